@@ -1,0 +1,46 @@
+# Build options: warnings, sanitizers, OpenMP and the build profiles (Release, Debug, Perf).
+option(TPH_WERROR "Treat warnings as errors (CI turns this on)" OFF)
+option(TPH_SANITIZE "Build with AddressSanitizer + UndefinedBehaviorSanitizer" OFF)
+option(TPH_OPENMP "Run filtering and scoring across nodes with OpenMP" ON)
+option(TPH_BENCH "Build the google-benchmark harness (needs libbenchmark-dev and g++)" ON)
+
+set(CMAKE_C_STANDARD 11)
+set(CMAKE_C_STANDARD_REQUIRED ON)
+set(CMAKE_C_EXTENSIONS OFF)
+set(CMAKE_CXX_STANDARD 17)
+set(CMAKE_CXX_STANDARD_REQUIRED ON)
+set(CMAKE_POSITION_INDEPENDENT_CODE ON)
+
+if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
+  set(CMAKE_BUILD_TYPE Release CACHE STRING "Release, Debug, RelWithDebInfo or Perf" FORCE)
+endif()
+
+# Perf: optimised like Release, with frame pointers and debug info so perf can unwind.
+set(CMAKE_C_FLAGS_PERF "-O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -DNDEBUG"
+    CACHE STRING "C flags for the Perf profile")
+set(CMAKE_CXX_FLAGS_PERF "${CMAKE_C_FLAGS_PERF}" CACHE STRING "C++ flags for the Perf profile")
+set(CMAKE_EXE_LINKER_FLAGS_PERF "" CACHE STRING "")
+set(CMAKE_SHARED_LINKER_FLAGS_PERF "" CACHE STRING "")
+
+# Warnings that pay for themselves; applied to our own targets only.
+set(TPH_WARNINGS -Wall -Wextra -Wshadow -Wpointer-arith -Wcast-align -Wwrite-strings
+    -Wstrict-prototypes -Wmissing-prototypes -Wvla -Wformat=2 -Wundef -Wnull-dereference
+    -Wdouble-promotion -Wno-unused-parameter)
+set(TPH_CXX_WARNINGS -Wall -Wextra -Wshadow -Wno-unused-parameter)
+if(TPH_WERROR)
+  list(APPEND TPH_WARNINGS -Werror)
+  list(APPEND TPH_CXX_WARNINGS -Werror)
+endif()
+
+if(TPH_SANITIZE)
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer
+                      -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+  add_compile_definitions(TPH_SANITIZE=1)
+endif()
+
+# Apply our warning set to a target.
+function(tph_warnings target)
+  target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:C>:${TPH_WARNINGS}>
+                                           $<$<COMPILE_LANGUAGE:CXX>:${TPH_CXX_WARNINGS}>)
+endfunction()
