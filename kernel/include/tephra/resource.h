@@ -32,19 +32,25 @@ typedef enum tph_res_unit {
 	TPH_UNIT_BYTES = 1, /* memory, ephemeral-storage: value * 1 */
 } tph_res_unit;
 
-/* Parse a Kubernetes quantity (the full grammar: optional sign, decimal digits with an
- * optional fraction, then one suffix among m, k, M, G, T, P, E, Ki, Mi, Gi, Ti, Pi, Ei, or
- * a decimal exponent e<int>/E<int>) and scale it to `unit`. Fractions of the target unit
- * round up, as Kubernetes' Value()/MilliValue() do. Negative values are rejected (no
- * resource is negative). On error returns a negative status and sets *why to a static
- * string that says what is wrong ("not a number", "unknown suffix", "overflows int64", ...).
+/* Parse a Kubernetes quantity and scale it exactly to `unit`. Grammar: an optional sign,
+ * digits with an optional fraction ("1", "1.5", "1.", ".5"; at least one digit), then at most
+ * one suffix: n u m k M G T P E (powers of 10), Ki Mi Gi Ti Pi Ei (powers of 2), or a decimal
+ * exponent e<int>/E<int> ("1e3", "5E-1"; a lone "E" is exa). No whitespace anywhere.
+ * Fractions of the target unit round up, as Kubernetes' Value()/MilliValue() do ("0.5m" is
+ * 1 millicore, "1.5" is 2 bytes); any number of digits is handled exactly.
+ * Errors (a negative status, *why set to a static string when `why` is not NULL, *out left
+ * untouched): TPH_EINVAL for bad syntax and for negative values ("negative quantity"; "-0" is
+ * 0); TPH_ERANGE when the scaled value exceeds INT64_MAX ("quantity overflows int64").
  * `len` is the length of `s`; the string need not be NUL-terminated. */
 int tph_quantity_parse(const char *s, size_t len, tph_res_unit unit, int64_t *out,
 		       const char **why);
 
-/* Format an exact value back as the shortest Kubernetes quantity that parses to it
- * (e.g. 1500 millicores -> "1500m", 2 cores -> "2", 4294967296 bytes -> "4Gi").
- * Writes at most `cap` bytes including the NUL; returns the length it needed. */
+/* Format an exact value as a Kubernetes quantity that parses back to it in the same unit.
+ * Milli-units: whole units without suffix ("2"), otherwise "<n>m" ("1500m"). Bytes: the
+ * shortest of the largest exact binary suffix, the largest exact decimal suffix and plain
+ * digits, ties going to binary ("4Gi", "1T", "1024k", "1536"). Negatives get a leading '-'.
+ * snprintf contract: writes at most `cap` bytes including the NUL (nothing when cap is 0)
+ * and returns the length it needed, excluding the NUL. */
 size_t tph_quantity_format(int64_t v, tph_res_unit unit, char *buf, size_t cap);
 
 /* The unit a resource name is kept in: bytes for memory and ephemeral-storage

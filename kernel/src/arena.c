@@ -1,0 +1,153 @@
+/* Session arena: bump allocation over chunks from a dedicated jemalloc arena, so a session's
+ * memory is contiguous, cheap to drop and isolated from the host's heap. */
+#include "arena.h"
+
+#include "mem.h"
+#include "tephra/status.h"
+
+#include <jemalloc/jemalloc.h>
+#include <stdio.h>
+#include <string.h>
+
+struct tph_arena_chunk {
+	tph_arena_chunk *next;
+	size_t size; /* usable bytes after the header */
+	_Alignas(TPH_CACHELINE) char data[];
+};
+
+static void *chunk_mem(tph_arena *a, size_t bytes)
+{
+	if (tph_mem_should_fail())
+		return NULL;
+	int flags = MALLOCX_ALIGN(TPH_CACHELINE);
+	if (a->has_je_arena)
+		flags |= MALLOCX_ARENA(a->je_arena) | MALLOCX_TCACHE_NONE;
+	return mallocx(bytes, flags);
+}
+
+static void chunk_free(tph_arena *a, void *p)
+{
+	int flags = a->has_je_arena ? (MALLOCX_TCACHE_NONE) : 0;
+	dallocx(p, flags);
+}
+
+int tph_arena_init(tph_arena *a, size_t chunk_size)
+{
+	memset(a, 0, sizeof *a);
+	a->chunk_size = chunk_size ? chunk_size : ((size_t)1 << 20);
+	unsigned ind = 0;
+	size_t sz = sizeof ind;
+	/* Without a dedicated arena we still work, on jemalloc's default ones. */
+	if (mallctl("arenas.create", &ind, &sz, NULL, 0) == 0) {
+		a->je_arena = ind;
+		a->has_je_arena = 1;
+	}
+	return TPH_OK;
+}
+
+static void run_cleanups(tph_arena *a)
+{
+	while (a->cleanups) {
+		tph_arena_cleanup *c = a->cleanups;
+		a->cleanups = c->next;
+		c->fn(c->ud);
+	}
+}
+
+void tph_arena_destroy(tph_arena *a)
+{
+	run_cleanups(a);
+	for (tph_arena_chunk *c = a->first, *n; c; c = n) {
+		n = c->next;
+		chunk_free(a, c);
+	}
+	if (a->has_je_arena) {
+		char name[64];
+		snprintf(name, sizeof name, "arena.%u.destroy", a->je_arena);
+		mallctl(name, NULL, NULL, NULL, 0);
+	}
+	memset(a, 0, sizeof *a);
+}
+
+void tph_arena_reset(tph_arena *a)
+{
+	run_cleanups(a);
+	a->cur = a->first;
+	a->ptr = a->first ? a->first->data : NULL;
+	a->end = a->first ? a->first->data + a->first->size : NULL;
+	a->allocated = 0;
+}
+
+/* Move to the next kept chunk that can hold `need` bytes, or append a new one. */
+static int next_chunk(tph_arena *a, size_t need)
+{
+	tph_arena_chunk *c = a->cur ? a->cur->next : a->first;
+	while (c && c->size < need)
+		c = c->next; /* a too-small kept chunk is skipped until the next reset */
+	if (!c) {
+		size_t size = need > a->chunk_size ? need : a->chunk_size;
+		c = chunk_mem(a, sizeof *c + size);
+		if (!c)
+			return TPH_ENOMEM;
+		c->size = size;
+		c->next = NULL;
+		tph_arena_chunk **tail = &a->first;
+		while (*tail)
+			tail = &(*tail)->next;
+		*tail = c;
+		a->reserved += size;
+	}
+	a->cur = c;
+	a->ptr = c->data;
+	a->end = c->data + c->size;
+	return TPH_OK;
+}
+
+void *tph_arena_alloc(tph_arena *a, size_t size, size_t align)
+{
+	if (align < 8)
+		align = 8;
+	if (size > SIZE_MAX / 2)
+		return NULL;
+	uintptr_t p = ((uintptr_t)a->ptr + (align - 1)) & ~(uintptr_t)(align - 1);
+	if (!a->ptr || p + size > (uintptr_t)a->end) {
+		if (next_chunk(a, size + align) != TPH_OK)
+			return NULL;
+		p = ((uintptr_t)a->ptr + (align - 1)) & ~(uintptr_t)(align - 1);
+	}
+	a->allocated += (p + size) - (uintptr_t)a->ptr;
+	a->ptr = (char *)(p + size);
+	return (void *)p;
+}
+
+void *tph_arena_calloc(tph_arena *a, size_t count, size_t size, size_t align)
+{
+	if (size && count > SIZE_MAX / size)
+		return NULL;
+	void *p = tph_arena_alloc(a, count * size, align);
+	if (p)
+		memset(p, 0, count * size);
+	return p;
+}
+
+char *tph_arena_strndup(tph_arena *a, const char *s, size_t n)
+{
+	char *d = tph_arena_alloc(a, n + 1, 1);
+	if (!d)
+		return NULL;
+	memcpy(d, s, n);
+	d[n] = '\0';
+	return d;
+}
+
+int tph_arena_on_cleanup(tph_arena *a, tph_cleanup_fn fn, void *ud)
+{
+	tph_arena_cleanup *c = TPH_ARENA_NEW(a, tph_arena_cleanup, 1);
+	if (!c)
+		return TPH_ENOMEM;
+	c->fn = fn;
+	c->ud = ud;
+	c->next = a->cleanups;
+	a->cleanups = c;
+	return TPH_OK;
+}

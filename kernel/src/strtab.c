@@ -1,0 +1,134 @@
+/* Open-addressing intern table; ids are dense and stable for the table's lifetime. */
+#include "strtab.h"
+
+#include "mem.h"
+#include "tephra/status.h"
+
+#include <string.h>
+
+uint64_t tph_hash_bytes(const void *p, size_t n, uint64_t seed)
+{
+	/* FNV-1a over 8-byte words with a final avalanche: cheap and good enough for names. */
+	const unsigned char *b = p;
+	uint64_t h = 0xcbf29ce484222325ull ^ seed;
+	while (n >= 8) {
+		uint64_t w;
+		memcpy(&w, b, 8);
+		h = (h ^ w) * 0x100000001b3ull;
+		h ^= h >> 29;
+		b += 8;
+		n -= 8;
+	}
+	while (n--)
+		h = (h ^ *b++) * 0x100000001b3ull;
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	return h;
+}
+
+int tph_strtab_init(tph_strtab *t)
+{
+	memset(t, 0, sizeof *t);
+	if (tph_arena_init(&t->chars, (size_t)256 << 10) != TPH_OK)
+		return TPH_ENOMEM;
+	t->slots = tph_calloc(64, sizeof *t->slots);
+	if (!t->slots) {
+		tph_arena_destroy(&t->chars);
+		return TPH_ENOMEM;
+	}
+	t->mask = 63;
+	if (tph_strtab_intern(t, "", 0) != TPH_SID_EMPTY) {
+		tph_strtab_free(t);
+		return TPH_ENOMEM;
+	}
+	return TPH_OK;
+}
+
+void tph_strtab_free(tph_strtab *t)
+{
+	tph_free(t->str);
+	tph_free(t->len);
+	tph_free(t->hash);
+	tph_free(t->slots);
+	tph_arena_destroy(&t->chars);
+	memset(t, 0, sizeof *t);
+}
+
+static uint32_t probe(const tph_strtab *t, const char *s, size_t len, uint64_t h)
+{
+	for (uint32_t i = (uint32_t)h & t->mask;; i = (i + 1) & t->mask) {
+		uint32_t v = t->slots[i];
+		if (!v)
+			return i;
+		uint32_t id = v - 1;
+		if (t->hash[id] == h && t->len[id] == len && !memcmp(t->str[id], s, len))
+			return i;
+	}
+}
+
+tph_sid tph_strtab_find(const tph_strtab *t, const char *s, size_t len)
+{
+	uint32_t slot = probe(t, s, len, tph_hash_bytes(s, len, 0));
+	return t->slots[slot] ? t->slots[slot] - 1 : TPH_SID_NONE;
+}
+
+static int rehash(tph_strtab *t)
+{
+	uint32_t nmask = t->mask * 2 + 1;
+	uint32_t *ns = tph_calloc((size_t)nmask + 1, sizeof *ns);
+	if (!ns)
+		return TPH_ENOMEM;
+	for (uint32_t id = 0; id < t->n; id++) {
+		uint32_t i = (uint32_t)t->hash[id] & nmask;
+		while (ns[i])
+			i = (i + 1) & nmask;
+		ns[i] = id + 1;
+	}
+	tph_free(t->slots);
+	t->slots = ns;
+	t->mask = nmask;
+	return TPH_OK;
+}
+
+static int reserve_id(tph_strtab *t)
+{
+	if (t->n < t->cap)
+		return TPH_OK;
+	uint32_t cap = t->cap, c2 = t->cap, c3 = t->cap;
+	if (tph_grow(&t->str, &cap, t->n + 1, sizeof *t->str) ||
+	    tph_grow(&t->len, &c2, t->n + 1, sizeof *t->len) ||
+	    tph_grow(&t->hash, &c3, t->n + 1, sizeof *t->hash))
+		return TPH_ENOMEM;
+	t->cap = cap < c2 ? (cap < c3 ? cap : c3) : (c2 < c3 ? c2 : c3);
+	return TPH_OK;
+}
+
+tph_sid tph_strtab_intern(tph_strtab *t, const char *s, size_t len)
+{
+	uint64_t h = tph_hash_bytes(s, len, 0);
+	uint32_t slot = probe(t, s, len, h);
+	if (t->slots[slot])
+		return t->slots[slot] - 1;
+	if ((uint64_t)(t->n + 1) * 4 > (uint64_t)(t->mask + 1) * 3) {
+		if (rehash(t) != TPH_OK)
+			return TPH_SID_NONE;
+		slot = probe(t, s, len, h);
+	}
+	if (t->n >= TPH_SID_NONE - 1 || reserve_id(t) != TPH_OK)
+		return TPH_SID_NONE;
+	char *copy = tph_arena_strndup(&t->chars, s, len);
+	if (!copy)
+		return TPH_SID_NONE;
+	tph_sid id = t->n++;
+	t->str[id] = copy;
+	t->len[id] = (uint32_t)len;
+	t->hash[id] = h;
+	t->slots[slot] = id + 1;
+	return id;
+}
+
+tph_sid tph_strtab_intern_cstr(tph_strtab *t, const char *s)
+{
+	return tph_strtab_intern(t, s, strlen(s));
+}

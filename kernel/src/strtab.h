@@ -1,0 +1,42 @@
+/* String interning with dense ids. Ids index plain arrays, so name -> object maps are an array
+ * lookup (no hashing) once a string is interned. Interned strings never move or die while the
+ * table lives. Not thread-safe for interning; lookups of existing ids are safe concurrently. */
+#ifndef TPH_STRTAB_H
+#define TPH_STRTAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arena.h"
+
+typedef uint32_t tph_sid;
+
+#define TPH_SID_EMPTY 0u	  /* the empty string, always interned */
+#define TPH_SID_NONE UINT32_MAX /* no string (absent value), and the OOM result */
+
+typedef struct tph_strtab {
+	const char **str; /* [id] NUL-terminated */
+	uint32_t *len;	  /* [id] */
+	uint64_t *hash;	  /* [id] */
+	uint32_t n, cap;
+	uint32_t *slots; /* open addressing: id + 1, 0 = empty */
+	uint32_t mask;
+	tph_arena chars; /* string bytes; never reset */
+} tph_strtab;
+
+int tph_strtab_init(tph_strtab *t);
+void tph_strtab_free(tph_strtab *t);
+/* The id of `s` (len bytes), interning it if new; TPH_SID_NONE when out of memory. */
+tph_sid tph_strtab_intern(tph_strtab *t, const char *s, size_t len);
+tph_sid tph_strtab_intern_cstr(tph_strtab *t, const char *s);
+/* The id of `s`, or TPH_SID_NONE if it was never interned. */
+tph_sid tph_strtab_find(const tph_strtab *t, const char *s, size_t len);
+
+static inline const char *tph_strtab_str(const tph_strtab *t, tph_sid id)
+{
+	return id < t->n ? t->str[id] : "";
+}
+
+uint64_t tph_hash_bytes(const void *p, size_t n, uint64_t seed);
+
+#endif
