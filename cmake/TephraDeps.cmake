@@ -1,8 +1,23 @@
 # Dependencies, all from Debian packages: libyaml-dev, libjemalloc-dev, libcmocka-dev,
-# libbenchmark-dev, and OpenMP from gcc. Nothing is vendored.
-find_package(PkgConfig REQUIRED)
-pkg_check_modules(YAML REQUIRED IMPORTED_TARGET yaml-0.1)
-pkg_check_modules(JEMALLOC REQUIRED IMPORTED_TARGET jemalloc)
+# libbenchmark-dev, and OpenMP from gcc. Nothing is vendored. `cmake -P cmake/main.cmake` and
+# `cmake -P cmake/test.cmake` install whatever is missing (cmake/deps.cmake holds the list).
+find_package(PkgConfig QUIET)
+if(NOT PKG_CONFIG_FOUND)
+  message(FATAL_ERROR "pkg-config not found: apt-get install pkg-config "
+                      "(or run `cmake -P cmake/test.cmake`, which installs what is missing)")
+endif()
+
+# pkg_check_modules with an error that names the Debian package to install.
+macro(tph_pkg prefix module debian_package)
+  pkg_check_modules(${prefix} QUIET IMPORTED_TARGET ${module})
+  if(NOT ${prefix}_FOUND AND NOT "${ARGN}" STREQUAL "OPTIONAL")
+    message(FATAL_ERROR "${module} not found: apt-get install ${debian_package} "
+                        "(or run `cmake -P cmake/test.cmake`, which installs what is missing)")
+  endif()
+endmacro()
+
+tph_pkg(YAML yaml-0.1 libyaml-dev)
+tph_pkg(JEMALLOC jemalloc libjemalloc-dev)
 
 find_package(Threads REQUIRED)
 
@@ -10,14 +25,15 @@ if(TPH_OPENMP)
   find_package(OpenMP REQUIRED COMPONENTS C)
 endif()
 
+# tests/CMakeLists.txt stops with a message when cmocka is missing and testing is on.
 if(BUILD_TESTING OR NOT DEFINED BUILD_TESTING)
-  pkg_check_modules(CMOCKA IMPORTED_TARGET cmocka)
+  tph_pkg(CMOCKA cmocka libcmocka-dev OPTIONAL)
 endif()
 
 if(TPH_BENCH)
   find_package(benchmark QUIET)
   if(NOT benchmark_FOUND)
-    message(STATUS "google benchmark not found: bench/ is not built")
+    message(STATUS "google benchmark not found (libbenchmark-dev): bench/ is not built")
     set(TPH_BENCH OFF)
   endif()
 endif()

@@ -1,11 +1,54 @@
-/* The `tephra` command line: run, check, gen. */
-#include "tephra/version.h"
-#include <stdio.h>
+/* The `tephra` command line: run scenarios, check them against their expectations, and
+ * generate synthetic clusters. Exit codes: 0 ok, 1 expectations failed, 2 bad input or usage. */
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+    "usage: tephra COMMAND [ARGS]\n"
+    "\n"
+    "Commands:\n"
+    "  run SCENARIO     run the session(s) of a scenario file and print the decisions\n"
+    "  check PATH...    run scenarios with expect:/probe: sections and report PASS/FAIL\n"
+    "\n"
+    "Options:\n"
+    "  -h, --help       show this help (or `tephra COMMAND --help`)\n"
+    "  -V, --version    print the version\n"
+    "\n"
+    "Exit codes: 0 ok, 1 expectations failed, 2 bad input or usage.\n";
+
+bool parse_int(const char *s, int lo, int hi, int *out)
+{
+	if (!s || !*s)
+		return false;
+	char *end;
+	long v = strtol(s, &end, 10);
+	if (*end || v < lo || v > hi)
+		return false;
+	*out = (int)v;
+	return true;
+}
 
 int main(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	printf("tephra %s\n", tph_version_string());
-	return 0;
+	if (argc < 2) {
+		fputs(usage, stderr);
+		return CLI_USAGE;
+	}
+	const char *cmd = argv[1];
+	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+		fputs(usage, stdout);
+		return CLI_OK;
+	}
+	if (!strcmp(cmd, "-V") || !strcmp(cmd, "--version")) {
+		printf("tephra %s\n", tph_version_string());
+		return CLI_OK;
+	}
+	if (!strcmp(cmd, "run"))
+		return cmd_run(argc - 1, argv + 1);
+	if (!strcmp(cmd, "check"))
+		return cmd_check(argc - 1, argv + 1);
+	fprintf(stderr, "tephra: unknown command '%s'\n\n%s", cmd, usage);
+	return CLI_USAGE;
 }

@@ -20,14 +20,14 @@ typedef struct tph_arena_cleanup {
 } tph_arena_cleanup;
 
 typedef struct tph_arena {
-	tph_arena_chunk *first;	  /* chunks kept across resets, in allocation order */
-	tph_arena_chunk *cur;	  /* the chunk being bumped */
-	char *ptr, *end;	  /* free space in cur */
-	size_t chunk_size;	  /* default size of a new chunk */
-	size_t allocated;	  /* bytes handed out since the last reset */
-	size_t reserved;	  /* bytes held in chunks */
+	tph_arena_chunk *first;      /* chunks kept across resets, in allocation order */
+	tph_arena_chunk *cur;        /* the chunk being bumped */
+	char *ptr, *end;             /* free space in cur */
+	size_t chunk_size;           /* default size of a new chunk */
+	size_t allocated;            /* bytes handed out since the last reset */
+	size_t reserved;             /* bytes held in chunks */
 	tph_arena_cleanup *cleanups; /* run in reverse registration order */
-	unsigned je_arena;	  /* jemalloc arena index; 0 when none could be created */
+	unsigned je_arena;           /* jemalloc arena index; 0 when none could be created */
 	int has_je_arena;
 } tph_arena;
 
@@ -50,7 +50,7 @@ int tph_arena_on_cleanup(tph_arena *a, tph_cleanup_fn fn, void *ud);
 
 #define TPH_CACHELINE 64
 
-#define TPH_ARENA_NEW(a, type, count)                                                      \
+#define TPH_ARENA_NEW(a, type, count) \
 	((type *)tph_arena_calloc((a), (count), sizeof(type), _Alignof(type)))
 
 #endif

@@ -26,7 +26,7 @@ static void default_free(void *ud, void *p)
 }
 
 static const tph_allocator default_allocator = {default_malloc, default_realloc, default_free,
-						NULL};
+                                                NULL};
 static tph_allocator current = {default_malloc, default_realloc, default_free, NULL};
 
 /* Fault injection is a test facility; tests drive it from one thread. */

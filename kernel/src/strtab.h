@@ -11,13 +11,13 @@
 
 typedef uint32_t tph_sid;
 
-#define TPH_SID_EMPTY 0u	  /* the empty string, always interned */
-#define TPH_SID_NONE UINT32_MAX /* no string (absent value), and the OOM result */
+#define TPH_SID_EMPTY 0u         /* the empty string, always interned */
+#define TPH_SID_NONE  UINT32_MAX /* no string (absent value), and the OOM result */
 
 typedef struct tph_strtab {
 	const char **str; /* [id] NUL-terminated */
-	uint32_t *len;	  /* [id] */
-	uint64_t *hash;	  /* [id] */
+	uint32_t *len;    /* [id] */
+	uint64_t *hash;   /* [id] */
 	uint32_t n, cap;
 	uint32_t *slots; /* open addressing: id + 1, 0 = empty */
 	uint32_t mask;

@@ -14,16 +14,16 @@ extern "C" {
 
 enum {
 	TPH_OK = 0,
-	TPH_DECLINED = 1, /* not applicable / nothing to do; not an error */
-	TPH_ENOMEM = -1,  /* an allocation failed */
-	TPH_EINVAL = -2,  /* a bad argument or a bad value in the input */
-	TPH_ENOENT = -3,  /* a named object or file does not exist */
-	TPH_EEXIST = -4,  /* an object of that name already exists */
-	TPH_EPARSE = -5,  /* the input is not well-formed */
-	TPH_EIO = -6,     /* reading or writing a file failed */
-	TPH_ERANGE = -7,  /* a value is out of range or overflows */
-	TPH_ENOTSUP = -8, /* valid but not supported by this build */
-	TPH_EABI = -9,    /* an external plugin was built for another ABI */
+	TPH_DECLINED = 1,  /* not applicable / nothing to do; not an error */
+	TPH_ENOMEM = -1,   /* an allocation failed */
+	TPH_EINVAL = -2,   /* a bad argument or a bad value in the input */
+	TPH_ENOENT = -3,   /* a named object or file does not exist */
+	TPH_EEXIST = -4,   /* an object of that name already exists */
+	TPH_EPARSE = -5,   /* the input is not well-formed */
+	TPH_EIO = -6,      /* reading or writing a file failed */
+	TPH_ERANGE = -7,   /* a value is out of range or overflows */
+	TPH_ENOTSUP = -8,  /* valid but not supported by this build */
+	TPH_EABI = -9,     /* an external plugin was built for another ABI */
 	TPH_EFROZEN = -10, /* registration after the registry was frozen */
 };
 
@@ -46,16 +46,16 @@ typedef struct tph_diag {
  * `return tph_diag_set(d, TPH_EINVAL, "...")`. `d` may be NULL. */
 int tph_diag_set(tph_diag *d, int status, const char *fmt, ...)
 #if defined(__GNUC__)
-	__attribute__((format(printf, 3, 4)))
+    __attribute__((format(printf, 3, 4)))
 #endif
-	;
+    ;
 
 /* Emit a warning through the sink (printf-style). `d` may be NULL. */
 void tph_diag_warn(tph_diag *d, const char *fmt, ...)
 #if defined(__GNUC__)
-	__attribute__((format(printf, 2, 3)))
+    __attribute__((format(printf, 2, 3)))
 #endif
-	;
+    ;
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,60 @@
+/* Shared pieces of the `tephra` command line: option parsing helpers, the run pipeline
+ * (load, snapshot, session) and the decision writers. */
+#ifndef TPH_CLI_H
+#define TPH_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "tephra/tephra.h"
+
+/* Exit codes. */
+enum {
+	CLI_OK = 0,
+	CLI_FAILED = 1,
+	CLI_USAGE = 2
+};
+
+typedef enum out_format {
+	OUT_TEXT = 0,
+	OUT_YAML = 1,
+	OUT_JSON = 2
+} out_format;
+
+/* Options shared by run and check. */
+typedef struct run_opts {
+	const char *conf_file;  /* --conf: overrides the scenario's conf */
+	int threads;            /* --threads */
+	bool naive;             /* --naive */
+	bool profile;           /* --profile */
+	const char *plugin_dir; /* --plugins */
+} run_opts;
+
+/* One scenario run: everything a writer or the checker needs afterwards. */
+typedef struct run_result {
+	tph_scenario *scn;
+	tph_conf *conf_override;
+	tph_snapshot *snap;
+	tph_session *ssn;
+	const tph_decision_log *log;
+	double load_ms, session_ms;
+	tph_diag diag;
+} run_result;
+
+/* Load, snapshot, open, (probe hook), run, close. On failure returns a negative status with
+ * the message in r->diag; r must still be released with run_release(). */
+int run_scenario(const char *path, const run_opts *o, run_result *r,
+                 int (*after_open)(run_result *r, void *ud), void *ud);
+void run_release(run_result *r);
+
+void write_text(FILE *f, const run_result *r, bool summary_only);
+void write_yaml(FILE *f, const run_result *r);
+void write_json(FILE *f, const run_result *r);
+
+/* Parse "--threads N" style integers; returns false on garbage. */
+bool parse_int(const char *s, int lo, int hi, int *out);
+
+int cmd_run(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+
+#endif

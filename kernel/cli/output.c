@@ -1,0 +1,153 @@
+/* Decision writers: text for people, YAML, and JSON exactly as the spec's "Decision output"
+ * section says (other tools parse it). Everything but timing is deterministic. */
+#include "cli.h"
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void json_rows(FILE *f, const char *key, const tph_decision *d, uint32_t n,
+                      const char *second)
+{
+	fprintf(f, "  \"%s\": [", key);
+	for (uint32_t i = 0; i < n; i++) {
+		fputs(i ? ",\n    {\"pod\": " : "\n    {\"pod\": ", f);
+		json_str(f, d[i].pod);
+		fprintf(f, ", \"%s\": ", second);
+		json_str(f, second[0] == 'n' ? d[i].node : d[i].reason);
+		fputc('}', f);
+	}
+	fputs(n ? "\n  ],\n" : "],\n", f);
+}
+
+static void json_pending(FILE *f, const tph_decision_log *l)
+{
+	fputs("  \"pending\": [", f);
+	for (uint32_t i = 0; i < l->n_pending; i++) {
+		fputs(i ? ",\n    {\"pod\": " : "\n    {\"pod\": ", f);
+		json_str(f, l->pending[i].pod);
+		fputs(", \"reasons\": [", f);
+		for (uint32_t k = 0; k < l->pending[i].n_reasons; k++) {
+			if (k)
+				fputs(", ", f);
+			json_str(f, l->pending[i].reasons[k]);
+		}
+		fputs("]}", f);
+	}
+	fputs(l->n_pending ? "\n  ],\n" : "],\n", f);
+}
+
+void write_json(FILE *f, const run_result *r)
+{
+	const tph_decision_log *l = r->log;
+	fputs("{\n  \"scenario\": ", f);
+	json_str(f, tph_scenario_name(r->scn));
+	fputs(",\n", f);
+	json_rows(f, "binds", l->binds, l->n_binds, "node");
+	json_rows(f, "evictions", l->evictions, l->n_evictions, "reason");
+	json_rows(f, "pipelined", l->pipelined, l->n_pipelined, "node");
+	fputs("  \"podGroups\": [", f);
+	for (uint32_t i = 0; i < l->n_phases; i++) {
+		fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", f);
+		json_str(f, l->phases[i].podgroup);
+		fputs(", \"phase\": ", f);
+		json_str(f, l->phases[i].phase);
+		fputc('}', f);
+	}
+	fputs(l->n_phases ? "\n  ],\n" : "],\n", f);
+	json_pending(f, l);
+	fprintf(f, "  \"timing\": {\"load_ms\": %.3f, \"session_ms\": %.3f, \"actions\": {",
+	        r->load_ms, r->session_ms);
+	for (uint32_t i = 0; i < l->n_actions; i++) {
+		fputs(i ? ", " : "", f);
+		json_str(f, l->actions[i].action);
+		fprintf(f, ": %.3f", l->actions[i].ms);
+	}
+	fputs("}}\n}\n", f);
+}
+
+static void yaml_rows(FILE *f, const char *key, const tph_decision *d, uint32_t n, bool node)
+{
+	fprintf(f, "%s:%s\n", key, n ? "" : " []");
+	for (uint32_t i = 0; i < n; i++)
+		fprintf(f, "  - {pod: \"%s\", %s: \"%s\"}\n", d[i].pod, node ? "node" : "reason",
+		        node ? d[i].node : (d[i].reason ? d[i].reason : ""));
+}
+
+void write_yaml(FILE *f, const run_result *r)
+{
+	const tph_decision_log *l = r->log;
+	fprintf(f, "scenario: \"%s\"\n", tph_scenario_name(r->scn));
+	yaml_rows(f, "binds", l->binds, l->n_binds, true);
+	yaml_rows(f, "evictions", l->evictions, l->n_evictions, false);
+	yaml_rows(f, "pipelined", l->pipelined, l->n_pipelined, true);
+	fprintf(f, "podGroups:%s\n", l->n_phases ? "" : " []");
+	for (uint32_t i = 0; i < l->n_phases; i++)
+		fprintf(f, "  - {name: \"%s\", phase: %s}\n", l->phases[i].podgroup,
+		        l->phases[i].phase);
+	fprintf(f, "pending:%s\n", l->n_pending ? "" : " []");
+	for (uint32_t i = 0; i < l->n_pending; i++) {
+		fprintf(f, "  - pod: \"%s\"\n    reasons: [", l->pending[i].pod);
+		for (uint32_t k = 0; k < l->pending[i].n_reasons; k++)
+			fprintf(f, "%s\"%s\"", k ? ", " : "", l->pending[i].reasons[k]);
+		fputs("]\n", f);
+	}
+	fprintf(f, "timing: {load_ms: %.3f, session_ms: %.3f}\n", r->load_ms, r->session_ms);
+}
+
+static void text_timing(FILE *f, const run_result *r)
+{
+	const tph_decision_log *l = r->log;
+	fprintf(f, "timing: load %.2f ms, session %.2f ms (open %.2f", r->load_ms, r->session_ms,
+	        l->open_ms);
+	for (uint32_t i = 0; i < l->n_actions; i++)
+		fprintf(f, ", %s %.2f", l->actions[i].action, l->actions[i].ms);
+	fprintf(f, ", close %.2f)\n", l->close_ms);
+}
+
+static void text_summary(FILE *f, const run_result *r)
+{
+	const tph_decision_log *l = r->log;
+	double secs = r->session_ms / 1e3;
+	fprintf(f, "%s: %u tasks bound, %u evicted, %u pipelined, %u/%u jobs ready, %u pending",
+	        tph_scenario_name(r->scn), l->n_binds, l->n_evictions, l->n_pipelined,
+	        l->jobs_ready, l->jobs_total, l->n_pending);
+	if (secs > 0)
+		fprintf(f, ", %.0f tasks/s", l->n_binds / secs);
+	fputc('\n', f);
+	text_timing(f, r);
+}
+
+void write_text(FILE *f, const run_result *r, bool summary_only)
+{
+	const tph_decision_log *l = r->log;
+	text_summary(f, r);
+	if (summary_only)
+		return;
+	for (uint32_t i = 0; i < l->n_binds; i++)
+		fprintf(f, "bind      %s -> %s\n", l->binds[i].pod, l->binds[i].node);
+	for (uint32_t i = 0; i < l->n_evictions; i++)
+		fprintf(f, "evict     %s (%s)\n", l->evictions[i].pod,
+		        l->evictions[i].reason ? l->evictions[i].reason : "");
+	for (uint32_t i = 0; i < l->n_pipelined; i++)
+		fprintf(f, "pipeline  %s -> %s\n", l->pipelined[i].pod, l->pipelined[i].node);
+	for (uint32_t i = 0; i < l->n_phases; i++)
+		fprintf(f, "podgroup  %s %s\n", l->phases[i].podgroup, l->phases[i].phase);
+	for (uint32_t i = 0; i < l->n_pending; i++) {
+		fprintf(f, "pending   %s", l->pending[i].pod);
+		for (uint32_t k = 0; k < l->pending[i].n_reasons; k++)
+			fprintf(f, "%s%s", k ? "; " : ": ", l->pending[i].reasons[k]);
+		fputc('\n', f);
+	}
+}

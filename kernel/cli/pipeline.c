@@ -1,0 +1,69 @@
+/* The run pipeline shared by `run` and `check`: load the scenario, take a snapshot, open a
+ * session, let the caller look at it (probes), run the actions and close. */
+#include "cli.h"
+
+#include <string.h>
+#include <time.h>
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void print_warning(void *ud, const char *msg)
+{
+	(void)ud;
+	fprintf(stderr, "warning: %s\n", msg);
+}
+
+static int open_session(run_result *r, const run_opts *o)
+{
+	const tph_conf *conf = r->conf_override ? r->conf_override : tph_scenario_conf(r->scn);
+	tph_session_opts so = {.threads = o->threads,
+	                       .naive = o->naive,
+	                       .plugin_dir = o->plugin_dir,
+	                       .profile = o->profile};
+	int rc = tph_cluster_snapshot(tph_scenario_cluster(r->scn), tph_scenario_now(r->scn),
+	                              &r->snap, &r->diag);
+	if (!rc)
+		rc = tph_session_open(r->snap, conf, &so, &r->ssn, &r->diag);
+	return rc;
+}
+
+int run_scenario(const char *path, const run_opts *o, run_result *r,
+                 int (*after_open)(run_result *r, void *ud), void *ud)
+{
+	memset(r, 0, sizeof *r);
+	r->diag.warn = print_warning;
+	double t0 = now_ms();
+	int rc = tph_scenario_load_file(path, &r->scn, &r->diag);
+	if (!rc && o->conf_file)
+		rc = tph_conf_load_file(o->conf_file, true, &r->conf_override, &r->diag);
+	r->load_ms = now_ms() - t0;
+	if (rc)
+		return rc;
+	double t1 = now_ms();
+	rc = open_session(r, o);
+	if (!rc && after_open)
+		rc = after_open(r, ud);
+	if (!rc)
+		rc = tph_session_run(r->ssn, &r->diag);
+	if (!rc)
+		rc = tph_session_close(r->ssn, &r->diag);
+	r->session_ms = now_ms() - t1;
+	if (!rc)
+		r->log = tph_session_decisions(r->ssn);
+	return rc;
+}
+
+void run_release(run_result *r)
+{
+	tph_session_free(r->ssn);
+	if (r->snap)
+		tph_snapshot_release(r->snap);
+	tph_conf_free(r->conf_override);
+	tph_scenario_free(r->scn);
+	memset(r, 0, sizeof *r);
+}

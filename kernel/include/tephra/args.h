@@ -1,0 +1,74 @@
+/* Plugin and action arguments: a read-only tree from the conf's `arguments:` mappings, typed
+ * getters, and table-driven argument specs.
+ *
+ * Getters apply "default first, then override": the caller sets *out to the default; a getter
+ * overwrites it only when the key is present and well-typed. A value of the wrong type leaves
+ * *out alone and warns (never fails), as Volcano ignores it. Keys are matched whole, dots
+ * included (`binpack.resources.nvidia.com/gpu` is one key). */
+#ifndef TEPHRA_ARGS_H
+#define TEPHRA_ARGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tephra/resource.h"
+#include "tephra/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tph_args tph_args; /* a mapping, a sequence or a scalar */
+
+typedef enum tph_arg_type {
+	TPH_ARG_INT = 0,  /* int64_t */
+	TPH_ARG_FLOAT,    /* double */
+	TPH_ARG_BOOL,     /* bool */
+	TPH_ARG_STRING,   /* const char * (owned by the conf) */
+	TPH_ARG_DURATION, /* int64_t milliseconds; Go syntax: 30s, 1h30m, 500ms */
+	TPH_ARG_QUANTITY, /* int64_t milli-units (a Kubernetes quantity) */
+	TPH_ARG_LIST,     /* const tph_args * (a sequence, or a comma-separated string) */
+	TPH_ARG_MAP,      /* const tph_args * (a mapping) */
+} tph_arg_type;
+
+/* One declared argument. The framework applies the table before on_session_open: the
+ * default (parsed like a conf value) then the conf's value, written at `offset` in the
+ * plugin's state. Bounds apply to INT/FLOAT/DURATION when min < max (an out-of-bounds value
+ * warns and keeps the default). */
+typedef struct tph_arg_spec {
+	const char *key;
+	tph_arg_type type;
+	const char *def; /* NULL: zero / false / NULL */
+	double min, max;
+	size_t offset;
+	const char *help;
+} tph_arg_spec;
+
+/* Where warnings go while getters run (set by the framework per plugin). */
+void tph_args_set_diag(const tph_args *a, tph_diag *d, const char *owner);
+
+int tph_args_int(const tph_args *a, const char *key, int64_t *out);
+int tph_args_float(const tph_args *a, const char *key, double *out);
+int tph_args_bool(const tph_args *a, const char *key, bool *out);
+int tph_args_string(const tph_args *a, const char *key, const char **out);
+int tph_args_duration(const tph_args *a, const char *key, int64_t *out_ms);
+int tph_args_quantity(const tph_args *a, const char *key, tph_res_unit unit, int64_t *out);
+/* The child mapping or sequence under `key`, or NULL. */
+const tph_args *tph_args_child(const tph_args *a, const char *key);
+
+/* Iteration over a mapping or a sequence. */
+uint32_t tph_args_count(const tph_args *a);
+const char *tph_args_key_at(const tph_args *a, uint32_t i); /* NULL for sequences */
+const tph_args *tph_args_at(const tph_args *a, uint32_t i);
+/* The text of a scalar, or NULL. */
+const char *tph_args_text(const tph_args *a);
+
+/* Apply a spec table (terminated by key == NULL) to `dst`. Returns TPH_OK; problems warn. */
+int tph_args_apply(const tph_args *a, const tph_arg_spec *spec, void *dst, tph_diag *d,
+                   const char *owner);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,368 @@
+/* The cluster cache: the persistent model of a cluster that a host updates incrementally,
+ * and the immutable snapshots that sessions are opened over.
+ *
+ * A host describes objects with the plain-data descriptors below (strings are borrowed for
+ * the duration of the call; the cache copies and interns what it keeps). Resources are given
+ * in exact units (see resource.h); the scenario loader is just one way to fill a cache.
+ *
+ * Threading: a cache is not thread-safe; serialise updates and snapshots. A snapshot is
+ * immutable and may be read from any number of threads and sessions at once; it stays valid
+ * until tph_snapshot_release(), independently of later updates to the cache, but it must not
+ * outlive the cache it came from (they share the interned strings and specs). */
+#ifndef TEPHRA_CLUSTER_H
+#define TEPHRA_CLUSTER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tephra/resource.h"
+#include "tephra/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tph_cluster tph_cluster;
+typedef struct tph_snapshot tph_snapshot;
+
+/* Milliseconds since the Unix epoch (UTC); 0 is "not set" and sorts first. */
+typedef int64_t tph_time;
+
+/* ---- descriptors ------------------------------------------------------------------------ */
+
+typedef struct tph_kv {
+	const char *key;
+	const char *value;
+} tph_kv;
+
+/* One resource amount in exact units: millicores, bytes or milli-units (resource.h). */
+typedef struct tph_res_item {
+	const char *name;
+	int64_t value;
+} tph_res_item;
+
+typedef struct tph_res_list {
+	const tph_res_item *items;
+	uint32_t n;
+} tph_res_list;
+
+typedef struct tph_kv_list {
+	const tph_kv *items;
+	uint32_t n;
+} tph_kv_list;
+
+typedef struct tph_str_list {
+	const char *const *items;
+	uint32_t n;
+} tph_str_list;
+
+typedef enum tph_taint_effect {
+	TPH_TAINT_NO_SCHEDULE = 0,
+	TPH_TAINT_PREFER_NO_SCHEDULE = 1,
+	TPH_TAINT_NO_EXECUTE = 2,
+} tph_taint_effect;
+
+typedef struct tph_taint {
+	const char *key;
+	const char *value;
+	tph_taint_effect effect;
+} tph_taint;
+
+typedef enum tph_toleration_op {
+	TPH_TOL_EQUAL = 0,
+	TPH_TOL_EXISTS = 1,
+} tph_toleration_op;
+
+/* An effect of -1 tolerates every effect; an empty key with Exists tolerates every taint. */
+typedef struct tph_toleration {
+	const char *key;
+	tph_toleration_op op;
+	const char *value;
+	int effect;
+} tph_toleration;
+
+typedef enum tph_sel_op {
+	TPH_SEL_IN = 0,
+	TPH_SEL_NOT_IN = 1,
+	TPH_SEL_EXISTS = 2,
+	TPH_SEL_DOES_NOT_EXIST = 3,
+	TPH_SEL_GT = 4,
+	TPH_SEL_LT = 5,
+} tph_sel_op;
+
+typedef struct tph_sel_expr {
+	const char *key;
+	tph_sel_op op;
+	tph_str_list values;
+} tph_sel_expr;
+
+/* A node selector term (or a label selector's matchExpressions): all expressions must hold. */
+typedef struct tph_sel_term {
+	const tph_sel_expr *exprs;
+	uint32_t n;
+} tph_sel_term;
+
+typedef struct tph_pref_term {
+	int32_t weight;
+	tph_sel_term term;
+} tph_pref_term;
+
+/* A Kubernetes LabelSelector: matchLabels AND matchExpressions. A selector with neither
+ * matches everything; `present == false` (a nil selector) matches nothing. */
+typedef struct tph_label_selector {
+	bool present;
+	tph_kv_list match_labels;
+	tph_sel_term match_exprs;
+} tph_label_selector;
+
+typedef struct tph_pod_affinity_term {
+	tph_label_selector selector;
+	tph_str_list namespaces; /* empty: the pod's own namespace */
+	const char *topology_key;
+	int32_t weight; /* preferred terms only */
+} tph_pod_affinity_term;
+
+typedef struct tph_affinity {
+	const tph_sel_term *node_required; /* OR of terms; n_node_required == 0: none */
+	uint32_t n_node_required;
+	const tph_pref_term *node_preferred;
+	uint32_t n_node_preferred;
+	const tph_pod_affinity_term *pod_required;
+	uint32_t n_pod_required;
+	const tph_pod_affinity_term *pod_preferred;
+	uint32_t n_pod_preferred;
+	const tph_pod_affinity_term *anti_required;
+	uint32_t n_anti_required;
+	const tph_pod_affinity_term *anti_preferred;
+	uint32_t n_anti_preferred;
+} tph_affinity;
+
+typedef struct tph_spread_constraint {
+	int32_t max_skew;
+	const char *topology_key;
+	bool do_not_schedule; /* whenUnsatisfiable: DoNotSchedule (else ScheduleAnyway) */
+	tph_label_selector selector;
+	int32_t min_domains; /* 0: unset */
+} tph_spread_constraint;
+
+typedef enum tph_pod_phase {
+	TPH_POD_PENDING = 0,
+	TPH_POD_RUNNING = 1,
+	TPH_POD_SUCCEEDED = 2,
+	TPH_POD_FAILED = 3,
+	TPH_POD_UNKNOWN = 4,
+} tph_pod_phase;
+
+typedef enum tph_pg_phase {
+	TPH_PG_PENDING = 0,
+	TPH_PG_INQUEUE = 1,
+	TPH_PG_RUNNING = 2,
+	TPH_PG_UNKNOWN = 3,
+	TPH_PG_COMPLETED = 4,
+} tph_pg_phase;
+
+typedef enum tph_queue_state {
+	TPH_QUEUE_OPEN = 0,
+	TPH_QUEUE_CLOSED = 1,
+	TPH_QUEUE_CLOSING = 2,
+} tph_queue_state;
+
+typedef enum tph_topo_mode {
+	TPH_TOPO_NONE = 0,
+	TPH_TOPO_HARD = 1,
+	TPH_TOPO_SOFT = 2,
+} tph_topo_mode;
+
+/* highest_tier < 0 and tier_name == NULL: no limit. */
+typedef struct tph_net_topology {
+	tph_topo_mode mode;
+	int32_t highest_tier;
+	const char *highest_tier_name;
+} tph_net_topology;
+
+typedef struct tph_node_usage {
+	bool present;
+	int64_t period_s;
+	double cpu_pct;
+	double mem_pct;
+	tph_time metrics_time; /* 0: the scenario clock */
+} tph_node_usage;
+
+typedef struct tph_node_desc {
+	const char *name;
+	tph_res_list allocatable;
+	tph_res_list capacity; /* n == 0: same as allocatable */
+	tph_kv_list labels;
+	tph_kv_list annotations;
+	const tph_taint *taints;
+	uint32_t n_taints;
+	bool unschedulable;
+	bool ready;
+	tph_node_usage usage;
+} tph_node_desc;
+
+typedef struct tph_pod_desc {
+	const char *name;
+	const char *namespace_;
+	const char *pod_group; /* NULL or "": the pod is its own one-member job */
+	tph_pod_phase phase;
+	const char *node_name; /* NULL or "": not bound */
+	tph_res_list requests; /* n == 0: best-effort */
+	const char *task_spec; /* volcano.sh/task-spec role; NULL: none */
+	tph_kv_list labels;
+	tph_kv_list annotations;
+	tph_kv_list node_selector;
+	const tph_toleration *tolerations;
+	uint32_t n_tolerations;
+	const tph_affinity *affinity; /* NULL: none */
+	const tph_spread_constraint *spread;
+	uint32_t n_spread;
+	bool has_priority;
+	int32_t priority;
+	const char *priority_class; /* NULL: none */
+	bool preempt_never;         /* preemptionPolicy: Never */
+	int preemptable;            /* -1: unset (annotation/label decide), 0 or 1 */
+	const char *nominated_node; /* NULL: none */
+	bool deleting;
+	tph_time creation;
+	const char *uid; /* NULL: "<namespace>-<name>" */
+} tph_pod_desc;
+
+typedef struct tph_min_task {
+	const char *task_spec; /* "" counts pods with no task spec */
+	int32_t min;
+} tph_min_task;
+
+typedef struct tph_subgroup_policy {
+	const char *name;
+	int32_t subgroup_size; /* default 1 */
+	int32_t min_subgroups; /* default 0 */
+	tph_str_list match_label_keys;
+	tph_label_selector selector;
+	tph_net_topology topology;
+} tph_subgroup_policy;
+
+typedef struct tph_podgroup_desc {
+	const char *name;
+	const char *namespace_;
+	const char *queue; /* NULL: "default" */
+	int32_t min_member;
+	const tph_min_task *min_tasks;
+	uint32_t n_min_tasks;
+	tph_res_list min_resources; /* n == 0: none */
+	bool has_min_resources;
+	tph_pg_phase phase;
+	const char *priority_class;
+	tph_time creation;
+	tph_kv_list annotations;
+	const char *uid; /* NULL: "<namespace>/<name>" */
+	tph_net_topology topology;
+	const tph_subgroup_policy *subgroups;
+	uint32_t n_subgroups;
+} tph_podgroup_desc;
+
+typedef struct tph_queue_desc {
+	const char *name;
+	int32_t weight;          /* default 1 */
+	tph_res_list capability; /* n == 0: unlimited */
+	tph_res_list deserved;
+	tph_res_list guarantee;
+	bool reclaimable; /* default true */
+	tph_queue_state state;
+	const char *parent; /* NULL: "root" (none for the queue named root) */
+	int32_t priority;
+	tph_time creation;
+	tph_kv_list annotations;
+	tph_str_list affinity_required;      /* nodeGroupAffinity required */
+	tph_str_list affinity_preferred;     /* nodeGroupAffinity preferred */
+	tph_str_list anti_affinity_required; /* nodeGroupAntiAffinity required */
+	tph_str_list anti_affinity_preferred;
+} tph_queue_desc;
+
+typedef struct tph_priority_class_desc {
+	const char *name;
+	int32_t value;
+	bool global_default;
+	bool preempt_never;
+} tph_priority_class_desc;
+
+typedef enum tph_member_kind {
+	TPH_MEMBER_NAME = 0,   /* a node or a hypernode, by exact name */
+	TPH_MEMBER_REGEX = 1,  /* nodes whose name matches a POSIX extended regex */
+	TPH_MEMBER_LABELS = 2, /* nodes carrying all these labels */
+} tph_member_kind;
+
+typedef struct tph_hypernode_member {
+	tph_member_kind kind;
+	const char *name_or_regex;
+	tph_kv_list labels;
+} tph_hypernode_member;
+
+typedef struct tph_hypernode_desc {
+	const char *name;
+	int32_t tier;
+	const char *tier_name; /* NULL: none */
+	const tph_hypernode_member *members;
+	uint32_t n_members;
+} tph_hypernode_desc;
+
+typedef struct tph_quota_desc {
+	const char *name;
+	const char *namespace_;
+	tph_res_list hard;
+} tph_quota_desc;
+
+typedef enum tph_shard_mode {
+	TPH_SHARD_NONE = 0,
+	TPH_SHARD_HARD = 1,
+	TPH_SHARD_SOFT = 2,
+} tph_shard_mode;
+
+/* ---- the cache --------------------------------------------------------------------------- */
+
+int tph_cluster_create(tph_cluster **out);
+void tph_cluster_destroy(tph_cluster *c);
+
+/* Add or replace (by name, or namespace/name) an object. Replacing keeps the object's place in
+ * the snapshot order. References between objects (a pod's node and podgroup, a podgroup's
+ * queue, a queue's parent, hypernode members) are by name and resolved when a snapshot is
+ * taken, so a host may add objects in any order. At snapshot time, as in Volcano: a pod whose
+ * podgroup is absent is its own one-member job; a podgroup whose queue is absent is left out
+ * with a warning; a pod bound to an absent node holds no node's resources.
+ * On error nothing changes and `d` says why. */
+int tph_cluster_put_node(tph_cluster *c, const tph_node_desc *n, tph_diag *d);
+int tph_cluster_put_pod(tph_cluster *c, const tph_pod_desc *p, tph_diag *d);
+int tph_cluster_put_podgroup(tph_cluster *c, const tph_podgroup_desc *g, tph_diag *d);
+int tph_cluster_put_queue(tph_cluster *c, const tph_queue_desc *q, tph_diag *d);
+int tph_cluster_put_priority_class(tph_cluster *c, const tph_priority_class_desc *pc, tph_diag *d);
+int tph_cluster_put_hypernode(tph_cluster *c, const tph_hypernode_desc *h, tph_diag *d);
+int tph_cluster_put_quota(tph_cluster *c, const tph_quota_desc *q, tph_diag *d);
+
+/* Remove by name (namespace is only for namespaced kinds). TPH_ENOENT if absent. */
+int tph_cluster_remove_node(tph_cluster *c, const char *name, tph_diag *d);
+int tph_cluster_remove_pod(tph_cluster *c, const char *ns, const char *name, tph_diag *d);
+int tph_cluster_remove_podgroup(tph_cluster *c, const char *ns, const char *name, tph_diag *d);
+int tph_cluster_remove_queue(tph_cluster *c, const char *name, tph_diag *d);
+
+/* The shard this scheduler instance owns; nodes named here need not exist yet. */
+int tph_cluster_set_shard(tph_cluster *c, tph_shard_mode mode, const char *name, tph_str_list nodes,
+                          tph_diag *d);
+
+/* Counts of live objects. */
+uint32_t tph_cluster_node_count(const tph_cluster *c);
+uint32_t tph_cluster_pod_count(const tph_cluster *c);
+
+/* Take an immutable snapshot (copies columns, not objects). `now` is the session clock. */
+int tph_cluster_snapshot(tph_cluster *c, tph_time now, tph_snapshot **out, tph_diag *d);
+void tph_snapshot_release(tph_snapshot *s);
+
+uint32_t tph_snapshot_node_count(const tph_snapshot *s);
+uint32_t tph_snapshot_task_count(const tph_snapshot *s);
+uint32_t tph_snapshot_job_count(const tph_snapshot *s);
+/* Bytes the snapshot holds (columns and indices; shared interned data excluded). */
+size_t tph_snapshot_bytes(const tph_snapshot *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

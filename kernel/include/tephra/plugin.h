@@ -1,0 +1,185 @@
+/* Plugins and actions: constant descriptors, extension points and their callback shapes.
+ *
+ * A plugin is one constant tph_plugin. When a session opens, the framework instantiates the
+ * plugins of each conf tier in order and calls on_session_open, which is the ONLY place a
+ * plugin may register callbacks (tph_on_*). The registry freezes before the first action;
+ * a registration after that fails with TPH_EFROZEN. Registrations of an extension point whose
+ * enable flag is off for this plugin are accepted and dropped, so hot paths never test flags.
+ *
+ * Per-node callbacks (predicate, node order, node map) receive a task and a span of node
+ * indices and write one output per node. They MAY RUN CONCURRENTLY on disjoint spans of the
+ * same call: they may read session state, must not write it, and must not allocate from the
+ * session arena. Batch callbacks (batch node order, node reduce) get every candidate at once,
+ * from one thread. Everything else runs serially on the session's thread.
+ *
+ * Combination rules are Volcano's: orders take the first non-zero answer in tier order; any
+ * failing predicate rejects the node; scores add; votes are Permit/Abstain/Reject with a veto
+ * per tier; victim sets intersect inside a tier; see each tph_on_* for its rule. */
+#ifndef TEPHRA_PLUGIN_H
+#define TEPHRA_PLUGIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tephra/args.h"
+#include "tephra/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped whenever a descriptor, a callback shape or a store layout changes incompatibly. */
+#define TPH_PLUGIN_ABI 1
+
+typedef struct tph_session tph_session;
+typedef uint32_t tph_idx;
+
+/* ---- callback shapes ---- */
+
+/* Votes. */
+enum {
+	TPH_REJECT = -1,
+	TPH_ABSTAIN = 0,
+	TPH_PERMIT = 1
+};
+
+/* A predicate's verdict per node: 0 passes; otherwise a reason code from tph_reason(). */
+typedef uint16_t tph_reason_code;
+#define TPH_PASS ((tph_reason_code)0)
+
+/* Orders: <0 when a comes first, >0 when b does, 0 when this plugin does not decide. */
+typedef int (*tph_cmp_fn)(void *st, const tph_session *s, tph_idx a, tph_idx b);
+/* Victim queue order: as tph_cmp_fn, given the preemptor's queue. */
+typedef int (*tph_victim_queue_cmp_fn)(void *st, const tph_session *s, tph_idx qa, tph_idx qb,
+                                       tph_idx preemptor_queue);
+
+/* Predicate over nodes[0..n): write out[i] = TPH_PASS or a reason code. */
+typedef void (*tph_predicate_fn)(void *st, const tph_session *s, tph_idx task, const tph_idx *nodes,
+                                 uint32_t n, tph_reason_code *out);
+/* Before any node: TPH_PASS, or a reason code that rejects the task outright. */
+typedef tph_reason_code (*tph_prepredicate_fn)(void *st, const tph_session *s, tph_idx task);
+
+/* Scores over nodes[0..n): write (node order, node map, batch) out[i]. */
+typedef void (*tph_score_fn)(void *st, const tph_session *s, tph_idx task, const tph_idx *nodes,
+                             uint32_t n, double *out);
+/* Node reduce: rewrite this plugin's map scores of all candidates in place. */
+typedef void (*tph_reduce_fn)(void *st, const tph_session *s, tph_idx task, const tph_idx *nodes,
+                              uint32_t n, double *scores);
+/* Best node among scored candidates, or TPH_NOIDX to let the next plugin (or the highest
+ * score) decide. */
+typedef tph_idx (*tph_best_node_fn)(void *st, const tph_session *s, tph_idx task,
+                                    const tph_idx *nodes, const double *scores, uint32_t n);
+
+/* Victims: given candidates[0..n), set keep[i] = 1 for each candidate this plugin allows to
+ * be evicted. Return 0 to abstain (keep ignored), 1 when the plugin decided. */
+typedef int (*tph_victims_fn)(void *st, const tph_session *s, tph_idx preemptor,
+                              const tph_idx *candidates, uint32_t n, uint8_t *keep);
+/* Victim tasks (shuffle): mark victims among tasks[0..n) with victim[i] = 1. */
+typedef void (*tph_victim_tasks_fn)(void *st, const tph_session *s, const tph_idx *tasks,
+                                    uint32_t n, uint8_t *victim);
+
+typedef int (*tph_job_vote_fn)(void *st, const tph_session *s, tph_idx job);
+typedef bool (*tph_job_pred_fn)(void *st, const tph_session *s, tph_idx job);
+typedef void (*tph_job_event_fn)(void *st, tph_session *s, tph_idx job);
+typedef bool (*tph_queue_pred_fn)(void *st, const tph_session *s, tph_idx queue);
+typedef bool (*tph_queue_task_pred_fn)(void *st, const tph_session *s, tph_idx queue, tph_idx task);
+typedef tph_idx (*tph_target_job_fn)(void *st, const tph_session *s, const tph_idx *jobs,
+                                     uint32_t n);
+typedef void (*tph_session_event_fn)(void *st, tph_session *s);
+
+/* JobValid: TPH_OK when valid, else fill reason/message (static or session-arena strings). */
+typedef struct tph_valid_result {
+	const char *reason;
+	const char *message;
+} tph_valid_result;
+typedef int (*tph_job_valid_fn)(void *st, const tph_session *s, tph_idx job, tph_valid_result *out);
+
+/* Event handlers: the framework fires them after it changed the session for an allocate
+ * (allocate, pipeline) or a deallocate (evict, undo). A non-zero return rolls the operation
+ * back. They may update the plugin's own state. */
+typedef int (*tph_task_event_fn)(void *st, tph_session *s, tph_idx task);
+
+/* Simulations (preempt's what-if checks), over the plugin's own state. */
+typedef bool (*tph_sim_allocatable_fn)(void *st, const tph_session *s, tph_idx queue, tph_idx task);
+typedef tph_reason_code (*tph_sim_predicate_fn)(void *st, const tph_session *s, tph_idx task,
+                                                tph_idx node);
+typedef int (*tph_sim_task_fn)(void *st, tph_session *s, tph_idx pending_task, tph_idx task,
+                               tph_idx node);
+
+/* ---- registration: only inside on_session_open ---- */
+
+int tph_on_job_order(tph_session *s, tph_cmp_fn fn);                       /* enableJobOrder */
+int tph_on_queue_order(tph_session *s, tph_cmp_fn fn);                     /* enableQueueOrder */
+int tph_on_task_order(tph_session *s, tph_cmp_fn fn);                      /* enableTaskOrder */
+int tph_on_subjob_order(tph_session *s, tph_cmp_fn fn);                    /* enabledSubJobOrder */
+int tph_on_cluster_order(tph_session *s, tph_cmp_fn fn);                   /* enabledClusterOrder */
+int tph_on_victim_queue_order(tph_session *s, tph_victim_queue_cmp_fn fn); /* always */
+int tph_on_predicate(tph_session *s, tph_predicate_fn fn);                 /* enablePredicate */
+int tph_on_prepredicate(tph_session *s, tph_prepredicate_fn fn);           /* enablePredicate */
+int tph_on_node_order(tph_session *s, tph_score_fn fn);                    /* enableNodeOrder */
+int tph_on_batch_node_order(tph_session *s, tph_score_fn fn);              /* enableNodeOrder */
+int tph_on_node_map(tph_session *s, tph_score_fn fn);                      /* enableNodeOrder */
+int tph_on_node_reduce(tph_session *s, tph_reduce_fn fn);                  /* enableNodeOrder */
+int tph_on_best_node(tph_session *s, tph_best_node_fn fn);                 /* enableBestNode */
+int tph_on_preemptable(tph_session *s, tph_victims_fn fn);                 /* enablePreemptable */
+int tph_on_reclaimable(tph_session *s, tph_victims_fn fn);                 /* enableReclaimable */
+int tph_on_unified_evictable(tph_session *s, tph_victims_fn fn);           /* always */
+int tph_on_victim_tasks(tph_session *s, tph_victim_tasks_fn fn);           /* enabledVictim */
+int tph_on_job_enqueueable(tph_session *s, tph_job_vote_fn fn);            /* enableJobEnqueued */
+int tph_on_job_pipelined(tph_session *s, tph_job_vote_fn fn);              /* enableJobPipelined */
+int tph_on_subjob_pipelined(tph_session *s, tph_job_vote_fn fn);       /* enabledSubJobPipelined */
+int tph_on_job_ready(tph_session *s, tph_job_pred_fn fn);              /* enableJobReady */
+int tph_on_subjob_ready(tph_session *s, tph_job_pred_fn fn);           /* enabledSubJobReady */
+int tph_on_job_starving(tph_session *s, tph_job_pred_fn fn);           /* enableJobStarving */
+int tph_on_job_valid(tph_session *s, tph_job_valid_fn fn);             /* always */
+int tph_on_job_enqueued(tph_session *s, tph_job_event_fn fn);          /* enableJobEnqueued */
+int tph_on_overused(tph_session *s, tph_queue_pred_fn fn);             /* enabledOverused */
+int tph_on_allocatable(tph_session *s, tph_queue_task_pred_fn fn);     /* enabledAllocatable */
+int tph_on_preemptive(tph_session *s, tph_queue_task_pred_fn fn);      /* enablePreemptive */
+int tph_on_target_job(tph_session *s, tph_target_job_fn fn);           /* enableTargetJob */
+int tph_on_reserved_nodes(tph_session *s, tph_session_event_fn fn);    /* enableReservedNodes */
+int tph_on_sim_allocatable(tph_session *s, tph_sim_allocatable_fn fn); /* enabledAllocatable */
+int tph_on_sim_predicate(tph_session *s, tph_sim_predicate_fn fn);     /* enablePredicate */
+/* enablePreemptable or enabledAllocatable */
+int tph_on_sim_add_task(tph_session *s, tph_sim_task_fn fn);
+int tph_on_sim_remove_task(tph_session *s, tph_sim_task_fn fn);
+/* Event handlers: always on. Either may be NULL. */
+int tph_on_task_events(tph_session *s, tph_task_event_fn on_allocate,
+                       tph_task_event_fn on_deallocate);
+
+/* Register (once per session, any time during open) a reason a predicate reports, and get
+ * its code. `unresolvable` marks UnschedulableAndUnresolvable (preempt will not try to
+ * evict for that node). Equal texts share a code. */
+tph_reason_code tph_reason(tph_session *s, const char *text, bool unresolvable);
+
+/* ---- descriptors ---- */
+
+typedef struct tph_plugin {
+	uint32_t abi; /* TPH_PLUGIN_ABI */
+	const char *name;
+	const tph_arg_spec *args; /* terminated by an entry with key NULL; may be NULL */
+	size_t state_size;        /* bytes of per-session state, zeroed, arena-allocated */
+	/* Parse arguments, register callbacks. `st` is the zeroed state. */
+	int (*on_session_open)(tph_session *s, void *st, const tph_args *args);
+	/* May be NULL. */
+	void (*on_session_close)(tph_session *s, void *st);
+} tph_plugin;
+
+typedef struct tph_action {
+	uint32_t abi;
+	const char *name;
+	const tph_arg_spec *args;
+	int (*initialize)(tph_session *s, const tph_args *args); /* may be NULL */
+	int (*execute)(tph_session *s, const tph_args *args);
+	void (*uninitialize)(tph_session *s); /* may be NULL */
+} tph_action;
+
+/* The entry symbol an external plugin's shared object exports. */
+#define TPH_PLUGIN_ENTRY "tph_plugin_entry"
+typedef const tph_plugin *(*tph_plugin_entry_fn)(uint32_t host_abi);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,23 @@
+/* External plugins: shared objects that export TPH_PLUGIN_ENTRY (see plugin.h). Loaded plugins
+ * join the process-wide registry and can then be named in a conf's tiers. */
+#ifndef TEPHRA_REGISTRY_H
+#define TEPHRA_REGISTRY_H
+
+#include "tephra/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Load one shared object, or every `*.so` in a directory (in name order). Loading the same
+ * path twice is a no-op. Errors name the file and say what is wrong: not loadable, no entry
+ * symbol, an ABI version other than TPH_PLUGIN_ABI, a plugin name already registered. */
+int tph_plugins_load(const char *path, tph_diag *d);
+
+/* Unload every external plugin (no session may be open). */
+void tph_plugins_unload_all(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,69 @@
+/* Scenario files: one YAML document holding a cluster snapshot, the scheduler configuration
+ * to run over it and, optionally, what the session must decide (`expect:`) and what its
+ * extension points must answer (`probe:`). The format is shared/spec/scenario-format.md.
+ *
+ * Loading validates the whole file first — every field, default and reference — and then fills
+ * a fresh cluster cache; on any error nothing is kept, *out is NULL and the diag holds one
+ * message `FILE:LINE:COL: OBJECT: field FIELD: why`. Warnings (a pod whose podGroup does not
+ * exist, ...) go to the diag's warning sink. A loaded scenario owns its cache and its conf. */
+#ifndef TEPHRA_SCENARIO_H
+#define TEPHRA_SCENARIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "tephra/cluster.h"
+#include "tephra/conf.h"
+#include "tephra/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tph_scenario tph_scenario;
+
+/* Load a scenario file. A `confFile:` in it is read relative to the file's directory. */
+int tph_scenario_load_file(const char *path, tph_scenario **out, tph_diag *d);
+
+/* Load a scenario from `len` bytes (need not be NUL-terminated). `display_name` names it in
+ * messages (NULL: "<buffer>"); a `confFile:` is read relative to its directory part, or to the
+ * working directory if it has none. */
+int tph_scenario_load_buffer(const char *buf, size_t len, const char *display_name,
+			     tph_scenario **out, tph_diag *d);
+
+/* Free a scenario, its cache and its conf. NULL is a no-op. Snapshots taken from the cache
+ * must be released first. */
+void tph_scenario_free(tph_scenario *s);
+
+/* The display name of the file (as given to the loader). */
+const char *tph_scenario_file(const tph_scenario *s);
+
+/* The scenario's `name:` ("" when absent). */
+const char *tph_scenario_name(const tph_scenario *s);
+
+/* The session clock: `now:`, else the latest creationTimestamp of any pod, podgroup or
+ * queue, else 0 (the epoch). */
+tph_time tph_scenario_now(const tph_scenario *s);
+
+/* The cache the scenario filled; owned by the scenario. */
+tph_cluster *tph_scenario_cluster(tph_scenario *s);
+
+/* The scheduler configuration (`conf:` or `confFile:`), or NULL when the scenario has none
+ * (the host then chooses one, e.g. TPH_CONF_VOLCANO_DEFAULT). Owned by the scenario. */
+const tph_conf *tph_scenario_conf(const tph_scenario *s);
+
+/* What an enable flag left out of the conf means (`enableFlagsDefault:`, default true). */
+bool tph_scenario_enable_flags_default(const tph_scenario *s);
+
+/* Whether the file has an `expect:` / a `probe:` section (even an empty one). */
+bool tph_scenario_has_expect(const tph_scenario *s);
+bool tph_scenario_has_probe(const tph_scenario *s);
+
+/* Milliseconds spent parsing the YAML, checking and decoding it, and filling the cache. */
+void tph_scenario_load_times(const tph_scenario *s, double *parse_ms, double *decode_ms,
+			     double *build_ms);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

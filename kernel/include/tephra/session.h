@@ -1,0 +1,85 @@
+/* Sessions: one scheduling cycle over a snapshot. Open instantiates the conf's plugins tier by
+ * tier, run executes the conf's actions serially, close computes podgroup phases and returns
+ * the decision log. A snapshot is never written, so it can be replayed by many sessions. */
+#ifndef TEPHRA_SESSION_H
+#define TEPHRA_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tephra/cluster.h"
+#include "tephra/conf.h"
+#include "tephra/plugin.h"
+#include "tephra/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tph_session_opts {
+	int threads;            /* 0: OMP_NUM_THREADS, else the OpenMP default */
+	bool naive;             /* no equivalence classes, no incremental updates */
+	const char *plugin_dir; /* external plugins (*.so) to load; NULL: none */
+	bool profile;           /* count calls and time per extension point */
+} tph_session_opts;
+
+/* Open a session. On error nothing is left behind and `d` says why (an unknown plugin, a
+ * plugin that is known to Volcano but not built yet, a failing on_session_open, ...). */
+int tph_session_open(const tph_snapshot *snap, const tph_conf *conf, const tph_session_opts *opts,
+                     tph_session **out, tph_diag *d);
+/* Run the conf's actions in order. */
+int tph_session_run(tph_session *s, tph_diag *d);
+/* Close: on_session_close in order, podgroup phases; the decision log stays readable until
+ * tph_session_free(). */
+int tph_session_close(tph_session *s, tph_diag *d);
+void tph_session_free(tph_session *s);
+
+/* ---- the decision log (valid after close) ---- */
+
+typedef struct tph_decision {
+	const char *pod;  /* "namespace/name" */
+	const char *node; /* binds and pipelined; NULL for evictions */
+	const char *reason;
+} tph_decision;
+
+typedef struct tph_phase_row {
+	const char *podgroup; /* "namespace/name" */
+	const char *phase;    /* Pending, Inqueue, Running, Unknown, Completed */
+} tph_phase_row;
+
+typedef struct tph_pending_row {
+	const char *pod;
+	const char *const *reasons; /* "3 node(s) had insufficient cpu", ... */
+	uint32_t n_reasons;
+} tph_pending_row;
+
+typedef struct tph_action_time {
+	const char *action;
+	double ms;
+} tph_action_time;
+
+typedef struct tph_decision_log {
+	const tph_decision *binds;
+	uint32_t n_binds;
+	const tph_decision *evictions;
+	uint32_t n_evictions;
+	const tph_decision *pipelined;
+	uint32_t n_pipelined;
+	const tph_phase_row *phases;
+	uint32_t n_phases;
+	const tph_pending_row *pending;
+	uint32_t n_pending;
+	const tph_action_time *actions;
+	uint32_t n_actions;
+	double open_ms, close_ms;
+	uint32_t jobs_total; /* podgroups in the session */
+	uint32_t jobs_ready; /* of which allocated + succeeded tasks reach minMember */
+} tph_decision_log;
+
+/* NULL before close. */
+const tph_decision_log *tph_session_decisions(const tph_session *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

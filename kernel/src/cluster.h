@@ -1,0 +1,330 @@
+/* Internal layout of the cluster cache: per-kind slot columns with tombstones, key maps that are
+ * plain arrays indexed by interned string id, the resource dimension table, and the content-hash
+ * tables that intern cold data into the cache's permanent arena. snapshot.c reads it. */
+#ifndef TPH_CLUSTER_INTERNAL_H
+#define TPH_CLUSTER_INTERNAL_H
+
+#include "snap.h"
+
+#include <stdatomic.h>
+
+/* ---- slot stores ---- */
+
+#define TPH_KIND_MAXCOLS 20
+
+/* A column: `elem` bytes per slot, or per dimension when `rows` (a row of dims.n values). */
+typedef struct tph_coldef {
+	uint16_t elem;
+	uint8_t rows;
+} tph_coldef;
+
+/* One kind of object (nodes, pods, ...). Slots are in insertion order; a removed object leaves
+ * a tombstone (live == 0) until the store is compacted, which keeps order. Column 0 is the
+ * live byte and column 1 the key sid of every kind. */
+typedef struct tph_kind {
+	const char *what; /* "pod", for messages */
+	uint32_t n, cap;  /* slots used, slots allocated */
+	uint32_t dead;    /* tombstones among the n slots */
+	uint32_t ncols;
+	const tph_coldef *defs;
+	void *col[TPH_KIND_MAXCOLS];
+	uint32_t *map; /* [key sid] slot + 1; 0: absent */
+	uint32_t map_cap;
+} tph_kind;
+
+#define KCOL(k, i, T) ((T *)(k)->col[i])
+
+enum {
+	K_LIVE = 0,
+	K_KEY = 1
+};
+enum {
+	N_ALLOC = 2,
+	N_CAPACITY,
+	N_FLAGS,
+	N_META,
+	N_NCOLS
+};
+enum {
+	P_NAME = 2,
+	P_NS,
+	P_UID,
+	P_ROLE,
+	P_NODE,      /* node name sid, TPH_SID_NONE: unbound */
+	P_NOMINATED, /* node name sid or TPH_SID_NONE */
+	P_PG,        /* "namespace/podgroup" sid or TPH_SID_NONE */
+	P_PCLASS,    /* priority class name sid or TPH_SID_NONE */
+	P_STATUS,    /* tph_task_status, derived at put */
+	P_FLAGS,     /* TPH_TASK_* known at put, plus P_PRIO_FIXED */
+	P_PRIO,      /* valid when P_PRIO_FIXED */
+	P_CREATION,
+	P_SPEC,
+	P_META,
+	P_REQ,
+	P_NCOLS
+};
+enum {
+	G_NAME = 2,
+	G_NS,
+	G_UID,
+	G_QUEUE,
+	G_PCLASS,
+	G_MIN_MEMBER,
+	G_PHASE,
+	G_HAS_MIN_RES,
+	G_TOPO_MODE,
+	G_TOPO_TIER,
+	G_TOPO_TIER_NAME,
+	G_CREATION,
+	G_META,
+	G_MIN_RES,
+	G_NCOLS
+};
+enum {
+	Q_WEIGHT = 2,
+	Q_PARENT, /* sid or TPH_SID_NONE */
+	Q_STATE,
+	Q_RECLAIM,
+	Q_PRIO,
+	Q_CREATION,
+	Q_META,
+	Q_CAP,
+	Q_DES,
+	Q_GUA,
+	Q_CAP_MASK,
+	Q_DES_MASK,
+	Q_GUA_MASK,
+	Q_NCOLS
+};
+enum {
+	C_VALUE = 2,
+	C_GDEF,
+	C_NEVER,
+	C_NCOLS
+};
+enum {
+	H_TIER = 2,
+	H_TIER_NAME,
+	H_MEMBERS,
+	H_NMEMBERS,
+	H_NCOLS
+};
+enum {
+	R_NAME = 2,
+	R_NS,
+	R_HARD,
+	R_HARD_MASK,
+	R_NCOLS
+};
+
+/* Pod flag bit beside the TPH_TASK_* ones: P_PRIO holds the priority (explicit or annotation). */
+#define P_PRIO_FIXED 0x80u
+
+/* ---- cold-data interning ---- */
+
+typedef struct tph_blob_ent {
+	uint64_t hash;
+	const uint32_t *blob; /* canonical serialisation, in the permanent arena */
+	uint32_t len;         /* words */
+	const void *obj;
+} tph_blob_ent;
+
+typedef struct tph_blobtab {
+	tph_blob_ent *ents; /* open addressing; obj == NULL: empty */
+	uint32_t mask, n;
+} tph_blobtab;
+
+/* Every field belongs to the host thread that updates the cache (the cache is not thread-safe),
+ * except `parked`, which tph_snapshot_release may touch from any thread. */
+struct tph_cluster {
+	tph_strtab strs;
+	tph_arena perm; /* interned cold data; lives as long as the cache */
+	tph_dims dims;
+	tph_kind nodes, pods, pgs, queues, pclasses, hypernodes, quotas;
+	tph_sid gdef; /* key of the globalDefault class Volcano would use, or NONE */
+	uint8_t shard_mode;
+	tph_sid shard_name;
+	tph_sid *shard_nodes;
+	uint32_t n_shard_nodes;
+	tph_blobtab blobs;
+	uint32_t n_specs; /* pod spec ids handed out */
+	uint32_t *words;  /* scratch serialisation buffer */
+	uint32_t nwords, words_cap;
+	char *chars; /* scratch for composed keys */
+	uint32_t chars_cap;
+	tph_sid sid_root, sid_default, sid_task_spec, sid_group_name, sid_preemptable,
+	    sid_task_prio;
+	uint32_t *dense; /* snapshot scratch: slot -> dense index */
+	uint32_t dense_cap;
+	int64_t *acc; /* snapshot scratch: resources held per node, rows [i * ndim + d] */
+	uint32_t acc_cap;
+	const tph_pod_spec *empty_spec;
+	const tph_pod_meta *empty_pod_meta;
+	const tph_job_meta *empty_job_meta; /* for pods that are their own job */
+	/* One released snapshot kept for its arena, whose pages are then already mapped.
+	 * Atomic because a snapshot may be released from another thread than the host's. */
+	_Atomic(tph_snapshot *) parked;
+};
+
+/* ---- slot stores (cluster_store.c) ---- */
+
+void tph_kind_init(tph_kind *k, const char *what, const tph_coldef *defs, uint32_t ncols);
+void tph_kind_free(tph_kind *k);
+/* The slot of `key`, or TPH_NOIDX (TPH_SID_NONE is never a key). */
+static inline uint32_t tph_kind_find(const tph_kind *k, tph_sid key)
+{
+	return key < k->map_cap && k->map[key] ? k->map[key] - 1 : TPH_NOIDX;
+}
+/* Make room for `key`: its slot (existing, or the next free one, compacting or growing the
+ * store) goes to *slot and *fresh says whether it is new. Nothing visible changes. */
+int tph_kind_reserve(tph_cluster *c, tph_kind *k, tph_sid key, uint32_t *slot, bool *fresh);
+/* Publish a reserved slot; cannot fail. */
+void tph_kind_commit(tph_kind *k, tph_sid key, uint32_t slot, bool fresh);
+int tph_kind_remove(tph_kind *k, tph_sid key);
+/* Squeeze tombstones out, keeping order; cannot fail. */
+void tph_kind_compact(tph_cluster *c, tph_kind *k);
+/* A pointer to column `col` at `slot` (rows are dims.n wide). */
+void *tph_kind_at(const tph_cluster *c, const tph_kind *k, uint32_t col, uint32_t slot);
+
+/* ---- resource dimensions (cluster_store.c) ---- */
+
+/* A resource list mapped onto dimension indices (new names included). */
+typedef struct tph_rlist {
+	uint32_t n;
+	uint8_t dim[TPH_RES_MAX];
+	int64_t val[TPH_RES_MAX];
+} tph_rlist;
+
+/* Dimension names one put would add, in order of first appearance. */
+typedef struct tph_dimplan {
+	uint32_t n;
+	tph_sid name[TPH_RES_MAX];
+} tph_dimplan;
+
+int tph_res_prepare(tph_cluster *c, const tph_res_list *l, tph_dimplan *plan, tph_rlist *out,
+                    tph_diag *d, const char *obj, const char *field);
+/* Add the planned dimensions, relaying out every row column; all or nothing. */
+int tph_dims_commit(tph_cluster *c, const tph_dimplan *plan);
+/* Write `r` into a zeroed row of dims.n values; returns the mask of dimensions given. */
+tph_dimmask tph_res_write(const tph_cluster *c, const tph_rlist *r, int64_t *row);
+
+/* Reserve the slot of `key`, then add the planned dimensions (plan may be NULL): the last
+ * steps of a put that can fail. ENOMEM is reported against `obj`. */
+int tph_cl_reserve(tph_cluster *c, tph_kind *k, tph_sid key, const tph_dimplan *plan,
+                   uint32_t *slot, bool *fresh, tph_diag *d, const char *obj);
+
+/* ---- strings ---- */
+
+static inline bool tph_empty(const char *s)
+{
+	return !s || !s[0];
+}
+
+/* Intern `s` (NULL: TPH_SID_NONE). ENOMEM through *err. */
+tph_sid tph_cl_intern(tph_cluster *c, const char *s, int *err);
+/* Intern "a<sep>b". */
+tph_sid tph_cl_intern2(tph_cluster *c, const char *a, char sep, const char *b, int *err);
+/* Set `d` and return status for an OOM, naming the object. */
+int tph_cl_oom(tph_diag *d, const char *obj);
+
+/* ---- cold data: canonical blobs (cluster_intern.c) ---- */
+
+/* Writes a descriptor part as words into c->words, validating and interning as it goes; the
+ * first error (EINVAL with a message naming obj and field, or ENOMEM) sticks in `err`. */
+typedef struct tph_wr {
+	tph_cluster *c;
+	tph_diag *d;
+	const char *obj;
+	int err;
+} tph_wr;
+
+enum {
+	TPH_B_SPEC = 1,
+	TPH_B_POD_META,
+	TPH_B_NODE_META,
+	TPH_B_JOB_META,
+	TPH_B_QUEUE_META,
+	TPH_B_MEMBERS
+};
+
+void tph_w_begin(tph_wr *w, tph_cluster *c, uint32_t tag, const char *obj, tph_diag *d);
+void tph_w_u32(tph_wr *w, uint32_t v);
+void tph_w_i64(tph_wr *w, int64_t v);
+void tph_w_str(tph_wr *w, const char *s); /* NULL: "" */
+void tph_w_fail(tph_wr *w, const char *field, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+void tph_w_labels(tph_wr *w, tph_kv_list l, const char *field); /* sorted by key id */
+void tph_w_strs(tph_wr *w, tph_str_list l, const char *field);
+void tph_w_term(tph_wr *w, const tph_sel_term *t, const char *field);
+void tph_w_selector(tph_wr *w, const tph_label_selector *s, const char *field);
+
+/* Reads words back into rows allocated in the permanent arena; ENOMEM sticks in `err`. */
+typedef struct tph_rd {
+	const uint32_t *p;
+	tph_arena *a;
+	const tph_strtab *strs;
+	int err;
+} tph_rd;
+
+uint32_t tph_r_u32(tph_rd *r);
+int64_t tph_r_i64(tph_rd *r);
+void *tph_r_new(tph_rd *r, uint32_t n, size_t size); /* zeroed; NULL when n == 0 */
+tph_sid *tph_r_sids(tph_rd *r, uint32_t n);
+tph_labels tph_r_labels(tph_rd *r);
+tph_term_row tph_r_term(tph_rd *r);
+tph_selector_row tph_r_selector(tph_rd *r);
+
+typedef void *(*tph_build_fn)(tph_rd *r);
+/* Look the written blob up; build and insert it when new (*fresh, if given, then points at the
+ * new object so the caller can number it). */
+int tph_w_finish(tph_wr *w, tph_build_fn build, const void **out, void **fresh);
+
+int tph_blobs_init(tph_cluster *c);
+void tph_blobs_free(tph_cluster *c);
+
+/* ---- cold data: the parts (cluster_spec.c) ---- */
+
+int tph_intern_pod_spec(tph_cluster *c, const tph_pod_desc *p, const char *obj,
+                        const tph_pod_spec **out, tph_diag *d);
+int tph_intern_pod_meta(tph_cluster *c, const tph_pod_desc *p, const char *obj,
+                        const tph_pod_meta **out, tph_diag *d);
+int tph_intern_node_meta(tph_cluster *c, const tph_node_desc *n, const char *obj,
+                         const tph_node_meta **out, tph_diag *d);
+int tph_intern_job_meta(tph_cluster *c, const tph_podgroup_desc *g, const char *obj,
+                        const tph_job_meta **out, tph_diag *d);
+int tph_intern_queue_meta(tph_cluster *c, const tph_queue_desc *q, const char *obj,
+                          const tph_queue_meta **out, tph_diag *d);
+int tph_intern_members(tph_cluster *c, const tph_hypernode_desc *h, const char *obj,
+                       const tph_hn_member_row **out, tph_diag *d);
+/* The value of `key` in a kv list, or NULL. */
+const char *tph_kv_find(tph_kv_list l, const char *key);
+/* strconv.ParseInt(s, 10, bits), as Kubernetes and Volcano read integers. */
+bool tph_parse_int(const char *s, int bits, int64_t *out);
+
+/* ---- snapshot internals (snapshot.c, snapshot_tasks.c) ---- */
+
+/* Slot -> dense index maps, in cache-owned scratch reused across snapshots. */
+typedef struct tph_snap_maps {
+	uint32_t *node;  /* node slot -> dense index */
+	uint32_t *queue; /* queue slot -> dense index */
+	uint32_t *job;   /* podgroup slot -> job index, TPH_NOIDX when left out */
+	uint32_t *runs;  /* runs of live pod slots: start, length */
+	uint32_t nruns;
+	int64_t *acc;     /* zeroed rows [node * ndim + d]: what the node\'s tasks hold */
+	uint32_t qdef;    /* dense index of queue "default", or TPH_NOIDX */
+	uint32_t pg_jobs; /* jobs from podgroups; pods that are their own job follow */
+} tph_snap_maps;
+
+/* The globalDefault class's value, or `fallback` (Volcano: 0 for jobs, 1 for pods). */
+int32_t tph_snap_default_prio(const tph_cluster *c, int32_t fallback);
+/* The value of the class named `name`, or `dflt` when there is none. */
+int32_t tph_snap_class_prio(const tph_cluster *c, tph_sid name, int32_t dflt);
+/* Copy the task columns and run the derivation pass; jobs of podgroups are already filled. */
+void tph_snap_tasks(const tph_cluster *c, tph_snapshot *s, const tph_snap_maps *m, tph_diag *d);
+/* Free a snapshot and its arena (also the parked one, from tph_cluster_destroy). */
+void tph_snap_free(tph_snapshot *s);
+
+#endif

@@ -1,0 +1,18 @@
+/* Plugin and action registries: the built-in tables plus plugins loaded from shared objects. */
+#ifndef TPH_REGISTRY_H
+#define TPH_REGISTRY_H
+
+#include "tephra/plugin.h"
+#include "tephra/status.h"
+
+/* The built-in tables (plugins/builtin.c and kernel/actions/builtin.c), NULL-terminated. */
+extern const tph_plugin *const tph_builtin_plugins[];
+extern const tph_action *const tph_builtin_actions[];
+
+/* Find a plugin by name: external plugins first (so a host can override), then built-ins.
+ * A name Volcano knows but tephra has not built yet fails with TPH_ENOTSUP, any other unknown
+ * name with TPH_ENOENT; `d` says which. */
+int tph_registry_plugin(const char *name, const tph_plugin **out, tph_diag *d);
+int tph_registry_action(const char *name, const tph_action **out, tph_diag *d);
+
+#endif

@@ -1,0 +1,240 @@
+/* Session lifecycle: open over a snapshot (copy the mutable columns into the arena, instantiate
+ * the tiers' plugins), run the conf's actions serially, close (plugins' close, phases). */
+#include "session.h"
+
+#include "conf.h"
+#include "ep.h"
+#include "mem.h"
+#include "registry.h"
+#include "tephra/registry.h"
+
+#include <string.h>
+#include <time.h>
+#ifdef TPH_HAVE_OPENMP
+#include <omp.h>
+#endif
+
+double tph_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+void *tph_ssn_alloc(tph_session *s, size_t size)
+{
+	return tph_arena_calloc(&s->arena, 1, size, TPH_CACHELINE);
+}
+
+static void *dup_col(tph_session *s, const void *src, size_t bytes)
+{
+	void *d = tph_arena_alloc(&s->arena, bytes ? bytes : 1, TPH_CACHELINE);
+	if (d && bytes)
+		memcpy(d, src, bytes);
+	return d;
+}
+
+/* Mutable node and task columns get session copies; the rest point at the snapshot. */
+static int copy_columns(tph_session *s)
+{
+	const tph_snapshot *sn = s->snap;
+	size_t rows = (size_t)sn->dims.n * sn->nodes.stride * sizeof(int64_t);
+	s->nodes = sn->nodes;
+	s->nodes.used = dup_col(s, sn->nodes.used, rows);
+	s->nodes.idle = dup_col(s, sn->nodes.idle, rows);
+	s->nodes.releasing = dup_col(s, sn->nodes.releasing, rows);
+	s->nodes.pipelined = dup_col(s, sn->nodes.pipelined, rows);
+	s->nodes.ntasks = dup_col(s, sn->nodes.ntasks, sn->nodes.n * sizeof(uint32_t));
+	s->tasks = sn->tasks;
+	s->tasks.status = dup_col(s, sn->tasks.status, sn->tasks.n);
+	s->tasks.node = dup_col(s, sn->tasks.node, sn->tasks.n * sizeof(tph_idx));
+	s->jobs = &sn->jobs;
+	s->queues = &sn->queues;
+	s->ready_nodes = TPH_ARENA_NEW(&s->arena, tph_idx, sn->nodes.n + 1);
+	if (!s->nodes.used || !s->nodes.idle || !s->nodes.releasing || !s->nodes.pipelined ||
+	    !s->nodes.ntasks || !s->tasks.status || !s->tasks.node || !s->ready_nodes)
+		return TPH_ENOMEM;
+	/* Volcano leaves nodes that are not ready out of the session entirely. */
+	for (tph_idx n = 0; n < sn->nodes.n; n++)
+		if (sn->nodes.flags[n] & TPH_NODE_READY)
+			s->ready_nodes[s->n_ready++] = n;
+	return TPH_OK;
+}
+
+/* Per-job status counts and allocated resources, in one pass over tasks. */
+static int init_job_state(tph_session *s)
+{
+	uint32_t nj = s->jobs->n, nd = s->ndim;
+	s->js.count = TPH_ARENA_NEW(&s->arena, uint32_t, (size_t)nj * TPH_TS_COUNT + 1);
+	s->js.allocated = TPH_ARENA_NEW(&s->arena, int64_t, (size_t)nj * nd + 1);
+	s->js.phase = dup_col(s, s->jobs->phase, nj);
+	s->js.unschedulable = TPH_ARENA_NEW(&s->arena, uint8_t, nj + 1);
+	if (!s->js.count || !s->js.allocated || !s->js.phase || !s->js.unschedulable)
+		return TPH_ENOMEM;
+	for (uint32_t t = 0; t < s->tasks.n; t++) {
+		tph_idx j = s->tasks.job[t];
+		if (j == TPH_NOIDX)
+			continue;
+		uint8_t st = s->tasks.status[t];
+		s->js.count[(size_t)j * TPH_TS_COUNT + st]++;
+		if (!tph_ts_allocated(st))
+			continue;
+		const int64_t *req = s->tasks.req + (size_t)t * nd;
+		for (uint32_t d = 0; d < nd; d++)
+			s->js.allocated[(size_t)j * nd + d] += req[d];
+	}
+	return TPH_OK;
+}
+
+static int resolve_threads(const tph_session_opts *o)
+{
+	if (o && o->threads > 0)
+		return o->threads;
+#ifdef TPH_HAVE_OPENMP
+	return omp_get_max_threads();
+#else
+	return 1;
+#endif
+}
+
+static int open_plugin(tph_session *s, uint32_t i, uint32_t t, uint32_t p, tph_diag *d)
+{
+	const char *name = tph_conf_plugin_name(s->conf, t, p);
+	tph_plugin_inst *pi = &s->plugins[i];
+	int rc = tph_registry_plugin(name, &pi->desc, d);
+	if (rc)
+		return rc;
+	pi->tier = (uint16_t)t;
+	pi->args = &s->conf->tiers[t].plugins[p].args;
+	for (uint32_t f = 0; f < TPH_FLAG_COUNT; f++)
+		pi->flags[f] = (int8_t)tph_conf_flag_on(s->conf, t, p, (tph_conf_flag)f);
+	pi->st = tph_arena_calloc(&s->arena, 1, pi->desc->state_size ? pi->desc->state_size : 1,
+	                          TPH_CACHELINE);
+	if (!pi->st)
+		return tph_diag_set(d, TPH_ENOMEM, "plugin %s: out of memory", name);
+	if (pi->desc->args)
+		tph_args_apply(pi->args, pi->desc->args, pi->st, d, name);
+	tph_args_set_diag(pi->args, d, name);
+	s->cur_plugin = (int)i;
+	rc = pi->desc->on_session_open(s, pi->st, pi->args);
+	s->cur_plugin = -1;
+	if (rc && !d->msg[0])
+		tph_diag_set(d, rc, "plugin %s: on_session_open failed: %s", name,
+		             tph_strerror(rc));
+	return rc;
+}
+
+static int open_plugins(tph_session *s, tph_diag *d)
+{
+	const tph_conf *c = s->conf;
+	s->n_tiers = tph_conf_tier_count(c);
+	for (uint32_t t = 0; t < s->n_tiers; t++)
+		s->n_plugins += tph_conf_plugin_count(c, t);
+	s->plugins = TPH_ARENA_NEW(&s->arena, tph_plugin_inst, s->n_plugins + 1);
+	if (!s->plugins)
+		return TPH_ENOMEM;
+	uint32_t i = 0;
+	for (uint32_t t = 0; t < s->n_tiers; t++)
+		for (uint32_t p = 0; p < tph_conf_plugin_count(c, t); p++, i++) {
+			int rc = open_plugin(s, i, t, p, d);
+			if (rc)
+				return rc;
+		}
+	return TPH_OK;
+}
+
+static int open_inner(tph_session *s, tph_diag *d)
+{
+	int rc = copy_columns(s);
+	if (!rc)
+		rc = init_job_state(s);
+	if (!rc)
+		rc = tph_ep_init(s);
+	if (rc)
+		return tph_diag_set(d, rc, "session open: %s", tph_strerror(rc));
+	if (s->opts.plugin_dir && (rc = tph_plugins_load(s->opts.plugin_dir, d)))
+		return rc;
+	if ((rc = open_plugins(s, d)))
+		return rc;
+	s->frozen = true;
+	return TPH_OK;
+}
+
+int tph_session_open(const tph_snapshot *snap, const tph_conf *conf, const tph_session_opts *opts,
+                     tph_session **out, tph_diag *d)
+{
+	double t0 = tph_now_ms();
+	*out = NULL;
+	tph_session *s = tph_calloc(1, sizeof *s);
+	if (!s)
+		return tph_diag_set(d, TPH_ENOMEM, "session open: out of memory");
+	if (tph_arena_init(&s->arena, (size_t)4 << 20) != TPH_OK) {
+		tph_free(s);
+		return tph_diag_set(d, TPH_ENOMEM, "session open: out of memory");
+	}
+	s->snap = snap;
+	s->conf = conf;
+	if (opts)
+		s->opts = *opts;
+	s->diag = d;
+	s->threads = resolve_threads(opts);
+	s->ndim = snap->dims.n;
+	s->cur_plugin = -1;
+	int rc = open_inner(s, d);
+	if (rc) {
+		tph_session_free(s);
+		return rc;
+	}
+	s->open_ms = tph_now_ms() - t0;
+	*out = s;
+	return TPH_OK;
+}
+
+static int run_action(tph_session *s, const char *name, tph_diag *d)
+{
+	const tph_action *a;
+	int rc = tph_registry_action(name, &a, d);
+	if (rc)
+		return rc;
+	const tph_conf_action_args *ca = tph_conf_find_action_args(s->conf, name);
+	const tph_args *args = ca ? &ca->args : NULL;
+	tph_args_set_diag(args, d, name);
+	double t0 = tph_now_ms();
+	if (a->initialize && (rc = a->initialize(s, args)))
+		return tph_diag_set(d, rc, "action %s: initialize failed", name);
+	rc = a->execute(s, args);
+	if (a->uninitialize)
+		a->uninitialize(s);
+	tph_action_time *at = &s->action_times[s->n_action_times++];
+	at->action = name;
+	at->ms = tph_now_ms() - t0;
+	if (rc && !d->msg[0])
+		tph_diag_set(d, rc, "action %s failed: %s", name, tph_strerror(rc));
+	return rc;
+}
+
+int tph_session_run(tph_session *s, tph_diag *d)
+{
+	uint32_t n = tph_conf_action_count(s->conf);
+	s->action_times = TPH_ARENA_NEW(&s->arena, tph_action_time, n + 1);
+	if (!s->action_times)
+		return tph_diag_set(d, TPH_ENOMEM, "session run: out of memory");
+	for (uint32_t i = 0; i < n; i++) {
+		int rc = run_action(s, tph_conf_action(s->conf, i), d);
+		if (rc)
+			return rc;
+	}
+	return TPH_OK;
+}
+
+void tph_session_free(tph_session *s)
+{
+	if (!s)
+		return;
+	tph_ep_free(s);
+	tph_free(s->log.binds);
+	tph_free(s->log.evictions);
+	tph_free(s->log.pipelined);
+	tph_arena_destroy(&s->arena);
+	tph_free(s);
+}

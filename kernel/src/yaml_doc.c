@@ -1,0 +1,231 @@
+/* Builds the compact document of yaml_util.h from libyaml's event stream: one node array,
+ * texts and child lists in one arena. libyaml's own document API costs a malloc per node plus
+ * a tag copy, several times the parse itself on large scenarios. */
+#include "mem.h"
+#include "yaml_util.h"
+
+#include <string.h>
+
+typedef struct frame {
+	uint32_t id;
+	uint32_t kids_start; /* where this collection's children start in `kids` */
+} frame;
+
+typedef struct builder {
+	yu_doc *doc;
+	uint32_t *kids; /* children of the open collections, innermost last */
+	uint32_t n_kids, cap_kids;
+	frame *frames;
+	uint32_t n_frames, cap_frames;
+	yu_map anchors; /* anchor name -> node id */
+	int docs;
+} builder;
+
+static int new_node(builder *b, uint8_t type, yaml_mark_t m, uint32_t *id)
+{
+	yu_doc *doc = b->doc;
+	if (doc->n == YU_NONE - 1 || tph_grow(&doc->nodes, &doc->cap, doc->n + 1, sizeof(yu_node)))
+		return TPH_ENOMEM;
+	doc->nodes[doc->n] = (yu_node){.type = type, .line = (uint32_t)m.line,
+				       .col = (uint32_t)m.column};
+	*id = doc->n++;
+	return TPH_OK;
+}
+
+static int add_child(builder *b, uint32_t id)
+{
+	if (b->n_frames == 0) {
+		b->doc->root = id;
+		return TPH_OK;
+	}
+	if (tph_grow(&b->kids, &b->cap_kids, b->n_kids + 1, sizeof *b->kids))
+		return TPH_ENOMEM;
+	b->kids[b->n_kids++] = id;
+	return TPH_OK;
+}
+
+static int anchor(builder *b, const yaml_char_t *name, uint32_t id)
+{
+	if (!name)
+		return TPH_OK;
+	size_t len = strlen((const char *)name);
+	char *copy = yu_strndup(&b->doc->arena, (const char *)name, len);
+	if (!copy || yu_map_set(&b->anchors, copy, len, NULL, 0, id) < 0) /* redefinition wins */
+		return TPH_ENOMEM;
+	return TPH_OK;
+}
+
+static int on_scalar(builder *b, const yaml_event_t *e)
+{
+	uint32_t id;
+	int rc = new_node(b, YU_SCALAR, e->start_mark, &id);
+	if (rc < 0)
+		return rc;
+	size_t len = e->data.scalar.length;
+	const char *v = e->data.scalar.value ? (const char *)e->data.scalar.value : "";
+	yu_node *n = &b->doc->nodes[id];
+	n->style = (uint8_t)e->data.scalar.style;
+	n->len = (uint32_t)len;
+	if (len >= UINT32_MAX || !(n->u.str = yu_strndup(&b->doc->arena, v, len)))
+		return TPH_ENOMEM;
+	rc = anchor(b, e->data.scalar.anchor, id);
+	return rc < 0 ? rc : add_child(b, id);
+}
+
+static int on_start(builder *b, const yaml_event_t *e, uint8_t type, const yaml_char_t *anc)
+{
+	uint32_t id;
+	int rc = new_node(b, type, e->start_mark, &id);
+	if (rc == TPH_OK)
+		rc = anchor(b, anc, id);
+	if (rc == TPH_OK)
+		rc = add_child(b, id);
+	if (rc == TPH_OK &&
+	    tph_grow(&b->frames, &b->cap_frames, b->n_frames + 1, sizeof *b->frames))
+		rc = TPH_ENOMEM;
+	if (rc == TPH_OK)
+		b->frames[b->n_frames++] = (frame){id, b->n_kids};
+	return rc;
+}
+
+static int on_end(builder *b)
+{
+	frame f = b->frames[--b->n_frames];
+	uint32_t count = b->n_kids - f.kids_start;
+	uint32_t *kids = yu_alloc_array(&b->doc->arena, count, sizeof *kids);
+	if (!kids)
+		return TPH_ENOMEM;
+	memcpy(kids, b->kids + f.kids_start, count * sizeof *kids);
+	yu_node *n = &b->doc->nodes[f.id];
+	n->len = n->type == YU_MAP ? count / 2 : count;
+	n->u.items = kids;
+	b->n_kids = f.kids_start;
+	return TPH_OK;
+}
+
+static int on_alias(builder *b, const yaml_event_t *e, const char *file, int lb, int cb,
+		    tph_diag *d)
+{
+	const char *name = (const char *)e->data.alias.anchor;
+	uint32_t id;
+	if (!yu_map_get(&b->anchors, name, strlen(name), NULL, 0, &id))
+		return tph_diag_set(d, TPH_EPARSE, "%s:%d:%d: YAML syntax error: undefined alias *%s",
+				    file, (int)e->start_mark.line + lb + 1,
+				    (int)e->start_mark.column + cb + 1, name);
+	return add_child(b, id);
+}
+
+static int on_event(builder *b, const yaml_event_t *e, const char *file, int lb, int cb,
+		    tph_diag *d)
+{
+	switch (e->type) {
+	case YAML_DOCUMENT_START_EVENT:
+		if (++b->docs > 1)
+			return tph_diag_set(d, TPH_EPARSE, "%s:%d:%d: more than one YAML document",
+					    file, (int)e->start_mark.line + lb + 1,
+					    (int)e->start_mark.column + cb + 1);
+		return TPH_OK;
+	case YAML_SCALAR_EVENT:
+		return on_scalar(b, e);
+	case YAML_SEQUENCE_START_EVENT:
+		return on_start(b, e, YU_SEQ, e->data.sequence_start.anchor);
+	case YAML_MAPPING_START_EVENT:
+		return on_start(b, e, YU_MAP, e->data.mapping_start.anchor);
+	case YAML_SEQUENCE_END_EVENT:
+	case YAML_MAPPING_END_EVENT:
+		return on_end(b);
+	case YAML_ALIAS_EVENT:
+		return on_alias(b, e, file, lb, cb, d);
+	default:
+		return TPH_OK;
+	}
+}
+
+/* Line and column (0-based) of byte `off`: the reader reports bad bytes by offset only. */
+static yaml_mark_t mark_of(const char *buf, size_t len, size_t off)
+{
+	yaml_mark_t m = {0};
+	for (size_t i = 0; i < off && i < len; i++) {
+		if (buf[i] == '\n')
+			m.line++, m.column = 0;
+		else
+			m.column++;
+	}
+	return m;
+}
+
+static int parser_error(const yaml_parser_t *p, const char *buf, size_t len, const char *file,
+			int lb, int cb, tph_diag *d)
+{
+	if (p->error == YAML_MEMORY_ERROR)
+		return tph_diag_set(d, TPH_ENOMEM, "%s: out of memory while parsing YAML", file);
+	yaml_mark_t m = p->problem_mark;
+	const char *problem = p->problem ? p->problem : "malformed YAML";
+	if (p->error == YAML_READER_ERROR) {
+		m = mark_of(buf, len, p->problem_offset);
+		return tph_diag_set(d, TPH_EPARSE, "%s:%d:%d: YAML syntax error: %s (byte %zu)",
+				    file, (int)m.line + lb + 1, (int)m.column + cb + 1, problem,
+				    p->problem_offset);
+	}
+	if (p->context)
+		return tph_diag_set(d, TPH_EPARSE,
+				    "%s:%d:%d: YAML syntax error: %s (%s at line %d)", file,
+				    (int)m.line + lb + 1, (int)m.column + cb + 1, problem,
+				    p->context, (int)p->context_mark.line + lb + 1);
+	return tph_diag_set(d, TPH_EPARSE, "%s:%d:%d: YAML syntax error: %s", file,
+			    (int)m.line + lb + 1, (int)m.column + cb + 1, problem);
+}
+
+static int run(yaml_parser_t *p, builder *b, const char *buf, size_t len, const char *file,
+	       int lb, int cb, tph_diag *d)
+{
+	for (;;) {
+		yaml_event_t e;
+		if (!yaml_parser_parse(p, &e))
+			return parser_error(p, buf, len, file, lb, cb, d);
+		int rc = on_event(b, &e, file, lb, cb, d);
+		bool end = e.type == YAML_STREAM_END_EVENT;
+		yaml_event_delete(&e);
+		if (rc == TPH_ENOMEM)
+			return tph_diag_set(d, rc, "%s: out of memory while parsing YAML", file);
+		if (rc < 0 || end)
+			return rc;
+	}
+}
+
+int yu_load(const char *buf, size_t len, const char *file, int line_base, int col_base,
+	    yu_doc *doc, tph_diag *d)
+{
+	memset(doc, 0, sizeof *doc);
+	doc->root = YU_NONE;
+	builder b = {.doc = doc};
+	/* Every node takes at least two bytes of input ("a,"): reserve for one per four bytes up
+	 * front (untouched pages cost nothing) rather than copy the array as it doubles. */
+	uint32_t guess = len / 4 < (1u << 28) ? (uint32_t)(len / 4) + 16 : (1u << 28);
+	if (tph_grow(&doc->nodes, &doc->cap, guess, sizeof(yu_node)) < 0)
+		return tph_diag_set(d, TPH_ENOMEM, "%s: out of memory", file);
+	yaml_parser_t p;
+	if (yu_map_init(&b.anchors, 8) < 0 || !yaml_parser_initialize(&p)) {
+		yu_map_free(&b.anchors);
+		yu_doc_free(doc);
+		return tph_diag_set(d, TPH_ENOMEM, "%s: out of memory", file);
+	}
+	yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);
+	int rc = run(&p, &b, buf, len, file, line_base, col_base, d);
+	yaml_parser_delete(&p);
+	yu_free(b.kids);
+	yu_free(b.frames);
+	yu_map_free(&b.anchors);
+	if (rc < 0)
+		yu_doc_free(doc);
+	return rc;
+}
+
+void yu_doc_free(yu_doc *doc)
+{
+	yu_free(doc->nodes);
+	yu_arena_free(&doc->arena);
+	doc->nodes = NULL;
+	doc->n = doc->cap = 0;
+	doc->root = YU_NONE;
+}

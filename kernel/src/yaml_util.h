@@ -1,0 +1,297 @@
+/* Helpers over libyaml's document API, shared by the scenario and conf loaders.
+ *
+ * An arena owns everything a loaded object keeps (one free at the end); a small open-addressing
+ * map indexes names; a reading context carries the file name, the object being read and the
+ * field path, so every error comes out as
+ *     FILE:LINE:COL: pod c1/p1: field requests.cpu: not a number ("abc")
+ * Typed readers (strings, booleans, integers, floats, quantities, RFC 3339 timestamps, Go
+ * durations, string maps and lists) and a table-driven mapping walker that rejects unknown and
+ * duplicate keys sit on top. */
+#ifndef TPH_YAML_UTIL_H
+#define TPH_YAML_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <yaml.h>
+
+#include "tephra/cluster.h"
+#include "tephra/status.h"
+
+/* ---- allocation ------------------------------------------------------------------------- */
+
+/* Every allocation the loaders make goes through these: the kernel allocator (mem.h), so the
+ * fault-injection hook covers the loaders. libyaml's own allocations are not covered. */
+void *yu_malloc(size_t n);
+void *yu_calloc(size_t n, size_t size);
+void yu_free(void *p);
+
+/* Bump allocator: 8-byte aligned blocks (strings unaligned) that live until yu_arena_free(). A zeroed struct is
+ * an empty arena. Every function returns NULL when memory runs out. */
+typedef struct yu_chunk yu_chunk;
+typedef struct yu_arena {
+	yu_chunk *head;
+	char *cur;
+	char *end;
+} yu_arena;
+
+void *yu_alloc(yu_arena *a, size_t size);
+/* `n` zeroed elements of `size` bytes (overflow-checked); n == 0 gives a valid empty block. */
+void *yu_alloc_array(yu_arena *a, size_t n, size_t size);
+/* Copy `n` bytes and a NUL. */
+char *yu_strndup(yu_arena *a, const char *s, size_t n);
+void yu_arena_free(yu_arena *a);
+
+/* ---- string map --------------------------------------------------------------------------- */
+
+/* Keys are one or two strings (a, b) — e.g. (namespace, name) — borrowed, not copied; they must
+ * outlive the map. Values are uint32 indices. */
+typedef struct yu_slot {
+	uint64_t h;
+	const char *a;
+	const char *b;
+	uint32_t alen;
+	uint32_t blen;
+	uint32_t val;
+} yu_slot;
+
+typedef struct yu_map {
+	yu_slot *slots; /* a == NULL: empty slot */
+	uint32_t mask;
+	uint32_t count;
+} yu_map;
+
+int yu_map_init(yu_map *m, size_t expected);
+void yu_map_free(yu_map *m);
+/* Insert (a, b) -> val. Returns 1 if inserted, 0 if the key was present (then *old, if not
+ * NULL, receives its value and nothing changes), TPH_ENOMEM on failure. */
+int yu_map_put(yu_map *m, const char *a, size_t alen, const char *b, size_t blen, uint32_t val,
+	       uint32_t *old);
+/* Insert or overwrite. */
+int yu_map_set(yu_map *m, const char *a, size_t alen, const char *b, size_t blen, uint32_t val);
+bool yu_map_get(const yu_map *m, const char *a, size_t alen, const char *b, size_t blen,
+		uint32_t *val);
+
+/* ---- pure parsers --------------------------------------------------------------------------- */
+
+/* RFC 3339 (`2026-01-01T00:10:00Z`, `…T00:10:00.250+02:00`; `t`/`z` accepted) to milliseconds
+ * since the epoch, UTC; fractions below a millisecond are truncated. On error returns
+ * TPH_EINVAL and sets *why to a static reason. */
+int tph_parse_time(const char *s, size_t len, tph_time *out, const char **why);
+
+/* The millisecond value of Go's zero time, 0001-01-01T00:00:00Z. */
+#define TPH_GO_ZERO_TIME_MS (-62135596800000LL)
+
+/* A Go duration (`300ms`, `-1.5h`, `2h45m`, `0`; units ns us µs ms s m h) in nanoseconds.
+ * On error returns TPH_EINVAL or TPH_ERANGE and sets *why. */
+int tph_parse_duration(const char *s, size_t len, int64_t *ns, const char **why);
+
+/* ---- documents ------------------------------------------------------------------------------- */
+
+typedef enum yu_type {
+	YU_SCALAR = 1,
+	YU_SEQ = 2,
+	YU_MAP = 3,
+} yu_type;
+
+typedef struct yu_pair {
+	uint32_t key;
+	uint32_t value;
+} yu_pair;
+
+/* A compact node (24 bytes): a document is one array of these plus one arena for texts and
+ * child lists. Aliases share the anchored node's id. */
+typedef struct yu_node {
+	uint8_t type;  /* yu_type */
+	uint8_t style; /* a scalar's yaml_scalar_style_t */
+	uint32_t line; /* 0-based, as libyaml's marks */
+	uint32_t col;  /* 0-based */
+	uint32_t len;  /* scalar bytes, sequence items or mapping pairs */
+	union {
+		const char *str;      /* a scalar's text, NUL-terminated */
+		const uint32_t *items; /* a sequence's item ids */
+		const yu_pair *pairs;  /* a mapping's key and value ids */
+	} u;
+} yu_node;
+
+#define YU_NONE UINT32_MAX
+
+typedef struct yu_doc {
+	yu_node *nodes;
+	uint32_t n;
+	uint32_t cap;
+	uint32_t root; /* YU_NONE: an empty stream */
+	yu_arena arena;
+} yu_doc;
+
+/* Parse `buf` into `doc` from libyaml's events (one document; a second one is an error).
+ * Syntax errors are reported as `FILE:LINE:COL: YAML syntax error: ...`, with lines and
+ * columns shifted by the bases. On success free `doc` with yu_doc_free(); on error nothing is
+ * left to free. */
+int yu_load(const char *buf, size_t len, const char *file, int line_base, int col_base,
+	    yu_doc *doc, tph_diag *d);
+void yu_doc_free(yu_doc *doc);
+
+/* ---- reading context -------------------------------------------------------------------------- */
+
+#define YU_PATH_MAX 12
+
+typedef struct yu_path_elem {
+	const char *key; /* NULL: a sequence index */
+	int32_t idx;
+} yu_path_elem;
+
+typedef struct yu_ctx {
+	const yu_doc *doc;
+	const char *file; /* display name in messages */
+	tph_diag *d;
+	yu_arena *arena;    /* where readers copy what they return */
+	int line_base;      /* added to libyaml's 0-based line before printing it 1-based */
+	int col_base;       /* added to libyaml's 0-based column */
+	const char *obj_kind; /* "pod", "conf tier 1 plugin", NULL: none */
+	const char *obj_ns;   /* NULL: not namespaced */
+	const char *obj_name; /* NULL: unnamed, shown as "#<obj_index + 1>" */
+	long obj_index;
+	char obj_buf[64]; /* storage for a formatted obj_kind */
+	int depth;
+	yu_path_elem path[YU_PATH_MAX];
+} yu_ctx;
+
+void yu_ctx_init(yu_ctx *c, const yu_doc *doc, const char *file, yu_arena *arena,
+		 tph_diag *d);
+/* Name the object being read (strings are borrowed; formatted only if an error happens). */
+void yu_set_obj(yu_ctx *c, const char *kind, const char *ns, const char *name, long index);
+
+static inline void yu_push(yu_ctx *c, const char *key)
+{
+	if (c->depth < YU_PATH_MAX)
+		c->path[c->depth] = (yu_path_elem){key, 0};
+	c->depth++;
+}
+
+static inline void yu_push_idx(yu_ctx *c, int32_t idx)
+{
+	if (c->depth < YU_PATH_MAX)
+		c->path[c->depth] = (yu_path_elem){NULL, idx};
+	c->depth++;
+}
+
+static inline void yu_pop(yu_ctx *c)
+{
+	c->depth--;
+}
+
+/* Write `FILE:LINE:COL: OBJECT: field PATH: <msg>` to the diag; returns `status`. */
+int yu_err(yu_ctx *c, const yu_node *n, int status, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 4, 5)))
+#endif
+	;
+/* Emit a located warning in the same shape. */
+void yu_warn(yu_ctx *c, const yu_node *n, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 3, 4)))
+#endif
+	;
+/* 1-based line and column of a node as printed in messages. */
+uint32_t yu_line(const yu_ctx *c, const yu_node *n);
+uint32_t yu_col(const yu_ctx *c, const yu_node *n);
+
+/* ---- nodes ------------------------------------------------------------------------------------- */
+
+static inline yu_node *yu_at(const yu_ctx *c, uint32_t id)
+{
+	return &c->doc->nodes[id];
+}
+
+static inline const char *yu_sv(const yu_node *n)
+{
+	return n->u.str;
+}
+
+static inline bool yu_plain(const yu_node *n)
+{
+	return n->style == YAML_PLAIN_SCALAR_STYLE;
+}
+
+static inline size_t yu_seq_len(const yu_node *n)
+{
+	return n->len;
+}
+
+static inline size_t yu_map_len(const yu_node *n)
+{
+	return n->len;
+}
+
+/* A plain scalar that YAML reads as null: empty, `~`, `null`, `Null`, `NULL`. */
+bool yu_is_null(const yu_node *n);
+/* "a mapping", "a sequence", "null", "a boolean", "a number" or "a string". */
+const char *yu_kind(const yu_node *n);
+/* The value under `key` in a mapping whose keys are scalars, or NULL. */
+yu_node *yu_map_find(const yu_ctx *c, const yu_node *map, const char *key);
+
+int yu_want_map(yu_ctx *c, const yu_node *n);
+int yu_want_seq(yu_ctx *c, const yu_node *n);
+int yu_want_scalar(yu_ctx *c, const yu_node *n, const char *what);
+
+/* ---- typed readers (errors name the current object and path) ---------------------------------- */
+
+int yu_str(yu_ctx *c, const yu_node *n, const char **out); /* any scalar, copied */
+int yu_name(yu_ctx *c, const yu_node *n, const char **out); /* non-empty, no '/' */
+int yu_bool(yu_ctx *c, const yu_node *n, bool *out);
+int yu_int(yu_ctx *c, const yu_node *n, int64_t lo, int64_t hi, int64_t *out);
+int yu_i32(yu_ctx *c, const yu_node *n, int32_t lo, int32_t hi, int32_t *out);
+int yu_float(yu_ctx *c, const yu_node *n, double *out);
+int yu_time(yu_ctx *c, const yu_node *n, tph_time *out);
+int yu_duration(yu_ctx *c, const yu_node *n, int64_t *ns);
+/* One of `names` (NULL-terminated); *out is its index. */
+int yu_enum(yu_ctx *c, const yu_node *n, const char *const *names, int *out);
+int yu_quantity(yu_ctx *c, const yu_node *n, const char *res, size_t res_len,
+		int64_t *out);
+/* A mapping whose keys are all scalars, none repeated (linear in the number of keys). */
+int yu_check_unique_keys(yu_ctx *c, const yu_node *map);
+int yu_res_list(yu_ctx *c, const yu_node *n, tph_res_list *out);
+int yu_kv_list(yu_ctx *c, const yu_node *n, tph_kv_list *out);
+int yu_str_list(yu_ctx *c, const yu_node *n, tph_str_list *out);
+
+/* ---- table-driven mappings --------------------------------------------------------------------- */
+
+typedef int (*yu_field_fn)(yu_ctx *c, yu_node *v, void *dst, const void *aux);
+
+typedef struct yu_field {
+	const char *key;
+	yu_field_fn fn;
+	size_t off;	 /* where in the target struct the handler writes */
+	const void *aux; /* handler data (enum names, ...) */
+	unsigned flags;
+} yu_field;
+
+#define YU_REQUIRED 1u
+
+#define YU_F(key, fn, type, member, aux, flags) {key, fn, offsetof(type, member), aux, flags}
+
+/* Walk a mapping: every key must be a scalar naming an entry of `tab` (at most 64 entries),
+ * at most once. A null value counts as absent (the handler is not called; a required field
+ * is then missing). Handlers run with the key pushed on the path. */
+int yu_walk(yu_ctx *c, const yu_node *map, const yu_field *tab, size_t n, void *base);
+
+/* Handlers for yu_walk. */
+int yu_f_str(yu_ctx *c, yu_node *v, void *dst, const void *aux);	  /* const char * */
+int yu_f_name(yu_ctx *c, yu_node *v, void *dst, const void *aux);	  /* const char * */
+int yu_f_bool(yu_ctx *c, yu_node *v, void *dst, const void *aux);	  /* bool */
+int yu_f_tristate(yu_ctx *c, yu_node *v, void *dst, const void *aux); /* int -1/0/1 */
+int yu_f_i32(yu_ctx *c, yu_node *v, void *dst, const void *aux);	  /* int32, any */
+int yu_f_i32_nonneg(yu_ctx *c, yu_node *v, void *dst, const void *aux); /* int32 >= 0 */
+int yu_f_i32_pos(yu_ctx *c, yu_node *v, void *dst, const void *aux);    /* int32 >= 1 */
+int yu_f_float(yu_ctx *c, yu_node *v, void *dst, const void *aux);	    /* double */
+int yu_f_time(yu_ctx *c, yu_node *v, void *dst, const void *aux);	    /* tph_time */
+int yu_f_enum(yu_ctx *c, yu_node *v, void *dst, const void *aux); /* int; aux: names */
+int yu_f_res(yu_ctx *c, yu_node *v, void *dst, const void *aux);  /* tph_res_list */
+int yu_f_kv(yu_ctx *c, yu_node *v, void *dst, const void *aux);   /* tph_kv_list */
+int yu_f_strs(yu_ctx *c, yu_node *v, void *dst, const void *aux); /* tph_str_list */
+
+/* Read a whole file into a NUL-terminated heap buffer (free with yu_free). */
+int yu_read_file(const char *path, char **buf, size_t *len, tph_diag *d);
+
+#endif

@@ -1,0 +1,1157 @@
+/* Unit tests for extension points (kernel/src/ep.c, ep_dispatch.c, ep_score.c): a session is
+ * built by hand, spy plugins register callbacks whose answers come from their state, and each
+ * combination rule of Volcano's session_plugins.go is checked from a table. Filtering and
+ * scoring are checked against naive loops and for identical results at 1..8 threads. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ep.h"
+#include "mem.h"
+
+#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
+#define MAXP       8
+#define NDIM       5
+
+/* ---- fixture: a session with MAXP plugin instances and small stores ---- */
+
+typedef struct spy {
+	int id;
+	int cmp;                /* order answer */
+	int vote;               /* vote answer */
+	bool pred;              /* bool answer */
+	int decide;             /* victims: 0 abstains */
+	const char *keep;       /* victims: '1' per kept candidate */
+	int fail;               /* status to return (events, sims, job valid) */
+	tph_reason_code reason; /* predicate verdict for rejected nodes */
+	uint32_t reject_mod;    /* predicate: reject nodes with node % reject_mod == reject_rem */
+	uint32_t reject_rem;
+	double weight; /* scores */
+	tph_idx best;  /* best node answer */
+} spy;
+
+typedef struct fx {
+	tph_session s;
+	tph_snapshot snap;
+	tph_strtab strs;
+	tph_plugin_inst pl[MAXP];
+	spy sp[MAXP];
+	tph_job_store jobs;
+	tph_queue_store queues;
+	tph_job_meta meta_sub;
+	tph_subgroup_row subgroup;
+	void *mem[32];
+	int n_mem;
+} fx;
+
+static int calls[256];
+static int n_calls;
+
+static void log_call(int v)
+{
+	if (n_calls < (int)N_ELEMS(calls))
+		calls[n_calls++] = v;
+}
+
+static void *fx_alloc(fx *f, size_t n)
+{
+	void *p = calloc(1, n ? n : 1);
+	assert_non_null(p);
+	f->mem[f->n_mem++] = p;
+	return p;
+}
+
+static tph_sid intern(fx *f, const char *s)
+{
+	return tph_strtab_intern_cstr(&f->strs, s);
+}
+
+static const char *const dim_names[NDIM] = {"cpu", "memory", "pods", "ephemeral-storage",
+                                            "nvidia.com/gpu"};
+
+/* n_plugins instances in the given tiers, every flag on; n_nodes nodes, n_tasks tasks, three
+ * jobs and three queues. */
+static fx *fx_new(uint32_t n_plugins, const uint16_t *tiers, uint32_t n_nodes, uint32_t n_tasks)
+{
+	fx *f = calloc(1, sizeof *f);
+	assert_non_null(f);
+	assert_int_equal(tph_strtab_init(&f->strs), TPH_OK);
+	f->snap.strs = &f->strs;
+	f->snap.dims.n = NDIM;
+	for (uint32_t d = 0; d < NDIM; d++)
+		f->snap.dims.name[d] = intern(f, dim_names[d]);
+	tph_session *s = &f->s;
+	assert_int_equal(tph_arena_init(&s->arena, 0), TPH_OK);
+	s->snap = &f->snap;
+	s->ndim = NDIM;
+	s->threads = 1;
+	s->cur_plugin = -1;
+	s->plugins = f->pl;
+	s->n_plugins = n_plugins;
+	for (uint32_t i = 0; i < n_plugins; i++) {
+		f->pl[i].tier = tiers ? tiers[i] : 0;
+		f->pl[i].st = &f->sp[i];
+		memset(f->pl[i].flags, 1, sizeof f->pl[i].flags);
+		f->sp[i].id = (int)i;
+		f->sp[i].best = TPH_NOIDX;
+	}
+	tph_node_store *ns = &s->nodes;
+	ns->n = n_nodes;
+	ns->stride = n_nodes + 3; /* not n, to catch [d * stride + i] mistakes */
+	ns->idle = fx_alloc(f, sizeof(int64_t) * NDIM * ns->stride);
+	ns->releasing = fx_alloc(f, sizeof(int64_t) * NDIM * ns->stride);
+	ns->pipelined = fx_alloc(f, sizeof(int64_t) * NDIM * ns->stride);
+	tph_task_store *ts = &s->tasks;
+	ts->n = n_tasks;
+	ts->req = fx_alloc(f, sizeof(int64_t) * NDIM * (n_tasks + 1));
+	ts->name = fx_alloc(f, sizeof(tph_sid) * (n_tasks + 1));
+	ts->uid = fx_alloc(f, sizeof(tph_sid) * (n_tasks + 1));
+	ts->creation = fx_alloc(f, sizeof(tph_time) * (n_tasks + 1));
+	f->jobs.n = 3;
+	f->jobs.creation = fx_alloc(f, sizeof(tph_time) * 3);
+	f->jobs.uid = fx_alloc(f, sizeof(tph_sid) * 3);
+	f->jobs.meta = fx_alloc(f, sizeof(tph_job_meta *) * 3);
+	f->queues.n = 3;
+	f->queues.creation = fx_alloc(f, sizeof(tph_time) * 3);
+	f->queues.name = fx_alloc(f, sizeof(tph_sid) * 3);
+	s->jobs = &f->jobs;
+	s->queues = &f->queues;
+	f->meta_sub.subgroups = &f->subgroup;
+	f->meta_sub.n_subgroups = 1;
+	return f;
+}
+
+static void fx_free(fx *f)
+{
+	tph_ep_free(&f->s);
+	tph_arena_destroy(&f->s.arena);
+	tph_strtab_free(&f->strs);
+	for (int i = 0; i < f->n_mem; i++)
+		free(f->mem[i]);
+	free(f);
+}
+
+/* Run `reg` as plugin i's on_session_open would. */
+#define AS(f, i, call)                            \
+	do {                                      \
+		(f)->s.cur_plugin = (i);          \
+		assert_int_equal((call), TPH_OK); \
+		(f)->s.cur_plugin = -1;           \
+	} while (0)
+
+/* ---- spy callbacks ---- */
+
+static int cb_cmp(void *st, const tph_session *s, tph_idx a, tph_idx b)
+{
+	const spy *p = st;
+	log_call(p->id);
+	return a < b ? p->cmp : -p->cmp;
+}
+
+static int cb_vq_cmp(void *st, const tph_session *s, tph_idx a, tph_idx b, tph_idx pq)
+{
+	const spy *p = st;
+	log_call(p->id);
+	return a < b ? p->cmp : -p->cmp;
+}
+
+static int cb_vote(void *st, const tph_session *s, tph_idx job)
+{
+	const spy *p = st;
+	log_call(p->id);
+	return p->vote;
+}
+
+static bool cb_pred(void *st, const tph_session *s, tph_idx job)
+{
+	const spy *p = st;
+	log_call(p->id);
+	return p->pred;
+}
+
+static bool cb_qpred(void *st, const tph_session *s, tph_idx q)
+{
+	const spy *p = st;
+	log_call(p->id);
+	return p->pred;
+}
+
+static bool cb_qtpred(void *st, const tph_session *s, tph_idx q, tph_idx t)
+{
+	const spy *p = st;
+	log_call(p->id);
+	return p->pred;
+}
+
+static int cb_victims(void *st, const tph_session *s, tph_idx who, const tph_idx *c, uint32_t n,
+                      uint8_t *keep)
+{
+	const spy *p = st;
+	log_call(p->id);
+	for (uint32_t i = 0; p->keep && i < n && p->keep[i]; i++)
+		keep[i] = p->keep[i] == '1';
+	return p->decide;
+}
+
+static void cb_victim_tasks(void *st, const tph_session *s, const tph_idx *t, uint32_t n,
+                            uint8_t *victim)
+{
+	const spy *p = st;
+	log_call(p->id);
+	for (uint32_t i = 0; p->keep && i < n && p->keep[i]; i++)
+		if (p->keep[i] == '1')
+			victim[i] = 1;
+}
+
+static int cb_alloc(void *st, tph_session *s, tph_idx task)
+{
+	const spy *p = st;
+	log_call(100 + p->id);
+	return p->fail;
+}
+
+static int cb_dealloc(void *st, tph_session *s, tph_idx task)
+{
+	const spy *p = st;
+	log_call(200 + p->id);
+	return p->fail;
+}
+
+static int cb_valid(void *st, const tph_session *s, tph_idx job, tph_valid_result *out)
+{
+	const spy *p = st;
+	log_call(p->id);
+	if (p->fail) {
+		out->reason = "NotEnoughPods";
+		out->message = p->id == 1 ? "one" : "other";
+	}
+	return p->fail;
+}
+
+static void cb_job_event(void *st, tph_session *s, tph_idx job)
+{
+	log_call(((const spy *)st)->id);
+}
+
+static void cb_session_event(void *st, tph_session *s)
+{
+	log_call(((const spy *)st)->id);
+}
+
+static tph_idx cb_target(void *st, const tph_session *s, const tph_idx *jobs, uint32_t n)
+{
+	const spy *p = st;
+	log_call(p->id);
+	return p->best;
+}
+
+static bool cb_sim_alloc(void *st, const tph_session *s, tph_idx q, tph_idx t)
+{
+	const spy *p = st;
+	log_call(p->id);
+	return p->pred;
+}
+
+static tph_reason_code cb_sim_pred(void *st, const tph_session *s, tph_idx t, tph_idx n)
+{
+	const spy *p = st;
+	log_call(p->id);
+	return p->reason;
+}
+
+static int cb_sim_task(void *st, tph_session *s, tph_idx pt, tph_idx t, tph_idx n)
+{
+	const spy *p = st;
+	log_call(p->id);
+	return p->fail;
+}
+
+static tph_reason_code cb_prepred(void *st, const tph_session *s, tph_idx task)
+{
+	const spy *p = st;
+	log_call(p->id);
+	return p->reason;
+}
+
+/* Rejects node % mod == rem with the spy's reason. Called from OpenMP workers: no logging. */
+static void cb_predicate(void *st, const tph_session *s, tph_idx task, const tph_idx *nodes,
+                         uint32_t n, tph_reason_code *out)
+{
+	const spy *p = st;
+	for (uint32_t i = 0; i < n; i++)
+		out[i] = nodes[i] % p->reject_mod == p->reject_rem ? p->reason : TPH_PASS;
+}
+
+/* A deterministic, fractional score per (plugin, node). */
+static double node_score(const spy *p, tph_idx task, tph_idx node)
+{
+	return p->weight *
+	       (double)((node * 2654435761u + task * 40503u + (unsigned)p->id * 97u) % 1000u) / 7.0;
+}
+
+static void cb_score(void *st, const tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
+                     double *out)
+{
+	for (uint32_t i = 0; i < n; i++)
+		out[i] = node_score(st, task, nodes[i]);
+}
+
+/* Min-max normalise to 0..100 as Volcano's reduce functions do (int64 scores). */
+static void cb_reduce(void *st, const tph_session *s, tph_idx task, const tph_idx *nodes,
+                      uint32_t n, double *scores)
+{
+	const spy *p = st;
+	log_call(300 + p->id);
+	double mx = 0;
+	for (uint32_t i = 0; i < n; i++)
+		mx = scores[i] > mx ? scores[i] : mx;
+	for (uint32_t i = 0; i < n; i++)
+		scores[i] = mx > 0 ? scores[i] * 100.0 / mx : 0;
+}
+
+static int batch_calls;
+
+static void cb_batch(void *st, const tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
+                     double *out)
+{
+	batch_calls++;
+	cb_score(st, s, task, nodes, n, out);
+}
+
+static tph_idx cb_best(void *st, const tph_session *s, tph_idx task, const tph_idx *nodes,
+                       const double *scores, uint32_t n)
+{
+	const spy *p = st;
+	log_call(p->id);
+	return p->best;
+}
+
+/* ---- registration ---- */
+
+static void test_flags_gate_registration(void **state)
+{
+	fx *f = fx_new(3, NULL, 0, 0);
+	f->pl[0].flags[TPH_FLAG_JOB_ORDER] = 0;
+	AS(f, 0, tph_on_job_order(&f->s, cb_cmp)); /* accepted, dropped */
+	AS(f, 1, tph_on_job_order(&f->s, cb_cmp));
+	assert_int_equal(f->s.ep[TPH_EP_JOB_ORDER].n, 1);
+	assert_int_equal(f->s.ep[TPH_EP_JOB_ORDER].e[0].plugin, 1);
+	assert_ptr_equal(f->s.ep[TPH_EP_JOB_ORDER].e[0].st, &f->sp[1]);
+
+	/* JobEnqueueable and JobEnqueued share enableJobEnqueued. */
+	f->pl[2].flags[TPH_FLAG_JOB_ENQUEUED] = 0;
+	AS(f, 2, tph_on_job_enqueueable(&f->s, cb_vote));
+	AS(f, 2, tph_on_job_enqueued(&f->s, cb_job_event));
+	assert_int_equal(f->s.ep[TPH_EP_JOB_ENQUEUEABLE].n, 0);
+	assert_int_equal(f->s.ep[TPH_EP_JOB_ENQUEUED].n, 0);
+
+	/* Simulate{Add,Remove}Task: preemptable OR allocatable. */
+	f->pl[0].flags[TPH_FLAG_PREEMPTABLE] = 0;
+	AS(f, 0, tph_on_sim_add_task(&f->s, cb_sim_task));
+	assert_int_equal(f->s.ep[TPH_EP_SIM_ADD_TASK].n, 1);
+	f->pl[2].flags[TPH_FLAG_PREEMPTABLE] = 0;
+	f->pl[2].flags[TPH_FLAG_ALLOCATABLE] = 0;
+	AS(f, 2, tph_on_sim_remove_task(&f->s, cb_sim_task));
+	AS(f, 2, tph_on_sim_add_task(&f->s, cb_sim_task));
+	assert_int_equal(f->s.ep[TPH_EP_SIM_REMOVE_TASK].n, 0);
+	assert_int_equal(f->s.ep[TPH_EP_SIM_ADD_TASK].n, 1);
+
+	/* Never gated: victim queue order, unified evictable, job valid, events. */
+	memset(f->pl[2].flags, 0, sizeof f->pl[2].flags);
+	AS(f, 2, tph_on_victim_queue_order(&f->s, cb_vq_cmp));
+	AS(f, 2, tph_on_unified_evictable(&f->s, cb_victims));
+	AS(f, 2, tph_on_job_valid(&f->s, cb_valid));
+	AS(f, 2, tph_on_task_events(&f->s, cb_alloc, NULL));
+	AS(f, 2, tph_on_predicate(&f->s, cb_predicate)); /* enablePredicate off */
+	AS(f, 2, tph_on_node_map(&f->s, cb_score));      /* enableNodeOrder off */
+	assert_int_equal(f->s.ep[TPH_EP_VICTIM_QUEUE_ORDER].n, 1);
+	assert_int_equal(f->s.ep[TPH_EP_UNIFIED_EVICTABLE].n, 1);
+	assert_int_equal(f->s.ep[TPH_EP_JOB_VALID].n, 1);
+	assert_int_equal(f->s.ep[TPH_EP_ALLOCATE_EVENT].n, 1);
+	assert_int_equal(f->s.ep[TPH_EP_DEALLOCATE_EVENT].n, 1);
+	assert_null(f->s.ep[TPH_EP_DEALLOCATE_EVENT].e[0].fn);
+	assert_int_equal(f->s.ep[TPH_EP_PREDICATE].n, 0);
+	assert_int_equal(f->s.ep[TPH_EP_NODE_MAP].n, 0);
+	fx_free(f);
+}
+
+/* Every extension point maps to Volcano's flag. */
+static void test_flag_table(void **state)
+{
+	static const struct {
+		tph_ep ep;
+		int flag;
+	} want[] = {
+	    {TPH_EP_JOB_ORDER, TPH_FLAG_JOB_ORDER},
+	    {TPH_EP_QUEUE_ORDER, TPH_FLAG_QUEUE_ORDER},
+	    {TPH_EP_TASK_ORDER, TPH_FLAG_TASK_ORDER},
+	    {TPH_EP_SUBJOB_ORDER, TPH_FLAG_SUBJOB_ORDER},
+	    {TPH_EP_CLUSTER_ORDER, TPH_FLAG_CLUSTER_ORDER},
+	    {TPH_EP_VICTIM_QUEUE_ORDER, TPH_EP_ALWAYS},
+	    {TPH_EP_PREDICATE, TPH_FLAG_PREDICATE},
+	    {TPH_EP_PREPREDICATE, TPH_FLAG_PREDICATE},
+	    {TPH_EP_NODE_ORDER, TPH_FLAG_NODE_ORDER},
+	    {TPH_EP_BATCH_NODE_ORDER, TPH_FLAG_NODE_ORDER},
+	    {TPH_EP_NODE_MAP, TPH_FLAG_NODE_ORDER},
+	    {TPH_EP_NODE_REDUCE, TPH_FLAG_NODE_ORDER},
+	    {TPH_EP_BEST_NODE, TPH_FLAG_BEST_NODE},
+	    {TPH_EP_PREEMPTABLE, TPH_FLAG_PREEMPTABLE},
+	    {TPH_EP_RECLAIMABLE, TPH_FLAG_RECLAIMABLE},
+	    {TPH_EP_UNIFIED_EVICTABLE, TPH_EP_ALWAYS},
+	    {TPH_EP_VICTIM_TASKS, TPH_FLAG_VICTIM},
+	    {TPH_EP_JOB_ENQUEUEABLE, TPH_FLAG_JOB_ENQUEUED},
+	    {TPH_EP_JOB_PIPELINED, TPH_FLAG_JOB_PIPELINED},
+	    {TPH_EP_SUBJOB_PIPELINED, TPH_FLAG_SUBJOB_PIPELINED},
+	    {TPH_EP_JOB_READY, TPH_FLAG_JOB_READY},
+	    {TPH_EP_SUBJOB_READY, TPH_FLAG_SUBJOB_READY},
+	    {TPH_EP_JOB_STARVING, TPH_FLAG_JOB_STARVING},
+	    {TPH_EP_JOB_VALID, TPH_EP_ALWAYS},
+	    {TPH_EP_JOB_ENQUEUED, TPH_FLAG_JOB_ENQUEUED},
+	    {TPH_EP_OVERUSED, TPH_FLAG_OVERUSED},
+	    {TPH_EP_ALLOCATABLE, TPH_FLAG_ALLOCATABLE},
+	    {TPH_EP_PREEMPTIVE, TPH_FLAG_PREEMPTIVE},
+	    {TPH_EP_TARGET_JOB, TPH_FLAG_TARGET_JOB},
+	    {TPH_EP_RESERVED_NODES, TPH_FLAG_RESERVED_NODES},
+	    {TPH_EP_SIM_ALLOCATABLE, TPH_FLAG_ALLOCATABLE},
+	    {TPH_EP_SIM_PREDICATE, TPH_FLAG_PREDICATE},
+	    {TPH_EP_SIM_ADD_TASK, TPH_EP_PREEMPTABLE_OR_ALLOCATABLE},
+	    {TPH_EP_SIM_REMOVE_TASK, TPH_EP_PREEMPTABLE_OR_ALLOCATABLE},
+	    {TPH_EP_ALLOCATE_EVENT, TPH_EP_ALWAYS},
+	    {TPH_EP_DEALLOCATE_EVENT, TPH_EP_ALWAYS},
+	};
+	assert_int_equal(N_ELEMS(want), TPH_EP_COUNT);
+	for (size_t i = 0; i < N_ELEMS(want); i++) {
+		assert_int_equal(tph_ep_flag(want[i].ep), want[i].flag);
+		assert_non_null(tph_ep_names[want[i].ep]);
+	}
+}
+
+static void test_registry_refusals(void **state)
+{
+	fx *f = fx_new(1, NULL, 0, 0);
+	assert_int_equal(tph_on_job_order(&f->s, cb_cmp), TPH_EINVAL); /* outside open */
+	f->s.cur_plugin = 0;
+	assert_int_equal(tph_on_job_order(&f->s, NULL), TPH_EINVAL);
+	f->s.frozen = true;
+	assert_int_equal(tph_on_job_order(&f->s, cb_cmp), TPH_EFROZEN);
+	assert_int_equal(tph_on_task_events(&f->s, cb_alloc, cb_dealloc), TPH_EFROZEN);
+	assert_int_equal(f->s.ep[TPH_EP_JOB_ORDER].n, 0);
+	f->s.frozen = false;
+	/* Volcano keeps one function per plugin and point: registering again replaces. */
+	assert_int_equal(tph_on_job_order(&f->s, cb_cmp), TPH_OK);
+	assert_int_equal(tph_on_job_order(&f->s, cb_cmp), TPH_OK);
+	assert_int_equal(f->s.ep[TPH_EP_JOB_ORDER].n, 1);
+	/* Victim task filters and event handlers are lists. */
+	assert_int_equal(tph_on_victim_tasks(&f->s, cb_victim_tasks), TPH_OK);
+	assert_int_equal(tph_on_victim_tasks(&f->s, cb_victim_tasks), TPH_OK);
+	assert_int_equal(f->s.ep[TPH_EP_VICTIM_TASKS].n, 2);
+	fx_free(f);
+}
+
+static void test_reasons(void **state)
+{
+	fx *f = fx_new(0, NULL, 0, 0);
+	tph_session *s = &f->s;
+	tph_reason_code a = tph_reason(s, "node(s) didn't match", false);
+	tph_reason_code b = tph_reason(s, "node(s) had taints", true);
+	assert_int_not_equal(a, TPH_PASS);
+	assert_int_not_equal(a, b);
+	assert_int_equal(tph_reason(s, "node(s) didn't match", false), a);
+	assert_string_equal(tph_reason_text(s, a), "node(s) didn't match");
+	assert_string_equal(tph_reason_text(s, TPH_PASS), "");
+	assert_false(tph_reason_unresolvable(s, a));
+	assert_true(tph_reason_unresolvable(s, b));
+	assert_int_equal(tph_ep_init(s), TPH_OK);
+	tph_reason_code gpu = tph_reason_insufficient(s, 4);
+	assert_string_equal(tph_reason_text(s, gpu), "Insufficient nvidia.com/gpu");
+	assert_int_equal(tph_reason(s, "Insufficient cpu", false), tph_reason_insufficient(s, 0));
+	fx_free(f);
+}
+
+/* ---- orders ---- */
+
+typedef struct order_case {
+	const char *name;
+	uint16_t tiers[4];
+	int cmp[4]; /* each plugin's answer for (0, 1) */
+	uint32_t n;
+	int want; /* tph_job_order(0, 1) */
+	int n_calls;
+} order_case;
+
+static void test_job_order_first_non_zero(void **state)
+{
+	static const order_case cases[] = {
+	    {"no plugin: creation decides", {0}, {0}, 0, -1, 0},
+	    {"all zero: fallback", {0, 0, 1}, {0, 0, 0}, 3, -1, 3},
+	    {"first non-zero wins", {0, 0, 1}, {0, 1, -1}, 3, 1, 2},
+	    {"later tier decides", {0, 1, 1}, {0, 0, 1}, 3, 1, 3},
+	    {"first tier decides", {0, 1}, {-5, 7}, 2, -1, 1},
+	};
+	for (size_t c = 0; c < N_ELEMS(cases); c++) {
+		fx *f = fx_new(cases[c].n, cases[c].tiers, 0, 0);
+		f->jobs.creation[0] = 10, f->jobs.creation[1] = 20;
+		for (uint32_t i = 0; i < cases[c].n; i++) {
+			f->sp[i].cmp = cases[c].cmp[i];
+			AS(f, (int)i, tph_on_job_order(&f->s, cb_cmp));
+		}
+		n_calls = 0;
+		int got = tph_job_order(&f->s, 0, 1);
+		if (got != cases[c].want || n_calls != cases[c].n_calls)
+			fail_msg("%s: got %d calls %d", cases[c].name, got, n_calls);
+		assert_int_equal(tph_job_order(&f->s, 1, 0), -cases[c].want);
+		assert_int_equal(tph_job_order(&f->s, 1, 1), 0);
+		fx_free(f);
+	}
+}
+
+static void test_order_fallbacks(void **state)
+{
+	fx *f = fx_new(0, NULL, 0, 4);
+	tph_session *s = &f->s;
+	/* Jobs: creation, then uid (bytewise), then index. */
+	f->jobs.creation[0] = 5, f->jobs.creation[1] = 5, f->jobs.creation[2] = 1;
+	f->jobs.uid[0] = intern(f, "uid-b"), f->jobs.uid[1] = intern(f, "uid-a");
+	f->jobs.uid[2] = intern(f, "uid-z");
+	assert_true(tph_job_order(s, 0, 1) > 0);
+	assert_true(tph_job_order(s, 2, 0) < 0);
+	assert_int_equal(tph_job_order_cmp_plugins(s, 0, 1), 0);
+	/* Queues: creation, then name. */
+	f->queues.creation[0] = 7, f->queues.creation[1] = 7, f->queues.creation[2] = 9;
+	f->queues.name[0] = intern(f, "q2"), f->queues.name[1] = intern(f, "q1");
+	f->queues.name[2] = intern(f, "q0");
+	assert_true(tph_queue_order(s, 0, 1) > 0);
+	assert_true(tph_queue_order(s, 1, 2) < 0);
+	/* Victim queues: !QueueOrderFn(l, r), i.e. the reverse. */
+	assert_true(tph_victim_queue_order(s, 0, 1, 2) < 0);
+	assert_true(tph_victim_queue_order(s, 1, 2, 0) > 0);
+	assert_int_equal(tph_victim_queue_order(s, 1, 1, 0), 0);
+	/* Subjobs and clusters: the index. */
+	assert_true(tph_subjob_order(s, 3, 4) < 0);
+	assert_true(tph_cluster_order(s, 4, 3) > 0);
+	fx_free(f);
+}
+
+static void test_victim_queue_order_plugins(void **state)
+{
+	uint16_t tiers[] = {0, 1};
+	fx *f = fx_new(2, tiers, 0, 0);
+	f->queues.creation[0] = 1, f->queues.creation[1] = 2;
+	f->sp[0].cmp = 0, f->sp[1].cmp = 1;
+	AS(f, 0, tph_on_victim_queue_order(&f->s, cb_vq_cmp));
+	AS(f, 1, tph_on_victim_queue_order(&f->s, cb_vq_cmp));
+	assert_int_equal(tph_victim_queue_order(&f->s, 0, 1, 2), 1);
+	fx_free(f);
+}
+
+static void test_pod_index(void **state)
+{
+	static const struct {
+		const char *name;
+		bool ok;
+		int64_t v;
+	} cases[] = {
+	    {"job-task-3", true, 3},
+	    {"a-b-c-007", true, 7},
+	    {"job-task-+4", true, 4},
+	    {"job-task-9223372036854775807", true, INT64_MAX},
+	    {"job-task-9223372036854775808", false, 0},
+	    {"p-1", false, 0}, /* Split gives two parts: no index */
+	    {"job-task-", false, 0},
+	    {"job-task-x1", false, 0},
+	    {"job-task-+", false, 0},
+	    {"job--", false, 0},
+	    {"plain", false, 0},
+	};
+	for (size_t i = 0; i < N_ELEMS(cases); i++) {
+		int64_t v = -1;
+		bool ok = tph_task_pod_index(cases[i].name, &v);
+		if (ok != cases[i].ok || (ok && v != cases[i].v))
+			fail_msg("%s: ok %d v %lld", cases[i].name, ok, (long long)v);
+	}
+}
+
+static void test_task_order_fallback(void **state)
+{
+	fx *f = fx_new(0, NULL, 0, 4);
+	tph_task_store *t = &f->s.tasks;
+	const char *names[] = {"j-w-10", "j-w-9", "p-1", "j-w-9"};
+	tph_time created[] = {100, 200, 50, 100};
+	const char *uids[] = {"u3", "u2", "u1", "u0"};
+	for (int i = 0; i < 4; i++) {
+		t->name[i] = intern(f, names[i]);
+		t->creation[i] = created[i];
+		t->uid[i] = intern(f, uids[i]);
+	}
+	/* 9 before 10, whatever the creation time. */
+	assert_true(tph_task_order(&f->s, 1, 0) < 0);
+	/* No index on one side: creation time. */
+	assert_true(tph_task_order(&f->s, 2, 0) < 0);
+	assert_true(tph_task_order(&f->s, 0, 2) > 0);
+	/* Equal index: creation, then uid. */
+	assert_true(tph_task_order(&f->s, 3, 1) < 0);
+	t->creation[3] = 200;
+	assert_true(tph_task_order(&f->s, 3, 1) < 0); /* uid u0 < u2 */
+	assert_true(tph_task_order(&f->s, 1, 3) > 0);
+	/* A plugin decides first. */
+	uint16_t tier = 0;
+	fx *g = fx_new(1, &tier, 0, 2);
+	g->sp[0].cmp = 1;
+	AS(g, 0, tph_on_task_order(&g->s, cb_cmp));
+	assert_true(tph_task_order(&g->s, 0, 1) > 0);
+	assert_int_equal(tph_task_order_cmp_plugins(&g->s, 0, 1), 1);
+	fx_free(g);
+	fx_free(f);
+}
+
+/* ---- votes ---- */
+
+typedef struct vote_case {
+	const char *name;
+	uint32_t n;
+	uint16_t tiers[4];
+	int vote[4];
+	bool want;
+	int n_calls;
+} vote_case;
+
+static void test_votes(void **state)
+{
+	static const vote_case cases[] = {
+	    {"none: permit", 0, {0}, {0}, true, 0},
+	    {"all abstain", 2, {0, 1}, {0, 0}, true, 2},
+	    {"reject vetoes", 2, {0, 0}, {0, -1}, false, 2},
+	    {"permit then reject in one tier", 2, {0, 0}, {1, -1}, false, 2},
+	    {"permit ends at its tier", 3, {0, 0, 1}, {1, 0, -1}, true, 2},
+	    {"abstaining tier passes on", 2, {0, 1}, {0, -1}, false, 2},
+	    {"later tier permits", 3, {0, 1, 1}, {0, 1, 0}, true, 3},
+	};
+	for (size_t c = 0; c < N_ELEMS(cases); c++) {
+		fx *f = fx_new(cases[c].n, cases[c].tiers, 0, 0);
+		for (uint32_t i = 0; i < cases[c].n; i++) {
+			f->sp[i].vote = cases[c].vote[i];
+			AS(f, (int)i, tph_on_job_enqueueable(&f->s, cb_vote));
+			AS(f, (int)i, tph_on_job_pipelined(&f->s, cb_vote));
+			AS(f, (int)i, tph_on_subjob_pipelined(&f->s, cb_vote));
+		}
+		n_calls = 0;
+		bool got = tph_job_enqueueable(&f->s, 0);
+		if (got != cases[c].want || n_calls != cases[c].n_calls)
+			fail_msg("%s: got %d calls %d", cases[c].name, got, n_calls);
+		assert_int_equal(tph_job_pipelined(&f->s, 0), cases[c].want);
+		f->jobs.meta[1] = &f->meta_sub;
+		assert_int_equal(tph_subjob_pipelined(&f->s, 1, 0), cases[c].want);
+		assert_int_equal(tph_subjob_pipelined(&f->s, 0, 0), cases[c].want);
+		fx_free(f);
+	}
+}
+
+typedef struct pred_case {
+	const char *name;
+	uint32_t n;
+	uint16_t tiers[4];
+	bool v[4];
+	bool and_all;  /* JobReady, Allocatable, Preemptive, SimulateAllocatable */
+	bool or_any;   /* Overused */
+	bool starving; /* JobStarving: AND inside the first tier with a registration */
+} pred_case;
+
+static void test_predicates(void **state)
+{
+	static const pred_case cases[] = {
+	    {"none", 0, {0}, {0}, true, false, false},
+	    {"all true", 2, {0, 1}, {true, true}, true, true, true},
+	    {"one false", 2, {0, 0}, {true, false}, false, true, false},
+	    {"false in a later tier", 2, {0, 1}, {true, false}, false, true, true},
+	    {"first tier false", 2, {1, 2}, {false, true}, false, true, false},
+	    {"all false", 2, {0, 1}, {false, false}, false, false, false},
+	};
+	for (size_t c = 0; c < N_ELEMS(cases); c++) {
+		fx *f = fx_new(cases[c].n, cases[c].tiers, 0, 0);
+		for (uint32_t i = 0; i < cases[c].n; i++) {
+			f->sp[i].pred = cases[c].v[i];
+			AS(f, (int)i, tph_on_job_ready(&f->s, cb_pred));
+			AS(f, (int)i, tph_on_subjob_ready(&f->s, cb_pred));
+			AS(f, (int)i, tph_on_allocatable(&f->s, cb_qtpred));
+			AS(f, (int)i, tph_on_preemptive(&f->s, cb_qtpred));
+			AS(f, (int)i, tph_on_sim_allocatable(&f->s, cb_sim_alloc));
+			AS(f, (int)i, tph_on_overused(&f->s, cb_qpred));
+			AS(f, (int)i, tph_on_job_starving(&f->s, cb_pred));
+		}
+		const char *nm = cases[c].name;
+		if (tph_job_ready(&f->s, 0) != cases[c].and_all ||
+		    tph_allocatable(&f->s, 0, 0) != cases[c].and_all ||
+		    tph_preemptive(&f->s, 0, 0) != cases[c].and_all ||
+		    tph_sim_allocatable(&f->s, 0, 0) != cases[c].and_all)
+			fail_msg("%s: AND", nm);
+		f->jobs.meta[2] = &f->meta_sub;
+		if (tph_subjob_ready(&f->s, 2, 0) != cases[c].and_all ||
+		    tph_subjob_ready(&f->s, 0, 0) != cases[c].and_all)
+			fail_msg("%s: subjob AND", nm);
+		if (tph_overused(&f->s, 0) != cases[c].or_any)
+			fail_msg("%s: OR", nm);
+		if (tph_job_starving(&f->s, 0) != cases[c].starving)
+			fail_msg("%s: starving", nm);
+		fx_free(f);
+	}
+}
+
+static void test_job_valid_and_events(void **state)
+{
+	uint16_t tiers[] = {0, 0, 1};
+	fx *f = fx_new(3, tiers, 0, 0);
+	f->sp[1].fail = TPH_EINVAL;
+	f->sp[2].fail = TPH_ERANGE;
+	for (int i = 0; i < 3; i++) {
+		AS(f, i, tph_on_job_valid(&f->s, cb_valid));
+		AS(f, i, tph_on_job_enqueued(&f->s, cb_job_event));
+		AS(f, i, tph_on_reserved_nodes(&f->s, cb_session_event));
+	}
+	tph_valid_result r = {NULL, NULL};
+	n_calls = 0;
+	assert_int_equal(tph_job_valid(&f->s, 0, &r), TPH_EINVAL);
+	assert_int_equal(n_calls, 2);
+	assert_string_equal(r.message, "one");
+	n_calls = 0;
+	tph_job_enqueued(&f->s, 0);
+	tph_reserved_nodes(&f->s);
+	int want[] = {0, 1, 2, 0, 1, 2};
+	assert_int_equal(n_calls, 6);
+	assert_memory_equal(calls, want, sizeof want);
+	f->sp[1].fail = f->sp[2].fail = 0;
+	assert_int_equal(tph_job_valid(&f->s, 0, NULL), TPH_OK);
+	fx_free(f);
+}
+
+static void test_target_job_and_sims(void **state)
+{
+	uint16_t tiers[] = {0, 1};
+	fx *f = fx_new(2, tiers, 0, 0);
+	tph_idx jobs[] = {0, 1, 2};
+	assert_int_equal(tph_target_job(&f->s, jobs, 3), TPH_NOIDX);
+	f->sp[0].best = TPH_NOIDX, f->sp[1].best = 2;
+	f->sp[0].reason = TPH_PASS, f->sp[1].reason = 9;
+	f->sp[0].fail = 0, f->sp[1].fail = TPH_ENOENT;
+	for (int i = 0; i < 2; i++) {
+		AS(f, i, tph_on_target_job(&f->s, cb_target));
+		AS(f, i, tph_on_sim_predicate(&f->s, cb_sim_pred));
+		AS(f, i, tph_on_sim_add_task(&f->s, cb_sim_task));
+		AS(f, i, tph_on_sim_remove_task(&f->s, cb_sim_task));
+		AS(f, i, tph_on_prepredicate(&f->s, cb_prepred));
+	}
+	/* The first registration answers, even with no job. */
+	assert_int_equal(tph_target_job(&f->s, jobs, 3), TPH_NOIDX);
+	assert_int_equal(tph_sim_predicate(&f->s, 0, 0), 9);
+	assert_int_equal(tph_prepredicate(&f->s, 0), 9);
+	assert_int_equal(tph_sim_add_task(&f->s, 0, 1, 0), TPH_ENOENT);
+	assert_int_equal(tph_sim_remove_task(&f->s, 0, 1, 0), TPH_ENOENT);
+	f->sp[0].reason = 4, f->sp[0].fail = TPH_EIO;
+	assert_int_equal(tph_prepredicate(&f->s, 0), 4);
+	assert_int_equal(tph_sim_add_task(&f->s, 0, 1, 0), TPH_EIO);
+	fx_free(f);
+}
+
+static void test_event_rollback(void **state)
+{
+	fx *f = fx_new(4, NULL, 0, 0);
+	AS(f, 0, tph_on_task_events(&f->s, cb_alloc, cb_dealloc));
+	AS(f, 1, tph_on_task_events(&f->s, NULL, cb_dealloc)); /* no allocate handler */
+	AS(f, 2, tph_on_task_events(&f->s, cb_alloc, cb_dealloc));
+	AS(f, 3, tph_on_task_events(&f->s, cb_alloc, cb_dealloc));
+	n_calls = 0;
+	assert_int_equal(tph_fire_allocate(&f->s, 0), TPH_OK);
+	int ok[] = {100, 102, 103};
+	assert_int_equal(n_calls, 3);
+	assert_memory_equal(calls, ok, sizeof ok);
+
+	/* Plugin 3 fails: 2 and 0 are undone in reverse; 1 never ran its allocate. */
+	f->sp[3].fail = TPH_EINVAL;
+	n_calls = 0;
+	assert_int_equal(tph_fire_allocate(&f->s, 0), TPH_EINVAL);
+	int rb[] = {100, 102, 103, 202, 200};
+	assert_int_equal(n_calls, 5);
+	assert_memory_equal(calls, rb, sizeof rb);
+
+	/* Deallocate is symmetric: plugin 2 fails, 1 and 0 get their allocate back. */
+	f->sp[3].fail = 0, f->sp[2].fail = TPH_ERANGE;
+	n_calls = 0;
+	assert_int_equal(tph_fire_deallocate(&f->s, 0), TPH_ERANGE);
+	int drb[] = {200, 201, 202, 100};
+	assert_int_equal(n_calls, 4);
+	assert_memory_equal(calls, drb, sizeof drb);
+	fx_free(f);
+}
+
+/* ---- victims ---- */
+
+typedef struct victim_case {
+	const char *name;
+	uint32_t n;
+	uint16_t tiers[4];
+	int decide[4];
+	const char *keep[4];
+	const char *want; /* over 4 candidates */
+} victim_case;
+
+static void test_victims(void **state)
+{
+	static const victim_case cases[] = {
+	    {"none registered", 0, {0}, {0}, {NULL}, "0000"},
+	    {"one plugin", 1, {0}, {1}, {"0110"}, "0110"},
+	    {"intersect in a tier", 2, {0, 0}, {1, 1}, {"1110", "0111"}, "0110"},
+	    {"abstain ignored", 2, {0, 0}, {0, 1}, {"1111", "0101"}, "0101"},
+	    {"all abstain: next tier", 2, {0, 1}, {0, 1}, {"1111", "1000"}, "1000"},
+	    {"empty ends the tier", 3, {0, 0, 1}, {1, 1, 1}, {"0000", "1111", "0011"}, "0011"},
+	    {"empty at the end: nothing", 2, {0, 0}, {1, 1}, {"1100", "0000"}, "0000"},
+	    {"first tier wins", 2, {0, 1}, {1, 1}, {"0100", "1011"}, "0100"},
+	    /* Volcano: an empty intersection is nil again, the next plugin starts afresh. */
+	    {"empty intersection restarts",
+	     3,
+	     {0, 0, 0},
+	     {1, 1, 1},
+	     {"1000", "0100", "0010"},
+	     "0010"},
+	    {"empty intersection at tier end",
+	     3,
+	     {0, 0, 1},
+	     {1, 1, 1},
+	     {"1000", "0100", "0001"},
+	     "0001"},
+	};
+	for (size_t c = 0; c < N_ELEMS(cases); c++) {
+		fx *f = fx_new(cases[c].n, cases[c].tiers, 0, 0);
+		assert_int_equal(tph_ep_init(&f->s), TPH_OK);
+		for (uint32_t i = 0; i < cases[c].n; i++) {
+			f->sp[i].decide = cases[c].decide[i];
+			f->sp[i].keep = cases[c].keep[i];
+			AS(f, (int)i, tph_on_preemptable(&f->s, cb_victims));
+			AS(f, (int)i, tph_on_reclaimable(&f->s, cb_victims));
+			AS(f, (int)i, tph_on_unified_evictable(&f->s, cb_victims));
+		}
+		tph_idx cands[4] = {40, 41, 42, 43}, out[4];
+		uint32_t (*fns[])(tph_session *, tph_idx, const tph_idx *, uint32_t, tph_idx *) = {
+		    tph_preemptable, tph_reclaimable, tph_unified_evictable};
+		for (size_t k = 0; k < N_ELEMS(fns); k++) {
+			uint32_t got = fns[k](&f->s, 7, cands, 4, out);
+			char mask[5] = "0000";
+			for (uint32_t j = 0; j < got; j++)
+				mask[out[j] - 40] = '1';
+			for (uint32_t j = 1; j < got; j++)
+				assert_true(out[j - 1] < out[j]); /* candidate order */
+			if (strcmp(mask, cases[c].want))
+				fail_msg("%s: got %s want %s", cases[c].name, mask, cases[c].want);
+		}
+		fx_free(f);
+	}
+}
+
+static void test_victim_tasks(void **state)
+{
+	static const struct {
+		const char *name;
+		uint32_t n;
+		uint16_t tiers[3];
+		const char *keep[3];
+		const char *want;
+	} cases[] = {
+	    {"none", 0, {0}, {NULL}, "0000"},
+	    {"union in a tier", 2, {0, 0, 1}, {"1000", "0010"}, "1010"},
+	    {"first tier with a victim", 3, {0, 1, 1}, {"0000", "0100", "0001"}, "0101"},
+	    {"earlier tier wins", 3, {0, 0, 1}, {"0001", "0000", "1111"}, "0001"},
+	};
+	for (size_t c = 0; c < N_ELEMS(cases); c++) {
+		fx *f = fx_new(cases[c].n, cases[c].tiers, 0, 0);
+		for (uint32_t i = 0; i < cases[c].n; i++) {
+			f->sp[i].keep = cases[c].keep[i];
+			AS(f, (int)i, tph_on_victim_tasks(&f->s, cb_victim_tasks));
+		}
+		tph_idx tasks[4] = {0, 1, 2, 3};
+		uint8_t v[4];
+		uint32_t k = tph_victim_tasks(&f->s, tasks, 4, v);
+		char mask[5];
+		uint32_t cnt = 0;
+		for (int j = 0; j < 4; j++) {
+			mask[j] = v[j] ? '1' : '0';
+			cnt += v[j];
+		}
+		mask[4] = 0;
+		if (strcmp(mask, cases[c].want) || k != cnt)
+			fail_msg("%s: got %s (%u)", cases[c].name, mask, k);
+		fx_free(f);
+	}
+}
+
+/* ---- filtering ---- */
+
+static uint64_t rng = 88172645463325252ull;
+
+static uint64_t xorshift(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+#define BIG 10000u
+
+/* BIG nodes with random free resources, 8 tasks with random requests (some scalars 0). */
+static fx *fx_cluster(uint32_t n_plugins)
+{
+	uint16_t tiers[MAXP] = {0, 0, 1, 1, 2, 2, 3, 3};
+	fx *f = fx_new(n_plugins, tiers, BIG, 8);
+	tph_node_store *ns = &f->s.nodes;
+	for (uint32_t d = 0; d < NDIM; d++)
+		for (uint32_t i = 0; i < BIG; i++) {
+			size_t at = (size_t)d * ns->stride + i;
+			ns->idle[at] = (int64_t)(xorshift() % 8000);
+			ns->releasing[at] = (int64_t)(xorshift() % 3) * 500;
+			ns->pipelined[at] = (int64_t)(xorshift() % 4) * 400;
+		}
+	for (uint32_t t = 0; t < 8; t++)
+		for (uint32_t d = 0; d < NDIM; d++)
+			f->s.tasks.req[t * NDIM + d] =
+			    d >= 2 && t % 3 == 0 ? 0 : (int64_t)(xorshift() % 6000);
+	assert_int_equal(tph_ep_init(&f->s), TPH_OK);
+	return f;
+}
+
+/* Volcano's LessEqualWithResourcesName over one node, written the obvious way. */
+static tph_reason_code naive_fit(fx *f, tph_idx t, tph_idx i)
+{
+	const tph_node_store *ns = &f->s.nodes;
+	for (uint32_t d = 0; d < NDIM; d++) {
+		int64_t r = f->s.tasks.req[t * NDIM + d];
+		if (d >= 2 && r == 0)
+			continue;
+		size_t at = (size_t)d * ns->stride + i;
+		if (r > ns->idle[at] + ns->releasing[at] - ns->pipelined[at])
+			return tph_reason_insufficient(&f->s, d);
+	}
+	return TPH_PASS;
+}
+
+static void test_fit_matches_naive(void **state)
+{
+	fx *f = fx_cluster(0);
+	tph_idx *nodes = malloc(BIG * sizeof *nodes), *feas = malloc(BIG * sizeof *feas);
+	tph_reason_code *rc = malloc(BIG * sizeof *rc);
+	for (uint32_t i = 0; i < BIG; i++)
+		nodes[i] = BIG - 1 - i; /* any order: results follow the input */
+	for (tph_idx t = 0; t < 8; t++) {
+		uint32_t k = tph_filter_nodes(&f->s, t, nodes, BIG, rc, feas), m = 0;
+		for (uint32_t i = 0; i < BIG; i++) {
+			tph_reason_code want = naive_fit(f, t, nodes[i]);
+			assert_int_equal(rc[i], want);
+			assert_int_equal(tph_fit_node(&f->s, t, nodes[i]), want);
+			if (want == TPH_PASS)
+				assert_int_equal(feas[m++], nodes[i]);
+		}
+		assert_int_equal(k, m);
+	}
+	free(nodes), free(feas), free(rc);
+	fx_free(f);
+}
+
+static void test_predicates_first_failure(void **state)
+{
+	fx *f = fx_cluster(2);
+	tph_reason_code a = tph_reason(&f->s, "A", false), b = tph_reason(&f->s, "B", true);
+	f->sp[0] = (spy){.id = 0, .reason = a, .reject_mod = 3, .reject_rem = 0};
+	f->sp[1] = (spy){.id = 1, .reason = b, .reject_mod = 2, .reject_rem = 0};
+	AS(f, 0, tph_on_predicate(&f->s, cb_predicate));
+	AS(f, 1, tph_on_predicate(&f->s, cb_predicate));
+	memset(f->s.tasks.req, 0, sizeof(int64_t) * NDIM); /* task 0 fits almost everywhere */
+	tph_idx nodes[600], feas[600];
+	tph_reason_code rc[600];
+	for (uint32_t i = 0; i < 600; i++)
+		nodes[i] = i;
+	uint32_t k = tph_filter_nodes(&f->s, 0, nodes, 600, rc, feas), m = 0;
+	for (uint32_t i = 0; i < 600; i++) {
+		tph_reason_code want = naive_fit(f, 0, i);
+		if (want == TPH_PASS)
+			want = i % 3 == 0 ? a : i % 2 == 0 ? b : TPH_PASS;
+		assert_int_equal(rc[i], want);
+		if (want == TPH_PASS)
+			assert_int_equal(feas[m++], i);
+	}
+	assert_int_equal(k, m);
+	fx_free(f);
+}
+
+/* ---- scoring ---- */
+
+static void register_scorers(fx *f)
+{
+	for (int i = 0; i < 6; i++)
+		f->sp[i].weight = 1.0 + i * 0.37;
+	AS(f, 0, tph_on_node_order(&f->s, cb_score));
+	AS(f, 1, tph_on_node_map(&f->s, cb_score));
+	AS(f, 1, tph_on_node_reduce(&f->s, cb_reduce));
+	AS(f, 2, tph_on_node_order(&f->s, cb_score));
+	AS(f, 2, tph_on_batch_node_order(&f->s, cb_batch));
+	AS(f, 3, tph_on_node_map(&f->s, cb_score));     /* no reduce: never counts */
+	AS(f, 4, tph_on_node_reduce(&f->s, cb_reduce)); /* no map: an empty list */
+	AS(f, 5, tph_on_batch_node_order(&f->s, cb_batch));
+}
+
+static void test_score_matches_volcano(void **state)
+{
+	fx *f = fx_cluster(6);
+	register_scorers(f);
+	enum {
+		N = 700
+	};
+	tph_idx nodes[N];
+	double got[N], map[N], want[N];
+	for (uint32_t i = 0; i < N; i++)
+		nodes[i] = (i * 7) % BIG;
+	n_calls = 0, batch_calls = 0;
+	tph_score_nodes(&f->s, 3, nodes, N, got);
+	/* reduce calls: plugin 1 then plugin 4 */
+	assert_int_equal(n_calls, 2);
+	assert_int_equal(calls[0], 301);
+	assert_int_equal(calls[1], 304);
+	assert_int_equal(batch_calls, 2);
+	/* PrioritizeNodes by hand. */
+	for (uint32_t i = 0; i < N; i++)
+		map[i] = floor(node_score(&f->sp[1], 3, nodes[i]));
+	cb_reduce(&f->sp[1], &f->s, 3, nodes, N, map);
+	for (uint32_t i = 0; i < N; i++) {
+		double r = 0.0 + trunc(map[i]);
+		double o = 0.0 + node_score(&f->sp[0], 3, nodes[i]);
+		o += node_score(&f->sp[2], 3, nodes[i]);
+		double b = 0.0 + node_score(&f->sp[2], 3, nodes[i]);
+		b += node_score(&f->sp[5], 3, nodes[i]);
+		want[i] = ((0.0 + r) + o) + b;
+		if (got[i] != want[i])
+			fail_msg("node %u: got %.17g want %.17g", nodes[i], got[i], want[i]);
+	}
+	fx_free(f);
+}
+
+static void test_best_node(void **state)
+{
+	uint16_t tiers[] = {0, 1};
+	fx *f = fx_new(2, tiers, 10, 1);
+	tph_idx nodes[] = {5, 3, 8, 1};
+	double sc[] = {1.0, 7.5, 7.5, -2.0};
+	assert_int_equal(tph_best_node(&f->s, 0, nodes, sc, 4), 3); /* tie: first in order */
+	assert_int_equal(tph_best_node(&f->s, 0, nodes, sc, 0), TPH_NOIDX);
+	double ninf[] = {-INFINITY, -INFINITY};
+	assert_int_equal(tph_best_node(&f->s, 0, nodes, ninf, 2), TPH_NOIDX);
+	AS(f, 0, tph_on_best_node(&f->s, cb_best));
+	AS(f, 1, tph_on_best_node(&f->s, cb_best));
+	assert_int_equal(tph_best_node(&f->s, 0, nodes, sc, 4), 3); /* both pass */
+	f->sp[1].best = 8;
+	assert_int_equal(tph_best_node(&f->s, 0, nodes, sc, 4), 8);
+	f->sp[0].best = 1;
+	assert_int_equal(tph_best_node(&f->s, 0, nodes, sc, 4), 1);
+	fx_free(f);
+}
+
+/* Filtering and scoring give the same bits at any thread count. */
+static void test_threads_deterministic(void **state)
+{
+	fx *f = fx_cluster(8);
+	register_scorers(f);
+	tph_reason_code a = tph_reason(&f->s, "A", false), b = tph_reason(&f->s, "B", false);
+	f->sp[6] = (spy){.id = 6, .reason = a, .reject_mod = 5, .reject_rem = 1};
+	f->sp[7] = (spy){.id = 7, .reason = b, .reject_mod = 11, .reject_rem = 3};
+	AS(f, 6, tph_on_predicate(&f->s, cb_predicate));
+	AS(f, 7, tph_on_predicate(&f->s, cb_predicate));
+	tph_idx *nodes = malloc(BIG * sizeof *nodes);
+	for (uint32_t i = 0; i < BIG; i++)
+		nodes[i] = i;
+	tph_idx *feas[2] = {malloc(BIG * sizeof(tph_idx)), malloc(BIG * sizeof(tph_idx))};
+	tph_reason_code *rc[2] = {malloc(BIG * sizeof(tph_reason_code)),
+	                          malloc(BIG * sizeof(tph_reason_code))};
+	double *sc[2] = {malloc(BIG * sizeof(double)), malloc(BIG * sizeof(double))};
+	int threads[] = {2, 3, 8};
+	for (tph_idx t = 0; t < 8; t++) {
+		f->s.threads = 1;
+		uint32_t k0 = tph_filter_nodes(&f->s, t, nodes, BIG, rc[0], feas[0]);
+		tph_score_nodes(&f->s, t, feas[0], k0, sc[0]);
+		for (size_t j = 0; j < N_ELEMS(threads); j++) {
+			f->s.threads = threads[j];
+			uint32_t k1 = tph_filter_nodes(&f->s, t, nodes, BIG, rc[1], feas[1]);
+			assert_int_equal(k0, k1);
+			assert_memory_equal(rc[0], rc[1], BIG * sizeof(tph_reason_code));
+			assert_memory_equal(feas[0], feas[1], k0 * sizeof(tph_idx));
+			tph_score_nodes(&f->s, t, feas[1], k1, sc[1]);
+			assert_memory_equal(sc[0], sc[1], k0 * sizeof(double));
+		}
+		/* Every node is scored the same wherever it sits in the input. */
+		tph_score_nodes(&f->s, t, nodes, BIG, sc[1]);
+		tph_score_nodes(&f->s, t, nodes, BIG, sc[0]);
+		assert_memory_equal(sc[0], sc[1], BIG * sizeof(double));
+	}
+	for (int i = 0; i < 2; i++)
+		free(feas[i]), free(rc[i]), free(sc[i]);
+	free(nodes);
+	fx_free(f);
+}
+
+/* Nested victim calls (a plugin asking the framework again) use their own scratch. */
+static fx *nest_fx;
+
+static int cb_nested(void *st, const tph_session *s, tph_idx who, const tph_idx *c, uint32_t n,
+                     uint8_t *keep)
+{
+	if (who == 1) {
+		tph_idx out[4];
+		assert_int_equal(tph_reclaimable(&nest_fx->s, 2, c, n, out), 2);
+	}
+	keep[0] = keep[1] = 1;
+	return 1;
+}
+
+static void test_nested_scratch(void **state)
+{
+	nest_fx = fx_new(1, NULL, 0, 0);
+	assert_int_equal(tph_ep_init(&nest_fx->s), TPH_OK);
+	AS(nest_fx, 0, tph_on_preemptable(&nest_fx->s, cb_nested));
+	AS(nest_fx, 0, tph_on_reclaimable(&nest_fx->s, cb_nested));
+	tph_idx c[4] = {0, 1, 2, 3}, out[4];
+	assert_int_equal(tph_preemptable(&nest_fx->s, 1, c, 4, out), 2);
+	assert_int_equal(out[0], 0);
+	assert_int_equal(out[1], 1);
+	fx_free(nest_fx);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_flags_gate_registration),
+	    cmocka_unit_test(test_flag_table),
+	    cmocka_unit_test(test_registry_refusals),
+	    cmocka_unit_test(test_reasons),
+	    cmocka_unit_test(test_job_order_first_non_zero),
+	    cmocka_unit_test(test_order_fallbacks),
+	    cmocka_unit_test(test_victim_queue_order_plugins),
+	    cmocka_unit_test(test_pod_index),
+	    cmocka_unit_test(test_task_order_fallback),
+	    cmocka_unit_test(test_votes),
+	    cmocka_unit_test(test_predicates),
+	    cmocka_unit_test(test_job_valid_and_events),
+	    cmocka_unit_test(test_target_job_and_sims),
+	    cmocka_unit_test(test_event_rollback),
+	    cmocka_unit_test(test_victims),
+	    cmocka_unit_test(test_victim_tasks),
+	    cmocka_unit_test(test_fit_matches_naive),
+	    cmocka_unit_test(test_predicates_first_failure),
+	    cmocka_unit_test(test_score_matches_volcano),
+	    cmocka_unit_test(test_best_node),
+	    cmocka_unit_test(test_threads_deterministic),
+	    cmocka_unit_test(test_nested_scratch),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

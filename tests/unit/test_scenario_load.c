@@ -1,0 +1,811 @@
+/* Unit tests for the scenario loader (kernel/src/scenario_*.c, yaml_*.c): defaults, the three
+ * ways to give a conf, enable flags, argument trees, timestamps, durations, the `now` rule,
+ * references, expect/probe decoding, and every conformance fixture. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "scenario.h"
+#include "tephra/scenario.h"
+#include "yaml_util.h"
+
+#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
+
+static unsigned warnings_seen;
+
+static void count_warning(void *ud, const char *msg)
+{
+	(void)ud;
+	(void)msg;
+	warnings_seen++;
+}
+
+static tph_scenario *load_ok(const char *yaml)
+{
+	tph_diag d = {.warn = count_warning};
+	tph_scenario *s = NULL;
+	int rc = tph_scenario_load_buffer(yaml, strlen(yaml), "test.yaml", &s, &d);
+	if (rc != TPH_OK) {
+		print_error("load failed (%d): %s\n", rc, d.msg);
+		fail();
+	}
+	return s;
+}
+
+static int load_bad(const char *yaml, char *msg, size_t cap)
+{
+	tph_diag d = {0};
+	tph_scenario *s = (tph_scenario *)0x1;
+	int rc = tph_scenario_load_buffer(yaml, strlen(yaml), "bad.yaml", &s, &d);
+	assert_null(s);
+	snprintf(msg, cap, "%s", d.msg);
+	return rc;
+}
+
+/* ---- defaults ------------------------------------------------------------------------------- */
+
+static const char *minimal =
+	"queues:\n"
+	"  - name: root\n"
+	"  - name: q1\n"
+	"nodes:\n"
+	"  - name: n1\n"
+	"    allocatable: {cpu: 2, memory: 4Gi, pods: \"10\"}\n"
+	"podGroups:\n"
+	"  - name: pg\n"
+	"    subGroupPolicy: [{name: w}]\n"
+	"    networkTopology: {highestTierAllowed: 1}\n"
+	"pods:\n"
+	"  - name: p\n"
+	"    tolerations: [{key: k, value: v}]\n"
+	"shard: {nodes: [n1]}\n";
+
+struct want {
+	const char *what;
+	long long got;
+	long long want;
+};
+
+static void test_defaults(void **state)
+{
+	(void)state;
+	tph_scenario *s = load_ok(minimal);
+	const tph_queue_desc *root = &s->queues[0].d, *q1 = &s->queues[1].d;
+	const tph_podgroup_desc *g = &s->podgroups[0].d;
+	const tph_pod_desc *p = &s->pods[0].d;
+	const struct want table[] = {
+		{"enableFlagsDefault", s->enable_flags_default, 1},
+		{"now", s->now, 0},
+		{"queue weight", q1->weight, 1},
+		{"queue reclaimable", q1->reclaimable, 1},
+		{"queue state", q1->state, TPH_QUEUE_OPEN},
+		{"queue parent is root", strcmp(q1->parent, "root"), 0},
+		{"root has no parent", root->parent == NULL, 1},
+		{"node ready", s->nodes[0].d.ready, 1},
+		{"node capacity (= allocatable)", s->nodes[0].d.capacity.n, 0},
+		{"node cpu", s->nodes[0].d.allocatable.items[0].value, 2000},
+		{"podgroup namespace", strcmp(g->namespace_, "default"), 0},
+		{"podgroup queue", strcmp(g->queue, "default"), 0},
+		{"podgroup minMember", g->min_member, 1},
+		{"podgroup phase", g->phase, TPH_PG_PENDING},
+		{"podgroup uid", strcmp(g->uid, "default/pg"), 0},
+		{"podgroup topology mode (hard when given)", g->topology.mode, TPH_TOPO_HARD},
+		{"podgroup highest tier", g->topology.highest_tier, 1},
+		{"podgroup minResources", g->has_min_resources, 0},
+		{"subgroup size", g->subgroups[0].subgroup_size, 1},
+		{"subgroup minSubGroups", g->subgroups[0].min_subgroups, 0},
+		{"subgroup topology", g->subgroups[0].topology.mode, TPH_TOPO_NONE},
+		{"subgroup selector", g->subgroups[0].selector.present, 0},
+		{"pod namespace", strcmp(p->namespace_, "default"), 0},
+		{"pod phase", p->phase, TPH_POD_PENDING},
+		{"pod uid", strcmp(p->uid, "default-p"), 0},
+		{"pod unbound", p->node_name == NULL, 1},
+		{"pod podGroup", p->pod_group == NULL, 1},
+		{"pod best-effort", p->requests.n, 0},
+		{"pod preemptable unset", p->preemptable, -1},
+		{"pod priority unset", p->has_priority, 0},
+		{"pod priority class", p->priority_class == NULL, 1},
+		{"pod affinity", p->affinity == NULL, 1},
+		{"toleration operator", p->tolerations[0].op, TPH_TOL_EQUAL},
+		{"toleration effect (all)", p->tolerations[0].effect, -1},
+		{"shard mode", s->shard.mode, TPH_SHARD_HARD},
+		{"no expect", tph_scenario_has_expect(s), 0},
+		{"no probe", tph_scenario_has_probe(s), 0},
+		{"no conf", tph_scenario_conf(s) == NULL, 1},
+	};
+	for (size_t i = 0; i < N_ELEMS(table); i++) {
+		if (table[i].got != table[i].want) {
+			print_error("%s: got %lld, want %lld\n", table[i].what, table[i].got,
+				    table[i].want);
+			fail();
+		}
+	}
+	assert_string_equal(tph_scenario_name(s), "");
+	assert_int_equal(tph_cluster_node_count(tph_scenario_cluster(s)), 1);
+	assert_int_equal(tph_cluster_pod_count(tph_scenario_cluster(s)), 1);
+	tph_scenario_free(s);
+}
+
+static void test_quantities(void **state)
+{
+	(void)state;
+	tph_scenario *s = load_ok("nodes:\n"
+				  "  - name: n1\n"
+				  "    allocatable: {cpu: \"500m\", memory: 1G, pods: 10,"
+				  " nvidia.com/gpu: 2, ephemeral-storage: 1Ki, hugepages-2Mi: 2Mi}\n");
+	const tph_res_list *r = &s->nodes[0].d.allocatable;
+	const struct {
+		const char *name;
+		int64_t v;
+	} want[] = {{"cpu", 500},	  {"memory", 1000000000},	{"pods", 10000},
+		    {"nvidia.com/gpu", 2000}, {"ephemeral-storage", 1024}, {"hugepages-2Mi", 2097152}};
+	assert_int_equal(r->n, N_ELEMS(want));
+	for (size_t i = 0; i < N_ELEMS(want); i++) {
+		assert_string_equal(r->items[i].name, want[i].name);
+		assert_int_equal(r->items[i].value, want[i].v);
+	}
+	tph_scenario_free(s);
+}
+
+/* ---- the full shapes of the spec ---------------------------------------------------------- */
+
+static const char *full =
+	"name: \"two jobs share one node\"\n"
+	"now: \"2026-01-01T00:10:00Z\"\n"
+	"enableFlagsDefault: false\n"
+	"conf: |\n"
+	"  actions: \"enqueue, allocate\"\n"
+	"  tiers:\n"
+	"  - plugins:\n"
+	"    - name: gang\n"
+	"    - name: predicates\n"
+	"priorityClasses:\n"
+	"  - {name: high, value: 1000, preemptionPolicy: PreemptLowerPriority}\n"
+	"  - {name: low,  value: 10, globalDefault: false, preemptionPolicy: Never}\n"
+	"queues:\n"
+	"  - name: c1\n"
+	"    weight: 3\n"
+	"    capability: {cpu: \"4\", memory: 8Gi}\n"
+	"    deserved:   {cpu: \"2\"}\n"
+	"    guarantee:  {cpu: \"1\"}\n"
+	"    reclaimable: false\n"
+	"    state: Closing\n"
+	"    parent: root\n"
+	"    priority: 7\n"
+	"    annotations: {a: b}\n"
+	"    affinity:\n"
+	"      nodeGroupAffinity:\n"
+	"        requiredDuringSchedulingIgnoredDuringExecution: [group-a]\n"
+	"        preferredDuringSchedulingIgnoredDuringExecution: [group-b]\n"
+	"      nodeGroupAntiAffinity:\n"
+	"        requiredDuringSchedulingIgnoredDuringExecution: [group-c]\n"
+	"nodes:\n"
+	"  - name: n1\n"
+	"    allocatable: {cpu: \"2\", memory: 4Gi, pods: \"10\", nvidia.com/gpu: \"8\"}\n"
+	"    capacity:    {cpu: \"2\", memory: 4Gi}\n"
+	"    labels: {zone: a, nodeRole: worker, rack: r1}\n"
+	"    taints: [{key: dedicated, value: gpu, effect: NoSchedule}]\n"
+	"    unschedulable: true\n"
+	"    ready: false\n"
+	"    usage: {period: 5m, cpu: 40.0, memory: 30, metricsTime: \"2026-01-01T00:05:00Z\"}\n"
+	"  - {name: n2, allocatable: {pods: 1}}\n"
+	"  - {name: r1-n7, allocatable: {pods: 1}}\n"
+	"hyperNodes:\n"
+	"  - {name: rack0, tier: 1, tierName: rack, members: [n1, n2]}\n"
+	"  - {name: rack1, tier: 1, members: [{regex: \"^r1-n[0-9]+$\"}, {labels: {rack: r1}}]}\n"
+	"  - {name: spine0, tier: 2, members: [rack0, rack1]}\n"
+	"resourceQuotas:\n"
+	"  - {name: q-c1, namespace: c1, hard: {cpu: \"10\", memory: 20Gi, pods: \"50\"}}\n"
+	"shard: {name: shard-a, mode: soft, nodes: [n1, n2]}\n"
+	"podGroups:\n"
+	"  - name: pg1\n"
+	"    namespace: c1\n"
+	"    queue: c1\n"
+	"    minMember: 2\n"
+	"    minTaskMember: {master: 1, worker: 1, \"\": 0}\n"
+	"    minResources: {cpu: \"2\", memory: 2Gi}\n"
+	"    phase: Inqueue\n"
+	"    priorityClassName: high\n"
+	"    creationTimestamp: \"2026-01-01T00:00:00Z\"\n"
+	"    annotations: {sla-waiting-time: 30m}\n"
+	"    uid: my-uid\n"
+	"    networkTopology: {mode: soft, highestTierName: rack}\n"
+	"    subGroupPolicy:\n"
+	"      - name: workers\n"
+	"        subGroupSize: 4\n"
+	"        minSubGroups: 2\n"
+	"        matchLabelKeys: [volcano.sh/task-index-group]\n"
+	"        labelSelector: {matchLabels: {role: worker}}\n"
+	"        networkTopology: {mode: hard, highestTierAllowed: 1}\n"
+	"  - {name: pg2, namespace: c1, queue: c1}\n"
+	"pods:\n"
+	"  - name: p1\n"
+	"    namespace: c1\n"
+	"    podGroup: pg1\n"
+	"    phase: Running\n"
+	"    nodeName: n1\n"
+	"    requests: {cpu: \"1\", memory: 1G}\n"
+	"    taskSpec: master\n"
+	"    labels: {app: web}\n"
+	"    annotations: {volcano.sh/preemptable: \"true\"}\n"
+	"    nodeSelector: {nodeRole: master}\n"
+	"    tolerations: [{key: dedicated, operator: Equal, value: gpu, effect: NoSchedule},\n"
+	"                  {operator: Exists, tolerationSeconds: 30}]\n"
+	"    affinity:\n"
+	"      nodeAffinity:\n"
+	"        requiredDuringSchedulingIgnoredDuringExecution:\n"
+	"          nodeSelectorTerms:\n"
+	"          - matchExpressions: [{key: zone, operator: In, values: [a, b]},\n"
+	"                               {key: gen, operator: Gt, values: [\"3\"]}]\n"
+	"        preferredDuringSchedulingIgnoredDuringExecution:\n"
+	"        - weight: 10\n"
+	"          preference: {matchExpressions: [{key: zone, operator: In, values: [a]}]}\n"
+	"      podAffinity:\n"
+	"        preferredDuringSchedulingIgnoredDuringExecution:\n"
+	"        - weight: 5\n"
+	"          podAffinityTerm: {labelSelector: {matchLabels: {app: web}}, topologyKey: zone}\n"
+	"      podAntiAffinity:\n"
+	"        requiredDuringSchedulingIgnoredDuringExecution:\n"
+	"        - labelSelector:\n"
+	"            matchExpressions: [{key: app, operator: Exists}]\n"
+	"          namespaces: [c1, c2]\n"
+	"          topologyKey: kubernetes.io/hostname\n"
+	"    topologySpreadConstraints:\n"
+	"      - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule,\n"
+	"         labelSelector: {matchLabels: {app: web}}, minDomains: 2}\n"
+	"    priorityClassName: high\n"
+	"    priority: 100\n"
+	"    preemptionPolicy: Never\n"
+	"    preemptable: false\n"
+	"    nominatedNodeName: n2\n"
+	"    deleting: true\n"
+	"    creationTimestamp: \"2026-01-01T00:00:00Z\"\n"
+	"    uid: c1-p1\n"
+	"  - {name: p2, namespace: c1, podGroup: pg1, nodeName: \"\"}\n"
+	"  - {name: p3, namespace: c1, podGroup: pg2, phase: Running, nodeName: n2}\n"
+	"  - {name: p9, namespace: c1, podGroup: pg2}\n"
+	"expect:\n"
+	"  binds: {c1/p2: n1}\n"
+	"  bindCount: 1\n"
+	"  evictions: [c1/p3]\n"
+	"  evictionCount: 1\n"
+	"  pipelined: {c1/pg2: [n2]}\n"
+	"  podGroupPhases: {c1/pg1: Running}\n"
+	"  taskStatusCounts: {c1/pg1: {Pending: 1, Allocated: 2}}\n"
+	"  bindsPerHyperNode: [2, 2]\n"
+	"probe:\n"
+	"  nodeScores: {c1/p2: {n1: 75.0, n2: 40}}\n"
+	"  feasibleNodes: {c1/p2: [n1, r1-n7]}\n"
+	"  jobOrder: [c1/pg2, c1/pg1]\n"
+	"  taskOrder: [c1/p2, c1/p1]\n"
+	"  queueOrder: [c1]\n"
+	"  jobEnqueueable: {c1/pg1: false}\n"
+	"  jobReady: {c1/pg1: false}\n"
+	"  jobPipelined: {c1/pg1: false}\n"
+	"  jobStarving: {c1/pg1: true}\n"
+	"  jobValid: {c1/pg1: false}\n"
+	"  overused: {c1: true}\n"
+	"  victims:\n"
+	"    - {preemptor: c1/p9, candidates: [c1/p1, c1/p3], preemptable: [c1/p1]}\n"
+	"    - {reclaimer: c1/p9, candidates: [c1/p1, c1/p3], reclaimable: []}\n";
+
+static void check_full_objects(const tph_scenario *s)
+{
+	assert_string_equal(tph_scenario_name(s), "two jobs share one node");
+	assert_int_equal(tph_scenario_now(s), 1767226200000LL);
+	assert_false(tph_scenario_enable_flags_default(s));
+	assert_int_equal(s->n_pclasses, 2);
+	assert_true(s->pclasses[1].d.preempt_never);
+	const tph_queue_desc *q = &s->queues[0].d;
+	assert_int_equal(q->weight, 3);
+	assert_false(q->reclaimable);
+	assert_int_equal(q->state, TPH_QUEUE_CLOSING);
+	assert_int_equal(q->affinity_required.n, 1);
+	assert_string_equal(q->affinity_preferred.items[0], "group-b");
+	assert_string_equal(q->anti_affinity_required.items[0], "group-c");
+	const tph_node_desc *n = &s->nodes[0].d;
+	assert_true(n->unschedulable);
+	assert_false(n->ready);
+	assert_int_equal(n->usage.period_s, 300);
+	assert_true(n->usage.cpu_pct == 40.0);
+	assert_int_equal(n->usage.metrics_time, 1767225900000LL);
+	assert_int_equal(n->taints[0].effect, TPH_TAINT_NO_SCHEDULE);
+	const tph_hypernode_desc *h = &s->hypernodes[1].d;
+	assert_int_equal(h->members[0].kind, TPH_MEMBER_REGEX);
+	assert_int_equal(h->members[1].kind, TPH_MEMBER_LABELS);
+	assert_string_equal(s->hypernodes[0].d.tier_name, "rack");
+	assert_int_equal(s->shard.mode, TPH_SHARD_SOFT);
+	const tph_podgroup_desc *g = &s->podgroups[0].d;
+	assert_int_equal(g->n_min_tasks, 3);
+	assert_string_equal(g->min_tasks[2].task_spec, "");
+	assert_string_equal(g->uid, "my-uid");
+	assert_int_equal(g->topology.mode, TPH_TOPO_SOFT);
+	assert_int_equal(g->topology.highest_tier, -1);
+	assert_string_equal(g->topology.highest_tier_name, "rack");
+	assert_int_equal(g->subgroups[0].subgroup_size, 4);
+	assert_true(g->subgroups[0].selector.present);
+}
+
+static void check_full_pod(const tph_scenario *s)
+{
+	const tph_pod_desc *p = &s->pods[0].d;
+	assert_int_equal(p->phase, TPH_POD_RUNNING);
+	assert_string_equal(p->node_name, "n1");
+	assert_int_equal(p->n_tolerations, 2);
+	assert_int_equal(p->tolerations[1].op, TPH_TOL_EXISTS);
+	assert_string_equal(p->tolerations[1].key, "");
+	const tph_affinity *a = p->affinity;
+	assert_non_null(a);
+	assert_int_equal(a->n_node_required, 1);
+	assert_int_equal(a->node_required[0].n, 2);
+	assert_int_equal(a->node_required[0].exprs[1].op, TPH_SEL_GT);
+	assert_int_equal(a->node_preferred[0].weight, 10);
+	assert_int_equal(a->pod_preferred[0].weight, 5);
+	assert_string_equal(a->pod_preferred[0].topology_key, "zone");
+	assert_int_equal(a->anti_required[0].namespaces.n, 2);
+	assert_int_equal(a->anti_required[0].selector.match_exprs.exprs[0].op, TPH_SEL_EXISTS);
+	assert_true(p->spread[0].do_not_schedule);
+	assert_int_equal(p->spread[0].min_domains, 2);
+	assert_true(p->has_priority);
+	assert_int_equal(p->priority, 100);
+	assert_true(p->preempt_never);
+	assert_int_equal(p->preemptable, 0);
+	assert_string_equal(p->nominated_node, "n2");
+	assert_true(p->deleting);
+	assert_null(s->pods[1].d.node_name);
+}
+
+static void check_full_expect(const tph_scenario *s)
+{
+	const tph_sc_expect *e = &s->expect;
+	assert_true(e->present);
+	assert_int_equal(e->binds.n, 1);
+	assert_string_equal(e->binds.items[0].pod.key, "c1/p2");
+	assert_int_equal(e->binds.items[0].pod.idx, 1);
+	assert_int_equal(e->binds.items[0].node.idx, 0);
+	assert_int_equal(e->bind_count, 1);
+	assert_int_equal(e->evictions.items[0].idx, 2);
+	assert_int_equal(e->pipelined.items[0].nodes.items[0].idx, 1);
+	assert_int_equal(e->podgroup_phases.items[0].phase, TPH_PG_RUNNING);
+	const tph_sc_status_count *c = &e->task_status_counts.items[0];
+	assert_int_equal(c->count[TPH_SC_TS_PENDING], 1);
+	assert_int_equal(c->count[TPH_SC_TS_ALLOCATED], 2);
+	assert_int_equal(c->count[TPH_SC_TS_RUNNING], -1);
+	assert_int_equal(e->binds_per_hypernode.n, 2);
+	const tph_sc_probe *p = &s->probe;
+	assert_true(p->present);
+	assert_true(p->node_scores.items[0].items[1].score == 40.0);
+	assert_int_equal(p->feasible_nodes.items[0].nodes.items[1].idx, 2);
+	assert_int_equal(p->job_order.items[0].idx, 1);
+	assert_int_equal(p->queue_order.items[0].idx, 0);
+	assert_true(p->job_starving.items[0].value);
+	assert_true(p->overused.items[0].value);
+	assert_int_equal(p->victims.n, 2);
+	assert_false(p->victims.items[0].reclaim);
+	assert_int_equal(p->victims.items[0].victims.n, 1);
+	assert_true(p->victims.items[1].reclaim);
+	assert_int_equal(p->victims.items[1].victims.n, 0);
+	assert_true(p->victims.items[1].victims.present);
+	/* the key keeps its written line (1-based) */
+	assert_true(e->binds.items[0].pod.loc.line > 100);
+}
+
+static void test_full_scenario(void **state)
+{
+	(void)state;
+	tph_scenario *s = load_ok(full);
+	check_full_objects(s);
+	check_full_pod(s);
+	check_full_expect(s);
+	assert_true(tph_scenario_has_expect(s));
+	assert_true(tph_scenario_has_probe(s));
+	assert_int_equal(tph_conf_action_count(tph_scenario_conf(s)), 2);
+	uint32_t line = 1;
+	for (const char *c = full; c < strstr(full, "  - name: p1\n"); c++)
+		line += *c == '\n';
+	assert_int_equal(s->pods[0].line, line);
+	tph_scenario_free(s);
+}
+
+/* ---- conf forms ------------------------------------------------------------------------------- */
+
+static void check_conf(const tph_conf *c)
+{
+	assert_non_null(c);
+	assert_int_equal(tph_conf_action_count(c), 2);
+	assert_string_equal(tph_conf_action(c, 0), "enqueue");
+	assert_string_equal(tph_conf_action(c, 1), "allocate");
+	assert_int_equal(tph_conf_tier_count(c), 2);
+	assert_string_equal(tph_conf_plugin_name(c, 1, 0), "drf");
+	assert_int_equal(tph_conf_flag_raw(c, 0, 0, TPH_FLAG_JOB_ORDER), 0);
+}
+
+static void test_conf_string_and_mapping(void **state)
+{
+	(void)state;
+	const char *as_string = "conf: |\n"
+				"  actions: \"enqueue,allocate\"\n"
+				"  tiers:\n"
+				"  - plugins:\n"
+				"    - {name: gang, enableJobOrder: false}\n"
+				"  - plugins:\n"
+				"    - name: drf\n";
+	const char *as_map = "conf:\n"
+			     "  actions: \" enqueue , allocate \"\n"
+			     "  tiers:\n"
+			     "  - plugins:\n"
+			     "    - {name: gang, enableJobOrder: false}\n"
+			     "  - plugins: [{name: drf}]\n";
+	tph_scenario *a = load_ok(as_string), *b = load_ok(as_map);
+	check_conf(tph_scenario_conf(a));
+	check_conf(tph_scenario_conf(b));
+	tph_scenario_free(a);
+	tph_scenario_free(b);
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void test_conf_file(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/tph_scnXXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char sub[64], scn[96], conf[96];
+	snprintf(sub, sizeof sub, "%s/conf", dir);
+	snprintf(scn, sizeof scn, "%s/s.yaml", dir);
+	snprintf(conf, sizeof conf, "%s/conf/c.yaml", dir);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	write_file(conf, "actions: \"enqueue, allocate\"\n"
+			 "tiers:\n- plugins:\n  - {name: gang, enableJobOrder: false}\n"
+			 "- plugins:\n  - name: drf\n");
+	write_file(scn, "confFile: conf/c.yaml\nnodes: []\n");
+	tph_diag d = {0};
+	tph_scenario *s = NULL;
+	assert_int_equal(tph_scenario_load_file(scn, &s, &d), TPH_OK);
+	check_conf(tph_scenario_conf(s));
+	tph_scenario_free(s);
+	/* an error inside the conf file names the conf file */
+	write_file(conf, "actions: \"enqueue\"\ntiers:\n- plugins:\n  - name: gnag\n");
+	assert_true(tph_scenario_load_file(scn, &s, &d) < 0);
+	assert_non_null(strstr(d.msg, "conf/c.yaml:4:11:"));
+	assert_non_null(strstr(d.msg, "unknown plugin"));
+	unlink(conf);
+	assert_true(tph_scenario_load_file(scn, &s, &d) < 0);
+	assert_non_null(strstr(d.msg, "s.yaml:1:11:"));
+	rmdir(sub);
+	unlink(scn);
+	rmdir(dir);
+}
+
+/* An error inside a `conf: |` block points at the scenario file's line and column. */
+static void test_conf_block_location(void **state)
+{
+	(void)state;
+	char msg[1024];
+	const char *y = "name: x\n"
+			"conf: |\n"
+			"\n"
+			"    actions: \"allocate\"\n"
+			"    tiers:\n"
+			"    - plugins:\n"
+			"      - name: gang\n"
+			"        enableJobOrdr: true\n";
+	assert_int_equal(load_bad(y, msg, sizeof msg), TPH_EINVAL);
+	assert_non_null(strstr(msg, "bad.yaml:8:9: conf tier 1 plugin gang: field enableJobOrdr"));
+	assert_non_null(strstr(msg, "unknown enable flag"));
+}
+
+/* ---- flags and arguments --------------------------------------------------------------------- */
+
+static void test_flags_tristate(void **state)
+{
+	(void)state;
+	for (int def = 0; def < 2; def++) {
+		char buf[512];
+		snprintf(buf, sizeof buf,
+			 "enableFlagsDefault: %s\n"
+			 "conf:\n"
+			 "  actions: \"\"\n"
+			 "  tiers:\n"
+			 "  - plugins:\n"
+			 "    - {name: drf, enableJobOrder: true, enablePreemptable: false}\n",
+			 def ? "true" : "false");
+		tph_scenario *s = load_ok(buf);
+		const tph_conf *c = tph_scenario_conf(s);
+		assert_int_equal(tph_conf_action_count(c), 0);
+		assert_int_equal(tph_conf_enable_flags_default(c), def);
+		assert_int_equal(tph_conf_flag_raw(c, 0, 0, TPH_FLAG_JOB_ORDER), 1);
+		assert_int_equal(tph_conf_flag_raw(c, 0, 0, TPH_FLAG_PREEMPTABLE), 0);
+		assert_int_equal(tph_conf_flag_raw(c, 0, 0, TPH_FLAG_NODE_ORDER), -1);
+		assert_true(tph_conf_flag_on(c, 0, 0, TPH_FLAG_JOB_ORDER));
+		assert_false(tph_conf_flag_on(c, 0, 0, TPH_FLAG_PREEMPTABLE));
+		assert_int_equal(tph_conf_flag_on(c, 0, 0, TPH_FLAG_NODE_ORDER), def);
+		/* Volcano never defaults these two */
+		assert_false(tph_conf_flag_on(c, 0, 0, TPH_FLAG_HIERARCHY));
+		assert_false(tph_conf_flag_on(c, 0, 0, TPH_FLAG_CLUSTER_ORDER));
+		tph_scenario_free(s);
+	}
+}
+
+static void test_arguments_tree(void **state)
+{
+	(void)state;
+	tph_scenario *s = load_ok("conf:\n"
+				  "  actions: allocate\n"
+				  "  tiers:\n"
+				  "  - plugins:\n"
+				  "    - name: binpack\n"
+				  "      arguments:\n"
+				  "        binpack.weight: 10\n"
+				  "        quoted: \"10\"\n"
+				  "        empty:\n"
+				  "        list: [a, {b: 1}]\n"
+				  "        nested: {x: {y: [1, 2]}}\n"
+				  "        unknown.key.is.kept: yes\n"
+				  "  configurations:\n"
+				  "  - name: allocate\n"
+				  "    arguments: {enablePredicateErrorCache: true}\n");
+	const tph_conf *c = tph_scenario_conf(s);
+	const tph_arg *args = &c->tiers[0].plugins[0].args;
+	assert_true(c->tiers[0].plugins[0].has_args);
+	assert_int_equal(args->kind, TPH_ARGV_MAP);
+	assert_int_equal(args->n, 6);
+	const tph_arg *w = tph_arg_get(args, "binpack.weight");
+	assert_non_null(w);
+	assert_int_equal(w->kind, TPH_ARGV_SCALAR);
+	assert_string_equal(w->text, "10");
+	assert_false(w->quoted);
+	assert_int_equal(w->line, 7);
+	assert_int_equal(w->col, 25);
+	assert_string_equal(w->file, "test.yaml");
+	assert_true(tph_arg_get(args, "quoted")->quoted);
+	assert_true(tph_arg_get(args, "empty")->null);
+	const tph_arg *l = tph_arg_get(args, "list");
+	assert_int_equal(l->kind, TPH_ARGV_SEQ);
+	assert_int_equal(l->items[1].kind, TPH_ARGV_MAP);
+	assert_string_equal(l->items[1].items[0].key, "b");
+	const tph_arg *y = tph_arg_get(tph_arg_get(tph_arg_get(args, "nested"), "x"), "y");
+	assert_int_equal(y->n, 2);
+	assert_null(tph_arg_get(args, "missing"));
+	const tph_conf_action_args *aa = tph_conf_find_action_args(c, "allocate");
+	assert_non_null(aa);
+	assert_string_equal(tph_arg_get(&aa->args, "enablePredicateErrorCache")->text, "true");
+	assert_null(tph_conf_find_action_args(c, "backfill"));
+	assert_ptr_equal(tph_args_of(args), (const tph_args *)args);
+	tph_scenario_free(s);
+}
+
+/* ---- timestamps and durations ------------------------------------------------------------------ */
+
+static void test_timestamps(void **state)
+{
+	(void)state;
+	const struct {
+		const char *in;
+		int64_t ms;
+	} ok[] = {
+		{"1970-01-01T00:00:00Z", 0},
+		{"2026-01-01T00:10:00Z", 1767226200000LL},
+		{"2026-01-01T00:10:00.250Z", 1767226200250LL},
+		{"2026-01-01T00:10:00.2509999Z", 1767226200250LL},
+		{"2026-01-01T02:10:00+02:00", 1767226200000LL},
+		{"2025-12-31T23:10:00-01:00", 1767226200000LL},
+		{"2024-02-29T00:00:00z", 1709164800000LL},
+		{"0001-01-01T00:00:00Z", TPH_GO_ZERO_TIME_MS},
+	};
+	for (size_t i = 0; i < N_ELEMS(ok); i++) {
+		tph_time t = -1;
+		const char *why = NULL;
+		if (tph_parse_time(ok[i].in, strlen(ok[i].in), &t, &why) != TPH_OK ||
+		    t != ok[i].ms) {
+			print_error("%s: got %lld (%s)\n", ok[i].in, (long long)t, why ? why : "");
+			fail();
+		}
+	}
+	const char *bad[] = {"", "2026-01-01", "2026-01-01T00:00:00", "2026-13-01T00:00:00Z",
+			     "2025-02-29T00:00:00Z", "2026-01-01T24:00:00Z", "2026-01-01T00:60:00Z",
+			     "2026-01-01T00:00:60Z", "2026-01-01 00:00:00Z", "2026-01-01T00:00:00.Z",
+			     "2026-01-01T00:00:00+0200", "2026-01-01T00:00:00Zx", "x026-01-01T00:00:00Z"};
+	for (size_t i = 0; i < N_ELEMS(bad); i++) {
+		tph_time t;
+		const char *why = NULL;
+		if (tph_parse_time(bad[i], strlen(bad[i]), &t, &why) == TPH_OK || !why) {
+			print_error("accepted %s\n", bad[i]);
+			fail();
+		}
+	}
+}
+
+static void test_durations(void **state)
+{
+	(void)state;
+	const struct {
+		const char *in;
+		int64_t ns;
+	} ok[] = {
+		{"0", 0},
+		{"-0", 0},
+		{"30m", 1800000000000LL},
+		{"1h30m", 5400000000000LL},
+		{"500ms", 500000000LL},
+		{"1.5h", 5400000000000LL},
+		{"-2s", -2000000000LL},
+		{"+3us", 3000},
+		{"3\xc2\xb5s", 3000},
+		{"7ns", 7},
+		{".5s", 500000000LL},
+		{"2562047h47m16.854775807s", INT64_MAX},
+	};
+	for (size_t i = 0; i < N_ELEMS(ok); i++) {
+		int64_t ns = -1;
+		const char *why = NULL;
+		if (tph_parse_duration(ok[i].in, strlen(ok[i].in), &ns, &why) != TPH_OK ||
+		    ns != ok[i].ns) {
+			print_error("%s: got %lld (%s)\n", ok[i].in, (long long)ns, why ? why : "");
+			fail();
+		}
+	}
+	const char *bad[] = {"", "5", "m", "1x", "1.x", ".", "1h 30m", "-", "3000000h",
+			     "9223372036854775808ns"};
+	for (size_t i = 0; i < N_ELEMS(bad); i++) {
+		int64_t ns;
+		const char *why = NULL;
+		if (tph_parse_duration(bad[i], strlen(bad[i]), &ns, &why) == TPH_OK) {
+			print_error("accepted %s\n", bad[i]);
+			fail();
+		}
+	}
+}
+
+/* ---- the `now` rule ------------------------------------------------------------------------------ */
+
+static void test_now_default(void **state)
+{
+	(void)state;
+	const struct {
+		const char *yaml;
+		tph_time want;
+	} cases[] = {
+		{"nodes: []\n", 0},
+		{"queues: [{name: q, creationTimestamp: \"2026-01-01T00:00:05Z\"}]\n"
+		 "podGroups: [{name: g, creationTimestamp: \"2026-01-01T00:00:07Z\"}]\n"
+		 "pods: [{name: p, creationTimestamp: \"2026-01-01T00:00:06Z\"}]\n",
+		 1767225607000LL},
+		{"pods: [{name: p, creationTimestamp: \"2026-01-01T00:00:09Z\"},"
+		 " {name: p2, creationTimestamp: \"0001-01-01T00:00:00Z\"}]\n",
+		 1767225609000LL},
+		{"now: \"2026-01-01T00:00:01Z\"\n"
+		 "pods: [{name: p, creationTimestamp: \"2026-01-01T00:00:09Z\"}]\n",
+		 1767225601000LL},
+	};
+	for (size_t i = 0; i < N_ELEMS(cases); i++) {
+		tph_scenario *s = load_ok(cases[i].yaml);
+		assert_int_equal(tph_scenario_now(s), cases[i].want);
+		tph_scenario_free(s);
+	}
+	/* Go's zero time is "unset" for creation timestamps */
+	tph_scenario *s = load_ok("pods: [{name: p, creationTimestamp: \"0001-01-01T00:00:00Z\"}]\n");
+	assert_int_equal(s->pods[0].d.creation, 0);
+	tph_scenario_free(s);
+}
+
+/* ---- references ----------------------------------------------------------------------------------- */
+
+static void test_references(void **state)
+{
+	(void)state;
+	warnings_seen = 0;
+	tph_scenario *s = load_ok("queues: [{name: a, parent: b}, {name: b}]\n"
+				  "nodes: [{name: n1}, {name: n2}]\n"
+				  "hyperNodes:\n"
+				  "  - {name: top, tier: 2, members: [mid]}\n"
+				  "  - {name: mid, tier: 0, members: [n1, {regex: \"^n\"}]}\n"
+				  "podGroups: [{name: g, queue: nowhere}]\n"
+				  "pods:\n"
+				  "  - {name: p, podGroup: missing}\n"
+				  "  - {name: q, podGroup: g, nominatedNodeName: gone}\n");
+	assert_int_equal(warnings_seen, 2); /* missing podGroup, missing nominated node */
+	assert_string_equal(s->queues[0].d.parent, "b");
+	assert_string_equal(s->podgroups[0].d.queue, "nowhere"); /* kept; the cache drops it */
+	assert_string_equal(s->pods[0].d.pod_group, "missing");
+	tph_scenario_free(s);
+}
+
+/* ---- every conformance fixture ------------------------------------------------------------------- */
+
+static int load_tree(const char *dir, unsigned *count)
+{
+	DIR *dh = opendir(dir);
+	if (!dh)
+		return -1;
+	int failures = 0;
+	struct dirent *e;
+	while ((e = readdir(dh))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char path[4096];
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		struct stat st;
+		if (stat(path, &st) != 0)
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			int f = load_tree(path, count);
+			failures += f > 0 ? f : 0;
+			continue;
+		}
+		size_t len = strlen(e->d_name);
+		if (len < 5 || strcmp(e->d_name + len - 5, ".yaml") != 0)
+			continue;
+		tph_diag d = {0};
+		tph_scenario *s = NULL;
+		(*count)++;
+		if (tph_scenario_load_file(path, &s, &d) != TPH_OK) {
+			print_error("%s\n", d.msg);
+			failures++;
+		}
+		tph_scenario_free(s);
+	}
+	closedir(dh);
+	return failures;
+}
+
+static void test_all_fixtures(void **state)
+{
+	(void)state;
+	char dir[4096];
+	const char *shared = getenv("TPH_SHARED_DIR");
+	const char *src = getenv("TPH_SOURCE_DIR");
+	struct stat st;
+	if (shared && *shared) {
+		snprintf(dir, sizeof dir, "%s/conformance", shared);
+		if (stat(dir, &st) != 0)
+			snprintf(dir, sizeof dir, "%s", shared);
+	} else {
+		snprintf(dir, sizeof dir, "%s/../shared/conformance", src ? src : ".");
+	}
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+		skip();
+	unsigned count = 0;
+	int failures = load_tree(dir, &count);
+	print_message("loaded %u fixtures from %s\n", count, dir);
+	assert_int_equal(failures, 0);
+	assert_true(count > 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_quantities),
+		cmocka_unit_test(test_full_scenario),
+		cmocka_unit_test(test_conf_string_and_mapping),
+		cmocka_unit_test(test_conf_file),
+		cmocka_unit_test(test_conf_block_location),
+		cmocka_unit_test(test_flags_tristate),
+		cmocka_unit_test(test_arguments_tree),
+		cmocka_unit_test(test_timestamps),
+		cmocka_unit_test(test_durations),
+		cmocka_unit_test(test_now_default),
+		cmocka_unit_test(test_references),
+		cmocka_unit_test(test_all_fixtures),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
