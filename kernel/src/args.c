@@ -59,9 +59,10 @@ static bool resolve_word(const char *s, yval *v)
 	if (in_list(s, yes) || in_list(s, no))
 		*v = (yval){.k = V_BOOL, .b = in_list(s, yes)};
 	else if (in_list(s, nan))
-		*v = (yval){.k = V_FLOAT, .f = NAN};
+		*v = (yval){.k = V_FLOAT, .f = (double)NAN};
 	else if (in_list(s, inf) || in_list(s, ninf))
-		*v = (yval){.k = V_FLOAT, .f = in_list(s, inf) ? INFINITY : -INFINITY};
+		*v = (yval){.k = V_FLOAT,
+		            .f = in_list(s, inf) ? (double)INFINITY : -(double)INFINITY};
 	else if (in_list(s, null))
 		*v = (yval){.k = V_NULL};
 	else

@@ -85,7 +85,9 @@ struct tph_conf {
 const tph_conf_action_args *tph_conf_find_action_args(const tph_conf *conf, const char *action);
 
 /* Build a conf from a mapping node of an already parsed document (a scenario's inline `conf`);
- * errors are located with `c`'s file and bases. */
+ * errors are located with `c`'s file and bases. The conf's strings point into the document's
+ * string arena: the caller keeps that arena alive as long as the conf (the scenario adopts
+ * it). */
 int tph_conf_from_node(yu_ctx *c, const yu_node *root, bool enable_flags_default,
 		       tph_conf **out);
 

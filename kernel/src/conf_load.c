@@ -2,6 +2,7 @@
  * and arguments, per-action configurations) into the structs of conf.h. */
 #include "conf.h"
 #include "names.h"
+#include "registry.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -128,7 +129,7 @@ static int find_flag(const char *key)
 static int plugin_name(conf_ld *L, const yu_node *v, tph_conf_plugin *p)
 {
 	int rc = yu_want_scalar(&L->c, v, "a plugin name");
-	if (rc == TPH_OK && !tph_plugin_name_known(yu_sv(v)))
+	if (rc == TPH_OK && !tph_registry_plugin_known(yu_sv(v)))
 		rc = yu_err(&L->c, v, TPH_EINVAL, "unknown plugin \"%s\"", yu_sv(v));
 	return rc < 0 ? rc : yu_str(&L->c, v, &p->name);
 }
@@ -156,9 +157,10 @@ static int plugin_key(conf_ld *L, const yu_node *k, const yu_node *v,
 	}
 	if (yu_is_null(v))
 		return TPH_OK;
-	bool b;
+	bool b = false;
 	int rc = yu_bool(&L->c, v, &b);
-	p->flags[bit] = (int8_t)b;
+	if (rc == TPH_OK)
+		p->flags[bit] = (int8_t)b;
 	return rc;
 }
 
@@ -474,6 +476,8 @@ int tph_conf_load_embedded(const char *text, size_t len, const char *file, int l
 		c.line_base = line_base;
 		c.col_base = col_base;
 		rc = tph_conf_from_node(&c, root, enable_flags_default, out);
+		if (rc == TPH_OK)
+			yu_arena_adopt(&(*out)->arena, &doc.strs); /* its strings point into it */
 	}
 	yu_doc_free(&doc);
 	return rc;

@@ -5,7 +5,6 @@
 
 #include "mem.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -376,60 +375,11 @@ bool tph_reason_unresolvable(const tph_session *s, tph_reason_code code)
 	return code != TPH_PASS && code < s->n_reasons && s->reasons[code].unresolvable;
 }
 
-/* ---- per-session context ----
- * Sessions find their context through this table until struct tph_session carries a pointer
- * of its own; it is consulted once per filter, score or victim call, never per node. */
-
-typedef struct ctx_slot {
-	const tph_session *s;
-	tph_ep_ctx *c;
-} ctx_slot;
-
-static pthread_mutex_t ctx_lock = PTHREAD_MUTEX_INITIALIZER;
-static ctx_slot *ctx_tab;
-static uint32_t ctx_n, ctx_cap;
+/* ---- per-session context ---- */
 
 tph_ep_ctx *tph_ep_ctx_of(const tph_session *s)
 {
-	tph_ep_ctx *c = NULL;
-	pthread_mutex_lock(&ctx_lock);
-	for (uint32_t i = 0; i < ctx_n; i++)
-		if (ctx_tab[i].s == s) {
-			c = ctx_tab[i].c;
-			break;
-		}
-	pthread_mutex_unlock(&ctx_lock);
-	return c;
-}
-
-static int ctx_attach(const tph_session *s, tph_ep_ctx *c)
-{
-	int rc;
-	pthread_mutex_lock(&ctx_lock);
-	rc = tph_grow(&ctx_tab, &ctx_cap, ctx_n + 1, sizeof *ctx_tab);
-	if (!rc)
-		ctx_tab[ctx_n++] = (ctx_slot){s, c};
-	pthread_mutex_unlock(&ctx_lock);
-	return rc;
-}
-
-static tph_ep_ctx *ctx_detach(const tph_session *s)
-{
-	tph_ep_ctx *c = NULL;
-	pthread_mutex_lock(&ctx_lock);
-	for (uint32_t i = 0; i < ctx_n; i++)
-		if (ctx_tab[i].s == s) {
-			c = ctx_tab[i].c;
-			ctx_tab[i] = ctx_tab[--ctx_n];
-			break;
-		}
-	if (!ctx_n) {
-		tph_free(ctx_tab);
-		ctx_tab = NULL;
-		ctx_cap = 0;
-	}
-	pthread_mutex_unlock(&ctx_lock);
-	return c;
+	return s->epx;
 }
 
 /* "Insufficient <resource>" (Volcano's WrapInsufficientResourceReason). */
@@ -467,15 +417,16 @@ int tph_ep_init(tph_session *s)
 		return TPH_ENOMEM;
 	int rc = s->snap ? register_fit_reasons(s, c) : TPH_OK;
 	if (!rc)
-		rc = ctx_attach(s, c);
+		s->epx = c;
 	return rc;
 }
 
 void tph_ep_free(tph_session *s)
 {
-	tph_ep_ctx *c = ctx_detach(s);
+	tph_ep_ctx *c = s->epx;
 	if (c)
 		tph_free(c->mask);
+	s->epx = NULL;
 	for (int i = 0; i < TPH_EP_COUNT; i++) {
 		tph_free(s->ep[i].e);
 		s->ep[i] = (tph_ep_list){0};

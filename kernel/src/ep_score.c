@@ -311,7 +311,7 @@ tph_idx tph_best_node(const tph_session *s, tph_idx task, const tph_idx *nodes,
 			return b;
 	}
 	tph_idx best = TPH_NOIDX;
-	double max = -INFINITY;
+	double max = -(double)INFINITY;
 	for (uint32_t i = 0; i < n; i++)
 		if (scores[i] > max) {
 			max = scores[i];

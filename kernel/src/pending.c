@@ -1,5 +1,6 @@
-/* Why tasks stay pending: fit errors aggregated over nodes, in Volcano's wording
- * ("3 node(s) had insufficient cpu"), ordered by reason code for stable output. */
+/* Why tasks stay pending: fit errors aggregated over nodes in Volcano's FitErrors wording
+ * ("<count> <reason>": "3 Insufficient cpu", "2 node(s) didn't match Pod's node
+ * affinity/selector"), ordered by reason code for stable output. */
 #include "session.h"
 
 #include <stdio.h>
@@ -45,7 +46,7 @@ int tph_record_fit_errors(tph_session *s, tph_idx task, const tph_reason_code *c
 		if (!hist[c])
 			continue;
 		char buf[512];
-		int len = snprintf(buf, sizeof buf, "%u node(s) %s", hist[c], s->reasons[c].text);
+		int len = snprintf(buf, sizeof buf, "%u %s", hist[c], s->reasons[c].text);
 		row[k] = tph_arena_strndup(&s->arena, buf,
 		                           (size_t)len < sizeof buf ? (size_t)len : sizeof buf - 1);
 		if (!row[k++])

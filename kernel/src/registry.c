@@ -48,6 +48,16 @@ int tph_registry_plugin(const char *name, const tph_plugin **out, tph_diag *d)
 	return tph_diag_set(d, TPH_ENOENT, "unknown plugin %s", name);
 }
 
+bool tph_registry_plugin_known(const char *name)
+{
+	if (tph_plugin_name_known(name) || find_external(name))
+		return true;
+	for (size_t i = 0; tph_builtin_plugins[i]; i++)
+		if (!strcmp(tph_builtin_plugins[i]->name, name))
+			return true;
+	return false;
+}
+
 int tph_registry_action(const char *name, const tph_action **out, tph_diag *d)
 {
 	*out = NULL;
@@ -92,7 +102,7 @@ static int check_desc(const char *path, const tph_plugin *p, tph_diag *d)
 static int load_one(const char *path, tph_diag *d)
 {
 	for (uint32_t i = 0; i < n_ext; i++)
-		if (!strcmp(ext[i].path, path))
+		if (ext[i].path && !strcmp(ext[i].path, path))
 			return TPH_OK;
 	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!h)
@@ -166,11 +176,24 @@ int tph_plugins_load(const char *path, tph_diag *d)
 	return rc;
 }
 
+int tph_plugins_register(const tph_plugin *p, tph_diag *d)
+{
+	pthread_mutex_lock(&ext_lock);
+	int rc = check_desc("(in-process)", p, d);
+	if (!rc && tph_grow(&ext, &cap_ext, n_ext + 1, sizeof *ext))
+		rc = tph_diag_set(d, TPH_ENOMEM, "out of memory");
+	if (!rc)
+		ext[n_ext++] = (ext_plugin){NULL, NULL, p};
+	pthread_mutex_unlock(&ext_lock);
+	return rc;
+}
+
 void tph_plugins_unload_all(void)
 {
 	pthread_mutex_lock(&ext_lock);
 	for (uint32_t i = 0; i < n_ext; i++) {
-		dlclose(ext[i].handle);
+		if (ext[i].handle)
+			dlclose(ext[i].handle);
 		tph_free(ext[i].path);
 	}
 	tph_free(ext);

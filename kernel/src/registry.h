@@ -2,6 +2,8 @@
 #ifndef TPH_REGISTRY_H
 #define TPH_REGISTRY_H
 
+#include <stdbool.h>
+
 #include "tephra/plugin.h"
 #include "tephra/status.h"
 
@@ -13,6 +15,8 @@ extern const tph_action *const tph_builtin_actions[];
  * A name Volcano knows but tephra has not built yet fails with TPH_ENOTSUP, any other unknown
  * name with TPH_ENOENT; `d` says which. */
 int tph_registry_plugin(const char *name, const tph_plugin **out, tph_diag *d);
+/* A name a conf may use: one Volcano registers, a built-in, or a registered external plugin. */
+bool tph_registry_plugin_known(const char *name);
 int tph_registry_action(const char *name, const tph_action **out, tph_diag *d);
 
 #endif

@@ -356,16 +356,22 @@ static int scenario_new(const char *name, tph_scenario **out, tph_diag *d)
 	return TPH_OK;
 }
 
+/* Decode the document, free it (its pages are then reused by the cache), fill the cache. */
 static int load_doc(tph_scenario *sc, const char *buf, size_t len, yu_doc *doc,
 		    tph_diag *d)
 {
-	yu_node *root = (doc->root == YU_NONE ? NULL : &doc->nodes[doc->root]);
-	if (!root || yu_is_null(root))
+	yu_node *root = doc->root == YU_NONE ? NULL : &doc->nodes[doc->root];
+	if (!root || yu_is_null(root)) {
+		yu_doc_free(doc);
 		return tph_diag_set(d, TPH_EINVAL, "%s:1:1: scenario: the file is empty", sc->file);
+	}
 	sc_ld L = {.sc = sc, .buf = buf, .len = len};
 	yu_ctx_init(&L.c, doc, sc->file, &sc->arena, d);
 	double t0 = now_ms();
 	int rc = decode(&L, root);
+	yu_arena_adopt(&sc->arena, &doc->strs); /* the decoded strings point into it */
+	yu_doc_free(doc);
+	L.c.doc = NULL;
 	double t1 = now_ms();
 	if (rc == TPH_OK)
 		rc = sc_build(&L);
@@ -387,10 +393,8 @@ int tph_scenario_load_buffer(const char *buf, size_t len, const char *display_na
 	double t0 = now_ms();
 	rc = yu_load(buf, len, sc->file, 0, 0, &doc, d);
 	sc->parse_ms = now_ms() - t0;
-	if (rc == TPH_OK) {
-		rc = load_doc(sc, buf, len, &doc, d);
-		yu_doc_free(&doc);
-	}
+	if (rc == TPH_OK)
+		rc = load_doc(sc, buf, len, &doc, d); /* frees doc */
 	if (rc < 0) {
 		tph_scenario_free(sc);
 		return rc;

@@ -123,6 +123,7 @@ struct tph_session {
 	bool frozen;
 	tph_ep_list ep[TPH_EP_COUNT];
 
+	struct tph_ep_ctx *epx;  /* owned by ep.c: fit reasons and reusable scratch */
 	tph_reason_row *reasons; /* code 0 is TPH_PASS */
 	uint32_t n_reasons, cap_reasons;
 

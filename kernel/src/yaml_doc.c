@@ -11,8 +11,19 @@ typedef struct frame {
 	uint32_t kids_start; /* where this collection's children start in `kids` */
 } frame;
 
+/* Recently seen short texts: keys and common values repeat on every object. */
+#define STR_CACHE 4096
+#define STR_SHORT 48
+
+typedef struct str_slot {
+	const char *s;
+	uint32_t len;
+	uint32_t h;
+} str_slot;
+
 typedef struct builder {
 	yu_doc *doc;
+	str_slot *cache; /* STR_CACHE slots */
 	uint32_t *kids; /* children of the open collections, innermost last */
 	uint32_t n_kids, cap_kids;
 	frame *frames;
@@ -20,6 +31,22 @@ typedef struct builder {
 	yu_map anchors; /* anchor name -> node id */
 	int docs;
 } builder;
+
+static const char *text_of(builder *b, const char *v, size_t len)
+{
+	if (len > STR_SHORT)
+		return yu_strndup(&b->doc->strs, v, len);
+	uint32_t h = 2166136261u;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)v[i]) * 16777619u;
+	str_slot *slot = &b->cache[(h ^ (h >> 15)) & (STR_CACHE - 1)];
+	if (slot->s && slot->h == h && slot->len == len && memcmp(slot->s, v, len) == 0)
+		return slot->s;
+	const char *s = yu_strndup(&b->doc->strs, v, len);
+	if (s)
+		*slot = (str_slot){s, (uint32_t)len, h};
+	return s;
+}
 
 static int new_node(builder *b, uint8_t type, yaml_mark_t m, uint32_t *id)
 {
@@ -66,7 +93,7 @@ static int on_scalar(builder *b, const yaml_event_t *e)
 	yu_node *n = &b->doc->nodes[id];
 	n->style = (uint8_t)e->data.scalar.style;
 	n->len = (uint32_t)len;
-	if (len >= UINT32_MAX || !(n->u.str = yu_strndup(&b->doc->arena, v, len)))
+	if (len >= UINT32_MAX || !(n->u.str = text_of(b, v, len)))
 		return TPH_ENOMEM;
 	rc = anchor(b, e->data.scalar.anchor, id);
 	return rc < 0 ? rc : add_child(b, id);
@@ -205,7 +232,9 @@ int yu_load(const char *buf, size_t len, const char *file, int line_base, int co
 	if (tph_grow(&doc->nodes, &doc->cap, guess, sizeof(yu_node)) < 0)
 		return tph_diag_set(d, TPH_ENOMEM, "%s: out of memory", file);
 	yaml_parser_t p;
-	if (yu_map_init(&b.anchors, 8) < 0 || !yaml_parser_initialize(&p)) {
+	b.cache = yu_calloc(STR_CACHE, sizeof *b.cache);
+	if (!b.cache || yu_map_init(&b.anchors, 8) < 0 || !yaml_parser_initialize(&p)) {
+		yu_free(b.cache);
 		yu_map_free(&b.anchors);
 		yu_doc_free(doc);
 		return tph_diag_set(d, TPH_ENOMEM, "%s: out of memory", file);
@@ -213,6 +242,7 @@ int yu_load(const char *buf, size_t len, const char *file, int line_base, int co
 	yaml_parser_set_input_string(&p, (const unsigned char *)buf, len);
 	int rc = run(&p, &b, buf, len, file, line_base, col_base, d);
 	yaml_parser_delete(&p);
+	yu_free(b.cache);
 	yu_free(b.kids);
 	yu_free(b.frames);
 	yu_map_free(&b.anchors);
@@ -225,6 +255,7 @@ void yu_doc_free(yu_doc *doc)
 {
 	yu_free(doc->nodes);
 	yu_arena_free(&doc->arena);
+	yu_arena_free(&doc->strs);
 	doc->nodes = NULL;
 	doc->n = doc->cap = 0;
 	doc->root = YU_NONE;

@@ -254,10 +254,7 @@ int yu_str(yu_ctx *c, const yu_node *n, const char **out)
 {
 	if (n->type != YU_SCALAR)
 		return yu_err(c, n, TPH_EINVAL, "expected a string, got %s", yu_kind(n));
-	const char *s = yu_strndup(c->arena, yu_sv(n), n->len);
-	if (!s)
-		return yu_err(c, n, TPH_ENOMEM, "out of memory");
-	*out = s;
+	*out = yu_sv(n); /* lives in the document's string arena, which the owner adopts */
 	return TPH_OK;
 }
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* ---- allocation ------------------------------------------------------------------------- */
 
@@ -83,6 +84,22 @@ char *yu_strndup(yu_arena *a, const char *s, size_t n)
 	memcpy(p, s, n);
 	p[n] = '\0';
 	return p;
+}
+
+void yu_arena_adopt(yu_arena *dst, yu_arena *src)
+{
+	if (!src->head)
+		return;
+	if (!dst->head) {
+		*dst = *src;
+	} else {
+		yu_chunk *tail = src->head;
+		while (tail->next)
+			tail = tail->next;
+		tail->next = dst->head->next; /* keep dst's current block first */
+		dst->head->next = src->head;
+	}
+	*src = (yu_arena){0};
 }
 
 void yu_arena_free(yu_arena *a)
@@ -421,13 +438,16 @@ int yu_walk(yu_ctx *c, const yu_node *map, const yu_field *tab, size_t n, void *
 
 /* ---- files ---------------------------------------------------------------------------------------- */
 
+/* One allocation of the file's size (plus slack for files that grow while read). */
 int yu_read_file(const char *path, char **buf, size_t *len, tph_diag *d)
 {
 	FILE *f = fopen(path, "rb");
 	if (!f)
 		return tph_diag_set(d, errno == ENOENT ? TPH_ENOENT : TPH_EIO,
 				    "%s: cannot open: %s", path, strerror(errno));
-	size_t cap = 1 << 16, n = 0;
+	struct stat st;
+	size_t cap = fstat(fileno(f), &st) == 0 && st.st_size > 0 ? (size_t)st.st_size + 1 : 4096;
+	size_t n = 0;
 	char *b = yu_malloc(cap);
 	int rc = b ? TPH_OK : tph_diag_set(d, TPH_ENOMEM, "%s: out of memory", path);
 	while (rc == TPH_OK) {

@@ -41,6 +41,8 @@ void *yu_alloc_array(yu_arena *a, size_t n, size_t size);
 /* Copy `n` bytes and a NUL. */
 char *yu_strndup(yu_arena *a, const char *s, size_t n);
 void yu_arena_free(yu_arena *a);
+/* Move every block of `src` into `dst` (freed with it); `src` becomes empty. */
+void yu_arena_adopt(yu_arena *dst, yu_arena *src);
 
 /* ---- string map --------------------------------------------------------------------------- */
 
@@ -120,8 +122,9 @@ typedef struct yu_doc {
 	yu_node *nodes;
 	uint32_t n;
 	uint32_t cap;
-	uint32_t root; /* YU_NONE: an empty stream */
-	yu_arena arena;
+	uint32_t root;	/* YU_NONE: an empty stream */
+	yu_arena arena; /* child lists */
+	yu_arena strs;	/* scalar texts (equal short texts shared); adopt it to keep them */
 } yu_doc;
 
 /* Parse `buf` into `doc` from libyaml's events (one document; a second one is an error).
@@ -237,7 +240,9 @@ int yu_want_scalar(yu_ctx *c, const yu_node *n, const char *what);
 
 /* ---- typed readers (errors name the current object and path) ---------------------------------- */
 
-int yu_str(yu_ctx *c, const yu_node *n, const char **out); /* any scalar, copied */
+/* Strings point into the document's string arena: whoever keeps them adopts that arena
+ * (yu_arena_adopt) before the document is freed. */
+int yu_str(yu_ctx *c, const yu_node *n, const char **out); /* any scalar */
 int yu_name(yu_ctx *c, const yu_node *n, const char **out); /* non-empty, no '/' */
 int yu_bool(yu_ctx *c, const yu_node *n, bool *out);
 int yu_int(yu_ctx *c, const yu_node *n, int64_t lo, int64_t hi, int64_t *out);

@@ -1046,7 +1046,7 @@ static void test_best_node(void **state)
 	double sc[] = {1.0, 7.5, 7.5, -2.0};
 	assert_int_equal(tph_best_node(&f->s, 0, nodes, sc, 4), 3); /* tie: first in order */
 	assert_int_equal(tph_best_node(&f->s, 0, nodes, sc, 0), TPH_NOIDX);
-	double ninf[] = {-INFINITY, -INFINITY};
+	double ninf[] = {-(double)INFINITY, -(double)INFINITY};
 	assert_int_equal(tph_best_node(&f->s, 0, nodes, ninf, 2), TPH_NOIDX);
 	AS(f, 0, tph_on_best_node(&f->s, cb_best));
 	AS(f, 1, tph_on_best_node(&f->s, cb_best));

@@ -153,6 +153,41 @@ int tph_on_task_events(tph_session *s, tph_task_event_fn on_allocate,
  * evict for that node). Equal texts share a code. */
 tph_reason_code tph_reason(tph_session *s, const char *text, bool unresolvable);
 
+/* ---- reading the session (stable accessors for external plugins) ----
+ * Built-in plugins read the struct-of-arrays columns directly; these functions give external
+ * plugins the same facts through a stable ABI. Indices are dense (0..count-1). Resource
+ * values are exact units (resource.h); `dim` indexes the session's dimension table. */
+
+uint32_t tph_session_node_count(const tph_session *s);
+uint32_t tph_session_task_count(const tph_session *s);
+uint32_t tph_session_job_count(const tph_session *s);
+uint32_t tph_session_queue_count(const tph_session *s);
+uint32_t tph_session_dim_count(const tph_session *s);
+const char *tph_session_dim_name(const tph_session *s, uint32_t dim);
+const char *tph_session_node_name(const tph_session *s, tph_idx node);
+int64_t tph_session_node_allocatable(const tph_session *s, tph_idx node, uint32_t dim);
+int64_t tph_session_node_idle(const tph_session *s, tph_idx node, uint32_t dim);
+int64_t tph_session_node_used(const tph_session *s, tph_idx node, uint32_t dim);
+/* The value of a node label, or NULL. */
+const char *tph_session_node_label(const tph_session *s, tph_idx node, const char *key);
+const char *tph_session_task_name(const tph_session *s, tph_idx task);
+const char *tph_session_task_namespace(const tph_session *s, tph_idx task);
+int64_t tph_session_task_request(const tph_session *s, tph_idx task, uint32_t dim);
+int32_t tph_session_task_priority(const tph_session *s, tph_idx task);
+/* The job of a task (TPH_NOIDX when it has none) and the node it sits on (or TPH_NOIDX). */
+tph_idx tph_session_task_job(const tph_session *s, tph_idx task);
+tph_idx tph_session_task_node(const tph_session *s, tph_idx task);
+const char *tph_session_job_name(const tph_session *s, tph_idx job);
+int32_t tph_session_job_priority(const tph_session *s, tph_idx job);
+int32_t tph_session_job_min_member(const tph_session *s, tph_idx job);
+tph_idx tph_session_job_queue(const tph_session *s, tph_idx job);
+const char *tph_session_queue_name(const tph_session *s, tph_idx queue);
+/* Session clock: milliseconds since the epoch (the scenario's `now`). */
+int64_t tph_session_now(const tph_session *s);
+/* Allocate zeroed memory that lives until the session is freed (NULL on OOM). Not from
+ * per-node callbacks. */
+void *tph_session_alloc(tph_session *s, size_t size);
+
 /* ---- descriptors ---- */
 
 typedef struct tph_plugin {

@@ -1,0 +1,235 @@
+/* Statement property test: random allocate / pipeline / evict sequences followed by discard
+ * (directly or after a merge) restore every mutable session column bit for bit; commit
+ * publishes binds, evictions and pipelined tasks in order. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "session.h"
+#include "statement.h"
+#include "tephra/tephra.h"
+
+typedef struct fixture {
+	tph_scenario *scn;
+	tph_snapshot *snap;
+	tph_session *ssn;
+	tph_diag diag;
+	char *text;
+} fixture;
+
+/* 16 nodes, 64 pods: every third one running on a node, the rest pending. */
+static char *make_scenario(void)
+{
+	size_t cap = 1 << 16, len = 0;
+	char *b = malloc(cap);
+	len += (size_t)snprintf(b + len, cap - len,
+	                        "name: statement\nconf: {actions: \"\", tiers: []}\n"
+	                        "queues: [{name: default}]\nnodes:\n");
+	for (int n = 0; n < 16; n++)
+		len += (size_t)snprintf(b + len, cap - len,
+		                        "  - {name: n%d, allocatable: {cpu: '64', memory: 64Gi, "
+		                        "pods: '110', nvidia.com/gpu: '8'}}\n",
+		                        n);
+	len += (size_t)snprintf(b + len, cap - len,
+	                        "podGroups: [{name: pg, namespace: ns, minMember: 1}]\npods:\n");
+	for (int p = 0; p < 64; p++) {
+		bool running = p % 3 == 0;
+		len += (size_t)snprintf(
+		    b + len, cap - len,
+		    "  - {name: p%d, namespace: ns, podGroup: pg, phase: %s, "
+		    "%s requests: {cpu: '%dm', memory: %dMi, nvidia.com/gpu: '%d'}}\n",
+		    p, running ? "Running" : "Pending",
+		    running ? (p % 2 ? "nodeName: n3," : "nodeName: n7,") : "", 100 + 37 * p,
+		    64 + p, p % 3);
+	}
+	return b;
+}
+
+static int setup(void **state)
+{
+	static fixture f;
+	memset(&f, 0, sizeof f);
+	f.text = make_scenario();
+	assert_int_equal(
+	    tph_scenario_load_buffer(f.text, strlen(f.text), "stmt.yaml", &f.scn, &f.diag), TPH_OK);
+	assert_int_equal(tph_cluster_snapshot(tph_scenario_cluster(f.scn), 0, &f.snap, &f.diag),
+	                 TPH_OK);
+	assert_int_equal(tph_session_open(f.snap, tph_scenario_conf(f.scn), NULL, &f.ssn, &f.diag),
+	                 TPH_OK);
+	*state = &f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	fixture *f = *state;
+	tph_session_free(f->ssn);
+	tph_snapshot_release(f->snap);
+	tph_scenario_free(f->scn);
+	free(f->text);
+	return 0;
+}
+
+/* Every mutable column, concatenated. */
+static size_t dump(const tph_session *s, unsigned char **out)
+{
+	size_t rows = (size_t)s->ndim * s->nodes.stride * sizeof(int64_t);
+	size_t jc = (size_t)s->jobs->n * TPH_TS_COUNT * sizeof(uint32_t);
+	size_t ja = (size_t)s->jobs->n * s->ndim * sizeof(int64_t);
+	size_t total = 4 * rows + s->nodes.n * sizeof(uint32_t) + s->tasks.n +
+	               s->tasks.n * sizeof(tph_idx) + jc + ja;
+	unsigned char *b = malloc(total), *p = b;
+	const void *parts[] = {s->nodes.used,      s->nodes.idle,   s->nodes.releasing,
+	                       s->nodes.pipelined, s->nodes.ntasks, s->tasks.status,
+	                       s->tasks.node,      s->js.count,     s->js.allocated};
+	size_t sizes[] = {rows,
+	                  rows,
+	                  rows,
+	                  rows,
+	                  s->nodes.n * sizeof(uint32_t),
+	                  s->tasks.n,
+	                  s->tasks.n * sizeof(tph_idx),
+	                  jc,
+	                  ja};
+	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+		memcpy(p, parts[i], sizes[i]);
+		p += sizes[i];
+	}
+	*out = b;
+	return total;
+}
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static uint32_t next(uint32_t bound)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (uint32_t)(rng % bound);
+}
+
+/* One random operation on a task in a state that allows it. */
+static void random_op(tph_statement *st)
+{
+	tph_session *s = st->s;
+	tph_idx t = next(s->tasks.n), n = next(s->nodes.n);
+	uint8_t status = s->tasks.status[t];
+	if (status == TPH_TS_PENDING && next(2))
+		assert_int_equal(tph_stmt_allocate(st, t, n), TPH_OK);
+	else if (status == TPH_TS_PENDING)
+		assert_int_equal(tph_stmt_pipeline(st, t, n), TPH_OK);
+	else if (status == TPH_TS_RUNNING || status == TPH_TS_ALLOCATED)
+		assert_int_equal(tph_stmt_evict(st, t, "test"), TPH_OK);
+}
+
+static void test_discard_restores_every_column(void **state)
+{
+	fixture *f = *state;
+	unsigned char *before, *after;
+	size_t n = dump(f->ssn, &before);
+	for (int round = 0; round < 200; round++) {
+		tph_statement st;
+		tph_stmt_init(&st, f->ssn);
+		uint32_t ops = 1 + next(40);
+		for (uint32_t i = 0; i < ops; i++)
+			random_op(&st);
+		tph_stmt_discard(&st);
+		assert_int_equal(dump(f->ssn, &after), n);
+		assert_memory_equal(before, after, n);
+		free(after);
+	}
+	free(before);
+}
+
+static void test_merged_discard_restores(void **state)
+{
+	fixture *f = *state;
+	unsigned char *before, *after;
+	size_t n = dump(f->ssn, &before);
+	for (int round = 0; round < 100; round++) {
+		tph_statement a, b;
+		tph_stmt_init(&a, f->ssn);
+		tph_stmt_init(&b, f->ssn);
+		for (uint32_t i = 0; i < 10; i++)
+			random_op(&a);
+		for (uint32_t i = 0; i < 10; i++)
+			random_op(&b);
+		assert_int_equal(tph_stmt_merge(&a, &b), TPH_OK);
+		assert_int_equal(b.n, 0);
+		tph_stmt_discard(&a);
+		dump(f->ssn, &after);
+		assert_memory_equal(before, after, n);
+		free(after);
+	}
+	free(before);
+}
+
+static void test_commit_publishes_in_order(void **state)
+{
+	fixture *f = *state;
+	tph_session *s = f->ssn;
+	tph_statement st;
+	tph_stmt_init(&st, s);
+	assert_int_equal(tph_stmt_allocate(&st, 1, 2), TPH_OK);      /* p1 pending */
+	assert_int_equal(tph_stmt_pipeline(&st, 2, 5), TPH_OK);      /* p2 pending */
+	assert_int_equal(tph_stmt_evict(&st, 0, "preempt"), TPH_OK); /* p0 running on n7 */
+	int64_t idle_before = s->nodes.idle[0 * s->nodes.stride + 2];
+	assert_int_equal(tph_stmt_commit(&st), TPH_OK);
+	assert_int_equal(s->tasks.status[1], TPH_TS_BINDING);
+	assert_int_equal(s->tasks.status[2], TPH_TS_PIPELINED);
+	assert_int_equal(s->tasks.status[0], TPH_TS_RELEASING);
+	/* Binding holds the same resources as Allocated: idle unchanged by the commit. */
+	assert_int_equal(s->nodes.idle[0 * s->nodes.stride + 2], idle_before);
+	assert_int_equal(tph_session_close(s, &f->diag), TPH_OK);
+	const tph_decision_log *l = tph_session_decisions(s);
+	assert_int_equal(l->n_binds, 1);
+	assert_string_equal(l->binds[0].pod, "ns/p1");
+	assert_string_equal(l->binds[0].node, "n2");
+	assert_int_equal(l->n_pipelined, 1);
+	assert_string_equal(l->pipelined[0].node, "n5");
+	assert_int_equal(l->n_evictions, 1);
+	assert_string_equal(l->evictions[0].pod, "ns/p0");
+	assert_string_equal(l->evictions[0].reason, "preempt");
+}
+
+static void test_accounting_follows_volcano(void **state)
+{
+	fixture *f = *state;
+	tph_session *s = f->ssn;
+	size_t st = s->nodes.stride, cpu = 0 * st + 4, gpu = 4 * st + 4;
+	int64_t idle = s->nodes.idle[cpu], used = s->nodes.used[cpu];
+	int64_t req = s->tasks.req[(size_t)1 * s->ndim + 0];
+	tph_statement stmt;
+	tph_stmt_init(&stmt, s);
+	assert_int_equal(tph_stmt_pipeline(&stmt, 1, 4), TPH_OK);
+	/* Pipelined: only the pipelined column moves. */
+	assert_int_equal(s->nodes.idle[cpu], idle);
+	assert_int_equal(s->nodes.pipelined[cpu], req);
+	tph_stmt_discard(&stmt);
+	tph_stmt_init(&stmt, s);
+	assert_int_equal(tph_stmt_allocate(&stmt, 1, 4), TPH_OK);
+	assert_int_equal(s->nodes.idle[cpu], idle - req);
+	assert_int_equal(s->nodes.used[cpu], used + req);
+	assert_int_equal(s->nodes.ntasks[4], 1);
+	assert_int_equal(s->nodes.idle[gpu], 8000 - s->tasks.req[(size_t)1 * s->ndim + 4]);
+	tph_stmt_discard(&stmt);
+	assert_int_equal(s->nodes.ntasks[4], 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_discard_restores_every_column, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_merged_discard_restores, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_commit_publishes_in_order, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_accounting_follows_volcano, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
