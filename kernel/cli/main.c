@@ -1,6 +1,7 @@
 /* The `tephra` command line: run scenarios, check them against their expectations, and
  * generate synthetic clusters. Exit codes: 0 ok, 1 expectations failed, 2 bad input or usage. */
 #include "cli.h"
+#include "datasets.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,8 @@ static const char usage[] =
     "Commands:\n"
     "  run SCENARIO     run the session(s) of a scenario file and print the decisions\n"
     "  check PATH...    run scenarios with expect:/probe: sections and report PASS/FAIL\n"
+    "  gen PROFILE      write a synthetic scenario (10k-standard, 10k-preempt, ...)\n"
+    "  import TRACE     turn a real trace (alibaba, itp) into a scenario\n"
     "\n"
     "Options:\n"
     "  -h, --help       show this help (or `tephra COMMAND --help`)\n"
@@ -49,6 +52,10 @@ int main(int argc, char **argv)
 		return cmd_run(argc - 1, argv + 1);
 	if (!strcmp(cmd, "check"))
 		return cmd_check(argc - 1, argv + 1);
+	if (!strcmp(cmd, "gen"))
+		return tph_cmd_gen(argc - 1, argv + 1);
+	if (!strcmp(cmd, "import"))
+		return tph_cmd_import(argc - 1, argv + 1);
 	fprintf(stderr, "tephra: unknown command '%s'\n\n%s", cmd, usage);
 	return CLI_USAGE;
 }

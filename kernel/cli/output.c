@@ -77,32 +77,50 @@ void write_json(FILE *f, const run_result *r)
 	fputs("}}\n}\n", f);
 }
 
+/* JSON strings are valid YAML double-quoted scalars, so one escaper serves both. */
 static void yaml_rows(FILE *f, const char *key, const tph_decision *d, uint32_t n, bool node)
 {
 	fprintf(f, "%s:%s\n", key, n ? "" : " []");
-	for (uint32_t i = 0; i < n; i++)
-		fprintf(f, "  - {pod: \"%s\", %s: \"%s\"}\n", d[i].pod, node ? "node" : "reason",
-		        node ? d[i].node : (d[i].reason ? d[i].reason : ""));
+	for (uint32_t i = 0; i < n; i++) {
+		fputs("  - {pod: ", f);
+		json_str(f, d[i].pod);
+		fprintf(f, ", %s: ", node ? "node" : "reason");
+		json_str(f, node ? d[i].node : d[i].reason);
+		fputs("}\n", f);
+	}
+}
+
+static void yaml_pending(FILE *f, const tph_decision_log *l)
+{
+	fprintf(f, "pending:%s\n", l->n_pending ? "" : " []");
+	for (uint32_t i = 0; i < l->n_pending; i++) {
+		fputs("  - pod: ", f);
+		json_str(f, l->pending[i].pod);
+		fputs("\n    reasons: [", f);
+		for (uint32_t k = 0; k < l->pending[i].n_reasons; k++) {
+			fputs(k ? ", " : "", f);
+			json_str(f, l->pending[i].reasons[k]);
+		}
+		fputs("]\n", f);
+	}
 }
 
 void write_yaml(FILE *f, const run_result *r)
 {
 	const tph_decision_log *l = r->log;
-	fprintf(f, "scenario: \"%s\"\n", tph_scenario_name(r->scn));
+	fputs("scenario: ", f);
+	json_str(f, tph_scenario_name(r->scn));
+	fputc('\n', f);
 	yaml_rows(f, "binds", l->binds, l->n_binds, true);
 	yaml_rows(f, "evictions", l->evictions, l->n_evictions, false);
 	yaml_rows(f, "pipelined", l->pipelined, l->n_pipelined, true);
 	fprintf(f, "podGroups:%s\n", l->n_phases ? "" : " []");
-	for (uint32_t i = 0; i < l->n_phases; i++)
-		fprintf(f, "  - {name: \"%s\", phase: %s}\n", l->phases[i].podgroup,
-		        l->phases[i].phase);
-	fprintf(f, "pending:%s\n", l->n_pending ? "" : " []");
-	for (uint32_t i = 0; i < l->n_pending; i++) {
-		fprintf(f, "  - pod: \"%s\"\n    reasons: [", l->pending[i].pod);
-		for (uint32_t k = 0; k < l->pending[i].n_reasons; k++)
-			fprintf(f, "%s\"%s\"", k ? ", " : "", l->pending[i].reasons[k]);
-		fputs("]\n", f);
+	for (uint32_t i = 0; i < l->n_phases; i++) {
+		fputs("  - {name: ", f);
+		json_str(f, l->phases[i].podgroup);
+		fprintf(f, ", phase: %s}\n", l->phases[i].phase);
 	}
+	yaml_pending(f, l);
 	fprintf(f, "timing: {load_ms: %.3f, session_ms: %.3f}\n", r->load_ms, r->session_ms);
 }
 

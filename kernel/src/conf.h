@@ -21,15 +21,15 @@ typedef enum tph_argv_kind {
  * typed getters read it, and `file`, `line` and `col` locate it for their warnings. */
 struct tph_args {
 	tph_argv_kind kind;
-	bool quoted;	  /* scalar written in quotes: a string, whatever it looks like */
-	bool null;	  /* plain scalar that YAML reads as null (``, ~, null) */
-	uint32_t line;	  /* 1-based */
-	uint32_t col;	  /* 1-based */
+	bool quoted;      /* scalar written in quotes: a string, whatever it looks like */
+	bool null;        /* plain scalar that YAML reads as null (``, ~, null) */
+	uint32_t line;    /* 1-based */
+	uint32_t col;     /* 1-based */
 	const char *file; /* display name of the file that holds it */
 	const char *key;  /* the key when this is a mapping entry, else NULL */
 	const char *text; /* scalar text, NUL-terminated ("" for collections) */
-	uint32_t len;	  /* strlen(text) */
-	uint32_t n;	  /* sequence items or mapping entries */
+	uint32_t len;     /* strlen(text) */
+	uint32_t n;       /* sequence items or mapping entries */
 	struct tph_args *items;
 };
 
@@ -88,12 +88,11 @@ const tph_conf_action_args *tph_conf_find_action_args(const tph_conf *conf, cons
  * errors are located with `c`'s file and bases. The conf's strings point into the document's
  * string arena: the caller keeps that arena alive as long as the conf (the scenario adopts
  * it). */
-int tph_conf_from_node(yu_ctx *c, const yu_node *root, bool enable_flags_default,
-		       tph_conf **out);
+int tph_conf_from_node(yu_ctx *c, const yu_node *root, bool enable_flags_default, tph_conf **out);
 
 /* Parse conf text embedded in another file: libyaml's 0-based line and column are shifted by
  * the bases so that messages point into `file`. */
 int tph_conf_load_embedded(const char *text, size_t len, const char *file, int line_base,
-			   int col_base, bool enable_flags_default, tph_conf **out, tph_diag *d);
+                           int col_base, bool enable_flags_default, tph_conf **out, tph_diag *d);
 
 #endif

@@ -9,15 +9,15 @@
 #include <string.h>
 
 static const char *const flag_names[TPH_FLAG_COUNT] = {
-	"enableJobOrder",	   "enableHierarchy",	    "enableJobReady",
-	"enableJobPipelined",	   "enableTaskOrder",	    "enablePreemptable",
-	"enableReclaimable",	   "enablePreemptive",	    "enableQueueOrder",
-	"enabledClusterOrder",	   "enablePredicate",	    "enableBestNode",
-	"enableNodeOrder",	   "enableTargetJob",	    "enableReservedNodes",
-	"enableJobEnqueued",	   "enabledVictim",	    "enableJobStarving",
-	"enabledOverused",	   "enabledAllocatable",    "enabledHyperNodeOrder",
-	"enabledSubJobReady",	   "enabledSubJobPipelined", "enabledSubJobOrder",
-	"enabledHyperNodeGradient",
+    "enableJobOrder",           "enableHierarchy",        "enableJobReady",
+    "enableJobPipelined",       "enableTaskOrder",        "enablePreemptable",
+    "enableReclaimable",        "enablePreemptive",       "enableQueueOrder",
+    "enabledClusterOrder",      "enablePredicate",        "enableBestNode",
+    "enableNodeOrder",          "enableTargetJob",        "enableReservedNodes",
+    "enableJobEnqueued",        "enabledVictim",          "enableJobStarving",
+    "enabledOverused",          "enabledAllocatable",     "enabledHyperNodeOrder",
+    "enabledSubJobReady",       "enabledSubJobPipelined", "enabledSubJobOrder",
+    "enabledHyperNodeGradient",
 };
 
 const char *tph_conf_flag_name(tph_conf_flag f)
@@ -63,8 +63,7 @@ static int copy_arg_items(conf_ld *L, const yu_node *n, tph_arg *out, int depth)
 				rc = copy_arg(L, yu_at(&L->c, p->value), &out->items[i], depth + 1);
 		} else {
 			yu_push_idx(&L->c, (int32_t)i);
-			rc = copy_arg(L, yu_at(&L->c, n->u.items[i]),
-				      &out->items[i], depth + 1);
+			rc = copy_arg(L, yu_at(&L->c, n->u.items[i]), &out->items[i], depth + 1);
 		}
 		yu_pop(&L->c);
 	}
@@ -116,7 +115,8 @@ const tph_arg *tph_arg_get(const tph_arg *map, const char *key)
 	return NULL;
 }
 
-/* ---- plugins and tiers -------------------------------------------------------------------------- */
+/* ---- plugins and tiers --------------------------------------------------------------------------
+ */
 
 static int find_flag(const char *key)
 {
@@ -135,13 +135,13 @@ static int plugin_name(conf_ld *L, const yu_node *v, tph_conf_plugin *p)
 }
 
 /* One key of a plugin entry; bits of *seen: the flags, then name, then arguments. */
-static int plugin_key(conf_ld *L, const yu_node *k, const yu_node *v,
-		      tph_conf_plugin *p, uint32_t *seen)
+static int plugin_key(conf_ld *L, const yu_node *k, const yu_node *v, tph_conf_plugin *p,
+                      uint32_t *seen)
 {
 	const char *key = yu_sv(k);
-	int bit = strcmp(key, "name") == 0	  ? TPH_FLAG_COUNT
-		  : strcmp(key, "arguments") == 0 ? TPH_FLAG_COUNT + 1
-						  : find_flag(key);
+	int bit = strcmp(key, "name") == 0        ? TPH_FLAG_COUNT
+	          : strcmp(key, "arguments") == 0 ? TPH_FLAG_COUNT + 1
+	                                          : find_flag(key);
 	if (bit < 0 && strncmp(key, "enable", 6) == 0)
 		return yu_err(&L->c, k, TPH_EINVAL, "unknown enable flag");
 	if (bit < 0)
@@ -165,7 +165,7 @@ static int plugin_key(conf_ld *L, const yu_node *k, const yu_node *v,
 }
 
 static int read_plugin(conf_ld *L, const yu_node *n, uint32_t tier, uint32_t idx,
-		       tph_conf_plugin *p)
+                       tph_conf_plugin *p)
 {
 	snprintf(L->c.obj_buf, sizeof L->c.obj_buf, "conf tier %u plugin", (unsigned)tier + 1);
 	yu_node *nm = yu_map_find(&L->c, n, "name");
@@ -176,17 +176,16 @@ static int read_plugin(conf_ld *L, const yu_node *n, uint32_t tier, uint32_t idx
 	p->line = yu_line(&L->c, n);
 	p->col = yu_col(&L->c, n);
 	p->args = (tph_arg){.kind = TPH_ARGV_MAP,
-			     .text = "",
-			     .file = L->conf->file,
-			     .line = p->line,
-			     .col = p->col};
+	                    .text = "",
+	                    .file = L->conf->file,
+	                    .line = p->line,
+	                    .col = p->col};
 	uint32_t seen = 0;
-	for (const yu_pair *q = n->u.pairs;
-	     rc == TPH_OK && q < n->u.pairs + n->len; q++) {
+	for (const yu_pair *q = n->u.pairs; rc == TPH_OK && q < n->u.pairs + n->len; q++) {
 		yu_node *k = yu_at(&L->c, q->key);
 		if (k->type != YU_SCALAR)
 			return yu_err(&L->c, k, TPH_EINVAL, "a key must be a string, got %s",
-				      yu_kind(k));
+			              yu_kind(k));
 		yu_push(&L->c, yu_sv(k));
 		rc = plugin_key(L, k, yu_at(&L->c, q->value), p, &seen);
 		yu_pop(&L->c);
@@ -210,7 +209,7 @@ static int check_tier(conf_ld *L, const yu_node *n, const tph_conf_tier *t)
 	}
 	if (hdrf && proportion)
 		return yu_err(&L->c, n, TPH_EINVAL,
-			      "proportion and drf with hierarchy enabled conflict");
+		              "proportion and drf with hierarchy enabled conflict");
 	return TPH_OK;
 }
 
@@ -226,8 +225,7 @@ static int read_plugins(conf_ld *L, const yu_node *v, uint32_t tier, tph_conf_ti
 	int depth = L->c.depth;
 	for (uint32_t i = 0; i < t->n_plugins && rc == TPH_OK; i++) {
 		L->c.depth = 0;
-		rc = read_plugin(L, yu_at(&L->c, v->u.items[i]), tier, i,
-				 &t->plugins[i]);
+		rc = read_plugin(L, yu_at(&L->c, v->u.items[i]), tier, i, &t->plugins[i]);
 	}
 	L->c.depth = depth;
 	return rc;
@@ -240,8 +238,7 @@ static int read_tier(conf_ld *L, const yu_node *n, uint32_t tier, tph_conf_tier 
 	t->line = yu_line(&L->c, n);
 	int rc = yu_want_map(&L->c, n);
 	bool seen = false;
-	for (const yu_pair *q = n->u.pairs;
-	     rc == TPH_OK && q < n->u.pairs + n->len; q++) {
+	for (const yu_pair *q = n->u.pairs; rc == TPH_OK && q < n->u.pairs + n->len; q++) {
 		yu_node *k = yu_at(&L->c, q->key);
 		yu_node *v = yu_at(&L->c, q->value);
 		bool is_plugins = k->type == YU_SCALAR && strcmp(yu_sv(k), "plugins") == 0;
@@ -277,15 +274,15 @@ static int read_tiers(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 	int depth = L->c.depth;
 	for (uint32_t i = 0; i < conf->n_tiers && rc == TPH_OK; i++) {
 		L->c.depth = 0;
-		rc = read_tier(L, yu_at(&L->c, v->u.items[i]), i,
-			       &conf->tiers[i]);
+		rc = read_tier(L, yu_at(&L->c, v->u.items[i]), i, &conf->tiers[i]);
 	}
 	L->c.depth = depth;
 	yu_set_obj(&L->c, "conf", NULL, NULL, -1);
 	return rc;
 }
 
-/* ---- actions and configurations ------------------------------------------------------------------ */
+/* ---- actions and configurations
+ * ------------------------------------------------------------------ */
 
 static int add_action(conf_ld *L, const yu_node *v, const char *s, size_t len)
 {
@@ -332,8 +329,8 @@ static int read_actions(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 	return rc;
 }
 
-static int config_key(conf_ld *L, const yu_node *k, const yu_node *v,
-		      tph_conf_action_args *a, unsigned *seen)
+static int config_key(conf_ld *L, const yu_node *k, const yu_node *v, tph_conf_action_args *a,
+                      unsigned *seen)
 {
 	const char *key = yu_sv(k);
 	unsigned bit = strcmp(key, "name") == 0 ? 1u : strcmp(key, "arguments") == 0 ? 2u : 0u;
@@ -358,18 +355,17 @@ static int read_configuration(conf_ld *L, const yu_node *n, tph_conf_action_args
 	a->line = yu_line(&L->c, n);
 	a->col = yu_col(&L->c, n);
 	a->args = (tph_arg){.kind = TPH_ARGV_MAP,
-			     .text = "",
-			     .file = L->conf->file,
-			     .line = a->line,
-			     .col = a->col};
+	                    .text = "",
+	                    .file = L->conf->file,
+	                    .line = a->line,
+	                    .col = a->col};
 	int rc = yu_want_map(&L->c, n);
 	unsigned seen = 0;
-	for (const yu_pair *q = n->u.pairs;
-	     rc == TPH_OK && q < n->u.pairs + n->len; q++) {
+	for (const yu_pair *q = n->u.pairs; rc == TPH_OK && q < n->u.pairs + n->len; q++) {
 		yu_node *k = yu_at(&L->c, q->key);
 		if (k->type != YU_SCALAR)
 			return yu_err(&L->c, k, TPH_EINVAL, "a key must be a string, got %s",
-				      yu_kind(k));
+			              yu_kind(k));
 		yu_push(&L->c, yu_sv(k));
 		rc = config_key(L, k, yu_at(&L->c, q->value), a, &seen);
 		yu_pop(&L->c);
@@ -401,7 +397,7 @@ static int read_configurations(yu_ctx *c, yu_node *v, void *dst, const void *aux
 		rc = read_configuration(L, item, a);
 		if (rc == TPH_OK && tph_conf_find_action_args(conf, a->name))
 			yu_warn(&L->c, item, "action \"%s\" configured twice; the first wins",
-				a->name);
+			        a->name);
 		if (rc == TPH_OK)
 			conf->n_configurations++;
 	}
@@ -417,13 +413,14 @@ static int read_metrics(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 	return read_args(L, v, &L->conf->metrics);
 }
 
-/* ---- entry points --------------------------------------------------------------------------------- */
+/* ---- entry points
+ * --------------------------------------------------------------------------------- */
 
 static const yu_field root_fields[] = {
-	{"actions", read_actions, 0, NULL, 0},
-	{"tiers", read_tiers, 0, NULL, 0},
-	{"configurations", read_configurations, 0, NULL, 0},
-	{"metrics", read_metrics, 0, NULL, 0},
+    {"actions", read_actions, 0, NULL, 0},
+    {"tiers", read_tiers, 0, NULL, 0},
+    {"configurations", read_configurations, 0, NULL, 0},
+    {"metrics", read_metrics, 0, NULL, 0},
 };
 
 static int conf_new(const char *file, bool efd, tph_conf **out, tph_diag *d)
@@ -438,8 +435,7 @@ static int conf_new(const char *file, bool efd, tph_conf **out, tph_diag *d)
 	return TPH_OK;
 }
 
-int tph_conf_from_node(yu_ctx *c, const yu_node *root, bool enable_flags_default,
-		       tph_conf **out)
+int tph_conf_from_node(yu_ctx *c, const yu_node *root, bool enable_flags_default, tph_conf **out)
 {
 	*out = NULL;
 	tph_conf *conf = NULL;
@@ -460,7 +456,7 @@ int tph_conf_from_node(yu_ctx *c, const yu_node *root, bool enable_flags_default
 }
 
 int tph_conf_load_embedded(const char *text, size_t len, const char *file, int line_base,
-			   int col_base, bool enable_flags_default, tph_conf **out, tph_diag *d)
+                           int col_base, bool enable_flags_default, tph_conf **out, tph_diag *d)
 {
 	*out = NULL;
 	yu_doc doc;
@@ -484,14 +480,13 @@ int tph_conf_load_embedded(const char *text, size_t len, const char *file, int l
 }
 
 int tph_conf_load_string(const char *text, size_t len, const char *display_name,
-			 bool enable_flags_default, tph_conf **out, tph_diag *d)
+                         bool enable_flags_default, tph_conf **out, tph_diag *d)
 {
 	return tph_conf_load_embedded(text, len, display_name ? display_name : "<conf>", 0, 0,
-				      enable_flags_default, out, d);
+	                              enable_flags_default, out, d);
 }
 
-int tph_conf_load_file(const char *path, bool enable_flags_default, tph_conf **out,
-		       tph_diag *d)
+int tph_conf_load_file(const char *path, bool enable_flags_default, tph_conf **out, tph_diag *d)
 {
 	*out = NULL;
 	char *buf;
@@ -512,7 +507,8 @@ void tph_conf_free(tph_conf *conf)
 	yu_free(conf);
 }
 
-/* ---- accessors ------------------------------------------------------------------------------------- */
+/* ---- accessors
+ * ------------------------------------------------------------------------------------- */
 
 const tph_conf_action_args *tph_conf_find_action_args(const tph_conf *conf, const char *action)
 {

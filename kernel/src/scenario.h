@@ -64,7 +64,8 @@ typedef struct tph_sc_shard {
 	uint32_t line;
 } tph_sc_shard;
 
-/* ---- expect / probe ------------------------------------------------------------------------------ */
+/* ---- expect / probe
+ * ------------------------------------------------------------------------------ */
 
 /* A reference to an object as written ("c1/p1" for pods and podgroups, a name for queues and
  * nodes) and the index of that object in the scenario's list of its kind. */
@@ -152,10 +153,10 @@ typedef struct tph_sc_ints {
 typedef struct tph_sc_expect {
 	bool present;
 	tph_sc_loc loc;
-	tph_sc_binds binds;		   /* pod -> node, exact */
-	int64_t bind_count;		   /* -1: absent */
-	tph_sc_refs evictions;		   /* pods, exact */
-	int64_t eviction_count;		   /* -1: absent */
+	tph_sc_binds binds;                /* pod -> node, exact */
+	int64_t bind_count;                /* -1: absent */
+	tph_sc_refs evictions;             /* pods, exact */
+	int64_t eviction_count;            /* -1: absent */
 	tph_sc_keyed_nodes_list pipelined; /* podgroup -> nodes */
 	tph_sc_phases podgroup_phases;
 	tph_sc_status_counts task_status_counts;
@@ -192,10 +193,10 @@ typedef struct tph_sc_flags {
 
 /* One victims probe: Preemptable (preemptor) or Reclaimable (reclaimer) over candidates. */
 typedef struct tph_sc_victims {
-	bool reclaim;		 /* reclaimer/reclaimable, else preemptor/preemptable */
-	tph_sc_ref actor;	 /* the preemptor or reclaimer pod */
+	bool reclaim;           /* reclaimer/reclaimable, else preemptor/preemptable */
+	tph_sc_ref actor;       /* the preemptor or reclaimer pod */
 	tph_sc_refs candidates; /* pods */
-	tph_sc_refs victims;	 /* pods, a subset of candidates */
+	tph_sc_refs victims;    /* pods, a subset of candidates */
 	tph_sc_loc loc;
 } tph_sc_victims;
 
@@ -208,12 +209,12 @@ typedef struct tph_sc_victims_list {
 typedef struct tph_sc_probe {
 	bool present;
 	tph_sc_loc loc;
-	tph_sc_score_rows node_scores;	      /* pod -> node -> score (within 0.01) */
+	tph_sc_score_rows node_scores;          /* pod -> node -> score (within 0.01) */
 	tph_sc_keyed_nodes_list feasible_nodes; /* pod -> nodes, exact */
-	tph_sc_refs job_order;		      /* podgroups */
-	tph_sc_refs task_order;		      /* pods */
-	tph_sc_refs queue_order;	      /* queues */
-	tph_sc_flags job_enqueueable;	      /* podgroups */
+	tph_sc_refs job_order;                  /* podgroups */
+	tph_sc_refs task_order;                 /* pods */
+	tph_sc_refs queue_order;                /* queues */
+	tph_sc_flags job_enqueueable;           /* podgroups */
 	tph_sc_flags job_ready;
 	tph_sc_flags job_pipelined;
 	tph_sc_flags job_starving;
@@ -222,7 +223,8 @@ typedef struct tph_sc_probe {
 	tph_sc_victims_list victims;
 } tph_sc_probe;
 
-/* ---- the scenario ------------------------------------------------------------------------------------ */
+/* ---- the scenario
+ * ------------------------------------------------------------------------------------ */
 
 struct tph_scenario {
 	yu_arena arena; /* owns every string and array below */
@@ -232,7 +234,7 @@ struct tph_scenario {
 	tph_time now;
 	bool now_given; /* `now:` was written */
 	bool enable_flags_default;
-	tph_conf *conf;	      /* owned; NULL: none */
+	tph_conf *conf;       /* owned; NULL: none */
 	tph_cluster *cluster; /* owned */
 
 	tph_sc_pclass *pclasses;

@@ -5,8 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static int wrap(sc_ld *L, int rc, const char *kind, const char *ns, const char *name,
-		uint32_t line)
+static int wrap(sc_ld *L, int rc, const char *kind, const char *ns, const char *name, uint32_t line)
 {
 	tph_diag *d = L->c.d;
 	if (!d)
@@ -15,7 +14,7 @@ static int wrap(sc_ld *L, int rc, const char *kind, const char *ns, const char *
 	memcpy(msg, d->msg, sizeof msg);
 	msg[sizeof msg - 1] = '\0';
 	return tph_diag_set(d, rc, "%s:%u:1: %s %s%s%s: %s", L->sc->file, (unsigned)line, kind,
-			    ns ? ns : "", ns ? "/" : "", name, msg);
+	                    ns ? ns : "", ns ? "/" : "", name, msg);
 }
 
 static int put_cluster_scoped(sc_ld *L, tph_cluster *cl)
@@ -26,7 +25,7 @@ static int put_cluster_scoped(sc_ld *L, tph_cluster *cl)
 	for (uint32_t i = 0; rc == TPH_OK && i < sc->n_pclasses; i++)
 		if ((rc = tph_cluster_put_priority_class(cl, &sc->pclasses[i].d, d)) < 0)
 			return wrap(L, rc, "priorityClass", NULL, sc->pclasses[i].d.name,
-				    sc->pclasses[i].line);
+			            sc->pclasses[i].line);
 	for (uint32_t i = 0; rc == TPH_OK && i < sc->n_queues; i++)
 		if ((rc = tph_cluster_put_queue(cl, &sc->queues[i].d, d)) < 0)
 			return wrap(L, rc, "queue", NULL, sc->queues[i].d.name, sc->queues[i].line);
@@ -36,7 +35,7 @@ static int put_cluster_scoped(sc_ld *L, tph_cluster *cl)
 	for (uint32_t i = 0; rc == TPH_OK && i < sc->n_hypernodes; i++)
 		if ((rc = tph_cluster_put_hypernode(cl, &sc->hypernodes[i].d, d)) < 0)
 			return wrap(L, rc, "hyperNode", NULL, sc->hypernodes[i].d.name,
-				    sc->hypernodes[i].line);
+			            sc->hypernodes[i].line);
 	return rc;
 }
 
@@ -49,13 +48,13 @@ static int put_namespaced(sc_ld *L, tph_cluster *cl)
 		const tph_quota_desc *q = &sc->quotas[i].d;
 		if ((rc = tph_cluster_put_quota(cl, q, d)) < 0)
 			return wrap(L, rc, "resourceQuota", q->namespace_, q->name,
-				    sc->quotas[i].line);
+			            sc->quotas[i].line);
 	}
 	for (uint32_t i = 0; rc == TPH_OK && i < sc->n_podgroups; i++) {
 		const tph_podgroup_desc *g = &sc->podgroups[i].d;
 		if ((rc = tph_cluster_put_podgroup(cl, g, d)) < 0)
 			return wrap(L, rc, "podGroup", g->namespace_, g->name,
-				    sc->podgroups[i].line);
+			            sc->podgroups[i].line);
 	}
 	for (uint32_t i = 0; rc == TPH_OK && i < sc->n_pods; i++) {
 		const tph_pod_desc *p = &sc->pods[i].d;
@@ -71,13 +70,13 @@ int sc_build(sc_ld *L)
 	int rc = tph_cluster_create(&sc->cluster);
 	if (rc < 0)
 		return tph_diag_set(L->c.d, rc, "%s: cannot create the cluster cache: %s", sc->file,
-				    tph_strerror(rc));
+		                    tph_strerror(rc));
 	rc = put_cluster_scoped(L, sc->cluster);
 	if (rc == TPH_OK)
 		rc = put_namespaced(L, sc->cluster);
 	if (rc == TPH_OK && sc->shard.present) {
 		rc = tph_cluster_set_shard(sc->cluster, sc->shard.mode, sc->shard.name,
-					   sc->shard.nodes, L->c.d);
+		                           sc->shard.nodes, L->c.d);
 		if (rc < 0)
 			rc = wrap(L, rc, "shard", NULL, sc->shard.name, sc->shard.line);
 	}

@@ -6,12 +6,12 @@
 #include <string.h>
 
 const char *const tph_sc_task_status_names[TPH_SC_TS_COUNT + 1] = {
-	"Pending",   "Allocated", "Pipelined", "Binding", "Bound", "Running",
-	"Releasing", "Succeeded", "Failed",    "Unknown", NULL,
+    "Pending",   "Allocated", "Pipelined", "Binding", "Bound", "Running",
+    "Releasing", "Succeeded", "Failed",    "Unknown", NULL,
 };
 
-static const char *const pg_phase_names[] = {"Pending", "Inqueue", "Running", "Unknown",
-					     "Completed", NULL};
+static const char *const pg_phase_names[] = {"Pending", "Inqueue",   "Running",
+                                             "Unknown", "Completed", NULL};
 
 typedef enum ref_kind {
 	REF_POD = 0,
@@ -23,7 +23,8 @@ typedef enum ref_kind {
 static const int ref_kinds[] = {REF_POD, REF_PODGROUP, REF_QUEUE, REF_NODE};
 static const char *const ref_names[] = {"pod", "podGroup", "queue", "node"};
 
-/* ---- references ---------------------------------------------------------------------------------- */
+/* ---- references
+ * ---------------------------------------------------------------------------------- */
 
 static bool lookup(sc_ld *L, ref_kind kind, const char *s, size_t len, uint32_t *idx)
 {
@@ -34,7 +35,7 @@ static bool lookup(sc_ld *L, ref_kind kind, const char *s, size_t len, uint32_t 
 	const char *slash = memchr(s, '/', len);
 	size_t ns = (size_t)(slash - s);
 	return yu_map_get(kind == REF_POD ? &L->pods : &L->podgroups, s, ns, slash + 1,
-			  len - ns - 1, idx);
+	                  len - ns - 1, idx);
 }
 
 static int resolve(yu_ctx *c, const yu_node *n, ref_kind kind, tph_sc_ref *out)
@@ -48,7 +49,7 @@ static int resolve(yu_ctx *c, const yu_node *n, ref_kind kind, tph_sc_ref *out)
 	size_t len = n->len;
 	const char *slash = memchr(s, '/', len);
 	if (keyed && (!slash || slash == s || slash == s + len - 1 ||
-		      memchr(slash + 1, '/', len - (size_t)(slash - s) - 1)))
+	              memchr(slash + 1, '/', len - (size_t)(slash - s) - 1)))
 		return yu_err(c, n, TPH_EINVAL, "\"%s\" is not a namespace/name key", s);
 	if (!lookup(L, kind, s, len, &out->idx))
 		return yu_err(c, n, TPH_ENOENT, "no %s \"%s\"", ref_names[kind], s);
@@ -68,8 +69,8 @@ static int pairs_of(yu_ctx *c, const yu_node *v, uint32_t *n, size_t size, void 
 }
 
 /* Key `i` of mapping `v` resolved into *key; the key is pushed on the path (pop it after). */
-static int pair_key(yu_ctx *c, const yu_node *v, uint32_t i, ref_kind kind,
-		    tph_sc_ref *key, yu_node **val)
+static int pair_key(yu_ctx *c, const yu_node *v, uint32_t i, ref_kind kind, tph_sc_ref *key,
+                    yu_node **val)
 {
 	const yu_pair *p = &v->u.pairs[i];
 	yu_node *k = yu_at(c, p->key);
@@ -94,8 +95,7 @@ static int read_refs(yu_ctx *c, const yu_node *v, ref_kind kind, tph_sc_refs *ou
 		yu_node *item = yu_at(c, v->u.items[i]);
 		yu_push_idx(c, (int32_t)i);
 		rc = resolve(c, item, kind, &out->items[i]);
-		int put = rc < 0 ? 1 : yu_map_put(&seen, yu_sv(item), item->len, NULL,
-						  0, i, NULL);
+		int put = rc < 0 ? 1 : yu_map_put(&seen, yu_sv(item), item->len, NULL, 0, i, NULL);
 		if (put < 0)
 			rc = yu_err(c, item, TPH_ENOMEM, "out of memory");
 		else if (put == 0)
@@ -147,7 +147,8 @@ static int f_flags(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 	return rc;
 }
 
-/* ---- expect ---------------------------------------------------------------------------------------- */
+/* ---- expect
+ * ---------------------------------------------------------------------------------------- */
 
 static int f_binds(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 {
@@ -237,22 +238,21 @@ static int f_ints(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 		return yu_err(c, v, TPH_ENOMEM, "out of memory");
 	for (uint32_t i = 0; rc == TPH_OK && i < out->n; i++) {
 		yu_push_idx(c, (int32_t)i);
-		rc = yu_int(c, yu_at(c, v->u.items[i]), 0, INT32_MAX,
-			    &out->items[i]);
+		rc = yu_int(c, yu_at(c, v->u.items[i]), 0, INT32_MAX, &out->items[i]);
 		yu_pop(c);
 	}
 	return rc;
 }
 
 static const yu_field expect_fields[] = {
-	YU_F("binds", f_binds, tph_sc_expect, binds, NULL, 0),
-	YU_F("bindCount", f_count, tph_sc_expect, bind_count, NULL, 0),
-	YU_F("evictions", f_refs, tph_sc_expect, evictions, &ref_kinds[REF_POD], 0),
-	YU_F("evictionCount", f_count, tph_sc_expect, eviction_count, NULL, 0),
-	YU_F("pipelined", f_keyed_nodes, tph_sc_expect, pipelined, &ref_kinds[REF_PODGROUP], 0),
-	YU_F("podGroupPhases", f_phases, tph_sc_expect, podgroup_phases, NULL, 0),
-	YU_F("taskStatusCounts", f_status_counts, tph_sc_expect, task_status_counts, NULL, 0),
-	YU_F("bindsPerHyperNode", f_ints, tph_sc_expect, binds_per_hypernode, NULL, 0),
+    YU_F("binds", f_binds, tph_sc_expect, binds, NULL, 0),
+    YU_F("bindCount", f_count, tph_sc_expect, bind_count, NULL, 0),
+    YU_F("evictions", f_refs, tph_sc_expect, evictions, &ref_kinds[REF_POD], 0),
+    YU_F("evictionCount", f_count, tph_sc_expect, eviction_count, NULL, 0),
+    YU_F("pipelined", f_keyed_nodes, tph_sc_expect, pipelined, &ref_kinds[REF_PODGROUP], 0),
+    YU_F("podGroupPhases", f_phases, tph_sc_expect, podgroup_phases, NULL, 0),
+    YU_F("taskStatusCounts", f_status_counts, tph_sc_expect, task_status_counts, NULL, 0),
+    YU_F("bindsPerHyperNode", f_ints, tph_sc_expect, binds_per_hypernode, NULL, 0),
 };
 
 int sc_load_expect(sc_ld *L, const yu_node *map)
@@ -262,10 +262,12 @@ int sc_load_expect(sc_ld *L, const yu_node *map)
 	L->c.depth = 0;
 	e->present = true;
 	e->loc = (tph_sc_loc){yu_line(&L->c, map), yu_col(&L->c, map)};
-	return yu_walk(&L->c, map, expect_fields, sizeof expect_fields / sizeof expect_fields[0], e);
+	return yu_walk(&L->c, map, expect_fields, sizeof expect_fields / sizeof expect_fields[0],
+	               e);
 }
 
-/* ---- probe ------------------------------------------------------------------------------------------ */
+/* ---- probe
+ * ------------------------------------------------------------------------------------------ */
 
 static int read_scores(yu_ctx *c, const yu_node *v, tph_sc_score_row *row)
 {
@@ -310,11 +312,11 @@ typedef struct victims_raw {
 } victims_raw;
 
 static const yu_field victims_fields[] = {
-	YU_F("preemptor", f_pod_ref, victims_raw, preemptor, NULL, 0),
-	YU_F("reclaimer", f_pod_ref, victims_raw, reclaimer, NULL, 0),
-	YU_F("candidates", f_refs, victims_raw, candidates, &ref_kinds[REF_POD], YU_REQUIRED),
-	YU_F("preemptable", f_refs, victims_raw, preemptable, &ref_kinds[REF_POD], 0),
-	YU_F("reclaimable", f_refs, victims_raw, reclaimable, &ref_kinds[REF_POD], 0),
+    YU_F("preemptor", f_pod_ref, victims_raw, preemptor, NULL, 0),
+    YU_F("reclaimer", f_pod_ref, victims_raw, reclaimer, NULL, 0),
+    YU_F("candidates", f_refs, victims_raw, candidates, &ref_kinds[REF_POD], YU_REQUIRED),
+    YU_F("preemptable", f_refs, victims_raw, preemptable, &ref_kinds[REF_POD], 0),
+    YU_F("reclaimable", f_refs, victims_raw, reclaimable, &ref_kinds[REF_POD], 0),
 };
 
 static int check_victims(yu_ctx *c, const yu_node *item, const victims_raw *r)
@@ -324,10 +326,10 @@ static int check_victims(yu_ctx *c, const yu_node *item, const victims_raw *r)
 		return yu_err(c, item, TPH_EINVAL, "give exactly one of preemptor and reclaimer");
 	if (pre ? r->reclaimable.present : r->preemptable.present)
 		return yu_err(c, item, TPH_EINVAL, "%s goes with %s",
-			      pre ? "preemptor" : "reclaimer", pre ? "preemptable" : "reclaimable");
+		              pre ? "preemptor" : "reclaimer", pre ? "preemptable" : "reclaimable");
 	if (!(pre ? r->preemptable.present : r->reclaimable.present))
 		return yu_err(c, item, TPH_EINVAL, "%s needs the expected %s list",
-			      pre ? "preemptor" : "reclaimer", pre ? "preemptable" : "reclaimable");
+		              pre ? "preemptor" : "reclaimer", pre ? "preemptable" : "reclaimable");
 	return TPH_OK;
 }
 
@@ -340,13 +342,14 @@ static int check_subset(yu_ctx *c, const tph_sc_refs *cand, const tph_sc_refs *v
 	int rc = TPH_OK;
 	for (uint32_t i = 0; i < cand->n && rc == TPH_OK; i++)
 		if (yu_map_put(&set, cand->items[i].key, strlen(cand->items[i].key), NULL, 0, i,
-			       NULL) < 0)
+		               NULL) < 0)
 			rc = tph_diag_set(c->d, TPH_ENOMEM, "out of memory");
 	for (uint32_t i = 0; i < vic->n && rc == TPH_OK; i++) {
 		const tph_sc_ref *v = &vic->items[i];
 		if (!yu_map_get(&set, v->key, strlen(v->key), NULL, 0, NULL))
-			rc = tph_diag_set(c->d, TPH_EINVAL, "%s:%u:%u: probe: victim %s is not a candidate",
-					  c->file, v->loc.line, v->loc.col, v->key);
+			rc = tph_diag_set(c->d, TPH_EINVAL,
+			                  "%s:%u:%u: probe: victim %s is not a candidate", c->file,
+			                  v->loc.line, v->loc.col, v->key);
 	}
 	yu_map_free(&set);
 	return rc;
@@ -356,8 +359,8 @@ static int read_victims(yu_ctx *c, yu_node *item, void *dst)
 {
 	tph_sc_victims *out = dst;
 	victims_raw r = {0};
-	int rc = yu_walk(c, item, victims_fields, sizeof victims_fields / sizeof victims_fields[0],
-			 &r);
+	int rc =
+	    yu_walk(c, item, victims_fields, sizeof victims_fields / sizeof victims_fields[0], &r);
 	if (rc == TPH_OK)
 		rc = check_victims(c, item, &r);
 	out->reclaim = r.reclaimer.key != NULL;
@@ -379,18 +382,18 @@ static int f_victims(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 }
 
 static const yu_field probe_fields[] = {
-	YU_F("nodeScores", f_scores, tph_sc_probe, node_scores, NULL, 0),
-	YU_F("feasibleNodes", f_keyed_nodes, tph_sc_probe, feasible_nodes, &ref_kinds[REF_POD], 0),
-	YU_F("jobOrder", f_refs, tph_sc_probe, job_order, &ref_kinds[REF_PODGROUP], 0),
-	YU_F("taskOrder", f_refs, tph_sc_probe, task_order, &ref_kinds[REF_POD], 0),
-	YU_F("queueOrder", f_refs, tph_sc_probe, queue_order, &ref_kinds[REF_QUEUE], 0),
-	YU_F("jobEnqueueable", f_flags, tph_sc_probe, job_enqueueable, &ref_kinds[REF_PODGROUP], 0),
-	YU_F("jobReady", f_flags, tph_sc_probe, job_ready, &ref_kinds[REF_PODGROUP], 0),
-	YU_F("jobPipelined", f_flags, tph_sc_probe, job_pipelined, &ref_kinds[REF_PODGROUP], 0),
-	YU_F("jobStarving", f_flags, tph_sc_probe, job_starving, &ref_kinds[REF_PODGROUP], 0),
-	YU_F("jobValid", f_flags, tph_sc_probe, job_valid, &ref_kinds[REF_PODGROUP], 0),
-	YU_F("overused", f_flags, tph_sc_probe, overused, &ref_kinds[REF_QUEUE], 0),
-	YU_F("victims", f_victims, tph_sc_probe, victims, NULL, 0),
+    YU_F("nodeScores", f_scores, tph_sc_probe, node_scores, NULL, 0),
+    YU_F("feasibleNodes", f_keyed_nodes, tph_sc_probe, feasible_nodes, &ref_kinds[REF_POD], 0),
+    YU_F("jobOrder", f_refs, tph_sc_probe, job_order, &ref_kinds[REF_PODGROUP], 0),
+    YU_F("taskOrder", f_refs, tph_sc_probe, task_order, &ref_kinds[REF_POD], 0),
+    YU_F("queueOrder", f_refs, tph_sc_probe, queue_order, &ref_kinds[REF_QUEUE], 0),
+    YU_F("jobEnqueueable", f_flags, tph_sc_probe, job_enqueueable, &ref_kinds[REF_PODGROUP], 0),
+    YU_F("jobReady", f_flags, tph_sc_probe, job_ready, &ref_kinds[REF_PODGROUP], 0),
+    YU_F("jobPipelined", f_flags, tph_sc_probe, job_pipelined, &ref_kinds[REF_PODGROUP], 0),
+    YU_F("jobStarving", f_flags, tph_sc_probe, job_starving, &ref_kinds[REF_PODGROUP], 0),
+    YU_F("jobValid", f_flags, tph_sc_probe, job_valid, &ref_kinds[REF_PODGROUP], 0),
+    YU_F("overused", f_flags, tph_sc_probe, overused, &ref_kinds[REF_QUEUE], 0),
+    YU_F("victims", f_victims, tph_sc_probe, victims, NULL, 0),
 };
 
 int sc_load_probe(sc_ld *L, const yu_node *map)

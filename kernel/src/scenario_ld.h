@@ -34,8 +34,8 @@ typedef struct sc_ld {
 	tph_scenario *sc;
 	const char *buf; /* the file text */
 	size_t len;
-	yu_map names;	  /* nodes and hypernodes (SC_HN_BIT set), by name */
-	yu_map pods;	  /* (namespace, name) -> index */
+	yu_map names;     /* nodes and hypernodes (SC_HN_BIT set), by name */
+	yu_map pods;      /* (namespace, name) -> index */
 	yu_map podgroups; /* (namespace, name) -> index */
 	yu_map queues;
 	yu_map pclasses;
@@ -55,17 +55,16 @@ int sc_nomem(sc_ld *L, const yu_node *n);
 const char *sc_peek(sc_ld *L, const yu_node *map, const char *key);
 
 /* Name the object of item `i` of a section for messages and reset the field path. */
-void sc_begin_obj(sc_ld *L, const char *kind, const yu_node *item, bool namespaced,
-		  uint32_t i);
+void sc_begin_obj(sc_ld *L, const char *kind, const yu_node *item, bool namespaced, uint32_t i);
 
 /* Run `fn` over every item of a sequence section (`key` names it in messages); *n receives
  * the number of items. */
 int sc_each(sc_ld *L, const yu_node *seq, const char *key,
-	    int (*fn)(sc_ld *L, yu_node *item, uint32_t i));
+            int (*fn)(sc_ld *L, yu_node *item, uint32_t i));
 
 /* Register `(a, b)` in `map` with value `i`; a duplicate is an error naming `what`. */
-int sc_register(sc_ld *L, yu_map *map, const yu_node *at, const char *a, const char *b,
-		uint32_t i, const char *what);
+int sc_register(sc_ld *L, yu_map *map, const yu_node *at, const char *a, const char *b, uint32_t i,
+                const char *what);
 
 /* Keep the latest creationTimestamp for the `now` default; Go's zero time reads as unset. */
 void sc_note_creation(sc_ld *L, tph_time *t);
@@ -87,7 +86,7 @@ void *sc_alloc_items(sc_ld *L, const yu_node *seq, size_t size, uint32_t *n);
 int sc_f_unsupported(yu_ctx *c, yu_node *v, void *dst, const void *aux);
 /* Read `items` of a sequence into an arena array of `size`-byte elements with `fn`. */
 int sc_seq(yu_ctx *c, const yu_node *v, size_t size, void **items, uint32_t *n,
-	   int (*fn)(yu_ctx *c, yu_node *item, void *dst));
+           int (*fn)(yu_ctx *c, yu_node *item, void *dst));
 
 /* Section readers. */
 int sc_load_pclasses(sc_ld *L, const yu_node *seq);

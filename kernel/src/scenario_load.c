@@ -19,8 +19,7 @@ const char *sc_peek(sc_ld *L, const yu_node *map, const char *key)
 	return v && v->type == YU_SCALAR && !yu_is_null(v) && v->len ? yu_sv(v) : NULL;
 }
 
-void sc_begin_obj(sc_ld *L, const char *kind, const yu_node *item, bool namespaced,
-		  uint32_t i)
+void sc_begin_obj(sc_ld *L, const char *kind, const yu_node *item, bool namespaced, uint32_t i)
 {
 	const char *ns = NULL;
 	if (namespaced) {
@@ -32,7 +31,7 @@ void sc_begin_obj(sc_ld *L, const char *kind, const yu_node *item, bool namespac
 }
 
 int sc_each(sc_ld *L, const yu_node *seq, const char *key,
-	    int (*fn)(sc_ld *L, yu_node *item, uint32_t i))
+            int (*fn)(sc_ld *L, yu_node *item, uint32_t i))
 {
 	yu_set_obj(&L->c, "scenario", NULL, NULL, -1);
 	yu_push(&L->c, key);
@@ -45,8 +44,8 @@ int sc_each(sc_ld *L, const yu_node *seq, const char *key,
 	return rc;
 }
 
-int sc_register(sc_ld *L, yu_map *map, const yu_node *at, const char *a, const char *b,
-		uint32_t i, const char *what)
+int sc_register(sc_ld *L, yu_map *map, const yu_node *at, const char *a, const char *b, uint32_t i,
+                const char *what)
 {
 	uint32_t old;
 	int rc = yu_map_put(map, a, strlen(a), b, b ? strlen(b) : 0, i, &old);
@@ -54,7 +53,7 @@ int sc_register(sc_ld *L, yu_map *map, const yu_node *at, const char *a, const c
 		return sc_nomem(L, at);
 	if (rc == 0)
 		return yu_err(&L->c, at, TPH_EEXIST, "duplicate %s %s%s%s", what, b ? a : "",
-			      b ? "/" : "", b ? b : a);
+		              b ? "/" : "", b ? b : a);
 	return TPH_OK;
 }
 
@@ -100,7 +99,7 @@ int sc_f_unsupported(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 }
 
 int sc_seq(yu_ctx *c, const yu_node *v, size_t size, void **items, uint32_t *n,
-	   int (*fn)(yu_ctx *c, yu_node *item, void *dst))
+           int (*fn)(yu_ctx *c, yu_node *item, void *dst))
 {
 	int rc = yu_want_seq(c, v);
 	if (rc < 0)
@@ -127,24 +126,27 @@ static int f_stash(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 	return TPH_OK;
 }
 
-#define SEC(key, id) {key, f_stash, offsetof(sc_ld, sec) + (id) * sizeof(yu_node *), NULL, 0}
+#define SEC(key, id)                                                                   \
+	{                                                                              \
+		key, f_stash, offsetof(sc_ld, sec) + (id) * sizeof(yu_node *), NULL, 0 \
+	}
 
 static const yu_field top_fields[] = {
-	SEC("name", SEC_NAME),
-	SEC("now", SEC_NOW),
-	SEC("conf", SEC_CONF),
-	SEC("confFile", SEC_CONF_FILE),
-	SEC("enableFlagsDefault", SEC_EFD),
-	SEC("priorityClasses", SEC_PCLASSES),
-	SEC("queues", SEC_QUEUES),
-	SEC("nodes", SEC_NODES),
-	SEC("hyperNodes", SEC_HYPERNODES),
-	SEC("resourceQuotas", SEC_QUOTAS),
-	SEC("shard", SEC_SHARD),
-	SEC("podGroups", SEC_PODGROUPS),
-	SEC("pods", SEC_PODS),
-	SEC("expect", SEC_EXPECT),
-	SEC("probe", SEC_PROBE),
+    SEC("name", SEC_NAME),
+    SEC("now", SEC_NOW),
+    SEC("conf", SEC_CONF),
+    SEC("confFile", SEC_CONF_FILE),
+    SEC("enableFlagsDefault", SEC_EFD),
+    SEC("priorityClasses", SEC_PCLASSES),
+    SEC("queues", SEC_QUEUES),
+    SEC("nodes", SEC_NODES),
+    SEC("hyperNodes", SEC_HYPERNODES),
+    SEC("resourceQuotas", SEC_QUOTAS),
+    SEC("shard", SEC_SHARD),
+    SEC("podGroups", SEC_PODGROUPS),
+    SEC("pods", SEC_PODS),
+    SEC("expect", SEC_EXPECT),
+    SEC("probe", SEC_PROBE),
 };
 
 /* Where the content of a literal block scalar starts: the line after its indicator, at the
@@ -178,7 +180,7 @@ static int load_conf_text(sc_ld *L, const yu_node *v)
 		block_origin(L, v, &line, &col);
 	tph_scenario *sc = L->sc;
 	return tph_conf_load_embedded(yu_sv(v), v->len, sc->file, line, col,
-				      sc->enable_flags_default, &sc->conf, L->c.d);
+	                              sc->enable_flags_default, &sc->conf, L->c.d);
 }
 
 static int load_conf_file(sc_ld *L, const yu_node *v)
@@ -216,9 +218,10 @@ static int load_conf(sc_ld *L)
 	yu_node *conf = L->sec[SEC_CONF], *file = L->sec[SEC_CONF_FILE];
 	int rc = TPH_OK;
 	if (conf && file) {
-		yu_node *later = conf->line > file->line || (conf->line == file->line && conf->col > file->col)
-				    ? conf
-				    : file;
+		yu_node *later =
+		    conf->line > file->line || (conf->line == file->line && conf->col > file->col)
+		        ? conf
+		        : file;
 		yu_push(&L->c, later == conf ? "conf" : "confFile");
 		rc = yu_err(&L->c, later, TPH_EINVAL, "conf and confFile are mutually exclusive");
 	} else if (file) {
@@ -231,7 +234,7 @@ static int load_conf(sc_ld *L)
 		rc = yu_want_map(&L->c, conf);
 		if (rc == TPH_OK)
 			rc = tph_conf_from_node(&L->c, conf, L->sc->enable_flags_default,
-						&L->sc->conf);
+			                        &L->sc->conf);
 	}
 	L->c.depth = 0;
 	return rc;
@@ -297,11 +300,11 @@ static const struct {
 	int id;
 	sc_section_fn fn;
 } section_order[] = {
-	{SEC_PCLASSES, sc_load_pclasses},   {SEC_QUEUES, sc_load_queues},
-	{SEC_NODES, sc_load_nodes},	    {SEC_HYPERNODES, sc_load_hypernodes},
-	{SEC_QUOTAS, sc_load_quotas},	    {SEC_SHARD, sc_load_shard},
-	{SEC_PODGROUPS, sc_load_podgroups}, {SEC_PODS, sc_load_pods},
-	{SEC_EXPECT, sc_load_expect},	    {SEC_PROBE, sc_load_probe},
+    {SEC_PCLASSES, sc_load_pclasses},   {SEC_QUEUES, sc_load_queues},
+    {SEC_NODES, sc_load_nodes},         {SEC_HYPERNODES, sc_load_hypernodes},
+    {SEC_QUOTAS, sc_load_quotas},       {SEC_SHARD, sc_load_shard},
+    {SEC_PODGROUPS, sc_load_podgroups}, {SEC_PODS, sc_load_pods},
+    {SEC_EXPECT, sc_load_expect},       {SEC_PROBE, sc_load_probe},
 };
 
 static int decode(sc_ld *L, const yu_node *root)
@@ -309,7 +312,7 @@ static int decode(sc_ld *L, const yu_node *root)
 	yu_set_obj(&L->c, "scenario", NULL, NULL, -1);
 	if (root->type != YU_MAP)
 		return yu_err(&L->c, root, TPH_EINVAL, "a scenario must be a mapping, got %s",
-			      yu_kind(root));
+		              yu_kind(root));
 	int rc = yu_walk(&L->c, root, top_fields, sizeof top_fields / sizeof top_fields[0], L);
 	if (rc == TPH_OK)
 		rc = load_header(L);
@@ -344,8 +347,8 @@ static int scenario_new(const char *name, tph_scenario **out, tph_diag *d)
 		return tph_diag_set(d, TPH_ENOMEM, "%s: out of memory", name);
 	const char *slash = strrchr(name, '/');
 	sc->file = yu_strndup(&sc->arena, name, strlen(name));
-	sc->dir = slash ? yu_strndup(&sc->arena, name, slash == name ? 1 : (size_t)(slash - name))
-			: ".";
+	sc->dir =
+	    slash ? yu_strndup(&sc->arena, name, slash == name ? 1 : (size_t)(slash - name)) : ".";
 	sc->expect.bind_count = sc->expect.eviction_count = -1;
 	*out = sc;
 	if (!sc->file || !sc->dir) {
@@ -357,8 +360,7 @@ static int scenario_new(const char *name, tph_scenario **out, tph_diag *d)
 }
 
 /* Decode the document, free it (its pages are then reused by the cache), fill the cache. */
-static int load_doc(tph_scenario *sc, const char *buf, size_t len, yu_doc *doc,
-		    tph_diag *d)
+static int load_doc(tph_scenario *sc, const char *buf, size_t len, yu_doc *doc, tph_diag *d)
 {
 	yu_node *root = doc->root == YU_NONE ? NULL : &doc->nodes[doc->root];
 	if (!root || yu_is_null(root)) {
@@ -382,7 +384,7 @@ static int load_doc(tph_scenario *sc, const char *buf, size_t len, yu_doc *doc,
 }
 
 int tph_scenario_load_buffer(const char *buf, size_t len, const char *display_name,
-			     tph_scenario **out, tph_diag *d)
+                             tph_scenario **out, tph_diag *d)
 {
 	*out = NULL;
 	tph_scenario *sc;
@@ -391,7 +393,7 @@ int tph_scenario_load_buffer(const char *buf, size_t len, const char *display_na
 		return rc;
 	yu_doc doc;
 	double t0 = now_ms();
-	rc = yu_load(buf, len, sc->file, 0, 0, &doc, d);
+	rc = yu_load_parallel(buf, len, sc->file, &doc, d);
 	sc->parse_ms = now_ms() - t0;
 	if (rc == TPH_OK)
 		rc = load_doc(sc, buf, len, &doc, d); /* frees doc */
@@ -427,7 +429,8 @@ void tph_scenario_free(tph_scenario *s)
 	yu_free(s);
 }
 
-/* ---- accessors ------------------------------------------------------------------------------------ */
+/* ---- accessors
+ * ------------------------------------------------------------------------------------ */
 
 const char *tph_scenario_file(const tph_scenario *s)
 {
@@ -470,7 +473,7 @@ bool tph_scenario_has_probe(const tph_scenario *s)
 }
 
 void tph_scenario_load_times(const tph_scenario *s, double *parse_ms, double *decode_ms,
-			     double *build_ms)
+                             double *build_ms)
 {
 	if (parse_ms)
 		*parse_ms = s->parse_ms;

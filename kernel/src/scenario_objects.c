@@ -7,14 +7,14 @@
 _Static_assert(sizeof(tph_queue_state) == sizeof(int), "enum fields are written as int");
 _Static_assert(sizeof(tph_taint_effect) == sizeof(int), "enum fields are written as int");
 
-/* ---- priority classes -------------------------------------------------------------------------- */
+/* ---- priority classes --------------------------------------------------------------------------
+ */
 
 static const yu_field pclass_fields[] = {
-	YU_F("name", yu_f_name, tph_priority_class_desc, name, NULL, YU_REQUIRED),
-	YU_F("value", yu_f_i32, tph_priority_class_desc, value, NULL, YU_REQUIRED),
-	YU_F("globalDefault", yu_f_bool, tph_priority_class_desc, global_default, NULL, 0),
-	YU_F("preemptionPolicy", sc_f_preempt_never, tph_priority_class_desc, preempt_never, NULL,
-	     0),
+    YU_F("name", yu_f_name, tph_priority_class_desc, name, NULL, YU_REQUIRED),
+    YU_F("value", yu_f_i32, tph_priority_class_desc, value, NULL, YU_REQUIRED),
+    YU_F("globalDefault", yu_f_bool, tph_priority_class_desc, global_default, NULL, 0),
+    YU_F("preemptionPolicy", sc_f_preempt_never, tph_priority_class_desc, preempt_never, NULL, 0),
 };
 
 static int read_pclass(sc_ld *L, yu_node *item, uint32_t i)
@@ -23,14 +23,14 @@ static int read_pclass(sc_ld *L, yu_node *item, uint32_t i)
 	sc_begin_obj(L, "priorityClass", item, false, i);
 	pc->line = yu_line(&L->c, item);
 	int rc = yu_walk(&L->c, item, pclass_fields, sizeof pclass_fields / sizeof pclass_fields[0],
-			 &pc->d);
+	                 &pc->d);
 	if (rc == TPH_OK)
 		rc = sc_register(L, &L->pclasses, item, pc->d.name, NULL, i, "priority class");
 	for (uint32_t j = 0; rc == TPH_OK && pc->d.global_default && j < i; j++)
 		if (L->sc->pclasses[j].d.global_default)
 			rc = yu_err(&L->c, item, TPH_EINVAL,
-				    "globalDefault: true is already set by priority class %s",
-				    L->sc->pclasses[j].d.name);
+			            "globalDefault: true is already set by priority class %s",
+			            L->sc->pclasses[j].d.name);
 	return rc;
 }
 
@@ -41,7 +41,8 @@ int sc_load_pclasses(sc_ld *L, const yu_node *seq)
 	return sc_each(L, seq, "priorityClasses", read_pclass);
 }
 
-/* ---- queues ----------------------------------------------------------------------------------- */
+/* ---- queues -----------------------------------------------------------------------------------
+ */
 
 static const char *const queue_states[] = {"Open", "Closed", "Closing", NULL};
 
@@ -51,10 +52,9 @@ typedef struct group_aff {
 } group_aff;
 
 static const yu_field group_aff_fields[] = {
-	YU_F("requiredDuringSchedulingIgnoredDuringExecution", yu_f_strs, group_aff, required, NULL,
-	     0),
-	YU_F("preferredDuringSchedulingIgnoredDuringExecution", yu_f_strs, group_aff, preferred,
-	     NULL, 0),
+    YU_F("requiredDuringSchedulingIgnoredDuringExecution", yu_f_strs, group_aff, required, NULL, 0),
+    YU_F("preferredDuringSchedulingIgnoredDuringExecution", yu_f_strs, group_aff, preferred, NULL,
+         0),
 };
 
 static int f_group_aff(yu_ctx *c, yu_node *v, void *dst, const void *aux)
@@ -68,8 +68,8 @@ typedef struct queue_aff {
 } queue_aff;
 
 static const yu_field queue_aff_fields[] = {
-	YU_F("nodeGroupAffinity", f_group_aff, queue_aff, aff, NULL, 0),
-	YU_F("nodeGroupAntiAffinity", f_group_aff, queue_aff, anti, NULL, 0),
+    YU_F("nodeGroupAffinity", f_group_aff, queue_aff, aff, NULL, 0),
+    YU_F("nodeGroupAntiAffinity", f_group_aff, queue_aff, anti, NULL, 0),
 };
 
 static int f_queue_affinity(yu_ctx *c, yu_node *v, void *dst, const void *aux)
@@ -85,18 +85,18 @@ static int f_queue_affinity(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 }
 
 static const yu_field queue_fields[] = {
-	YU_F("name", yu_f_name, tph_queue_desc, name, NULL, YU_REQUIRED),
-	YU_F("weight", yu_f_i32_nonneg, tph_queue_desc, weight, NULL, 0),
-	YU_F("capability", yu_f_res, tph_queue_desc, capability, NULL, 0),
-	YU_F("deserved", yu_f_res, tph_queue_desc, deserved, NULL, 0),
-	YU_F("guarantee", yu_f_res, tph_queue_desc, guarantee, NULL, 0),
-	YU_F("reclaimable", yu_f_bool, tph_queue_desc, reclaimable, NULL, 0),
-	YU_F("state", yu_f_enum, tph_queue_desc, state, queue_states, 0),
-	YU_F("parent", yu_f_name, tph_queue_desc, parent, NULL, 0),
-	YU_F("priority", yu_f_i32, tph_queue_desc, priority, NULL, 0),
-	YU_F("annotations", yu_f_kv, tph_queue_desc, annotations, NULL, 0),
-	{"affinity", f_queue_affinity, 0, NULL, 0},
-	YU_F("creationTimestamp", yu_f_time, tph_queue_desc, creation, NULL, 0),
+    YU_F("name", yu_f_name, tph_queue_desc, name, NULL, YU_REQUIRED),
+    YU_F("weight", yu_f_i32_nonneg, tph_queue_desc, weight, NULL, 0),
+    YU_F("capability", yu_f_res, tph_queue_desc, capability, NULL, 0),
+    YU_F("deserved", yu_f_res, tph_queue_desc, deserved, NULL, 0),
+    YU_F("guarantee", yu_f_res, tph_queue_desc, guarantee, NULL, 0),
+    YU_F("reclaimable", yu_f_bool, tph_queue_desc, reclaimable, NULL, 0),
+    YU_F("state", yu_f_enum, tph_queue_desc, state, queue_states, 0),
+    YU_F("parent", yu_f_name, tph_queue_desc, parent, NULL, 0),
+    YU_F("priority", yu_f_i32, tph_queue_desc, priority, NULL, 0),
+    YU_F("annotations", yu_f_kv, tph_queue_desc, annotations, NULL, 0),
+    {"affinity", f_queue_affinity, 0, NULL, 0},
+    YU_F("creationTimestamp", yu_f_time, tph_queue_desc, creation, NULL, 0),
 };
 
 static int read_queue(sc_ld *L, yu_node *item, uint32_t i)
@@ -107,15 +107,15 @@ static int read_queue(sc_ld *L, yu_node *item, uint32_t i)
 	q->d.weight = 1;
 	q->d.reclaimable = true;
 	q->d.state = TPH_QUEUE_OPEN;
-	int rc = yu_walk(&L->c, item, queue_fields, sizeof queue_fields / sizeof queue_fields[0],
-			 &q->d);
+	int rc =
+	    yu_walk(&L->c, item, queue_fields, sizeof queue_fields / sizeof queue_fields[0], &q->d);
 	if (rc < 0)
 		return rc;
 	sc_note_creation(L, &q->d.creation);
 	if (strcmp(q->d.name, "root") == 0 && q->d.parent) {
 		yu_push(&L->c, "parent");
 		return yu_err(&L->c, yu_map_find(&L->c, item, "parent"), TPH_EINVAL,
-			      "the root queue has no parent");
+		              "the root queue has no parent");
 	}
 	if (strcmp(q->d.name, "root") != 0 && !q->d.parent)
 		q->d.parent = "root";
@@ -166,7 +166,7 @@ static int walk_parents(sc_ld *L, const int32_t *parent, uint8_t *state, uint32_
 	}
 	if (j >= 0 && state[j] == 1)
 		return yu_err(&L->c, parent_node(L, (uint32_t)j), TPH_EINVAL,
-			      "queue parents form a cycle through \"%s\"", L->sc->queues[j].d.name);
+		              "queue parents form a cycle through \"%s\"", L->sc->queues[j].d.name);
 	for (j = (int32_t)i; j >= 0 && state[j] == 1; j = parent[j])
 		state[j] = 2;
 	return TPH_OK;
@@ -177,8 +177,9 @@ int sc_check_queue_parents(sc_ld *L)
 	uint32_t n = L->sc->n_queues;
 	int32_t *parent = yu_calloc(n, sizeof *parent);
 	uint8_t *state = yu_calloc(n, 1);
-	int rc = parent && state ? TPH_OK
-				 : tph_diag_set(L->c.d, TPH_ENOMEM, "%s: out of memory", L->sc->file);
+	int rc = parent && state
+	             ? TPH_OK
+	             : tph_diag_set(L->c.d, TPH_ENOMEM, "%s: out of memory", L->sc->file);
 	for (uint32_t i = 0; rc == TPH_OK && i < n; i++)
 		rc = parent_of(L, i, &parent[i]);
 	for (uint32_t i = 0; rc == TPH_OK && i < n; i++)
@@ -189,14 +190,15 @@ int sc_check_queue_parents(sc_ld *L)
 	return rc;
 }
 
-/* ---- nodes ------------------------------------------------------------------------------------- */
+/* ---- nodes -------------------------------------------------------------------------------------
+ */
 
 static const char *const taint_effects[] = {"NoSchedule", "PreferNoSchedule", "NoExecute", NULL};
 
 static const yu_field taint_fields[] = {
-	YU_F("key", sc_f_key, tph_taint, key, NULL, YU_REQUIRED),
-	YU_F("value", yu_f_str, tph_taint, value, NULL, 0),
-	YU_F("effect", yu_f_enum, tph_taint, effect, taint_effects, YU_REQUIRED),
+    YU_F("key", sc_f_key, tph_taint, key, NULL, YU_REQUIRED),
+    YU_F("value", yu_f_str, tph_taint, value, NULL, 0),
+    YU_F("effect", yu_f_enum, tph_taint, effect, taint_effects, YU_REQUIRED),
 };
 
 static int read_taint(yu_ctx *c, yu_node *item, void *dst)
@@ -231,15 +233,15 @@ static int f_percent(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 	int rc = yu_float(c, v, (double *)dst);
 	if (rc == TPH_OK && *(double *)dst < 0)
 		rc = yu_err(c, v, TPH_EINVAL, "a percentage must not be negative (\"%s\")",
-			    yu_sv(v));
+		            yu_sv(v));
 	return rc;
 }
 
 static const yu_field usage_fields[] = {
-	YU_F("period", f_period, tph_node_usage, period_s, NULL, 0),
-	YU_F("cpu", f_percent, tph_node_usage, cpu_pct, NULL, 0),
-	YU_F("memory", f_percent, tph_node_usage, mem_pct, NULL, 0),
-	YU_F("metricsTime", yu_f_time, tph_node_usage, metrics_time, NULL, 0),
+    YU_F("period", f_period, tph_node_usage, period_s, NULL, 0),
+    YU_F("cpu", f_percent, tph_node_usage, cpu_pct, NULL, 0),
+    YU_F("memory", f_percent, tph_node_usage, mem_pct, NULL, 0),
+    YU_F("metricsTime", yu_f_time, tph_node_usage, metrics_time, NULL, 0),
 };
 
 static int f_usage(yu_ctx *c, yu_node *v, void *dst, const void *aux)
@@ -250,15 +252,15 @@ static int f_usage(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 }
 
 static const yu_field node_fields[] = {
-	YU_F("name", yu_f_name, tph_node_desc, name, NULL, YU_REQUIRED),
-	YU_F("allocatable", yu_f_res, tph_node_desc, allocatable, NULL, 0),
-	YU_F("capacity", yu_f_res, tph_node_desc, capacity, NULL, 0),
-	YU_F("labels", yu_f_kv, tph_node_desc, labels, NULL, 0),
-	YU_F("annotations", yu_f_kv, tph_node_desc, annotations, NULL, 0),
-	{"taints", f_taints, 0, NULL, 0},
-	YU_F("unschedulable", yu_f_bool, tph_node_desc, unschedulable, NULL, 0),
-	YU_F("ready", yu_f_bool, tph_node_desc, ready, NULL, 0),
-	YU_F("usage", f_usage, tph_node_desc, usage, NULL, 0),
+    YU_F("name", yu_f_name, tph_node_desc, name, NULL, YU_REQUIRED),
+    YU_F("allocatable", yu_f_res, tph_node_desc, allocatable, NULL, 0),
+    YU_F("capacity", yu_f_res, tph_node_desc, capacity, NULL, 0),
+    YU_F("labels", yu_f_kv, tph_node_desc, labels, NULL, 0),
+    YU_F("annotations", yu_f_kv, tph_node_desc, annotations, NULL, 0),
+    {"taints", f_taints, 0, NULL, 0},
+    YU_F("unschedulable", yu_f_bool, tph_node_desc, unschedulable, NULL, 0),
+    YU_F("ready", yu_f_bool, tph_node_desc, ready, NULL, 0),
+    YU_F("usage", f_usage, tph_node_desc, usage, NULL, 0),
 };
 
 static int read_node(sc_ld *L, yu_node *item, uint32_t i)
@@ -267,8 +269,8 @@ static int read_node(sc_ld *L, yu_node *item, uint32_t i)
 	sc_begin_obj(L, "node", item, false, i);
 	n->line = yu_line(&L->c, item);
 	n->d.ready = true;
-	int rc = yu_walk(&L->c, item, node_fields, sizeof node_fields / sizeof node_fields[0],
-			 &n->d);
+	int rc =
+	    yu_walk(&L->c, item, node_fields, sizeof node_fields / sizeof node_fields[0], &n->d);
 	return rc < 0 ? rc : sc_register(L, &L->names, item, n->d.name, NULL, i, "node");
 }
 
@@ -279,12 +281,13 @@ int sc_load_nodes(sc_ld *L, const yu_node *seq)
 	return sc_each(L, seq, "nodes", read_node);
 }
 
-/* ---- resource quotas --------------------------------------------------------------------------- */
+/* ---- resource quotas ---------------------------------------------------------------------------
+ */
 
 static const yu_field quota_fields[] = {
-	YU_F("name", yu_f_name, tph_quota_desc, name, NULL, YU_REQUIRED),
-	YU_F("namespace", yu_f_name, tph_quota_desc, namespace_, NULL, 0),
-	YU_F("hard", yu_f_res, tph_quota_desc, hard, NULL, 0),
+    YU_F("name", yu_f_name, tph_quota_desc, name, NULL, YU_REQUIRED),
+    YU_F("namespace", yu_f_name, tph_quota_desc, namespace_, NULL, 0),
+    YU_F("hard", yu_f_res, tph_quota_desc, hard, NULL, 0),
 };
 
 static int read_quota(sc_ld *L, yu_node *item, uint32_t i)
@@ -293,11 +296,11 @@ static int read_quota(sc_ld *L, yu_node *item, uint32_t i)
 	sc_begin_obj(L, "resourceQuota", item, true, i);
 	q->line = yu_line(&L->c, item);
 	q->d.namespace_ = "default";
-	int rc = yu_walk(&L->c, item, quota_fields, sizeof quota_fields / sizeof quota_fields[0],
-			 &q->d);
+	int rc =
+	    yu_walk(&L->c, item, quota_fields, sizeof quota_fields / sizeof quota_fields[0], &q->d);
 	return rc < 0 ? rc
-		      : sc_register(L, &L->quotas, item, q->d.namespace_, q->d.name, i,
-				    "resource quota");
+	              : sc_register(L, &L->quotas, item, q->d.namespace_, q->d.name, i,
+	                            "resource quota");
 }
 
 int sc_load_quotas(sc_ld *L, const yu_node *seq)
@@ -307,7 +310,8 @@ int sc_load_quotas(sc_ld *L, const yu_node *seq)
 	return sc_each(L, seq, "resourceQuotas", read_quota);
 }
 
-/* ---- shard -------------------------------------------------------------------------------------- */
+/* ---- shard --------------------------------------------------------------------------------------
+ */
 
 static const char *const shard_modes[] = {"hard", "soft", NULL};
 
@@ -321,9 +325,9 @@ static int f_shard_mode(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 }
 
 static const yu_field shard_fields[] = {
-	YU_F("name", yu_f_str, tph_sc_shard, name, NULL, 0),
-	YU_F("mode", f_shard_mode, tph_sc_shard, mode, NULL, 0),
-	YU_F("nodes", yu_f_strs, tph_sc_shard, nodes, NULL, 0),
+    YU_F("name", yu_f_str, tph_sc_shard, name, NULL, 0),
+    YU_F("mode", f_shard_mode, tph_sc_shard, mode, NULL, 0),
+    YU_F("nodes", yu_f_strs, tph_sc_shard, nodes, NULL, 0),
 };
 
 int sc_load_shard(sc_ld *L, const yu_node *map)
@@ -335,7 +339,8 @@ int sc_load_shard(sc_ld *L, const yu_node *map)
 	sh->mode = TPH_SHARD_HARD;
 	sh->name = "";
 	sh->line = yu_line(&L->c, map);
-	int rc = yu_walk(&L->c, map, shard_fields, sizeof shard_fields / sizeof shard_fields[0], sh);
+	int rc =
+	    yu_walk(&L->c, map, shard_fields, sizeof shard_fields / sizeof shard_fields[0], sh);
 	yu_node *nodes = yu_map_find(&L->c, map, "nodes");
 	for (uint32_t i = 0; rc == TPH_OK && i < sh->nodes.n; i++) {
 		const char *nm = sh->nodes.items[i];
@@ -344,8 +349,8 @@ int sc_load_shard(sc_ld *L, const yu_node *map)
 			continue;
 		yu_push(&L->c, "nodes");
 		yu_push_idx(&L->c, (int32_t)i);
-		rc = yu_err(&L->c, yu_at(&L->c, nodes->u.items[i]), TPH_ENOENT,
-			    "no node \"%s\"", nm);
+		rc = yu_err(&L->c, yu_at(&L->c, nodes->u.items[i]), TPH_ENOENT, "no node \"%s\"",
+		            nm);
 	}
 	L->c.depth = 0;
 	return rc;

@@ -10,16 +10,17 @@ _Static_assert(sizeof(tph_pod_phase) == sizeof(int), "enum fields are written as
 _Static_assert(sizeof(tph_sel_op) == sizeof(int), "enum fields are written as int");
 _Static_assert(sizeof(tph_toleration_op) == sizeof(int), "enum fields are written as int");
 
-static const char *const pod_phases[] = {"Pending", "Running", "Succeeded", "Failed", "Unknown",
-					 NULL};
+static const char *const pod_phases[] = {"Pending", "Running", "Succeeded",
+                                         "Failed",  "Unknown", NULL};
 static const char *const sel_ops[] = {"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", NULL};
 
-/* ---- selectors ----------------------------------------------------------------------------------- */
+/* ---- selectors
+ * ----------------------------------------------------------------------------------- */
 
 static const yu_field expr_fields[] = {
-	YU_F("key", sc_f_key, tph_sel_expr, key, NULL, YU_REQUIRED),
-	YU_F("operator", yu_f_enum, tph_sel_expr, op, sel_ops, YU_REQUIRED),
-	YU_F("values", yu_f_strs, tph_sel_expr, values, NULL, 0),
+    YU_F("key", sc_f_key, tph_sel_expr, key, NULL, YU_REQUIRED),
+    YU_F("operator", yu_f_enum, tph_sel_expr, op, sel_ops, YU_REQUIRED),
+    YU_F("values", yu_f_strs, tph_sel_expr, values, NULL, 0),
 };
 
 static bool is_int64(const char *s)
@@ -41,7 +42,7 @@ static int check_expr(yu_ctx *c, const yu_node *item, const tph_sel_expr *e, boo
 	else if ((e->op == TPH_SEL_EXISTS || e->op == TPH_SEL_DOES_NOT_EXIST) && e->values.n > 0)
 		why = "takes no values";
 	else if ((e->op == TPH_SEL_GT || e->op == TPH_SEL_LT) &&
-		 (e->values.n != 1 || !is_int64(e->values.items[0])))
+	         (e->values.n != 1 || !is_int64(e->values.items[0])))
 		why = "needs exactly one integer value";
 	if (!why)
 		return TPH_OK;
@@ -71,7 +72,7 @@ static int read_exprs(yu_ctx *c, yu_node *v, tph_sel_term *t, bool node_ops)
 {
 	void *items = NULL;
 	int rc = sc_seq(c, v, sizeof(tph_sel_expr), &items, &t->n,
-			node_ops ? read_node_expr : read_label_expr);
+	                node_ops ? read_node_expr : read_label_expr);
 	t->exprs = items;
 	return rc;
 }
@@ -87,8 +88,8 @@ static int f_label_exprs(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 }
 
 static const yu_field term_fields[] = {
-	{"matchExpressions", f_node_exprs, 0, NULL, 0},
-	{"matchFields", sc_f_unsupported, 0, NULL, 0},
+    {"matchExpressions", f_node_exprs, 0, NULL, 0},
+    {"matchFields", sc_f_unsupported, 0, NULL, 0},
 };
 
 static int f_term(yu_ctx *c, yu_node *v, void *dst, const void *aux)
@@ -102,18 +103,20 @@ static int read_term(yu_ctx *c, yu_node *item, void *dst)
 }
 
 static const yu_field selector_fields[] = {
-	YU_F("matchLabels", yu_f_kv, tph_label_selector, match_labels, NULL, 0),
-	YU_F("matchExpressions", f_label_exprs, tph_label_selector, match_exprs, NULL, 0),
+    YU_F("matchLabels", yu_f_kv, tph_label_selector, match_labels, NULL, 0),
+    YU_F("matchExpressions", f_label_exprs, tph_label_selector, match_exprs, NULL, 0),
 };
 
 int sc_f_label_selector(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 {
 	tph_label_selector *s = dst;
 	s->present = true;
-	return yu_walk(c, v, selector_fields, sizeof selector_fields / sizeof selector_fields[0], s);
+	return yu_walk(c, v, selector_fields, sizeof selector_fields / sizeof selector_fields[0],
+	               s);
 }
 
-/* ---- node affinity ---------------------------------------------------------------------------- */
+/* ---- node affinity ----------------------------------------------------------------------------
+ */
 
 static int f_weight(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 {
@@ -130,12 +133,12 @@ static int f_node_terms(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 }
 
 static const yu_field node_required_fields[] = {
-	{"nodeSelectorTerms", f_node_terms, 0, NULL, YU_REQUIRED},
+    {"nodeSelectorTerms", f_node_terms, 0, NULL, YU_REQUIRED},
 };
 
 static const yu_field pref_term_fields[] = {
-	YU_F("weight", f_weight, tph_pref_term, weight, NULL, YU_REQUIRED),
-	YU_F("preference", f_term, tph_pref_term, term, NULL, YU_REQUIRED),
+    YU_F("weight", f_weight, tph_pref_term, weight, NULL, YU_REQUIRED),
+    YU_F("preference", f_term, tph_pref_term, term, NULL, YU_REQUIRED),
 };
 
 static int read_pref_term(yu_ctx *c, yu_node *item, void *dst)
@@ -158,8 +161,8 @@ static int f_node_preferred(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 }
 
 static const yu_field node_aff_fields[] = {
-	{"requiredDuringSchedulingIgnoredDuringExecution", f_node_required, 0, NULL, 0},
-	{"preferredDuringSchedulingIgnoredDuringExecution", f_node_preferred, 0, NULL, 0},
+    {"requiredDuringSchedulingIgnoredDuringExecution", f_node_required, 0, NULL, 0},
+    {"preferredDuringSchedulingIgnoredDuringExecution", f_node_preferred, 0, NULL, 0},
 };
 
 static int f_node_affinity(yu_ctx *c, yu_node *v, void *dst, const void *aux)
@@ -167,21 +170,22 @@ static int f_node_affinity(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 	return yu_walk(c, v, node_aff_fields, 2, dst);
 }
 
-/* ---- pod affinity ------------------------------------------------------------------------------ */
+/* ---- pod affinity ------------------------------------------------------------------------------
+ */
 
 static const yu_field pod_term_fields[] = {
-	YU_F("labelSelector", sc_f_label_selector, tph_pod_affinity_term, selector, NULL, 0),
-	YU_F("namespaces", yu_f_strs, tph_pod_affinity_term, namespaces, NULL, 0),
-	YU_F("topologyKey", sc_f_key, tph_pod_affinity_term, topology_key, NULL, YU_REQUIRED),
-	{"namespaceSelector", sc_f_unsupported, 0, NULL, 0},
-	{"matchLabelKeys", sc_f_unsupported, 0, NULL, 0},
-	{"mismatchLabelKeys", sc_f_unsupported, 0, NULL, 0},
+    YU_F("labelSelector", sc_f_label_selector, tph_pod_affinity_term, selector, NULL, 0),
+    YU_F("namespaces", yu_f_strs, tph_pod_affinity_term, namespaces, NULL, 0),
+    YU_F("topologyKey", sc_f_key, tph_pod_affinity_term, topology_key, NULL, YU_REQUIRED),
+    {"namespaceSelector", sc_f_unsupported, 0, NULL, 0},
+    {"matchLabelKeys", sc_f_unsupported, 0, NULL, 0},
+    {"mismatchLabelKeys", sc_f_unsupported, 0, NULL, 0},
 };
 
 static int f_pod_term(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 {
 	return yu_walk(c, v, pod_term_fields, sizeof pod_term_fields / sizeof pod_term_fields[0],
-		       dst);
+	               dst);
 }
 
 static int read_pod_term(yu_ctx *c, yu_node *item, void *dst)
@@ -190,8 +194,8 @@ static int read_pod_term(yu_ctx *c, yu_node *item, void *dst)
 }
 
 static const yu_field weighted_term_fields[] = {
-	YU_F("weight", f_weight, tph_pod_affinity_term, weight, NULL, YU_REQUIRED),
-	{"podAffinityTerm", f_pod_term, 0, NULL, YU_REQUIRED},
+    YU_F("weight", f_weight, tph_pod_affinity_term, weight, NULL, YU_REQUIRED),
+    {"podAffinityTerm", f_pod_term, 0, NULL, YU_REQUIRED},
 };
 
 static int read_weighted_term(yu_ctx *c, yu_node *item, void *dst)
@@ -216,12 +220,12 @@ static int f_pod_pref(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 {
 	pod_aff *p = dst;
 	return sc_seq(c, v, sizeof(tph_pod_affinity_term), &p->pref, &p->n_pref,
-		      read_weighted_term);
+	              read_weighted_term);
 }
 
 static const yu_field pod_aff_fields[] = {
-	{"requiredDuringSchedulingIgnoredDuringExecution", f_pod_req, 0, NULL, 0},
-	{"preferredDuringSchedulingIgnoredDuringExecution", f_pod_pref, 0, NULL, 0},
+    {"requiredDuringSchedulingIgnoredDuringExecution", f_pod_req, 0, NULL, 0},
+    {"preferredDuringSchedulingIgnoredDuringExecution", f_pod_pref, 0, NULL, 0},
 };
 
 static int f_pod_affinity(yu_ctx *c, yu_node *v, void *dst, const void *aux)
@@ -245,9 +249,9 @@ static int f_pod_anti_affinity(yu_ctx *c, yu_node *v, void *dst, const void *aux
 }
 
 static const yu_field affinity_fields[] = {
-	{"nodeAffinity", f_node_affinity, 0, NULL, 0},
-	{"podAffinity", f_pod_affinity, 0, NULL, 0},
-	{"podAntiAffinity", f_pod_anti_affinity, 0, NULL, 0},
+    {"nodeAffinity", f_node_affinity, 0, NULL, 0},
+    {"podAffinity", f_pod_affinity, 0, NULL, 0},
+    {"podAntiAffinity", f_pod_anti_affinity, 0, NULL, 0},
 };
 
 static int f_affinity(yu_ctx *c, yu_node *v, void *dst, const void *aux)
@@ -257,10 +261,12 @@ static int f_affinity(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 	if (!a)
 		return yu_err(c, v, TPH_ENOMEM, "out of memory");
 	p->affinity = a;
-	return yu_walk(c, v, affinity_fields, sizeof affinity_fields / sizeof affinity_fields[0], a);
+	return yu_walk(c, v, affinity_fields, sizeof affinity_fields / sizeof affinity_fields[0],
+	               a);
 }
 
-/* ---- tolerations and spread --------------------------------------------------------------------- */
+/* ---- tolerations and spread ---------------------------------------------------------------------
+ */
 
 static const char *const tol_ops[] = {"Equal", "Exists", NULL};
 static const char *const tol_effects[] = {"NoSchedule", "PreferNoSchedule", "NoExecute", NULL};
@@ -280,11 +286,11 @@ static int f_ignore_int(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 }
 
 static const yu_field tol_fields[] = {
-	YU_F("key", yu_f_str, tph_toleration, key, NULL, 0),
-	YU_F("operator", yu_f_enum, tph_toleration, op, tol_ops, 0),
-	YU_F("value", yu_f_str, tph_toleration, value, NULL, 0),
-	YU_F("effect", f_tol_effect, tph_toleration, effect, NULL, 0),
-	{"tolerationSeconds", f_ignore_int, 0, NULL, 0},
+    YU_F("key", yu_f_str, tph_toleration, key, NULL, 0),
+    YU_F("operator", yu_f_enum, tph_toleration, op, tol_ops, 0),
+    YU_F("value", yu_f_str, tph_toleration, value, NULL, 0),
+    YU_F("effect", f_tol_effect, tph_toleration, effect, NULL, 0),
+    {"tolerationSeconds", f_ignore_int, 0, NULL, 0},
 };
 
 static int read_toleration(yu_ctx *c, yu_node *item, void *dst)
@@ -319,15 +325,15 @@ static int f_when_unsatisfiable(yu_ctx *c, yu_node *v, void *dst, const void *au
 }
 
 static const yu_field spread_fields[] = {
-	YU_F("maxSkew", yu_f_i32_pos, tph_spread_constraint, max_skew, NULL, YU_REQUIRED),
-	YU_F("topologyKey", sc_f_key, tph_spread_constraint, topology_key, NULL, YU_REQUIRED),
-	YU_F("whenUnsatisfiable", f_when_unsatisfiable, tph_spread_constraint, do_not_schedule,
-	     NULL, YU_REQUIRED),
-	YU_F("labelSelector", sc_f_label_selector, tph_spread_constraint, selector, NULL, 0),
-	YU_F("minDomains", yu_f_i32_pos, tph_spread_constraint, min_domains, NULL, 0),
-	{"matchLabelKeys", sc_f_unsupported, 0, NULL, 0},
-	{"nodeAffinityPolicy", sc_f_unsupported, 0, NULL, 0},
-	{"nodeTaintsPolicy", sc_f_unsupported, 0, NULL, 0},
+    YU_F("maxSkew", yu_f_i32_pos, tph_spread_constraint, max_skew, NULL, YU_REQUIRED),
+    YU_F("topologyKey", sc_f_key, tph_spread_constraint, topology_key, NULL, YU_REQUIRED),
+    YU_F("whenUnsatisfiable", f_when_unsatisfiable, tph_spread_constraint, do_not_schedule, NULL,
+         YU_REQUIRED),
+    YU_F("labelSelector", sc_f_label_selector, tph_spread_constraint, selector, NULL, 0),
+    YU_F("minDomains", yu_f_i32_pos, tph_spread_constraint, min_domains, NULL, 0),
+    {"matchLabelKeys", sc_f_unsupported, 0, NULL, 0},
+    {"nodeAffinityPolicy", sc_f_unsupported, 0, NULL, 0},
+    {"nodeTaintsPolicy", sc_f_unsupported, 0, NULL, 0},
 };
 
 static int read_spread(yu_ctx *c, yu_node *item, void *dst)
@@ -336,7 +342,7 @@ static int read_spread(yu_ctx *c, yu_node *item, void *dst)
 	int rc = yu_walk(c, item, spread_fields, sizeof spread_fields / sizeof spread_fields[0], s);
 	if (rc == TPH_OK && s->min_domains > 0 && !s->do_not_schedule)
 		rc = yu_err(c, item, TPH_EINVAL,
-			    "minDomains is only valid with whenUnsatisfiable: DoNotSchedule");
+		            "minDomains is only valid with whenUnsatisfiable: DoNotSchedule");
 	return rc;
 }
 
@@ -349,7 +355,8 @@ static int f_spread(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 	return rc;
 }
 
-/* ---- pods ---------------------------------------------------------------------------------------- */
+/* ---- pods
+ * ---------------------------------------------------------------------------------------- */
 
 /* A string where "" means absent (NULL). */
 static int f_opt_str(yu_ctx *c, yu_node *v, void *dst, const void *aux)
@@ -375,27 +382,27 @@ static int f_priority(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 }
 
 static const yu_field pod_fields[] = {
-	YU_F("name", yu_f_name, tph_pod_desc, name, NULL, YU_REQUIRED),
-	YU_F("namespace", yu_f_name, tph_pod_desc, namespace_, NULL, 0),
-	YU_F("podGroup", f_opt_name, tph_pod_desc, pod_group, NULL, 0),
-	YU_F("phase", yu_f_enum, tph_pod_desc, phase, pod_phases, 0),
-	YU_F("nodeName", f_opt_name, tph_pod_desc, node_name, NULL, 0),
-	YU_F("requests", yu_f_res, tph_pod_desc, requests, NULL, 0),
-	YU_F("taskSpec", f_opt_str, tph_pod_desc, task_spec, NULL, 0),
-	YU_F("labels", yu_f_kv, tph_pod_desc, labels, NULL, 0),
-	YU_F("annotations", yu_f_kv, tph_pod_desc, annotations, NULL, 0),
-	YU_F("nodeSelector", yu_f_kv, tph_pod_desc, node_selector, NULL, 0),
-	{"tolerations", f_tolerations, 0, NULL, 0},
-	{"affinity", f_affinity, 0, NULL, 0},
-	{"topologySpreadConstraints", f_spread, 0, NULL, 0},
-	YU_F("priorityClassName", sc_f_key, tph_pod_desc, priority_class, NULL, 0),
-	{"priority", f_priority, 0, NULL, 0},
-	YU_F("preemptionPolicy", sc_f_preempt_never, tph_pod_desc, preempt_never, NULL, 0),
-	YU_F("preemptable", yu_f_tristate, tph_pod_desc, preemptable, NULL, 0),
-	YU_F("nominatedNodeName", f_opt_name, tph_pod_desc, nominated_node, NULL, 0),
-	YU_F("deleting", yu_f_bool, tph_pod_desc, deleting, NULL, 0),
-	YU_F("creationTimestamp", yu_f_time, tph_pod_desc, creation, NULL, 0),
-	YU_F("uid", sc_f_key, tph_pod_desc, uid, NULL, 0),
+    YU_F("name", yu_f_name, tph_pod_desc, name, NULL, YU_REQUIRED),
+    YU_F("namespace", yu_f_name, tph_pod_desc, namespace_, NULL, 0),
+    YU_F("podGroup", f_opt_name, tph_pod_desc, pod_group, NULL, 0),
+    YU_F("phase", yu_f_enum, tph_pod_desc, phase, pod_phases, 0),
+    YU_F("nodeName", f_opt_name, tph_pod_desc, node_name, NULL, 0),
+    YU_F("requests", yu_f_res, tph_pod_desc, requests, NULL, 0),
+    YU_F("taskSpec", f_opt_str, tph_pod_desc, task_spec, NULL, 0),
+    YU_F("labels", yu_f_kv, tph_pod_desc, labels, NULL, 0),
+    YU_F("annotations", yu_f_kv, tph_pod_desc, annotations, NULL, 0),
+    YU_F("nodeSelector", yu_f_kv, tph_pod_desc, node_selector, NULL, 0),
+    {"tolerations", f_tolerations, 0, NULL, 0},
+    {"affinity", f_affinity, 0, NULL, 0},
+    {"topologySpreadConstraints", f_spread, 0, NULL, 0},
+    YU_F("priorityClassName", sc_f_key, tph_pod_desc, priority_class, NULL, 0),
+    {"priority", f_priority, 0, NULL, 0},
+    YU_F("preemptionPolicy", sc_f_preempt_never, tph_pod_desc, preempt_never, NULL, 0),
+    YU_F("preemptable", yu_f_tristate, tph_pod_desc, preemptable, NULL, 0),
+    YU_F("nominatedNodeName", f_opt_name, tph_pod_desc, nominated_node, NULL, 0),
+    YU_F("deleting", yu_f_bool, tph_pod_desc, deleting, NULL, 0),
+    YU_F("creationTimestamp", yu_f_time, tph_pod_desc, creation, NULL, 0),
+    YU_F("uid", sc_f_key, tph_pod_desc, uid, NULL, 0),
 };
 
 static bool is_node(sc_ld *L, const char *name)
@@ -411,20 +418,20 @@ static int check_pod_refs(sc_ld *L, const yu_node *item, const tph_pod_desc *p)
 	if (p->node_name && !is_node(L, p->node_name)) {
 		yu_push(c, "nodeName");
 		return yu_err(c, yu_map_find(c, item, "nodeName"), TPH_ENOENT, "no node \"%s\"",
-			      p->node_name);
+		              p->node_name);
 	}
 	if (p->nominated_node && !is_node(L, p->nominated_node)) {
 		yu_push(c, "nominatedNodeName");
 		yu_warn(c, yu_map_find(c, item, "nominatedNodeName"), "no node \"%s\"; ignored",
-			p->nominated_node);
+		        p->nominated_node);
 		yu_pop(c);
 	}
 	if (p->pod_group && !yu_map_get(&L->podgroups, p->namespace_, strlen(p->namespace_),
-					p->pod_group, strlen(p->pod_group), NULL)) {
+	                                p->pod_group, strlen(p->pod_group), NULL)) {
 		yu_push(c, "podGroup");
 		yu_warn(c, yu_map_find(c, item, "podGroup"),
-			"no podGroup %s/%s; the pod is its own one-member job", p->namespace_,
-			p->pod_group);
+		        "no podGroup %s/%s; the pod is its own one-member job", p->namespace_,
+		        p->pod_group);
 		yu_pop(c);
 	}
 	return TPH_OK;

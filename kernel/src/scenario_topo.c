@@ -8,7 +8,8 @@
 
 _Static_assert(sizeof(tph_pg_phase) == sizeof(int), "enum fields are written as int");
 
-/* ---- hypernodes -------------------------------------------------------------------------------- */
+/* ---- hypernodes --------------------------------------------------------------------------------
+ */
 
 static int check_regex(yu_ctx *c, const yu_node *v)
 {
@@ -69,10 +70,10 @@ static int f_members(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 }
 
 static const yu_field hypernode_fields[] = {
-	YU_F("name", yu_f_name, tph_hypernode_desc, name, NULL, YU_REQUIRED),
-	YU_F("tier", yu_f_i32_nonneg, tph_hypernode_desc, tier, NULL, YU_REQUIRED),
-	YU_F("tierName", sc_f_key, tph_hypernode_desc, tier_name, NULL, 0),
-	{"members", f_members, 0, NULL, 0},
+    YU_F("name", yu_f_name, tph_hypernode_desc, name, NULL, YU_REQUIRED),
+    YU_F("tier", yu_f_i32_nonneg, tph_hypernode_desc, tier, NULL, YU_REQUIRED),
+    YU_F("tierName", sc_f_key, tph_hypernode_desc, tier_name, NULL, 0),
+    {"members", f_members, 0, NULL, 0},
 };
 
 static int read_hypernode(sc_ld *L, yu_node *item, uint32_t i)
@@ -81,7 +82,7 @@ static int read_hypernode(sc_ld *L, yu_node *item, uint32_t i)
 	sc_begin_obj(L, "hyperNode", item, false, i);
 	h->line = yu_line(&L->c, item);
 	int rc = yu_walk(&L->c, item, hypernode_fields,
-			 sizeof hypernode_fields / sizeof hypernode_fields[0], &h->d);
+	                 sizeof hypernode_fields / sizeof hypernode_fields[0], &h->d);
 	if (rc < 0)
 		return rc;
 	uint32_t old;
@@ -90,14 +91,15 @@ static int read_hypernode(sc_ld *L, yu_node *item, uint32_t i)
 		return sc_nomem(L, item);
 	if (rc == 0)
 		return yu_err(&L->c, item, TPH_EEXIST, "%s %s",
-			      old & SC_HN_BIT ? "duplicate hyperNode" : "name already used by node",
-			      h->d.name);
+		              old & SC_HN_BIT ? "duplicate hyperNode" : "name already used by node",
+		              h->d.name);
 	return TPH_OK;
 }
 
 int sc_load_hypernodes(sc_ld *L, const yu_node *seq)
 {
-	if (!(L->sc->hypernodes = sc_alloc_items(L, seq, sizeof(tph_sc_hypernode), &L->sc->n_hypernodes)))
+	if (!(L->sc->hypernodes =
+	          sc_alloc_items(L, seq, sizeof(tph_sc_hypernode), &L->sc->n_hypernodes)))
 		return TPH_ENOMEM;
 	int rc = sc_each(L, seq, "hyperNodes", read_hypernode);
 	return rc == TPH_OK ? sc_resolve_hypernodes(L) : rc;
@@ -143,7 +145,7 @@ static int build_graph(sc_ld *L, hn_graph *g)
 				continue;
 			if (!yu_map_get(&L->names, nm, strlen(nm), NULL, 0, &v))
 				return yu_err(&L->c, member_node(L, h, m), TPH_ENOENT,
-					      "\"%s\" names no node or hyperNode", nm);
+				              "\"%s\" names no node or hyperNode", nm);
 			if (v & SC_HN_BIT)
 				g->to[e] = v & ~SC_HN_BIT, g->via[e++] = m;
 		}
@@ -153,8 +155,8 @@ static int build_graph(sc_ld *L, hn_graph *g)
 }
 
 /* Iterative depth-first search; reaching a node on the current path is a cycle. */
-static int find_cycle(sc_ld *L, const hn_graph *g, uint8_t *color, uint32_t *stack,
-		      uint32_t *pos, uint32_t root)
+static int find_cycle(sc_ld *L, const hn_graph *g, uint8_t *color, uint32_t *stack, uint32_t *pos,
+                      uint32_t root)
 {
 	uint32_t top = 0;
 	stack[top] = root;
@@ -171,8 +173,8 @@ static int find_cycle(sc_ld *L, const hn_graph *g, uint8_t *color, uint32_t *sta
 		uint32_t e = pos[u]++, v = g->to[e];
 		if (color[v] == 1)
 			return yu_err(&L->c, member_node(L, u, g->via[e]), TPH_EINVAL,
-				      "hyperNode members form a cycle through \"%s\"",
-				      L->sc->hypernodes[v].d.name);
+			              "hyperNode members form a cycle through \"%s\"",
+			              L->sc->hypernodes[v].d.name);
 		if (color[v] == 0) {
 			color[v] = 1;
 			pos[v] = g->start[v];
@@ -188,7 +190,7 @@ int sc_resolve_hypernodes(sc_ld *L)
 	uint8_t *color = yu_calloc(n, 1);
 	uint32_t *stack = yu_calloc(n, sizeof *stack), *pos = yu_calloc(n, sizeof *pos);
 	int rc = color && stack && pos ? build_graph(L, &g)
-				       : tph_diag_set(L->c.d, TPH_ENOMEM, "out of memory");
+	                               : tph_diag_set(L->c.d, TPH_ENOMEM, "out of memory");
 	for (uint32_t h = 0; rc == TPH_OK && h < n; h++)
 		if (color[h] == 0)
 			rc = find_cycle(L, &g, color, stack, pos, h);
@@ -202,7 +204,8 @@ int sc_resolve_hypernodes(sc_ld *L)
 	return rc;
 }
 
-/* ---- network topology ---------------------------------------------------------------------------- */
+/* ---- network topology
+ * ---------------------------------------------------------------------------- */
 
 static const char *const topo_modes[] = {"hard", "soft", NULL};
 
@@ -216,9 +219,9 @@ static int f_topo_mode(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 }
 
 static const yu_field topo_fields[] = {
-	YU_F("mode", f_topo_mode, tph_net_topology, mode, NULL, 0),
-	YU_F("highestTierAllowed", yu_f_i32_nonneg, tph_net_topology, highest_tier, NULL, 0),
-	YU_F("highestTierName", sc_f_key, tph_net_topology, highest_tier_name, NULL, 0),
+    YU_F("mode", f_topo_mode, tph_net_topology, mode, NULL, 0),
+    YU_F("highestTierAllowed", yu_f_i32_nonneg, tph_net_topology, highest_tier, NULL, 0),
+    YU_F("highestTierName", sc_f_key, tph_net_topology, highest_tier_name, NULL, 0),
 };
 
 int sc_f_net_topology(yu_ctx *c, yu_node *v, void *dst, const void *aux)
@@ -228,22 +231,23 @@ int sc_f_net_topology(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 	int rc = yu_walk(c, v, topo_fields, sizeof topo_fields / sizeof topo_fields[0], t);
 	if (rc == TPH_OK && t->highest_tier >= 0 && t->highest_tier_name)
 		rc = yu_err(c, v, TPH_EINVAL,
-			    "highestTierAllowed and highestTierName are mutually exclusive");
+		            "highestTierAllowed and highestTierName are mutually exclusive");
 	return rc;
 }
 
-/* ---- podgroups ------------------------------------------------------------------------------------- */
+/* ---- podgroups
+ * ------------------------------------------------------------------------------------- */
 
-static const char *const pg_phases[] = {"Pending", "Inqueue", "Running", "Unknown", "Completed",
-					NULL};
+static const char *const pg_phases[] = {"Pending", "Inqueue",   "Running",
+                                        "Unknown", "Completed", NULL};
 
 static const yu_field subgroup_fields[] = {
-	YU_F("name", yu_f_name, tph_subgroup_policy, name, NULL, YU_REQUIRED),
-	YU_F("subGroupSize", yu_f_i32_pos, tph_subgroup_policy, subgroup_size, NULL, 0),
-	YU_F("minSubGroups", yu_f_i32_nonneg, tph_subgroup_policy, min_subgroups, NULL, 0),
-	YU_F("matchLabelKeys", yu_f_strs, tph_subgroup_policy, match_label_keys, NULL, 0),
-	YU_F("labelSelector", sc_f_label_selector, tph_subgroup_policy, selector, NULL, 0),
-	YU_F("networkTopology", sc_f_net_topology, tph_subgroup_policy, topology, NULL, 0),
+    YU_F("name", yu_f_name, tph_subgroup_policy, name, NULL, YU_REQUIRED),
+    YU_F("subGroupSize", yu_f_i32_pos, tph_subgroup_policy, subgroup_size, NULL, 0),
+    YU_F("minSubGroups", yu_f_i32_nonneg, tph_subgroup_policy, min_subgroups, NULL, 0),
+    YU_F("matchLabelKeys", yu_f_strs, tph_subgroup_policy, match_label_keys, NULL, 0),
+    YU_F("labelSelector", sc_f_label_selector, tph_subgroup_policy, selector, NULL, 0),
+    YU_F("networkTopology", sc_f_net_topology, tph_subgroup_policy, topology, NULL, 0),
 };
 
 static int read_subgroup(yu_ctx *c, yu_node *item, void *dst)
@@ -252,7 +256,7 @@ static int read_subgroup(yu_ctx *c, yu_node *item, void *dst)
 	s->subgroup_size = 1;
 	s->topology = (tph_net_topology){TPH_TOPO_NONE, -1, NULL};
 	return yu_walk(c, item, subgroup_fields, sizeof subgroup_fields / sizeof subgroup_fields[0],
-		       s);
+	               s);
 }
 
 static int unique_subgroups(yu_ctx *c, const yu_node *v, const tph_podgroup_desc *g)
@@ -269,7 +273,7 @@ static int unique_subgroups(yu_ctx *c, const yu_node *v, const tph_podgroup_desc
 			rc = yu_err(c, v, TPH_ENOMEM, "out of memory");
 		else if (put == 0)
 			rc = yu_err(c, yu_at(c, v->u.items[i]), TPH_EEXIST,
-				    "duplicate subgroup policy \"%s\"", nm);
+			            "duplicate subgroup policy \"%s\"", nm);
 		yu_pop(c);
 	}
 	yu_map_free(&seen);
@@ -315,19 +319,19 @@ static int f_min_resources(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 }
 
 static const yu_field podgroup_fields[] = {
-	YU_F("name", yu_f_name, tph_podgroup_desc, name, NULL, YU_REQUIRED),
-	YU_F("namespace", yu_f_name, tph_podgroup_desc, namespace_, NULL, 0),
-	YU_F("queue", yu_f_name, tph_podgroup_desc, queue, NULL, 0),
-	YU_F("minMember", yu_f_i32_nonneg, tph_podgroup_desc, min_member, NULL, 0),
-	{"minTaskMember", f_min_tasks, 0, NULL, 0},
-	{"minResources", f_min_resources, 0, NULL, 0},
-	YU_F("phase", yu_f_enum, tph_podgroup_desc, phase, pg_phases, 0),
-	YU_F("priorityClassName", sc_f_key, tph_podgroup_desc, priority_class, NULL, 0),
-	YU_F("creationTimestamp", yu_f_time, tph_podgroup_desc, creation, NULL, 0),
-	YU_F("annotations", yu_f_kv, tph_podgroup_desc, annotations, NULL, 0),
-	YU_F("uid", sc_f_key, tph_podgroup_desc, uid, NULL, 0),
-	YU_F("networkTopology", sc_f_net_topology, tph_podgroup_desc, topology, NULL, 0),
-	{"subGroupPolicy", f_subgroups, 0, NULL, 0},
+    YU_F("name", yu_f_name, tph_podgroup_desc, name, NULL, YU_REQUIRED),
+    YU_F("namespace", yu_f_name, tph_podgroup_desc, namespace_, NULL, 0),
+    YU_F("queue", yu_f_name, tph_podgroup_desc, queue, NULL, 0),
+    YU_F("minMember", yu_f_i32_nonneg, tph_podgroup_desc, min_member, NULL, 0),
+    {"minTaskMember", f_min_tasks, 0, NULL, 0},
+    {"minResources", f_min_resources, 0, NULL, 0},
+    YU_F("phase", yu_f_enum, tph_podgroup_desc, phase, pg_phases, 0),
+    YU_F("priorityClassName", sc_f_key, tph_podgroup_desc, priority_class, NULL, 0),
+    YU_F("creationTimestamp", yu_f_time, tph_podgroup_desc, creation, NULL, 0),
+    YU_F("annotations", yu_f_kv, tph_podgroup_desc, annotations, NULL, 0),
+    YU_F("uid", sc_f_key, tph_podgroup_desc, uid, NULL, 0),
+    YU_F("networkTopology", sc_f_net_topology, tph_podgroup_desc, topology, NULL, 0),
+    {"subGroupPolicy", f_subgroups, 0, NULL, 0},
 };
 
 const char *sc_join(sc_ld *L, const char *a, char sep, const char *b)
@@ -353,7 +357,7 @@ static int read_podgroup(sc_ld *L, yu_node *item, uint32_t i)
 	g->min_member = 1;
 	g->topology = (tph_net_topology){TPH_TOPO_NONE, -1, NULL};
 	int rc = yu_walk(&L->c, item, podgroup_fields,
-			 sizeof podgroup_fields / sizeof podgroup_fields[0], g);
+	                 sizeof podgroup_fields / sizeof podgroup_fields[0], g);
 	if (rc < 0)
 		return rc;
 	sc_note_creation(L, &g->creation);
@@ -364,7 +368,8 @@ static int read_podgroup(sc_ld *L, yu_node *item, uint32_t i)
 
 int sc_load_podgroups(sc_ld *L, const yu_node *seq)
 {
-	if (!(L->sc->podgroups = sc_alloc_items(L, seq, sizeof(tph_sc_podgroup), &L->sc->n_podgroups)))
+	if (!(L->sc->podgroups =
+	          sc_alloc_items(L, seq, sizeof(tph_sc_podgroup), &L->sc->n_podgroups)))
 		return TPH_ENOMEM;
 	return sc_each(L, seq, "podGroups", read_podgroup);
 }

@@ -130,6 +130,10 @@ struct tph_session {
 	/* Why each task is still pending: aggregated fit errors, set by actions. */
 	const char *const **why;
 	uint32_t *n_why;
+	/* Per task, the nodes its last failed placement found UnschedulableAndUnresolvable
+	 * (Volcano's job.NodesFitErrors as preempt/reclaim read it); see fit_nodes.h. */
+	const tph_idx **unres;
+	uint32_t *n_unres;
 
 	tph_log log;
 	tph_decision_log out;

@@ -219,6 +219,7 @@ typedef struct tph_task_store {
 	uint8_t *flags;
 	tph_time *creation;
 	tph_sid *name, *ns, *uid, *role;
+	tph_sid *pclass; /* priorityClassName as written; TPH_SID_NONE: none */
 	const tph_pod_spec **spec;
 	const tph_pod_meta **meta;
 } tph_task_store;

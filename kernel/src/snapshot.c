@@ -86,6 +86,7 @@ static void lay_tasks(sb *b, tph_task_store *t, const sizes *z)
 	COLS(b, t->ns, z->tasks, false);
 	COLS(b, t->uid, z->tasks, false);
 	COLS(b, t->role, z->tasks, false);
+	COLS(b, t->pclass, z->tasks, false);
 	COLS(b, t->spec, z->tasks, false);
 	COLS(b, t->meta, z->tasks, false);
 }

@@ -34,6 +34,7 @@ static void copy_task_cols(const tph_cluster *c, tph_task_store *t, const tph_sn
 	copy_runs(t->ns, k->col[P_NS], sizeof *t->ns, m);
 	copy_runs(t->uid, k->col[P_UID], sizeof *t->uid, m);
 	copy_runs(t->role, k->col[P_ROLE], sizeof *t->role, m);
+	copy_runs(t->pclass, k->col[P_PCLASS], sizeof *t->pclass, m);
 	copy_runs(t->spec, k->col[P_SPEC], sizeof *t->spec, m);
 	copy_runs(t->meta, k->col[P_META], sizeof *t->meta, m);
 }

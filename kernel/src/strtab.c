@@ -33,7 +33,10 @@ int tph_strtab_init(tph_strtab *t)
 	if (tph_arena_init(&t->chars, (size_t)256 << 10) != TPH_OK)
 		return TPH_ENOMEM;
 	t->slots = tph_calloc(64, sizeof *t->slots);
-	if (!t->slots) {
+	t->chunks = tph_calloc(TPH_STRTAB_MAX_CHUNKS, sizeof *t->chunks);
+	if (!t->slots || !t->chunks) {
+		tph_free(t->slots);
+		tph_free(t->chunks);
 		tph_arena_destroy(&t->chars);
 		return TPH_ENOMEM;
 	}
@@ -47,7 +50,9 @@ int tph_strtab_init(tph_strtab *t)
 
 void tph_strtab_free(tph_strtab *t)
 {
-	tph_free(t->str);
+	for (uint32_t c = 0; t->chunks && c < TPH_STRTAB_MAX_CHUNKS && t->chunks[c]; c++)
+		tph_free(t->chunks[c]);
+	tph_free(t->chunks);
 	tph_free(t->len);
 	tph_free(t->hash);
 	tph_free(t->slots);
@@ -62,7 +67,7 @@ static uint32_t probe(const tph_strtab *t, const char *s, size_t len, uint64_t h
 		if (!v)
 			return i;
 		uint32_t id = v - 1;
-		if (t->hash[id] == h && t->len[id] == len && !memcmp(t->str[id], s, len))
+		if (t->hash[id] == h && t->len[id] == len && !memcmp(tph_strtab_str(t, id), s, len))
 			return i;
 	}
 }
@@ -93,14 +98,16 @@ static int rehash(tph_strtab *t)
 
 static int reserve_id(tph_strtab *t)
 {
+	uint32_t c = t->n >> TPH_STRTAB_CHUNK_SHIFT;
+	if (!t->chunks[c] && !(t->chunks[c] = tph_calloc(TPH_STRTAB_CHUNK, sizeof(char *))))
+		return TPH_ENOMEM;
 	if (t->n < t->cap)
 		return TPH_OK;
-	uint32_t cap = t->cap, c2 = t->cap, c3 = t->cap;
-	if (tph_grow(&t->str, &cap, t->n + 1, sizeof *t->str) ||
-	    tph_grow(&t->len, &c2, t->n + 1, sizeof *t->len) ||
+	uint32_t c2 = t->cap, c3 = t->cap;
+	if (tph_grow(&t->len, &c2, t->n + 1, sizeof *t->len) ||
 	    tph_grow(&t->hash, &c3, t->n + 1, sizeof *t->hash))
 		return TPH_ENOMEM;
-	t->cap = cap < c2 ? (cap < c3 ? cap : c3) : (c2 < c3 ? c2 : c3);
+	t->cap = c2 < c3 ? c2 : c3;
 	return TPH_OK;
 }
 
@@ -120,8 +127,9 @@ tph_sid tph_strtab_intern(tph_strtab *t, const char *s, size_t len)
 	char *copy = tph_arena_strndup(&t->chars, s, len);
 	if (!copy)
 		return TPH_SID_NONE;
-	tph_sid id = t->n++;
-	t->str[id] = copy;
+	tph_sid id = t->n;
+	t->chunks[id >> TPH_STRTAB_CHUNK_SHIFT][id & (TPH_STRTAB_CHUNK - 1)] = copy;
+	t->n++; /* publish after the pointer is in place */
 	t->len[id] = (uint32_t)len;
 	t->hash[id] = h;
 	t->slots[slot] = id + 1;

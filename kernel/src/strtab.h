@@ -1,6 +1,8 @@
 /* String interning with dense ids. Ids index plain arrays, so name -> object maps are an array
  * lookup (no hashing) once a string is interned. Interned strings never move or die while the
- * table lives. Not thread-safe for interning; lookups of existing ids are safe concurrently. */
+ * table lives. Interning is single-threaded (the cache's owner); reading the text of an id
+ * handed out earlier is safe from any thread at the same time, because the pointers live in
+ * fixed chunks that never move (sessions read old snapshots while the host keeps interning). */
 #ifndef TPH_STRTAB_H
 #define TPH_STRTAB_H
 
@@ -14,10 +16,14 @@ typedef uint32_t tph_sid;
 #define TPH_SID_EMPTY 0u         /* the empty string, always interned */
 #define TPH_SID_NONE  UINT32_MAX /* no string (absent value), and the OOM result */
 
+#define TPH_STRTAB_CHUNK_SHIFT 14
+#define TPH_STRTAB_CHUNK       (1u << TPH_STRTAB_CHUNK_SHIFT)
+#define TPH_STRTAB_MAX_CHUNKS  (1u << (32 - TPH_STRTAB_CHUNK_SHIFT))
+
 typedef struct tph_strtab {
-	const char **str; /* [id] NUL-terminated */
-	uint32_t *len;    /* [id] */
-	uint64_t *hash;   /* [id] */
+	const char ***chunks; /* [id >> SHIFT][id & (CHUNK-1)]: never moved once written */
+	uint32_t *len;        /* [id], interning thread only */
+	uint64_t *hash;       /* [id], interning thread only */
 	uint32_t n, cap;
 	uint32_t *slots; /* open addressing: id + 1, 0 = empty */
 	uint32_t mask;
@@ -34,7 +40,8 @@ tph_sid tph_strtab_find(const tph_strtab *t, const char *s, size_t len);
 
 static inline const char *tph_strtab_str(const tph_strtab *t, tph_sid id)
 {
-	return id < t->n ? t->str[id] : "";
+	return id < t->n ? t->chunks[id >> TPH_STRTAB_CHUNK_SHIFT][id & (TPH_STRTAB_CHUNK - 1)]
+	                 : "";
 }
 
 uint64_t tph_hash_bytes(const void *p, size_t n, uint64_t seed);

@@ -24,7 +24,7 @@ typedef struct str_slot {
 typedef struct builder {
 	yu_doc *doc;
 	str_slot *cache; /* STR_CACHE slots */
-	uint32_t *kids; /* children of the open collections, innermost last */
+	uint32_t *kids;  /* children of the open collections, innermost last */
 	uint32_t n_kids, cap_kids;
 	frame *frames;
 	uint32_t n_frames, cap_frames;
@@ -51,10 +51,12 @@ static const char *text_of(builder *b, const char *v, size_t len)
 static int new_node(builder *b, uint8_t type, yaml_mark_t m, uint32_t *id)
 {
 	yu_doc *doc = b->doc;
+	if (doc->n >= doc->cap && doc->fixed)
+		return TPH_ERANGE;
 	if (doc->n == YU_NONE - 1 || tph_grow(&doc->nodes, &doc->cap, doc->n + 1, sizeof(yu_node)))
 		return TPH_ENOMEM;
-	doc->nodes[doc->n] = (yu_node){.type = type, .line = (uint32_t)m.line,
-				       .col = (uint32_t)m.column};
+	doc->nodes[doc->n] = (yu_node){
+	    .type = type, .line = (uint32_t)m.line + doc->line_shift, .col = (uint32_t)m.column};
 	*id = doc->n++;
 	return TPH_OK;
 }
@@ -131,26 +133,26 @@ static int on_end(builder *b)
 }
 
 static int on_alias(builder *b, const yaml_event_t *e, const char *file, int lb, int cb,
-		    tph_diag *d)
+                    tph_diag *d)
 {
 	const char *name = (const char *)e->data.alias.anchor;
 	uint32_t id;
 	if (!yu_map_get(&b->anchors, name, strlen(name), NULL, 0, &id))
-		return tph_diag_set(d, TPH_EPARSE, "%s:%d:%d: YAML syntax error: undefined alias *%s",
-				    file, (int)e->start_mark.line + lb + 1,
-				    (int)e->start_mark.column + cb + 1, name);
+		return tph_diag_set(
+		    d, TPH_EPARSE, "%s:%d:%d: YAML syntax error: undefined alias *%s", file,
+		    (int)e->start_mark.line + lb + 1, (int)e->start_mark.column + cb + 1, name);
 	return add_child(b, id);
 }
 
 static int on_event(builder *b, const yaml_event_t *e, const char *file, int lb, int cb,
-		    tph_diag *d)
+                    tph_diag *d)
 {
 	switch (e->type) {
 	case YAML_DOCUMENT_START_EVENT:
 		if (++b->docs > 1)
 			return tph_diag_set(d, TPH_EPARSE, "%s:%d:%d: more than one YAML document",
-					    file, (int)e->start_mark.line + lb + 1,
-					    (int)e->start_mark.column + cb + 1);
+			                    file, (int)e->start_mark.line + lb + 1,
+			                    (int)e->start_mark.column + cb + 1);
 		return TPH_OK;
 	case YAML_SCALAR_EVENT:
 		return on_scalar(b, e);
@@ -182,7 +184,7 @@ static yaml_mark_t mark_of(const char *buf, size_t len, size_t off)
 }
 
 static int parser_error(const yaml_parser_t *p, const char *buf, size_t len, const char *file,
-			int lb, int cb, tph_diag *d)
+                        int lb, int cb, tph_diag *d)
 {
 	if (p->error == YAML_MEMORY_ERROR)
 		return tph_diag_set(d, TPH_ENOMEM, "%s: out of memory while parsing YAML", file);
@@ -191,20 +193,20 @@ static int parser_error(const yaml_parser_t *p, const char *buf, size_t len, con
 	if (p->error == YAML_READER_ERROR) {
 		m = mark_of(buf, len, p->problem_offset);
 		return tph_diag_set(d, TPH_EPARSE, "%s:%d:%d: YAML syntax error: %s (byte %zu)",
-				    file, (int)m.line + lb + 1, (int)m.column + cb + 1, problem,
-				    p->problem_offset);
+		                    file, (int)m.line + lb + 1, (int)m.column + cb + 1, problem,
+		                    p->problem_offset);
 	}
 	if (p->context)
 		return tph_diag_set(d, TPH_EPARSE,
-				    "%s:%d:%d: YAML syntax error: %s (%s at line %d)", file,
-				    (int)m.line + lb + 1, (int)m.column + cb + 1, problem,
-				    p->context, (int)p->context_mark.line + lb + 1);
+		                    "%s:%d:%d: YAML syntax error: %s (%s at line %d)", file,
+		                    (int)m.line + lb + 1, (int)m.column + cb + 1, problem,
+		                    p->context, (int)p->context_mark.line + lb + 1);
 	return tph_diag_set(d, TPH_EPARSE, "%s:%d:%d: YAML syntax error: %s", file,
-			    (int)m.line + lb + 1, (int)m.column + cb + 1, problem);
+	                    (int)m.line + lb + 1, (int)m.column + cb + 1, problem);
 }
 
-static int run(yaml_parser_t *p, builder *b, const char *buf, size_t len, const char *file,
-	       int lb, int cb, tph_diag *d)
+static int run(yaml_parser_t *p, builder *b, const char *buf, size_t len, const char *file, int lb,
+               int cb, tph_diag *d)
 {
 	for (;;) {
 		yaml_event_t e;
@@ -215,22 +217,17 @@ static int run(yaml_parser_t *p, builder *b, const char *buf, size_t len, const 
 		yaml_event_delete(&e);
 		if (rc == TPH_ENOMEM)
 			return tph_diag_set(d, rc, "%s: out of memory while parsing YAML", file);
+		if (rc == TPH_ERANGE) /* a fixed region is full: only parallel parts have one */
+			return tph_diag_set(d, rc, "%s: node region full", file);
 		if (rc < 0 || end)
 			return rc;
 	}
 }
 
-int yu_load(const char *buf, size_t len, const char *file, int line_base, int col_base,
-	    yu_doc *doc, tph_diag *d)
+int yu_load_into(const char *buf, size_t len, const char *file, int line_base, int col_base,
+                 yu_doc *doc, tph_diag *d)
 {
-	memset(doc, 0, sizeof *doc);
-	doc->root = YU_NONE;
 	builder b = {.doc = doc};
-	/* Every node takes at least two bytes of input ("a,"): reserve for one per four bytes up
-	 * front (untouched pages cost nothing) rather than copy the array as it doubles. */
-	uint32_t guess = len / 4 < (1u << 28) ? (uint32_t)(len / 4) + 16 : (1u << 28);
-	if (tph_grow(&doc->nodes, &doc->cap, guess, sizeof(yu_node)) < 0)
-		return tph_diag_set(d, TPH_ENOMEM, "%s: out of memory", file);
 	yaml_parser_t p;
 	b.cache = yu_calloc(STR_CACHE, sizeof *b.cache);
 	if (!b.cache || yu_map_init(&b.anchors, 8) < 0 || !yaml_parser_initialize(&p)) {
@@ -245,15 +242,30 @@ int yu_load(const char *buf, size_t len, const char *file, int line_base, int co
 	yu_free(b.cache);
 	yu_free(b.kids);
 	yu_free(b.frames);
+	doc->anchors = b.anchors.count;
 	yu_map_free(&b.anchors);
-	if (rc < 0)
+	if (rc != TPH_OK)
 		yu_doc_free(doc);
 	return rc;
 }
 
+int yu_load(const char *buf, size_t len, const char *file, int line_base, int col_base, yu_doc *doc,
+            tph_diag *d)
+{
+	memset(doc, 0, sizeof *doc);
+	doc->root = YU_NONE;
+	/* Every node takes at least two bytes of input ("a,"): reserve for one per four bytes up
+	 * front (untouched pages cost nothing) rather than copy the array as it doubles. */
+	uint32_t guess = len / 4 < (1u << 28) ? (uint32_t)(len / 4) + 16 : (1u << 28);
+	if (tph_grow(&doc->nodes, &doc->cap, guess, sizeof(yu_node)) < 0)
+		return tph_diag_set(d, TPH_ENOMEM, "%s: out of memory", file);
+	return yu_load_into(buf, len, file, line_base, col_base, doc, d);
+}
+
 void yu_doc_free(yu_doc *doc)
 {
-	yu_free(doc->nodes);
+	if (!doc->fixed)
+		yu_free(doc->nodes);
 	yu_arena_free(&doc->arena);
 	yu_arena_free(&doc->strs);
 	doc->nodes = NULL;

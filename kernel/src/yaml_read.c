@@ -87,7 +87,8 @@ int tph_parse_time(const char *s, size_t len, tph_time *out, const char **why)
 	return TPH_OK;
 }
 
-/* ---- durations --------------------------------------------------------------------------------- */
+/* ---- durations ---------------------------------------------------------------------------------
+ */
 
 static uint64_t unit_ns(const char *u, size_t n)
 {
@@ -95,14 +96,8 @@ static uint64_t unit_ns(const char *u, size_t n)
 		const char *name;
 		uint64_t ns;
 	} units[] = {
-		{"ns", 1},
-		{"us", 1000},
-		{"\xc2\xb5s", 1000},
-		{"\xce\xbcs", 1000},
-		{"ms", 1000000},
-		{"s", 1000000000ull},
-		{"m", 60000000000ull},
-		{"h", 3600000000000ull},
+	    {"ns", 1},       {"us", 1000},         {"\xc2\xb5s", 1000},   {"\xce\xbcs", 1000},
+	    {"ms", 1000000}, {"s", 1000000000ull}, {"m", 60000000000ull}, {"h", 3600000000000ull},
 	};
 	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
 		if (strlen(units[i].name) == n && memcmp(units[i].name, u, n) == 0)
@@ -175,12 +170,13 @@ int tph_parse_duration(const char *s, size_t len, int64_t *ns, const char **why)
 	return TPH_OK;
 }
 
-/* ---- scalar classification ------------------------------------------------------------------------ */
+/* ---- scalar classification
+ * ------------------------------------------------------------------------ */
 
-static const char *const bool_true[] = {"true", "True", "TRUE", "yes", "Yes", "YES",
-					"on", "On", "ON", NULL};
-static const char *const bool_false[] = {"false", "False", "FALSE", "no", "No", "NO",
-					 "off", "Off", "OFF", NULL};
+static const char *const bool_true[] = {"true", "True", "TRUE", "yes", "Yes",
+                                        "YES",  "on",   "On",   "ON",  NULL};
+static const char *const bool_false[] = {"false", "False", "FALSE", "no",  "No",
+                                         "NO",    "off",   "Off",   "OFF", NULL};
 
 static int word_in(const char *s, const char *const *words)
 {
@@ -248,12 +244,15 @@ const char *yu_kind(const yu_node *n)
 	return "a string";
 }
 
-/* ---- typed readers ---------------------------------------------------------------------------------- */
+/* ---- typed readers
+ * ---------------------------------------------------------------------------------- */
 
 int yu_str(yu_ctx *c, const yu_node *n, const char **out)
 {
 	if (n->type != YU_SCALAR)
 		return yu_err(c, n, TPH_EINVAL, "expected a string, got %s", yu_kind(n));
+	if (memchr(yu_sv(n), '\0', n->len))
+		return yu_err(c, n, TPH_EINVAL, "a string must not contain a NUL character");
 	*out = yu_sv(n); /* lives in the document's string arena, which the owner adopts */
 	return TPH_OK;
 }
@@ -280,7 +279,7 @@ int yu_bool(yu_ctx *c, const yu_node *n, bool *out)
 	}
 	if (n->type == YU_SCALAR && !yu_is_null(n))
 		return yu_err(c, n, TPH_EINVAL, "expected true or false, got %s (\"%s\")",
-			      yu_kind(n), yu_sv(n));
+		              yu_kind(n), yu_sv(n));
 	return yu_err(c, n, TPH_EINVAL, "expected true or false, got %s", yu_kind(n));
 }
 
@@ -305,7 +304,7 @@ int yu_int(yu_ctx *c, const yu_node *n, int64_t lo, int64_t hi, int64_t *out)
 	int64_t x = neg ? (int64_t)(0 - v) : (int64_t)v;
 	if (x < lo || x > hi)
 		return yu_err(c, n, TPH_ERANGE, "%s is out of range [%lld, %lld]", s, (long long)lo,
-			      (long long)hi);
+		              (long long)hi);
 	*out = x;
 	return TPH_OK;
 }
@@ -373,20 +372,18 @@ int yu_enum(yu_ctx *c, const yu_node *n, const char *const *names, int *out)
 	char list[256];
 	size_t len = 0;
 	for (int i = 0; names[i] && len < sizeof list; i++)
-		len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? "|" : "",
-					names[i]);
+		len +=
+		    (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? "|" : "", names[i]);
 	return yu_err(c, n, TPH_EINVAL, "must be one of %s, got \"%s\"", list, yu_sv(n));
 }
 
-int yu_quantity(yu_ctx *c, const yu_node *n, const char *res, size_t res_len,
-		int64_t *out)
+int yu_quantity(yu_ctx *c, const yu_node *n, const char *res, size_t res_len, int64_t *out)
 {
 	int rc = yu_want_scalar(c, n, "a quantity");
 	if (rc < 0)
 		return rc;
 	const char *why = NULL;
-	rc = tph_quantity_parse(yu_sv(n), n->len, tph_res_unit_of(res, res_len),
-				out, &why);
+	rc = tph_quantity_parse(yu_sv(n), n->len, tph_res_unit_of(res, res_len), out, &why);
 	if (rc < 0)
 		return yu_err(c, n, rc, "%s (\"%s\")", why ? why : "not a quantity", yu_sv(n));
 	return TPH_OK;
@@ -401,7 +398,7 @@ static int check_unique_keys(yu_ctx *c, const yu_node *map)
 		yu_node *k = yu_at(c, pairs[i].key);
 		if (k->type != YU_SCALAR)
 			return yu_err(c, k, TPH_EINVAL, "a key must be a string, got %s",
-				      yu_kind(k));
+			              yu_kind(k));
 	}
 	if (n <= 16) {
 		for (size_t i = 1; i < n; i++) {
@@ -409,7 +406,7 @@ static int check_unique_keys(yu_ctx *c, const yu_node *map)
 			for (size_t j = 0; j < i; j++)
 				if (strcmp(yu_sv(yu_at(c, pairs[j].key)), yu_sv(k)) == 0)
 					return yu_err(c, k, TPH_EINVAL, "duplicate key \"%s\"",
-						      yu_sv(k));
+					              yu_sv(k));
 		}
 		return TPH_OK;
 	}
@@ -450,8 +447,7 @@ int yu_res_list(yu_ctx *c, const yu_node *n, tph_res_list *out)
 		if (k->len == 0)
 			return yu_err(c, k, TPH_EINVAL, "empty resource name");
 		yu_push(c, yu_sv(k));
-		rc = yu_quantity(c, yu_at(c, p->value), yu_sv(k), k->len,
-				 &items[i].value);
+		rc = yu_quantity(c, yu_at(c, p->value), yu_sv(k), k->len, &items[i].value);
 		yu_pop(c);
 		if (rc < 0)
 			return rc;
@@ -516,7 +512,8 @@ int yu_str_list(yu_ctx *c, const yu_node *n, tph_str_list *out)
 	return rc;
 }
 
-/* ---- yu_walk handlers ----------------------------------------------------------------------------- */
+/* ---- yu_walk handlers
+ * ----------------------------------------------------------------------------- */
 
 int yu_f_str(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 {

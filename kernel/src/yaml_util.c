@@ -159,8 +159,8 @@ void yu_map_free(yu_map *m)
 	m->mask = m->count = 0;
 }
 
-static yu_slot *map_probe(const yu_map *m, uint64_t h, const char *a, size_t alen,
-			  const char *b, size_t blen)
+static yu_slot *map_probe(const yu_map *m, uint64_t h, const char *a, size_t alen, const char *b,
+                          size_t blen)
 {
 	for (uint32_t i = (uint32_t)h & m->mask;; i = (i + 1) & m->mask) {
 		yu_slot *s = &m->slots[i];
@@ -190,7 +190,7 @@ static int map_grow(yu_map *m)
 }
 
 int yu_map_put(yu_map *m, const char *a, size_t alen, const char *b, size_t blen, uint32_t val,
-	       uint32_t *old)
+               uint32_t *old)
 {
 	if ((size_t)(m->count + 1) * 2 > (size_t)m->mask + 1 && map_grow(m) < 0)
 		return TPH_ENOMEM;
@@ -215,7 +215,7 @@ int yu_map_set(yu_map *m, const char *a, size_t alen, const char *b, size_t blen
 }
 
 bool yu_map_get(const yu_map *m, const char *a, size_t alen, const char *b, size_t blen,
-		uint32_t *val)
+                uint32_t *val)
 {
 	if (!m->slots)
 		return false;
@@ -227,10 +227,10 @@ bool yu_map_get(const yu_map *m, const char *a, size_t alen, const char *b, size
 	return true;
 }
 
-/* ---- context and errors ----------------------------------------------------------------------- */
+/* ---- context and errors -----------------------------------------------------------------------
+ */
 
-void yu_ctx_init(yu_ctx *c, const yu_doc *doc, const char *file, yu_arena *arena,
-		 tph_diag *d)
+void yu_ctx_init(yu_ctx *c, const yu_doc *doc, const char *file, yu_arena *arena, tph_diag *d)
 {
 	memset(c, 0, sizeof *c);
 	c->doc = doc;
@@ -267,15 +267,15 @@ static size_t fmt_path(const yu_ctx *c, char *buf, size_t cap)
 static size_t fmt_prefix(const yu_ctx *c, const yu_node *n, char *buf, size_t cap)
 {
 	size_t len = (size_t)snprintf(buf, cap, "%s:%u:%u: ", c->file ? c->file : "<input>",
-				      (unsigned)yu_line(c, n), (unsigned)yu_col(c, n));
+	                              (unsigned)yu_line(c, n), (unsigned)yu_col(c, n));
 	if (c->obj_kind && len < cap) {
 		if (c->obj_name)
 			len += (size_t)snprintf(buf + len, cap - len, "%s %s%s%s: ", c->obj_kind,
-						c->obj_ns ? c->obj_ns : "", c->obj_ns ? "/" : "",
-						c->obj_name);
+			                        c->obj_ns ? c->obj_ns : "", c->obj_ns ? "/" : "",
+			                        c->obj_name);
 		else if (c->obj_index >= 0)
 			len += (size_t)snprintf(buf + len, cap - len, "%s #%ld: ", c->obj_kind,
-						c->obj_index + 1);
+			                        c->obj_index + 1);
 		else
 			len += (size_t)snprintf(buf + len, cap - len, "%s: ", c->obj_kind);
 	}
@@ -290,7 +290,7 @@ static size_t fmt_prefix(const yu_ctx *c, const yu_node *n, char *buf, size_t ca
 }
 
 static void vformat(const yu_ctx *c, const yu_node *n, char *buf, size_t cap, const char *fmt,
-		    va_list ap)
+                    va_list ap)
 {
 	size_t len = fmt_prefix(c, n, buf, cap);
 	vsnprintf(buf + len, cap - len, fmt, ap);
@@ -333,7 +333,8 @@ uint32_t yu_col(const yu_ctx *c, const yu_node *n)
 	return (uint32_t)((int)n->col + c->col_base + 1);
 }
 
-/* ---- node helpers ------------------------------------------------------------------------------ */
+/* ---- node helpers ------------------------------------------------------------------------------
+ */
 
 bool yu_is_null(const yu_node *n)
 {
@@ -348,8 +349,7 @@ yu_node *yu_map_find(const yu_ctx *c, const yu_node *map, const char *key)
 {
 	if (map->type != YU_MAP)
 		return NULL;
-	for (const yu_pair *p = map->u.pairs; p < map->u.pairs + map->len;
-	     p++) {
+	for (const yu_pair *p = map->u.pairs; p < map->u.pairs + map->len; p++) {
 		yu_node *k = yu_at(c, p->key);
 		if (k && k->type == YU_SCALAR && strcmp(yu_sv(k), key) == 0)
 			return yu_at(c, p->value);
@@ -378,7 +378,8 @@ int yu_want_scalar(yu_ctx *c, const yu_node *n, const char *what)
 	return yu_err(c, n, TPH_EINVAL, "expected %s, got %s", what, yu_kind(n));
 }
 
-/* ---- the mapping walker ------------------------------------------------------------------------- */
+/* ---- the mapping walker -------------------------------------------------------------------------
+ */
 
 static const yu_field *find_field(const yu_field *tab, size_t n, const char *key)
 {
@@ -388,8 +389,8 @@ static const yu_field *find_field(const yu_field *tab, size_t n, const char *key
 	return NULL;
 }
 
-static int walk_pair(yu_ctx *c, const yu_pair *p, const yu_field *tab, size_t n,
-		     void *base, uint64_t *seen)
+static int walk_pair(yu_ctx *c, const yu_pair *p, const yu_field *tab, size_t n, void *base,
+                     uint64_t *seen)
 {
 	yu_node *k = yu_at(c, p->key);
 	yu_node *v = yu_at(c, p->value);
@@ -419,8 +420,7 @@ int yu_walk(yu_ctx *c, const yu_node *map, const yu_field *tab, size_t n, void *
 	if (rc < 0)
 		return rc;
 	uint64_t seen = 0;
-	for (const yu_pair *p = map->u.pairs; p < map->u.pairs + map->len;
-	     p++) {
+	for (const yu_pair *p = map->u.pairs; p < map->u.pairs + map->len; p++) {
 		rc = walk_pair(c, p, tab, n, base, &seen);
 		if (rc < 0)
 			return rc;
@@ -436,7 +436,8 @@ int yu_walk(yu_ctx *c, const yu_node *map, const yu_field *tab, size_t n, void *
 	return TPH_OK;
 }
 
-/* ---- files ---------------------------------------------------------------------------------------- */
+/* ---- files
+ * ---------------------------------------------------------------------------------------- */
 
 /* One allocation of the file's size (plus slack for files that grow while read). */
 int yu_read_file(const char *path, char **buf, size_t *len, tph_diag *d)
@@ -444,7 +445,7 @@ int yu_read_file(const char *path, char **buf, size_t *len, tph_diag *d)
 	FILE *f = fopen(path, "rb");
 	if (!f)
 		return tph_diag_set(d, errno == ENOENT ? TPH_ENOENT : TPH_EIO,
-				    "%s: cannot open: %s", path, strerror(errno));
+		                    "%s: cannot open: %s", path, strerror(errno));
 	struct stat st;
 	size_t cap = fstat(fileno(f), &st) == 0 && st.st_size > 0 ? (size_t)st.st_size + 1 : 4096;
 	size_t n = 0;

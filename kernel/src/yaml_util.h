@@ -26,8 +26,8 @@ void *yu_malloc(size_t n);
 void *yu_calloc(size_t n, size_t size);
 void yu_free(void *p);
 
-/* Bump allocator: 8-byte aligned blocks (strings unaligned) that live until yu_arena_free(). A zeroed struct is
- * an empty arena. Every function returns NULL when memory runs out. */
+/* Bump allocator: 8-byte aligned blocks (strings unaligned) that live until yu_arena_free(). A
+ * zeroed struct is an empty arena. Every function returns NULL when memory runs out. */
 typedef struct yu_chunk yu_chunk;
 typedef struct yu_arena {
 	yu_chunk *head;
@@ -68,11 +68,11 @@ void yu_map_free(yu_map *m);
 /* Insert (a, b) -> val. Returns 1 if inserted, 0 if the key was present (then *old, if not
  * NULL, receives its value and nothing changes), TPH_ENOMEM on failure. */
 int yu_map_put(yu_map *m, const char *a, size_t alen, const char *b, size_t blen, uint32_t val,
-	       uint32_t *old);
+               uint32_t *old);
 /* Insert or overwrite. */
 int yu_map_set(yu_map *m, const char *a, size_t alen, const char *b, size_t blen, uint32_t val);
 bool yu_map_get(const yu_map *m, const char *a, size_t alen, const char *b, size_t blen,
-		uint32_t *val);
+                uint32_t *val);
 
 /* ---- pure parsers --------------------------------------------------------------------------- */
 
@@ -110,7 +110,7 @@ typedef struct yu_node {
 	uint32_t col;  /* 0-based */
 	uint32_t len;  /* scalar bytes, sequence items or mapping pairs */
 	union {
-		const char *str;      /* a scalar's text, NUL-terminated */
+		const char *str;       /* a scalar's text, NUL-terminated */
 		const uint32_t *items; /* a sequence's item ids */
 		const yu_pair *pairs;  /* a mapping's key and value ids */
 	} u;
@@ -120,22 +120,44 @@ typedef struct yu_node {
 
 typedef struct yu_doc {
 	yu_node *nodes;
-	uint32_t n;
+	uint32_t n; /* next id */
 	uint32_t cap;
-	uint32_t root;	/* YU_NONE: an empty stream */
-	yu_arena arena; /* child lists */
-	yu_arena strs;	/* scalar texts (equal short texts shared); adopt it to keep them */
+	uint32_t root;       /* YU_NONE: an empty stream */
+	yu_arena arena;      /* child lists */
+	yu_arena strs;       /* scalar texts (equal short texts shared); adopt it to keep them */
+	bool fixed;          /* nodes borrowed: fill ids [n, cap) only, never grow or free them */
+	uint32_t line_shift; /* added to every node's line (a part of a larger file) */
+	uint32_t anchors;    /* distinct anchor names defined */
 } yu_doc;
 
 /* Parse `buf` into `doc` from libyaml's events (one document; a second one is an error).
  * Syntax errors are reported as `FILE:LINE:COL: YAML syntax error: ...`, with lines and
  * columns shifted by the bases. On success free `doc` with yu_doc_free(); on error nothing is
  * left to free. */
-int yu_load(const char *buf, size_t len, const char *file, int line_base, int col_base,
-	    yu_doc *doc, tph_diag *d);
+int yu_load(const char *buf, size_t len, const char *file, int line_base, int col_base, yu_doc *doc,
+            tph_diag *d);
 void yu_doc_free(yu_doc *doc);
 
-/* ---- reading context -------------------------------------------------------------------------- */
+/* yu_load into a document the caller prepared (nodes, n, cap, fixed, line_shift set; root
+ * YU_NONE; arenas empty). A fixed region that fills up fails with TPH_ERANGE. */
+int yu_load_into(const char *buf, size_t len, const char *file, int line_base, int col_base,
+                 yu_doc *doc, tph_diag *d);
+
+/* yu_load for large inputs: the bulky top-level block sequences (pods:, nodes:, podGroups:)
+ * are cut at item lines and parsed in parallel, then grafted into one document equal to what
+ * yu_load gives; any input the split cannot prove equivalent is parsed by yu_load. */
+int yu_load_parallel(const char *buf, size_t len, const char *file, yu_doc *doc, tph_diag *d);
+
+/* Tuning (tests lower them): the input size from which yu_load_parallel splits, the smallest
+ * chunk it cuts, and the number of threads (0: the online CPUs, at most 8). */
+extern size_t yu_split_min_bytes;
+extern size_t yu_split_min_chunk;
+extern int yu_split_threads;
+/* How many loads took the parallel path (statistics for tests and benchmarks). */
+extern unsigned long yu_split_done;
+
+/* ---- reading context --------------------------------------------------------------------------
+ */
 
 #define YU_PATH_MAX 12
 
@@ -148,9 +170,9 @@ typedef struct yu_ctx {
 	const yu_doc *doc;
 	const char *file; /* display name in messages */
 	tph_diag *d;
-	yu_arena *arena;    /* where readers copy what they return */
-	int line_base;      /* added to libyaml's 0-based line before printing it 1-based */
-	int col_base;       /* added to libyaml's 0-based column */
+	yu_arena *arena;      /* where readers copy what they return */
+	int line_base;        /* added to libyaml's 0-based line before printing it 1-based */
+	int col_base;         /* added to libyaml's 0-based column */
 	const char *obj_kind; /* "pod", "conf tier 1 plugin", NULL: none */
 	const char *obj_ns;   /* NULL: not namespaced */
 	const char *obj_name; /* NULL: unnamed, shown as "#<obj_index + 1>" */
@@ -160,8 +182,7 @@ typedef struct yu_ctx {
 	yu_path_elem path[YU_PATH_MAX];
 } yu_ctx;
 
-void yu_ctx_init(yu_ctx *c, const yu_doc *doc, const char *file, yu_arena *arena,
-		 tph_diag *d);
+void yu_ctx_init(yu_ctx *c, const yu_doc *doc, const char *file, yu_arena *arena, tph_diag *d);
 /* Name the object being read (strings are borrowed; formatted only if an error happens). */
 void yu_set_obj(yu_ctx *c, const char *kind, const char *ns, const char *name, long index);
 
@@ -187,20 +208,21 @@ static inline void yu_pop(yu_ctx *c)
 /* Write `FILE:LINE:COL: OBJECT: field PATH: <msg>` to the diag; returns `status`. */
 int yu_err(yu_ctx *c, const yu_node *n, int status, const char *fmt, ...)
 #if defined(__GNUC__)
-	__attribute__((format(printf, 4, 5)))
+    __attribute__((format(printf, 4, 5)))
 #endif
-	;
+    ;
 /* Emit a located warning in the same shape. */
 void yu_warn(yu_ctx *c, const yu_node *n, const char *fmt, ...)
 #if defined(__GNUC__)
-	__attribute__((format(printf, 3, 4)))
+    __attribute__((format(printf, 3, 4)))
 #endif
-	;
+    ;
 /* 1-based line and column of a node as printed in messages. */
 uint32_t yu_line(const yu_ctx *c, const yu_node *n);
 uint32_t yu_col(const yu_ctx *c, const yu_node *n);
 
-/* ---- nodes ------------------------------------------------------------------------------------- */
+/* ---- nodes -------------------------------------------------------------------------------------
+ */
 
 static inline yu_node *yu_at(const yu_ctx *c, uint32_t id)
 {
@@ -238,11 +260,12 @@ int yu_want_map(yu_ctx *c, const yu_node *n);
 int yu_want_seq(yu_ctx *c, const yu_node *n);
 int yu_want_scalar(yu_ctx *c, const yu_node *n, const char *what);
 
-/* ---- typed readers (errors name the current object and path) ---------------------------------- */
+/* ---- typed readers (errors name the current object and path) ----------------------------------
+ */
 
 /* Strings point into the document's string arena: whoever keeps them adopts that arena
  * (yu_arena_adopt) before the document is freed. */
-int yu_str(yu_ctx *c, const yu_node *n, const char **out); /* any scalar */
+int yu_str(yu_ctx *c, const yu_node *n, const char **out);  /* any scalar */
 int yu_name(yu_ctx *c, const yu_node *n, const char **out); /* non-empty, no '/' */
 int yu_bool(yu_ctx *c, const yu_node *n, bool *out);
 int yu_int(yu_ctx *c, const yu_node *n, int64_t lo, int64_t hi, int64_t *out);
@@ -252,29 +275,32 @@ int yu_time(yu_ctx *c, const yu_node *n, tph_time *out);
 int yu_duration(yu_ctx *c, const yu_node *n, int64_t *ns);
 /* One of `names` (NULL-terminated); *out is its index. */
 int yu_enum(yu_ctx *c, const yu_node *n, const char *const *names, int *out);
-int yu_quantity(yu_ctx *c, const yu_node *n, const char *res, size_t res_len,
-		int64_t *out);
+int yu_quantity(yu_ctx *c, const yu_node *n, const char *res, size_t res_len, int64_t *out);
 /* A mapping whose keys are all scalars, none repeated (linear in the number of keys). */
 int yu_check_unique_keys(yu_ctx *c, const yu_node *map);
 int yu_res_list(yu_ctx *c, const yu_node *n, tph_res_list *out);
 int yu_kv_list(yu_ctx *c, const yu_node *n, tph_kv_list *out);
 int yu_str_list(yu_ctx *c, const yu_node *n, tph_str_list *out);
 
-/* ---- table-driven mappings --------------------------------------------------------------------- */
+/* ---- table-driven mappings ---------------------------------------------------------------------
+ */
 
 typedef int (*yu_field_fn)(yu_ctx *c, yu_node *v, void *dst, const void *aux);
 
 typedef struct yu_field {
 	const char *key;
 	yu_field_fn fn;
-	size_t off;	 /* where in the target struct the handler writes */
+	size_t off;      /* where in the target struct the handler writes */
 	const void *aux; /* handler data (enum names, ...) */
 	unsigned flags;
 } yu_field;
 
 #define YU_REQUIRED 1u
 
-#define YU_F(key, fn, type, member, aux, flags) {key, fn, offsetof(type, member), aux, flags}
+#define YU_F(key, fn, type, member, aux, flags)             \
+	{                                                   \
+		key, fn, offsetof(type, member), aux, flags \
+	}
 
 /* Walk a mapping: every key must be a scalar naming an entry of `tab` (at most 64 entries),
  * at most once. A null value counts as absent (the handler is not called; a required field
@@ -282,19 +308,19 @@ typedef struct yu_field {
 int yu_walk(yu_ctx *c, const yu_node *map, const yu_field *tab, size_t n, void *base);
 
 /* Handlers for yu_walk. */
-int yu_f_str(yu_ctx *c, yu_node *v, void *dst, const void *aux);	  /* const char * */
-int yu_f_name(yu_ctx *c, yu_node *v, void *dst, const void *aux);	  /* const char * */
-int yu_f_bool(yu_ctx *c, yu_node *v, void *dst, const void *aux);	  /* bool */
-int yu_f_tristate(yu_ctx *c, yu_node *v, void *dst, const void *aux); /* int -1/0/1 */
-int yu_f_i32(yu_ctx *c, yu_node *v, void *dst, const void *aux);	  /* int32, any */
+int yu_f_str(yu_ctx *c, yu_node *v, void *dst, const void *aux);        /* const char * */
+int yu_f_name(yu_ctx *c, yu_node *v, void *dst, const void *aux);       /* const char * */
+int yu_f_bool(yu_ctx *c, yu_node *v, void *dst, const void *aux);       /* bool */
+int yu_f_tristate(yu_ctx *c, yu_node *v, void *dst, const void *aux);   /* int -1/0/1 */
+int yu_f_i32(yu_ctx *c, yu_node *v, void *dst, const void *aux);        /* int32, any */
 int yu_f_i32_nonneg(yu_ctx *c, yu_node *v, void *dst, const void *aux); /* int32 >= 0 */
 int yu_f_i32_pos(yu_ctx *c, yu_node *v, void *dst, const void *aux);    /* int32 >= 1 */
-int yu_f_float(yu_ctx *c, yu_node *v, void *dst, const void *aux);	    /* double */
-int yu_f_time(yu_ctx *c, yu_node *v, void *dst, const void *aux);	    /* tph_time */
-int yu_f_enum(yu_ctx *c, yu_node *v, void *dst, const void *aux); /* int; aux: names */
-int yu_f_res(yu_ctx *c, yu_node *v, void *dst, const void *aux);  /* tph_res_list */
-int yu_f_kv(yu_ctx *c, yu_node *v, void *dst, const void *aux);   /* tph_kv_list */
-int yu_f_strs(yu_ctx *c, yu_node *v, void *dst, const void *aux); /* tph_str_list */
+int yu_f_float(yu_ctx *c, yu_node *v, void *dst, const void *aux);      /* double */
+int yu_f_time(yu_ctx *c, yu_node *v, void *dst, const void *aux);       /* tph_time */
+int yu_f_enum(yu_ctx *c, yu_node *v, void *dst, const void *aux);       /* int; aux: names */
+int yu_f_res(yu_ctx *c, yu_node *v, void *dst, const void *aux);        /* tph_res_list */
+int yu_f_kv(yu_ctx *c, yu_node *v, void *dst, const void *aux);         /* tph_kv_list */
+int yu_f_strs(yu_ctx *c, yu_node *v, void *dst, const void *aux);       /* tph_str_list */
 
 /* Read a whole file into a NUL-terminated heap buffer (free with yu_free). */
 int yu_read_file(const char *path, char **buf, size_t *len, tph_diag *d);

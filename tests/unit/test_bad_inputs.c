@@ -112,58 +112,59 @@ static void test_catalogue(void **state)
 	assert_int_equal(count, yaml_files()); /* every file is listed, and only once */
 }
 
-/* ---- truncations and allocation failures ------------------------------------------------------ */
+/* ---- truncations and allocation failures ------------------------------------------------------
+ */
 
 static const char *rich =
-	"name: rich\n"
-	"now: \"2026-01-01T00:10:00Z\"\n"
-	"conf: |\n"
-	"  actions: \"enqueue, allocate\"\n"
-	"  tiers:\n"
-	"  - plugins:\n"
-	"    - {name: gang, enableJobOrder: true}\n"
-	"    - name: binpack\n"
-	"      arguments: {binpack.weight: 10, nested: {a: [1, 2]}}\n"
-	"  configurations:\n"
-	"  - {name: allocate, arguments: {x: 1}}\n"
-	"priorityClasses: [{name: high, value: 1000}]\n"
-	"queues: [{name: root}, {name: c1, parent: root, capability: {cpu: \"4\"}}]\n"
-	"nodes:\n"
-	"  - name: n1\n"
-	"    allocatable: {cpu: \"2\", memory: 4Gi, pods: \"10\"}\n"
-	"    labels: {zone: a}\n"
-	"    taints: [{key: k, value: v, effect: NoSchedule}]\n"
-	"    usage: {period: 5m, cpu: 40.0, memory: 30.0}\n"
-	"  - {name: n2, allocatable: {cpu: \"2\", pods: \"10\"}}\n"
-	"hyperNodes:\n"
-	"  - {name: rack0, tier: 1, members: [n1, {regex: \"^n2$\"}]}\n"
-	"  - {name: spine, tier: 2, members: [rack0]}\n"
-	"resourceQuotas: [{name: q, namespace: c1, hard: {cpu: \"10\"}}]\n"
-	"shard: {name: s, mode: soft, nodes: [n1]}\n"
-	"podGroups:\n"
-	"  - {name: pg1, namespace: c1, queue: c1, minMember: 2, minTaskMember: {m: 1},\n"
-	"     networkTopology: {mode: hard, highestTierAllowed: 1},\n"
-	"     subGroupPolicy: [{name: w, labelSelector: {matchLabels: {r: w}}}]}\n"
-	"pods:\n"
-	"  - name: p1\n"
-	"    namespace: c1\n"
-	"    podGroup: pg1\n"
-	"    requests: {cpu: \"1\", memory: 1Gi}\n"
-	"    tolerations: [{operator: Exists}]\n"
-	"    affinity:\n"
-	"      nodeAffinity:\n"
-	"        requiredDuringSchedulingIgnoredDuringExecution:\n"
-	"          nodeSelectorTerms: [{matchExpressions: [{key: zone, operator: In, values: [a]}]}]\n"
-	"      podAntiAffinity:\n"
-	"        requiredDuringSchedulingIgnoredDuringExecution:\n"
-	"        - {labelSelector: {matchLabels: {a: b}}, topologyKey: zone}\n"
-	"    topologySpreadConstraints:\n"
-	"      - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule}\n"
-	"  - {name: p2, namespace: c1, podGroup: pg1, phase: Running, nodeName: n2}\n"
-	"expect: {binds: {c1/p1: n1}, evictions: [], taskStatusCounts: {c1/pg1: {Pending: 1}}}\n"
-	"probe:\n"
-	"  nodeScores: {c1/p1: {n1: 1.5}}\n"
-	"  victims: [{preemptor: c1/p1, candidates: [c1/p2], preemptable: [c1/p2]}]\n";
+    "name: rich\n"
+    "now: \"2026-01-01T00:10:00Z\"\n"
+    "conf: |\n"
+    "  actions: \"enqueue, allocate\"\n"
+    "  tiers:\n"
+    "  - plugins:\n"
+    "    - {name: gang, enableJobOrder: true}\n"
+    "    - name: binpack\n"
+    "      arguments: {binpack.weight: 10, nested: {a: [1, 2]}}\n"
+    "  configurations:\n"
+    "  - {name: allocate, arguments: {x: 1}}\n"
+    "priorityClasses: [{name: high, value: 1000}]\n"
+    "queues: [{name: root}, {name: c1, parent: root, capability: {cpu: \"4\"}}]\n"
+    "nodes:\n"
+    "  - name: n1\n"
+    "    allocatable: {cpu: \"2\", memory: 4Gi, pods: \"10\"}\n"
+    "    labels: {zone: a}\n"
+    "    taints: [{key: k, value: v, effect: NoSchedule}]\n"
+    "    usage: {period: 5m, cpu: 40.0, memory: 30.0}\n"
+    "  - {name: n2, allocatable: {cpu: \"2\", pods: \"10\"}}\n"
+    "hyperNodes:\n"
+    "  - {name: rack0, tier: 1, members: [n1, {regex: \"^n2$\"}]}\n"
+    "  - {name: spine, tier: 2, members: [rack0]}\n"
+    "resourceQuotas: [{name: q, namespace: c1, hard: {cpu: \"10\"}}]\n"
+    "shard: {name: s, mode: soft, nodes: [n1]}\n"
+    "podGroups:\n"
+    "  - {name: pg1, namespace: c1, queue: c1, minMember: 2, minTaskMember: {m: 1},\n"
+    "     networkTopology: {mode: hard, highestTierAllowed: 1},\n"
+    "     subGroupPolicy: [{name: w, labelSelector: {matchLabels: {r: w}}}]}\n"
+    "pods:\n"
+    "  - name: p1\n"
+    "    namespace: c1\n"
+    "    podGroup: pg1\n"
+    "    requests: {cpu: \"1\", memory: 1Gi}\n"
+    "    tolerations: [{operator: Exists}]\n"
+    "    affinity:\n"
+    "      nodeAffinity:\n"
+    "        requiredDuringSchedulingIgnoredDuringExecution:\n"
+    "          nodeSelectorTerms: [{matchExpressions: [{key: zone, operator: In, values: [a]}]}]\n"
+    "      podAntiAffinity:\n"
+    "        requiredDuringSchedulingIgnoredDuringExecution:\n"
+    "        - {labelSelector: {matchLabels: {a: b}}, topologyKey: zone}\n"
+    "    topologySpreadConstraints:\n"
+    "      - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule}\n"
+    "  - {name: p2, namespace: c1, podGroup: pg1, phase: Running, nodeName: n2}\n"
+    "expect: {binds: {c1/p1: n1}, evictions: [], taskStatusCounts: {c1/pg1: {Pending: 1}}}\n"
+    "probe:\n"
+    "  nodeScores: {c1/p1: {n1: 1.5}}\n"
+    "  victims: [{preemptor: c1/p1, candidates: [c1/p2], preemptable: [c1/p2]}]\n";
 
 /* Every prefix of a valid scenario loads or fails cleanly (ASan catches the rest). */
 static void test_truncations(void **state)
@@ -222,9 +223,9 @@ static void test_allocation_failures(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_catalogue),
-		cmocka_unit_test(test_truncations),
-		cmocka_unit_test(test_allocation_failures),
+	    cmocka_unit_test(test_catalogue),
+	    cmocka_unit_test(test_truncations),
+	    cmocka_unit_test(test_allocation_failures),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

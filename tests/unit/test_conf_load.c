@@ -36,15 +36,15 @@ static void test_actions(void **state)
 		unsigned n;
 		const char *first, *last;
 	} cases[] = {
-		{"actions: \"enqueue, allocate, backfill\"", 3, "enqueue", "backfill"},
-		{"actions: allocate", 1, "allocate", "allocate"},
-		{"actions: \" reclaim,preempt ,shuffle \"", 3, "reclaim", "shuffle"},
-		{"actions: \"gangpreempt, gangreclaim\"", 2, "gangpreempt", "gangreclaim"},
-		{"actions: \"allocate, allocate\"", 2, "allocate", "allocate"},
-		{"actions: \"\"", 0, NULL, NULL},
-		{"actions: \"   \"", 0, NULL, NULL},
-		{"tiers: []", 0, NULL, NULL},
-		{"", 0, NULL, NULL},
+	    {"actions: \"enqueue, allocate, backfill\"", 3, "enqueue", "backfill"},
+	    {"actions: allocate", 1, "allocate", "allocate"},
+	    {"actions: \" reclaim,preempt ,shuffle \"", 3, "reclaim", "shuffle"},
+	    {"actions: \"gangpreempt, gangreclaim\"", 2, "gangpreempt", "gangreclaim"},
+	    {"actions: \"allocate, allocate\"", 2, "allocate", "allocate"},
+	    {"actions: \"\"", 0, NULL, NULL},
+	    {"actions: \"   \"", 0, NULL, NULL},
+	    {"tiers: []", 0, NULL, NULL},
+	    {"", 0, NULL, NULL},
 	};
 	for (size_t i = 0; i < N_ELEMS(cases); i++) {
 		tph_conf *c = conf_ok(cases[i].text, true);
@@ -62,19 +62,19 @@ static void test_plugins_and_flags(void **state)
 {
 	(void)state;
 	tph_conf *c = conf_ok("actions: \"enqueue, allocate\"\n"
-			      "tiers:\n"
-			      "- plugins:\n"
-			      "  - name: priority\n"
-			      "  - name: gang\n"
-			      "    enableJobOrder: true\n"
-			      "    enablePreemptable: false\n"
-			      "    enabledHyperNodeGradient: true\n"
-			      "    enableHierarchy: ~\n"
-			      "- plugins:\n"
-			      "  - {name: drf, enableHierarchy: true}\n"
-			      "  - {name: numa-aware}\n"
-			      "  - {name: network-topology-aware, arguments: {weight: 2}}\n",
-			      false);
+	                      "tiers:\n"
+	                      "- plugins:\n"
+	                      "  - name: priority\n"
+	                      "  - name: gang\n"
+	                      "    enableJobOrder: true\n"
+	                      "    enablePreemptable: false\n"
+	                      "    enabledHyperNodeGradient: true\n"
+	                      "    enableHierarchy: ~\n"
+	                      "- plugins:\n"
+	                      "  - {name: drf, enableHierarchy: true}\n"
+	                      "  - {name: numa-aware}\n"
+	                      "  - {name: network-topology-aware, arguments: {weight: 2}}\n",
+	                      false);
 	assert_int_equal(tph_conf_tier_count(c), 2);
 	assert_int_equal(tph_conf_plugin_count(c, 0), 2);
 	assert_int_equal(tph_conf_plugin_count(c, 1), 3);
@@ -103,31 +103,32 @@ static void test_flag_names(void **state)
 	(void)state;
 	/* Volcano's conf.PluginOption yaml tags, in order */
 	static const char *const volcano[] = {
-		"enableJobOrder",	  "enableHierarchy",	"enableJobReady",
-		"enableJobPipelined",	  "enableTaskOrder",	"enablePreemptable",
-		"enableReclaimable",	  "enablePreemptive",	"enableQueueOrder",
-		"enabledClusterOrder",	  "enablePredicate",	"enableBestNode",
-		"enableNodeOrder",	  "enableTargetJob",	"enableReservedNodes",
-		"enableJobEnqueued",	  "enabledVictim",	"enableJobStarving",
-		"enabledOverused",	  "enabledAllocatable", "enabledHyperNodeOrder",
-		"enabledSubJobReady",	  "enabledSubJobPipelined", "enabledSubJobOrder",
-		"enabledHyperNodeGradient",
+	    "enableJobOrder",           "enableHierarchy",        "enableJobReady",
+	    "enableJobPipelined",       "enableTaskOrder",        "enablePreemptable",
+	    "enableReclaimable",        "enablePreemptive",       "enableQueueOrder",
+	    "enabledClusterOrder",      "enablePredicate",        "enableBestNode",
+	    "enableNodeOrder",          "enableTargetJob",        "enableReservedNodes",
+	    "enableJobEnqueued",        "enabledVictim",          "enableJobStarving",
+	    "enabledOverused",          "enabledAllocatable",     "enabledHyperNodeOrder",
+	    "enabledSubJobReady",       "enabledSubJobPipelined", "enabledSubJobOrder",
+	    "enabledHyperNodeGradient",
 	};
 	assert_int_equal(N_ELEMS(volcano), TPH_FLAG_COUNT);
 	for (int f = 0; f < TPH_FLAG_COUNT; f++) {
 		assert_string_equal(tph_conf_flag_name((tph_conf_flag)f), volcano[f]);
 		assert_int_equal(tph_conf_flag_follows_default((tph_conf_flag)f),
-				 f != TPH_FLAG_HIERARCHY && f != TPH_FLAG_CLUSTER_ORDER);
+		                 f != TPH_FLAG_HIERARCHY && f != TPH_FLAG_CLUSTER_ORDER);
 	}
 	assert_null(tph_conf_flag_name(TPH_FLAG_COUNT));
 	/* every flag is accepted with its own spelling and lands on its own slot */
 	for (int f = 0; f < TPH_FLAG_COUNT; f++) {
 		char text[256];
 		snprintf(text, sizeof text, "tiers:\n- plugins:\n  - {name: gang, %s: false}\n",
-			 volcano[f]);
+		         volcano[f]);
 		tph_conf *c = conf_ok(text, true);
 		for (int g = 0; g < TPH_FLAG_COUNT; g++)
-			assert_int_equal(tph_conf_flag_raw(c, 0, 0, (tph_conf_flag)g), g == f ? 0 : -1);
+			assert_int_equal(tph_conf_flag_raw(c, 0, 0, (tph_conf_flag)g),
+			                 g == f ? 0 : -1);
 		tph_conf_free(c);
 	}
 }
@@ -136,17 +137,36 @@ static void test_names(void **state)
 {
 	(void)state;
 	static const char *const plugins[] = {
-		"binpack",     "capacity",  "cdp",	    "conformance",   "deviceshare",
-		"drf",	       "extender",  "gang",	    "network-topology-aware",
-		"nodegroup",   "nodeorder", "numa-aware", "overcommit", "pdb",
-		"predicates",  "priority",  "proportion", "rescheduling", "resource-strategy-fit",
-		"resourcequota", "sla",	    "task-topology", "tdm",	   "usage",
+	    "binpack",
+	    "capacity",
+	    "cdp",
+	    "conformance",
+	    "deviceshare",
+	    "drf",
+	    "extender",
+	    "gang",
+	    "network-topology-aware",
+	    "nodegroup",
+	    "nodeorder",
+	    "numa-aware",
+	    "overcommit",
+	    "pdb",
+	    "predicates",
+	    "priority",
+	    "proportion",
+	    "rescheduling",
+	    "resource-strategy-fit",
+	    "resourcequota",
+	    "sla",
+	    "task-topology",
+	    "tdm",
+	    "usage",
 	};
 	assert_int_equal(tph_plugin_name_count, N_ELEMS(plugins));
 	for (size_t i = 0; i < N_ELEMS(plugins); i++)
 		assert_true(tph_plugin_name_known(plugins[i]));
-	static const char *const actions[] = {"enqueue", "allocate",    "backfill",    "preempt",
-					      "reclaim", "shuffle",	"gangpreempt", "gangreclaim"};
+	static const char *const actions[] = {"enqueue", "allocate", "backfill",    "preempt",
+	                                      "reclaim", "shuffle",  "gangpreempt", "gangreclaim"};
 	assert_int_equal(tph_action_name_count, N_ELEMS(actions));
 	for (size_t i = 0; i < N_ELEMS(actions); i++)
 		assert_true(tph_action_name_known(actions[i]));
@@ -163,14 +183,14 @@ static void test_configurations_and_metrics(void **state)
 {
 	(void)state;
 	tph_conf *c = conf_ok("actions: allocate\n"
-			      "configurations:\n"
-			      "- name: allocate\n"
-			      "  arguments: {enablePredicateErrorCache: true, foo: [1, 2]}\n"
-			      "- name: preempt\n"
-			      "metrics:\n"
-			      "  address: http://prometheus\n"
-			      "  interval: 30s\n",
-			      true);
+	                      "configurations:\n"
+	                      "- name: allocate\n"
+	                      "  arguments: {enablePredicateErrorCache: true, foo: [1, 2]}\n"
+	                      "- name: preempt\n"
+	                      "metrics:\n"
+	                      "  address: http://prometheus\n"
+	                      "  interval: 30s\n",
+	                      true);
 	assert_int_equal(c->n_configurations, 2);
 	const tph_conf_action_args *a = tph_conf_find_action_args(c, "allocate");
 	assert_int_equal(a->args.n, 2);
@@ -200,48 +220,49 @@ static void test_rejections(void **state)
 		int status;
 		const char *want;
 	} bad[] = {
-		{"actions: \"enqueue, alocate\"", TPH_EINVAL,
-		 "c.yaml:1:10: conf: field actions: unknown action \"alocate\""},
-		{"actions: \"enqueue,,allocate\"", TPH_EINVAL, "empty action name"},
-		{"actions: [enqueue]", TPH_EINVAL, "expected a comma-separated string"},
-		{"tiers:\n- plugins:\n  - name: gnag\n", TPH_EINVAL,
-		 "c.yaml:3:11: conf tier 1 plugin gnag: field name: unknown plugin \"gnag\""},
-		{"tiers:\n- plugins:\n  - {name: gang, enableJobOrdr: true}\n", TPH_EINVAL,
-		 "c.yaml:3:18: conf tier 1 plugin gang: field enableJobOrdr: unknown enable flag"},
-		{"tiers:\n- plugins:\n  - {name: gang, weight: 1}\n", TPH_EINVAL,
-		 "conf tier 1 plugin gang: field weight: unknown field"},
-		{"tiers:\n- plugins:\n  - {name: gang, enableJobOrder: 1}\n", TPH_EINVAL,
-		 "field enableJobOrder: expected true or false"},
-		{"tiers:\n- plugins:\n  - {name: gang, enableJobOrder: true, enableJobOrder: false}\n",
-		 TPH_EINVAL, "duplicate field"},
-		{"tiers:\n- plugins:\n  - {enableJobOrder: true}\n", TPH_EINVAL,
-		 "conf tier 1 plugin #1: field name: required field is missing"},
-		{"tiers:\n- plugins:\n  - name: gang\n    arguments: [a]\n", TPH_EINVAL,
-		 "field arguments: expected a mapping, got a sequence"},
-		{"tiers:\n- plugins:\n  - name: gang\n    arguments: {a: 1, a: 2}\n", TPH_EINVAL,
-		 "duplicate key \"a\""},
-		{"tiers:\n- plugins:\n  - {name: drf, enableHierarchy: true}\n  - name: proportion\n",
-		 TPH_EINVAL, "c.yaml:2:3: conf tier 1: proportion and drf with hierarchy"},
-		{"tiers:\n- plugin: []\n", TPH_EINVAL, "conf tier 1: field plugin: unknown field"},
-		{"tiers: {plugins: []}\n", TPH_EINVAL, "field tiers: expected a sequence"},
-		{"actions: allocate\nplugins: []\n", TPH_EINVAL, "conf: field plugins: unknown field"},
-		{"configurations:\n- name: allocat\n", TPH_EINVAL, "unknown action \"allocat\""},
-		{"configurations:\n- {name: allocate, args: {}}\n", TPH_EINVAL,
-		 "conf configuration allocate: field args: unknown field"},
-		{"configurations:\n- arguments: {}\n", TPH_EINVAL, "required field is missing"},
-		{"- actions: allocate\n", TPH_EINVAL, "expected a mapping, got a sequence"},
-		{"actions: \"allocate\nx", TPH_EPARSE, "YAML syntax error"},
-		{"a: &x [*x]\nactions: *y\n", TPH_EPARSE, "undefined alias"},
-		{"actions: allocate\n---\nactions: allocate\n", TPH_EPARSE, "more than one YAML document"},
+	    {"actions: \"enqueue, alocate\"", TPH_EINVAL,
+	     "c.yaml:1:10: conf: field actions: unknown action \"alocate\""},
+	    {"actions: \"enqueue,,allocate\"", TPH_EINVAL, "empty action name"},
+	    {"actions: [enqueue]", TPH_EINVAL, "expected a comma-separated string"},
+	    {"tiers:\n- plugins:\n  - name: gnag\n", TPH_EINVAL,
+	     "c.yaml:3:11: conf tier 1 plugin gnag: field name: unknown plugin \"gnag\""},
+	    {"tiers:\n- plugins:\n  - {name: gang, enableJobOrdr: true}\n", TPH_EINVAL,
+	     "c.yaml:3:18: conf tier 1 plugin gang: field enableJobOrdr: unknown enable flag"},
+	    {"tiers:\n- plugins:\n  - {name: gang, weight: 1}\n", TPH_EINVAL,
+	     "conf tier 1 plugin gang: field weight: unknown field"},
+	    {"tiers:\n- plugins:\n  - {name: gang, enableJobOrder: 1}\n", TPH_EINVAL,
+	     "field enableJobOrder: expected true or false"},
+	    {"tiers:\n- plugins:\n  - {name: gang, enableJobOrder: true, enableJobOrder: false}\n",
+	     TPH_EINVAL, "duplicate field"},
+	    {"tiers:\n- plugins:\n  - {enableJobOrder: true}\n", TPH_EINVAL,
+	     "conf tier 1 plugin #1: field name: required field is missing"},
+	    {"tiers:\n- plugins:\n  - name: gang\n    arguments: [a]\n", TPH_EINVAL,
+	     "field arguments: expected a mapping, got a sequence"},
+	    {"tiers:\n- plugins:\n  - name: gang\n    arguments: {a: 1, a: 2}\n", TPH_EINVAL,
+	     "duplicate key \"a\""},
+	    {"tiers:\n- plugins:\n  - {name: drf, enableHierarchy: true}\n  - name: proportion\n",
+	     TPH_EINVAL, "c.yaml:2:3: conf tier 1: proportion and drf with hierarchy"},
+	    {"tiers:\n- plugin: []\n", TPH_EINVAL, "conf tier 1: field plugin: unknown field"},
+	    {"tiers: {plugins: []}\n", TPH_EINVAL, "field tiers: expected a sequence"},
+	    {"actions: allocate\nplugins: []\n", TPH_EINVAL, "conf: field plugins: unknown field"},
+	    {"configurations:\n- name: allocat\n", TPH_EINVAL, "unknown action \"allocat\""},
+	    {"configurations:\n- {name: allocate, args: {}}\n", TPH_EINVAL,
+	     "conf configuration allocate: field args: unknown field"},
+	    {"configurations:\n- arguments: {}\n", TPH_EINVAL, "required field is missing"},
+	    {"- actions: allocate\n", TPH_EINVAL, "expected a mapping, got a sequence"},
+	    {"actions: \"allocate\nx", TPH_EPARSE, "YAML syntax error"},
+	    {"a: &x [*x]\nactions: *y\n", TPH_EPARSE, "undefined alias"},
+	    {"actions: allocate\n---\nactions: allocate\n", TPH_EPARSE,
+	     "more than one YAML document"},
 	};
 	for (size_t i = 0; i < N_ELEMS(bad); i++) {
 		tph_diag d = {0};
 		tph_conf *c = (tph_conf *)0x1;
-		int rc = tph_conf_load_string(bad[i].text, strlen(bad[i].text), "c.yaml", true, &c,
-					      &d);
+		int rc =
+		    tph_conf_load_string(bad[i].text, strlen(bad[i].text), "c.yaml", true, &c, &d);
 		if (rc != bad[i].status || c != NULL || !strstr(d.msg, bad[i].want)) {
 			print_error("case %zu: rc=%d msg=\"%s\", want %d \"%s\"\n", i, rc, d.msg,
-				    bad[i].status, bad[i].want);
+			            bad[i].status, bad[i].want);
 			fail();
 		}
 	}
@@ -255,7 +276,7 @@ static void test_alias_loop(void **state)
 	tph_diag d = {0};
 	tph_conf *c = NULL;
 	assert_int_equal(tph_conf_load_string(text, strlen(text), "c.yaml", true, &c, &d),
-			 TPH_ERANGE);
+	                 TPH_ERANGE);
 	assert_null(c);
 	assert_non_null(strstr(d.msg, "nested too deeply"));
 }
@@ -286,15 +307,15 @@ static void test_load_file(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_actions),
-		cmocka_unit_test(test_plugins_and_flags),
-		cmocka_unit_test(test_flag_names),
-		cmocka_unit_test(test_names),
-		cmocka_unit_test(test_configurations_and_metrics),
-		cmocka_unit_test(test_volcano_default),
-		cmocka_unit_test(test_rejections),
-		cmocka_unit_test(test_alias_loop),
-		cmocka_unit_test(test_load_file),
+	    cmocka_unit_test(test_actions),
+	    cmocka_unit_test(test_plugins_and_flags),
+	    cmocka_unit_test(test_flag_names),
+	    cmocka_unit_test(test_names),
+	    cmocka_unit_test(test_configurations_and_metrics),
+	    cmocka_unit_test(test_volcano_default),
+	    cmocka_unit_test(test_rejections),
+	    cmocka_unit_test(test_alias_loop),
+	    cmocka_unit_test(test_load_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

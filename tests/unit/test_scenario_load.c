@@ -56,21 +56,20 @@ static int load_bad(const char *yaml, char *msg, size_t cap)
 
 /* ---- defaults ------------------------------------------------------------------------------- */
 
-static const char *minimal =
-	"queues:\n"
-	"  - name: root\n"
-	"  - name: q1\n"
-	"nodes:\n"
-	"  - name: n1\n"
-	"    allocatable: {cpu: 2, memory: 4Gi, pods: \"10\"}\n"
-	"podGroups:\n"
-	"  - name: pg\n"
-	"    subGroupPolicy: [{name: w}]\n"
-	"    networkTopology: {highestTierAllowed: 1}\n"
-	"pods:\n"
-	"  - name: p\n"
-	"    tolerations: [{key: k, value: v}]\n"
-	"shard: {nodes: [n1]}\n";
+static const char *minimal = "queues:\n"
+                             "  - name: root\n"
+                             "  - name: q1\n"
+                             "nodes:\n"
+                             "  - name: n1\n"
+                             "    allocatable: {cpu: 2, memory: 4Gi, pods: \"10\"}\n"
+                             "podGroups:\n"
+                             "  - name: pg\n"
+                             "    subGroupPolicy: [{name: w}]\n"
+                             "    networkTopology: {highestTierAllowed: 1}\n"
+                             "pods:\n"
+                             "  - name: p\n"
+                             "    tolerations: [{key: k, value: v}]\n"
+                             "shard: {nodes: [n1]}\n";
 
 struct want {
 	const char *what;
@@ -86,49 +85,49 @@ static void test_defaults(void **state)
 	const tph_podgroup_desc *g = &s->podgroups[0].d;
 	const tph_pod_desc *p = &s->pods[0].d;
 	const struct want table[] = {
-		{"enableFlagsDefault", s->enable_flags_default, 1},
-		{"now", s->now, 0},
-		{"queue weight", q1->weight, 1},
-		{"queue reclaimable", q1->reclaimable, 1},
-		{"queue state", q1->state, TPH_QUEUE_OPEN},
-		{"queue parent is root", strcmp(q1->parent, "root"), 0},
-		{"root has no parent", root->parent == NULL, 1},
-		{"node ready", s->nodes[0].d.ready, 1},
-		{"node capacity (= allocatable)", s->nodes[0].d.capacity.n, 0},
-		{"node cpu", s->nodes[0].d.allocatable.items[0].value, 2000},
-		{"podgroup namespace", strcmp(g->namespace_, "default"), 0},
-		{"podgroup queue", strcmp(g->queue, "default"), 0},
-		{"podgroup minMember", g->min_member, 1},
-		{"podgroup phase", g->phase, TPH_PG_PENDING},
-		{"podgroup uid", strcmp(g->uid, "default/pg"), 0},
-		{"podgroup topology mode (hard when given)", g->topology.mode, TPH_TOPO_HARD},
-		{"podgroup highest tier", g->topology.highest_tier, 1},
-		{"podgroup minResources", g->has_min_resources, 0},
-		{"subgroup size", g->subgroups[0].subgroup_size, 1},
-		{"subgroup minSubGroups", g->subgroups[0].min_subgroups, 0},
-		{"subgroup topology", g->subgroups[0].topology.mode, TPH_TOPO_NONE},
-		{"subgroup selector", g->subgroups[0].selector.present, 0},
-		{"pod namespace", strcmp(p->namespace_, "default"), 0},
-		{"pod phase", p->phase, TPH_POD_PENDING},
-		{"pod uid", strcmp(p->uid, "default-p"), 0},
-		{"pod unbound", p->node_name == NULL, 1},
-		{"pod podGroup", p->pod_group == NULL, 1},
-		{"pod best-effort", p->requests.n, 0},
-		{"pod preemptable unset", p->preemptable, -1},
-		{"pod priority unset", p->has_priority, 0},
-		{"pod priority class", p->priority_class == NULL, 1},
-		{"pod affinity", p->affinity == NULL, 1},
-		{"toleration operator", p->tolerations[0].op, TPH_TOL_EQUAL},
-		{"toleration effect (all)", p->tolerations[0].effect, -1},
-		{"shard mode", s->shard.mode, TPH_SHARD_HARD},
-		{"no expect", tph_scenario_has_expect(s), 0},
-		{"no probe", tph_scenario_has_probe(s), 0},
-		{"no conf", tph_scenario_conf(s) == NULL, 1},
+	    {"enableFlagsDefault", s->enable_flags_default, 1},
+	    {"now", s->now, 0},
+	    {"queue weight", q1->weight, 1},
+	    {"queue reclaimable", q1->reclaimable, 1},
+	    {"queue state", q1->state, TPH_QUEUE_OPEN},
+	    {"queue parent is root", strcmp(q1->parent, "root"), 0},
+	    {"root has no parent", root->parent == NULL, 1},
+	    {"node ready", s->nodes[0].d.ready, 1},
+	    {"node capacity (= allocatable)", s->nodes[0].d.capacity.n, 0},
+	    {"node cpu", s->nodes[0].d.allocatable.items[0].value, 2000},
+	    {"podgroup namespace", strcmp(g->namespace_, "default"), 0},
+	    {"podgroup queue", strcmp(g->queue, "default"), 0},
+	    {"podgroup minMember", g->min_member, 1},
+	    {"podgroup phase", g->phase, TPH_PG_PENDING},
+	    {"podgroup uid", strcmp(g->uid, "default/pg"), 0},
+	    {"podgroup topology mode (hard when given)", g->topology.mode, TPH_TOPO_HARD},
+	    {"podgroup highest tier", g->topology.highest_tier, 1},
+	    {"podgroup minResources", g->has_min_resources, 0},
+	    {"subgroup size", g->subgroups[0].subgroup_size, 1},
+	    {"subgroup minSubGroups", g->subgroups[0].min_subgroups, 0},
+	    {"subgroup topology", g->subgroups[0].topology.mode, TPH_TOPO_NONE},
+	    {"subgroup selector", g->subgroups[0].selector.present, 0},
+	    {"pod namespace", strcmp(p->namespace_, "default"), 0},
+	    {"pod phase", p->phase, TPH_POD_PENDING},
+	    {"pod uid", strcmp(p->uid, "default-p"), 0},
+	    {"pod unbound", p->node_name == NULL, 1},
+	    {"pod podGroup", p->pod_group == NULL, 1},
+	    {"pod best-effort", p->requests.n, 0},
+	    {"pod preemptable unset", p->preemptable, -1},
+	    {"pod priority unset", p->has_priority, 0},
+	    {"pod priority class", p->priority_class == NULL, 1},
+	    {"pod affinity", p->affinity == NULL, 1},
+	    {"toleration operator", p->tolerations[0].op, TPH_TOL_EQUAL},
+	    {"toleration effect (all)", p->tolerations[0].effect, -1},
+	    {"shard mode", s->shard.mode, TPH_SHARD_HARD},
+	    {"no expect", tph_scenario_has_expect(s), 0},
+	    {"no probe", tph_scenario_has_probe(s), 0},
+	    {"no conf", tph_scenario_conf(s) == NULL, 1},
 	};
 	for (size_t i = 0; i < N_ELEMS(table); i++) {
 		if (table[i].got != table[i].want) {
 			print_error("%s: got %lld, want %lld\n", table[i].what, table[i].got,
-				    table[i].want);
+			            table[i].want);
 			fail();
 		}
 	}
@@ -141,16 +140,21 @@ static void test_defaults(void **state)
 static void test_quantities(void **state)
 {
 	(void)state;
-	tph_scenario *s = load_ok("nodes:\n"
-				  "  - name: n1\n"
-				  "    allocatable: {cpu: \"500m\", memory: 1G, pods: 10,"
-				  " nvidia.com/gpu: 2, ephemeral-storage: 1Ki, hugepages-2Mi: 2Mi}\n");
+	tph_scenario *s =
+	    load_ok("nodes:\n"
+	            "  - name: n1\n"
+	            "    allocatable: {cpu: \"500m\", memory: 1G, pods: 10,"
+	            " nvidia.com/gpu: 2, ephemeral-storage: 1Ki, hugepages-2Mi: 2Mi}\n");
 	const tph_res_list *r = &s->nodes[0].d.allocatable;
 	const struct {
 		const char *name;
 		int64_t v;
-	} want[] = {{"cpu", 500},	  {"memory", 1000000000},	{"pods", 10000},
-		    {"nvidia.com/gpu", 2000}, {"ephemeral-storage", 1024}, {"hugepages-2Mi", 2097152}};
+	} want[] = {{"cpu", 500},
+	            {"memory", 1000000000},
+	            {"pods", 10000},
+	            {"nvidia.com/gpu", 2000},
+	            {"ephemeral-storage", 1024},
+	            {"hugepages-2Mi", 2097152}};
 	assert_int_equal(r->n, N_ELEMS(want));
 	for (size_t i = 0; i < N_ELEMS(want); i++) {
 		assert_string_equal(r->items[i].name, want[i].name);
@@ -162,144 +166,144 @@ static void test_quantities(void **state)
 /* ---- the full shapes of the spec ---------------------------------------------------------- */
 
 static const char *full =
-	"name: \"two jobs share one node\"\n"
-	"now: \"2026-01-01T00:10:00Z\"\n"
-	"enableFlagsDefault: false\n"
-	"conf: |\n"
-	"  actions: \"enqueue, allocate\"\n"
-	"  tiers:\n"
-	"  - plugins:\n"
-	"    - name: gang\n"
-	"    - name: predicates\n"
-	"priorityClasses:\n"
-	"  - {name: high, value: 1000, preemptionPolicy: PreemptLowerPriority}\n"
-	"  - {name: low,  value: 10, globalDefault: false, preemptionPolicy: Never}\n"
-	"queues:\n"
-	"  - name: c1\n"
-	"    weight: 3\n"
-	"    capability: {cpu: \"4\", memory: 8Gi}\n"
-	"    deserved:   {cpu: \"2\"}\n"
-	"    guarantee:  {cpu: \"1\"}\n"
-	"    reclaimable: false\n"
-	"    state: Closing\n"
-	"    parent: root\n"
-	"    priority: 7\n"
-	"    annotations: {a: b}\n"
-	"    affinity:\n"
-	"      nodeGroupAffinity:\n"
-	"        requiredDuringSchedulingIgnoredDuringExecution: [group-a]\n"
-	"        preferredDuringSchedulingIgnoredDuringExecution: [group-b]\n"
-	"      nodeGroupAntiAffinity:\n"
-	"        requiredDuringSchedulingIgnoredDuringExecution: [group-c]\n"
-	"nodes:\n"
-	"  - name: n1\n"
-	"    allocatable: {cpu: \"2\", memory: 4Gi, pods: \"10\", nvidia.com/gpu: \"8\"}\n"
-	"    capacity:    {cpu: \"2\", memory: 4Gi}\n"
-	"    labels: {zone: a, nodeRole: worker, rack: r1}\n"
-	"    taints: [{key: dedicated, value: gpu, effect: NoSchedule}]\n"
-	"    unschedulable: true\n"
-	"    ready: false\n"
-	"    usage: {period: 5m, cpu: 40.0, memory: 30, metricsTime: \"2026-01-01T00:05:00Z\"}\n"
-	"  - {name: n2, allocatable: {pods: 1}}\n"
-	"  - {name: r1-n7, allocatable: {pods: 1}}\n"
-	"hyperNodes:\n"
-	"  - {name: rack0, tier: 1, tierName: rack, members: [n1, n2]}\n"
-	"  - {name: rack1, tier: 1, members: [{regex: \"^r1-n[0-9]+$\"}, {labels: {rack: r1}}]}\n"
-	"  - {name: spine0, tier: 2, members: [rack0, rack1]}\n"
-	"resourceQuotas:\n"
-	"  - {name: q-c1, namespace: c1, hard: {cpu: \"10\", memory: 20Gi, pods: \"50\"}}\n"
-	"shard: {name: shard-a, mode: soft, nodes: [n1, n2]}\n"
-	"podGroups:\n"
-	"  - name: pg1\n"
-	"    namespace: c1\n"
-	"    queue: c1\n"
-	"    minMember: 2\n"
-	"    minTaskMember: {master: 1, worker: 1, \"\": 0}\n"
-	"    minResources: {cpu: \"2\", memory: 2Gi}\n"
-	"    phase: Inqueue\n"
-	"    priorityClassName: high\n"
-	"    creationTimestamp: \"2026-01-01T00:00:00Z\"\n"
-	"    annotations: {sla-waiting-time: 30m}\n"
-	"    uid: my-uid\n"
-	"    networkTopology: {mode: soft, highestTierName: rack}\n"
-	"    subGroupPolicy:\n"
-	"      - name: workers\n"
-	"        subGroupSize: 4\n"
-	"        minSubGroups: 2\n"
-	"        matchLabelKeys: [volcano.sh/task-index-group]\n"
-	"        labelSelector: {matchLabels: {role: worker}}\n"
-	"        networkTopology: {mode: hard, highestTierAllowed: 1}\n"
-	"  - {name: pg2, namespace: c1, queue: c1}\n"
-	"pods:\n"
-	"  - name: p1\n"
-	"    namespace: c1\n"
-	"    podGroup: pg1\n"
-	"    phase: Running\n"
-	"    nodeName: n1\n"
-	"    requests: {cpu: \"1\", memory: 1G}\n"
-	"    taskSpec: master\n"
-	"    labels: {app: web}\n"
-	"    annotations: {volcano.sh/preemptable: \"true\"}\n"
-	"    nodeSelector: {nodeRole: master}\n"
-	"    tolerations: [{key: dedicated, operator: Equal, value: gpu, effect: NoSchedule},\n"
-	"                  {operator: Exists, tolerationSeconds: 30}]\n"
-	"    affinity:\n"
-	"      nodeAffinity:\n"
-	"        requiredDuringSchedulingIgnoredDuringExecution:\n"
-	"          nodeSelectorTerms:\n"
-	"          - matchExpressions: [{key: zone, operator: In, values: [a, b]},\n"
-	"                               {key: gen, operator: Gt, values: [\"3\"]}]\n"
-	"        preferredDuringSchedulingIgnoredDuringExecution:\n"
-	"        - weight: 10\n"
-	"          preference: {matchExpressions: [{key: zone, operator: In, values: [a]}]}\n"
-	"      podAffinity:\n"
-	"        preferredDuringSchedulingIgnoredDuringExecution:\n"
-	"        - weight: 5\n"
-	"          podAffinityTerm: {labelSelector: {matchLabels: {app: web}}, topologyKey: zone}\n"
-	"      podAntiAffinity:\n"
-	"        requiredDuringSchedulingIgnoredDuringExecution:\n"
-	"        - labelSelector:\n"
-	"            matchExpressions: [{key: app, operator: Exists}]\n"
-	"          namespaces: [c1, c2]\n"
-	"          topologyKey: kubernetes.io/hostname\n"
-	"    topologySpreadConstraints:\n"
-	"      - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule,\n"
-	"         labelSelector: {matchLabels: {app: web}}, minDomains: 2}\n"
-	"    priorityClassName: high\n"
-	"    priority: 100\n"
-	"    preemptionPolicy: Never\n"
-	"    preemptable: false\n"
-	"    nominatedNodeName: n2\n"
-	"    deleting: true\n"
-	"    creationTimestamp: \"2026-01-01T00:00:00Z\"\n"
-	"    uid: c1-p1\n"
-	"  - {name: p2, namespace: c1, podGroup: pg1, nodeName: \"\"}\n"
-	"  - {name: p3, namespace: c1, podGroup: pg2, phase: Running, nodeName: n2}\n"
-	"  - {name: p9, namespace: c1, podGroup: pg2}\n"
-	"expect:\n"
-	"  binds: {c1/p2: n1}\n"
-	"  bindCount: 1\n"
-	"  evictions: [c1/p3]\n"
-	"  evictionCount: 1\n"
-	"  pipelined: {c1/pg2: [n2]}\n"
-	"  podGroupPhases: {c1/pg1: Running}\n"
-	"  taskStatusCounts: {c1/pg1: {Pending: 1, Allocated: 2}}\n"
-	"  bindsPerHyperNode: [2, 2]\n"
-	"probe:\n"
-	"  nodeScores: {c1/p2: {n1: 75.0, n2: 40}}\n"
-	"  feasibleNodes: {c1/p2: [n1, r1-n7]}\n"
-	"  jobOrder: [c1/pg2, c1/pg1]\n"
-	"  taskOrder: [c1/p2, c1/p1]\n"
-	"  queueOrder: [c1]\n"
-	"  jobEnqueueable: {c1/pg1: false}\n"
-	"  jobReady: {c1/pg1: false}\n"
-	"  jobPipelined: {c1/pg1: false}\n"
-	"  jobStarving: {c1/pg1: true}\n"
-	"  jobValid: {c1/pg1: false}\n"
-	"  overused: {c1: true}\n"
-	"  victims:\n"
-	"    - {preemptor: c1/p9, candidates: [c1/p1, c1/p3], preemptable: [c1/p1]}\n"
-	"    - {reclaimer: c1/p9, candidates: [c1/p1, c1/p3], reclaimable: []}\n";
+    "name: \"two jobs share one node\"\n"
+    "now: \"2026-01-01T00:10:00Z\"\n"
+    "enableFlagsDefault: false\n"
+    "conf: |\n"
+    "  actions: \"enqueue, allocate\"\n"
+    "  tiers:\n"
+    "  - plugins:\n"
+    "    - name: gang\n"
+    "    - name: predicates\n"
+    "priorityClasses:\n"
+    "  - {name: high, value: 1000, preemptionPolicy: PreemptLowerPriority}\n"
+    "  - {name: low,  value: 10, globalDefault: false, preemptionPolicy: Never}\n"
+    "queues:\n"
+    "  - name: c1\n"
+    "    weight: 3\n"
+    "    capability: {cpu: \"4\", memory: 8Gi}\n"
+    "    deserved:   {cpu: \"2\"}\n"
+    "    guarantee:  {cpu: \"1\"}\n"
+    "    reclaimable: false\n"
+    "    state: Closing\n"
+    "    parent: root\n"
+    "    priority: 7\n"
+    "    annotations: {a: b}\n"
+    "    affinity:\n"
+    "      nodeGroupAffinity:\n"
+    "        requiredDuringSchedulingIgnoredDuringExecution: [group-a]\n"
+    "        preferredDuringSchedulingIgnoredDuringExecution: [group-b]\n"
+    "      nodeGroupAntiAffinity:\n"
+    "        requiredDuringSchedulingIgnoredDuringExecution: [group-c]\n"
+    "nodes:\n"
+    "  - name: n1\n"
+    "    allocatable: {cpu: \"2\", memory: 4Gi, pods: \"10\", nvidia.com/gpu: \"8\"}\n"
+    "    capacity:    {cpu: \"2\", memory: 4Gi}\n"
+    "    labels: {zone: a, nodeRole: worker, rack: r1}\n"
+    "    taints: [{key: dedicated, value: gpu, effect: NoSchedule}]\n"
+    "    unschedulable: true\n"
+    "    ready: false\n"
+    "    usage: {period: 5m, cpu: 40.0, memory: 30, metricsTime: \"2026-01-01T00:05:00Z\"}\n"
+    "  - {name: n2, allocatable: {pods: 1}}\n"
+    "  - {name: r1-n7, allocatable: {pods: 1}}\n"
+    "hyperNodes:\n"
+    "  - {name: rack0, tier: 1, tierName: rack, members: [n1, n2]}\n"
+    "  - {name: rack1, tier: 1, members: [{regex: \"^r1-n[0-9]+$\"}, {labels: {rack: r1}}]}\n"
+    "  - {name: spine0, tier: 2, members: [rack0, rack1]}\n"
+    "resourceQuotas:\n"
+    "  - {name: q-c1, namespace: c1, hard: {cpu: \"10\", memory: 20Gi, pods: \"50\"}}\n"
+    "shard: {name: shard-a, mode: soft, nodes: [n1, n2]}\n"
+    "podGroups:\n"
+    "  - name: pg1\n"
+    "    namespace: c1\n"
+    "    queue: c1\n"
+    "    minMember: 2\n"
+    "    minTaskMember: {master: 1, worker: 1, \"\": 0}\n"
+    "    minResources: {cpu: \"2\", memory: 2Gi}\n"
+    "    phase: Inqueue\n"
+    "    priorityClassName: high\n"
+    "    creationTimestamp: \"2026-01-01T00:00:00Z\"\n"
+    "    annotations: {sla-waiting-time: 30m}\n"
+    "    uid: my-uid\n"
+    "    networkTopology: {mode: soft, highestTierName: rack}\n"
+    "    subGroupPolicy:\n"
+    "      - name: workers\n"
+    "        subGroupSize: 4\n"
+    "        minSubGroups: 2\n"
+    "        matchLabelKeys: [volcano.sh/task-index-group]\n"
+    "        labelSelector: {matchLabels: {role: worker}}\n"
+    "        networkTopology: {mode: hard, highestTierAllowed: 1}\n"
+    "  - {name: pg2, namespace: c1, queue: c1}\n"
+    "pods:\n"
+    "  - name: p1\n"
+    "    namespace: c1\n"
+    "    podGroup: pg1\n"
+    "    phase: Running\n"
+    "    nodeName: n1\n"
+    "    requests: {cpu: \"1\", memory: 1G}\n"
+    "    taskSpec: master\n"
+    "    labels: {app: web}\n"
+    "    annotations: {volcano.sh/preemptable: \"true\"}\n"
+    "    nodeSelector: {nodeRole: master}\n"
+    "    tolerations: [{key: dedicated, operator: Equal, value: gpu, effect: NoSchedule},\n"
+    "                  {operator: Exists, tolerationSeconds: 30}]\n"
+    "    affinity:\n"
+    "      nodeAffinity:\n"
+    "        requiredDuringSchedulingIgnoredDuringExecution:\n"
+    "          nodeSelectorTerms:\n"
+    "          - matchExpressions: [{key: zone, operator: In, values: [a, b]},\n"
+    "                               {key: gen, operator: Gt, values: [\"3\"]}]\n"
+    "        preferredDuringSchedulingIgnoredDuringExecution:\n"
+    "        - weight: 10\n"
+    "          preference: {matchExpressions: [{key: zone, operator: In, values: [a]}]}\n"
+    "      podAffinity:\n"
+    "        preferredDuringSchedulingIgnoredDuringExecution:\n"
+    "        - weight: 5\n"
+    "          podAffinityTerm: {labelSelector: {matchLabels: {app: web}}, topologyKey: zone}\n"
+    "      podAntiAffinity:\n"
+    "        requiredDuringSchedulingIgnoredDuringExecution:\n"
+    "        - labelSelector:\n"
+    "            matchExpressions: [{key: app, operator: Exists}]\n"
+    "          namespaces: [c1, c2]\n"
+    "          topologyKey: kubernetes.io/hostname\n"
+    "    topologySpreadConstraints:\n"
+    "      - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule,\n"
+    "         labelSelector: {matchLabels: {app: web}}, minDomains: 2}\n"
+    "    priorityClassName: high\n"
+    "    priority: 100\n"
+    "    preemptionPolicy: Never\n"
+    "    preemptable: false\n"
+    "    nominatedNodeName: n2\n"
+    "    deleting: true\n"
+    "    creationTimestamp: \"2026-01-01T00:00:00Z\"\n"
+    "    uid: c1-p1\n"
+    "  - {name: p2, namespace: c1, podGroup: pg1, nodeName: \"\"}\n"
+    "  - {name: p3, namespace: c1, podGroup: pg2, phase: Running, nodeName: n2}\n"
+    "  - {name: p9, namespace: c1, podGroup: pg2}\n"
+    "expect:\n"
+    "  binds: {c1/p2: n1}\n"
+    "  bindCount: 1\n"
+    "  evictions: [c1/p3]\n"
+    "  evictionCount: 1\n"
+    "  pipelined: {c1/pg2: [n2]}\n"
+    "  podGroupPhases: {c1/pg1: Running}\n"
+    "  taskStatusCounts: {c1/pg1: {Pending: 1, Allocated: 2}}\n"
+    "  bindsPerHyperNode: [2, 2]\n"
+    "probe:\n"
+    "  nodeScores: {c1/p2: {n1: 75.0, n2: 40}}\n"
+    "  feasibleNodes: {c1/p2: [n1, r1-n7]}\n"
+    "  jobOrder: [c1/pg2, c1/pg1]\n"
+    "  taskOrder: [c1/p2, c1/p1]\n"
+    "  queueOrder: [c1]\n"
+    "  jobEnqueueable: {c1/pg1: false}\n"
+    "  jobReady: {c1/pg1: false}\n"
+    "  jobPipelined: {c1/pg1: false}\n"
+    "  jobStarving: {c1/pg1: true}\n"
+    "  jobValid: {c1/pg1: false}\n"
+    "  overused: {c1: true}\n"
+    "  victims:\n"
+    "    - {preemptor: c1/p9, candidates: [c1/p1, c1/p3], preemptable: [c1/p1]}\n"
+    "    - {reclaimer: c1/p9, candidates: [c1/p1, c1/p3], reclaimable: []}\n";
 
 static void check_full_objects(const tph_scenario *s)
 {
@@ -419,7 +423,8 @@ static void test_full_scenario(void **state)
 	tph_scenario_free(s);
 }
 
-/* ---- conf forms ------------------------------------------------------------------------------- */
+/* ---- conf forms -------------------------------------------------------------------------------
+ */
 
 static void check_conf(const tph_conf *c)
 {
@@ -436,18 +441,18 @@ static void test_conf_string_and_mapping(void **state)
 {
 	(void)state;
 	const char *as_string = "conf: |\n"
-				"  actions: \"enqueue,allocate\"\n"
-				"  tiers:\n"
-				"  - plugins:\n"
-				"    - {name: gang, enableJobOrder: false}\n"
-				"  - plugins:\n"
-				"    - name: drf\n";
+	                        "  actions: \"enqueue,allocate\"\n"
+	                        "  tiers:\n"
+	                        "  - plugins:\n"
+	                        "    - {name: gang, enableJobOrder: false}\n"
+	                        "  - plugins:\n"
+	                        "    - name: drf\n";
 	const char *as_map = "conf:\n"
-			     "  actions: \" enqueue , allocate \"\n"
-			     "  tiers:\n"
-			     "  - plugins:\n"
-			     "    - {name: gang, enableJobOrder: false}\n"
-			     "  - plugins: [{name: drf}]\n";
+	                     "  actions: \" enqueue , allocate \"\n"
+	                     "  tiers:\n"
+	                     "  - plugins:\n"
+	                     "    - {name: gang, enableJobOrder: false}\n"
+	                     "  - plugins: [{name: drf}]\n";
 	tph_scenario *a = load_ok(as_string), *b = load_ok(as_map);
 	check_conf(tph_scenario_conf(a));
 	check_conf(tph_scenario_conf(b));
@@ -474,8 +479,8 @@ static void test_conf_file(void **state)
 	snprintf(conf, sizeof conf, "%s/conf/c.yaml", dir);
 	assert_int_equal(mkdir(sub, 0700), 0);
 	write_file(conf, "actions: \"enqueue, allocate\"\n"
-			 "tiers:\n- plugins:\n  - {name: gang, enableJobOrder: false}\n"
-			 "- plugins:\n  - name: drf\n");
+	                 "tiers:\n- plugins:\n  - {name: gang, enableJobOrder: false}\n"
+	                 "- plugins:\n  - name: drf\n");
 	write_file(scn, "confFile: conf/c.yaml\nnodes: []\n");
 	tph_diag d = {0};
 	tph_scenario *s = NULL;
@@ -501,13 +506,13 @@ static void test_conf_block_location(void **state)
 	(void)state;
 	char msg[1024];
 	const char *y = "name: x\n"
-			"conf: |\n"
-			"\n"
-			"    actions: \"allocate\"\n"
-			"    tiers:\n"
-			"    - plugins:\n"
-			"      - name: gang\n"
-			"        enableJobOrdr: true\n";
+	                "conf: |\n"
+	                "\n"
+	                "    actions: \"allocate\"\n"
+	                "    tiers:\n"
+	                "    - plugins:\n"
+	                "      - name: gang\n"
+	                "        enableJobOrdr: true\n";
 	assert_int_equal(load_bad(y, msg, sizeof msg), TPH_EINVAL);
 	assert_non_null(strstr(msg, "bad.yaml:8:9: conf tier 1 plugin gang: field enableJobOrdr"));
 	assert_non_null(strstr(msg, "unknown enable flag"));
@@ -521,13 +526,13 @@ static void test_flags_tristate(void **state)
 	for (int def = 0; def < 2; def++) {
 		char buf[512];
 		snprintf(buf, sizeof buf,
-			 "enableFlagsDefault: %s\n"
-			 "conf:\n"
-			 "  actions: \"\"\n"
-			 "  tiers:\n"
-			 "  - plugins:\n"
-			 "    - {name: drf, enableJobOrder: true, enablePreemptable: false}\n",
-			 def ? "true" : "false");
+		         "enableFlagsDefault: %s\n"
+		         "conf:\n"
+		         "  actions: \"\"\n"
+		         "  tiers:\n"
+		         "  - plugins:\n"
+		         "    - {name: drf, enableJobOrder: true, enablePreemptable: false}\n",
+		         def ? "true" : "false");
 		tph_scenario *s = load_ok(buf);
 		const tph_conf *c = tph_scenario_conf(s);
 		assert_int_equal(tph_conf_action_count(c), 0);
@@ -549,20 +554,20 @@ static void test_arguments_tree(void **state)
 {
 	(void)state;
 	tph_scenario *s = load_ok("conf:\n"
-				  "  actions: allocate\n"
-				  "  tiers:\n"
-				  "  - plugins:\n"
-				  "    - name: binpack\n"
-				  "      arguments:\n"
-				  "        binpack.weight: 10\n"
-				  "        quoted: \"10\"\n"
-				  "        empty:\n"
-				  "        list: [a, {b: 1}]\n"
-				  "        nested: {x: {y: [1, 2]}}\n"
-				  "        unknown.key.is.kept: yes\n"
-				  "  configurations:\n"
-				  "  - name: allocate\n"
-				  "    arguments: {enablePredicateErrorCache: true}\n");
+	                          "  actions: allocate\n"
+	                          "  tiers:\n"
+	                          "  - plugins:\n"
+	                          "    - name: binpack\n"
+	                          "      arguments:\n"
+	                          "        binpack.weight: 10\n"
+	                          "        quoted: \"10\"\n"
+	                          "        empty:\n"
+	                          "        list: [a, {b: 1}]\n"
+	                          "        nested: {x: {y: [1, 2]}}\n"
+	                          "        unknown.key.is.kept: yes\n"
+	                          "  configurations:\n"
+	                          "  - name: allocate\n"
+	                          "    arguments: {enablePredicateErrorCache: true}\n");
 	const tph_conf *c = tph_scenario_conf(s);
 	const tph_arg *args = &c->tiers[0].plugins[0].args;
 	assert_true(c->tiers[0].plugins[0].has_args);
@@ -593,7 +598,8 @@ static void test_arguments_tree(void **state)
 	tph_scenario_free(s);
 }
 
-/* ---- timestamps and durations ------------------------------------------------------------------ */
+/* ---- timestamps and durations ------------------------------------------------------------------
+ */
 
 static void test_timestamps(void **state)
 {
@@ -602,14 +608,14 @@ static void test_timestamps(void **state)
 		const char *in;
 		int64_t ms;
 	} ok[] = {
-		{"1970-01-01T00:00:00Z", 0},
-		{"2026-01-01T00:10:00Z", 1767226200000LL},
-		{"2026-01-01T00:10:00.250Z", 1767226200250LL},
-		{"2026-01-01T00:10:00.2509999Z", 1767226200250LL},
-		{"2026-01-01T02:10:00+02:00", 1767226200000LL},
-		{"2025-12-31T23:10:00-01:00", 1767226200000LL},
-		{"2024-02-29T00:00:00z", 1709164800000LL},
-		{"0001-01-01T00:00:00Z", TPH_GO_ZERO_TIME_MS},
+	    {"1970-01-01T00:00:00Z", 0},
+	    {"2026-01-01T00:10:00Z", 1767226200000LL},
+	    {"2026-01-01T00:10:00.250Z", 1767226200250LL},
+	    {"2026-01-01T00:10:00.2509999Z", 1767226200250LL},
+	    {"2026-01-01T02:10:00+02:00", 1767226200000LL},
+	    {"2025-12-31T23:10:00-01:00", 1767226200000LL},
+	    {"2024-02-29T00:00:00z", 1709164800000LL},
+	    {"0001-01-01T00:00:00Z", TPH_GO_ZERO_TIME_MS},
 	};
 	for (size_t i = 0; i < N_ELEMS(ok); i++) {
 		tph_time t = -1;
@@ -620,10 +626,19 @@ static void test_timestamps(void **state)
 			fail();
 		}
 	}
-	const char *bad[] = {"", "2026-01-01", "2026-01-01T00:00:00", "2026-13-01T00:00:00Z",
-			     "2025-02-29T00:00:00Z", "2026-01-01T24:00:00Z", "2026-01-01T00:60:00Z",
-			     "2026-01-01T00:00:60Z", "2026-01-01 00:00:00Z", "2026-01-01T00:00:00.Z",
-			     "2026-01-01T00:00:00+0200", "2026-01-01T00:00:00Zx", "x026-01-01T00:00:00Z"};
+	const char *bad[] = {"",
+	                     "2026-01-01",
+	                     "2026-01-01T00:00:00",
+	                     "2026-13-01T00:00:00Z",
+	                     "2025-02-29T00:00:00Z",
+	                     "2026-01-01T24:00:00Z",
+	                     "2026-01-01T00:60:00Z",
+	                     "2026-01-01T00:00:60Z",
+	                     "2026-01-01 00:00:00Z",
+	                     "2026-01-01T00:00:00.Z",
+	                     "2026-01-01T00:00:00+0200",
+	                     "2026-01-01T00:00:00Zx",
+	                     "x026-01-01T00:00:00Z"};
 	for (size_t i = 0; i < N_ELEMS(bad); i++) {
 		tph_time t;
 		const char *why = NULL;
@@ -641,18 +656,18 @@ static void test_durations(void **state)
 		const char *in;
 		int64_t ns;
 	} ok[] = {
-		{"0", 0},
-		{"-0", 0},
-		{"30m", 1800000000000LL},
-		{"1h30m", 5400000000000LL},
-		{"500ms", 500000000LL},
-		{"1.5h", 5400000000000LL},
-		{"-2s", -2000000000LL},
-		{"+3us", 3000},
-		{"3\xc2\xb5s", 3000},
-		{"7ns", 7},
-		{".5s", 500000000LL},
-		{"2562047h47m16.854775807s", INT64_MAX},
+	    {"0", 0},
+	    {"-0", 0},
+	    {"30m", 1800000000000LL},
+	    {"1h30m", 5400000000000LL},
+	    {"500ms", 500000000LL},
+	    {"1.5h", 5400000000000LL},
+	    {"-2s", -2000000000LL},
+	    {"+3us", 3000},
+	    {"3\xc2\xb5s", 3000},
+	    {"7ns", 7},
+	    {".5s", 500000000LL},
+	    {"2562047h47m16.854775807s", INT64_MAX},
 	};
 	for (size_t i = 0; i < N_ELEMS(ok); i++) {
 		int64_t ns = -1;
@@ -663,8 +678,8 @@ static void test_durations(void **state)
 			fail();
 		}
 	}
-	const char *bad[] = {"", "5", "m", "1x", "1.x", ".", "1h 30m", "-", "3000000h",
-			     "9223372036854775808ns"};
+	const char *bad[] = {"",  "5",      "m", "1x",       "1.x",
+	                     ".", "1h 30m", "-", "3000000h", "9223372036854775808ns"};
 	for (size_t i = 0; i < N_ELEMS(bad); i++) {
 		int64_t ns;
 		const char *why = NULL;
@@ -675,7 +690,8 @@ static void test_durations(void **state)
 	}
 }
 
-/* ---- the `now` rule ------------------------------------------------------------------------------ */
+/* ---- the `now` rule
+ * ------------------------------------------------------------------------------ */
 
 static void test_now_default(void **state)
 {
@@ -684,17 +700,17 @@ static void test_now_default(void **state)
 		const char *yaml;
 		tph_time want;
 	} cases[] = {
-		{"nodes: []\n", 0},
-		{"queues: [{name: q, creationTimestamp: \"2026-01-01T00:00:05Z\"}]\n"
-		 "podGroups: [{name: g, creationTimestamp: \"2026-01-01T00:00:07Z\"}]\n"
-		 "pods: [{name: p, creationTimestamp: \"2026-01-01T00:00:06Z\"}]\n",
-		 1767225607000LL},
-		{"pods: [{name: p, creationTimestamp: \"2026-01-01T00:00:09Z\"},"
-		 " {name: p2, creationTimestamp: \"0001-01-01T00:00:00Z\"}]\n",
-		 1767225609000LL},
-		{"now: \"2026-01-01T00:00:01Z\"\n"
-		 "pods: [{name: p, creationTimestamp: \"2026-01-01T00:00:09Z\"}]\n",
-		 1767225601000LL},
+	    {"nodes: []\n", 0},
+	    {"queues: [{name: q, creationTimestamp: \"2026-01-01T00:00:05Z\"}]\n"
+	     "podGroups: [{name: g, creationTimestamp: \"2026-01-01T00:00:07Z\"}]\n"
+	     "pods: [{name: p, creationTimestamp: \"2026-01-01T00:00:06Z\"}]\n",
+	     1767225607000LL},
+	    {"pods: [{name: p, creationTimestamp: \"2026-01-01T00:00:09Z\"},"
+	     " {name: p2, creationTimestamp: \"0001-01-01T00:00:00Z\"}]\n",
+	     1767225609000LL},
+	    {"now: \"2026-01-01T00:00:01Z\"\n"
+	     "pods: [{name: p, creationTimestamp: \"2026-01-01T00:00:09Z\"}]\n",
+	     1767225601000LL},
 	};
 	for (size_t i = 0; i < N_ELEMS(cases); i++) {
 		tph_scenario *s = load_ok(cases[i].yaml);
@@ -702,26 +718,28 @@ static void test_now_default(void **state)
 		tph_scenario_free(s);
 	}
 	/* Go's zero time is "unset" for creation timestamps */
-	tph_scenario *s = load_ok("pods: [{name: p, creationTimestamp: \"0001-01-01T00:00:00Z\"}]\n");
+	tph_scenario *s =
+	    load_ok("pods: [{name: p, creationTimestamp: \"0001-01-01T00:00:00Z\"}]\n");
 	assert_int_equal(s->pods[0].d.creation, 0);
 	tph_scenario_free(s);
 }
 
-/* ---- references ----------------------------------------------------------------------------------- */
+/* ---- references
+ * ----------------------------------------------------------------------------------- */
 
 static void test_references(void **state)
 {
 	(void)state;
 	warnings_seen = 0;
 	tph_scenario *s = load_ok("queues: [{name: a, parent: b}, {name: b}]\n"
-				  "nodes: [{name: n1}, {name: n2}]\n"
-				  "hyperNodes:\n"
-				  "  - {name: top, tier: 2, members: [mid]}\n"
-				  "  - {name: mid, tier: 0, members: [n1, {regex: \"^n\"}]}\n"
-				  "podGroups: [{name: g, queue: nowhere}]\n"
-				  "pods:\n"
-				  "  - {name: p, podGroup: missing}\n"
-				  "  - {name: q, podGroup: g, nominatedNodeName: gone}\n");
+	                          "nodes: [{name: n1}, {name: n2}]\n"
+	                          "hyperNodes:\n"
+	                          "  - {name: top, tier: 2, members: [mid]}\n"
+	                          "  - {name: mid, tier: 0, members: [n1, {regex: \"^n\"}]}\n"
+	                          "podGroups: [{name: g, queue: nowhere}]\n"
+	                          "pods:\n"
+	                          "  - {name: p, podGroup: missing}\n"
+	                          "  - {name: q, podGroup: g, nominatedNodeName: gone}\n");
 	assert_int_equal(warnings_seen, 2); /* missing podGroup, missing nominated node */
 	assert_string_equal(s->queues[0].d.parent, "b");
 	assert_string_equal(s->podgroups[0].d.queue, "nowhere"); /* kept; the cache drops it */
@@ -729,7 +747,107 @@ static void test_references(void **state)
 	tph_scenario_free(s);
 }
 
-/* ---- every conformance fixture ------------------------------------------------------------------- */
+/* ---- the parallel split -------------------------------------------------------------------------
+ */
+
+static int same_node(const yu_doc *a, uint32_t x, const yu_doc *b, uint32_t y)
+{
+	const yu_node *n = &a->nodes[x], *m = &b->nodes[y];
+	if (n->type != m->type || n->len != m->len || n->line != m->line || n->col != m->col ||
+	    n->style != m->style) {
+		print_error("node differs at %u:%u (vs %u:%u)\n", n->line + 1, n->col + 1,
+		            m->line + 1, m->col + 1);
+		return 0;
+	}
+	if (n->type == YU_SCALAR)
+		return strcmp(n->u.str, m->u.str) == 0;
+	uint32_t k = n->type == YU_MAP ? 2 * n->len : n->len;
+	for (uint32_t i = 0; i < k; i++)
+		if (!same_node(a, n->u.items[i], b, m->u.items[i]))
+			return 0;
+	return 1;
+}
+
+/* yu_load_parallel gives what yu_load gives: the same tree, or the same error. */
+static void check_split(const char *text)
+{
+	size_t len = strlen(text);
+	yu_doc a, b;
+	tph_diag da = {0}, db = {0};
+	int ra = yu_load(text, len, "s.yaml", 0, 0, &a, &da);
+	int rb = yu_load_parallel(text, len, "s.yaml", &b, &db);
+	assert_int_equal(ra, rb);
+	if (ra == TPH_OK) {
+		assert_int_equal(a.root == YU_NONE, b.root == YU_NONE);
+		if (a.root != YU_NONE && !same_node(&a, a.root, &b, b.root))
+			fail_msg("split parse differs for:\n%.300s", text);
+		yu_doc_free(&a);
+		yu_doc_free(&b);
+	} else {
+		assert_string_equal(da.msg, db.msg);
+	}
+}
+
+/* A scenario text with the shapes a split must survive: items at indentation 0 and 2,
+ * comments and blank lines between items, block scalars and multi-line flow collections
+ * inside items, CRLF line ends when asked. */
+static char *split_text(int pods, bool crlf, const char *extra)
+{
+	size_t cap = (size_t)pods * 400 + 4096 + strlen(extra), at = 0;
+	char *t = malloc(cap);
+	assert_non_null(t);
+	const char *nl = crlf ? "\r\n" : "\n";
+	at += (size_t)snprintf(t + at, cap - at, "name: split%s# a comment%snodes:%s", nl, nl, nl);
+	for (int i = 0; i < pods / 4 + 2; i++)
+		at += (size_t)snprintf(
+		    t + at, cap - at,
+		    "  - name: n%d%s    allocatable: {cpu: \"4\",%s      pods: 10}%s", i, nl, nl,
+		    nl);
+	at += (size_t)snprintf(t + at, cap - at, "%s%spods:%s", extra, nl, nl);
+	for (int i = 0; i < pods; i++)
+		at += (size_t)snprintf(t + at, cap - at,
+		                       "- name: p%d%s  namespace: c1%s%s"
+		                       "  annotations:%s    note: |%s      - not an item%s"
+		                       "      pods:%s  labels: {app: \"web\", i: '%d'}%s",
+		                       i, nl, nl, i % 7 ? "" : "# between items\n\n", nl, nl, nl,
+		                       nl, i, nl);
+	at += (size_t)snprintf(t + at, cap - at, "expect: {bindCount: 1}%s", nl);
+	return t;
+}
+
+static void test_parallel_split(void **state)
+{
+	(void)state;
+	size_t min_bytes = yu_split_min_bytes, min_chunk = yu_split_min_chunk;
+	int threads = yu_split_threads;
+	yu_split_min_bytes = 0;
+	yu_split_min_chunk = 512;
+	yu_split_threads = 3;
+	const char *extras[] = {
+	    "",
+	    "queues: &q [{name: q1}]\nqueueCopy: *q\n",        /* anchors in the main part */
+	    "podGroups:\n  - &g {name: g1}\n  - *g\n",         /* an anchor inside a section */
+	    "name2: \"abc\npods:\n- x\"\n",                    /* a key-like line in a string */
+	    "podGroups:\n  - {name: g1}\n - {name: broken}\n", /* a chunk that fails */
+	    "podGroups:\n  - {name: g1, labels: *nowhere}\n",  /* an undefined alias */
+	};
+	for (size_t e = 0; e < N_ELEMS(extras); e++) {
+		for (int crlf = 0; crlf < 2; crlf++) {
+			unsigned long before = yu_split_done;
+			char *t = split_text(300, crlf, extras[e]);
+			check_split(t);
+			free(t);
+			/* the first two split; the others must decline and parse sequentially */
+			assert_int_equal(yu_split_done - before, e < 2 ? 1 : 0);
+		}
+	}
+	yu_split_min_bytes = min_bytes;
+	yu_split_min_chunk = min_chunk;
+	yu_split_threads = threads;
+}
+
+/* ---- every conformance fixture
+ * ------------------------------------------------------------------- */
 
 static int load_tree(const char *dir, unsigned *count)
 {
@@ -793,19 +911,13 @@ static void test_all_fixtures(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_defaults),
-		cmocka_unit_test(test_quantities),
-		cmocka_unit_test(test_full_scenario),
-		cmocka_unit_test(test_conf_string_and_mapping),
-		cmocka_unit_test(test_conf_file),
-		cmocka_unit_test(test_conf_block_location),
-		cmocka_unit_test(test_flags_tristate),
-		cmocka_unit_test(test_arguments_tree),
-		cmocka_unit_test(test_timestamps),
-		cmocka_unit_test(test_durations),
-		cmocka_unit_test(test_now_default),
-		cmocka_unit_test(test_references),
-		cmocka_unit_test(test_all_fixtures),
+	    cmocka_unit_test(test_defaults),       cmocka_unit_test(test_quantities),
+	    cmocka_unit_test(test_full_scenario),  cmocka_unit_test(test_conf_string_and_mapping),
+	    cmocka_unit_test(test_conf_file),      cmocka_unit_test(test_conf_block_location),
+	    cmocka_unit_test(test_flags_tristate), cmocka_unit_test(test_arguments_tree),
+	    cmocka_unit_test(test_timestamps),     cmocka_unit_test(test_durations),
+	    cmocka_unit_test(test_now_default),    cmocka_unit_test(test_references),
+	    cmocka_unit_test(test_parallel_split), cmocka_unit_test(test_all_fixtures),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -33,30 +33,30 @@ typedef struct tph_conf tph_conf;
 /* The enable flags of a plugin entry, in the order of Volcano's conf.PluginOption. The key
  * spelling is Volcano's (note the `enabled...` ones); see tph_conf_flag_name(). */
 typedef enum tph_conf_flag {
-	TPH_FLAG_JOB_ORDER = 0,	    /* enableJobOrder */
-	TPH_FLAG_HIERARCHY,	    /* enableHierarchy (absent: off, whatever the default) */
-	TPH_FLAG_JOB_READY,	    /* enableJobReady */
-	TPH_FLAG_JOB_PIPELINED,	    /* enableJobPipelined */
-	TPH_FLAG_TASK_ORDER,	    /* enableTaskOrder */
-	TPH_FLAG_PREEMPTABLE,	    /* enablePreemptable */
-	TPH_FLAG_RECLAIMABLE,	    /* enableReclaimable */
-	TPH_FLAG_PREEMPTIVE,	    /* enablePreemptive */
-	TPH_FLAG_QUEUE_ORDER,	    /* enableQueueOrder */
-	TPH_FLAG_CLUSTER_ORDER,	    /* enabledClusterOrder (absent: off, whatever the default) */
-	TPH_FLAG_PREDICATE,	    /* enablePredicate */
-	TPH_FLAG_BEST_NODE,	    /* enableBestNode */
-	TPH_FLAG_NODE_ORDER,	    /* enableNodeOrder */
-	TPH_FLAG_TARGET_JOB,	    /* enableTargetJob */
-	TPH_FLAG_RESERVED_NODES,    /* enableReservedNodes */
-	TPH_FLAG_JOB_ENQUEUED,	    /* enableJobEnqueued */
-	TPH_FLAG_VICTIM,	    /* enabledVictim */
-	TPH_FLAG_JOB_STARVING,	    /* enableJobStarving */
-	TPH_FLAG_OVERUSED,	    /* enabledOverused */
-	TPH_FLAG_ALLOCATABLE,	    /* enabledAllocatable */
-	TPH_FLAG_HYPERNODE_ORDER,   /* enabledHyperNodeOrder */
-	TPH_FLAG_SUBJOB_READY,	    /* enabledSubJobReady */
-	TPH_FLAG_SUBJOB_PIPELINED,  /* enabledSubJobPipelined */
-	TPH_FLAG_SUBJOB_ORDER,	    /* enabledSubJobOrder */
+	TPH_FLAG_JOB_ORDER = 0,      /* enableJobOrder */
+	TPH_FLAG_HIERARCHY,          /* enableHierarchy (absent: off, whatever the default) */
+	TPH_FLAG_JOB_READY,          /* enableJobReady */
+	TPH_FLAG_JOB_PIPELINED,      /* enableJobPipelined */
+	TPH_FLAG_TASK_ORDER,         /* enableTaskOrder */
+	TPH_FLAG_PREEMPTABLE,        /* enablePreemptable */
+	TPH_FLAG_RECLAIMABLE,        /* enableReclaimable */
+	TPH_FLAG_PREEMPTIVE,         /* enablePreemptive */
+	TPH_FLAG_QUEUE_ORDER,        /* enableQueueOrder */
+	TPH_FLAG_CLUSTER_ORDER,      /* enabledClusterOrder (absent: off, whatever the default) */
+	TPH_FLAG_PREDICATE,          /* enablePredicate */
+	TPH_FLAG_BEST_NODE,          /* enableBestNode */
+	TPH_FLAG_NODE_ORDER,         /* enableNodeOrder */
+	TPH_FLAG_TARGET_JOB,         /* enableTargetJob */
+	TPH_FLAG_RESERVED_NODES,     /* enableReservedNodes */
+	TPH_FLAG_JOB_ENQUEUED,       /* enableJobEnqueued */
+	TPH_FLAG_VICTIM,             /* enabledVictim */
+	TPH_FLAG_JOB_STARVING,       /* enableJobStarving */
+	TPH_FLAG_OVERUSED,           /* enabledOverused */
+	TPH_FLAG_ALLOCATABLE,        /* enabledAllocatable */
+	TPH_FLAG_HYPERNODE_ORDER,    /* enabledHyperNodeOrder */
+	TPH_FLAG_SUBJOB_READY,       /* enabledSubJobReady */
+	TPH_FLAG_SUBJOB_PIPELINED,   /* enabledSubJobPipelined */
+	TPH_FLAG_SUBJOB_ORDER,       /* enabledSubJobOrder */
 	TPH_FLAG_HYPERNODE_GRADIENT, /* enabledHyperNodeGradient */
 	TPH_FLAG_COUNT
 } tph_conf_flag;
@@ -70,29 +70,28 @@ const char *tph_conf_flag_name(tph_conf_flag f);
 bool tph_conf_flag_follows_default(tph_conf_flag f);
 
 /* Volcano's built-in configuration (used by Volcano when no conf file is given). */
-#define TPH_CONF_VOLCANO_DEFAULT                                                                  \
-	"actions: \"enqueue, allocate, backfill\"\n"                                               \
-	"tiers:\n"                                                                                 \
-	"- plugins:\n"                                                                             \
-	"  - name: priority\n"                                                                     \
-	"  - name: gang\n"                                                                         \
-	"  - name: conformance\n"                                                                  \
-	"- plugins:\n"                                                                             \
-	"  - name: overcommit\n"                                                                   \
-	"  - name: drf\n"                                                                          \
-	"  - name: predicates\n"                                                                   \
-	"  - name: proportion\n"                                                                   \
+#define TPH_CONF_VOLCANO_DEFAULT                     \
+	"actions: \"enqueue, allocate, backfill\"\n" \
+	"tiers:\n"                                   \
+	"- plugins:\n"                               \
+	"  - name: priority\n"                       \
+	"  - name: gang\n"                           \
+	"  - name: conformance\n"                    \
+	"- plugins:\n"                               \
+	"  - name: overcommit\n"                     \
+	"  - name: drf\n"                            \
+	"  - name: predicates\n"                     \
+	"  - name: proportion\n"                     \
 	"  - name: nodeorder\n"
 
 /* Load a conf file. `enable_flags_default` is what an absent flag means (true as in Volcano's
  * loader; false as when tiers are built in code). On error *out is NULL and `d` names the file,
  * line, column, the object (`conf tier 1 plugin gang`) and the field. */
-int tph_conf_load_file(const char *path, bool enable_flags_default, tph_conf **out,
-		       tph_diag *d);
+int tph_conf_load_file(const char *path, bool enable_flags_default, tph_conf **out, tph_diag *d);
 
 /* Load a conf from `len` bytes of text; `display_name` is used in messages. */
 int tph_conf_load_string(const char *text, size_t len, const char *display_name,
-			 bool enable_flags_default, tph_conf **out, tph_diag *d);
+                         bool enable_flags_default, tph_conf **out, tph_diag *d);
 
 void tph_conf_free(tph_conf *conf);
 

@@ -29,7 +29,7 @@ int tph_scenario_load_file(const char *path, tph_scenario **out, tph_diag *d);
  * messages (NULL: "<buffer>"); a `confFile:` is read relative to its directory part, or to the
  * working directory if it has none. */
 int tph_scenario_load_buffer(const char *buf, size_t len, const char *display_name,
-			     tph_scenario **out, tph_diag *d);
+                             tph_scenario **out, tph_diag *d);
 
 /* Free a scenario, its cache and its conf. NULL is a no-op. Snapshots taken from the cache
  * must be released first. */
@@ -61,7 +61,7 @@ bool tph_scenario_has_probe(const tph_scenario *s);
 
 /* Milliseconds spent parsing the YAML, checking and decoding it, and filling the cache. */
 void tph_scenario_load_times(const tph_scenario *s, double *parse_ms, double *decode_ms,
-			     double *build_ms);
+                             double *build_ms);
 
 #ifdef __cplusplus
 }

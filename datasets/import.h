@@ -1,0 +1,55 @@
+/* Shared by the trace importers: a CSV reader over one reusable line buffer, a reader for one
+ * member of a .tar.gz through the system `tar` (no zlib dependency), and the scenario header
+ * every imported file starts with. */
+#ifndef TPH_IMPORT_H
+#define TPH_IMPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "gen_io.h"
+
+#define CSV_MAX_FIELDS 16
+
+/* A CSV file read line by line; fields point into the line buffer and stay valid until the
+ * next csv_next(). The traces have no quoted fields. */
+typedef struct csv_reader {
+	FILE *f;
+	pid_t child; /* the tar process when reading from an archive, else 0 */
+	char *line;
+	size_t cap;
+	uint32_t line_no;
+	char *field[CSV_MAX_FIELDS];
+	uint32_t n;
+	const char *path; /* for messages */
+} csv_reader;
+
+/* Open a plain CSV file. Returns 0, or -1 with a message on stderr. */
+int csv_open(csv_reader *c, const char *path);
+/* Open `member` of a gzip tarball by running `tar -xzOf archive member`. */
+int csv_open_tar(csv_reader *c, const char *archive, const char *member);
+/* Read the next line into fields. Returns 1 for a line, 0 at the end, -1 on error. */
+int csv_next(csv_reader *c);
+/* Close; for an archive, also reap tar. Returns -1 when tar failed (e.g. no such member). */
+int csv_close(csv_reader *c);
+
+/* Field i as an integer (0 for an empty field when allow_empty); false on garbage. */
+bool csv_i64(const csv_reader *c, uint32_t i, bool allow_empty, int64_t *out);
+/* Whether the current line's fields match the expected header names. */
+bool csv_header_is(const csv_reader *c, const char *const *names, uint32_t n);
+
+/* The common start of an imported scenario: a comment naming the source, name, now and
+ * Volcano's helm-chart conf (the default plus binpack). */
+void import_header(gen_out *w, const char *name, const char *source, int64_t now);
+
+/* `-o FILE` ("-" for stdout) opened for writing, or NULL with a message. */
+FILE *import_open_out(const char *path);
+/* Flush and close; false (with a message) if any write failed. */
+bool import_close_out(gen_out *w, FILE *f, const char *path);
+
+int import_alibaba(int argc, char **argv);
+int import_itp(int argc, char **argv);
+
+#endif

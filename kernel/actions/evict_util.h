@@ -1,0 +1,117 @@
+/* Shared by the eviction actions (preempt, reclaim, shuffle): Go's container/heap over indices,
+ * Volcano's victim order, the candidate nodes of a preemptor and FutureIdle arithmetic.
+ * Everything runs on the session's thread; scratch comes from the session arena once per
+ * action run (tph_evict_open) and is reused by every preemptor. */
+#ifndef TPH_EVICT_UTIL_H
+#define TPH_EVICT_UTIL_H
+
+#include "session.h"
+#include "statement.h"
+
+/* ---- Go's container/heap ----
+ * Volcano's util.PriorityQueue is a binary heap whose Less calls plugins that read live session
+ * state; when that state changes between pushes and pops, the pop order depends on the exact
+ * sift algorithm, so this is Go's, step for step. */
+
+/* true when a goes before b. */
+typedef bool (*tph_less_fn)(const void *ctx, tph_idx a, tph_idx b);
+
+typedef struct tph_gheap {
+	tph_idx *items; /* caller's buffer of `cap` entries */
+	uint32_t n, cap;
+	tph_less_fn less;
+	const void *ctx;
+} tph_gheap;
+
+void tph_gheap_init(tph_gheap *h, tph_idx *buf, uint32_t cap, tph_less_fn less, const void *ctx);
+/* heap.Push; the buffer must have room (asserted). */
+void tph_gheap_push(tph_gheap *h, tph_idx x);
+/* heap.Pop; TPH_NOIDX when empty. */
+tph_idx tph_gheap_pop(tph_gheap *h);
+
+/* Less functions whose ctx is the session: JobOrderFn, TaskOrderFn, QueueOrderFn. */
+bool tph_less_job(const void *s, tph_idx a, tph_idx b);
+bool tph_less_task(const void *s, tph_idx a, tph_idx b);
+bool tph_less_queue(const void *s, tph_idx a, tph_idx b);
+
+/* ---- per-action context ---- */
+
+typedef struct tph_fit_cache tph_fit_cache;
+
+typedef struct tph_evict_ctx {
+	tph_session *s;
+	int err;             /* first fatal error (out of memory); the action returns it */
+	uint32_t *node_off;  /* CSR: tasks Bound or Running on node n when the action started */
+	tph_idx *node_tasks; /* node_tasks[node_off[n] .. node_off[n+1]) in task order */
+	uint32_t max_on_node;
+	tph_idx *cands, *victims, *vheap; /* scratch, max_on_node each */
+	tph_idx *nodes;                   /* candidate nodes of one preemptor (n_ready) */
+	tph_idx *eval;                    /* scratch (n_ready) */
+	tph_reason_code *codes;           /* scratch (n_ready) */
+	uint32_t *mark;                   /* per node: == stamp when skipped for this task */
+	uint32_t stamp;
+	tph_fit_cache *cache; /* predicate error cache; NULL when disabled */
+} tph_evict_ctx;
+
+/* Build the context. `error_cache` enables Volcano's enablePredicateErrorCache for the whole
+ * run (one PredicateHelper per Execute, as preempt has). */
+int tph_evict_open(tph_evict_ctx *c, tph_session *s, bool error_cache);
+void tph_evict_close(tph_evict_ctx *c);
+
+/* The tasks on `node` (Bound or Running at action start; callers re-check the status). */
+static inline const tph_idx *tph_evict_on_node(const tph_evict_ctx *c, tph_idx node, uint32_t *n)
+{
+	*n = c->node_off[node + 1] - c->node_off[node];
+	return c->node_tasks + c->node_off[node];
+}
+
+/* The nodes `task` may evict on, as preempt and reclaim compute them: the session's nodes
+ * less the task's recorded unresolvable ones (FilterOutUnschedulableAndUnresolvable...), then
+ * PredicateHelper.PredicateNodes with PredicateForPreemptAction (error cache, hard shard, at
+ * most CalculateNumOfFeasibleNodesToFind found, in node order), split by
+ * GetPredicatedNodeByShard. Writes c->nodes: the in-shard group, then the others; returns the
+ * total and sets *n_first to the first group's size. */
+uint32_t tph_evict_nodes(tph_evict_ctx *c, tph_idx task, uint32_t *n_first);
+
+/* Volcano's CalculateNumOfFeasibleNodesToFind with the default scheduler options. */
+uint32_t tph_feasible_to_find(uint32_t n_nodes);
+
+/* ---- victims ---- */
+
+/* BuildVictimsPriorityQueue's Less; ctx is a tph_victim_order. */
+typedef struct tph_victim_order {
+	const tph_session *s;
+	tph_idx preemptor;
+} tph_victim_order;
+bool tph_less_victim(const void *ctx, tph_idx l, tph_idx r);
+
+/* ---- resources: FutureIdle = idle + releasing - pipelined, per dimension ---- */
+
+void tph_future_idle(const tph_session *s, tph_idx node, int64_t *out);
+/* out += sign * request of task. */
+void tph_vec_add_task(const tph_session *s, tph_idx task, int sign, int64_t *out);
+/* request <= avail as Resource.LessEqual(.., Zero) compares them: cpu and memory always, every
+ * other dimension the task requests. */
+bool tph_req_fits(const tph_session *s, tph_idx task, const int64_t *avail);
+/* util.ValidateVictims: the request fits FutureIdle plus the victims' requests. */
+bool tph_validate_victims(const tph_session *s, tph_idx task, tph_idx node, const tph_idx *victims,
+                          uint32_t n);
+
+/* Queue of a task's job (TPH_NOIDX without a job). */
+static inline tph_idx tph_task_queue(const tph_session *s, tph_idx t)
+{
+	tph_idx j = s->tasks.job[t];
+	return j == TPH_NOIDX ? TPH_NOIDX : s->jobs->queue[j];
+}
+
+/* Pending tasks of `job` pushed into a task-order heap over `buf` (room for the job's tasks). */
+void tph_push_pending(const tph_session *s, tph_idx job, tph_gheap *h, tph_idx *buf);
+
+/* Record an out-of-memory (or other fatal) status once. */
+static inline void tph_evict_fail(tph_evict_ctx *c, int rc)
+{
+	if (rc == TPH_ENOMEM && !c->err)
+		c->err = rc;
+}
+
+#endif

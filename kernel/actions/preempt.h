@@ -1,0 +1,58 @@
+/* The preempt action's internals, shared by preempt.c (the job and task loops),
+ * preempt_normal.c (normalPreempt) and preempt_topology.c (topologyAwarePreempt). */
+#ifndef TPH_PREEMPT_H
+#define TPH_PREEMPT_H
+
+#include "evict_util.h"
+
+/* Which running tasks a preemptor may consider (Volcano's filter closures). */
+typedef enum tph_preempt_scope {
+	TPH_PREEMPT_OTHER_JOBS = 0, /* other jobs of the preemptor's queue */
+	TPH_PREEMPT_SAME_JOB = 1,   /* tasks of the preemptor's own job */
+} tph_preempt_scope;
+
+/* The action's arguments, Volcano's keys and defaults (preempt.go New/parseArguments). */
+typedef struct tph_preempt_opts {
+	bool error_cache;    /* enablePredicateErrorCache: true */
+	bool topology_aware; /* enableTopologyAwarePreemption: false */
+	int64_t workers;     /* topologyAwarePreemptWorkerNum: 16 (tephra runs the dry run serially) */
+	int64_t min_pct;     /* minCandidateNodesPercentage: 10 */
+	int64_t min_abs;     /* minCandidateNodesAbsolute: 1 */
+	int64_t max_abs;     /* maxCandidateNodesAbsolute: 100 */
+} tph_preempt_opts;
+
+typedef struct tph_scored {
+	double score;
+	uint32_t pos;
+} tph_scored;
+
+typedef struct tph_preempt_ctx {
+	tph_evict_ctx ev;
+	tph_preempt_opts o;
+	double *scores;    /* normal: scores of the candidate nodes (n_ready) */
+	tph_scored *order; /* normal: nodes sorted by score (n_ready) */
+	uint8_t *removed;  /* topology: per potential victim, removed in the simulation */
+	tph_idx *cand_node; /* topology: candidate nodes found by the dry run */
+	uint32_t *cand_off; /* topology: victims of candidate k: cand_vict[cand_off[k] ..) */
+	tph_idx *cand_vict;
+	uint32_t n_cand;
+} tph_preempt_ctx;
+
+int tph_preempt_scratch(tph_preempt_ctx *c);
+
+/* The filter closures of preempt.go: the task is Bound or Running, a BestEffort preemptor only
+ * takes BestEffort tasks, the task is preemptable, and it is in the scope. */
+bool tph_preempt_filter(const tph_session *s, tph_idx preemptor, tph_idx task,
+                        tph_preempt_scope scope);
+/* The tasks on `node` that pass the filter, into out; returns how many. */
+uint32_t tph_preemptees(const tph_evict_ctx *c, tph_idx preemptor, tph_preempt_scope scope,
+                        tph_idx node, tph_idx *out);
+
+/* normalPreempt and topologyAwarePreempt over nodes[0..n): true when the preemptor was
+ * pipelined; its evictions and pipeline are then merged into stmt. */
+bool tph_preempt_normal(tph_preempt_ctx *c, tph_statement *stmt, tph_idx preemptor,
+                        tph_preempt_scope scope, const tph_idx *nodes, uint32_t n);
+bool tph_preempt_topology(tph_preempt_ctx *c, tph_statement *stmt, tph_idx preemptor,
+                          tph_preempt_scope scope, const tph_idx *nodes, uint32_t n);
+
+#endif

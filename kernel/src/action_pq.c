@@ -1,0 +1,73 @@
+/* Volcano's util.PriorityQueue over Go's container/heap: the same sift steps, so a stale order
+ * (a plugin's order that changed while items waited) resolves exactly as Volcano's does. */
+#include "action_util.h"
+
+static bool less(const tph_pq *q, uint32_t i, uint32_t j)
+{
+	return q->cmp(q->s, q->items[i], q->items[j]) < 0;
+}
+
+static void swap(tph_pq *q, uint32_t i, uint32_t j)
+{
+	tph_idx t = q->items[i];
+	q->items[i] = q->items[j];
+	q->items[j] = t;
+}
+
+/* heap.up */
+static void up(tph_pq *q, uint32_t j)
+{
+	while (j > 0) {
+		uint32_t i = (j - 1) / 2;
+		if (!less(q, j, i))
+			break;
+		swap(q, i, j);
+		j = i;
+	}
+}
+
+/* heap.down over items[0..n) */
+static void down(tph_pq *q, uint32_t i, uint32_t n)
+{
+	for (;;) {
+		uint32_t j1 = 2 * i + 1;
+		if (j1 >= n)
+			break;
+		uint32_t j = j1;
+		if (j1 + 1 < n && less(q, j1 + 1, j1))
+			j = j1 + 1;
+		if (!less(q, j, i))
+			break;
+		swap(q, i, j);
+		i = j;
+	}
+}
+
+void tph_pq_init(tph_pq *q, const tph_session *s, tph_pq_cmp cmp, tph_idx *storage, uint32_t cap)
+{
+	q->items = storage;
+	q->n = 0;
+	q->cap = cap;
+	q->cmp = cmp;
+	q->s = s;
+}
+
+int tph_pq_push(tph_pq *q, tph_idx item)
+{
+	if (q->n >= q->cap)
+		return TPH_ERANGE;
+	q->items[q->n++] = item;
+	up(q, q->n - 1);
+	return TPH_OK;
+}
+
+tph_idx tph_pq_pop(tph_pq *q)
+{
+	if (!q->n)
+		return TPH_NOIDX;
+	uint32_t last = q->n - 1;
+	swap(q, 0, last);
+	down(q, 0, last);
+	q->n = last;
+	return q->items[last];
+}

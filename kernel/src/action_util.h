@@ -1,0 +1,131 @@
+/* Building blocks of the scheduling actions (enqueue, allocate, backfill and the eviction
+ * actions): Volcano's util.PriorityQueue, its PredicateHelper (per-role predicate error cache,
+ * hard shards, node sampling), equivalence classes that let tasks with one spec share
+ * filtering results, and decision-log helpers for what a statement alone does not publish.
+ * Everything here runs on the session's thread. */
+#ifndef TPH_ACTION_UTIL_H
+#define TPH_ACTION_UTIL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "session.h"
+#include "statement.h"
+
+/* ---- priority queues: Go's container/heap, step for step ---- */
+
+/* <0 when a comes first (Volcano's LessFn returning true). */
+typedef int (*tph_pq_cmp)(const tph_session *s, tph_idx a, tph_idx b);
+
+/* Volcano's util.PriorityQueue. Plugins' orders can change while items wait (drf shares, gang
+ * readiness), so the heap is Go's exactly: the same pushes and pops give the same answers
+ * even when the order is stale. `items` is caller-provided storage of `cap` entries. */
+typedef struct tph_pq {
+	tph_idx *items;
+	uint32_t n, cap;
+	tph_pq_cmp cmp;
+	const tph_session *s;
+} tph_pq;
+
+void tph_pq_init(tph_pq *q, const tph_session *s, tph_pq_cmp cmp, tph_idx *storage, uint32_t cap);
+/* TPH_ERANGE when full (a caller sized it wrong). */
+int tph_pq_push(tph_pq *q, tph_idx item);
+/* TPH_NOIDX when empty. */
+tph_idx tph_pq_pop(tph_pq *q);
+
+/* ---- the node-filtering options every placing action shares ---- */
+
+typedef struct tph_ph_opts {
+	bool error_cache;   /* Volcano's predicateErrorCacheEnable (default true) */
+	bool sampling;      /* stop after enough feasible nodes; off unless a knob below is given */
+	int32_t min_nodes;  /* --minimum-feasible-nodes (Volcano default 100) */
+	int32_t min_pct;    /* --minimum-percentage-nodes-to-find (5) */
+	int32_t pct;        /* --percentage-nodes-to-find (0: adaptive) */
+} tph_ph_opts;
+
+/* The argument table of allocate and backfill (key spellings are Volcano's). */
+extern const tph_arg_spec tph_ph_arg_spec[];
+/* Read the options from an action's arguments (args may be NULL). */
+void tph_ph_opts_read(tph_session *s, const tph_args *args, const char *action, tph_ph_opts *o);
+/* Volcano's CalculateNumOfFeasibleNodesToFind. */
+uint32_t tph_ph_nodes_to_find(const tph_ph_opts *o, uint32_t n_all);
+
+/* ---- equivalence classes ---- */
+
+/* Tasks of one job with the same spec pointer, request row and role get the same verdict from
+ * node-local predicates, so one verdict column per class serves them all; after a placement
+ * only the touched node is evaluated again. Used only when every predicate is node-local (see
+ * action_filter.c); otherwise, and in naive mode, every task is evaluated on its own. */
+typedef struct tph_eqc tph_eqc;
+
+/* NULL when classes cannot be used (naive mode, a predicate that is not node-local, or out of
+ * memory); callers then filter every task directly. with_fit: the resource fit comes first
+ * (allocate), else predicates alone (backfill). */
+tph_eqc *tph_eqc_new(tph_session *s, bool with_fit);
+void tph_eqc_free(tph_eqc *e);
+/* A task was placed on or removed from `node`: its verdicts must be recomputed. */
+void tph_eqc_touch(tph_eqc *e, tph_idx node);
+/* Verdicts of `task` on nodes[0..n) (fit first when the classes were made with_fit): from
+ * its class's column, brought up to date, or evaluated directly. */
+void tph_eqc_eval(tph_eqc *e, tph_idx task, const tph_idx *nodes, uint32_t n,
+                  tph_reason_code *out);
+
+/* ---- Volcano's PredicateHelper ---- */
+
+typedef struct tph_ph_role tph_ph_role;
+
+typedef struct tph_ph {
+	tph_session *s;
+	tph_ph_opts o;
+	bool with_fit;
+	tph_eqc *eqc; /* may be NULL */
+	tph_ph_role *roles;
+	uint32_t n_roles, cap_roles;
+	uint32_t gen; /* bumped by tph_ph_reset: every role cache empties */
+	uint32_t rr;  /* Volcano's lastProcessedNodeIndex */
+	tph_reason_code shard_code;
+	tph_idx *eval, *feas; /* scratch for s->nodes.n nodes */
+	uint32_t *pos;
+	tph_reason_code *codes;
+} tph_ph;
+
+int tph_ph_init(tph_ph *ph, tph_session *s, const tph_ph_opts *o, bool with_fit, tph_eqc *eqc);
+void tph_ph_free(tph_ph *ph);
+/* util.NewPredicateHelper(): forget what earlier calls cached (the round-robin index stays). */
+void tph_ph_reset(tph_ph *ph);
+
+/* Volcano's PredicateNodes over nodes[0..n): the feasible nodes go to feasible_out (room for
+ * n, in scan order), codes_out[i] gets the verdict of nodes[i] (TPH_PASS for a node that was
+ * not examined). Nodes of a task's role that failed an earlier call since the last reset fail
+ * again from the cache; in a hard shard the nodes outside it fail. Returns the count. */
+uint32_t tph_ph_predicate(tph_ph *ph, tph_idx task, const tph_idx *nodes, uint32_t n,
+                          tph_idx *feasible_out, tph_reason_code *codes_out);
+/* Report the nodes a statement's operations touched (call before discarding it). */
+void tph_ph_touch_stmt(tph_ph *ph, const tph_statement *st);
+void tph_ph_touch(tph_ph *ph, tph_idx node);
+
+/* ---- resources ---- */
+
+/* task.InitResreq.LessEqual(node.Idle / node.FutureIdle(), Zero): the pods unit tephra adds
+ * to every request is left out, as Volcano's requests do not carry it. */
+bool tph_fits_idle(const tph_session *s, tph_idx task, tph_idx node);
+bool tph_fits_future_idle(const tph_session *s, tph_idx task, tph_idx node);
+
+/* ---- publishing what no statement commit publishes ---- */
+
+/* Volcano's Session.dispatch: an Allocated task becomes Binding and is logged as a bind. */
+int tph_act_dispatch(tph_session *s, tph_idx task);
+/* Dispatch every Allocated task of a job, in snapshot order. */
+int tph_act_dispatch_job(tph_session *s, tph_idx job);
+/* A statement kept without commit (a pipelined job): log its pipelined tasks, drop the
+ * statement and leave its operations in place. */
+int tph_act_keep(tph_statement *st);
+/* Record that `task` found no node: fit errors for the pending report and the unresolvable
+ * nodes preempt reads. */
+int tph_act_fit_errors(tph_session *s, tph_idx task, const tph_idx *nodes,
+                       const tph_reason_code *codes, uint32_t n);
+
+/* Whether the conf's action list names `action` (Volcano's conf.EnabledActionMap). */
+bool tph_conf_has_action(const tph_session *s, const char *action);
+
+#endif

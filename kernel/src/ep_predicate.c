@@ -1,0 +1,60 @@
+/* Predicates without the resource fit, for the eviction actions (see ep_predicate.h). Nodes go
+ * to each callback in spans of SPAN; the survivors of one plugin are the next one's input. */
+#include "ep_predicate.h"
+
+#include "ep.h"
+
+#include <string.h>
+
+#define SPAN          256u
+#define CALL(type, e) ((type)(e)->fn)
+
+static void predicate_span(const tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
+                           tph_reason_code *out)
+{
+	tph_idx live[SPAN];
+	uint32_t pos[SPAN];
+	tph_reason_code rc[SPAN];
+	uint32_t m = n;
+	for (uint32_t i = 0; i < n; i++) {
+		out[i] = TPH_PASS;
+		live[i] = nodes[i];
+		pos[i] = i;
+	}
+	const tph_ep_list *l = &s->ep[TPH_EP_PREDICATE];
+	for (uint32_t p = 0; p < l->n && m; p++) {
+		memset(rc, 0, m * sizeof *rc);
+		CALL(tph_predicate_fn, &l->e[p])(l->e[p].st, s, task, live, m, rc);
+		uint32_t k = 0;
+		for (uint32_t j = 0; j < m; j++) {
+			if (rc[j] != TPH_PASS) {
+				out[pos[j]] = rc[j];
+				continue;
+			}
+			live[k] = live[j];
+			pos[k++] = pos[j];
+		}
+		m = k;
+	}
+}
+
+void tph_predicate_nodes(const tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
+                         tph_reason_code *out)
+{
+	for (uint32_t off = 0; off < n; off += SPAN) {
+		uint32_t len = n - off < SPAN ? n - off : SPAN;
+		predicate_span(s, task, nodes + off, len, out + off);
+	}
+}
+
+tph_reason_code tph_predicate_node(const tph_session *s, tph_idx task, tph_idx node)
+{
+	tph_reason_code r;
+	predicate_span(s, task, &node, 1, &r);
+	return r;
+}
+
+bool tph_predicate_blocks_preempt(const tph_session *s, tph_reason_code code)
+{
+	return code != TPH_PASS && tph_reason_unresolvable(s, code);
+}

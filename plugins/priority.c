@@ -1,0 +1,79 @@
+/* priority: Volcano's priority plugin. Orders tasks and jobs by priority (higher first), lets a
+ * preemptor evict only lower-priority work, and calls a job starving while some of its tasks
+ * are neither ready nor pipelined. Reads no arguments. */
+#include "session.h"
+
+/* Higher priority first; 0 when equal. */
+static int by_priority(int32_t a, int32_t b)
+{
+	return a == b ? 0 : (a > b ? -1 : 1);
+}
+
+static int task_order(void *st, const tph_session *s, tph_idx a, tph_idx b)
+{
+	(void)st;
+	return by_priority(s->tasks.priority[a], s->tasks.priority[b]);
+}
+
+static int job_order(void *st, const tph_session *s, tph_idx a, tph_idx b)
+{
+	(void)st;
+	return by_priority(s->jobs->priority[a], s->jobs->priority[b]);
+}
+
+/* Across jobs the job priorities decide, inside one job the task priorities; a candidate whose
+ * job is not in the session is skipped. A preemptor without a job evicts nobody. */
+static int preemptable(void *st, const tph_session *s, tph_idx preemptor, const tph_idx *cands,
+                       uint32_t n, uint8_t *keep)
+{
+	(void)st;
+	const tph_idx pj = s->tasks.job[preemptor];
+	if (pj == TPH_NOIDX)
+		return 1;
+	const int32_t *jprio = s->jobs->priority, *tprio = s->tasks.priority;
+	for (uint32_t i = 0; i < n; i++) {
+		tph_idx t = cands[i], j = s->tasks.job[t];
+		if (j == TPH_NOIDX)
+			continue;
+		if (j != pj)
+			keep[i] = jprio[j] < jprio[pj];
+		else
+			keep[i] = tprio[t] < tprio[preemptor];
+	}
+	return 1;
+}
+
+/* Ready (allocated or succeeded) plus pipelined tasks fall short of all the job's tasks. */
+static bool job_starving(void *st, const tph_session *s, tph_idx j)
+{
+	(void)st;
+	const uint32_t *c = s->js.count + (size_t)j * TPH_TS_COUNT;
+	uint32_t ready = c[TPH_TS_ALLOCATED] + c[TPH_TS_BINDING] + c[TPH_TS_BOUND] +
+	                 c[TPH_TS_RUNNING] + c[TPH_TS_SUCCEEDED];
+	uint32_t total = s->jobs->task_off[j + 1] - s->jobs->task_off[j];
+	return ready + c[TPH_TS_PIPELINED] < total;
+}
+
+/* Volcano also registers SubJobOrder (by the highest task priority of each subjob) and a
+ * UnifiedEvictable filter for the gang preempt/reclaim actions. Neither can be expressed yet:
+ * the session has no subjob store to resolve subjob indices, and tph_victims_fn carries no
+ * eviction kind (GangReclaim permits every candidate, GangPreempt compares job priorities). */
+static int priority_open(tph_session *s, void *st, const tph_args *args)
+{
+	(void)st;
+	(void)args;
+	int rc = tph_on_task_order(s, task_order);
+	if (!rc)
+		rc = tph_on_job_order(s, job_order);
+	if (!rc)
+		rc = tph_on_preemptable(s, preemptable);
+	if (!rc)
+		rc = tph_on_job_starving(s, job_starving);
+	return rc;
+}
+
+const tph_plugin tph_plugin_priority = {
+    .abi = TPH_PLUGIN_ABI,
+    .name = "priority",
+    .on_session_open = priority_open,
+};

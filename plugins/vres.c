@@ -1,0 +1,262 @@
+/* Volcano's api.Resource rules over exact rows (see vres.h): which dimensions Volcano sees, the
+ * requests, totals and job rows it builds, and the comparisons the queue plugins use. */
+#include "vres.h"
+
+#include <string.h>
+
+#include "tephra/resource.h"
+
+static bool lower_alnum(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+
+static bool alnum(char c)
+{
+	return lower_alnum(c) || (c >= 'A' && c <= 'Z');
+}
+
+/* validation.IsQualifiedName("requests." + name) for a name whose only '/' is at `slash`: a
+ * DNS-1123 subdomain prefix, then a name part of at most 63 characters. */
+static bool qualified_extended(const char *name, const char *slash)
+{
+	size_t plen = (size_t)(slash - name) + sizeof "requests." - 1;
+	const char *nm = slash + 1;
+	size_t nlen = strlen(nm);
+	if (plen > 253 || slash == name || nlen == 0 || nlen > 63 || strchr(nm, '/'))
+		return false;
+	if (!lower_alnum(name[0]) || !lower_alnum(slash[-1]))
+		return false;
+	for (const char *p = name; p < slash; p++) {
+		bool ok = lower_alnum(*p) || *p == '-' ||
+		          (*p == '.' && lower_alnum(p[-1]) && lower_alnum(p[1]));
+		if (!ok)
+			return false;
+	}
+	if (!alnum(nm[0]) || !alnum(nm[nlen - 1]))
+		return false;
+	for (const char *p = nm; *p; p++)
+		if (!alnum(*p) && *p != '-' && *p != '_' && *p != '.')
+			return false;
+	return true;
+}
+
+/* api.NewResource's filter: cpu, memory, pods, ephemeral-storage, then
+ * v1helper.IsScalarResourceName and not a count/ quota. */
+static bool visible_name(const char *n)
+{
+	static const char *const native[] = {"cpu", "memory", "pods", "ephemeral-storage"};
+	for (size_t i = 0; i < sizeof native / sizeof *native; i++)
+		if (strcmp(n, native[i]) == 0)
+			return true;
+	if (strncmp(n, "count/", 6) == 0)
+		return false;
+	if (strncmp(n, "hugepages-", 10) == 0 || strncmp(n, "attachable-volumes-", 19) == 0 ||
+	    strstr(n, "kubernetes.io/"))
+		return true;
+	const char *slash = strchr(n, '/');
+	return slash && strncmp(n, "requests.", 9) != 0 && qualified_extended(n, slash);
+}
+
+void vr_dims_init(vr_dims *v, const tph_session *s)
+{
+	const tph_dims *dm = &s->snap->dims;
+	memset(v, 0, sizeof *v);
+	v->n = dm->n;
+	for (uint32_t d = 0; d < dm->n; d++) {
+		if (!visible_name(tph_strtab_str(s->snap->strs, dm->name[d])))
+			continue;
+		v->vis |= (tph_dimmask)1 << d;
+		if (d == TPH_RES_PODS)
+			v->kind[d] = VR_COUNT;
+		else if (d != TPH_RES_MEMORY && dm->unit[d] == TPH_UNIT_BYTES)
+			v->kind[d] = VR_MILLIBYTES;
+	}
+	tph_dimmask cm = ((tph_dimmask)1 << TPH_RES_CPU) | ((tph_dimmask)1 << TPH_RES_MEMORY);
+	v->scal = v->vis & ~cm;
+	v->cmp = v->vis & ~((tph_dimmask)1 << TPH_RES_PODS);
+}
+
+double vr_vol(const vr_dims *v, uint32_t d, int64_t x)
+{
+	switch (v->kind[d]) {
+	case VR_COUNT: /* Quantity.Value() rounds milli-units up */
+		return (double)(x / 1000 + (x % 1000 > 0));
+	case VR_MILLIBYTES:
+		return (double)x * 1000.0;
+	default:
+		return (double)x;
+	}
+}
+
+void vr_add_req(const vr_dims *v, const tph_session *s, tph_idx t, int64_t *row, int sign)
+{
+	const int64_t *req = s->tasks.req + (size_t)t * s->ndim;
+	for (uint32_t d = 0; d < v->n; d++)
+		if (vr_has(v->cmp, d))
+			row[d] += sign * req[d];
+}
+
+void vr_req(const vr_dims *v, const tph_session *s, tph_idx t, int64_t *out)
+{
+	memset(out, 0, v->n * sizeof *out);
+	vr_add_req(v, s, t, out, 1);
+}
+
+void vr_total(const vr_dims *v, const tph_session *s, int64_t *out, tph_dimmask *keys)
+{
+	memset(out, 0, v->n * sizeof *out);
+	for (uint32_t d = 0; d < v->n; d++) {
+		if (!vr_has(v->vis, d))
+			continue;
+		const int64_t *col = s->nodes.alloc + (size_t)d * s->nodes.stride;
+		for (uint32_t i = 0; i < s->n_ready; i++)
+			out[d] += col[s->ready_nodes[i]];
+	}
+	*keys = 0;
+	for (uint32_t d = 0; d < v->n; d++)
+		if (vr_has(v->scal, d) && out[d] > 0)
+			*keys |= (tph_dimmask)1 << d;
+}
+
+void vr_job_allocated(const vr_dims *v, const tph_session *s, tph_idx j, int64_t *out)
+{
+	const int64_t *a = s->js.allocated + (size_t)j * s->ndim;
+	for (uint32_t d = 0; d < v->n; d++)
+		out[d] = vr_has(v->cmp, d) ? a[d] : 0;
+}
+
+void vr_job_min(const vr_dims *v, const tph_session *s, tph_idx j, int64_t *out)
+{
+	const int64_t *m = s->jobs->min_res + (size_t)j * s->ndim;
+	bool has = s->jobs->has_min_res[j];
+	for (uint32_t d = 0; d < v->n; d++)
+		out[d] = has && vr_has(v->vis, d) ? m[d] : 0;
+}
+
+/* GetInqueueResource walks minResources' keys: cpu, memory and pods reserve what allocated
+ * does not cover; other scalars too, but ephemeral-storage is not a scalar resource name. */
+void vr_job_inqueue(const vr_dims *v, const tph_session *s, tph_idx j, const int64_t *allocated,
+                    int64_t *out)
+{
+	vr_job_min(v, s, j, out);
+	for (uint32_t d = 0; d < v->n; d++) {
+		if (d == TPH_RES_EPHEMERAL) {
+			out[d] = 0;
+			continue;
+		}
+		int64_t r = out[d] - allocated[d];
+		out[d] = r > 0 ? r : 0;
+	}
+}
+
+bool vr_fits(const vr_dims *v, const int64_t *base, const int64_t *req, const int64_t *limit)
+{
+	for (uint32_t d = 0; d < v->n; d++)
+		if (vr_has(v->cmp, d) && req[d] > 0 && limit[d] != VR_INF &&
+		    vr_add(base[d], req[d]) > limit[d])
+			return false;
+	return true;
+}
+
+tph_dimmask vr_names(const vr_dims *v, const int64_t *x)
+{
+	tph_dimmask m = 0;
+	for (uint32_t d = 0; d < v->n; d++)
+		if (vr_has(v->vis, d) && x[d] > 0)
+			m |= (tph_dimmask)1 << d;
+	return m;
+}
+
+bool vr_is_empty(const vr_dims *v, const int64_t *x)
+{
+	return (vr_names(v, x) & v->cmp) == 0;
+}
+
+bool vr_le(const vr_dims *v, const int64_t *l, tph_dimmask lkeys, const int64_t *r)
+{
+	tph_dimmask m = (v->vis & ~v->scal) | (lkeys & v->scal);
+	for (uint32_t d = 0; d < v->n; d++)
+		if (vr_has(m, d) && l[d] > r[d])
+			return false;
+	return true;
+}
+
+/* cpu and memory count when rr holds them; a scalar when rr has the key; pods never. */
+bool vr_gt_relevant(const vr_dims *v, const int64_t *r, const int64_t *rr, tph_dimmask rr_keys,
+                    const int64_t *req)
+{
+	for (uint32_t d = 0; d < v->n; d++) {
+		if (!vr_has(v->cmp, d) || req[d] <= 0)
+			continue;
+		bool relevant = vr_has(v->scal, d) ? vr_has(rr_keys, d) : rr[d] > 0;
+		if (relevant && r[d] > rr[d])
+			return true;
+	}
+	return false;
+}
+
+/* Dimensions where both r and rr are zero are filtered out; then some requested one fits. */
+bool vr_le_partly(const vr_dims *v, const int64_t *r, const int64_t *rr, const int64_t *req)
+{
+	for (uint32_t d = 0; d < v->n; d++) {
+		if (!vr_has(v->cmp, d) || req[d] <= 0 || (r[d] <= 0 && rr[d] <= 0))
+			continue;
+		if (r[d] <= rr[d])
+			return true;
+	}
+	return false;
+}
+
+void vr_exceeded(const vr_dims *v, const int64_t *l, const int64_t *r, int64_t *out,
+                 tph_dimmask *keys)
+{
+	tph_dimmask k = 0;
+	for (uint32_t d = 0; d < v->n; d++) {
+		int64_t x = 0;
+		if (vr_has(v->vis, d) && l[d] > r[d]) {
+			x = vr_sub(l[d], r[d]);
+			k |= (tph_dimmask)1 << d;
+		}
+		out[d] = x;
+	}
+	if (keys)
+		*keys = k & v->scal;
+}
+
+void vr_min_cap(const vr_dims *v, int64_t *row, const int64_t *cap, tph_dimmask cap_keys)
+{
+	tph_dimmask m = (v->vis & ~v->scal) | (cap_keys & v->scal);
+	for (uint32_t d = 0; d < v->n; d++)
+		if (vr_has(m, d) && cap[d] < row[d])
+			row[d] = cap[d];
+}
+
+void vr_max(const vr_dims *v, const int64_t *a, const int64_t *b, int64_t *out)
+{
+	for (uint32_t d = 0; d < v->n; d++)
+		out[d] = a[d] > b[d] ? a[d] : b[d];
+}
+
+bool vr_intersects(const vr_dims *v, const int64_t *a, const int64_t *b, bool no_pods)
+{
+	tph_dimmask m = vr_names(v, a) & vr_names(v, b);
+	if (no_pods)
+		m &= v->cmp;
+	return m != 0;
+}
+
+void *vr_scratch_get(tph_session *s, vr_scratch *sc, size_t bytes)
+{
+	if (bytes <= sc->cap)
+		return sc->p;
+	size_t cap = sc->cap ? sc->cap * 2 : 256;
+	while (cap < bytes)
+		cap *= 2;
+	void *p = tph_ssn_alloc(s, cap);
+	if (!p)
+		return NULL;
+	sc->p = p;
+	sc->cap = cap;
+	return p;
+}
