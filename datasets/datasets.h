@@ -31,6 +31,11 @@ typedef struct tph_gen_opts {
 	uint32_t gpu_pct;   /* percent of racks that hold GPU nodes */
 	uint32_t tiers;     /* hypernode tiers above the nodes (0: no hyperNodes section) */
 	uint32_t rack_size; /* nodes per rack (and per tier-1 hypernode) */
+	/* Percent of the unconstrained CPU gangs whose pods repel each other per host (required
+	 * pod anti-affinity; gangs over 16 pods get a zone spread instead). Off in every profile:
+	 * one such pod makes every node's verdict depend on other nodes, which today turns the
+	 * equivalence classes off for the whole session. */
+	uint32_t pod_affinity_pct;
 } tph_gen_opts;
 
 /* What a run wrote. */

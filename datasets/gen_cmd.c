@@ -35,6 +35,8 @@ static const char gen_usage[] =
     "  --gpu PCT       percent of racks that hold GPU nodes (0-100)\n"
     "  --tiers N       hypernode tiers: racks, spines, pods, zones (0-4)\n"
     "  --rack-size N   nodes per rack (default 20)\n"
+    "  --pod-affinity PCT  percent of plain CPU gangs with required pod anti-affinity per\n"
+    "                  host (zone spread when over 16 pods); default 0\n"
     "  -o FILE         where to write (`-` for standard output)\n"
     "  --quiet         no summary line on standard error\n";
 
@@ -78,6 +80,7 @@ static const u32_flag u32_flags[] = {
     {"--gpu", offsetof(tph_gen_opts, gpu_pct), 0, 100},
     {"--tiers", offsetof(tph_gen_opts, tiers), 0, 4},
     {"--rack-size", offsetof(tph_gen_opts, rack_size), 1, 100000},
+    {"--pod-affinity", offsetof(tph_gen_opts, pod_affinity_pct), 0, 100},
 };
 
 /* Returns 1 when a known numeric flag consumed `v`, 0 when `a` is not one, -1 on a bad value. */

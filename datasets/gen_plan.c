@@ -158,10 +158,8 @@ static void job_constraints(gen_state *g, gen_rng *r, gen_job *j)
 	} else if (roll < 30) {
 		j->flags |= JOB_ZONE_PREF;
 		j->sel = (uint8_t)rng_below(r, GEN_ZONES);
-	} else if (roll < 32 && j->size <= 16) {
-		j->flags |= JOB_ANTI;
-	} else if (roll < 34) {
-		j->flags |= JOB_SPREAD;
+	} else if (rng_pct(r, g->o->pod_affinity_pct)) {
+		j->flags |= j->size <= 16 ? JOB_ANTI : JOB_SPREAD;
 	}
 	if (g->o->tiers && g->o->kind == TPH_GEN_TOPOLOGY) {
 		uint32_t t = rng_below(r, 100);

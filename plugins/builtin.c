@@ -6,6 +6,14 @@ extern const tph_plugin tph_plugin_gang;
 extern const tph_plugin tph_plugin_overcommit;
 extern const tph_plugin tph_plugin_priority;
 extern const tph_plugin tph_plugin_sla;
+extern const tph_plugin tph_plugin_drf;
+extern const tph_plugin tph_plugin_proportion;
+extern const tph_plugin tph_plugin_predicates;
+extern const tph_plugin tph_plugin_nodeorder;
+extern const tph_plugin tph_plugin_binpack;
+extern const tph_plugin tph_plugin_resource_strategy_fit;
+extern const tph_plugin tph_plugin_resourcequota;
+extern const tph_plugin tph_plugin_capacity;
 
 const tph_plugin *const tph_builtin_plugins[] = {
     &tph_plugin_conformance,
@@ -13,5 +21,13 @@ const tph_plugin *const tph_builtin_plugins[] = {
     &tph_plugin_overcommit,
     &tph_plugin_priority,
     &tph_plugin_sla,
+    &tph_plugin_drf,
+    &tph_plugin_proportion,
+    &tph_plugin_predicates,
+    &tph_plugin_nodeorder,
+    &tph_plugin_binpack,
+    &tph_plugin_resource_strategy_fit,
+    &tph_plugin_resourcequota,
+    &tph_plugin_capacity,
     NULL,
 };

@@ -74,7 +74,8 @@ static tph_idx add_node(hdrf *h, tph_idx parent, tph_idx job, double weight)
 static tph_idx find_child(const hdrf *h, tph_idx p, const char *name, uint32_t len)
 {
 	for (tph_idx c = h->first[p]; c != TPH_NOIDX; c = h->next[c])
-		if (h->job[c] == TPH_NOIDX && h->name_len[c] == len && !memcmp(h->name[c], name, len))
+		if (h->job[c] == TPH_NOIDX && h->name_len[c] == len &&
+		    !memcmp(h->name[c], name, len))
 			return c;
 	return TPH_NOIDX;
 }
@@ -181,8 +182,8 @@ static tph_dimmask demanding(const hdrf *h, const int64_t *total_alloc)
 	return m;
 }
 
-void hdrf_update(const hdrf *h, hdrf_ws *ws, tph_dimmask *demand, tph_idx j,
-                 const int64_t *alloc, double share, const int64_t *total_alloc)
+void hdrf_update(const hdrf *h, hdrf_ws *ws, tph_dimmask *demand, tph_idx j, const int64_t *alloc,
+                 double share, const int64_t *total_alloc)
 {
 	tph_idx leaf = h->leaf[j];
 	size_t o = (size_t)leaf * h->v->n;
@@ -211,15 +212,15 @@ static int alloc_tree(tph_session *s, hdrf *h, uint32_t cap)
 	h->name = TPH_ARENA_NEW(&s->arena, const char *, cap);
 	h->name_len = TPH_ARENA_NEW(&s->arena, uint32_t, cap);
 	h->weight = TPH_ARENA_NEW(&s->arena, double, cap);
-	h->req = TPH_ARENA_NEW(&s->arena, double, cap * nd);
-	h->live.alloc = TPH_ARENA_NEW(&s->arena, double, cap * nd);
+	h->req = TPH_ARENA_NEW(&s->arena, double, cap *nd);
+	h->live.alloc = TPH_ARENA_NEW(&s->arena, double, cap *nd);
 	h->live.share = TPH_ARENA_NEW(&s->arena, double, cap);
 	h->live.sat = TPH_ARENA_NEW(&s->arena, uint8_t, cap);
 	h->leaf = TPH_ARENA_NEW(&s->arena, tph_idx, s->jobs->n + 1);
 	h->qoff = TPH_ARENA_NEW(&s->arena, uint32_t, s->queues->n + 1);
-	bool ok = h->parent && h->first && h->last && h->next && h->job && h->name &&
-	          h->name_len && h->weight && h->req && h->live.alloc && h->live.share &&
-	          h->live.sat && h->leaf && h->qoff;
+	bool ok = h->parent && h->first && h->last && h->next && h->job && h->name && h->name_len &&
+	          h->weight && h->req && h->live.alloc && h->live.share && h->live.sat && h->leaf &&
+	          h->qoff;
 	return ok ? TPH_OK : TPH_ENOMEM;
 }
 

@@ -150,6 +150,43 @@ void vr_job_inqueue(const vr_dims *v, const tph_session *s, tph_idx j, const int
 	}
 }
 
+tph_dimmask vr_spec_row(const vr_dims *v, const int64_t *src, tph_dimmask mask, int64_t *out)
+{
+	for (uint32_t d = 0; d < v->n; d++)
+		out[d] = vr_has(v->vis & mask, d) ? src[d] : 0;
+	return mask & v->scal;
+}
+
+static uint32_t allocated_tasks(const tph_session *s, tph_idx j)
+{
+	const uint32_t *c = s->js.count + (size_t)j * TPH_TS_COUNT;
+	return c[TPH_TS_ALLOCATED] + c[TPH_TS_BINDING] + c[TPH_TS_BOUND] + c[TPH_TS_RUNNING];
+}
+
+/* The Running rule (allocated tasks >= minMember) keeps a finished driver's podgroup from
+ * reserving its minResources again. */
+void vr_job_rows(const vr_dims *v, const tph_session *s, tph_idx j, vr_jobrows *out)
+{
+	memset(out, 0, sizeof *out);
+	for (uint32_t k = s->jobs->task_off[j]; k < s->jobs->task_off[j + 1]; k++) {
+		tph_idx t = s->jobs->task_idx[k];
+		uint8_t ts = s->tasks.status[t];
+		if (tph_ts_allocated(ts))
+			vr_add_req(v, s, t, out->alloc, 1);
+		if (tph_ts_allocated(ts) || ts == TPH_TS_PENDING)
+			vr_add_req(v, s, t, out->request, 1);
+	}
+	int64_t ja[TPH_RES_MAX], mn[TPH_RES_MAX];
+	vr_job_allocated(v, s, j, ja);
+	uint8_t ph = s->js.phase[j];
+	if (s->jobs->has_min_res[j] &&
+	    (ph == TPH_PG_INQUEUE ||
+	     (ph == TPH_PG_RUNNING && allocated_tasks(s, j) >= (uint32_t)s->jobs->min_member[j])))
+		vr_job_inqueue(v, s, j, ja, out->inqueue);
+	vr_job_min(v, s, j, mn);
+	vr_exceeded(v, ja, mn, out->elastic, NULL);
+}
+
 bool vr_fits(const vr_dims *v, const int64_t *base, const int64_t *req, const int64_t *limit)
 {
 	for (uint32_t d = 0; d < v->n; d++)

@@ -75,6 +75,20 @@ void vr_job_min(const vr_dims *v, const tph_session *s, tph_idx j, int64_t *out)
 void vr_job_inqueue(const vr_dims *v, const tph_session *s, tph_idx j, const int64_t *allocated,
                     int64_t *out);
 
+/* NewResource of a queue spec row (capability, deserved, guarantee) with the dimensions
+ * `mask` names: the visible ones, others 0. Returns the scalar keys present. */
+tph_dimmask vr_spec_row(const vr_dims *v, const int64_t *src, tph_dimmask mask, int64_t *out);
+
+/* What job j adds to its queue at session open, as proportion and capacity count it. */
+typedef struct vr_jobrows {
+	int64_t alloc[TPH_RES_MAX];   /* AllocatedStatus tasks */
+	int64_t request[TPH_RES_MAX]; /* AllocatedStatus and Pending tasks */
+	int64_t
+	    inqueue[TPH_RES_MAX]; /* Inqueue, or Running with enough tasks: unmet minResources */
+	int64_t elastic[TPH_RES_MAX]; /* GetElasticResources: allocated beyond minResources */
+} vr_jobrows;
+void vr_job_rows(const vr_dims *v, const tph_session *s, tph_idx j, vr_jobrows *out);
+
 /* LessEqualWithDimensionAndResourcesName(limit, req) of (base + req): false when some
  * dimension the request asks for (req > 0, pods ignored) would exceed the limit. */
 bool vr_fits(const vr_dims *v, const int64_t *base, const int64_t *req, const int64_t *limit);

@@ -10,6 +10,7 @@
 
 #include <string.h>
 
+/* Nodes examined per step when sampling stops the scan early; otherwise all at once. */
 #define CHUNK 256u
 
 /* PredicateHelper's taskPredicateErrorCache: per (job, role), the nodes that failed. Entries
@@ -54,10 +55,11 @@ static int build_node_index(tph_evict_ctx *c)
 	return TPH_OK;
 }
 
-int tph_evict_open(tph_evict_ctx *c, tph_session *s, bool error_cache)
+int tph_evict_open(tph_evict_ctx *c, tph_session *s, const tph_ph_opts *ph, bool keep_cache)
 {
 	memset(c, 0, sizeof *c);
 	c->s = s;
+	c->ph = *ph;
 	tph_arena *a = &s->arena;
 	uint32_t nn = s->nodes.n + 1;
 	if (build_node_index(c))
@@ -68,16 +70,18 @@ int tph_evict_open(tph_evict_ctx *c, tph_session *s, bool error_cache)
 	c->vheap = TPH_ARENA_NEW(a, tph_idx, m);
 	c->nodes = TPH_ARENA_NEW(a, tph_idx, nn);
 	c->eval = TPH_ARENA_NEW(a, tph_idx, nn);
+	c->run = TPH_ARENA_NEW(a, tph_idx, nn);
 	c->codes = TPH_ARENA_NEW(a, tph_reason_code, nn);
 	c->mark = TPH_ARENA_NEW(a, uint32_t, nn);
-	if (error_cache) {
+	if (keep_cache && ph->error_cache) {
 		c->cache = TPH_ARENA_NEW(a, tph_fit_cache, 1);
 		if (c->cache && !(c->cache->head = TPH_ARENA_NEW(a, uint32_t, s->jobs->n + 1)))
 			c->cache = NULL;
 		if (!c->cache)
 			return TPH_ENOMEM;
 	}
-	if (!c->cands || !c->victims || !c->vheap || !c->nodes || !c->eval || !c->codes || !c->mark)
+	if (!c->cands || !c->victims || !c->vheap || !c->nodes || !c->eval || !c->run ||
+	    !c->codes || !c->mark)
 		return TPH_ENOMEM;
 	return TPH_OK;
 }
@@ -87,19 +91,6 @@ void tph_evict_close(tph_evict_ctx *c)
 	if (c->cache)
 		tph_free(c->cache->e);
 	c->cache = NULL;
-}
-
-uint32_t tph_feasible_to_find(uint32_t n)
-{
-	/* options.ServerOpts defaults: MinNodesToFind 100, MinPercentageOfNodesToFind 5,
-	 * PercentageOfNodesToFind 0 (adaptive). */
-	if (n <= 100)
-		return n;
-	int64_t pct = 50 - (int64_t)n / 125;
-	if (pct < 5)
-		pct = 5;
-	int64_t k = (int64_t)n * pct / 100;
-	return k < 100 ? 100 : (uint32_t)k;
 }
 
 /* ---- error cache ---- */
@@ -166,7 +157,7 @@ typedef struct scan {
 static void scan_chunk(tph_evict_ctx *c, tph_idx task, scan *sc, const tph_idx *in, uint32_t n)
 {
 	const tph_session *s = c->s;
-	tph_idx run[CHUNK];
+	tph_idx *run = c->run;
 	uint32_t m = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		tph_idx nd = in[i];
@@ -211,7 +202,8 @@ static uint32_t split_shard(tph_evict_ctx *c, uint32_t n)
 uint32_t tph_evict_nodes(tph_evict_ctx *c, tph_idx task, uint32_t *n_first)
 {
 	uint32_t nb = base_nodes(c, task);
-	scan sc = {NULL, NULL, c->s->snap->shard_mode == TPH_SHARD_HARD, 0, tph_feasible_to_find(nb)};
+	scan sc = {NULL, NULL, c->s->snap->shard_mode == TPH_SHARD_HARD, 0,
+	           tph_ph_nodes_to_find(&c->ph, nb)};
 	tph_idx job;
 	tph_sid role;
 	if (cache_key(c, task, &job, &role)) {
@@ -219,8 +211,9 @@ uint32_t tph_evict_nodes(tph_evict_ctx *c, tph_idx task, uint32_t *n_first)
 		sc.hit = cache_find(c->cache, job, role);
 		sc.put = sc.hit ? sc.hit : cache_add(c, job, role);
 	}
-	for (uint32_t off = 0; off < nb && sc.found < sc.limit; off += CHUNK)
-		scan_chunk(c, task, &sc, c->eval + off, nb - off < CHUNK ? nb - off : CHUNK);
+	uint32_t step = sc.limit < nb ? CHUNK : (nb ? nb : 1);
+	for (uint32_t off = 0; off < nb && sc.found < sc.limit; off += step)
+		scan_chunk(c, task, &sc, c->eval + off, nb - off < step ? nb - off : step);
 	*n_first = split_shard(c, sc.found);
 	return sc.found;
 }

@@ -5,6 +5,7 @@
 #ifndef TPH_EVICT_UTIL_H
 #define TPH_EVICT_UTIL_H
 
+#include "action_util.h"
 #include "session.h"
 #include "statement.h"
 
@@ -46,16 +47,18 @@ typedef struct tph_evict_ctx {
 	uint32_t max_on_node;
 	tph_idx *cands, *victims, *vheap; /* scratch, max_on_node each */
 	tph_idx *nodes;                   /* candidate nodes of one preemptor (n_ready) */
-	tph_idx *eval;                    /* scratch (n_ready) */
+	tph_idx *eval, *run;              /* scratch (n_ready) */
 	tph_reason_code *codes;           /* scratch (n_ready) */
 	uint32_t *mark;                   /* per node: == stamp when skipped for this task */
 	uint32_t stamp;
+	tph_ph_opts ph;       /* node sampling, as allocate reads it */
 	tph_fit_cache *cache; /* predicate error cache; NULL when disabled */
 } tph_evict_ctx;
 
-/* Build the context. `error_cache` enables Volcano's enablePredicateErrorCache for the whole
- * run (one PredicateHelper per Execute, as preempt has). */
-int tph_evict_open(tph_evict_ctx *c, tph_session *s, bool error_cache);
+/* Build the context. `ph` gives the sampling knobs and predicateErrorCacheEnable; `keep_cache`
+ * keeps the error cache for the whole run (preempt has one PredicateHelper per Execute;
+ * reclaim makes a fresh one per task, which never hits). */
+int tph_evict_open(tph_evict_ctx *c, tph_session *s, const tph_ph_opts *ph, bool keep_cache);
 void tph_evict_close(tph_evict_ctx *c);
 
 /* The tasks on `node` (Bound or Running at action start; callers re-check the status). */
@@ -68,13 +71,10 @@ static inline const tph_idx *tph_evict_on_node(const tph_evict_ctx *c, tph_idx n
 /* The nodes `task` may evict on, as preempt and reclaim compute them: the session's nodes
  * less the task's recorded unresolvable ones (FilterOutUnschedulableAndUnresolvable...), then
  * PredicateHelper.PredicateNodes with PredicateForPreemptAction (error cache, hard shard, at
- * most CalculateNumOfFeasibleNodesToFind found, in node order), split by
+ * most tph_ph_nodes_to_find found when sampling, in node order), split by
  * GetPredicatedNodeByShard. Writes c->nodes: the in-shard group, then the others; returns the
  * total and sets *n_first to the first group's size. */
 uint32_t tph_evict_nodes(tph_evict_ctx *c, tph_idx task, uint32_t *n_first);
-
-/* Volcano's CalculateNumOfFeasibleNodesToFind with the default scheduler options. */
-uint32_t tph_feasible_to_find(uint32_t n_nodes);
 
 /* ---- victims ---- */
 

@@ -10,8 +10,6 @@
 #include <stddef.h>
 
 static const tph_arg_spec preempt_args[] = {
-    {"enablePredicateErrorCache", TPH_ARG_BOOL, "true", 0, 0,
-     offsetof(tph_preempt_opts, error_cache), "reuse a task group's predicate failures"},
     {"enableTopologyAwarePreemption", TPH_ARG_BOOL, "false", 0, 0,
      offsetof(tph_preempt_opts, topology_aware), "dry-run victims per node, then pick a node"},
     {"topologyAwarePreemptWorkerNum", TPH_ARG_INT, "16", 0, 0, offsetof(tph_preempt_opts, workers),
@@ -63,7 +61,8 @@ int tph_preempt_scratch(tph_preempt_ctx *c)
 	c->cand_node = TPH_ARENA_NEW(&s->arena, tph_idx, nn);
 	c->cand_off = TPH_ARENA_NEW(&s->arena, uint32_t, nn + 1);
 	c->cand_vict = TPH_ARENA_NEW(&s->arena, tph_idx, c->ev.node_off[s->nodes.n] + 1);
-	bool ok = c->scores && c->order && c->removed && c->cand_node && c->cand_off && c->cand_vict;
+	bool ok =
+	    c->scores && c->order && c->removed && c->cand_node && c->cand_off && c->cand_vict;
 	return ok ? TPH_OK : TPH_ENOMEM;
 }
 
@@ -83,8 +82,7 @@ static bool eligible(const tph_session *s, tph_idx p)
 }
 
 /* Volcano's preempt(): the candidate nodes in shard groups, each group tried in turn. */
-static bool preempt_one(tph_preempt_ctx *c, tph_statement *stmt, tph_idx p,
-                        tph_preempt_scope scope)
+static bool preempt_one(tph_preempt_ctx *c, tph_statement *stmt, tph_idx p, tph_preempt_scope scope)
 {
 	tph_session *s = c->ev.s;
 	if (!eligible(s, p) || tph_prepredicate(s, p) != TPH_PASS)
@@ -222,8 +220,10 @@ static void within_jobs(preempt_run *r, tph_idx q)
 static int preempt_execute(tph_session *s, const tph_args *args)
 {
 	preempt_run r = {0};
+	tph_ph_opts ph;
+	tph_ph_opts_read(s, args, "preempt", &ph);
 	tph_args_apply(args, preempt_args, &r.c.o, s->diag, "preempt");
-	int rc = tph_evict_open(&r.c.ev, s, r.c.o.error_cache);
+	int rc = tph_evict_open(&r.c.ev, s, &ph, true);
 	if (!rc)
 		rc = tph_preempt_scratch(&r.c);
 	if (!rc)

@@ -11,14 +11,14 @@ typedef enum tph_preempt_scope {
 	TPH_PREEMPT_SAME_JOB = 1,   /* tasks of the preemptor's own job */
 } tph_preempt_scope;
 
-/* The action's arguments, Volcano's keys and defaults (preempt.go New/parseArguments). */
+/* The action's own arguments, Volcano's keys and defaults (preempt.go New/parseArguments);
+ * predicateErrorCacheEnable and the sampling knobs are read as allocate reads them. */
 typedef struct tph_preempt_opts {
-	bool error_cache;    /* enablePredicateErrorCache: true */
 	bool topology_aware; /* enableTopologyAwarePreemption: false */
-	int64_t workers;     /* topologyAwarePreemptWorkerNum: 16 (tephra runs the dry run serially) */
-	int64_t min_pct;     /* minCandidateNodesPercentage: 10 */
-	int64_t min_abs;     /* minCandidateNodesAbsolute: 1 */
-	int64_t max_abs;     /* maxCandidateNodesAbsolute: 100 */
+	int64_t workers; /* topologyAwarePreemptWorkerNum: 16 (tephra runs the dry run serially) */
+	int64_t min_pct; /* minCandidateNodesPercentage: 10 */
+	int64_t min_abs; /* minCandidateNodesAbsolute: 1 */
+	int64_t max_abs; /* maxCandidateNodesAbsolute: 100 */
 } tph_preempt_opts;
 
 typedef struct tph_scored {
@@ -29,9 +29,9 @@ typedef struct tph_scored {
 typedef struct tph_preempt_ctx {
 	tph_evict_ctx ev;
 	tph_preempt_opts o;
-	double *scores;    /* normal: scores of the candidate nodes (n_ready) */
-	tph_scored *order; /* normal: nodes sorted by score (n_ready) */
-	uint8_t *removed;  /* topology: per potential victim, removed in the simulation */
+	double *scores;     /* normal: scores of the candidate nodes (n_ready) */
+	tph_scored *order;  /* normal: nodes sorted by score (n_ready) */
+	uint8_t *removed;   /* topology: per potential victim, removed in the simulation */
 	tph_idx *cand_node; /* topology: candidate nodes found by the dry run */
 	uint32_t *cand_off; /* topology: victims of candidate k: cand_vict[cand_off[k] ..) */
 	tph_idx *cand_vict;

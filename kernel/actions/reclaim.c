@@ -6,18 +6,6 @@
 
 #include "ep.h"
 
-#include <stddef.h>
-
-typedef struct reclaim_opts {
-	bool error_cache; /* enablePredicateErrorCache: parsed; a fresh helper per task uses none */
-} reclaim_opts;
-
-static const tph_arg_spec reclaim_args[] = {
-    {"enablePredicateErrorCache", TPH_ARG_BOOL, "true", 0, 0, offsetof(reclaim_opts, error_cache),
-     "reuse a task group's predicate failures"},
-    {NULL, 0, NULL, 0, 0, 0, NULL},
-};
-
 typedef struct reclaim_run {
 	tph_evict_ctx ev;
 	tph_gheap queues;
@@ -35,7 +23,8 @@ static uint32_t reclaimees(const tph_evict_ctx *c, tph_idx queue, tph_idx node, 
 	const tph_idx *on = tph_evict_on_node(c, node, &n);
 	for (uint32_t i = 0; i < n; i++) {
 		tph_idx t = on[i], j = s->tasks.job[t];
-		if (s->tasks.status[t] != TPH_TS_RUNNING || !(s->tasks.flags[t] & TPH_TASK_PREEMPTABLE))
+		if (s->tasks.status[t] != TPH_TS_RUNNING ||
+		    !(s->tasks.flags[t] & TPH_TASK_PREEMPTABLE))
 			continue;
 		if (j == TPH_NOIDX || s->jobs->queue[j] == queue)
 			continue;
@@ -78,7 +67,8 @@ static bool try_node(tph_evict_ctx *c, tph_statement *stmt, tph_idx task, tph_id
 		return false;
 	tph_statement ns;
 	tph_stmt_init(&ns, s);
-	if (evict_until_fits(c, &ns, task, node, nv) && tph_stmt_pipeline(&ns, task, node) == TPH_OK) {
+	if (evict_until_fits(c, &ns, task, node, nv) &&
+	    tph_stmt_pipeline(&ns, task, node) == TPH_OK) {
 		int rc = tph_stmt_merge(stmt, &ns);
 		if (rc == TPH_OK)
 			return true;
@@ -99,7 +89,10 @@ static void reclaim_for_task(tph_evict_ctx *c, tph_statement *stmt, tph_idx task
 
 /* ---- the loops ---- */
 
-enum { JOB_IN = 1, JOB_STARVING = 2 };
+enum {
+	JOB_IN = 1,
+	JOB_STARVING = 2
+};
 
 static int run_alloc(reclaim_run *r, uint8_t **flags, uint32_t **off)
 {
@@ -179,10 +172,10 @@ static void reclaim_job(reclaim_run *r, tph_idx q, tph_idx j)
 
 static int reclaim_execute(tph_session *s, const tph_args *args)
 {
-	reclaim_opts o;
-	tph_args_apply(args, reclaim_args, &o, s->diag, "reclaim");
+	tph_ph_opts ph;
+	tph_ph_opts_read(s, args, "reclaim", &ph);
 	reclaim_run r = {0};
-	int rc = tph_evict_open(&r.ev, s, false);
+	int rc = tph_evict_open(&r.ev, s, &ph, false);
 	if (!rc)
 		rc = run_setup(&r);
 	for (tph_idx q; !rc && !r.ev.err && (q = tph_gheap_pop(&r.queues)) != TPH_NOIDX;) {
@@ -201,6 +194,6 @@ static int reclaim_execute(tph_session *s, const tph_args *args)
 const tph_action tph_action_reclaim = {
     .abi = TPH_PLUGIN_ABI,
     .name = "reclaim",
-    .args = reclaim_args,
+    .args = tph_ph_arg_spec,
     .execute = reclaim_execute,
 };

@@ -1,5 +1,6 @@
 /* The shuffle action (Volcano's actions/shuffle): the VictimTasks plugins pick among the
- * running tasks of the session's jobs, and each pick is evicted at once (ssn.Evict). */
+ * running tasks of the session's jobs, and each pick is evicted at once (ssn.Evict), in
+ * snapshot order where Volcano walks a map. */
 #include "ep.h"
 #include "statement.h"
 

@@ -54,6 +54,27 @@ static int parse_opts(int argc, char **argv, run_opts *o, out_format *fmt, bool 
 	return 0;
 }
 
+/* --profile: wall time per action, then calls (and nodes evaluated) per extension point. */
+static void write_profile(FILE *f, const run_result *r)
+{
+	const tph_decision_log *l = r->log;
+	fputs("profile: action            calls         ms\n", f);
+	for (uint32_t i = 0; i < l->n_actions; i++)
+		fprintf(f, "  %-22s %7u %10.2f\n", l->actions[i].action, 1u, l->actions[i].ms);
+	const tph_profile_row *rows;
+	uint32_t n;
+	if (tph_session_profile(r->ssn, &rows, &n) != TPH_OK)
+		return;
+	fputs("profile: extension point   calls      nodes evaluated         ms   ns/node\n", f);
+	for (uint32_t i = 0; i < n; i++) {
+		fprintf(f, "  %-22s %10llu %20llu", rows[i].ep, (unsigned long long)rows[i].calls,
+		        (unsigned long long)rows[i].nodes);
+		if (rows[i].nodes)
+			fprintf(f, " %10.2f %9.1f", rows[i].ms, rows[i].ms * 1e6 / (double)rows[i].nodes);
+		fputc('\n', f);
+	}
+}
+
 int cmd_run(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++)
@@ -84,6 +105,8 @@ int cmd_run(int argc, char **argv)
 		write_yaml(stdout, &r);
 	else
 		write_text(stdout, &r, summary);
+	if (o.profile && fmt == OUT_TEXT)
+		write_profile(stdout, &r);
 	run_release(&r);
 	return CLI_OK;
 }

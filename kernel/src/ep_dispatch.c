@@ -4,6 +4,7 @@
 #include "ep.h"
 
 #include "mem.h"
+#include "prof.h"
 
 #include <string.h>
 
@@ -37,6 +38,7 @@ static const char *str(const tph_session *s, tph_sid id)
 
 static int first_cmp(const tph_session *s, tph_ep ep, tph_idx a, tph_idx b)
 {
+	TPH_PROF(s, ep);
 	const tph_ep_list *l = &s->ep[ep];
 	for (uint32_t i = 0; i < l->n; i++) {
 		int r = CALL(tph_cmp_fn, &l->e[i])(l->e[i].st, s, a, b);
@@ -160,6 +162,7 @@ int tph_cluster_order(const tph_session *s, tph_idx a, tph_idx b)
 /* VictimQueueOrderFn: the plugins, then !QueueOrderFn(l, r). */
 int tph_victim_queue_order(const tph_session *s, tph_idx qa, tph_idx qb, tph_idx preemptor_q)
 {
+	TPH_PROF(s, TPH_EP_VICTIM_QUEUE_ORDER);
 	if (qa == qb)
 		return 0;
 	const tph_ep_list *l = &s->ep[TPH_EP_VICTIM_QUEUE_ORDER];
@@ -176,6 +179,7 @@ int tph_victim_queue_order(const tph_session *s, tph_idx qa, tph_idx qb, tph_idx
 /* JobEnqueueable / JobPipelined: a Reject vetoes; a Permit ends the walk at its tier's end. */
 static bool vote(const tph_session *s, tph_ep ep, tph_idx x)
 {
+	TPH_PROF(s, ep);
 	const tph_ep_list *l = &s->ep[ep];
 	bool permit = false;
 	for (uint32_t i = 0; i < l->n; i++) {
@@ -191,6 +195,7 @@ static bool vote(const tph_session *s, tph_ep ep, tph_idx x)
 
 static bool all_true(const tph_session *s, tph_ep ep, tph_idx x)
 {
+	TPH_PROF(s, ep);
 	const tph_ep_list *l = &s->ep[ep];
 	for (uint32_t i = 0; i < l->n; i++)
 		if (!CALL(tph_job_pred_fn, &l->e[i])(l->e[i].st, s, x))
@@ -236,6 +241,7 @@ bool tph_subjob_ready(const tph_session *s, tph_idx job, tph_idx subjob)
 
 static bool queue_task_all(const tph_session *s, tph_ep ep, tph_idx queue, tph_idx task)
 {
+	TPH_PROF(s, ep);
 	const tph_ep_list *l = &s->ep[ep];
 	for (uint32_t i = 0; i < l->n; i++)
 		if (!CALL(tph_queue_task_pred_fn, &l->e[i])(l->e[i].st, s, queue, task))
@@ -255,6 +261,7 @@ bool tph_preemptive(const tph_session *s, tph_idx queue, tph_idx task)
 
 bool tph_overused(const tph_session *s, tph_idx queue)
 {
+	TPH_PROF(s, TPH_EP_OVERUSED);
 	const tph_ep_list *l = &s->ep[TPH_EP_OVERUSED];
 	for (uint32_t i = 0; i < l->n; i++)
 		if (CALL(tph_queue_pred_fn, &l->e[i])(l->e[i].st, s, queue))
@@ -264,6 +271,7 @@ bool tph_overused(const tph_session *s, tph_idx queue)
 
 bool tph_job_starving(const tph_session *s, tph_idx job)
 {
+	TPH_PROF(s, TPH_EP_JOB_STARVING);
 	const tph_ep_list *l = &s->ep[TPH_EP_JOB_STARVING];
 	if (!l->n)
 		return false;
@@ -275,6 +283,7 @@ bool tph_job_starving(const tph_session *s, tph_idx job)
 
 int tph_job_valid(const tph_session *s, tph_idx job, tph_valid_result *out)
 {
+	TPH_PROF(s, TPH_EP_JOB_VALID);
 	const tph_ep_list *l = &s->ep[TPH_EP_JOB_VALID];
 	for (uint32_t i = 0; i < l->n; i++) {
 		tph_valid_result r = {NULL, NULL};
@@ -290,6 +299,7 @@ int tph_job_valid(const tph_session *s, tph_idx job, tph_valid_result *out)
 
 void tph_job_enqueued(tph_session *s, tph_idx job)
 {
+	TPH_PROF(s, TPH_EP_JOB_ENQUEUED);
 	const tph_ep_list *l = &s->ep[TPH_EP_JOB_ENQUEUED];
 	for (uint32_t i = 0; i < l->n; i++)
 		CALL(tph_job_event_fn, &l->e[i])(l->e[i].st, s, job);
@@ -297,6 +307,7 @@ void tph_job_enqueued(tph_session *s, tph_idx job)
 
 void tph_reserved_nodes(tph_session *s)
 {
+	TPH_PROF(s, TPH_EP_RESERVED_NODES);
 	const tph_ep_list *l = &s->ep[TPH_EP_RESERVED_NODES];
 	for (uint32_t i = 0; i < l->n; i++)
 		CALL(tph_session_event_fn, &l->e[i])(l->e[i].st, s);
@@ -304,6 +315,7 @@ void tph_reserved_nodes(tph_session *s)
 
 tph_idx tph_target_job(const tph_session *s, const tph_idx *jobs, uint32_t n)
 {
+	TPH_PROF(s, TPH_EP_TARGET_JOB);
 	const tph_ep_list *l = &s->ep[TPH_EP_TARGET_JOB];
 	if (!l->n)
 		return TPH_NOIDX;
@@ -377,6 +389,7 @@ static uint32_t victims_tier(tph_session *s, const tph_ep_list *l, uint32_t i, u
 static uint32_t victims(tph_session *s, tph_ep ep, tph_idx who, const tph_idx *cands, uint32_t n,
                         tph_idx *out)
 {
+	TPH_PROF(s, ep);
 	const tph_ep_list *l = &s->ep[ep];
 	if (!l->n || !n)
 		return 0;
@@ -417,6 +430,7 @@ uint32_t tph_unified_evictable(tph_session *s, tph_idx preemptor, const tph_idx 
 
 uint32_t tph_victim_tasks(tph_session *s, const tph_idx *tasks, uint32_t n, uint8_t *victim_out)
 {
+	TPH_PROF(s, TPH_EP_VICTIM_TASKS);
 	const tph_ep_list *l = &s->ep[TPH_EP_VICTIM_TASKS];
 	memset(victim_out, 0, n);
 	if (!l->n || !n)
@@ -445,6 +459,7 @@ uint32_t tph_victim_tasks(tph_session *s, const tph_idx *tasks, uint32_t n, uint
 
 bool tph_sim_allocatable(const tph_session *s, tph_idx queue, tph_idx task)
 {
+	TPH_PROF(s, TPH_EP_SIM_ALLOCATABLE);
 	const tph_ep_list *l = &s->ep[TPH_EP_SIM_ALLOCATABLE];
 	for (uint32_t i = 0; i < l->n; i++)
 		if (!CALL(tph_sim_allocatable_fn, &l->e[i])(l->e[i].st, s, queue, task))
@@ -454,6 +469,7 @@ bool tph_sim_allocatable(const tph_session *s, tph_idx queue, tph_idx task)
 
 tph_reason_code tph_sim_predicate(const tph_session *s, tph_idx task, tph_idx node)
 {
+	TPH_PROF(s, TPH_EP_SIM_PREDICATE);
 	const tph_ep_list *l = &s->ep[TPH_EP_SIM_PREDICATE];
 	for (uint32_t i = 0; i < l->n; i++) {
 		tph_reason_code r = CALL(tph_sim_predicate_fn, &l->e[i])(l->e[i].st, s, task, node);
@@ -465,6 +481,7 @@ tph_reason_code tph_sim_predicate(const tph_session *s, tph_idx task, tph_idx no
 
 static int sim_task(tph_session *s, tph_ep ep, tph_idx pending, tph_idx task, tph_idx node)
 {
+	TPH_PROF(s, ep);
 	const tph_ep_list *l = &s->ep[ep];
 	for (uint32_t i = 0; i < l->n; i++) {
 		int rc = CALL(tph_sim_task_fn, &l->e[i])(l->e[i].st, s, pending, task, node);
@@ -486,6 +503,7 @@ int tph_sim_remove_task(tph_session *s, tph_idx pending, tph_idx task, tph_idx n
 
 tph_reason_code tph_prepredicate(const tph_session *s, tph_idx task)
 {
+	TPH_PROF(s, TPH_EP_PREPREDICATE);
 	const tph_ep_list *l = &s->ep[TPH_EP_PREPREDICATE];
 	for (uint32_t i = 0; i < l->n; i++) {
 		tph_reason_code r = CALL(tph_prepredicate_fn, &l->e[i])(l->e[i].st, s, task);
@@ -503,6 +521,7 @@ tph_reason_code tph_prepredicate(const tph_session *s, tph_idx task)
 
 static int fire(tph_session *s, tph_ep ep, tph_ep undo_ep, tph_idx task)
 {
+	TPH_PROF(s, ep);
 	const tph_ep_list *l = &s->ep[ep], *u = &s->ep[undo_ep];
 	for (uint32_t i = 0; i < l->n; i++) {
 		tph_task_event_fn fn = CALL(tph_task_event_fn, &l->e[i]);

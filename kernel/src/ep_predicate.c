@@ -1,10 +1,17 @@
 /* Predicates without the resource fit, for the eviction actions (see ep_predicate.h). Nodes go
- * to each callback in spans of SPAN; the survivors of one plugin are the next one's input. */
+ * to each callback in spans of SPAN, spans to OpenMP workers; inside a span the survivors of
+ * one plugin are the next one's input, so verdicts do not depend on the thread count. */
 #include "ep_predicate.h"
 
 #include "ep.h"
 
 #include <string.h>
+
+#ifdef TPH_HAVE_OPENMP
+#define OMP(x) _Pragma(#x)
+#else
+#define OMP(x)
+#endif
 
 #define SPAN          256u
 #define CALL(type, e) ((type)(e)->fn)
@@ -41,8 +48,13 @@ static void predicate_span(const tph_session *s, tph_idx task, const tph_idx *no
 void tph_predicate_nodes(const tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
                          tph_reason_code *out)
 {
-	for (uint32_t off = 0; off < n; off += SPAN) {
-		uint32_t len = n - off < SPAN ? n - off : SPAN;
+	const long spans = (long)((n + SPAN - 1) / SPAN);
+	int nt = s->threads > 1 ? s->threads : 1;
+	nt = nt > spans ? (int)(spans ? spans : 1) : nt;
+	(void)nt;
+	OMP(omp parallel for num_threads(nt) if (nt > 1) schedule(static))
+	for (long k = 0; k < spans; k++) {
+		uint32_t off = (uint32_t)k * SPAN, len = n - off < SPAN ? n - off : SPAN;
 		predicate_span(s, task, nodes + off, len, out + off);
 	}
 }

@@ -1,6 +1,7 @@
 /* Volcano's PredicateFn alone, without the resource fit that tph_filter_nodes() adds: what
  * preempt and reclaim ask of a node (PredicateForPreemptAction, preemptorFitsOnNode, the
- * nominated-node check). Runs serially on the session's thread. */
+ * nominated-node check). Called from the session's thread; spans of nodes may go to OpenMP
+ * workers (the callbacks' contract allows it). */
 #ifndef TPH_EP_PREDICATE_H
 #define TPH_EP_PREDICATE_H
 

@@ -4,6 +4,7 @@
  * per-node result is computed in a fixed order, so the outcome is the same for any thread
  * count. */
 #include "ep.h"
+#include "prof.h"
 
 #include <math.h>
 #include <string.h>
@@ -146,8 +147,8 @@ static uint32_t filter_fail(const tph_idx *nodes, uint32_t n, tph_reason_code *r
 	return 0;
 }
 
-uint32_t tph_filter_nodes(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
-                          tph_reason_code *reason_out, tph_idx *feasible_out)
+static uint32_t filter_nodes(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
+                             tph_reason_code *reason_out, tph_idx *feasible_out)
 {
 	tph_ep_ctx *c = ctx(s);
 	if (!n)
@@ -278,8 +279,8 @@ static bool batch_pass(tph_session *s, tph_ep_ctx *c, tph_idx task, const tph_id
 	return true;
 }
 
-void tph_score_nodes(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
-                     double *total_out)
+static void score_nodes(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
+                        double *total_out)
 {
 	tph_ep_ctx *c = ctx(s);
 	if (!n)
@@ -299,11 +300,37 @@ void tph_score_nodes(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_
 	}
 }
 
+/* ---- the profiled entry points (prof.h): one branch when not profiling ---- */
+
+uint32_t tph_filter_nodes(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
+                          tph_reason_code *reason_out, tph_idx *feasible_out)
+{
+	if (!s->prof)
+		return filter_nodes(s, task, nodes, n, reason_out, feasible_out);
+	double t0 = tph_now_ms();
+	uint32_t k = filter_nodes(s, task, nodes, n, reason_out, feasible_out);
+	tph_prof_add(s, TPH_EP_PREDICATE, n, tph_now_ms() - t0);
+	return k;
+}
+
+void tph_score_nodes(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
+                     double *total_out)
+{
+	if (!s->prof) {
+		score_nodes(s, task, nodes, n, total_out);
+		return;
+	}
+	double t0 = tph_now_ms();
+	score_nodes(s, task, nodes, n, total_out);
+	tph_prof_add(s, TPH_EP_NODE_ORDER, n, tph_now_ms() - t0);
+}
+
 /* BestNodeFn, then SelectBestNodeAndScore. Volcano picks at random among equal best scores;
  * tephra takes the first in input (snapshot) order, as its spec requires. */
 tph_idx tph_best_node(const tph_session *s, tph_idx task, const tph_idx *nodes,
                       const double *scores, uint32_t n)
 {
+	TPH_PROF(s, TPH_EP_BEST_NODE);
 	const tph_ep_list *l = &s->ep[TPH_EP_BEST_NODE];
 	for (uint32_t p = 0; p < l->n; p++) {
 		tph_idx b = CALL(tph_best_node_fn, &l->e[p])(l->e[p].st, s, task, nodes, scores, n);

@@ -4,6 +4,7 @@
 #include "tephra/alloc.h"
 #include "tephra/status.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,10 +30,11 @@ static const tph_allocator default_allocator = {default_malloc, default_realloc,
                                                 NULL};
 static tph_allocator current = {default_malloc, default_realloc, default_free, NULL};
 
-/* Fault injection is a test facility; tests drive it from one thread. */
-static long fail_countdown;
-static int fail_sticky;
-static long attempts;
+/* Fault injection is a test facility, but allocations happen on several threads (the parallel
+ * YAML split), so the counters are atomics. */
+static _Atomic long fail_countdown;
+static _Atomic int fail_sticky;
+static _Atomic long attempts;
 
 void tph_set_allocator(const tph_allocator *a)
 {
@@ -53,15 +55,13 @@ long tph_mem_attempts(void)
 
 int tph_mem_should_fail(void)
 {
-	attempts++;
-	if (fail_countdown <= 0)
-		return 0;
-	if (fail_countdown == 1) {
-		if (!fail_sticky)
-			fail_countdown = 0;
-		return 1;
+	atomic_fetch_add_explicit(&attempts, 1, memory_order_relaxed);
+	long c = atomic_load_explicit(&fail_countdown, memory_order_relaxed);
+	while (c > 0) {
+		long next = c == 1 ? (atomic_load(&fail_sticky) ? 1 : 0) : c - 1;
+		if (atomic_compare_exchange_weak(&fail_countdown, &c, next))
+			return c == 1;
 	}
-	fail_countdown--;
 	return 0;
 }
 

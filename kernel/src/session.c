@@ -5,6 +5,7 @@
 #include "conf.h"
 #include "ep.h"
 #include "mem.h"
+#include "prof.h"
 #include "registry.h"
 #include "tephra/registry.h"
 
@@ -145,6 +146,8 @@ static int open_plugins(tph_session *s, tph_diag *d)
 
 static int open_inner(tph_session *s, tph_diag *d)
 {
+	if (s->opts.profile && !(s->prof = TPH_ARENA_NEW(&s->arena, struct tph_prof, 1)))
+		return tph_diag_set(d, TPH_ENOMEM, "session open: out of memory");
 	int rc = copy_columns(s);
 	if (!rc)
 		rc = init_job_state(s);

@@ -141,6 +141,8 @@ struct tph_session {
 	double open_ms;
 	tph_action_time *action_times;
 	uint32_t n_action_times;
+
+	struct tph_prof *prof; /* profile counters (prof.h); NULL unless opts.profile */
 };
 
 /* Arena allocation for framework code; NULL on OOM. */

@@ -38,6 +38,7 @@ int tph_strtab_init(tph_strtab *t)
 		tph_free(t->slots);
 		tph_free(t->chunks);
 		tph_arena_destroy(&t->chars);
+		memset(t, 0, sizeof *t); /* a failed init leaves nothing for free() to see twice */
 		return TPH_ENOMEM;
 	}
 	t->mask = 63;

@@ -39,53 +39,54 @@ static bool victim_less(const tph_session *s, tph_idx pj, tph_idx l, tph_idx r)
 	return job_then_task(s, l, r);
 }
 
-static void swap(tph_idx *h, uint32_t i, uint32_t j)
+static void swap(uint32_t *h, uint32_t i, uint32_t j)
 {
-	tph_idx t = h[i];
+	uint32_t t = h[i];
 	h[i] = h[j];
 	h[j] = t;
 }
 
-static void heap_up(const tph_session *s, tph_idx pj, tph_idx *h, uint32_t j)
+static void heap_up(const tph_session *s, tph_idx pj, const tph_idx *t, uint32_t *h, uint32_t j)
 {
 	while (j > 0) {
 		uint32_t i = (j - 1) / 2;
-		if (!victim_less(s, pj, h[j], h[i]))
+		if (!victim_less(s, pj, t[h[j]], t[h[i]]))
 			break;
 		swap(h, i, j);
 		j = i;
 	}
 }
 
-static void heap_down(const tph_session *s, tph_idx pj, tph_idx *h, uint32_t i, uint32_t n)
+static void heap_down(const tph_session *s, tph_idx pj, const tph_idx *t, uint32_t *h, uint32_t i,
+                      uint32_t n)
 {
 	for (;;) {
 		uint32_t j = 2 * i + 1;
 		if (j >= n)
 			break;
-		if (j + 1 < n && victim_less(s, pj, h[j + 1], h[j]))
+		if (j + 1 < n && victim_less(s, pj, t[h[j + 1]], t[h[j]]))
 			j++;
-		if (!victim_less(s, pj, h[j], h[i]))
+		if (!victim_less(s, pj, t[h[j]], t[h[i]]))
 			break;
 		swap(h, i, j);
 		i = j;
 	}
 }
 
-/* The heap lives in out[0..k); each Pop moves the root to out[k-1], so popping fills out
- * from the back: reverse at the end. */
+/* The heap of indices lives in perm[0..k); each Pop moves the root to perm[k-1], so popping
+ * fills perm from the back: reverse at the end. */
 void tph_victims_pop_order(const tph_session *s, tph_idx preemptor, const tph_idx *tasks,
-                           uint32_t n, tph_idx *out)
+                           uint32_t n, uint32_t *perm)
 {
 	tph_idx pj = job_of(s, preemptor);
 	for (uint32_t k = 0; k < n; k++) {
-		out[k] = tasks[k];
-		heap_up(s, pj, out, k);
+		perm[k] = k;
+		heap_up(s, pj, tasks, perm, k);
 	}
 	for (uint32_t k = n; k > 1; k--) {
-		swap(out, 0, k - 1);
-		heap_down(s, pj, out, 0, k - 1);
+		swap(perm, 0, k - 1);
+		heap_down(s, pj, tasks, perm, 0, k - 1);
 	}
 	for (uint32_t i = 0, j = n ? n - 1 : 0; i < j; i++, j--)
-		swap(out, i, j);
+		swap(perm, i, j);
 }

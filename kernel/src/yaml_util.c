@@ -289,8 +289,11 @@ static size_t fmt_prefix(const yu_ctx *c, const yu_node *n, char *buf, size_t ca
 	return len < cap ? len : cap - 1;
 }
 
-static void vformat(const yu_ctx *c, const yu_node *n, char *buf, size_t cap, const char *fmt,
-                    va_list ap)
+#if defined(__GNUC__)
+__attribute__((format(printf, 5, 0)))
+#endif
+static void
+vformat(const yu_ctx *c, const yu_node *n, char *buf, size_t cap, const char *fmt, va_list ap)
 {
 	size_t len = fmt_prefix(c, n, buf, cap);
 	vsnprintf(buf + len, cap - len, fmt, ap);

@@ -22,7 +22,9 @@ extern "C" {
 
 typedef struct tph_scenario tph_scenario;
 
-/* Load a scenario file. A `confFile:` in it is read relative to the file's directory. */
+/* Load a scenario file. A `confFile:` in it is read relative to the file's directory.
+ * A large file (8 MiB and up) has its big sections parsed on several threads, so an allocator
+ * installed with tph_set_allocator() must be thread-safe. */
 int tph_scenario_load_file(const char *path, tph_scenario **out, tph_diag *d);
 
 /* Load a scenario from `len` bytes (need not be NUL-terminated). `display_name` names it in

@@ -8,6 +8,7 @@
 #include "tephra/cluster.h"
 #include "tephra/conf.h"
 #include "tephra/plugin.h"
+#include "tephra/probe.h"
 #include "tephra/registry.h"
 #include "tephra/resource.h"
 #include "tephra/scenario.h"

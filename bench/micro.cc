@@ -1,0 +1,227 @@
+// Micro benchmarks over synthetic clusters: resource fit and full filtering over N nodes, each
+// scoring plugin's pass over N nodes, statement allocate/discard, and snapshot + session open.
+// Every timed call goes through the public API (tephra/probe.h for single passes).
+#include <benchmark/benchmark.h>
+
+#include <map>
+#include <memory>
+
+#include "bench.h"
+
+namespace tb {
+
+using benchmark::Counter;
+
+static const char *const kFitOnly = "actions: \"\"\ntiers: []\n";
+
+// Clusters are expensive to build: one per shape, kept for the program's lifetime.
+static Setup *setup_for(uint32_t nodes, uint32_t pending, uint32_t running,
+                        const std::string &conf)
+{
+	static std::map<std::string, std::unique_ptr<Setup>> cache;
+	std::string key = std::to_string(nodes) + "/" + std::to_string(pending) + "/" +
+	                  std::to_string(running) + "/" + conf;
+	auto &slot = cache[key];
+	if (!slot) {
+		slot = std::make_unique<Setup>();
+		slot->cluster = make_cluster(nodes, pending, running);
+		slot->conf = conf_from(conf);
+		tph_diag d{};
+		if (!slot->cluster || tph_cluster_snapshot(slot->cluster, 0, &slot->snap, &d))
+			slot->snap = nullptr;
+	}
+	return slot->snap ? slot.get() : nullptr;
+}
+
+static tph_session *open_session(benchmark::State &st, Setup *su, int threads)
+{
+	tph_session *s = nullptr;
+	tph_diag d{};
+	tph_session_opts o{};
+	o.threads = threads;
+	if (!su)
+		st.SkipWithError("could not build the cluster");
+	else if (tph_session_open(su->snap, su->conf, &o, &s, &d))
+		st.SkipWithError(d.msg);
+	return s;
+}
+
+static tph_idx first_pending(const tph_session *s)
+{
+	for (tph_idx t = 0; t < tph_session_task_count(s); t++)
+		if (!std::string("Pending").compare(tph_session_task_status(s, t)))
+			return t;
+	return 0;
+}
+
+// Filtering: resource fit alone (no plugin) or fit + the plugins of `conf`.
+static void BM_Filter(benchmark::State &st, std::string conf)
+{
+	uint32_t nodes = uint32_t(st.range(0));
+	tph_session *s = open_session(st, setup_for(nodes, 1, 0, conf), int(st.range(1)));
+	if (!s)
+		return;
+	tph_idx task = first_pending(s);
+	std::vector<tph_idx> feas(nodes);
+	uint32_t k = 0;
+	for (auto _ : st) {
+		k = tph_session_filter(s, task, nullptr, 0, feas.data());
+		benchmark::DoNotOptimize(k);
+	}
+	st.counters["feasible"] = k;
+	st.counters["s_per_node"] = Counter(nodes, Counter::kIsIterationInvariantRate | Counter::kInvert);
+	tph_session_free(s);
+}
+
+// Scoring: PrioritizeNodes over every candidate with only the plugins of `conf`.
+static void BM_Score(benchmark::State &st, std::string conf)
+{
+	uint32_t nodes = uint32_t(st.range(0));
+	tph_session *s = open_session(st, setup_for(nodes, 1, 0, conf), int(st.range(1)));
+	if (!s)
+		return;
+	tph_idx task = first_pending(s);
+	const tph_idx *cand;
+	uint32_t n = tph_session_candidates(s, &cand);
+	std::vector<double> out(n);
+	for (auto _ : st) {
+		tph_session_score(s, task, cand, n, out.data());
+		benchmark::DoNotOptimize(out.data());
+	}
+	st.counters["s_per_node"] = Counter(n, Counter::kIsIterationInvariantRate | Counter::kInvert);
+	tph_session_free(s);
+}
+
+// Allocate k pending tasks on k nodes, then discard: the statement's apply/undo cost with the
+// event handlers of `conf` firing.
+static void BM_StmtAllocateDiscard(benchmark::State &st, std::string conf)
+{
+	uint32_t k = uint32_t(st.range(0));
+	tph_session *s = open_session(st, setup_for(1000, 1024, 0, conf), 1);
+	tph_probe_stmt *p = nullptr;
+	if (!s || tph_probe_stmt_begin(s, &p)) {
+		tph_session_free(s);
+		return;
+	}
+	std::vector<tph_idx> tasks;
+	for (tph_idx t = 0; t < tph_session_task_count(s) && tasks.size() < k; t++)
+		if (!std::string("Pending").compare(tph_session_task_status(s, t)))
+			tasks.push_back(t);
+	for (auto _ : st) {
+		for (uint32_t i = 0; i < tasks.size(); i++)
+			tph_probe_stmt_allocate(p, tasks[i], i % 1000);
+		tph_probe_stmt_discard(p);
+	}
+	st.counters["s_per_op"] =
+	    Counter(double(tasks.size()), Counter::kIsIterationInvariantRate | Counter::kInvert);
+	tph_probe_stmt_end(p);
+	tph_session_free(s);
+}
+
+static void memory_counters(benchmark::State &st, const tph_snapshot *sn, const tph_session *s)
+{
+	double n = tph_snapshot_node_count(sn), t = tph_snapshot_task_count(sn);
+	double snap = double(tph_snapshot_bytes(sn)), ssn = double(tph_session_bytes(s));
+	st.counters["nodes"] = n;
+	st.counters["tasks"] = t;
+	st.counters["snapshot_B"] = snap;
+	st.counters["session_B"] = ssn;
+	// The budget: 256 bytes per node + 128 bytes per task.
+	st.counters["session_budget_ratio"] = ssn / (256 * n + 128 * t);
+	st.counters["peak_rss_B"] = peak_rss_bytes();
+}
+
+enum { SNAP_AND_OPEN = 0, SNAP_ONLY = 1, OPEN_ONLY = 2 };
+
+// One iteration of BM_SnapshotOpen: returns false (and skips) on error.
+static bool snap_open_once(benchmark::State &st, Setup *su, const tph_session_opts &o, int mode)
+{
+	tph_snapshot *sn = nullptr;
+	tph_session *s = nullptr;
+	tph_diag d{};
+	if (mode == OPEN_ONLY)
+		st.PauseTiming();
+	int rc = tph_cluster_snapshot(su->cluster, 0, &sn, &d);
+	if (mode == OPEN_ONLY)
+		st.ResumeTiming();
+	if (mode == SNAP_ONLY)
+		st.PauseTiming();
+	rc = rc ? rc : tph_session_open(sn, su->conf, &o, &s, &d);
+	if (mode != SNAP_ONLY)
+		st.PauseTiming();
+	if (rc)
+		st.SkipWithError(d.msg);
+	else
+		memory_counters(st, sn, s);
+	tph_session_free(s);
+	if (sn)
+		tph_snapshot_release(sn);
+	st.ResumeTiming();
+	return rc == TPH_OK;
+}
+
+// Snapshot and session open over a cluster of `nodes` and `tasks` tasks of which a quarter
+// run, with Volcano's default conf (what is built of it). Mode: both, snapshot only, or open
+// only; close and free are never timed.
+static void BM_SnapshotOpen(benchmark::State &st)
+{
+	uint32_t nodes = uint32_t(st.range(0)), tasks = uint32_t(st.range(1));
+	uint32_t running = tasks / 4 > nodes ? tasks / 4 - nodes : 0;
+	std::string dropped, conf = default_conf(&dropped);
+	Setup *su = setup_for(nodes, tasks - running - nodes, running, conf);
+	if (!su) {
+		st.SkipWithError("could not build the cluster");
+		return;
+	}
+	st.SetLabel(dropped.empty() ? "default conf" : "default conf without " + dropped);
+	tph_session_opts o{};
+	o.threads = 2;
+	for (auto _ : st)
+		if (!snap_open_once(st, su, o, int(st.range(2))))
+			break;
+}
+
+static const char *const kScorers[] = {
+    "nodeorder", "binpack", "usage", "resource-strategy-fit", "tdm", "task-topology",
+    "numa-aware", "deviceshare", "nodegroup", "network-topology-aware"};
+
+static void node_args(benchmark::internal::Benchmark *b)
+{
+	for (long n : {1000L, 10000L, 100000L})
+		for (long t : {1L, 2L})
+			b->Args({n, t});
+	b->ArgNames({"nodes", "threads"})->UseRealTime();
+}
+
+void register_micro()
+{
+	benchmark::RegisterBenchmark("fit", BM_Filter, std::string(kFitOnly))->Apply(node_args);
+	if (plugin_built("predicates"))
+		benchmark::RegisterBenchmark("filter/predicates", BM_Filter,
+		                             std::string("actions: \"\"\ntiers:\n- plugins:\n"
+		                                         "  - name: predicates\n"))
+		    ->Apply(node_args);
+	for (const char *p : kScorers) {
+		std::string conf = std::string("actions: \"\"\ntiers:\n- plugins:\n  - name: ") + p + "\n";
+		auto *b = benchmark::RegisterBenchmark((std::string("score/") + p).c_str(), BM_Score, conf);
+		if (plugin_built(p))
+			b->Apply(node_args);
+		else
+			b->Args({1000, 1})->ArgNames({"not_built_yet", "x"});
+	}
+	std::string none, conf = default_conf(&none);
+	benchmark::RegisterBenchmark("stmt/allocate_discard/fit_only", BM_StmtAllocateDiscard,
+	                             std::string(kFitOnly))
+	    ->Arg(1)->Arg(64)->ArgName("k");
+	benchmark::RegisterBenchmark("stmt/allocate_discard/default_conf", BM_StmtAllocateDiscard, conf)
+	    ->Arg(1)->Arg(64)->ArgName("k");
+	benchmark::RegisterBenchmark("snapshot_open", BM_SnapshotOpen)
+	    ->Args({10000, 200000, SNAP_AND_OPEN})
+	    ->Args({10000, 200000, SNAP_ONLY})
+	    ->Args({10000, 200000, OPEN_ONLY})
+	    ->ArgNames({"nodes", "tasks", "part"})
+	    ->UseRealTime()
+	    ->Unit(benchmark::kMillisecond);
+}
+
+}  // namespace tb

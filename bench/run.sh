@@ -1,0 +1,175 @@
+#!/bin/sh
+# Run the benchmark suite and rewrite bench/RESULTS.md with the median of the repetitions.
+#
+#   bench/run.sh [BUILD_DIR]          (default: build-bench next to this repository's root)
+#
+# Environment: TPH_BENCH_REPS (repetitions, default 5), TPH_BENCH_FILTER (a google-benchmark
+# regex, default all), TPH_BENCH_PROFILES (generated profiles to run; default all but
+# 100k-nodes), TPH_BENCH_OUT (the markdown file, default bench/RESULTS.md).
+# Needs cmake, a C compiler, libbenchmark-dev and python3 (for the report only).
+set -eu
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-"$root/build-bench"}
+reps=${TPH_BENCH_REPS:-5}
+filter=${TPH_BENCH_FILTER:-.}
+profiles=${TPH_BENCH_PROFILES:-"1k-small 10k-standard 10k-preempt 10k-topology"}
+out=${TPH_BENCH_OUT:-"$root/bench/RESULTS.md"}
+
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTPH_WERROR=ON >/dev/null
+cmake --build "$build" -j"$(nproc)" --target tephra tephra_bench >/dev/null
+
+# Scenarios are generated once per build tree; delete one to regenerate it.
+mkdir -p "$build/scenarios"
+for p in $profiles; do
+	f="$build/scenarios/$p.yaml"
+	if [ ! -f "$f" ]; then
+		"$build/bin/tephra" gen "$p" --seed 1 -o "$f.part"
+		mv "$f.part" "$f"
+	fi
+done
+
+load=$(cut -d' ' -f1-3 /proc/loadavg)
+json="$build/bench.json"
+TPH_BENCH_SCENARIOS="$build/scenarios" TPH_BENCH_PROFILES="$profiles" \
+	"$build/bin/tephra_bench" --benchmark_filter="$filter" \
+	--benchmark_repetitions="$reps" --benchmark_report_aggregates_only=true \
+	--benchmark_out="$json" --benchmark_out_format=json
+
+commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
+dirty=$(git -C "$root" status --porcelain 2>/dev/null | head -1)
+[ -n "$dirty" ] && commit="$commit (with uncommitted changes)"
+cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
+cc=$(cc --version | head -1)
+
+python3 - "$json" "$out" "$commit" "$cpu" "$(nproc)" "$load" "$cc" "$reps" <<'EOF'
+import json, sys, datetime
+
+src, out, commit, cpu, nproc, load, cc, reps = sys.argv[1:9]
+data = json.load(open(src))
+med = {b["run_name"]: b for b in data["benchmarks"]
+       if not b.get("error_occurred") and
+       (b.get("aggregate_name") == "median" or b.get("run_type") == "iteration")}
+errors = {b["run_name"]: b.get("error_message", "") for b in data["benchmarks"]
+          if b.get("error_occurred")}
+
+def ms(b):
+    scale = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}[b["time_unit"]]
+    return b["real_time"] * scale
+
+def get(name):
+    return med.get(name)
+
+def fmt(v, unit=""):
+    if v is None:
+        return "n/a"
+    for lim, suf in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(v) >= lim:
+            return "%.2f%s%s" % (v / lim, suf, unit)
+    return "%.3g%s" % (v, unit)
+
+def session(profile, threads, naive):
+    return get("session/%s/threads:%d/naive:%d/iterations:1/real_time" % (profile, threads, naive))
+
+lines = []
+w = lines.append
+w("# Benchmark results")
+w("")
+w("Written by `bench/run.sh`; every figure is the **median of %s repetitions**." % reps)
+w("")
+w("| | |")
+w("|---|---|")
+w("| date | %s |" % datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+w("| commit | %s |" % commit)
+w("| machine | %s cores, %s |" % (nproc, cpu))
+w("| load average at start | %s |" % load)
+w("| compiler | %s, Release (-O2) |" % cc)
+w("")
+
+# ---- targets ----
+w("## Targets")
+w("")
+w("| target | measured | holds |")
+w("|---|---|---|")
+def target(name, value, ok):
+    w("| %s | %s | %s |" % (name, value, "n/a" if ok is None else ("yes" if ok else "**no**")))
+s2 = session("10k-standard", 2, 0)
+if s2:
+    t = ms(s2)
+    target("10k-standard full session <= 1 s (2 threads)", "%.0f ms" % t, t <= 1000)
+    target("... >= 100,000 tasks bound per second", "%s tasks/s" % fmt(s2.get("tasks_per_s")),
+           s2.get("tasks_per_s", 0) >= 1e5)
+else:
+    target("10k-standard full session <= 1 s (2 threads)", "not run", None)
+sn = session("10k-standard", 2, 1)
+if s2 and sn:
+    r = ms(sn) / ms(s2)
+    same = sn.get("identical", 0) >= 1
+    target("naive / fast >= 20x on 10k-standard, identical decisions",
+           "%.1fx, %s" % (r, "identical" if same else "DIFFERENT"), r >= 20 and same)
+so = get("snapshot_open/nodes:10000/tasks:200000/part:0/real_time")
+if so:
+    target("snapshot + session open, 10k nodes / 200k tasks <= 10 ms", "%.2f ms" % ms(so), ms(so) <= 10)
+s1 = session("10k-standard", 1, 0)
+if s1 and s2 and s2.get("filter_score_ms"):
+    r = s1["filter_score_ms"] / s2["filter_score_ms"]
+    target("filtering + scoring speed-up 1 -> 2 threads >= 1.7x (10k-standard session)",
+           "%.2fx (%.0f -> %.0f ms)" % (r, s1["filter_score_ms"], s2["filter_score_ms"]), r >= 1.7)
+for n in (10000, 100000):
+    a = get("filter/predicates/nodes:%d/threads:1/real_time" % n)
+    b = get("filter/predicates/nodes:%d/threads:2/real_time" % n)
+    if a and b:
+        target("filter (fit + predicates) speed-up 1 -> 2 threads, %dk nodes" % (n // 1000),
+               "%.2fx" % (ms(a) / ms(b)), None)
+if s2:
+    r = s2.get("session_budget_ratio")
+    target("session memory <= 256 B/node + 128 B/task (10k-standard)",
+           "%.2f of the budget (%s B/node, %s B/task if charged to one)" %
+           (r, fmt(s2.get("session_B_per_node")), fmt(s2.get("session_B_per_task"))), r <= 1)
+w("")
+
+# ---- macro ----
+w("## Full sessions (snapshot, open, actions, close)")
+w("")
+w("| profile | threads | naive | wall ms | tasks bound | tasks/s | ns per task-node eval | filter+score ms | session B/node | B/task | budget | peak RSS | identical | conf |")
+w("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+for name, b in med.items():
+    if not name.startswith("session/"):
+        continue
+    parts = name.split("/")
+    w("| %s | %s | %s | %.1f | %d | %s | %.1f | %.1f | %s | %s | %.2f | %s | %s | %s |" % (
+        parts[1], parts[2].split(":")[1], parts[3].split(":")[1], ms(b), b.get("binds", 0),
+        fmt(b.get("tasks_per_s")), b.get("s_per_eval", 0) * 1e9, b.get("filter_score_ms", 0),
+        fmt(b.get("session_B_per_node")), fmt(b.get("session_B_per_task")),
+        b.get("session_budget_ratio", 0), fmt(b.get("peak_rss_B"), "B"),
+        "yes" if b.get("identical") else "no", b.get("label") or "as generated"))
+w("")
+w("## Scenario load (YAML parse, decode, build)")
+w("")
+w("| profile | total ms | parse ms | decode ms | build ms |")
+w("|---|---|---|---|---|")
+for name, b in med.items():
+    if name.startswith("load/"):
+        w("| %s | %.1f | %.1f | %.1f | %.1f |" % (name.split("/")[1], ms(b), b.get("parse_ms", 0),
+                                                b.get("decode_ms", 0), b.get("build_ms", 0)))
+w("")
+w("## Micro benchmarks")
+w("")
+w("| benchmark | time | per node / op | notes |")
+w("|---|---|---|---|")
+for name, b in med.items():
+    if name.startswith(("session/", "load/")):
+        continue
+    per = b.get("s_per_node", b.get("s_per_op"))
+    note = b.get("label", "")
+    if "session_budget_ratio" in b:
+        note = "%s; snapshot %sB, session %sB (%.2f of budget)" % (
+            note, fmt(b["snapshot_B"]), fmt(b["session_B"]), b["session_budget_ratio"])
+    w("| %s | %.4f ms | %s | %s |" % (name.replace("/real_time", ""), ms(b),
+                                     "%.1f ns" % (per * 1e9) if per else "", note))
+for name, msg in sorted(errors.items()):
+    w("| %s | skipped | | %s |" % (name, msg))
+w("")
+open(out, "w").write("\n".join(lines))
+print("wrote", out)
+EOF

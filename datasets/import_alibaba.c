@@ -1,0 +1,305 @@
+/* `tephra import alibaba`: the Alibaba openb GPU trace (2023) as a scheduling backlog. Nodes
+ * come from the node list as they are; pods become pending tasks in arrival order, each its own
+ * gang unless --gang-window groups identical pods created together. See datasets/README.md. */
+#include "import.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MIB ((int64_t)1 << 20)
+/* The trace counts seconds from its start; tephra places the start here (2023-01-01). */
+#define TRACE_EPOCH 1672531200
+
+static const char alibaba_usage[] =
+    "usage: tephra import alibaba DIR [options] -o FILE\n"
+    "\n"
+    "DIR holds openb_node_list_all_node.csv and openb_pod_list_default.csv (the files of\n"
+    "shared/datasets/alibaba-openb-gpu2023). Every pod becomes a pending task; see\n"
+    "datasets/README.md for the mapping.\n"
+    "\n"
+    "Options:\n"
+    "  --pods FILE         another pod list of the same columns (e.g. upstream's gpushare)\n"
+    "  --at SECONDS        keep only pods alive then (creation <= T < deletion)\n"
+    "  --limit N           keep the first N pods in arrival order\n"
+    "  --gang-window S     identical pods created within S seconds form one gang (max 128)\n"
+    "  --queues N          spread gangs round-robin over N queues (default 1)\n"
+    "  --inqueue           podgroups start Inqueue (default Pending: enqueue admits them)\n"
+    "  -o FILE             where to write (`-` for standard output)\n";
+
+typedef struct ali_pod {
+	char name[40];
+	int64_t cpu, mem_mib, gpu_milli_total, created, deleted;
+	uint8_t prio;
+	uint32_t row;
+} ali_pod;
+
+typedef struct ali_opts {
+	const char *dir, *pods, *out;
+	int64_t at;
+	bool has_at, inqueue;
+	uint32_t limit, queues, window;
+} ali_opts;
+
+static const char *const prio_names[] = {"high", "normal", "low"};
+
+/* LS and Guaranteed are latency-sensitive, Burstable in between, BE best effort. */
+static uint8_t qos_prio(const char *qos)
+{
+	if (!strcmp(qos, "LS") || !strcmp(qos, "Guaranteed"))
+		return 0;
+	return !strcmp(qos, "Burstable") ? 1 : 2;
+}
+
+static bool parse_pod(const csv_reader *c, ali_pod *p)
+{
+	int64_t ngpu, gmilli;
+	if (c->n < 10 || !csv_i64(c, 1, false, &p->cpu) || !csv_i64(c, 2, false, &p->mem_mib) ||
+	    !csv_i64(c, 3, false, &ngpu) || !csv_i64(c, 4, true, &gmilli) ||
+	    !csv_i64(c, 8, false, &p->created) || !csv_i64(c, 9, true, &p->deleted))
+		return false;
+	snprintf(p->name, sizeof p->name, "%s", c->field[0]);
+	p->gpu_milli_total = ngpu * (gmilli ? gmilli : 1000);
+	p->prio = qos_prio(c->field[6]);
+	return true;
+}
+
+static bool keep_pod(const ali_opts *o, const ali_pod *p)
+{
+	return !o->has_at || (p->created <= o->at && o->at < p->deleted);
+}
+
+static int read_pods(const ali_opts *o, const char *path, ali_pod **out, uint32_t *n_out)
+{
+	static const char *const hdr[] = {"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli"};
+	csv_reader c;
+	if (csv_open(&c, path))
+		return -1;
+	ali_pod *pods = NULL;
+	uint32_t n = 0, cap = 0;
+	int rc = csv_next(&c) == 1 && csv_header_is(&c, hdr, 5) ? 0 : -1;
+	while (!rc && csv_next(&c) == 1) {
+		if (n == cap) {
+			cap = cap ? cap * 2 : 4096;
+			ali_pod *np = realloc(pods, cap * sizeof *np);
+			if (!np) {
+				rc = -1;
+				break;
+			}
+			pods = np;
+		}
+		pods[n].row = c.line_no;
+		if (!parse_pod(&c, &pods[n]))
+			rc = -1;
+		else if (keep_pod(o, &pods[n]))
+			n++;
+	}
+	if (rc)
+		fprintf(stderr, "tephra import: %s:%u: not a pod list row\n", path, c.line_no);
+	csv_close(&c);
+	*out = pods;
+	*n_out = n;
+	return rc;
+}
+
+static int by_arrival(const void *a, const void *b)
+{
+	const ali_pod *x = a, *y = b;
+	if (x->created != y->created)
+		return x->created < y->created ? -1 : 1;
+	return x->row < y->row ? -1 : x->row > y->row;
+}
+
+static bool same_shape(const ali_pod *a, const ali_pod *b)
+{
+	return a->cpu == b->cpu && a->mem_mib == b->mem_mib &&
+	       a->gpu_milli_total == b->gpu_milli_total && a->prio == b->prio;
+}
+
+/* Gang k covers pods [start[k], start[k + 1]). */
+static uint32_t form_gangs(const ali_opts *o, const ali_pod *p, uint32_t n, uint32_t *start)
+{
+	uint32_t g = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		bool join = g && i - start[g - 1] < 128 && same_shape(&p[start[g - 1]], &p[i]) &&
+		            p[i].created - p[start[g - 1]].created <= (int64_t)o->window;
+		if (!join || !o->window)
+			start[g++] = i;
+	}
+	start[g] = n;
+	return g;
+}
+
+static void write_requests(gen_out *w, const ali_pod *p, int64_t times)
+{
+	out_str(w, "{cpu: ");
+	out_milli(w, p->cpu * times);
+	out_str(w, ", memory: ");
+	out_bytes(w, p->mem_mib * MIB * times);
+	if (p->gpu_milli_total) {
+		out_str(w, ", nvidia.com/gpu: ");
+		out_milli(w, p->gpu_milli_total * times);
+	}
+	out_str(w, "}");
+}
+
+static int write_nodes(gen_out *w, const char *dir)
+{
+	static const char *const hdr[] = {"sn", "cpu_milli", "memory_mib", "gpu", "model"};
+	char path[4096];
+	snprintf(path, sizeof path, "%s/openb_node_list_all_node.csv", dir);
+	csv_reader c;
+	if (csv_open(&c, path))
+		return -1;
+	int rc = csv_next(&c) == 1 && csv_header_is(&c, hdr, 5) ? 0 : -1;
+	out_str(w, "nodes:\n");
+	int64_t cpu, mem, gpu;
+	while (!rc && csv_next(&c) == 1) {
+		if (c.n < 5 || !csv_i64(&c, 1, false, &cpu) || !csv_i64(&c, 2, false, &mem) ||
+		    !csv_i64(&c, 3, true, &gpu)) {
+			rc = -1;
+			break;
+		}
+		out_fmt(w, "  - {name: %s, allocatable: {cpu: ", c.field[0]);
+		out_milli(w, cpu);
+		out_str(w, ", memory: ");
+		out_bytes(w, mem * MIB);
+		out_str(w, ", pods: \"110\"");
+		if (gpu) {
+			out_str(w, ", nvidia.com/gpu: ");
+			out_milli(w, gpu * 1000);
+		}
+		out_fmt(w, "}, labels: {kubernetes.io/hostname: %s", c.field[0]);
+		if (*c.field[4])
+			out_fmt(w, ", alibabacloud.com/gpu-card-model: %s", c.field[4]);
+		out_str(w, "}}\n");
+	}
+	if (rc)
+		fprintf(stderr, "tephra import: %s:%u: not a node list row\n", path, c.line_no);
+	return csv_close(&c) || rc ? -1 : 0;
+}
+
+static void write_queues(gen_out *w, const ali_opts *o)
+{
+	out_str(w, "priorityClasses:\n"
+	           "  - {name: high, value: 1000}\n"
+	           "  - {name: normal, value: 100}\n"
+	           "  - {name: low, value: 10}\n"
+	           "queues:\n");
+	for (uint32_t q = 0; q < o->queues; q++)
+		out_fmt(w, "  - {name: q%u, weight: 1}\n", q);
+}
+
+static void write_groups(gen_out *w, const ali_opts *o, const ali_pod *p, const uint32_t *start,
+                         uint32_t ng)
+{
+	out_str(w, "podGroups:\n");
+	for (uint32_t g = 0; g < ng; g++) {
+		const ali_pod *f = &p[start[g]];
+		uint32_t size = start[g + 1] - start[g];
+		out_fmt(w, "  - {name: g%u, namespace: openb, queue: q%u, minMember: %u, minResources: ",
+		        g, g % o->queues, size);
+		write_requests(w, f, size);
+		out_fmt(w, ", phase: %s, priorityClassName: %s, creationTimestamp: ",
+		        o->inqueue ? "Inqueue" : "Pending", prio_names[f->prio]);
+		out_time(w, TRACE_EPOCH + f->created);
+		out_str(w, "}\n");
+	}
+}
+
+static void write_pods(gen_out *w, const ali_pod *p, const uint32_t *start, uint32_t ng)
+{
+	out_str(w, "pods:\n");
+	for (uint32_t g = 0; g < ng; g++)
+		for (uint32_t i = start[g]; i < start[g + 1]; i++) {
+			out_fmt(w, "  - {name: %s, namespace: openb, podGroup: g%u, requests: ", p[i].name,
+			        g);
+			write_requests(w, &p[i], 1);
+			out_fmt(w, ", priorityClassName: %s, creationTimestamp: ", prio_names[p[i].prio]);
+			out_time(w, TRACE_EPOCH + p[i].created);
+			out_str(w, "}\n");
+		}
+}
+
+static int write_all(const ali_opts *o, ali_pod *pods, uint32_t n, uint32_t *start)
+{
+	uint32_t ng = form_gangs(o, pods, n, start);
+	FILE *f = import_open_out(o->out);
+	gen_out *w = f ? malloc(sizeof *w) : NULL;
+	if (!w) {
+		if (f && f != stdout)
+			fclose(f);
+		return -1;
+	}
+	out_init(w, f);
+	int64_t now = o->has_at ? o->at : (n ? pods[n - 1].created : 0);
+	import_header(w, "alibaba-openb-gpu2023", o->pods ? o->pods : o->dir, TRACE_EPOCH + now + 1);
+	write_queues(w, o);
+	int rc = write_nodes(w, o->dir);
+	if (!rc) {
+		write_groups(w, o, pods, start, ng);
+		write_pods(w, pods, start, ng);
+	}
+	if (!import_close_out(w, f, o->out))
+		rc = -1;
+	free(w);
+	if (!rc)
+		fprintf(stderr, "tephra import: wrote %s: %u pods in %u gangs\n", o->out, n, ng);
+	return rc;
+}
+
+static int parse_alibaba(int argc, char **argv, ali_opts *o)
+{
+	for (int i = 2; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		char *end = NULL;
+		long long x = v ? strtoll(v, &end, 10) : -1;
+		bool num = v && *v && !*end && x >= 0 && x <= 1000000000;
+		if (!strcmp(a, "-o") && v)
+			o->out = argv[++i];
+		else if (!strcmp(a, "--pods") && v)
+			o->pods = argv[++i];
+		else if (!strcmp(a, "--at") && num)
+			o->at = x, o->has_at = true, i++;
+		else if (!strcmp(a, "--limit") && num)
+			o->limit = (uint32_t)x, i++;
+		else if (!strcmp(a, "--gang-window") && num)
+			o->window = (uint32_t)x, i++;
+		else if (!strcmp(a, "--queues") && num && x >= 1 && x <= 10000)
+			o->queues = (uint32_t)x, i++;
+		else if (!strcmp(a, "--inqueue"))
+			o->inqueue = true;
+		else if (a[0] != '-' && !o->dir)
+			o->dir = a;
+		else {
+			fprintf(stderr, "tephra import alibaba: bad or incomplete option '%s'\n", a);
+			return -1;
+		}
+	}
+	return o->dir && o->out ? 0 : -1;
+}
+
+int import_alibaba(int argc, char **argv)
+{
+	ali_opts o = {.queues = 1};
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(alibaba_usage, stdout);
+			return 0;
+		}
+	if (parse_alibaba(argc, argv, &o)) {
+		fputs(alibaba_usage, stderr);
+		return 2;
+	}
+	char path[4096];
+	snprintf(path, sizeof path, "%s/openb_pod_list_default.csv", o.dir);
+	ali_pod *pods = NULL;
+	uint32_t n = 0;
+	int rc = read_pods(&o, o.pods ? o.pods : path, &pods, &n);
+	qsort(pods, n, sizeof *pods, by_arrival);
+	n = o.limit && o.limit < n ? o.limit : n;
+	uint32_t *start = rc ? NULL : malloc((n + 1) * sizeof *start);
+	rc = start ? write_all(&o, pods, n, start) : -1;
+	free(start);
+	free(pods);
+	return rc ? 2 : 0;
+}

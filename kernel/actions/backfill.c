@@ -1,0 +1,202 @@
+/* The backfill action (Volcano's actions/backfill): best-effort tasks of admitted jobs, taken
+ * queue by queue, job by job, in the session's orders, each bound to the best node passing the
+ * predicates (no resource fit: they request nothing). In soft sharding this shard's nodes are
+ * tried first. A placement binds once the job is ready, as Session.Allocate does. */
+#include "action_util.h"
+#include "ep.h"
+
+typedef struct bf_ctx {
+	tph_session *s;
+	tph_ph ph;
+	tph_pq queues;
+	tph_pq *jobs;   /* [queue] */
+	tph_pq *tasks;  /* [job] */
+	tph_idx *order; /* the tasks, as pickUpPendingTasks returns them */
+	uint32_t n_order;
+	tph_reason_code *codes;
+	tph_idx *feas, *grouped;
+	double *scores;
+} bf_ctx;
+
+static bool best_effort(const tph_session *s, tph_idx t, uint8_t status)
+{
+	return s->tasks.status[t] == status && (s->tasks.flags[t] & TPH_TASK_BEST_EFFORT);
+}
+
+/* First pass: the jobs that take part (admitted, valid, with best-effort work), sized. */
+static uint32_t select_jobs(bf_ctx *c, uint32_t *per_queue, uint32_t *per_job)
+{
+	tph_session *s = c->s;
+	const tph_job_store *js = s->jobs;
+	uint32_t total = 0;
+	for (tph_idx j = 0; j < js->n; j++) {
+		if (s->js.phase[j] == TPH_PG_PENDING || tph_job_valid(s, j, NULL) != TPH_OK)
+			continue;
+		uint32_t k = 0;
+		for (uint32_t i = js->task_off[j]; i < js->task_off[j + 1]; i++)
+			k += best_effort(s, js->task_idx[i], TPH_TS_PENDING) ||
+			     best_effort(s, js->task_idx[i], TPH_TS_PIPELINED);
+		per_job[j] = k;
+		per_queue[js->queue[j]] += k ? 1 : 0;
+		total += k;
+	}
+	return total;
+}
+
+/* A job's best-effort tasks into its heap: Pending ones, then Pipelined ones taken back off
+ * their nodes (Statement.UnPipeline). */
+static void job_tasks(bf_ctx *c, tph_idx j)
+{
+	tph_session *s = c->s;
+	const tph_job_store *js = s->jobs;
+	for (uint32_t i = js->task_off[j]; i < js->task_off[j + 1]; i++)
+		if (best_effort(s, js->task_idx[i], TPH_TS_PENDING))
+			tph_pq_push(&c->tasks[j], js->task_idx[i]);
+	for (uint32_t i = js->task_off[j]; i < js->task_off[j + 1]; i++) {
+		tph_idx t = js->task_idx[i];
+		if (!best_effort(s, t, TPH_TS_PIPELINED))
+			continue;
+		tph_idx node = s->tasks.node[t];
+		tph_task_move(s, t, TPH_TS_PENDING, TPH_NOIDX);
+		tph_fire_deallocate(s, t);
+		tph_ph_touch(&c->ph, node);
+		tph_pq_push(&c->tasks[j], t);
+	}
+}
+
+static int fill_heaps(bf_ctx *c, const uint32_t *per_queue, const uint32_t *per_job, uint32_t total)
+{
+	tph_session *s = c->s;
+	const tph_job_store *js = s->jobs;
+	uint32_t nq = s->queues->n, nj = js->n;
+	tph_idx *qbuf = TPH_ARENA_NEW(&s->arena, tph_idx, nq + 1);
+	tph_idx *jbuf = TPH_ARENA_NEW(&s->arena, tph_idx, nj + 1);
+	tph_idx *tbuf = TPH_ARENA_NEW(&s->arena, tph_idx, total + 1);
+	c->order = TPH_ARENA_NEW(&s->arena, tph_idx, total + 1);
+	if (!qbuf || !jbuf || !tbuf || !c->order)
+		return TPH_ENOMEM;
+	tph_pq_init(&c->queues, s, tph_queue_order, qbuf, nq);
+	for (tph_idx q = 0; q < nq; q++) {
+		tph_pq_init(&c->jobs[q], s, tph_job_order, jbuf, per_queue[q]);
+		jbuf += per_queue[q];
+	}
+	for (tph_idx j = 0; j < nj; j++) {
+		if (!per_job[j])
+			continue;
+		tph_pq_init(&c->tasks[j], s, tph_task_order, tbuf, per_job[j]);
+		tbuf += per_job[j];
+		job_tasks(c, j);
+		tph_pq *jq = &c->jobs[js->queue[j]];
+		if (!jq->n)
+			tph_pq_push(&c->queues, js->queue[j]);
+		tph_pq_push(jq, j);
+	}
+	return TPH_OK;
+}
+
+/* pickUpPendingTasks: every task of every job of every queue, drained in order. */
+static int pick_up(bf_ctx *c)
+{
+	tph_session *s = c->s;
+	uint32_t nq = s->queues->n, nj = s->jobs->n;
+	uint32_t *per_queue = TPH_ARENA_NEW(&s->arena, uint32_t, nq + 1);
+	uint32_t *per_job = TPH_ARENA_NEW(&s->arena, uint32_t, nj + 1);
+	c->jobs = TPH_ARENA_NEW(&s->arena, tph_pq, nq + 1);
+	c->tasks = TPH_ARENA_NEW(&s->arena, tph_pq, nj + 1);
+	if (!per_queue || !per_job || !c->jobs || !c->tasks)
+		return TPH_ENOMEM;
+	int rc = fill_heaps(c, per_queue, per_job, select_jobs(c, per_queue, per_job));
+	tph_idx q, j, t;
+	while (!rc && (q = tph_pq_pop(&c->queues)) != TPH_NOIDX)
+		while ((j = tph_pq_pop(&c->jobs[q])) != TPH_NOIDX)
+			while ((t = tph_pq_pop(&c->tasks[j])) != TPH_NOIDX)
+				c->order[c->n_order++] = t;
+	return rc;
+}
+
+/* Several feasible nodes: score this shard's first (soft sharding), then the others. */
+static tph_idx choose(bf_ctx *c, tph_idx t, uint32_t n)
+{
+	tph_session *s = c->s;
+	bool soft = s->snap->shard_mode == TPH_SHARD_SOFT;
+	uint32_t in = 0, out = n;
+	for (uint32_t i = 0; i < n; i++) {
+		bool other = soft && !(s->nodes.flags[c->feas[i]] & TPH_NODE_IN_SHARD);
+		if (!other)
+			c->grouped[in++] = c->feas[i];
+	}
+	for (uint32_t i = n; i-- > 0;) /* the others fill the tail, order kept */
+		if (soft && !(s->nodes.flags[c->feas[i]] & TPH_NODE_IN_SHARD))
+			c->grouped[--out] = c->feas[i];
+	const uint32_t off[3] = {0, in, n};
+	for (uint32_t g = 0; g < 2; g++) {
+		uint32_t m = off[g + 1] - off[g];
+		if (!m)
+			continue;
+		tph_score_nodes(s, t, c->grouped + off[g], m, c->scores);
+		tph_idx best = tph_best_node(s, t, c->grouped + off[g], c->scores, m);
+		if (best != TPH_NOIDX)
+			return best;
+	}
+	return TPH_NOIDX;
+}
+
+/* Session.Allocate: the task is Allocated there; the job's Allocated tasks bind once it is
+ * ready. */
+static int bind(bf_ctx *c, tph_idx t, tph_idx node)
+{
+	tph_session *s = c->s;
+	tph_statement st;
+	tph_stmt_init(&st, s);
+	int rc = tph_stmt_allocate(&st, t, node);
+	tph_stmt_free(&st);
+	if (rc)
+		return rc == TPH_ENOMEM ? rc : TPH_OK;
+	tph_ph_touch(&c->ph, node);
+	return tph_job_ready(s, s->tasks.job[t]) ? tph_act_dispatch_job(s, s->tasks.job[t])
+	                                         : TPH_OK;
+}
+
+static int one_task(bf_ctx *c, tph_idx t)
+{
+	tph_session *s = c->s;
+	tph_reason_code pre = tph_prepredicate(s, t);
+	if (pre != TPH_PASS) {
+		for (uint32_t i = 0; i < s->n_ready; i++)
+			c->codes[i] = pre;
+		return tph_act_fit_errors(s, t, s->ready_nodes, c->codes, s->n_ready);
+	}
+	tph_ph_reset(&c->ph); /* a new PredicateHelper per task */
+	uint32_t n = tph_ph_predicate(&c->ph, t, s->ready_nodes, s->n_ready, c->feas, c->codes);
+	if (!n)
+		return tph_act_fit_errors(s, t, s->ready_nodes, c->codes, s->n_ready);
+	tph_idx node = n == 1 ? c->feas[0] : choose(c, t, n);
+	return node == TPH_NOIDX ? TPH_OK : bind(c, t, node);
+}
+
+static int backfill_execute(tph_session *s, const tph_args *args)
+{
+	bf_ctx c = {.s = s};
+	tph_ph_opts o;
+	tph_ph_opts_read(s, args, "backfill", &o);
+	uint32_t nr = s->nodes.n + 1;
+	c.codes = TPH_ARENA_NEW(&s->arena, tph_reason_code, nr);
+	c.feas = TPH_ARENA_NEW(&s->arena, tph_idx, nr);
+	c.grouped = TPH_ARENA_NEW(&s->arena, tph_idx, nr);
+	c.scores = TPH_ARENA_NEW(&s->arena, double, nr);
+	tph_eqc *eqc = tph_eqc_new(s, false);
+	int rc = c.codes && c.feas && c.grouped && c.scores ? TPH_OK : TPH_ENOMEM;
+	if (!rc)
+		rc = tph_ph_init(&c.ph, s, &o, false, eqc);
+	if (!rc)
+		rc = pick_up(&c);
+	for (uint32_t i = 0; !rc && i < c.n_order; i++)
+		rc = one_task(&c, c.order[i]);
+	tph_ph_free(&c.ph);
+	tph_eqc_free(eqc);
+	return rc;
+}
+
+const tph_action tph_action_backfill = {
+    TPH_PLUGIN_ABI, "backfill", tph_ph_arg_spec, NULL, backfill_execute, NULL,
+};

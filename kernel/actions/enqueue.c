@@ -1,0 +1,67 @@
+/* The enqueue action (Volcano's actions/enqueue): queues take turns by QueueOrder, each turn
+ * offering its best Pending job (JobOrder); a job without minResources is admitted at once,
+ * any other by the JobEnqueueable vote. Admission fires JobEnqueued and makes it Inqueue. */
+#include "action_util.h"
+#include "ep.h"
+
+typedef struct enq_ctx {
+	tph_pq queues;
+	tph_pq *jobs; /* [queue] its Pending jobs */
+} enq_ctx;
+
+/* Every queue that holds a job takes part; only Pending jobs are offered. */
+static int build(tph_session *s, enq_ctx *c)
+{
+	const tph_job_store *js = s->jobs;
+	uint32_t nq = s->queues->n, nj = js->n;
+	uint32_t *pending = TPH_ARENA_NEW(&s->arena, uint32_t, nq + 1);
+	uint8_t *seen = TPH_ARENA_NEW(&s->arena, uint8_t, nq + 1);
+	tph_idx *qbuf = TPH_ARENA_NEW(&s->arena, tph_idx, nq + 1);
+	tph_idx *jbuf = TPH_ARENA_NEW(&s->arena, tph_idx, nj + 1);
+	c->jobs = TPH_ARENA_NEW(&s->arena, tph_pq, nq + 1);
+	if (!pending || !seen || !qbuf || !jbuf || !c->jobs)
+		return TPH_ENOMEM;
+	for (tph_idx j = 0; j < nj; j++)
+		pending[js->queue[j]] += s->js.phase[j] == TPH_PG_PENDING;
+	tph_pq_init(&c->queues, s, tph_queue_order, qbuf, nq);
+	for (tph_idx q = 0; q < nq; q++) {
+		tph_pq_init(&c->jobs[q], s, tph_job_order, jbuf, pending[q]);
+		jbuf += pending[q];
+	}
+	for (tph_idx j = 0; j < nj; j++) {
+		tph_idx q = js->queue[j];
+		if (!seen[q]) {
+			seen[q] = 1;
+			tph_pq_push(&c->queues, q);
+		}
+		if (s->js.phase[j] == TPH_PG_PENDING)
+			tph_pq_push(&c->jobs[q], j);
+	}
+	return TPH_OK;
+}
+
+static int enqueue_execute(tph_session *s, const tph_args *args)
+{
+	(void)args;
+	enq_ctx c;
+	int rc = build(s, &c);
+	if (rc)
+		return rc;
+	tph_idx q;
+	/* a queue goes back after each turn, so shares changed by JobEnqueued reorder it */
+	while ((q = tph_pq_pop(&c.queues)) != TPH_NOIDX) {
+		tph_idx j = tph_pq_pop(&c.jobs[q]);
+		if (j == TPH_NOIDX)
+			continue;
+		if (!s->jobs->has_min_res[j] || tph_job_enqueueable(s, j)) {
+			tph_job_enqueued(s, j);
+			s->js.phase[j] = TPH_PG_INQUEUE;
+		}
+		tph_pq_push(&c.queues, q);
+	}
+	return TPH_OK;
+}
+
+const tph_action tph_action_enqueue = {
+    TPH_PLUGIN_ABI, "enqueue", NULL, NULL, enqueue_execute, NULL,
+};

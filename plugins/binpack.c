@@ -1,0 +1,101 @@
+/* binpack: Volcano's binpack plugin. A NodeOrder that prefers nodes whose weighted resources
+ * would be fullest after the task lands: per requested resource with a weight,
+ * (request + used) / allocatable * weight, averaged over the weights and scaled to
+ * 100 * binpack.weight. A node where a weighted resource would overflow scores 0. */
+#include <stdio.h>
+#include <string.h>
+
+#include "session.h"
+
+typedef struct bp_st {
+	int64_t weight, cpu, memory;
+	const char *resources;
+	double w[TPH_RES_MAX];    /* per dimension */
+	uint8_t has[TPH_RES_MAX]; /* the dimension has a weight (even 0) */
+} bp_st;
+
+#define OFF(f) offsetof(bp_st, f)
+static const tph_arg_spec bp_args[] = {
+    {"binpack.weight", TPH_ARG_INT, "1", 0, 0, OFF(weight), NULL},
+    {"binpack.cpu", TPH_ARG_INT, "1", 0, 0, OFF(cpu), NULL},
+    {"binpack.memory", TPH_ARG_INT, "1", 0, 0, OFF(memory), NULL},
+    {"binpack.resources", TPH_ARG_STRING, NULL, 0, 0, OFF(resources),
+     "comma-separated extra resources"},
+    {NULL, 0, NULL, 0, 0, 0, NULL},
+};
+
+static void set_weight(bp_st *st, const tph_session *s, const char *name, size_t len, int64_t w)
+{
+	tph_sid id = tph_strtab_find(s->snap->strs, name, len);
+	for (uint32_t d = 0; id != TPH_SID_NONE && d < s->ndim && d < TPH_RES_MAX; d++)
+		if (s->snap->dims.name[d] == id) {
+			st->w[d] = (double)w;
+			st->has[d] = 1;
+		}
+}
+
+/* binpack.resources: "a, b" -> binpack.resources.<name> (default 1, negative -> 1). */
+static void extra_resources(bp_st *st, const tph_session *s, const tph_args *args)
+{
+	char key[256];
+	for (const char *p = st->resources; p && *p;) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		const char *b = p, *e = p + len;
+		while (b < e && (*b == ' ' || *b == '\t' || *b == '\n' || *b == '\r'))
+			b++;
+		while (e > b && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r'))
+			e--;
+		int64_t w = 1;
+		if (e > b && (size_t)(e - b) < sizeof key - 20) {
+			snprintf(key, sizeof key, "binpack.resources.%.*s", (int)(e - b), b);
+			tph_args_int(args, key, &w);
+			set_weight(st, s, b, (size_t)(e - b), w < 0 ? 1 : w);
+		}
+		p = end ? end + 1 : NULL;
+	}
+}
+
+static void score(void *stv, const tph_session *s, tph_idx task, const tph_idx *nodes,
+                  uint32_t n, double *out)
+{
+	const bp_st *st = stv;
+	const int64_t *req = s->tasks.req + (size_t)task * s->ndim;
+	const tph_node_store *ns = &s->nodes;
+	for (uint32_t i = 0; i < n; i++) {
+		double sum = 0, wsum = 0;
+		bool over = false;
+		for (uint32_t d = 0; d < s->ndim && d < TPH_RES_MAX && !over; d++) {
+			if (!req[d] || !st->has[d])
+				continue;
+			size_t at = (size_t)d * ns->stride + nodes[i];
+			double cap = (double)ns->alloc[at], fin = (double)(req[d] + ns->used[at]);
+			if (cap != 0 && st->w[d] != 0) {
+				over = fin > cap;
+				sum += fin * st->w[d] / cap;
+			}
+			wsum += st->w[d];
+		}
+		double v = over ? 0 : (wsum > 0 ? sum / wsum : sum);
+		out[i] = v * (double)(100 * st->weight);
+	}
+}
+
+static int bp_open(tph_session *s, void *stv, const tph_args *args)
+{
+	bp_st *st = stv;
+	extra_resources(st, s, args);
+	/* cpu and memory are set last: their own keys win over binpack.resources.cpu. */
+	st->w[TPH_RES_CPU] = (double)(st->cpu < 0 ? 1 : st->cpu);
+	st->w[TPH_RES_MEMORY] = (double)(st->memory < 0 ? 1 : st->memory);
+	st->has[TPH_RES_CPU] = st->has[TPH_RES_MEMORY] = 1;
+	return st->weight ? tph_on_node_order(s, score) : TPH_OK;
+}
+
+const tph_plugin tph_plugin_binpack = {
+    .abi = TPH_PLUGIN_ABI,
+    .name = "binpack",
+    .args = bp_args,
+    .state_size = sizeof(bp_st),
+    .on_session_open = bp_open,
+};

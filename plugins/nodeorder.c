@@ -1,0 +1,252 @@
+/* nodeorder: Volcano's nodeorder plugin. Its BatchNodeOrder runs kube-scheduler's score
+ * plugins over the candidate nodes, each normalised to 0..100 as Kubernetes does and
+ * multiplied by its weight: NodeResourcesFit LeastAllocated / MostAllocated, NodeResources
+ * BalancedAllocation, NodeAffinity (preferred terms), TaintToleration (PreferNoSchedule), and
+ * InterPodAffinity and PodTopologySpread (nodeorder_pod.c). ImageLocality is its NodeOrder and
+ * scores 0 in tephra, whose pods carry no images. */
+#include "nodeorder.h"
+
+#include <math.h>
+#include <string.h>
+
+#define OFF(f) offsetof(no_st, f)
+static const tph_arg_spec no_args[] = {
+    {"leastrequested.weight", TPH_ARG_INT, "1", 0, 0, OFF(w_least), NULL},
+    {"mostrequested.weight", TPH_ARG_INT, "0", 0, 0, OFF(w_most), NULL},
+    {"nodeaffinity.weight", TPH_ARG_INT, "2", 0, 0, OFF(w_node_aff), NULL},
+    {"podaffinity.weight", TPH_ARG_INT, "2", 0, 0, OFF(w_pod_aff), NULL},
+    {"balancedresource.weight", TPH_ARG_INT, "1", 0, 0, OFF(w_balanced), NULL},
+    {"tainttoleration.weight", TPH_ARG_INT, "3", 0, 0, OFF(w_taint), NULL},
+    {"imagelocality.weight", TPH_ARG_INT, "1", 0, 0, OFF(w_image), NULL},
+    {"podtopologyspread.weight", TPH_ARG_INT, "2", 0, 0, OFF(w_spread), NULL},
+    {NULL, 0, NULL, 0, 0, 0, NULL},
+};
+
+/* helper.DefaultNormalizeScore(MaxNodeScore, reverse, scores). */
+static void default_normalize(int64_t *raw, uint32_t n, bool reverse)
+{
+	int64_t max = 0;
+	for (uint32_t i = 0; i < n; i++)
+		max = raw[i] > max ? raw[i] : max;
+	for (uint32_t i = 0; i < n; i++) {
+		int64_t v = max ? TPH_MAX_NODE_SCORE * raw[i] / max : 0;
+		raw[i] = reverse ? TPH_MAX_NODE_SCORE - v : v;
+	}
+}
+
+/* ---- NodeResourcesFit and BalancedAllocation ---- */
+
+typedef enum { LEAST, MOST } fit_kind;
+
+static int64_t fit_one(fit_kind k, int64_t req, int64_t cap)
+{
+	if (k == LEAST)
+		return req > cap ? 0 : (cap - req) * TPH_MAX_NODE_SCORE / cap;
+	return (req > cap ? cap : req) * TPH_MAX_NODE_SCORE / cap;
+}
+
+/* Least: cpu and memory weighted 50/50; Most: 1/1. Both count a pod without a cpu or memory
+ * request as 100m / 200Mi (NonZeroRequested), the pod being placed included. */
+static void fit_scores(const no_st *st, const tph_session *s, tph_idx task, fit_kind k,
+                       const tph_idx *nodes, uint32_t n, int64_t *raw)
+{
+	const int64_t *req = s->tasks.req + (size_t)task * s->ndim, w = k == LEAST ? 50 : 1;
+	int64_t pod[2] = {req[TPH_RES_CPU] ? req[TPH_RES_CPU] : TPH_K8S_DEFAULT_MILLI_CPU,
+	                  req[TPH_RES_MEMORY] ? req[TPH_RES_MEMORY] : TPH_K8S_DEFAULT_MEMORY};
+	const uint32_t dims[2] = {TPH_RES_CPU, TPH_RES_MEMORY}, sums[2] = {TPH_KV_NZ_CPU,
+	                                                                   TPH_KV_NZ_MEM};
+	for (uint32_t i = 0; i < n; i++) {
+		int64_t score = 0, wsum = 0;
+		for (uint32_t r = 0; r < 2; r++) {
+			int64_t cap = s->nodes.alloc[(size_t)dims[r] * s->nodes.stride + nodes[i]];
+			if (!cap)
+				continue;
+			int64_t used = st->v.sum[(size_t)sums[r] * st->v.n_nodes + nodes[i]];
+			score += fit_one(k, used + pod[r], cap) * w;
+			wsum += w;
+		}
+		raw[i] = wsum ? score / wsum : 0;
+	}
+}
+
+/* balancedResourceScorer: 100 * (1 - the standard deviation of requested/allocatable). */
+static int64_t balanced_one(const double *f, uint32_t m)
+{
+	double std = 0, total = 0;
+	for (uint32_t i = 0; i < m; i++)
+		total += f[i];
+	if (m == 2) {
+		std = fabs((f[0] - f[1]) / 2);
+	} else if (m > 2) {
+		double mean = total / m, sum = 0;
+		for (uint32_t i = 0; i < m; i++)
+			sum = sum + (f[i] - mean) * (f[i] - mean);
+		std = sqrt(sum / m);
+	}
+	return (int64_t)((1 - std) * (double)TPH_MAX_NODE_SCORE);
+}
+
+/* cpu, memory and nvidia.com/gpu by their real requests; a best-effort pod is not scored. */
+static bool balanced_scores(const no_st *st, const tph_session *s, tph_idx task,
+                            const tph_idx *nodes, uint32_t n, int64_t *raw)
+{
+	const int64_t *req = s->tasks.req + (size_t)task * s->ndim;
+	uint32_t g = st->v.gpu_dim;
+	int64_t pod[3] = {req[TPH_RES_CPU], req[TPH_RES_MEMORY],
+	                  g == TPH_NOIDX ? 0 : tph_k8s_value(req[g])};
+	if (!pod[0] && !pod[1] && !pod[2])
+		return false;
+	const uint32_t sums[3] = {TPH_KV_CPU, TPH_KV_MEM, TPH_KV_GPU};
+	for (uint32_t i = 0; i < n; i++) {
+		tph_idx node = nodes[i];
+		const int64_t *alloc = s->nodes.alloc;
+		size_t stride = s->nodes.stride;
+		int64_t cap[3] = {alloc[TPH_RES_CPU * stride + node],
+		                  alloc[TPH_RES_MEMORY * stride + node],
+		                  pod[2] ? tph_k8s_value(alloc[(size_t)g * stride + node]) : 0};
+		double f[3];
+		uint32_t m = 0;
+		for (uint32_t r = 0; r < 3; r++) {
+			if (!cap[r])
+				continue;
+			int64_t used = st->v.sum[(size_t)sums[r] * st->v.n_nodes + node] + pod[r];
+			double x = (double)used / (double)cap[r];
+			f[m++] = x > 1 ? 1 : x;
+		}
+		raw[i] = balanced_one(f, m);
+	}
+	return true;
+}
+
+/* ---- NodeAffinity and TaintToleration ---- */
+
+static bool node_affinity_scores(const no_st *st, const tph_session *s, tph_idx task,
+                                 const tph_idx *nodes, uint32_t n, int64_t *raw)
+{
+	const tph_pod_spec *sp = s->tasks.spec[task];
+	if (!sp->n_node_preferred)
+		return false;
+	for (uint32_t i = 0; i < n; i++) {
+		tph_labels l = s->nodes.meta[nodes[i]]->labels;
+		raw[i] = 0;
+		for (uint32_t t = 0; t < sp->n_node_preferred; t++)
+			if (tph_k8s_node_term(&sp->node_preferred[t].term, l, &st->v.nums, nodes[i]))
+				raw[i] += sp->node_preferred[t].weight;
+	}
+	default_normalize(raw, n, false);
+	return true;
+}
+
+/* PreferNoSchedule taints no toleration without an effect or with PreferNoSchedule covers. */
+static int64_t intolerable(const tph_pod_spec *sp, const tph_node_meta *m)
+{
+	int64_t count = 0;
+	for (uint32_t i = 0; i < m->n_taints; i++) {
+		const tph_taint_row *t = &m->taints[i];
+		bool ok = t->effect != TPH_TAINT_PREFER_NO_SCHEDULE;
+		for (uint32_t j = 0; j < sp->n_tolerations && !ok; j++) {
+			const tph_tol_row *tol = &sp->tolerations[j];
+			ok = (tol->effect < 0 || tol->effect == TPH_TAINT_PREFER_NO_SCHEDULE) &&
+			     tph_k8s_tolerates(tol, t);
+		}
+		count += !ok;
+	}
+	return count;
+}
+
+static void taint_scores(const tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
+                         int64_t *raw)
+{
+	const tph_pod_spec *sp = s->tasks.spec[task];
+	for (uint32_t i = 0; i < n; i++)
+		raw[i] = intolerable(sp, s->nodes.meta[nodes[i]]);
+	default_normalize(raw, n, true);
+}
+
+/* ---- BatchNodeOrder ---- */
+
+static void add_weighted(double *out, const int64_t *raw, uint32_t n, int64_t w)
+{
+	for (uint32_t i = 0; i < n; i++)
+		out[i] += (double)(raw[i] * w);
+}
+
+static void batch(void *stv, const tph_session *s, tph_idx task, const tph_idx *nodes,
+                  uint32_t n, double *out)
+{
+	no_st *st = stv;
+	int64_t *raw = st->raw;
+	memset(out, 0, n * sizeof *out);
+	if (st->w_least) {
+		fit_scores(st, s, task, LEAST, nodes, n, raw);
+		add_weighted(out, raw, n, st->w_least);
+	}
+	if (st->w_most) {
+		fit_scores(st, s, task, MOST, nodes, n, raw);
+		add_weighted(out, raw, n, st->w_most);
+	}
+	if (st->w_balanced && balanced_scores(st, s, task, nodes, n, raw))
+		add_weighted(out, raw, n, st->w_balanced);
+	if (st->w_node_aff && node_affinity_scores(st, s, task, nodes, n, raw))
+		add_weighted(out, raw, n, st->w_node_aff);
+	if (st->w_pod_aff && tph_no_pod_affinity(st, s, task, nodes, n, raw))
+		add_weighted(out, raw, n, st->w_pod_aff);
+	if (st->w_taint) {
+		taint_scores(s, task, nodes, n, raw);
+		add_weighted(out, raw, n, st->w_taint);
+	}
+	if (st->w_spread && tph_no_spread(st, s, task, nodes, n, raw))
+		add_weighted(out, raw, n, st->w_spread);
+}
+
+/* ImageLocality: a pod without images scores 0 everywhere (its sum stays under the minimum
+ * threshold). */
+static void image_locality(void *st, const tph_session *s, tph_idx task, const tph_idx *nodes,
+                           uint32_t n, double *out)
+{
+	(void)st, (void)s, (void)task, (void)nodes;
+	memset(out, 0, n * sizeof *out);
+}
+
+/* ---- events (only when predicates shares the view) ---- */
+
+static int on_allocate(void *stv, tph_session *s, tph_idx task)
+{
+	no_st *st = stv;
+	if (s->tasks.node[task] != TPH_NOIDX)
+		tph_k8s_view_add(&st->v, s, task, s->tasks.node[task]);
+	else
+		tph_k8s_view_remove(&st->v, s, task);
+	return TPH_OK;
+}
+
+static int on_deallocate(void *stv, tph_session *s, tph_idx task)
+{
+	tph_k8s_view_remove(&((no_st *)stv)->v, s, task);
+	return TPH_OK;
+}
+
+static int no_open(tph_session *s, void *stv, const tph_args *args)
+{
+	no_st *st = stv;
+	(void)args;
+	int rc = tph_k8s_view_init(&st->v, s);
+	if (!rc)
+		rc = tph_no_pod_init(st, s);
+	if (rc)
+		return rc;
+	rc = tph_on_node_order(s, image_locality);
+	if (!rc)
+		rc = tph_on_batch_node_order(s, batch);
+	if (!rc && tph_k8s_conf_has(s, "predicates"))
+		rc = tph_on_task_events(s, on_allocate, on_deallocate);
+	return rc;
+}
+
+const tph_plugin tph_plugin_nodeorder = {
+    .abi = TPH_PLUGIN_ABI,
+    .name = "nodeorder",
+    .args = no_args,
+    .state_size = sizeof(no_st),
+    .on_session_open = no_open,
+};

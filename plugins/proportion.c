@@ -1,0 +1,487 @@
+/* proportion plugin (Volcano pkg/scheduler/plugins/proportion): each queue that has jobs gets a
+ * deserved share of the cluster by weighted water-filling, capped by its real capability and
+ * its request and floored at its guarantee; queues are ordered by allocated/deserved, limited
+ * to deserved when allocating, preempting and reclaiming, and to their real capability when
+ * enqueuing. Only Open queues allocate or enqueue.
+ *
+ * Rows are exact int64 except `deserved`: water-filling splits the remainder by weight
+ * ratios, so deserved is kept as Volcano keeps it, float64 in Volcano's units with its scalar
+ * key set, computed in Volcano's order of operations; every comparison against it converts
+ * the exact side to those units and applies Volcano's 0.1 tolerance where Volcano does. */
+#include "vres.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef struct prop_st {
+	vr_dims v;
+	uint32_t nq, nd;
+	uint8_t *has;               /* [q]: the queue has jobs (Volcano's queueOpts) */
+	int64_t *alloc, *request;   /* [q * nd] */
+	int64_t *inqueue, *elastic; /* [q * nd] */
+	int64_t *guar, *realcap;    /* [q * nd] */
+	tph_dimmask *guar_keys, *rc_keys;
+	double *des;           /* [q * nd]: deserved, Volcano units */
+	tph_dimmask *des_keys; /* deserved's scalar keys */
+	double *share;         /* [q] */
+	int64_t *tmp;          /* [q * nd]: reclaimable's per-call queue rows */
+	uint32_t *mark, epoch;
+	int64_t *sim; /* [q * nd]: the PrePredicate snapshot, see sim_row() */
+	uint32_t *sim_stamp, sim_epoch;
+	bool sim_ready;
+} prop_st;
+
+static int64_t *qrow(const prop_st *st, int64_t *base, tph_idx q)
+{
+	return base + (size_t)q * st->nd;
+}
+
+static bool le_tol(double l, double r)
+{
+	return l < r || fabs(l - r) < 0.1;
+}
+
+/* updateQueueAttrShare: the largest allocated/deserved over deserved's resource names. */
+static void update_share(prop_st *st, tph_idx q)
+{
+	const double *d = st->des + (size_t)q * st->nd;
+	const int64_t *a = qrow(st, st->alloc, q);
+	tph_dimmask keys = (st->v.vis & ~st->v.scal) | st->des_keys[q];
+	double res = 0;
+	for (uint32_t k = 0; k < st->nd; k++) {
+		if (!vr_has(keys, k) || d[k] < 0.1)
+			continue;
+		double sh = vr_vol(&st->v, k, a[k]) / d[k];
+		if (sh > res)
+			res = sh;
+	}
+	st->share[q] = res;
+}
+
+/* (alloc + req) fits deserved on every dimension the request asks for. */
+static bool fits_deserved(const prop_st *st, tph_idx q, const int64_t *alloc, const int64_t *req)
+{
+	const double *d = st->des + (size_t)q * st->nd;
+	for (uint32_t k = 0; k < st->nd; k++)
+		if (vr_has(st->v.cmp, k) && req[k] > 0 &&
+		    vr_vol(&st->v, k, alloc[k] + req[k]) > d[k])
+			return false;
+	return true;
+}
+
+/* Volcano's LessEqual(Zero) between an exact row and deserved, in either direction, over cpu,
+ * memory and `keys`. */
+static bool exact_le_des(const prop_st *st, tph_idx q, const int64_t *x, bool des_left)
+{
+	const double *d = st->des + (size_t)q * st->nd;
+	tph_dimmask keys = (st->v.vis & ~st->v.scal) | (des_left ? st->des_keys[q] : st->v.scal);
+	for (uint32_t k = 0; k < st->nd; k++) {
+		if (!vr_has(keys, k))
+			continue;
+		double xv = vr_vol(&st->v, k, x[k]);
+		if (des_left ? !le_tol(d[k], xv) : !le_tol(xv, d[k]))
+			return false;
+	}
+	return true;
+}
+
+/* ---- deserved: Volcano's water-filling loop ---- */
+
+/* A float resource as Volcano holds it: values and the scalar keys present. */
+typedef struct frow {
+	double v[TPH_RES_MAX];
+	tph_dimmask keys;
+} frow;
+
+/* equality.Semantic.DeepEqual of two Resources (an empty scalar map equals a nil one). */
+static bool frow_equal(const vr_dims *v, const double *a, tph_dimmask ak, const double *b,
+                       tph_dimmask bk)
+{
+	if (a[TPH_RES_CPU] != b[TPH_RES_CPU] || a[TPH_RES_MEMORY] != b[TPH_RES_MEMORY])
+		return false;
+	if (ak != bk)
+		return false;
+	for (uint32_t d = 0; d < v->n; d++)
+		if (vr_has(ak, d) && a[d] != b[d])
+			return false;
+	return true;
+}
+
+/* One queue's step: deserved += remaining * w/W, then min realCapability (Infinity), min
+ * request (Zero), max guarantee; record the change in inc/dec; mark it met when its request
+ * fits or its deserved stopped moving. */
+static void fill_queue(prop_st *st, tph_idx q, const frow *rem, double ratio, double *inc,
+                       double *dec, uint8_t *meet)
+{
+	const vr_dims *v = &st->v;
+	tph_dimmask cm = v->vis & ~v->scal;
+	double *d = st->des + (size_t)q * st->nd, old[TPH_RES_MAX];
+	tph_dimmask old_keys = st->des_keys[q];
+	memcpy(old, d, st->nd * sizeof *d);
+	st->des_keys[q] |= rem->keys;
+	tph_dimmask keys = st->des_keys[q];
+	for (uint32_t k = 0; k < st->nd; k++) {
+		if (!vr_has(cm | keys, k))
+			continue;
+		if (vr_has(cm | rem->keys, k))
+			d[k] += rem->v[k] * ratio;
+		double rc = vr_vol(v, k, qrow(st, st->realcap, q)[k]);
+		if ((vr_has(cm, k) || vr_has(st->rc_keys[q], k)) && rc < d[k])
+			d[k] = rc;
+		double rq = vr_vol(v, k, qrow(st, st->request, q)[k]);
+		if (rq < d[k])
+			d[k] = rq;
+	}
+	st->des_keys[q] |= st->guar_keys[q];
+	for (uint32_t k = 0; k < st->nd; k++) {
+		double g = vr_vol(v, k, qrow(st, st->guar, q)[k]);
+		if (vr_has(cm | st->des_keys[q], k) && g > d[k])
+			d[k] = g;
+	}
+	update_share(st, q);
+	if (exact_le_des(st, q, qrow(st, st->request, q), false) ||
+	    frow_equal(v, d, st->des_keys[q], old, old_keys))
+		meet[q] = 1;
+	for (uint32_t k = 0; k < st->nd; k++) {
+		if (d[k] > old[k])
+			inc[k] += d[k] - old[k];
+		else
+			dec[k] += old[k] - d[k];
+	}
+}
+
+/* remaining = ExceededPart(remaining + dec, inc); true when the loop must stop. */
+static bool next_remaining(const vr_dims *v, frow *rem, const double *inc, const double *dec)
+{
+	frow old = *rem;
+	rem->keys = 0;
+	bool empty = true;
+	for (uint32_t d = 0; d < v->n; d++) {
+		double l = old.v[d] + dec[d];
+		rem->v[d] = l > inc[d] ? l - inc[d] : 0;
+		if (l > inc[d] && vr_has(v->scal, d))
+			rem->keys |= (tph_dimmask)1 << d;
+		if (vr_has(v->cmp, d) && rem->v[d] >= 0.1)
+			empty = false;
+	}
+	return empty || frow_equal(v, rem->v, rem->keys, old.v, old.keys);
+}
+
+static int water_fill(tph_session *s, prop_st *st, const int64_t *total, tph_dimmask total_keys)
+{
+	uint8_t *meet = TPH_ARENA_NEW(&s->arena, uint8_t, st->nq + 1);
+	if (!meet)
+		return TPH_ENOMEM;
+	frow rem = {.keys = total_keys};
+	for (uint32_t d = 0; d < st->nd; d++)
+		rem.v[d] = vr_has(st->v.vis, d) ? vr_vol(&st->v, d, total[d]) : 0;
+	/* Volcano loops until nothing moves; the cap only guards against a float cycle. */
+	for (int round = 0; round < 100000; round++) {
+		int64_t w = 0;
+		for (tph_idx q = 0; q < st->nq; q++)
+			if (st->has[q] && !meet[q])
+				w += s->queues->weight[q];
+		if (w == 0)
+			break;
+		double inc[TPH_RES_MAX] = {0}, dec[TPH_RES_MAX] = {0};
+		for (tph_idx q = 0; q < st->nq; q++)
+			if (st->has[q] && !meet[q])
+				fill_queue(st, q, &rem, (double)s->queues->weight[q] / (double)w,
+				           inc, dec, meet);
+		if (next_remaining(&st->v, &rem, inc, dec))
+			break;
+	}
+	return TPH_OK;
+}
+
+/* ---- queue attributes ---- */
+
+/* realCapability = ExceededPart(total, totalGuarantee) + guarantee, min capability (whose
+ * missing cpu or memory means unlimited). */
+static void init_queue(prop_st *st, const tph_session *s, tph_idx q, const int64_t *total,
+                       const int64_t *total_guar)
+{
+	const tph_queue_store *qs = s->queues;
+	size_t o = (size_t)q * st->nd;
+	int64_t *rc = st->realcap + o, cap[TPH_RES_MAX];
+	st->has[q] = 1;
+	if (qs->gua_mask[q])
+		st->guar_keys[q] =
+		    vr_spec_row(&st->v, qs->guarantee + o, qs->gua_mask[q], st->guar + o);
+	vr_exceeded(&st->v, total, total_guar, rc, &st->rc_keys[q]);
+	for (uint32_t d = 0; d < st->nd; d++)
+		rc[d] += st->guar[o + d];
+	st->rc_keys[q] |= st->guar_keys[q];
+	if (!qs->cap_mask[q])
+		return;
+	tph_dimmask ck = vr_spec_row(&st->v, qs->capability + o, qs->cap_mask[q], cap);
+	if (cap[TPH_RES_CPU] <= 0)
+		cap[TPH_RES_CPU] = VR_INF;
+	if (cap[TPH_RES_MEMORY] <= 0)
+		cap[TPH_RES_MEMORY] = VR_INF;
+	vr_min_cap(&st->v, rc, cap, ck);
+}
+
+static void add_job(prop_st *st, const tph_session *s, tph_idx j)
+{
+	tph_idx q = s->jobs->queue[j];
+	vr_jobrows jr;
+	vr_job_rows(&st->v, s, j, &jr);
+	for (uint32_t d = 0; d < st->nd; d++) {
+		qrow(st, st->alloc, q)[d] += jr.alloc[d];
+		qrow(st, st->request, q)[d] += jr.request[d];
+		qrow(st, st->inqueue, q)[d] += jr.inqueue[d];
+		qrow(st, st->elastic, q)[d] += jr.elastic[d];
+	}
+}
+
+static int alloc_rows(tph_session *s, prop_st *st)
+{
+	size_t rows = (size_t)st->nq * st->nd + 1;
+	int64_t **cols[] = {&st->alloc, &st->request, &st->inqueue, &st->elastic,
+	                    &st->guar,  &st->realcap, &st->tmp,     &st->sim};
+	for (size_t i = 0; i < sizeof cols / sizeof *cols; i++)
+		if (!(*cols[i] = TPH_ARENA_NEW(&s->arena, int64_t, rows)))
+			return TPH_ENOMEM;
+	st->has = TPH_ARENA_NEW(&s->arena, uint8_t, st->nq + 1);
+	st->guar_keys = TPH_ARENA_NEW(&s->arena, tph_dimmask, st->nq + 1);
+	st->rc_keys = TPH_ARENA_NEW(&s->arena, tph_dimmask, st->nq + 1);
+	st->des_keys = TPH_ARENA_NEW(&s->arena, tph_dimmask, st->nq + 1);
+	st->des = TPH_ARENA_NEW(&s->arena, double, rows);
+	st->share = TPH_ARENA_NEW(&s->arena, double, st->nq + 1);
+	st->mark = TPH_ARENA_NEW(&s->arena, uint32_t, st->nq + 1);
+	st->sim_stamp = TPH_ARENA_NEW(&s->arena, uint32_t, st->nq + 1);
+	bool ok = st->has && st->guar_keys && st->rc_keys && st->des_keys && st->des && st->share &&
+	          st->mark && st->sim_stamp;
+	return ok ? TPH_OK : TPH_ENOMEM;
+}
+
+static int build_queues(tph_session *s, prop_st *st)
+{
+	const tph_queue_store *qs = s->queues;
+	int64_t total[TPH_RES_MAX], tg[TPH_RES_MAX] = {0}, g[TPH_RES_MAX];
+	tph_dimmask total_keys;
+	vr_total(&st->v, s, total, &total_keys);
+	for (tph_idx q = 0; q < st->nq; q++) {
+		if (!qs->gua_mask[q])
+			continue;
+		vr_spec_row(&st->v, qs->guarantee + (size_t)q * st->nd, qs->gua_mask[q], g);
+		for (uint32_t d = 0; d < st->nd; d++)
+			tg[d] += g[d];
+	}
+	for (tph_idx j = 0; j < s->jobs->n; j++) {
+		tph_idx q = s->jobs->queue[j];
+		if (!st->has[q])
+			init_queue(st, s, q, total, tg);
+		add_job(st, s, j);
+	}
+	return water_fill(s, st, total, total_keys);
+}
+
+/* ---- extension points ---- */
+
+static int queue_order(void *stv, const tph_session *s, tph_idx a, tph_idx b)
+{
+	const prop_st *st = stv;
+	int32_t pa = s->queues->priority[a], pb = s->queues->priority[b];
+	if (pa != pb)
+		return pa > pb ? -1 : 1;
+	if (st->share[a] == st->share[b])
+		return 0;
+	return st->share[a] < st->share[b] ? -1 : 1;
+}
+
+/* A reclaimee is a victim while its queue (net of the victims already chosen from it) holds
+ * more than its deserved on some dimension. */
+static int reclaimable(void *stv, const tph_session *s, tph_idx reclaimer, const tph_idx *c,
+                       uint32_t n, uint8_t *keep)
+{
+	prop_st *st = stv;
+	(void)reclaimer;
+	if (++st->epoch == 0) {
+		memset(st->mark, 0, st->nq * sizeof *st->mark);
+		st->epoch = 1;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		tph_idx j = s->tasks.job[c[i]];
+		tph_idx q = j == TPH_NOIDX ? TPH_NOIDX : s->jobs->queue[j];
+		if (q == TPH_NOIDX || !st->has[q])
+			continue;
+		int64_t *a = qrow(st, st->tmp, q);
+		if (st->mark[q] != st->epoch) {
+			memcpy(a, qrow(st, st->alloc, q), st->nd * sizeof *a);
+			st->mark[q] = st->epoch;
+		}
+		if (exact_le_des(st, q, a, false))
+			continue;
+		vr_add_req(&st->v, s, c[i], a, -1);
+		keep[i] = 1;
+	}
+	return 1;
+}
+
+static bool overused(void *stv, const tph_session *s, tph_idx q)
+{
+	const prop_st *st = stv;
+	(void)s;
+	return st->has[q] && exact_le_des(st, q, qrow(st, st->alloc, q), true);
+}
+
+static bool allocatable(void *stv, const tph_session *s, tph_idx q, tph_idx t)
+{
+	const prop_st *st = stv;
+	if (s->queues->state[q] != TPH_QUEUE_OPEN || !st->has[q])
+		return false;
+	int64_t req[TPH_RES_MAX];
+	vr_req(&st->v, s, t, req);
+	return fits_deserved(st, q, qrow(st, st->alloc, q), req);
+}
+
+static int job_enqueueable(void *stv, const tph_session *s, tph_idx j)
+{
+	const prop_st *st = stv;
+	tph_idx q = s->jobs->queue[j];
+	if (s->queues->state[q] != TPH_QUEUE_OPEN)
+		return TPH_REJECT;
+	if (!s->jobs->has_min_res[j])
+		return TPH_PERMIT;
+	int64_t mn[TPH_RES_MAX], base[TPH_RES_MAX];
+	vr_job_min(&st->v, s, j, mn);
+	for (uint32_t d = 0; d < st->nd; d++)
+		base[d] = qrow(st, st->alloc, q)[d] + qrow(st, st->inqueue, q)[d] -
+		          qrow(st, st->elastic, q)[d];
+	return vr_fits(&st->v, base, mn, qrow(st, st->realcap, q)) ? TPH_PERMIT : TPH_REJECT;
+}
+
+static void job_enqueued(void *stv, tph_session *s, tph_idx j)
+{
+	prop_st *st = stv;
+	tph_idx q = s->jobs->queue[j];
+	if (!s->jobs->has_min_res[j] || !st->has[q])
+		return;
+	int64_t mn[TPH_RES_MAX];
+	vr_job_min(&st->v, s, j, mn);
+	for (uint32_t d = 0; d < st->nd; d++)
+		qrow(st, st->inqueue, q)[d] += mn[d];
+}
+
+/* ---- simulations over the PrePredicate snapshot ---- */
+
+/* Volcano's PrePredicate clones every queue's attributes into the task's cycle state and the
+ * Simulate* functions work on that clone. Here the clone of queue q is made the first time q
+ * is touched after PrePredicate, by a simulation or by an event (which copies before it
+ * changes the live row), so it always holds q as PrePredicate saw it. */
+static int64_t *sim_row(prop_st *st, tph_idx q)
+{
+	int64_t *r = qrow(st, st->sim, q);
+	if (st->sim_stamp[q] != st->sim_epoch) {
+		memcpy(r, qrow(st, st->alloc, q), st->nd * sizeof *r);
+		st->sim_stamp[q] = st->sim_epoch;
+	}
+	return r;
+}
+
+static tph_reason_code prepredicate(void *stv, const tph_session *s, tph_idx task)
+{
+	prop_st *st = stv;
+	(void)s;
+	(void)task;
+	if (++st->sim_epoch == 0) {
+		memset(st->sim_stamp, 0, st->nq * sizeof *st->sim_stamp);
+		st->sim_epoch = 1;
+	}
+	st->sim_ready = true;
+	return TPH_PASS;
+}
+
+static bool sim_allocatable(void *stv, const tph_session *s, tph_idx q, tph_idx t)
+{
+	prop_st *st = stv;
+	if (!st->sim_ready || !st->has[q])
+		return false;
+	int64_t req[TPH_RES_MAX];
+	vr_req(&st->v, s, t, req);
+	return fits_deserved(st, q, sim_row(st, q), req);
+}
+
+static int sim_move(prop_st *st, const tph_session *s, tph_idx t, int sign)
+{
+	tph_idx j = s->tasks.job[t];
+	tph_idx q = j == TPH_NOIDX ? TPH_NOIDX : s->jobs->queue[j];
+	if (!st->sim_ready || q == TPH_NOIDX || !st->has[q])
+		return TPH_EINVAL;
+	vr_add_req(&st->v, s, t, sim_row(st, q), sign);
+	return TPH_OK;
+}
+
+static int sim_add(void *stv, tph_session *s, tph_idx pending, tph_idx t, tph_idx node)
+{
+	(void)pending;
+	(void)node;
+	return sim_move(stv, s, t, 1);
+}
+
+static int sim_remove(void *stv, tph_session *s, tph_idx pending, tph_idx t, tph_idx node)
+{
+	(void)pending;
+	(void)node;
+	return sim_move(stv, s, t, -1);
+}
+
+static int on_event(prop_st *st, tph_session *s, tph_idx t, int sign)
+{
+	tph_idx j = s->tasks.job[t];
+	tph_idx q = j == TPH_NOIDX ? TPH_NOIDX : s->jobs->queue[j];
+	if (q == TPH_NOIDX || !st->has[q])
+		return TPH_OK;
+	if (st->sim_ready)
+		sim_row(st, q);
+	vr_add_req(&st->v, s, t, qrow(st, st->alloc, q), sign);
+	update_share(st, q);
+	return TPH_OK;
+}
+
+static int on_allocate(void *stv, tph_session *s, tph_idx t)
+{
+	return on_event(stv, s, t, 1);
+}
+
+static int on_deallocate(void *stv, tph_session *s, tph_idx t)
+{
+	return on_event(stv, s, t, -1);
+}
+
+static int prop_open(tph_session *s, void *stv, const tph_args *args)
+{
+	prop_st *st = stv;
+	(void)args;
+	vr_dims_init(&st->v, s);
+	st->nq = s->queues->n;
+	st->nd = st->v.n;
+	int rc = alloc_rows(s, st);
+	if (!rc)
+		rc = build_queues(s, st);
+	if (rc)
+		return rc;
+	rc = tph_on_queue_order(s, queue_order);
+	rc = rc ? rc : tph_on_reclaimable(s, reclaimable);
+	rc = rc ? rc : tph_on_overused(s, overused);
+	rc = rc ? rc : tph_on_allocatable(s, allocatable);
+	rc = rc ? rc : tph_on_sim_allocatable(s, sim_allocatable);
+	rc = rc ? rc : tph_on_preemptive(s, allocatable);
+	rc = rc ? rc : tph_on_prepredicate(s, prepredicate);
+	rc = rc ? rc : tph_on_job_enqueueable(s, job_enqueueable);
+	rc = rc ? rc : tph_on_job_enqueued(s, job_enqueued);
+	rc = rc ? rc : tph_on_sim_add_task(s, sim_add);
+	rc = rc ? rc : tph_on_sim_remove_task(s, sim_remove);
+	return rc ? rc : tph_on_task_events(s, on_allocate, on_deallocate);
+}
+
+const tph_plugin tph_plugin_proportion = {
+    .abi = TPH_PLUGIN_ABI,
+    .name = "proportion",
+    .args = NULL,
+    .state_size = sizeof(prop_st),
+    .on_session_open = prop_open,
+    .on_session_close = NULL,
+};

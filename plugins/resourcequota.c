@@ -1,0 +1,99 @@
+/* resourcequota: Volcano's resourcequota plugin. A job may be enqueued only while its
+ * minResources, added to what its namespace's quotas have in use and to the minResources of
+ * the jobs this session already enqueued there, stay within every quota's hard limits (only
+ * the resources both name are compared). Tephra's quotas carry no status.used: nothing is in
+ * use when the session opens. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "session.h"
+
+typedef struct rq_st {
+	uint32_t n_ns;
+	tph_sid *ns;      /* the namespaces that have quotas, sorted */
+	int64_t *pending; /* [i * ndim + d]: minResources enqueued this session */
+	uint32_t *job_ns; /* [job] index into ns, TPH_NOIDX: no quota */
+} rq_st;
+
+static int cmp_sid(const void *a, const void *b)
+{
+	tph_sid x = *(const tph_sid *)a, y = *(const tph_sid *)b;
+	return (x > y) - (x < y);
+}
+
+static uint32_t ns_index(const rq_st *st, tph_sid ns)
+{
+	const tph_sid *p = bsearch(&ns, st->ns, st->n_ns, sizeof *st->ns, cmp_sid);
+	return p ? (uint32_t)(p - st->ns) : TPH_NOIDX;
+}
+
+/* quotav1.LessThanOrEqual over the resources the quota and the job both name; a resource the
+ * job's minResources leave at zero is taken as not named. */
+static bool within(const tph_session *s, const int64_t *min, const int64_t *pending, uint32_t q)
+{
+	const tph_quota_store *qs = &s->snap->quotas;
+	const int64_t *hard = qs->hard + (size_t)q * s->ndim;
+	for (uint32_t d = 0; d < s->ndim && d < 32; d++)
+		if ((qs->hard_mask[q] >> d & 1) && min[d] && pending[d] + min[d] > hard[d])
+			return false;
+	return true;
+}
+
+static int enqueueable(void *stv, const tph_session *s, tph_idx j)
+{
+	const rq_st *st = stv;
+	uint32_t i = st->job_ns[j];
+	if (!s->jobs->has_min_res[j] || i == TPH_NOIDX)
+		return TPH_PERMIT;
+	const int64_t *min = s->jobs->min_res + (size_t)j * s->ndim;
+	const int64_t *pending = st->pending + (size_t)i * s->ndim;
+	const tph_quota_store *qs = &s->snap->quotas;
+	for (uint32_t q = 0; q < qs->n; q++)
+		if (qs->ns[q] == st->ns[i] && !within(s, min, pending, q))
+			return TPH_REJECT;
+	return TPH_PERMIT;
+}
+
+static void enqueued(void *stv, tph_session *s, tph_idx j)
+{
+	rq_st *st = stv;
+	uint32_t i = st->job_ns[j];
+	if (!s->jobs->has_min_res[j] || i == TPH_NOIDX)
+		return;
+	const int64_t *min = s->jobs->min_res + (size_t)j * s->ndim;
+	int64_t *pending = st->pending + (size_t)i * s->ndim;
+	for (uint32_t d = 0; d < s->ndim; d++)
+		pending[d] += min[d];
+}
+
+static int rq_open(tph_session *s, void *stv, const tph_args *args)
+{
+	rq_st *st = stv;
+	const tph_quota_store *qs = &s->snap->quotas;
+	(void)args;
+	st->ns = TPH_ARENA_NEW(&s->arena, tph_sid, qs->n + 1);
+	st->job_ns = TPH_ARENA_NEW(&s->arena, uint32_t, s->jobs->n + 1);
+	if (!st->ns || !st->job_ns)
+		return TPH_ENOMEM;
+	memcpy(st->ns, qs->ns, qs->n * sizeof *st->ns);
+	qsort(st->ns, qs->n, sizeof *st->ns, cmp_sid);
+	for (uint32_t q = 0; q < qs->n; q++)
+		if (!st->n_ns || st->ns[st->n_ns - 1] != st->ns[q])
+			st->ns[st->n_ns++] = st->ns[q];
+	st->pending = TPH_ARENA_NEW(&s->arena, int64_t, (size_t)st->n_ns * s->ndim + 1);
+	if (!st->pending)
+		return TPH_ENOMEM;
+	for (tph_idx j = 0; j < s->jobs->n; j++)
+		st->job_ns[j] = ns_index(st, s->jobs->ns[j]);
+	int rc = tph_on_job_enqueueable(s, enqueueable);
+	if (!rc)
+		rc = tph_on_job_enqueued(s, enqueued);
+	return rc;
+}
+
+const tph_plugin tph_plugin_resourcequota = {
+    .abi = TPH_PLUGIN_ABI,
+    .name = "resourcequota",
+    .state_size = sizeof(rq_st),
+    .on_session_open = rq_open,
+};

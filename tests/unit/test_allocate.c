@@ -1,0 +1,356 @@
+/* Unit tests for the allocate action (kernel/actions/allocate*.c): binds and best-effort
+ * tasks, Pending jobs with and without enqueue, gang discard and pipelined keep, Idle before
+ * FutureIdle, shards, nominated nodes, overused queues, the role error cache, the gang
+ * continuation rules and node sampling. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "action_spy.h"
+#include "action_util.h"
+
+#define CONF(actions, spy_args)            \
+	"conf: |\n"                        \
+	"  actions: \"" actions "\"\n"     \
+	"  tiers:\n"                       \
+	"  - plugins:\n"                   \
+	"    - name: spy\n"                \
+	"      arguments: " spy_args "\n"
+#define CONF_ARGS(actions, spy_args, action_args) \
+	CONF(actions, spy_args)                   \
+	"  configurations:\n"                     \
+	"  - name: allocate\n"                    \
+	"    arguments: " action_args "\n"
+
+#define NODE(name, cpu, extra) \
+	"  - {name: " name ", allocatable: {cpu: '" cpu "', memory: 8Gi, pods: '20'}" extra "}\n"
+#define PG(name, min, extra) \
+	"  - {name: " name ", namespace: ns, queue: q1, minMember: " min ", phase: Inqueue" extra "}\n"
+#define POD(name, pg, cpu, extra) \
+	"  - {name: " name ", namespace: ns, podGroup: " pg ", requests: {cpu: '" cpu "'}" extra "}\n"
+#define Q1 "queues: [{name: q1}]\n"
+
+static void test_binds_skip_best_effort(void **state)
+{
+	(void)state;
+	run r;
+	run_scenario(&r,
+	             CONF("allocate", "{}") Q1 "nodes:\n" NODE("n1", "4", "") "podGroups:\n" PG(
+	                 "pg", "1", "") "pods:\n" POD("p-1", "pg", "1", "") POD("p-2", "pg", "1", "")
+	                 "  - {name: be, namespace: ns, podGroup: pg}\n",
+	             1, false);
+	assert_string_equal(run_bound(&r, "ns/p-1"), "n1");
+	assert_string_equal(run_bound(&r, "ns/p-2"), "n1");
+	assert_null(run_bound(&r, "ns/be"));
+	assert_int_equal(run_status(&r, "ns/be"), TPH_TS_PENDING);
+	run_free(&r);
+}
+
+/* Without an enqueue action a Pending job is treated as Inqueue; with one it waits for it. */
+static void test_pending_jobs(void **state)
+{
+	(void)state;
+	const char *rest = Q1 "nodes:\n" NODE("n1", "4", "") "podGroups:\n"
+	                      "  - {name: pg, namespace: ns, queue: q1, minMember: 1, minResources: {cpu: '1'}}\n"
+	                      "pods:\n" POD("p-1", "pg", "1", "");
+	char yaml[2048];
+	run r;
+	snprintf(yaml, sizeof yaml, "%s%s", CONF("allocate", "{}"), rest);
+	run_scenario(&r, yaml, 1, false);
+	assert_string_equal(run_bound(&r, "ns/p-1"), "n1");
+	run_free(&r);
+	snprintf(yaml, sizeof yaml, "%s%s", CONF("enqueue, allocate", "{deny: pg}"), rest);
+	run_scenario(&r, yaml, 1, false);
+	assert_null(run_bound(&r, "ns/p-1"));
+	assert_string_equal(run_phase(&r, "ns/pg"), "Pending");
+	run_free(&r);
+	snprintf(yaml, sizeof yaml, "%s%s", CONF("enqueue, allocate", "{}"), rest);
+	run_scenario(&r, yaml, 1, false);
+	assert_string_equal(run_bound(&r, "ns/p-1"), "n1");
+	run_free(&r);
+}
+
+/* A gang that cannot be met is discarded; the next job gets the room. */
+static void test_gang_discard(void **state)
+{
+	(void)state;
+	run r;
+	run_scenario(&r,
+	             CONF("allocate", "{ready: true}") Q1 "nodes:\n" NODE("n1", "4", "")
+	                 "podGroups:\n" PG("big", "3", ", creationTimestamp: '2026-01-01T00:00:00Z'")
+	                     PG("small", "1", ", creationTimestamp: '2026-01-01T00:00:01Z'")
+	                         "pods:\n" POD("big-0", "big", "2", "") POD("big-1", "big", "2", "")
+	                             POD("big-2", "big", "2", "") POD("small-0", "small", "3", ""),
+	             1, false);
+	assert_int_equal(r.log->n_binds, 1);
+	assert_string_equal(run_bound(&r, "ns/small-0"), "n1");
+	assert_int_equal(run_status(&r, "ns/big-0"), TPH_TS_PENDING);
+	run_free(&r);
+}
+
+#define RELEASING(name, node, cpu)                                                   \
+	"  - {name: " name ", namespace: ns, podGroup: old, requests: {cpu: '" cpu "'}," \
+	" phase: Running, nodeName: " node ", deleting: true}\n"
+
+/* n1 scores higher but only its FutureIdle fits: the Idle node wins. */
+static void test_idle_before_future(void **state)
+{
+	(void)state;
+	run r;
+	run_scenario(&r,
+	             CONF("allocate", "{score: true}") Q1
+	             "nodes:\n" NODE("n1", "2", ", labels: {score: '10'}") NODE("n2", "2", "")
+	                 "podGroups:\n" PG("old", "1", "") PG("pg", "1", "")
+	                     "pods:\n" RELEASING("old-0", "n1", "2") POD("p-0", "pg", "1", ""),
+	             1, false);
+	assert_string_equal(run_bound(&r, "ns/p-0"), "n2");
+	run_free(&r);
+}
+
+/* Only FutureIdle fits: the task is pipelined. A job that is ready commits (the pipelined
+ * task is published); one that is only pipelined keeps its state without a bind. */
+static void test_pipeline(void **state)
+{
+	(void)state;
+	const char *rest = Q1 "nodes:\n" NODE("n1", "2", "") "podGroups:\n" PG("old", "1", "")
+	    PG("pg", "1", "") "pods:\n" RELEASING("old-0", "n1", "2") POD("p-0", "pg", "1", "");
+	char yaml[2048];
+	run r;
+	snprintf(yaml, sizeof yaml, "%s%s", CONF("allocate", "{}"), rest);
+	run_scenario(&r, yaml, 1, false);
+	assert_string_equal(run_pipelined(&r, "ns/p-0"), "n1");
+	assert_int_equal(r.log->n_binds, 0);
+	run_free(&r);
+	snprintf(yaml, sizeof yaml, "%s%s", CONF("allocate", "{ready: true}"), rest);
+	run_scenario(&r, yaml, 1, false);
+	assert_string_equal(run_pipelined(&r, "ns/p-0"), "n1");
+	assert_int_equal(run_status(&r, "ns/p-0"), TPH_TS_PIPELINED);
+	run_free(&r);
+}
+
+static void test_shards(void **state)
+{
+	(void)state;
+	const char *nodes = "nodes:\n" NODE("n1", "2", ", labels: {score: '10'}") NODE("n2", "1", "")
+	    "podGroups:\n" PG("pg", "1", "") "pods:\n" POD("p-0", "pg", "1", "")
+	        POD("p-1", "pg", "1", "");
+	char yaml[2048];
+	run r;
+	snprintf(yaml, sizeof yaml, "%s" Q1 "shard: {name: s, mode: hard, nodes: [n2]}\n%s",
+	         CONF("allocate", "{score: true}"), nodes);
+	run_scenario(&r, yaml, 1, false);
+	assert_string_equal(run_bound(&r, "ns/p-0"), "n2");
+	assert_null(run_bound(&r, "ns/p-1"));
+	bool shard_reason = false;
+	for (uint32_t i = 0; i < r.log->n_pending; i++)
+		for (uint32_t k = 0; k < r.log->pending[i].n_reasons; k++)
+			shard_reason |= strstr(r.log->pending[i].reasons[k], "isn't in scheduler node shard") != NULL;
+	assert_true(shard_reason);
+	run_free(&r);
+	/* soft: the shard's node first even though n1 scores higher, then the rest */
+	snprintf(yaml, sizeof yaml, "%s" Q1 "shard: {name: s, mode: soft, nodes: [n2]}\n%s",
+	         CONF("allocate", "{score: true}"), nodes);
+	run_scenario(&r, yaml, 1, false);
+	assert_string_equal(run_bound(&r, "ns/p-0"), "n2");
+	assert_string_equal(run_bound(&r, "ns/p-1"), "n1");
+	run_free(&r);
+}
+
+static void test_nominated_first(void **state)
+{
+	(void)state;
+	run r;
+	run_scenario(&r,
+	             CONF("allocate", "{score: true}") Q1
+	             "nodes:\n" NODE("n1", "2", ", labels: {score: '10'}") NODE("n2", "2", "")
+	                 "podGroups:\n" PG("pg", "1", "")
+	                     "pods:\n" POD("p-0", "pg", "1", ", nominatedNodeName: n2")
+	                         POD("p-1", "pg", "1", ""),
+	             1, false);
+	assert_string_equal(run_bound(&r, "ns/p-0"), "n2");
+	assert_string_equal(run_bound(&r, "ns/p-1"), "n1");
+	run_free(&r);
+}
+
+static void test_overused_queue(void **state)
+{
+	(void)state;
+	run r;
+	run_scenario(&r,
+	             CONF("allocate", "{overused: q1}") "queues: [{name: q1}, {name: q2}]\n"
+	             "nodes:\n" NODE("n1", "4", "") "podGroups:\n" PG("pg", "1", "")
+	                 "  - {name: other, namespace: ns, queue: q2, minMember: 1, phase: Inqueue}\n"
+	                 "pods:\n" POD("p-0", "pg", "1", "") POD("o-0", "other", "1", ""),
+	             1, false);
+	assert_null(run_bound(&r, "ns/p-0"));
+	assert_string_equal(run_bound(&r, "ns/o-0"), "n1");
+	run_free(&r);
+}
+
+/* Role w: w-0 (2 cpu) fails n1 and lands on n2; w-1 (1 cpu) would fit n1, but the role's
+ * cache says n1 failed, so the gang of two fails; without the cache both bind. */
+static void test_error_cache(void **state)
+{
+	(void)state;
+	const char *rest = Q1 "nodes:\n" NODE("n1", "1", "") NODE("n2", "2", "")
+	    "podGroups:\n" PG("pg", "2", "") "pods:\n" POD("w-0", "pg", "2", ", taskSpec: w")
+	        POD("w-1", "pg", "1", ", taskSpec: w");
+	char yaml[2048];
+	for (int naive = 0; naive < 2; naive++) {
+		run r;
+		snprintf(yaml, sizeof yaml, "%s%s", CONF("allocate", "{ready: true}"), rest);
+		run_scenario(&r, yaml, 1, naive);
+		assert_int_equal(r.log->n_binds, 0);
+		run_free(&r);
+		snprintf(yaml, sizeof yaml, "%s%s",
+		         CONF_ARGS("allocate", "{ready: true}", "{predicateErrorCacheEnable: false}"),
+		         rest);
+		run_scenario(&r, yaml, 1, naive);
+		assert_string_equal(run_bound(&r, "ns/w-0"), "n2");
+		assert_string_equal(run_bound(&r, "ns/w-1"), "n1");
+		run_free(&r);
+	}
+}
+
+/* Naive mode evaluates a node skipped by the cache not at all: one predicate call on n1 for
+ * two tasks of the role with the cache, two without. */
+static void test_error_cache_calls(void **state)
+{
+	(void)state;
+	const char *rest = Q1 "nodes:\n" NODE("n1", "4", ", labels: {deny: w}") NODE("n2", "4", "")
+	    "podGroups:\n" PG("pg", "2", "") "pods:\n" POD("w-0", "pg", "1", ", taskSpec: w")
+	        POD("w-1", "pg", "1", ", taskSpec: w");
+	char yaml[2048];
+	run r;
+	snprintf(yaml, sizeof yaml, "%s%s", CONF("allocate", "{ready: true, predicate: true}"),
+	         rest);
+	run_scenario(&r, yaml, 1, true);
+	assert_int_equal(r.log->n_binds, 2);
+	assert_int_equal(spy_log.pred_calls[0], 1);
+	run_free(&r);
+	snprintf(yaml, sizeof yaml, "%s%s",
+	         CONF_ARGS("allocate", "{ready: true, predicate: true}",
+	                   "{predicateErrorCacheEnable: false}"),
+	         rest);
+	run_scenario(&r, yaml, 1, true);
+	assert_int_equal(spy_log.pred_calls[0], 2);
+	run_free(&r);
+}
+
+/* A role that failed makes its later tasks skip (TaskHasFitErrors); an empty role never does. */
+#define SKIP_FMT                                                                     \
+	"%s" Q1 "nodes:\n" NODE("n1", "1", "") "podGroups:\n" PG("pg", "1", "")               \
+	    "pods:\n  - {name: w-0, namespace: ns, podGroup: pg, requests: {cpu: '2'}%s}\n" \
+	    "  - {name: w-1, namespace: ns, podGroup: pg, requests: {cpu: '1'}%s}\n"
+
+static void test_role_failed_skip(void **state)
+{
+	(void)state;
+	char yaml[2048];
+	run r;
+	snprintf(yaml, sizeof yaml, SKIP_FMT, CONF("allocate", "{ready: true}"), ", taskSpec: w",
+	         ", taskSpec: w");
+	run_scenario(&r, yaml, 1, false);
+	assert_int_equal(r.log->n_binds, 0);
+	run_free(&r);
+	snprintf(yaml, sizeof yaml, SKIP_FMT, CONF("allocate", "{ready: true}"), "", "");
+	run_scenario(&r, yaml, 1, false);
+	assert_string_equal(run_bound(&r, "ns/w-1"), "n1");
+	run_free(&r);
+}
+
+/* NeedContinueAllocating. minMember below the roles' sum: go on while the pending tasks of
+ * roles that never failed can still reach minMember. Otherwise: stop when a failed role is
+ * below its own minimum. */
+#define CONT_FMT                                                                              \
+	"%s" Q1 "nodes:\n" NODE("n1", "%s", "")                                                   \
+	"podGroups:\n  - {name: pg, namespace: ns, queue: q1, phase: Inqueue, minMember: %d,"    \
+	" minTaskMember: %s}\n"                                                                  \
+	"pods:\n" POD("a-0", "pg", "9", ", taskSpec: a") POD("b-1", "pg", "1", ", taskSpec: b")  \
+	    POD("b-2", "pg", "1", ", taskSpec: b") POD("b-3", "pg", "1", ", taskSpec: b")       \
+	        POD("b-4", "pg", "1", ", taskSpec: b")
+
+static void test_continue_rules(void **state)
+{
+	(void)state;
+	char yaml[4096];
+	const struct {
+		const char *cpu;
+		int min;
+		const char *roles;
+		uint32_t binds;
+	} cases[] = {
+	    {"3", 3, "{a: 2, b: 2}", 3}, /* 0 ready + 4 b pending >= 3 */
+	    {"4", 4, "{a: 1, b: 3}", 0}, /* role a failed below its minimum */
+	    {"4", 4, "{a: 0, b: 4}", 4}, /* role a has no minimum */
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		run r;
+		snprintf(yaml, sizeof yaml, CONT_FMT, CONF("allocate", "{ready: true}"), cases[i].cpu,
+		         cases[i].min, cases[i].roles);
+		run_scenario(&r, yaml, 1, false);
+		assert_int_equal(r.log->n_binds, cases[i].binds);
+		run_free(&r);
+	}
+}
+
+/* With sampling one feasible node is enough and the scan start rotates; without it every
+ * node is scanned and the tie goes to the first. */
+static void test_sampling(void **state)
+{
+	(void)state;
+	const char *rest = Q1 "nodes:\n" NODE("n1", "4", "") NODE("n2", "4", "") NODE("n3", "4", "")
+	    "podGroups:\n" PG("a", "1", "") PG("b", "1", "") PG("c", "1", "")
+	        "pods:\n" POD("a-0", "a", "1", "") POD("b-0", "b", "1", "") POD("c-0", "c", "1", "");
+	char yaml[2048];
+	run r;
+	snprintf(yaml, sizeof yaml, "%s%s",
+	         CONF_ARGS("allocate", "{}", "{minimum-feasible-nodes: 1}"), rest);
+	run_scenario(&r, yaml, 1, false);
+	assert_string_equal(run_bound(&r, "ns/a-0"), "n1");
+	assert_string_equal(run_bound(&r, "ns/b-0"), "n2");
+	assert_string_equal(run_bound(&r, "ns/c-0"), "n3");
+	run_free(&r);
+	snprintf(yaml, sizeof yaml, "%s%s", CONF("allocate", "{}"), rest);
+	run_scenario(&r, yaml, 1, false);
+	assert_string_equal(run_bound(&r, "ns/c-0"), "n1");
+	run_free(&r);
+}
+
+static void test_nodes_to_find(void **state)
+{
+	(void)state;
+	tph_ph_opts o = {.sampling = false, .min_nodes = 100, .min_pct = 5, .pct = 0};
+	assert_int_equal(tph_ph_nodes_to_find(&o, 5000), 5000);
+	o.sampling = true;
+	assert_int_equal(tph_ph_nodes_to_find(&o, 100), 100);
+	assert_int_equal(tph_ph_nodes_to_find(&o, 5000), 5000 * 10 / 100); /* 50 - 40 */
+	assert_int_equal(tph_ph_nodes_to_find(&o, 10000), 10000 * 5 / 100); /* floor 5% */
+	o.pct = 30;
+	assert_int_equal(tph_ph_nodes_to_find(&o, 1000), 300);
+	o.pct = 100;
+	assert_int_equal(tph_ph_nodes_to_find(&o, 1000), 1000);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_binds_skip_best_effort),
+	    cmocka_unit_test(test_pending_jobs),
+	    cmocka_unit_test(test_gang_discard),
+	    cmocka_unit_test(test_idle_before_future),
+	    cmocka_unit_test(test_pipeline),
+	    cmocka_unit_test(test_shards),
+	    cmocka_unit_test(test_nominated_first),
+	    cmocka_unit_test(test_overused_queue),
+	    cmocka_unit_test(test_error_cache),
+	    cmocka_unit_test(test_error_cache_calls),
+	    cmocka_unit_test(test_role_failed_skip),
+	    cmocka_unit_test(test_continue_rules),
+	    cmocka_unit_test(test_sampling),
+	    cmocka_unit_test(test_nodes_to_find),
+	};
+	return cmocka_run_group_tests(tests, spy_setup, NULL);
+}

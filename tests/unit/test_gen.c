@@ -1,0 +1,199 @@
+/* The generator and the trace importers: same seed same bytes, different seeds differ, every
+ * profile's output loads, counts match the flags, and the real traces (when shared/datasets is
+ * there) import into scenarios that load. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "datasets.h"
+#include "snap.h"
+#include "tephra/tephra.h"
+
+typedef struct buf {
+	char *p;
+	size_t n;
+} buf;
+
+static buf gen(const tph_gen_opts *o, tph_gen_stats *st)
+{
+	buf b = {NULL, 0};
+	FILE *f = open_memstream(&b.p, &b.n);
+	assert_non_null(f);
+	assert_int_equal(tph_gen_write(o, f, st), 0);
+	fclose(f);
+	return b;
+}
+
+/* A profile scaled down so the tests stay fast (and fast under ASan). */
+static tph_gen_opts small(const char *profile)
+{
+	tph_gen_opts o;
+	assert_int_equal(tph_gen_profile(profile, &o), 0);
+	o.nodes = 300;
+	o.tasks = 3000;
+	o.jobs = 150;
+	o.queues = 5;
+	return o;
+}
+
+static void test_same_seed_same_bytes(void **state)
+{
+	(void)state;
+	tph_gen_opts o = small("10k-standard");
+	o.seed = 7;
+	buf a = gen(&o, NULL), b = gen(&o, NULL);
+	assert_true(a.n > 0);
+	assert_int_equal(a.n, b.n);
+	assert_memory_equal(a.p, b.p, a.n);
+	free(a.p);
+	free(b.p);
+}
+
+static void test_different_seeds_differ(void **state)
+{
+	(void)state;
+	tph_gen_opts o = small("10k-standard");
+	buf a = gen(&o, NULL);
+	o.seed = 2;
+	buf b = gen(&o, NULL);
+	assert_true(a.n != b.n || memcmp(a.p, b.p, a.n) != 0);
+	free(a.p);
+	free(b.p);
+}
+
+static uint32_t count_status(const tph_snapshot *sn, uint8_t status)
+{
+	uint32_t k = 0;
+	for (uint32_t t = 0; t < sn->tasks.n; t++)
+		k += sn->tasks.status[t] == status;
+	return k;
+}
+
+/* Load the bytes and check every count against the options and the writer's stats. */
+static void check_loads(const tph_gen_opts *o)
+{
+	tph_gen_stats st;
+	buf b = gen(o, &st);
+	tph_diag d = {0};
+	tph_scenario *sc = NULL;
+	int rc = tph_scenario_load_buffer(b.p, b.n, o->profile, &sc, &d);
+	if (rc)
+		fail_msg("%s: %s", o->profile, d.msg);
+	assert_int_equal(d.warnings, 0);
+	tph_cluster *c = tph_scenario_cluster(sc);
+	assert_int_equal(tph_cluster_node_count(c), o->nodes);
+	assert_int_equal(tph_cluster_pod_count(c), o->tasks + st.running_tasks);
+	tph_snapshot *sn = NULL;
+	assert_int_equal(tph_cluster_snapshot(c, tph_scenario_now(sc), &sn, &d), 0);
+	assert_int_equal(sn->queues.n, o->queues);
+	assert_int_equal(sn->jobs.n, st.jobs + st.running_jobs);
+	assert_int_equal(count_status(sn, TPH_TS_PENDING), o->tasks);
+	assert_int_equal(count_status(sn, TPH_TS_RUNNING), st.running_tasks);
+	assert_int_equal(sn->hypernodes.n, st.hypernodes);
+	assert_true(o->tiers == 0 || st.hypernodes > 0);
+	assert_int_equal(st.bytes, b.n);
+	assert_non_null(tph_scenario_conf(sc));
+	tph_snapshot_release(sn);
+	tph_scenario_free(sc);
+	free(b.p);
+}
+
+static void test_every_profile_loads(void **state)
+{
+	(void)state;
+	for (const char *const *p = tph_gen_profiles; *p; p++) {
+		tph_gen_opts o = small(*p);
+		check_loads(&o);
+	}
+}
+
+static void test_counts_match_flags(void **state)
+{
+	(void)state;
+	tph_gen_opts o;
+	assert_int_equal(tph_gen_profile("1k-small", &o), 0);
+	check_loads(&o); /* full size */
+	o.nodes = 123, o.tasks = 4567, o.queues = 7, o.jobs = 89, o.max_gang = 300;
+	o.load_pct = 60, o.tiers = 3, o.rack_size = 10, o.pod_affinity_pct = 30;
+	check_loads(&o);
+	o.load_pct = 0, o.tasks = 0;
+	check_loads(&o);
+}
+
+static void test_unknown_profile_and_bad_opts(void **state)
+{
+	(void)state;
+	tph_gen_opts o;
+	assert_int_equal(tph_gen_profile("no-such-profile", &o), -1);
+	assert_int_equal(tph_gen_profile("10k-topology", &o), 0);
+	o.nodes = 0;
+	assert_int_equal(tph_gen_write(&o, stdout, NULL), -1);
+}
+
+/* ---- importers over the real traces (skipped when shared/datasets is absent) ---- */
+
+static const char *datasets_dir(char *out, size_t cap)
+{
+	const char *src = getenv("TPH_SOURCE_DIR");
+	struct stat st;
+	snprintf(out, cap, "%s/../shared/datasets", src ? src : ".");
+	return stat(out, &st) == 0 ? out : NULL;
+}
+
+/* tph_cmd_import takes a writable argv, as main() gets it. */
+static void check_import(const char *const *args, int argc, const char *path, uint32_t min_pods)
+{
+	static char store[16][4200];
+	char *argv[16];
+	for (int i = 0; i < argc; i++) {
+		snprintf(store[i], sizeof store[i], "%s", args[i]);
+		argv[i] = store[i];
+	}
+	assert_int_equal(tph_cmd_import(argc, argv), 0);
+	tph_diag d = {0};
+	tph_scenario *sc = NULL;
+	int rc = tph_scenario_load_file(path, &sc, &d);
+	if (rc)
+		fail_msg("%s: %s", path, d.msg);
+	assert_true(tph_cluster_pod_count(tph_scenario_cluster(sc)) >= min_pods);
+	assert_true(tph_cluster_node_count(tph_scenario_cluster(sc)) > 0);
+	tph_scenario_free(sc);
+	unlink(path);
+}
+
+static void test_import_traces(void **state)
+{
+	(void)state;
+	char dir[4096], ali[4200], itp[4200];
+	if (!datasets_dir(dir, sizeof dir))
+		skip();
+	snprintf(ali, sizeof ali, "%s/alibaba-openb-gpu2023", dir);
+	snprintf(itp, sizeof itp, "%s/msft-itp-elasticflow/raw-traces.tar.gz", dir);
+	const char *out = "/tmp/tph-test-import.yaml";
+	const char *a1[] = {"import", "alibaba", ali, "--limit", "500", "--gang-window", "60",
+	                    "--queues", "3", "-o", out};
+	check_import(a1, 11, out, 500);
+	const char *a2[] = {"import", "itp", itp, "--cluster", "10", "--nodes", "16", "-o", out};
+	check_import(a2, 9, out, 260);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_same_seed_same_bytes),
+	    cmocka_unit_test(test_different_seeds_differ),
+	    cmocka_unit_test(test_every_profile_loads),
+	    cmocka_unit_test(test_counts_match_flags),
+	    cmocka_unit_test(test_unknown_profile_and_bad_opts),
+	    cmocka_unit_test(test_import_traces),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,243 @@
+/* Unit tests for plugins/nodeorder.c and nodeorder_pod.c: each kube-scheduler scorer with its
+ * 0..100 normalisation worked out by hand, the default weights, and the view that follows
+ * allocations only when predicates runs in the session (as Volcano's shared NodeMap). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+
+#include "plugin_test_session.h"
+#include "statement.h"
+
+/* nodeorder with these weights (least, most, balanced, node affinity, pod affinity, taint,
+ * spread) and ImageLocality off. */
+#define W(l, m, b, na, pa, t, sp)                                                                  \
+	"    - name: nodeorder\n"                                                                  \
+	"      arguments: {leastrequested.weight: " #l ", mostrequested.weight: " #m                \
+	", balancedresource.weight: " #b ", nodeaffinity.weight: " #na ", podaffinity.weight: " #pa \
+	", tainttoleration.weight: " #t ", imagelocality.weight: 0, podtopologyspread.weight: " #sp \
+	"}\n"
+
+#define HEAD(plugins)                                                                              \
+	"conf: |\n  actions: \"\"\n  tiers:\n  - plugins:\n" plugins "queues: [{name: q1}]\n"
+
+static tph_idx node_of(const pts *p, const char *name)
+{
+	for (tph_idx n = 0; n < p->s->nodes.n; n++)
+		if (!strcmp(tph_strtab_str(p->s->snap->strs, p->s->nodes.name[n]), name))
+			return n;
+	fail_msg("no node %s", name);
+	return TPH_NOIDX;
+}
+
+/* Scores of a task on every ready node, in node order. */
+static void scores(pts *p, const char *task, double *out)
+{
+	tph_score_nodes(p->s, pts_task(p, task), p->s->ready_nodes, p->s->n_ready, out);
+}
+
+static void expect(const double *got, const double *want, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (fabs(got[i] - want[i]) > 1e-9)
+			fail_msg("node %u: expected %.4f, got %.4f", i, want[i], got[i]);
+}
+
+#define RESOURCES                                                                                  \
+	"nodes:\n"                                                                                 \
+	"  - {name: n1, allocatable: {cpu: '4', memory: 8Gi, pods: '10'}}\n"                      \
+	"  - {name: n2, allocatable: {cpu: '8', memory: 8Gi, pods: '10'}}\n"                      \
+	"pods:\n"                                                                                  \
+	"  - {name: run, namespace: ns, phase: Running, nodeName: n1, requests: {cpu: '1',"        \
+	" memory: 2Gi}}\n"                                                                         \
+	"  - {name: t, namespace: ns, requests: {cpu: '1', memory: 1Gi}}\n"                        \
+	"  - {name: be, namespace: ns}\n"
+
+static void test_least_allocated(void **state)
+{
+	(void)state;
+	pts p;
+	double got[2];
+	pts_open(&p, HEAD(W(2, 0, 0, 0, 0, 0, 0)) RESOURCES);
+	/* n1: cpu (4-2)/4 -> 50, memory (8-3)/8 -> 62; (50*50 + 62*50) / 100 = 56. */
+	scores(&p, "ns/t", got);
+	expect(got, (double[]){112, 174}, 2);
+	/* A best-effort pod counts as 100m and 200Mi: n1 cpu 72, memory 72; n2 98, 97 -> 97. */
+	scores(&p, "ns/be", got);
+	expect(got, (double[]){144, 194}, 2);
+	pts_free(&p);
+}
+
+static void test_most_allocated_and_balanced(void **state)
+{
+	(void)state;
+	pts p;
+	double got[2];
+	pts_open(&p, HEAD(W(0, 1, 0, 0, 0, 0, 0)) RESOURCES);
+	scores(&p, "ns/t", got); /* n1: cpu 50, memory 37 -> 43; n2: 12, 12 */
+	expect(got, (double[]){43, 12}, 2);
+	pts_free(&p);
+	pts_open(&p, HEAD(W(0, 0, 1, 0, 0, 0, 0)) RESOURCES);
+	scores(&p, "ns/t", got); /* n1: fractions .5 and .375 -> 100 * (1 - .0625) */
+	expect(got, (double[]){93, 100}, 2);
+	scores(&p, "ns/be", got); /* best effort: not scored */
+	expect(got, (double[]){0, 0}, 2);
+	pts_free(&p);
+}
+
+static void test_default_weights(void **state)
+{
+	(void)state;
+	pts p;
+	double got[2];
+	/* least 1 + balanced 1 + taint 3 * 100; the other scorers skip or score 0. */
+	pts_open(&p, HEAD("    - name: nodeorder\n") RESOURCES);
+	scores(&p, "ns/t", got);
+	expect(got, (double[]){56 + 93 + 300, 87 + 100 + 300}, 2);
+	pts_free(&p);
+}
+
+static void test_node_affinity_and_taints(void **state)
+{
+	(void)state;
+	pts p;
+	double got[3];
+	pts_open(&p, HEAD(W(0, 0, 0, 1, 0, 2, 0))
+	             "nodes:\n"
+	             "  - {name: n1, allocatable: {pods: '9'}, labels: {zone: a}, taints:"
+	             " [{key: b, effect: PreferNoSchedule}, {key: c, effect: PreferNoSchedule}]}\n"
+	             "  - {name: n2, allocatable: {pods: '9'}, labels: {zone: b}, taints:"
+	             " [{key: a, effect: PreferNoSchedule}, {key: b, effect: PreferNoSchedule}]}\n"
+	             "  - {name: n3, allocatable: {pods: '9'}}\n"
+	             "pods:\n"
+	             "  - name: t\n    namespace: ns\n"
+	             "    tolerations: [{key: a, operator: Exists, effect: PreferNoSchedule},"
+	             " {key: c, operator: Exists, effect: NoSchedule}]\n"
+	             "    affinity: {nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution:"
+	             " [{weight: 10, preference: {matchExpressions: [{key: zone, operator: In,"
+	             " values: [a]}]}}, {weight: 30, preference: {matchExpressions: [{key: zone,"
+	             " operator: Exists}]}}]}}\n");
+	/* Affinity 40, 30, 0 -> 100, 75, 0. Intolerable PreferNoSchedule taints 2, 1, 0 -> reversed
+	 * 0, 50, 100, times 2. */
+	scores(&p, "ns/t", got);
+	expect(got, (double[]){100 + 0, 75 + 100, 0 + 200}, 3);
+	pts_free(&p);
+}
+
+static void test_inter_pod_affinity(void **state)
+{
+	(void)state;
+	pts p;
+	double got[3];
+	pts_open(&p, HEAD(W(0, 0, 0, 0, 3, 0, 0))
+	             "nodes:\n"
+	             "  - {name: n1, allocatable: {pods: '9'}, labels: {zone: a}}\n"
+	             "  - {name: n2, allocatable: {pods: '9'}, labels: {zone: a}}\n"
+	             "  - {name: n3, allocatable: {pods: '9'}, labels: {zone: b}}\n"
+	             "pods:\n"
+	             "  - {name: e1, namespace: ns, phase: Running, nodeName: n1, labels: {app: web}}\n"
+	             "  - name: e2\n    namespace: ns\n    phase: Running\n    nodeName: n3\n"
+	             "    affinity: {podAntiAffinity: {preferredDuringSchedulingIgnoredDuringExecution:"
+	             " [{weight: 20, podAffinityTerm: {labelSelector: {matchLabels: {app: cache}},"
+	             " topologyKey: zone}}]}}\n"
+	             "  - name: e3\n    namespace: ns\n    phase: Running\n    nodeName: n3\n"
+	             "    affinity: {podAffinity: {preferredDuringSchedulingIgnoredDuringExecution:"
+	             " [{weight: 10, podAffinityTerm: {labelSelector: {matchLabels: {app: cache}},"
+	             " topologyKey: zone}}]}}\n"
+	             "  - name: e4\n    namespace: ns\n    phase: Running\n    nodeName: n3\n"
+	             "    affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution:"
+	             " [{labelSelector: {matchLabels: {app: cache}}, topologyKey: zone}]}}\n"
+	             "  - name: t\n    namespace: ns\n    labels: {app: cache}\n"
+	             "    affinity: {podAffinity: {preferredDuringSchedulingIgnoredDuringExecution:"
+	             " [{weight: 50, podAffinityTerm: {labelSelector: {matchLabels: {app: web}},"
+	             " topologyKey: zone}}]}}\n"
+	             "  - {name: plain, namespace: ns, labels: {app: cache}}\n");
+	/* Zone a +50; zone b -20 + 10 (e4's required term weighs HardPodAffinityWeight 0):
+	 * 50, 50, -10 -> 100, 100, 0. */
+	scores(&p, "ns/t", got);
+	expect(got, (double[]){300, 300, 0}, 3);
+	/* Without terms of its own, only the existing pods' preferred terms count: b = -10. */
+	scores(&p, "ns/plain", got);
+	expect(got, (double[]){300, 300, 0}, 3);
+	pts_free(&p);
+}
+
+#define SPREAD(key)                                                                                \
+	"  - name: t\n    namespace: ns\n    labels: {app: foo}\n"                                 \
+	"    topologySpreadConstraints: [{maxSkew: 1, topologyKey: " key ","                       \
+	" whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: {app: foo}}}]\n"
+
+#define SPREAD_NODES                                                                               \
+	"nodes:\n"                                                                                 \
+	"  - {name: n1, allocatable: {pods: '9'}, labels: {zone: z1, kubernetes.io/hostname: n1}}\n" \
+	"  - {name: n2, allocatable: {pods: '9'}, labels: {zone: z2, kubernetes.io/hostname: n2}}\n" \
+	"  - {name: n3, allocatable: {pods: '9'}, labels: {zone: z3, kubernetes.io/hostname: n3}}\n" \
+	"  - {name: n4, allocatable: {pods: '9'}, labels: {kubernetes.io/hostname: n4}}\n"         \
+	"pods:\n"                                                                                  \
+	"  - {name: a, namespace: ns, phase: Running, nodeName: n1, labels: {app: foo}}\n"         \
+	"  - {name: b, namespace: ns, phase: Running, nodeName: n1, labels: {app: foo}}\n"         \
+	"  - {name: c, namespace: ns, phase: Running, nodeName: n2, labels: {app: foo}}\n"         \
+	"  - {name: d, namespace: other, phase: Running, nodeName: n3, labels: {app: foo}}\n"
+
+static void test_topology_spread(void **state)
+{
+	(void)state;
+	pts p;
+	double got[4];
+	pts_open(&p, HEAD(W(0, 0, 0, 0, 0, 0, 1)) SPREAD_NODES SPREAD("zone"));
+	/* Three zones: weight log(5); raw 2*1.609 -> 3, 1.609 -> 2, 0; n4 lacks the key (0).
+	 * Normalised 100 * (3 + 0 - s) / 3. */
+	scores(&p, "ns/t", got);
+	expect(got, (double[]){0, 33, 100, 0}, 4);
+	pts_free(&p);
+	pts_open(&p, HEAD(W(0, 0, 0, 0, 0, 0, 1))
+	             SPREAD_NODES SPREAD("kubernetes.io/hostname"));
+	/* Per node counts, weight log(4 + 2): 2 -> 4, 1 -> 2, 0, 0 -> 0, 50, 100, 100. */
+	scores(&p, "ns/t", got);
+	expect(got, (double[]){0, 50, 100, 100}, 4);
+	pts_free(&p);
+}
+
+static void test_view_follows_predicates_only(void **state)
+{
+	(void)state;
+	pts p;
+	double got[2];
+	tph_statement st;
+	/* Alone, nodeorder scores against the pods present at open (Volcano's NodeMap is only
+	 * updated by predicates' event handlers). */
+	pts_open(&p, HEAD(W(1, 0, 0, 0, 0, 0, 0)) RESOURCES);
+	tph_stmt_init(&st, p.s);
+	assert_int_equal(tph_stmt_allocate(&st, pts_task(&p, "ns/t"), node_of(&p, "n2")), TPH_OK);
+	scores(&p, "ns/be", got);
+	expect(got, (double[]){72, 97}, 2);
+	tph_stmt_discard(&st);
+	pts_free(&p);
+	pts_open(&p, HEAD("    - name: predicates\n" W(1, 0, 0, 0, 0, 0, 0)) RESOURCES);
+	tph_stmt_init(&st, p.s);
+	assert_int_equal(tph_stmt_allocate(&st, pts_task(&p, "ns/t"), node_of(&p, "n2")), TPH_OK);
+	/* n2 now holds 1.1 cpu and 1Gi + 200Mi: cpu 86, memory 85. */
+	scores(&p, "ns/be", got);
+	expect(got, (double[]){72, 85}, 2);
+	tph_stmt_discard(&st);
+	scores(&p, "ns/be", got);
+	expect(got, (double[]){72, 97}, 2);
+	pts_free(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_least_allocated),
+	    cmocka_unit_test(test_most_allocated_and_balanced),
+	    cmocka_unit_test(test_default_weights),
+	    cmocka_unit_test(test_node_affinity_and_taints),
+	    cmocka_unit_test(test_inter_pod_affinity),
+	    cmocka_unit_test(test_topology_spread),
+	    cmocka_unit_test(test_view_follows_predicates_only),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

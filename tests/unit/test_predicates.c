@@ -1,0 +1,369 @@
+/* Unit tests for plugins/predicates.c and predicates_pod.c: node selector and required node
+ * affinity operators, taints, unschedulable nodes, the pod-count check, inter-pod affinity and
+ * anti-affinity (kept current by allocate/deallocate events), topology spread, the enable
+ * arguments and the preempt simulations. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "ep_predicate.h"
+#include "plugin_test_session.h"
+#include "statement.h"
+
+#define CONF(args)                                                                                 \
+	"conf: |\n"                                                                                \
+	"  actions: \"\"\n"                                                                        \
+	"  tiers:\n"                                                                               \
+	"  - plugins:\n"                                                                           \
+	"    - name: predicates\n" args "queues: [{name: q1}]\n"
+
+static tph_idx node_of(const pts *p, const char *name)
+{
+	for (tph_idx n = 0; n < p->s->nodes.n; n++)
+		if (!strcmp(tph_strtab_str(p->s->snap->strs, p->s->nodes.name[n]), name))
+			return n;
+	fail_msg("no node %s", name);
+	return TPH_NOIDX;
+}
+
+/* The verdict of the predicates alone (no resource fit) for a task on every node, as text. */
+static const char *why(const pts *p, const char *task, const char *node)
+{
+	tph_idx n = node_of(p, node);
+	tph_reason_code c = tph_predicate_node(p->s, pts_task(p, task), n);
+	return tph_reason_text(p->s, c);
+}
+
+/* Feasible nodes (fit + predicates) as a string "n1,n3". */
+static const char *feasible(pts *p, const char *task, char *buf, size_t cap)
+{
+	tph_session *s = p->s;
+	tph_idx out[16];
+	tph_reason_code codes[16];
+	uint32_t k = tph_filter_nodes(s, pts_task(p, task), s->ready_nodes, s->n_ready, codes, out);
+	buf[0] = 0;
+	for (uint32_t i = 0; i < k; i++) {
+		if (i)
+			strncat(buf, ",", cap - strlen(buf) - 1);
+		strncat(buf, tph_strtab_str(s->snap->strs, s->nodes.name[out[i]]),
+		        cap - strlen(buf) - 1);
+	}
+	return buf;
+}
+
+static const char node_affinity_yaml[] =
+    CONF("") "nodes:\n"
+             "  - {name: n1, allocatable: {cpu: '4', pods: '10'}, labels: {zone: a, gen: '3'}}\n"
+             "  - {name: n2, allocatable: {cpu: '4', pods: '10'}, labels: {zone: b, gen: '5'}}\n"
+             "  - {name: n3, allocatable: {cpu: '4', pods: '10'}, labels: {gen: x}}\n"
+             "pods:\n"
+             "  - {name: sel, namespace: ns, nodeSelector: {zone: a}}\n"
+             "  - name: in\n    namespace: ns\n    affinity: {nodeAffinity: "
+             "{requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
+             "[{matchExpressions: [{key: zone, operator: In, values: [b, c]}]}]}}}\n"
+             "  - name: notin\n    namespace: ns\n    affinity: {nodeAffinity: "
+             "{requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
+             "[{matchExpressions: [{key: zone, operator: NotIn, values: [a]}]}]}}}\n"
+             "  - name: exists\n    namespace: ns\n    affinity: {nodeAffinity: "
+             "{requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
+             "[{matchExpressions: [{key: zone, operator: Exists}]}]}}}\n"
+             "  - name: dne\n    namespace: ns\n    affinity: {nodeAffinity: "
+             "{requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
+             "[{matchExpressions: [{key: zone, operator: DoesNotExist}]}]}}}\n"
+             "  - name: gt\n    namespace: ns\n    affinity: {nodeAffinity: "
+             "{requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
+             "[{matchExpressions: [{key: gen, operator: Gt, values: ['3']}]}]}}}\n"
+             "  - name: lt-or\n    namespace: ns\n    affinity: {nodeAffinity: "
+             "{requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
+             "[{matchExpressions: [{key: gen, operator: Lt, values: ['4']}]},"
+             " {matchExpressions: [{key: zone, operator: In, values: [b]}]}]}}}\n";
+
+static void test_node_affinity_operators(void **state)
+{
+	(void)state;
+	pts p;
+	char b[64];
+	pts_open(&p, node_affinity_yaml);
+	assert_string_equal(feasible(&p, "ns/sel", b, sizeof b), "n1");
+	assert_string_equal(feasible(&p, "ns/in", b, sizeof b), "n2");
+	assert_string_equal(feasible(&p, "ns/notin", b, sizeof b), "n2,n3");
+	assert_string_equal(feasible(&p, "ns/exists", b, sizeof b), "n1,n2");
+	assert_string_equal(feasible(&p, "ns/dne", b, sizeof b), "n3");
+	/* Gt/Lt parse the label; "x" is no integer and never matches. */
+	assert_string_equal(feasible(&p, "ns/gt", b, sizeof b), "n2");
+	assert_string_equal(feasible(&p, "ns/lt-or", b, sizeof b), "n1,n2");
+	assert_string_equal(why(&p, "ns/sel", "n2"),
+	                    "node(s) didn't match Pod's node affinity/selector");
+	tph_reason_code c = tph_predicate_node(p.s, pts_task(&p, "ns/sel"), node_of(&p, "n2"));
+	assert_true(tph_reason_unresolvable(p.s, c));
+	pts_free(&p);
+}
+
+static void test_node_affinity_disabled(void **state)
+{
+	(void)state;
+	pts p;
+	char b[64];
+	pts_open(&p, CONF("      arguments: {predicate.NodeAffinityEnable: false}\n")
+	             "nodes:\n"
+	             "  - {name: n1, allocatable: {cpu: '4', pods: '10'}, labels: {zone: a}}\n"
+	             "  - {name: n2, allocatable: {cpu: '4', pods: '10'}}\n"
+	             "pods:\n"
+	             "  - {name: sel, namespace: ns, nodeSelector: {zone: a}}\n");
+	assert_string_equal(feasible(&p, "ns/sel", b, sizeof b), "n1,n2");
+	pts_free(&p);
+}
+
+static const char taints_yaml[] =
+    CONF("") "nodes:\n"
+             "  - {name: n1, allocatable: {cpu: '4', pods: '10'}, taints: [{key: dedicated,"
+             " value: gpu, effect: NoSchedule}]}\n"
+             "  - {name: n2, allocatable: {cpu: '4', pods: '10'}, taints: [{key: soft, value: x,"
+             " effect: PreferNoSchedule}, {key: gone, effect: NoExecute}]}\n"
+             "  - {name: n3, allocatable: {cpu: '4', pods: '10'}, unschedulable: true}\n"
+             "pods:\n"
+             "  - {name: plain, namespace: ns}\n"
+             "  - {name: gpu, namespace: ns, tolerations: [{key: dedicated, operator: Equal,"
+             " value: gpu, effect: NoSchedule}]}\n"
+             "  - {name: all, namespace: ns, tolerations: [{operator: Exists}]}\n"
+             "  - {name: wrong, namespace: ns, tolerations: [{key: dedicated, operator: Equal,"
+             " value: cpu}]}\n";
+
+static void test_taints_and_unschedulable(void **state)
+{
+	(void)state;
+	pts p;
+	char b[64];
+	pts_open(&p, taints_yaml);
+	assert_string_equal(feasible(&p, "ns/plain", b, sizeof b), "");
+	assert_string_equal(why(&p, "ns/plain", "n1"),
+	                    "node(s) had untolerated taint {dedicated: gpu}");
+	/* PreferNoSchedule never filters; the NoExecute taint does. */
+	assert_string_equal(why(&p, "ns/plain", "n2"), "node(s) had untolerated taint {gone: }");
+	assert_string_equal(why(&p, "ns/plain", "n3"), "node(s) were unschedulable");
+	assert_string_equal(feasible(&p, "ns/gpu", b, sizeof b), "n1");
+	assert_string_equal(feasible(&p, "ns/wrong", b, sizeof b), "");
+	/* An empty key with Exists tolerates every taint, node.kubernetes.io/unschedulable too. */
+	assert_string_equal(feasible(&p, "ns/all", b, sizeof b), "n1,n2,n3");
+	pts_free(&p);
+}
+
+static void test_pod_number(void **state)
+{
+	(void)state;
+	pts p;
+	/* The fit sees one pod slot being released; the pod count sees two pods on n1. */
+	pts_open(&p, CONF("") "nodes:\n"
+	                      "  - {name: n1, allocatable: {cpu: '4', pods: '2'}}\n"
+	                      "  - {name: n2, allocatable: {cpu: '4'}}\n"
+	                      "pods:\n"
+	                      "  - {name: r, namespace: ns, phase: Running, nodeName: n1}\n"
+	                      "  - {name: d, namespace: ns, phase: Running, nodeName: n1,"
+	                      " deleting: true}\n"
+	                      "  - {name: new, namespace: ns}\n");
+	assert_string_equal(why(&p, "ns/new", "n1"), "node(s) pod number exceeded");
+	tph_reason_code c = tph_predicate_node(p.s, pts_task(&p, "ns/new"), node_of(&p, "n1"));
+	assert_false(tph_reason_unresolvable(p.s, c));
+	/* A node that lists no pods holds none. */
+	assert_string_equal(why(&p, "ns/new", "n2"), "node(s) pod number exceeded");
+	pts_free(&p);
+}
+
+#define ANTI(key)                                                                                  \
+	"    affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution:"       \
+	" [{labelSelector: {matchLabels: {app: web}}, topologyKey: " key "}]}}\n"
+
+static const char anti_yaml[] =
+    CONF("") "nodes:\n"
+             "  - {name: n1, allocatable: {cpu: '4', pods: '10'}, labels: {zone: a, h: n1}}\n"
+             "  - {name: n2, allocatable: {cpu: '4', pods: '10'}, labels: {zone: a, h: n2}}\n"
+             "  - {name: n3, allocatable: {cpu: '4', pods: '10'}, labels: {zone: b, h: n3}}\n"
+             "  - {name: n4, allocatable: {cpu: '4', pods: '10'}}\n"
+             "pods:\n"
+             "  - {name: old, namespace: ns, phase: Running, nodeName: n1, labels: {app: web}}\n"
+             "  - name: zone-anti\n    namespace: ns\n    labels: {app: web}\n" ANTI("zone")
+             "  - name: other-ns\n    namespace: ns2\n" ANTI("zone")
+             "  - {name: web, namespace: ns, labels: {app: web}}\n"
+             "  - name: host-anti\n    namespace: ns\n    labels: {app: db}\n" ANTI("h");
+
+static void test_anti_affinity_by_topology(void **state)
+{
+	(void)state;
+	pts p;
+	char b[64];
+	pts_open(&p, anti_yaml);
+	/* Zone a holds a web pod: n1 and n2 refuse; n4 has no zone label and passes. */
+	assert_string_equal(feasible(&p, "ns/zone-anti", b, sizeof b), "n3,n4");
+	assert_string_equal(why(&p, "ns/zone-anti", "n2"),
+	                    "node(s) didn't match pod anti-affinity rules");
+	/* Terms select in the pod's own namespace unless they name others. */
+	assert_string_equal(feasible(&p, "ns2/other-ns", b, sizeof b), "n1,n2,n3,n4");
+	assert_string_equal(feasible(&p, "ns/host-anti", b, sizeof b), "n2,n3,n4");
+	pts_free(&p);
+}
+
+static void test_anti_affinity_follows_events(void **state)
+{
+	(void)state;
+	pts p;
+	char b[64];
+	pts_open(&p, anti_yaml);
+	tph_statement st;
+	tph_stmt_init(&st, p.s);
+	/* A web pod placed on n3 closes zone b for the zone-anti pod, and h=n3 for host-anti. */
+	assert_int_equal(tph_stmt_allocate(&st, pts_task(&p, "ns/web"), node_of(&p, "n3")), TPH_OK);
+	assert_string_equal(feasible(&p, "ns/zone-anti", b, sizeof b), "n4");
+	assert_string_equal(feasible(&p, "ns/host-anti", b, sizeof b), "n2,n4");
+	tph_stmt_discard(&st);
+	assert_string_equal(feasible(&p, "ns/zone-anti", b, sizeof b), "n3,n4");
+	/* An eviction removes the pod from the view; discarding it brings it back. */
+	tph_stmt_init(&st, p.s);
+	assert_int_equal(tph_stmt_evict(&st, pts_task(&p, "ns/old"), "test"), TPH_OK);
+	assert_string_equal(feasible(&p, "ns/zone-anti", b, sizeof b), "n1,n2,n3,n4");
+	tph_stmt_discard(&st);
+	assert_string_equal(feasible(&p, "ns/zone-anti", b, sizeof b), "n3,n4");
+	pts_free(&p);
+}
+
+static const char existing_yaml[] =
+    CONF("") "nodes:\n"
+             "  - {name: n1, allocatable: {cpu: '4', pods: '10'}, labels: {h: n1}}\n"
+             "  - {name: n2, allocatable: {cpu: '4', pods: '10'}, labels: {h: n2}}\n"
+             "pods:\n"
+             "  - name: guard\n    namespace: ns\n    phase: Running\n    nodeName: n1\n" ANTI("h")
+             "  - {name: web, namespace: ns, labels: {app: web}}\n"
+             "  - {name: db, namespace: ns, labels: {app: db}}\n";
+
+static void test_existing_pods_anti_affinity(void **state)
+{
+	(void)state;
+	pts p;
+	char b[64];
+	pts_open(&p, existing_yaml);
+	assert_string_equal(feasible(&p, "ns/web", b, sizeof b), "n2");
+	assert_string_equal(why(&p, "ns/web", "n1"),
+	                    "node(s) didn't satisfy existing pods anti-affinity rules");
+	assert_string_equal(feasible(&p, "ns/db", b, sizeof b), "n1,n2");
+	pts_free(&p);
+}
+
+static const char affinity_yaml[] =
+    CONF("") "nodes:\n"
+             "  - {name: n1, allocatable: {cpu: '4', pods: '10'}, labels: {zone: a}}\n"
+             "  - {name: n2, allocatable: {cpu: '4', pods: '10'}, labels: {zone: b}}\n"
+             "  - {name: n3, allocatable: {cpu: '4', pods: '10'}}\n"
+             "pods:\n"
+             "  - name: first\n    namespace: ns\n    labels: {app: web}\n"
+             "    affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution:"
+             " [{labelSelector: {matchLabels: {app: web}}, topologyKey: zone}]}}\n"
+             "  - name: stranger\n    namespace: ns\n    labels: {app: db}\n"
+             "    affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution:"
+             " [{labelSelector: {matchLabels: {app: web}}, topologyKey: zone}]}}\n"
+             "  - {name: web, namespace: ns, labels: {app: web}}\n";
+
+static void test_affinity_first_pod_and_follow(void **state)
+{
+	(void)state;
+	pts p;
+	char b[64];
+	pts_open(&p, affinity_yaml);
+	/* No web pod anywhere: a pod matching its own terms may go to any node with the key. */
+	assert_string_equal(feasible(&p, "ns/first", b, sizeof b), "n1,n2");
+	assert_string_equal(feasible(&p, "ns/stranger", b, sizeof b), "");
+	assert_string_equal(why(&p, "ns/stranger", "n3"), "node(s) didn't match pod affinity rules");
+	tph_statement st;
+	tph_stmt_init(&st, p.s);
+	assert_int_equal(tph_stmt_allocate(&st, pts_task(&p, "ns/web"), node_of(&p, "n2")), TPH_OK);
+	assert_string_equal(feasible(&p, "ns/first", b, sizeof b), "n2");
+	assert_string_equal(feasible(&p, "ns/stranger", b, sizeof b), "n2");
+	tph_stmt_discard(&st);
+	pts_free(&p);
+}
+
+static const char spread_yaml[] =
+    CONF("") "nodes:\n"
+             "  - {name: n1, allocatable: {cpu: '8', pods: '10'}, labels: {zone: a}}\n"
+             "  - {name: n2, allocatable: {cpu: '8', pods: '10'}, labels: {zone: b}}\n"
+             "  - {name: n3, allocatable: {cpu: '8', pods: '10'}}\n"
+             "  - {name: n4, allocatable: {cpu: '8', pods: '10'}, labels: {zone: c}}\n"
+             "pods:\n"
+             "  - {name: a1, namespace: ns, phase: Running, nodeName: n1, labels: {app: w}}\n"
+             "  - {name: a2, namespace: ns, phase: Running, nodeName: n1, labels: {app: w}}\n"
+             "  - {name: b1, namespace: ns, phase: Running, nodeName: n2, labels: {app: w}}\n"
+             "  - {name: gone, namespace: ns, phase: Running, nodeName: n4, labels: {app: w},"
+             " deleting: true}\n"
+             "  - name: loose\n    namespace: ns\n    labels: {app: w}\n"
+             "    topologySpreadConstraints: [{maxSkew: 1, topologyKey: zone,"
+             " whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: w}}}]\n"
+             "  - name: picky\n    namespace: ns\n    labels: {app: w}\n"
+             "    affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution:"
+             " {nodeSelectorTerms: [{matchExpressions: [{key: zone, operator: In,"
+             " values: [a, b]}]}]}}}\n"
+             "    topologySpreadConstraints: [{maxSkew: 1, topologyKey: zone,"
+             " whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: w}}}]\n";
+
+static void test_topology_spread(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(&p, spread_yaml);
+	/* Zones a=2, b=1, c=0 (the deleting pod does not count): skew = count + 1 - 0. */
+	const char *skew = "node(s) didn't match pod topology spread constraints";
+	assert_string_equal(why(&p, "ns/loose", "n1"), skew);
+	assert_string_equal(why(&p, "ns/loose", "n2"), skew);
+	assert_string_equal(why(&p, "ns/loose", "n4"), "");
+	assert_string_equal(why(&p, "ns/loose", "n3"),
+	                    "node(s) didn't match pod topology spread constraints (missing required "
+	                    "label)");
+	/* Only the nodes the pod's node affinity admits count: the minimum is zone b's 1. */
+	assert_string_equal(why(&p, "ns/picky", "n2"), "");
+	assert_string_equal(why(&p, "ns/picky", "n1"), skew);
+	tph_statement st;
+	tph_stmt_init(&st, p.s);
+	assert_int_equal(tph_stmt_allocate(&st, pts_task(&p, "ns/b1"), node_of(&p, "n4")), TPH_OK);
+	/* b1 moved from zone b to c: a=2, b=0, c=1. */
+	assert_string_equal(why(&p, "ns/loose", "n4"), skew);
+	assert_string_equal(why(&p, "ns/loose", "n2"), "");
+	tph_stmt_discard(&st);
+	assert_string_equal(why(&p, "ns/loose", "n4"), "");
+	pts_free(&p);
+}
+
+static void test_simulations(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(&p, existing_yaml);
+	tph_session *s = p.s;
+	tph_idx web = pts_task(&p, "ns/web"), guard = pts_task(&p, "ns/guard");
+	tph_idx n1 = node_of(&p, "n1"), n2 = node_of(&p, "n2");
+	tph_prepredicate(s, web);
+	assert_int_not_equal(tph_sim_predicate(s, web, n1), TPH_PASS);
+	assert_int_equal(tph_sim_remove_task(s, web, guard, n1), TPH_OK);
+	assert_int_equal(tph_sim_predicate(s, web, n1), TPH_PASS);
+	/* Another node starts from a fresh copy of the state. */
+	assert_int_equal(tph_sim_predicate(s, web, n2), TPH_PASS);
+	assert_int_equal(tph_sim_add_task(s, web, guard, n2), TPH_OK);
+	assert_int_not_equal(tph_sim_predicate(s, web, n2), TPH_PASS);
+	assert_int_not_equal(tph_sim_predicate(s, web, n1), TPH_PASS);
+	pts_free(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_node_affinity_operators),
+	    cmocka_unit_test(test_node_affinity_disabled),
+	    cmocka_unit_test(test_taints_and_unschedulable),
+	    cmocka_unit_test(test_pod_number),
+	    cmocka_unit_test(test_anti_affinity_by_topology),
+	    cmocka_unit_test(test_anti_affinity_follows_events),
+	    cmocka_unit_test(test_existing_pods_anti_affinity),
+	    cmocka_unit_test(test_affinity_first_pod_and_follow),
+	    cmocka_unit_test(test_topology_spread),
+	    cmocka_unit_test(test_simulations),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,342 @@
+/* The preempt action: Go's heap step for step, and whole sessions
+ * with the priority, gang and conformance plugins plus evtest's knobs: victims inside the
+ * queue only, rollback of evictions that do not make room, unresolvable nodes skipped, shards,
+ * preemption inside a job, and the topology-aware dry run with its candidate knobs. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "../../kernel/actions/evict_util.h"
+#include "evict_test.h"
+#include "fit_nodes.h"
+
+/* ---- helpers ---- */
+
+static bool less_u32(const void *ctx, tph_idx a, tph_idx b)
+{
+	(void)ctx;
+	return a < b;
+}
+
+static void test_gheap_is_go_heap(void **state)
+{
+	(void)state;
+	tph_idx buf[8];
+	tph_gheap h;
+	tph_gheap_init(&h, buf, 8, less_u32, NULL);
+	const tph_idx in[] = {5, 3, 8, 1};
+	for (int i = 0; i < 4; i++)
+		tph_gheap_push(&h, in[i]);
+	/* Go's heap.Push leaves [1 3 8 5]; Pop swaps the root with the last and sifts down. */
+	assert_int_equal(buf[0], 1);
+	assert_int_equal(buf[1], 3);
+	assert_int_equal(buf[2], 8);
+	assert_int_equal(buf[3], 5);
+	assert_int_equal(tph_gheap_pop(&h), 1);
+	assert_int_equal(buf[0], 3);
+	assert_int_equal(buf[1], 5);
+	assert_int_equal(buf[2], 8);
+	assert_int_equal(tph_gheap_pop(&h), 3);
+	assert_int_equal(tph_gheap_pop(&h), 5);
+	assert_int_equal(tph_gheap_pop(&h), 8);
+	assert_int_equal(tph_gheap_pop(&h), TPH_NOIDX);
+}
+
+/* ---- scenarios ---- */
+
+#define HEAD(actions, preempt_args)           \
+	"name: t\n"                           \
+	"conf: |\n"                           \
+	"  actions: \"" actions "\"\n"        \
+	"  tiers:\n"                          \
+	"  - plugins:\n"                      \
+	"    - name: priority\n"              \
+	"    - name: gang\n"                  \
+	"    - name: conformance\n"           \
+	"  - plugins:\n"                      \
+	"    - name: evtest\n"                \
+	"      arguments: {@}\n"              \
+	"  configurations:\n"                 \
+	"  - name: preempt\n"                 \
+	"    arguments: {" preempt_args "}\n" \
+	"priorityClasses:\n"                  \
+	"  - {name: high, value: 1000}\n"     \
+	"  - {name: mid, value: 50}\n"        \
+	"  - {name: low, value: 10}\n"        \
+	"  - {name: lowest, value: 5}\n"
+
+/* Two full 1-cpu nodes, a low job running on each, a high job with one pending pod. */
+static const char two_nodes[] =
+    "queues: [{name: q1}, {name: q2}]\n"
+    "nodes:\n"
+    "  - {name: n1, allocatable: {cpu: '1', memory: 4Gi, pods: '10'}}\n"
+    "  - {name: n2, allocatable: {cpu: '1', memory: 4Gi, pods: '10'}}\n"
+    "podGroups:\n"
+    "  - {name: pga, namespace: c1, queue: q1, minMember: 0, phase: Running,"
+    " priorityClassName: @}\n"
+    "  - {name: pgb, namespace: c1, queue: q1, minMember: 0, phase: Running,"
+    " priorityClassName: @}\n"
+    "  - {name: pgh, namespace: c1, queue: @, minMember: 1, phase: Inqueue,"
+    " priorityClassName: high}\n"
+    "pods:\n"
+    "  - {name: a1, namespace: c1, podGroup: pga, phase: Running, nodeName: n1,"
+    " requests: {cpu: '1'}, priorityClassName: @}\n"
+    "  - {name: b1, namespace: c1, podGroup: pgb, phase: Running, nodeName: n2,"
+    " requests: {cpu: '1'}, priorityClassName: @}\n"
+    "  - {name: h1, namespace: c1, podGroup: pgh, phase: Pending, requests: {cpu: '1'}"
+    "@}\n";
+
+static char yaml[8192];
+
+static const char *scenario(const char *head, const char *evargs, const char *body, const char *pa,
+                            const char *pb, const char *hq, const char *extra, const char *shard)
+{
+	char h[4096], b[4096];
+	const char *ha[] = {evargs}, *ba[] = {pa, pb, hq, pa, pb, extra};
+	ev_fill(h, sizeof h, head, ha);
+	ev_fill(b, sizeof b, body, ba);
+	snprintf(yaml, sizeof yaml, "%s%s%s", h, shard, b);
+	return yaml;
+}
+
+static void run_two(ev_run *r, const char *head, const char *evargs, const char *extra,
+                    const char *hq, const char *shard)
+{
+	ev_run_yaml(r, scenario(head, evargs, two_nodes, "low", "low", hq, extra, shard));
+}
+
+static void test_evicts_on_first_node_and_pipelines(void **state)
+{
+	(void)state;
+	ev_run r;
+	run_two(&r, HEAD("preempt", ""), "", "", "q1", "");
+	assert_string_equal(ev_evictions(&r), "c1/a1:preempt;");
+	assert_string_equal(ev_pipelined(&r), "c1/h1@n1;");
+	assert_int_equal(r.log->n_binds, 0);
+	ev_free(&r);
+}
+
+static void test_other_queue_is_not_preempted(void **state)
+{
+	(void)state;
+	ev_run r;
+	run_two(&r, HEAD("preempt", ""), "", "", "q2", "");
+	assert_string_equal(ev_evictions(&r), "");
+	assert_string_equal(ev_pipelined(&r), "");
+	ev_free(&r);
+}
+
+static void test_never_policy_preempts_nothing(void **state)
+{
+	(void)state;
+	ev_run r;
+	run_two(&r, HEAD("preempt", ""), "", ", preemptionPolicy: Never", "q1", "");
+	assert_string_equal(ev_evictions(&r), "");
+	ev_free(&r);
+}
+
+static void test_unresolvable_node_is_skipped(void **state)
+{
+	(void)state;
+	ev_run r;
+	run_two(&r, HEAD("preempt", ""), "unresolvableNode: n1", "", "q1", "");
+	assert_string_equal(ev_evictions(&r), "c1/b1:preempt;");
+	assert_string_equal(ev_pipelined(&r), "c1/h1@n2;");
+	ev_free(&r);
+}
+
+/* A resolvable failure keeps n1 a candidate, but the preemptor never fits there: the trial
+ * eviction on n1 is rolled back and never logged. */
+static void test_trial_eviction_rolled_back(void **state)
+{
+	(void)state;
+	ev_run r;
+	run_two(&r, HEAD("preempt", ""), "resolvableNode: n1", "", "q1", "");
+	assert_string_equal(ev_evictions(&r), "c1/b1:preempt;");
+	assert_string_equal(ev_pipelined(&r), "c1/h1@n2;");
+	ev_free(&r);
+}
+
+/* Allocate's record of unresolvable nodes (job.NodesFitErrors) keeps preempt off n1. */
+static void test_recorded_fit_nodes_are_skipped(void **state)
+{
+	(void)state;
+	ev_run r;
+	ev_open(&r, scenario(HEAD("preempt", ""), "", two_nodes, "low", "low", "q1", "", ""));
+	tph_session *s = r.s;
+	tph_idx h1 = TPH_NOIDX;
+	for (tph_idx t = 0; t < s->tasks.n; t++)
+		if (!strcmp(tph_strtab_str(s->snap->strs, s->tasks.name[t]), "h1"))
+			h1 = t;
+	const tph_idx nodes[] = {0, 1};
+	const tph_reason_code codes[] = {tph_reason(s, "node(s) were fenced off", true), TPH_PASS};
+	assert_int_equal(tph_record_fit_nodes(s, h1, nodes, codes, 2), TPH_OK);
+	const tph_idx *skip;
+	assert_int_equal(tph_unresolvable_nodes(s, h1, &skip), 1);
+	assert_int_equal(skip[0], 0);
+	ev_finish(&r);
+	assert_string_equal(ev_evictions(&r), "c1/b1:preempt;");
+	ev_free(&r);
+}
+
+static void test_hard_shard_limits_nodes(void **state)
+{
+	(void)state;
+	ev_run r;
+	run_two(&r, HEAD("preempt", ""), "", "", "q1",
+	        "shard: {name: s, mode: hard, nodes: [n2]}\n");
+	assert_string_equal(ev_evictions(&r), "c1/b1:preempt;");
+	ev_free(&r);
+}
+
+static void test_soft_shard_prefers_shard(void **state)
+{
+	(void)state;
+	ev_run r;
+	run_two(&r, HEAD("preempt", ""), "", "", "q1",
+	        "shard: {name: s, mode: soft, nodes: [n2]}\n");
+	assert_string_equal(ev_evictions(&r), "c1/b1:preempt;");
+	ev_free(&r);
+}
+
+/* The dry run finds one candidate by default (10% of 2 nodes, at least 1): n1. */
+static void test_topology_default_one_candidate(void **state)
+{
+	(void)state;
+	ev_run r;
+	ev_run_yaml(&r, scenario(HEAD("preempt", "enableTopologyAwarePreemption: true"), "",
+	                         two_nodes, "mid", "low", "q1", "", ""));
+	assert_string_equal(ev_evictions(&r), "c1/a1:preempt;");
+	assert_string_equal(ev_pipelined(&r), "c1/h1@n1;");
+	assert_int_equal(evtest_sim_removed, 0);
+	ev_free(&r);
+}
+
+/* With two candidates, the node whose highest victim priority is lowest wins. */
+static void test_topology_picks_lowest_victims(void **state)
+{
+	(void)state;
+	ev_run r;
+	ev_run_yaml(&r, scenario(HEAD("preempt", "enableTopologyAwarePreemption: true, "
+	                                         "minCandidateNodesAbsolute: 2"),
+	                         "", two_nodes, "mid", "low", "q1", "", ""));
+	assert_string_equal(ev_evictions(&r), "c1/b1:preempt;");
+	assert_string_equal(ev_pipelined(&r), "c1/h1@n2;");
+	assert_int_equal(evtest_sim_removed, 0);
+	ev_free(&r);
+}
+
+/* One 3-cpu node: small (1 cpu, lowest) and big (2 cpu, low); the preemptor needs 2 cpu.
+ * Both come off in victim order; normal preemption evicts both, the dry run gives small back. */
+static const char reprieve_body[] =
+    "queues: [{name: q1}]\n"
+    "nodes:\n"
+    "  - {name: n1, allocatable: {cpu: '3', memory: 4Gi, pods: '10'}}\n"
+    "podGroups:\n"
+    "  - {name: pgs, namespace: c1, queue: q1, minMember: 0, phase: Running,"
+    " priorityClassName: lowest}\n"
+    "  - {name: pgb, namespace: c1, queue: q1, minMember: 0, phase: Running,"
+    " priorityClassName: low}\n"
+    "  - {name: pgh, namespace: c1, queue: q1, minMember: 1, phase: Inqueue,"
+    " priorityClassName: high}\n"
+    "pods:\n"
+    "  - {name: small, namespace: c1, podGroup: pgs, phase: Running, nodeName: n1,"
+    " requests: {cpu: '1'}, priorityClassName: lowest}\n"
+    "  - {name: big, namespace: c1, podGroup: pgb, phase: Running, nodeName: n1,"
+    " requests: {cpu: '2'}, priorityClassName: low}\n"
+    "  - {name: h1, namespace: c1, podGroup: pgh, phase: Pending, requests: {cpu: '2'}}\n";
+
+static void test_normal_evicts_in_victim_order(void **state)
+{
+	(void)state;
+	ev_run r;
+	char h[4096];
+	const char *none[] = {""};
+	ev_fill(h, sizeof h, HEAD("preempt", ""), none);
+	snprintf(yaml, sizeof yaml, "%s%s", h, reprieve_body);
+	ev_run_yaml(&r, yaml);
+	assert_string_equal(ev_evictions(&r), "c1/small:preempt;c1/big:preempt;");
+	ev_free(&r);
+}
+
+static void test_topology_reprieves(void **state)
+{
+	(void)state;
+	ev_run r;
+	char h[4096];
+	const char *none[] = {""};
+	ev_fill(h, sizeof h, HEAD("preempt", "enableTopologyAwarePreemption: true"), none);
+	snprintf(yaml, sizeof yaml, "%s%s", h, reprieve_body);
+	ev_run_yaml(&r, yaml);
+	assert_string_equal(ev_evictions(&r), "c1/big:preempt;");
+	assert_string_equal(ev_pipelined(&r), "c1/h1@n1;");
+	assert_int_equal(evtest_sim_removed, 0);
+	ev_free(&r);
+}
+
+/* Inside one job: the pending high-priority task evicts its own job's low-priority task. */
+static void test_preempts_inside_job(void **state)
+{
+	(void)state;
+	ev_run r;
+	ev_run_yaml(&r, "name: t\n"
+	                "conf: |\n"
+	                "  actions: preempt\n"
+	                "  tiers:\n"
+	                "  - plugins:\n"
+	                "    - name: priority\n"
+	                "priorityClasses: [{name: high, value: 1000}, {name: low, value: 10}]\n"
+	                "queues: [{name: q1}]\n"
+	                "nodes: [{name: n1, allocatable: {cpu: '1', memory: 4Gi, pods: '10'}}]\n"
+	                "podGroups: [{name: pg, namespace: c1, queue: q1, phase: Running}]\n"
+	                "pods:\n"
+	                "  - {name: lo, namespace: c1, podGroup: pg, phase: Running, nodeName: n1,"
+	                " requests: {cpu: '1'}, priorityClassName: low}\n"
+	                "  - {name: hi, namespace: c1, podGroup: pg, phase: Pending,"
+	                " requests: {cpu: '1'}, priorityClassName: high}\n");
+	assert_string_equal(ev_evictions(&r), "c1/lo:preempt;");
+	assert_string_equal(ev_pipelined(&r), "c1/hi@n1;");
+	ev_free(&r);
+}
+
+/* A preemptor larger than the node: the victims cannot make room, nothing is evicted. */
+static void test_victims_too_small(void **state)
+{
+	(void)state;
+	ev_run r;
+	char h[4096];
+	const char *none[] = {""};
+	ev_fill(h, sizeof h, HEAD("preempt", ""), none);
+	snprintf(yaml, sizeof yaml, "%s%s", h, reprieve_body);
+	char *p = strstr(yaml, "requests: {cpu: '2'}}\n");
+	assert_non_null(p);
+	memcpy(p, "requests: {cpu: '4'}}\n", 22);
+	ev_run_yaml(&r, yaml);
+	assert_string_equal(ev_evictions(&r), "");
+	assert_string_equal(ev_pipelined(&r), "");
+	ev_free(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_gheap_is_go_heap),
+	    cmocka_unit_test(test_evicts_on_first_node_and_pipelines),
+	    cmocka_unit_test(test_other_queue_is_not_preempted),
+	    cmocka_unit_test(test_never_policy_preempts_nothing),
+	    cmocka_unit_test(test_unresolvable_node_is_skipped),
+	    cmocka_unit_test(test_trial_eviction_rolled_back),
+	    cmocka_unit_test(test_recorded_fit_nodes_are_skipped),
+	    cmocka_unit_test(test_hard_shard_limits_nodes),
+	    cmocka_unit_test(test_soft_shard_prefers_shard),
+	    cmocka_unit_test(test_topology_default_one_candidate),
+	    cmocka_unit_test(test_topology_picks_lowest_victims),
+	    cmocka_unit_test(test_normal_evicts_in_victim_order),
+	    cmocka_unit_test(test_topology_reprieves),
+	    cmocka_unit_test(test_preempts_inside_job),
+	    cmocka_unit_test(test_victims_too_small),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
