@@ -11,15 +11,16 @@
 
 #include "tephra/tephra.h"
 
-namespace tb {
+namespace tb
+{
 
 // Owns the objects of one synthetic or loaded setup; frees them in the right order.
 struct Setup {
-	tph_scenario *scn = nullptr;  // when loaded from a file (owns cluster and conf)
+	tph_scenario *scn = nullptr; // when loaded from a file (owns cluster and conf)
 	tph_cluster *cluster = nullptr;
-	tph_conf *conf = nullptr;  // owned here (a reduced conf, or a micro's conf)
+	tph_conf *conf = nullptr; // owned here (a reduced conf, or a micro's conf)
 	tph_snapshot *snap = nullptr;
-	std::string dropped;  // plugins/actions left out of a reduced conf
+	std::string dropped; // plugins/actions left out of a reduced conf
 	Setup() = default;
 	Setup(const Setup &) = delete;
 	Setup &operator=(const Setup &) = delete;
@@ -66,6 +67,6 @@ std::string decisions_digest(const tph_session *s);
 void register_micro();
 void register_macro();
 
-}  // namespace tb
+} // namespace tb
 
 #endif

@@ -8,7 +8,8 @@
 #include <cstdlib>
 #include <cstring>
 
-namespace tb {
+namespace tb
+{
 
 Setup::~Setup()
 {
@@ -87,8 +88,8 @@ tph_cluster *make_cluster(uint32_t nodes, uint32_t pending, uint32_t running)
 {
 	tph_cluster *c = nullptr;
 	tph_diag d{};
-	const tph_queue_desc q{"q0", 1, {}, {}, {}, true, TPH_QUEUE_OPEN, nullptr, 0, 0, {}, {},
-	                       {},   {}, {}};
+	const tph_queue_desc q{"q0", 1,  {}, {}, {}, true, TPH_QUEUE_OPEN, nullptr, 0,
+	                       0,    {}, {}, {}, {}, {}};
 	bool ok = tph_cluster_create(&c) == TPH_OK && tph_cluster_put_queue(c, &q, &d) == TPH_OK &&
 	          put_nodes(c, nodes, &d) && put_running(c, nodes, running, &d);
 	for (uint32_t t = 0; ok && t < pending; t++) {
@@ -140,7 +141,8 @@ static bool built(const std::string &conf_text, bool run)
 
 bool plugin_built(const char *name)
 {
-	return built(std::string("actions: \"\"\ntiers:\n- plugins:\n  - name: ") + name + "\n", false);
+	return built(std::string("actions: \"\"\ntiers:\n- plugins:\n  - name: ") + name + "\n",
+	             false);
 }
 
 bool action_built(const char *name)
@@ -156,7 +158,8 @@ std::string scenario_dir()
 
 double peak_rss_bytes()
 {
-	struct rusage ru {};
+	struct rusage ru {
+	};
 	getrusage(RUSAGE_SELF, &ru);
 	return double(ru.ru_maxrss) * 1024.0;
 }
@@ -198,8 +201,9 @@ std::string decisions_digest(const tph_session *s)
 	digest_rows(out, "evict ", l->evictions, l->n_evictions);
 	digest_rows(out, "pipeline ", l->pipelined, l->n_pipelined);
 	for (uint32_t i = 0; i < l->n_phases; i++)
-		out += std::string("phase ") + l->phases[i].podgroup + " " + l->phases[i].phase + "\n";
+		out +=
+		    std::string("phase ") + l->phases[i].podgroup + " " + l->phases[i].phase + "\n";
 	return out;
 }
 
-}  // namespace tb
+} // namespace tb

@@ -5,7 +5,8 @@
 
 #include <map>
 
-namespace tb {
+namespace tb
+{
 
 static bool cached(std::map<std::string, bool> &m, const char *name, bool (*probe)(const char *))
 {
@@ -112,10 +113,10 @@ tph_conf *reduced_conf(const tph_conf *conf, std::string *dropped)
 		return nullptr;
 	tph_conf *out = nullptr;
 	tph_diag d{};
-	if (tph_conf_load_string(text.data(), text.size(), "reduced", tph_conf_enable_flags_default(conf),
-	                         &out, &d))
-		return conf_from(text);  // reports and exits
+	if (tph_conf_load_string(text.data(), text.size(), "reduced",
+	                         tph_conf_enable_flags_default(conf), &out, &d))
+		return conf_from(text); // reports and exits
 	return out;
 }
 
-}  // namespace tb
+} // namespace tb

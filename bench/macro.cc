@@ -12,7 +12,8 @@
 
 #include "bench.h"
 
-namespace tb {
+namespace tb
+{
 
 using benchmark::Counter;
 
@@ -121,7 +122,8 @@ static void session_counters(benchmark::State &st, const Loaded &l, const Refere
 {
 	st.counters["binds"] = binds;
 	st.counters["tasks_per_s"] = Counter(binds, Counter::kIsIterationInvariantRate);
-	st.counters["s_per_eval"] = Counter(r.evals, Counter::kIsIterationInvariantRate | Counter::kInvert);
+	st.counters["s_per_eval"] =
+	    Counter(r.evals, Counter::kIsIterationInvariantRate | Counter::kInvert);
 	st.counters["evals"] = r.evals;
 	st.counters["session_B_per_node"] = r.session_bytes / l.nodes;
 	st.counters["session_B_per_task"] = r.session_bytes / l.tasks;
@@ -208,7 +210,8 @@ void register_macro()
 	for (const char *p : kProfiles) {
 		if (!wanted(p) || !exists(scenario_path(p)))
 			continue;
-		benchmark::RegisterBenchmark((std::string("load/") + p).c_str(), BM_Load, std::string(p))
+		benchmark::RegisterBenchmark((std::string("load/") + p).c_str(), BM_Load,
+		                             std::string(p))
 		    ->Iterations(1)
 		    ->UseRealTime()
 		    ->Unit(benchmark::kMillisecond);
@@ -224,4 +227,4 @@ void register_macro()
 	}
 }
 
-}  // namespace tb
+} // namespace tb

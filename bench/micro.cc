@@ -8,15 +8,15 @@
 
 #include "bench.h"
 
-namespace tb {
+namespace tb
+{
 
 using benchmark::Counter;
 
 static const char *const kFitOnly = "actions: \"\"\ntiers: []\n";
 
 // Clusters are expensive to build: one per shape, kept for the program's lifetime.
-static Setup *setup_for(uint32_t nodes, uint32_t pending, uint32_t running,
-                        const std::string &conf)
+static Setup *setup_for(uint32_t nodes, uint32_t pending, uint32_t running, const std::string &conf)
 {
 	static std::map<std::string, std::unique_ptr<Setup>> cache;
 	std::string key = std::to_string(nodes) + "/" + std::to_string(pending) + "/" +
@@ -69,7 +69,8 @@ static void BM_Filter(benchmark::State &st, std::string conf)
 		benchmark::DoNotOptimize(k);
 	}
 	st.counters["feasible"] = k;
-	st.counters["s_per_node"] = Counter(nodes, Counter::kIsIterationInvariantRate | Counter::kInvert);
+	st.counters["s_per_node"] =
+	    Counter(nodes, Counter::kIsIterationInvariantRate | Counter::kInvert);
 	tph_session_free(s);
 }
 
@@ -88,7 +89,8 @@ static void BM_Score(benchmark::State &st, std::string conf)
 		tph_session_score(s, task, cand, n, out.data());
 		benchmark::DoNotOptimize(out.data());
 	}
-	st.counters["s_per_node"] = Counter(n, Counter::kIsIterationInvariantRate | Counter::kInvert);
+	st.counters["s_per_node"] =
+	    Counter(n, Counter::kIsIterationInvariantRate | Counter::kInvert);
 	tph_session_free(s);
 }
 
@@ -131,7 +133,11 @@ static void memory_counters(benchmark::State &st, const tph_snapshot *sn, const 
 	st.counters["peak_rss_B"] = peak_rss_bytes();
 }
 
-enum { SNAP_AND_OPEN = 0, SNAP_ONLY = 1, OPEN_ONLY = 2 };
+enum {
+	SNAP_AND_OPEN = 0,
+	SNAP_ONLY = 1,
+	OPEN_ONLY = 2
+};
 
 // One iteration of BM_SnapshotOpen: returns false (and skips) on error.
 static bool snap_open_once(benchmark::State &st, Setup *su, const tph_session_opts &o, int mode)
@@ -182,7 +188,7 @@ static void BM_SnapshotOpen(benchmark::State &st)
 }
 
 static const char *const kScorers[] = {
-    "nodeorder", "binpack", "usage", "resource-strategy-fit", "tdm", "task-topology",
+    "nodeorder",  "binpack",     "usage",     "resource-strategy-fit", "tdm", "task-topology",
     "numa-aware", "deviceshare", "nodegroup", "network-topology-aware"};
 
 static void node_args(benchmark::internal::Benchmark *b)
@@ -202,8 +208,10 @@ void register_micro()
 		                                         "  - name: predicates\n"))
 		    ->Apply(node_args);
 	for (const char *p : kScorers) {
-		std::string conf = std::string("actions: \"\"\ntiers:\n- plugins:\n  - name: ") + p + "\n";
-		auto *b = benchmark::RegisterBenchmark((std::string("score/") + p).c_str(), BM_Score, conf);
+		std::string conf =
+		    std::string("actions: \"\"\ntiers:\n- plugins:\n  - name: ") + p + "\n";
+		auto *b = benchmark::RegisterBenchmark((std::string("score/") + p).c_str(),
+		                                       BM_Score, conf);
 		if (plugin_built(p))
 			b->Apply(node_args);
 		else
@@ -212,9 +220,14 @@ void register_micro()
 	std::string none, conf = default_conf(&none);
 	benchmark::RegisterBenchmark("stmt/allocate_discard/fit_only", BM_StmtAllocateDiscard,
 	                             std::string(kFitOnly))
-	    ->Arg(1)->Arg(64)->ArgName("k");
-	benchmark::RegisterBenchmark("stmt/allocate_discard/default_conf", BM_StmtAllocateDiscard, conf)
-	    ->Arg(1)->Arg(64)->ArgName("k");
+	    ->Arg(1)
+	    ->Arg(64)
+	    ->ArgName("k");
+	benchmark::RegisterBenchmark("stmt/allocate_discard/default_conf", BM_StmtAllocateDiscard,
+	                             conf)
+	    ->Arg(1)
+	    ->Arg(64)
+	    ->ArgName("k");
 	benchmark::RegisterBenchmark("snapshot_open", BM_SnapshotOpen)
 	    ->Args({10000, 200000, SNAP_AND_OPEN})
 	    ->Args({10000, 200000, SNAP_ONLY})
@@ -224,4 +237,4 @@ void register_micro()
 	    ->Unit(benchmark::kMillisecond);
 }
 
-}  // namespace tb
+} // namespace tb

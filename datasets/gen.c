@@ -7,27 +7,28 @@
 
 /* Volcano's helm chart conf (installer/helm/chart/volcano/config/volcano-scheduler.conf): the
  * built-in default plus binpack, with gang and drf not voting on preemption. */
-#define CONF_TIER1                                                                                 \
-	"  tiers:\n"                                                                               \
-	"  - plugins:\n"                                                                           \
-	"    - name: priority\n"                                                                   \
-	"    - name: gang\n"                                                                       \
-	"      enablePreemptable: false\n"                                                         \
-	"    - name: conformance\n"                                                                \
-	"  - plugins:\n"                                                                           \
-	"    - name: overcommit\n"                                                                 \
-	"    - name: drf\n"                                                                        \
-	"      enablePreemptable: false\n"                                                         \
-	"    - name: predicates\n"                                                                 \
-	"    - name: proportion\n"                                                                 \
-	"    - name: nodeorder\n"                                                                  \
+#define CONF_TIER1                         \
+	"  tiers:\n"                       \
+	"  - plugins:\n"                   \
+	"    - name: priority\n"           \
+	"    - name: gang\n"               \
+	"      enablePreemptable: false\n" \
+	"    - name: conformance\n"        \
+	"  - plugins:\n"                   \
+	"    - name: overcommit\n"         \
+	"    - name: drf\n"                \
+	"      enablePreemptable: false\n" \
+	"    - name: predicates\n"         \
+	"    - name: proportion\n"         \
+	"    - name: nodeorder\n"          \
 	"    - name: binpack\n"
 
 static const char conf_standard[] = "conf: |\n"
                                     "  actions: \"enqueue, allocate, backfill\"\n" CONF_TIER1;
 /* The action order of Volcano's CI conf (volcano-scheduler-ci.conf). */
-static const char conf_preempt[] = "conf: |\n"
-                                   "  actions: \"enqueue, allocate, backfill, reclaim, preempt\"\n" CONF_TIER1;
+static const char conf_preempt[] =
+    "conf: |\n"
+    "  actions: \"enqueue, allocate, backfill, reclaim, preempt\"\n" CONF_TIER1;
 static const char conf_topology[] = "conf: |\n"
                                     "  actions: \"enqueue, allocate, backfill\"\n" CONF_TIER1
                                     "    - name: network-topology-aware\n";
@@ -78,8 +79,7 @@ static bool opts_valid(const tph_gen_opts *o)
 {
 	return o->nodes >= 1 && o->queues >= 1 && o->queues <= 100000 && o->max_gang >= 1 &&
 	       o->load_pct <= 98 && o->gpu_pct <= 100 && o->tiers <= 4 && o->rack_size >= 1 &&
-	       o->pod_affinity_pct <= 100 &&
-	       o->kind <= TPH_GEN_TOPOLOGY;
+	       o->pod_affinity_pct <= 100 && o->kind <= TPH_GEN_TOPOLOGY;
 }
 
 static void write_header(gen_state *g)

@@ -7,14 +7,18 @@
 
 /* CPU types first, then GPU types (gpu > 0); weights are within each group. */
 const gen_node_type gen_node_types[] = {
-    {"cpu-small", 16000, 64 * GIB, 0, 30},   {"cpu-medium", 32000, 128 * GIB, 0, 35},
-    {"cpu-large", 64000, 256 * GIB, 0, 20},  {"mem-large", 32000, 512 * GIB, 0, 15},
-    {"gpu-t4", 32000, 192 * GIB, 4, 50},     {"gpu-a100", 96000, 1024 * GIB, 8, 50},
+    {"cpu-small", 16000, 64 * GIB, 0, 30},  {"cpu-medium", 32000, 128 * GIB, 0, 35},
+    {"cpu-large", 64000, 256 * GIB, 0, 20}, {"mem-large", 32000, 512 * GIB, 0, 15},
+    {"gpu-t4", 32000, 192 * GIB, 4, 50},    {"gpu-a100", 96000, 1024 * GIB, 8, 50},
 };
 const uint32_t gen_n_node_types = sizeof gen_node_types / sizeof gen_node_types[0];
 const char *const gen_zones[GEN_ZONES] = {"zone-a", "zone-b", "zone-c", "zone-d"};
 
-enum { SECTION_RACKS = 1, SECTION_NODES = 2, SECTION_QUEUES = 3 };
+enum {
+	SECTION_RACKS = 1,
+	SECTION_NODES = 2,
+	SECTION_QUEUES = 3
+};
 
 int gen_plan_racks(gen_state *g)
 {
@@ -33,7 +37,8 @@ int gen_plan_racks(gen_state *g)
 	gen_rng r = rng_stream(o->seed, SECTION_RACKS);
 	for (uint32_t k = 0; k < g->n_racks; k++) {
 		bool gpu = rng_pct(&r, o->gpu_pct);
-		uint32_t t = gpu ? n_cpu + rng_weighted(&r, gpu_w, n_gpu) : rng_weighted(&r, cpu_w, n_cpu);
+		uint32_t t =
+		    gpu ? n_cpu + rng_weighted(&r, gpu_w, n_gpu) : rng_weighted(&r, cpu_w, n_cpu);
 		g->rack_type[k] = (uint8_t)t;
 	}
 	for (uint32_t i = 0; i < o->nodes; i++)
@@ -141,8 +146,8 @@ static void write_tier(gen_state *g, uint32_t tier, uint32_t count, uint32_t bel
 	gen_out *w = g->w;
 	uint32_t fan = tier == 1 ? g->o->rack_size : 8;
 	for (uint32_t h = 0; h < count; h++) {
-		out_fmt(w, "  - {name: %s%u, tier: %u, tierName: %s, members: [", tier_name(tier), h,
-		        tier, tier_name(tier));
+		out_fmt(w, "  - {name: %s%u, tier: %u, tierName: %s, members: [", tier_name(tier),
+		        h, tier, tier_name(tier));
 		uint32_t first = h * fan, last = first + fan < below ? first + fan : below;
 		for (uint32_t m = first; m < last; m++) {
 			out_str(w, m > first ? ", " : "");

@@ -148,8 +148,9 @@ int tph_cmd_gen(int argc, char **argv)
 		}
 	tph_gen_opts o;
 	if (argc < 2 || tph_gen_profile(argv[1], &o) != 0) {
-		fprintf(stderr, "tephra gen: %s%s\n\n%s", argc < 2 ? "no profile given" : "unknown profile ",
-		        argc < 2 ? "" : argv[1], gen_usage);
+		fprintf(stderr, "tephra gen: %s%s\n\n%s",
+		        argc < 2 ? "no profile given" : "unknown profile ", argc < 2 ? "" : argv[1],
+		        gen_usage);
 		return 2;
 	}
 	const char *path = NULL;

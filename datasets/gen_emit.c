@@ -3,6 +3,7 @@
  * the per-pod cost is a handful of memcpy calls. */
 #include "gen.h"
 
+#include <stdarg.h>
 #include <string.h>
 
 static const char *const prio_names[] = {"high", "normal", "low"};
@@ -106,55 +107,78 @@ static void write_running_pod(gen_state *g, const gen_pod *p, uint32_t index)
 	out_str(w, "}\n");
 }
 
-/* The constraint fields of a job's pods, each starting with ", ". */
-static size_t job_extra(const gen_job *j, uint32_t id, char *buf, size_t cap)
+/* A job's constraint text, built once per job in a stack buffer. */
+typedef struct extra_buf {
+	char p[1024];
+	size_t n;
+} extra_buf;
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static void
+add(extra_buf *b, const char *fmt, ...)
 {
-	static const char tol[] = ", tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: "
-	                          "NoSchedule}]";
-	static const char aff[] = ", affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuring"
-	                          "Execution: {nodeSelectorTerms: [{matchExpressions: [{key: node."
-	                          "kubernetes.io/instance-type, operator: In, values: [cpu-medium, "
-	                          "cpu-large]}]}]}}}";
-	int n = 0;
+	va_list ap;
+	va_start(ap, fmt);
+	int k = vsnprintf(b->p + b->n, sizeof b->p - b->n, fmt, ap);
+	va_end(ap);
+	if (k > 0)
+		b->n = b->n + (size_t)k < sizeof b->p ? b->n + (size_t)k : sizeof b->p - 1;
+}
+
+/* Tolerations, node selectors and node affinity. */
+static void node_extra(const gen_job *j, extra_buf *b)
+{
 	if (j->flags & JOB_GPU)
-		n += snprintf(buf + n, cap - (size_t)n, "%s", tol);
+		add(b,
+		    ", tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]");
 	if (j->flags & JOB_TYPE_SEL)
-		n += snprintf(buf + n, cap - (size_t)n,
-		              ", nodeSelector: {node.kubernetes.io/instance-type: %s}",
-		              gen_node_types[j->sel].name);
+		add(b, ", nodeSelector: {node.kubernetes.io/instance-type: %s}",
+		    gen_node_types[j->sel].name);
 	if (j->flags & JOB_ZONE_SEL)
-		n += snprintf(buf + n, cap - (size_t)n,
-		              ", nodeSelector: {topology.kubernetes.io/zone: %s}", gen_zones[j->sel]);
+		add(b, ", nodeSelector: {topology.kubernetes.io/zone: %s}", gen_zones[j->sel]);
 	if (j->flags & JOB_TYPE_AFF)
-		n += snprintf(buf + n, cap - (size_t)n, "%s", aff);
+		add(b,
+		    ", affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+		    "{nodeSelectorTerms: [{matchExpressions: [{key: "
+		    "node.kubernetes.io/instance-type, "
+		    "operator: In, values: [cpu-medium, cpu-large]}]}]}}}");
 	if (j->flags & JOB_ZONE_PREF)
-		n += snprintf(buf + n, cap - (size_t)n,
-		              ", affinity: {nodeAffinity: {preferredDuringSchedulingIgnoredDuring"
-		              "Execution: [{weight: 10, preference: {matchExpressions: [{key: "
-		              "topology.kubernetes.io/zone, operator: In, values: [%s]}]}}]}}",
-		              gen_zones[j->sel]);
+		add(b,
+		    ", affinity: {nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution: "
+		    "[{weight: 10, preference: {matchExpressions: [{key: "
+		    "topology.kubernetes.io/zone, "
+		    "operator: In, values: [%s]}]}}]}}",
+		    gen_zones[j->sel]);
+}
+
+/* Labels, pod anti-affinity and topology spread between the job's own pods. */
+static void pod_extra(const gen_job *j, uint32_t id, extra_buf *b)
+{
 	if (j->flags & (JOB_ANTI | JOB_SPREAD))
-		n += snprintf(buf + n, cap - (size_t)n, ", labels: {job: j%u}", id);
+		add(b, ", labels: {job: j%u}", id);
 	if (j->flags & JOB_ANTI)
-		n += snprintf(buf + n, cap - (size_t)n,
-		              ", affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuring"
-		              "Execution: [{labelSelector: {matchLabels: {job: j%u}}, topologyKey: "
-		              "kubernetes.io/hostname}]}}",
-		              id);
+		add(b,
+		    ", affinity: {podAntiAffinity: "
+		    "{requiredDuringSchedulingIgnoredDuringExecution: "
+		    "[{labelSelector: {matchLabels: {job: j%u}}, topologyKey: "
+		    "kubernetes.io/hostname}]}}",
+		    id);
 	if (j->flags & JOB_SPREAD)
-		n += snprintf(buf + n, cap - (size_t)n,
-		              ", topologySpreadConstraints: [{maxSkew: 2, topologyKey: "
-		              "topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, "
-		              "labelSelector: {matchLabels: {job: j%u}}}]",
-		              id);
-	return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
+		add(b,
+		    ", topologySpreadConstraints: [{maxSkew: 2, topologyKey: "
+		    "topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, labelSelector: "
+		    "{matchLabels: {job: j%u}}}]",
+		    id);
 }
 
 static void write_job_pods(gen_state *g, const gen_job *j, uint32_t id)
 {
 	gen_out *w = g->w;
-	char extra[1024];
-	size_t n_extra = job_extra(j, id, extra, sizeof extra);
+	extra_buf extra = {.n = 0};
+	node_extra(j, &extra);
+	pod_extra(j, id, &extra);
 	bool master = j->flags & JOB_MASTER;
 	for (uint32_t t = 0; t < j->size; t++) {
 		bool m = master && t == 0;
@@ -170,7 +194,7 @@ static void write_job_pods(gen_state *g, const gen_job *j, uint32_t id)
 		if (master)
 			out_str(w, m ? ", taskSpec: master" : ", taskSpec: worker");
 		write_prio(w, j->prio);
-		out_mem(w, extra, n_extra);
+		out_mem(w, extra.p, extra.n);
 		out_str(w, "}\n");
 	}
 }

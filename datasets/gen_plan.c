@@ -5,7 +5,10 @@
 #include <math.h>
 #include <stdlib.h>
 
-enum { SECTION_RUNNING = 4, SECTION_JOBS = 5 };
+enum {
+	SECTION_RUNNING = 4,
+	SECTION_JOBS = 5
+};
 
 static int grow(void **p, uint32_t *cap, uint32_t need, size_t size)
 {
@@ -49,8 +52,8 @@ static int new_running_job(gen_state *g, gen_rng *r, uint32_t *cap)
 }
 
 /* One running pod sized to what is left of the node's target. */
-static bool pick_running_pod(gen_rng *r, const gen_node_type *t, int64_t cpu_left,
-                             int64_t mem_left, int64_t gpu_left, gen_pod *p)
+static bool pick_running_pod(gen_rng *r, const gen_node_type *t, int64_t cpu_left, int64_t mem_left,
+                             int64_t gpu_left, gen_pod *p)
 {
 	static const int64_t cores[] = {1, 2, 4, 8, 16};
 	int64_t c = cores[rng_below(r, 5)] * 1000;
@@ -148,7 +151,8 @@ static void job_constraints(gen_state *g, gen_rng *r, gen_job *j)
 	if (j->flags & JOB_GPU) {
 		if (roll < 30) {
 			j->flags |= JOB_TYPE_SEL;
-			j->sel = (uint8_t)(gen_n_node_types - 1 - (j->gpu > 4 ? 0 : rng_below(r, 2)));
+			j->sel =
+			    (uint8_t)(gen_n_node_types - 1 - (j->gpu > 4 ? 0 : rng_below(r, 2)));
 		}
 	} else if (roll < 12) {
 		j->flags |= JOB_ZONE_SEL;
@@ -180,7 +184,9 @@ static void plan_job(gen_state *g, gen_rng *r, gen_job *j, uint32_t size)
 	bool preempt = g->o->kind == TPH_GEN_PREEMPT;
 	uint32_t p = rng_below(r, 100);
 	j->prio = preempt ? (p < 70 ? PRIO_HIGH : PRIO_NORMAL)
-	                  : (p < 10 ? PRIO_HIGH : p < 80 ? PRIO_NORMAL : PRIO_LOW);
+	                  : (p < 10   ? PRIO_HIGH
+	                     : p < 80 ? PRIO_NORMAL
+	                              : PRIO_LOW);
 	j->phase = rng_pct(r, preempt ? 90 : 80) ? PHASE_INQUEUE : PHASE_PENDING;
 	j->created = GEN_NOW - (int64_t)rng_range(r, 1, 7200);
 	job_constraints(g, r, j);

@@ -70,7 +70,8 @@ static bool keep_pod(const ali_opts *o, const ali_pod *p)
 
 static int read_pods(const ali_opts *o, const char *path, ali_pod **out, uint32_t *n_out)
 {
-	static const char *const hdr[] = {"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli"};
+	static const char *const hdr[] = {"name", "cpu_milli", "memory_mib", "num_gpu",
+	                                  "gpu_milli"};
 	csv_reader c;
 	if (csv_open(&c, path))
 		return -1;
@@ -196,8 +197,10 @@ static void write_groups(gen_out *w, const ali_opts *o, const ali_pod *p, const 
 	for (uint32_t g = 0; g < ng; g++) {
 		const ali_pod *f = &p[start[g]];
 		uint32_t size = start[g + 1] - start[g];
-		out_fmt(w, "  - {name: g%u, namespace: openb, queue: q%u, minMember: %u, minResources: ",
-		        g, g % o->queues, size);
+		out_fmt(
+		    w,
+		    "  - {name: g%u, namespace: openb, queue: q%u, minMember: %u, minResources: ",
+		    g, g % o->queues, size);
 		write_requests(w, f, size);
 		out_fmt(w, ", phase: %s, priorityClassName: %s, creationTimestamp: ",
 		        o->inqueue ? "Inqueue" : "Pending", prio_names[f->prio]);
@@ -211,10 +214,11 @@ static void write_pods(gen_out *w, const ali_pod *p, const uint32_t *start, uint
 	out_str(w, "pods:\n");
 	for (uint32_t g = 0; g < ng; g++)
 		for (uint32_t i = start[g]; i < start[g + 1]; i++) {
-			out_fmt(w, "  - {name: %s, namespace: openb, podGroup: g%u, requests: ", p[i].name,
-			        g);
+			out_fmt(w, "  - {name: %s, namespace: openb, podGroup: g%u, requests: ",
+			        p[i].name, g);
 			write_requests(w, &p[i], 1);
-			out_fmt(w, ", priorityClassName: %s, creationTimestamp: ", prio_names[p[i].prio]);
+			out_fmt(w, ", priorityClassName: %s, creationTimestamp: ",
+			        prio_names[p[i].prio]);
 			out_time(w, TRACE_EPOCH + p[i].created);
 			out_str(w, "}\n");
 		}
@@ -232,7 +236,8 @@ static int write_all(const ali_opts *o, ali_pod *pods, uint32_t n, uint32_t *sta
 	}
 	out_init(w, f);
 	int64_t now = o->has_at ? o->at : (n ? pods[n - 1].created : 0);
-	import_header(w, "alibaba-openb-gpu2023", o->pods ? o->pods : o->dir, TRACE_EPOCH + now + 1);
+	import_header(w, "alibaba-openb-gpu2023", o->pods ? o->pods : o->dir,
+	              TRACE_EPOCH + now + 1);
 	write_queues(w, o);
 	int rc = write_nodes(w, o->dir);
 	if (!rc) {
@@ -271,7 +276,8 @@ static int parse_alibaba(int argc, char **argv, ali_opts *o)
 		else if (a[0] != '-' && !o->dir)
 			o->dir = a;
 		else {
-			fprintf(stderr, "tephra import alibaba: bad or incomplete option '%s'\n", a);
+			fprintf(stderr, "tephra import alibaba: bad or incomplete option '%s'\n",
+			        a);
 			return -1;
 		}
 	}

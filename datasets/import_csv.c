@@ -40,7 +40,8 @@ int csv_open_tar(csv_reader *c, const char *archive, const char *member)
 	close(fd[1]);
 	c->f = pid > 0 ? fdopen(fd[0], "r") : NULL;
 	if (!c->f) {
-		fprintf(stderr, "tephra import: cannot run tar for %s: %s\n", archive, strerror(errno));
+		fprintf(stderr, "tephra import: cannot run tar for %s: %s\n", archive,
+		        strerror(errno));
 		close(fd[0]);
 		return -1;
 	}

@@ -101,7 +101,7 @@ static int read_cluster(const itp_opts *o, uint32_t cluster, job_vec *jv)
 	char member[32];
 	snprintf(member, sizeof member, "cluster%02u.csv", cluster);
 	int rc = ends_with(o->trace, ".csv") ? csv_open(&c, o->trace)
-	                                      : csv_open_tar(&c, o->trace, member);
+	                                     : csv_open_tar(&c, o->trace, member);
 	if (rc)
 		return -1;
 	rc = read_rows(&c, o, cluster, jv);
@@ -149,31 +149,35 @@ static void write_cluster_parts(gen_out *w, const itp_opts *o)
 		out_milli(w, NODE_CPU);
 		out_str(w, ", memory: ");
 		out_bytes(w, NODE_MEM);
-		out_fmt(w, ", pods: \"110\", nvidia.com/gpu: \"%d\"}, labels: {kubernetes.io/hostname: "
-		           "itp-n%u, tephra.io/rack: rack%u}}\n",
-		        NODE_GPUS, i, i / 8);
+		out_fmt(
+		    w,
+		    ", pods: \"110\", nvidia.com/gpu: \"%d\"}, labels: {kubernetes.io/hostname: "
+		    "itp-n%u, tephra.io/rack: rack%u}}\n",
+		    NODE_GPUS, i, i / 8);
 	}
 }
 
 static void write_group(gen_out *w, const itp_job *j)
 {
 	int64_t tasks = task_count(j);
-	out_fmt(w, "  - {name: c%02u-j%u, namespace: itp, queue: c%02u, minMember: %lld, "
-	           "minResources: ",
+	out_fmt(w,
+	        "  - {name: c%02u-j%u, namespace: itp, queue: c%02u, minMember: %lld, "
+	        "minResources: ",
 	        j->cluster, j->row, j->cluster, (long long)tasks);
 	write_requests(w, j->gpus);
 	out_str(w, ", phase: Pending, creationTimestamp: ");
 	out_time(w, TRACE_EPOCH + j->submit);
-	out_fmt(w, ", annotations: {elasticflow/job-id: %s, elasticflow/duration: \"%lld\"}}\n", j->id,
-	        (long long)j->duration);
+	out_fmt(w, ", annotations: {elasticflow/job-id: %s, elasticflow/duration: \"%lld\"}}\n",
+	        j->id, (long long)j->duration);
 }
 
 static void write_pods(gen_out *w, const itp_job *j)
 {
 	int64_t tasks = task_count(j);
 	for (int64_t t = 0; t < tasks; t++) {
-		out_fmt(w, "  - {name: c%02u-j%u-worker-%lld, namespace: itp, podGroup: c%02u-j%u, "
-		           "requests: ",
+		out_fmt(w,
+		        "  - {name: c%02u-j%u-worker-%lld, namespace: itp, podGroup: c%02u-j%u, "
+		        "requests: ",
 		        j->cluster, j->row, (long long)t, j->cluster, j->row);
 		write_requests(w, j->gpus / tasks);
 		out_str(w, ", creationTimestamp: ");

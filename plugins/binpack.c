@@ -56,8 +56,8 @@ static void extra_resources(bp_st *st, const tph_session *s, const tph_args *arg
 	}
 }
 
-static void score(void *stv, const tph_session *s, tph_idx task, const tph_idx *nodes,
-                  uint32_t n, double *out)
+static void score(void *stv, const tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
+                  double *out)
 {
 	const bp_st *st = stv;
 	const int64_t *req = s->tasks.req + (size_t)task * s->ndim;

@@ -60,16 +60,14 @@ static bool node_number(const tph_expr_row *e, const tph_k8s_nums *nums, uint32_
 	return false;
 }
 
-bool tph_k8s_node_expr(const tph_expr_row *e, tph_labels l, const tph_k8s_nums *nums,
-                       uint32_t node)
+bool tph_k8s_node_expr(const tph_expr_row *e, tph_labels l, const tph_k8s_nums *nums, uint32_t node)
 {
 	if (e->op == TPH_SEL_GT || e->op == TPH_SEL_LT)
 		return node_number(e, nums, node);
 	return tph_k8s_expr_match(e, l);
 }
 
-bool tph_k8s_node_term(const tph_term_row *t, tph_labels l, const tph_k8s_nums *nums,
-                       uint32_t node)
+bool tph_k8s_node_term(const tph_term_row *t, tph_labels l, const tph_k8s_nums *nums, uint32_t node)
 {
 	if (!t->n)
 		return false;
@@ -79,8 +77,8 @@ bool tph_k8s_node_term(const tph_term_row *t, tph_labels l, const tph_k8s_nums *
 	return true;
 }
 
-bool tph_k8s_node_affinity(const tph_pod_spec *sp, const tph_node_meta *m,
-                           const tph_k8s_nums *nums, uint32_t node)
+bool tph_k8s_node_affinity(const tph_pod_spec *sp, const tph_node_meta *m, const tph_k8s_nums *nums,
+                           uint32_t node)
 {
 	if (!tph_k8s_labels_subset(sp->node_selector, m->labels))
 		return false;

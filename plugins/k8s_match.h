@@ -36,8 +36,8 @@ bool tph_k8s_node_term(const tph_term_row *t, tph_labels l, const tph_k8s_nums *
                        uint32_t node);
 /* GetRequiredNodeAffinity(pod).Match(node): the nodeSelector and, when there are required
  * terms, one of them. */
-bool tph_k8s_node_affinity(const tph_pod_spec *sp, const tph_node_meta *m,
-                           const tph_k8s_nums *nums, uint32_t node);
+bool tph_k8s_node_affinity(const tph_pod_spec *sp, const tph_node_meta *m, const tph_k8s_nums *nums,
+                           uint32_t node);
 
 /* v1 Toleration.ToleratesTaint / TolerationsTolerateTaint. */
 bool tph_k8s_tolerates(const tph_tol_row *t, const tph_taint_row *taint);

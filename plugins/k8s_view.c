@@ -164,8 +164,9 @@ static int build_nums(tph_session *s, tph_k8s_nums *m, const sidset *keys)
 		for (uint32_t i = 0; i < n; i++) {
 			tph_sid v = tph_labels_get(s->nodes.meta[i]->labels, keys->v[k]);
 			size_t at = (size_t)k * n + i;
-			m->ok[at] = v != TPH_SID_NONE &&
-			            tph_parse_int(tph_strtab_str(s->snap->strs, v), 64, &m->val[at]);
+			m->ok[at] =
+			    v != TPH_SID_NONE &&
+			    tph_parse_int(tph_strtab_str(s->snap->strs, v), 64, &m->val[at]);
 		}
 	}
 	return TPH_OK;
@@ -177,9 +178,9 @@ static void account(tph_k8s_view *v, const tph_session *s, tph_idx t, tph_idx no
 {
 	const int64_t *req = s->tasks.req + (size_t)t * s->ndim;
 	int64_t cpu = req[TPH_RES_CPU], mem = req[TPH_RES_MEMORY];
-	int64_t d[TPH_KV_COUNT] = {
-	    cpu, mem, cpu ? cpu : TPH_K8S_DEFAULT_MILLI_CPU, mem ? mem : TPH_K8S_DEFAULT_MEMORY,
-	    v->gpu_dim == TPH_NOIDX ? 0 : tph_k8s_value(req[v->gpu_dim])};
+	int64_t d[TPH_KV_COUNT] = {cpu, mem, cpu ? cpu : TPH_K8S_DEFAULT_MILLI_CPU,
+	                           mem ? mem : TPH_K8S_DEFAULT_MEMORY,
+	                           v->gpu_dim == TPH_NOIDX ? 0 : tph_k8s_value(req[v->gpu_dim])};
 	for (uint32_t k = 0; k < TPH_KV_COUNT; k++)
 		v->sum[(size_t)k * v->n_nodes + node] += sign * d[k];
 	v->npods[node] += (uint32_t)sign;

@@ -40,7 +40,7 @@ typedef struct tph_k8s_topo {
 
 typedef struct tph_k8s_view {
 	uint32_t n_nodes, n_tasks;
-	tph_idx *at;         /* [task] node the view holds it on; TPH_NOIDX: not held */
+	tph_idx *at;          /* [task] node the view holds it on; TPH_NOIDX: not held */
 	tph_idx *next, *prev; /* [task] the node's pod list */
 	tph_idx *head;        /* [node] */
 	uint32_t *npods;      /* [node] len(NodeInfo.Pods) */

@@ -36,7 +36,10 @@ static void default_normalize(int64_t *raw, uint32_t n, bool reverse)
 
 /* ---- NodeResourcesFit and BalancedAllocation ---- */
 
-typedef enum { LEAST, MOST } fit_kind;
+typedef enum {
+	LEAST,
+	MOST
+} fit_kind;
 
 static int64_t fit_one(fit_kind k, int64_t req, int64_t cap)
 {
@@ -53,8 +56,8 @@ static void fit_scores(const no_st *st, const tph_session *s, tph_idx task, fit_
 	const int64_t *req = s->tasks.req + (size_t)task * s->ndim, w = k == LEAST ? 50 : 1;
 	int64_t pod[2] = {req[TPH_RES_CPU] ? req[TPH_RES_CPU] : TPH_K8S_DEFAULT_MILLI_CPU,
 	                  req[TPH_RES_MEMORY] ? req[TPH_RES_MEMORY] : TPH_K8S_DEFAULT_MEMORY};
-	const uint32_t dims[2] = {TPH_RES_CPU, TPH_RES_MEMORY}, sums[2] = {TPH_KV_NZ_CPU,
-	                                                                   TPH_KV_NZ_MEM};
+	const uint32_t dims[2] = {TPH_RES_CPU, TPH_RES_MEMORY},
+	               sums[2] = {TPH_KV_NZ_CPU, TPH_KV_NZ_MEM};
 	for (uint32_t i = 0; i < n; i++) {
 		int64_t score = 0, wsum = 0;
 		for (uint32_t r = 0; r < 2; r++) {
@@ -130,7 +133,8 @@ static bool node_affinity_scores(const no_st *st, const tph_session *s, tph_idx 
 		tph_labels l = s->nodes.meta[nodes[i]]->labels;
 		raw[i] = 0;
 		for (uint32_t t = 0; t < sp->n_node_preferred; t++)
-			if (tph_k8s_node_term(&sp->node_preferred[t].term, l, &st->v.nums, nodes[i]))
+			if (tph_k8s_node_term(&sp->node_preferred[t].term, l, &st->v.nums,
+			                      nodes[i]))
 				raw[i] += sp->node_preferred[t].weight;
 	}
 	default_normalize(raw, n, false);
@@ -171,8 +175,8 @@ static void add_weighted(double *out, const int64_t *raw, uint32_t n, int64_t w)
 		out[i] += (double)(raw[i] * w);
 }
 
-static void batch(void *stv, const tph_session *s, tph_idx task, const tph_idx *nodes,
-                  uint32_t n, double *out)
+static void batch(void *stv, const tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
+                  double *out)
 {
 	no_st *st = stv;
 	int64_t *raw = st->raw;

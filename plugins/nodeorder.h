@@ -10,11 +10,11 @@ typedef struct no_st {
 	int64_t w_least, w_most, w_node_aff, w_pod_aff, w_balanced, w_taint, w_image, w_spread;
 	tph_k8s_view v; /* kept current only when predicates runs in the session, as in Volcano */
 	/* scratch for one batch call (session thread) */
-	int64_t *raw;   /* [candidate] one plugin's scores */
-	uint8_t *skip;  /* [candidate] PodTopologySpread's ignored nodes */
-	int64_t *topo;  /* [topo.total] InterPodAffinity score per domain */
-	int64_t *cnt;   /* [soft constraint * maxdom] PodTopologySpread counts per domain */
-	uint8_t *seen;  /* [soft constraint * maxdom] a candidate sits in the domain */
+	int64_t *raw;  /* [candidate] one plugin's scores */
+	uint8_t *skip; /* [candidate] PodTopologySpread's ignored nodes */
+	int64_t *topo; /* [topo.total] InterPodAffinity score per domain */
+	int64_t *cnt;  /* [soft constraint * maxdom] PodTopologySpread counts per domain */
+	uint8_t *seen; /* [soft constraint * maxdom] a candidate sits in the domain */
 	uint32_t maxdom, max_soft;
 	const tph_spread_row **pts_row; /* [max_soft] one pod's ScheduleAnyway constraints */
 	uint32_t *pts_key, *pts_off;
@@ -29,8 +29,8 @@ typedef struct no_st {
 bool tph_no_pod_affinity(no_st *st, const tph_session *s, tph_idx task, const tph_idx *nodes,
                          uint32_t n, int64_t *raw);
 /* PodTopologySpread Score plus NormalizeScore; false when PreScore skips. */
-bool tph_no_spread(no_st *st, const tph_session *s, tph_idx task, const tph_idx *nodes,
-                   uint32_t n, int64_t *raw);
+bool tph_no_spread(no_st *st, const tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
+                   int64_t *raw);
 /* Size the scratch the two need (session arena). */
 int tph_no_pod_init(no_st *st, tph_session *s);
 

@@ -69,7 +69,7 @@ bool tph_no_pod_affinity(no_st *st, const tph_session *s, tph_idx task, const tp
                          uint32_t n, int64_t *raw)
 {
 	const tph_k8s_view *v = &st->v;
-	ipa_ctx c = {st, s, s->tasks.ns[task], s->tasks.meta[task]->labels, s->tasks.spec[task],
+	ipa_ctx c = {st,   s, s->tasks.ns[task], s->tasks.meta[task]->labels, s->tasks.spec[task],
 	             false};
 	memset(st->topo, 0, v->topo.total * sizeof *st->topo);
 	ipa_prescore(&c);
@@ -89,7 +89,8 @@ bool tph_no_pod_affinity(no_st *st, const tph_session *s, tph_idx task, const tp
 	for (uint32_t i = 0; i < n; i++) {
 		double f = 0;
 		if (max - min > 0)
-			f = (double)TPH_MAX_NODE_SCORE * ((double)(raw[i] - min) / (double)(max - min));
+			f = (double)TPH_MAX_NODE_SCORE *
+			    ((double)(raw[i] - min) / (double)(max - min));
 		raw[i] = (int64_t)f;
 	}
 	return true;
@@ -142,7 +143,8 @@ static void pts_domains(no_st *st, const tph_session *s, pts_ctx *c, const tph_i
 		for (uint32_t i = 0; i < n && !c->hostname[j]; i++) {
 			if (st->skip[i])
 				continue;
-			uint8_t *seen = &st->seen[c->off[j] + tph_k8s_dom(&st->v, c->key[j], nodes[i])];
+			uint8_t *seen =
+			    &st->seen[c->off[j] + tph_k8s_dom(&st->v, c->key[j], nodes[i])];
 			size += !*seen;
 			*seen = 1;
 		}
@@ -169,8 +171,8 @@ static void pts_counts(no_st *st, const tph_session *s, const pts_ctx *c, tph_id
 	}
 }
 
-static int64_t pts_node_score(const no_st *st, const tph_session *s, const pts_ctx *c,
-                              tph_idx node, tph_sid ns)
+static int64_t pts_node_score(const no_st *st, const tph_session *s, const pts_ctx *c, tph_idx node,
+                              tph_sid ns)
 {
 	double score = 0;
 	for (uint32_t j = 0; j < c->n; j++) {
@@ -220,8 +222,8 @@ static uint32_t soft_constraints(const no_st *st, const tph_pod_spec *sp, pts_ct
 	return off;
 }
 
-bool tph_no_spread(no_st *st, const tph_session *s, tph_idx task, const tph_idx *nodes,
-                   uint32_t n, int64_t *raw)
+bool tph_no_spread(no_st *st, const tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
+                   int64_t *raw)
 {
 	pts_ctx c;
 	uint32_t cells = soft_constraints(st, s->tasks.spec[task], &c);

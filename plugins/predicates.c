@@ -40,8 +40,8 @@ static bool unschedulable(const pred_st *st, const tph_session *s, const tph_pod
 }
 
 /* FindMatchingUntoleratedTaint over NoSchedule and NoExecute: the first one, in node order. */
-static tph_reason_code untolerated(const pred_st *st, const tph_session *s,
-                                   const tph_pod_spec *sp, tph_idx node)
+static tph_reason_code untolerated(const pred_st *st, const tph_session *s, const tph_pod_spec *sp,
+                                   tph_idx node)
 {
 	const tph_node_meta *m = s->nodes.meta[node];
 	for (uint32_t i = 0; i < m->n_taints; i++) {
@@ -61,8 +61,7 @@ static tph_reason_code verdict(const pred_st *st, const tph_session *s, tph_idx 
 	tph_reason_code soft = st->max_pods[node] <= (int64_t)st->v.npods[node] ? st->r_podnum : 0;
 	if (unschedulable(st, s, sp, node))
 		return st->r_unsched;
-	if (st->node_affinity &&
-	    !tph_k8s_node_affinity(sp, s->nodes.meta[node], &st->v.nums, node))
+	if (st->node_affinity && !tph_k8s_node_affinity(sp, s->nodes.meta[node], &st->v.nums, node))
 		return st->r_nodeaff;
 	tph_reason_code t = st->taint_toleration ? untolerated(st, s, sp, node) : TPH_PASS;
 	if (t)
@@ -124,12 +123,14 @@ static int init_reasons(pred_st *st, tph_session *s)
 	st->r_nodeaff = tph_reason(s, "node(s) didn't match Pod's node affinity/selector", true);
 	st->r_aff = tph_reason(s, "node(s) didn't match pod affinity rules", true);
 	st->r_anti = tph_reason(s, "node(s) didn't match pod anti-affinity rules", false);
-	st->r_exist = tph_reason(s, "node(s) didn't satisfy existing pods anti-affinity rules", false);
+	st->r_exist =
+	    tph_reason(s, "node(s) didn't satisfy existing pods anti-affinity rules", false);
 	st->r_spread = tph_reason(s, "node(s) didn't match pod topology spread constraints", false);
 	st->r_spread_label = tph_reason(
-	    s, "node(s) didn't match pod topology spread constraints (missing required label)", true);
-	tph_reason_code all[] = {st->r_podnum, st->r_unsched,  st->r_nodeaff, st->r_aff,
-	                         st->r_anti,   st->r_exist,    st->r_spread,  st->r_spread_label};
+	    s, "node(s) didn't match pod topology spread constraints (missing required label)",
+	    true);
+	tph_reason_code all[] = {st->r_podnum, st->r_unsched, st->r_nodeaff, st->r_aff,
+	                         st->r_anti,   st->r_exist,   st->r_spread,  st->r_spread_label};
 	for (size_t i = 0; i < sizeof all / sizeof *all; i++)
 		if (all[i] == TPH_REASON_INVALID)
 			return TPH_ENOMEM;

@@ -47,10 +47,10 @@ typedef struct pred_st {
 	bool node_affinity, node_ports, taint_toleration, pod_affinity, volume_limits, volume_zone,
 	    topology_spread, volume_binding, cache;
 	tph_k8s_view v;
-	int64_t *max_pods;       /* [node] allocatable pods (MaxTaskNum) */
-	uint32_t *taint_off;     /* [node + 1] into taint_code */
+	int64_t *max_pods;           /* [node] allocatable pods (MaxTaskNum) */
+	uint32_t *taint_off;         /* [node + 1] into taint_code */
 	tph_reason_code *taint_code; /* per taint of each node; TPH_PASS: PreferNoSchedule */
-	tph_sid unsched_key;     /* node.kubernetes.io/unschedulable */
+	tph_sid unsched_key;         /* node.kubernetes.io/unschedulable */
 	tph_reason_code r_podnum, r_unsched, r_nodeaff, r_aff, r_anti, r_exist, r_spread,
 	    r_spread_label;
 	bool any_pod_terms; /* some task has required pod terms or DoNotSchedule spreads */

@@ -7,7 +7,11 @@
 #include <limits.h>
 #include <string.h>
 
-enum { C_AFF, C_ANTI, C_EXIST };
+enum {
+	C_AFF,
+	C_ANTI,
+	C_EXIST
+};
 
 /* ---- counting ---- */
 
@@ -19,7 +23,9 @@ static void bump(pred_st *st, bool sim, int what, uint32_t k, tph_idx node, int 
 	if (d == TPH_NOIDX)
 		return;
 	if (sim) {
-		int32_t *a = what == C_AFF ? st->sim.aff : what == C_ANTI ? st->sim.anti : st->sim.exist;
+		int32_t *a = what == C_AFF    ? st->sim.aff
+		             : what == C_ANTI ? st->sim.anti
+		                              : st->sim.exist;
 		a[k] += delta;
 		return;
 	}
@@ -110,8 +116,8 @@ static void ipa_reset(pred_st *st, const tph_session *s)
 		pp->req_key[i] = tph_k8s_topo_key(&st->v.topo, sp->pod_required[i].topology_key);
 	for (uint32_t i = 0; i < sp->n_anti_required; i++)
 		pp->anti_key[i] = tph_k8s_topo_key(&st->v.topo, sp->anti_required[i].topology_key);
-	pp->self_match = matches_all(sp->pod_required, sp->n_pod_required, pp->ns, pp->ns,
-	                             pp->labels);
+	pp->self_match =
+	    matches_all(sp->pod_required, sp->n_pod_required, pp->ns, pp->ns, pp->labels);
 	(void)s;
 }
 
@@ -282,8 +288,7 @@ static int32_t count_at(const pred_st *st, const int32_t *base, const int32_t *d
 
 /* satisfyPodAffinity: every term's key on the node with matching pods in its domain, unless
  * no pod matches anywhere and the pod matches its own terms (the first of a group). */
-static bool ipa_affinity(const pred_st *st, const pred_pod *pp, const pred_sim *sim,
-                         tph_idx node)
+static bool ipa_affinity(const pred_st *st, const pred_pod *pp, const pred_sim *sim, tph_idx node)
 {
 	const int32_t *delta = sim ? sim->aff : NULL;
 	bool exist = true;
@@ -347,8 +352,7 @@ static tph_reason_code ipa_filter(const pred_st *st, const pred_pod *pp, const p
 }
 
 /* 'existing matching num' + 'self-match' - 'global minimum' <= maxSkew. */
-static tph_reason_code pts_filter(const pred_st *st, const pred_pod *pp, tph_idx node,
-                                  bool *unres)
+static tph_reason_code pts_filter(const pred_st *st, const pred_pod *pp, tph_idx node, bool *unres)
 {
 	for (uint32_t c = 0; c < pp->n_c; c++) {
 		uint32_t k = pp->c_key[c];
@@ -382,8 +386,8 @@ tph_reason_code tph_pred_pod_filter(const pred_st *st, const tph_session *s, con
 
 /* ---- simulations ---- */
 
-static void sim_pod(pred_st *st, const tph_session *s, tph_idx pending, tph_idx task,
-                    tph_idx node, int sign)
+static void sim_pod(pred_st *st, const tph_session *s, tph_idx pending, tph_idx task, tph_idx node,
+                    int sign)
 {
 	pred_sim *m = &st->sim;
 	const pred_pod *pp = tph_pred_pod_state(st, s, pending);
@@ -414,8 +418,7 @@ int tph_pred_sim_remove(void *st, tph_session *s, tph_idx pending, tph_idx task,
 	return TPH_OK;
 }
 
-tph_reason_code tph_pred_sim_predicate(void *stv, const tph_session *s, tph_idx task,
-                                       tph_idx node)
+tph_reason_code tph_pred_sim_predicate(void *stv, const tph_session *s, tph_idx task, tph_idx node)
 {
 	pred_st *st = stv;
 	if (!st->pod_affinity)

@@ -9,7 +9,11 @@
 
 #include "ep.h"
 
-enum { K_LEAST, K_MOST, K_OTHER };
+enum {
+	K_LEAST,
+	K_MOST,
+	K_OTHER
+};
 
 /* ---- pod-level strategy: annotations ---- */
 
@@ -83,8 +87,9 @@ static void pod_strategy(const rsf_st *st, const tph_session *s, tph_idx task, s
 	if (type == TPH_SID_NONE || type == TPH_SID_EMPTY)
 		return;
 	const char *t = tph_strtab_str(s->snap->strs, type);
-	g->kind = !strcmp(t, "MostAllocated") ? K_MOST : !strcmp(t, "LeastAllocated") ? K_LEAST
-	                                                                             : K_OTHER;
+	g->kind = !strcmp(t, "MostAllocated")    ? K_MOST
+	          : !strcmp(t, "LeastAllocated") ? K_LEAST
+	                                         : K_OTHER;
 	tph_sid wv = tph_labels_get(ann, st->ann_weight);
 	g->zero = wv == TPH_SID_NONE || wv == TPH_SID_EMPTY ||
 	          !parse_weights(s, tph_strtab_str(s->snap->strs, wv), g->w, g->has);
@@ -154,8 +159,8 @@ static void node_order(void *stv, const tph_session *s, tph_idx task, const tph_
 
 /* ---- proportional ---- */
 
-static tph_reason_code proportional_one(const rsf_st *st, const tph_session *s,
-                                        const int64_t *req, tph_idx node)
+static tph_reason_code proportional_one(const rsf_st *st, const tph_session *s, const int64_t *req,
+                                        tph_idx node)
 {
 	const tph_node_store *ns = &s->nodes;
 	size_t stride = ns->stride;
@@ -165,7 +170,8 @@ static tph_reason_code proportional_one(const rsf_st *st, const tph_session *s,
 			continue;
 		double idle = (double)ns->idle[at];
 		double cpu = (double)(ns->idle[TPH_RES_CPU * stride + node] - req[TPH_RES_CPU]);
-		double mem = (double)(ns->idle[TPH_RES_MEMORY * stride + node] - req[TPH_RES_MEMORY]);
+		double mem =
+		    (double)(ns->idle[TPH_RES_MEMORY * stride + node] - req[TPH_RES_MEMORY]);
 		if (cpu < idle * st->prop_cpu[i] || mem < idle * st->prop_mem[i] * 1000 * 1000)
 			return st->prop_code[i];
 	}

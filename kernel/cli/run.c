@@ -70,7 +70,8 @@ static void write_profile(FILE *f, const run_result *r)
 		fprintf(f, "  %-22s %10llu %20llu", rows[i].ep, (unsigned long long)rows[i].calls,
 		        (unsigned long long)rows[i].nodes);
 		if (rows[i].nodes)
-			fprintf(f, " %10.2f %9.1f", rows[i].ms, rows[i].ms * 1e6 / (double)rows[i].nodes);
+			fprintf(f, " %10.2f %9.1f", rows[i].ms,
+			        rows[i].ms * 1e6 / (double)rows[i].nodes);
 		fputc('\n', f);
 	}
 }

@@ -25,10 +25,10 @@ static inline void tph_prof_add(const tph_session *s, tph_ep ep, uint64_t nodes,
 }
 
 /* The one line a dispatcher adds. */
-#define TPH_PROF(s, ep)                                                                            \
-	do {                                                                                       \
-		if ((s)->prof)                                                                     \
-			tph_prof_add((s), (ep), 0, 0.0);                                           \
+#define TPH_PROF(s, ep)                                  \
+	do {                                             \
+		if ((s)->prof)                           \
+			tph_prof_add((s), (ep), 0, 0.0); \
 	} while (0)
 
 #endif

@@ -11,11 +11,11 @@
 #include "plugin_test_session.h"
 
 #define HEAD(args)                                                                                 \
-	"conf: |\n  actions: \"\"\n  tiers:\n  - plugins:\n    - name: binpack\n"                 \
+	"conf: |\n  actions: \"\"\n  tiers:\n  - plugins:\n    - name: binpack\n"                  \
 	"      arguments: " args "\n"                                                              \
 	"queues: [{name: q1}]\n"                                                                   \
 	"nodes:\n"                                                                                 \
-	"  - {name: n1, allocatable: {cpu: '2', memory: 4Gi, pods: '10'}}\n"                      \
+	"  - {name: n1, allocatable: {cpu: '2', memory: 4Gi, pods: '10'}}\n"                       \
 	"  - {name: n2, allocatable: {cpu: '4', memory: 16Gi, pods: '10', nvidia.com/gpu: '4'}}\n" \
 	"pods:\n"                                                                                  \
 	"  - {name: run, namespace: ns, phase: Running, nodeName: n1, requests: {cpu: '1',"        \
@@ -35,9 +35,11 @@ static void test_weighted_fullness(void **state)
 {
 	(void)state;
 	pts p;
-	pts_open(&p, HEAD("{binpack.weight: 10, binpack.cpu: 2, binpack.memory: 3,"
-	                  " binpack.resources: 'nvidia.com/gpu, example.com/foo',"
-	                  " binpack.resources.nvidia.com/gpu: 7, binpack.resources.example.com/foo: 8}"));
+	pts_open(
+	    &p,
+	    HEAD("{binpack.weight: 10, binpack.cpu: 2, binpack.memory: 3,"
+	         " binpack.resources: 'nvidia.com/gpu, example.com/foo',"
+	         " binpack.resources.nvidia.com/gpu: 7, binpack.resources.example.com/foo: 8}"));
 	/* a on n1: cpu (1+1)/2*2 + memory (1+1)/4*3 = 3.5, over weights 5, times 100 * 10. */
 	expect_scores(&p, "ns/a", 700, 137.5);
 	/* g: 3 cpu on n1 would overflow (0); n2: (1 + 0.75 + 3.5) / 12 * 1000. */
@@ -50,8 +52,9 @@ static void test_argument_fallbacks(void **state)
 	(void)state;
 	pts p;
 	/* Negative resource weights fall back to 1; a list is not the string Volcano reads. */
-	pts_open(&p, HEAD("{binpack.cpu: -3, binpack.memory: 1, binpack.resources: [nvidia.com/gpu],"
-	                  " binpack.resources.nvidia.com/gpu: 50}"));
+	pts_open(&p,
+	         HEAD("{binpack.cpu: -3, binpack.memory: 1, binpack.resources: [nvidia.com/gpu],"
+	              " binpack.resources.nvidia.com/gpu: 50}"));
 	expect_scores(&p, "ns/a", (1.0 + 0.5) / 2 * 100, (0.25 + 1.0 / 16) / 2 * 100);
 	expect_scores(&p, "ns/g", 0, (0.5 + 0.25) / 2 * 100);
 	pts_free(&p);

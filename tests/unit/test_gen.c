@@ -178,8 +178,8 @@ static void test_import_traces(void **state)
 	snprintf(ali, sizeof ali, "%s/alibaba-openb-gpu2023", dir);
 	snprintf(itp, sizeof itp, "%s/msft-itp-elasticflow/raw-traces.tar.gz", dir);
 	const char *out = "/tmp/tph-test-import.yaml";
-	const char *a1[] = {"import", "alibaba", ali, "--limit", "500", "--gang-window", "60",
-	                    "--queues", "3", "-o", out};
+	const char *a1[] = {"import", "alibaba",  ali, "--limit", "500", "--gang-window",
+	                    "60",     "--queues", "3", "-o",      out};
 	check_import(a1, 11, out, 500);
 	const char *a2[] = {"import", "itp", itp, "--cluster", "10", "--nodes", "16", "-o", out};
 	check_import(a2, 9, out, 260);

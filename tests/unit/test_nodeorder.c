@@ -14,14 +14,14 @@
 
 /* nodeorder with these weights (least, most, balanced, node affinity, pod affinity, taint,
  * spread) and ImageLocality off. */
-#define W(l, m, b, na, pa, t, sp)                                                                  \
-	"    - name: nodeorder\n"                                                                  \
-	"      arguments: {leastrequested.weight: " #l ", mostrequested.weight: " #m                \
-	", balancedresource.weight: " #b ", nodeaffinity.weight: " #na ", podaffinity.weight: " #pa \
-	", tainttoleration.weight: " #t ", imagelocality.weight: 0, podtopologyspread.weight: " #sp \
-	"}\n"
+#define W(l, m, b, na, pa, t, sp)                                                    \
+	"    - name: nodeorder\n"                                                    \
+	"      arguments: {leastrequested.weight: " #l ", mostrequested.weight: " #m \
+	", balancedresource.weight: " #b ", nodeaffinity.weight: " #na               \
+	", podaffinity.weight: " #pa ", tainttoleration.weight: " #t                 \
+	", imagelocality.weight: 0, podtopologyspread.weight: " #sp "}\n"
 
-#define HEAD(plugins)                                                                              \
+#define HEAD(plugins) \
 	"conf: |\n  actions: \"\"\n  tiers:\n  - plugins:\n" plugins "queues: [{name: q1}]\n"
 
 static tph_idx node_of(const pts *p, const char *name)
@@ -46,14 +46,14 @@ static void expect(const double *got, const double *want, uint32_t n)
 			fail_msg("node %u: expected %.4f, got %.4f", i, want[i], got[i]);
 }
 
-#define RESOURCES                                                                                  \
-	"nodes:\n"                                                                                 \
-	"  - {name: n1, allocatable: {cpu: '4', memory: 8Gi, pods: '10'}}\n"                      \
-	"  - {name: n2, allocatable: {cpu: '8', memory: 8Gi, pods: '10'}}\n"                      \
-	"pods:\n"                                                                                  \
-	"  - {name: run, namespace: ns, phase: Running, nodeName: n1, requests: {cpu: '1',"        \
-	" memory: 2Gi}}\n"                                                                         \
-	"  - {name: t, namespace: ns, requests: {cpu: '1', memory: 1Gi}}\n"                        \
+#define RESOURCES                                                                           \
+	"nodes:\n"                                                                          \
+	"  - {name: n1, allocatable: {cpu: '4', memory: 8Gi, pods: '10'}}\n"                \
+	"  - {name: n2, allocatable: {cpu: '8', memory: 8Gi, pods: '10'}}\n"                \
+	"pods:\n"                                                                           \
+	"  - {name: run, namespace: ns, phase: Running, nodeName: n1, requests: {cpu: '1'," \
+	" memory: 2Gi}}\n"                                                                  \
+	"  - {name: t, namespace: ns, requests: {cpu: '1', memory: 1Gi}}\n"                 \
 	"  - {name: be, namespace: ns}\n"
 
 static void test_least_allocated(void **state)
@@ -105,21 +105,24 @@ static void test_node_affinity_and_taints(void **state)
 	(void)state;
 	pts p;
 	double got[3];
-	pts_open(&p, HEAD(W(0, 0, 0, 1, 0, 2, 0))
-	             "nodes:\n"
-	             "  - {name: n1, allocatable: {pods: '9'}, labels: {zone: a}, taints:"
-	             " [{key: b, effect: PreferNoSchedule}, {key: c, effect: PreferNoSchedule}]}\n"
-	             "  - {name: n2, allocatable: {pods: '9'}, labels: {zone: b}, taints:"
-	             " [{key: a, effect: PreferNoSchedule}, {key: b, effect: PreferNoSchedule}]}\n"
-	             "  - {name: n3, allocatable: {pods: '9'}}\n"
-	             "pods:\n"
-	             "  - name: t\n    namespace: ns\n"
-	             "    tolerations: [{key: a, operator: Exists, effect: PreferNoSchedule},"
-	             " {key: c, operator: Exists, effect: NoSchedule}]\n"
-	             "    affinity: {nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution:"
-	             " [{weight: 10, preference: {matchExpressions: [{key: zone, operator: In,"
-	             " values: [a]}]}}, {weight: 30, preference: {matchExpressions: [{key: zone,"
-	             " operator: Exists}]}}]}}\n");
+	pts_open(
+	    &p,
+	    HEAD(W(
+	        0, 0, 0, 1, 0, 2,
+	        0)) "nodes:\n"
+	            "  - {name: n1, allocatable: {pods: '9'}, labels: {zone: a}, taints:"
+	            " [{key: b, effect: PreferNoSchedule}, {key: c, effect: PreferNoSchedule}]}\n"
+	            "  - {name: n2, allocatable: {pods: '9'}, labels: {zone: b}, taints:"
+	            " [{key: a, effect: PreferNoSchedule}, {key: b, effect: PreferNoSchedule}]}\n"
+	            "  - {name: n3, allocatable: {pods: '9'}}\n"
+	            "pods:\n"
+	            "  - name: t\n    namespace: ns\n"
+	            "    tolerations: [{key: a, operator: Exists, effect: PreferNoSchedule},"
+	            " {key: c, operator: Exists, effect: NoSchedule}]\n"
+	            "    affinity: {nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution:"
+	            " [{weight: 10, preference: {matchExpressions: [{key: zone, operator: In,"
+	            " values: [a]}]}}, {weight: 30, preference: {matchExpressions: [{key: zone,"
+	            " operator: Exists}]}}]}}\n");
 	/* Affinity 40, 30, 0 -> 100, 75, 0. Intolerable PreferNoSchedule taints 2, 1, 0 -> reversed
 	 * 0, 50, 100, times 2. */
 	scores(&p, "ns/t", got);
@@ -132,29 +135,34 @@ static void test_inter_pod_affinity(void **state)
 	(void)state;
 	pts p;
 	double got[3];
-	pts_open(&p, HEAD(W(0, 0, 0, 0, 3, 0, 0))
-	             "nodes:\n"
-	             "  - {name: n1, allocatable: {pods: '9'}, labels: {zone: a}}\n"
-	             "  - {name: n2, allocatable: {pods: '9'}, labels: {zone: a}}\n"
-	             "  - {name: n3, allocatable: {pods: '9'}, labels: {zone: b}}\n"
-	             "pods:\n"
-	             "  - {name: e1, namespace: ns, phase: Running, nodeName: n1, labels: {app: web}}\n"
-	             "  - name: e2\n    namespace: ns\n    phase: Running\n    nodeName: n3\n"
-	             "    affinity: {podAntiAffinity: {preferredDuringSchedulingIgnoredDuringExecution:"
-	             " [{weight: 20, podAffinityTerm: {labelSelector: {matchLabels: {app: cache}},"
-	             " topologyKey: zone}}]}}\n"
-	             "  - name: e3\n    namespace: ns\n    phase: Running\n    nodeName: n3\n"
-	             "    affinity: {podAffinity: {preferredDuringSchedulingIgnoredDuringExecution:"
-	             " [{weight: 10, podAffinityTerm: {labelSelector: {matchLabels: {app: cache}},"
-	             " topologyKey: zone}}]}}\n"
-	             "  - name: e4\n    namespace: ns\n    phase: Running\n    nodeName: n3\n"
-	             "    affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution:"
-	             " [{labelSelector: {matchLabels: {app: cache}}, topologyKey: zone}]}}\n"
-	             "  - name: t\n    namespace: ns\n    labels: {app: cache}\n"
-	             "    affinity: {podAffinity: {preferredDuringSchedulingIgnoredDuringExecution:"
-	             " [{weight: 50, podAffinityTerm: {labelSelector: {matchLabels: {app: web}},"
-	             " topologyKey: zone}}]}}\n"
-	             "  - {name: plain, namespace: ns, labels: {app: cache}}\n");
+	pts_open(
+	    &p,
+	    HEAD(W(
+	        0, 0, 0, 0, 3, 0,
+	        0)) "nodes:\n"
+	            "  - {name: n1, allocatable: {pods: '9'}, labels: {zone: a}}\n"
+	            "  - {name: n2, allocatable: {pods: '9'}, labels: {zone: a}}\n"
+	            "  - {name: n3, allocatable: {pods: '9'}, labels: {zone: b}}\n"
+	            "pods:\n"
+	            "  - {name: e1, namespace: ns, phase: Running, nodeName: n1, labels: {app: "
+	            "web}}\n"
+	            "  - name: e2\n    namespace: ns\n    phase: Running\n    nodeName: n3\n"
+	            "    affinity: {podAntiAffinity: "
+	            "{preferredDuringSchedulingIgnoredDuringExecution:"
+	            " [{weight: 20, podAffinityTerm: {labelSelector: {matchLabels: {app: cache}},"
+	            " topologyKey: zone}}]}}\n"
+	            "  - name: e3\n    namespace: ns\n    phase: Running\n    nodeName: n3\n"
+	            "    affinity: {podAffinity: {preferredDuringSchedulingIgnoredDuringExecution:"
+	            " [{weight: 10, podAffinityTerm: {labelSelector: {matchLabels: {app: cache}},"
+	            " topologyKey: zone}}]}}\n"
+	            "  - name: e4\n    namespace: ns\n    phase: Running\n    nodeName: n3\n"
+	            "    affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution:"
+	            " [{labelSelector: {matchLabels: {app: cache}}, topologyKey: zone}]}}\n"
+	            "  - name: t\n    namespace: ns\n    labels: {app: cache}\n"
+	            "    affinity: {podAffinity: {preferredDuringSchedulingIgnoredDuringExecution:"
+	            " [{weight: 50, podAffinityTerm: {labelSelector: {matchLabels: {app: web}},"
+	            " topologyKey: zone}}]}}\n"
+	            "  - {name: plain, namespace: ns, labels: {app: cache}}\n");
 	/* Zone a +50; zone b -20 + 10 (e4's required term weighs HardPodAffinityWeight 0):
 	 * 50, 50, -10 -> 100, 100, 0. */
 	scores(&p, "ns/t", got);
@@ -165,21 +173,24 @@ static void test_inter_pod_affinity(void **state)
 	pts_free(&p);
 }
 
-#define SPREAD(key)                                                                                \
-	"  - name: t\n    namespace: ns\n    labels: {app: foo}\n"                                 \
-	"    topologySpreadConstraints: [{maxSkew: 1, topologyKey: " key ","                       \
+#define SPREAD(key)                                                          \
+	"  - name: t\n    namespace: ns\n    labels: {app: foo}\n"           \
+	"    topologySpreadConstraints: [{maxSkew: 1, topologyKey: " key "," \
 	" whenUnsatisfiable: ScheduleAnyway, labelSelector: {matchLabels: {app: foo}}}]\n"
 
-#define SPREAD_NODES                                                                               \
-	"nodes:\n"                                                                                 \
-	"  - {name: n1, allocatable: {pods: '9'}, labels: {zone: z1, kubernetes.io/hostname: n1}}\n" \
-	"  - {name: n2, allocatable: {pods: '9'}, labels: {zone: z2, kubernetes.io/hostname: n2}}\n" \
-	"  - {name: n3, allocatable: {pods: '9'}, labels: {zone: z3, kubernetes.io/hostname: n3}}\n" \
-	"  - {name: n4, allocatable: {pods: '9'}, labels: {kubernetes.io/hostname: n4}}\n"         \
-	"pods:\n"                                                                                  \
-	"  - {name: a, namespace: ns, phase: Running, nodeName: n1, labels: {app: foo}}\n"         \
-	"  - {name: b, namespace: ns, phase: Running, nodeName: n1, labels: {app: foo}}\n"         \
-	"  - {name: c, namespace: ns, phase: Running, nodeName: n2, labels: {app: foo}}\n"         \
+#define SPREAD_NODES                                                                           \
+	"nodes:\n"                                                                             \
+	"  - {name: n1, allocatable: {pods: '9'}, labels: {zone: z1, kubernetes.io/hostname: " \
+	"n1}}\n"                                                                               \
+	"  - {name: n2, allocatable: {pods: '9'}, labels: {zone: z2, kubernetes.io/hostname: " \
+	"n2}}\n"                                                                               \
+	"  - {name: n3, allocatable: {pods: '9'}, labels: {zone: z3, kubernetes.io/hostname: " \
+	"n3}}\n"                                                                               \
+	"  - {name: n4, allocatable: {pods: '9'}, labels: {kubernetes.io/hostname: n4}}\n"     \
+	"pods:\n"                                                                              \
+	"  - {name: a, namespace: ns, phase: Running, nodeName: n1, labels: {app: foo}}\n"     \
+	"  - {name: b, namespace: ns, phase: Running, nodeName: n1, labels: {app: foo}}\n"     \
+	"  - {name: c, namespace: ns, phase: Running, nodeName: n2, labels: {app: foo}}\n"     \
 	"  - {name: d, namespace: other, phase: Running, nodeName: n3, labels: {app: foo}}\n"
 
 static void test_topology_spread(void **state)
@@ -193,8 +204,7 @@ static void test_topology_spread(void **state)
 	scores(&p, "ns/t", got);
 	expect(got, (double[]){0, 33, 100, 0}, 4);
 	pts_free(&p);
-	pts_open(&p, HEAD(W(0, 0, 0, 0, 0, 0, 1))
-	             SPREAD_NODES SPREAD("kubernetes.io/hostname"));
+	pts_open(&p, HEAD(W(0, 0, 0, 0, 0, 0, 1)) SPREAD_NODES SPREAD("kubernetes.io/hostname"));
 	/* Per node counts, weight log(4 + 2): 2 -> 4, 1 -> 2, 0, 0 -> 0, 50, 100, 100. */
 	scores(&p, "ns/t", got);
 	expect(got, (double[]){0, 50, 100, 100}, 4);

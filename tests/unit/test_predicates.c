@@ -12,11 +12,11 @@
 #include "plugin_test_session.h"
 #include "statement.h"
 
-#define CONF(args)                                                                                 \
-	"conf: |\n"                                                                                \
-	"  actions: \"\"\n"                                                                        \
-	"  tiers:\n"                                                                               \
-	"  - plugins:\n"                                                                           \
+#define CONF(args)          \
+	"conf: |\n"         \
+	"  actions: \"\"\n" \
+	"  tiers:\n"        \
+	"  - plugins:\n"    \
 	"    - name: predicates\n" args "queues: [{name: q1}]\n"
 
 static tph_idx node_of(const pts *p, const char *name)
@@ -106,12 +106,21 @@ static void test_node_affinity_disabled(void **state)
 	(void)state;
 	pts p;
 	char b[64];
-	pts_open(&p, CONF("      arguments: {predicate.NodeAffinityEnable: false}\n")
-	             "nodes:\n"
-	             "  - {name: n1, allocatable: {cpu: '4', pods: '10'}, labels: {zone: a}}\n"
-	             "  - {name: n2, allocatable: {cpu: '4', pods: '10'}}\n"
-	             "pods:\n"
-	             "  - {name: sel, namespace: ns, nodeSelector: {zone: a}}\n");
+	pts_open(
+	    &p,
+	    CONF("      arguments: {predicate.NodeAffinityEnable: false}\n") "nodes:\n"
+	                                                                     "  - {name: n1, "
+	                                                                     "allocatable: {cpu: "
+	                                                                     "'4', pods: '10'}, "
+	                                                                     "labels: {zone: a}}\n"
+	                                                                     "  - {name: n2, "
+	                                                                     "allocatable: {cpu: "
+	                                                                     "'4', pods: '10'}}\n"
+	                                                                     "pods:\n"
+	                                                                     "  - {name: sel, "
+	                                                                     "namespace: ns, "
+	                                                                     "nodeSelector: {zone: "
+	                                                                     "a}}\n");
 	assert_string_equal(feasible(&p, "ns/sel", b, sizeof b), "n1,n2");
 	pts_free(&p);
 }
@@ -171,22 +180,26 @@ static void test_pod_number(void **state)
 	pts_free(&p);
 }
 
-#define ANTI(key)                                                                                  \
-	"    affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution:"       \
+#define ANTI(key)                                                                          \
+	"    affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution:" \
 	" [{labelSelector: {matchLabels: {app: web}}, topologyKey: " key "}]}}\n"
 
-static const char anti_yaml[] =
-    CONF("") "nodes:\n"
-             "  - {name: n1, allocatable: {cpu: '4', pods: '10'}, labels: {zone: a, h: n1}}\n"
-             "  - {name: n2, allocatable: {cpu: '4', pods: '10'}, labels: {zone: a, h: n2}}\n"
-             "  - {name: n3, allocatable: {cpu: '4', pods: '10'}, labels: {zone: b, h: n3}}\n"
-             "  - {name: n4, allocatable: {cpu: '4', pods: '10'}}\n"
-             "pods:\n"
-             "  - {name: old, namespace: ns, phase: Running, nodeName: n1, labels: {app: web}}\n"
-             "  - name: zone-anti\n    namespace: ns\n    labels: {app: web}\n" ANTI("zone")
-             "  - name: other-ns\n    namespace: ns2\n" ANTI("zone")
-             "  - {name: web, namespace: ns, labels: {app: web}}\n"
-             "  - name: host-anti\n    namespace: ns\n    labels: {app: db}\n" ANTI("h");
+static const char anti_yaml[] = CONF(
+    "") "nodes:\n"
+        "  - {name: n1, allocatable: {cpu: '4', pods: '10'}, labels: {zone: a, h: n1}}\n"
+        "  - {name: n2, allocatable: {cpu: '4', pods: '10'}, labels: {zone: a, h: n2}}\n"
+        "  - {name: n3, allocatable: {cpu: '4', pods: '10'}, labels: {zone: b, h: n3}}\n"
+        "  - {name: n4, allocatable: {cpu: '4', pods: '10'}}\n"
+        "pods:\n"
+        "  - {name: old, namespace: ns, phase: Running, nodeName: n1, labels: {app: web}}\n"
+        "  - name: zone-anti\n    namespace: ns\n    labels: {app: web}\n" ANTI(
+            "zone") "  - name: other-ns\n    namespace: ns2\n" ANTI("zone") "  - {name: web, "
+                                                                            "namespace: ns, "
+                                                                            "labels: {app: web}}\n"
+                                                                            "  - name: host-anti\n "
+                                                                            "   namespace: ns\n    "
+                                                                            "labels: {app: "
+                                                                            "db}\n" ANTI("h");
 
 static void test_anti_affinity_by_topology(void **state)
 {
@@ -232,9 +245,9 @@ static const char existing_yaml[] =
              "  - {name: n1, allocatable: {cpu: '4', pods: '10'}, labels: {h: n1}}\n"
              "  - {name: n2, allocatable: {cpu: '4', pods: '10'}, labels: {h: n2}}\n"
              "pods:\n"
-             "  - name: guard\n    namespace: ns\n    phase: Running\n    nodeName: n1\n" ANTI("h")
-             "  - {name: web, namespace: ns, labels: {app: web}}\n"
-             "  - {name: db, namespace: ns, labels: {app: db}}\n";
+             "  - name: guard\n    namespace: ns\n    phase: Running\n    nodeName: n1\n" ANTI(
+                 "h") "  - {name: web, namespace: ns, labels: {app: web}}\n"
+                      "  - {name: db, namespace: ns, labels: {app: db}}\n";
 
 static void test_existing_pods_anti_affinity(void **state)
 {
@@ -272,7 +285,8 @@ static void test_affinity_first_pod_and_follow(void **state)
 	/* No web pod anywhere: a pod matching its own terms may go to any node with the key. */
 	assert_string_equal(feasible(&p, "ns/first", b, sizeof b), "n1,n2");
 	assert_string_equal(feasible(&p, "ns/stranger", b, sizeof b), "");
-	assert_string_equal(why(&p, "ns/stranger", "n3"), "node(s) didn't match pod affinity rules");
+	assert_string_equal(why(&p, "ns/stranger", "n3"),
+	                    "node(s) didn't match pod affinity rules");
 	tph_statement st;
 	tph_stmt_init(&st, p.s);
 	assert_int_equal(tph_stmt_allocate(&st, pts_task(&p, "ns/web"), node_of(&p, "n2")), TPH_OK);
@@ -314,9 +328,10 @@ static void test_topology_spread(void **state)
 	assert_string_equal(why(&p, "ns/loose", "n1"), skew);
 	assert_string_equal(why(&p, "ns/loose", "n2"), skew);
 	assert_string_equal(why(&p, "ns/loose", "n4"), "");
-	assert_string_equal(why(&p, "ns/loose", "n3"),
-	                    "node(s) didn't match pod topology spread constraints (missing required "
-	                    "label)");
+	assert_string_equal(
+	    why(&p, "ns/loose", "n3"),
+	    "node(s) didn't match pod topology spread constraints (missing required "
+	    "label)");
 	/* Only the nodes the pod's node affinity admits count: the minimum is zone b's 1. */
 	assert_string_equal(why(&p, "ns/picky", "n2"), "");
 	assert_string_equal(why(&p, "ns/picky", "n1"), skew);

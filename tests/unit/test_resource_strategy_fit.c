@@ -12,21 +12,21 @@
 #include "ep_predicate.h"
 #include "plugin_test_session.h"
 
-#define HEAD(args)                                                                                 \
-	"conf: |\n  actions: \"\"\n  tiers:\n  - plugins:\n    - name: resource-strategy-fit\n"   \
-	"      arguments: " args "\n"                                                              \
+#define HEAD(args)                                                                              \
+	"conf: |\n  actions: \"\"\n  tiers:\n  - plugins:\n    - name: resource-strategy-fit\n" \
+	"      arguments: " args "\n"                                                           \
 	"queues: [{name: q1}]\n"
 
-#define NODES                                                                                      \
-	"nodes:\n"                                                                                 \
-	"  - {name: n1, allocatable: {cpu: '4', memory: 8Gi, pods: '10'}}\n"                      \
-	"  - {name: n2, allocatable: {cpu: '8', memory: 8Gi, pods: '10', nvidia.com/gpu: '4',"    \
-	" nvidia.com/mig: '8'}}\n"                                                                 \
-	"pods:\n"                                                                                  \
-	"  - {name: run, namespace: ns, phase: Running, nodeName: n1, requests: {cpu: '1',"        \
-	" memory: 2Gi}}\n"                                                                         \
-	"  - {name: t, namespace: ns, requests: {cpu: '1', memory: 2Gi}}\n"                        \
-	"  - {name: g, namespace: ns, requests: {cpu: '1', nvidia.com/gpu: '1',"                   \
+#define NODES                                                                                  \
+	"nodes:\n"                                                                             \
+	"  - {name: n1, allocatable: {cpu: '4', memory: 8Gi, pods: '10'}}\n"                   \
+	"  - {name: n2, allocatable: {cpu: '8', memory: 8Gi, pods: '10', nvidia.com/gpu: '4'," \
+	" nvidia.com/mig: '8'}}\n"                                                             \
+	"pods:\n"                                                                              \
+	"  - {name: run, namespace: ns, phase: Running, nodeName: n1, requests: {cpu: '1',"    \
+	" memory: 2Gi}}\n"                                                                     \
+	"  - {name: t, namespace: ns, requests: {cpu: '1', memory: 2Gi}}\n"                    \
+	"  - {name: g, namespace: ns, requests: {cpu: '1', nvidia.com/gpu: '1',"               \
 	" nvidia.com/mig: '2'}}\n"
 
 static void expect_scores(pts *p, const char *task, double w1, double w2)
@@ -52,37 +52,38 @@ static void test_exact_before_wildcard(void **state)
 {
 	(void)state;
 	pts p;
-	pts_open(&p, HEAD("{resourceStrategyFitWeight: 1, resources: {'nvidia.com/*': {type: "
-	                  "MostAllocated, weight: 3}, nvidia.com/gpu: {Type: LeastAllocated,"
-	                  " Weight: 0}, 'nvidia.*': {type: LeastAllocated, weight: 5}, '*': {weight:"
-	                  " 9}, 'a*b*': {weight: 9}}}") NODES);
+	pts_open(&p,
+	         HEAD("{resourceStrategyFitWeight: 1, resources: {'nvidia.com/*': {type: "
+	              "MostAllocated, weight: 3}, nvidia.com/gpu: {Type: LeastAllocated,"
+	              " Weight: 0}, 'nvidia.*': {type: LeastAllocated, weight: 5}, '*': {weight:"
+	              " 9}, 'a*b*': {weight: 9}}}") NODES);
 	/* gpu: exact, LeastAllocated, weight 0 -> 1: (4-1)/4. mig: the longest wildcard,
 	 * MostAllocated 3: 2/8 * 3. cpu has no strategy. n1 lacks both: scores 0, weights count. */
 	expect_scores(&p, "ns/g", 0, (0.75 + 0.75) / 4 * 100);
 	pts_free(&p);
 }
 
-#define ANNOTATED(type, weights)                                                                   \
-	"  - {name: a, namespace: ns, requests: {cpu: '1', memory: 2Gi}, annotations:"             \
-	" {volcano.sh/resource-strategy-scoring-type: " type ","                                   \
+#define ANNOTATED(type, weights)                                                       \
+	"  - {name: a, namespace: ns, requests: {cpu: '1', memory: 2Gi}, annotations:" \
+	" {volcano.sh/resource-strategy-scoring-type: " type ","                       \
 	" volcano.sh/resource-strategy-weight: '" weights "'}}\n"
 
 static void test_pod_annotations(void **state)
 {
 	(void)state;
 	pts p;
-	pts_open(&p, HEAD("{resourceStrategyFitWeight: 1}") NODES ANNOTATED("MostAllocated",
-	                                                                    "{\"cpu\": 2}"));
+	pts_open(&p, HEAD("{resourceStrategyFitWeight: 1}")
+	                 NODES ANNOTATED("MostAllocated", "{\"cpu\": 2}"));
 	/* Only cpu, MostAllocated: n1 2/4, n2 1/8. */
 	expect_scores(&p, "ns/a", 50, 12.5);
 	pts_free(&p);
-	pts_open(&p, HEAD("{resourceStrategyFitWeight: 1}") NODES ANNOTATED("MostAllocated",
-	                                                                    "{\"cpu\": 2.5}"));
+	pts_open(&p, HEAD("{resourceStrategyFitWeight: 1}")
+	                 NODES ANNOTATED("MostAllocated", "{\"cpu\": 2.5}"));
 	expect_scores(&p, "ns/a", 0, 0);
 	pts_free(&p);
 	/* An unknown strategy scores 0 per resource but keeps the weights. */
-	pts_open(&p, HEAD("{resourceStrategyFitWeight: 1}") NODES ANNOTATED("Other",
-	                                                                    "{\"cpu\": 1}"));
+	pts_open(&p,
+	         HEAD("{resourceStrategyFitWeight: 1}") NODES ANNOTATED("Other", "{\"cpu\": 1}"));
 	expect_scores(&p, "ns/a", 0, 0);
 	pts_free(&p);
 }
@@ -105,9 +106,10 @@ static void test_proportional(void **state)
 {
 	(void)state;
 	pts p;
-	pts_open(&p, HEAD("{proportional: {enable: true, resources: nvidia.com/gpu,"
-	                  " resourceProportion: {nvidia.com/gpu.cpu: 2, nvidia.com/gpu.memory: 1}}}")
-	                 NODES);
+	pts_open(&p,
+	         HEAD("{proportional: {enable: true, resources: nvidia.com/gpu,"
+	              " resourceProportion: {nvidia.com/gpu.cpu: 2, nvidia.com/gpu.memory: 1}}}")
+	             NODES);
 	tph_idx t = pts_task(&p, "ns/t"), g = pts_task(&p, "ns/g");
 	/* n2 keeps 4 gpus * 2 = 8 cpu: 8 - 1 < 8 refuses t; n1 has no gpu. */
 	assert_int_equal(tph_predicate_node(p.s, t, 0), TPH_PASS);
