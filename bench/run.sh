@@ -5,7 +5,8 @@
 #
 # Environment: TPH_BENCH_REPS (repetitions, default 5), TPH_BENCH_FILTER (a google-benchmark
 # regex, default all), TPH_BENCH_PROFILES (generated profiles to run; default all but
-# 100k-nodes), TPH_BENCH_OUT (the markdown file, default bench/RESULTS.md).
+# 100k-nodes), TPH_BENCH_OUT (the markdown file, default bench/RESULTS.md), TPH_BENCH_WERROR
+# (OFF to build while someone else's file has a warning; the code generated is the same).
 # Needs cmake, a C compiler, libbenchmark-dev and python3 (for the report only).
 set -eu
 
@@ -16,7 +17,8 @@ filter=${TPH_BENCH_FILTER:-.}
 profiles=${TPH_BENCH_PROFILES:-"1k-small 10k-standard 10k-preempt 10k-topology"}
 out=${TPH_BENCH_OUT:-"$root/bench/RESULTS.md"}
 
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTPH_WERROR=ON >/dev/null
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTPH_WERROR="${TPH_BENCH_WERROR:-ON}" \
+	>/dev/null
 cmake --build "$build" -j"$(nproc)" --target tephra tephra_bench >/dev/null
 
 # Scenarios are generated once per build tree; delete one to regenerate it.

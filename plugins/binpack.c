@@ -56,18 +56,29 @@ static void extra_resources(bp_st *st, const tph_session *s, const tph_args *arg
 	}
 }
 
+/* The weighted dimensions the task requests, found once per call. */
+static uint32_t weighted_dims(const bp_st *st, const tph_session *s, const int64_t *req,
+                              uint32_t *dims)
+{
+	uint32_t m = 0;
+	for (uint32_t d = 0; d < s->ndim && d < TPH_RES_MAX; d++)
+		if (req[d] && st->has[d])
+			dims[m++] = d;
+	return m;
+}
+
 static void score(void *stv, const tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
                   double *out)
 {
 	const bp_st *st = stv;
 	const int64_t *req = s->tasks.req + (size_t)task * s->ndim;
 	const tph_node_store *ns = &s->nodes;
+	uint32_t dims[TPH_RES_MAX], m = weighted_dims(st, s, req, dims);
 	for (uint32_t i = 0; i < n; i++) {
 		double sum = 0, wsum = 0;
 		bool over = false;
-		for (uint32_t d = 0; d < s->ndim && d < TPH_RES_MAX && !over; d++) {
-			if (!req[d] || !st->has[d])
-				continue;
+		for (uint32_t k = 0; k < m && !over; k++) {
+			uint32_t d = dims[k];
 			size_t at = (size_t)d * ns->stride + nodes[i];
 			double cap = (double)ns->alloc[at], fin = (double)(req[d] + ns->used[at]);
 			if (cap != 0 && st->w[d] != 0) {

@@ -14,6 +14,7 @@ extern const tph_plugin tph_plugin_binpack;
 extern const tph_plugin tph_plugin_resource_strategy_fit;
 extern const tph_plugin tph_plugin_resourcequota;
 extern const tph_plugin tph_plugin_capacity;
+extern const tph_plugin tph_plugin_network_topology_aware;
 
 const tph_plugin *const tph_builtin_plugins[] = {
     &tph_plugin_conformance,
@@ -29,5 +30,6 @@ const tph_plugin *const tph_builtin_plugins[] = {
     &tph_plugin_resource_strategy_fit,
     &tph_plugin_resourcequota,
     &tph_plugin_capacity,
+    &tph_plugin_network_topology_aware,
     NULL,
 };

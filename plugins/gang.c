@@ -1,8 +1,10 @@
 /* gang: Volcano's gang plugin. A job counts only as a whole: it is valid, ready, pipelined or
- * starving by its minMember (and the per-role minimums of minTaskMember), unready jobs go
+ * starving by its minMember (and the minimums of minTaskMember roles and subgroups; subjobs
+ * are ready or pipelined by their subGroupSize), unready jobs and subjobs go
  * first, victims are taken only above minMember, and at session close every job that is not
  * ready gets this session's Unschedulable condition. Reads no arguments. */
 #include "session.h"
+#include "subjob.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -117,6 +119,11 @@ static int job_valid(void *st, const tph_session *s, tph_idx j, tph_valid_result
 		out->message = "Not enough valid pods of each task for gang-scheduling";
 		return TPH_EINVAL;
 	}
+	if (!tph_job_subjobs_valid(s, j)) {
+		out->reason = "NotEnoughPodsOfTask";
+		out->message = "Not enough valid subGroups of each task for gang-scheduling";
+		return TPH_EINVAL;
+	}
 	int32_t valid = sum_status(counts(s, j), VALID), min = s->jobs->min_member[j];
 	if (valid >= min)
 		return TPH_OK;
@@ -170,15 +177,40 @@ static int job_order(void *st, const tph_session *s, tph_idx a, tph_idx b)
 	return ra == rb ? 0 : (ra ? 1 : -1);
 }
 
+/* Volcano's CheckTaskReady && CheckSubJobReady && IsReady, cheapest first. */
 static bool job_ready(void *st, const tph_session *s, tph_idx j)
 {
-	return roles_reach(s, j, OCCUPIED, WITH_PENDING_BE) && is_ready(s, st, j);
+	gang_st *g = st;
+	return is_ready(s, g, j) && roles_reach(s, j, OCCUPIED, WITH_PENDING_BE) &&
+	       tph_job_subjobs_ready(s, j);
 }
 
 static int job_pipelined(void *st, const tph_session *s, tph_idx j)
 {
-	bool ok = roles_reach(s, j, PIPELINED, WITH_PENDING_BE) && is_pipelined(s, st, j);
+	gang_st *g = st;
+	bool ok = is_pipelined(s, g, j) && roles_reach(s, j, PIPELINED, WITH_PENDING_BE) &&
+	          tph_job_subjobs_pipelined(s, j);
 	return ok ? TPH_PERMIT : TPH_REJECT;
+}
+
+/* Subjobs: the same rules over the session's subjob partition (subjob.h). */
+static int subjob_order(void *st, const tph_session *s, tph_idx a, tph_idx b)
+{
+	(void)st;
+	bool ra = tph_subjob_is_ready(s, a), rb = tph_subjob_is_ready(s, b);
+	return ra == rb ? 0 : (ra ? 1 : -1);
+}
+
+static bool subjob_ready(void *st, const tph_session *s, tph_idx sj)
+{
+	(void)st;
+	return tph_subjob_is_ready(s, sj);
+}
+
+static int subjob_pipelined(void *st, const tph_session *s, tph_idx sj)
+{
+	(void)st;
+	return tph_subjob_is_pipelined(s, sj) ? TPH_PERMIT : TPH_REJECT;
 }
 
 /* In preemption only the job's minMember matters, not the role minimums. */
@@ -238,9 +270,6 @@ static int gang_state(tph_session *s, gang_st *g)
 	return TPH_OK;
 }
 
-/* Volcano also registers SubJobOrder, SubJobReady and SubJobPipelined, and checks subgroup
- * minimums (minSubGroups) inside JobValid/JobReady/JobPipelined. Subgroups need the session's
- * subjob partition, which a later issue adds; until then jobs are judged without them. */
 static int gang_open(tph_session *s, void *st, const tph_args *args)
 {
 	(void)args;
@@ -256,9 +285,15 @@ static int gang_open(tph_session *s, void *st, const tph_args *args)
 	if (!rc)
 		rc = tph_on_job_order(s, job_order);
 	if (!rc)
+		rc = tph_on_subjob_order(s, subjob_order);
+	if (!rc)
 		rc = tph_on_job_ready(s, job_ready);
 	if (!rc)
+		rc = tph_on_subjob_ready(s, subjob_ready);
+	if (!rc)
 		rc = tph_on_job_pipelined(s, job_pipelined);
+	if (!rc)
+		rc = tph_on_subjob_pipelined(s, subjob_pipelined);
 	if (!rc)
 		rc = tph_on_job_starving(s, job_starving);
 	return rc;

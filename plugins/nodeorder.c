@@ -158,12 +158,20 @@ static int64_t intolerable(const tph_pod_spec *sp, const tph_node_meta *m)
 	return count;
 }
 
-static void taint_scores(const tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
-                         int64_t *raw)
+/* Nodes without PreferNoSchedule taints, and pods without a toleration that could cover one,
+ * need no look at the node's taints. */
+static void taint_scores(const no_st *st, const tph_session *s, tph_idx task, const tph_idx *nodes,
+                         uint32_t n, int64_t *raw)
 {
 	const tph_pod_spec *sp = s->tasks.spec[task];
-	for (uint32_t i = 0; i < n; i++)
-		raw[i] = intolerable(sp, s->nodes.meta[nodes[i]]);
+	bool tolerates = false;
+	for (uint32_t j = 0; j < sp->n_tolerations; j++)
+		tolerates |= sp->tolerations[j].effect < 0 ||
+		             sp->tolerations[j].effect == TPH_TAINT_PREFER_NO_SCHEDULE;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t k = st->prefer[nodes[i]];
+		raw[i] = k && tolerates ? intolerable(sp, s->nodes.meta[nodes[i]]) : k;
+	}
 	default_normalize(raw, n, true);
 }
 
@@ -196,7 +204,7 @@ static void batch(void *stv, const tph_session *s, tph_idx task, const tph_idx *
 	if (st->w_pod_aff && tph_no_pod_affinity(st, s, task, nodes, n, raw))
 		add_weighted(out, raw, n, st->w_pod_aff);
 	if (st->w_taint) {
-		taint_scores(s, task, nodes, n, raw);
+		taint_scores(st, s, task, nodes, n, raw);
 		add_weighted(out, raw, n, st->w_taint);
 	}
 	if (st->w_spread && tph_no_spread(st, s, task, nodes, n, raw))
@@ -230,6 +238,19 @@ static int on_deallocate(void *stv, tph_session *s, tph_idx task)
 	return TPH_OK;
 }
 
+static int init_prefer(no_st *st, tph_session *s)
+{
+	st->prefer = TPH_ARENA_NEW(&s->arena, uint32_t, s->nodes.n + 1);
+	if (!st->prefer)
+		return TPH_ENOMEM;
+	for (tph_idx n = 0; n < s->nodes.n; n++) {
+		const tph_node_meta *m = s->nodes.meta[n];
+		for (uint32_t i = 0; i < m->n_taints; i++)
+			st->prefer[n] += m->taints[i].effect == TPH_TAINT_PREFER_NO_SCHEDULE;
+	}
+	return TPH_OK;
+}
+
 static int no_open(tph_session *s, void *stv, const tph_args *args)
 {
 	no_st *st = stv;
@@ -237,6 +258,8 @@ static int no_open(tph_session *s, void *stv, const tph_args *args)
 	int rc = tph_k8s_view_init(&st->v, s);
 	if (!rc)
 		rc = tph_no_pod_init(st, s);
+	if (!rc)
+		rc = init_prefer(st, s);
 	if (rc)
 		return rc;
 	rc = tph_on_node_order(s, image_locality);

@@ -8,7 +8,8 @@
 typedef struct no_st {
 	/* arguments: the weight of each kube-scheduler score plugin */
 	int64_t w_least, w_most, w_node_aff, w_pod_aff, w_balanced, w_taint, w_image, w_spread;
-	tph_k8s_view v; /* kept current only when predicates runs in the session, as in Volcano */
+	tph_k8s_view v;   /* kept current only when predicates runs in the session, as in Volcano */
+	uint32_t *prefer; /* [node] PreferNoSchedule taints */
 	/* scratch for one batch call (session thread) */
 	int64_t *raw;  /* [candidate] one plugin's scores */
 	uint8_t *skip; /* [candidate] PodTopologySpread's ignored nodes */

@@ -39,14 +39,16 @@ static bool unschedulable(const pred_st *st, const tph_session *s, const tph_pod
 	return !tph_k8s_tolerated(sp->tolerations, sp->n_tolerations, &t);
 }
 
-/* FindMatchingUntoleratedTaint over NoSchedule and NoExecute: the first one, in node order. */
+/* FindMatchingUntoleratedTaint over NoSchedule and NoExecute: the first one, in node order.
+ * The taint offsets say how many a node has without touching its cold metadata. */
 static tph_reason_code untolerated(const pred_st *st, const tph_session *s, const tph_pod_spec *sp,
                                    tph_idx node)
 {
-	const tph_node_meta *m = s->nodes.meta[node];
-	for (uint32_t i = 0; i < m->n_taints; i++) {
-		tph_reason_code code = st->taint_code[st->taint_off[node] + i];
-		if (code && !tph_k8s_tolerated(sp->tolerations, sp->n_tolerations, &m->taints[i]))
+	uint32_t off = st->taint_off[node], n = st->taint_off[node + 1] - off;
+	const tph_taint_row *taints = n ? s->nodes.meta[node]->taints : NULL;
+	for (uint32_t i = 0; i < n; i++) {
+		tph_reason_code code = st->taint_code[off + i];
+		if (code && !tph_k8s_tolerated(sp->tolerations, sp->n_tolerations, &taints[i]))
 			return code;
 	}
 	return TPH_PASS;
@@ -61,7 +63,9 @@ static tph_reason_code verdict(const pred_st *st, const tph_session *s, tph_idx 
 	tph_reason_code soft = st->max_pods[node] <= (int64_t)st->v.npods[node] ? st->r_podnum : 0;
 	if (unschedulable(st, s, sp, node))
 		return st->r_unsched;
-	if (st->node_affinity && !tph_k8s_node_affinity(sp, s->nodes.meta[node], &st->v.nums, node))
+	bool constrained = sp->node_selector.n || sp->n_node_required;
+	if (st->node_affinity && constrained &&
+	    !tph_k8s_node_affinity(sp, s->nodes.meta[node], &st->v.nums, node))
 		return st->r_nodeaff;
 	tph_reason_code t = st->taint_toleration ? untolerated(st, s, sp, node) : TPH_PASS;
 	if (t)

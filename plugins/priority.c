@@ -1,7 +1,8 @@
-/* priority: Volcano's priority plugin. Orders tasks and jobs by priority (higher first), lets a
- * preemptor evict only lower-priority work, and calls a job starving while some of its tasks
+/* priority: Volcano's priority plugin. Orders tasks, jobs and subjobs by priority (higher first),
+ * lets a preemptor evict only lower-priority work, and calls a job starving while some of its tasks
  * are neither ready nor pipelined. Reads no arguments. */
 #include "session.h"
+#include "subjob.h"
 
 /* Higher priority first; 0 when equal. */
 static int by_priority(int32_t a, int32_t b)
@@ -19,6 +20,14 @@ static int job_order(void *st, const tph_session *s, tph_idx a, tph_idx b)
 {
 	(void)st;
 	return by_priority(s->jobs->priority[a], s->jobs->priority[b]);
+}
+
+/* SubJobInfo.Priority: the highest priority of the subjob's tasks. */
+static int subjob_order(void *st, const tph_session *s, tph_idx a, tph_idx b)
+{
+	(void)st;
+	const int32_t *prio = tph_subjobs_of(s)->priority;
+	return by_priority(prio[a], prio[b]);
 }
 
 /* Across jobs the job priorities decide, inside one job the task priorities; a candidate whose
@@ -54,10 +63,10 @@ static bool job_starving(void *st, const tph_session *s, tph_idx j)
 	return ready + c[TPH_TS_PIPELINED] < total;
 }
 
-/* Volcano also registers SubJobOrder (by the highest task priority of each subjob) and a
- * UnifiedEvictable filter for the gang preempt/reclaim actions. Neither can be expressed yet:
- * the session has no subjob store to resolve subjob indices, and tph_victims_fn carries no
- * eviction kind (GangReclaim permits every candidate, GangPreempt compares job priorities). */
+/* Volcano also registers a UnifiedEvictable filter for the gang preempt/reclaim actions; it
+ * cannot be expressed yet, as tph_victims_fn carries no eviction context (GangReclaim permits
+ * every candidate, GangPreempt compares the candidates' job priorities with the evicting
+ * job's). */
 static int priority_open(tph_session *s, void *st, const tph_args *args)
 {
 	(void)st;
@@ -65,6 +74,8 @@ static int priority_open(tph_session *s, void *st, const tph_args *args)
 	int rc = tph_on_task_order(s, task_order);
 	if (!rc)
 		rc = tph_on_job_order(s, job_order);
+	if (!rc)
+		rc = tph_on_subjob_order(s, subjob_order);
 	if (!rc)
 		rc = tph_on_preemptable(s, preemptable);
 	if (!rc)

@@ -40,6 +40,8 @@ bool alloc_need_continue(alloc_ctx *c, tph_idx job);
 /* Note that `task` now has recorded fit errors (its role joins the failed roles). */
 int alloc_role_failed(alloc_ctx *c, tph_idx task);
 bool alloc_task_has_fit_errors(alloc_ctx *c, tph_idx task);
+/* Volcano's job.ResetFitErr: forget the recorded fit errors of every task of the job. */
+void alloc_reset_fit_errors(alloc_ctx *c, tph_idx job);
 
 /* allocate_nodes.c: Volcano's prioritizeNodes: the best of feas[0..n) trying, in order,
  * nodes whose Idle fits (shard first, in soft sharding), then nodes whose FutureIdle fits.

@@ -4,6 +4,7 @@
  * keep (pipelined) or discard. */
 #include "allocate.h"
 
+#include "fit_nodes.h"
 #include "mem.h"
 
 #include <stdio.h>
@@ -57,6 +58,19 @@ bool alloc_task_has_fit_errors(alloc_ctx *c, tph_idx task)
 {
 	tph_sid role = c->s->tasks.role[task];
 	return role != TPH_SID_EMPTY && role_in(job_roles(c, c->s->tasks.job[task]), role);
+}
+
+void alloc_reset_fit_errors(alloc_ctx *c, tph_idx job)
+{
+	tph_session *s = c->s;
+	const tph_job_store *js = s->jobs;
+	for (uint32_t i = js->task_off[job]; s->why && i < js->task_off[job + 1]; i++) {
+		s->why[js->task_idx[i]] = NULL;
+		s->n_why[js->task_idx[i]] = 0;
+	}
+	tph_reset_fit_nodes(s, job);
+	c->roles[job].n = 0;
+	c->roles[job].built = true;
 }
 
 static int32_t min_of_role(const tph_job_meta *m, tph_sid role, int32_t *total)

@@ -153,8 +153,12 @@ static int bind(bf_ctx *c, tph_idx t, tph_idx node)
 	if (rc)
 		return rc == TPH_ENOMEM ? rc : TPH_OK;
 	tph_ph_touch(&c->ph, node);
-	return tph_job_ready(s, s->tasks.job[t]) ? tph_act_dispatch_job(s, s->tasks.job[t])
-	                                         : TPH_OK;
+	tph_idx j = s->tasks.job[t];
+	if (!tph_job_ready(s, j))
+		return TPH_OK;
+	/* this task first: usually the job's only Allocated one, so no scan follows */
+	rc = tph_act_dispatch(s, t);
+	return rc ? rc : tph_act_dispatch_job(s, j);
 }
 
 static int one_task(bf_ctx *c, tph_idx t)

@@ -47,7 +47,8 @@ struct tph_eqc {
  * own state. Anything else (external plugins included) turns the classes off. */
 static bool predicates_node_local(const tph_session *s)
 {
-	static const char *const local[] = {"predicates", "nodegroup", "usage", NULL};
+	static const char *const local[] = {"predicates", "nodegroup", "usage",
+	                                    "resource-strategy-fit", NULL};
 	const tph_ep_list *l = &s->ep[TPH_EP_PREDICATE];
 	for (uint32_t i = 0; i < l->n; i++) {
 		const char *name = s->plugins[l->e[i].plugin].desc->name;
@@ -258,8 +259,7 @@ static eq_slot *slot_bind(tph_eqc *e, uint32_t c)
 	return sl;
 }
 
-static void direct(tph_eqc *e, tph_idx task, const tph_idx *nodes, uint32_t n,
-                   tph_reason_code *out)
+static void direct(tph_eqc *e, tph_idx task, const tph_idx *nodes, uint32_t n, tph_reason_code *out)
 {
 	if (e->with_fit)
 		tph_filter_nodes(e->s, task, nodes, n, out, e->sub_feas);
@@ -300,8 +300,7 @@ static void slot_sync(tph_eqc *e, eq_slot *sl, tph_idx task)
 	sl->seen = e->n_log;
 }
 
-void tph_eqc_eval(tph_eqc *e, tph_idx task, const tph_idx *nodes, uint32_t n,
-                  tph_reason_code *out)
+void tph_eqc_eval(tph_eqc *e, tph_idx task, const tph_idx *nodes, uint32_t n, tph_reason_code *out)
 {
 	uint32_t c = n < SMALL_EVAL ? CLS_NONE : class_of(e, task);
 	eq_slot *sl = c == CLS_NONE ? NULL : slot_bind(e, c);

@@ -109,18 +109,31 @@ static uint32_t classify(tph_ph *ph, const tph_ph_role *cached, const tph_idx *n
 	return k;
 }
 
-static void evaluate(tph_ph *ph, tph_idx task, uint32_t k, tph_reason_code *codes)
+static void evaluate_span(tph_ph *ph, tph_idx task, uint32_t off, uint32_t len)
 {
-	if (!k)
-		return;
+	tph_reason_code *out = ph->codes + off;
 	if (ph->eqc)
-		tph_eqc_eval(ph->eqc, task, ph->eval, k, ph->codes);
+		tph_eqc_eval(ph->eqc, task, ph->eval + off, len, out);
 	else if (ph->with_fit)
-		tph_filter_nodes(ph->s, task, ph->eval, k, ph->codes, ph->feas);
+		tph_filter_nodes(ph->s, task, ph->eval + off, len, out, ph->feas);
 	else
-		tph_predicate_nodes(ph->s, task, ph->eval, k, ph->codes);
-	for (uint32_t i = 0; i < k; i++)
-		codes[ph->pos[i]] = ph->codes[i];
+		tph_predicate_nodes(ph->s, task, ph->eval + off, len, out);
+}
+
+/* Evaluate ph->eval[0..k) in scan order; with sampling, only until `want` nodes passed (only
+ * evaluated nodes can pass). Positions left unevaluated lie past collect()'s cut-off. */
+static void evaluate(tph_ph *ph, tph_idx task, uint32_t k, uint32_t want, tph_reason_code *codes)
+{
+	uint32_t done = 0, passed = 0;
+	while (done < k && passed < want) {
+		uint32_t len = want >= k ? k - done : k - done < 256 ? k - done : 256;
+		evaluate_span(ph, task, done, len);
+		for (uint32_t i = done; i < done + len; i++) {
+			codes[ph->pos[i]] = ph->codes[i];
+			passed += ph->codes[i] == TPH_PASS;
+		}
+		done += len;
+	}
 }
 
 /* Walk the scan in order: feasible nodes out until enough are found, failures into the role's
@@ -167,7 +180,7 @@ uint32_t tph_ph_predicate(tph_ph *ph, tph_idx task, const tph_idx *nodes, uint32
 	const tph_ph_role *cached = keep ? role_find(ph, ts->job[task], ts->role[task]) : NULL;
 	uint32_t start = ph->o.sampling ? ph->rr % n : 0;
 	uint32_t k = classify(ph, cached, nodes, n, start, codes_out);
-	evaluate(ph, task, k, codes_out);
+	evaluate(ph, task, k, tph_ph_nodes_to_find(&ph->o, n), codes_out);
 	return collect(ph, task, keep, nodes, n, start, codes_out, feasible_out);
 }
 

@@ -36,11 +36,11 @@ tph_idx tph_pq_pop(tph_pq *q);
 /* ---- the node-filtering options every placing action shares ---- */
 
 typedef struct tph_ph_opts {
-	bool error_cache;   /* Volcano's predicateErrorCacheEnable (default true) */
-	bool sampling;      /* stop after enough feasible nodes; off unless a knob below is given */
-	int32_t min_nodes;  /* --minimum-feasible-nodes (Volcano default 100) */
-	int32_t min_pct;    /* --minimum-percentage-nodes-to-find (5) */
-	int32_t pct;        /* --percentage-nodes-to-find (0: adaptive) */
+	bool error_cache;  /* Volcano's predicateErrorCacheEnable (default true) */
+	bool sampling;     /* stop after enough feasible nodes; off unless a knob below is given */
+	int32_t min_nodes; /* --minimum-feasible-nodes (Volcano default 100) */
+	int32_t min_pct;   /* --minimum-percentage-nodes-to-find (5) */
+	int32_t pct;       /* --percentage-nodes-to-find (0: adaptive) */
 } tph_ph_opts;
 
 /* The argument table of allocate and backfill (key spellings are Volcano's). */
@@ -67,8 +67,7 @@ void tph_eqc_free(tph_eqc *e);
 void tph_eqc_touch(tph_eqc *e, tph_idx node);
 /* Verdicts of `task` on nodes[0..n) (fit first when the classes were made with_fit): from
  * its class's column, brought up to date, or evaluated directly. */
-void tph_eqc_eval(tph_eqc *e, tph_idx task, const tph_idx *nodes, uint32_t n,
-                  tph_reason_code *out);
+void tph_eqc_eval(tph_eqc *e, tph_idx task, const tph_idx *nodes, uint32_t n, tph_reason_code *out);
 
 /* ---- Volcano's PredicateHelper ---- */
 

@@ -2,9 +2,11 @@
  * status counts. Lookups by name are linear or sorted scans: checking is not a hot path. */
 #include "check_core.h"
 
+#include "hypernode.h"
 #include "mem.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void tph_report_fail(tph_check_report *r, const char *fmt, ...)
@@ -203,6 +205,58 @@ static void check_status_counts(const tph_sc_expect *e, const tph_session *s, tp
 	}
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+static void format_counts(char *buf, size_t cap, const uint32_t *v, uint32_t n)
+{
+	size_t len = (size_t)snprintf(buf, cap, "[");
+	for (uint32_t i = 0; i < n && len < cap; i++)
+		len += (size_t)snprintf(buf + len, cap - len, "%s%u", i ? ", " : "", v[i]);
+	if (len < cap)
+		snprintf(buf + len, cap - len, "]");
+}
+
+/* Volcano's CheckBindInHyperNode: binds grouped by util.FindHyperNodeForNode of their node (a
+ * node in no lowest-tier hypernode forms the "" group), the sorted counts. */
+static void check_binds_per_hypernode(const tph_sc_expect *e, const tph_session *s,
+                                      tph_check_report *r)
+{
+	const tph_sc_ints *want = &e->binds_per_hypernode;
+	uint32_t nb = s->log.n_binds, ng = 0;
+	uint32_t *key = tph_malloc((nb + 1) * sizeof *key), *got = tph_malloc((nb + 1) * sizeof *got);
+	uint32_t *exp = tph_malloc((want->n + 1) * sizeof *exp);
+	if (!key || !got || !exp || !s->topo) {
+		tph_report_fail(r, "bindsPerHyperNode: out of memory");
+		goto out;
+	}
+	for (uint32_t i = 0; i < nb; i++)
+		key[i] = s->topo->t.lowest[s->log.binds[i].node];
+	qsort(key, nb, sizeof *key, cmp_u32);
+	for (uint32_t i = 0; i < nb; i++)
+		if (!i || key[i] != key[i - 1])
+			got[ng++] = 1;
+		else
+			got[ng - 1]++;
+	qsort(got, ng, sizeof *got, cmp_u32);
+	for (uint32_t i = 0; i < want->n; i++)
+		exp[i] = want->items[i] < 0 ? UINT32_MAX : (uint32_t)want->items[i];
+	qsort(exp, want->n, sizeof *exp, cmp_u32);
+	if (ng != want->n || memcmp(got, exp, ng * sizeof *got)) {
+		char a[256], b[256];
+		format_counts(a, sizeof a, exp, want->n);
+		format_counts(b, sizeof b, got, ng);
+		tph_report_fail(r, "bindsPerHyperNode: expected %s, got %s", a, b);
+	}
+out:
+	tph_free(key);
+	tph_free(got);
+	tph_free(exp);
+}
+
 void tph_check_expect(const tph_scenario *sc, const tph_session *s, tph_check_report *r)
 {
 	const tph_sc_expect *e = &sc->expect;
@@ -219,5 +273,5 @@ void tph_check_expect(const tph_scenario *sc, const tph_session *s, tph_check_re
 	check_phases(e, l, r);
 	check_status_counts(e, s, r);
 	if (e->binds_per_hypernode.present)
-		tph_report_fail(r, "bindsPerHyperNode: needs the hypernode tree, not built yet");
+		check_binds_per_hypernode(e, s, r);
 }

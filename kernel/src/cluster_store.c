@@ -177,6 +177,9 @@ static int check_item(const tph_res_list *l, uint32_t i, tph_diag *d, const char
 		return tph_diag_set(d, TPH_EINVAL, "%s: %s: empty resource name", obj, field);
 	if (it->value < 0)
 		return tph_diag_set(d, TPH_EINVAL, "%s: %s: %s is negative", obj, field, it->name);
+	if (it->value > TPH_RES_VALUE_MAX)
+		return tph_diag_set(d, TPH_ERANGE, "%s: %s: %s is above 2^53 units", obj, field,
+		                    it->name);
 	for (uint32_t j = 0; j < i; j++)
 		if (!strcmp(l->items[j].name, it->name))
 			return tph_diag_set(d, TPH_EINVAL, "%s: %s: %s given twice", obj, field,

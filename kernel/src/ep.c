@@ -45,6 +45,9 @@ const char *const tph_ep_names[TPH_EP_COUNT] = {
     "SimulateRemoveTask",
     "AllocateEvent",
     "DeallocateEvent",
+    "HyperNodeOrder",
+    "HyperNodeGradientForJob",
+    "HyperNodeGradientForSubJob",
 };
 
 /* Which flag each dispatcher of session_plugins.go tests (isEnabled(plugin.EnabledX)). */
@@ -85,6 +88,9 @@ static const int8_t ep_flags[TPH_EP_COUNT] = {
     [TPH_EP_SIM_REMOVE_TASK] = TPH_EP_PREEMPTABLE_OR_ALLOCATABLE,
     [TPH_EP_ALLOCATE_EVENT] = TPH_EP_ALWAYS,
     [TPH_EP_DEALLOCATE_EVENT] = TPH_EP_ALWAYS,
+    [TPH_EP_HYPERNODE_ORDER] = TPH_FLAG_HYPERNODE_ORDER,
+    [TPH_EP_HN_GRADIENT_JOB] = TPH_FLAG_HYPERNODE_GRADIENT,
+    [TPH_EP_HN_GRADIENT_SUBJOB] = TPH_FLAG_HYPERNODE_GRADIENT,
 };
 
 int tph_ep_flag(tph_ep ep)
@@ -148,6 +154,11 @@ static int reg(tph_session *s, tph_ep ep, tph_any_fn fn, reg_mode mode)
 }
 
 #define ANY(fn) ((tph_any_fn)(fn))
+
+int tph_ep_register(tph_session *s, tph_ep ep, tph_any_fn fn)
+{
+	return reg(s, ep, fn, REPLACE);
+}
 
 int tph_on_job_order(tph_session *s, tph_cmp_fn fn)
 {

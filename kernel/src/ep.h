@@ -26,6 +26,10 @@ typedef tph_conf_flag tph_flag;
 int tph_ep_flag(tph_ep ep);
 /* Whether `pi`'s flags let it register `ep`. */
 bool tph_ep_enabled(const tph_plugin_inst *pi, tph_ep ep);
+/* Register `fn` for `ep` on behalf of the plugin whose on_session_open runs, with the rules of
+ * every tph_on_* call (frozen check, flag gating, one function per plugin and point). For
+ * registration functions that live outside ep.c (ep_topology.c). */
+int tph_ep_register(tph_session *s, tph_ep ep, tph_any_fn fn);
 
 /* ---- lifecycle ---- */
 

@@ -4,6 +4,7 @@
 #include "scenario_ld.h"
 
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 /* ---- shared helpers ------------------------------------------------------------------------- */
@@ -202,6 +203,10 @@ static int load_conf_file(sc_ld *L, const yu_node *v)
 		memcpy(path, rel, rl + 1);
 	else
 		memcpy(path, sc->dir, dl), path[dl] = '/', memcpy(path + dl + 1, rel, rl + 1);
+	/* A device or a FIFO named by the file could be endless or block forever. */
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return yu_err(&L->c, v, TPH_EINVAL, "%s: not a regular file", path);
 	char *buf;
 	size_t len;
 	tph_diag tmp = {0};

@@ -1,6 +1,7 @@
 /* Scenario sections for network topology and jobs: hypernodes (members resolved and checked
  * for cycles once all are read), network topology specs and podgroups with their subgroup
  * policies. */
+#include "cluster.h"
 #include "scenario_ld.h"
 
 #include <regex.h>
@@ -14,6 +15,9 @@ _Static_assert(sizeof(tph_pg_phase) == sizeof(int), "enum fields are written as 
 static int check_regex(yu_ctx *c, const yu_node *v)
 {
 	regex_t re;
+	const char *vet = tph_regex_vet(yu_sv(v));
+	if (vet)
+		return yu_err(c, v, TPH_EINVAL, "bad regex: %s (\"%s\")", vet, yu_sv(v));
 	int err = regcomp(&re, yu_sv(v), REG_EXTENDED | REG_NOSUB);
 	if (err == 0) {
 		regfree(&re);

@@ -4,6 +4,7 @@
 
 #include "conf.h"
 #include "ep.h"
+#include "hypernode.h"
 #include "mem.h"
 #include "prof.h"
 #include "registry.h"
@@ -153,6 +154,8 @@ static int open_inner(tph_session *s, tph_diag *d)
 		rc = init_job_state(s);
 	if (!rc)
 		rc = tph_ep_init(s);
+	if (!rc)
+		rc = tph_topo_open(s);
 	if (rc)
 		return tph_diag_set(d, rc, "session open: %s", tph_strerror(rc));
 	if (s->opts.plugin_dir && (rc = tph_plugins_load(s->opts.plugin_dir, d)))

@@ -47,6 +47,9 @@ typedef enum tph_ep {
 	TPH_EP_SIM_REMOVE_TASK,
 	TPH_EP_ALLOCATE_EVENT,
 	TPH_EP_DEALLOCATE_EVENT,
+	TPH_EP_HYPERNODE_ORDER,
+	TPH_EP_HN_GRADIENT_JOB,
+	TPH_EP_HN_GRADIENT_SUBJOB,
 	TPH_EP_COUNT
 } tph_ep;
 
@@ -143,6 +146,7 @@ struct tph_session {
 	uint32_t n_action_times;
 
 	struct tph_prof *prof; /* profile counters (prof.h); NULL unless opts.profile */
+	struct tph_topo *topo; /* hypernode tree, job topologies, subjobs (hypernode.h) */
 };
 
 /* Arena allocation for framework code; NULL on OOM. */

@@ -2,6 +2,7 @@
 #include "statement.h"
 
 #include "ep.h"
+#include "hypernode.h"
 #include "mem.h"
 
 /* Volcano's NodeInfo.AddTask (sign +1) and RemoveTask (sign -1) accounting for one status. */
@@ -52,6 +53,7 @@ void tph_task_move(tph_session *s, tph_idx task, uint8_t status, tph_idx node)
 	s->tasks.node[task] = node;
 	node_account(s, task, node, status, +1);
 	job_account(s, task, status, +1);
+	tph_topo_task_moved(s, task, old, old_node);
 }
 
 void tph_stmt_init(tph_statement *st, tph_session *s)

@@ -124,7 +124,8 @@ static int on_end(builder *b)
 	uint32_t *kids = yu_alloc_array(&b->doc->arena, count, sizeof *kids);
 	if (!kids)
 		return TPH_ENOMEM;
-	memcpy(kids, b->kids + f.kids_start, count * sizeof *kids);
+	if (count) /* b->kids is NULL until the first child */
+		memcpy(kids, b->kids + f.kids_start, count * sizeof *kids);
 	yu_node *n = &b->doc->nodes[f.id];
 	n->len = n->type == YU_MAP ? count / 2 : count;
 	n->u.items = kids;

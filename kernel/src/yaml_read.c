@@ -386,6 +386,8 @@ int yu_quantity(yu_ctx *c, const yu_node *n, const char *res, size_t res_len, in
 	rc = tph_quantity_parse(yu_sv(n), n->len, tph_res_unit_of(res, res_len), out, &why);
 	if (rc < 0)
 		return yu_err(c, n, rc, "%s (\"%s\")", why ? why : "not a quantity", yu_sv(n));
+	if (*out > TPH_RES_VALUE_MAX)
+		return yu_err(c, n, TPH_ERANGE, "quantity above 2^53 units (\"%s\")", yu_sv(n));
 	return TPH_OK;
 }
 

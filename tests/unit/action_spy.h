@@ -7,7 +7,8 @@
  * for podgroups whose name starts with it; overused (string) names an overused queue;
  * predicate (bool) rejects a node whose label "deny" equals the task's role and counts calls
  * per node; score (bool) scores a node by its label "score"; fair (bool) orders queues by their
- * Inqueue jobs, fewest first (an order that changes as enqueue admits). JobEnqueued calls are recorded. */
+ * Inqueue jobs, fewest first (an order that changes as enqueue admits). JobEnqueued calls are
+ * recorded. */
 #ifndef TPH_ACTION_SPY_H
 #define TPH_ACTION_SPY_H
 
@@ -87,8 +88,8 @@ static inline bool spy_overused(void *stv, const tph_session *s, tph_idx q)
 	return !strcmp(spy_str(s, s->queues->name[q]), st->overused);
 }
 
-static inline void spy_predicate(void *stv, const tph_session *s, tph_idx task, const tph_idx *nodes,
-                          uint32_t n, tph_reason_code *out)
+static inline void spy_predicate(void *stv, const tph_session *s, tph_idx task,
+                                 const tph_idx *nodes, uint32_t n, tph_reason_code *out)
 {
 	spy_st *st = stv;
 	for (uint32_t i = 0; i < n; i++) {
@@ -100,7 +101,7 @@ static inline void spy_predicate(void *stv, const tph_session *s, tph_idx task, 
 }
 
 static inline void spy_score(void *stv, const tph_session *s, tph_idx task, const tph_idx *nodes,
-                      uint32_t n, double *out)
+                             uint32_t n, double *out)
 {
 	spy_st *st = stv;
 	(void)task;

@@ -9,6 +9,8 @@
 
 #include "ep.h"
 #include "session.h"
+#include "statement.h"
+#include "subjob.h"
 #include "tephra/tephra.h"
 
 typedef struct pts {
@@ -66,14 +68,16 @@ static inline tph_idx pts_task(const pts *p, const char *key)
 	return TPH_NOIDX;
 }
 
-/* Move a task to another status, keeping the job counters as the framework does. */
+/* Move a task to another status through the framework (job, node and subjob accounting).
+ * A task that leaves Pending without a node goes to the first node; Pending has none. */
 static inline void pts_set_status(pts *p, tph_idx t, tph_task_status st)
 {
-	tph_session *s = p->s;
-	tph_idx j = s->tasks.job[t];
-	s->js.count[(size_t)j * TPH_TS_COUNT + s->tasks.status[t]]--;
-	s->js.count[(size_t)j * TPH_TS_COUNT + st]++;
-	s->tasks.status[t] = (uint8_t)st;
+	tph_idx node = p->s->tasks.node[t];
+	if (st == TPH_TS_PENDING)
+		node = TPH_NOIDX;
+	else if (node == TPH_NOIDX)
+		node = 0;
+	tph_task_move(p->s, t, (uint8_t)st, node);
 }
 
 #endif

@@ -11,12 +11,12 @@
 #include "action_spy.h"
 #include "action_util.h"
 
-#define CONF(actions, spy_args)            \
-	"conf: |\n"                        \
-	"  actions: \"" actions "\"\n"     \
-	"  tiers:\n"                       \
-	"  - plugins:\n"                   \
-	"    - name: spy\n"                \
+#define CONF(actions, spy_args)        \
+	"conf: |\n"                    \
+	"  actions: \"" actions "\"\n" \
+	"  tiers:\n"                   \
+	"  - plugins:\n"               \
+	"    - name: spy\n"            \
 	"      arguments: " spy_args "\n"
 #define CONF_ARGS(actions, spy_args, action_args) \
 	CONF(actions, spy_args)                   \
@@ -26,10 +26,12 @@
 
 #define NODE(name, cpu, extra) \
 	"  - {name: " name ", allocatable: {cpu: '" cpu "', memory: 8Gi, pods: '20'}" extra "}\n"
-#define PG(name, min, extra) \
-	"  - {name: " name ", namespace: ns, queue: q1, minMember: " min ", phase: Inqueue" extra "}\n"
-#define POD(name, pg, cpu, extra) \
-	"  - {name: " name ", namespace: ns, podGroup: " pg ", requests: {cpu: '" cpu "'}" extra "}\n"
+#define PG(name, min, extra)                                                                      \
+	"  - {name: " name ", namespace: ns, queue: q1, minMember: " min ", phase: Inqueue" extra \
+	"}\n"
+#define POD(name, pg, cpu, extra)                                                                \
+	"  - {name: " name ", namespace: ns, podGroup: " pg ", requests: {cpu: '" cpu "'}" extra \
+	"}\n"
 #define Q1 "queues: [{name: q1}]\n"
 
 static void test_binds_skip_best_effort(void **state)
@@ -38,8 +40,8 @@ static void test_binds_skip_best_effort(void **state)
 	run r;
 	run_scenario(&r,
 	             CONF("allocate", "{}") Q1 "nodes:\n" NODE("n1", "4", "") "podGroups:\n" PG(
-	                 "pg", "1", "") "pods:\n" POD("p-1", "pg", "1", "") POD("p-2", "pg", "1", "")
-	                 "  - {name: be, namespace: ns, podGroup: pg}\n",
+	                 "pg", "1", "") "pods:\n" POD("p-1", "pg", "1", "")
+	                 POD("p-2", "pg", "1", "") "  - {name: be, namespace: ns, podGroup: pg}\n",
 	             1, false);
 	assert_string_equal(run_bound(&r, "ns/p-1"), "n1");
 	assert_string_equal(run_bound(&r, "ns/p-2"), "n1");
@@ -52,9 +54,11 @@ static void test_binds_skip_best_effort(void **state)
 static void test_pending_jobs(void **state)
 {
 	(void)state;
-	const char *rest = Q1 "nodes:\n" NODE("n1", "4", "") "podGroups:\n"
-	                      "  - {name: pg, namespace: ns, queue: q1, minMember: 1, minResources: {cpu: '1'}}\n"
-	                      "pods:\n" POD("p-1", "pg", "1", "");
+	const char *rest = Q1 "nodes:\n" NODE(
+	    "n1", "4",
+	    "") "podGroups:\n"
+	        "  - {name: pg, namespace: ns, queue: q1, minMember: 1, minResources: {cpu: '1'}}\n"
+	        "pods:\n" POD("p-1", "pg", "1", "");
 	char yaml[2048];
 	run r;
 	snprintf(yaml, sizeof yaml, "%s%s", CONF("allocate", "{}"), rest);
@@ -77,20 +81,21 @@ static void test_gang_discard(void **state)
 {
 	(void)state;
 	run r;
-	run_scenario(&r,
-	             CONF("allocate", "{ready: true}") Q1 "nodes:\n" NODE("n1", "4", "")
-	                 "podGroups:\n" PG("big", "3", ", creationTimestamp: '2026-01-01T00:00:00Z'")
-	                     PG("small", "1", ", creationTimestamp: '2026-01-01T00:00:01Z'")
-	                         "pods:\n" POD("big-0", "big", "2", "") POD("big-1", "big", "2", "")
-	                             POD("big-2", "big", "2", "") POD("small-0", "small", "3", ""),
-	             1, false);
+	run_scenario(
+	    &r,
+	    CONF("allocate", "{ready: true}") Q1 "nodes:\n" NODE("n1", "4", "") "podGroups:\n" PG(
+	        "big", "3", ", creationTimestamp: '2026-01-01T00:00:00Z'")
+	        PG("small", "1", ", creationTimestamp: '2026-01-01T00:00:01Z'") "pods:\n" POD(
+	            "big-0", "big", "2", "") POD("big-1", "big", "2", "")
+	            POD("big-2", "big", "2", "") POD("small-0", "small", "3", ""),
+	    1, false);
 	assert_int_equal(r.log->n_binds, 1);
 	assert_string_equal(run_bound(&r, "ns/small-0"), "n1");
 	assert_int_equal(run_status(&r, "ns/big-0"), TPH_TS_PENDING);
 	run_free(&r);
 }
 
-#define RELEASING(name, node, cpu)                                                   \
+#define RELEASING(name, node, cpu)                                                       \
 	"  - {name: " name ", namespace: ns, podGroup: old, requests: {cpu: '" cpu "'}," \
 	" phase: Running, nodeName: " node ", deleting: true}\n"
 
@@ -101,9 +106,10 @@ static void test_idle_before_future(void **state)
 	run r;
 	run_scenario(&r,
 	             CONF("allocate", "{score: true}") Q1
-	             "nodes:\n" NODE("n1", "2", ", labels: {score: '10'}") NODE("n2", "2", "")
-	                 "podGroups:\n" PG("old", "1", "") PG("pg", "1", "")
-	                     "pods:\n" RELEASING("old-0", "n1", "2") POD("p-0", "pg", "1", ""),
+	             "nodes:\n" NODE("n1", "2", ", labels: {score: '10'}")
+	                 NODE("n2", "2", "") "podGroups:\n" PG("old", "1", "")
+	                     PG("pg", "1", "") "pods:\n" RELEASING("old-0", "n1", "2")
+	                         POD("p-0", "pg", "1", ""),
 	             1, false);
 	assert_string_equal(run_bound(&r, "ns/p-0"), "n2");
 	run_free(&r);
@@ -133,8 +139,8 @@ static void test_pipeline(void **state)
 static void test_shards(void **state)
 {
 	(void)state;
-	const char *nodes = "nodes:\n" NODE("n1", "2", ", labels: {score: '10'}") NODE("n2", "1", "")
-	    "podGroups:\n" PG("pg", "1", "") "pods:\n" POD("p-0", "pg", "1", "")
+	const char *nodes = "nodes:\n" NODE("n1", "2", ", labels: {score: '10'}")
+	    NODE("n2", "1", "") "podGroups:\n" PG("pg", "1", "") "pods:\n" POD("p-0", "pg", "1", "")
 	        POD("p-1", "pg", "1", "");
 	char yaml[2048];
 	run r;
@@ -146,7 +152,8 @@ static void test_shards(void **state)
 	bool shard_reason = false;
 	for (uint32_t i = 0; i < r.log->n_pending; i++)
 		for (uint32_t k = 0; k < r.log->pending[i].n_reasons; k++)
-			shard_reason |= strstr(r.log->pending[i].reasons[k], "isn't in scheduler node shard") != NULL;
+			shard_reason |= strstr(r.log->pending[i].reasons[k],
+			                       "isn't in scheduler node shard") != NULL;
 	assert_true(shard_reason);
 	run_free(&r);
 	/* soft: the shard's node first even though n1 scores higher, then the rest */
@@ -164,10 +171,9 @@ static void test_nominated_first(void **state)
 	run r;
 	run_scenario(&r,
 	             CONF("allocate", "{score: true}") Q1
-	             "nodes:\n" NODE("n1", "2", ", labels: {score: '10'}") NODE("n2", "2", "")
-	                 "podGroups:\n" PG("pg", "1", "")
-	                     "pods:\n" POD("p-0", "pg", "1", ", nominatedNodeName: n2")
-	                         POD("p-1", "pg", "1", ""),
+	             "nodes:\n" NODE("n1", "2", ", labels: {score: '10'}")
+	                 NODE("n2", "2", "") "podGroups:\n" PG("pg", "1", "") "pods:\n" POD(
+	                     "p-0", "pg", "1", ", nominatedNodeName: n2") POD("p-1", "pg", "1", ""),
 	             1, false);
 	assert_string_equal(run_bound(&r, "ns/p-0"), "n2");
 	assert_string_equal(run_bound(&r, "ns/p-1"), "n1");
@@ -178,12 +184,16 @@ static void test_overused_queue(void **state)
 {
 	(void)state;
 	run r;
-	run_scenario(&r,
-	             CONF("allocate", "{overused: q1}") "queues: [{name: q1}, {name: q2}]\n"
-	             "nodes:\n" NODE("n1", "4", "") "podGroups:\n" PG("pg", "1", "")
-	                 "  - {name: other, namespace: ns, queue: q2, minMember: 1, phase: Inqueue}\n"
-	                 "pods:\n" POD("p-0", "pg", "1", "") POD("o-0", "other", "1", ""),
-	             1, false);
+	run_scenario(
+	    &r,
+	    CONF("allocate", "{overused: q1}") "queues: [{name: q1}, {name: q2}]\n"
+	                                       "nodes:\n" NODE("n1", "4", "") "podGroups:\n" PG(
+	                                           "pg", "1",
+	                                           "") "  - {name: other, namespace: ns, queue: "
+	                                               "q2, minMember: 1, phase: Inqueue}\n"
+	                                               "pods:\n" POD("p-0", "pg", "1", "")
+	                                                   POD("o-0", "other", "1", ""),
+	    1, false);
 	assert_null(run_bound(&r, "ns/p-0"));
 	assert_string_equal(run_bound(&r, "ns/o-0"), "n1");
 	run_free(&r);
@@ -194,9 +204,9 @@ static void test_overused_queue(void **state)
 static void test_error_cache(void **state)
 {
 	(void)state;
-	const char *rest = Q1 "nodes:\n" NODE("n1", "1", "") NODE("n2", "2", "")
-	    "podGroups:\n" PG("pg", "2", "") "pods:\n" POD("w-0", "pg", "2", ", taskSpec: w")
-	        POD("w-1", "pg", "1", ", taskSpec: w");
+	const char *rest = Q1 "nodes:\n" NODE("n1", "1", "") NODE("n2", "2", "") "podGroups:\n" PG(
+	    "pg", "2", "") "pods:\n" POD("w-0", "pg", "2", ", taskSpec: w")
+	    POD("w-1", "pg", "1", ", taskSpec: w");
 	char yaml[2048];
 	for (int naive = 0; naive < 2; naive++) {
 		run r;
@@ -204,9 +214,10 @@ static void test_error_cache(void **state)
 		run_scenario(&r, yaml, 1, naive);
 		assert_int_equal(r.log->n_binds, 0);
 		run_free(&r);
-		snprintf(yaml, sizeof yaml, "%s%s",
-		         CONF_ARGS("allocate", "{ready: true}", "{predicateErrorCacheEnable: false}"),
-		         rest);
+		snprintf(
+		    yaml, sizeof yaml, "%s%s",
+		    CONF_ARGS("allocate", "{ready: true}", "{predicateErrorCacheEnable: false}"),
+		    rest);
 		run_scenario(&r, yaml, 1, naive);
 		assert_string_equal(run_bound(&r, "ns/w-0"), "n2");
 		assert_string_equal(run_bound(&r, "ns/w-1"), "n1");
@@ -219,9 +230,9 @@ static void test_error_cache(void **state)
 static void test_error_cache_calls(void **state)
 {
 	(void)state;
-	const char *rest = Q1 "nodes:\n" NODE("n1", "4", ", labels: {deny: w}") NODE("n2", "4", "")
-	    "podGroups:\n" PG("pg", "2", "") "pods:\n" POD("w-0", "pg", "1", ", taskSpec: w")
-	        POD("w-1", "pg", "1", ", taskSpec: w");
+	const char *rest = Q1 "nodes:\n" NODE("n1", "4", ", labels: {deny: w}")
+	    NODE("n2", "4", "") "podGroups:\n" PG("pg", "2", "") "pods:\n" POD(
+	        "w-0", "pg", "1", ", taskSpec: w") POD("w-1", "pg", "1", ", taskSpec: w");
 	char yaml[2048];
 	run r;
 	snprintf(yaml, sizeof yaml, "%s%s", CONF("allocate", "{ready: true, predicate: true}"),
@@ -240,10 +251,11 @@ static void test_error_cache_calls(void **state)
 }
 
 /* A role that failed makes its later tasks skip (TaskHasFitErrors); an empty role never does. */
-#define SKIP_FMT                                                                     \
-	"%s" Q1 "nodes:\n" NODE("n1", "1", "") "podGroups:\n" PG("pg", "1", "")               \
-	    "pods:\n  - {name: w-0, namespace: ns, podGroup: pg, requests: {cpu: '2'}%s}\n" \
-	    "  - {name: w-1, namespace: ns, podGroup: pg, requests: {cpu: '1'}%s}\n"
+#define SKIP_FMT                                                                                \
+	"%s" Q1 "nodes:\n" NODE("n1", "1", "") "podGroups:\n" PG(                               \
+	    "pg", "1",                                                                          \
+	    "") "pods:\n  - {name: w-0, namespace: ns, podGroup: pg, requests: {cpu: '2'}%s}\n" \
+	        "  - {name: w-1, namespace: ns, podGroup: pg, requests: {cpu: '1'}%s}\n"
 
 static void test_role_failed_skip(void **state)
 {
@@ -264,13 +276,16 @@ static void test_role_failed_skip(void **state)
 /* NeedContinueAllocating. minMember below the roles' sum: go on while the pending tasks of
  * roles that never failed can still reach minMember. Otherwise: stop when a failed role is
  * below its own minimum. */
-#define CONT_FMT                                                                              \
-	"%s" Q1 "nodes:\n" NODE("n1", "%s", "")                                                   \
-	"podGroups:\n  - {name: pg, namespace: ns, queue: q1, phase: Inqueue, minMember: %d,"    \
-	" minTaskMember: %s}\n"                                                                  \
-	"pods:\n" POD("a-0", "pg", "9", ", taskSpec: a") POD("b-1", "pg", "1", ", taskSpec: b")  \
-	    POD("b-2", "pg", "1", ", taskSpec: b") POD("b-3", "pg", "1", ", taskSpec: b")       \
-	        POD("b-4", "pg", "1", ", taskSpec: b")
+#define CONT_FMT                                                                                \
+	"%s" Q1                                                                                 \
+	"nodes:\n" NODE("n1", "%s", "") "podGroups:\n  - {name: pg, namespace: ns, queue: q1, " \
+	                                "phase: Inqueue, minMember: %d,"                        \
+	                                " minTaskMember: %s}\n"                                 \
+	                                "pods:\n" POD("a-0", "pg", "9", ", taskSpec: a")        \
+	                                    POD("b-1", "pg", "1", ", taskSpec: b")              \
+	                                        POD("b-2", "pg", "1", ", taskSpec: b")          \
+	                                            POD("b-3", "pg", "1", ", taskSpec: b")      \
+	                                                POD("b-4", "pg", "1", ", taskSpec: b")
 
 static void test_continue_rules(void **state)
 {
@@ -288,8 +303,8 @@ static void test_continue_rules(void **state)
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		run r;
-		snprintf(yaml, sizeof yaml, CONT_FMT, CONF("allocate", "{ready: true}"), cases[i].cpu,
-		         cases[i].min, cases[i].roles);
+		snprintf(yaml, sizeof yaml, CONT_FMT, CONF("allocate", "{ready: true}"),
+		         cases[i].cpu, cases[i].min, cases[i].roles);
 		run_scenario(&r, yaml, 1, false);
 		assert_int_equal(r.log->n_binds, cases[i].binds);
 		run_free(&r);
@@ -301,18 +316,21 @@ static void test_continue_rules(void **state)
 static void test_sampling(void **state)
 {
 	(void)state;
-	const char *rest = Q1 "nodes:\n" NODE("n1", "4", "") NODE("n2", "4", "") NODE("n3", "4", "")
-	    "podGroups:\n" PG("a", "1", "") PG("b", "1", "") PG("c", "1", "")
-	        "pods:\n" POD("a-0", "a", "1", "") POD("b-0", "b", "1", "") POD("c-0", "c", "1", "");
+	const char *rest = Q1 "nodes:\n" NODE("n1", "4", "") NODE("n2", "4", "")
+	    NODE("n3", "4", "") "podGroups:\n" PG("a", "1", "") PG("b", "1", "")
+	        PG("c", "1", "") "pods:\n" POD("a-0", "a", "1", "") POD("b-0", "b", "1", "")
+	            POD("c-0", "c", "1", "");
 	char yaml[2048];
 	run r;
 	snprintf(yaml, sizeof yaml, "%s%s",
 	         CONF_ARGS("allocate", "{}", "{minimum-feasible-nodes: 1}"), rest);
-	run_scenario(&r, yaml, 1, false);
-	assert_string_equal(run_bound(&r, "ns/a-0"), "n1");
-	assert_string_equal(run_bound(&r, "ns/b-0"), "n2");
-	assert_string_equal(run_bound(&r, "ns/c-0"), "n3");
-	run_free(&r);
+	for (int naive = 0; naive < 2; naive++) {
+		run_scenario(&r, yaml, 1, naive);
+		assert_string_equal(run_bound(&r, "ns/a-0"), "n1");
+		assert_string_equal(run_bound(&r, "ns/b-0"), "n2");
+		assert_string_equal(run_bound(&r, "ns/c-0"), "n3");
+		run_free(&r);
+	}
 	snprintf(yaml, sizeof yaml, "%s%s", CONF("allocate", "{}"), rest);
 	run_scenario(&r, yaml, 1, false);
 	assert_string_equal(run_bound(&r, "ns/c-0"), "n1");
@@ -326,7 +344,7 @@ static void test_nodes_to_find(void **state)
 	assert_int_equal(tph_ph_nodes_to_find(&o, 5000), 5000);
 	o.sampling = true;
 	assert_int_equal(tph_ph_nodes_to_find(&o, 100), 100);
-	assert_int_equal(tph_ph_nodes_to_find(&o, 5000), 5000 * 10 / 100); /* 50 - 40 */
+	assert_int_equal(tph_ph_nodes_to_find(&o, 5000), 5000 * 10 / 100);  /* 50 - 40 */
 	assert_int_equal(tph_ph_nodes_to_find(&o, 10000), 10000 * 5 / 100); /* floor 5% */
 	o.pct = 30;
 	assert_int_equal(tph_ph_nodes_to_find(&o, 1000), 300);

@@ -41,8 +41,8 @@ static void conf_plugins(FILE *f, const char *const *names)
 static void gen_conf(FILE *f)
 {
 	static const char *const t1[] = {"priority", "gang", "conformance", NULL};
-	static const char *const t2[] = {"drf", "predicates", "proportion", "nodeorder", "binpack",
-	                                 NULL};
+	static const char *const t2[] = {"drf",       "predicates", "proportion",
+	                                 "nodeorder", "binpack",    NULL};
 	fprintf(f, "conf: |\n  actions: \"enqueue, allocate, backfill\"\n  tiers:\n  - plugins:\n");
 	conf_plugins(f, t1);
 	fprintf(f, "  - plugins:\n");
@@ -61,8 +61,8 @@ static void gen_nodes(FILE *f, const gen *g)
 		fprintf(f,
 		        "  - {name: n%05u, allocatable: {cpu: '%s', memory: %uGi, pods: '110'%s},"
 		        " labels: {zone: z%u, rack: r%u}%s}\n",
-		        i, cpu[i % 3], 64u << (i % 2), i % 7 == 0 ? ", nvidia.com/gpu: '8'" : "", i % 4,
-		        i % 50,
+		        i, cpu[i % 3], 64u << (i % 2), i % 7 == 0 ? ", nvidia.com/gpu: '8'" : "",
+		        i % 4, i % 50,
 		        i % 10 == 0 ? ", taints: [{key: dedicated, value: gpu, effect: NoSchedule}]"
 		                    : "");
 	}
@@ -74,15 +74,16 @@ static void gen_podgroups(FILE *f, const gen *g)
 	fprintf(f, "podGroups:\n  - {name: sys, namespace: kube, queue: q0, minMember: 1,"
 	           " phase: Running}\n");
 	for (uint32_t j = 0; j < g->jobs; j++) {
-		int32_t min = mins[j % 3] == 0 ? (int32_t)g->tasks_per_job
+		int32_t min = mins[j % 3] == 0   ? (int32_t)g->tasks_per_job
 		              : mins[j % 3] == 1 ? (int32_t)g->tasks_per_job / 2
 		                                 : 1;
-		fprintf(f,
-		        "  - {name: job%04u, namespace: ns%u, queue: q%u, minMember: %d, phase: %s,"
-		        " priorityClassName: %s, creationTimestamp: '2026-01-01T00:%02u:%02uZ'%s}\n",
-		        j, j % 5, j % 4, min, j % 11 == 0 ? "Pending" : "Inqueue",
-		        j % 2 ? "high" : "low", (j / 60) % 60, j % 60,
-		        j % 9 == 0 ? ", minTaskMember: {master: 1, worker: 2}" : "");
+		fprintf(
+		    f,
+		    "  - {name: job%04u, namespace: ns%u, queue: q%u, minMember: %d, phase: %s,"
+		    " priorityClassName: %s, creationTimestamp: '2026-01-01T00:%02u:%02uZ'%s}\n",
+		    j, j % 5, j % 4, min, j % 11 == 0 ? "Pending" : "Inqueue",
+		    j % 2 ? "high" : "low", (j / 60) % 60, j % 60,
+		    j % 9 == 0 ? ", minTaskMember: {master: 1, worker: 2}" : "");
 	}
 }
 
@@ -101,8 +102,8 @@ static void gen_task(FILE *f, uint32_t j, uint32_t k, uint64_t *seed)
 	static const char *const cpu[] = {"500m", "1", "2", "4", "8"};
 	static const char *const mem[] = {"1Gi", "2Gi", "4Gi", "8Gi"};
 	bool be = k % 25 == 24;
-	fprintf(f, "  - {name: job%04u-t-%u, namespace: ns%u, podGroup: job%04u, taskSpec: %s", j, k,
-	        j % 5, j, k == 0 ? "master" : "worker");
+	fprintf(f, "  - {name: job%04u-t-%u, namespace: ns%u, podGroup: job%04u, taskSpec: %s", j,
+	        k, j % 5, j, k == 0 ? "master" : "worker");
 	if (!be)
 		fprintf(f, ", requests: {cpu: '%s', memory: %s%s}", cpu[(j + k / 10) % 5],
 		        mem[j % 4], j % 7 == 3 ? ", nvidia.com/gpu: '1'" : "");
@@ -111,9 +112,10 @@ static void gen_task(FILE *f, uint32_t j, uint32_t k, uint64_t *seed)
 	if (j % 8 == 2)
 		fprintf(f, ", tolerations: [{key: dedicated, operator: Exists}]");
 	if (j % 13 == 5)
-		fprintf(f, ", labels: {app: job%04u}, affinity: {podAffinity: "
-		           "{requiredDuringSchedulingIgnoredDuringExecution: [{labelSelector: "
-		           "{matchLabels: {app: job%04u}}, topologyKey: zone}]}}",
+		fprintf(f,
+		        ", labels: {app: job%04u}, affinity: {podAffinity: "
+		        "{requiredDuringSchedulingIgnoredDuringExecution: [{labelSelector: "
+		        "{matchLabels: {app: job%04u}}, topologyKey: zone}]}}",
 		        j, j);
 	fprintf(f, "%s}\n", rnd(seed, 40) == 0 ? ", nominatedNodeName: n00003" : "");
 }

@@ -121,11 +121,8 @@ static void test_hierarchy_refused_with_proportion(void **state)
 	"pods:\n" pods
 
 /* ja holds 4 of 24 cpu, jb 6: neither has all it asked for. */
-#define ORDER_PODS                                                                  \
-	RUN("ja-x-0", "ja", "2")                                                    \
-	RUN("ja-x-1", "ja", "2")                                                    \
-	PEND("ja-x-2", "ja", "2") RUN("jb-x-0", "jb", "3") RUN("jb-x-1", "jb", "3") \
-	    PEND("jb-x-2", "jb", "1")
+#define ORDER_A RUN("ja-x-0", "ja", "2") RUN("ja-x-1", "ja", "2") PEND("ja-x-2", "ja", "2")
+#define ORDER_B RUN("jb-x-0", "jb", "3") RUN("jb-x-1", "jb", "3") PEND("jb-x-2", "jb", "1")
 
 static tph_idx queue(const pts *p, const char *name)
 {
@@ -140,10 +137,10 @@ static void test_hdrf_queue_order_weights(void **state)
 {
 	(void)state;
 	pts p;
-	pts_open(&p, HIER("1", ORDER_PODS));
+	pts_open(&p, HIER("1", ORDER_A ORDER_B));
 	assert_true(tph_queue_order(p.s, queue(&p, "qa"), queue(&p, "qb")) < 0); /* 1/6 < 1/4 */
 	pts_free(&p);
-	pts_open(&p, HIER("2", ORDER_PODS));
+	pts_open(&p, HIER("2", ORDER_A ORDER_B));
 	tph_idx qa = queue(&p, "qa"), qb = queue(&p, "qb");
 	assert_true(tph_queue_order(p.s, qa, qb) > 0); /* 1/6 > (1/4) / 2 */
 	tph_statement st;
@@ -157,17 +154,14 @@ static void test_hdrf_queue_order_weights(void **state)
 }
 
 /* ja: 4 cpu of 8 asked; jb: 14 of 15. */
-#define RECLAIM_PODS                                                                 \
-	RUN("ja-x-0", "ja", "2")                                                     \
-	RUN("ja-x-1", "ja", "2")                                                     \
-	PEND("ja-x-2", "ja", "2") PEND("ja-x-3", "ja", "2") RUN("jb-x-0", "jb", "7") \
-	    RUN("jb-x-1", "jb", "7") PEND("jb-x-2", "jb", "1")
+#define RECLAIM_A ORDER_A PEND("ja-x-3", "ja", "2")
+#define RECLAIM_B RUN("jb-x-0", "jb", "7") RUN("jb-x-1", "jb", "7") PEND("jb-x-2", "jb", "1")
 
 static void test_hdrf_reclaimable(void **state)
 {
 	(void)state;
 	pts p;
-	pts_open(&p, HIER("1", RECLAIM_PODS));
+	pts_open(&p, HIER("1", RECLAIM_A RECLAIM_B));
 	tph_idx cands[2] = {pts_task(&p, "ns/jb-x-0"), pts_task(&p, "ns/jb-x-1")}, out[2];
 	/* ja with ja-x-2 placed: 6/24; jb losing one task: 7/24, still above: a victim. Each
 	 * reclaimee is tried on its own, the previous one put back. */
@@ -176,7 +170,7 @@ static void test_hdrf_reclaimable(void **state)
 	tph_idx other[1] = {pts_task(&p, "ns/ja-x-0")};
 	assert_int_equal(tph_reclaimable(p.s, pts_task(&p, "ns/jb-x-2"), other, 1, out), 0);
 	pts_free(&p);
-	pts_open(&p, HIER("2", RECLAIM_PODS));
+	pts_open(&p, HIER("2", RECLAIM_A RECLAIM_B));
 	cands[0] = pts_task(&p, "ns/jb-x-0");
 	cands[1] = pts_task(&p, "ns/jb-x-1");
 	/* Weighted by 2, jb's 7/24 counts as 7/48, below ja's 6/24: no victim. */

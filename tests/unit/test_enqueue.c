@@ -9,12 +9,12 @@
 
 #include "action_spy.h"
 
-#define CONF(spy_args)                  \
-	"conf: |\n"                     \
-	"  actions: \"enqueue\"\n"      \
-	"  tiers:\n"                    \
-	"  - plugins:\n"                \
-	"    - name: spy\n"             \
+#define CONF(spy_args)                    \
+	"conf: |\n"                       \
+	"  actions: \"enqueue\"\n"        \
+	"  tiers:\n"                      \
+	"  - plugins:\n"                  \
+	"    - name: spy\n"               \
 	"      arguments: " spy_args "\n" \
 	"nodes: []\n"
 
@@ -60,13 +60,14 @@ static void test_job_order(void **state)
 {
 	(void)state;
 	run r;
-	run_scenario(&r,
-	             CONF("{}") "queues: [{name: q1}]\n"
-	                        "podGroups:\n" PG("late", "q1",
-	                                          ", creationTimestamp: '2026-01-01T00:00:09Z'")
-	                            PG("early", "q1", ", creationTimestamp: '2026-01-01T00:00:01Z'")
-	                                PG("mid", "q1", ", creationTimestamp: '2026-01-01T00:00:05Z'"),
-	             1, false);
+	run_scenario(
+	    &r,
+	    CONF("{}") "queues: [{name: q1}]\n"
+	               "podGroups:\n" PG("late", "q1",
+	                                 ", creationTimestamp: '2026-01-01T00:00:09Z'")
+	                   PG("early", "q1", ", creationTimestamp: '2026-01-01T00:00:01Z'")
+	                       PG("mid", "q1", ", creationTimestamp: '2026-01-01T00:00:05Z'"),
+	    1, false);
 	assert_int_equal(spy_log.n_enqueued, 3);
 	assert_string_equal(run_job_name(&r, spy_log.enqueued[0]), "early");
 	assert_string_equal(run_job_name(&r, spy_log.enqueued[1]), "mid");

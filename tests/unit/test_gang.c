@@ -179,6 +179,65 @@ static void test_close_marks_unready_jobs(void **state)
 	pts_free(&p);
 }
 
+/* Two subgroups of two by the grp label; minSubGroups from the test. */
+#define SUBGROUPS(min)                                                                           \
+	HEAD "podGroups:\n"                                                                      \
+	     "  - {name: sg, namespace: ns, queue: q1, minMember: 2, subGroupPolicy: [{name: w," \
+	     " subGroupSize: 2, minSubGroups: " min ", matchLabelKeys: [grp]}]}\n"               \
+	     "pods:\n" POD("a0", "sg", ", labels: {grp: a}" RUNNING)                             \
+	         POD("a1", "sg", ", labels: {grp: a}" RUNNING)                                   \
+	             POD("b0", "sg", ", labels: {grp: b}") POD("b1", "sg", ", labels: {grp: b}") \
+	                 POD("lone", "sg", "")
+
+static void test_subgroup_minimums(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(&p, SUBGROUPS("3"));
+	tph_valid_result r = {0};
+	assert_int_equal(tph_job_valid(p.s, pts_job(&p, "ns/sg"), &r), TPH_EINVAL);
+	assert_string_equal(r.message,
+	                    "Not enough valid subGroups of each task for gang-scheduling");
+	pts_free(&p);
+
+	pts_open(&p, SUBGROUPS("2"));
+	tph_idx sg = pts_job(&p, "ns/sg"), b0 = pts_task(&p, "ns/b0"), b1 = pts_task(&p, "ns/b1");
+	assert_int_equal(tph_job_valid(p.s, sg, NULL), TPH_OK);
+	/* minMember is met by a0, a1, but subgroup b is not ready. */
+	assert_false(tph_job_ready(p.s, sg));
+	assert_false(tph_job_pipelined(p.s, sg));
+	pts_set_status(&p, b0, TPH_TS_ALLOCATED);
+	pts_set_status(&p, b1, TPH_TS_PIPELINED);
+	assert_false(tph_job_ready(p.s, sg));
+	assert_true(tph_job_pipelined(p.s, sg));
+	pts_set_status(&p, b1, TPH_TS_ALLOCATED);
+	assert_true(tph_job_ready(p.s, sg));
+	pts_free(&p);
+}
+
+static void test_subjob_votes_and_order(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(&p, SUBGROUPS("2"));
+	tph_idx sg = pts_job(&p, "ns/sg");
+	tph_idx a = tph_task_subjob(p.s, pts_task(&p, "ns/a0"));
+	tph_idx b = tph_task_subjob(p.s, pts_task(&p, "ns/b0"));
+	assert_int_equal(tph_task_subjob(p.s, pts_task(&p, "ns/a1")), a);
+	assert_true(a != b);
+	assert_true(tph_subjob_ready(p.s, sg, a));
+	assert_false(tph_subjob_ready(p.s, sg, b));
+	assert_false(tph_subjob_pipelined(p.s, sg, b));
+	/* Not-ready subjobs first. */
+	assert_true(tph_subjob_order(p.s, b, a) < 0);
+	assert_true(tph_subjob_order(p.s, a, b) > 0);
+	pts_set_status(&p, pts_task(&p, "ns/b0"), TPH_TS_PIPELINED);
+	pts_set_status(&p, pts_task(&p, "ns/b1"), TPH_TS_ALLOCATED);
+	assert_false(tph_subjob_ready(p.s, sg, b));
+	assert_true(tph_subjob_pipelined(p.s, sg, b));
+	pts_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -188,6 +247,8 @@ int main(void)
 	    cmocka_unit_test(test_job_order_not_ready_first),
 	    cmocka_unit_test(test_victims_above_min_member),
 	    cmocka_unit_test(test_close_marks_unready_jobs),
+	    cmocka_unit_test(test_subgroup_minimums),
+	    cmocka_unit_test(test_subjob_votes_and_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

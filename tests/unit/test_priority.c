@@ -110,6 +110,36 @@ static void test_job_starving(void **state)
 	pts_free(&p);
 }
 
+/* A subjob's priority is its highest task priority. */
+static void test_subjob_order(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(&p,
+	         "conf: |\n"
+	         "  actions: \"\"\n"
+	         "  tiers:\n"
+	         "  - plugins:\n"
+	         "    - name: priority\n"
+	         "queues: [{name: q1}]\n"
+	         "podGroups:\n"
+	         "  - {name: sg, namespace: ns, queue: q1, subGroupPolicy: [{name: w,"
+	         " matchLabelKeys: [grp]}]}\n"
+	         "pods:\n"
+	         "  - {name: a0, namespace: ns, podGroup: sg, priority: 5, labels: {grp: a}}\n"
+	         "  - {name: b0, namespace: ns, podGroup: sg, priority: 1, labels: {grp: b}}\n"
+	         "  - {name: b1, namespace: ns, podGroup: sg, priority: 9, labels: {grp: b}}\n"
+	         "  - {name: c0, namespace: ns, podGroup: sg, priority: 9, labels: {grp: c}}\n");
+	tph_idx a = tph_task_subjob(p.s, pts_task(&p, "ns/a0"));
+	tph_idx b = tph_task_subjob(p.s, pts_task(&p, "ns/b0"));
+	tph_idx c = tph_task_subjob(p.s, pts_task(&p, "ns/c0"));
+	assert_true(tph_subjob_order(p.s, b, a) < 0);
+	assert_true(tph_subjob_order(p.s, a, b) > 0);
+	/* Equal: the plugin does not decide, the index does. */
+	assert_int_equal(tph_subjob_order(p.s, b, c), b < c ? -1 : 1);
+	pts_free(&p);
+}
+
 static void test_flags_gate_orders(void **state)
 {
 	(void)state;
@@ -142,6 +172,7 @@ int main(void)
 	    cmocka_unit_test(test_preemptable_across_jobs_by_job_priority),
 	    cmocka_unit_test(test_preemptable_inside_job_by_task_priority),
 	    cmocka_unit_test(test_job_starving),
+	    cmocka_unit_test(test_subjob_order),
 	    cmocka_unit_test(test_flags_gate_orders),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -188,6 +188,55 @@ int64_t tph_session_now(const tph_session *s);
  * per-node callbacks. */
 void *tph_session_alloc(tph_session *s, size_t size);
 
+/* ---- network topology: hypernodes and subjobs ----
+ * Hypernodes are indexed 0..tph_session_hypernode_count()-1: the snapshot's hyperNodes in
+ * snapshot order, then the cluster-wide hypernode Volcano adds one tier above the highest
+ * (always the last). Only ready nodes belong to hypernodes. Subjobs (Volcano's SubJobInfo, the
+ * partition of a job by its subGroupPolicy) have session-wide indices; SubJobOrder/Ready/
+ * Pipelined and HyperNodeOrder callbacks receive them. */
+
+/* Why a gradient is asked for (Volcano's api.SearchPurpose). */
+enum {
+	TPH_PURPOSE_ALLOCATE = 0,
+	TPH_PURPOSE_EVICT = 1
+};
+
+/* Hypernode gradients: groups of hypernodes an action tries in order, the first group first.
+ * Group g is hn[g ? end[g - 1] : 0 .. end[g]). The caller gives room for
+ * tph_session_hypernode_count() entries in both arrays (a gradient lists a hypernode at most
+ * once) and n == n_groups == 0. */
+typedef struct tph_hn_gradient {
+	tph_idx *hn;
+	uint32_t *end;
+	uint32_t n, n_groups;
+} tph_hn_gradient;
+
+/* HyperNodeOrder: score hypernodes[0..n) as placements of `subjob`: write out[i]. Scores of
+ * every plugin add (Volcano's HyperNodeOrderMapFn, then PrioritizeHyperNodes). */
+typedef void (*tph_hn_score_fn)(void *st, const tph_session *s, tph_idx subjob,
+                                const tph_idx *hypernodes, uint32_t n, double *out);
+/* HyperNodeGradientForJob (`who` is a job) or ForSubJob (`who` is a subjob): fill `out` with
+ * the hypernodes under `hypernode` to try, in gradients. Leaving it empty means no placement.
+ * The first registration (tier order) decides. */
+typedef void (*tph_hn_gradient_fn)(void *st, const tph_session *s, tph_idx who,
+                                   tph_idx hypernode, int purpose, tph_hn_gradient *out);
+
+int tph_on_hypernode_order(tph_session *s, tph_hn_score_fn fn); /* enabledHyperNodeOrder */
+int tph_on_hypernode_gradient_job(tph_session *s, tph_hn_gradient_fn fn);    /* enabledHyper- */
+int tph_on_hypernode_gradient_subjob(tph_session *s, tph_hn_gradient_fn fn); /* NodeGradient */
+
+uint32_t tph_session_hypernode_count(const tph_session *s);
+const char *tph_session_hypernode_name(const tph_session *s, tph_idx hn);
+int32_t tph_session_hypernode_tier(const tph_session *s, tph_idx hn);
+/* TPH_NOIDX for the cluster-wide hypernode. */
+tph_idx tph_session_hypernode_parent(const tph_session *s, tph_idx hn);
+/* The nodes of a hypernode in snapshot order; returns the count. */
+uint32_t tph_session_hypernode_nodes(const tph_session *s, tph_idx hn, const tph_idx **nodes);
+uint32_t tph_session_subjob_count(const tph_session *s);
+tph_idx tph_session_subjob_job(const tph_session *s, tph_idx subjob);
+/* The subjob of a task, or TPH_NOIDX when the task has no job. */
+tph_idx tph_session_task_subjob(const tph_session *s, tph_idx task);
+
 /* ---- descriptors ---- */
 
 typedef struct tph_plugin {

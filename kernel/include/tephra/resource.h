@@ -23,6 +23,11 @@ enum {
 	TPH_RES_FIXED = 4,
 };
 
+/* The largest value the cluster cache keeps (2^53 units: 8 PiB of memory, 9*10^12 cpus; the
+ * range where Volcano's float64 resource arithmetic is exact). Larger values are refused, so
+ * sums over the objects of a cluster stay far from int64 overflow. */
+#define TPH_RES_VALUE_MAX (INT64_C(1) << 53)
+
 /* Hard cap on dimensions so hot loops can keep a request row on the stack. */
 #define TPH_RES_MAX 32
 

@@ -1,0 +1,237 @@
+/* network-topology-aware: Volcano's plugin of that name. Gradients of candidate hypernodes for
+ * jobs and subjobs in hard mode (soft mode was made hard at the cluster top's tier when the
+ * session opened), hypernode-level binpacking and LCA-tier node scores, and a resource cache
+ * per hypernode that its own allocate/deallocate events keep. */
+#include "network_topology_aware.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define OFF(f) offsetof(nta_st, f)
+static const tph_arg_spec nta_args[] = {
+    {"weight", TPH_ARG_INT, "1", 0, 0, OFF(weight), NULL},
+    {"hypernode.binpack.cpu", TPH_ARG_INT, "1", 0, 0, OFF(cpu), NULL},
+    {"hypernode.binpack.memory", TPH_ARG_INT, "1", 0, 0, OFF(memory), NULL},
+    {"hypernode.binpack.resources", TPH_ARG_STRING, NULL, 0, 0, OFF(resources),
+     "comma-separated extra resources, each weighted by hypernode.binpack.resources.<name>"},
+    {"hypernode.binpack.normal-pod.enable", TPH_ARG_BOOL, "true", 0, 0, OFF(normal_enable),
+     NULL},
+    {"hypernode.binpack.normal-pod.fading", TPH_ARG_FLOAT, "0.8", 0, 0, OFF(fading), NULL},
+    {"hypernode.gradient.evict.max-hypernodes", TPH_ARG_INT, "8", 0, 0, OFF(evict_max), NULL},
+    {NULL, 0, NULL, 0, 0, 0, NULL},
+};
+
+/* ---- arguments ---- */
+
+static void set_weight(nta_st *st, const tph_session *s, const char *name, size_t len, int64_t w)
+{
+	tph_sid id = tph_strtab_find(s->snap->strs, name, len);
+	for (uint32_t d = 0; id != TPH_SID_NONE && d < s->ndim && d < TPH_RES_MAX; d++)
+		if (s->snap->dims.name[d] == id) {
+			st->w[d] = w;
+			st->has[d] = 1;
+		}
+}
+
+/* getPriorityWeight: "a, b" -> hypernode.binpack.resources.<name> (default 1, negative 1);
+ * cpu and memory keep their own keys' weights. */
+static void weights(nta_st *st, const tph_session *s, const tph_args *args)
+{
+	char key[320];
+	for (const char *p = st->resources; p && *p;) {
+		const char *end = strchr(p, ','), *b = p, *e;
+		e = end ? end : p + strlen(p);
+		while (b < e && (*b == ' ' || *b == '\t' || *b == '\n' || *b == '\r'))
+			b++;
+		while (e > b && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r'))
+			e--;
+		int64_t w = 1;
+		if (e > b && (size_t)(e - b) < sizeof key - 40) {
+			snprintf(key, sizeof key, "hypernode.binpack.resources.%.*s", (int)(e - b), b);
+			tph_args_int(args, key, &w);
+			set_weight(st, s, b, (size_t)(e - b), w < 0 ? 1 : w);
+		}
+		p = end ? end + 1 : NULL;
+	}
+	st->w[TPH_RES_CPU] = st->cpu < 0 ? 1 : st->cpu;
+	st->w[TPH_RES_MEMORY] = st->memory < 0 ? 1 : st->memory;
+	st->has[TPH_RES_CPU] = st->has[TPH_RES_MEMORY] = 1;
+	st->has[TPH_RES_PODS] = 0; /* Volcano's task requests carry no pods */
+	if (st->weight < 0)
+		st->weight = 1;
+	if (st->fading < 0)
+		st->fading = 0.8;
+	if (st->evict_max <= 0)
+		st->evict_max = 8;
+}
+
+/* Tier weights of normal pods: fading^(tier - 1) for every tier from min to max. */
+static int tier_weights(nta_st *st, tph_session *s)
+{
+	const tph_hn_tree *t = &s->topo->t;
+	st->min_tier = t->tiers[0];
+	st->max_tier = t->tiers[t->n_tiers - 1];
+	uint32_t span = (uint32_t)(st->max_tier - st->min_tier) + 1;
+	if (span > (1u << 16) && st->normal_enable) { /* Volcano would loop over every tier */
+		tph_diag_warn(s->diag, "network-topology-aware: tiers %d..%d are too far apart; "
+		              "no hypernode-level binpacking", st->min_tier, st->max_tier);
+		st->normal_enable = false;
+	}
+	if (!st->normal_enable)
+		return TPH_OK;
+	if (!(st->tier_w = tph_session_alloc(s, span * sizeof *st->tier_w)))
+		return TPH_ENOMEM;
+	st->tier_w_sum = 0;
+	for (int32_t tier = st->min_tier; tier <= st->max_tier; tier++) {
+		double w = pow(st->fading, (double)(tier - 1)); /* pow(0, 0) is 1, as in Go */
+		st->tier_w_sum += w;
+		st->tier_w[tier - st->min_tier] = w;
+	}
+	return TPH_OK;
+}
+
+/* ---- the resource cache (initHyperNodeResourceCache) and its events ---- */
+
+static int cache(nta_st *st, tph_session *s)
+{
+	const tph_hn_tree *t = &s->topo->t;
+	size_t cells = (size_t)s->ndim * t->n;
+	st->nh = t->n;
+	st->alloc = t->alloc;
+	st->used = tph_session_alloc(s, (cells + 1) * sizeof *st->used);
+	st->idle = tph_session_alloc(s, (cells + 1) * sizeof *st->idle);
+	st->future = tph_session_alloc(s, (cells + 1) * sizeof *st->future);
+	st->where = tph_session_alloc(s, (s->tasks.n + 1) * sizeof *st->where);
+	st->eligible = tph_session_alloc(s, t->n + 1);
+	st->row = tph_session_alloc(s, (s->ndim + 1) * sizeof *st->row);
+	if (!st->used || !st->idle || !st->future || !st->where || !st->eligible || !st->row)
+		return TPH_ENOMEM;
+	memcpy(st->used, t->used, cells * sizeof *st->used);
+	memcpy(st->idle, t->idle, cells * sizeof *st->idle);
+	for (size_t i = 0; i < cells; i++)
+		st->future[i] = t->idle[i] + t->releasing[i] - t->pipelined[i];
+	for (tph_idx k = 0; k < s->tasks.n; k++) { /* what NodeInfo.Used holds */
+		uint8_t status = s->tasks.status[k];
+		bool held = tph_ts_allocated(status) || status == TPH_TS_RELEASING;
+		st->where[k] = held ? s->tasks.node[k] : TPH_NOIDX;
+	}
+	return TPH_OK;
+}
+
+static void move_used(nta_st *st, const tph_session *s, tph_idx task, tph_idx node, int sign)
+{
+	const tph_hn_tree *t = &s->topo->t;
+	const int64_t *req = s->tasks.req + (size_t)task * s->ndim;
+	if (node == TPH_NOIDX)
+		return;
+	for (uint32_t k = t->of_off[node]; k < t->of_off[node + 1]; k++)
+		for (uint32_t d = 0; d < s->ndim; d++)
+			st->used[(size_t)d * st->nh + t->of[k]] += sign * req[d];
+}
+
+static int on_allocate(void *stv, tph_session *s, tph_idx task)
+{
+	nta_st *st = stv;
+	move_used(st, s, task, s->tasks.node[task], +1);
+	st->where[task] = s->tasks.node[task];
+	return TPH_OK;
+}
+
+/* The statement may already have taken the task off its node (an undone allocation). */
+static int on_deallocate(void *stv, tph_session *s, tph_idx task)
+{
+	nta_st *st = stv;
+	tph_idx node = st->where[task] != TPH_NOIDX ? st->where[task] : s->tasks.node[task];
+	move_used(st, s, task, node, -1);
+	st->where[task] = TPH_NOIDX;
+	return TPH_OK;
+}
+
+/* ---- gradients (hyperNodeGradientFn) ---- */
+
+/* isEligibleHyperNode's resource pre-filter, from the cache (idle as at session open). */
+static void mark_eligible(nta_st *st, const tph_session *s, tph_idx root, const int64_t *min,
+                          int purpose)
+{
+	const tph_idx *sub;
+	uint32_t n = tph_hn_subtree(&s->topo->t, root, &sub);
+	for (uint32_t i = 0; i < n; i++) {
+		tph_idx h = sub[i];
+		st->eligible[h] = purpose == TPH_PURPOSE_EVICT
+		                      ? tph_hn_fits(s, min, st->alloc, h)
+		                      : tph_hn_fits(s, min, st->idle, h) ||
+		                            tph_hn_fits(s, min, st->future, h);
+	}
+}
+
+static void gradient(nta_st *st, const tph_session *s, tph_idx hn, int32_t tier,
+                     tph_idx allocated, const int64_t *min, int purpose, tph_hn_gradient *out)
+{
+	const tph_hn_tree *t = &s->topo->t;
+	out->n = out->n_groups = 0;
+	if (tier < 0) { /* not hard: the hypernode as given */
+		tph_hn_gradient_single(out, hn);
+		return;
+	}
+	tph_idx root = tph_hn_search_root(t, hn, tier, allocated);
+	if (root == TPH_NOIDX)
+		return; /* getSearchRoot failed: no gradient at all */
+	/* a job already partly running skips the resource pre-filter */
+	if (allocated == TPH_NOIDX)
+		mark_eligible(st, s, root, min, purpose);
+	tph_hn_gradient_build(t, root, tier, allocated == TPH_NOIDX ? st->eligible : NULL, out);
+	if (purpose == TPH_PURPOSE_EVICT)
+		tph_hn_gradient_reverse_cap(out, (uint32_t)st->evict_max);
+}
+
+static void gradient_job(void *stv, const tph_session *s, tph_idx job, tph_idx hn, int purpose,
+                         tph_hn_gradient *out)
+{
+	nta_st *st = stv;
+	const tph_job_store *js = s->jobs;
+	for (uint32_t d = 0; d < s->ndim; d++) /* JobInfo.GetMinResources: minResources */
+		st->row[d] = js->has_min_res[job] ? js->min_res[(size_t)job * s->ndim + d] : 0;
+	gradient(st, s, hn, tph_topo_job_tier(s, job), s->topo->job_hn[job], st->row, purpose, out);
+}
+
+static void gradient_subjob(void *stv, const tph_session *s, tph_idx k, tph_idx hn,
+                            int purpose, tph_hn_gradient *out)
+{
+	nta_st *st = stv;
+	const tph_subjobs *o = &s->topo->sj;
+	tph_subjob_min_resources(s, k, st->row);
+	gradient(st, s, hn, o->topo_tier[k], o->hn[k], st->row, purpose, out);
+}
+
+/* ---- open ---- */
+
+static int nta_open(tph_session *s, void *stv, const tph_args *args)
+{
+	nta_st *st = stv;
+	if (!s->topo)
+		return TPH_EINVAL;
+	weights(st, s, args);
+	int rc = tier_weights(st, s);
+	if (!rc)
+		rc = cache(st, s);
+	if (!rc)
+		rc = tph_on_hypernode_order(s, nta_hypernode_order);
+	if (!rc)
+		rc = tph_on_batch_node_order(s, nta_batch_node_order);
+	if (!rc)
+		rc = tph_on_hypernode_gradient_job(s, gradient_job);
+	if (!rc)
+		rc = tph_on_hypernode_gradient_subjob(s, gradient_subjob);
+	if (!rc)
+		rc = tph_on_task_events(s, on_allocate, on_deallocate);
+	return rc;
+}
+
+const tph_plugin tph_plugin_network_topology_aware = {
+    .abi = TPH_PLUGIN_ABI,
+    .name = "network-topology-aware",
+    .args = nta_args,
+    .state_size = sizeof(nta_st),
+    .on_session_open = nta_open,
+};

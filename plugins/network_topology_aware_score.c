@@ -1,0 +1,151 @@
+/* network-topology-aware scores. Nodes (BatchNodeOrder): a task whose subjob has a network
+ * topology scores the tier of the LCA of the node's hypernode and the hypernode its subjob is
+ * being placed in; any other task the hypernode-level binpacking of every tier above the node.
+ * Hypernodes (HyperNodeOrder): binpacking of a whole subjob. Ties at the top score gain the
+ * share of the subjob's tasks already under the candidate. */
+#include "network_topology_aware.h"
+
+#include <string.h>
+
+/* getPodHyperNodeBinPackingScore / getSubJobHyperNodeBinPackingScore: the weighted average of
+ * (used + request) / allocatable over the requested weighted resources, 0 when one overflows. */
+static double binpack(const nta_st *st, const tph_session *s, const int64_t *req, tph_idx h)
+{
+	double total = 0;
+	int64_t wsum = 0;
+	for (uint32_t d = 0; d < s->ndim && d < TPH_RES_MAX; d++) {
+		if (req[d] <= 0 || !st->has[d])
+			continue;
+		size_t at = (size_t)d * st->nh + h;
+		double alloc = (double)st->alloc[at], used = (double)st->used[at];
+		double r = (double)req[d];
+		if (used + r > alloc)
+			return 0;
+		total += (double)st->w[d] * ((used + r) / alloc);
+		wsum += st->w[d];
+	}
+	return wsum > 0 ? total / (double)wsum : 0;
+}
+
+/* scoreWithTaskNum: the share of the subjob's tasks on nodes of `h`. */
+static double task_share(const tph_session *s, tph_idx sj, tph_idx h)
+{
+	const tph_subjobs *o = &s->topo->sj;
+	uint32_t first = o->task_off[sj], n = o->task_off[sj + 1] - first, on = 0;
+	if (!n || h == TPH_NOIDX)
+		return 0;
+	for (uint32_t i = first; i < first + n; i++)
+		on += tph_hn_has_node(&s->topo->t, h, s->tasks.node[o->task[i]]);
+	return (double)on / (double)n;
+}
+
+/* The first hypernode of `tier` holding `node` (HyperNodesSetByTier[tier] scanned in order). */
+static tph_idx at_tier(const tph_hn_tree *t, tph_idx node, int32_t tier)
+{
+	for (uint32_t k = t->of_off[node]; k < t->of_off[node + 1]; k++)
+		if (t->tier[t->of[k]] == tier)
+			return t->of[k];
+	return TPH_NOIDX;
+}
+
+/* batchNodeOrderFnForNormalPods: a tier without a hypernode over the node scores full. */
+static void normal_pods(const nta_st *st, const tph_session *s, tph_idx task,
+                        const tph_idx *nodes, uint32_t n, double *out)
+{
+	const tph_hn_tree *t = &s->topo->t;
+	const int64_t *req = s->tasks.req + (size_t)task * s->ndim;
+	memset(out, 0, n * sizeof *out);
+	if (!st->normal_enable || !(st->tier_w_sum > 0))
+		return;
+	for (uint32_t i = 0; i < n; i++) {
+		double total = 0;
+		for (int32_t tier = st->min_tier; tier <= st->max_tier; tier++) {
+			tph_idx h = at_tier(t, nodes[i], tier);
+			double score = h == TPH_NOIDX ? 1.0 : binpack(st, s, req, h);
+			total += st->tier_w[tier - st->min_tier] * score;
+		}
+		out[i] = nta_scale(st, total / st->tier_w_sum);
+	}
+}
+
+/* scoreHyperNodeWithTier: (maxTier - tier) / (maxTier - minTier) inside the tiers. */
+static double tier_score(const nta_st *st, int32_t tier)
+{
+	if (st->min_tier == st->max_tier)
+		return 1;
+	if (tier < st->min_tier || tier > st->max_tier)
+		return 0;
+	return (double)(st->max_tier - tier) / (double)(st->max_tier - st->min_tier);
+}
+
+/* Add the task share to the scores that tie at the maximum, when more than one does. The
+ * hypernode of entry i is map[idx[i]], or idx[i] itself when map is NULL. */
+static void break_ties(const tph_session *s, tph_idx sj, const tph_idx *map, const tph_idx *idx,
+                       uint32_t n, double *score)
+{
+	double max = -1;
+	uint32_t at_max = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (score[i] > max) {
+			max = score[i];
+			at_max = 1;
+		} else if (score[i] == max) {
+			at_max++;
+		}
+	for (uint32_t i = 0; at_max > 1 && i < n; i++)
+		if (score[i] == max)
+			score[i] += task_share(s, sj, map ? map[idx[i]] : idx[i]);
+}
+
+/* batchNodeOrderFnForNetworkAwarePods: nothing until the subjob is being placed somewhere. */
+static void network_aware(const nta_st *st, const tph_session *s, tph_idx task, tph_idx sj,
+                          const tph_idx *nodes, uint32_t n, double *out)
+{
+	const tph_hn_tree *t = &s->topo->t;
+	tph_idx placing = s->topo->task_job_hn[task];
+	memset(out, 0, n * sizeof *out);
+	if (placing == TPH_NOIDX)
+		return;
+	for (uint32_t i = 0; i < n; i++) {
+		tph_idx h = t->lowest[nodes[i]];
+		if (h != TPH_NOIDX)
+			out[i] = h == placing ? 1 : tier_score(st, t->tier[tph_hn_lca(t, h, placing)]);
+	}
+	break_ties(s, sj, t->lowest, nodes, n, out);
+	for (uint32_t i = 0; i < n; i++)
+		out[i] = nta_scale(st, out[i]);
+}
+
+void nta_batch_node_order(void *stv, const tph_session *s, tph_idx task, const tph_idx *nodes,
+                          uint32_t n, double *out)
+{
+	const nta_st *st = stv;
+	tph_idx sj = tph_task_subjob(s, task);
+	if (s->tasks.job[task] == TPH_NOIDX) {
+		memset(out, 0, n * sizeof *out);
+		return;
+	}
+	if (sj != TPH_NOIDX && s->topo->sj.topo_has[sj])
+		network_aware(st, s, task, sj, nodes, n, out);
+	else
+		normal_pods(st, s, task, nodes, n, out);
+}
+
+void nta_hypernode_order(void *stv, const tph_session *s, tph_idx sj, const tph_idx *hns,
+                         uint32_t n, double *out)
+{
+	const nta_st *st = stv;
+	const tph_subjobs *o = &s->topo->sj;
+	int64_t *req = st->row; /* the requests of every task of the subjob */
+	memset(req, 0, s->ndim * sizeof *req);
+	for (uint32_t i = o->task_off[sj]; i < o->task_off[sj + 1]; i++) {
+		const int64_t *r = s->tasks.req + (size_t)o->task[i] * s->ndim;
+		for (uint32_t d = 0; d < s->ndim; d++)
+			req[d] += r[d];
+	}
+	for (uint32_t i = 0; i < n; i++)
+		out[i] = binpack(st, s, req, hns[i]);
+	break_ties(s, sj, NULL, hns, n, out);
+	for (uint32_t i = 0; i < n; i++)
+		out[i] = nta_scale(st, out[i]);
+}

@@ -1,0 +1,393 @@
+/* Unit tests for the session's hypernode tree (kernel/src/hypernode*.c) and subjobs
+ * (subjob*.c): member kinds, the implicit cluster top, tier names, node sets and their order,
+ * aggregates kept current through statements, LCA and recovery, gradients, job topologies
+ * after soft -> hard, and the subjob partition with its counters. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "hypernode.h"
+#include "plugin_test_session.h"
+#include "statement.h"
+
+#define TREE                                                                                    \
+	"queues: [{name: q1}]\n"                                                                  \
+	"nodes:\n"                                                                                \
+	"  - {name: n1, allocatable: {cpu: '2', memory: 4Gi, pods: '10'}}\n"                     \
+	"  - {name: n2, allocatable: {cpu: '2', memory: 4Gi, pods: '10'}}\n"                     \
+	"  - {name: r1-n2, allocatable: {cpu: '4', memory: 4Gi, pods: '10'}}\n"                  \
+	"  - {name: n3, allocatable: {cpu: '4', memory: 4Gi, pods: '10'}}\n"                     \
+	"  - {name: r1-n1, allocatable: {cpu: '4', memory: 4Gi, pods: '10'}}\n"                  \
+	"  - {name: l1, allocatable: {cpu: '8', memory: 8Gi, pods: '10'}, labels: {rack: r9}}\n" \
+	"  - {name: nr, allocatable: {cpu: '8', memory: 8Gi, pods: '10'}, ready: false}\n"       \
+	"  - {name: orphan, allocatable: {cpu: '1', memory: 1Gi, pods: '10'}}\n"                 \
+	"hyperNodes:\n"                                                                           \
+	"  - {name: leaf0, tier: 1, tierName: rack, members: [n1, n2]}\n"                        \
+	"  - {name: leaf1, tier: 1, members: [{regex: '^r1-n[0-9]+$'}, n3]}\n"                  \
+	"  - {name: leaf2, tier: 1, members: [{labels: {rack: r9}}, nr]}\n"                      \
+	"  - {name: spine0, tier: 2, tierName: spine, members: [leaf0, leaf1]}\n"                \
+	"  - {name: spine1, tier: 2, members: [leaf2]}\n"                                         \
+	"  - {name: lone, tier: 3}\n"
+
+#define CONF_NONE "conf: |\n  actions: \"\"\n  tiers:\n  - plugins:\n    - name: gang\n"
+
+enum { LEAF0, LEAF1, LEAF2, SPINE0, SPINE1, LONE, TOP };
+
+static tph_idx node(const pts *p, const char *name)
+{
+	for (tph_idx n = 0; n < p->s->nodes.n; n++)
+		if (!strcmp(tph_strtab_str(p->s->snap->strs, p->s->nodes.name[n]), name))
+			return n;
+	fail_msg("no node %s", name);
+	return TPH_NOIDX;
+}
+
+static void expect_nodes(const pts *p, tph_idx hn, const char *const *names, uint32_t n)
+{
+	const tph_idx *got;
+	assert_int_equal(tph_hn_nodes(&p->s->topo->t, hn, &got), n);
+	for (uint32_t i = 0; i < n; i++)
+		assert_int_equal(got[i], node(p, names[i]));
+}
+
+static void test_members_and_top(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(&p, CONF_NONE TREE);
+	const tph_hn_tree *t = &p.s->topo->t;
+	assert_int_equal(t->n, 7);
+	assert_int_equal(t->top, TOP);
+	assert_true(t->ready);
+	assert_string_equal(tph_hn_name(p.s, TOP), "<cluster-top-hypernode>");
+	assert_int_equal(t->tier[TOP], 4); /* one above the highest declared tier */
+	assert_int_equal(t->parent[LEAF0], SPINE0);
+	assert_int_equal(t->parent[LEAF2], SPINE1);
+	assert_int_equal(t->parent[SPINE0], TOP);
+	assert_int_equal(t->parent[LONE], TOP);
+	assert_int_equal(t->parent[TOP], TPH_NOIDX);
+	/* regex and names together, in snapshot order; labels; a node that is not ready is out */
+	expect_nodes(&p, LEAF1, (const char *[]){"r1-n2", "n3", "r1-n1"}, 3);
+	expect_nodes(&p, LEAF2, (const char *[]){"l1"}, 1);
+	expect_nodes(&p, SPINE0, (const char *[]){"n1", "n2", "r1-n2", "n3", "r1-n1"}, 5);
+	expect_nodes(&p, LONE, NULL, 0);
+	expect_nodes(&p, TOP, (const char *[]){"n1", "n2", "r1-n2", "n3", "r1-n1", "l1", "orphan"},
+	             7);
+	assert_int_equal(tph_hn_node_count(t, SPINE1), 1);
+	assert_true(tph_hn_has_node(t, SPINE0, node(&p, "n3")));
+	assert_false(tph_hn_has_node(t, SPINE1, node(&p, "nr")));
+	/* the lowest-tier hypernode of a node */
+	assert_int_equal(t->lowest[node(&p, "n2")], LEAF0);
+	assert_int_equal(t->lowest[node(&p, "orphan")], TPH_NOIDX);
+	assert_int_equal(t->lowest[node(&p, "nr")], TPH_NOIDX);
+	/* the pre-order and subtrees */
+	const tph_idx *sub;
+	assert_int_equal(tph_hn_subtree(t, SPINE0, &sub), 3);
+	assert_int_equal(sub[0], SPINE0);
+	assert_true(tph_hn_in_subtree(t, SPINE0, LEAF1));
+	assert_false(tph_hn_in_subtree(t, SPINE0, LEAF2));
+	assert_true(tph_hn_in_subtree(t, TOP, LONE));
+	assert_int_equal(tph_hn_find(p.s, "spine1"), SPINE1);
+	pts_free(&p);
+}
+
+static void test_tiers_and_names(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(&p, CONF_NONE TREE);
+	const tph_hn_tree *t = &p.s->topo->t;
+	assert_int_equal(t->n_tiers, 4);
+	for (int32_t i = 0; i < 4; i++)
+		assert_int_equal(t->tiers[i], i + 1);
+	assert_int_equal(t->tier_off[1] - t->tier_off[0], 3);
+	assert_int_equal(t->by_tier[t->tier_off[1]], SPINE0);
+	int32_t tier = -1;
+	tph_sid rack = tph_strtab_find(p.s->snap->strs, "rack", 4);
+	tph_sid spine = tph_strtab_find(p.s->snap->strs, "spine", 5);
+	assert_true(tph_hn_tier_of_name(t, rack, &tier));
+	assert_int_equal(tier, 1);
+	assert_true(tph_hn_tier_of_name(t, spine, &tier));
+	assert_int_equal(tier, 2);
+	assert_false(tph_hn_tier_of_name(t, TPH_SID_EMPTY, &tier));
+	pts_free(&p);
+}
+
+static void test_no_hypernodes(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(&p, CONF_NONE "queues: [{name: q1}]\n"
+	                       "nodes: [{name: a, allocatable: {cpu: '1', pods: '1'}}]\n");
+	const tph_hn_tree *t = &p.s->topo->t;
+	assert_int_equal(t->n, 1);
+	assert_int_equal(t->tier[0], 1); /* the top alone is tier 1 */
+	assert_int_equal(t->lowest[0], 0);
+	assert_int_equal(tph_hn_node_count(t, 0), 1);
+	pts_free(&p);
+}
+
+static void test_lca_and_holding(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(&p, CONF_NONE TREE);
+	const tph_hn_tree *t = &p.s->topo->t;
+	assert_int_equal(tph_hn_lca(t, LEAF0, LEAF1), SPINE0);
+	assert_int_equal(tph_hn_lca(t, LEAF0, LEAF2), TOP);
+	assert_int_equal(tph_hn_lca(t, LEAF0, SPINE0), SPINE0);
+	assert_int_equal(tph_hn_lca(t, TPH_NOIDX, LEAF2), LEAF2);
+	assert_int_equal(tph_hn_lca(t, LONE, TPH_NOIDX), LONE);
+	tph_idx a[] = {node(&p, "n1"), node(&p, "n2")};
+	assert_int_equal(tph_hn_lowest_holding(t, a, 2), LEAF0);
+	a[1] = node(&p, "n3");
+	assert_int_equal(tph_hn_lowest_holding(t, a, 2), SPINE0);
+	a[1] = node(&p, "orphan");
+	assert_int_equal(tph_hn_lowest_holding(t, a, 2), TOP);
+	a[1] = node(&p, "nr");
+	assert_int_equal(tph_hn_lowest_holding(t, a, 2), TPH_NOIDX);
+	assert_int_equal(tph_hn_lowest_holding(t, a, 0), TPH_NOIDX);
+	assert_int_equal(tph_hn_extend(t, LEAF0, node(&p, "n3")), SPINE0);
+	assert_int_equal(tph_hn_extend(t, LEAF0, node(&p, "orphan")), LEAF0);
+	assert_int_equal(tph_hn_extend(t, TPH_NOIDX, node(&p, "l1")), LEAF2);
+	pts_free(&p);
+}
+
+static int64_t cpu(const tph_hn_tree *t, const int64_t *col, tph_idx h)
+{
+	return col[(size_t)TPH_RES_CPU * t->n + h];
+}
+
+static void test_aggregates_follow_statements(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(&p, CONF_NONE TREE
+	         "pods:\n"
+	         "  - {name: run, namespace: c1, phase: Running, nodeName: n3, requests: {cpu: '1'}}\n"
+	         "  - {name: new, namespace: c1, requests: {cpu: '1500m', memory: 1Gi}}\n");
+	const tph_hn_tree *t = &p.s->topo->t;
+	assert_int_equal(cpu(t, t->alloc, SPINE0), 16000);
+	assert_int_equal(cpu(t, t->used, LEAF1), 1000);
+	assert_int_equal(cpu(t, t->idle, SPINE0), 15000);
+	assert_int_equal(cpu(t, t->alloc, TOP), 25000);
+	tph_statement st;
+	tph_stmt_init(&st, p.s);
+	tph_idx nw = pts_task(&p, "c1/new"), run = pts_task(&p, "c1/run");
+	assert_int_equal(tph_stmt_allocate(&st, nw, node(&p, "n1")), TPH_OK);
+	assert_int_equal(cpu(t, t->idle, LEAF0), 2500);
+	assert_int_equal(cpu(t, t->idle, SPINE0), 13500);
+	assert_int_equal(cpu(t, t->idle, TOP), 22500);
+	assert_int_equal(cpu(t, t->idle, LEAF1), 11000);
+	assert_int_equal(tph_stmt_evict(&st, run, "test"), TPH_OK);
+	assert_int_equal(cpu(t, t->releasing, LEAF1), 1000);
+	tph_stmt_discard(&st);
+	assert_int_equal(cpu(t, t->idle, LEAF0), 4000);
+	assert_int_equal(cpu(t, t->releasing, LEAF1), 0);
+	assert_int_equal(cpu(t, t->used, TOP), 1000);
+	tph_stmt_init(&st, p.s);
+	assert_int_equal(tph_stmt_pipeline(&st, nw, node(&p, "l1")), TPH_OK);
+	assert_int_equal(cpu(t, t->pipelined, SPINE1), 1500);
+	assert_int_equal(cpu(t, t->idle, SPINE1), 8000);
+	tph_stmt_discard(&st);
+	assert_int_equal(cpu(t, t->pipelined, SPINE1), 0);
+	pts_free(&p);
+}
+
+/* ---- gradients ---- */
+
+static void expect_gradient(const tph_hn_gradient *g, const char *want)
+{
+	char got[256] = "";
+	size_t len = 0;
+	for (uint32_t k = 0, i = 0; k < g->n_groups; k++) {
+		len += (size_t)snprintf(got + len, sizeof got - len, "[");
+		for (; i < g->end[k]; i++)
+			len += (size_t)snprintf(got + len, sizeof got - len, "%s%u",
+			                        i > (k ? g->end[k - 1] : 0) ? " " : "", g->hn[i]);
+		len += (size_t)snprintf(got + len, sizeof got - len, "]");
+	}
+	assert_string_equal(got, want);
+}
+
+static void test_gradient_build(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(&p, CONF_NONE TREE);
+	const tph_hn_tree *t = &p.s->topo->t;
+	tph_idx hn[8];
+	uint32_t end[8];
+	tph_hn_gradient g = {hn, end, 0, 0};
+	tph_hn_gradient_build(t, TOP, 1, NULL, &g);
+	expect_gradient(&g, "[0 1 2]");
+	tph_hn_gradient_build(t, TOP, 4, NULL, &g);
+	expect_gradient(&g, "[0 1 2][3 4][5][6]");
+	uint8_t ok[7] = {1, 0, 1, 1, 0, 0, 1};
+	tph_hn_gradient_build(t, TOP, 3, ok, &g);
+	expect_gradient(&g, "[0 2][3]");
+	tph_hn_gradient_build(t, SPINE0, 2, NULL, &g);
+	expect_gradient(&g, "[0 1][3]");
+	tph_hn_gradient_build(t, TOP, 0, NULL, &g);
+	expect_gradient(&g, "");
+	/* eviction: widest first, at most `cap` hypernodes, the last of a group that crosses */
+	tph_hn_gradient_build(t, TOP, 4, NULL, &g);
+	tph_hn_gradient_reverse_cap(&g, 4);
+	expect_gradient(&g, "[6][5][3 4]");
+	tph_hn_gradient_build(t, TOP, 4, NULL, &g);
+	tph_hn_gradient_reverse_cap(&g, 5);
+	expect_gradient(&g, "[6][5][3 4][2]");
+	tph_hn_gradient_build(t, TOP, 4, NULL, &g);
+	tph_hn_gradient_reverse_cap(&g, 50);
+	expect_gradient(&g, "[6][5][3 4][0 1 2]");
+	tph_hn_gradient_single(&g, LEAF2);
+	expect_gradient(&g, "[2]");
+	pts_free(&p);
+}
+
+static void test_search_root(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(&p, CONF_NONE TREE);
+	const tph_hn_tree *t = &p.s->topo->t;
+	assert_int_equal(tph_hn_search_root(t, TOP, 1, TPH_NOIDX), TOP);
+	assert_int_equal(tph_hn_search_root(t, TOP, 2, LEAF0), SPINE0);
+	assert_int_equal(tph_hn_search_root(t, TOP, 1, LEAF0), LEAF0);
+	assert_int_equal(tph_hn_search_root(t, TOP, 0, LEAF0), TPH_NOIDX); /* above the limit */
+	assert_int_equal(tph_hn_search_root(t, LEAF0, 2, LEAF1), LEAF0);   /* inside the limit */
+	assert_int_equal(tph_hn_search_root(t, LEAF2, 2, LEAF0), TPH_NOIDX); /* disjoint */
+	pts_free(&p);
+}
+
+/* ---- jobs ---- */
+
+#define PG(name, topo) "  - {name: " name ", namespace: c1, queue: q1" topo "}\n"
+#define POD(name, pg, more) "  - {name: " name ", namespace: c1, podGroup: " pg more "}\n"
+
+static void test_job_topology(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(&p, CONF_NONE TREE "podGroups:\n"
+	         PG("hard1", ", networkTopology: {mode: hard, highestTierAllowed: 1}")
+	         PG("soft", ", networkTopology: {mode: soft, highestTierAllowed: 1}")
+	         PG("byname", ", networkTopology: {mode: hard, highestTierName: spine}")
+	         PG("unknown", ", networkTopology: {mode: hard, highestTierName: nope}")
+	         PG("plain", "")
+	         PG("sg", ", networkTopology: {mode: hard, highestTierAllowed: 2}, subGroupPolicy: ["
+	            "{name: a, matchLabelKeys: [k], networkTopology: {mode: soft}},"
+	            "{name: b, matchLabelKeys: [j], networkTopology: {mode: hard, highestTierName: rack}},"
+	            "{name: c, matchLabelKeys: [i]}]")
+	         PG("sgu", ", networkTopology: {mode: hard, highestTierName: nope}, subGroupPolicy: ["
+	            "{name: a, matchLabelKeys: [k], networkTopology: {mode: soft}}]")
+	         "pods:\n"
+	         POD("p1", "hard1", "") POD("p2", "soft", "") POD("p3", "byname", "")
+	         POD("p4", "unknown", "") POD("p5", "plain", "")
+	         POD("s1", "sg", ", labels: {k: x}") POD("s2", "sg", ", labels: {j: y}")
+	         POD("s3", "sg", ", labels: {i: z}") POD("s4", "sg", "")
+	         POD("u1", "sgu", ", labels: {k: x}") POD("u2", "sgu", ""));
+	const tph_topo *tp = p.s->topo;
+	const char *jobs[] = {"c1/hard1", "c1/soft", "c1/byname", "c1/unknown", "c1/plain"};
+	const char *pods[] = {"c1/p1", "c1/p2", "c1/p3", "c1/p4", "c1/p5"};
+	int32_t tiers[] = {1, 4, 2, -1, -1};
+	for (int i = 0; i < 5; i++) {
+		tph_idx j = pts_job(&p, jobs[i]);
+		assert_int_equal(tph_topo_job_tier(p.s, j), tiers[i]);
+		assert_int_equal(tp->job_has[j], i < 4);
+		assert_int_equal(tph_topo_job_contains_hard(p.s, j), tiers[i] >= 0);
+		/* no subgroup policy: the default subjob copies the job */
+		tph_idx k = tph_task_subjob(p.s, pts_task(&p, pods[i]));
+		assert_int_equal(tp->sj.topo_tier[k], tiers[i]);
+	}
+	/* sg: a soft policy stays under the job's tier; a tierName resolves; a policy without
+	 * topology has none; the default subjob takes the job's */
+	const char *tasks[] = {"c1/s1", "c1/s2", "c1/s3", "c1/s4", "c1/u1", "c1/u2"};
+	int32_t want[] = {2, 1, -1, 2, 4, -1};
+	uint8_t has[] = {1, 1, 0, 1, 1, 1};
+	for (int i = 0; i < 6; i++) {
+		tph_idx k = tph_task_subjob(p.s, pts_task(&p, tasks[i]));
+		assert_int_equal(tp->sj.topo_tier[k], want[i]);
+		assert_int_equal(tp->sj.topo_has[k], has[i]);
+	}
+	tph_idx sgu = pts_job(&p, "c1/sgu");
+	assert_int_equal(tph_topo_job_tier(p.s, sgu), -1);
+	assert_true(tph_topo_job_contains_hard(p.s, sgu));
+	assert_true(tph_topo_job_contains_topology(p.s, pts_job(&p, "c1/unknown")));
+	assert_false(tph_topo_job_contains_topology(p.s, pts_job(&p, "c1/plain")));
+	pts_free(&p);
+}
+
+static void test_recovered_hypernode(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(&p, CONF_NONE TREE "podGroups:\n"
+	         PG("j1", ", networkTopology: {mode: hard, highestTierAllowed: 2}")
+	         PG("j2", ", networkTopology: {mode: soft}")
+	         PG("j3", "")
+	         PG("j4", ", networkTopology: {mode: hard, highestTierAllowed: 2}")
+	         PG("j5", ", subGroupPolicy: [{name: a, matchLabelKeys: [k],"
+	            " networkTopology: {mode: hard, highestTierAllowed: 1}}]")
+	         "pods:\n"
+	         POD("a1", "j1", ", phase: Running, nodeName: n1")
+	         POD("a2", "j1", ", phase: Running, nodeName: n2")
+	         POD("a3", "j1", "")
+	         POD("b1", "j2", ", phase: Running, nodeName: n1")
+	         POD("b2", "j2", ", phase: Pending, nodeName: n3")
+	         POD("c1", "j3", ", phase: Running, nodeName: n1")
+	         POD("d1", "j4", ", phase: Running, nodeName: l1")
+	         POD("d2", "j4", ", phase: Succeeded, nodeName: n1")
+	         POD("e1", "j5", ", phase: Running, nodeName: n1, labels: {k: '0'}")
+	         POD("e2", "j5", ", phase: Running, nodeName: n2, labels: {k: '0'}")
+	         POD("e3", "j5", ", phase: Running, nodeName: r1-n1, labels: {k: '1'}")
+	         POD("e4", "j5", ", phase: Running, nodeName: orphan"));
+	const tph_topo *tp = p.s->topo;
+	assert_int_equal(tp->job_hn[pts_job(&p, "c1/j1")], LEAF0);
+	assert_int_equal(tp->job_hn[pts_job(&p, "c1/j2")], SPINE0); /* Bound counts */
+	assert_int_equal(tp->job_hn[pts_job(&p, "c1/j3")], TPH_NOIDX);
+	assert_int_equal(tp->job_hn[pts_job(&p, "c1/j4")], LEAF2); /* Succeeded does not */
+	/* subjobs with a topology recover theirs; the job takes their LCA; the default subjob of
+	 * j5 has no topology and no say */
+	assert_int_equal(tp->sj.hn[tph_task_subjob(p.s, pts_task(&p, "c1/e1"))], LEAF0);
+	assert_int_equal(tp->sj.hn[tph_task_subjob(p.s, pts_task(&p, "c1/e3"))], LEAF1);
+	assert_int_equal(tp->sj.hn[tph_task_subjob(p.s, pts_task(&p, "c1/e4"))], TPH_NOIDX);
+	assert_int_equal(tp->job_hn[pts_job(&p, "c1/j5")], SPINE0);
+	pts_free(&p);
+}
+
+static void test_not_a_tree(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(&p, CONF_NONE "queues: [{name: q1}]\n"
+	         "nodes: [{name: a, allocatable: {cpu: '1', pods: '1'}}]\n"
+	         "hyperNodes:\n"
+	         "  - {name: x, tier: 1, members: [a]}\n"
+	         "  - {name: y, tier: 2, members: [x]}\n"
+	         "  - {name: z, tier: 2, members: [x]}\n");
+	const tph_hn_tree *t = &p.s->topo->t;
+	assert_false(t->ready);
+	assert_int_equal(t->parent[0], 1); /* the first claim stands */
+	assert_int_equal(t->parent[2], 3);
+	pts_free(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_members_and_top),
+	    cmocka_unit_test(test_tiers_and_names),
+	    cmocka_unit_test(test_no_hypernodes),
+	    cmocka_unit_test(test_lca_and_holding),
+	    cmocka_unit_test(test_aggregates_follow_statements),
+	    cmocka_unit_test(test_gradient_build),
+	    cmocka_unit_test(test_search_root),
+	    cmocka_unit_test(test_job_topology),
+	    cmocka_unit_test(test_recovered_hypernode),
+	    cmocka_unit_test(test_not_a_tree),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

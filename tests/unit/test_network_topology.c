@@ -1,0 +1,306 @@
+/* Unit tests for plugins/network_topology_aware*.c and its extension points
+ * (kernel/src/ep_topology.c): hypernode-level binpacking of normal pods over every tier (gaps
+ * and nodes outside hypernodes score full), LCA-tier scores of network-aware pods with the
+ * task-share tie break, HyperNodeOrder, gradients for jobs and subjobs (resource pre-filter at
+ * the opening idle, allocated hypernodes, eviction order and cap), the flags that gate them,
+ * and the bindsPerHyperNode expectation. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+
+#include "check_core.h"
+#include "hypernode.h"
+#include "plugin_test_session.h"
+#include "statement.h"
+
+#define CONF(args, flags)                                                                 \
+	"conf: |\n  actions: \"\"\n  tiers:\n  - plugins:\n    - name: network-topology-aware\n" \
+	"      arguments: " args "\n" flags
+
+#define TOPO                                                                    \
+	"queues: [{name: q1}]\n"                                                  \
+	"nodes:\n"                                                                \
+	"  - {name: a1, allocatable: {cpu: '4', memory: 8Gi, pods: '10'}}\n"     \
+	"  - {name: a2, allocatable: {cpu: '4', memory: 8Gi, pods: '10'}}\n"     \
+	"  - {name: b1, allocatable: {cpu: '4', memory: 8Gi, pods: '10'}}\n"     \
+	"  - {name: c1, allocatable: {cpu: '4', memory: 8Gi, pods: '10'}}\n"     \
+	"  - {name: d1, allocatable: {cpu: '4', memory: 8Gi, pods: '10'}}\n"     \
+	"  - {name: z, allocatable: {cpu: '4', memory: 8Gi, pods: '10'}}\n"      \
+	"hyperNodes:\n"                                                           \
+	"  - {name: A, tier: 1, members: [a1, a2]}\n"                            \
+	"  - {name: B, tier: 1, members: [b1]}\n"                                \
+	"  - {name: S, tier: 2, members: [A, B]}\n"                              \
+	"  - {name: C, tier: 1, members: [c1]}\n"                                \
+	"  - {name: D, tier: 1, members: [d1]}\n"                                \
+	"podGroups:\n"                                                            \
+	"  - {name: plain, namespace: c1, queue: q1}\n"                          \
+	"  - {name: net, namespace: c1, queue: q1,"                              \
+	" networkTopology: {mode: hard, highestTierAllowed: 1}}\n"               \
+	"  - {name: fresh, namespace: c1, queue: q1, minResources: {cpu: '6'},"  \
+	" networkTopology: {mode: hard, highestTierAllowed: 1}}\n"               \
+	"  - {name: spread, namespace: c1, queue: q1,"                           \
+	" networkTopology: {mode: hard, highestTierAllowed: 2}}\n"               \
+	"  - {name: be, namespace: c1, queue: q1}\n"                             \
+	"pods:\n"                                                                 \
+	"  - {name: r, namespace: c1, podGroup: plain, phase: Running, nodeName: b1," \
+	" requests: {cpu: '2'}}\n"                                                \
+	"  - {name: p, namespace: c1, podGroup: plain, requests: {cpu: '1', memory: 2Gi}}\n" \
+	"  - {name: big, namespace: c1, podGroup: plain, requests: {cpu: '5'}}\n" \
+	"  - {name: t, namespace: c1, podGroup: net, requests: {cpu: '1', memory: 2Gi}}\n" \
+	"  - {name: r2, namespace: c1, podGroup: net, phase: Running, nodeName: d1," \
+	" requests: {cpu: '1', memory: 1Gi}}\n"                                   \
+	"  - {name: u, namespace: c1, podGroup: spread, requests: {cpu: '1'}}\n" \
+	"  - {name: u2, namespace: c1, podGroup: spread, phase: Running, nodeName: b1}\n" \
+	"  - {name: e1, namespace: c1, podGroup: be, phase: Running, nodeName: c1}\n" \
+	"  - {name: e2, namespace: c1, podGroup: be}\n"                          \
+	"  - {name: f, namespace: c1, podGroup: fresh, requests: {cpu: '1'}}\n"
+
+enum { A, B, S, C, D, TOP };
+
+static void scores(pts *p, const char *task, double *out)
+{
+	tph_score_nodes(p->s, pts_task(p, task), p->s->ready_nodes, p->s->n_ready, out);
+}
+
+static void expect6(pts *p, const char *task, const double *want)
+{
+	double got[6];
+	scores(p, task, got);
+	for (int i = 0; i < 6; i++)
+		if (fabs(got[i] - want[i]) > 1e-9)
+			fail_msg("%s node %d: expected %.6f, got %.6f", task, i, want[i], got[i]);
+}
+
+static void test_normal_pods(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(&p, CONF("{}", "") TOPO);
+	/* tiers 1..3 (the top), weights 1, 0.8, 0.64; cpu and memory averaged */
+	double w = 2.44, top = (4.0 / 24 + 3.0 / 48) / 2; /* r and r2 run */
+	double a = 1.0 / 8 + 2.0 / 16, s12 = ((2.0 + 1) / 12 + 2.0 / 24) / 2;
+	double b = ((2.0 + 1) / 4 + 2.0 / 8) / 2, d = ((1.0 + 1) / 4 + 3.0 / 8) / 2;
+	double c = (1.0 / 4 + 2.0 / 8) / 2;
+	double want[6] = {(a / 2 + 0.8 * s12 + 0.64 * top) / w * 100,
+	                  (a / 2 + 0.8 * s12 + 0.64 * top) / w * 100,
+	                  (b + 0.8 * s12 + 0.64 * top) / w * 100,
+	                  (c + 0.8 + 0.64 * top) / w * 100, /* no tier-2 hypernode: full */
+	                  (d + 0.8 + 0.64 * top) / w * 100,
+	                  (1 + 0.8 + 0.64 * top) / w * 100};
+	expect6(&p, "c1/p", want);
+	/* 5 cpu overflows every tier-1 hypernode but A */
+	double sbig = (2.0 + 5) / 12, tbig = (3.0 + 5) / 24; /* cpu alone */
+	double want_big[6] = {(5.0 / 8 + 0.8 * sbig + 0.64 * tbig) / w * 100,
+	                      (5.0 / 8 + 0.8 * sbig + 0.64 * tbig) / w * 100,
+	                      (0 + 0.8 * sbig + 0.64 * tbig) / w * 100,
+	                      (0 + 0.8 + 0.64 * tbig) / w * 100,
+	                      (0 + 0.8 + 0.64 * tbig) / w * 100,
+	                      (1 + 0.8 + 0.64 * tbig) / w * 100};
+	expect6(&p, "c1/big", want_big);
+	pts_free(&p);
+}
+
+static void test_normal_pod_arguments(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(&p, CONF("{hypernode.binpack.normal-pod.enable: false}", "") TOPO);
+	double zero[6] = {0};
+	expect6(&p, "c1/p", zero);
+	pts_free(&p);
+	/* fading 0: only tier 1 counts (0^0 = 1); memory weight 3; plugin weight 2 */
+	pts_open(&p, CONF("{weight: 2, hypernode.binpack.memory: 3,"
+	                  " hypernode.binpack.normal-pod.fading: 0}", "") TOPO);
+	double a = (1.0 / 8 + 3 * 2.0 / 16) / 4 * 200, c = (1.0 / 4 + 3 * 2.0 / 8) / 4 * 200;
+	double want[6] = {a, a, ((2.0 + 1) / 4 + 3 * 2.0 / 8) / 4 * 200, c,
+	                  ((1.0 + 1) / 4 + 3 * 3.0 / 8) / 4 * 200, 200};
+	expect6(&p, "c1/p", want);
+	pts_free(&p);
+}
+
+static void test_network_aware(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(&p, CONF("{}", "") TOPO);
+	tph_idx u = pts_task(&p, "c1/u");
+	double zero[6] = {0};
+	expect6(&p, "c1/u", zero); /* not being placed yet */
+	p.s->topo->task_job_hn[u] = A;
+	/* A: 1; b1: LCA S, tier 2 of 1..3: 0.5; c1, d1: LCA top: 0; z: no hypernode */
+	double want[6] = {100, 100, 50, 0, 0, 0};
+	expect6(&p, "c1/u", want);
+	p.s->topo->task_job_hn[u] = B;
+	/* b1 alone at the top score: no tie break */
+	double want_b[6] = {50, 50, 100, 0, 0, 0};
+	expect6(&p, "c1/u", want_b);
+	p.s->topo->task_job_hn[u] = S;
+	/* a1, a2, b1 tie at 0.5: u2 (1 of the subjob's 2 tasks) runs on b1 */
+	double want_s[6] = {50, 50, 100, 0, 0, 0};
+	expect6(&p, "c1/u", want_s);
+	pts_free(&p);
+}
+
+static void test_hypernode_order(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(&p, CONF("{}", "") TOPO);
+	tph_idx cand[3] = {A, B, C};
+	double got[3];
+	tph_idx sj = tph_task_subjob(p.s, pts_task(&p, "c1/t"));
+	/* t and r2 together: 2 cpu, 3Gi */
+	tph_hn_order(p.s, sj, cand, 3, got);
+	assert_true(fabs(got[0] - (2.0 / 8 + 3.0 / 16) / 2 * 100) < 1e-9);
+	assert_true(fabs(got[1] - (4.0 / 4 + 3.0 / 8) / 2 * 100) < 1e-9);
+	assert_true(fabs(got[2] - (2.0 / 4 + 3.0 / 8) / 2 * 100) < 1e-9);
+	double best;
+	assert_int_equal(tph_hn_best(cand, got, 3, &best), B);
+	assert_true(fabs(best - got[1]) < 1e-9);
+	/* nothing to binpack: every hypernode ties at 0, e1 runs under C */
+	tph_idx cd[2] = {C, D};
+	tph_hn_order(p.s, tph_task_subjob(p.s, pts_task(&p, "c1/e2")), cd, 2, got);
+	assert_true(fabs(got[0] - 50) < 1e-9 && fabs(got[1]) < 1e-9);
+	/* allocations move the plugin's `used` */
+	tph_statement st;
+	tph_stmt_init(&st, p.s);
+	assert_int_equal(tph_stmt_allocate(&st, pts_task(&p, "c1/big"), 0), TPH_OK);
+	tph_hn_order(p.s, sj, cand, 1, got);
+	assert_true(fabs(got[0] - (7.0 / 8 + 3.0 / 16) / 2 * 100) < 1e-9);
+	tph_stmt_discard(&st);
+	tph_hn_order(p.s, sj, cand, 1, got);
+	assert_true(fabs(got[0] - (2.0 / 8 + 3.0 / 16) / 2 * 100) < 1e-9);
+	pts_free(&p);
+}
+
+static char *gradient_text(const tph_hn_gradient *g, char *buf, size_t cap)
+{
+	size_t len = 0;
+	buf[0] = 0;
+	for (uint32_t k = 0, i = 0; k < g->n_groups && len < cap; k++) {
+		len += (size_t)snprintf(buf + len, cap - len, "[");
+		for (; i < g->end[k] && len < cap; i++)
+			len += (size_t)snprintf(buf + len, cap - len, "%s%u",
+			                        i > (k ? g->end[k - 1] : 0) ? " " : "", g->hn[i]);
+		len += (size_t)snprintf(buf + len, cap - len, "]");
+	}
+	return buf;
+}
+
+static void job_gradient(pts *p, const char *job, int purpose, const char *want)
+{
+	tph_idx hn[8];
+	uint32_t end[8];
+	char buf[128];
+	tph_hn_gradient g = {hn, end, 0, 0};
+	tph_hn_gradient_for_job(p->s, pts_job(p, job), p->s->topo->t.top, purpose, &g);
+	assert_string_equal(gradient_text(&g, buf, sizeof buf), want);
+}
+
+static void test_gradients(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(&p, CONF("{hypernode.gradient.evict.max-hypernodes: 2}", "") TOPO);
+	/* fresh: tier 1, minResources 6 cpu: only A has that much idle */
+	job_gradient(&p, "c1/fresh", TPH_PURPOSE_ALLOCATE, "[0]");
+	/* net runs r2 on d1: its search is D itself, unfiltered */
+	job_gradient(&p, "c1/net", TPH_PURPOSE_ALLOCATE, "[4]");
+	/* spread runs on b1: the search starts at S, no resource filter */
+	job_gradient(&p, "c1/spread", TPH_PURPOSE_ALLOCATE, "[0 1][2]");
+	job_gradient(&p, "c1/plain", TPH_PURPOSE_ALLOCATE, "[5]");
+	/* eviction: against allocatable, widest first, capped at 2 */
+	job_gradient(&p, "c1/spread", TPH_PURPOSE_EVICT, "[2][1]");
+	/* the pre-filter keeps the idle of session open, as Volcano's cache does */
+	tph_statement st;
+	tph_stmt_init(&st, p.s);
+	assert_int_equal(tph_stmt_allocate(&st, pts_task(&p, "c1/big"), 0), TPH_OK);
+	assert_true(p.s->topo->t.idle[A] < 6000);
+	job_gradient(&p, "c1/fresh", TPH_PURPOSE_ALLOCATE, "[0]");
+	tph_stmt_discard(&st);
+	/* a subjob: its pending tasks' requests (f: 1 cpu) under S */
+	tph_idx hn[8];
+	uint32_t end[8];
+	char buf[128];
+	tph_hn_gradient g = {hn, end, 0, 0};
+	tph_hn_gradient_for_subjob(p.s, tph_task_subjob(p.s, pts_task(&p, "c1/f")), S,
+	                           TPH_PURPOSE_ALLOCATE, &g);
+	assert_string_equal(gradient_text(&g, buf, sizeof buf), "[0 1]");
+	/* net's subjob is allocated under D, which S does not hold: no gradient */
+	tph_hn_gradient_for_subjob(p.s, tph_task_subjob(p.s, pts_task(&p, "c1/t")), S,
+	                           TPH_PURPOSE_ALLOCATE, &g);
+	assert_string_equal(gradient_text(&g, buf, sizeof buf), "");
+	pts_free(&p);
+}
+
+static void test_flags(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(&p, CONF("{}", "      enabledHyperNodeGradient: false\n"
+	                        "      enabledHyperNodeOrder: false\n") TOPO);
+	job_gradient(&p, "c1/net", TPH_PURPOSE_ALLOCATE, "[5]");
+	assert_int_equal(p.s->ep[TPH_EP_HN_GRADIENT_JOB].n, 0);
+	assert_int_equal(p.s->ep[TPH_EP_HN_GRADIENT_SUBJOB].n, 0);
+	assert_int_equal(p.s->ep[TPH_EP_HYPERNODE_ORDER].n, 0);
+	assert_int_equal(p.s->ep[TPH_EP_BATCH_NODE_ORDER].n, 1);
+	tph_idx cand[2] = {A, B};
+	double got[2] = {7, 7};
+	tph_hn_order(p.s, 0, cand, 2, got);
+	assert_true(got[0] == 0 && got[1] == 0);
+	pts_free(&p);
+}
+
+static void test_binds_per_hypernode(void **state)
+{
+	(void)state;
+	static const char base[] =
+	    "conf: |\n  actions: \"allocate\"\n  tiers:\n  - plugins:\n    - name: gang\n"
+	    "    - name: predicates\n"
+	    "queues: [{name: q1}]\n"
+	    "nodes:\n"
+	    "  - {name: a1, allocatable: {cpu: '2', pods: '10'}}\n"
+	    "  - {name: a2, allocatable: {cpu: '2', pods: '10'}}\n"
+	    "  - {name: b1, allocatable: {cpu: '2', pods: '10'}}\n"
+	    "hyperNodes:\n"
+	    "  - {name: A, tier: 1, members: [a1, a2]}\n"
+	    "  - {name: B, tier: 1, members: [b1]}\n"
+	    "podGroups: [{name: pg, namespace: c1, queue: q1, minMember: 3, phase: Inqueue}]\n"
+	    "pods:\n"
+	    "  - {name: p1, namespace: c1, podGroup: pg, requests: {cpu: '2'}}\n"
+	    "  - {name: p2, namespace: c1, podGroup: pg, requests: {cpu: '2'}}\n"
+	    "  - {name: p3, namespace: c1, podGroup: pg, requests: {cpu: '2'}}\n"
+	    "expect:\n  bindsPerHyperNode: ";
+	const char *cases[][2] = {{"[2, 1]", ""}, {"[1, 2]", ""}, {"[3]", "expected [3], got [1, 2]"}};
+	for (int i = 0; i < 3; i++) {
+		char yaml[2048];
+		snprintf(yaml, sizeof yaml, "%s%s\n", base, cases[i][0]);
+		pts p;
+		pts_open(&p, yaml);
+		assert_int_equal(tph_session_run(p.s, &p.d), TPH_OK);
+		assert_int_equal(tph_session_close(p.s, &p.d), TPH_OK);
+		tph_check_report r = {0};
+		tph_check_expect(p.scn, p.s, &r);
+		if (cases[i][1][0])
+			assert_non_null(r.buf && strstr(r.buf, cases[i][1]));
+		else
+			assert_int_equal(r.failures, 0);
+		tph_report_free(&r);
+		pts_free(&p);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_normal_pods),      cmocka_unit_test(test_normal_pod_arguments),
+	    cmocka_unit_test(test_network_aware),    cmocka_unit_test(test_hypernode_order),
+	    cmocka_unit_test(test_gradients),        cmocka_unit_test(test_flags),
+	    cmocka_unit_test(test_binds_per_hypernode),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
