@@ -3,6 +3,7 @@
 // labels say what was dropped, so a figure is never quoted for a conf it did not run.
 #include "bench.h"
 
+#include <cstring>
 #include <map>
 
 namespace tb
@@ -68,7 +69,7 @@ std::string default_conf(std::string *dropped)
 				continue;
 			}
 			body += std::string("  - name: ") + p + "\n";
-			if (!std::string(p).compare("gang") || !std::string(p).compare("drf"))
+			if (!std::strcmp(p, "gang") || !std::strcmp(p, "drf"))
 				body += "    enablePreemptable: false\n";
 		}
 		if (!body.empty())

@@ -3,6 +3,7 @@
 // Every timed call goes through the public API (tephra/probe.h for single passes).
 #include <benchmark/benchmark.h>
 
+#include <cstring>
 #include <map>
 #include <memory>
 
@@ -49,7 +50,7 @@ static tph_session *open_session(benchmark::State &st, Setup *su, int threads)
 static tph_idx first_pending(const tph_session *s)
 {
 	for (tph_idx t = 0; t < tph_session_task_count(s); t++)
-		if (!std::string("Pending").compare(tph_session_task_status(s, t)))
+		if (!std::strcmp(tph_session_task_status(s, t), "Pending"))
 			return t;
 	return 0;
 }
@@ -107,7 +108,7 @@ static void BM_StmtAllocateDiscard(benchmark::State &st, std::string conf)
 	}
 	std::vector<tph_idx> tasks;
 	for (tph_idx t = 0; t < tph_session_task_count(s) && tasks.size() < k; t++)
-		if (!std::string("Pending").compare(tph_session_task_status(s, t)))
+		if (!std::strcmp(tph_session_task_status(s, t), "Pending"))
 			tasks.push_back(t);
 	for (auto _ : st) {
 		for (uint32_t i = 0; i < tasks.size(); i++)

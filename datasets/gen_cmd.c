@@ -172,6 +172,8 @@ int tph_cmd_gen(int argc, char **argv)
 		rc = -1;
 	if (rc) {
 		fprintf(stderr, "tephra gen: %s: write failed\n", path);
+		if (!to_stdout)
+			remove(path); /* no half-written scenario behind */
 		return 2;
 	}
 	if (!quiet)

@@ -20,6 +20,7 @@ static const char *annotation(const tph_session *s, tph_idx q, const char *key)
 /* The i-th '/'-separated component of p (strings.Split), or NULL when there is none. */
 static const char *component(const char *p, uint32_t i, uint32_t *len)
 {
+	*len = 0;
 	for (; i > 0; i--) {
 		p = strchr(p, '/');
 		if (!p)

@@ -15,8 +15,7 @@ static const tph_arg_spec nta_args[] = {
     {"hypernode.binpack.memory", TPH_ARG_INT, "1", 0, 0, OFF(memory), NULL},
     {"hypernode.binpack.resources", TPH_ARG_STRING, NULL, 0, 0, OFF(resources),
      "comma-separated extra resources, each weighted by hypernode.binpack.resources.<name>"},
-    {"hypernode.binpack.normal-pod.enable", TPH_ARG_BOOL, "true", 0, 0, OFF(normal_enable),
-     NULL},
+    {"hypernode.binpack.normal-pod.enable", TPH_ARG_BOOL, "true", 0, 0, OFF(normal_enable), NULL},
     {"hypernode.binpack.normal-pod.fading", TPH_ARG_FLOAT, "0.8", 0, 0, OFF(fading), NULL},
     {"hypernode.gradient.evict.max-hypernodes", TPH_ARG_INT, "8", 0, 0, OFF(evict_max), NULL},
     {NULL, 0, NULL, 0, 0, 0, NULL},
@@ -48,7 +47,8 @@ static void weights(nta_st *st, const tph_session *s, const tph_args *args)
 			e--;
 		int64_t w = 1;
 		if (e > b && (size_t)(e - b) < sizeof key - 40) {
-			snprintf(key, sizeof key, "hypernode.binpack.resources.%.*s", (int)(e - b), b);
+			snprintf(key, sizeof key, "hypernode.binpack.resources.%.*s", (int)(e - b),
+			         b);
 			tph_args_int(args, key, &w);
 			set_weight(st, s, b, (size_t)(e - b), w < 0 ? 1 : w);
 		}
@@ -74,8 +74,10 @@ static int tier_weights(nta_st *st, tph_session *s)
 	st->max_tier = t->tiers[t->n_tiers - 1];
 	uint32_t span = (uint32_t)(st->max_tier - st->min_tier) + 1;
 	if (span > (1u << 16) && st->normal_enable) { /* Volcano would loop over every tier */
-		tph_diag_warn(s->diag, "network-topology-aware: tiers %d..%d are too far apart; "
-		              "no hypernode-level binpacking", st->min_tier, st->max_tier);
+		tph_diag_warn(s->diag,
+		              "network-topology-aware: tiers %d..%d are too far apart; "
+		              "no hypernode-level binpacking",
+		              st->min_tier, st->max_tier);
 		st->normal_enable = false;
 	}
 	if (!st->normal_enable)
@@ -158,15 +160,15 @@ static void mark_eligible(nta_st *st, const tph_session *s, tph_idx root, const 
 	uint32_t n = tph_hn_subtree(&s->topo->t, root, &sub);
 	for (uint32_t i = 0; i < n; i++) {
 		tph_idx h = sub[i];
-		st->eligible[h] = purpose == TPH_PURPOSE_EVICT
-		                      ? tph_hn_fits(s, min, st->alloc, h)
-		                      : tph_hn_fits(s, min, st->idle, h) ||
-		                            tph_hn_fits(s, min, st->future, h);
+		st->eligible[h] =
+		    purpose == TPH_PURPOSE_EVICT
+		        ? tph_hn_fits(s, min, st->alloc, h)
+		        : tph_hn_fits(s, min, st->idle, h) || tph_hn_fits(s, min, st->future, h);
 	}
 }
 
-static void gradient(nta_st *st, const tph_session *s, tph_idx hn, int32_t tier,
-                     tph_idx allocated, const int64_t *min, int purpose, tph_hn_gradient *out)
+static void gradient(nta_st *st, const tph_session *s, tph_idx hn, int32_t tier, tph_idx allocated,
+                     const int64_t *min, int purpose, tph_hn_gradient *out)
 {
 	const tph_hn_tree *t = &s->topo->t;
 	out->n = out->n_groups = 0;
@@ -195,8 +197,8 @@ static void gradient_job(void *stv, const tph_session *s, tph_idx job, tph_idx h
 	gradient(st, s, hn, tph_topo_job_tier(s, job), s->topo->job_hn[job], st->row, purpose, out);
 }
 
-static void gradient_subjob(void *stv, const tph_session *s, tph_idx k, tph_idx hn,
-                            int purpose, tph_hn_gradient *out)
+static void gradient_subjob(void *stv, const tph_session *s, tph_idx k, tph_idx hn, int purpose,
+                            tph_hn_gradient *out)
 {
 	nta_st *st = stv;
 	const tph_subjobs *o = &s->topo->sj;

@@ -49,8 +49,8 @@ static tph_idx at_tier(const tph_hn_tree *t, tph_idx node, int32_t tier)
 }
 
 /* batchNodeOrderFnForNormalPods: a tier without a hypernode over the node scores full. */
-static void normal_pods(const nta_st *st, const tph_session *s, tph_idx task,
-                        const tph_idx *nodes, uint32_t n, double *out)
+static void normal_pods(const nta_st *st, const tph_session *s, tph_idx task, const tph_idx *nodes,
+                        uint32_t n, double *out)
 {
 	const tph_hn_tree *t = &s->topo->t;
 	const int64_t *req = s->tasks.req + (size_t)task * s->ndim;
@@ -109,7 +109,8 @@ static void network_aware(const nta_st *st, const tph_session *s, tph_idx task, 
 	for (uint32_t i = 0; i < n; i++) {
 		tph_idx h = t->lowest[nodes[i]];
 		if (h != TPH_NOIDX)
-			out[i] = h == placing ? 1 : tier_score(st, t->tier[tph_hn_lca(t, h, placing)]);
+			out[i] =
+			    h == placing ? 1 : tier_score(st, t->tier[tph_hn_lca(t, h, placing)]);
 	}
 	break_ties(s, sj, t->lowest, nodes, n, out);
 	for (uint32_t i = 0; i < n; i++)

@@ -32,6 +32,12 @@ bool alloc_job_uses_topology(const tph_session *s, tph_idx job)
 	}
 }
 
+/* To fill: Volcano's allocateForJob / allocateForSubJob over c->tasks[job] (the job's pending
+ * tasks in TaskOrder). Reuse alloc_place() and tph_ph_predicate(&c->ph, ...) for the per-task
+ * work, call tph_ph_reset(&c->ph) where Volcano makes a new PredicateHelper, report every
+ * discarded trial with tph_ph_touch_stmt(&c->ph, st) before tph_stmt_discard() (the
+ * equivalence classes must see nodes that changed back), and alloc_reset_fit_errors() for
+ * job.ResetFitErr. */
 int alloc_topology_job(alloc_ctx *c, tph_idx job, bool *again)
 {
 	(void)c;

@@ -8,6 +8,7 @@
 #include "ep.h"
 #include "ep_predicate.h"
 #include "mem.h"
+#include "registry.h"
 
 #include <string.h>
 
@@ -51,11 +52,14 @@ static bool predicates_node_local(const tph_session *s)
 	                                    "resource-strategy-fit", NULL};
 	const tph_ep_list *l = &s->ep[TPH_EP_PREDICATE];
 	for (uint32_t i = 0; i < l->n; i++) {
-		const char *name = s->plugins[l->e[i].plugin].desc->name;
+		const tph_plugin *desc = s->plugins[l->e[i].plugin].desc;
+		const tph_plugin *const *b = tph_builtin_plugins;
+		while (*b && *b != desc) /* a host's plugin may reuse a built-in name */
+			b++;
 		const char *const *ok = local;
-		while (*ok && strcmp(*ok, name))
+		while (*ok && strcmp(*ok, desc->name))
 			ok++;
-		if (!*ok)
+		if (!*b || !*ok)
 			return false;
 	}
 	/* A placed pod's required anti-affinity reaches every node of its topology domain. */
@@ -302,7 +306,11 @@ static void slot_sync(tph_eqc *e, eq_slot *sl, tph_idx task)
 
 void tph_eqc_eval(tph_eqc *e, tph_idx task, const tph_idx *nodes, uint32_t n, tph_reason_code *out)
 {
-	uint32_t c = n < SMALL_EVAL ? CLS_NONE : class_of(e, task);
+	/* columns hold the ready nodes only (the candidates every caller passes) */
+	bool ready = n >= SMALL_EVAL;
+	for (uint32_t i = 0; ready && i < n; i++)
+		ready = e->s->nodes.flags[nodes[i]] & TPH_NODE_READY;
+	uint32_t c = ready ? class_of(e, task) : CLS_NONE;
 	eq_slot *sl = c == CLS_NONE ? NULL : slot_bind(e, c);
 	if (!sl) {
 		direct(e, task, nodes, n, out);

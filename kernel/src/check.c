@@ -227,7 +227,8 @@ static void check_binds_per_hypernode(const tph_sc_expect *e, const tph_session 
 {
 	const tph_sc_ints *want = &e->binds_per_hypernode;
 	uint32_t nb = s->log.n_binds, ng = 0;
-	uint32_t *key = tph_malloc((nb + 1) * sizeof *key), *got = tph_malloc((nb + 1) * sizeof *got);
+	uint32_t *key = tph_malloc((nb + 1) * sizeof *key),
+	         *got = tph_malloc((nb + 1) * sizeof *got);
 	uint32_t *exp = tph_malloc((want->n + 1) * sizeof *exp);
 	if (!key || !got || !exp || !s->topo) {
 		tph_report_fail(r, "bindsPerHyperNode: out of memory");

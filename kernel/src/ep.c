@@ -408,7 +408,7 @@ static int register_fit_reasons(tph_session *s, tph_ep_ctx *c)
 	return TPH_OK;
 }
 
-#define SPAN 256u /* nodes per span of the parallel loops (ep_score.c) */
+#define SPAN TPH_SPAN
 
 int tph_ep_init(tph_session *s)
 {

@@ -153,6 +153,12 @@ int tph_fire_deallocate(tph_session *s, tph_idx task);
 
 /* ---- per-node work ---- */
 
+/* Nodes per span of the parallel loops, and how many threads a call over n nodes may use:
+ * the session's threads, but only when every thread gets enough spans to pay for a parallel
+ * region. */
+#define TPH_SPAN 256u
+int tph_span_threads(const tph_session *s, uint32_t n);
+
 /* TPH_PASS or the first failing pre-predicate's reason. */
 tph_reason_code tph_prepredicate(const tph_session *s, tph_idx task);
 

@@ -13,7 +13,7 @@
 #define OMP(x)
 #endif
 
-#define SPAN          256u
+#define SPAN          TPH_SPAN
 #define CALL(type, e) ((type)(e)->fn)
 
 static void predicate_span(const tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
@@ -49,8 +49,7 @@ void tph_predicate_nodes(const tph_session *s, tph_idx task, const tph_idx *node
                          tph_reason_code *out)
 {
 	const long spans = (long)((n + SPAN - 1) / SPAN);
-	int nt = s->threads > 1 ? s->threads : 1;
-	nt = nt > spans ? (int)(spans ? spans : 1) : nt;
+	const int nt = tph_span_threads(s, n);
 	(void)nt;
 	OMP(omp parallel for num_threads(nt) if (nt > 1) schedule(static))
 	for (long k = 0; k < spans; k++) {

@@ -15,7 +15,7 @@
 #define OMP(x)
 #endif
 
-#define SPAN          256u
+#define SPAN          TPH_SPAN
 #define CALL(type, e) ((type)(e)->fn)
 
 static uint32_t n_spans(uint32_t n)
@@ -23,10 +23,16 @@ static uint32_t n_spans(uint32_t n)
 	return (n + SPAN - 1) / SPAN;
 }
 
-static int n_threads(const tph_session *s, uint32_t spans)
+/* Spans each thread must get before a parallel region pays for its fork/join: below this a
+ * call stays on the session's thread (a span costs ~10-30 us, a region a few us when the
+ * workers are spinning and far more when the machine is oversubscribed). */
+#define MIN_SPANS_PER_THREAD 8u
+
+int tph_span_threads(const tph_session *s, uint32_t n)
 {
-	int nt = s->threads > 1 ? s->threads : 1;
-	return (uint32_t)nt > spans ? (int)(spans ? spans : 1) : nt;
+	uint32_t nt = s->threads > 1 ? (uint32_t)s->threads : 1;
+	uint32_t most = n_spans(n) / MIN_SPANS_PER_THREAD;
+	return (int)(nt < most ? nt : (most ? most : 1));
 }
 
 static tph_ep_ctx *ctx(tph_session *s)
@@ -159,7 +165,7 @@ static uint32_t filter_nodes(tph_session *s, tph_idx task, const tph_idx *nodes,
 	fit_prepare(s, c, task, &r);
 	const long spans = (long)n_spans(n);
 	uint32_t *cnt = c->chunk_cnt, total = 0;
-	const int nt = n_threads(s, (uint32_t)spans);
+	const int nt = tph_span_threads(s, n);
 	(void)nt;
 	OMP(omp parallel num_threads(nt) if (nt > 1))
 	{
@@ -228,7 +234,7 @@ static void span_pass(const tph_session *s, const tph_ep_entry *map, tph_idx tas
                       const tph_idx *nodes, uint32_t n, double *out)
 {
 	const long spans = (long)n_spans(n);
-	const int nt = n_threads(s, (uint32_t)spans);
+	const int nt = tph_span_threads(s, n);
 	(void)nt;
 	OMP(omp parallel for schedule(static) num_threads(nt) if (nt > 1))
 	for (long k = 0; k < spans; k++) {

@@ -50,8 +50,7 @@ void tph_hn_gradient_for_subjob(tph_session *s, tph_idx subjob, tph_idx hn, int 
 	gradient(s, TPH_EP_HN_GRADIENT_SUBJOB, subjob, hn, purpose, out);
 }
 
-void tph_hn_order(tph_session *s, tph_idx subjob, const tph_idx *hns, uint32_t n,
-                  double *total_out)
+void tph_hn_order(tph_session *s, tph_idx subjob, const tph_idx *hns, uint32_t n, double *total_out)
 {
 	TPH_PROF(s, TPH_EP_HYPERNODE_ORDER);
 	const tph_ep_list *l = &s->ep[TPH_EP_HYPERNODE_ORDER];

@@ -105,9 +105,10 @@ static void link_child(hn_build *b, tph_idx h, tph_idx c)
 	if (t->parent[c] == h)
 		return;
 	if (t->parent[c] != TPH_NOIDX || is_ancestor(t, c, h)) {
-		tph_diag_warn(b->s->diag, "hypernode %s: member %s already has a parent or closes a "
-		              "cycle; hypernodes are not ready to schedule", tph_hn_name(b->s, h),
-		              tph_hn_name(b->s, c));
+		tph_diag_warn(b->s->diag,
+		              "hypernode %s: member %s already has a parent or closes a "
+		              "cycle; hypernodes are not ready to schedule",
+		              tph_hn_name(b->s, h), tph_hn_name(b->s, c));
 		t->ready = false;
 		return;
 	}
@@ -312,8 +313,8 @@ static int node_lists(hn_build *b, const uint32_t *first, uint32_t *mark)
 	if (!t->of_off)
 		return TPH_ENOMEM;
 	for (tph_idx i = 0; i < nn; i++)
-		t->of_off[i + 1] = t->of_off[i] + (node_ready(s, i) ? closure(b, i, first, mark, NULL)
-		                                                     : 0);
+		t->of_off[i + 1] =
+		    t->of_off[i] + (node_ready(s, i) ? closure(b, i, first, mark, NULL) : 0);
 	t->of = TPH_ARENA_NEW(&s->arena, tph_idx, t->of_off[nn] + 1);
 	t->node_off = TPH_ARENA_NEW(&s->arena, uint32_t, t->n + 1);
 	t->node = TPH_ARENA_NEW(&s->arena, tph_idx, t->of_off[nn] + 1);

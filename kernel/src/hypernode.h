@@ -34,15 +34,15 @@ typedef struct tph_hn_tree {
 	uint32_t n;  /* hypernodes, the cluster top included */
 	tph_idx top; /* == n - 1 */
 	/* HyperNodesReadyToSchedule: false when the members do not form a tree (a hypernode claimed
-	 * by two parents, or a cycle the loader did not reject). Volcano then skips every job with a
-	 * network topology in allocate and recovers no allocated hypernode. */
+	 * by two parents, or a cycle the loader did not reject). Volcano then skips every job with
+	 * a network topology in allocate and recovers no allocated hypernode. */
 	bool ready;
 	const tph_sid *name;      /* [n]; the top's is TPH_SID_NONE: use tph_hn_name() */
 	const int32_t *tier;      /* [n] */
 	const tph_sid *tier_name; /* [n]; TPH_SID_NONE: none */
 	tph_idx *parent;          /* [n]; TPH_NOIDX for the top only */
 	uint32_t *depth;          /* [n]; edges from the top */
-	uint32_t *child_off;      /* [n + 1]: children of h are child[child_off[h] .. child_off[h+1]) */
+	uint32_t *child_off; /* [n + 1]: children of h are child[child_off[h] .. child_off[h+1]) */
 	tph_idx *child;
 	/* Pre-order of the tree from the top: the subtree of h (h first) is
 	 * preorder[pre[h] .. pre[h] + size[h]). */
@@ -69,8 +69,8 @@ typedef struct tph_hn_tree {
 	uint32_t n_tier_names;
 	tph_sid *tn_name;
 	int32_t *tn_tier;
-	/* Aggregates, columns [d * n + h] over the hypernode's nodes: allocatable (constant) and the
-	 * live idle, used, releasing and pipelined (FutureIdle = idle + releasing - pipelined),
+	/* Aggregates, columns [d * n + h] over the hypernode's nodes: allocatable (constant) and
+	 * the live idle, used, releasing and pipelined (FutureIdle = idle + releasing - pipelined),
 	 * updated by tph_topo_task_moved() whenever a task changes status or node. */
 	uint32_t ndim;
 	int64_t *alloc, *idle, *used, *releasing, *pipelined;
@@ -87,8 +87,8 @@ typedef struct tph_topo {
 	uint8_t *job_has;
 	int32_t *job_tier;
 	/* Mutable, written by the allocate action (and read by plugins): JobInfo.AllocatedHyperNode
-	 * per job (recovered at open) and TaskInfo.JobAllocatedHyperNode per task (the hypernode the
-	 * task's subjob is being placed in, set before its nodes are scored). TPH_NOIDX: "". */
+	 * per job (recovered at open) and TaskInfo.JobAllocatedHyperNode per task (the hypernode
+	 * the task's subjob is being placed in, set before its nodes are scored). TPH_NOIDX: "". */
 	tph_idx *job_hn;
 	tph_idx *task_job_hn;
 	double *scores; /* ep_topology.c's per-call scratch (t.n), allocated on first use */

@@ -50,8 +50,8 @@ static void adjust_topology(const tph_session *s, tph_topo *tp)
 	for (tph_idx j = 0; j < js->n; j++) {
 		uint8_t mode = js->topo_mode[j];
 		tp->job_has[j] = mode != TPH_TOPO_NONE;
-		tp->job_tier[j] = hard_tier(&tp->t, mode, js->topo_tier[j], js->topo_tier_name[j],
-		                            top_tier);
+		tp->job_tier[j] =
+		    hard_tier(&tp->t, mode, js->topo_tier[j], js->topo_tier_name[j], top_tier);
 		/* soft subjobs stay under the job's tier when it has one */
 		int32_t sub_max = tp->job_tier[j] >= 0 ? tp->job_tier[j] : top_tier;
 		for (uint32_t k = tp->sj.job_off[j]; k < tp->sj.job_off[j + 1]; k++)
@@ -61,8 +61,7 @@ static void adjust_topology(const tph_session *s, tph_topo *tp)
 
 /* The lowest hypernode holding every allocated task of subjob k (tasks without a node are
  * skipped, as Volcano skips an empty nodeName). */
-static tph_idx recover_subjob(const tph_session *s, const tph_topo *tp, tph_idx k,
-                              tph_idx *scratch)
+static tph_idx recover_subjob(const tph_session *s, const tph_topo *tp, tph_idx k, tph_idx *scratch)
 {
 	const tph_subjobs *o = &tp->sj;
 	uint32_t n = 0;

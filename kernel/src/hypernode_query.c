@@ -128,7 +128,7 @@ static void gradient_small(const tph_hn_tree *t, tph_idx root, int32_t highest,
 	for (uint32_t i = 0; i < n; i++) {
 		tph_idx h = sub[i];
 		if (t->tier[h] <= highest && (!eligible || eligible[h]))
-			key[k++] = (uint64_t)(uint32_t)(t->tier[h] - INT32_MIN) << 32 | h;
+			key[k++] = (uint64_t)((uint32_t)t->tier[h] ^ 0x80000000u) << 32 | h;
 	}
 	qsort(key, k, sizeof *key, cmp_u64);
 	for (uint32_t i = 0; i < k; i++) {

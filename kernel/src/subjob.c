@@ -81,13 +81,14 @@ static bool go_atoi(const char *p, int64_t *out)
 
 /* getSubJobID: "<job>/<policy>-<values joined by '-'>"; an id over 128 bytes is replaced by
  * rand.SafeEncodeString of its FNV-32a hash in decimal. */
-static const char *make_uid(sj_build *b, tph_idx job, const tph_subgroup_row *p,
-                            const tph_sid *v, uint32_t n)
+static const char *make_uid(sj_build *b, tph_idx job, const tph_subgroup_row *p, const tph_sid *v,
+                            uint32_t n)
 {
 	char id[512], h[16];
 	size_t len = 0;
 	for (uint32_t k = 0; k < n && len < sizeof id - 1; k++)
-		len += (size_t)snprintf(id + len, sizeof id - len, "%s%s", k ? "-" : "", str(b->s, v[k]));
+		len += (size_t)snprintf(id + len, sizeof id - len, "%s%s", k ? "-" : "",
+		                        str(b->s, v[k]));
 	if (len > 128) {
 		uint32_t f = 2166136261u;
 		for (size_t i = 0; i < len && id[i]; i++)
@@ -104,18 +105,18 @@ static const char *make_uid(sj_build *b, tph_idx job, const tph_subgroup_row *p,
 	return tph_arena_strndup(&b->s->arena, out, m < 0 ? 0 : (size_t)m);
 }
 
-static uint32_t new_local(sj_build *b, uint32_t policy, const tph_sid *v, uint32_t n,
-                          uint64_t hash)
+static uint32_t new_local(sj_build *b, uint32_t policy, const tph_sid *v, uint32_t n, uint64_t hash)
 {
 	if (tph_grow(&b->loc, &b->cap_loc, b->n_loc + 1, sizeof *b->loc) ||
 	    tph_grow(&b->vals, &b->cap_vals, b->n_vals + n + 1, sizeof *b->vals))
 		return TPH_NOIDX;
 	sj_local *l = &b->loc[b->n_loc];
 	*l = (sj_local){policy, b->n_vals, hash, 0, NULL, 0, 0};
-	memcpy(b->vals + b->n_vals, v, n * sizeof *v);
-	b->n_vals += n;
-	if (n)
+	if (n) {
+		memcpy(b->vals + b->n_vals, v, n * sizeof *v);
+		b->n_vals += n;
 		go_atoi(str(b->s, v[0]), &l->match_index);
+	}
 	return b->n_loc++;
 }
 
@@ -272,7 +273,8 @@ static int fill_tasks(sj_build *b, tph_subjobs *o)
 	memset(o->of_task, 0xff, (s->tasks.n + 1) * sizeof *o->of_task);
 	for (tph_idx j = 0; j < js->n; j++)
 		for (uint32_t i = js->task_off[j]; i < js->task_off[j + 1]; i++) {
-			tph_idx t = js->task_idx[i], g = o->job_off[j] + b->loc[b->task_loc[t]].rank;
+			tph_idx t = js->task_idx[i],
+			        g = o->job_off[j] + b->loc[b->task_loc[t]].rank;
 			o->of_task[t] = g;
 			o->task[fill[g]++] = t;
 			o->count[(size_t)g * TPH_TS_COUNT + s->tasks.status[t]]++;

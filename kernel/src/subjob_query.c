@@ -35,8 +35,8 @@ void tph_subjobs_task_moved(tph_session *s, tph_idx task, uint8_t old_status)
 	sj->count[(size_t)k * TPH_TS_COUNT + old_status]--;
 	sj->count[(size_t)k * TPH_TS_COUNT + now]++;
 	if (s->tasks.flags[task] & TPH_TASK_BEST_EFFORT)
-		sj->be_pending[k] += (uint32_t)(now == TPH_TS_PENDING) -
-		                     (uint32_t)(old_status == TPH_TS_PENDING);
+		sj->be_pending[k] +=
+		    (uint32_t)(now == TPH_TS_PENDING) - (uint32_t)(old_status == TPH_TS_PENDING);
 }
 
 static const uint32_t *counts(const tph_session *s, tph_idx sj)

@@ -192,6 +192,28 @@ static void test_ancestor_reclaim_level(void **state)
 	preemptive_at(LEVEL("-1"), false); /* negative: 0, with a warning */
 }
 
+/* Volcano's NewResource drops names that are neither native nor extended ("rdma"), so their
+ * limits never bind; an extended resource's do. */
+static const char names[] =
+    CONF("") "queues:\n"
+             "  - {name: q1, capability: {cpu: '4', rdma: '1', example.com/foo: '1'}}\n"
+             "nodes:\n  - {name: n1, allocatable: {cpu: '8', pods: '9', example.com/foo: '10'}}\n"
+             "podGroups:\n" PG("j1", "q1") "pods:\n" PEND("j1-t-0", "j1", "cpu: '1', rdma: '5'")
+                 PEND("j1-t-1", "j1", "example.com/foo: '2'")
+                     PEND("j1-t-2", "j1", "example.com/foo: '1'");
+
+static void test_resource_names(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(&p, names);
+	tph_idx q1 = queue(&p, "q1");
+	assert_true(tph_allocatable(p.s, q1, pts_task(&p, "ns/j1-t-0")));
+	assert_false(tph_allocatable(p.s, q1, pts_task(&p, "ns/j1-t-1")));
+	assert_true(tph_allocatable(p.s, q1, pts_task(&p, "ns/j1-t-2")));
+	pts_free(&p);
+}
+
 static void test_simulation_snapshot(void **state)
 {
 	(void)state;
@@ -222,6 +244,7 @@ int main(void)
 	    cmocka_unit_test(test_tree),
 	    cmocka_unit_test(test_tree_not_ready),
 	    cmocka_unit_test(test_ancestor_reclaim_level),
+	    cmocka_unit_test(test_resource_names),
 	    cmocka_unit_test(test_simulation_snapshot),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,9 +12,9 @@
 #include "plugin_test_session.h"
 #include "statement.h"
 
-#define TREE                                                                                    \
-	"queues: [{name: q1}]\n"                                                                  \
-	"nodes:\n"                                                                                \
+#define TREE                                                                                     \
+	"queues: [{name: q1}]\n"                                                                 \
+	"nodes:\n"                                                                               \
 	"  - {name: n1, allocatable: {cpu: '2', memory: 4Gi, pods: '10'}}\n"                     \
 	"  - {name: n2, allocatable: {cpu: '2', memory: 4Gi, pods: '10'}}\n"                     \
 	"  - {name: r1-n2, allocatable: {cpu: '4', memory: 4Gi, pods: '10'}}\n"                  \
@@ -23,17 +23,25 @@
 	"  - {name: l1, allocatable: {cpu: '8', memory: 8Gi, pods: '10'}, labels: {rack: r9}}\n" \
 	"  - {name: nr, allocatable: {cpu: '8', memory: 8Gi, pods: '10'}, ready: false}\n"       \
 	"  - {name: orphan, allocatable: {cpu: '1', memory: 1Gi, pods: '10'}}\n"                 \
-	"hyperNodes:\n"                                                                           \
+	"hyperNodes:\n"                                                                          \
 	"  - {name: leaf0, tier: 1, tierName: rack, members: [n1, n2]}\n"                        \
-	"  - {name: leaf1, tier: 1, members: [{regex: '^r1-n[0-9]+$'}, n3]}\n"                  \
+	"  - {name: leaf1, tier: 1, members: [{regex: '^r1-n[0-9]+$'}, n3]}\n"                   \
 	"  - {name: leaf2, tier: 1, members: [{labels: {rack: r9}}, nr]}\n"                      \
 	"  - {name: spine0, tier: 2, tierName: spine, members: [leaf0, leaf1]}\n"                \
-	"  - {name: spine1, tier: 2, members: [leaf2]}\n"                                         \
+	"  - {name: spine1, tier: 2, members: [leaf2]}\n"                                        \
 	"  - {name: lone, tier: 3}\n"
 
 #define CONF_NONE "conf: |\n  actions: \"\"\n  tiers:\n  - plugins:\n    - name: gang\n"
 
-enum { LEAF0, LEAF1, LEAF2, SPINE0, SPINE1, LONE, TOP };
+enum {
+	LEAF0,
+	LEAF1,
+	LEAF2,
+	SPINE0,
+	SPINE1,
+	LONE,
+	TOP
+};
 
 static tph_idx node(const pts *p, const char *name)
 {
@@ -164,10 +172,11 @@ static void test_aggregates_follow_statements(void **state)
 {
 	(void)state;
 	pts p;
-	pts_open(&p, CONF_NONE TREE
-	         "pods:\n"
-	         "  - {name: run, namespace: c1, phase: Running, nodeName: n3, requests: {cpu: '1'}}\n"
-	         "  - {name: new, namespace: c1, requests: {cpu: '1500m', memory: 1Gi}}\n");
+	pts_open(
+	    &p, CONF_NONE TREE
+	    "pods:\n"
+	    "  - {name: run, namespace: c1, phase: Running, nodeName: n3, requests: {cpu: '1'}}\n"
+	    "  - {name: new, namespace: c1, requests: {cpu: '1500m', memory: 1Gi}}\n");
 	const tph_hn_tree *t = &p.s->topo->t;
 	assert_int_equal(cpu(t, t->alloc, SPINE0), 16000);
 	assert_int_equal(cpu(t, t->used, LEAF1), 1000);
@@ -256,39 +265,78 @@ static void test_search_root(void **state)
 	assert_int_equal(tph_hn_search_root(t, TOP, 1, TPH_NOIDX), TOP);
 	assert_int_equal(tph_hn_search_root(t, TOP, 2, LEAF0), SPINE0);
 	assert_int_equal(tph_hn_search_root(t, TOP, 1, LEAF0), LEAF0);
-	assert_int_equal(tph_hn_search_root(t, TOP, 0, LEAF0), TPH_NOIDX); /* above the limit */
-	assert_int_equal(tph_hn_search_root(t, LEAF0, 2, LEAF1), LEAF0);   /* inside the limit */
+	assert_int_equal(tph_hn_search_root(t, TOP, 0, LEAF0), TPH_NOIDX);   /* above the limit */
+	assert_int_equal(tph_hn_search_root(t, LEAF0, 2, LEAF1), LEAF0);     /* inside the limit */
 	assert_int_equal(tph_hn_search_root(t, LEAF2, 2, LEAF0), TPH_NOIDX); /* disjoint */
 	pts_free(&p);
 }
 
 /* ---- jobs ---- */
 
-#define PG(name, topo) "  - {name: " name ", namespace: c1, queue: q1" topo "}\n"
-#define POD(name, pg, more) "  - {name: " name ", namespace: c1, podGroup: " pg more "}\n"
+static const char jobs_scn[] = CONF_NONE TREE
+    "podGroups:\n"
+    "  - {name: hard1, namespace: c1, queue: q1,"
+    " networkTopology: {mode: hard, highestTierAllowed: 1}}\n"
+    "  - {name: soft, namespace: c1, queue: q1,"
+    " networkTopology: {mode: soft, highestTierAllowed: 1}}\n"
+    "  - {name: byname, namespace: c1, queue: q1,"
+    " networkTopology: {mode: hard, highestTierName: spine}}\n"
+    "  - {name: unknown, namespace: c1, queue: q1,"
+    " networkTopology: {mode: hard, highestTierName: nope}}\n"
+    "  - {name: plain, namespace: c1, queue: q1}\n"
+    "  - {name: sg, namespace: c1, queue: q1,"
+    " networkTopology: {mode: hard, highestTierAllowed: 2}, subGroupPolicy: ["
+    "{name: a, matchLabelKeys: [k], networkTopology: {mode: soft}},"
+    "{name: b, matchLabelKeys: [j], networkTopology: {mode: hard, highestTierName: rack}},"
+    "{name: c, matchLabelKeys: [i]}]}\n"
+    "  - {name: sgu, namespace: c1, queue: q1,"
+    " networkTopology: {mode: hard, highestTierName: nope}, subGroupPolicy: ["
+    "{name: a, matchLabelKeys: [k], networkTopology: {mode: soft}}]}\n"
+    "pods:\n"
+    "  - {name: p1, namespace: c1, podGroup: hard1}\n"
+    "  - {name: p2, namespace: c1, podGroup: soft}\n"
+    "  - {name: p3, namespace: c1, podGroup: byname}\n"
+    "  - {name: p4, namespace: c1, podGroup: unknown}\n"
+    "  - {name: p5, namespace: c1, podGroup: plain}\n"
+    "  - {name: s1, namespace: c1, podGroup: sg, labels: {k: x}}\n"
+    "  - {name: s2, namespace: c1, podGroup: sg, labels: {j: y}}\n"
+    "  - {name: s3, namespace: c1, podGroup: sg, labels: {i: z}}\n"
+    "  - {name: s4, namespace: c1, podGroup: sg}\n"
+    "  - {name: u1, namespace: c1, podGroup: sgu, labels: {k: x}}\n"
+    "  - {name: u2, namespace: c1, podGroup: sgu}\n";
+
+static const char recover_scn[] = CONF_NONE TREE
+    "podGroups:\n"
+    "  - {name: j1, namespace: c1, queue: q1,"
+    " networkTopology: {mode: hard, highestTierAllowed: 2}}\n"
+    "  - {name: j2, namespace: c1, queue: q1, networkTopology: {mode: soft}}\n"
+    "  - {name: j3, namespace: c1, queue: q1}\n"
+    "  - {name: j4, namespace: c1, queue: q1,"
+    " networkTopology: {mode: hard, highestTierAllowed: 2}}\n"
+    "  - {name: j5, namespace: c1, queue: q1, subGroupPolicy: [{name: a, matchLabelKeys: [k],"
+    " networkTopology: {mode: hard, highestTierAllowed: 1}}]}\n"
+    "pods:\n"
+    "  - {name: a1, namespace: c1, podGroup: j1, phase: Running, nodeName: n1}\n"
+    "  - {name: a2, namespace: c1, podGroup: j1, phase: Running, nodeName: n2}\n"
+    "  - {name: a3, namespace: c1, podGroup: j1}\n"
+    "  - {name: b1, namespace: c1, podGroup: j2, phase: Running, nodeName: n1}\n"
+    "  - {name: b2, namespace: c1, podGroup: j2, phase: Pending, nodeName: n3}\n"
+    "  - {name: c1, namespace: c1, podGroup: j3, phase: Running, nodeName: n1}\n"
+    "  - {name: d1, namespace: c1, podGroup: j4, phase: Running, nodeName: l1}\n"
+    "  - {name: d2, namespace: c1, podGroup: j4, phase: Succeeded, nodeName: n1}\n"
+    "  - {name: e1, namespace: c1, podGroup: j5, phase: Running, nodeName: n1,"
+    " labels: {k: '0'}}\n"
+    "  - {name: e2, namespace: c1, podGroup: j5, phase: Running, nodeName: n2,"
+    " labels: {k: '0'}}\n"
+    "  - {name: e3, namespace: c1, podGroup: j5, phase: Running, nodeName: r1-n1,"
+    " labels: {k: '1'}}\n"
+    "  - {name: e4, namespace: c1, podGroup: j5, phase: Running, nodeName: orphan}\n";
 
 static void test_job_topology(void **state)
 {
 	(void)state;
 	pts p;
-	pts_open(&p, CONF_NONE TREE "podGroups:\n"
-	         PG("hard1", ", networkTopology: {mode: hard, highestTierAllowed: 1}")
-	         PG("soft", ", networkTopology: {mode: soft, highestTierAllowed: 1}")
-	         PG("byname", ", networkTopology: {mode: hard, highestTierName: spine}")
-	         PG("unknown", ", networkTopology: {mode: hard, highestTierName: nope}")
-	         PG("plain", "")
-	         PG("sg", ", networkTopology: {mode: hard, highestTierAllowed: 2}, subGroupPolicy: ["
-	            "{name: a, matchLabelKeys: [k], networkTopology: {mode: soft}},"
-	            "{name: b, matchLabelKeys: [j], networkTopology: {mode: hard, highestTierName: rack}},"
-	            "{name: c, matchLabelKeys: [i]}]")
-	         PG("sgu", ", networkTopology: {mode: hard, highestTierName: nope}, subGroupPolicy: ["
-	            "{name: a, matchLabelKeys: [k], networkTopology: {mode: soft}}]")
-	         "pods:\n"
-	         POD("p1", "hard1", "") POD("p2", "soft", "") POD("p3", "byname", "")
-	         POD("p4", "unknown", "") POD("p5", "plain", "")
-	         POD("s1", "sg", ", labels: {k: x}") POD("s2", "sg", ", labels: {j: y}")
-	         POD("s3", "sg", ", labels: {i: z}") POD("s4", "sg", "")
-	         POD("u1", "sgu", ", labels: {k: x}") POD("u2", "sgu", ""));
+	pts_open(&p, jobs_scn);
 	const tph_topo *tp = p.s->topo;
 	const char *jobs[] = {"c1/hard1", "c1/soft", "c1/byname", "c1/unknown", "c1/plain"};
 	const char *pods[] = {"c1/p1", "c1/p2", "c1/p3", "c1/p4", "c1/p5"};
@@ -324,26 +372,7 @@ static void test_recovered_hypernode(void **state)
 {
 	(void)state;
 	pts p;
-	pts_open(&p, CONF_NONE TREE "podGroups:\n"
-	         PG("j1", ", networkTopology: {mode: hard, highestTierAllowed: 2}")
-	         PG("j2", ", networkTopology: {mode: soft}")
-	         PG("j3", "")
-	         PG("j4", ", networkTopology: {mode: hard, highestTierAllowed: 2}")
-	         PG("j5", ", subGroupPolicy: [{name: a, matchLabelKeys: [k],"
-	            " networkTopology: {mode: hard, highestTierAllowed: 1}}]")
-	         "pods:\n"
-	         POD("a1", "j1", ", phase: Running, nodeName: n1")
-	         POD("a2", "j1", ", phase: Running, nodeName: n2")
-	         POD("a3", "j1", "")
-	         POD("b1", "j2", ", phase: Running, nodeName: n1")
-	         POD("b2", "j2", ", phase: Pending, nodeName: n3")
-	         POD("c1", "j3", ", phase: Running, nodeName: n1")
-	         POD("d1", "j4", ", phase: Running, nodeName: l1")
-	         POD("d2", "j4", ", phase: Succeeded, nodeName: n1")
-	         POD("e1", "j5", ", phase: Running, nodeName: n1, labels: {k: '0'}")
-	         POD("e2", "j5", ", phase: Running, nodeName: n2, labels: {k: '0'}")
-	         POD("e3", "j5", ", phase: Running, nodeName: r1-n1, labels: {k: '1'}")
-	         POD("e4", "j5", ", phase: Running, nodeName: orphan"));
+	pts_open(&p, recover_scn);
 	const tph_topo *tp = p.s->topo;
 	assert_int_equal(tp->job_hn[pts_job(&p, "c1/j1")], LEAF0);
 	assert_int_equal(tp->job_hn[pts_job(&p, "c1/j2")], SPINE0); /* Bound counts */
@@ -363,11 +392,11 @@ static void test_not_a_tree(void **state)
 	(void)state;
 	pts p;
 	pts_open(&p, CONF_NONE "queues: [{name: q1}]\n"
-	         "nodes: [{name: a, allocatable: {cpu: '1', pods: '1'}}]\n"
-	         "hyperNodes:\n"
-	         "  - {name: x, tier: 1, members: [a]}\n"
-	         "  - {name: y, tier: 2, members: [x]}\n"
-	         "  - {name: z, tier: 2, members: [x]}\n");
+	                       "nodes: [{name: a, allocatable: {cpu: '1', pods: '1'}}]\n"
+	                       "hyperNodes:\n"
+	                       "  - {name: x, tier: 1, members: [a]}\n"
+	                       "  - {name: y, tier: 2, members: [x]}\n"
+	                       "  - {name: z, tier: 2, members: [x]}\n");
 	const tph_hn_tree *t = &p.s->topo->t;
 	assert_false(t->ready);
 	assert_int_equal(t->parent[0], 1); /* the first claim stands */

@@ -17,49 +17,56 @@
 #include "plugin_test_session.h"
 #include "statement.h"
 
-#define CONF(args, flags)                                                                 \
+#define CONF(args, flags)                                                                        \
 	"conf: |\n  actions: \"\"\n  tiers:\n  - plugins:\n    - name: network-topology-aware\n" \
 	"      arguments: " args "\n" flags
 
-#define TOPO                                                                    \
-	"queues: [{name: q1}]\n"                                                  \
-	"nodes:\n"                                                                \
-	"  - {name: a1, allocatable: {cpu: '4', memory: 8Gi, pods: '10'}}\n"     \
-	"  - {name: a2, allocatable: {cpu: '4', memory: 8Gi, pods: '10'}}\n"     \
-	"  - {name: b1, allocatable: {cpu: '4', memory: 8Gi, pods: '10'}}\n"     \
-	"  - {name: c1, allocatable: {cpu: '4', memory: 8Gi, pods: '10'}}\n"     \
-	"  - {name: d1, allocatable: {cpu: '4', memory: 8Gi, pods: '10'}}\n"     \
-	"  - {name: z, allocatable: {cpu: '4', memory: 8Gi, pods: '10'}}\n"      \
-	"hyperNodes:\n"                                                           \
-	"  - {name: A, tier: 1, members: [a1, a2]}\n"                            \
-	"  - {name: B, tier: 1, members: [b1]}\n"                                \
-	"  - {name: S, tier: 2, members: [A, B]}\n"                              \
-	"  - {name: C, tier: 1, members: [c1]}\n"                                \
-	"  - {name: D, tier: 1, members: [d1]}\n"                                \
-	"podGroups:\n"                                                            \
-	"  - {name: plain, namespace: c1, queue: q1}\n"                          \
-	"  - {name: net, namespace: c1, queue: q1,"                              \
-	" networkTopology: {mode: hard, highestTierAllowed: 1}}\n"               \
-	"  - {name: fresh, namespace: c1, queue: q1, minResources: {cpu: '6'},"  \
-	" networkTopology: {mode: hard, highestTierAllowed: 1}}\n"               \
-	"  - {name: spread, namespace: c1, queue: q1,"                           \
-	" networkTopology: {mode: hard, highestTierAllowed: 2}}\n"               \
-	"  - {name: be, namespace: c1, queue: q1}\n"                             \
-	"pods:\n"                                                                 \
-	"  - {name: r, namespace: c1, podGroup: plain, phase: Running, nodeName: b1," \
-	" requests: {cpu: '2'}}\n"                                                \
+#define TOPO                                                                                 \
+	"queues: [{name: q1}]\n"                                                             \
+	"nodes:\n"                                                                           \
+	"  - {name: a1, allocatable: {cpu: '4', memory: 8Gi, pods: '10'}}\n"                 \
+	"  - {name: a2, allocatable: {cpu: '4', memory: 8Gi, pods: '10'}}\n"                 \
+	"  - {name: b1, allocatable: {cpu: '4', memory: 8Gi, pods: '10'}}\n"                 \
+	"  - {name: c1, allocatable: {cpu: '4', memory: 8Gi, pods: '10'}}\n"                 \
+	"  - {name: d1, allocatable: {cpu: '4', memory: 8Gi, pods: '10'}}\n"                 \
+	"  - {name: z, allocatable: {cpu: '4', memory: 8Gi, pods: '10'}}\n"                  \
+	"hyperNodes:\n"                                                                      \
+	"  - {name: A, tier: 1, members: [a1, a2]}\n"                                        \
+	"  - {name: B, tier: 1, members: [b1]}\n"                                            \
+	"  - {name: S, tier: 2, members: [A, B]}\n"                                          \
+	"  - {name: C, tier: 1, members: [c1]}\n"                                            \
+	"  - {name: D, tier: 1, members: [d1]}\n"                                            \
+	"podGroups:\n"                                                                       \
+	"  - {name: plain, namespace: c1, queue: q1}\n"                                      \
+	"  - {name: net, namespace: c1, queue: q1,"                                          \
+	" networkTopology: {mode: hard, highestTierAllowed: 1}}\n"                           \
+	"  - {name: fresh, namespace: c1, queue: q1, minResources: {cpu: '6'},"              \
+	" networkTopology: {mode: hard, highestTierAllowed: 1}}\n"                           \
+	"  - {name: spread, namespace: c1, queue: q1,"                                       \
+	" networkTopology: {mode: hard, highestTierAllowed: 2}}\n"                           \
+	"  - {name: be, namespace: c1, queue: q1}\n"                                         \
+	"pods:\n"                                                                            \
+	"  - {name: r, namespace: c1, podGroup: plain, phase: Running, nodeName: b1,"        \
+	" requests: {cpu: '2'}}\n"                                                           \
 	"  - {name: p, namespace: c1, podGroup: plain, requests: {cpu: '1', memory: 2Gi}}\n" \
-	"  - {name: big, namespace: c1, podGroup: plain, requests: {cpu: '5'}}\n" \
-	"  - {name: t, namespace: c1, podGroup: net, requests: {cpu: '1', memory: 2Gi}}\n" \
-	"  - {name: r2, namespace: c1, podGroup: net, phase: Running, nodeName: d1," \
-	" requests: {cpu: '1', memory: 1Gi}}\n"                                   \
-	"  - {name: u, namespace: c1, podGroup: spread, requests: {cpu: '1'}}\n" \
-	"  - {name: u2, namespace: c1, podGroup: spread, phase: Running, nodeName: b1}\n" \
-	"  - {name: e1, namespace: c1, podGroup: be, phase: Running, nodeName: c1}\n" \
-	"  - {name: e2, namespace: c1, podGroup: be}\n"                          \
+	"  - {name: big, namespace: c1, podGroup: plain, requests: {cpu: '5'}}\n"            \
+	"  - {name: t, namespace: c1, podGroup: net, requests: {cpu: '1', memory: 2Gi}}\n"   \
+	"  - {name: r2, namespace: c1, podGroup: net, phase: Running, nodeName: d1,"         \
+	" requests: {cpu: '1', memory: 1Gi}}\n"                                              \
+	"  - {name: u, namespace: c1, podGroup: spread, requests: {cpu: '1'}}\n"             \
+	"  - {name: u2, namespace: c1, podGroup: spread, phase: Running, nodeName: b1}\n"    \
+	"  - {name: e1, namespace: c1, podGroup: be, phase: Running, nodeName: c1}\n"        \
+	"  - {name: e2, namespace: c1, podGroup: be}\n"                                      \
 	"  - {name: f, namespace: c1, podGroup: fresh, requests: {cpu: '1'}}\n"
 
-enum { A, B, S, C, D, TOP };
+enum {
+	A,
+	B,
+	S,
+	C,
+	D,
+	TOP
+};
 
 static void scores(pts *p, const char *task, double *out)
 {
@@ -114,10 +121,15 @@ static void test_normal_pod_arguments(void **state)
 	pts_free(&p);
 	/* fading 0: only tier 1 counts (0^0 = 1); memory weight 3; plugin weight 2 */
 	pts_open(&p, CONF("{weight: 2, hypernode.binpack.memory: 3,"
-	                  " hypernode.binpack.normal-pod.fading: 0}", "") TOPO);
+	                  " hypernode.binpack.normal-pod.fading: 0}",
+	                  "") TOPO);
 	double a = (1.0 / 8 + 3 * 2.0 / 16) / 4 * 200, c = (1.0 / 4 + 3 * 2.0 / 8) / 4 * 200;
-	double want[6] = {a, a, ((2.0 + 1) / 4 + 3 * 2.0 / 8) / 4 * 200, c,
-	                  ((1.0 + 1) / 4 + 3 * 3.0 / 8) / 4 * 200, 200};
+	double want[6] = {a,
+	                  a,
+	                  ((2.0 + 1) / 4 + 3 * 2.0 / 8) / 4 * 200,
+	                  c,
+	                  ((1.0 + 1) / 4 + 3 * 3.0 / 8) / 4 * 200,
+	                  200};
 	expect6(&p, "c1/p", want);
 	pts_free(&p);
 }
@@ -275,7 +287,8 @@ static void test_binds_per_hypernode(void **state)
 	    "  - {name: p2, namespace: c1, podGroup: pg, requests: {cpu: '2'}}\n"
 	    "  - {name: p3, namespace: c1, podGroup: pg, requests: {cpu: '2'}}\n"
 	    "expect:\n  bindsPerHyperNode: ";
-	const char *cases[][2] = {{"[2, 1]", ""}, {"[1, 2]", ""}, {"[3]", "expected [3], got [1, 2]"}};
+	const char *cases[][2] = {
+	    {"[2, 1]", ""}, {"[1, 2]", ""}, {"[3]", "expected [3], got [1, 2]"}};
 	for (int i = 0; i < 3; i++) {
 		char yaml[2048];
 		snprintf(yaml, sizeof yaml, "%s%s\n", base, cases[i][0]);
@@ -297,9 +310,9 @@ static void test_binds_per_hypernode(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_normal_pods),      cmocka_unit_test(test_normal_pod_arguments),
-	    cmocka_unit_test(test_network_aware),    cmocka_unit_test(test_hypernode_order),
-	    cmocka_unit_test(test_gradients),        cmocka_unit_test(test_flags),
+	    cmocka_unit_test(test_normal_pods),         cmocka_unit_test(test_normal_pod_arguments),
+	    cmocka_unit_test(test_network_aware),       cmocka_unit_test(test_hypernode_order),
+	    cmocka_unit_test(test_gradients),           cmocka_unit_test(test_flags),
 	    cmocka_unit_test(test_binds_per_hypernode),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,9 +12,9 @@
 #include "plugin_test_session.h"
 #include "statement.h"
 
-#define HEAD                                                                      \
-	"conf: |\n  actions: \"\"\n  tiers:\n  - plugins:\n    - name: gang\n"        \
-	"queues: [{name: q1}]\n"                                                    \
+#define HEAD                                                                   \
+	"conf: |\n  actions: \"\"\n  tiers:\n  - plugins:\n    - name: gang\n" \
+	"queues: [{name: q1}]\n"                                               \
 	"nodes: [{name: n1, allocatable: {cpu: '64', memory: 64Gi, pods: '100'}}]\n"
 
 #define POD(name, more) "  - {name: " name ", namespace: c1, podGroup: pg" more "}\n"
@@ -31,12 +31,12 @@ static const char scn[] =
          "      - {name: ps, minSubGroups: 1, matchLabelKeys: [idx, zone]}\n"
          "      - {name: none, minSubGroups: 0}\n"
          "pods:\n" POD("w-a", ", labels: {role: worker, idx: '1'}, requests: {cpu: '1'}")
-         POD("w-b", ", labels: {role: worker, idx: '1'}, requests: {cpu: '2'}")
-         POD("w-c", ", labels: {role: worker, idx: '0'}, requests: {cpu: '4'}")
-         POD("m", ", labels: {role: master, idx: '7', zone: a}, requests: {cpu: '1'}")
-         POD("x", ", labels: {role: worker}, requests: {cpu: '1'}")
-         POD("y", ", labels: {role: worker, idx: ''}")
-         POD("be", ", labels: {idx: '7', zone: a}");
+             POD("w-b", ", labels: {role: worker, idx: '1'}, requests: {cpu: '2'}")
+                 POD("w-c", ", labels: {role: worker, idx: '0'}, requests: {cpu: '4'}")
+                     POD("m", ", labels: {role: master, idx: '7', zone: a}, requests: {cpu: '1'}")
+                         POD("x", ", labels: {role: worker}, requests: {cpu: '1'}")
+                             POD("y", ", labels: {role: worker, idx: ''}")
+                                 POD("be", ", labels: {idx: '7', zone: a}");
 
 static tph_idx sj_of(const pts *p, const char *task)
 {
@@ -121,7 +121,7 @@ static void test_minimums(void **state)
 	                  "  - {name: pg, namespace: c1, queue: q1, subGroupPolicy: [{name: w,"
 	                  " minSubGroups: 3, matchLabelKeys: [idx]}]}\n"
 	                  "pods:\n" POD("a", ", labels: {idx: '1'}, phase: Running, nodeName: n1")
-	                  POD("b", ", labels: {idx: '2'}, phase: Running, nodeName: n1"));
+	                      POD("b", ", labels: {idx: '2'}, phase: Running, nodeName: n1"));
 	tph_idx j = pts_job(&p, "c1/pg");
 	assert_false(tph_job_subjobs_valid(p.s, j));
 	assert_false(tph_job_subjobs_ready(p.s, j));
@@ -173,8 +173,8 @@ static void test_long_ids(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_partition),   cmocka_unit_test(test_counters),
-	    cmocka_unit_test(test_minimums),    cmocka_unit_test(test_default_only),
+	    cmocka_unit_test(test_partition), cmocka_unit_test(test_counters),
+	    cmocka_unit_test(test_minimums),  cmocka_unit_test(test_default_only),
 	    cmocka_unit_test(test_long_ids),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

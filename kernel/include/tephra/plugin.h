@@ -218,8 +218,8 @@ typedef void (*tph_hn_score_fn)(void *st, const tph_session *s, tph_idx subjob,
 /* HyperNodeGradientForJob (`who` is a job) or ForSubJob (`who` is a subjob): fill `out` with
  * the hypernodes under `hypernode` to try, in gradients. Leaving it empty means no placement.
  * The first registration (tier order) decides. */
-typedef void (*tph_hn_gradient_fn)(void *st, const tph_session *s, tph_idx who,
-                                   tph_idx hypernode, int purpose, tph_hn_gradient *out);
+typedef void (*tph_hn_gradient_fn)(void *st, const tph_session *s, tph_idx who, tph_idx hypernode,
+                                   int purpose, tph_hn_gradient *out);
 
 int tph_on_hypernode_order(tph_session *s, tph_hn_score_fn fn); /* enabledHyperNodeOrder */
 int tph_on_hypernode_gradient_job(tph_session *s, tph_hn_gradient_fn fn);    /* enabledHyper- */
