@@ -48,7 +48,7 @@ typedef enum tph_res_unit {
  * 0); TPH_ERANGE when the scaled value exceeds INT64_MAX ("quantity overflows int64").
  * `len` is the length of `s`; the string need not be NUL-terminated. */
 int tph_quantity_parse(const char *s, size_t len, tph_res_unit unit, int64_t *out,
-		       const char **why);
+                       const char **why);
 
 /* Format an exact value as a Kubernetes quantity that parses back to it in the same unit.
  * Milli-units: whole units without suffix ("2"), otherwise "<n>m" ("1500m"). Bytes: the
