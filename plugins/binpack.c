@@ -21,6 +21,8 @@ static const tph_arg_spec bp_args[] = {
     {"binpack.memory", TPH_ARG_INT, "1", 0, 0, OFF(memory), NULL},
     {"binpack.resources", TPH_ARG_STRING, NULL, 0, 0, OFF(resources),
      "comma-separated extra resources"},
+    {"binpack.resources.*", TPH_ARG_INT, NULL, 0, 0, TPH_ARG_NOFIELD,
+     "the weight of each resource named in binpack.resources"},
     {NULL, 0, NULL, 0, 0, 0, NULL},
 };
 

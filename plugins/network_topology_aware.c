@@ -18,6 +18,8 @@ static const tph_arg_spec nta_args[] = {
     {"hypernode.binpack.normal-pod.enable", TPH_ARG_BOOL, "true", 0, 0, OFF(normal_enable), NULL},
     {"hypernode.binpack.normal-pod.fading", TPH_ARG_FLOAT, "0.8", 0, 0, OFF(fading), NULL},
     {"hypernode.gradient.evict.max-hypernodes", TPH_ARG_INT, "8", 0, 0, OFF(evict_max), NULL},
+    {"hypernode.binpack.resources.*", TPH_ARG_INT, NULL, 0, 0, TPH_ARG_NOFIELD,
+     "the weight of each resource named in hypernode.binpack.resources"},
     {NULL, 0, NULL, 0, 0, 0, NULL},
 };
 

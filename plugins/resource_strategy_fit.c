@@ -207,9 +207,19 @@ static int rsf_open(tph_session *s, void *stv, const tph_args *args)
 	return rc;
 }
 
+/* Nested maps, read with the getters in resource_strategy_fit_args.c. */
+static const tph_arg_spec rsf_args[] = {
+    {"resourceStrategyFitWeight", TPH_ARG_INT, NULL, 0, 0, TPH_ARG_NOFIELD, NULL},
+    {"resources", TPH_ARG_MAP, NULL, 0, 0, TPH_ARG_NOFIELD, "per resource: type, weight"},
+    {"sra", TPH_ARG_MAP, NULL, 0, 0, TPH_ARG_NOFIELD, "scarce resource avoidance"},
+    {"proportional", TPH_ARG_MAP, NULL, 0, 0, TPH_ARG_NOFIELD, NULL},
+    {NULL, 0, NULL, 0, 0, 0, NULL},
+};
+
 const tph_plugin tph_plugin_resource_strategy_fit = {
     .abi = TPH_PLUGIN_ABI,
     .name = "resource-strategy-fit",
+    .args = rsf_args,
     .state_size = sizeof(rsf_st),
     .on_session_open = rsf_open,
 };

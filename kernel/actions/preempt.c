@@ -4,6 +4,7 @@
  * preempt_normal.c or preempt_topology.c. */
 #include "preempt.h"
 
+#include "action_util.h"
 #include "ep.h"
 #include "ep_predicate.h"
 
@@ -20,6 +21,8 @@ static const tph_arg_spec preempt_args[] = {
      "at least this many candidate nodes"},
     {"maxCandidateNodesAbsolute", TPH_ARG_INT, "100", 0, 0, offsetof(tph_preempt_opts, max_abs),
      "at most this many candidate nodes"},
+    /* The predicate error cache and node sampling keys, read through action_util. */
+    {"", 0, NULL, 0, 0, TPH_ARG_NOFIELD, NULL, tph_ph_arg_spec},
     {NULL, 0, NULL, 0, 0, 0, NULL},
 };
 

@@ -33,7 +33,7 @@ bool tph_conf_flag_follows_default(tph_conf_flag f)
 /* ---- arguments ----------------------------------------------------------------------------- */
 
 #define ARG_MAX_DEPTH 64
-#define ARG_MAX_NODES 1000000u
+#define ARG_MAX_NODES 100000u
 
 typedef struct conf_ld {
 	yu_ctx c;

@@ -3,6 +3,8 @@
  * hook keeps current with the same accounting the statement applies to nodes. */
 #include "hypernode.h"
 
+#include "mem.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,9 +98,38 @@ int tph_hn_tiers_build(tph_session *s, tph_hn_tree *t)
 
 /* ---- aggregates ---- */
 
-static void sum_column(const tph_hn_tree *t, const tph_session *s, const int64_t *node_col,
-                       int64_t *hn_col)
+/* Each ready node's hypernodes form one chain from a deepest one to the top (a node is a
+ * direct member of one hypernode, the usual case): its value then enters once at the bottom
+ * of the chain and flows up the tree. bottom[i] gets the chain's deepest hypernode. */
+static bool chains(const tph_hn_tree *t, uint32_t nn, tph_idx *bottom)
 {
+	for (tph_idx i = 0; i < nn; i++) {
+		uint32_t a = t->of_off[i], e = t->of_off[i + 1];
+		tph_idx b = TPH_NOIDX;
+		for (uint32_t k = a; k < e; k++)
+			if (b == TPH_NOIDX || t->depth[t->of[k]] > t->depth[b])
+				b = t->of[k];
+		if (b != TPH_NOIDX && e - a != t->depth[b] + 1)
+			return false;
+		bottom[i] = b;
+	}
+	return true;
+}
+
+/* One aggregate column from a node column: through the chains when `bottom` is given (nodes
+ * into their deepest hypernode, then children into parents in reverse pre-order), else by
+ * adding each node to every hypernode that holds it (overlapping members count once). */
+static void sum_column(const tph_hn_tree *t, const tph_session *s, const tph_idx *bottom,
+                       const int64_t *node_col, int64_t *hn_col)
+{
+	if (bottom) {
+		for (tph_idx i = 0; i < s->nodes.n; i++)
+			if (bottom[i] != TPH_NOIDX)
+				hn_col[bottom[i]] += node_col[i];
+		for (uint32_t k = t->n; k-- > 1;)
+			hn_col[t->parent[t->preorder[k]]] += hn_col[t->preorder[k]];
+		return;
+	}
 	for (tph_idx i = 0; i < s->nodes.n; i++) {
 		int64_t v = node_col[i];
 		for (uint32_t k = t->of_off[i]; k < t->of_off[i + 1]; k++)
@@ -115,17 +146,22 @@ int tph_hn_agg_build(tph_session *s, tph_hn_tree *t)
 	t->used = TPH_ARENA_NEW(&s->arena, int64_t, cells);
 	t->releasing = TPH_ARENA_NEW(&s->arena, int64_t, cells);
 	t->pipelined = TPH_ARENA_NEW(&s->arena, int64_t, cells);
-	if (!t->alloc || !t->idle || !t->used || !t->releasing || !t->pipelined)
+	tph_idx *bottom = tph_malloc((s->nodes.n + 1) * sizeof *bottom);
+	if (!t->alloc || !t->idle || !t->used || !t->releasing || !t->pipelined || !bottom) {
+		tph_free(bottom);
 		return TPH_ENOMEM;
+	}
+	const tph_idx *b = chains(t, s->nodes.n, bottom) ? bottom : NULL;
 	const tph_node_store *ns = &s->nodes;
 	for (uint32_t d = 0; d < s->ndim; d++) {
 		size_t nb = (size_t)d * ns->stride, hb = (size_t)d * t->n;
-		sum_column(t, s, ns->alloc + nb, t->alloc + hb);
-		sum_column(t, s, ns->idle + nb, t->idle + hb);
-		sum_column(t, s, ns->used + nb, t->used + hb);
-		sum_column(t, s, ns->releasing + nb, t->releasing + hb);
-		sum_column(t, s, ns->pipelined + nb, t->pipelined + hb);
+		sum_column(t, s, b, ns->alloc + nb, t->alloc + hb);
+		sum_column(t, s, b, ns->idle + nb, t->idle + hb);
+		sum_column(t, s, b, ns->used + nb, t->used + hb);
+		sum_column(t, s, b, ns->releasing + nb, t->releasing + hb);
+		sum_column(t, s, b, ns->pipelined + nb, t->pipelined + hb);
 	}
+	tph_free(bottom);
 	return TPH_OK;
 }
 

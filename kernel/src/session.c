@@ -116,6 +116,7 @@ static int open_plugin(tph_session *s, uint32_t i, uint32_t t, uint32_t p, tph_d
 		return tph_diag_set(d, TPH_ENOMEM, "plugin %s: out of memory", name);
 	if (pi->desc->args)
 		tph_args_apply(pi->args, pi->desc->args, pi->st, d, name);
+	tph_args_check_unknown(pi->args, pi->desc->args, d, name);
 	tph_args_set_diag(pi->args, d, name);
 	s->cur_plugin = (int)i;
 	rc = pi->desc->on_session_open(s, pi->st, pi->args);
@@ -205,6 +206,7 @@ static int run_action(tph_session *s, const char *name, tph_diag *d)
 	const tph_conf_action_args *ca = tph_conf_find_action_args(s->conf, name);
 	const tph_args *args = ca ? &ca->args : NULL;
 	tph_args_set_diag(args, d, name);
+	tph_args_check_unknown(args, a->args, d, name);
 	double t0 = tph_now_ms();
 	if (a->initialize && (rc = a->initialize(s, args)))
 		return tph_diag_set(d, rc, "action %s: initialize failed", name);

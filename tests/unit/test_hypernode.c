@@ -205,6 +205,30 @@ static void test_aggregates_follow_statements(void **state)
 	pts_free(&p);
 }
 
+/* A node in two hypernodes counts once in their common ancestors, as a set union does. */
+static void test_overlapping_members(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(&p, CONF_NONE "queues: [{name: q1}]\n"
+	                       "nodes:\n"
+	                       "  - {name: a, allocatable: {cpu: '1', pods: '1'}}\n"
+	                       "  - {name: b, allocatable: {cpu: '2', pods: '1'}}\n"
+	                       "hyperNodes:\n"
+	                       "  - {name: x, tier: 1, members: [a, b]}\n"
+	                       "  - {name: y, tier: 1, members: [{regex: '^b$'}]}\n"
+	                       "  - {name: z, tier: 2, members: [x, y]}\n");
+	const tph_hn_tree *t = &p.s->topo->t;
+	assert_int_equal(cpu(t, t->alloc, 0), 3000);
+	assert_int_equal(cpu(t, t->alloc, 1), 2000);
+	assert_int_equal(cpu(t, t->alloc, 2), 3000);
+	assert_int_equal(cpu(t, t->alloc, 3), 3000);
+	assert_int_equal(t->lowest[1], 0); /* the first by index of the lowest tier */
+	tph_idx both[] = {0, 1};
+	assert_int_equal(tph_hn_lowest_holding(t, both, 2), 0);
+	pts_free(&p);
+}
+
 /* ---- gradients ---- */
 
 static void expect_gradient(const tph_hn_gradient *g, const char *want)
@@ -412,6 +436,7 @@ int main(void)
 	    cmocka_unit_test(test_no_hypernodes),
 	    cmocka_unit_test(test_lca_and_holding),
 	    cmocka_unit_test(test_aggregates_follow_statements),
+	    cmocka_unit_test(test_overlapping_members),
 	    cmocka_unit_test(test_gradient_build),
 	    cmocka_unit_test(test_search_root),
 	    cmocka_unit_test(test_job_topology),

@@ -35,7 +35,17 @@ typedef enum tph_arg_type {
 /* One declared argument. The framework applies the table before on_session_open: the
  * default (parsed like a conf value) then the conf's value, written at `offset` in the
  * plugin's state. Bounds apply to INT/FLOAT/DURATION when min < max (an out-of-bounds value
- * warns and keeps the default). */
+ * warns and keeps the default).
+ *
+ * A descriptor's table declares every argument its plugin or action reads: the framework warns
+ * about any other key in the conf (Volcano ignores unknown keys; we say so). Besides plain
+ * entries a table may hold:
+ * - a key ending in '*': a prefix pattern (`binpack.resources.*`) for families of keys;
+ * - offset TPH_ARG_NOFIELD: a known key the plugin reads itself with the getters;
+ * - `include`: another table whose keys are known too (its entries are not applied).
+ * A NULL table declares no arguments. */
+#define TPH_ARG_NOFIELD SIZE_MAX
+
 typedef struct tph_arg_spec {
 	const char *key;
 	tph_arg_type type;
@@ -43,6 +53,7 @@ typedef struct tph_arg_spec {
 	double min, max;
 	size_t offset;
 	const char *help;
+	const struct tph_arg_spec *include; /* non-NULL: an include entry (key ignored) */
 } tph_arg_spec;
 
 /* Where warnings go while getters run (set by the framework per plugin). */
@@ -64,9 +75,15 @@ const tph_args *tph_args_at(const tph_args *a, uint32_t i);
 /* The text of a scalar, or NULL. */
 const char *tph_args_text(const tph_args *a);
 
-/* Apply a spec table (terminated by key == NULL) to `dst`. Returns TPH_OK; problems warn. */
+/* Apply a spec table (terminated by key == NULL) to `dst`. Returns TPH_OK; problems warn.
+ * Patterns, NOFIELD and include entries are skipped. */
 int tph_args_apply(const tph_args *a, const tph_arg_spec *spec, void *dst, tph_diag *d,
                    const char *owner);
+
+/* Warn about every key of the mapping `a` that `spec` does not declare (see above); returns
+ * how many were unknown. */
+uint32_t tph_args_check_unknown(const tph_args *a, const tph_arg_spec *spec, tph_diag *d,
+                                const char *owner);
 
 #ifdef __cplusplus
 }
