@@ -7,6 +7,9 @@
 # regex, default all), TPH_BENCH_PROFILES (generated profiles to run; default all but
 # 100k-nodes), TPH_BENCH_OUT (the markdown file, default bench/RESULTS.md), TPH_BENCH_WERROR
 # (OFF to build while someone else's file has a warning; the code generated is the same).
+# OMP_WAIT_POLICY and GOMP_SPINCOUNT pass through to the benchmarks and are recorded: on a
+# machine where other processes compete for the cores, OMP_WAIT_POLICY=passive is the setting
+# that keeps two threads from being slower than one (see bench/README.md).
 # Needs cmake, a C compiler, libbenchmark-dev and python3 (for the report only).
 set -eu
 
@@ -43,11 +46,12 @@ dirty=$(git -C "$root" status --porcelain 2>/dev/null | head -1)
 [ -n "$dirty" ] && commit="$commit (with uncommitted changes)"
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
 cc=$(cc --version | head -1)
+omp="OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-unset} GOMP_SPINCOUNT=${GOMP_SPINCOUNT:-unset}"
 
-python3 - "$json" "$out" "$commit" "$cpu" "$(nproc)" "$load" "$cc" "$reps" <<'EOF'
+python3 - "$json" "$out" "$commit" "$cpu" "$(nproc)" "$load" "$cc" "$reps" "$omp" <<'EOF'
 import json, sys, datetime
 
-src, out, commit, cpu, nproc, load, cc, reps = sys.argv[1:9]
+src, out, commit, cpu, nproc, load, cc, reps, omp = sys.argv[1:10]
 data = json.load(open(src))
 med = {b["run_name"]: b for b in data["benchmarks"]
        if not b.get("error_occurred") and
@@ -55,9 +59,9 @@ med = {b["run_name"]: b for b in data["benchmarks"]
 errors = {b["run_name"]: b.get("error_message", "") for b in data["benchmarks"]
           if b.get("error_occurred")}
 
-def ms(b):
+def ms(b, key="real_time"):
     scale = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}[b["time_unit"]]
-    return b["real_time"] * scale
+    return b[key] * scale
 
 def get(name):
     return med.get(name)
@@ -84,8 +88,9 @@ w("|---|---|")
 w("| date | %s |" % datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
 w("| commit | %s |" % commit)
 w("| machine | %s cores, %s |" % (nproc, cpu))
-w("| load average at start | %s |" % load)
+w("| load average at start | %s (other processes competing for the cores inflate wall times, most of all with 2 threads) |" % load)
 w("| compiler | %s, Release (-O2) |" % cc)
+w("| OpenMP environment | %s |" % omp)
 w("")
 
 # ---- targets ----
@@ -133,14 +138,18 @@ w("")
 # ---- macro ----
 w("## Full sessions (snapshot, open, actions, close)")
 w("")
-w("| profile | threads | naive | wall ms | tasks bound | tasks/s | ns per task-node eval | filter+score ms | session B/node | B/task | budget | peak RSS | identical | conf |")
-w("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+w("CPU ms is the CPU time of the benchmark's main thread; with one thread it is the wall time")
+w("an idle machine would show, when other processes compete for the cores.")
+w("")
+w("| profile | threads | naive | wall ms | CPU ms | tasks bound | tasks/s | ns per task-node eval | filter+score ms | session B/node | B/task | budget | peak RSS | identical | conf |")
+w("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for name, b in med.items():
     if not name.startswith("session/"):
         continue
     parts = name.split("/")
-    w("| %s | %s | %s | %.1f | %d | %s | %.1f | %.1f | %s | %s | %.2f | %s | %s | %s |" % (
-        parts[1], parts[2].split(":")[1], parts[3].split(":")[1], ms(b), b.get("binds", 0),
+    w("| %s | %s | %s | %.1f | %.1f | %d | %s | %.1f | %.1f | %s | %s | %.2f | %s | %s | %s |" % (
+        parts[1], parts[2].split(":")[1], parts[3].split(":")[1], ms(b), ms(b, "cpu_time"),
+        b.get("binds", 0),
         fmt(b.get("tasks_per_s")), b.get("s_per_eval", 0) * 1e9, b.get("filter_score_ms", 0),
         fmt(b.get("session_B_per_node")), fmt(b.get("session_B_per_task")),
         b.get("session_budget_ratio", 0), fmt(b.get("peak_rss_B"), "B"),
@@ -157,8 +166,8 @@ for name, b in med.items():
 w("")
 w("## Micro benchmarks")
 w("")
-w("| benchmark | time | per node / op | notes |")
-w("|---|---|---|---|")
+w("| benchmark | wall | CPU | per node / op | notes |")
+w("|---|---|---|---|---|")
 for name, b in med.items():
     if name.startswith(("session/", "load/")):
         continue
@@ -167,10 +176,11 @@ for name, b in med.items():
     if "session_budget_ratio" in b:
         note = "%s; snapshot %sB, session %sB (%.2f of budget)" % (
             note, fmt(b["snapshot_B"]), fmt(b["session_B"]), b["session_budget_ratio"])
-    w("| %s | %.4f ms | %s | %s |" % (name.replace("/real_time", ""), ms(b),
-                                     "%.1f ns" % (per * 1e9) if per else "", note))
+    w("| %s | %.4f ms | %.4f ms | %s | %s |" % (name.replace("/real_time", ""), ms(b),
+                                               ms(b, "cpu_time"),
+                                               "%.1f ns" % (per * 1e9) if per else "", note))
 for name, msg in sorted(errors.items()):
-    w("| %s | skipped | | %s |" % (name, msg))
+    w("| %s | skipped | | | %s |" % (name, msg))
 w("")
 open(out, "w").write("\n".join(lines))
 print("wrote", out)

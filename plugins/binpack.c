@@ -3,9 +3,9 @@
  * (request + used) / allocatable * weight, averaged over the weights and scaled to
  * 100 * binpack.weight. A node where a weighted resource would overflow scores 0. */
 #include <stdio.h>
-#include <string.h>
 
 #include "session.h"
+#include "vres.h"
 
 typedef struct bp_st {
 	int64_t weight, cpu, memory;
@@ -36,26 +36,24 @@ static void set_weight(bp_st *st, const tph_session *s, const char *name, size_t
 		}
 }
 
-/* binpack.resources: "a, b" -> binpack.resources.<name> (default 1, negative -> 1). */
-static void extra_resources(bp_st *st, const tph_session *s, const tph_args *args)
+typedef struct bp_names {
+	bp_st *st;
+	const tph_session *s;
+	const tph_args *args;
+} bp_names;
+
+/* One name of binpack.resources ("a, b"): its weight is binpack.resources.<name> (default 1,
+ * negative -> 1). */
+static void extra_resource(void *ud, const char *name, size_t len)
 {
+	const bp_names *x = ud;
 	char key[256];
-	for (const char *p = st->resources; p && *p;) {
-		const char *end = strchr(p, ',');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-		const char *b = p, *e = p + len;
-		while (b < e && (*b == ' ' || *b == '\t' || *b == '\n' || *b == '\r'))
-			b++;
-		while (e > b && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r'))
-			e--;
-		int64_t w = 1;
-		if (e > b && (size_t)(e - b) < sizeof key - 20) {
-			snprintf(key, sizeof key, "binpack.resources.%.*s", (int)(e - b), b);
-			tph_args_int(args, key, &w);
-			set_weight(st, s, b, (size_t)(e - b), w < 0 ? 1 : w);
-		}
-		p = end ? end + 1 : NULL;
-	}
+	int64_t w = 1;
+	if (len >= sizeof key - 20)
+		return;
+	snprintf(key, sizeof key, "binpack.resources.%.*s", (int)len, name);
+	tph_args_int(x->args, key, &w);
+	set_weight(x->st, x->s, name, len, w < 0 ? 1 : w);
 }
 
 /* The weighted dimensions the task requests, found once per call. */
@@ -97,7 +95,7 @@ static void score(void *stv, const tph_session *s, tph_idx task, const tph_idx *
 static int bp_open(tph_session *s, void *stv, const tph_args *args)
 {
 	bp_st *st = stv;
-	extra_resources(st, s, args);
+	vr_each_name(st->resources, extra_resource, &(bp_names){st, s, args});
 	/* cpu and memory are set last: their own keys win over binpack.resources.cpu. */
 	st->w[TPH_RES_CPU] = (double)(st->cpu < 0 ? 1 : st->cpu);
 	st->w[TPH_RES_MEMORY] = (double)(st->memory < 0 ? 1 : st->memory);

@@ -20,30 +20,10 @@ static const tph_arg_spec cap_args[] = {
     {NULL, 0, NULL, 0, 0, 0, NULL},
 };
 
-static tph_idx queue_of(const tph_session *s, tph_idx t)
-{
-	tph_idx j = s->tasks.job[t];
-	return j == TPH_NOIDX ? TPH_NOIDX : s->jobs->queue[j];
-}
-
-/* Start a new per-call set of allocated clones (see clone_row). */
-static void clones_reset(cap_st *st)
-{
-	if (++st->epoch == 0) {
-		memset(st->mark, 0, st->nq * sizeof *st->mark);
-		st->epoch = 1;
-	}
-}
-
 /* allocations[q] in Volcano's victim checks: q's allocated, cloned on first use per call. */
 static int64_t *clone_row(cap_st *st, tph_idx q)
 {
-	int64_t *r = cap_row(st, st->tmp, q);
-	if (st->mark[q] != st->epoch) {
-		memcpy(r, cap_row(st, st->alloc, q), st->nd * sizeof *r);
-		st->mark[q] = st->epoch;
-	}
-	return r;
+	return vr_clone_row(&st->clones, q, cap_row(st, st->alloc, q));
 }
 
 /* The ancestor `depth` levels above q (1: parent), or TPH_NOIDX. */
@@ -168,7 +148,7 @@ static bool ancestors_eligible(cap_st *st, tph_idx rq, tph_idx q, const int64_t 
 static bool reclaim_one(cap_st *st, const tph_session *s, tph_idx reclaimer, tph_idx rq, tph_idx t)
 {
 	int64_t req[TPH_RES_MAX], rr[TPH_RES_MAX], except[TPH_RES_MAX];
-	tph_idx q = queue_of(s, t);
+	tph_idx q = tph_task_queue(s, t);
 	if (q == TPH_NOIDX || !st->has[q])
 		return false;
 	vr_req(&st->v, s, t, req);
@@ -205,10 +185,10 @@ static int reclaimable(void *stv, const tph_session *s, tph_idx reclaimer, const
                        uint32_t n, uint8_t *keep)
 {
 	cap_st *st = stv;
-	tph_idx rq = queue_of(s, reclaimer);
+	tph_idx rq = tph_task_queue(s, reclaimer);
 	if (!st->ready || rq == TPH_NOIDX || !st->has[rq])
 		return 1;
-	clones_reset(st);
+	vr_clone_reset(&st->clones);
 	tph_victims_pop_order(s, reclaimer, c, n, st->perm);
 	for (uint32_t k = 0; k < n; k++) {
 		uint32_t i = st->perm[k];
@@ -227,10 +207,10 @@ static int unified_evictable(void *stv, const tph_session *s, tph_idx who, const
 	(void)who;
 	if (!st->ready)
 		return 1;
-	clones_reset(st);
+	vr_clone_reset(&st->clones);
 	for (uint32_t i = 0; i < n; i++) {
 		int64_t req[TPH_RES_MAX], except[TPH_RES_MAX];
-		tph_idx q = queue_of(s, c[i]);
+		tph_idx q = tph_task_queue(s, c[i]);
 		if (q == TPH_NOIDX || !st->has[q])
 			continue;
 		vr_req(&st->v, s, c[i], req);
@@ -341,12 +321,7 @@ static void job_enqueued(void *stv, tph_session *s, tph_idx j)
  * changes the live row), so it always holds q as PrePredicate saw it. */
 static int64_t *sim_row(cap_st *st, tph_idx q)
 {
-	int64_t *r = cap_row(st, st->sim, q);
-	if (st->sim_stamp[q] != st->sim_epoch) {
-		memcpy(r, cap_row(st, st->alloc, q), st->nd * sizeof *r);
-		st->sim_stamp[q] = st->sim_epoch;
-	}
-	return r;
+	return vr_clone_row(&st->sim, q, cap_row(st, st->alloc, q));
 }
 
 static bool fits_chain(cap_st *st, tph_idx q, const int64_t *req, bool sim)
@@ -366,10 +341,7 @@ static tph_reason_code prepredicate(void *stv, const tph_session *s, tph_idx tas
 	cap_st *st = stv;
 	(void)s;
 	(void)task;
-	if (++st->sim_epoch == 0) {
-		memset(st->sim_stamp, 0, st->nq * sizeof *st->sim_stamp);
-		st->sim_epoch = 1;
-	}
+	vr_clone_reset(&st->sim);
 	st->sim_ready = true;
 	return TPH_PASS;
 }
@@ -386,7 +358,7 @@ static bool sim_allocatable(void *stv, const tph_session *s, tph_idx q, tph_idx 
 
 static int sim_move(cap_st *st, const tph_session *s, tph_idx t, int sign)
 {
-	tph_idx q = queue_of(s, t);
+	tph_idx q = tph_task_queue(s, t);
 	if (!st->sim_ready || q == TPH_NOIDX || !st->has[q])
 		return TPH_EINVAL;
 	vr_add_req(&st->v, s, t, sim_row(st, q), sign);
@@ -414,7 +386,7 @@ static int sim_remove(void *stv, tph_session *s, tph_idx pending, tph_idx t, tph
 /* The queue's share follows; its ancestors' allocated does, their shares do not (Volcano). */
 static int on_event(cap_st *st, tph_session *s, tph_idx t, int sign)
 {
-	tph_idx q = queue_of(s, t);
+	tph_idx q = tph_task_queue(s, t);
 	if (q == TPH_NOIDX || !st->has[q])
 		return TPH_OK;
 	for (uint32_t i = 0; i <= cap_nanc(st, q); i++) {

@@ -24,12 +24,10 @@ typedef struct cap_st {
 	uint32_t *nchild; /* [q]: child queues */
 	tph_idx *child;   /* children of q: child[child_off[q] .. child_off[q+1]) */
 	uint32_t *child_off;
-	int64_t *tmp; /* [q * nd]: per-call clones of allocated (victim checks) */
-	uint32_t *mark, epoch;
+	vr_clone clones;    /* per-call clones of allocated (victim checks) */
 	uint32_t *perm;     /* [task]: victim pop order scratch */
 	int64_t **anc_rows; /* [max ancestors]: reclaim's ancestor clones of one reclaimee */
-	int64_t *sim;       /* [q * nd]: PrePredicate snapshot of allocated (see sim_row) */
-	uint32_t *sim_stamp, sim_epoch;
+	vr_clone sim;       /* PrePredicate snapshot of allocated (see sim_row) */
 	bool sim_ready;
 } cap_st;
 

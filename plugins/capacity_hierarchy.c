@@ -9,8 +9,8 @@
 int cap_alloc_rows(tph_session *s, cap_st *st)
 {
 	size_t rows = (size_t)st->nq * st->nd + 1, nq = st->nq + 1;
-	int64_t **cols[] = {&st->alloc, &st->request, &st->inqueue, &st->elastic, &st->des,
-	                    &st->cap,   &st->guar,    &st->realcap, &st->tmp,     &st->sim};
+	int64_t **cols[] = {&st->alloc, &st->request, &st->inqueue, &st->elastic,
+	                    &st->des,   &st->cap,     &st->guar,    &st->realcap};
 	for (size_t i = 0; i < sizeof cols / sizeof *cols; i++)
 		if (!(*cols[i] = TPH_ARENA_NEW(&s->arena, int64_t, rows)))
 			return TPH_ENOMEM;
@@ -20,11 +20,11 @@ int cap_alloc_rows(tph_session *s, cap_st *st)
 			return TPH_ENOMEM;
 	st->has = TPH_ARENA_NEW(&s->arena, uint8_t, nq);
 	st->share = TPH_ARENA_NEW(&s->arena, double, nq);
-	st->mark = TPH_ARENA_NEW(&s->arena, uint32_t, nq);
-	st->sim_stamp = TPH_ARENA_NEW(&s->arena, uint32_t, nq);
 	st->perm = TPH_ARENA_NEW(&s->arena, uint32_t, s->tasks.n + 1);
-	bool ok = st->has && st->share && st->mark && st->sim_stamp && st->perm;
-	return ok ? TPH_OK : TPH_ENOMEM;
+	if (!st->has || !st->share || !st->perm)
+		return TPH_ENOMEM;
+	int rc = vr_clone_init(s, &st->clones, st->nq, st->nd);
+	return rc ? rc : vr_clone_init(s, &st->sim, st->nq, st->nd);
 }
 
 void cap_update_share(cap_st *st, tph_idx q)
@@ -91,15 +91,10 @@ static void flat_queue(cap_st *st, const tph_session *s, tph_idx q, const int64_
 
 void cap_build_flat(const tph_session *s, cap_st *st)
 {
-	int64_t total[TPH_RES_MAX], tg[TPH_RES_MAX] = {0}, g[TPH_RES_MAX];
+	int64_t total[TPH_RES_MAX], tg[TPH_RES_MAX];
 	tph_dimmask keys;
 	vr_total(&st->v, s, total, &keys);
-	for (tph_idx q = 0; q < st->nq; q++) {
-		vr_spec_row(&st->v, s->queues->guarantee + (size_t)q * st->nd,
-		            s->queues->gua_mask[q], g);
-		for (uint32_t d = 0; d < st->nd; d++)
-			tg[d] += g[d];
-	}
+	vr_guarantee_total(&st->v, s, tg);
 	for (tph_idx j = 0; j < s->jobs->n; j++) {
 		tph_idx q = s->jobs->queue[j];
 		vr_jobrows jr;

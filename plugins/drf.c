@@ -19,8 +19,7 @@ typedef struct drf_st {
 	bool hierarchy;
 	hdrf tree;
 	int64_t total_alloc[TPH_RES_MAX]; /* hierarchy: every job's allocated */
-	int64_t *tmp;                     /* [job * ndim]: preemptable's per-call job rows */
-	uint32_t *mark, epoch;            /* tmp row j is this call's when mark[j] == epoch */
+	vr_clone clones;                  /* preemptable's per-call job rows */
 	void *ws_buf;                     /* the reclaim check's clone of the tree values */
 } drf_st;
 
@@ -43,6 +42,14 @@ static int64_t *row(const drf_st *st, int64_t *base, tph_idx j)
 	return base + (size_t)j * st->v.n;
 }
 
+/* Job j's allocated row moved by `sign` times task t's request. */
+static void job_row_with(const drf_st *st, const tph_session *s, tph_idx j, tph_idx t, int sign,
+                         int64_t *out)
+{
+	memcpy(out, row(st, st->alloc, j), st->v.n * sizeof *out);
+	vr_add_req(&st->v, s, t, out, sign);
+}
+
 static int job_order(void *stv, const tph_session *s, tph_idx a, tph_idx b)
 {
 	const drf_st *st = stv;
@@ -63,22 +70,14 @@ static int preemptable(void *stv, const tph_session *s, tph_idx preemptor, const
 	if (pj == TPH_NOIDX)
 		return 1;
 	int64_t l[TPH_RES_MAX];
-	memcpy(l, row(st, st->alloc, pj), st->v.n * sizeof *l);
-	vr_add_req(&st->v, s, preemptor, l, 1);
+	job_row_with(st, s, pj, preemptor, 1, l);
 	double ls = share_of(st, l);
-	if (++st->epoch == 0) {
-		memset(st->mark, 0, s->jobs->n * sizeof *st->mark);
-		st->epoch = 1;
-	}
+	vr_clone_reset(&st->clones);
 	for (uint32_t i = 0; i < n; i++) {
 		tph_idx j = s->tasks.job[c[i]];
 		if (j == TPH_NOIDX)
 			continue;
-		int64_t *r = row(st, st->tmp, j);
-		if (st->mark[j] != st->epoch) {
-			memcpy(r, row(st, st->alloc, j), st->v.n * sizeof *r);
-			st->mark[j] = st->epoch;
-		}
+		int64_t *r = vr_clone_row(&st->clones, j, row(st, st->alloc, j));
 		vr_add_req(&st->v, s, c[i], r, -1);
 		double rs = share_of(st, r);
 		keep[i] = ls < rs || fabs(ls - rs) <= SHARE_DELTA;
@@ -125,9 +124,7 @@ static void clone_job(drf_st *st, const tph_session *s, hdrf_ws *ws, tph_dimmask
                       int64_t *total, tph_idx j, tph_idx t, int sign)
 {
 	int64_t a[TPH_RES_MAX];
-	memcpy(a, row(st, st->alloc, j), st->v.n * sizeof *a);
-	if (sign)
-		vr_add_req(&st->v, s, t, a, sign);
+	job_row_with(st, s, j, t, sign, a);
 	hdrf_update(&st->tree, ws, dm, j, a, share_of(st, a), total);
 }
 
@@ -191,10 +188,8 @@ static int drf_open(tph_session *s, void *stv, const tph_args *args)
 	vr_total(&st->v, s, st->total, &keys);
 	st->names = vr_names(&st->v, st->total);
 	st->alloc = TPH_ARENA_NEW(&s->arena, int64_t, (size_t)nj * st->v.n + 1);
-	st->tmp = TPH_ARENA_NEW(&s->arena, int64_t, (size_t)nj * st->v.n + 1);
 	st->share = TPH_ARENA_NEW(&s->arena, double, nj + 1);
-	st->mark = TPH_ARENA_NEW(&s->arena, uint32_t, nj + 1);
-	if (!st->alloc || !st->tmp || !st->share || !st->mark)
+	if (!st->alloc || !st->share || vr_clone_init(s, &st->clones, nj, st->v.n))
 		return TPH_ENOMEM;
 	for (tph_idx j = 0; j < nj; j++) {
 		vr_job_allocated(&st->v, s, j, row(st, st->alloc, j));

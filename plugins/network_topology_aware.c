@@ -108,8 +108,11 @@ static int cache(nta_st *st, tph_session *s)
 	st->future = tph_session_alloc(s, (cells + 1) * sizeof *st->future);
 	st->where = tph_session_alloc(s, (s->tasks.n + 1) * sizeof *st->where);
 	st->eligible = tph_session_alloc(s, t->n + 1);
+	st->cnt = tph_session_alloc(s, (t->n + 1) * sizeof *st->cnt);
+	st->mark = tph_session_alloc(s, (t->n + 1) * sizeof *st->mark);
 	st->row = tph_session_alloc(s, (s->ndim + 1) * sizeof *st->row);
-	if (!st->used || !st->idle || !st->future || !st->where || !st->eligible || !st->row)
+	if (!st->used || !st->idle || !st->future || !st->where || !st->eligible || !st->row ||
+	    !st->cnt || !st->mark)
 		return TPH_ENOMEM;
 	memcpy(st->used, t->used, cells * sizeof *st->used);
 	memcpy(st->idle, t->idle, cells * sizeof *st->idle);

@@ -30,6 +30,9 @@ typedef struct nta_st {
 	int64_t *used, *idle, *future;
 	tph_idx *where;    /* [tasks]: the node whose hypernodes count the task in `used` */
 	uint8_t *eligible; /* [nh] gradient scratch */
+	/* scoreWithTaskNum scratch (session thread: scores run there): subjob tasks per hypernode,
+	 * valid where mark == gen */
+	uint32_t *cnt, *mark, gen;
 	int64_t *row;      /* [ndim] scratch */
 } nta_st;
 

@@ -27,16 +27,29 @@ static double binpack(const nta_st *st, const tph_session *s, const int64_t *req
 	return wsum > 0 ? total / (double)wsum : 0;
 }
 
-/* scoreWithTaskNum: the share of the subjob's tasks on nodes of `h`. */
-static double task_share(const tph_session *s, tph_idx sj, tph_idx h)
+/* scoreWithTaskNum for the hypernodes marked with st->gen: st->cnt[h] = the subjob's tasks on
+ * nodes of h, one pass over the subjob's tasks instead of one per hypernode. */
+static void task_counts(nta_st *st, const tph_session *s, tph_idx sj)
 {
 	const tph_subjobs *o = &s->topo->sj;
-	uint32_t first = o->task_off[sj], n = o->task_off[sj + 1] - first, on = 0;
-	if (!n || h == TPH_NOIDX)
-		return 0;
-	for (uint32_t i = first; i < first + n; i++)
-		on += tph_hn_has_node(&s->topo->t, h, s->tasks.node[o->task[i]]);
-	return (double)on / (double)n;
+	const tph_hn_tree *t = &s->topo->t;
+	for (uint32_t i = o->task_off[sj]; i < o->task_off[sj + 1]; i++) {
+		tph_idx node = s->tasks.node[o->task[i]];
+		if (node == TPH_NOIDX)
+			continue;
+		for (uint32_t k = t->of_off[node]; k < t->of_off[node + 1]; k++)
+			if (st->mark[t->of[k]] == st->gen)
+				st->cnt[t->of[k]]++;
+	}
+}
+
+static uint32_t next_gen(nta_st *st)
+{
+	if (++st->gen == 0) { /* wrapped: old marks would look current */
+		memset(st->mark, 0, (st->nh + 1) * sizeof *st->mark);
+		st->gen = 1;
+	}
+	return st->gen;
 }
 
 /* The first hypernode of `tier` holding `node` (HyperNodesSetByTier[tier] scanned in order). */
@@ -80,8 +93,8 @@ static double tier_score(const nta_st *st, int32_t tier)
 
 /* Add the task share to the scores that tie at the maximum, when more than one does. The
  * hypernode of entry i is map[idx[i]], or idx[i] itself when map is NULL. */
-static void break_ties(const tph_session *s, tph_idx sj, const tph_idx *map, const tph_idx *idx,
-                       uint32_t n, double *score)
+static void break_ties(nta_st *st, const tph_session *s, tph_idx sj, const tph_idx *map,
+                       const tph_idx *idx, uint32_t n, double *score)
 {
 	double max = -1;
 	uint32_t at_max = 0;
@@ -92,13 +105,28 @@ static void break_ties(const tph_session *s, tph_idx sj, const tph_idx *map, con
 		} else if (score[i] == max) {
 			at_max++;
 		}
-	for (uint32_t i = 0; at_max > 1 && i < n; i++)
-		if (score[i] == max)
-			score[i] += task_share(s, sj, map ? map[idx[i]] : idx[i]);
+	const tph_subjobs *o = &s->topo->sj;
+	uint32_t total = o->task_off[sj + 1] - o->task_off[sj];
+	if (at_max < 2 || !total)
+		return;
+	uint32_t gen = next_gen(st);
+	for (uint32_t i = 0; i < n; i++) {
+		tph_idx h = map ? map[idx[i]] : idx[i];
+		if (score[i] == max && h != TPH_NOIDX && st->mark[h] != gen) {
+			st->mark[h] = gen;
+			st->cnt[h] = 0;
+		}
+	}
+	task_counts(st, s, sj);
+	for (uint32_t i = 0; i < n; i++) {
+		tph_idx h = map ? map[idx[i]] : idx[i];
+		if (score[i] == max && h != TPH_NOIDX)
+			score[i] += (double)st->cnt[h] / (double)total;
+	}
 }
 
 /* batchNodeOrderFnForNetworkAwarePods: nothing until the subjob is being placed somewhere. */
-static void network_aware(const nta_st *st, const tph_session *s, tph_idx task, tph_idx sj,
+static void network_aware(nta_st *st, const tph_session *s, tph_idx task, tph_idx sj,
                           const tph_idx *nodes, uint32_t n, double *out)
 {
 	const tph_hn_tree *t = &s->topo->t;
@@ -112,7 +140,7 @@ static void network_aware(const nta_st *st, const tph_session *s, tph_idx task, 
 			out[i] =
 			    h == placing ? 1 : tier_score(st, t->tier[tph_hn_lca(t, h, placing)]);
 	}
-	break_ties(s, sj, t->lowest, nodes, n, out);
+	break_ties(st, s, sj, t->lowest, nodes, n, out);
 	for (uint32_t i = 0; i < n; i++)
 		out[i] = nta_scale(st, out[i]);
 }
@@ -120,7 +148,7 @@ static void network_aware(const nta_st *st, const tph_session *s, tph_idx task, 
 void nta_batch_node_order(void *stv, const tph_session *s, tph_idx task, const tph_idx *nodes,
                           uint32_t n, double *out)
 {
-	const nta_st *st = stv;
+	nta_st *st = stv;
 	tph_idx sj = tph_task_subjob(s, task);
 	if (s->tasks.job[task] == TPH_NOIDX) {
 		memset(out, 0, n * sizeof *out);
@@ -135,7 +163,7 @@ void nta_batch_node_order(void *stv, const tph_session *s, tph_idx task, const t
 void nta_hypernode_order(void *stv, const tph_session *s, tph_idx sj, const tph_idx *hns,
                          uint32_t n, double *out)
 {
-	const nta_st *st = stv;
+	nta_st *st = stv;
 	const tph_subjobs *o = &s->topo->sj;
 	int64_t *req = st->row; /* the requests of every task of the subjob */
 	memset(req, 0, s->ndim * sizeof *req);
@@ -146,7 +174,7 @@ void nta_hypernode_order(void *stv, const tph_session *s, tph_idx sj, const tph_
 	}
 	for (uint32_t i = 0; i < n; i++)
 		out[i] = binpack(st, s, req, hns[i]);
-	break_ties(s, sj, NULL, hns, n, out);
+	break_ties(st, s, sj, NULL, hns, n, out);
 	for (uint32_t i = 0; i < n; i++)
 		out[i] = nta_scale(st, out[i]);
 }

@@ -24,10 +24,8 @@ typedef struct prop_st {
 	double *des;           /* [q * nd]: deserved, Volcano units */
 	tph_dimmask *des_keys; /* deserved's scalar keys */
 	double *share;         /* [q] */
-	int64_t *tmp;          /* [q * nd]: reclaimable's per-call queue rows */
-	uint32_t *mark, epoch;
-	int64_t *sim; /* [q * nd]: the PrePredicate snapshot, see sim_row() */
-	uint32_t *sim_stamp, sim_epoch;
+	vr_clone clones;       /* reclaimable's per-call queue rows */
+	vr_clone sim;          /* the PrePredicate snapshot, see sim_row() */
 	bool sim_ready;
 } prop_st;
 
@@ -238,8 +236,8 @@ static void add_job(prop_st *st, const tph_session *s, tph_idx j)
 static int alloc_rows(tph_session *s, prop_st *st)
 {
 	size_t rows = (size_t)st->nq * st->nd + 1;
-	int64_t **cols[] = {&st->alloc, &st->request, &st->inqueue, &st->elastic,
-	                    &st->guar,  &st->realcap, &st->tmp,     &st->sim};
+	int64_t **cols[] = {&st->alloc,   &st->request, &st->inqueue,
+	                    &st->elastic, &st->guar,    &st->realcap};
 	for (size_t i = 0; i < sizeof cols / sizeof *cols; i++)
 		if (!(*cols[i] = TPH_ARENA_NEW(&s->arena, int64_t, rows)))
 			return TPH_ENOMEM;
@@ -249,26 +247,18 @@ static int alloc_rows(tph_session *s, prop_st *st)
 	st->des_keys = TPH_ARENA_NEW(&s->arena, tph_dimmask, st->nq + 1);
 	st->des = TPH_ARENA_NEW(&s->arena, double, rows);
 	st->share = TPH_ARENA_NEW(&s->arena, double, st->nq + 1);
-	st->mark = TPH_ARENA_NEW(&s->arena, uint32_t, st->nq + 1);
-	st->sim_stamp = TPH_ARENA_NEW(&s->arena, uint32_t, st->nq + 1);
-	bool ok = st->has && st->guar_keys && st->rc_keys && st->des_keys && st->des && st->share &&
-	          st->mark && st->sim_stamp;
-	return ok ? TPH_OK : TPH_ENOMEM;
+	if (!st->has || !st->guar_keys || !st->rc_keys || !st->des_keys || !st->des || !st->share)
+		return TPH_ENOMEM;
+	int rc = vr_clone_init(s, &st->clones, st->nq, st->nd);
+	return rc ? rc : vr_clone_init(s, &st->sim, st->nq, st->nd);
 }
 
 static int build_queues(tph_session *s, prop_st *st)
 {
-	const tph_queue_store *qs = s->queues;
-	int64_t total[TPH_RES_MAX], tg[TPH_RES_MAX] = {0}, g[TPH_RES_MAX];
+	int64_t total[TPH_RES_MAX], tg[TPH_RES_MAX];
 	tph_dimmask total_keys;
 	vr_total(&st->v, s, total, &total_keys);
-	for (tph_idx q = 0; q < st->nq; q++) {
-		if (!qs->gua_mask[q])
-			continue;
-		vr_spec_row(&st->v, qs->guarantee + (size_t)q * st->nd, qs->gua_mask[q], g);
-		for (uint32_t d = 0; d < st->nd; d++)
-			tg[d] += g[d];
-	}
+	vr_guarantee_total(&st->v, s, tg);
 	for (tph_idx j = 0; j < s->jobs->n; j++) {
 		tph_idx q = s->jobs->queue[j];
 		if (!st->has[q])
@@ -298,20 +288,12 @@ static int reclaimable(void *stv, const tph_session *s, tph_idx reclaimer, const
 {
 	prop_st *st = stv;
 	(void)reclaimer;
-	if (++st->epoch == 0) {
-		memset(st->mark, 0, st->nq * sizeof *st->mark);
-		st->epoch = 1;
-	}
+	vr_clone_reset(&st->clones);
 	for (uint32_t i = 0; i < n; i++) {
-		tph_idx j = s->tasks.job[c[i]];
-		tph_idx q = j == TPH_NOIDX ? TPH_NOIDX : s->jobs->queue[j];
+		tph_idx q = tph_task_queue(s, c[i]);
 		if (q == TPH_NOIDX || !st->has[q])
 			continue;
-		int64_t *a = qrow(st, st->tmp, q);
-		if (st->mark[q] != st->epoch) {
-			memcpy(a, qrow(st, st->alloc, q), st->nd * sizeof *a);
-			st->mark[q] = st->epoch;
-		}
+		int64_t *a = vr_clone_row(&st->clones, q, qrow(st, st->alloc, q));
 		if (exact_le_des(st, q, a, false))
 			continue;
 		vr_add_req(&st->v, s, c[i], a, -1);
@@ -373,12 +355,7 @@ static void job_enqueued(void *stv, tph_session *s, tph_idx j)
  * changes the live row), so it always holds q as PrePredicate saw it. */
 static int64_t *sim_row(prop_st *st, tph_idx q)
 {
-	int64_t *r = qrow(st, st->sim, q);
-	if (st->sim_stamp[q] != st->sim_epoch) {
-		memcpy(r, qrow(st, st->alloc, q), st->nd * sizeof *r);
-		st->sim_stamp[q] = st->sim_epoch;
-	}
-	return r;
+	return vr_clone_row(&st->sim, q, qrow(st, st->alloc, q));
 }
 
 static tph_reason_code prepredicate(void *stv, const tph_session *s, tph_idx task)
@@ -386,10 +363,7 @@ static tph_reason_code prepredicate(void *stv, const tph_session *s, tph_idx tas
 	prop_st *st = stv;
 	(void)s;
 	(void)task;
-	if (++st->sim_epoch == 0) {
-		memset(st->sim_stamp, 0, st->nq * sizeof *st->sim_stamp);
-		st->sim_epoch = 1;
-	}
+	vr_clone_reset(&st->sim);
 	st->sim_ready = true;
 	return TPH_PASS;
 }
@@ -406,8 +380,7 @@ static bool sim_allocatable(void *stv, const tph_session *s, tph_idx q, tph_idx 
 
 static int sim_move(prop_st *st, const tph_session *s, tph_idx t, int sign)
 {
-	tph_idx j = s->tasks.job[t];
-	tph_idx q = j == TPH_NOIDX ? TPH_NOIDX : s->jobs->queue[j];
+	tph_idx q = tph_task_queue(s, t);
 	if (!st->sim_ready || q == TPH_NOIDX || !st->has[q])
 		return TPH_EINVAL;
 	vr_add_req(&st->v, s, t, sim_row(st, q), sign);
@@ -430,8 +403,7 @@ static int sim_remove(void *stv, tph_session *s, tph_idx pending, tph_idx t, tph
 
 static int on_event(prop_st *st, tph_session *s, tph_idx t, int sign)
 {
-	tph_idx j = s->tasks.job[t];
-	tph_idx q = j == TPH_NOIDX ? TPH_NOIDX : s->jobs->queue[j];
+	tph_idx q = tph_task_queue(s, t);
 	if (q == TPH_NOIDX || !st->has[q])
 		return TPH_OK;
 	if (st->sim_ready)

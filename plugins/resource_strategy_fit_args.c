@@ -1,6 +1,7 @@
 /* resource-strategy-fit's arguments: the nested `resources`, `sra` and `proportional` maps,
  * decoded as Volcano's framework.Get (mapstructure) does, then resolved per dimension once. */
 #include "resource_strategy_fit.h"
+#include "vres.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -114,22 +115,6 @@ static void read_resources(rsf_st *st, const tph_session *s, const tph_args *arg
 
 /* ---- sra and proportional ---- */
 
-/* Calls fn for each trimmed, non-empty name of a comma-separated list. */
-static void each_name(const char *list, void (*fn)(void *, const char *, size_t), void *ud)
-{
-	for (const char *p = list; p && *p;) {
-		const char *end = strchr(p, ',');
-		const char *b = p, *e = end ? end : p + strlen(p);
-		while (b < e && (*b == ' ' || *b == '\t' || *b == '\n' || *b == '\r'))
-			b++;
-		while (e > b && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r'))
-			e--;
-		if (e > b)
-			fn(ud, b, (size_t)(e - b));
-		p = end ? end + 1 : NULL;
-	}
-}
-
 typedef struct name_ctx {
 	rsf_st *st;
 	tph_session *s;
@@ -198,13 +183,13 @@ int tph_rsf_args(rsf_st *st, tph_session *s, const tph_args *args)
 	if (ci_bool(sra, "enable")) {
 		name_ctx c = {st, s, ci_child(sra, "resourceWeight"), TPH_OK};
 		st->sra_weight = ci_int(sra, "weight", 0);
-		each_name(ci_string(sra, "resources"), sra_name, &c);
+		vr_each_name(ci_string(sra, "resources"), sra_name, &c);
 	}
 	const tph_args *prop = tph_args_child(args, "proportional");
 	if (ci_bool(prop, "enable")) {
 		name_ctx c = {st, s, ci_child(prop, "resourceProportion"), TPH_OK};
 		st->proportional = true;
-		each_name(ci_string(prop, "resources"), prop_name, &c);
+		vr_each_name(ci_string(prop, "resources"), prop_name, &c);
 		return c.rc;
 	}
 	return TPH_OK;

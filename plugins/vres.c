@@ -157,6 +157,18 @@ tph_dimmask vr_spec_row(const vr_dims *v, const int64_t *src, tph_dimmask mask, 
 	return mask & v->scal;
 }
 
+void vr_guarantee_total(const vr_dims *v, const tph_session *s, int64_t *out)
+{
+	const tph_queue_store *qs = s->queues;
+	int64_t g[TPH_RES_MAX];
+	memset(out, 0, v->n * sizeof *out);
+	for (tph_idx q = 0; q < qs->n; q++) {
+		vr_spec_row(v, qs->guarantee + (size_t)q * v->n, qs->gua_mask[q], g);
+		for (uint32_t d = 0; d < v->n; d++)
+			out[d] += g[d];
+	}
+}
+
 static uint32_t allocated_tasks(const tph_session *s, tph_idx j)
 {
 	const uint32_t *c = s->js.count + (size_t)j * TPH_TS_COUNT;
@@ -283,6 +295,26 @@ bool vr_intersects(const vr_dims *v, const int64_t *a, const int64_t *b, bool no
 	return m != 0;
 }
 
+static bool blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+void vr_each_name(const char *list, void (*fn)(void *ud, const char *name, size_t len), void *ud)
+{
+	for (const char *p = list; p && *p;) {
+		const char *end = strchr(p, ',');
+		const char *b = p, *e = end ? end : p + strlen(p);
+		while (b < e && blank(*b))
+			b++;
+		while (e > b && blank(e[-1]))
+			e--;
+		if (e > b)
+			fn(ud, b, (size_t)(e - b));
+		p = end ? end + 1 : NULL;
+	}
+}
+
 void *vr_scratch_get(tph_session *s, vr_scratch *sc, size_t bytes)
 {
 	if (bytes <= sc->cap)
@@ -296,4 +328,32 @@ void *vr_scratch_get(tph_session *s, vr_scratch *sc, size_t bytes)
 	sc->p = p;
 	sc->cap = cap;
 	return p;
+}
+
+int vr_clone_init(tph_session *s, vr_clone *c, uint32_t n, uint32_t nd)
+{
+	c->rows = TPH_ARENA_NEW(&s->arena, int64_t, (size_t)n * nd + 1);
+	c->stamp = TPH_ARENA_NEW(&s->arena, uint32_t, (size_t)n + 1);
+	c->epoch = 0;
+	c->n = n;
+	c->nd = nd;
+	return c->rows && c->stamp ? TPH_OK : TPH_ENOMEM;
+}
+
+void vr_clone_reset(vr_clone *c)
+{
+	if (++c->epoch == 0) { /* wrapped: stale stamps could match again */
+		memset(c->stamp, 0, c->n * sizeof *c->stamp);
+		c->epoch = 1;
+	}
+}
+
+int64_t *vr_clone_row(vr_clone *c, uint32_t i, const int64_t *live)
+{
+	int64_t *r = c->rows + (size_t)i * c->nd;
+	if (c->stamp[i] != c->epoch) {
+		memcpy(r, live, c->nd * sizeof *r);
+		c->stamp[i] = c->epoch;
+	}
+	return r;
 }

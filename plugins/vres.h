@@ -79,6 +79,10 @@ void vr_job_inqueue(const vr_dims *v, const tph_session *s, tph_idx j, const int
  * `mask` names: the visible ones, others 0. Returns the scalar keys present. */
 tph_dimmask vr_spec_row(const vr_dims *v, const int64_t *src, tph_dimmask mask, int64_t *out);
 
+/* The sum of every queue's guarantee (NewResource of each spec row): what proportion and
+ * capacity hold back from the cluster for guarantees. */
+void vr_guarantee_total(const vr_dims *v, const tph_session *s, int64_t *out);
+
 /* What job j adds to its queue at session open, as proportion and capacity count it. */
 typedef struct vr_jobrows {
 	int64_t alloc[TPH_RES_MAX];   /* AllocatedStatus tasks */
@@ -114,11 +118,31 @@ void vr_max(const vr_dims *v, const int64_t *a, const int64_t *b, int64_t *out);
 /* Intersection of ResourceNames, pods excluded when `no_pods`: any shared dimension? */
 bool vr_intersects(const vr_dims *v, const int64_t *a, const int64_t *b, bool no_pods);
 
+/* strings.Split(list, ",") with each name trimmed of spaces, tabs and line ends: fn gets
+ * every non-empty name (not NUL-terminated). list may be NULL. */
+void vr_each_name(const char *list, void (*fn)(void *ud, const char *name, size_t len), void *ud);
+
 /* Arena scratch that grows geometrically (old blocks stay in the arena, bounded by 2x). */
 typedef struct vr_scratch {
 	void *p;
 	size_t cap;
 } vr_scratch;
 void *vr_scratch_get(tph_session *s, vr_scratch *sc, size_t bytes);
+
+/* A copy of a table of rows made row by row on first touch. Volcano clones whole attribute
+ * maps per call (victim checks) or per PrePredicate (simulations) and works on the clone;
+ * copying only the rows touched since the last reset gives the same values. */
+typedef struct vr_clone {
+	int64_t *rows;   /* [i * nd] */
+	uint32_t *stamp; /* [i]: rows[i] is a copy for this epoch when stamp[i] == epoch */
+	uint32_t epoch, n, nd;
+} vr_clone;
+
+/* Room for n rows of nd values in the session arena; TPH_ENOMEM when it is out. */
+int vr_clone_init(tph_session *s, vr_clone *c, uint32_t n, uint32_t nd);
+/* Forget every copy: the next touch of each row copies it again. */
+void vr_clone_reset(vr_clone *c);
+/* Row i of the clone; its first touch since the reset copies `live`, the table's row i. */
+int64_t *vr_clone_row(vr_clone *c, uint32_t i, const int64_t *live);
 
 #endif

@@ -20,7 +20,7 @@ static uint32_t select_jobs(alloc_ctx *c, uint32_t *per_queue, uint32_t *per_job
 			s->js.phase[j] =
 			    TPH_PG_INQUEUE; /* no enqueue action: nothing would admit it */
 		}
-		if (tph_job_valid(s, j, NULL) != TPH_OK)
+		if (tph_job_valid(s, j, NULL) != TPH_OK || alloc_job_skipped(s, j))
 			continue;
 		uint32_t k = 0;
 		for (uint32_t i = js->task_off[j]; i < js->task_off[j + 1]; i++) {
@@ -42,24 +42,13 @@ static int fill_heaps(alloc_ctx *c, const uint32_t *per_queue, const uint32_t *p
 {
 	tph_session *s = c->s;
 	const tph_job_store *js = s->jobs;
-	uint32_t nq = s->queues->n, nj = js->n;
-	tph_idx *qbuf = TPH_ARENA_NEW(&s->arena, tph_idx, nq + 1);
-	tph_idx *jbuf = TPH_ARENA_NEW(&s->arena, tph_idx, nj + 1);
 	tph_idx *tbuf = TPH_ARENA_NEW(&s->arena, tph_idx, total + 1);
-	if (!qbuf || !jbuf || !tbuf)
+	if (!tbuf || tph_act_job_heaps(s, per_queue, &c->queues, &c->jobs))
 		return TPH_ENOMEM;
-	tph_pq_init(&c->queues, s, tph_queue_order, qbuf, nq);
-	for (tph_idx q = 0; q < nq; q++) {
-		tph_pq_init(&c->jobs[q], s, tph_job_order, jbuf, per_queue[q]);
-		jbuf += per_queue[q];
-	}
-	for (tph_idx j = 0; j < nj; j++) {
+	for (tph_idx j = 0; j < js->n; j++) {
 		if (!per_job[j])
 			continue;
-		tph_pq *jq = &c->jobs[js->queue[j]];
-		if (!jq->n)
-			tph_pq_push(&c->queues, js->queue[j]);
-		tph_pq_push(jq, j);
+		tph_act_push_job(s, &c->queues, c->jobs, j);
 		tph_pq_init(&c->tasks[j], s, tph_task_order, tbuf, per_job[j]);
 		tbuf += per_job[j];
 		for (uint32_t i = js->task_off[j]; i < js->task_off[j + 1]; i++) {
@@ -79,7 +68,6 @@ static int build(alloc_ctx *c)
 	uint32_t nq = s->queues->n, nj = s->jobs->n, nr = s->nodes.n + 1;
 	uint32_t *per_queue = TPH_ARENA_NEW(&s->arena, uint32_t, nq + 1);
 	uint32_t *per_job = TPH_ARENA_NEW(&s->arena, uint32_t, nj + 1);
-	c->jobs = TPH_ARENA_NEW(&s->arena, tph_pq, nq + 1);
 	c->tasks = TPH_ARENA_NEW(&s->arena, tph_pq, nj + 1);
 	c->topo = TPH_ARENA_NEW(&s->arena, uint8_t, nj + 1);
 	c->roles = tph_calloc(nj + 1, sizeof *c->roles);
@@ -88,8 +76,8 @@ static int build(alloc_ctx *c)
 	c->grouped = TPH_ARENA_NEW(&s->arena, tph_idx, nr);
 	c->grp = TPH_ARENA_NEW(&s->arena, uint8_t, nr);
 	c->scores = TPH_ARENA_NEW(&s->arena, double, nr);
-	if (!per_queue || !per_job || !c->jobs || !c->tasks || !c->topo || !c->roles || !c->codes ||
-	    !c->feas || !c->grouped || !c->grp || !c->scores)
+	if (!per_queue || !per_job || !c->tasks || !c->topo || !c->roles || !c->codes || !c->feas ||
+	    !c->grouped || !c->grp || !c->scores)
 		return TPH_ENOMEM;
 	uint32_t total = select_jobs(c, per_queue, per_job);
 	return fill_heaps(c, per_queue, per_job, total);
@@ -125,6 +113,7 @@ static void release(alloc_ctx *c)
 	for (uint32_t j = 0; c->roles && j < c->s->jobs->n; j++)
 		tph_free(c->roles[j].v);
 	tph_free(c->roles);
+	alloc_topology_free(c);
 	tph_ph_free(&c->ph);
 	tph_eqc_free(c->eqc);
 }

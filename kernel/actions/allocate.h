@@ -30,6 +30,7 @@ typedef struct alloc_ctx {
 	tph_idx *feas, *grouped;
 	uint8_t *grp;
 	double *scores;
+	struct ahn_ctx *hn; /* allocate_topo.c's state, made on the first hypernode-path job */
 } alloc_ctx;
 
 /* allocate_job.c: the flat path (allocateResourcesForTasks over the cluster, then commit,
@@ -51,10 +52,17 @@ tph_idx alloc_best_node(alloc_ctx *c, tph_idx task, const tph_idx *feas, uint32_
  * TPH_OK, TPH_DECLINED (neither fits), or the statement's error. */
 int alloc_place(alloc_ctx *c, tph_statement *st, tph_idx task, tph_idx node);
 
-/* allocate_topo.c: whether Volcano sends the job through allocateForJob (hard network
- * topology once soft is made hard, or sub-group policies). */
+/* allocate_topo.c: whether the job goes to alloc_topology_job(): Volcano's allocateForJob
+ * (a hard network topology once soft is made hard, or sub-group policies) or a flat job whose
+ * placement reads hypernode state (a network topology that is not hard, a nominated
+ * hypernode). */
 bool alloc_job_uses_topology(const tph_session *s, tph_idx job);
-/* allocateForJob: TPH_DECLINED until the hypernode gradients exist (the job stays pending). */
+/* Volcano skips a job with a network topology while the hypernodes do not form a tree. */
+bool alloc_job_skipped(const tph_session *s, tph_idx job);
+/* The job's turn: allocateForJob, or the flat path with the nomination fast path and
+ * hypernode bookkeeping. *again: committed with tasks left. */
 int alloc_topology_job(alloc_ctx *c, tph_idx job, bool *again);
+/* Free what alloc_topology_job() allocated outside the arena. */
+void alloc_topology_free(alloc_ctx *c);
 
 #endif

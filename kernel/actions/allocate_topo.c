@@ -1,47 +1,341 @@
-/* Jobs Volcano's allocate sends through allocateForJob: a hard network topology (soft ones are
- * made hard at session open with the cluster-top tier) or sub-group policies. Their search
- * over hypernode gradients belongs to the network-topology work; until it lands such jobs
- * stay pending, as they never take the flat path in Volcano. */
-#include "allocate.h"
+/* Jobs Volcano's allocate sends through allocateForJob (a hard network topology once soft is
+ * made hard, or sub-group policies) and flat jobs whose placement reads hypernode state (a
+ * network topology that is not hard, or a nominated hypernode): the job's worksheet, the two
+ * branches of allocateResources and the decision recorder. The search itself lives in
+ * allocate_hn_job.c and allocate_hn_tasks.c. */
+#include "allocate_hn.h"
 
-/* translateHighestTierNameToAllowed: a tier name resolves when some hypernode carries it. */
-static bool tier_name_known(const tph_session *s, tph_sid name)
-{
-	const tph_hypernode_store *h = &s->snap->hypernodes;
-	for (uint32_t i = 0; i < h->n; i++)
-		if (h->tier_name[i] == name)
-			return true;
-	return false;
-}
+#include "mem.h"
+
+#include <string.h>
 
 bool alloc_job_uses_topology(const tph_session *s, tph_idx job)
 {
-	const tph_job_store *js = s->jobs;
-	const tph_job_meta *m = js->meta[job];
-	if (m && m->n_subgroups)
-		return true; /* ContainsSubJobPolicy */
-	switch (js->topo_mode[job]) {
-	case TPH_TOPO_SOFT:
+	if (tph_topo_job_contains_hard(s, job) || tph_job_has_subjob_policy(s, job))
 		return true;
-	case TPH_TOPO_HARD:
-		/* IsHardTopologyMode needs a tier; an unknown tier name leaves none */
-		return js->topo_tier[job] >= 0 || (js->topo_tier_name[job] != TPH_SID_NONE &&
-		                                   tier_name_known(s, js->topo_tier_name[job]));
-	default:
-		return false;
+	const tph_subjobs *o = tph_subjobs_of(s);
+	tph_idx d = tph_job_default_subjob(s, job);
+	return d != TPH_NOIDX && (o->topo_has[d] || o->nominated[d] != TPH_NOIDX);
+}
+
+bool alloc_job_skipped(const tph_session *s, tph_idx job)
+{
+	return !s->topo->t.ready && tph_topo_job_contains_topology(s, job);
+}
+
+/* ---- the recorder's subJobDecisions: (hyperNodeForJob, subjob) -> hypernode ---- */
+
+static uint32_t dec_slot(const ahn_ctx *h, uint64_t key)
+{
+	uint64_t x = key * 0x9e3779b97f4a7c15ull;
+	uint32_t i = (uint32_t)(x >> 32) & (h->dec_cap - 1);
+	while (h->dec_key[i] && h->dec_key[i] != key + 1)
+		i = (i + 1) & (h->dec_cap - 1);
+	return i;
+}
+
+static int dec_grow(ahn_ctx *h)
+{
+	uint32_t cap = h->dec_cap ? h->dec_cap * 2 : 64, old = h->dec_cap;
+	uint64_t *ok = h->dec_key;
+	tph_idx *ov = h->dec_val;
+	h->dec_key = tph_calloc(cap, sizeof *h->dec_key);
+	h->dec_val = tph_calloc(cap, sizeof *h->dec_val);
+	if (!h->dec_key || !h->dec_val) {
+		tph_free(h->dec_key);
+		tph_free(h->dec_val);
+		h->dec_key = ok, h->dec_val = ov;
+		return TPH_ENOMEM;
+	}
+	h->dec_cap = cap;
+	for (uint32_t i = 0; i < old; i++)
+		if (ok[i]) {
+			uint32_t at = dec_slot(h, ok[i] - 1);
+			h->dec_key[at] = ok[i];
+			h->dec_val[at] = ov[i];
+		}
+	tph_free(ok);
+	tph_free(ov);
+	return TPH_OK;
+}
+
+int ahn_dec_save(ahn_ctx *h, tph_idx hn_for_job, tph_idx sj, tph_idx hn)
+{
+	if ((h->dec_n + 1) * 2 > h->dec_cap && dec_grow(h))
+		return TPH_ENOMEM;
+	uint64_t key = (uint64_t)hn_for_job << 32 | sj;
+	uint32_t at = dec_slot(h, key);
+	h->dec_n += !h->dec_key[at];
+	h->dec_key[at] = key + 1;
+	h->dec_val[at] = hn;
+	return TPH_OK;
+}
+
+static tph_idx dec_get(const ahn_ctx *h, tph_idx hn_for_job, tph_idx sj)
+{
+	if (!h->dec_cap)
+		return TPH_NOIDX;
+	uint32_t at = dec_slot(h, (uint64_t)hn_for_job << 32 | sj);
+	return h->dec_key[at] ? h->dec_val[at] : TPH_NOIDX;
+}
+
+/* Recorder.UpdateDecisionToJob, after a commit. */
+static void dec_apply(ahn_ctx *h, const ahn_ws *w)
+{
+	tph_topo *tp = h->s->topo;
+	tph_idx hj = h->job_dec[w->job];
+	if (hj == TPH_NOIDX)
+		return;
+	tp->job_hn[w->job] = tph_hn_lca(&tp->t, tp->job_hn[w->job], hj);
+	for (uint32_t i = 0; i < w->n_sj; i++) {
+		tph_idx k = w->first + i, d = dec_get(h, hj, k);
+		if (d == TPH_NOIDX)
+			continue;
+		tp->sj.hn[k] = tph_hn_lca(&tp->t, tp->sj.hn[k], d);
+		tp->sj.nominated[k] = TPH_NOIDX;
 	}
 }
 
-/* To fill: Volcano's allocateForJob / allocateForSubJob over c->tasks[job] (the job's pending
- * tasks in TaskOrder). Reuse alloc_place() and tph_ph_predicate(&c->ph, ...) for the per-task
- * work, call tph_ph_reset(&c->ph) where Volcano makes a new PredicateHelper, report every
- * discarded trial with tph_ph_touch_stmt(&c->ph, st) before tph_stmt_discard() (the
- * equivalence classes must see nodes that changed back), and alloc_reset_fit_errors() for
- * job.ResetFitErr. */
+/* ---- worksheets (organizeJobWorksheet) ---- */
+
+void ahn_state_copy(const ahn_ws *w, ahn_state *dst, const ahn_state *src)
+{
+	tph_idx *items = dst->q.items;
+	dst->q = src->q;
+	dst->q.items = items;
+	memcpy(items, src->q.items, src->q.n * sizeof *items);
+	memcpy(dst->cur, src->cur, w->n_sj * sizeof *dst->cur);
+}
+
+/* Required subjobs first, then SubJobOrderFn. */
+static bool ws_less(const void *ctx, tph_idx a, tph_idx b)
+{
+	const ahn_ws *w = ctx;
+	uint8_t ra = w->required[a - w->first], rb = w->required[b - w->first];
+	if (ra != rb)
+		return ra;
+	return tph_subjob_order(w->s, a, b) < 0;
+}
+
+/* The pending tasks (c->tasks[job] pops them in TaskOrder) grouped by subjob. */
+static int ws_tasks(ahn_ctx *h, ahn_ws *w)
+{
+	tph_session *s = h->s;
+	tph_pq *tq = &h->c->tasks[w->job];
+	uint32_t n = tq->n;
+	tph_idx *order = tph_malloc((n + 1) * sizeof *order);
+	w->task = TPH_ARENA_NEW(&s->arena, tph_idx, n + 1);
+	w->off = TPH_ARENA_NEW(&s->arena, uint32_t, w->n_sj + 1);
+	if (!order || !w->task || !w->off) {
+		tph_free(order);
+		return TPH_ENOMEM;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		order[i] = tph_pq_pop(tq);
+		w->off[tph_task_subjob(s, order[i]) - w->first + 1]++;
+	}
+	for (uint32_t k = 0; k < w->n_sj; k++)
+		w->off[k + 1] += w->off[k];
+	for (uint32_t k = 0; k < w->n_sj; k++)
+		w->st[AHN_MAIN].cur[k] = w->off[k];
+	for (uint32_t i = 0; i < n; i++)
+		w->task[w->st[AHN_MAIN].cur[tph_task_subjob(s, order[i]) - w->first]++] = order[i];
+	for (uint32_t k = 0; k < w->n_sj; k++)
+		w->st[AHN_MAIN].cur[k] = w->off[k];
+	tph_free(order);
+	return TPH_OK;
+}
+
+/* Ready subjobs count per group; the rest, in SubJobOrder, are required until their group
+ * reaches minSubGroups (the default subjob's group has no minimum). */
+static int ws_required(ahn_ctx *h, ahn_ws *w, tph_idx *sorted)
+{
+	tph_session *s = h->s;
+	const tph_job_meta *m = s->jobs->meta ? s->jobs->meta[w->job] : NULL;
+	uint32_t ng = m ? m->n_subgroups : 0;
+	int32_t *cnt = tph_calloc(ng + 1, sizeof *cnt);
+	if (!cnt)
+		return TPH_ENOMEM;
+	const tph_subjobs *o = tph_subjobs_of(s);
+	tph_pq pq;
+	tph_pq_init(&pq, s, tph_subjob_order, sorted, w->n_sj);
+	for (uint32_t i = 0; i < w->n_sj; i++) {
+		tph_idx k = w->first + i;
+		uint32_t g = o->policy[k] == TPH_NOIDX ? ng : o->policy[k];
+		if (tph_subjob_ready(s, w->job, k))
+			cnt[g]++;
+		else
+			tph_pq_push(&pq, k);
+	}
+	tph_idx k;
+	while ((k = tph_pq_pop(&pq)) != TPH_NOIDX) {
+		uint32_t g = o->policy[k] == TPH_NOIDX ? ng : o->policy[k];
+		if (g < ng && cnt[g] < m->subgroups[g].min_subgroups) {
+			w->required[k - w->first] = 1;
+			cnt[g]++;
+		}
+	}
+	tph_free(cnt);
+	return TPH_OK;
+}
+
+static int ws_alloc(ahn_ctx *h, ahn_ws *w)
+{
+	tph_arena *a = &h->s->arena;
+	uint32_t n = w->n_sj + 1;
+	w->required = TPH_ARENA_NEW(a, uint8_t, n);
+	w->roles = TPH_ARENA_NEW(a, alloc_roles, n);
+	w->hn_saved = TPH_ARENA_NEW(a, tph_idx, n);
+	if (!w->required || !w->roles || !w->hn_saved)
+		return TPH_ENOMEM;
+	for (int i = 0; i < AHN_STATES; i++) {
+		tph_idx *items = TPH_ARENA_NEW(a, tph_idx, n);
+		w->st[i].cur = TPH_ARENA_NEW(a, uint32_t, n);
+		if (!items || !w->st[i].cur)
+			return TPH_ENOMEM;
+		tph_pq_init_less(&w->st[i].q, w, ws_less, items, w->n_sj);
+	}
+	return TPH_OK;
+}
+
+static int ws_build(ahn_ctx *h, tph_idx job, ahn_ws **out)
+{
+	tph_session *s = h->s;
+	ahn_ws *w = TPH_ARENA_NEW(&s->arena, ahn_ws, 1);
+	if (!w)
+		return TPH_ENOMEM;
+	w->s = s;
+	w->job = job;
+	w->n_sj = tph_job_subjobs(s, job, &w->first);
+	int rc = ws_alloc(h, w);
+	if (!rc)
+		rc = ws_tasks(h, w);
+	if (!rc)
+		rc = ws_required(h, w, w->st[AHN_TRY].q.items);
+	if (rc)
+		return rc;
+	for (uint32_t i = 0; i < w->n_sj; i++) /* map order: index order */
+		if (w->off[i + 1] > w->off[i])
+			tph_pq_push(&w->st[AHN_MAIN].q, w->first + i);
+	*out = h->ws[job] = w;
+	return TPH_OK;
+}
+
+/* ---- the context ---- */
+
+static int ctx_get(alloc_ctx *c, ahn_ctx **out)
+{
+	if (c->hn) {
+		*out = c->hn;
+		return TPH_OK;
+	}
+	tph_session *s = c->s;
+	ahn_ctx *h = tph_calloc(1, sizeof *h);
+	if (!h)
+		return TPH_ENOMEM;
+	c->hn = h;
+	h->c = c;
+	h->s = s;
+	h->ws = TPH_ARENA_NEW(&s->arena, ahn_ws *, s->jobs->n + 1);
+	h->job_dec = TPH_ARENA_NEW(&s->arena, tph_idx, s->jobs->n + 1);
+	if (!h->ws || !h->job_dec || tph_hn_gradient_init(s, &h->gj) ||
+	    tph_hn_gradient_init(s, &h->gs))
+		return TPH_ENOMEM;
+	memset(h->job_dec, 0xff, (s->jobs->n + 1) * sizeof *h->job_dec);
+	*out = h;
+	return ahn_bound_init(h);
+}
+
+#include <stdio.h>
+#include <stdlib.h>
+unsigned long dbg_try, dbg_tryok, dbg_fast, dbg_abort, dbg_hopeless, dbg_skip, dbg_run;
+void alloc_topology_free(alloc_ctx *c)
+{
+	if (getenv("TPH_DBG")) fprintf(stderr, "try %lu ok %lu fast %lu abort %lu hopeless %lu subskip %lu subrun %lu\n", dbg_try, dbg_tryok, dbg_fast, dbg_abort, dbg_hopeless, dbg_skip, dbg_run);
+	ahn_ctx *h = c->hn;
+	if (!h)
+		return;
+	for (uint32_t j = 0; h->ws && j < c->s->jobs->n; j++)
+		for (uint32_t i = 0; h->ws[j] && i < h->ws[j]->n_sj; i++)
+			tph_free(h->ws[j]->roles[i].v);
+	tph_free(h->job_try.v);
+	tph_free(h->job_best.v);
+	tph_free(h->cand_ops.v);
+	tph_free(h->cand);
+	tph_free(h->cand_hn);
+	tph_free(h->cand_score);
+	tph_free(h->dec_key);
+	tph_free(h->dec_val);
+	tph_free(h);
+	c->hn = NULL;
+}
+
+/* ---- the two branches of allocateResources ---- */
+
+/* Hard topology or sub-group policies: allocateForJob from the cluster top; commit when the
+ * job is ready, leave a pipelined result in place. */
+static int job_branch(ahn_ctx *h, ahn_ws *w, bool *again)
+{
+	tph_session *s = h->s;
+	tph_statement st;
+	tph_stmt_init(&st, s);
+	bool found = false;
+	int rc = ahn_for_job(h, w, s->topo->t.top, &st, &found);
+	if (rc < 0) {
+		ahn_discard(h, &st);
+		return rc;
+	}
+	if (!found)
+		return TPH_OK;
+	if (!tph_job_ready(s, w->job))
+		return tph_act_keep(&st);
+	rc = tph_stmt_commit(&st);
+	dec_apply(h, w);
+	*again = w->st[AHN_MAIN].q.n > 0;
+	return rc;
+}
+
+/* A flat job (its default subjob over every node) whose tasks carry a network topology or
+ * whose subjob has a nominated hypernode: the nomination first, then every node. */
+static int flat_branch(ahn_ctx *h, ahn_ws *w, bool *again)
+{
+	tph_session *s = h->s;
+	tph_topo *tp = s->topo;
+	tph_idx k = tph_job_default_subjob(s, w->job);
+	ahn_state *ms = &w->st[AHN_MAIN];
+	tph_statement st;
+	tph_stmt_init(&st, s);
+	bool ok = false;
+	int rc = TPH_OK;
+	if (tp->sj.nominated[k] != TPH_NOIDX)
+		rc = ahn_from_nomination(h, w, ms, k, tp->t.top, &st, &ok);
+	if (!rc && !ok)
+		rc = ahn_tasks_in_hn(h, w, k, &ms->cur[k - w->first], tp->t.top, &st, &ok);
+	if (rc < 0) {
+		ahn_discard(h, &st);
+		return rc;
+	}
+	if (!ok)
+		return TPH_OK;
+	if (!tph_job_ready(s, w->job))
+		return tph_act_keep(&st);
+	rc = tph_stmt_commit(&st);
+	tp->sj.nominated[k] = TPH_NOIDX;
+	*again = ms->cur[k - w->first] < ahn_end(w, k);
+	return rc;
+}
+
 int alloc_topology_job(alloc_ctx *c, tph_idx job, bool *again)
 {
-	(void)c;
-	(void)job;
+	ahn_ctx *h;
 	*again = false;
-	return TPH_DECLINED;
+	int rc = ctx_get(c, &h);
+	ahn_ws *w = rc ? NULL : h->ws[job];
+	if (!rc && !w)
+		rc = ws_build(h, job, &w);
+	if (rc)
+		return rc;
+	if (tph_topo_job_contains_hard(c->s, job) || tph_job_has_subjob_policy(c->s, job))
+		return job_branch(h, w, again);
+	return flat_branch(h, w, again);
 }

@@ -67,29 +67,17 @@ static void job_tasks(bf_ctx *c, tph_idx j)
 static int fill_heaps(bf_ctx *c, const uint32_t *per_queue, const uint32_t *per_job, uint32_t total)
 {
 	tph_session *s = c->s;
-	const tph_job_store *js = s->jobs;
-	uint32_t nq = s->queues->n, nj = js->n;
-	tph_idx *qbuf = TPH_ARENA_NEW(&s->arena, tph_idx, nq + 1);
-	tph_idx *jbuf = TPH_ARENA_NEW(&s->arena, tph_idx, nj + 1);
 	tph_idx *tbuf = TPH_ARENA_NEW(&s->arena, tph_idx, total + 1);
 	c->order = TPH_ARENA_NEW(&s->arena, tph_idx, total + 1);
-	if (!qbuf || !jbuf || !tbuf || !c->order)
+	if (!tbuf || !c->order || tph_act_job_heaps(s, per_queue, &c->queues, &c->jobs))
 		return TPH_ENOMEM;
-	tph_pq_init(&c->queues, s, tph_queue_order, qbuf, nq);
-	for (tph_idx q = 0; q < nq; q++) {
-		tph_pq_init(&c->jobs[q], s, tph_job_order, jbuf, per_queue[q]);
-		jbuf += per_queue[q];
-	}
-	for (tph_idx j = 0; j < nj; j++) {
+	for (tph_idx j = 0; j < s->jobs->n; j++) {
 		if (!per_job[j])
 			continue;
 		tph_pq_init(&c->tasks[j], s, tph_task_order, tbuf, per_job[j]);
 		tbuf += per_job[j];
-		job_tasks(c, j);
-		tph_pq *jq = &c->jobs[js->queue[j]];
-		if (!jq->n)
-			tph_pq_push(&c->queues, js->queue[j]);
-		tph_pq_push(jq, j);
+		job_tasks(c, j); /* before the job's push: un-pipelining moves the orders */
+		tph_act_push_job(s, &c->queues, c->jobs, j);
 	}
 	return TPH_OK;
 }
@@ -101,9 +89,8 @@ static int pick_up(bf_ctx *c)
 	uint32_t nq = s->queues->n, nj = s->jobs->n;
 	uint32_t *per_queue = TPH_ARENA_NEW(&s->arena, uint32_t, nq + 1);
 	uint32_t *per_job = TPH_ARENA_NEW(&s->arena, uint32_t, nj + 1);
-	c->jobs = TPH_ARENA_NEW(&s->arena, tph_pq, nq + 1);
 	c->tasks = TPH_ARENA_NEW(&s->arena, tph_pq, nj + 1);
-	if (!per_queue || !per_job || !c->jobs || !c->tasks)
+	if (!per_queue || !per_job || !c->tasks)
 		return TPH_ENOMEM;
 	int rc = fill_heaps(c, per_queue, per_job, select_jobs(c, per_queue, per_job));
 	tph_idx q, j, t;

@@ -16,18 +16,12 @@ static int build(tph_session *s, enq_ctx *c)
 	uint32_t nq = s->queues->n, nj = js->n;
 	uint32_t *pending = TPH_ARENA_NEW(&s->arena, uint32_t, nq + 1);
 	uint8_t *seen = TPH_ARENA_NEW(&s->arena, uint8_t, nq + 1);
-	tph_idx *qbuf = TPH_ARENA_NEW(&s->arena, tph_idx, nq + 1);
-	tph_idx *jbuf = TPH_ARENA_NEW(&s->arena, tph_idx, nj + 1);
-	c->jobs = TPH_ARENA_NEW(&s->arena, tph_pq, nq + 1);
-	if (!pending || !seen || !qbuf || !jbuf || !c->jobs)
+	if (!pending || !seen)
 		return TPH_ENOMEM;
 	for (tph_idx j = 0; j < nj; j++)
 		pending[js->queue[j]] += s->js.phase[j] == TPH_PG_PENDING;
-	tph_pq_init(&c->queues, s, tph_queue_order, qbuf, nq);
-	for (tph_idx q = 0; q < nq; q++) {
-		tph_pq_init(&c->jobs[q], s, tph_job_order, jbuf, pending[q]);
-		jbuf += pending[q];
-	}
+	if (tph_act_job_heaps(s, pending, &c->queues, &c->jobs))
+		return TPH_ENOMEM;
 	for (tph_idx j = 0; j < nj; j++) {
 		tph_idx q = js->queue[j];
 		if (!seen[q]) {

@@ -1,35 +1,7 @@
-/* Victim order (framework.BuildVictimsPriorityQueue) and FutureIdle arithmetic shared by the
- * eviction actions. */
+/* FutureIdle arithmetic and the pending-task queues shared by the eviction actions. */
 #include "evict_util.h"
 
 #include "ep.h"
-
-/* Volcano's jobThenTaskOrder: the job plugins' answer reversed, then !TaskOrderFn. */
-static bool job_then_task(const tph_session *s, tph_idx lj, tph_idx rj, tph_idx l, tph_idx r)
-{
-	int cmp = tph_job_order_cmp_plugins(s, lj, rj);
-	if (cmp)
-		return cmp > 0;
-	return tph_task_order(s, l, r) > 0;
-}
-
-bool tph_less_victim(const void *ctx, tph_idx l, tph_idx r)
-{
-	const tph_victim_order *vo = ctx;
-	const tph_session *s = vo->s;
-	tph_idx lj = s->tasks.job[l], rj = s->tasks.job[r], pj = s->tasks.job[vo->preemptor];
-	if (lj == rj)
-		return tph_task_order(s, l, r) > 0;
-	/* A task whose job left the session goes first. */
-	if (lj == TPH_NOIDX || rj == TPH_NOIDX)
-		return lj == TPH_NOIDX;
-	if (pj == TPH_NOIDX)
-		return job_then_task(s, lj, rj, l, r);
-	tph_idx lq = s->jobs->queue[lj], rq = s->jobs->queue[rj];
-	if (lq != rq)
-		return tph_victim_queue_order(s, lq, rq, s->jobs->queue[pj]) < 0;
-	return job_then_task(s, lj, rj, l, r);
-}
 
 void tph_future_idle(const tph_session *s, tph_idx node, int64_t *out)
 {
@@ -67,4 +39,14 @@ bool tph_validate_victims(const tph_session *s, tph_idx task, tph_idx node, cons
 	for (uint32_t i = 0; i < n; i++)
 		tph_vec_add_task(s, victims[i], +1, avail);
 	return tph_req_fits(s, task, avail);
+}
+
+void tph_push_pending(const tph_session *s, tph_idx job, tph_pq *h, tph_idx *buf)
+{
+	const tph_job_store *js = s->jobs;
+	uint32_t lo = js->task_off[job], hi = js->task_off[job + 1];
+	tph_pq_init(h, s, tph_task_order, buf, hi - lo);
+	for (uint32_t i = lo; i < hi; i++)
+		if (s->tasks.status[js->task_idx[i]] == TPH_TS_PENDING)
+			tph_pq_push(h, js->task_idx[i]);
 }

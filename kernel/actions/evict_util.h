@@ -1,39 +1,14 @@
-/* Shared by the eviction actions (preempt, reclaim, shuffle): Go's container/heap over indices,
- * Volcano's victim order, the candidate nodes of a preemptor and FutureIdle arithmetic.
- * Everything runs on the session's thread; scratch comes from the session arena once per
- * action run (tph_evict_open) and is reused by every preemptor. */
+/* Shared by the eviction actions (preempt, reclaim, shuffle): Volcano's victim order
+ * (victim_order.h), the candidate nodes of a preemptor and FutureIdle arithmetic. Everything runs
+ * on the session's thread; scratch comes from the session arena once per action run
+ * (tph_evict_open) and is reused by every preemptor. */
 #ifndef TPH_EVICT_UTIL_H
 #define TPH_EVICT_UTIL_H
 
 #include "action_util.h"
 #include "session.h"
 #include "statement.h"
-
-/* ---- Go's container/heap ----
- * Volcano's util.PriorityQueue is a binary heap whose Less calls plugins that read live session
- * state; when that state changes between pushes and pops, the pop order depends on the exact
- * sift algorithm, so this is Go's, step for step. */
-
-/* true when a goes before b. */
-typedef bool (*tph_less_fn)(const void *ctx, tph_idx a, tph_idx b);
-
-typedef struct tph_gheap {
-	tph_idx *items; /* caller's buffer of `cap` entries */
-	uint32_t n, cap;
-	tph_less_fn less;
-	const void *ctx;
-} tph_gheap;
-
-void tph_gheap_init(tph_gheap *h, tph_idx *buf, uint32_t cap, tph_less_fn less, const void *ctx);
-/* heap.Push; the buffer must have room (asserted). */
-void tph_gheap_push(tph_gheap *h, tph_idx x);
-/* heap.Pop; TPH_NOIDX when empty. */
-tph_idx tph_gheap_pop(tph_gheap *h);
-
-/* Less functions whose ctx is the session: JobOrderFn, TaskOrderFn, QueueOrderFn. */
-bool tph_less_job(const void *s, tph_idx a, tph_idx b);
-bool tph_less_task(const void *s, tph_idx a, tph_idx b);
-bool tph_less_queue(const void *s, tph_idx a, tph_idx b);
+#include "victim_order.h"
 
 /* ---- per-action context ---- */
 
@@ -76,15 +51,6 @@ static inline const tph_idx *tph_evict_on_node(const tph_evict_ctx *c, tph_idx n
  * total and sets *n_first to the first group's size. */
 uint32_t tph_evict_nodes(tph_evict_ctx *c, tph_idx task, uint32_t *n_first);
 
-/* ---- victims ---- */
-
-/* BuildVictimsPriorityQueue's Less; ctx is a tph_victim_order. */
-typedef struct tph_victim_order {
-	const tph_session *s;
-	tph_idx preemptor;
-} tph_victim_order;
-bool tph_less_victim(const void *ctx, tph_idx l, tph_idx r);
-
 /* ---- resources: FutureIdle = idle + releasing - pipelined, per dimension ---- */
 
 void tph_future_idle(const tph_session *s, tph_idx node, int64_t *out);
@@ -97,15 +63,8 @@ bool tph_req_fits(const tph_session *s, tph_idx task, const int64_t *avail);
 bool tph_validate_victims(const tph_session *s, tph_idx task, tph_idx node, const tph_idx *victims,
                           uint32_t n);
 
-/* Queue of a task's job (TPH_NOIDX without a job). */
-static inline tph_idx tph_task_queue(const tph_session *s, tph_idx t)
-{
-	tph_idx j = s->tasks.job[t];
-	return j == TPH_NOIDX ? TPH_NOIDX : s->jobs->queue[j];
-}
-
 /* Pending tasks of `job` pushed into a task-order heap over `buf` (room for the job's tasks). */
-void tph_push_pending(const tph_session *s, tph_idx job, tph_gheap *h, tph_idx *buf);
+void tph_push_pending(const tph_session *s, tph_idx job, tph_pq *h, tph_idx *buf);
 
 /* Record an out-of-memory (or other fatal) status once. */
 static inline void tph_evict_fail(tph_evict_ctx *c, int rc)

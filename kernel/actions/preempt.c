@@ -106,11 +106,11 @@ static bool preempt_one(tph_preempt_ctx *c, tph_statement *stmt, tph_idx p, tph_
 
 typedef struct preempt_run {
 	tph_preempt_ctx c;
-	tph_gheap queues;
-	tph_gheap *jheap;   /* per queue: its preemptor jobs in job order */
+	tph_pq queues;
+	tph_pq *jheap;      /* per queue: its preemptor jobs in job order */
 	uint32_t *q_off;    /* per queue: its preemptor jobs q_jobs[q_off[q] .. q_off[q+1]) */
 	tph_idx *q_jobs;    /* in job index order (underRequestByQueue) */
-	tph_gheap *theap;   /* per preemptor job: its pending tasks in task order */
+	tph_pq *theap;      /* per preemptor job: its pending tasks in task order */
 	tph_idx *tbuf;      /* heap buffers: job j's at tbuf + task_off[j] */
 	uint8_t *preemptor; /* per job */
 } preempt_run;
@@ -134,10 +134,10 @@ static int run_alloc(preempt_run *r)
 	tph_session *s = r->c.ev.s;
 	tph_arena *a = &s->arena;
 	uint32_t nq = s->queues->n, nj = s->jobs->n;
-	r->jheap = TPH_ARENA_NEW(a, tph_gheap, nq + 1);
+	r->jheap = TPH_ARENA_NEW(a, tph_pq, nq + 1);
 	r->q_off = TPH_ARENA_NEW(a, uint32_t, nq + 2);
 	r->q_jobs = TPH_ARENA_NEW(a, tph_idx, 2 * (size_t)nj + nq + 1);
-	r->theap = TPH_ARENA_NEW(a, tph_gheap, nj + 1);
+	r->theap = TPH_ARENA_NEW(a, tph_pq, nj + 1);
 	r->tbuf = TPH_ARENA_NEW(a, tph_idx, s->tasks.n + 1);
 	r->preemptor = TPH_ARENA_NEW(a, uint8_t, nj + 1);
 	bool ok = r->jheap && r->q_off && r->q_jobs && r->theap && r->tbuf && r->preemptor;
@@ -160,17 +160,17 @@ static int run_setup(preempt_run *r)
 		if (r->preemptor[j])
 			r->q_jobs[r->q_off[s->jobs->queue[j] + 1]++] = j;
 	tph_idx *jbuf = r->q_jobs + nj, *qbuf = jbuf + nj;
-	tph_gheap_init(&r->queues, qbuf, nq, tph_less_queue, s);
+	tph_pq_init(&r->queues, s, tph_queue_order, qbuf, nq);
 	for (tph_idx q = 0; q < nq; q++) {
 		uint32_t lo = r->q_off[q], hi = r->q_off[q + 1];
-		tph_gheap_init(&r->jheap[q], jbuf + lo, hi - lo, tph_less_job, s);
+		tph_pq_init(&r->jheap[q], s, tph_job_order, jbuf + lo, hi - lo);
 		for (uint32_t i = lo; i < hi; i++) {
 			tph_idx j = r->q_jobs[i];
-			tph_gheap_push(&r->jheap[q], j);
+			tph_pq_push(&r->jheap[q], j);
 			tph_push_pending(s, j, &r->theap[j], r->tbuf + s->jobs->task_off[j]);
 		}
 		if (hi > lo)
-			tph_gheap_push(&r->queues, q);
+			tph_pq_push(&r->queues, q);
 	}
 	return TPH_OK;
 }
@@ -187,11 +187,11 @@ static void finish(tph_evict_ctx *ev, tph_statement *st, bool commit)
 static void between_jobs(preempt_run *r, tph_idx q)
 {
 	tph_session *s = r->c.ev.s;
-	for (tph_idx j; !r->c.ev.err && (j = tph_gheap_pop(&r->jheap[q])) != TPH_NOIDX;) {
+	for (tph_idx j; !r->c.ev.err && (j = tph_pq_pop(&r->jheap[q])) != TPH_NOIDX;) {
 		tph_statement st;
 		tph_stmt_init(&st, s);
 		while (!r->c.ev.err && tph_job_starving(s, j)) {
-			tph_idx t = tph_gheap_pop(&r->theap[j]);
+			tph_idx t = tph_pq_pop(&r->theap[j]);
 			if (t == TPH_NOIDX)
 				break;
 			preempt_one(&r->c, &st, t, TPH_PREEMPT_OTHER_JOBS);
@@ -207,9 +207,9 @@ static void within_jobs(preempt_run *r, tph_idx q)
 	tph_session *s = r->c.ev.s;
 	for (uint32_t i = r->q_off[q]; i < r->q_off[q + 1] && !r->c.ev.err; i++) {
 		tph_idx j = r->q_jobs[i];
-		tph_gheap h;
+		tph_pq h;
 		tph_push_pending(s, j, &h, r->tbuf + s->jobs->task_off[j]);
-		for (tph_idx t; !r->c.ev.err && (t = tph_gheap_pop(&h)) != TPH_NOIDX;) {
+		for (tph_idx t; !r->c.ev.err && (t = tph_pq_pop(&h)) != TPH_NOIDX;) {
 			tph_statement st;
 			tph_stmt_init(&st, s);
 			bool ok = preempt_one(&r->c, &st, t, TPH_PREEMPT_SAME_JOB);
@@ -231,7 +231,7 @@ static int preempt_execute(tph_session *s, const tph_args *args)
 		rc = tph_preempt_scratch(&r.c);
 	if (!rc)
 		rc = run_setup(&r);
-	for (tph_idx q; !rc && !r.c.ev.err && (q = tph_gheap_pop(&r.queues)) != TPH_NOIDX;) {
+	for (tph_idx q; !rc && !r.c.ev.err && (q = tph_pq_pop(&r.queues)) != TPH_NOIDX;) {
 		between_jobs(&r, q);
 		within_jobs(&r, q);
 	}

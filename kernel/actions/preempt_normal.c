@@ -38,14 +38,12 @@ static bool evict_until_fits(tph_preempt_ctx *c, tph_statement *ns, tph_idx p, t
 {
 	tph_session *s = c->ev.s;
 	tph_victim_order vo = {s, p};
-	tph_gheap h;
-	tph_gheap_init(&h, c->ev.vheap, nv, tph_less_victim, &vo);
-	for (uint32_t i = 0; i < nv; i++)
-		tph_gheap_push(&h, c->ev.victims[i]);
+	tph_pq h;
+	tph_victims_queue(&h, &vo, c->ev.victims, nv, c->ev.vheap);
 	tph_idx queue = tph_task_queue(s, p);
 	bool fits = fits_on_node(s, queue, p, node);
 	while (!fits && h.n) {
-		int rc = tph_stmt_evict(ns, tph_gheap_pop(&h), "preempt");
+		int rc = tph_stmt_evict(ns, tph_pq_pop(&h), "preempt");
 		tph_evict_fail(&c->ev, rc);
 		fits = fits_on_node(s, queue, p, node);
 	}

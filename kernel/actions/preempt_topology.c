@@ -61,13 +61,11 @@ static uint32_t remove_until_fits(dry *d, tph_idx *pot, uint32_t nv)
 {
 	tph_evict_ctx *ev = &d->c->ev;
 	tph_victim_order vo = {ev->s, d->p};
-	tph_gheap h;
-	tph_gheap_init(&h, ev->vheap, nv, tph_less_victim, &vo);
-	for (uint32_t i = 0; i < nv; i++)
-		tph_gheap_push(&h, ev->victims[i]);
+	tph_pq h;
+	tph_victims_queue(&h, &vo, ev->victims, nv, ev->vheap);
 	uint32_t np = 0;
 	while (h.n && d->ok) {
-		pot[np] = tph_gheap_pop(&h);
+		pot[np] = tph_pq_pop(&h);
 		d->c->removed[np] = 0;
 		sim_remove(d, pot, np++);
 		if (d->ok && sim_fits(d))

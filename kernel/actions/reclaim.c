@@ -8,11 +8,11 @@
 
 typedef struct reclaim_run {
 	tph_evict_ctx ev;
-	tph_gheap queues;
-	uint8_t *seen;    /* per queue: pushed once at setup */
-	tph_gheap *jheap; /* per queue: its starving jobs */
-	tph_gheap *theap; /* per starving job: its pending tasks */
-	tph_idx *tbuf;    /* job j's task heap at tbuf + task_off[j] */
+	tph_pq queues;
+	uint8_t *seen; /* per queue: pushed once at setup */
+	tph_pq *jheap; /* per queue: its starving jobs */
+	tph_pq *theap; /* per starving job: its pending tasks */
+	tph_idx *tbuf; /* job j's task heap at tbuf + task_off[j] */
 } reclaim_run;
 
 /* Running, preemptable tasks on the node whose jobs sit in another, reclaimable queue. */
@@ -40,14 +40,12 @@ static bool evict_until_fits(tph_evict_ctx *c, tph_statement *ns, tph_idx task, 
 {
 	tph_session *s = c->s;
 	tph_victim_order vo = {s, task};
-	tph_gheap h;
-	tph_gheap_init(&h, c->vheap, nv, tph_less_victim, &vo);
-	for (uint32_t i = 0; i < nv; i++)
-		tph_gheap_push(&h, c->victims[i]);
+	tph_pq h;
+	tph_victims_queue(&h, &vo, c->victims, nv, c->vheap);
 	int64_t avail[TPH_RES_MAX];
 	tph_future_idle(s, node, avail);
 	while (h.n && !tph_req_fits(s, task, avail)) {
-		tph_idx v = tph_gheap_pop(&h);
+		tph_idx v = tph_pq_pop(&h);
 		int rc = tph_stmt_evict(ns, v, "reclaim");
 		tph_evict_fail(c, rc);
 		if (rc == TPH_OK)
@@ -100,8 +98,8 @@ static int run_alloc(reclaim_run *r, uint8_t **flags, uint32_t **off)
 	tph_arena *a = &s->arena;
 	uint32_t nq = s->queues->n, nj = s->jobs->n;
 	r->seen = TPH_ARENA_NEW(a, uint8_t, nq + 1);
-	r->jheap = TPH_ARENA_NEW(a, tph_gheap, nq + 1);
-	r->theap = TPH_ARENA_NEW(a, tph_gheap, nj + 1);
+	r->jheap = TPH_ARENA_NEW(a, tph_pq, nq + 1);
+	r->theap = TPH_ARENA_NEW(a, tph_pq, nj + 1);
 	r->tbuf = TPH_ARENA_NEW(a, tph_idx, s->tasks.n + 1);
 	*flags = TPH_ARENA_NEW(a, uint8_t, nj + 1);
 	*off = TPH_ARENA_NEW(a, uint32_t, nq + 2);
@@ -109,7 +107,7 @@ static int run_alloc(reclaim_run *r, uint8_t **flags, uint32_t **off)
 	if (!r->seen || !r->jheap || !r->theap || !r->tbuf || !*flags || !*off || !buf)
 		return TPH_ENOMEM;
 	/* Each job pop may push its queue again: room for nq + nj queue entries. */
-	tph_gheap_init(&r->queues, buf + nj, nq + nj, tph_less_queue, s);
+	tph_pq_init(&r->queues, s, tph_queue_order, buf + nj, nq + nj);
 	r->jheap[0].items = buf; /* carved per queue in run_setup */
 	return TPH_OK;
 }
@@ -132,17 +130,17 @@ static int run_setup(reclaim_run *r)
 	}
 	for (tph_idx q = 0; q < nq; q++) {
 		off[q + 1] += off[q];
-		tph_gheap_init(&r->jheap[q], jbuf + off[q], off[q + 1] - off[q], tph_less_job, s);
+		tph_pq_init(&r->jheap[q], s, tph_job_order, jbuf + off[q], off[q + 1] - off[q]);
 	}
 	for (tph_idx j = 0; j < nj; j++) {
 		tph_idx q = s->jobs->queue[j];
 		if ((fl[j] & JOB_IN) && !r->seen[q]) {
 			r->seen[q] = 1;
-			tph_gheap_push(&r->queues, q);
+			tph_pq_push(&r->queues, q);
 		}
 		if (!(fl[j] & JOB_STARVING))
 			continue;
-		tph_gheap_push(&r->jheap[q], j);
+		tph_pq_push(&r->jheap[q], j);
 		tph_push_pending(s, j, &r->theap[j], r->tbuf + s->jobs->task_off[j]);
 	}
 	return TPH_OK;
@@ -155,7 +153,7 @@ static void reclaim_job(reclaim_run *r, tph_idx q, tph_idx j)
 	tph_statement st;
 	tph_stmt_init(&st, s);
 	while (!r->ev.err && tph_job_starving(s, j)) {
-		tph_idx t = tph_gheap_pop(&r->theap[j]);
+		tph_idx t = tph_pq_pop(&r->theap[j]);
 		if (t == TPH_NOIDX)
 			break;
 		if (s->tasks.flags[t] & TPH_TASK_PREEMPT_NEVER)
@@ -178,13 +176,13 @@ static int reclaim_execute(tph_session *s, const tph_args *args)
 	int rc = tph_evict_open(&r.ev, s, &ph, false);
 	if (!rc)
 		rc = run_setup(&r);
-	for (tph_idx q; !rc && !r.ev.err && (q = tph_gheap_pop(&r.queues)) != TPH_NOIDX;) {
+	for (tph_idx q; !rc && !r.ev.err && (q = tph_pq_pop(&r.queues)) != TPH_NOIDX;) {
 		if (tph_overused(s, q))
 			continue;
-		for (tph_idx j; !r.ev.err && (j = tph_gheap_pop(&r.jheap[q])) != TPH_NOIDX;) {
+		for (tph_idx j; !r.ev.err && (j = tph_pq_pop(&r.jheap[q])) != TPH_NOIDX;) {
 			reclaim_job(&r, q, j);
 			if (r.jheap[q].n)
-				tph_gheap_push(&r.queues, q);
+				tph_pq_push(&r.queues, q);
 		}
 	}
 	tph_evict_close(&r.ev);

@@ -1,14 +1,39 @@
-/* Shared action helpers: node-filtering options, Volcano's resource comparisons for the
- * allocate-or-pipeline choice, and the decision-log entries no statement commit makes
- * (Session.Allocate's dispatch, a pipelined job's kept statement). */
+/* Shared action helpers: the queue and job heaps, node-filtering options, Volcano's resource
+ * comparisons for the allocate-or-pipeline choice, and the decision-log entries no statement commit
+ * makes (Session.Allocate's dispatch, a pipelined job's kept statement). */
 #include "action_util.h"
 
 #include "ep.h"
 #include "fit_nodes.h"
-#include "mem.h"
 
 #include <stddef.h>
 #include <string.h>
+
+/* ---- the queue and job loops ---- */
+
+int tph_act_job_heaps(tph_session *s, const uint32_t *per_queue, tph_pq *queues, tph_pq **jobs)
+{
+	uint32_t nq = s->queues->n;
+	tph_idx *qbuf = TPH_ARENA_NEW(&s->arena, tph_idx, nq + 1);
+	tph_idx *jbuf = TPH_ARENA_NEW(&s->arena, tph_idx, s->jobs->n + 1);
+	*jobs = TPH_ARENA_NEW(&s->arena, tph_pq, nq + 1);
+	if (!qbuf || !jbuf || !*jobs)
+		return TPH_ENOMEM;
+	tph_pq_init(queues, s, tph_queue_order, qbuf, nq);
+	for (tph_idx q = 0; q < nq; q++) {
+		tph_pq_init(&(*jobs)[q], s, tph_job_order, jbuf, per_queue[q]);
+		jbuf += per_queue[q];
+	}
+	return TPH_OK;
+}
+
+void tph_act_push_job(const tph_session *s, tph_pq *queues, tph_pq *jobs, tph_idx j)
+{
+	tph_idx q = s->jobs->queue[j];
+	if (!jobs[q].n)
+		tph_pq_push(queues, q);
+	tph_pq_push(&jobs[q], j);
+}
 
 /* ---- options ---- */
 
@@ -98,20 +123,12 @@ bool tph_fits_future_idle(const tph_session *s, tph_idx task, tph_idx node)
 
 /* ---- the decision log ---- */
 
-static int log_push(tph_log_row **rows, uint32_t *n, uint32_t *cap, tph_log_row r)
-{
-	if (tph_grow(rows, cap, *n + 1, sizeof **rows))
-		return TPH_ENOMEM;
-	(*rows)[(*n)++] = r;
-	return TPH_OK;
-}
-
 int tph_act_dispatch(tph_session *s, tph_idx task)
 {
 	tph_idx node = s->tasks.node[task];
 	tph_task_move(s, task, TPH_TS_BINDING, node);
 	tph_log *l = &s->log;
-	return log_push(&l->binds, &l->n_binds, &l->cap_binds, (tph_log_row){task, node, NULL});
+	return tph_log_push(&l->binds, &l->n_binds, &l->cap_binds, (tph_log_row){task, node, NULL});
 }
 
 int tph_act_dispatch_job(tph_session *s, tph_idx job)
@@ -137,8 +154,8 @@ int tph_act_keep(tph_statement *st)
 	int rc = TPH_OK;
 	for (uint32_t i = 0; i < st->n && !rc; i++)
 		if (st->ops[i].kind == TPH_OP_PIPELINE)
-			rc = log_push(&l->pipelined, &l->n_pipelined, &l->cap_pipelined,
-			              (tph_log_row){st->ops[i].task, st->ops[i].node, NULL});
+			rc = tph_log_push(&l->pipelined, &l->n_pipelined, &l->cap_pipelined,
+			                  (tph_log_row){st->ops[i].task, st->ops[i].node, NULL});
 	tph_stmt_free(st);
 	return rc;
 }

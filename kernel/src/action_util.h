@@ -1,6 +1,6 @@
 /* Building blocks of the scheduling actions (enqueue, allocate, backfill and the eviction
- * actions): Volcano's util.PriorityQueue, its PredicateHelper (per-role predicate error cache,
- * hard shards, node sampling), equivalence classes that let tasks with one spec share
+ * actions): Volcano's util.PriorityQueue (pq.h), its PredicateHelper (per-role predicate error
+ * cache, hard shards, node sampling), equivalence classes that let tasks with one spec share
  * filtering results, and decision-log helpers for what a statement alone does not publish.
  * Everything here runs on the session's thread. */
 #ifndef TPH_ACTION_UTIL_H
@@ -9,29 +9,18 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "pq.h"
 #include "session.h"
 #include "statement.h"
 
-/* ---- priority queues: Go's container/heap, step for step ---- */
+/* ---- the queue and job loops of enqueue, allocate and backfill ---- */
 
-/* <0 when a comes first (Volcano's LessFn returning true). */
-typedef int (*tph_pq_cmp)(const tph_session *s, tph_idx a, tph_idx b);
-
-/* Volcano's util.PriorityQueue. Plugins' orders can change while items wait (drf shares, gang
- * readiness), so the heap is Go's exactly: the same pushes and pops give the same answers
- * even when the order is stale. `items` is caller-provided storage of `cap` entries. */
-typedef struct tph_pq {
-	tph_idx *items;
-	uint32_t n, cap;
-	tph_pq_cmp cmp;
-	const tph_session *s;
-} tph_pq;
-
-void tph_pq_init(tph_pq *q, const tph_session *s, tph_pq_cmp cmp, tph_idx *storage, uint32_t cap);
-/* TPH_ERANGE when full (a caller sized it wrong). */
-int tph_pq_push(tph_pq *q, tph_idx item);
-/* TPH_NOIDX when empty. */
-tph_idx tph_pq_pop(tph_pq *q);
+/* Volcano's queue and job PriorityQueues, empty: `queues` by QueueOrder with room for every
+ * queue, (*jobs)[q] by JobOrder with room for per_queue[q] jobs (at most the session's jobs in
+ * all). TPH_ENOMEM when the arena is out. */
+int tph_act_job_heaps(tph_session *s, const uint32_t *per_queue, tph_pq *queues, tph_pq **jobs);
+/* Push job j into its queue's heap; the queue joins `queues` with its first job. */
+void tph_act_push_job(const tph_session *s, tph_pq *queues, tph_pq *jobs, tph_idx j);
 
 /* ---- the node-filtering options every placing action shares ---- */
 

@@ -437,13 +437,14 @@ static const char *re_number(const char *q, uint64_t *v)
 	return q;
 }
 
-/* A bound "{m}", "{m,}" or "{m,n}" at `p`: *top is its largest written count, *open whether it
- * has no upper end, *end its '}'. False when `p` holds no bound (then regcomp judges it). */
+/* A bound "{m}", "{m,}", "{m,n}" or "{,n}" (glibc reads it as "{0,n}") at `p`: *top is its
+ * largest written count, *open whether it has no upper end, *end its '}'. False when `p` holds
+ * no bound (then regcomp judges it). */
 static bool re_bound(const char *p, const char **end, uint64_t *top, bool *open)
 {
 	uint64_t m, n;
 	const char *q = p + 1;
-	if (*q < '0' || *q > '9')
+	if ((*q < '0' || *q > '9') && *q != ',')
 		return false;
 	q = re_number(q, &m);
 	n = m;
@@ -514,8 +515,9 @@ const char *tph_regex_vet(const char *re)
 			break;
 		case '*':
 		case '+':
-		case '?':
-			size[depth] += last[depth];
+		case '?': /* one node over the atom, not a copy */
+			size[depth]++;
+			last[depth]++;
 			break;
 		default:
 			size[depth] += last[depth] = 1;

@@ -48,6 +48,8 @@ const char *const tph_ep_names[TPH_EP_COUNT] = {
     "HyperNodeOrder",
     "HyperNodeGradientForJob",
     "HyperNodeGradientForSubJob",
+    "ScoreLocality",
+    "ScoreAnchors",
 };
 
 /* Which flag each dispatcher of session_plugins.go tests (isEnabled(plugin.EnabledX)). */
@@ -91,6 +93,8 @@ static const int8_t ep_flags[TPH_EP_COUNT] = {
     [TPH_EP_HYPERNODE_ORDER] = TPH_FLAG_HYPERNODE_ORDER,
     [TPH_EP_HN_GRADIENT_JOB] = TPH_FLAG_HYPERNODE_GRADIENT,
     [TPH_EP_HN_GRADIENT_SUBJOB] = TPH_FLAG_HYPERNODE_GRADIENT,
+    [TPH_EP_SCORE_LOCALITY] = TPH_FLAG_NODE_ORDER,
+    [TPH_EP_SCORE_ANCHORS] = TPH_FLAG_NODE_ORDER,
 };
 
 int tph_ep_flag(tph_ep ep)

@@ -1,5 +1,6 @@
-/* Predicates without the resource fit, for the eviction actions (see ep_predicate.h). Nodes go
- * to each callback in spans of SPAN, spans to OpenMP workers; inside a span the survivors of
+/* Predicates without the resource fit, for the eviction actions (see ep_predicate.h), and the
+ * predicate step of every span tph_filter_nodes() filters after its fit. Nodes go to each
+ * callback in spans of SPAN, spans to OpenMP workers; inside a span the survivors of
  * one plugin are the next one's input, so verdicts do not depend on the thread count. */
 #include "ep_predicate.h"
 
@@ -16,18 +17,10 @@
 #define SPAN          TPH_SPAN
 #define CALL(type, e) ((type)(e)->fn)
 
-static void predicate_span(const tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
-                           tph_reason_code *out)
+uint32_t tph_predicate_span(const tph_session *s, tph_idx task, tph_idx *live, uint32_t *pos,
+                            uint32_t m, tph_reason_code *reason)
 {
-	tph_idx live[SPAN];
-	uint32_t pos[SPAN];
 	tph_reason_code rc[SPAN];
-	uint32_t m = n;
-	for (uint32_t i = 0; i < n; i++) {
-		out[i] = TPH_PASS;
-		live[i] = nodes[i];
-		pos[i] = i;
-	}
 	const tph_ep_list *l = &s->ep[TPH_EP_PREDICATE];
 	for (uint32_t p = 0; p < l->n && m; p++) {
 		memset(rc, 0, m * sizeof *rc);
@@ -35,7 +28,7 @@ static void predicate_span(const tph_session *s, tph_idx task, const tph_idx *no
 		uint32_t k = 0;
 		for (uint32_t j = 0; j < m; j++) {
 			if (rc[j] != TPH_PASS) {
-				out[pos[j]] = rc[j];
+				reason[pos[j]] = rc[j];
 				continue;
 			}
 			live[k] = live[j];
@@ -43,6 +36,20 @@ static void predicate_span(const tph_session *s, tph_idx task, const tph_idx *no
 		}
 		m = k;
 	}
+	return m;
+}
+
+static void predicate_span(const tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
+                           tph_reason_code *out)
+{
+	tph_idx live[SPAN];
+	uint32_t pos[SPAN];
+	for (uint32_t i = 0; i < n; i++) {
+		out[i] = TPH_PASS;
+		live[i] = nodes[i];
+		pos[i] = i;
+	}
+	tph_predicate_span(s, task, live, pos, n, out);
 }
 
 void tph_predicate_nodes(const tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,

@@ -4,6 +4,7 @@
  * per-node result is computed in a fixed order, so the outcome is the same for any thread
  * count. */
 #include "ep.h"
+#include "ep_predicate.h"
 #include "prof.h"
 
 #include <math.h>
@@ -118,7 +119,6 @@ static uint32_t filter_span(const tph_session *s, const fit_req *r, tph_idx task
 {
 	tph_idx live[SPAN];
 	uint32_t pos[SPAN];
-	tph_reason_code rc[SPAN];
 	uint32_t m = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		reason[i] = fit(&s->nodes, r, nodes[i]);
@@ -127,22 +127,7 @@ static uint32_t filter_span(const tph_session *s, const fit_req *r, tph_idx task
 			pos[m++] = i;
 		}
 	}
-	const tph_ep_list *l = &s->ep[TPH_EP_PREDICATE];
-	for (uint32_t p = 0; p < l->n && m; p++) {
-		memset(rc, 0, m * sizeof *rc);
-		CALL(tph_predicate_fn, &l->e[p])(l->e[p].st, s, task, live, m, rc);
-		uint32_t k = 0;
-		for (uint32_t j = 0; j < m; j++) {
-			if (rc[j] != TPH_PASS) {
-				reason[pos[j]] = rc[j];
-				continue;
-			}
-			live[k] = live[j];
-			pos[k++] = pos[j];
-		}
-		m = k;
-	}
-	return m;
+	return tph_predicate_span(s, task, live, pos, m, reason);
 }
 
 static uint32_t filter_fail(const tph_idx *nodes, uint32_t n, tph_reason_code *reason_out)

@@ -16,7 +16,30 @@
  * "the first of a list" is the spec's tie-break wherever Volcano iterates a Go map.
  *
  * Threads: everything here is written on the session's thread only (open, the task-move hook,
- * the setters). Per-node callbacks may read it concurrently between writes. */
+ * the setters). Per-node callbacks may read it concurrently between writes.
+ *
+ * The allocate action's hypernode path (Volcano's allocate.go), in this API:
+ * - Skip a job when !t.ready && tph_topo_job_contains_topology(). It takes allocateForJob when
+ *   tph_topo_job_contains_hard() || tph_job_has_subjob_policy(), else the flat path over its
+ *   tph_job_default_subjob()'s pending tasks.
+ * - organizeJobWorksheet: the subjobs of tph_job_subjobs(); ready ones (tph_subjob_ready in
+ *   ep.h) count per GID (the policy index); the others, sorted by tph_subjob_order, are
+ *   "required" while their policy's count is below meta->subgroups[p].min_subgroups.
+ * - allocateForJob: tph_hn_gradient_for_job(s, job, t.top, TPH_PURPOSE_ALLOCATE, &g) (room
+ *   from tph_hn_gradient_init); for each group, each hypernode in order is a dry run.
+ * - allocateForSubJob(sj, hn_for_job): tph_hn_gradient_for_subjob(s, sj, hn_for_job, ...);
+ *   each candidate h gets allocateResourcesForTasks over tph_hn_nodes(&t, h) (snapshot order);
+ *   the successful candidates are scored with tph_hn_order() and chosen by tph_hn_best(); then
+ *   sj.hn[sj] = tph_hn_lca(&t, sj.hn[sj], best).
+ * - allocateResourcesForTasks: `placing` starts at sj.hn[sj]; when sj.topo_has[sj], set
+ *   task_job_hn[task] = placing before scoring the task's nodes and, once it is placed,
+ *   placing = tph_hn_extend(&t, placing, node).
+ * - Recorder: save/restore sj.hn of the worksheet's subjobs around each job-level dry run;
+ *   on commit job_hn[job] = LCA(job_hn[job], hn_for_job), each decided subjob's
+ *   sj.hn = LCA(sj.hn, decision) and sj.nominated = TPH_NOIDX.
+ * - Pruning: the live aggregates bound what a candidate's nodes hold: when no node has a
+ *   negative future idle, a candidate whose summed future idle is below a task's request
+ *   holds no node that fits it (its fit errors must still be recorded as Volcano would). */
 #ifndef TPH_HYPERNODE_H
 #define TPH_HYPERNODE_H
 
@@ -149,7 +172,7 @@ static inline bool tph_hn_in_subtree(const tph_hn_tree *t, tph_idx root, tph_idx
 tph_idx tph_hn_lca(const tph_hn_tree *t, tph_idx a, tph_idx b);
 /* The hypernode of the lowest tier holding every node of nodes[0..n) (the first by index on
  * a tie), as Session.recoverAllocatedHyperNode finds it; TPH_NOIDX when n == 0 or a node is
- * in no hypernode (a node that is not ready). */
+ * in no hypernode (not ready, or TPH_NOIDX). */
 tph_idx tph_hn_lowest_holding(const tph_hn_tree *t, const tph_idx *nodes, uint32_t n);
 /* The tier of a tierName (HyperNodeTierNameMap); false when no hypernode carries it. */
 bool tph_hn_tier_of_name(const tph_hn_tree *t, tph_sid name, int32_t *tier);
@@ -169,6 +192,8 @@ tph_idx tph_hn_search_root(const tph_hn_tree *t, tph_idx avail, int32_t highest_
  * (hyperNodeGradientFn). `out` has room for t->n entries and groups. */
 void tph_hn_gradient_build(const tph_hn_tree *t, tph_idx root, int32_t highest_tier,
                            const uint8_t *eligible, tph_hn_gradient *out);
+/* Point g at session-arena arrays with room for every hypernode, empty (n = n_groups = 0). */
+int tph_hn_gradient_init(tph_session *s, tph_hn_gradient *g);
 /* reverseAndCapEvictionGradients: groups from the highest tier down, at most `cap` hypernodes
  * (the last entries of the group that crosses the cap). In place. */
 void tph_hn_gradient_reverse_cap(tph_hn_gradient *g, uint32_t cap);
@@ -204,10 +229,10 @@ static inline int32_t tph_topo_job_tier(const tph_session *s, tph_idx job)
 bool tph_topo_job_contains_hard(const tph_session *s, tph_idx job);
 /* JobInfo.ContainsNetworkTopology: the job or one of its subjobs has a network topology. */
 bool tph_topo_job_contains_topology(const tph_session *s, tph_idx job);
-/* Does `row` (a resource row of s->ndim) fit under `avail` (a hypernode's aggregate column
- * base with stride t->n, at hypernode h) as Volcano's Resource.LessEqual(..., Zero) decides
- * for a task-derived request: cpu and memory always, other dimensions when requested, pods
- * never (Volcano's requests carry no pods). */
+/* Does `row` (a resource row of s->ndim) fit under `avail` (an aggregate laid out like the
+ * tree's, [d * t->n + h]) at hypernode h, as Volcano's Resource.LessEqual(..., Zero) decides:
+ * cpu and memory always, other dimensions only when the row asks for them, and pods against
+ * the allocatable pods (Volcano's idle never loses pods: its task requests carry none). */
 bool tph_hn_fits(const tph_session *s, const int64_t *row, const int64_t *avail, tph_idx h);
 
 #endif

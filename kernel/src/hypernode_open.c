@@ -3,6 +3,8 @@
  * mode to hard at the top's tier) and recoverAllocatedHyperNode (from running pods). */
 #include "hypernode.h"
 
+#include "mem.h"
+
 /* translateHighestTierNameToAllowed: a tier, or a tierName some hypernode carries, else -1. */
 static int32_t resolve_tier(const tph_hn_tree *t, int32_t tier, tph_sid name)
 {
@@ -75,7 +77,13 @@ static tph_idx recover_subjob(const tph_session *s, const tph_topo *tp, tph_idx 
 
 static int recover_allocated(tph_session *s, tph_topo *tp)
 {
-	tph_idx *scratch = TPH_ARENA_NEW(&s->arena, tph_idx, s->tasks.n + 1);
+	uint32_t most = 0;
+	for (uint32_t k = 0; k < tp->sj.n; k++)
+		if (tp->sj.topo_has[k] && tp->sj.task_off[k + 1] - tp->sj.task_off[k] > most)
+			most = tp->sj.task_off[k + 1] - tp->sj.task_off[k];
+	if (!most)
+		return TPH_OK; /* no subjob has a topology: nothing to recover */
+	tph_idx *scratch = tph_malloc(most * sizeof *scratch);
 	if (!scratch)
 		return TPH_ENOMEM;
 	for (tph_idx j = 0; j < s->jobs->n; j++) {
@@ -89,6 +97,7 @@ static int recover_allocated(tph_session *s, tph_topo *tp)
 		}
 		tp->job_hn[j] = lca;
 	}
+	tph_free(scratch);
 	return TPH_OK;
 }
 

@@ -193,6 +193,15 @@ void tph_hn_gradient_reverse_cap(tph_hn_gradient *g, uint32_t cap)
 	g->n_groups = out;
 }
 
+int tph_hn_gradient_init(tph_session *s, tph_hn_gradient *g)
+{
+	uint32_t n = s->topo->t.n;
+	g->hn = TPH_ARENA_NEW(&s->arena, tph_idx, n);
+	g->end = TPH_ARENA_NEW(&s->arena, uint32_t, n);
+	g->n = g->n_groups = 0;
+	return g->hn && g->end ? TPH_OK : TPH_ENOMEM;
+}
+
 void tph_hn_gradient_single(tph_hn_gradient *g, tph_idx hn)
 {
 	g->hn[0] = hn;

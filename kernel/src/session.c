@@ -50,11 +50,14 @@ static int copy_columns(tph_session *s)
 	s->tasks = sn->tasks;
 	s->tasks.status = dup_col(s, sn->tasks.status, sn->tasks.n);
 	s->tasks.node = dup_col(s, sn->tasks.node, sn->tasks.n * sizeof(tph_idx));
+	/* allocate clears the nominated nodes of a nomination it invalidates */
+	s->tasks.nominated = dup_col(s, sn->tasks.nominated, sn->tasks.n * sizeof(tph_idx));
 	s->jobs = &sn->jobs;
 	s->queues = &sn->queues;
 	s->ready_nodes = TPH_ARENA_NEW(&s->arena, tph_idx, sn->nodes.n + 1);
 	if (!s->nodes.used || !s->nodes.idle || !s->nodes.releasing || !s->nodes.pipelined ||
-	    !s->nodes.ntasks || !s->tasks.status || !s->tasks.node || !s->ready_nodes)
+	    !s->nodes.ntasks || !s->tasks.status || !s->tasks.node || !s->tasks.nominated ||
+	    !s->ready_nodes)
 		return TPH_ENOMEM;
 	/* Volcano leaves nodes that are not ready out of the session entirely. */
 	for (tph_idx n = 0; n < sn->nodes.n; n++)

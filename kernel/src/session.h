@@ -50,6 +50,8 @@ typedef enum tph_ep {
 	TPH_EP_HYPERNODE_ORDER,
 	TPH_EP_HN_GRADIENT_JOB,
 	TPH_EP_HN_GRADIENT_SUBJOB,
+	TPH_EP_SCORE_LOCALITY,
+	TPH_EP_SCORE_ANCHORS,
 	TPH_EP_COUNT
 } tph_ep;
 
@@ -161,6 +163,13 @@ int tph_record_pending_reason(tph_session *s, tph_idx task, const char *reason);
 int tph_pending_reasons(tph_session *s, const tph_pending_row **out, uint32_t *n_out);
 /* Flag a job as unschedulable in this session (gang's close-time condition). */
 void tph_job_mark_unschedulable(tph_session *s, tph_idx job);
+
+/* Queue of a task's job (TPH_NOIDX without a job). */
+static inline tph_idx tph_task_queue(const tph_session *s, tph_idx t)
+{
+	tph_idx j = s->tasks.job[t];
+	return j == TPH_NOIDX ? TPH_NOIDX : s->jobs->queue[j];
+}
 
 /* "namespace/name" of a task, in the session arena; NULL on OOM. */
 const char *tph_ssn_task_key(tph_session *s, tph_idx t);

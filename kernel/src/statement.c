@@ -128,7 +128,7 @@ void tph_stmt_discard(tph_statement *st)
 	tph_stmt_free(st);
 }
 
-static int log_push(tph_log_row **rows, uint32_t *n, uint32_t *cap, tph_log_row r)
+int tph_log_push(tph_log_row **rows, uint32_t *n, uint32_t *cap, tph_log_row r)
 {
 	if (tph_grow(rows, cap, *n + 1, sizeof **rows))
 		return TPH_ENOMEM;
@@ -143,12 +143,12 @@ static int commit_op(tph_session *s, const tph_stmt_op *op)
 	switch (op->kind) {
 	case TPH_OP_ALLOCATE:
 		tph_task_move(s, op->task, TPH_TS_BINDING, op->node);
-		return log_push(&l->binds, &l->n_binds, &l->cap_binds, r);
+		return tph_log_push(&l->binds, &l->n_binds, &l->cap_binds, r);
 	case TPH_OP_PIPELINE:
-		return log_push(&l->pipelined, &l->n_pipelined, &l->cap_pipelined, r);
+		return tph_log_push(&l->pipelined, &l->n_pipelined, &l->cap_pipelined, r);
 	default:
 		r.node = op->prev_node;
-		return log_push(&l->evictions, &l->n_evictions, &l->cap_evictions, r);
+		return tph_log_push(&l->evictions, &l->n_evictions, &l->cap_evictions, r);
 	}
 }
 

@@ -38,6 +38,10 @@ void tph_stmt_discard(tph_statement *st);
 int tph_stmt_merge(tph_statement *dst, tph_statement *src);
 void tph_stmt_free(tph_statement *st);
 
+/* Append r to one of the session's decision-log lists (rows[0..*n), growing *cap). Shared
+ * with the actions' logging of what no commit publishes. TPH_ENOMEM when out of memory. */
+int tph_log_push(tph_log_row **rows, uint32_t *n, uint32_t *cap, tph_log_row r);
+
 /* Change a task's status (and node) with node and job accounting, no events. Shared by the
  * statement and the actions' direct updates. */
 void tph_task_move(tph_session *s, tph_idx task, uint8_t status, tph_idx node);

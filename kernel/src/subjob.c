@@ -27,7 +27,7 @@ typedef struct sj_build {
 	uint32_t n_loc, cap_loc;
 	tph_sid *vals;
 	uint32_t n_vals, cap_vals;
-	uint32_t *task_loc; /* [tasks]: local subjob of each task, TPH_NOIDX: none */
+	uint32_t *task_loc; /* [tasks]: local subjob of each task of a job with policies */
 	uint32_t *table;    /* the current job's (policy, values) -> loc + 1; 0: empty */
 	uint32_t mask, cap_table;
 	tph_sid tmp[64];
@@ -163,7 +163,14 @@ static int partition_job(sj_build *b, tph_idx job)
 	const tph_job_meta *m = js->meta ? js->meta[job] : NULL;
 	uint32_t np = m ? m->n_subgroups : 0, dflt = TPH_NOIDX;
 	uint32_t first = js->task_off[job], end = js->task_off[job + 1];
-	if (np && table_for(b, end - first))
+	if (!np) { /* one default subjob with every task: no per-task work */
+		if (first < end && default_local(b, job, &dflt) == TPH_NOIDX)
+			return TPH_ENOMEM;
+		if (first < end)
+			b->loc[dflt].ntask = end - first;
+		return TPH_OK;
+	}
+	if (table_for(b, end - first))
 		return TPH_ENOMEM;
 	for (uint32_t i = first; i < end; i++) {
 		tph_idx t = js->task_idx[i];
@@ -273,8 +280,9 @@ static int fill_tasks(sj_build *b, tph_subjobs *o)
 	memset(o->of_task, 0xff, (s->tasks.n + 1) * sizeof *o->of_task);
 	for (tph_idx j = 0; j < js->n; j++)
 		for (uint32_t i = js->task_off[j]; i < js->task_off[j + 1]; i++) {
-			tph_idx t = js->task_idx[i],
-			        g = o->job_off[j] + b->loc[b->task_loc[t]].rank;
+			bool one = o->job_off[j + 1] - o->job_off[j] == 1;
+			tph_idx t = js->task_idx[i];
+			tph_idx g = o->job_off[j] + (one ? 0 : b->loc[b->task_loc[t]].rank);
 			o->of_task[t] = g;
 			o->task[fill[g]++] = t;
 			o->count[(size_t)g * TPH_TS_COUNT + s->tasks.status[t]]++;

@@ -63,6 +63,9 @@ const tph_subjobs *tph_subjobs_of(const tph_session *s);
 tph_idx tph_task_subjob(const tph_session *s, tph_idx task);
 /* The subjobs of a job: *first and the count. */
 uint32_t tph_job_subjobs(const tph_session *s, tph_idx job, tph_idx *first);
+/* The job's default subjob (JobInfo.DefaultSubJobID: no policy took its tasks), or TPH_NOIDX
+ * when it has none. */
+tph_idx tph_job_default_subjob(const tph_session *s, tph_idx job);
 /* JobInfo.ContainsSubJobPolicy: the podgroup declares at least one subGroupPolicy. */
 bool tph_job_has_subjob_policy(const tph_session *s, tph_idx job);
 

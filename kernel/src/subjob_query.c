@@ -19,6 +19,15 @@ uint32_t tph_job_subjobs(const tph_session *s, tph_idx job, tph_idx *first)
 	return sj->job_off[job + 1] - sj->job_off[job];
 }
 
+tph_idx tph_job_default_subjob(const tph_session *s, tph_idx job)
+{
+	const tph_subjobs *sj = &s->topo->sj;
+	for (uint32_t k = sj->job_off[job]; k < sj->job_off[job + 1]; k++)
+		if (sj->policy[k] == TPH_NOIDX)
+			return k;
+	return TPH_NOIDX;
+}
+
 bool tph_job_has_subjob_policy(const tph_session *s, tph_idx job)
 {
 	const tph_job_meta *m = s->jobs->meta ? s->jobs->meta[job] : NULL;

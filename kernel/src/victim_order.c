@@ -1,92 +1,71 @@
-/* BuildVictimsPriorityQueue: Volcano's less function over victims and a replay of Go's
- * container/heap (Push each victim, then Pop until empty). */
+/* BuildVictimsPriorityQueue: Volcano's less function over victims on the shared Go heap. */
 #include "victim_order.h"
-
-#include <string.h>
 
 #include "ep.h"
 
-static tph_idx job_of(const tph_session *s, tph_idx t)
+/* Volcano's jobThenTaskOrder: the job plugins' answer reversed, then !TaskOrderFn
+ * (tph_task_order never ties two distinct tasks). */
+static bool job_then_task(const tph_session *s, tph_idx lj, tph_idx rj, tph_idx l, tph_idx r)
 {
-	return s->tasks.job[t];
-}
-
-/* !TaskOrderFn(l, r): tph_task_order never ties two distinct tasks. */
-static bool task_after(const tph_session *s, tph_idx l, tph_idx r)
-{
+	int cmp = tph_job_order_cmp_plugins(s, lj, rj);
+	if (cmp)
+		return cmp > 0;
 	return tph_task_order(s, l, r) > 0;
 }
 
-static bool job_then_task(const tph_session *s, tph_idx l, tph_idx r)
-{
-	int c = tph_job_order_cmp_plugins(s, job_of(s, l), job_of(s, r));
-	return c ? c > 0 : task_after(s, l, r);
-}
-
 /* The less function: true when l pops before r. */
-static bool victim_less(const tph_session *s, tph_idx pj, tph_idx l, tph_idx r)
+static bool victim_less(const void *ctx, tph_idx l, tph_idx r)
 {
-	tph_idx lj = job_of(s, l), rj = job_of(s, r);
+	const tph_victim_order *vo = ctx;
+	const tph_session *s = vo->s;
+	tph_idx lj = s->tasks.job[l], rj = s->tasks.job[r], pj = s->tasks.job[vo->preemptor];
 	if (lj == rj)
-		return task_after(s, l, r);
+		return tph_task_order(s, l, r) > 0;
 	if (lj == TPH_NOIDX || rj == TPH_NOIDX) /* orphans go first */
 		return lj == TPH_NOIDX;
 	if (pj == TPH_NOIDX)
-		return job_then_task(s, l, r);
+		return job_then_task(s, lj, rj, l, r);
 	tph_idx lq = s->jobs->queue[lj], rq = s->jobs->queue[rj];
 	if (lq != rq)
 		return tph_victim_queue_order(s, lq, rq, s->jobs->queue[pj]) < 0;
-	return job_then_task(s, l, r);
+	return job_then_task(s, lj, rj, l, r);
 }
 
-static void swap(uint32_t *h, uint32_t i, uint32_t j)
+void tph_victims_queue(tph_pq *q, const tph_victim_order *vo, const tph_idx *victims, uint32_t n,
+                       tph_idx *buf)
 {
-	uint32_t t = h[i];
-	h[i] = h[j];
-	h[j] = t;
+	tph_pq_init_less(q, vo, victim_less, buf, n);
+	for (uint32_t i = 0; i < n; i++)
+		tph_pq_push(q, victims[i]);
 }
 
-static void heap_up(const tph_session *s, tph_idx pj, const tph_idx *t, uint32_t *h, uint32_t j)
+/* The queue holds indices into tasks, so equal task ids stay apart. */
+typedef struct index_order {
+	tph_victim_order vo;
+	const tph_idx *tasks;
+} index_order;
+
+static bool index_less(const void *ctx, tph_idx a, tph_idx b)
 {
-	while (j > 0) {
-		uint32_t i = (j - 1) / 2;
-		if (!victim_less(s, pj, t[h[j]], t[h[i]]))
-			break;
-		swap(h, i, j);
-		j = i;
-	}
+	const index_order *io = ctx;
+	return victim_less(&io->vo, io->tasks[a], io->tasks[b]);
 }
 
-static void heap_down(const tph_session *s, tph_idx pj, const tph_idx *t, uint32_t *h, uint32_t i,
-                      uint32_t n)
-{
-	for (;;) {
-		uint32_t j = 2 * i + 1;
-		if (j >= n)
-			break;
-		if (j + 1 < n && victim_less(s, pj, t[h[j + 1]], t[h[j]]))
-			j++;
-		if (!victim_less(s, pj, t[h[j]], t[h[i]]))
-			break;
-		swap(h, i, j);
-		i = j;
-	}
-}
-
-/* The heap of indices lives in perm[0..k); each Pop moves the root to perm[k-1], so popping
- * fills perm from the back: reverse at the end. */
+/* Each Pop parks the root just past the shrinking heap, so perm fills from the back: reverse
+ * at the end. */
 void tph_victims_pop_order(const tph_session *s, tph_idx preemptor, const tph_idx *tasks,
                            uint32_t n, uint32_t *perm)
 {
-	tph_idx pj = job_of(s, preemptor);
-	for (uint32_t k = 0; k < n; k++) {
-		perm[k] = k;
-		heap_up(s, pj, tasks, perm, k);
+	index_order io = {{s, preemptor}, tasks};
+	tph_pq q;
+	tph_pq_init_less(&q, &io, index_less, perm, n);
+	for (uint32_t k = 0; k < n; k++)
+		tph_pq_push(&q, k);
+	while (tph_pq_pop(&q) != TPH_NOIDX)
+		;
+	for (uint32_t i = 0, j = n ? n - 1 : 0; i < j; i++, j--) {
+		uint32_t t = perm[i];
+		perm[i] = perm[j];
+		perm[j] = t;
 	}
-	for (uint32_t k = n; k > 1; k--) {
-		swap(perm, 0, k - 1);
-		heap_down(s, pj, tasks, perm, 0, k - 1);
-	}
-	for (uint32_t i = 0, j = n ? n - 1 : 0; i < j; i++, j--)
-		swap(perm, i, j);
 }

@@ -97,10 +97,11 @@ static int anchor(builder *b, const yaml_char_t *name, uint32_t id, uint64_t exp
 		return TPH_OK;
 	size_t len = strlen((const char *)name);
 	char *copy = yu_strndup(&b->doc->arena, (const char *)name, len);
+	/* A redefinition takes the name over (yu_map_set overwrites). */
 	if (!copy || b->n_anchor_recs == YU_NONE ||
 	    tph_grow(&b->anchor_recs, &b->cap_anchor_recs, b->n_anchor_recs + 1,
 	             sizeof *b->anchor_recs) ||
-	    yu_map_set(&b->anchors, copy, len, NULL, 0, b->n_anchor_recs) < 0) /* redefinition wins */
+	    yu_map_set(&b->anchors, copy, len, NULL, 0, b->n_anchor_recs) < 0)
 		return TPH_ENOMEM;
 	*rec = b->n_anchor_recs++;
 	b->anchor_recs[*rec] = (anchor_rec){id, expanded};
@@ -192,11 +193,10 @@ static int on_alias(builder *b, const yaml_event_t *e, const char *file, int lb,
 	if (b->n_frames)
 		b->frames[b->n_frames - 1].expanded += expanded;
 	if (excessive_aliasing(b))
-		return tph_diag_set(d, TPH_EPARSE,
-		                    "%s:%d:%d: YAML error: the document contains excessive aliasing "
-		                    "(*%s)",
-		                    file, (int)e->start_mark.line + lb + 1,
-		                    (int)e->start_mark.column + cb + 1, name);
+		return tph_diag_set(d, TPH_EPARSE, "%s:%d:%d: YAML error: %s (*%s)", file,
+		                    (int)e->start_mark.line + lb + 1,
+		                    (int)e->start_mark.column + cb + 1,
+		                    "the document contains excessive aliasing", name);
 	return add_child(b, a->id);
 }
 

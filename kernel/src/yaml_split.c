@@ -350,10 +350,27 @@ static void release(plan *pl)
 	yu_free(pl->main_text);
 }
 
+/* A line break other than "\n" and "\r\n": libyaml also counts a lone '\r' and the Unicode
+ * breaks NEL, LS and PS as new lines, where the cutting above counts '\n' only. */
+static bool odd_breaks(const char *buf, size_t len)
+{
+	const char *end = buf + len;
+	for (const char *p = buf; (p = memchr(p, '\r', (size_t)(end - p))); p++)
+		if (p + 1 == end || p[1] != '\n')
+			return true;
+	for (const char *p = buf; (p = memchr(p, '\xc2', (size_t)(end - p))); p++)
+		if (end - p > 1 && p[1] == '\x85')
+			return true;
+	for (const char *p = buf; (p = memchr(p, '\xe2', (size_t)(end - p))); p++)
+		if (end - p > 2 && p[1] == '\x80' && (p[2] == '\xa8' || p[2] == '\xa9'))
+			return true;
+	return false;
+}
+
 int yu_load_parallel(const char *buf, size_t len, const char *file, yu_doc *doc, tph_diag *d)
 {
 	int threads = thread_count();
-	if (len < yu_split_min_bytes || threads < 2)
+	if (len < yu_split_min_bytes || threads < 2 || odd_breaks(buf, len))
 		return yu_load(buf, len, file, 0, 0, doc, d);
 	plan *pl = yu_calloc(1, sizeof *pl);
 	if (!pl)

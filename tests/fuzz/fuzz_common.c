@@ -14,24 +14,28 @@ void fuzz_fail(const char *what, int rc, const tph_diag *d)
 	abort();
 }
 
-/* `FILE:LINE:COL: ` right after `file` somewhere in `msg`. */
-static int located_at(const char *msg, const char *file)
+/* `FILE:LINE:COL: ` with FILE the input's name or, for an error inside a file the input names
+ * (a scenario's confFile:), any name at the start of the message. */
+static int location_after(const char *q)
 {
-	size_t fl = strlen(file);
-	for (const char *p = strstr(msg, file); p; p = strstr(p + 1, file)) {
-		const char *q = p + fl;
-		if (*q++ != ':' || !isdigit((unsigned char)*q))
-			continue;
-		while (isdigit((unsigned char)*q))
-			q++;
-		if (*q++ != ':' || !isdigit((unsigned char)*q))
-			continue;
-		while (isdigit((unsigned char)*q))
-			q++;
-		if (q[0] == ':' && q[1] == ' ')
+	if (*q++ != ':' || !isdigit((unsigned char)*q))
+		return 0;
+	while (isdigit((unsigned char)*q))
+		q++;
+	if (*q++ != ':' || !isdigit((unsigned char)*q))
+		return 0;
+	while (isdigit((unsigned char)*q))
+		q++;
+	return q[0] == ':' && q[1] == ' ';
+}
+
+static int located(const char *msg, const char *file)
+{
+	for (const char *p = strstr(msg, file); p; p = strstr(p + 1, file))
+		if (location_after(p + strlen(file)))
 			return 1;
-	}
-	return 0;
+	const char *colon = strchr(msg, ':');
+	return colon && colon > msg && location_after(colon);
 }
 
 void fuzz_check_error(int rc, const tph_diag *d, const char *file)
@@ -42,7 +46,7 @@ void fuzz_check_error(int rc, const tph_diag *d, const char *file)
 		fuzz_fail("message not terminated", rc, NULL);
 	if (rc == TPH_ENOMEM)
 		return;
-	if (!located_at(d->msg, file))
+	if (!located(d->msg, file))
 		fuzz_fail("error without a FILE:LINE:COL location", rc, d);
 }
 

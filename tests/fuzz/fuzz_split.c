@@ -97,8 +97,18 @@ static void compare_loads(const char *buf, size_t len)
 	tph_scenario_free(sp);
 }
 
+/* FUZZ_SPLIT_STATS=1 prints how many loads took the split path (is the harness reaching it?). */
+static void print_stats(void)
+{
+	fprintf(stderr, "fuzz_split: %lu loads split\n", yu_split_done);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static bool init;
+	if (!init && getenv("FUZZ_SPLIT_STATS"))
+		atexit(print_stats);
+	init = true;
 	compare_docs((const char *)data, size);
 	compare_loads((const char *)data, size);
 	split_on(false);

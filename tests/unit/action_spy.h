@@ -1,6 +1,6 @@
 /* Test helper for the action tests: a spy plugin ("spy") whose behaviour the scenario's conf
- * chooses through its arguments, and a runner that loads a scenario, runs its actions and
- * closes the session. Include after <cmocka.h>.
+ * chooses through its arguments, and a runner (harness.h) that loads a scenario, runs its
+ * actions and closes the session. Include after <cmocka.h>.
  *
  * spy arguments: ready (bool) registers a mini gang (JobReady: allocated + succeeded tasks >=
  * minMember; JobPipelined also counting pipelined ones); deny (string) rejects JobEnqueueable
@@ -16,9 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ep.h"
-#include "session.h"
-#include "tephra/tephra.h"
+#include "harness.h"
 
 typedef struct spy_st {
 	bool ready, predicate, score, fair;
@@ -43,11 +41,6 @@ static const tph_arg_spec spy_args[] = {
     {NULL, 0, NULL, 0, 0, 0, NULL},
 };
 
-static inline const char *spy_str(const tph_session *s, tph_sid id)
-{
-	return tph_strtab_str(s->snap->strs, id);
-}
-
 static inline int64_t spy_count(const tph_session *s, tph_idx j, bool pipelined)
 {
 	const uint32_t *c = s->js.count + (size_t)j * TPH_TS_COUNT;
@@ -70,7 +63,7 @@ static inline int spy_pipelined(void *st, const tph_session *s, tph_idx j)
 static inline int spy_enqueueable(void *stv, const tph_session *s, tph_idx j)
 {
 	spy_st *st = stv;
-	const char *name = spy_str(s, s->jobs->name[j]);
+	const char *name = pts_str(s, s->jobs->name[j]);
 	return strncmp(name, st->deny, strlen(st->deny)) ? TPH_ABSTAIN : TPH_REJECT;
 }
 
@@ -85,7 +78,7 @@ static inline void spy_enqueued(void *st, tph_session *s, tph_idx j)
 static inline bool spy_overused(void *stv, const tph_session *s, tph_idx q)
 {
 	spy_st *st = stv;
-	return !strcmp(spy_str(s, s->queues->name[q]), st->overused);
+	return !strcmp(pts_str(s, s->queues->name[q]), st->overused);
 }
 
 static inline void spy_predicate(void *stv, const tph_session *s, tph_idx task,
@@ -107,7 +100,7 @@ static inline void spy_score(void *stv, const tph_session *s, tph_idx task, cons
 	(void)task;
 	for (uint32_t i = 0; i < n; i++) {
 		tph_sid v = tph_labels_get(s->nodes.meta[nodes[i]]->labels, st->score_key);
-		out[i] = v == TPH_SID_NONE ? 0.0 : atof(spy_str(s, v));
+		out[i] = v == TPH_SID_NONE ? 0.0 : atof(pts_str(s, v));
 	}
 }
 
@@ -154,13 +147,7 @@ static const tph_plugin spy_plugin = {
 
 /* ---- running a scenario ---- */
 
-typedef struct run {
-	tph_scenario *scn;
-	tph_snapshot *snap;
-	tph_session *s;
-	tph_diag d;
-	const tph_decision_log *log;
-} run;
+typedef pts run;
 
 static inline int spy_setup(void **state)
 {
@@ -178,33 +165,10 @@ static inline int spy_setup(void **state)
 
 static inline void run_scenario(run *r, const char *yaml, int threads, bool naive)
 {
-	memset(r, 0, sizeof *r);
 	memset(&spy_log, 0, sizeof spy_log);
-	int rc = tph_scenario_load_buffer(yaml, strlen(yaml), "test.yaml", &r->scn, &r->d);
-	if (rc)
-		fprintf(stderr, "scenario: %s\n", r->d.msg);
-	assert_int_equal(rc, TPH_OK);
-	rc = tph_cluster_snapshot(tph_scenario_cluster(r->scn), tph_scenario_now(r->scn), &r->snap,
-	                          &r->d);
-	assert_int_equal(rc, TPH_OK);
 	tph_session_opts o = {.threads = threads, .naive = naive};
-	rc = tph_session_open(r->snap, tph_scenario_conf(r->scn), &o, &r->s, &r->d);
-	if (rc)
-		fprintf(stderr, "session: %s\n", r->d.msg);
-	assert_int_equal(rc, TPH_OK);
-	rc = tph_session_run(r->s, &r->d);
-	if (rc)
-		fprintf(stderr, "run: %s\n", r->d.msg);
-	assert_int_equal(rc, TPH_OK);
-	assert_int_equal(tph_session_close(r->s, &r->d), TPH_OK);
-	r->log = tph_session_decisions(r->s);
-}
-
-static inline void run_free(run *r)
-{
-	tph_session_free(r->s);
-	tph_snapshot_release(r->snap);
-	tph_scenario_free(r->scn);
+	pts_open_with(r, yaml, &o);
+	pts_run(r);
 }
 
 /* The node `pod` was bound to, or NULL. */
@@ -235,21 +199,13 @@ static inline const char *run_phase(const run *r, const char *pg)
 /* The session's status of a task after the run. */
 static inline uint8_t run_status(const run *r, const char *ns_name)
 {
-	const tph_session *s = r->s;
-	for (tph_idx t = 0; t < s->tasks.n; t++) {
-		char key[256];
-		snprintf(key, sizeof key, "%s/%s", spy_str(s, s->tasks.ns[t]),
-		         spy_str(s, s->tasks.name[t]));
-		if (!strcmp(key, ns_name))
-			return s->tasks.status[t];
-	}
-	fail_msg("no task %s", ns_name);
-	return TPH_TS_UNKNOWN;
+	tph_idx t = pts_task(r, ns_name);
+	return t == TPH_NOIDX ? TPH_TS_UNKNOWN : r->s->tasks.status[t];
 }
 
 static inline const char *run_job_name(const run *r, tph_idx j)
 {
-	return spy_str(r->s, r->s->jobs->name[j]);
+	return pts_str(r->s, r->s->jobs->name[j]);
 }
 
 #endif

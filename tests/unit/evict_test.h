@@ -1,6 +1,6 @@
 /* Shared by test_preempt.c, test_reclaim.c and test_shuffle.c: run a scenario string through
- * a whole session and read its decisions, plus "evtest", an in-process plugin whose knobs
- * (node and queue names in its arguments) drive the extension points the eviction actions
+ * a whole session (harness.h) and read its decisions, plus "evtest", an in-process plugin whose
+ * knobs (node and queue names in its arguments) drive the extension points the eviction actions
  * consult. Include after <cmocka.h>. */
 #ifndef TPH_EVICT_TEST_H
 #define TPH_EVICT_TEST_H
@@ -9,17 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ep.h"
-#include "session.h"
-#include "tephra/tephra.h"
+#include "harness.h"
 
-typedef struct ev_run {
-	tph_scenario *scn;
-	tph_snapshot *snap;
-	tph_session *s;
-	tph_diag d;
-	const tph_decision_log *log;
-} ev_run;
+typedef pts ev_run;
 
 /* ---- the evtest plugin ---- */
 
@@ -47,7 +39,7 @@ static const tph_arg_spec evtest_args[] = {
 
 static inline bool ev_named(const tph_session *s, tph_sid id, const char *name)
 {
-	return name && !strcmp(tph_strtab_str(s->snap->strs, id), name);
+	return name && !strcmp(pts_str(s, id), name);
 }
 
 static void evtest_predicate(void *st, const tph_session *s, tph_idx task, const tph_idx *nodes,
@@ -156,47 +148,19 @@ static inline const char *ev_fill(char *out, size_t cap, const char *tmpl, const
 static inline void ev_open(ev_run *r, const char *yaml)
 {
 	static bool registered;
-	memset(r, 0, sizeof *r);
 	if (!registered) {
-		assert_int_equal(tph_plugins_register(&evtest_plugin, &r->d), TPH_OK);
+		tph_diag d = {0};
+		assert_int_equal(tph_plugins_register(&evtest_plugin, &d), TPH_OK);
 		registered = true;
 	}
 	evtest_sim_removed = 0;
-	int rc = tph_scenario_load_buffer(yaml, strlen(yaml), "test.yaml", &r->scn, &r->d);
-	if (rc)
-		fprintf(stderr, "scenario: %s\n", r->d.msg);
-	assert_int_equal(rc, TPH_OK);
-	rc = tph_cluster_snapshot(tph_scenario_cluster(r->scn), tph_scenario_now(r->scn), &r->snap,
-	                          &r->d);
-	assert_int_equal(rc, TPH_OK);
-	rc = tph_session_open(r->snap, tph_scenario_conf(r->scn), NULL, &r->s, &r->d);
-	if (rc)
-		fprintf(stderr, "session: %s\n", r->d.msg);
-	assert_int_equal(rc, TPH_OK);
-}
-
-static inline void ev_finish(ev_run *r)
-{
-	int rc = tph_session_run(r->s, &r->d);
-	if (rc)
-		fprintf(stderr, "run: %s\n", r->d.msg);
-	assert_int_equal(rc, TPH_OK);
-	assert_int_equal(tph_session_close(r->s, &r->d), TPH_OK);
-	r->log = tph_session_decisions(r->s);
-	assert_non_null(r->log);
+	pts_open(r, yaml);
 }
 
 static inline void ev_run_yaml(ev_run *r, const char *yaml)
 {
 	ev_open(r, yaml);
-	ev_finish(r);
-}
-
-static inline void ev_free(ev_run *r)
-{
-	tph_session_free(r->s);
-	tph_snapshot_release(r->snap);
-	tph_scenario_free(r->scn);
+	pts_run(r);
 }
 
 /* The evictions as "pod:reason;..." in decision order. */

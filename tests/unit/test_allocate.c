@@ -47,7 +47,7 @@ static void test_binds_skip_best_effort(void **state)
 	assert_string_equal(run_bound(&r, "ns/p-2"), "n1");
 	assert_null(run_bound(&r, "ns/be"));
 	assert_int_equal(run_status(&r, "ns/be"), TPH_TS_PENDING);
-	run_free(&r);
+	pts_free(&r);
 }
 
 /* Without an enqueue action a Pending job is treated as Inqueue; with one it waits for it. */
@@ -64,16 +64,16 @@ static void test_pending_jobs(void **state)
 	snprintf(yaml, sizeof yaml, "%s%s", CONF("allocate", "{}"), rest);
 	run_scenario(&r, yaml, 1, false);
 	assert_string_equal(run_bound(&r, "ns/p-1"), "n1");
-	run_free(&r);
+	pts_free(&r);
 	snprintf(yaml, sizeof yaml, "%s%s", CONF("enqueue, allocate", "{deny: pg}"), rest);
 	run_scenario(&r, yaml, 1, false);
 	assert_null(run_bound(&r, "ns/p-1"));
 	assert_string_equal(run_phase(&r, "ns/pg"), "Pending");
-	run_free(&r);
+	pts_free(&r);
 	snprintf(yaml, sizeof yaml, "%s%s", CONF("enqueue, allocate", "{}"), rest);
 	run_scenario(&r, yaml, 1, false);
 	assert_string_equal(run_bound(&r, "ns/p-1"), "n1");
-	run_free(&r);
+	pts_free(&r);
 }
 
 /* A gang that cannot be met is discarded; the next job gets the room. */
@@ -92,7 +92,7 @@ static void test_gang_discard(void **state)
 	assert_int_equal(r.log->n_binds, 1);
 	assert_string_equal(run_bound(&r, "ns/small-0"), "n1");
 	assert_int_equal(run_status(&r, "ns/big-0"), TPH_TS_PENDING);
-	run_free(&r);
+	pts_free(&r);
 }
 
 #define RELEASING(name, node, cpu)                                                       \
@@ -112,7 +112,7 @@ static void test_idle_before_future(void **state)
 	                         POD("p-0", "pg", "1", ""),
 	             1, false);
 	assert_string_equal(run_bound(&r, "ns/p-0"), "n2");
-	run_free(&r);
+	pts_free(&r);
 }
 
 /* Only FutureIdle fits: the task is pipelined. A job that is ready commits (the pipelined
@@ -128,12 +128,12 @@ static void test_pipeline(void **state)
 	run_scenario(&r, yaml, 1, false);
 	assert_string_equal(run_pipelined(&r, "ns/p-0"), "n1");
 	assert_int_equal(r.log->n_binds, 0);
-	run_free(&r);
+	pts_free(&r);
 	snprintf(yaml, sizeof yaml, "%s%s", CONF("allocate", "{ready: true}"), rest);
 	run_scenario(&r, yaml, 1, false);
 	assert_string_equal(run_pipelined(&r, "ns/p-0"), "n1");
 	assert_int_equal(run_status(&r, "ns/p-0"), TPH_TS_PIPELINED);
-	run_free(&r);
+	pts_free(&r);
 }
 
 static void test_shards(void **state)
@@ -155,14 +155,14 @@ static void test_shards(void **state)
 			shard_reason |= strstr(r.log->pending[i].reasons[k],
 			                       "isn't in scheduler node shard") != NULL;
 	assert_true(shard_reason);
-	run_free(&r);
+	pts_free(&r);
 	/* soft: the shard's node first even though n1 scores higher, then the rest */
 	snprintf(yaml, sizeof yaml, "%s" Q1 "shard: {name: s, mode: soft, nodes: [n2]}\n%s",
 	         CONF("allocate", "{score: true}"), nodes);
 	run_scenario(&r, yaml, 1, false);
 	assert_string_equal(run_bound(&r, "ns/p-0"), "n2");
 	assert_string_equal(run_bound(&r, "ns/p-1"), "n1");
-	run_free(&r);
+	pts_free(&r);
 }
 
 static void test_nominated_first(void **state)
@@ -177,7 +177,7 @@ static void test_nominated_first(void **state)
 	             1, false);
 	assert_string_equal(run_bound(&r, "ns/p-0"), "n2");
 	assert_string_equal(run_bound(&r, "ns/p-1"), "n1");
-	run_free(&r);
+	pts_free(&r);
 }
 
 static void test_overused_queue(void **state)
@@ -196,7 +196,7 @@ static void test_overused_queue(void **state)
 	    1, false);
 	assert_null(run_bound(&r, "ns/p-0"));
 	assert_string_equal(run_bound(&r, "ns/o-0"), "n1");
-	run_free(&r);
+	pts_free(&r);
 }
 
 /* Role w: w-0 (2 cpu) fails n1 and lands on n2; w-1 (1 cpu) would fit n1, but the role's
@@ -213,7 +213,7 @@ static void test_error_cache(void **state)
 		snprintf(yaml, sizeof yaml, "%s%s", CONF("allocate", "{ready: true}"), rest);
 		run_scenario(&r, yaml, 1, naive);
 		assert_int_equal(r.log->n_binds, 0);
-		run_free(&r);
+		pts_free(&r);
 		snprintf(
 		    yaml, sizeof yaml, "%s%s",
 		    CONF_ARGS("allocate", "{ready: true}", "{predicateErrorCacheEnable: false}"),
@@ -221,7 +221,7 @@ static void test_error_cache(void **state)
 		run_scenario(&r, yaml, 1, naive);
 		assert_string_equal(run_bound(&r, "ns/w-0"), "n2");
 		assert_string_equal(run_bound(&r, "ns/w-1"), "n1");
-		run_free(&r);
+		pts_free(&r);
 	}
 }
 
@@ -240,14 +240,14 @@ static void test_error_cache_calls(void **state)
 	run_scenario(&r, yaml, 1, true);
 	assert_int_equal(r.log->n_binds, 2);
 	assert_int_equal(spy_log.pred_calls[0], 1);
-	run_free(&r);
+	pts_free(&r);
 	snprintf(yaml, sizeof yaml, "%s%s",
 	         CONF_ARGS("allocate", "{ready: true, predicate: true}",
 	                   "{predicateErrorCacheEnable: false}"),
 	         rest);
 	run_scenario(&r, yaml, 1, true);
 	assert_int_equal(spy_log.pred_calls[0], 2);
-	run_free(&r);
+	pts_free(&r);
 }
 
 /* A role that failed makes its later tasks skip (TaskHasFitErrors); an empty role never does. */
@@ -266,11 +266,11 @@ static void test_role_failed_skip(void **state)
 	         ", taskSpec: w");
 	run_scenario(&r, yaml, 1, false);
 	assert_int_equal(r.log->n_binds, 0);
-	run_free(&r);
+	pts_free(&r);
 	snprintf(yaml, sizeof yaml, SKIP_FMT, CONF("allocate", "{ready: true}"), "", "");
 	run_scenario(&r, yaml, 1, false);
 	assert_string_equal(run_bound(&r, "ns/w-1"), "n1");
-	run_free(&r);
+	pts_free(&r);
 }
 
 /* NeedContinueAllocating. minMember below the roles' sum: go on while the pending tasks of
@@ -307,7 +307,7 @@ static void test_continue_rules(void **state)
 		         cases[i].cpu, cases[i].min, cases[i].roles);
 		run_scenario(&r, yaml, 1, false);
 		assert_int_equal(r.log->n_binds, cases[i].binds);
-		run_free(&r);
+		pts_free(&r);
 	}
 }
 
@@ -329,12 +329,12 @@ static void test_sampling(void **state)
 		assert_string_equal(run_bound(&r, "ns/a-0"), "n1");
 		assert_string_equal(run_bound(&r, "ns/b-0"), "n2");
 		assert_string_equal(run_bound(&r, "ns/c-0"), "n3");
-		run_free(&r);
+		pts_free(&r);
 	}
 	snprintf(yaml, sizeof yaml, "%s%s", CONF("allocate", "{}"), rest);
 	run_scenario(&r, yaml, 1, false);
 	assert_string_equal(run_bound(&r, "ns/c-0"), "n1");
-	run_free(&r);
+	pts_free(&r);
 }
 
 static void test_nodes_to_find(void **state)

@@ -43,7 +43,7 @@ static void test_best_effort_only(void **state)
 	             1, false);
 	assert_string_equal(run_bound(&r, "ns/be-0"), "n2");
 	assert_null(run_bound(&r, "ns/req-0"));
-	run_free(&r);
+	pts_free(&r);
 }
 
 static void test_pending_job_skipped(void **state)
@@ -58,7 +58,7 @@ static void test_pending_job_skipped(void **state)
 	                             "pods:\n" BE("be-0", "pg", ""),
 	    1, false);
 	assert_int_equal(r.log->n_binds, 0);
-	run_free(&r);
+	pts_free(&r);
 }
 
 /* Session.Allocate: a task waits Allocated until its job is ready, then every Allocated task
@@ -77,7 +77,7 @@ static void test_binds_when_ready(void **state)
 	assert_string_equal(run_bound(&r, "ns/two-1"), "n1");
 	assert_null(run_bound(&r, "ns/three-0"));
 	assert_int_equal(run_status(&r, "ns/three-0"), TPH_TS_ALLOCATED);
-	run_free(&r);
+	pts_free(&r);
 }
 
 static void test_shards(void **state)
@@ -91,16 +91,16 @@ static void test_shards(void **state)
 	         CONF("{score: true}"), rest);
 	run_scenario(&r, yaml, 1, false);
 	assert_string_equal(run_bound(&r, "ns/be-0"), "n2");
-	run_free(&r);
+	pts_free(&r);
 	snprintf(yaml, sizeof yaml, "%sshard: {name: s, mode: soft, nodes: [n2]}\n%s",
 	         CONF("{score: true}"), rest);
 	run_scenario(&r, yaml, 1, false);
 	assert_string_equal(run_bound(&r, "ns/be-0"), "n2");
-	run_free(&r);
+	pts_free(&r);
 	snprintf(yaml, sizeof yaml, "%s%s", CONF("{score: true}"), rest);
 	run_scenario(&r, yaml, 1, false);
 	assert_string_equal(run_bound(&r, "ns/be-0"), "n1");
-	run_free(&r);
+	pts_free(&r);
 }
 
 /* One pod slot: queues by QueueOrder (name), then tasks by pod index (2 before 10). */
@@ -124,7 +124,7 @@ static void test_order(void **state)
 	assert_string_equal(run_bound(&r, "ns/a-x-2"), "n1");
 	assert_string_equal(run_bound(&r, "ns/a-x-10"), "n2");
 	assert_null(run_bound(&r, "ns/b-x-1"));
-	run_free(&r);
+	pts_free(&r);
 }
 
 int main(void)

@@ -8,7 +8,7 @@
 
 #include <math.h>
 
-#include "plugin_test_session.h"
+#include "harness.h"
 
 #define HEAD(args)                                                                                 \
 	"conf: |\n  actions: \"\"\n  tiers:\n  - plugins:\n    - name: binpack\n"                  \
@@ -23,14 +23,6 @@
 	"  - {name: a, namespace: ns, requests: {cpu: '1', memory: 1Gi}}\n"                        \
 	"  - {name: g, namespace: ns, requests: {cpu: '2', memory: 4Gi, nvidia.com/gpu: '2'}}\n"
 
-static void expect_scores(pts *p, const char *task, double w1, double w2)
-{
-	double got[2];
-	tph_score_nodes(p->s, pts_task(p, task), p->s->ready_nodes, 2, got);
-	if (fabs(got[0] - w1) > 1e-6 || fabs(got[1] - w2) > 1e-6)
-		fail_msg("%s: expected %.4f %.4f, got %.4f %.4f", task, w1, w2, got[0], got[1]);
-}
-
 static void test_weighted_fullness(void **state)
 {
 	(void)state;
@@ -41,9 +33,9 @@ static void test_weighted_fullness(void **state)
 	         " binpack.resources: 'nvidia.com/gpu, example.com/foo',"
 	         " binpack.resources.nvidia.com/gpu: 7, binpack.resources.example.com/foo: 8}"));
 	/* a on n1: cpu (1+1)/2*2 + memory (1+1)/4*3 = 3.5, over weights 5, times 100 * 10. */
-	expect_scores(&p, "ns/a", 700, 137.5);
+	pts_expect_scores(&p, "ns/a", 700, 137.5);
 	/* g: 3 cpu on n1 would overflow (0); n2: (1 + 0.75 + 3.5) / 12 * 1000. */
-	expect_scores(&p, "ns/g", 0, 5.25 / 12 * 1000);
+	pts_expect_scores(&p, "ns/g", 0, 5.25 / 12 * 1000);
 	pts_free(&p);
 }
 
@@ -55,12 +47,12 @@ static void test_argument_fallbacks(void **state)
 	pts_open(&p,
 	         HEAD("{binpack.cpu: -3, binpack.memory: 1, binpack.resources: [nvidia.com/gpu],"
 	              " binpack.resources.nvidia.com/gpu: 50}"));
-	expect_scores(&p, "ns/a", (1.0 + 0.5) / 2 * 100, (0.25 + 1.0 / 16) / 2 * 100);
-	expect_scores(&p, "ns/g", 0, (0.5 + 0.25) / 2 * 100);
+	pts_expect_scores(&p, "ns/a", (1.0 + 0.5) / 2 * 100, (0.25 + 1.0 / 16) / 2 * 100);
+	pts_expect_scores(&p, "ns/g", 0, (0.5 + 0.25) / 2 * 100);
 	pts_free(&p);
 	/* binpack.weight 0: no node order at all. */
 	pts_open(&p, HEAD("{binpack.weight: 0}"));
-	expect_scores(&p, "ns/a", 0, 0);
+	pts_expect_scores(&p, "ns/a", 0, 0);
 	assert_int_equal(p.s->ep[TPH_EP_NODE_ORDER].n, 0);
 	pts_free(&p);
 }

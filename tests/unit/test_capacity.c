@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "plugin_test_session.h"
+#include "harness.h"
 #include "statement.h"
 
 #define CONF(extra)         \
@@ -27,15 +27,6 @@
 	" requests: {cpu: '" cpu "'}}\n"
 #define PG(name, q) "  - {name: " name ", namespace: ns, queue: " q "}\n"
 #define CPU(v)      "cpu: '" v "'"
-
-static tph_idx queue(const pts *p, const char *name)
-{
-	for (tph_idx q = 0; q < p->s->queues->n; q++)
-		if (!strcmp(tph_strtab_str(p->s->snap->strs, p->s->queues->name[q]), name))
-			return q;
-	fail_msg("no queue %s", name);
-	return TPH_NOIDX;
-}
 
 static const char flat[] =
     CONF("") "queues:\n"
@@ -58,8 +49,8 @@ static void test_flat_capability_and_order(void **state)
 	(void)state;
 	pts p;
 	pts_open(&p, flat);
-	tph_idx q1 = queue(&p, "q1"), q2 = queue(&p, "q2"), q3 = queue(&p, "q3"),
-	        q4 = queue(&p, "q4"), q5 = queue(&p, "q5");
+	tph_idx q1 = pts_queue(&p, "q1"), q2 = pts_queue(&p, "q2"), q3 = pts_queue(&p, "q3"),
+	        q4 = pts_queue(&p, "q4"), q5 = pts_queue(&p, "q5");
 	assert_true(tph_allocatable(p.s, q1, pts_task(&p, "ns/j1-t-1")));  /* 3 + 1 <= 4 */
 	assert_false(tph_allocatable(p.s, q1, pts_task(&p, "ns/j1-t-2"))); /* 3 + 2 > 4 */
 	/* shares: q4 0.5, q3 1 (with deserved), q2 1 (none: best effort), q1 1.5 */
@@ -125,8 +116,8 @@ static void test_tree(void **state)
 	(void)state;
 	pts p;
 	pts_open(&p, tree);
-	tph_idx qa = queue(&p, "qa"), qa1 = queue(&p, "qa1"), qa2 = queue(&p, "qa2"),
-	        qb = queue(&p, "qb");
+	tph_idx qa = pts_queue(&p, "qa"), qa1 = pts_queue(&p, "qa1"), qa2 = pts_queue(&p, "qa2"),
+	        qb = pts_queue(&p, "qb");
 	assert_false(tph_allocatable(p.s, qa, pts_task(&p, "ns/ja1-t-3")));  /* not a leaf */
 	assert_false(tph_allocatable(p.s, qa1, pts_task(&p, "ns/ja1-t-0"))); /* 5 > 4 inherited */
 	assert_false(tph_allocatable(p.s, qa1, pts_task(&p, "ns/ja1-t-1"))); /* qa: 3 + 4 > 4 */
@@ -144,7 +135,7 @@ static void not_ready(const char *yaml, const char *leaf, const char *task, cons
 {
 	pts p;
 	pts_open(&p, yaml);
-	tph_idx q = queue(&p, leaf), t = pts_task(&p, task), out[1];
+	tph_idx q = pts_queue(&p, leaf), t = pts_task(&p, task), out[1];
 	assert_false(tph_allocatable(p.s, q, t));
 	assert_false(tph_job_enqueueable(p.s, pts_job(&p, job)));
 	assert_int_equal(p.s->ep[TPH_EP_QUEUE_ORDER].n, 0);
@@ -180,7 +171,7 @@ static void preemptive_at(const char *yaml, bool want)
 {
 	pts p;
 	pts_open(&p, yaml);
-	assert_int_equal(tph_preemptive(p.s, queue(&p, "p1"), pts_task(&p, "ns/j1-t-1")), want);
+	assert_int_equal(tph_preemptive(p.s, pts_queue(&p, "p1"), pts_task(&p, "ns/j1-t-1")), want);
 	pts_free(&p);
 }
 
@@ -207,7 +198,7 @@ static void test_resource_names(void **state)
 	(void)state;
 	pts p;
 	pts_open(&p, names);
-	tph_idx q1 = queue(&p, "q1");
+	tph_idx q1 = pts_queue(&p, "q1");
 	assert_true(tph_allocatable(p.s, q1, pts_task(&p, "ns/j1-t-0")));
 	assert_false(tph_allocatable(p.s, q1, pts_task(&p, "ns/j1-t-1")));
 	assert_true(tph_allocatable(p.s, q1, pts_task(&p, "ns/j1-t-2")));
@@ -219,7 +210,7 @@ static void test_simulation_snapshot(void **state)
 	(void)state;
 	pts p;
 	pts_open(&p, flat);
-	tph_idx q1 = queue(&p, "q1"), t1 = pts_task(&p, "ns/j1-t-1"),
+	tph_idx q1 = pts_queue(&p, "q1"), t1 = pts_task(&p, "ns/j1-t-1"),
 	        run = pts_task(&p, "ns/j1-t-0");
 	assert_false(tph_sim_allocatable(p.s, q1, t1)); /* no PrePredicate yet */
 	assert_int_equal(tph_prepredicate(p.s, t1), TPH_PASS);

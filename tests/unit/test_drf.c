@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "plugin_test_session.h"
+#include "harness.h"
 #include "statement.h"
 
 #define NODE "  - {name: n1, allocatable: {cpu: '10', memory: 10Gi, pods: '50'}}\n"
@@ -124,24 +124,16 @@ static void test_hierarchy_refused_with_proportion(void **state)
 #define ORDER_A RUN("ja-x-0", "ja", "2") RUN("ja-x-1", "ja", "2") PEND("ja-x-2", "ja", "2")
 #define ORDER_B RUN("jb-x-0", "jb", "3") RUN("jb-x-1", "jb", "3") PEND("jb-x-2", "jb", "1")
 
-static tph_idx queue(const pts *p, const char *name)
-{
-	for (tph_idx q = 0; q < p->s->queues->n; q++)
-		if (!strcmp(tph_strtab_str(p->s->snap->strs, p->s->queues->name[q]), name))
-			return q;
-	fail_msg("no queue %s", name);
-	return TPH_NOIDX;
-}
-
 static void test_hdrf_queue_order_weights(void **state)
 {
 	(void)state;
 	pts p;
 	pts_open(&p, HIER("1", ORDER_A ORDER_B));
-	assert_true(tph_queue_order(p.s, queue(&p, "qa"), queue(&p, "qb")) < 0); /* 1/6 < 1/4 */
+	assert_true(tph_queue_order(p.s, pts_queue(&p, "qa"), pts_queue(&p, "qb")) <
+	            0); /* 1/6 < 1/4 */
 	pts_free(&p);
 	pts_open(&p, HIER("2", ORDER_A ORDER_B));
-	tph_idx qa = queue(&p, "qa"), qb = queue(&p, "qb");
+	tph_idx qa = pts_queue(&p, "qa"), qb = pts_queue(&p, "qb");
 	assert_true(tph_queue_order(p.s, qa, qb) > 0); /* 1/6 > (1/4) / 2 */
 	tph_statement st;
 	tph_stmt_init(&st, p.s);

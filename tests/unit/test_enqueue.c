@@ -38,7 +38,7 @@ static void test_min_resources_and_vote(void **state)
 	assert_string_equal(run_phase(&r, "ns/allowed"), "Inqueue");
 	assert_string_equal(run_phase(&r, "ns/denied"), "Pending");
 	assert_int_equal(spy_log.n_enqueued, 3);
-	run_free(&r);
+	pts_free(&r);
 }
 
 static void test_only_pending_jobs(void **state)
@@ -52,7 +52,7 @@ static void test_only_pending_jobs(void **state)
 	             1, false);
 	assert_int_equal(spy_log.n_enqueued, 1);
 	assert_string_equal(run_job_name(&r, spy_log.enqueued[0]), "pend");
-	run_free(&r);
+	pts_free(&r);
 }
 
 /* Within a queue, jobs come by JobOrder (here creation time), not snapshot order. */
@@ -72,7 +72,7 @@ static void test_job_order(void **state)
 	assert_string_equal(run_job_name(&r, spy_log.enqueued[0]), "early");
 	assert_string_equal(run_job_name(&r, spy_log.enqueued[1]), "mid");
 	assert_string_equal(run_job_name(&r, spy_log.enqueued[2]), "late");
-	run_free(&r);
+	pts_free(&r);
 }
 
 /* A queue goes back after each admission, so an order that counts admissions alternates;
@@ -91,13 +91,13 @@ static void test_queues_take_turns(void **state)
 	assert_int_equal(spy_log.n_enqueued, 5);
 	for (int i = 0; i < 5; i++)
 		assert_string_equal(run_job_name(&r, spy_log.enqueued[i]), want_fair[i]);
-	run_free(&r);
+	pts_free(&r);
 	snprintf(yaml, sizeof yaml, "%s%s", CONF("{}"), pgs);
 	run_scenario(&r, yaml, 1, false);
 	const char *want_name[] = {"a1", "a2", "a3", "b1", "b2"};
 	for (int i = 0; i < 5; i++)
 		assert_string_equal(run_job_name(&r, spy_log.enqueued[i]), want_name[i]);
-	run_free(&r);
+	pts_free(&r);
 }
 
 int main(void)

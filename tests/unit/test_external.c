@@ -8,9 +8,7 @@
 
 #include <string.h>
 
-#include "ep.h"
-#include "session.h"
-#include "tephra/tephra.h"
+#include "harness.h"
 
 #define PLUGIN(name) TPH_TEST_PLUGIN_DIR "/" name ".so"
 
@@ -38,13 +36,9 @@ static void test_loads_and_callbacks_run(void **state)
 	assert_int_equal(tph_plugins_load(PLUGIN("example_plugin"), &d), TPH_OK);
 	/* Loading the same path again is a no-op. */
 	assert_int_equal(tph_plugins_load(PLUGIN("example_plugin"), &d), TPH_OK);
-	tph_scenario *scn;
-	assert_int_equal(tph_scenario_load_buffer(scenario, strlen(scenario), "ext.yaml", &scn, &d),
-	                 TPH_OK);
-	tph_snapshot *snap;
-	assert_int_equal(tph_cluster_snapshot(tph_scenario_cluster(scn), 0, &snap, &d), TPH_OK);
-	tph_session *s;
-	assert_int_equal(tph_session_open(snap, tph_scenario_conf(scn), NULL, &s, &d), TPH_OK);
+	pts p;
+	pts_open(&p, scenario); /* no creationTimestamp: the clock is 0 */
+	tph_session *s = p.s;
 
 	tph_idx nodes[3] = {0, 1, 2}, feas[3];
 	tph_reason_code why[3];
@@ -55,9 +49,7 @@ static void test_loads_and_callbacks_run(void **state)
 	/* Job order by name: alpha (job 1) before zeta (job 0). */
 	assert_true(tph_job_order(s, 1, 0) < 0);
 
-	tph_session_free(s);
-	tph_snapshot_release(snap);
-	tph_scenario_free(scn);
+	pts_free(&p);
 }
 
 static void test_missing_entry_symbol(void **state)

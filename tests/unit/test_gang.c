@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "plugin_test_session.h"
+#include "harness.h"
 
 #define HEAD                     \
 	"conf: |\n"              \

@@ -9,7 +9,7 @@
 
 #include <math.h>
 
-#include "plugin_test_session.h"
+#include "harness.h"
 #include "statement.h"
 
 /* nodeorder with these weights (least, most, balanced, node affinity, pod affinity, taint,
@@ -23,15 +23,6 @@
 
 #define HEAD(plugins) \
 	"conf: |\n  actions: \"\"\n  tiers:\n  - plugins:\n" plugins "queues: [{name: q1}]\n"
-
-static tph_idx node_of(const pts *p, const char *name)
-{
-	for (tph_idx n = 0; n < p->s->nodes.n; n++)
-		if (!strcmp(tph_strtab_str(p->s->snap->strs, p->s->nodes.name[n]), name))
-			return n;
-	fail_msg("no node %s", name);
-	return TPH_NOIDX;
-}
 
 /* Scores of a task on every ready node, in node order. */
 static void scores(pts *p, const char *task, double *out)
@@ -221,14 +212,14 @@ static void test_view_follows_predicates_only(void **state)
 	 * updated by predicates' event handlers). */
 	pts_open(&p, HEAD(W(1, 0, 0, 0, 0, 0, 0)) RESOURCES);
 	tph_stmt_init(&st, p.s);
-	assert_int_equal(tph_stmt_allocate(&st, pts_task(&p, "ns/t"), node_of(&p, "n2")), TPH_OK);
+	assert_int_equal(tph_stmt_allocate(&st, pts_task(&p, "ns/t"), pts_node(&p, "n2")), TPH_OK);
 	scores(&p, "ns/be", got);
 	expect(got, (double[]){72, 97}, 2);
 	tph_stmt_discard(&st);
 	pts_free(&p);
 	pts_open(&p, HEAD("    - name: predicates\n" W(1, 0, 0, 0, 0, 0, 0)) RESOURCES);
 	tph_stmt_init(&st, p.s);
-	assert_int_equal(tph_stmt_allocate(&st, pts_task(&p, "ns/t"), node_of(&p, "n2")), TPH_OK);
+	assert_int_equal(tph_stmt_allocate(&st, pts_task(&p, "ns/t"), pts_node(&p, "n2")), TPH_OK);
 	/* n2 now holds 1.1 cpu and 1Gi + 200Mi: cpu 86, memory 85. */
 	scores(&p, "ns/be", got);
 	expect(got, (double[]){72, 85}, 2);

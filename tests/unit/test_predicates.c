@@ -9,7 +9,7 @@
 #include <cmocka.h>
 
 #include "ep_predicate.h"
-#include "plugin_test_session.h"
+#include "harness.h"
 #include "statement.h"
 
 #define CONF(args)          \
@@ -19,19 +19,10 @@
 	"  - plugins:\n"    \
 	"    - name: predicates\n" args "queues: [{name: q1}]\n"
 
-static tph_idx node_of(const pts *p, const char *name)
-{
-	for (tph_idx n = 0; n < p->s->nodes.n; n++)
-		if (!strcmp(tph_strtab_str(p->s->snap->strs, p->s->nodes.name[n]), name))
-			return n;
-	fail_msg("no node %s", name);
-	return TPH_NOIDX;
-}
-
 /* The verdict of the predicates alone (no resource fit) for a task on every node, as text. */
 static const char *why(const pts *p, const char *task, const char *node)
 {
-	tph_idx n = node_of(p, node);
+	tph_idx n = pts_node(p, node);
 	tph_reason_code c = tph_predicate_node(p->s, pts_task(p, task), n);
 	return tph_reason_text(p->s, c);
 }
@@ -96,7 +87,7 @@ static void test_node_affinity_operators(void **state)
 	assert_string_equal(feasible(&p, "ns/lt-or", b, sizeof b), "n1,n2");
 	assert_string_equal(why(&p, "ns/sel", "n2"),
 	                    "node(s) didn't match Pod's node affinity/selector");
-	tph_reason_code c = tph_predicate_node(p.s, pts_task(&p, "ns/sel"), node_of(&p, "n2"));
+	tph_reason_code c = tph_predicate_node(p.s, pts_task(&p, "ns/sel"), pts_node(&p, "n2"));
 	assert_true(tph_reason_unresolvable(p.s, c));
 	pts_free(&p);
 }
@@ -173,7 +164,7 @@ static void test_pod_number(void **state)
 	                      " deleting: true}\n"
 	                      "  - {name: new, namespace: ns}\n");
 	assert_string_equal(why(&p, "ns/new", "n1"), "node(s) pod number exceeded");
-	tph_reason_code c = tph_predicate_node(p.s, pts_task(&p, "ns/new"), node_of(&p, "n1"));
+	tph_reason_code c = tph_predicate_node(p.s, pts_task(&p, "ns/new"), pts_node(&p, "n1"));
 	assert_false(tph_reason_unresolvable(p.s, c));
 	/* A node that lists no pods holds none. */
 	assert_string_equal(why(&p, "ns/new", "n2"), "node(s) pod number exceeded");
@@ -226,7 +217,8 @@ static void test_anti_affinity_follows_events(void **state)
 	tph_statement st;
 	tph_stmt_init(&st, p.s);
 	/* A web pod placed on n3 closes zone b for the zone-anti pod, and h=n3 for host-anti. */
-	assert_int_equal(tph_stmt_allocate(&st, pts_task(&p, "ns/web"), node_of(&p, "n3")), TPH_OK);
+	assert_int_equal(tph_stmt_allocate(&st, pts_task(&p, "ns/web"), pts_node(&p, "n3")),
+	                 TPH_OK);
 	assert_string_equal(feasible(&p, "ns/zone-anti", b, sizeof b), "n4");
 	assert_string_equal(feasible(&p, "ns/host-anti", b, sizeof b), "n2,n4");
 	tph_stmt_discard(&st);
@@ -289,7 +281,8 @@ static void test_affinity_first_pod_and_follow(void **state)
 	                    "node(s) didn't match pod affinity rules");
 	tph_statement st;
 	tph_stmt_init(&st, p.s);
-	assert_int_equal(tph_stmt_allocate(&st, pts_task(&p, "ns/web"), node_of(&p, "n2")), TPH_OK);
+	assert_int_equal(tph_stmt_allocate(&st, pts_task(&p, "ns/web"), pts_node(&p, "n2")),
+	                 TPH_OK);
 	assert_string_equal(feasible(&p, "ns/first", b, sizeof b), "n2");
 	assert_string_equal(feasible(&p, "ns/stranger", b, sizeof b), "n2");
 	tph_stmt_discard(&st);
@@ -337,7 +330,7 @@ static void test_topology_spread(void **state)
 	assert_string_equal(why(&p, "ns/picky", "n1"), skew);
 	tph_statement st;
 	tph_stmt_init(&st, p.s);
-	assert_int_equal(tph_stmt_allocate(&st, pts_task(&p, "ns/b1"), node_of(&p, "n4")), TPH_OK);
+	assert_int_equal(tph_stmt_allocate(&st, pts_task(&p, "ns/b1"), pts_node(&p, "n4")), TPH_OK);
 	/* b1 moved from zone b to c: a=2, b=0, c=1. */
 	assert_string_equal(why(&p, "ns/loose", "n4"), skew);
 	assert_string_equal(why(&p, "ns/loose", "n2"), "");
@@ -353,7 +346,7 @@ static void test_simulations(void **state)
 	pts_open(&p, existing_yaml);
 	tph_session *s = p.s;
 	tph_idx web = pts_task(&p, "ns/web"), guard = pts_task(&p, "ns/guard");
-	tph_idx n1 = node_of(&p, "n1"), n2 = node_of(&p, "n2");
+	tph_idx n1 = pts_node(&p, "n1"), n2 = pts_node(&p, "n2");
 	tph_prepredicate(s, web);
 	assert_int_not_equal(tph_sim_predicate(s, web, n1), TPH_PASS);
 	assert_int_equal(tph_sim_remove_task(s, web, guard, n1), TPH_OK);

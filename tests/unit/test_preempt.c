@@ -1,7 +1,7 @@
-/* The preempt action: Go's heap step for step, and whole sessions
- * with the priority, gang and conformance plugins plus evtest's knobs: victims inside the
- * queue only, rollback of evictions that do not make room, unresolvable nodes skipped, shards,
- * preemption inside a job, and the topology-aware dry run with its candidate knobs. */
+/* The preempt action: whole sessions with the priority, gang and conformance plugins plus evtest's
+ * knobs: victims inside the queue only, rollback of evictions that do not make room, unresolvable
+ * nodes skipped, shards, preemption inside a job, and the topology-aware dry run with its candidate
+ * knobs. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,38 +11,6 @@
 #include "../../kernel/actions/evict_util.h"
 #include "evict_test.h"
 #include "fit_nodes.h"
-
-/* ---- helpers ---- */
-
-static bool less_u32(const void *ctx, tph_idx a, tph_idx b)
-{
-	(void)ctx;
-	return a < b;
-}
-
-static void test_gheap_is_go_heap(void **state)
-{
-	(void)state;
-	tph_idx buf[8];
-	tph_gheap h;
-	tph_gheap_init(&h, buf, 8, less_u32, NULL);
-	const tph_idx in[] = {5, 3, 8, 1};
-	for (int i = 0; i < 4; i++)
-		tph_gheap_push(&h, in[i]);
-	/* Go's heap.Push leaves [1 3 8 5]; Pop swaps the root with the last and sifts down. */
-	assert_int_equal(buf[0], 1);
-	assert_int_equal(buf[1], 3);
-	assert_int_equal(buf[2], 8);
-	assert_int_equal(buf[3], 5);
-	assert_int_equal(tph_gheap_pop(&h), 1);
-	assert_int_equal(buf[0], 3);
-	assert_int_equal(buf[1], 5);
-	assert_int_equal(buf[2], 8);
-	assert_int_equal(tph_gheap_pop(&h), 3);
-	assert_int_equal(tph_gheap_pop(&h), 5);
-	assert_int_equal(tph_gheap_pop(&h), 8);
-	assert_int_equal(tph_gheap_pop(&h), TPH_NOIDX);
-}
 
 /* ---- scenarios ---- */
 
@@ -115,7 +83,7 @@ static void test_evicts_on_first_node_and_pipelines(void **state)
 	assert_string_equal(ev_evictions(&r), "c1/a1:preempt;");
 	assert_string_equal(ev_pipelined(&r), "c1/h1@n1;");
 	assert_int_equal(r.log->n_binds, 0);
-	ev_free(&r);
+	pts_free(&r);
 }
 
 static void test_other_queue_is_not_preempted(void **state)
@@ -125,7 +93,7 @@ static void test_other_queue_is_not_preempted(void **state)
 	run_two(&r, HEAD("preempt", ""), "", "", "q2", "");
 	assert_string_equal(ev_evictions(&r), "");
 	assert_string_equal(ev_pipelined(&r), "");
-	ev_free(&r);
+	pts_free(&r);
 }
 
 static void test_never_policy_preempts_nothing(void **state)
@@ -134,7 +102,7 @@ static void test_never_policy_preempts_nothing(void **state)
 	ev_run r;
 	run_two(&r, HEAD("preempt", ""), "", ", preemptionPolicy: Never", "q1", "");
 	assert_string_equal(ev_evictions(&r), "");
-	ev_free(&r);
+	pts_free(&r);
 }
 
 static void test_unresolvable_node_is_skipped(void **state)
@@ -144,7 +112,7 @@ static void test_unresolvable_node_is_skipped(void **state)
 	run_two(&r, HEAD("preempt", ""), "unresolvableNode: n1", "", "q1", "");
 	assert_string_equal(ev_evictions(&r), "c1/b1:preempt;");
 	assert_string_equal(ev_pipelined(&r), "c1/h1@n2;");
-	ev_free(&r);
+	pts_free(&r);
 }
 
 /* A resolvable failure keeps n1 a candidate, but the preemptor never fits there: the trial
@@ -156,7 +124,7 @@ static void test_trial_eviction_rolled_back(void **state)
 	run_two(&r, HEAD("preempt", ""), "resolvableNode: n1", "", "q1", "");
 	assert_string_equal(ev_evictions(&r), "c1/b1:preempt;");
 	assert_string_equal(ev_pipelined(&r), "c1/h1@n2;");
-	ev_free(&r);
+	pts_free(&r);
 }
 
 /* Allocate's record of unresolvable nodes (job.NodesFitErrors) keeps preempt off n1. */
@@ -176,9 +144,9 @@ static void test_recorded_fit_nodes_are_skipped(void **state)
 	const tph_idx *skip;
 	assert_int_equal(tph_unresolvable_nodes(s, h1, &skip), 1);
 	assert_int_equal(skip[0], 0);
-	ev_finish(&r);
+	pts_run(&r);
 	assert_string_equal(ev_evictions(&r), "c1/b1:preempt;");
-	ev_free(&r);
+	pts_free(&r);
 }
 
 static void test_hard_shard_limits_nodes(void **state)
@@ -188,7 +156,7 @@ static void test_hard_shard_limits_nodes(void **state)
 	run_two(&r, HEAD("preempt", ""), "", "", "q1",
 	        "shard: {name: s, mode: hard, nodes: [n2]}\n");
 	assert_string_equal(ev_evictions(&r), "c1/b1:preempt;");
-	ev_free(&r);
+	pts_free(&r);
 }
 
 static void test_soft_shard_prefers_shard(void **state)
@@ -198,7 +166,7 @@ static void test_soft_shard_prefers_shard(void **state)
 	run_two(&r, HEAD("preempt", ""), "", "", "q1",
 	        "shard: {name: s, mode: soft, nodes: [n2]}\n");
 	assert_string_equal(ev_evictions(&r), "c1/b1:preempt;");
-	ev_free(&r);
+	pts_free(&r);
 }
 
 /* The dry run finds one candidate by default (10% of 2 nodes, at least 1): n1. */
@@ -211,7 +179,7 @@ static void test_topology_default_one_candidate(void **state)
 	assert_string_equal(ev_evictions(&r), "c1/a1:preempt;");
 	assert_string_equal(ev_pipelined(&r), "c1/h1@n1;");
 	assert_int_equal(evtest_sim_removed, 0);
-	ev_free(&r);
+	pts_free(&r);
 }
 
 /* With two candidates, the node whose highest victim priority is lowest wins. */
@@ -225,7 +193,7 @@ static void test_topology_picks_lowest_victims(void **state)
 	assert_string_equal(ev_evictions(&r), "c1/b1:preempt;");
 	assert_string_equal(ev_pipelined(&r), "c1/h1@n2;");
 	assert_int_equal(evtest_sim_removed, 0);
-	ev_free(&r);
+	pts_free(&r);
 }
 
 /* One 3-cpu node: small (1 cpu, lowest) and big (2 cpu, low); the preemptor needs 2 cpu.
@@ -258,7 +226,7 @@ static void test_normal_evicts_in_victim_order(void **state)
 	snprintf(yaml, sizeof yaml, "%s%s", h, reprieve_body);
 	ev_run_yaml(&r, yaml);
 	assert_string_equal(ev_evictions(&r), "c1/small:preempt;c1/big:preempt;");
-	ev_free(&r);
+	pts_free(&r);
 }
 
 static void test_topology_reprieves(void **state)
@@ -273,7 +241,7 @@ static void test_topology_reprieves(void **state)
 	assert_string_equal(ev_evictions(&r), "c1/big:preempt;");
 	assert_string_equal(ev_pipelined(&r), "c1/h1@n1;");
 	assert_int_equal(evtest_sim_removed, 0);
-	ev_free(&r);
+	pts_free(&r);
 }
 
 /* Inside one job: the pending high-priority task evicts its own job's low-priority task. */
@@ -298,7 +266,7 @@ static void test_preempts_inside_job(void **state)
 	                " requests: {cpu: '1'}, priorityClassName: high}\n");
 	assert_string_equal(ev_evictions(&r), "c1/lo:preempt;");
 	assert_string_equal(ev_pipelined(&r), "c1/hi@n1;");
-	ev_free(&r);
+	pts_free(&r);
 }
 
 /* A preemptor larger than the node: the victims cannot make room, nothing is evicted. */
@@ -316,13 +284,12 @@ static void test_victims_too_small(void **state)
 	ev_run_yaml(&r, yaml);
 	assert_string_equal(ev_evictions(&r), "");
 	assert_string_equal(ev_pipelined(&r), "");
-	ev_free(&r);
+	pts_free(&r);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_gheap_is_go_heap),
 	    cmocka_unit_test(test_evicts_on_first_node_and_pipelines),
 	    cmocka_unit_test(test_other_queue_is_not_preempted),
 	    cmocka_unit_test(test_never_policy_preempts_nothing),

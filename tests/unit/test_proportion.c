@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "plugin_test_session.h"
+#include "harness.h"
 #include "statement.h"
 
 #define CONF                \
@@ -25,15 +25,6 @@
 	"  - {name: " name ", namespace: ns, podGroup: " pg ", phase: Running, nodeName: n1," \
 	" requests: {cpu: '" cpu "'}}\n"
 #define PG(name, q) "  - {name: " name ", namespace: ns, queue: " q "}\n"
-
-static tph_idx queue(const pts *p, const char *name)
-{
-	for (tph_idx q = 0; q < p->s->queues->n; q++)
-		if (!strcmp(tph_strtab_str(p->s->snap->strs, p->s->queues->name[q]), name))
-			return q;
-	fail_msg("no queue %s", name);
-	return TPH_NOIDX;
-}
 
 /* 12 cpu over weights 1, 1, 2 with requests 10, 2, 10: round one gives 3, 2 (met), 6; the
  * last cpu goes 1/3 and 2/3: q1 deserves 3.333..., q3 6.666... */
@@ -54,7 +45,7 @@ static void test_water_filling(void **state)
 	(void)state;
 	pts p;
 	pts_open(&p, fill);
-	tph_idx q1 = queue(&p, "q1"), q3 = queue(&p, "q3");
+	tph_idx q1 = pts_queue(&p, "q1"), q3 = pts_queue(&p, "q3");
 	tph_statement st;
 	tph_stmt_init(&st, p.s);
 	allocate(&p, &st, "ns/j1-t-0");
@@ -84,12 +75,12 @@ static void test_closed_queue(void **state)
 	(void)state;
 	pts p;
 	pts_open(&p, closed);
-	tph_idx q4 = queue(&p, "q4"), t = pts_task(&p, "ns/j4-t-0");
+	tph_idx q4 = pts_queue(&p, "q4"), t = pts_task(&p, "ns/j4-t-0");
 	assert_false(tph_allocatable(p.s, q4, t));
 	assert_false(tph_preemptive(p.s, q4, t));
 	assert_false(tph_job_enqueueable(p.s, pts_job(&p, "ns/j4")));
 	assert_true(tph_job_enqueueable(p.s, pts_job(&p, "ns/j1"))); /* no minResources */
-	assert_true(tph_allocatable(p.s, queue(&p, "q1"), pts_task(&p, "ns/j1-t-0")));
+	assert_true(tph_allocatable(p.s, pts_queue(&p, "q1"), pts_task(&p, "ns/j1-t-0")));
 	pts_free(&p);
 }
 
@@ -106,7 +97,7 @@ static void test_guarantee_and_real_capability(void **state)
 	(void)state;
 	pts p;
 	pts_open(&p, guarantee);
-	tph_idx q1 = queue(&p, "q1"), q2 = queue(&p, "q2");
+	tph_idx q1 = pts_queue(&p, "q1"), q2 = pts_queue(&p, "q2");
 	assert_true(tph_allocatable(p.s, q2, pts_task(&p, "ns/j2-t-0")));
 	assert_false(tph_allocatable(p.s, q2, pts_task(&p, "ns/j2-t-1")));
 	assert_true(tph_allocatable(p.s, q1, pts_task(&p, "ns/j2-t-2")));
@@ -159,8 +150,8 @@ static void test_reclaimable(void **state)
 	/* The first takes q1 down to its deserved; the others are not victims. */
 	assert_int_equal(tph_reclaimable(p.s, pts_task(&p, "ns/j2-t-0"), c, 3, out), 1);
 	assert_int_equal(out[0], c[0]);
-	assert_true(tph_overused(p.s, queue(&p, "q1")));
-	assert_false(tph_overused(p.s, queue(&p, "q2")));
+	assert_true(tph_overused(p.s, pts_queue(&p, "q1")));
+	assert_false(tph_overused(p.s, pts_queue(&p, "q2")));
 	pts_free(&p);
 }
 
@@ -170,7 +161,7 @@ static void test_simulation_snapshot(void **state)
 	(void)state;
 	pts p;
 	pts_open(&p, fill);
-	tph_idx q1 = queue(&p, "q1"), t3 = pts_task(&p, "ns/j1-t-3");
+	tph_idx q1 = pts_queue(&p, "q1"), t3 = pts_task(&p, "ns/j1-t-3");
 	assert_false(tph_sim_allocatable(p.s, q1, t3)); /* no PrePredicate yet */
 	assert_int_equal(tph_prepredicate(p.s, t3), TPH_PASS);
 	tph_statement st;

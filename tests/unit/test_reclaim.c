@@ -63,7 +63,7 @@ static void test_reclaims_from_other_queue(void **state)
 	assert_string_equal(ev_evictions(&r), "c1/v2:reclaim;");
 	assert_string_equal(ev_pipelined(&r), "c1/r1@n1;");
 	assert_int_equal(r.log->n_binds, 0);
-	ev_free(&r);
+	pts_free(&r);
 }
 
 static void test_non_reclaimable_queue_kept(void **state)
@@ -73,7 +73,7 @@ static void test_non_reclaimable_queue_kept(void **state)
 	run(&r, "", "", "false", "2", "q2", "");
 	assert_string_equal(ev_evictions(&r), "");
 	assert_string_equal(ev_pipelined(&r), "");
-	ev_free(&r);
+	pts_free(&r);
 }
 
 static void test_own_queue_not_reclaimed(void **state)
@@ -84,7 +84,7 @@ static void test_own_queue_not_reclaimed(void **state)
 	run(&r, "", "", "true", "2", "q1", "");
 	assert_string_equal(ev_evictions(&r), "c1/w1:reclaim;");
 	assert_string_equal(ev_pipelined(&r), "c1/r1@n2;");
-	ev_free(&r);
+	pts_free(&r);
 }
 
 static void test_overused_queue_skipped(void **state)
@@ -93,7 +93,7 @@ static void test_overused_queue_skipped(void **state)
 	ev_run r;
 	run(&r, "overusedQueue: q1", "", "true", "2", "q2", "");
 	assert_string_equal(ev_evictions(&r), "");
-	ev_free(&r);
+	pts_free(&r);
 }
 
 static void test_not_preemptive_skipped(void **state)
@@ -102,7 +102,7 @@ static void test_not_preemptive_skipped(void **state)
 	ev_run r;
 	run(&r, "closedQueue: q1", "", "true", "2", "q2", "");
 	assert_string_equal(ev_evictions(&r), "");
-	ev_free(&r);
+	pts_free(&r);
 }
 
 static void test_never_policy_skipped(void **state)
@@ -111,7 +111,7 @@ static void test_never_policy_skipped(void **state)
 	ev_run r;
 	run(&r, "", "", "true", "2", "q2", ", preemptionPolicy: Never");
 	assert_string_equal(ev_evictions(&r), "");
-	ev_free(&r);
+	pts_free(&r);
 }
 
 static void test_idle_room_pipelines_without_eviction(void **state)
@@ -121,7 +121,7 @@ static void test_idle_room_pipelines_without_eviction(void **state)
 	run(&r, "", "", "true", "3", "q2", "");
 	assert_string_equal(ev_evictions(&r), "");
 	assert_string_equal(ev_pipelined(&r), "c1/r1@n1;");
-	ev_free(&r);
+	pts_free(&r);
 }
 
 static void test_unresolvable_node_skipped(void **state)
@@ -131,7 +131,7 @@ static void test_unresolvable_node_skipped(void **state)
 	run(&r, "unresolvableNode: n1", "", "true", "2", "q2", "");
 	assert_string_equal(ev_evictions(&r), "c1/w1:reclaim;");
 	assert_string_equal(ev_pipelined(&r), "c1/r1@n2;");
-	ev_free(&r);
+	pts_free(&r);
 }
 
 static void test_hard_shard_limits_nodes(void **state)
@@ -140,7 +140,7 @@ static void test_hard_shard_limits_nodes(void **state)
 	ev_run r;
 	run(&r, "", "shard: {name: s, mode: hard, nodes: [n2]}\n", "true", "2", "q2", "");
 	assert_string_equal(ev_evictions(&r), "c1/w1:reclaim;");
-	ev_free(&r);
+	pts_free(&r);
 }
 
 static void test_soft_shard_prefers_shard(void **state)
@@ -150,7 +150,7 @@ static void test_soft_shard_prefers_shard(void **state)
 	run(&r, "", "shard: {name: s, mode: soft, nodes: [n2]}\n", "true", "2", "q2", "");
 	assert_string_equal(ev_evictions(&r), "c1/w1:reclaim;");
 	assert_string_equal(ev_pipelined(&r), "c1/r1@n2;");
-	ev_free(&r);
+	pts_free(&r);
 }
 
 int main(void)

@@ -10,7 +10,7 @@
 #include <math.h>
 
 #include "ep_predicate.h"
-#include "plugin_test_session.h"
+#include "harness.h"
 
 #define HEAD(args)                                                                              \
 	"conf: |\n  actions: \"\"\n  tiers:\n  - plugins:\n    - name: resource-strategy-fit\n" \
@@ -29,14 +29,6 @@
 	"  - {name: g, namespace: ns, requests: {cpu: '1', nvidia.com/gpu: '1',"               \
 	" nvidia.com/mig: '2'}}\n"
 
-static void expect_scores(pts *p, const char *task, double w1, double w2)
-{
-	double got[2];
-	tph_score_nodes(p->s, pts_task(p, task), p->s->ready_nodes, 2, got);
-	if (fabs(got[0] - w1) > 1e-6 || fabs(got[1] - w2) > 1e-6)
-		fail_msg("%s: expected %.4f %.4f, got %.4f %.4f", task, w1, w2, got[0], got[1]);
-}
-
 static void test_default_least_allocated(void **state)
 {
 	(void)state;
@@ -44,7 +36,7 @@ static void test_default_least_allocated(void **state)
 	pts_open(&p, HEAD("{}") NODES);
 	/* cpu and memory, LeastAllocated, weight 1 each, plugin weight 10:
 	 * n1: cpu (4-2)/4, memory (8-4)/8 -> 0.5 * 1000; n2: 7/8 and 6/8. */
-	expect_scores(&p, "ns/t", 500, (0.875 + 0.75) / 2 * 1000);
+	pts_expect_scores(&p, "ns/t", 500, (0.875 + 0.75) / 2 * 1000);
 	pts_free(&p);
 }
 
@@ -59,7 +51,7 @@ static void test_exact_before_wildcard(void **state)
 	              " 9}, 'a*b*': {weight: 9}}}") NODES);
 	/* gpu: exact, LeastAllocated, weight 0 -> 1: (4-1)/4. mig: the longest wildcard,
 	 * MostAllocated 3: 2/8 * 3. cpu has no strategy. n1 lacks both: scores 0, weights count. */
-	expect_scores(&p, "ns/g", 0, (0.75 + 0.75) / 4 * 100);
+	pts_expect_scores(&p, "ns/g", 0, (0.75 + 0.75) / 4 * 100);
 	pts_free(&p);
 }
 
@@ -75,16 +67,16 @@ static void test_pod_annotations(void **state)
 	pts_open(&p, HEAD("{resourceStrategyFitWeight: 1}")
 	                 NODES ANNOTATED("MostAllocated", "{\"cpu\": 2}"));
 	/* Only cpu, MostAllocated: n1 2/4, n2 1/8. */
-	expect_scores(&p, "ns/a", 50, 12.5);
+	pts_expect_scores(&p, "ns/a", 50, 12.5);
 	pts_free(&p);
 	pts_open(&p, HEAD("{resourceStrategyFitWeight: 1}")
 	                 NODES ANNOTATED("MostAllocated", "{\"cpu\": 2.5}"));
-	expect_scores(&p, "ns/a", 0, 0);
+	pts_expect_scores(&p, "ns/a", 0, 0);
 	pts_free(&p);
 	/* An unknown strategy scores 0 per resource but keeps the weights. */
 	pts_open(&p,
 	         HEAD("{resourceStrategyFitWeight: 1}") NODES ANNOTATED("Other", "{\"cpu\": 1}"));
-	expect_scores(&p, "ns/a", 0, 0);
+	pts_expect_scores(&p, "ns/a", 0, 0);
 	pts_free(&p);
 }
 
@@ -96,9 +88,9 @@ static void test_sra(void **state)
 	                  " 'nvidia.com/gpu, example.com/x', weight: 5, resourceWeight:"
 	                  " {nvidia.com/gpu: 3}}}") NODES);
 	/* Weights 3 (gpu) + 1 (x): n1 has neither: (1 - 0) * 500; n2 has the gpu: 1 - 3/4. */
-	expect_scores(&p, "ns/t", 500, 125);
+	pts_expect_scores(&p, "ns/t", 500, 125);
 	/* g needs a gpu that n1 lacks: 0 there. */
-	expect_scores(&p, "ns/g", 0, 125);
+	pts_expect_scores(&p, "ns/g", 0, 125);
 	pts_free(&p);
 }
 

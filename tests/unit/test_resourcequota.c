@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "plugin_test_session.h"
+#include "harness.h"
 
 static const char yaml[] =
     "conf: |\n  actions: \"\"\n  tiers:\n  - plugins:\n    - name: resourcequota\n"

@@ -39,7 +39,7 @@ static void test_evicts_victims_once(void **state)
 	ev_run r;
 	run(&r, "50");
 	assert_string_equal(ev_evictions(&r), "c1/a:shuffle;c1/c:shuffle;");
-	ev_free(&r);
+	pts_free(&r);
 }
 
 static void test_no_victims_no_evictions(void **state)
@@ -48,7 +48,7 @@ static void test_no_victims_no_evictions(void **state)
 	ev_run r;
 	run(&r, "0");
 	assert_string_equal(ev_evictions(&r), "");
-	ev_free(&r);
+	pts_free(&r);
 }
 
 int main(void)

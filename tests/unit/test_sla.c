@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "plugin_test_session.h"
+#include "harness.h"
 
 #define CONF(args)                      \
 	"now: '2026-01-01T01:00:00Z'\n" \

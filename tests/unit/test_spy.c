@@ -9,9 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ep.h"
-#include "session.h"
-#include "tephra/tephra.h"
+#include "harness.h"
 
 static char spy_log[8192];
 
@@ -128,43 +126,28 @@ static const char scenario[] =
     "  - {name: p1, namespace: ns, podGroup: pg1, requests: {cpu: '1'}}\n"
     "  - {name: p2, namespace: ns, podGroup: pg2, requests: {cpu: '1'}}\n";
 
-typedef struct fixture {
-	tph_scenario *scn;
-	tph_snapshot *snap;
-	tph_session *ssn;
-	tph_diag diag;
-} fixture;
+typedef pts fixture;
 
 static int setup(void **state)
 {
 	static bool registered;
 	static fixture f;
-	memset(&f, 0, sizeof f);
 	spy_log[0] = '\0';
 	if (!registered) {
-		assert_int_equal(tph_plugins_register(&spy_a, &f.diag), TPH_OK);
-		assert_int_equal(tph_plugins_register(&spy_b, &f.diag), TPH_OK);
-		assert_int_equal(tph_plugins_register(&spy_c, &f.diag), TPH_OK);
+		tph_diag d = {0};
+		assert_int_equal(tph_plugins_register(&spy_a, &d), TPH_OK);
+		assert_int_equal(tph_plugins_register(&spy_b, &d), TPH_OK);
+		assert_int_equal(tph_plugins_register(&spy_c, &d), TPH_OK);
 		registered = true;
 	}
-	assert_int_equal(
-	    tph_scenario_load_buffer(scenario, strlen(scenario), "spy.yaml", &f.scn, &f.diag),
-	    TPH_OK);
-	assert_int_equal(tph_cluster_snapshot(tph_scenario_cluster(f.scn), tph_scenario_now(f.scn),
-	                                      &f.snap, &f.diag),
-	                 TPH_OK);
-	assert_int_equal(tph_session_open(f.snap, tph_scenario_conf(f.scn), NULL, &f.ssn, &f.diag),
-	                 TPH_OK);
+	pts_open(&f, scenario);
 	*state = &f;
 	return 0;
 }
 
 static int teardown(void **state)
 {
-	fixture *f = *state;
-	tph_session_free(f->ssn);
-	tph_snapshot_release(f->snap);
-	tph_scenario_free(f->scn);
+	pts_free(*state);
 	return 0;
 }
 
@@ -182,7 +165,7 @@ static void test_disabled_flag_drops_registration(void **state)
 	spy_log[0] = '\0';
 	/* spy_a abstains (0), spy_b is disabled for JobOrder, spy_c decides: a before b? c says 1.
 	 */
-	int r = tph_job_order(f->ssn, 0, 1);
+	int r = tph_job_order(f->s, 0, 1);
 	assert_true(r > 0);
 	assert_string_equal(spy_log, "spy_a.job_order(0,1);spy_c.job_order(0,1);");
 }
@@ -191,21 +174,21 @@ static void test_and_rule_calls_every_tier(void **state)
 {
 	fixture *f = *state;
 	spy_log[0] = '\0';
-	assert_true(tph_job_ready(f->ssn, 1));
+	assert_true(tph_job_ready(f->s, 1));
 	assert_string_equal(spy_log, "spy_a.job_ready(1);spy_b.job_ready(1);spy_c.job_ready(1);");
 }
 
 static void test_registration_outside_open_refused(void **state)
 {
 	fixture *f = *state;
-	assert_int_not_equal(tph_on_job_order(f->ssn, spy_job_order), TPH_OK);
+	assert_int_not_equal(tph_on_job_order(f->s, spy_job_order), TPH_OK);
 }
 
 static void test_close_order_and_frozen(void **state)
 {
 	fixture *f = *state;
 	spy_log[0] = '\0';
-	assert_int_equal(tph_session_close(f->ssn, &f->diag), TPH_OK);
+	assert_int_equal(tph_session_close(f->s, &f->d), TPH_OK);
 	assert_string_equal(spy_log, "spy_a.close(register=frozen);spy_b.close(register=frozen);"
 	                             "spy_c.close(register=frozen);");
 }

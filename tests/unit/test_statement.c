@@ -11,15 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "session.h"
-#include "statement.h"
-#include "tephra/tephra.h"
+#include "harness.h"
 
 typedef struct fixture {
-	tph_scenario *scn;
-	tph_snapshot *snap;
-	tph_session *ssn;
-	tph_diag diag;
+	pts p;
 	char *text;
 } fixture;
 
@@ -54,14 +49,8 @@ static char *make_scenario(void)
 static int setup(void **state)
 {
 	static fixture f;
-	memset(&f, 0, sizeof f);
 	f.text = make_scenario();
-	assert_int_equal(
-	    tph_scenario_load_buffer(f.text, strlen(f.text), "stmt.yaml", &f.scn, &f.diag), TPH_OK);
-	assert_int_equal(tph_cluster_snapshot(tph_scenario_cluster(f.scn), 0, &f.snap, &f.diag),
-	                 TPH_OK);
-	assert_int_equal(tph_session_open(f.snap, tph_scenario_conf(f.scn), NULL, &f.ssn, &f.diag),
-	                 TPH_OK);
+	pts_open(&f.p, f.text); /* no creationTimestamp: the clock is 0 */
 	*state = &f;
 	return 0;
 }
@@ -69,9 +58,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	fixture *f = *state;
-	tph_session_free(f->ssn);
-	tph_snapshot_release(f->snap);
-	tph_scenario_free(f->scn);
+	pts_free(&f->p);
 	free(f->text);
 	return 0;
 }
@@ -133,15 +120,15 @@ static void test_discard_restores_every_column(void **state)
 {
 	fixture *f = *state;
 	unsigned char *before, *after;
-	size_t n = dump(f->ssn, &before);
+	size_t n = dump(f->p.s, &before);
 	for (int round = 0; round < 200; round++) {
 		tph_statement st;
-		tph_stmt_init(&st, f->ssn);
+		tph_stmt_init(&st, f->p.s);
 		uint32_t ops = 1 + next(40);
 		for (uint32_t i = 0; i < ops; i++)
 			random_op(&st);
 		tph_stmt_discard(&st);
-		assert_int_equal(dump(f->ssn, &after), n);
+		assert_int_equal(dump(f->p.s, &after), n);
 		assert_memory_equal(before, after, n);
 		free(after);
 	}
@@ -152,11 +139,11 @@ static void test_merged_discard_restores(void **state)
 {
 	fixture *f = *state;
 	unsigned char *before, *after;
-	size_t n = dump(f->ssn, &before);
+	size_t n = dump(f->p.s, &before);
 	for (int round = 0; round < 100; round++) {
 		tph_statement a, b;
-		tph_stmt_init(&a, f->ssn);
-		tph_stmt_init(&b, f->ssn);
+		tph_stmt_init(&a, f->p.s);
+		tph_stmt_init(&b, f->p.s);
 		for (uint32_t i = 0; i < 10; i++)
 			random_op(&a);
 		for (uint32_t i = 0; i < 10; i++)
@@ -164,7 +151,7 @@ static void test_merged_discard_restores(void **state)
 		assert_int_equal(tph_stmt_merge(&a, &b), TPH_OK);
 		assert_int_equal(b.n, 0);
 		tph_stmt_discard(&a);
-		dump(f->ssn, &after);
+		dump(f->p.s, &after);
 		assert_memory_equal(before, after, n);
 		free(after);
 	}
@@ -174,7 +161,7 @@ static void test_merged_discard_restores(void **state)
 static void test_commit_publishes_in_order(void **state)
 {
 	fixture *f = *state;
-	tph_session *s = f->ssn;
+	tph_session *s = f->p.s;
 	tph_statement st;
 	tph_stmt_init(&st, s);
 	assert_int_equal(tph_stmt_allocate(&st, 1, 2), TPH_OK);      /* p1 pending */
@@ -187,7 +174,7 @@ static void test_commit_publishes_in_order(void **state)
 	assert_int_equal(s->tasks.status[0], TPH_TS_RELEASING);
 	/* Binding holds the same resources as Allocated: idle unchanged by the commit. */
 	assert_int_equal(s->nodes.idle[0 * s->nodes.stride + 2], idle_before);
-	assert_int_equal(tph_session_close(s, &f->diag), TPH_OK);
+	assert_int_equal(tph_session_close(s, &f->p.d), TPH_OK);
 	const tph_decision_log *l = tph_session_decisions(s);
 	assert_int_equal(l->n_binds, 1);
 	assert_string_equal(l->binds[0].pod, "ns/p1");
@@ -202,7 +189,7 @@ static void test_commit_publishes_in_order(void **state)
 static void test_accounting_follows_volcano(void **state)
 {
 	fixture *f = *state;
-	tph_session *s = f->ssn;
+	tph_session *s = f->p.s;
 	size_t st = s->nodes.stride, cpu = 0 * st + 4, gpu = 4 * st + 4;
 	int64_t idle = s->nodes.idle[cpu], used = s->nodes.used[cpu];
 	int64_t req = s->tasks.req[(size_t)1 * s->ndim + 0];

@@ -237,6 +237,43 @@ tph_idx tph_session_subjob_job(const tph_session *s, tph_idx subjob);
 /* The subjob of a task, or TPH_NOIDX when the task has no job. */
 tph_idx tph_session_task_subjob(const tph_session *s, tph_idx task);
 
+/* ---- score locality (optional): what lets allocate keep scores between tasks ----
+ * Allocate keeps the scores of a task's candidates between tasks of one shape (same pod spec
+ * and request row) and, after a placement on node X, scores X again instead of every node.
+ * It may only do so when every plugin with a score registration (NodeOrder, BatchNodeOrder,
+ * NodeMap, NodeReduce) also registered a locality callback and it answers, for the task:
+ *
+ *  TPH_SCORE_LOCAL     the score of node i depends only on the task's pod spec and request row
+ *                      and on node i itself: its own columns (idle, used, ...), its per-node
+ *                      plugin state kept by event handlers (a placement on i may change it, a
+ *                      placement elsewhere may not) and its static data (labels, taints). Not
+ *                      on the other nodes of the call, nor on the task's job, role, labels,
+ *                      annotations or namespace.
+ *  TPH_SCORE_ANCHORED  as LOCAL, except that the plugin normalises over the call's nodes a raw
+ *                      per-node input that is itself static for the task (kube-scheduler's
+ *                      NormalizeScore over, say, preferred node affinity weights). Its anchors
+ *                      callback names, for a call over S, at most TPH_SCORE_MAX_ANCHORS nodes of
+ *                      S such that over every T with anchors <= T <= S each node of T scores
+ *                      exactly as over S (for a maximum: one node that holds it).
+ *  TPH_SCORE_GLOBAL    anything else (pod-to-pod terms, hypernode aggregates, ...); the default
+ *                      for a plugin that registers no locality callback.
+ *
+ * The answer may differ per task. Both callbacks run on the session's thread and must not
+ * write session state; the anchors callback may be NULL when the plugin never answers
+ * TPH_SCORE_ANCHORED. Gated by enableNodeOrder, like the scores it describes. */
+enum {
+	TPH_SCORE_GLOBAL = 0,
+	TPH_SCORE_LOCAL = 1,
+	TPH_SCORE_ANCHORED = 2
+};
+#define TPH_SCORE_MAX_ANCHORS 4u
+typedef int (*tph_score_locality_fn)(void *st, const tph_session *s, tph_idx task);
+/* Write up to TPH_SCORE_MAX_ANCHORS nodes of nodes[0..n) to anchors; return how many. */
+typedef uint32_t (*tph_score_anchors_fn)(void *st, const tph_session *s, tph_idx task,
+                                         const tph_idx *nodes, uint32_t n, tph_idx *anchors);
+int tph_on_score_locality(tph_session *s, tph_score_locality_fn locality,
+                          tph_score_anchors_fn anchors);
+
 /* ---- descriptors ---- */
 
 typedef struct tph_plugin {

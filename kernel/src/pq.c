@@ -1,10 +1,13 @@
-/* Volcano's util.PriorityQueue over Go's container/heap: the same sift steps, so a stale order
- * (a plugin's order that changed while items waited) resolves exactly as Volcano's does. */
-#include "action_util.h"
+/* Go's container/heap over tph_idx (see pq.h): up and down are Go's loops, so ties and stale
+ * orders resolve exactly as Volcano's do. */
+#include "pq.h"
 
-static bool less(const tph_pq *q, uint32_t i, uint32_t j)
+#include <assert.h>
+
+static bool less_at(const tph_pq *q, uint32_t i, uint32_t j)
 {
-	return q->cmp(q->s, q->items[i], q->items[j]) < 0;
+	tph_idx a = q->items[i], b = q->items[j];
+	return q->cmp ? q->cmp(q->ctx, a, b) < 0 : q->less(q->ctx, a, b);
 }
 
 static void swap(tph_pq *q, uint32_t i, uint32_t j)
@@ -19,7 +22,7 @@ static void up(tph_pq *q, uint32_t j)
 {
 	while (j > 0) {
 		uint32_t i = (j - 1) / 2;
-		if (!less(q, j, i))
+		if (!less_at(q, j, i))
 			break;
 		swap(q, i, j);
 		j = i;
@@ -34,9 +37,9 @@ static void down(tph_pq *q, uint32_t i, uint32_t n)
 		if (j1 >= n)
 			break;
 		uint32_t j = j1;
-		if (j1 + 1 < n && less(q, j1 + 1, j1))
+		if (j1 + 1 < n && less_at(q, j1 + 1, j1))
 			j = j1 + 1;
-		if (!less(q, j, i))
+		if (!less_at(q, j, i))
 			break;
 		swap(q, i, j);
 		i = j;
@@ -45,15 +48,17 @@ static void down(tph_pq *q, uint32_t i, uint32_t n)
 
 void tph_pq_init(tph_pq *q, const tph_session *s, tph_pq_cmp cmp, tph_idx *storage, uint32_t cap)
 {
-	q->items = storage;
-	q->n = 0;
-	q->cap = cap;
-	q->cmp = cmp;
-	q->s = s;
+	*q = (tph_pq){storage, 0, cap, cmp, NULL, s};
+}
+
+void tph_pq_init_less(tph_pq *q, const void *ctx, tph_pq_less less, tph_idx *storage, uint32_t cap)
+{
+	*q = (tph_pq){storage, 0, cap, NULL, less, ctx};
 }
 
 int tph_pq_push(tph_pq *q, tph_idx item)
 {
+	assert(q->n < q->cap);
 	if (q->n >= q->cap)
 		return TPH_ERANGE;
 	q->items[q->n++] = item;

@@ -1,0 +1,142 @@
+/* The unit tests' session harness: open a real session from a scenario string (loader, cache,
+ * snapshot at the scenario's clock, the scenario's conf), run its actions when a test wants
+ * decisions, and find its objects by name. Every helper fails the test on an error, printing
+ * the loader's or session's message. Include after <cmocka.h>. */
+#ifndef TPH_TEST_HARNESS_H
+#define TPH_TEST_HARNESS_H
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ep.h"
+#include "session.h"
+#include "statement.h"
+#include "subjob.h"
+#include "tephra/tephra.h"
+
+typedef struct pts {
+	tph_scenario *scn;
+	tph_snapshot *snap;
+	tph_session *s;
+	tph_diag d;
+	const tph_decision_log *log; /* pts_run's decisions */
+} pts;
+
+/* Open with session options o (NULL: the defaults). */
+static inline void pts_open_with(pts *p, const char *yaml, const tph_session_opts *o)
+{
+	memset(p, 0, sizeof *p);
+	int rc = tph_scenario_load_buffer(yaml, strlen(yaml), "test.yaml", &p->scn, &p->d);
+	if (rc)
+		fprintf(stderr, "scenario: %s\n", p->d.msg);
+	assert_int_equal(rc, TPH_OK);
+	rc = tph_cluster_snapshot(tph_scenario_cluster(p->scn), tph_scenario_now(p->scn), &p->snap,
+	                          &p->d);
+	assert_int_equal(rc, TPH_OK);
+	rc = tph_session_open(p->snap, tph_scenario_conf(p->scn), o, &p->s, &p->d);
+	if (rc)
+		fprintf(stderr, "session: %s\n", p->d.msg);
+	assert_int_equal(rc, TPH_OK);
+}
+
+static inline void pts_open(pts *p, const char *yaml)
+{
+	pts_open_with(p, yaml, NULL);
+}
+
+/* Run the conf's actions and close the session; p->log gets its decisions. */
+static inline void pts_run(pts *p)
+{
+	int rc = tph_session_run(p->s, &p->d);
+	if (rc)
+		fprintf(stderr, "run: %s\n", p->d.msg);
+	assert_int_equal(rc, TPH_OK);
+	assert_int_equal(tph_session_close(p->s, &p->d), TPH_OK);
+	p->log = tph_session_decisions(p->s);
+	assert_non_null(p->log);
+}
+
+static inline void pts_free(pts *p)
+{
+	tph_session_free(p->s);
+	tph_snapshot_release(p->snap);
+	tph_scenario_free(p->scn);
+}
+
+/* ---- objects by name ---- */
+
+static inline const char *pts_str(const tph_session *s, tph_sid id)
+{
+	return tph_strtab_str(s->snap->strs, id);
+}
+
+static inline bool pts_key_is(const tph_session *s, tph_sid ns, tph_sid name, const char *key)
+{
+	const char *a = pts_str(s, ns), *b = pts_str(s, name);
+	size_t la = strlen(a);
+	return !strncmp(key, a, la) && key[la] == '/' && !strcmp(key + la + 1, b);
+}
+
+/* The job (podgroup) "namespace/name". */
+static inline tph_idx pts_job(const pts *p, const char *key)
+{
+	for (tph_idx j = 0; j < p->s->jobs->n; j++)
+		if (pts_key_is(p->s, p->s->jobs->ns[j], p->s->jobs->name[j], key))
+			return j;
+	fail_msg("no job %s", key);
+	return TPH_NOIDX;
+}
+
+/* The task (pod) "namespace/name". */
+static inline tph_idx pts_task(const pts *p, const char *key)
+{
+	for (tph_idx t = 0; t < p->s->tasks.n; t++)
+		if (pts_key_is(p->s, p->s->tasks.ns[t], p->s->tasks.name[t], key))
+			return t;
+	fail_msg("no task %s", key);
+	return TPH_NOIDX;
+}
+
+static inline tph_idx pts_queue(const pts *p, const char *name)
+{
+	for (tph_idx q = 0; q < p->s->queues->n; q++)
+		if (!strcmp(pts_str(p->s, p->s->queues->name[q]), name))
+			return q;
+	fail_msg("no queue %s", name);
+	return TPH_NOIDX;
+}
+
+static inline tph_idx pts_node(const pts *p, const char *name)
+{
+	for (tph_idx n = 0; n < p->s->nodes.n; n++)
+		if (!strcmp(pts_str(p->s, p->s->nodes.name[n]), name))
+			return n;
+	fail_msg("no node %s", name);
+	return TPH_NOIDX;
+}
+
+/* ---- changing and reading the session ---- */
+
+/* Move a task to another status through the framework (job, node and subjob accounting).
+ * A task that leaves Pending without a node goes to the first node; Pending has none. */
+static inline void pts_set_status(pts *p, tph_idx t, tph_task_status st)
+{
+	tph_idx node = p->s->tasks.node[t];
+	if (st == TPH_TS_PENDING)
+		node = TPH_NOIDX;
+	else if (node == TPH_NOIDX)
+		node = 0;
+	tph_task_move(p->s, t, (uint8_t)st, node);
+}
+
+/* The node-order scores of `task` on the first two ready nodes are w1 and w2. */
+static inline void pts_expect_scores(pts *p, const char *task, double w1, double w2)
+{
+	double got[2];
+	tph_score_nodes(p->s, pts_task(p, task), p->s->ready_nodes, 2, got);
+	if (fabs(got[0] - w1) > 1e-6 || fabs(got[1] - w2) > 1e-6)
+		fail_msg("%s: expected %.4f %.4f, got %.4f %.4f", task, w1, w2, got[0], got[1]);
+}
+
+#endif
