@@ -29,7 +29,8 @@ static std::string scenario_path(const std::string &profile)
 struct Reference {
 	double evals = 0; // nodes evaluated by filtering and scoring in one session
 	double session_bytes = 0, binds = 0;
-	std::string digest; // its decisions
+	double bytes_open = 0, bytes_run = 0; // arena after open and after the actions
+	std::string digest;                   // its decisions
 };
 
 // One loaded profile with its reference runs ([0] fast, [1] naive).
@@ -58,12 +59,19 @@ static void reference_run(Loaded &l, bool naive)
 	o.threads = 2;
 	o.profile = true;
 	o.naive = naive;
-	tph_session *s = run_session(l.su.snap, l.conf, o);
-	if (!s) {
-		l.error = "session failed (see stderr)";
+	Reference &r = l.ref[naive];
+	tph_session *s = nullptr;
+	tph_diag d{};
+	int rc = tph_session_open(l.su.snap, l.conf, &o, &s, &d);
+	r.bytes_open = rc ? 0 : double(tph_session_bytes(s));
+	rc = rc ? rc : tph_session_run(s, &d);
+	r.bytes_run = rc ? 0 : double(tph_session_bytes(s));
+	rc = rc ? rc : tph_session_close(s, &d);
+	if (rc) {
+		l.error = d.msg[0] ? d.msg : tph_strerror(rc);
+		tph_session_free(s);
 		return;
 	}
-	Reference &r = l.ref[naive];
 	r.evals = evaluated(s);
 	r.session_bytes = double(tph_session_bytes(s));
 	r.binds = tph_session_decisions(s)->n_binds;
@@ -127,7 +135,10 @@ static void session_counters(benchmark::State &st, const Loaded &l, const Refere
 	st.counters["evals"] = r.evals;
 	st.counters["session_B_per_node"] = r.session_bytes / l.nodes;
 	st.counters["session_B_per_task"] = r.session_bytes / l.tasks;
-	st.counters["session_budget_ratio"] = r.session_bytes / (256 * l.nodes + 128 * l.tasks);
+	double budget = 256 * l.nodes + 128 * l.tasks;
+	st.counters["session_budget_ratio"] = r.session_bytes / budget;
+	st.counters["open_budget_ratio"] = r.bytes_open / budget;
+	st.counters["run_budget_ratio"] = r.bytes_run / budget;
 	st.counters["snapshot_B"] = l.snapshot_bytes;
 	st.counters["peak_rss_B"] = peak_rss_bytes();
 	// Naive and fast mode must decide identically; fast runs are checked against themselves.

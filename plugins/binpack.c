@@ -92,6 +92,13 @@ static void score(void *stv, const tph_session *s, tph_idx task, const tph_idx *
 	}
 }
 
+/* Node-local: the request against the node's own used and allocatable. */
+static int locality(void *st, const tph_session *s, tph_idx task)
+{
+	(void)st, (void)s, (void)task;
+	return TPH_SCORE_LOCAL;
+}
+
 static int bp_open(tph_session *s, void *stv, const tph_args *args)
 {
 	bp_st *st = stv;
@@ -100,7 +107,10 @@ static int bp_open(tph_session *s, void *stv, const tph_args *args)
 	st->w[TPH_RES_CPU] = (double)(st->cpu < 0 ? 1 : st->cpu);
 	st->w[TPH_RES_MEMORY] = (double)(st->memory < 0 ? 1 : st->memory);
 	st->has[TPH_RES_CPU] = st->has[TPH_RES_MEMORY] = 1;
-	return st->weight ? tph_on_node_order(s, score) : TPH_OK;
+	if (!st->weight)
+		return TPH_OK;
+	int rc = tph_on_node_order(s, score);
+	return rc ? rc : tph_on_score_locality(s, locality, NULL);
 }
 
 const tph_plugin tph_plugin_binpack = {

@@ -197,14 +197,17 @@ static int reclaimable(void *stv, const tph_session *s, tph_idx reclaimer, const
 	return 1;
 }
 
-/* Gang reclaim: guarantee kept and queue over deserved, candidates in the given order.
- * tph_victims_fn carries no EvictionContext.Kind; for Volcano's gang preemption capacity
- * permits every candidate. */
+/* Gang preemption (s->eviction.kind): every candidate. Gang reclaim, or any other kind: the
+ * guarantee kept and the queue over deserved, candidates in the given order. */
 static int unified_evictable(void *stv, const tph_session *s, tph_idx who, const tph_idx *c,
                              uint32_t n, uint8_t *keep)
 {
 	cap_st *st = stv;
 	(void)who;
+	if (s->eviction.kind == TPH_EVICT_GANG_PREEMPT) {
+		memset(keep, 1, n);
+		return 1;
+	}
 	if (!st->ready)
 		return 1;
 	vr_clone_reset(&st->clones);
@@ -228,6 +231,18 @@ static int unified_evictable(void *stv, const tph_session *s, tph_idx who, const
 
 /* ---- queue checks ---- */
 
+/* Preemptive's candidates: task t, or the set in s->eviction.tasks when t is TPH_NOIDX. */
+static void candidates_req(const vr_dims *v, const tph_session *s, tph_idx t, int64_t *req)
+{
+	if (t != TPH_NOIDX) {
+		vr_req(v, s, t, req);
+		return;
+	}
+	memset(req, 0, TPH_RES_MAX * sizeof *req);
+	for (uint32_t i = 0; i < s->eviction.n_tasks; i++)
+		vr_add_req(v, s, s->eviction.tasks[i], req, 1);
+}
+
 /* Reclaim may start when the task fits the queue's real capability and the queue (or, with
  * ancestorReclaimLevel, an ancestor below the root) is within deserved on some requested
  * dimension. Only the queue's own real capability is checked here. */
@@ -237,7 +252,7 @@ static bool preemptive(void *stv, const tph_session *s, tph_idx q, tph_idx t)
 	if (!st->ready || s->queues->state[q] != TPH_QUEUE_OPEN || !st->has[q])
 		return false;
 	int64_t req[TPH_RES_MAX], fu[TPH_RES_MAX];
-	vr_req(&st->v, s, t, req);
+	candidates_req(&st->v, s, t, req);
 	const int64_t *a = cap_row(st, st->alloc, q);
 	if (!vr_fits(&st->v, a, req, cap_row(st, st->realcap, q)))
 		return false;

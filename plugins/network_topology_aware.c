@@ -111,8 +111,10 @@ static int cache(nta_st *st, tph_session *s)
 	st->cnt = tph_session_alloc(s, (t->n + 1) * sizeof *st->cnt);
 	st->mark = tph_session_alloc(s, (t->n + 1) * sizeof *st->mark);
 	st->row = tph_session_alloc(s, (s->ndim + 1) * sizeof *st->row);
+	st->sj_req = tph_session_alloc(s, (s->ndim + 1) * sizeof *st->sj_req);
+	st->sj_req_of = TPH_NOIDX;
 	if (!st->used || !st->idle || !st->future || !st->where || !st->eligible || !st->row ||
-	    !st->cnt || !st->mark)
+	    !st->cnt || !st->mark || !st->sj_req)
 		return TPH_ENOMEM;
 	memcpy(st->used, t->used, cells * sizeof *st->used);
 	memcpy(st->idle, t->idle, cells * sizeof *st->idle);

@@ -33,6 +33,8 @@ typedef struct nta_st {
 	/* scoreWithTaskNum scratch (session thread: scores run there): subjob tasks per hypernode,
 	 * valid where mark == gen */
 	uint32_t *cnt, *mark, gen;
+	int64_t *sj_req;   /* [ndim] the summed requests of subjob sj_req_of (HyperNodeOrder) */
+	tph_idx sj_req_of; /* TPH_NOIDX: none yet */
 	int64_t *row;      /* [ndim] scratch */
 } nta_st;
 

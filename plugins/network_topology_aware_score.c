@@ -165,12 +165,15 @@ void nta_hypernode_order(void *stv, const tph_session *s, tph_idx sj, const tph_
 {
 	nta_st *st = stv;
 	const tph_subjobs *o = &s->topo->sj;
-	int64_t *req = st->row; /* the requests of every task of the subjob */
-	memset(req, 0, s->ndim * sizeof *req);
-	for (uint32_t i = o->task_off[sj]; i < o->task_off[sj + 1]; i++) {
-		const int64_t *r = s->tasks.req + (size_t)o->task[i] * s->ndim;
-		for (uint32_t d = 0; d < s->ndim; d++)
-			req[d] += r[d];
+	int64_t *req = st->sj_req; /* the requests of every task of the subjob: fixed */
+	if (st->sj_req_of != sj) {
+		memset(req, 0, s->ndim * sizeof *req);
+		for (uint32_t i = o->task_off[sj]; i < o->task_off[sj + 1]; i++) {
+			const int64_t *r = s->tasks.req + (size_t)o->task[i] * s->ndim;
+			for (uint32_t d = 0; d < s->ndim; d++)
+				req[d] += r[d];
+		}
+		st->sj_req_of = sj;
 	}
 	for (uint32_t i = 0; i < n; i++)
 		out[i] = binpack(st, s, req, hns[i]);

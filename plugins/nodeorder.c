@@ -6,6 +6,8 @@
  * scores 0 in tephra, whose pods carry no images. */
 #include "nodeorder.h"
 
+#include "mem.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -123,12 +125,10 @@ static bool balanced_scores(const no_st *st, const tph_session *s, tph_idx task,
 
 /* ---- NodeAffinity and TaintToleration ---- */
 
-static bool node_affinity_scores(const no_st *st, const tph_session *s, tph_idx task,
-                                 const tph_idx *nodes, uint32_t n, int64_t *raw)
+/* The summed weights of the preferred terms each node matches. */
+static void node_affinity_eval(const no_st *st, const tph_session *s, const tph_pod_spec *sp,
+                               const tph_idx *nodes, uint32_t n, int64_t *raw)
 {
-	const tph_pod_spec *sp = s->tasks.spec[task];
-	if (!sp->n_node_preferred)
-		return false;
 	for (uint32_t i = 0; i < n; i++) {
 		tph_labels l = s->nodes.meta[nodes[i]]->labels;
 		raw[i] = 0;
@@ -137,6 +137,48 @@ static bool node_affinity_scores(const no_st *st, const tph_session *s, tph_idx 
 			                      nodes[i]))
 				raw[i] += sp->node_preferred[t].weight;
 	}
+}
+
+#define AFF_BUDGET ((size_t)64 << 20)
+
+/* The spec's column of raw scores once it has been scored over s->nodes.n nodes; NULL before
+ * (or past the memory budget). */
+static const int64_t *aff_column(no_st *st, const tph_session *s, const tph_pod_spec *sp,
+                                 uint32_t n)
+{
+	if (sp->id >= st->n_specs)
+		return NULL;
+	if (st->aff_raw[sp->id] || (st->aff_seen[sp->id] += n) < s->nodes.n)
+		return st->aff_raw[sp->id];
+	size_t bytes = ((size_t)s->nodes.n + 1) * sizeof(int64_t);
+	int64_t *col = st->aff_bytes + bytes <= AFF_BUDGET ? tph_malloc(bytes) : NULL;
+	if (!col)
+		return NULL;
+	for (tph_idx node = 0; node < s->nodes.n; node++)
+		node_affinity_eval(st, s, sp, &node, 1, &col[node]);
+	st->aff_bytes += bytes;
+	return st->aff_raw[sp->id] = col;
+}
+
+static void node_affinity_raw(no_st *st, const tph_session *s, const tph_pod_spec *sp,
+                              const tph_idx *nodes, uint32_t n, int64_t *raw)
+{
+	const int64_t *col = aff_column(st, s, sp, n);
+	if (!col) {
+		node_affinity_eval(st, s, sp, nodes, n, raw);
+		return;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		raw[i] = col[nodes[i]];
+}
+
+static bool node_affinity_scores(no_st *st, const tph_session *s, tph_idx task,
+                                 const tph_idx *nodes, uint32_t n, int64_t *raw)
+{
+	const tph_pod_spec *sp = s->tasks.spec[task];
+	if (!sp->n_node_preferred)
+		return false;
+	node_affinity_raw(st, s, sp, nodes, n, raw);
 	default_normalize(raw, n, false);
 	return true;
 }
@@ -160,10 +202,9 @@ static int64_t intolerable(const tph_pod_spec *sp, const tph_node_meta *m)
 
 /* Nodes without PreferNoSchedule taints, and pods without a toleration that could cover one,
  * need no look at the node's taints. */
-static void taint_scores(const no_st *st, const tph_session *s, tph_idx task, const tph_idx *nodes,
-                         uint32_t n, int64_t *raw)
+static void taint_raw(const no_st *st, const tph_session *s, const tph_pod_spec *sp,
+                      const tph_idx *nodes, uint32_t n, int64_t *raw)
 {
-	const tph_pod_spec *sp = s->tasks.spec[task];
 	bool tolerates = false;
 	for (uint32_t j = 0; j < sp->n_tolerations; j++)
 		tolerates |= sp->tolerations[j].effect < 0 ||
@@ -172,6 +213,12 @@ static void taint_scores(const no_st *st, const tph_session *s, tph_idx task, co
 		uint32_t k = st->prefer[nodes[i]];
 		raw[i] = k && tolerates ? intolerable(sp, s->nodes.meta[nodes[i]]) : k;
 	}
+}
+
+static void taint_scores(const no_st *st, const tph_session *s, tph_idx task, const tph_idx *nodes,
+                         uint32_t n, int64_t *raw)
+{
+	taint_raw(st, s, s->tasks.spec[task], nodes, n, raw);
 	default_normalize(raw, n, true);
 }
 
@@ -220,6 +267,61 @@ static void image_locality(void *st, const tph_session *s, tph_idx task, const t
 	memset(out, 0, n * sizeof *out);
 }
 
+/* ---- locality (plugin.h) ---- */
+
+static bool soft_spread(const tph_pod_spec *sp)
+{
+	for (uint32_t i = 0; i < sp->n_spread; i++)
+		if (!sp->spread[i].do_not_schedule)
+			return true;
+	return false;
+}
+
+/* Pod-to-pod scores count placements on other nodes (InterPodAffinity is skipped only when
+ * the pod has no preferred terms and no node held pods with affinity at open). NodeAffinity
+ * and TaintToleration normalise labels-only inputs over the candidates: anchored. */
+static int locality(void *stv, const tph_session *s, tph_idx task)
+{
+	const no_st *st = stv;
+	const tph_pod_spec *sp = s->tasks.spec[task];
+	if (st->w_pod_aff && (sp->n_pod_preferred || sp->n_anti_preferred || st->v.n_aff_nodes))
+		return TPH_SCORE_GLOBAL;
+	if (st->w_spread && soft_spread(sp))
+		return TPH_SCORE_GLOBAL;
+	if ((st->w_node_aff && sp->n_node_preferred) || (st->w_taint && st->any_prefer))
+		return TPH_SCORE_ANCHORED;
+	return TPH_SCORE_LOCAL;
+}
+
+/* The last node with the highest positive raw score: DefaultNormalizeScore divides by it. */
+static bool top(const int64_t *raw, uint32_t n, uint32_t *at)
+{
+	int64_t max = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (raw[i] > 0 && raw[i] >= max)
+			max = raw[i], *at = i;
+	return max > 0;
+}
+
+static uint32_t anchors(void *stv, const tph_session *s, tph_idx task, const tph_idx *nodes,
+                        uint32_t n, tph_idx *out)
+{
+	no_st *st = stv;
+	const tph_pod_spec *sp = s->tasks.spec[task];
+	uint32_t k = 0, at;
+	if (st->w_node_aff && sp->n_node_preferred) {
+		node_affinity_raw(st, s, sp, nodes, n, st->raw);
+		if (top(st->raw, n, &at))
+			out[k++] = nodes[at];
+	}
+	if (st->w_taint && st->any_prefer) {
+		taint_raw(st, s, sp, nodes, n, st->raw);
+		if (top(st->raw, n, &at))
+			out[k++] = nodes[at];
+	}
+	return k;
+}
+
 /* ---- events (only when predicates shares the view) ---- */
 
 static int on_allocate(void *stv, tph_session *s, tph_idx task)
@@ -247,15 +349,28 @@ static int init_prefer(no_st *st, tph_session *s)
 		const tph_node_meta *m = s->nodes.meta[n];
 		for (uint32_t i = 0; i < m->n_taints; i++)
 			st->prefer[n] += m->taints[i].effect == TPH_TAINT_PREFER_NO_SCHEDULE;
+		st->any_prefer |= st->prefer[n] > 0;
 	}
 	return TPH_OK;
+}
+
+static void no_close(tph_session *s, void *stv)
+{
+	no_st *st = stv;
+	(void)s;
+	for (uint32_t i = 0; st->aff_raw && i < st->n_specs; i++)
+		tph_free(st->aff_raw[i]);
+	st->aff_raw = NULL;
 }
 
 static int no_open(tph_session *s, void *stv, const tph_args *args)
 {
 	no_st *st = stv;
 	(void)args;
-	int rc = tph_k8s_view_init(&st->v, s);
+	st->n_specs = s->snap->n_specs;
+	st->aff_raw = TPH_ARENA_NEW(&s->arena, int64_t *, st->n_specs + 1);
+	st->aff_seen = TPH_ARENA_NEW(&s->arena, uint32_t, st->n_specs + 1);
+	int rc = st->aff_raw && st->aff_seen ? tph_k8s_view_init(&st->v, s) : TPH_ENOMEM;
 	if (!rc)
 		rc = tph_no_pod_init(st, s);
 	if (!rc)
@@ -265,6 +380,8 @@ static int no_open(tph_session *s, void *stv, const tph_args *args)
 	rc = tph_on_node_order(s, image_locality);
 	if (!rc)
 		rc = tph_on_batch_node_order(s, batch);
+	if (!rc)
+		rc = tph_on_score_locality(s, locality, anchors);
 	if (!rc && tph_k8s_conf_has(s, "predicates"))
 		rc = tph_on_task_events(s, on_allocate, on_deallocate);
 	return rc;
@@ -276,4 +393,5 @@ const tph_plugin tph_plugin_nodeorder = {
     .args = no_args,
     .state_size = sizeof(no_st),
     .on_session_open = no_open,
+    .on_session_close = no_close,
 };

@@ -10,6 +10,13 @@ typedef struct no_st {
 	int64_t w_least, w_most, w_node_aff, w_pod_aff, w_balanced, w_taint, w_image, w_spread;
 	tph_k8s_view v;   /* kept current only when predicates runs in the session, as in Volcano */
 	uint32_t *prefer; /* [node] PreferNoSchedule taints */
+	bool any_prefer;  /* some node has one */
+	/* NodeAffinity's raw score per spec id and node (labels only: it never changes), made
+	 * once a spec has been scored over as many nodes as the session has (session thread) */
+	uint32_t n_specs;
+	int64_t **aff_raw;
+	uint32_t *aff_seen;
+	size_t aff_bytes;
 	/* scratch for one batch call (session thread) */
 	int64_t *raw;  /* [candidate] one plugin's scores */
 	uint8_t *skip; /* [candidate] PodTopologySpread's ignored nodes */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ep.h"
+#include "mem.h"
 
 #define OFF(f) offsetof(pred_st, f)
 static const tph_arg_spec pred_args[] = {
@@ -54,25 +55,65 @@ static tph_reason_code untolerated(const pred_st *st, const tph_session *s, cons
 	return TPH_PASS;
 }
 
-/* Volcano's Predicate over one node. Its statuses collapse to one code: the one that aborts
- * (UnschedulableAndUnresolvable) if any, else the first Unschedulable. */
-static tph_reason_code verdict(const pred_st *st, const tph_session *s, tph_idx task,
-                               const pred_pod *pp, tph_idx node)
+/* NodeUnschedulable, NodeAffinity, TaintToleration: they read only the spec and the node's
+ * flags, labels and taints, so their verdict never changes in a session. */
+static tph_reason_code stable(const pred_st *st, const tph_session *s, const tph_pod_spec *sp,
+                              tph_idx node)
 {
-	const tph_pod_spec *sp = s->tasks.spec[task];
-	tph_reason_code soft = st->max_pods[node] <= (int64_t)st->v.npods[node] ? st->r_podnum : 0;
 	if (unschedulable(st, s, sp, node))
 		return st->r_unsched;
 	bool constrained = sp->node_selector.n || sp->n_node_required;
 	if (st->node_affinity && constrained &&
 	    !tph_k8s_node_affinity(sp, s->nodes.meta[node], &st->v.nums, node))
 		return st->r_nodeaff;
-	tph_reason_code t = st->taint_toleration ? untolerated(st, s, sp, node) : TPH_PASS;
+	return st->taint_toleration ? untolerated(st, s, sp, node) : TPH_PASS;
+}
+
+/* Volcano's Predicate over one node. Its statuses collapse to one code: the one that aborts
+ * (UnschedulableAndUnresolvable) if any, else the first Unschedulable. */
+static tph_reason_code verdict(const pred_st *st, const tph_session *s, tph_idx task,
+                               const pred_pod *pp, const tph_reason_code *col, tph_idx node)
+{
+	tph_reason_code soft = st->max_pods[node] <= (int64_t)st->v.npods[node] ? st->r_podnum : 0;
+	tph_reason_code t = col ? col[node] : stable(st, s, s->tasks.spec[task], node);
 	if (t)
 		return t;
 	bool unres = false;
 	tph_reason_code p = pp ? tph_pred_pod_filter(st, s, pp, task, node, &unres) : TPH_PASS;
 	return unres || !soft ? p : soft;
+}
+
+#define STABLE_BUDGET ((size_t)64 << 20)
+
+static tph_reason_code *stable_build(pred_st *st, const tph_session *s, const tph_pod_spec *sp)
+{
+	size_t bytes = ((size_t)s->nodes.n + 1) * sizeof(tph_reason_code);
+	tph_reason_code *col = NULL;
+	pthread_mutex_lock(&st->lock);
+	col = atomic_load_explicit(&st->stable[sp->id], memory_order_acquire);
+	if (!col && st->stable_bytes + bytes <= STABLE_BUDGET && (col = tph_malloc(bytes))) {
+		for (tph_idx node = 0; node < s->nodes.n; node++)
+			col[node] = stable(st, s, sp, node);
+		st->stable_bytes += bytes;
+		atomic_store_explicit(&st->stable[sp->id], col, memory_order_release);
+	}
+	pthread_mutex_unlock(&st->lock);
+	return col;
+}
+
+/* The spec's stable column, made once the spec has been filtered over as many nodes as the
+ * session has (so a spec seen on a few nodes costs no more than before); NULL until then. */
+static const tph_reason_code *stable_col(pred_st *st, const tph_session *s, const tph_pod_spec *sp,
+                                         uint32_t n)
+{
+	if (sp->id >= st->n_specs)
+		return NULL;
+	tph_reason_code *col = atomic_load_explicit(&st->stable[sp->id], memory_order_acquire);
+	if (col)
+		return col;
+	uint32_t seen =
+	    atomic_fetch_add_explicit(&st->stable_seen[sp->id], n, memory_order_relaxed);
+	return seen + n >= s->nodes.n ? stable_build(st, s, sp) : NULL;
 }
 
 static void predicate(void *stv, const tph_session *s, tph_idx task, const tph_idx *nodes,
@@ -81,8 +122,9 @@ static void predicate(void *stv, const tph_session *s, tph_idx task, const tph_i
 	pred_st *st = stv;
 	const pred_pod *pp =
 	    tph_pred_pod_needed(st, s, task) ? tph_pred_pod_state(st, s, task) : NULL;
+	const tph_reason_code *col = stable_col(st, s, s->tasks.spec[task], n);
 	for (uint32_t i = 0; i < n; i++)
-		out[i] = verdict(st, s, task, pp, nodes[i]);
+		out[i] = verdict(st, s, task, pp, col, nodes[i]);
 }
 
 /* PrePredicate: Volcano's PreFilters never reject a pod tephra can express; this is where the
@@ -183,13 +225,19 @@ static int init_nodes(pred_st *st, tph_session *s)
 		    tph_k8s_value(s->nodes.alloc[(size_t)TPH_RES_PODS * s->nodes.stride + n]);
 	const char *key = "node.kubernetes.io/unschedulable";
 	st->unsched_key = tph_strtab_find(s->snap->strs, key, strlen(key));
-	return TPH_OK;
+	st->n_specs = s->snap->n_specs;
+	st->stable = TPH_ARENA_NEW(&s->arena, _Atomic(tph_reason_code *), st->n_specs + 1);
+	st->stable_seen = TPH_ARENA_NEW(&s->arena, _Atomic uint32_t, st->n_specs + 1);
+	return st->stable && st->stable_seen ? TPH_OK : TPH_ENOMEM;
 }
 
 static void pred_close(tph_session *s, void *stv)
 {
 	pred_st *st = stv;
 	(void)s;
+	for (uint32_t i = 0; st->stable && i < st->n_specs; i++)
+		tph_free(atomic_load(&st->stable[i]));
+	st->stable = NULL;
 	if (st->lock_init)
 		pthread_mutex_destroy(&st->lock);
 	st->lock_init = false;

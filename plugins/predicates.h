@@ -60,6 +60,12 @@ typedef struct pred_st {
 	bool lock_init;
 	_Atomic uint32_t ready_task; /* pp answers for this task at ready_gen */
 	_Atomic uint64_t ready_gen;
+	/* The stable filters' verdict per spec id and node, made once a spec has been filtered
+	 * over as many nodes as the session has; written under `lock`, published atomically. */
+	uint32_t n_specs;
+	_Atomic(tph_reason_code *) *stable;
+	_Atomic uint32_t *stable_seen; /* [spec] nodes filtered without a column */
+	size_t stable_bytes;           /* under lock */
 } pred_st;
 
 /* Size pp and sim for the session's specs (session arena). */

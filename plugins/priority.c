@@ -63,10 +63,25 @@ static bool job_starving(void *st, const tph_session *s, tph_idx j)
 	return ready + c[TPH_TS_PIPELINED] < total;
 }
 
-/* Volcano also registers a UnifiedEvictable filter for the gang preempt/reclaim actions; it
- * cannot be expressed yet, as tph_victims_fn carries no eviction context (GangReclaim permits
- * every candidate, GangPreempt compares the candidates' job priorities with the evicting
- * job's). */
+/* UnifiedEvictable (s->eviction): gang reclaim permits every candidate; otherwise a
+ * candidate goes only when its job's priority is below the evicting job's. Without an
+ * eviction context (no evicting job) it abstains. */
+static int unified_evictable(void *st, const tph_session *s, tph_idx who, const tph_idx *cands,
+                             uint32_t n, uint8_t *keep)
+{
+	(void)st, (void)who;
+	const int32_t *jprio = s->jobs->priority;
+	tph_idx ej = s->eviction.job;
+	if (s->eviction.kind == TPH_EVICT_UNKNOWN)
+		return 0;
+	for (uint32_t i = 0; i < n; i++) {
+		tph_idx j = s->tasks.job[cands[i]];
+		keep[i] = s->eviction.kind == TPH_EVICT_GANG_RECLAIM ||
+		          (j != TPH_NOIDX && ej != TPH_NOIDX && jprio[j] < jprio[ej]);
+	}
+	return 1;
+}
+
 static int priority_open(tph_session *s, void *st, const tph_args *args)
 {
 	(void)st;
@@ -78,6 +93,8 @@ static int priority_open(tph_session *s, void *st, const tph_args *args)
 		rc = tph_on_subjob_order(s, subjob_order);
 	if (!rc)
 		rc = tph_on_preemptable(s, preemptable);
+	if (!rc)
+		rc = tph_on_unified_evictable(s, unified_evictable);
 	if (!rc)
 		rc = tph_on_job_starving(s, job_starving);
 	return rc;

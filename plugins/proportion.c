@@ -309,13 +309,18 @@ static bool overused(void *stv, const tph_session *s, tph_idx q)
 	return st->has[q] && exact_le_des(st, q, qrow(st, st->alloc, q), true);
 }
 
+/* Allocatable, and Preemptive over task t or, when t is TPH_NOIDX, over the candidate set in
+ * s->eviction.tasks (queueAllocatable sums them). */
 static bool allocatable(void *stv, const tph_session *s, tph_idx q, tph_idx t)
 {
 	const prop_st *st = stv;
 	if (s->queues->state[q] != TPH_QUEUE_OPEN || !st->has[q])
 		return false;
-	int64_t req[TPH_RES_MAX];
-	vr_req(&st->v, s, t, req);
+	int64_t req[TPH_RES_MAX] = {0};
+	if (t != TPH_NOIDX)
+		vr_req(&st->v, s, t, req);
+	for (uint32_t i = 0; t == TPH_NOIDX && i < s->eviction.n_tasks; i++)
+		vr_add_req(&st->v, s, s->eviction.tasks[i], req, 1);
 	return fits_deserved(st, q, qrow(st, st->alloc, q), req);
 }
 

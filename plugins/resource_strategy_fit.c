@@ -157,6 +157,16 @@ static void node_order(void *stv, const tph_session *s, tph_idx task, const tph_
 	}
 }
 
+/* Node-local, unless a pod annotation picks the strategy: then the score is the pod's own. */
+static int locality(void *stv, const tph_session *s, tph_idx task)
+{
+	const rsf_st *st = stv;
+	tph_sid type = st->weight > 0
+	                   ? tph_labels_get(s->tasks.meta[task]->annotations, st->ann_type)
+	                   : TPH_SID_NONE;
+	return type == TPH_SID_NONE || type == TPH_SID_EMPTY ? TPH_SCORE_LOCAL : TPH_SCORE_GLOBAL;
+}
+
 /* ---- proportional ---- */
 
 static tph_reason_code proportional_one(const rsf_st *st, const tph_session *s, const int64_t *req,
@@ -204,6 +214,8 @@ static int rsf_open(tph_session *s, void *stv, const tph_args *args)
 		rc = tph_on_predicate(s, proportional);
 	if (!rc && (st->weight > 0 || st->sra_weight > 0))
 		rc = tph_on_node_order(s, node_order);
+	if (!rc && (st->weight > 0 || st->sra_weight > 0))
+		rc = tph_on_score_locality(s, locality, NULL);
 	return rc;
 }
 

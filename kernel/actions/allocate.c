@@ -2,6 +2,7 @@
  * the job's pending tasks, commit when the job is ready, and put queue and job back while
  * they have work. Jobs Volcano sends through hypernode gradients go to allocate_topo.c. */
 #include "allocate.h"
+#include "allocate_fast.h"
 
 #include "mem.h"
 
@@ -114,6 +115,7 @@ static void release(alloc_ctx *c)
 		tph_free(c->roles[j].v);
 	tph_free(c->roles);
 	alloc_topology_free(c);
+	alloc_fast_free(c->fast);
 	tph_ph_free(&c->ph);
 	tph_eqc_free(c->eqc);
 }
@@ -124,6 +126,8 @@ static int allocate_execute(tph_session *s, const tph_args *args)
 	tph_ph_opts_read(s, args, "allocate", &c.opts);
 	c.eqc = tph_eqc_new(s, true);
 	int rc = tph_ph_init(&c.ph, s, &c.opts, true, c.eqc);
+	if (!rc)
+		c.fast = alloc_fast_new(s, c.eqc, &c.ph);
 	if (!rc)
 		rc = build(&c);
 	if (!rc)

@@ -30,7 +30,8 @@ typedef struct alloc_ctx {
 	tph_idx *feas, *grouped;
 	uint8_t *grp;
 	double *scores;
-	struct ahn_ctx *hn; /* allocate_topo.c's state, made on the first hypernode-path job */
+	struct ahn_ctx *hn;      /* allocate_topo.c's state, made on the first hypernode-path job */
+	struct alloc_fast *fast; /* allocate_fast*.c: class-level candidates; NULL when off */
 } alloc_ctx;
 
 /* allocate_job.c: the flat path (allocateResourcesForTasks over the cluster, then commit,
@@ -44,7 +45,18 @@ bool alloc_task_has_fit_errors(alloc_ctx *c, tph_idx task);
 /* Volcano's job.ResetFitErr: forget the recorded fit errors of every task of the job. */
 void alloc_reset_fit_errors(alloc_ctx *c, tph_idx job);
 
-/* allocate_nodes.c: Volcano's prioritizeNodes: the best of feas[0..n) trying, in order,
+/* allocate_nodes.c: the groups prioritizeNodes tries in order (an enum, so the order is the
+ * comparison) and the group of a node for a task (G_NONE: not even FutureIdle fits). */
+enum {
+	G_IDLE,
+	G_IDLE_OTHER,
+	G_FUTURE,
+	G_FUTURE_OTHER,
+	G_NONE,
+	G_COUNT
+};
+uint8_t alloc_group_of(const tph_session *s, tph_idx task, tph_idx node, bool soft);
+/* Volcano's prioritizeNodes: the best of feas[0..n) trying, in order,
  * nodes whose Idle fits (shard first, in soft sharding), then nodes whose FutureIdle fits.
  * TPH_NOIDX when none. */
 tph_idx alloc_best_node(alloc_ctx *c, tph_idx task, const tph_idx *feas, uint32_t n);

@@ -1,8 +1,10 @@
 /* The allocate action's hypernode path, shared by its files: allocate_topo.c (entry, job
  * worksheets, the decision recorder), allocate_hn_job.c (Volcano's allocateForJob and
  * allocateForSubJob: dry runs per candidate hypernode, then the best one replayed) and
- * allocate_hn_tasks.c (allocateResourcesForTasks inside one hypernode, allocateFromNomination,
- * the subjob-scoped fit errors).
+ * allocate_hn_sub.c (allocateForSubJob), allocate_hn_tasks.c (allocateResourcesForTasks inside
+ * one hypernode, allocateFromNomination, the subjob-scoped fit errors), allocate_hn_bound.c
+ * (what lets a dry run be skipped exactly) and allocate_hn_ws.c (the worksheets, which gang
+ * preempt and reclaim share).
  *
  * A dry run applies its operations for real (so predicates, scores and plugin events see
  * them), records them as ahn_op rows, then discards; the chosen candidate's rows are replayed
@@ -71,6 +73,12 @@ typedef struct ahn_ws {
 	uint32_t n_cut;
 } ahn_ws;
 
+/* A hypernode of a job-level group with its score known in advance (allocate_hn_job.c). */
+typedef struct ahn_rank {
+	double score;
+	uint32_t i; /* its position in the group */
+} ahn_rank;
+
 /* A successful subjob candidate of one gradient group. */
 typedef struct ahn_cand {
 	tph_idx hn;
@@ -89,13 +97,13 @@ typedef struct ahn_ctx {
 	double *cand_score;
 	uint32_t n_cand, cap_cand;
 	/* Exact shortcuts (allocate_hn_bound.c). prune: the resource bound may skip dry runs (no
-	 * node with a negative future idle, no sampling); gang_job / gang_sj: the builtin gang votes
-	 * on JobReady and JobPipelined / SubJobReady and SubJobPipelined, so a dry run succeeds
-	 * only once enough tasks are placed. memo[hn] == gen: the first subjob of this
+	 * node with a negative future idle, no sampling); gang_job / gang_sj: the builtin gang
+	 * votes on JobReady and JobPipelined / SubJobReady and SubJobPipelined, so a dry run
+	 * succeeds only once enough tasks are placed. memo[hn] == gen: the first subjob of this
 	 * allocateForJob call failed its first-step dry run at hn. */
 	bool prune, memo_on, gang_job, gang_sj;
 	uint32_t gen, *memo;
-	struct ranked *ranked; /* [hypernodes] allocate_hn_job.c's group order */
+	struct ahn_rank *ranked; /* [hypernodes] allocate_hn_job.c's group order */
 	/* The job-level dry run under way: fidelity (its fit errors may survive: every candidate
 	 * that ends a gradient group runs for real), first_step, and what makes its score known
 	 * in advance (simple: one subjob step, won by the job-level hypernode alone). */
@@ -109,8 +117,11 @@ typedef struct ahn_ctx {
 	uint32_t dec_n, dec_cap;
 } ahn_ctx;
 
-/* allocate_topo.c */
+/* allocate_topo.c: Recorder.SaveSubJobDecision. */
 int ahn_dec_save(ahn_ctx *h, tph_idx hn_for_job, tph_idx sj, tph_idx hn);
+
+/* allocate_hn_ws.c: the job's worksheet from the session's current state (session arena). */
+int ahn_ws_build(tph_session *s, tph_idx job, ahn_ws **out);
 /* Copy a worksheet state (its queue and cursors) into dst's storage. */
 void ahn_state_copy(const ahn_ws *w, ahn_state *dst, const ahn_state *src);
 

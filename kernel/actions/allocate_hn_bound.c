@@ -52,7 +52,7 @@ int ahn_bound_init(ahn_ctx *h)
 {
 	tph_session *s = h->s;
 	h->memo = TPH_ARENA_NEW(&s->arena, uint32_t, s->topo->t.n + 1);
-	h->ranked = tph_ssn_alloc(s, (s->topo->t.n + 1) * 16);
+	h->ranked = TPH_ARENA_NEW(&s->arena, ahn_rank, s->topo->t.n + 1);
 	if (!h->memo || !h->ranked)
 		return TPH_ENOMEM;
 	/* node sampling rotates its start on every filter call: every run must happen, in order;
@@ -214,7 +214,8 @@ static int64_t cut_room(const ahn_ctx *h, const ahn_ws *w, const ahn_cut *c, tph
 			if (!c->v[x])
 				continue;
 			size_t at = (size_t)w->dim[x] * ns->stride + nodes[i];
-			int64_t k = (ns->idle[at] + ns->releasing[at] - ns->pipelined[at]) / c->v[x];
+			int64_t k =
+			    (ns->idle[at] + ns->releasing[at] - ns->pipelined[at]) / c->v[x];
 			most = k < most ? k : most;
 		}
 		total += most;

@@ -12,7 +12,6 @@
 #include "allocate_hn.h"
 
 #include "mem.h"
-#include <stdio.h>
 
 #include <math.h>
 #include <stdlib.h>
@@ -60,8 +59,7 @@ static int job_subjobs(ahn_ctx *h, ahn_ws *w, tph_idx hn, tph_statement *st, dou
 }
 
 /* One dry run at hn. On success st stays applied and its worksheet is w->st[AHN_TRY]. */
-static int job_try(ahn_ctx *h, ahn_ws *w, tph_idx hn, bool fidelity, tph_statement *st,
-                   job_res *r)
+static int job_try(ahn_ctx *h, ahn_ws *w, tph_idx hn, bool fidelity, tph_statement *st, job_res *r)
 {
 	tph_session *s = h->s;
 	tph_stmt_init(st, s);
@@ -71,15 +69,12 @@ static int job_try(ahn_ctx *h, ahn_ws *w, tph_idx hn, bool fidelity, tph_stateme
 	h->simple = true;
 	h->steps = 0;
 	h->try_hn = hn;
-	extern unsigned long dbg_try, dbg_tryok; dbg_try++;
 	int rc = job_subjobs(h, w, hn, st, &r->score);
 	hn_keep(w, s->topo->sj.hn, true);
 	r->ok = !rc && st->n && (tph_job_ready(s, w->job) || tph_job_pipelined(s, w->job));
 	r->simple = h->simple && h->steps == 1;
 	if (!r->ok)
 		ahn_discard(h, st);
-	dbg_tryok += r->ok;
-	static int shown; if (getenv("TPH_DBG") && !r->ok && shown < 12) { shown++; fprintf(stderr, "job %u hn %s tier %d need %ld room %ld minm %d prune %d gj %d pend %u\n", w->job, tph_hn_name(s, hn), s->topo->t.tier[hn], (long)ahn_need(h, w, TPH_NOIDX), (long)ahn_room(h, w, hn), s->jobs->min_member[w->job], h->prune, h->gang_job, w->off[w->n_sj]); for (uint32_t p = 0; s->why && p < w->off[w->n_sj]; p++) { const char *const *why = s->why[w->task[p]]; if (why && s->n_why[w->task[p]]) { for (uint32_t q = 0; q < s->n_why[w->task[p]]; q++) fprintf(stderr, "   why(%u, %s): %s\n", p, tph_strtab_str(s->snap->strs, s->tasks.name[w->task[p]]), why[q]); } } }
 	return rc;
 }
 
@@ -94,7 +89,7 @@ static void take_best(ahn_ws *w)
  * (held) or recorded in h->job_best. */
 typedef struct group_out {
 	tph_idx best;
-	bool held;
+	bool held, any; /* any: some run succeeded (chosen or not) */
 	tph_statement st;
 } group_out;
 
@@ -127,14 +122,14 @@ static int group_full(ahn_ctx *h, ahn_ws *w, const tph_idx *hns, uint32_t n, int
 		bool last = i + 1 == n;
 		tph_statement st;
 		job_res r;
-		extern unsigned long dbg_hopeless; 
-		if (!last && ahn_hopeless(h, w, hns[i], need)) {dbg_hopeless++;
-			continue;}
+		if (!last && ahn_hopeless(h, w, hns[i], need))
+			continue;
 		int rc = release_held(h, go);
 		if (rc || (rc = job_try(h, w, hns[i], last, &st, &r)))
 			return rc;
 		if (!r.ok)
 			continue;
+		go->any = true;
 		if (!(r.score > top)) {
 			ahn_discard(h, &st);
 			continue;
@@ -145,33 +140,29 @@ static int group_full(ahn_ctx *h, ahn_ws *w, const tph_idx *hns, uint32_t n, int
 	return TPH_OK;
 }
 
-typedef struct ranked {
-	double score;
-	uint32_t i;
-} ranked;
-
 static int by_score(const void *a, const void *b)
 {
-	const ranked *x = a, *y = b;
+	const ahn_rank *x = a, *y = b;
 	if (x->score != y->score)
 		return x->score > y->score ? -1 : 1;
 	return (x->i > y->i) - (x->i < y->i);
 }
 
 /* The group's candidates that can win, best score first: each hypernode's own score for the
- * single subjob k, those sure to fail and those no score can select left out. */
-static uint32_t rank(ahn_ctx *h, ahn_ws *w, tph_idx k, const tph_idx *hns, uint32_t n,
-                     int64_t need)
+ * single subjob k, those sure to fail left out. UINT32_MAX when a score is NaN or -inf (no
+ * score may beat it, and a success with it ends Volcano's search: the plain order decides). */
+static uint32_t rank(ahn_ctx *h, ahn_ws *w, tph_idx k, const tph_idx *hns, uint32_t n, int64_t need)
 {
-	ranked *o = h->ranked;
+	ahn_rank *o = h->ranked;
 	uint32_t m = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		if (ahn_hopeless(h, w, hns[i], need))
 			continue;
 		double sc;
 		tph_hn_order(h->s, k, &hns[i], 1, &sc);
-		if (sc > -(double)INFINITY)
-			o[m++] = (ranked){sc, i};
+		if (!(sc > -(double)INFINITY))
+			return UINT32_MAX;
+		o[m++] = (ahn_rank){sc, i};
 	}
 	qsort(o, m, sizeof *o, by_score);
 	return m;
@@ -197,6 +188,10 @@ static int group_fast(ahn_ctx *h, ahn_ws *w, tph_idx k, const tph_idx *hns, uint
 	uint32_t m = rank(h, w, k, hns, n, need), last_run = UINT32_MAX;
 	tph_statement st;
 	job_res r;
+	if (m == UINT32_MAX) {
+		*abort = true;
+		return TPH_OK;
+	}
 	for (uint32_t x = 0; x < m && go->best == TPH_NOIDX; x++) {
 		uint32_t i = h->ranked[x].i;
 		int rc = job_try(h, w, hns[i], i + 1 == n, &st, &r);
@@ -208,8 +203,10 @@ static int group_fast(ahn_ctx *h, ahn_ws *w, tph_idx k, const tph_idx *hns, uint
 			*abort = true;
 			return TPH_OK;
 		}
-		if (r.ok)
+		if (r.ok) {
+			go->any = true;
 			hold(w, go, hns[i], &st);
+		}
 	}
 	if (last_run + 1 == n || (go->best != TPH_NOIDX && drained(w)))
 		return TPH_OK;
@@ -230,15 +227,12 @@ static tph_idx single_subjob(const ahn_ctx *h, const ahn_ws *w)
 	return ms->q.items[0];
 }
 
-static int group(ahn_ctx *h, ahn_ws *w, const tph_idx *hns, uint32_t n, int64_t need,
-                 group_out *go)
+static int group(ahn_ctx *h, ahn_ws *w, const tph_idx *hns, uint32_t n, int64_t need, group_out *go)
 {
 	tph_idx k = single_subjob(h, w);
 	bool abort = false;
 	if (k != TPH_NOIDX) {
-		extern unsigned long dbg_fast, dbg_abort; dbg_fast++;
 		int rc = group_fast(h, w, k, hns, n, need, go, &abort);
-		dbg_abort += abort;
 		if (rc || !abort)
 			return rc;
 	}
@@ -282,6 +276,8 @@ int ahn_for_job(ahn_ctx *h, ahn_ws *w, tph_idx avail, tph_statement *out, bool *
 				ahn_discard(h, &go.st);
 			return rc;
 		}
+		if (go.best == TPH_NOIDX && go.any)
+			return TPH_OK; /* selectBestHyperNodeForJob found none: Volcano stops */
 		if (go.best == TPH_NOIDX)
 			continue;
 		rc = go.held ? tph_stmt_merge(out, &go.st)

@@ -76,10 +76,8 @@ static int cand_push(ahn_ctx *h, tph_idx hn, uint32_t cur, uint32_t op0)
  * errors a job-level run that may survive would keep (the last of its group). */
 static bool skip(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need, bool last)
 {
-	extern unsigned long dbg_skip;
 	if (h->fidelity && last)
 		return false;
-	dbg_skip++;
 	if (h->memo_on && h->first_step && h->memo[hn] == h->gen)
 		return true;
 	return ahn_hopeless(h, w, hn, need);
@@ -89,7 +87,6 @@ static bool skip(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need, bool last)
 static int run(ahn_ctx *h, ahn_ws *w, tph_idx k, uint32_t *cur, tph_idx hn, tph_statement *st,
                bool *ok)
 {
-	extern unsigned long dbg_run; dbg_run++;
 	ahn_reset_subjob_fit(h, w, k);
 	int rc = ahn_tasks_in_hn(h, w, k, cur, hn, st, ok);
 	if (rc < 0)

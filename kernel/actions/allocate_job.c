@@ -3,6 +3,7 @@
  * statement, stopping when the job is ready or when gang rules say it cannot be; then commit,
  * keep (pipelined) or discard. */
 #include "allocate.h"
+#include "allocate_fast.h"
 
 #include "fit_nodes.h"
 #include "mem.h"
@@ -175,6 +176,19 @@ static uint32_t feasible(alloc_ctx *c, tph_idx task)
 	return n;
 }
 
+/* The node for a task: from its shape (allocate_fast.c) when it qualifies, else by filtering
+ * and prioritizeNodes. AF_NODE with *best (TPH_NOIDX when no score won), AF_NONE with the
+ * verdicts in c->codes, or an error. */
+static int choose(alloc_ctx *c, tph_idx task, tph_idx *best)
+{
+	int rc = c->fast ? alloc_fast_pick(c->fast, task, best, c->codes) : TPH_DECLINED;
+	if (rc != TPH_DECLINED)
+		return rc;
+	uint32_t n = feasible(c, task);
+	*best = n ? alloc_best_node(c, task, c->feas, n) : TPH_NOIDX;
+	return n ? AF_NODE : AF_NONE;
+}
+
 enum {
 	TASK_NEXT = 0,
 	TASK_STOP = 1
@@ -195,14 +209,15 @@ static int one_task(alloc_ctx *c, tph_statement *st, tph_idx j, tph_idx t)
 			return rc;
 		return alloc_need_continue(c, j) ? TASK_NEXT : TASK_STOP;
 	}
-	uint32_t n = feasible(c, t);
-	if (!n) {
+	tph_idx best;
+	if ((rc = choose(c, t, &best)) < 0)
+		return rc;
+	if (rc == AF_NONE) {
 		rc = tph_act_fit_errors(s, t, s->ready_nodes, c->codes, s->n_ready);
 		if (rc || (rc = alloc_role_failed(c, t)))
 			return rc;
 		return alloc_need_continue(c, j) ? TASK_NEXT : TASK_STOP;
 	}
-	tph_idx best = alloc_best_node(c, t, c->feas, n);
 	if (best == TPH_NOIDX)
 		return TASK_NEXT;
 	rc = alloc_place(c, st, t, best);

@@ -4,16 +4,7 @@
  * before the others within each kind. */
 #include "allocate.h"
 
-enum {
-	G_IDLE,
-	G_IDLE_OTHER,
-	G_FUTURE,
-	G_FUTURE_OTHER,
-	G_NONE,
-	G_COUNT
-};
-
-static uint8_t group_of(const tph_session *s, tph_idx task, tph_idx node, bool soft)
+uint8_t alloc_group_of(const tph_session *s, tph_idx task, tph_idx node, bool soft)
 {
 	bool other = soft && !(s->nodes.flags[node] & TPH_NODE_IN_SHARD);
 	if (tph_fits_idle(s, task, node))
@@ -31,7 +22,7 @@ static void partition(alloc_ctx *c, tph_idx task, const tph_idx *feas, uint32_t 
 	bool soft = s->snap->shard_mode == TPH_SHARD_SOFT;
 	uint32_t cnt[G_COUNT] = {0};
 	for (uint32_t i = 0; i < n; i++)
-		cnt[c->grp[i] = group_of(s, task, feas[i], soft)]++;
+		cnt[c->grp[i] = alloc_group_of(s, task, feas[i], soft)]++;
 	off[0] = 0;
 	for (uint32_t g = 0; g < G_COUNT; g++)
 		off[g + 1] = off[g] + cnt[g];

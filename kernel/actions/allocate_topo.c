@@ -1,8 +1,8 @@
 /* Jobs Volcano's allocate sends through allocateForJob (a hard network topology once soft is
  * made hard, or sub-group policies) and flat jobs whose placement reads hypernode state (a
- * network topology that is not hard, or a nominated hypernode): the job's worksheet, the two
- * branches of allocateResources and the decision recorder. The search itself lives in
- * allocate_hn_job.c and allocate_hn_tasks.c. */
+ * network topology that is not hard, or a nominated hypernode): the two branches of
+ * allocateResources, the context and the decision recorder. The search itself is in
+ * allocate_hn_job.c, allocate_hn_sub.c and allocate_hn_tasks.c (see allocate_hn.h). */
 #include "allocate_hn.h"
 
 #include "mem.h"
@@ -96,131 +96,6 @@ static void dec_apply(ahn_ctx *h, const ahn_ws *w)
 	}
 }
 
-/* ---- worksheets (organizeJobWorksheet) ---- */
-
-void ahn_state_copy(const ahn_ws *w, ahn_state *dst, const ahn_state *src)
-{
-	tph_idx *items = dst->q.items;
-	dst->q = src->q;
-	dst->q.items = items;
-	memcpy(items, src->q.items, src->q.n * sizeof *items);
-	memcpy(dst->cur, src->cur, w->n_sj * sizeof *dst->cur);
-}
-
-/* Required subjobs first, then SubJobOrderFn. */
-static bool ws_less(const void *ctx, tph_idx a, tph_idx b)
-{
-	const ahn_ws *w = ctx;
-	uint8_t ra = w->required[a - w->first], rb = w->required[b - w->first];
-	if (ra != rb)
-		return ra;
-	return tph_subjob_order(w->s, a, b) < 0;
-}
-
-/* The pending tasks (c->tasks[job] pops them in TaskOrder) grouped by subjob. */
-static int ws_tasks(ahn_ctx *h, ahn_ws *w)
-{
-	tph_session *s = h->s;
-	tph_pq *tq = &h->c->tasks[w->job];
-	uint32_t n = tq->n;
-	tph_idx *order = tph_malloc((n + 1) * sizeof *order);
-	w->task = TPH_ARENA_NEW(&s->arena, tph_idx, n + 1);
-	w->off = TPH_ARENA_NEW(&s->arena, uint32_t, w->n_sj + 1);
-	if (!order || !w->task || !w->off) {
-		tph_free(order);
-		return TPH_ENOMEM;
-	}
-	for (uint32_t i = 0; i < n; i++) {
-		order[i] = tph_pq_pop(tq);
-		w->off[tph_task_subjob(s, order[i]) - w->first + 1]++;
-	}
-	for (uint32_t k = 0; k < w->n_sj; k++)
-		w->off[k + 1] += w->off[k];
-	for (uint32_t k = 0; k < w->n_sj; k++)
-		w->st[AHN_MAIN].cur[k] = w->off[k];
-	for (uint32_t i = 0; i < n; i++)
-		w->task[w->st[AHN_MAIN].cur[tph_task_subjob(s, order[i]) - w->first]++] = order[i];
-	for (uint32_t k = 0; k < w->n_sj; k++)
-		w->st[AHN_MAIN].cur[k] = w->off[k];
-	tph_free(order);
-	return TPH_OK;
-}
-
-/* Ready subjobs count per group; the rest, in SubJobOrder, are required until their group
- * reaches minSubGroups (the default subjob's group has no minimum). */
-static int ws_required(ahn_ctx *h, ahn_ws *w, tph_idx *sorted)
-{
-	tph_session *s = h->s;
-	const tph_job_meta *m = s->jobs->meta ? s->jobs->meta[w->job] : NULL;
-	uint32_t ng = m ? m->n_subgroups : 0;
-	int32_t *cnt = tph_calloc(ng + 1, sizeof *cnt);
-	if (!cnt)
-		return TPH_ENOMEM;
-	const tph_subjobs *o = tph_subjobs_of(s);
-	tph_pq pq;
-	tph_pq_init(&pq, s, tph_subjob_order, sorted, w->n_sj);
-	for (uint32_t i = 0; i < w->n_sj; i++) {
-		tph_idx k = w->first + i;
-		uint32_t g = o->policy[k] == TPH_NOIDX ? ng : o->policy[k];
-		if (tph_subjob_ready(s, w->job, k))
-			cnt[g]++;
-		else
-			tph_pq_push(&pq, k);
-	}
-	tph_idx k;
-	while ((k = tph_pq_pop(&pq)) != TPH_NOIDX) {
-		uint32_t g = o->policy[k] == TPH_NOIDX ? ng : o->policy[k];
-		if (g < ng && cnt[g] < m->subgroups[g].min_subgroups) {
-			w->required[k - w->first] = 1;
-			cnt[g]++;
-		}
-	}
-	tph_free(cnt);
-	return TPH_OK;
-}
-
-static int ws_alloc(ahn_ctx *h, ahn_ws *w)
-{
-	tph_arena *a = &h->s->arena;
-	uint32_t n = w->n_sj + 1;
-	w->required = TPH_ARENA_NEW(a, uint8_t, n);
-	w->roles = TPH_ARENA_NEW(a, alloc_roles, n);
-	w->hn_saved = TPH_ARENA_NEW(a, tph_idx, n);
-	if (!w->required || !w->roles || !w->hn_saved)
-		return TPH_ENOMEM;
-	for (int i = 0; i < AHN_STATES; i++) {
-		tph_idx *items = TPH_ARENA_NEW(a, tph_idx, n);
-		w->st[i].cur = TPH_ARENA_NEW(a, uint32_t, n);
-		if (!items || !w->st[i].cur)
-			return TPH_ENOMEM;
-		tph_pq_init_less(&w->st[i].q, w, ws_less, items, w->n_sj);
-	}
-	return TPH_OK;
-}
-
-static int ws_build(ahn_ctx *h, tph_idx job, ahn_ws **out)
-{
-	tph_session *s = h->s;
-	ahn_ws *w = TPH_ARENA_NEW(&s->arena, ahn_ws, 1);
-	if (!w)
-		return TPH_ENOMEM;
-	w->s = s;
-	w->job = job;
-	w->n_sj = tph_job_subjobs(s, job, &w->first);
-	int rc = ws_alloc(h, w);
-	if (!rc)
-		rc = ws_tasks(h, w);
-	if (!rc)
-		rc = ws_required(h, w, w->st[AHN_TRY].q.items);
-	if (rc)
-		return rc;
-	for (uint32_t i = 0; i < w->n_sj; i++) /* map order: index order */
-		if (w->off[i + 1] > w->off[i])
-			tph_pq_push(&w->st[AHN_MAIN].q, w->first + i);
-	*out = h->ws[job] = w;
-	return TPH_OK;
-}
-
 /* ---- the context ---- */
 
 static int ctx_get(alloc_ctx *c, ahn_ctx **out)
@@ -246,12 +121,8 @@ static int ctx_get(alloc_ctx *c, ahn_ctx **out)
 	return ahn_bound_init(h);
 }
 
-#include <stdio.h>
-#include <stdlib.h>
-unsigned long dbg_try, dbg_tryok, dbg_fast, dbg_abort, dbg_hopeless, dbg_skip, dbg_run;
 void alloc_topology_free(alloc_ctx *c)
 {
-	if (getenv("TPH_DBG")) fprintf(stderr, "try %lu ok %lu fast %lu abort %lu hopeless %lu subskip %lu subrun %lu\n", dbg_try, dbg_tryok, dbg_fast, dbg_abort, dbg_hopeless, dbg_skip, dbg_run);
 	ahn_ctx *h = c->hn;
 	if (!h)
 		return;
@@ -331,8 +202,8 @@ int alloc_topology_job(alloc_ctx *c, tph_idx job, bool *again)
 	*again = false;
 	int rc = ctx_get(c, &h);
 	ahn_ws *w = rc ? NULL : h->ws[job];
-	if (!rc && !w)
-		rc = ws_build(h, job, &w);
+	if (!rc && !w && !(rc = ahn_ws_build(c->s, job, &w)))
+		h->ws[job] = w;
 	if (rc)
 		return rc;
 	if (tph_topo_job_contains_hard(c->s, job) || tph_job_has_subjob_policy(c->s, job))

@@ -7,7 +7,11 @@ extern const tph_action tph_action_backfill;
 extern const tph_action tph_action_preempt;
 extern const tph_action tph_action_reclaim;
 extern const tph_action tph_action_shuffle;
+extern const tph_action tph_action_gangpreempt;
+extern const tph_action tph_action_gangreclaim;
 
+/* One action per line. */
+/* clang-format off */
 const tph_action *const tph_builtin_actions[] = {
     &tph_action_enqueue,
     &tph_action_allocate,
@@ -15,5 +19,8 @@ const tph_action *const tph_builtin_actions[] = {
     &tph_action_preempt,
     &tph_action_reclaim,
     &tph_action_shuffle,
+    &tph_action_gangpreempt,
+    &tph_action_gangreclaim,
     NULL,
 };
+/* clang-format on */

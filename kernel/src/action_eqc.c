@@ -39,6 +39,7 @@ struct tph_eqc {
 	uint64_t clock;
 	tph_idx *log; /* touched nodes, in order */
 	uint32_t n_log, cap_log;
+	uint32_t lost;            /* bumped when a touch could not be logged */
 	uint32_t *mark, mark_gen; /* [node] dedupe of a sync */
 	tph_idx *sub, *sub_feas;
 	tph_reason_code *sub_codes;
@@ -70,7 +71,7 @@ static bool predicates_node_local(const tph_session *s)
 }
 
 /* Inter-pod affinity and hard spreading make a verdict depend on other nodes' pods. */
-static bool spec_node_local(const tph_pod_spec *sp)
+bool tph_eqc_spec_local(const tph_pod_spec *sp)
 {
 	if (!sp)
 		return true;
@@ -133,9 +134,17 @@ void tph_eqc_touch(tph_eqc *e, tph_idx node)
 	if (tph_grow(&e->log, &e->cap_log, e->n_log + 1, sizeof *e->log)) {
 		for (uint32_t i = 0; i < e->n_slots; i++)
 			e->slots[i].valid = false;
+		e->lost++;
 		return;
 	}
 	e->log[e->n_log++] = node;
+}
+
+const tph_idx *tph_eqc_log(const tph_eqc *e, uint32_t *n, uint32_t *lost)
+{
+	*n = e->n_log;
+	*lost = e->lost;
+	return e->log;
 }
 
 /* ---- class keys ---- */
@@ -210,7 +219,7 @@ static uint32_t class_of(tph_eqc *e, tph_idx t)
 		return e->cls[t] - 1;
 	const tph_session *s = e->s;
 	uint32_t c = CLS_NONE;
-	if (spec_node_local(s->tasks.spec[t])) {
+	if (tph_eqc_spec_local(s->tasks.spec[t])) {
 		uint64_t h = key_hash(s, t);
 		for (uint32_t i = e->tcap ? (uint32_t)h & (e->tcap - 1) : 0; e->tcap && e->table[i];
 		     i = (i + 1) & (e->tcap - 1)) {

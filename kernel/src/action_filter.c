@@ -184,6 +184,26 @@ uint32_t tph_ph_predicate(tph_ph *ph, tph_idx task, const tph_idx *nodes, uint32
 	return collect(ph, task, keep, nodes, n, start, codes_out, feasible_out);
 }
 
+bool tph_ph_role_cached(tph_ph *ph, tph_idx job, tph_sid role)
+{
+	return role_find(ph, job, role) != NULL;
+}
+
+int tph_ph_role_seed(tph_ph *ph, tph_idx job, tph_sid role, const tph_idx *nodes,
+                     const tph_reason_code *codes, uint32_t n)
+{
+	tph_ph_role *r = role_find(ph, job, role);
+	for (uint32_t i = 0; i < n; i++) {
+		if (!r && !(r = role_add(ph, job, role)))
+			return TPH_ENOMEM;
+		if (r->stamp[nodes[i]] != ph->gen) {
+			r->stamp[nodes[i]] = ph->gen;
+			r->code[nodes[i]] = codes[i];
+		}
+	}
+	return TPH_OK;
+}
+
 void tph_ph_touch(tph_ph *ph, tph_idx node)
 {
 	if (ph->eqc && node != TPH_NOIDX)

@@ -54,6 +54,11 @@ tph_eqc *tph_eqc_new(tph_session *s, bool with_fit);
 void tph_eqc_free(tph_eqc *e);
 /* A task was placed on or removed from `node`: its verdicts must be recomputed. */
 void tph_eqc_touch(tph_eqc *e, tph_idx node);
+/* The nodes touched so far, in order (*n of them); *lost changes whenever a touch could not be
+ * logged (out of memory), after which anything derived from the log must be recomputed. */
+const tph_idx *tph_eqc_log(const tph_eqc *e, uint32_t *n, uint32_t *lost);
+/* Whether a spec's verdicts are node-local: no inter-pod terms, no DoNotSchedule spreading. */
+bool tph_eqc_spec_local(const tph_pod_spec *sp);
 /* Verdicts of `task` on nodes[0..n) (fit first when the classes were made with_fit): from
  * its class's column, brought up to date, or evaluated directly. */
 void tph_eqc_eval(tph_eqc *e, tph_idx task, const tph_idx *nodes, uint32_t n, tph_reason_code *out);
@@ -88,6 +93,13 @@ void tph_ph_reset(tph_ph *ph);
  * again from the cache; in a hard shard the nodes outside it fail. Returns the count. */
 uint32_t tph_ph_predicate(tph_ph *ph, tph_idx task, const tph_idx *nodes, uint32_t n,
                           tph_idx *feasible_out, tph_reason_code *codes_out);
+/* Whether a task of (job, role) cached failures since the last reset. */
+bool tph_ph_role_cached(tph_ph *ph, tph_idx job, tph_sid role);
+/* Cache the failures codes[i] (never TPH_PASS) of nodes[i] for (job, role), as a scan by a task
+ * of the role would, keeping codes cached earlier: how allocate's class-level path
+ * (allocate_fast.c) hands what its tasks saw to the tasks that take the normal path. */
+int tph_ph_role_seed(tph_ph *ph, tph_idx job, tph_sid role, const tph_idx *nodes,
+                     const tph_reason_code *codes, uint32_t n);
 /* Report the nodes a statement's operations touched (call before discarding it). */
 void tph_ph_touch_stmt(tph_ph *ph, const tph_statement *st);
 void tph_ph_touch(tph_ph *ph, tph_idx node);

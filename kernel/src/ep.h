@@ -105,6 +105,8 @@ bool tph_job_ready(const tph_session *s, tph_idx job);
 /* Falls back to tph_job_ready(job) when the job has no subgroup policy. */
 bool tph_subjob_ready(const tph_session *s, tph_idx job, tph_idx subjob);
 bool tph_allocatable(const tph_session *s, tph_idx queue, tph_idx task);
+/* Preemptive(queue, candidates): task, or, when task is TPH_NOIDX, the set the caller put in
+ * s->eviction.tasks (Volcano passes a slice; gang reclaim passes every pending task). */
 bool tph_preemptive(const tph_session *s, tph_idx queue, tph_idx task);
 /* OR; default false. */
 bool tph_overused(const tph_session *s, tph_idx queue);
@@ -128,6 +130,9 @@ uint32_t tph_preemptable(tph_session *s, tph_idx preemptor, const tph_idx *cands
                          tph_idx *victims_out);
 uint32_t tph_reclaimable(tph_session *s, tph_idx reclaimer, const tph_idx *cands, uint32_t n,
                          tph_idx *victims_out);
+/* UnifiedEvictable carries Volcano's EvictionContext in s->eviction (session.h): the caller
+ * sets kind, job and hn before the call (preemptor is then TPH_NOIDX for the gang kinds) and
+ * zeroes s->eviction after; a callback that sees TPH_EVICT_UNKNOWN applies its default. */
 uint32_t tph_unified_evictable(tph_session *s, tph_idx preemptor, const tph_idx *cands, uint32_t n,
                                tph_idx *victims_out);
 /* VictimTasks (shuffle): union inside a tier, the first tier with any victim answers.
@@ -180,6 +185,16 @@ tph_reason_code tph_fit_node(const tph_session *s, tph_idx task, tph_idx node);
  * as int64); a plugin's map scores count only through its NodeReduce. n <= s->nodes.n. */
 void tph_score_nodes(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
                      double *total_out);
+/* The locality of `task`'s scores over every scoring plugin (ep_locality.c; the meanings are
+ * plugin.h's): TPH_SCORE_GLOBAL when a scoring plugin registered no locality callback or
+ * answers GLOBAL, or when BestNode plugins decide; TPH_SCORE_ANCHORED when any answers so;
+ * else TPH_SCORE_LOCAL. */
+int tph_score_locality(const tph_session *s, tph_idx task);
+/* For a task whose locality is TPH_SCORE_ANCHORED: the union of the anchors the plugins name
+ * for a call over nodes[0..n), written to out; UINT32_MAX when more than `cap`. */
+uint32_t tph_score_anchors(const tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
+                           tph_idx *out, uint32_t cap);
+
 /* BestNode plugins first (the first answer that is not TPH_NOIDX), else the highest total,
  * ties to the first in input order. TPH_NOIDX when n == 0 or no score beats -inf. */
 tph_idx tph_best_node(const tph_session *s, tph_idx task, const tph_idx *nodes,

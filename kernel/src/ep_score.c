@@ -138,6 +138,35 @@ static uint32_t filter_fail(const tph_idx *nodes, uint32_t n, tph_reason_code *r
 	return 0;
 }
 
+/* The feasible nodes of spans [k0, k1) to their place in feasible_out (cnt[k]: where span k's
+ * go, after the prefix sum). */
+static void compact(const tph_idx *nodes, uint32_t n, const tph_reason_code *reason,
+                    const uint32_t *cnt, long k, tph_idx *feasible_out)
+{
+	uint32_t off = (uint32_t)k * SPAN, len = n - off < SPAN ? n - off : SPAN;
+	tph_idx *o = feasible_out + cnt[k];
+	for (uint32_t i = off; i < off + len; i++)
+		if (reason[i] == TPH_PASS)
+			*o++ = nodes[i];
+}
+
+static uint32_t prefix(uint32_t *cnt, long spans)
+{
+	uint32_t total = 0;
+	for (long k = 0; k < spans; k++) {
+		uint32_t v = cnt[k];
+		cnt[k] = total;
+		total += v;
+	}
+	return total;
+}
+
+static uint32_t span_len(uint32_t n, long k)
+{
+	uint32_t off = (uint32_t)k * SPAN;
+	return n - off < SPAN ? n - off : SPAN;
+}
+
 static uint32_t filter_nodes(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
                              tph_reason_code *reason_out, tph_idx *feasible_out)
 {
@@ -151,28 +180,26 @@ static uint32_t filter_nodes(tph_session *s, tph_idx task, const tph_idx *nodes,
 	const long spans = (long)n_spans(n);
 	uint32_t *cnt = c->chunk_cnt, total = 0;
 	const int nt = tph_span_threads(s, n);
-	(void)nt;
-	OMP(omp parallel num_threads(nt) if (nt > 1))
+	if (nt == 1) { /* no parallel region: most calls are a few touched nodes */
+		for (long k = 0; k < spans; k++)
+			cnt[k] = filter_span(s, &r, task, nodes + k * SPAN, span_len(n, k),
+			                     reason_out + k * SPAN);
+		total = prefix(cnt, spans);
+		for (long k = 0; k < spans; k++)
+			compact(nodes, n, reason_out, cnt, k, feasible_out);
+		return total;
+	}
+	OMP(omp parallel num_threads(nt))
 	{
 		OMP(omp for schedule(static))
-		for (long k = 0; k < spans; k++) {
-			uint32_t off = (uint32_t)k * SPAN, len = n - off < SPAN ? n - off : SPAN;
-			cnt[k] = filter_span(s, &r, task, nodes + off, len, reason_out + off);
-		}
+		for (long k = 0; k < spans; k++)
+			cnt[k] = filter_span(s, &r, task, nodes + k * SPAN, span_len(n, k),
+			                     reason_out + k * SPAN);
 		OMP(omp single)
-		for (long k = 0; k < spans; k++) {
-			uint32_t v = cnt[k];
-			cnt[k] = total;
-			total += v;
-		}
+		total = prefix(cnt, spans);
 		OMP(omp for schedule(static))
-		for (long k = 0; k < spans; k++) {
-			uint32_t off = (uint32_t)k * SPAN, len = n - off < SPAN ? n - off : SPAN;
-			tph_idx *o = feasible_out + cnt[k];
-			for (uint32_t i = off; i < off + len; i++)
-				if (reason_out[i] == TPH_PASS)
-					*o++ = nodes[i];
-		}
+		for (long k = 0; k < spans; k++)
+			compact(nodes, n, reason_out, cnt, k, feasible_out);
 	}
 	return total;
 }
@@ -214,21 +241,29 @@ static const tph_ep_entry *find_map(const tph_session *s, uint16_t plugin)
 	return NULL;
 }
 
+static void one_span(const tph_session *s, const tph_ep_entry *map, tph_idx task,
+                     const tph_idx *nodes, uint32_t n, double *out)
+{
+	if (map)
+		map_span(s, map, task, nodes, n, out);
+	else
+		order_span(s, task, nodes, n, out);
+}
+
 /* The spans of one parallel pass: NodeOrder (map == NULL) or one plugin's NodeMap. */
 static void span_pass(const tph_session *s, const tph_ep_entry *map, tph_idx task,
                       const tph_idx *nodes, uint32_t n, double *out)
 {
 	const long spans = (long)n_spans(n);
 	const int nt = tph_span_threads(s, n);
-	(void)nt;
-	OMP(omp parallel for schedule(static) num_threads(nt) if (nt > 1))
-	for (long k = 0; k < spans; k++) {
-		uint32_t off = (uint32_t)k * SPAN, len = n - off < SPAN ? n - off : SPAN;
-		if (map)
-			map_span(s, map, task, nodes + off, len, out + off);
-		else
-			order_span(s, task, nodes + off, len, out + off);
+	if (nt == 1) {
+		for (long k = 0; k < spans; k++)
+			one_span(s, map, task, nodes + k * SPAN, span_len(n, k), out + k * SPAN);
+		return;
 	}
+	OMP(omp parallel for schedule(static) num_threads(nt))
+	for (long k = 0; k < spans; k++)
+		one_span(s, map, task, nodes + k * SPAN, span_len(n, k), out + k * SPAN);
 }
 
 /* NodeOrderReduceFn: each NodeReduce rewrites its own plugin's (floored) map scores; the

@@ -105,6 +105,26 @@ typedef struct tph_job_state {
 	uint8_t *unschedulable; /* set this session (gang's close-time condition) */
 } tph_job_state;
 
+/* Volcano's api.EvictionKind. */
+typedef enum tph_evict_kind {
+	TPH_EVICT_UNKNOWN = 0,
+	TPH_EVICT_GANG_PREEMPT = 1, /* the gangpreempt action */
+	TPH_EVICT_GANG_RECLAIM = 2, /* the gangreclaim action */
+	TPH_EVICT_TASK_PREEMPT = 3,
+	TPH_EVICT_TASK_RECLAIM = 4,
+} tph_evict_kind;
+
+/* Volcano's EvictionContext, plus the candidate set of Preemptive(queue, tasks): an eviction
+ * action sets it around its tph_unified_evictable() and tph_preemptive() calls and zeroes it
+ * after (see ep.h); callbacks read it. */
+typedef struct tph_eviction {
+	uint8_t kind;         /* tph_evict_kind */
+	tph_idx job;          /* EvictionContext.Job: the evicting job */
+	tph_idx hn;           /* EvictionContext.HyperNode: the domain */
+	const tph_idx *tasks; /* Preemptive's candidates when it is asked with task TPH_NOIDX */
+	uint32_t n_tasks;
+} tph_eviction;
+
 struct tph_session {
 	tph_arena arena;
 	const tph_snapshot *snap;
@@ -149,6 +169,7 @@ struct tph_session {
 
 	struct tph_prof *prof; /* profile counters (prof.h); NULL unless opts.profile */
 	struct tph_topo *topo; /* hypernode tree, job topologies, subjobs (hypernode.h) */
+	tph_eviction eviction; /* session thread: set by eviction actions around their calls */
 };
 
 /* Arena allocation for framework code; NULL on OOM. */

@@ -14,8 +14,7 @@ void fuzz_fail(const char *what, int rc, const tph_diag *d)
 	abort();
 }
 
-/* `FILE:LINE:COL: ` with FILE the input's name or, for an error inside a file the input names
- * (a scenario's confFile:), any name at the start of the message. */
+/* Whether `q` starts with `:LINE:COL: `. */
 static int location_after(const char *q)
 {
 	if (*q++ != ':' || !isdigit((unsigned char)*q))
@@ -29,6 +28,8 @@ static int location_after(const char *q)
 	return q[0] == ':' && q[1] == ' ';
 }
 
+/* `FILE:LINE:COL: ` with FILE the input's name or, for an error inside a file the input names
+ * (a scenario's confFile:), any name at the start of the message. */
 static int located(const char *msg, const char *file)
 {
 	for (const char *p = strstr(msg, file); p; p = strstr(p + 1, file))

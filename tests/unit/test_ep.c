@@ -36,6 +36,9 @@ typedef struct spy {
 	uint32_t reject_rem;
 	double weight; /* scores */
 	tph_idx best;  /* best node answer */
+	int locality;  /* score locality answer */
+	uint32_t n_anchor;
+	tph_idx anchor[TPH_SCORE_MAX_ANCHORS + 1];
 } spy;
 
 typedef struct fx {
@@ -994,6 +997,53 @@ static void test_predicates_first_failure(void **state)
 
 /* ---- scoring ---- */
 
+static int cb_locality(void *st, const tph_session *s, tph_idx task)
+{
+	return ((const spy *)st)->locality;
+}
+
+static uint32_t cb_anchors(void *st, const tph_session *s, tph_idx task, const tph_idx *nodes,
+                           uint32_t n, tph_idx *out)
+{
+	const spy *p = st;
+	memcpy(out, p->anchor,
+	       sizeof *out * (p->n_anchor < TPH_SCORE_MAX_ANCHORS ? p->n_anchor : 0));
+	return p->n_anchor;
+}
+
+/* Scores are kept only when every scoring plugin vouches for them: the weakest answer wins,
+ * anchors are a union without repeats, and BestNode plugins or a missing callback forbid. */
+static void test_score_locality(void **state)
+{
+	fx *f = fx_new(3, NULL, 10, 1);
+	tph_idx nodes[] = {4, 7, 9}, out[8];
+	assert_int_equal(tph_score_locality(&f->s, 0), TPH_SCORE_LOCAL); /* nobody scores */
+	AS(f, 0, tph_on_node_order(&f->s, cb_score));
+	AS(f, 1, tph_on_batch_node_order(&f->s, cb_batch));
+	AS(f, 0, tph_on_score_locality(&f->s, cb_locality, NULL));
+	f->sp[0].locality = f->sp[1].locality = TPH_SCORE_LOCAL;
+	assert_int_equal(tph_score_locality(&f->s, 0), TPH_SCORE_GLOBAL); /* plugin 1 is silent */
+	AS(f, 1, tph_on_score_locality(&f->s, cb_locality, cb_anchors));
+	assert_int_equal(tph_score_locality(&f->s, 0), TPH_SCORE_LOCAL);
+	f->sp[1].locality = TPH_SCORE_ANCHORED;
+	f->sp[1].n_anchor = 2, f->sp[1].anchor[0] = 9, f->sp[1].anchor[1] = 4;
+	assert_int_equal(tph_score_locality(&f->s, 0), TPH_SCORE_ANCHORED);
+	assert_int_equal(tph_score_anchors(&f->s, 0, nodes, 3, out, 8), 2);
+	assert_int_equal(out[0], 9);
+	assert_int_equal(out[1], 4);
+	assert_int_equal(tph_score_anchors(&f->s, 0, nodes, 3, out, 1), UINT32_MAX); /* cap */
+	f->sp[1].n_anchor = TPH_SCORE_MAX_ANCHORS + 1;
+	assert_int_equal(tph_score_anchors(&f->s, 0, nodes, 3, out, 8), UINT32_MAX);
+	f->sp[0].locality = TPH_SCORE_ANCHORED; /* anchored without an anchors callback */
+	assert_int_equal(tph_score_anchors(&f->s, 0, nodes, 3, out, 8), UINT32_MAX);
+	f->sp[0].locality = 7; /* not an answer: GLOBAL */
+	assert_int_equal(tph_score_locality(&f->s, 0), TPH_SCORE_GLOBAL);
+	f->sp[0].locality = TPH_SCORE_LOCAL, f->sp[1].locality = TPH_SCORE_LOCAL;
+	AS(f, 2, tph_on_best_node(&f->s, cb_best));
+	assert_int_equal(tph_score_locality(&f->s, 0), TPH_SCORE_GLOBAL);
+	fx_free(f);
+}
+
 static void register_scorers(fx *f)
 {
 	for (int i = 0; i < 6; i++)
@@ -1157,6 +1207,7 @@ int main(void)
 	    cmocka_unit_test(test_best_node),
 	    cmocka_unit_test(test_threads_deterministic),
 	    cmocka_unit_test(test_nested_scratch),
+	    cmocka_unit_test(test_score_locality),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,144 @@
+/* Class-level candidates for allocate's flat path: the decision of one task (filter every
+ * ready node, group by Idle / FutureIdle fit, score the first group, take the best) kept
+ * between tasks instead of being made from scratch.
+ *
+ * Tasks with the same pod spec and request row form a shape. A shape keeps, per ready node
+ * (its position in s->ready_nodes), the verdict of the fit and the predicates, the gradient
+ * group and the total score, plus a tournament over the positions ordered as allocate chooses
+ * (group, then score, then position), so a task takes the root. A placement on node X logs X
+ * (tph_eqc_touch); a shape brought up to date computes X again, and only X, which is exact as
+ * long as
+ *  - every predicate is node-local and reads nothing of the task but its spec and request
+ *    (the built-in predicates and resource-strategy-fit; else shapes also key on the job),
+ *  - every scoring plugin answers TPH_SCORE_LOCAL or TPH_SCORE_ANCHORED for the task
+ *    (plugin.h); for ANCHORED the group X leaves or joins is scored again whole when X was
+ *    one of its anchors or was never in the set the group was scored over,
+ *  - there is no node sampling and no BestNode plugin.
+ * A task that does not qualify takes the normal path (alloc_best_node over tph_ph_predicate).
+ *
+ * The per-role predicate error cache of Volcano's PredicateHelper makes a node that failed a
+ * task of (job, role) fail again for the rest of the job's pass, with its first reason. A
+ * tracker per (job, role) and pass follows what the role's tasks saw (the shape's verdicts at
+ * each of their evaluations) and keeps the first failing reason of each node whose verdict
+ * changed since; before a task of the role takes the normal path, the tracker hands that
+ * cache over (tph_ph_role_seed). Everything here runs on the session's thread; filtering and
+ * scoring still split their spans across threads. */
+#ifndef TPH_ALLOCATE_FAST_H
+#define TPH_ALLOCATE_FAST_H
+
+#include "allocate.h"
+
+typedef struct alloc_fast alloc_fast;
+
+/* NULL when the path cannot be used (naive mode, no equivalence classes, node sampling, a
+ * BestNode plugin) or out of memory. The helper `ph` must outlive it. */
+alloc_fast *alloc_fast_new(tph_session *s, tph_eqc *eqc, tph_ph *ph);
+void alloc_fast_free(alloc_fast *f);
+
+enum {
+	AF_NODE = 0, /* *node is the choice (TPH_NOIDX: feasible nodes but no score won) */
+	AF_NONE = 2  /* no feasible node; codes[i] is the verdict of s->ready_nodes[i] */
+};
+/* What feasible() and alloc_best_node() would decide for `task`, or TPH_DECLINED when the
+ * task must take that path; TPH_ENOMEM. codes has room for s->n_ready. */
+int alloc_fast_pick(alloc_fast *f, tph_idx task, tph_idx *node, tph_reason_code *codes);
+
+/* ---- private to allocate_fast*.c ---- */
+
+#define AF_BLOCK       32u          /* positions per tournament leaf */
+#define AF_MAX_ANCHORS 8u           /* anchors kept per group */
+#define AF_VOLATILE    UINT32_MAX   /* n_anchor: too many; any change rescores the group */
+#define AF_MASKED      (G_NONE + 1) /* grp of a node a tracker holds failed for one query */
+
+typedef struct af_shape {
+	const tph_pod_spec *spec;
+	const int64_t *req; /* the request row of the task that made it */
+	tph_idx job;        /* TPH_NOIDX unless shapes key on the job */
+	uint64_t hash;
+	int loc;               /* TPH_SCORE_LOCAL or TPH_SCORE_ANCHORED */
+	bool built;            /* the columns hold a whole state, current as of `seen` */
+	uint32_t seen;         /* touch-log length the columns reflect */
+	uint32_t lost;         /* the log's lost counter at `seen` */
+	uint64_t used;         /* LRU clock */
+	size_t bytes;          /* of the columns below, 0 when they are freed */
+	tph_reason_code *code; /* [pos] fit and predicate verdict, hard shard included */
+	uint8_t *grp;          /* [pos] G_*; G_NONE when infeasible */
+	uint8_t *known;        /* [pos] ANCHORED: bit g, the set group g was scored over */
+	double *key;           /* [pos] total score, NaN read as -inf */
+	uint32_t *win;         /* [2 * cap] tournament: winning position of each tree node */
+	uint32_t cap;          /* tournament leaves, a power of two */
+	uint32_t cnt[G_COUNT];
+	bool dirty[G_COUNT]; /* ANCHORED: the group's scores must be computed again */
+	uint32_t n_anchor[G_COUNT];
+	uint32_t anchor[G_COUNT][AF_MAX_ANCHORS]; /* positions */
+} af_shape;
+
+/* What the tasks of one (job, role) saw in the current pass of the job. */
+typedef struct af_track {
+	tph_idx job;
+	tph_sid role;
+	uint32_t gen; /* the helper's pass generation; dead when it moved on */
+	af_shape *sh;
+	uint32_t evals;
+	uint32_t mod_gen, ov_gen; /* stamps of mod_at / ov_at */
+	uint32_t *mod_at, *ov_at; /* [pos] */
+	tph_reason_code *mod_old; /* [pos] verdict at the last evaluation, when changed since */
+	tph_reason_code *ov_code; /* [pos] cached reason that differs from the verdict */
+	uint32_t *mods, *ovs;     /* positions with a mod_at / ov_at stamp */
+	uint32_t n_mods, n_ovs;
+} af_track;
+
+struct alloc_fast {
+	tph_session *s;
+	tph_eqc *eqc;
+	tph_ph *ph;
+	bool by_job;                /* a predicate may read the job: shapes key on it */
+	bool soft;                  /* soft sharding splits the groups */
+	tph_reason_code shard_code; /* hard sharding: the verdict outside the shard */
+	uint32_t n;                 /* ready nodes: positions */
+	uint32_t *pos;              /* [node] position, UINT32_MAX when not ready */
+	uint32_t *shape_of;         /* [task] shape + 1 */
+	af_shape **shapes;
+	uint32_t n_shapes, cap_shapes;
+	uint32_t *tab, tcap; /* open addressing over shape + 1 */
+	size_t bytes, budget;
+	uint64_t clock;
+	af_track **tr;
+	uint32_t n_tr, cap_tr;
+	/* scratch for n positions */
+	uint32_t *plist, *sub, *at, *mark, mark_gen;
+	tph_idx *nodes, *feas;
+	tph_reason_code *codes, *vbuf;
+	double *scores;
+};
+
+/* allocate_fast_shape.c: bring a shape up to date for `task` (built when needed);
+ * TPH_ENOMEM leaves it unbuilt. */
+int af_sync(alloc_fast *f, af_shape *sh, tph_idx task);
+/* Score group g of an ANCHORED shape again, over its members. */
+int af_rescore(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t g);
+/* Tournament upkeep after grp / key of position p changed (positions q with pending[q] ==
+ * gen changed too and get their own call; pending may be NULL), and a whole rebuild. */
+void af_tree_update(af_shape *sh, uint32_t n, uint32_t p, const uint32_t *pending, uint32_t gen);
+void af_tree_build(af_shape *sh, uint32_t n);
+/* Bytes of a shape's columns for n positions. */
+size_t af_shape_bytes(uint32_t n);
+int af_shape_alloc(af_shape *sh, uint32_t n);
+void af_shape_release(af_shape *sh);
+
+/* allocate_fast_track.c: the tracker of (job, role) in the current pass, made and bound to
+ * `sh` on its first task; NULL with *decline set when the task must take the normal path. */
+af_track *af_track_get(alloc_fast *f, tph_idx task, af_shape *sh, bool *decline);
+/* The verdict of sh (a tracker's shape) at p changed from `old`. */
+void af_track_notify(alloc_fast *f, const af_shape *sh, uint32_t p, tph_reason_code old);
+/* An evaluation by a task of the tracker's role: fold the changes since the last one. */
+void af_track_eval(af_track *t);
+/* The verdict the role's cache gives position p (after af_track_eval). */
+tph_reason_code af_track_code(const af_track *t, uint32_t p);
+/* Hand the tracker of the task's (job, role), if live, to the helper's cache and end it. */
+int af_track_handover(alloc_fast *f, tph_idx task);
+/* Whether a live tracker is bound to sh (its columns must stay). */
+bool af_track_pins(const alloc_fast *f, const af_shape *sh);
+void af_track_free(alloc_fast *f);
+
+#endif

@@ -1,0 +1,334 @@
+/* A shape's columns (allocate_fast.h): the verdict, group and score of every ready node for
+ * one pod spec and request row, the tournament over them, and their upkeep: a whole build, or
+ * only the nodes touched since the shape was last current. */
+#include "allocate_fast.h"
+
+#include "mem.h"
+
+#include <math.h>
+#include <string.h>
+
+#define NOPOS UINT32_MAX
+
+/* ---- columns ---- */
+
+static uint32_t leaves(uint32_t n)
+{
+	uint32_t blocks = (n + AF_BLOCK - 1) / AF_BLOCK, cap = 1;
+	while (cap < blocks)
+		cap <<= 1;
+	return cap;
+}
+
+size_t af_shape_bytes(uint32_t n)
+{
+	size_t per = sizeof(tph_reason_code) + 2 * sizeof(uint8_t) + sizeof(double);
+	return per * ((size_t)n + 1) + 2 * sizeof(uint32_t) * leaves(n);
+}
+
+int af_shape_alloc(af_shape *sh, uint32_t n)
+{
+	sh->cap = leaves(n);
+	sh->code = tph_malloc(((size_t)n + 1) * sizeof *sh->code);
+	sh->grp = tph_malloc((size_t)n + 1);
+	sh->known = tph_malloc((size_t)n + 1);
+	sh->key = tph_malloc(((size_t)n + 1) * sizeof *sh->key);
+	sh->win = tph_malloc(2 * (size_t)sh->cap * sizeof *sh->win);
+	if (!sh->code || !sh->grp || !sh->known || !sh->key || !sh->win) {
+		af_shape_release(sh);
+		return TPH_ENOMEM;
+	}
+	sh->bytes = af_shape_bytes(n);
+	sh->built = false;
+	return TPH_OK;
+}
+
+void af_shape_release(af_shape *sh)
+{
+	tph_free(sh->code);
+	tph_free(sh->grp);
+	tph_free(sh->known);
+	tph_free(sh->key);
+	tph_free(sh->win);
+	sh->code = NULL, sh->grp = sh->known = NULL, sh->key = NULL, sh->win = NULL;
+	sh->bytes = 0;
+	sh->built = false;
+}
+
+/* ---- the tournament: group first, then score, then the lower position ---- */
+
+/* Whether a beats b (NOPOS loses to anything). Equal keys do not beat: the lower position,
+ * met first, stays, as SelectBestNode keeps the first of equal scores. */
+static inline bool beats(const af_shape *sh, uint32_t a, uint32_t b)
+{
+	if (a == NOPOS)
+		return false;
+	if (b == NOPOS)
+		return true;
+	if (sh->grp[a] != sh->grp[b])
+		return sh->grp[a] < sh->grp[b];
+	return sh->key[a] > sh->key[b];
+}
+
+static uint32_t block_winner(const af_shape *sh, uint32_t n, uint32_t b)
+{
+	uint32_t lo = b * AF_BLOCK, hi = n - lo < AF_BLOCK ? n : lo + AF_BLOCK, w = NOPOS;
+	for (uint32_t p = lo; p < hi; p++)
+		if (beats(sh, p, w))
+			w = p;
+	return w;
+}
+
+static uint32_t merge(const af_shape *sh, uint32_t left, uint32_t right)
+{
+	return beats(sh, right, left) ? right : left;
+}
+
+void af_tree_build(af_shape *sh, uint32_t n)
+{
+	for (uint32_t b = 0; b < sh->cap; b++)
+		sh->win[sh->cap + b] = b * AF_BLOCK < n ? block_winner(sh, n, b) : NOPOS;
+	for (uint32_t i = sh->cap - 1; i >= 1; i--)
+		sh->win[i] = merge(sh, sh->win[2 * i], sh->win[2 * i + 1]);
+}
+
+/* p changed: unless p held its block, or the holder itself changed and waits for its own
+ * update (pending[old] == gen), the block's winner is p or the old one; and the walk up stops
+ * at the first node whose winner stays and is not p (a pending winner walks up itself). */
+void af_tree_update(af_shape *sh, uint32_t n, uint32_t p, const uint32_t *pending, uint32_t gen)
+{
+	uint32_t i = sh->cap + p / AF_BLOCK, old = sh->win[i], w;
+	if (old == p || old == NOPOS || (pending && pending[old] == gen))
+		w = block_winner(sh, n, p / AF_BLOCK);
+	else if (beats(sh, p, old) || (!beats(sh, old, p) && p < old))
+		w = p;
+	else
+		return;
+	sh->win[i] = w;
+	for (i >>= 1; i; i >>= 1) {
+		w = merge(sh, sh->win[2 * i], sh->win[2 * i + 1]);
+		if (w == sh->win[i] && w != p)
+			return;
+		sh->win[i] = w;
+	}
+}
+
+/* ---- verdicts, groups, scores ---- */
+
+/* Verdicts of the positions plist[0..k) (every position when plist is NULL): the hard shard's
+ * reason outside the shard, else the fit and the predicates. */
+static void verdicts(alloc_fast *f, tph_idx task, const uint32_t *plist, uint32_t k,
+                     tph_reason_code *out)
+{
+	tph_session *s = f->s;
+	uint32_t m = 0;
+	for (uint32_t i = 0; i < k; i++) {
+		tph_idx node = s->ready_nodes[plist ? plist[i] : i];
+		if (f->shard_code && !(s->nodes.flags[node] & TPH_NODE_IN_SHARD)) {
+			out[i] = f->shard_code;
+			continue;
+		}
+		f->nodes[m] = node;
+		f->at[m++] = i;
+	}
+	tph_filter_nodes(s, task, f->nodes, m, f->vbuf, f->feas);
+	for (uint32_t j = 0; j < m; j++)
+		out[f->at[j]] = f->vbuf[j];
+}
+
+/* Store new verdicts, telling trackers of the shape what changed. */
+static void store_codes(alloc_fast *f, af_shape *sh, const uint32_t *plist, uint32_t k,
+                        const tph_reason_code *codes)
+{
+	for (uint32_t i = 0; i < k; i++) {
+		uint32_t p = plist ? plist[i] : i;
+		if (sh->built && sh->code[p] != codes[i])
+			af_track_notify(f, sh, p, sh->code[p]);
+		sh->code[p] = codes[i];
+	}
+}
+
+static uint8_t group(const alloc_fast *f, tph_idx task, uint32_t p, tph_reason_code code)
+{
+	return code == TPH_PASS ? alloc_group_of(f->s, task, f->s->ready_nodes[p], f->soft)
+	                        : G_NONE;
+}
+
+/* Total scores of positions plist[0..m), as tph_score_nodes computes them over those nodes;
+ * f->nodes keeps the nodes for the caller. */
+static void score(alloc_fast *f, af_shape *sh, tph_idx task, const uint32_t *plist, uint32_t m)
+{
+	for (uint32_t i = 0; i < m; i++)
+		f->nodes[i] = f->s->ready_nodes[plist[i]];
+	tph_score_nodes(f->s, task, f->nodes, m, f->scores);
+	for (uint32_t i = 0; i < m; i++)
+		sh->key[plist[i]] = isnan(f->scores[i]) ? -(double)INFINITY : f->scores[i];
+}
+
+/* ---- a whole build ---- */
+
+static void build(alloc_fast *f, af_shape *sh, tph_idx task)
+{
+	uint32_t n = f->n, m = 0;
+	bool anchored = sh->loc == TPH_SCORE_ANCHORED;
+	verdicts(f, task, NULL, n, f->codes);
+	store_codes(f, sh, NULL, n, f->codes);
+	memset(sh->cnt, 0, sizeof sh->cnt);
+	for (uint32_t p = 0; p < n; p++) {
+		uint8_t g = group(f, task, p, sh->code[p]);
+		sh->grp[p] = g;
+		sh->cnt[g]++;
+		sh->key[p] = 0;
+		if (g < G_NONE)
+			f->sub[m++] = p;
+	}
+	memset(sh->known, 0, n);
+	for (uint32_t g = 0; g < G_COUNT; g++) {
+		sh->dirty[g] = anchored; /* scored when first needed */
+		sh->n_anchor[g] = 0;
+	}
+	if (!anchored && m)
+		score(f, sh, task, f->sub, m);
+	af_tree_build(sh, n);
+	sh->built = true;
+}
+
+/* ---- touched nodes ---- */
+
+static bool is_anchor(const af_shape *sh, uint32_t g, uint32_t p)
+{
+	if (sh->n_anchor[g] == AF_VOLATILE)
+		return true;
+	for (uint32_t i = 0; i < sh->n_anchor[g]; i++)
+		if (sh->anchor[g][i] == p)
+			return true;
+	return false;
+}
+
+/* A node's new group. For ANCHORED scores a group whose scored set lost an anchor or gained
+ * a node it was not scored with is scored again whole, before it is next used. */
+static void regroup(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t p)
+{
+	uint8_t og = sh->grp[p], ng = group(f, task, p, sh->code[p]);
+	sh->grp[p] = ng;
+	if (og != ng) {
+		sh->cnt[og]--;
+		sh->cnt[ng]++;
+	}
+	if (sh->loc != TPH_SCORE_ANCHORED)
+		return;
+	if (og < G_NONE && (og != ng || sh->n_anchor[og] == AF_VOLATILE) && is_anchor(sh, og, p))
+		sh->dirty[og] = true;
+	if (ng < G_NONE && og != ng &&
+	    (sh->n_anchor[ng] == AF_VOLATILE || !(sh->known[p] & (1u << ng))))
+		sh->dirty[ng] = true;
+}
+
+/* Scores of the touched feasible positions, over themselves. */
+static void rescore_local(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k)
+{
+	uint32_t m = 0;
+	for (uint32_t i = 0; i < k; i++)
+		if (sh->grp[f->plist[i]] < G_NONE)
+			f->sub[m++] = f->plist[i];
+	if (m)
+		score(f, sh, task, f->sub, m);
+}
+
+/* ANCHORED: over their group's anchors and themselves, in the groups not due to be scored
+ * again whole anyway. */
+static void rescore_anchored(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k)
+{
+	for (uint32_t g = 0; g < G_NONE; g++) {
+		if (sh->dirty[g] || sh->n_anchor[g] == AF_VOLATILE)
+			continue;
+		uint32_t m = sh->n_anchor[g];
+		bool any = false;
+		memcpy(f->sub, sh->anchor[g], m * sizeof *f->sub);
+		for (uint32_t i = 0; i < k; i++) {
+			uint32_t p = f->plist[i];
+			if (sh->grp[p] != g)
+				continue;
+			any = true;
+			if (!is_anchor(sh, g, p))
+				f->sub[m++] = p;
+		}
+		if (any)
+			score(f, sh, task, f->sub, m);
+	}
+}
+
+static void update(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k)
+{
+	verdicts(f, task, f->plist, k, f->codes);
+	store_codes(f, sh, f->plist, k, f->codes);
+	for (uint32_t i = 0; i < k; i++)
+		regroup(f, sh, task, f->plist[i]);
+	if (sh->loc == TPH_SCORE_LOCAL)
+		rescore_local(f, sh, task, k);
+	else
+		rescore_anchored(f, sh, task, k);
+	if ((uint64_t)k * 8 > f->n) /* a walk per node costs about 8 of a build's per node */
+		af_tree_build(sh, f->n);
+	else
+		for (uint32_t i = 0; i < k; i++)
+			af_tree_update(sh, f->n, f->plist[i], f->mark, f->mark_gen);
+}
+
+/* The distinct ready positions logged since the shape was current, into f->plist; NOPOS when
+ * more than half the nodes (a build is cheaper). */
+static uint32_t touched(alloc_fast *f, const af_shape *sh, const tph_idx *log, uint32_t n_log)
+{
+	uint32_t limit = f->n / 2 + 1, k = 0;
+	f->mark_gen++;
+	for (uint32_t i = sh->seen; i < n_log; i++) {
+		uint32_t p = f->pos[log[i]];
+		if (p == NOPOS || f->mark[p] == f->mark_gen)
+			continue;
+		if (k == limit)
+			return NOPOS;
+		f->mark[p] = f->mark_gen;
+		f->plist[k++] = p;
+	}
+	return k;
+}
+
+int af_sync(alloc_fast *f, af_shape *sh, tph_idx task)
+{
+	uint32_t n_log, lost, k = NOPOS;
+	const tph_idx *log = tph_eqc_log(f->eqc, &n_log, &lost);
+	if (!sh->code)
+		return TPH_ENOMEM;
+	if (sh->built && sh->lost == lost && n_log - sh->seen <= (uint64_t)f->n * 4)
+		k = touched(f, sh, log, n_log);
+	if (k == NOPOS)
+		build(f, sh, task);
+	else if (k)
+		update(f, sh, task, k);
+	sh->seen = n_log;
+	sh->lost = lost;
+	return TPH_OK;
+}
+
+int af_rescore(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t g)
+{
+	uint32_t m = 0, bit = 1u << g;
+	for (uint32_t p = 0; p < f->n; p++) {
+		bool in = sh->grp[p] == g;
+		sh->known[p] = (uint8_t)(in ? sh->known[p] | bit : sh->known[p] & ~bit);
+		if (in)
+			f->sub[m++] = p;
+	}
+	tph_idx a[AF_MAX_ANCHORS];
+	uint32_t k = 0;
+	if (m) {
+		score(f, sh, task, f->sub, m);
+		k = tph_score_anchors(f->s, task, f->nodes, m, a, AF_MAX_ANCHORS);
+	}
+	sh->n_anchor[g] = k == UINT32_MAX ? AF_VOLATILE : k;
+	for (uint32_t i = 0; k != UINT32_MAX && i < k; i++)
+		sh->anchor[g][i] = f->pos[a[i]];
+	sh->dirty[g] = false;
+	af_tree_build(sh, f->n);
+	return TPH_OK;
+}

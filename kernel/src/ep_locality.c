@@ -1,0 +1,96 @@
+/* Score locality (plugin.h): registration, and the combined answer over every plugin that
+ * scores, on which allocate's class-level scores (allocate_fast.c) rely. A plugin's locality
+ * callback speaks for all its score registrations; a scoring plugin without one is GLOBAL. */
+#include "ep.h"
+#include "prof.h"
+
+#define CALL(type, e) ((type)(e)->fn)
+
+int tph_on_score_locality(tph_session *s, tph_score_locality_fn locality,
+                          tph_score_anchors_fn anchors)
+{
+	if (!locality)
+		return TPH_EINVAL;
+	int rc = tph_ep_register(s, TPH_EP_SCORE_LOCALITY, (tph_any_fn)locality);
+	if (!rc && anchors)
+		rc = tph_ep_register(s, TPH_EP_SCORE_ANCHORS, (tph_any_fn)anchors);
+	return rc;
+}
+
+static const tph_ep_entry *entry_of(const tph_session *s, tph_ep ep, uint16_t plugin)
+{
+	const tph_ep_list *l = &s->ep[ep];
+	for (uint32_t i = 0; i < l->n; i++)
+		if (l->e[i].plugin == plugin)
+			return &l->e[i];
+	return NULL;
+}
+
+/* Every plugin with a score registration also answers for its locality. */
+static bool all_declared(const tph_session *s)
+{
+	static const tph_ep scoring[] = {TPH_EP_NODE_ORDER, TPH_EP_BATCH_NODE_ORDER,
+	                                 TPH_EP_NODE_MAP, TPH_EP_NODE_REDUCE};
+	for (size_t k = 0; k < sizeof scoring / sizeof *scoring; k++) {
+		const tph_ep_list *l = &s->ep[scoring[k]];
+		for (uint32_t i = 0; i < l->n; i++)
+			if (!entry_of(s, TPH_EP_SCORE_LOCALITY, l->e[i].plugin))
+				return false;
+	}
+	return true;
+}
+
+static int answer(const tph_session *s, const tph_ep_entry *e, tph_idx task)
+{
+	int a = CALL(tph_score_locality_fn, e)(e->st, s, task);
+	return a == TPH_SCORE_LOCAL || a == TPH_SCORE_ANCHORED ? a : TPH_SCORE_GLOBAL;
+}
+
+int tph_score_locality(const tph_session *s, tph_idx task)
+{
+	TPH_PROF(s, TPH_EP_SCORE_LOCALITY);
+	/* BestNode plugins choose from the whole scored list: nothing to keep. */
+	if (s->ep[TPH_EP_BEST_NODE].n || !all_declared(s))
+		return TPH_SCORE_GLOBAL;
+	const tph_ep_list *l = &s->ep[TPH_EP_SCORE_LOCALITY];
+	int kind = TPH_SCORE_LOCAL;
+	for (uint32_t i = 0; i < l->n && kind != TPH_SCORE_GLOBAL; i++) {
+		int a = answer(s, &l->e[i], task);
+		kind = a == TPH_SCORE_LOCAL ? kind : a;
+	}
+	return kind;
+}
+
+/* Add a plugin's anchors to out[0..n) without repeats; false when they do not fit. */
+static bool merge(tph_idx *out, uint32_t *n, uint32_t cap, const tph_idx *add, uint32_t k)
+{
+	for (uint32_t i = 0; i < k; i++) {
+		uint32_t j = 0;
+		while (j < *n && out[j] != add[i])
+			j++;
+		if (j < *n)
+			continue;
+		if (*n == cap)
+			return false;
+		out[(*n)++] = add[i];
+	}
+	return true;
+}
+
+uint32_t tph_score_anchors(const tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
+                           tph_idx *out, uint32_t cap)
+{
+	TPH_PROF(s, TPH_EP_SCORE_ANCHORS);
+	const tph_ep_list *l = &s->ep[TPH_EP_SCORE_LOCALITY];
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < l->n; i++) {
+		if (answer(s, &l->e[i], task) != TPH_SCORE_ANCHORED)
+			continue;
+		const tph_ep_entry *a = entry_of(s, TPH_EP_SCORE_ANCHORS, l->e[i].plugin);
+		tph_idx mine[TPH_SCORE_MAX_ANCHORS];
+		uint32_t m = a ? CALL(tph_score_anchors_fn, a)(a->st, s, task, nodes, n, mine) : 0;
+		if (!a || m > TPH_SCORE_MAX_ANCHORS || !merge(out, &k, cap, mine, m))
+			return UINT32_MAX;
+	}
+	return k;
+}

@@ -1,0 +1,339 @@
+/* The allocate action's hypernode path (kernel/actions/allocate_topo.c, allocate_hn*.c):
+ * hypernode choice by HyperNodeOrder, soft topology falling back to the cluster top, hard
+ * topology that does not fit, minMember below the replicas, the recorder, the nomination fast
+ * path and its fallback, hypernodes that do not form a tree; then the exact shortcuts
+ * (resource bound, best-score-first, first-step memo) against the naive search on random
+ * clusters. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "harness.h"
+#include "hypernode.h"
+
+static char yaml[1 << 16];
+
+/* Two racks of two 2-cpu nodes under a spine; r1 already runs one pod. */
+static const char base[] =
+    "name: t\n"
+    "enableFlagsDefault: true\n"
+    "conf: |\n"
+    "  actions: \"allocate\"\n"
+    "  tiers:\n"
+    "  - plugins:\n"
+    "    - name: gang\n"
+    "    - name: predicates\n"
+    "    - name: network-topology-aware\n"
+    "queues: [{name: q1}]\n"
+    "nodes:\n"
+    "  - {name: n0, allocatable: {cpu: '2', memory: 8Gi, pods: '10'}}\n"
+    "  - {name: n1, allocatable: {cpu: '2', memory: 8Gi, pods: '10'}}\n"
+    "  - {name: n2, allocatable: {cpu: '2', memory: 8Gi, pods: '10'}}\n"
+    "  - {name: n3, allocatable: {cpu: '2', memory: 8Gi, pods: '10'}}\n"
+    "hyperNodes:\n"
+    "  - {name: r0, tier: 1, members: [n0, n1]}\n"
+    "  - {name: r1, tier: 1, members: [n2, n3]}\n"
+    "  - {name: sp, tier: 2, members: [%s]}\n"
+    "podGroups:\n"
+    "  - {name: bg, namespace: ns, queue: q1, minMember: 1, phase: Running}\n"
+    "  - {name: j, namespace: ns, queue: q1, minMember: %d, phase: Inqueue%s}\n"
+    "pods:\n"
+    "  - {name: bg, namespace: ns, podGroup: bg, phase: Running, nodeName: n2,"
+    " requests: {cpu: '1'}}\n";
+
+static void pod(char *at, size_t room, int i, const char *cpu)
+{
+	snprintf(at, room, "  - {name: w-%d, namespace: ns, podGroup: j, requests: {cpu: '%s'}}\n",
+	         i, cpu);
+}
+
+static void make(const char *spine, int min, const char *pg, int pods, const char *cpu)
+{
+	int n = snprintf(yaml, sizeof yaml, base, spine, min, pg);
+	for (int i = 0; i < pods; i++)
+		pod(yaml + strlen(yaml), sizeof yaml - strlen(yaml), i, cpu);
+	(void)n;
+}
+
+static const char *bound(const pts *p, const char *pod)
+{
+	for (uint32_t i = 0; i < p->log->n_binds; i++)
+		if (!strcmp(p->log->binds[i].pod, pod))
+			return p->log->binds[i].node;
+	return NULL;
+}
+
+/* Both racks fit the job; network-topology-aware's binpacking prefers the busier r1. */
+static void test_hypernode_by_order(void **state)
+{
+	(void)state;
+	pts p;
+	make("r0, r1", 2, ", networkTopology: {mode: hard, highestTierAllowed: 1}", 2, "1");
+	pts_open(&p, yaml);
+	pts_run(&p);
+	assert_int_equal(p.log->n_binds, 2);
+	for (int i = 0; i < 2; i++) {
+		char key[16];
+		snprintf(key, sizeof key, "ns/w-%d", i);
+		const char *n = bound(&p, key);
+		assert_true(n && (!strcmp(n, "n2") || !strcmp(n, "n3")));
+	}
+	/* the recorder: the job's allocated hypernode is the rack it took */
+	assert_string_equal(tph_hn_name(p.s, p.s->topo->job_hn[pts_job(&p, "ns/j")]), "r1");
+	pts_free(&p);
+}
+
+/* Six 1-cpu tasks fit no rack: hard tier 1 binds nothing, soft falls back to the top. */
+static void test_hard_and_soft(void **state)
+{
+	(void)state;
+	pts p;
+	make("r0, r1", 6, ", networkTopology: {mode: hard, highestTierAllowed: 1}", 6, "1");
+	pts_open(&p, yaml);
+	pts_run(&p);
+	assert_int_equal(p.log->n_binds, 0);
+	pts_free(&p);
+	make("r0, r1", 6, ", networkTopology: {mode: soft}", 6, "1");
+	pts_open(&p, yaml);
+	pts_run(&p);
+	assert_int_equal(p.log->n_binds, 6);
+	pts_free(&p);
+}
+
+/* minMember 2 of 5 replicas: the job commits once ready and comes back for the rest. */
+static void test_min_member_below_replicas(void **state)
+{
+	(void)state;
+	pts p;
+	make("r0, r1", 2, ", networkTopology: {mode: hard, highestTierAllowed: 2}", 5, "1");
+	pts_open(&p, yaml);
+	pts_run(&p);
+	assert_int_equal(p.log->n_binds, 5);
+	pts_free(&p);
+}
+
+/* A hypernode claimed by two parents: no tree, so jobs with a topology are skipped while the
+ * others still allocate. */
+static void test_hypernodes_not_ready(void **state)
+{
+	(void)state;
+	pts p;
+	make("r0, r1]}\n  - {name: sp2, tier: 2, members: [r1", 1,
+	     ", networkTopology: {mode: hard, highestTierAllowed: 2}", 1, "1");
+	strcat(yaml, "  - {name: solo, namespace: ns, podGroup: bg, requests: {cpu: '1'}}\n");
+	pts_open(&p, yaml);
+	if (p.s->topo->t.ready) { /* the loader may already reject the shape */
+		pts_free(&p);
+		skip();
+	}
+	pts_run(&p);
+	assert_null(bound(&p, "ns/w-0"));
+	assert_non_null(bound(&p, "ns/solo"));
+	pts_free(&p);
+}
+
+/* The nomination fast path: a subjob nominated to r0 with every task nominated to a node of
+ * it lands there, although binpacking prefers r1; the nomination is then redeemed. */
+static void test_nomination(void **state)
+{
+	(void)state;
+	pts p;
+	make("r0, r1", 2, ", networkTopology: {mode: hard, highestTierAllowed: 1}", 2, "1");
+	pts_open(&p, yaml);
+	tph_session *s = p.s;
+	tph_idx k = tph_job_default_subjob(s, pts_job(&p, "ns/j"));
+	s->topo->sj.nominated[k] = tph_hn_find(s, "r0");
+	s->tasks.nominated[pts_task(&p, "ns/w-0")] = pts_node(&p, "n0");
+	s->tasks.nominated[pts_task(&p, "ns/w-1")] = pts_node(&p, "n0");
+	pts_run(&p);
+	assert_string_equal(bound(&p, "ns/w-0"), "n0");
+	assert_string_equal(bound(&p, "ns/w-1"), "n0");
+	assert_int_equal(s->topo->sj.nominated[k], TPH_NOIDX);
+	pts_free(&p);
+}
+
+/* A task without a nominated node invalidates the nomination: the normal search runs and
+ * every pending task's nominated node is cleared. */
+static void test_nomination_invalidated(void **state)
+{
+	(void)state;
+	pts p;
+	make("r0, r1", 2, ", networkTopology: {mode: hard, highestTierAllowed: 1}", 2, "1");
+	pts_open(&p, yaml);
+	tph_session *s = p.s;
+	tph_idx k = tph_job_default_subjob(s, pts_job(&p, "ns/j"));
+	tph_idx w0 = pts_task(&p, "ns/w-0");
+	s->topo->sj.nominated[k] = tph_hn_find(s, "r0");
+	s->tasks.nominated[w0] = pts_node(&p, "n0");
+	pts_run(&p);
+	assert_int_equal(s->topo->sj.nominated[k], TPH_NOIDX);
+	assert_int_equal(s->tasks.nominated[w0], TPH_NOIDX);
+	assert_int_equal(p.log->n_binds, 2);
+	assert_string_equal(tph_hn_name(s, s->topo->job_hn[pts_job(&p, "ns/j")]), "r1");
+	pts_free(&p);
+}
+
+/* A flat job (no topology) whose subjob is nominated takes the fast path too. */
+static void test_flat_nomination(void **state)
+{
+	(void)state;
+	pts p;
+	make("r0, r1", 1, "", 1, "1");
+	pts_open(&p, yaml);
+	tph_session *s = p.s;
+	tph_idx k = tph_job_default_subjob(s, pts_job(&p, "ns/j"));
+	s->topo->sj.nominated[k] = tph_hn_find(s, "r1");
+	s->tasks.nominated[pts_task(&p, "ns/w-0")] = pts_node(&p, "n3");
+	pts_run(&p);
+	assert_string_equal(bound(&p, "ns/w-0"), "n3");
+	assert_int_equal(s->topo->sj.nominated[k], TPH_NOIDX);
+	pts_free(&p);
+}
+
+/* ---- the shortcuts against the naive search ---- */
+
+static uint64_t rng;
+
+static uint32_t rnd(uint32_t n)
+{
+	rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+	return (uint32_t)(rng >> 33) % n;
+}
+
+#define ADD(...) (at += (size_t)snprintf(yaml + at, sizeof yaml - at, __VA_ARGS__))
+
+/* Racks of 2-4 nodes (tier 1), spines of 2-3 racks (tier 2), one pod per node in between. */
+static size_t random_nodes(size_t at, uint32_t n)
+{
+	ADD("nodes:\n");
+	for (uint32_t i = 0; i < n; i++)
+		ADD("  - {name: n%u, allocatable: {cpu: '%u', memory: 64Gi, pods: '10'}}\n", i,
+		    2 + rnd(6));
+	ADD("hyperNodes:\n");
+	uint32_t racks = 0, spines = 0;
+	for (uint32_t i = 0; i < n; racks++) {
+		uint32_t k = 2 + rnd(3);
+		ADD("  - {name: r%u, tier: 1, members: [", racks);
+		for (uint32_t m = 0; m < k && i < n; m++, i++)
+			ADD("%sn%u", m ? ", " : "", i);
+		ADD("]}\n");
+	}
+	for (uint32_t r = 0; r < racks; spines++) {
+		uint32_t k = 2 + rnd(2);
+		ADD("  - {name: s%u, tier: 2, members: [", spines);
+		for (uint32_t m = 0; m < k && r < racks; m++, r++)
+			ADD("%sr%u", m ? ", " : "", r);
+		ADD("]}\n");
+	}
+	return at;
+}
+
+static size_t random_job(size_t at, uint32_t j)
+{
+	static const char *const topo[] = {"",
+	                                   ", networkTopology: {mode: hard, highestTierAllowed: 1}",
+	                                   ", networkTopology: {mode: hard, highestTierAllowed: 2}",
+	                                   ", networkTopology: {mode: soft}"};
+	uint32_t reps = 1 + rnd(8), min = rnd(3) ? reps : 1 + rnd(reps), cpu = 1 + rnd(3);
+	ADD("  - {name: j%u, namespace: ns, queue: q1, minMember: %u, phase: Inqueue%s%s", j, min,
+	    topo[rnd(4)], rnd(3) ? "" : ", minResources: {cpu: '2'}");
+	if (!rnd(3))
+		ADD(", subGroupPolicy: [{name: sg, subGroupSize: 2, minSubGroups: %u,"
+		    " matchLabelKeys: [grp]%s}]",
+		    rnd(3), rnd(2) ? ", networkTopology: {mode: hard, highestTierAllowed: 1}" : "");
+	ADD("}\n");
+	return at | (size_t)reps << 32 | (size_t)cpu << 48;
+}
+
+static void random_cluster(uint64_t seed)
+{
+	rng = seed;
+	size_t at = 0;
+	uint32_t n = 6 + rnd(20), jobs = 3 + rnd(6);
+	ADD("name: r\nenableFlagsDefault: true\nconf: |\n  actions: \"allocate\"\n"
+	    "  tiers:\n  - plugins:\n    - name: gang\n    - name: predicates\n"
+	    "    - name: network-topology-aware\n%s"
+	    "queues: [{name: q1}]\n",
+	    rnd(2) ? "    - name: binpack\n" : "");
+	at = random_nodes(at, n);
+	uint32_t reps[16], cpu[16];
+	ADD("podGroups:\n  - {name: bg, namespace: ns, queue: q1, minMember: 1, phase: Running}\n");
+	for (uint32_t j = 0; j < jobs; j++) {
+		size_t r = random_job(at, j);
+		at = r & 0xffffffffu;
+		reps[j] = (uint32_t)(r >> 32) & 0xffff;
+		cpu[j] = (uint32_t)(r >> 48);
+	}
+	ADD("pods:\n");
+	for (uint32_t i = 0; i < n; i++)
+		if (rnd(2))
+			ADD("  - {name: bg%u, namespace: ns, podGroup: bg, phase: Running, "
+			    "nodeName: n%u,"
+			    " requests: {cpu: '1'}}\n",
+			    i, i);
+	for (uint32_t j = 0; j < jobs; j++)
+		for (uint32_t i = 0; i < reps[j]; i++)
+			ADD("  - {name: j%u-w-%u, namespace: ns, podGroup: j%u, requests: {cpu: "
+			    "'%u'},"
+			    " labels: {grp: 'g%u'}}\n",
+			    j, i, j, cpu[j], i / 2);
+}
+
+static void same_rows(const tph_decision *a, uint32_t na, const tph_decision *b, uint32_t nb)
+{
+	assert_int_equal(na, nb);
+	for (uint32_t i = 0; i < na; i++) {
+		assert_string_equal(a[i].pod, b[i].pod);
+		if (a[i].node || b[i].node)
+			assert_string_equal(a[i].node, b[i].node);
+	}
+}
+
+static void same_log(const tph_decision_log *a, const tph_decision_log *b)
+{
+	same_rows(a->binds, a->n_binds, b->binds, b->n_binds);
+	same_rows(a->pipelined, a->n_pipelined, b->pipelined, b->n_pipelined);
+	assert_int_equal(a->n_pending, b->n_pending);
+	for (uint32_t i = 0; i < a->n_pending; i++) {
+		assert_string_equal(a->pending[i].pod, b->pending[i].pod);
+		assert_int_equal(a->pending[i].n_reasons, b->pending[i].n_reasons);
+		for (uint32_t k = 0; k < a->pending[i].n_reasons; k++)
+			assert_string_equal(a->pending[i].reasons[k], b->pending[i].reasons[k]);
+	}
+}
+
+/* Random clusters: the same decisions (binds, pipelines, pending reasons) with and without
+ * the shortcuts. */
+static void test_shortcuts_exact(void **state)
+{
+	(void)state;
+	for (uint64_t seed = 1; seed <= 150; seed++) {
+		pts fast, naive;
+		tph_session_opts o = {.threads = 1, .naive = true};
+		random_cluster(seed);
+		pts_open(&fast, yaml);
+		pts_run(&fast);
+		pts_open_with(&naive, yaml, &o);
+		pts_run(&naive);
+		same_log(fast.log, naive.log);
+		pts_free(&fast);
+		pts_free(&naive);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_hypernode_by_order),
+	    cmocka_unit_test(test_hard_and_soft),
+	    cmocka_unit_test(test_min_member_below_replicas),
+	    cmocka_unit_test(test_hypernodes_not_ready),
+	    cmocka_unit_test(test_nomination),
+	    cmocka_unit_test(test_nomination_invalidated),
+	    cmocka_unit_test(test_flat_nomination),
+	    cmocka_unit_test(test_shortcuts_exact),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
