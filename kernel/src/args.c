@@ -584,7 +584,8 @@ int tph_args_apply(const tph_args *a, const tph_arg_spec *spec, void *dst, tph_d
 	const wctx w = {d, owner};
 	for (const tph_arg_spec *sp = spec; sp && sp->key; sp++) {
 		size_t klen = strlen(sp->key);
-		if (sp->include || sp->offset == TPH_ARG_NOFIELD || (klen && sp->key[klen - 1] == '*'))
+		if (sp->include || sp->offset == TPH_ARG_NOFIELD ||
+		    (klen && sp->key[klen - 1] == '*'))
 			continue; /* declarations only: see args.h */
 		void *f = (char *)dst + sp->offset;
 		memset(f, 0, field_size(sp->type));
