@@ -184,7 +184,7 @@ static bool evict_one(alloc_fast *f, const af_shape *keep)
 	af_shape *lru = NULL;
 	for (uint32_t i = 0; i < f->n_shapes; i++) {
 		af_shape *sh = f->shapes[i];
-		if (!sh->code || sh == keep || af_track_pins(f, sh))
+		if (!sh->cell || sh == keep || af_track_pins(f, sh))
 			continue;
 		if (!lru || sh->used < lru->used)
 			lru = sh;
@@ -198,7 +198,7 @@ static bool evict_one(alloc_fast *f, const af_shape *keep)
 
 static int columns(alloc_fast *f, af_shape *sh)
 {
-	if (sh->code)
+	if (sh->cell)
 		return TPH_OK;
 	size_t need = af_shape_bytes(f->n);
 	while (f->bytes + need > f->budget && evict_one(f, sh))
@@ -213,7 +213,7 @@ static int columns(alloc_fast *f, af_shape *sh)
 
 static tph_reason_code verdict(const af_shape *sh, const af_track *t, uint32_t p)
 {
-	return t ? af_track_code(t, p) : sh->code[p];
+	return t ? af_track_code(t, p) : sh->cell[p].code;
 }
 
 /* Nodes the role's cache holds failed that pass now leave the candidates for this task:
@@ -223,15 +223,15 @@ static uint32_t mask(alloc_fast *f, af_shape *sh, const af_track *t)
 {
 	uint32_t k = 0;
 	for (uint32_t i = 0; i < t->n_ovs; i++)
-		k += sh->grp[t->ovs[i]] < G_NONE;
+		k += sh->cell[t->ovs[i]].grp < G_NONE;
 	if (!k || sh->loc == TPH_SCORE_ANCHORED)
 		return k ? NOPOS : 0;
 	for (uint32_t i = 0; i < t->n_ovs; i++) {
 		uint32_t p = t->ovs[i];
-		if (sh->grp[p] >= G_NONE)
+		if (sh->cell[p].grp >= G_NONE)
 			continue;
-		sh->cnt[sh->grp[p]]--;
-		sh->grp[p] = AF_MASKED;
+		sh->cnt[sh->cell[p].grp]--;
+		sh->cell[p].grp = AF_MASKED;
 		af_tree_update(sh, f->n, p, NULL, 0);
 	}
 	return k;
@@ -241,10 +241,10 @@ static void unmask(alloc_fast *f, af_shape *sh, const af_track *t, tph_idx task)
 {
 	for (uint32_t i = 0; i < t->n_ovs; i++) {
 		uint32_t p = t->ovs[i];
-		if (sh->grp[p] != AF_MASKED)
+		if (sh->cell[p].grp != AF_MASKED)
 			continue;
-		sh->grp[p] = alloc_group_of(f->s, task, f->s->ready_nodes[p], f->soft);
-		sh->cnt[sh->grp[p]]++;
+		sh->cell[p].grp = alloc_group_of(f->s, task, f->s->ready_nodes[p], f->soft);
+		sh->cnt[sh->cell[p].grp]++;
 		af_tree_update(sh, f->n, p, NULL, 0);
 	}
 }
@@ -259,10 +259,10 @@ static tph_idx scan_from(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t g0)
 		uint32_t best = NOPOS;
 		double max = -(double)INFINITY;
 		for (uint32_t p = 0; p < f->n; p++) {
-			if (sh->grp[p] != g)
+			if (sh->cell[p].grp != g)
 				continue;
-			if (sh->cnt[g] == 1 || sh->key[p] > max)
-				max = sh->key[p], best = p;
+			if (sh->cnt[g] == 1 || sh->cell[p].key > max)
+				max = sh->cell[p].key, best = p;
 		}
 		if (best != NOPOS)
 			return f->s->ready_nodes[best];
@@ -288,12 +288,13 @@ static int decide(alloc_fast *f, af_shape *sh, const af_track *t, tph_idx task, 
 			codes[p] = verdict(sh, t, p);
 		return AF_NONE;
 	}
-	uint32_t w = sh->win[1], g = sh->grp[w];
+	uint32_t w = sh->win[1], g = sh->cell[w].grp;
 	if (sh->dirty[g] && af_rescore(f, sh, task, g))
 		return TPH_ENOMEM;
 	w = sh->win[1];
-	*node = sh->cnt[g] == 1 || sh->key[w] > -(double)INFINITY ? s->ready_nodes[w]
-	                                                          : scan_from(f, sh, task, g + 1);
+	*node = sh->cnt[g] == 1 || sh->cell[w].key > -(double)INFINITY
+	            ? s->ready_nodes[w]
+	            : scan_from(f, sh, task, g + 1);
 	return AF_NODE;
 }
 

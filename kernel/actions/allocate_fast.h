@@ -50,23 +50,28 @@ int alloc_fast_pick(alloc_fast *f, tph_idx task, tph_idx *node, tph_reason_code 
 #define AF_VOLATILE    UINT32_MAX   /* n_anchor: too many; any change rescores the group */
 #define AF_MASKED      (G_NONE + 1) /* grp of a node a tracker holds failed for one query */
 
+/* One node for one shape; one cache line holds what a touched node needs. */
+typedef struct af_cell {
+	double key;           /* total score, NaN read as -inf */
+	tph_reason_code code; /* fit and predicate verdict, hard shard included */
+	uint8_t grp;          /* G_*; G_NONE when infeasible */
+	uint8_t known;        /* ANCHORED: bit g, the set group g was scored over */
+} af_cell;
+
 typedef struct af_shape {
 	const tph_pod_spec *spec;
 	const int64_t *req; /* the request row of the task that made it */
 	tph_idx job;        /* TPH_NOIDX unless shapes key on the job */
 	uint64_t hash;
-	int loc;               /* TPH_SCORE_LOCAL or TPH_SCORE_ANCHORED */
-	bool built;            /* the columns hold a whole state, current as of `seen` */
-	uint32_t seen;         /* touch-log length the columns reflect */
-	uint32_t lost;         /* the log's lost counter at `seen` */
-	uint64_t used;         /* LRU clock */
-	size_t bytes;          /* of the columns below, 0 when they are freed */
-	tph_reason_code *code; /* [pos] fit and predicate verdict, hard shard included */
-	uint8_t *grp;          /* [pos] G_*; G_NONE when infeasible */
-	uint8_t *known;        /* [pos] ANCHORED: bit g, the set group g was scored over */
-	double *key;           /* [pos] total score, NaN read as -inf */
-	uint32_t *win;         /* [2 * cap] tournament: winning position of each tree node */
-	uint32_t cap;          /* tournament leaves, a power of two */
+	int loc;       /* TPH_SCORE_LOCAL or TPH_SCORE_ANCHORED */
+	bool built;    /* the columns hold a whole state, current as of `seen` */
+	uint32_t seen; /* touch-log length the columns reflect */
+	uint32_t lost; /* the log's lost counter at `seen` */
+	uint64_t used; /* LRU clock */
+	size_t bytes;  /* of the columns below, 0 when they are freed */
+	af_cell *cell; /* [pos] */
+	uint32_t *win; /* [2 * cap] tournament: winning position of each tree node */
+	uint32_t cap;  /* tournament leaves, a power of two */
 	uint32_t cnt[G_COUNT];
 	bool dirty[G_COUNT]; /* ANCHORED: the group's scores must be computed again */
 	uint32_t n_anchor[G_COUNT];

@@ -22,19 +22,15 @@ static uint32_t leaves(uint32_t n)
 
 size_t af_shape_bytes(uint32_t n)
 {
-	size_t per = sizeof(tph_reason_code) + 2 * sizeof(uint8_t) + sizeof(double);
-	return per * ((size_t)n + 1) + 2 * sizeof(uint32_t) * leaves(n);
+	return sizeof(af_cell) * ((size_t)n + 1) + 2 * sizeof(uint32_t) * leaves(n);
 }
 
 int af_shape_alloc(af_shape *sh, uint32_t n)
 {
 	sh->cap = leaves(n);
-	sh->code = tph_malloc(((size_t)n + 1) * sizeof *sh->code);
-	sh->grp = tph_malloc((size_t)n + 1);
-	sh->known = tph_malloc((size_t)n + 1);
-	sh->key = tph_malloc(((size_t)n + 1) * sizeof *sh->key);
+	sh->cell = tph_malloc(((size_t)n + 1) * sizeof *sh->cell);
 	sh->win = tph_malloc(2 * (size_t)sh->cap * sizeof *sh->win);
-	if (!sh->code || !sh->grp || !sh->known || !sh->key || !sh->win) {
+	if (!sh->cell || !sh->win) {
 		af_shape_release(sh);
 		return TPH_ENOMEM;
 	}
@@ -45,12 +41,10 @@ int af_shape_alloc(af_shape *sh, uint32_t n)
 
 void af_shape_release(af_shape *sh)
 {
-	tph_free(sh->code);
-	tph_free(sh->grp);
-	tph_free(sh->known);
-	tph_free(sh->key);
+	tph_free(sh->cell);
 	tph_free(sh->win);
-	sh->code = NULL, sh->grp = sh->known = NULL, sh->key = NULL, sh->win = NULL;
+	sh->cell = NULL;
+	sh->win = NULL;
 	sh->bytes = 0;
 	sh->built = false;
 }
@@ -65,9 +59,9 @@ static inline bool beats(const af_shape *sh, uint32_t a, uint32_t b)
 		return false;
 	if (b == NOPOS)
 		return true;
-	if (sh->grp[a] != sh->grp[b])
-		return sh->grp[a] < sh->grp[b];
-	return sh->key[a] > sh->key[b];
+	if (sh->cell[a].grp != sh->cell[b].grp)
+		return sh->cell[a].grp < sh->cell[b].grp;
+	return sh->cell[a].key > sh->cell[b].key;
 }
 
 static uint32_t block_winner(const af_shape *sh, uint32_t n, uint32_t b)
@@ -142,9 +136,9 @@ static void store_codes(alloc_fast *f, af_shape *sh, const uint32_t *plist, uint
 {
 	for (uint32_t i = 0; i < k; i++) {
 		uint32_t p = plist ? plist[i] : i;
-		if (sh->built && sh->code[p] != codes[i])
-			af_track_notify(f, sh, p, sh->code[p]);
-		sh->code[p] = codes[i];
+		if (sh->built && sh->cell[p].code != codes[i])
+			af_track_notify(f, sh, p, sh->cell[p].code);
+		sh->cell[p].code = codes[i];
 	}
 }
 
@@ -162,7 +156,7 @@ static void score(alloc_fast *f, af_shape *sh, tph_idx task, const uint32_t *pli
 		f->nodes[i] = f->s->ready_nodes[plist[i]];
 	tph_score_nodes(f->s, task, f->nodes, m, f->scores);
 	for (uint32_t i = 0; i < m; i++)
-		sh->key[plist[i]] = isnan(f->scores[i]) ? -(double)INFINITY : f->scores[i];
+		sh->cell[plist[i]].key = isnan(f->scores[i]) ? -(double)INFINITY : f->scores[i];
 }
 
 /* ---- a whole build ---- */
@@ -175,14 +169,14 @@ static void build(alloc_fast *f, af_shape *sh, tph_idx task)
 	store_codes(f, sh, NULL, n, f->codes);
 	memset(sh->cnt, 0, sizeof sh->cnt);
 	for (uint32_t p = 0; p < n; p++) {
-		uint8_t g = group(f, task, p, sh->code[p]);
-		sh->grp[p] = g;
+		uint8_t g = group(f, task, p, sh->cell[p].code);
+		sh->cell[p].grp = g;
 		sh->cnt[g]++;
-		sh->key[p] = 0;
+		sh->cell[p].key = 0;
+		sh->cell[p].known = 0;
 		if (g < G_NONE)
 			f->sub[m++] = p;
 	}
-	memset(sh->known, 0, n);
 	for (uint32_t g = 0; g < G_COUNT; g++) {
 		sh->dirty[g] = anchored; /* scored when first needed */
 		sh->n_anchor[g] = 0;
@@ -209,8 +203,8 @@ static bool is_anchor(const af_shape *sh, uint32_t g, uint32_t p)
  * a node it was not scored with is scored again whole, before it is next used. */
 static void regroup(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t p)
 {
-	uint8_t og = sh->grp[p], ng = group(f, task, p, sh->code[p]);
-	sh->grp[p] = ng;
+	uint8_t og = sh->cell[p].grp, ng = group(f, task, p, sh->cell[p].code);
+	sh->cell[p].grp = ng;
 	if (og != ng) {
 		sh->cnt[og]--;
 		sh->cnt[ng]++;
@@ -220,7 +214,7 @@ static void regroup(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t p)
 	if (og < G_NONE && (og != ng || sh->n_anchor[og] == AF_VOLATILE) && is_anchor(sh, og, p))
 		sh->dirty[og] = true;
 	if (ng < G_NONE && og != ng &&
-	    (sh->n_anchor[ng] == AF_VOLATILE || !(sh->known[p] & (1u << ng))))
+	    (sh->n_anchor[ng] == AF_VOLATILE || !(sh->cell[p].known & (1u << ng))))
 		sh->dirty[ng] = true;
 }
 
@@ -229,7 +223,7 @@ static void rescore_local(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k)
 {
 	uint32_t m = 0;
 	for (uint32_t i = 0; i < k; i++)
-		if (sh->grp[f->plist[i]] < G_NONE)
+		if (sh->cell[f->plist[i]].grp < G_NONE)
 			f->sub[m++] = f->plist[i];
 	if (m)
 		score(f, sh, task, f->sub, m);
@@ -247,7 +241,7 @@ static void rescore_anchored(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t
 		memcpy(f->sub, sh->anchor[g], m * sizeof *f->sub);
 		for (uint32_t i = 0; i < k; i++) {
 			uint32_t p = f->plist[i];
-			if (sh->grp[p] != g)
+			if (sh->cell[p].grp != g)
 				continue;
 			any = true;
 			if (!is_anchor(sh, g, p))
@@ -297,7 +291,7 @@ int af_sync(alloc_fast *f, af_shape *sh, tph_idx task)
 {
 	uint32_t n_log, lost, k = NOPOS;
 	const tph_idx *log = tph_eqc_log(f->eqc, &n_log, &lost);
-	if (!sh->code)
+	if (!sh->cell)
 		return TPH_ENOMEM;
 	if (sh->built && sh->lost == lost && n_log - sh->seen <= (uint64_t)f->n * 4)
 		k = touched(f, sh, log, n_log);
@@ -314,8 +308,9 @@ int af_rescore(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t g)
 {
 	uint32_t m = 0, bit = 1u << g;
 	for (uint32_t p = 0; p < f->n; p++) {
-		bool in = sh->grp[p] == g;
-		sh->known[p] = (uint8_t)(in ? sh->known[p] | bit : sh->known[p] & ~bit);
+		bool in = sh->cell[p].grp == g;
+		sh->cell[p].known =
+		    (uint8_t)(in ? sh->cell[p].known | bit : sh->cell[p].known & ~bit);
 		if (in)
 			f->sub[m++] = p;
 	}

@@ -124,7 +124,7 @@ void af_track_eval(af_track *t)
 
 tph_reason_code af_track_code(const af_track *t, uint32_t p)
 {
-	return t->ov_at[p] == t->ov_gen ? t->ov_code[p] : t->sh->code[p];
+	return t->ov_at[p] == t->ov_gen ? t->ov_code[p] : t->sh->cell[p].code;
 }
 
 /* What the cache holds for p as of the role's last evaluation. */
@@ -132,7 +132,7 @@ static tph_reason_code cached(const af_track *t, uint32_t p)
 {
 	if (t->ov_at[p] == t->ov_gen)
 		return t->ov_code[p];
-	return t->mod_at[p] == t->mod_gen ? t->mod_old[p] : t->sh->code[p];
+	return t->mod_at[p] == t->mod_gen ? t->mod_old[p] : t->sh->cell[p].code;
 }
 
 int af_track_handover(alloc_fast *f, tph_idx task)
