@@ -252,8 +252,27 @@ static void rescore_anchored(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t
 	}
 }
 
+/* The touched nodes' resource columns are read by the fit, the groups and the scorers in
+ * turn, node by node: ask for them all first, so the misses overlap. */
+static void prefetch(const alloc_fast *f, uint32_t k)
+{
+	const tph_node_store *ns = &f->s->nodes;
+	for (uint32_t i = 0; i < k; i++) {
+		tph_idx node = f->s->ready_nodes[f->plist[i]];
+		for (uint32_t d = 0; d < f->s->ndim && d < 3; d++) {
+			size_t at = (size_t)d * ns->stride + node;
+			__builtin_prefetch(&ns->idle[at]);
+			__builtin_prefetch(&ns->releasing[at]);
+			__builtin_prefetch(&ns->pipelined[at]);
+			__builtin_prefetch(&ns->used[at]);
+			__builtin_prefetch(&ns->alloc[at]);
+		}
+	}
+}
+
 static void update(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k)
 {
+	prefetch(f, k);
 	verdicts(f, task, f->plist, k, f->codes);
 	store_codes(f, sh, f->plist, k, f->codes);
 	for (uint32_t i = 0; i < k; i++)

@@ -122,6 +122,7 @@ static int open_plugin(tph_session *s, uint32_t i, uint32_t t, uint32_t p, tph_d
 	tph_args_check_unknown(pi->args, pi->desc->args, d, name);
 	tph_args_set_diag(pi->args, d, name);
 	s->cur_plugin = (int)i;
+	s->n_opened = i + 1;
 	rc = pi->desc->on_session_open(s, pi->st, pi->args);
 	s->cur_plugin = -1;
 	if (rc && !d->msg[0])
@@ -242,6 +243,7 @@ void tph_session_free(tph_session *s)
 {
 	if (!s)
 		return;
+	tph_close_plugins(s); /* a session freed without close still releases plugin state */
 	tph_ep_free(s);
 	tph_free(s->log.binds);
 	tph_free(s->log.evictions);

@@ -145,6 +145,10 @@ struct tph_session {
 	tph_plugin_inst *plugins;
 	uint32_t n_plugins, n_tiers;
 	int cur_plugin; /* the plugin whose on_session_open runs, else -1 */
+	/* Plugins whose on_session_open was called: each gets on_session_close exactly once, at
+	 * close, or at free for a session that was never closed (or failed to open). */
+	uint32_t n_opened;
+	bool plugins_closed;
 	bool frozen;
 	tph_ep_list ep[TPH_EP_COUNT];
 
@@ -182,6 +186,8 @@ int tph_record_fit_errors(tph_session *s, tph_idx task, const tph_reason_code *c
 int tph_record_pending_reason(tph_session *s, tph_idx task, const char *reason);
 /* Build the pending rows of the decision log (tasks still Pending at close). */
 int tph_pending_reasons(tph_session *s, const tph_pending_row **out, uint32_t *n_out);
+/* Run on_session_close of every opened plugin, once (close and free both call it). */
+void tph_close_plugins(tph_session *s);
 /* Flag a job as unschedulable in this session (gang's close-time condition). */
 void tph_job_mark_unschedulable(tph_session *s, tph_idx job);
 

@@ -151,16 +151,24 @@ static int build_log(tph_session *s)
 	return rc;
 }
 
+void tph_close_plugins(tph_session *s)
+{
+	if (s->plugins_closed)
+		return;
+	s->plugins_closed = true;
+	for (uint32_t i = 0; i < s->n_opened; i++) {
+		tph_plugin_inst *pi = &s->plugins[i];
+		if (pi->desc && pi->desc->on_session_close)
+			pi->desc->on_session_close(s, pi->st);
+	}
+}
+
 int tph_session_close(tph_session *s, tph_diag *d)
 {
 	if (s->closed)
 		return TPH_OK;
 	double t0 = tph_now_ms();
-	for (uint32_t i = 0; i < s->n_plugins; i++) {
-		tph_plugin_inst *pi = &s->plugins[i];
-		if (pi->desc && pi->desc->on_session_close)
-			pi->desc->on_session_close(s, pi->st);
-	}
+	tph_close_plugins(s);
 	int rc = build_log(s);
 	s->closed = true;
 	s->out.close_ms = tph_now_ms() - t0;

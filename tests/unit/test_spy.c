@@ -193,6 +193,22 @@ static void test_close_order_and_frozen(void **state)
 	                             "spy_c.close(register=frozen);");
 }
 
+static void test_free_without_close_closes_plugins(void **state)
+{
+	spy_log[0] = '\0';
+	pts_free(*state); /* never closed: free must still run every on_session_close once */
+	*state = NULL;
+	assert_string_equal(spy_log, "spy_a.close(register=frozen);spy_b.close(register=frozen);"
+	                             "spy_c.close(register=frozen);");
+}
+
+static int teardown_if_open(void **state)
+{
+	if (*state)
+		pts_free(*state);
+	return 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -202,6 +218,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_registration_outside_open_refused, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_close_order_and_frozen, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_free_without_close_closes_plugins, setup,
+	                                    teardown_if_open),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -283,7 +283,9 @@ typedef struct tph_plugin {
 	size_t state_size;        /* bytes of per-session state, zeroed, arena-allocated */
 	/* Parse arguments, register callbacks. `st` is the zeroed state. */
 	int (*on_session_open)(tph_session *s, void *st, const tph_args *args);
-	/* May be NULL. */
+	/* May be NULL. Called exactly once for every plugin whose on_session_open was called:
+	 * at tph_session_close, or at tph_session_free for a session that was never closed or
+	 * failed to open (release here what lives outside the session arena). */
 	void (*on_session_close)(tph_session *s, void *st);
 } tph_plugin;
 
