@@ -16,9 +16,15 @@ if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
 endif()
 
 # Perf: optimised like Release, with frame pointers and debug info so perf can unwind.
-set(CMAKE_C_FLAGS_PERF "-O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -DNDEBUG"
-    CACHE STRING "C flags for the Perf profile")
-set(CMAKE_CXX_FLAGS_PERF "${CMAKE_C_FLAGS_PERF}" CACHE STRING "C++ flags for the Perf profile")
+# project() has already made CMAKE_<LANG>_FLAGS_PERF empty cache entries when Perf is the
+# build type, which a plain set(... CACHE) would keep: fill them in when empty.
+set(TPH_PERF_FLAGS "-O2 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -DNDEBUG")
+foreach(lang C CXX)
+  if(NOT CMAKE_${lang}_FLAGS_PERF)
+    set(CMAKE_${lang}_FLAGS_PERF "${TPH_PERF_FLAGS}" CACHE STRING "${lang} flags for the Perf profile"
+        FORCE)
+  endif()
+endforeach()
 set(CMAKE_EXE_LINKER_FLAGS_PERF "" CACHE STRING "")
 set(CMAKE_SHARED_LINKER_FLAGS_PERF "" CACHE STRING "")
 

@@ -24,6 +24,10 @@ int csv_open_tar(csv_reader *c, const char *archive, const char *member)
 {
 	memset(c, 0, sizeof *c);
 	c->path = member;
+	if (access(archive, R_OK) != 0) {
+		fprintf(stderr, "tephra import: %s: %s\n", archive, strerror(errno));
+		return -1;
+	}
 	int fd[2];
 	if (pipe(fd) != 0) {
 		fprintf(stderr, "tephra import: pipe: %s\n", strerror(errno));

@@ -1,6 +1,7 @@
 /* The allocate action's context, shared by its files: allocate.c (the queue and job loop),
  * allocate_job.c (a job's tasks over every node), allocate_nodes.c (choosing among feasible
- * nodes) and allocate_topo.c (jobs Volcano sends through hypernode gradients). */
+ * nodes), allocate_fast*.c (the same choice kept per task shape between tasks) and
+ * allocate_topo.c (jobs Volcano sends through hypernode gradients). */
 #ifndef TPH_ACTION_ALLOCATE_H
 #define TPH_ACTION_ALLOCATE_H
 

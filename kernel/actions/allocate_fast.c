@@ -232,7 +232,7 @@ static uint32_t mask(alloc_fast *f, af_shape *sh, const af_track *t)
 			continue;
 		sh->cnt[sh->cell[p].grp]--;
 		sh->cell[p].grp = AF_MASKED;
-		af_tree_update(sh, f->n, p, NULL, 0);
+		af_tree_update(sh, f->n, p);
 	}
 	return k;
 }
@@ -245,7 +245,7 @@ static void unmask(alloc_fast *f, af_shape *sh, const af_track *t, tph_idx task)
 			continue;
 		sh->cell[p].grp = alloc_group_of(f->s, task, f->s->ready_nodes[p], f->soft);
 		sh->cnt[sh->cell[p].grp]++;
-		af_tree_update(sh, f->n, p, NULL, 0);
+		af_tree_update(sh, f->n, p);
 	}
 }
 
@@ -288,10 +288,10 @@ static int decide(alloc_fast *f, af_shape *sh, const af_track *t, tph_idx task, 
 			codes[p] = verdict(sh, t, p);
 		return AF_NONE;
 	}
-	uint32_t w = sh->win[1], g = sh->cell[w].grp;
+	uint32_t w = sh->win[1].pos, g = sh->cell[w].grp;
 	if (sh->dirty[g] && af_rescore(f, sh, task, g))
 		return TPH_ENOMEM;
-	w = sh->win[1];
+	w = sh->win[1].pos;
 	*node = sh->cnt[g] == 1 || sh->cell[w].key > -(double)INFINITY
 	            ? s->ready_nodes[w]
 	            : scan_from(f, sh, task, g + 1);

@@ -58,6 +58,14 @@ typedef struct af_cell {
 	uint8_t known;        /* ANCHORED: bit g, the set group g was scored over */
 } af_cell;
 
+/* A tournament entry: the winning position below it with the group and score it had when it
+ * won, so updates compare entries without reading the cells. */
+typedef struct af_win {
+	double key;
+	uint32_t pos; /* UINT32_MAX: none */
+	uint8_t grp;
+} af_win;
+
 typedef struct af_shape {
 	const tph_pod_spec *spec;
 	const int64_t *req; /* the request row of the task that made it */
@@ -70,7 +78,7 @@ typedef struct af_shape {
 	uint64_t used; /* LRU clock */
 	size_t bytes;  /* of the columns below, 0 when they are freed */
 	af_cell *cell; /* [pos] */
-	uint32_t *win; /* [2 * cap] tournament: winning position of each tree node */
+	af_win *win;   /* [2 * cap] tournament: the winner of each tree node */
 	uint32_t cap;  /* tournament leaves, a power of two */
 	uint32_t cnt[G_COUNT];
 	bool dirty[G_COUNT]; /* ANCHORED: the group's scores must be computed again */
@@ -122,14 +130,17 @@ struct alloc_fast {
 int af_sync(alloc_fast *f, af_shape *sh, tph_idx task);
 /* Score group g of an ANCHORED shape again, over its members. */
 int af_rescore(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t g);
-/* Tournament upkeep after grp / key of position p changed (positions q with pending[q] ==
- * gen changed too and get their own call; pending may be NULL), and a whole rebuild. */
-void af_tree_update(af_shape *sh, uint32_t n, uint32_t p, const uint32_t *pending, uint32_t gen);
-void af_tree_build(af_shape *sh, uint32_t n);
-/* Bytes of a shape's columns for n positions. */
+/* Bytes of a shape's columns for n positions; making and freeing them. */
 size_t af_shape_bytes(uint32_t n);
 int af_shape_alloc(af_shape *sh, uint32_t n);
 void af_shape_release(af_shape *sh);
+
+/* allocate_fast_tree.c: the tournament over n positions: leaves (blocks of AF_BLOCK) for n,
+ * a whole build, and the upkeep after p's grp or key changed (positions that changed too get
+ * their own call, in any order). */
+uint32_t af_tree_leaves(uint32_t n);
+void af_tree_build(af_shape *sh, uint32_t n);
+void af_tree_update(af_shape *sh, uint32_t n, uint32_t p);
 
 /* allocate_fast_track.c: the tracker of (job, role) in the current pass, made and bound to
  * `sh` on its first task; NULL with *decline set when the task must take the normal path. */

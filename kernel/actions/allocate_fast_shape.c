@@ -1,6 +1,6 @@
 /* A shape's columns (allocate_fast.h): the verdict, group and score of every ready node for
- * one pod spec and request row, the tournament over them, and their upkeep: a whole build, or
- * only the nodes touched since the shape was last current. */
+ * one pod spec and request row, and their upkeep: a whole build, or only the nodes touched
+ * since the shape was last current (the tournament over them is allocate_fast_tree.c's). */
 #include "allocate_fast.h"
 
 #include "mem.h"
@@ -12,22 +12,14 @@
 
 /* ---- columns ---- */
 
-static uint32_t leaves(uint32_t n)
-{
-	uint32_t blocks = (n + AF_BLOCK - 1) / AF_BLOCK, cap = 1;
-	while (cap < blocks)
-		cap <<= 1;
-	return cap;
-}
-
 size_t af_shape_bytes(uint32_t n)
 {
-	return sizeof(af_cell) * ((size_t)n + 1) + 2 * sizeof(uint32_t) * leaves(n);
+	return sizeof(af_cell) * ((size_t)n + 1) + 2 * sizeof(af_win) * af_tree_leaves(n);
 }
 
 int af_shape_alloc(af_shape *sh, uint32_t n)
 {
-	sh->cap = leaves(n);
+	sh->cap = af_tree_leaves(n);
 	sh->cell = tph_malloc(((size_t)n + 1) * sizeof *sh->cell);
 	sh->win = tph_malloc(2 * (size_t)sh->cap * sizeof *sh->win);
 	if (!sh->cell || !sh->win) {
@@ -47,64 +39,6 @@ void af_shape_release(af_shape *sh)
 	sh->win = NULL;
 	sh->bytes = 0;
 	sh->built = false;
-}
-
-/* ---- the tournament: group first, then score, then the lower position ---- */
-
-/* Whether a beats b (NOPOS loses to anything). Equal keys do not beat: the lower position,
- * met first, stays, as SelectBestNode keeps the first of equal scores. */
-static inline bool beats(const af_shape *sh, uint32_t a, uint32_t b)
-{
-	if (a == NOPOS)
-		return false;
-	if (b == NOPOS)
-		return true;
-	if (sh->cell[a].grp != sh->cell[b].grp)
-		return sh->cell[a].grp < sh->cell[b].grp;
-	return sh->cell[a].key > sh->cell[b].key;
-}
-
-static uint32_t block_winner(const af_shape *sh, uint32_t n, uint32_t b)
-{
-	uint32_t lo = b * AF_BLOCK, hi = n - lo < AF_BLOCK ? n : lo + AF_BLOCK, w = NOPOS;
-	for (uint32_t p = lo; p < hi; p++)
-		if (beats(sh, p, w))
-			w = p;
-	return w;
-}
-
-static uint32_t merge(const af_shape *sh, uint32_t left, uint32_t right)
-{
-	return beats(sh, right, left) ? right : left;
-}
-
-void af_tree_build(af_shape *sh, uint32_t n)
-{
-	for (uint32_t b = 0; b < sh->cap; b++)
-		sh->win[sh->cap + b] = b * AF_BLOCK < n ? block_winner(sh, n, b) : NOPOS;
-	for (uint32_t i = sh->cap - 1; i >= 1; i--)
-		sh->win[i] = merge(sh, sh->win[2 * i], sh->win[2 * i + 1]);
-}
-
-/* p changed: unless p held its block, or the holder itself changed and waits for its own
- * update (pending[old] == gen), the block's winner is p or the old one; and the walk up stops
- * at the first node whose winner stays and is not p (a pending winner walks up itself). */
-void af_tree_update(af_shape *sh, uint32_t n, uint32_t p, const uint32_t *pending, uint32_t gen)
-{
-	uint32_t i = sh->cap + p / AF_BLOCK, old = sh->win[i], w;
-	if (old == p || old == NOPOS || (pending && pending[old] == gen))
-		w = block_winner(sh, n, p / AF_BLOCK);
-	else if (beats(sh, p, old) || (!beats(sh, old, p) && p < old))
-		w = p;
-	else
-		return;
-	sh->win[i] = w;
-	for (i >>= 1; i; i >>= 1) {
-		w = merge(sh, sh->win[2 * i], sh->win[2 * i + 1]);
-		if (w == sh->win[i] && w != p)
-			return;
-		sh->win[i] = w;
-	}
 }
 
 /* ---- verdicts, groups, scores ---- */
@@ -252,27 +186,8 @@ static void rescore_anchored(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t
 	}
 }
 
-/* The touched nodes' resource columns are read by the fit, the groups and the scorers in
- * turn, node by node: ask for them all first, so the misses overlap. */
-static void prefetch(const alloc_fast *f, uint32_t k)
-{
-	const tph_node_store *ns = &f->s->nodes;
-	for (uint32_t i = 0; i < k; i++) {
-		tph_idx node = f->s->ready_nodes[f->plist[i]];
-		for (uint32_t d = 0; d < f->s->ndim && d < 3; d++) {
-			size_t at = (size_t)d * ns->stride + node;
-			__builtin_prefetch(&ns->idle[at]);
-			__builtin_prefetch(&ns->releasing[at]);
-			__builtin_prefetch(&ns->pipelined[at]);
-			__builtin_prefetch(&ns->used[at]);
-			__builtin_prefetch(&ns->alloc[at]);
-		}
-	}
-}
-
 static void update(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k)
 {
-	prefetch(f, k);
 	verdicts(f, task, f->plist, k, f->codes);
 	store_codes(f, sh, f->plist, k, f->codes);
 	for (uint32_t i = 0; i < k; i++)
@@ -285,7 +200,7 @@ static void update(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k)
 		af_tree_build(sh, f->n);
 	else
 		for (uint32_t i = 0; i < k; i++)
-			af_tree_update(sh, f->n, f->plist[i], f->mark, f->mark_gen);
+			af_tree_update(sh, f->n, f->plist[i]);
 }
 
 /* The distinct ready positions logged since the shape was current, into f->plist; NOPOS when
@@ -302,6 +217,7 @@ static uint32_t touched(alloc_fast *f, const af_shape *sh, const tph_idx *log, u
 			return NOPOS;
 		f->mark[p] = f->mark_gen;
 		f->plist[k++] = p;
+		__builtin_prefetch(&sh->cell[p], 1); /* cold for a shape back after a while */
 	}
 	return k;
 }

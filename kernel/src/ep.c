@@ -439,8 +439,10 @@ int tph_ep_init(tph_session *s)
 void tph_ep_free(tph_session *s)
 {
 	tph_ep_ctx *c = s->epx;
-	if (c)
+	if (c) {
 		tph_free(c->mask);
+		tph_free(c->pod_index);
+	}
 	s->epx = NULL;
 	for (int i = 0; i < TPH_EP_COUNT; i++) {
 		tph_free(s->ep[i].e);

@@ -45,6 +45,9 @@ typedef struct tph_ep_ctx {
 	uint8_t *mask; /* malloc: victim masks; grown to the largest call */
 	uint32_t mask_cap;
 	bool mask_busy; /* a nested dispatcher call takes a temporary mask */
+	/* malloc: each task's pod index (tph_task_pod_index; INT64_MIN: none), parsed on the
+	 * first TaskOrder comparison instead of at every one */
+	int64_t *pod_index;
 } tph_ep_ctx;
 
 /* The context of a session (NULL before tph_ep_init()). */
@@ -163,6 +166,13 @@ int tph_fire_deallocate(tph_session *s, tph_idx task);
  * region. */
 #define TPH_SPAN 256u
 int tph_span_threads(const tph_session *s, uint32_t n);
+/* Around each parallel region: let the OpenMP runtime shrink the team when the machine is
+ * loaded (dynamic adjustment), unless OMP_DYNAMIC says otherwise. On an oversubscribed
+ * machine a worker that is not running holds the region's end for a time slice, and idle
+ * workers spin between regions; results never depend on the team size. enter returns the
+ * caller's setting, which leave restores. */
+int tph_omp_enter(void);
+void tph_omp_leave(int saved);
 
 /* TPH_PASS or the first failing pre-predicate's reason. */
 tph_reason_code tph_prepredicate(const tph_session *s, tph_idx task);

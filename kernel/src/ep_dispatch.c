@@ -120,12 +120,34 @@ int tph_task_order_cmp_plugins(const tph_session *s, tph_idx a, tph_idx b)
 
 /* helpers.CompareTask (pkg/controllers/job/helpers): pod index when both have one and they
  * differ, else CreationTimestamp, then UID. */
+/* A name whose index parses as INT64_MIN stays uncached: it is parsed again when asked. */
+static const int64_t *pod_indexes(const tph_session *s)
+{
+	tph_ep_ctx *c = tph_ep_ctx_of(s);
+	if (!c || c->pod_index)
+		return c ? c->pod_index : NULL;
+	int64_t *v = tph_malloc(((size_t)s->tasks.n + 1) * sizeof *v);
+	for (tph_idx t = 0; v && t < s->tasks.n; t++)
+		if (!tph_task_pod_index(str(s, s->tasks.name[t]), &v[t]))
+			v[t] = INT64_MIN;
+	return c->pod_index = v;
+}
+
+static bool pod_index(const tph_session *s, const int64_t *cache, tph_idx t, int64_t *out)
+{
+	if (cache && cache[t] != INT64_MIN) {
+		*out = cache[t];
+		return true;
+	}
+	return tph_task_pod_index(str(s, s->tasks.name[t]), out);
+}
+
 static int compare_task(const tph_session *s, tph_idx a, tph_idx b)
 {
 	const tph_task_store *t = &s->tasks;
+	const int64_t *cache = pod_indexes(s);
 	int64_t ia, ib;
-	if (tph_task_pod_index(str(s, t->name[a]), &ia) &&
-	    tph_task_pod_index(str(s, t->name[b]), &ib) && ia != ib)
+	if (pod_index(s, cache, a, &ia) && pod_index(s, cache, b, &ib) && ia != ib)
 		return ia < ib ? -1 : 1;
 	int r = cmp_i64(t->creation[a], t->creation[b]);
 	if (!r)

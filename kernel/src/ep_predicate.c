@@ -57,12 +57,13 @@ void tph_predicate_nodes(const tph_session *s, tph_idx task, const tph_idx *node
 {
 	const long spans = (long)((n + SPAN - 1) / SPAN);
 	const int nt = tph_span_threads(s, n);
-	(void)nt;
+	int saved = tph_omp_enter();
 	OMP(omp parallel for num_threads(nt) if (nt > 1) schedule(static))
 	for (long k = 0; k < spans; k++) {
 		uint32_t off = (uint32_t)k * SPAN, len = n - off < SPAN ? n - off : SPAN;
 		predicate_span(s, task, nodes + off, len, out + off);
 	}
+	tph_omp_leave(saved);
 }
 
 tph_reason_code tph_predicate_node(const tph_session *s, tph_idx task, tph_idx node)

@@ -8,9 +8,11 @@
 #include "prof.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #ifdef TPH_HAVE_OPENMP
+#include <omp.h>
 #define OMP(x) _Pragma(#x)
 #else
 #define OMP(x)
@@ -35,6 +37,34 @@ int tph_span_threads(const tph_session *s, uint32_t n)
 	uint32_t most = n_spans(n) / MIN_SPANS_PER_THREAD;
 	return (int)(nt < most ? nt : (most ? most : 1));
 }
+
+#ifdef TPH_HAVE_OPENMP
+int tph_omp_enter(void)
+{
+	static _Atomic int adjust = -1; /* OMP_DYNAMIC unset: 1 */
+	int was = omp_get_dynamic();
+	if (adjust < 0)
+		adjust = getenv("OMP_DYNAMIC") == NULL;
+	if (adjust)
+		omp_set_dynamic(1);
+	return was;
+}
+
+void tph_omp_leave(int saved)
+{
+	omp_set_dynamic(saved);
+}
+#else
+int tph_omp_enter(void)
+{
+	return 0;
+}
+
+void tph_omp_leave(int saved)
+{
+	(void)saved;
+}
+#endif
 
 static tph_ep_ctx *ctx(tph_session *s)
 {
@@ -189,6 +219,7 @@ static uint32_t filter_nodes(tph_session *s, tph_idx task, const tph_idx *nodes,
 			compact(nodes, n, reason_out, cnt, k, feasible_out);
 		return total;
 	}
+	int saved = tph_omp_enter();
 	OMP(omp parallel num_threads(nt))
 	{
 		OMP(omp for schedule(static))
@@ -201,6 +232,7 @@ static uint32_t filter_nodes(tph_session *s, tph_idx task, const tph_idx *nodes,
 		for (long k = 0; k < spans; k++)
 			compact(nodes, n, reason_out, cnt, k, feasible_out);
 	}
+	tph_omp_leave(saved);
 	return total;
 }
 
@@ -261,9 +293,11 @@ static void span_pass(const tph_session *s, const tph_ep_entry *map, tph_idx tas
 			one_span(s, map, task, nodes + k * SPAN, span_len(n, k), out + k * SPAN);
 		return;
 	}
+	int saved = tph_omp_enter();
 	OMP(omp parallel for schedule(static) num_threads(nt))
 	for (long k = 0; k < spans; k++)
 		one_span(s, map, task, nodes + k * SPAN, span_len(n, k), out + k * SPAN);
+	tph_omp_leave(saved);
 }
 
 /* NodeOrderReduceFn: each NodeReduce rewrites its own plugin's (floored) map scores; the

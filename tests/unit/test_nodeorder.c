@@ -121,6 +121,52 @@ static void test_node_affinity_and_taints(void **state)
 	pts_free(&p);
 }
 
+/* Locality (plugin.h): labels-only normalisations are anchored at the last node holding the
+ * highest raw score, and scoring over any set between the anchors and the whole gives the same
+ * scores; pod-to-pod terms make scores global. */
+#define ANCHORS_CLUSTER                                                                    \
+	"nodes:\n"                                                                         \
+	"  - {name: n1, allocatable: {cpu: '4', pods: '9'}, labels: {zone: a}, taints:"    \
+	" [{key: b, effect: PreferNoSchedule}, {key: c, effect: PreferNoSchedule}]}\n"     \
+	"  - {name: n2, allocatable: {cpu: '4', pods: '9'}, labels: {zone: b}, taints:"    \
+	" [{key: b, effect: PreferNoSchedule}]}\n"                                         \
+	"  - {name: n3, allocatable: {cpu: '4', pods: '9'}, labels: {zone: b}}\n"          \
+	"pods:\n"                                                                          \
+	"  - name: t\n    namespace: ns\n"                                                 \
+	"    affinity: {nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution:"   \
+	" [{weight: 10, preference: {matchExpressions: [{key: zone, operator: In, values:" \
+	" [b]}]}}]}}\n"                                                                    \
+	"  - {name: plain, namespace: ns}\n"                                               \
+	"  - name: pa\n    namespace: ns\n"                                                \
+	"    affinity: {podAffinity: {preferredDuringSchedulingIgnoredDuringExecution:"    \
+	" [{weight: 1, podAffinityTerm: {labelSelector: {matchLabels: {x: y}},"            \
+	" topologyKey: zone}}]}}\n"
+
+static void test_locality_and_anchors(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(&p, HEAD(W(1, 0, 1, 1, 2, 2, 2)) ANCHORS_CLUSTER);
+	tph_session *s = p.s;
+	tph_idx t = pts_task(&p, "ns/t"), all[3] = {0, 1, 2}, a[8];
+	assert_int_equal(tph_score_locality(s, t), TPH_SCORE_ANCHORED);
+	assert_int_equal(tph_score_locality(s, pts_task(&p, "ns/plain")), TPH_SCORE_ANCHORED);
+	assert_int_equal(tph_score_locality(s, pts_task(&p, "ns/pa")), TPH_SCORE_GLOBAL);
+	/* affinity raw 0, 10, 10 -> n3 (the last of the highest); soft taints 2, 1, 0 -> n1 */
+	assert_int_equal(tph_score_anchors(s, t, all, 3, a, 8), 2);
+	assert_int_equal(a[0], 2);
+	assert_int_equal(a[1], 0);
+	double whole[3], part[2];
+	tph_idx some[2] = {0, 2};
+	tph_score_nodes(s, t, all, 3, whole);
+	tph_score_nodes(s, t, some, 2, part);
+	assert_true(part[0] == whole[0] && part[1] == whole[2]);
+	pts_free(&p);
+	pts_open(&p, HEAD(W(1, 0, 1, 1, 2, 2, 2)) RESOURCES);
+	assert_int_equal(tph_score_locality(p.s, pts_task(&p, "ns/t")), TPH_SCORE_LOCAL);
+	pts_free(&p);
+}
+
 static void test_inter_pod_affinity(void **state)
 {
 	(void)state;
@@ -236,6 +282,7 @@ int main(void)
 	    cmocka_unit_test(test_most_allocated_and_balanced),
 	    cmocka_unit_test(test_default_weights),
 	    cmocka_unit_test(test_node_affinity_and_taints),
+	    cmocka_unit_test(test_locality_and_anchors),
 	    cmocka_unit_test(test_inter_pod_affinity),
 	    cmocka_unit_test(test_topology_spread),
 	    cmocka_unit_test(test_view_follows_predicates_only),

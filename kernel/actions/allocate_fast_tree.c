@@ -1,0 +1,83 @@
+/* A shape's tournament (allocate_fast.h): positions in blocks of AF_BLOCK, a winner per block
+ * and per tree node above, ordered as prioritizeNodes and SelectBestNode choose: the lower
+ * group, then the higher score, then the lower position (the first of equal scores). */
+#include "allocate_fast.h"
+
+#define NOPOS UINT32_MAX
+
+uint32_t af_tree_leaves(uint32_t n)
+{
+	uint32_t blocks = (n + AF_BLOCK - 1) / AF_BLOCK, cap = 1;
+	while (cap < blocks)
+		cap <<= 1;
+	return cap;
+}
+
+/* Whether a comes before b; equal group and score go to the lower position. */
+static inline bool before(const af_win *a, const af_win *b)
+{
+	if (a->pos == NOPOS || b->pos == NOPOS)
+		return b->pos == NOPOS && a->pos != NOPOS;
+	if (a->grp != b->grp)
+		return a->grp < b->grp;
+	if (a->key != b->key)
+		return a->key > b->key;
+	return a->pos < b->pos;
+}
+
+static af_win entry(const af_shape *sh, uint32_t p)
+{
+	return (af_win){sh->cell[p].key, p, sh->cell[p].grp};
+}
+
+static af_win block_winner(const af_shape *sh, uint32_t n, uint32_t b)
+{
+	af_win w = {0, NOPOS, 0};
+	uint32_t lo = b * AF_BLOCK, hi = n - lo < AF_BLOCK ? n : lo + AF_BLOCK;
+	for (uint32_t p = lo; p < hi; p++) {
+		const af_cell *c = &sh->cell[p];
+		if (w.pos == NOPOS || c->grp < w.grp || (c->grp == w.grp && c->key > w.key))
+			w = entry(sh, p);
+	}
+	return w;
+}
+
+static af_win merge(const af_win *left, const af_win *right)
+{
+	return before(right, left) ? *right : *left;
+}
+
+void af_tree_build(af_shape *sh, uint32_t n)
+{
+	for (uint32_t b = 0; b < sh->cap; b++)
+		sh->win[sh->cap + b] =
+		    b * AF_BLOCK < n ? block_winner(sh, n, b) : (af_win){0, NOPOS, 0};
+	for (uint32_t i = sh->cap - 1; i >= 1; i--)
+		sh->win[i] = merge(&sh->win[2 * i], &sh->win[2 * i + 1]);
+}
+
+static bool same(const af_win *a, const af_win *b)
+{
+	return a->pos == b->pos && a->grp == b->grp && a->key == b->key;
+}
+
+/* Every other position of the block is, as it stands or as it stood at its last call, no
+ * better than the block's entry; so only a winner that got worse makes the block be scanned,
+ * and the walk up stops at the first node whose entry stays. */
+void af_tree_update(af_shape *sh, uint32_t n, uint32_t p)
+{
+	uint32_t i = sh->cap + p / AF_BLOCK;
+	af_win now = entry(sh, p), *w = &sh->win[i];
+	if (w->pos == p)
+		*w = before(w, &now) ? block_winner(sh, n, p / AF_BLOCK) : now;
+	else if (before(&now, w))
+		*w = now;
+	else
+		return;
+	for (i >>= 1; i; i >>= 1) {
+		af_win m = merge(&sh->win[2 * i], &sh->win[2 * i + 1]);
+		if (same(&m, &sh->win[i]))
+			return;
+		sh->win[i] = m;
+	}
+}
