@@ -7,9 +7,11 @@
 # regex, default all), TPH_BENCH_PROFILES (generated profiles to run; default all but
 # 100k-nodes), TPH_BENCH_OUT (the markdown file, default bench/RESULTS.md), TPH_BENCH_WERROR
 # (OFF to build while someone else's file has a warning; the code generated is the same).
-# OMP_WAIT_POLICY and GOMP_SPINCOUNT pass through to the benchmarks and are recorded: on a
-# machine where other processes compete for the cores, OMP_WAIT_POLICY=passive is the setting
-# that keeps two threads from being slower than one (see bench/README.md).
+# OMP_DYNAMIC, OMP_WAIT_POLICY and GOMP_SPINCOUNT pass through to the benchmarks and are
+# recorded. Unless OMP_DYNAMIC is set, the session lets libgomp drop threads when the load
+# average says the cores are busy, so "threads:2" can run on one; OMP_DYNAMIC=false measures two
+# threads for real. On a machine where other processes compete for the cores,
+# OMP_WAIT_POLICY=passive keeps two threads from being slower than one (see bench/README.md).
 # Needs cmake, a C compiler, libbenchmark-dev and python3 (for the report only).
 set -eu
 
@@ -55,7 +57,8 @@ dirty=$(git -C "$root" status --porcelain 2>/dev/null | head -1)
 [ -n "$dirty" ] && commit="$commit (with uncommitted changes)"
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
 cc=$(cc --version | head -1)
-omp="OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-unset} GOMP_SPINCOUNT=${GOMP_SPINCOUNT:-unset}"
+omp="OMP_DYNAMIC=${OMP_DYNAMIC:-unset} OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-unset}"
+omp="$omp GOMP_SPINCOUNT=${GOMP_SPINCOUNT:-unset}"
 
 # shellcheck disable=SC2086 # the JSON paths are split on purpose
 python3 - "$out" "$commit" "$cpu" "$(nproc)" "$load" "$cc" "$reps" "$omp" $jsons <<'EOF'
