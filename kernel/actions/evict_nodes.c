@@ -29,30 +29,7 @@ struct tph_fit_cache {
 
 static int build_node_index(tph_evict_ctx *c)
 {
-	tph_session *s = c->s;
-	uint32_t nn = s->nodes.n;
-	c->node_off = TPH_ARENA_NEW(&s->arena, uint32_t, nn + 2);
-	if (!c->node_off)
-		return TPH_ENOMEM;
-	for (tph_idx t = 0; t < s->tasks.n; t++) {
-		uint8_t st = s->tasks.status[t];
-		if ((st == TPH_TS_BOUND || st == TPH_TS_RUNNING) && s->tasks.node[t] != TPH_NOIDX)
-			c->node_off[s->tasks.node[t] + 2]++;
-	}
-	for (uint32_t n = 0; n < nn; n++) {
-		uint32_t k = c->node_off[n + 2];
-		c->max_on_node = k > c->max_on_node ? k : c->max_on_node;
-		c->node_off[n + 2] += c->node_off[n + 1];
-	}
-	c->node_tasks = TPH_ARENA_NEW(&s->arena, tph_idx, c->node_off[nn + 1] + 1);
-	if (!c->node_tasks)
-		return TPH_ENOMEM;
-	for (tph_idx t = 0; t < s->tasks.n; t++) {
-		uint8_t st = s->tasks.status[t];
-		if ((st == TPH_TS_BOUND || st == TPH_TS_RUNNING) && s->tasks.node[t] != TPH_NOIDX)
-			c->node_tasks[c->node_off[s->tasks.node[t] + 1]++] = t;
-	}
-	return TPH_OK;
+	return tph_node_tasks_csr(c->s, &c->node_off, &c->node_tasks, &c->max_on_node);
 }
 
 int tph_evict_open(tph_evict_ctx *c, tph_session *s, const tph_ph_opts *ph, bool keep_cache)

@@ -50,3 +50,35 @@ void tph_push_pending(const tph_session *s, tph_idx job, tph_pq *h, tph_idx *buf
 		if (s->tasks.status[js->task_idx[i]] == TPH_TS_PENDING)
 			tph_pq_push(h, js->task_idx[i]);
 }
+
+static bool on_node(const tph_session *s, tph_idx t)
+{
+	uint8_t st = s->tasks.status[t];
+	return (st == TPH_TS_BOUND || st == TPH_TS_RUNNING) && s->tasks.node[t] != TPH_NOIDX;
+}
+
+int tph_node_tasks_csr(tph_session *s, uint32_t **off, tph_idx **tasks, uint32_t *max_on_node)
+{
+	uint32_t nn = s->nodes.n, most = 0;
+	uint32_t *o = TPH_ARENA_NEW(&s->arena, uint32_t, nn + 2);
+	if (!o)
+		return TPH_ENOMEM;
+	for (tph_idx t = 0; t < s->tasks.n; t++)
+		if (on_node(s, t))
+			o[s->tasks.node[t] + 2]++;
+	for (uint32_t n = 0; n < nn; n++) {
+		most = o[n + 2] > most ? o[n + 2] : most;
+		o[n + 2] += o[n + 1];
+	}
+	tph_idx *ts = TPH_ARENA_NEW(&s->arena, tph_idx, o[nn + 1] + 1);
+	if (!ts)
+		return TPH_ENOMEM;
+	for (tph_idx t = 0; t < s->tasks.n; t++)
+		if (on_node(s, t))
+			ts[o[s->tasks.node[t] + 1]++] = t;
+	*off = o;
+	*tasks = ts;
+	if (max_on_node)
+		*max_on_node = most;
+	return TPH_OK;
+}

@@ -64,6 +64,11 @@ bool tph_validate_victims(const tph_session *s, tph_idx task, tph_idx node, cons
                           uint32_t n);
 
 /* Pending tasks of `job` pushed into a task-order heap over `buf` (room for the job's tasks). */
+/* The tasks Bound or Running on each node when an eviction action starts (what Volcano's
+ * NodeInfo.Tasks offers the victim filters), as CSR in the session arena:
+ * tasks[off[n] .. off[n+1]) in task order. *max_on_node (may be NULL) gets the largest row. */
+int tph_node_tasks_csr(tph_session *s, uint32_t **off, tph_idx **tasks, uint32_t *max_on_node);
+
 void tph_push_pending(const tph_session *s, tph_idx job, tph_pq *h, tph_idx *buf);
 
 /* Record an out-of-memory (or other fatal) status once. */

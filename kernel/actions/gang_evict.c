@@ -4,6 +4,8 @@
  * domain can hold the job, each step tried as a plan. */
 #include "gang_evict.h"
 
+#include "evict_util.h"
+
 #include "conf.h"
 #include "mem.h"
 
@@ -23,27 +25,7 @@ const tph_arg_spec gev_arg_spec[] = {
 /* Tasks Bound or Running per ready node (what NodeInfo.Tasks offers the victim filters). */
 static int node_tasks(gev_ctx *c)
 {
-	tph_session *s = c->s;
-	uint32_t nn = s->nodes.n;
-	c->node_off = TPH_ARENA_NEW(&s->arena, uint32_t, nn + 2);
-	if (!c->node_off)
-		return TPH_ENOMEM;
-	for (tph_idx t = 0; t < s->tasks.n; t++) {
-		uint8_t st = s->tasks.status[t];
-		if ((st == TPH_TS_BOUND || st == TPH_TS_RUNNING) && s->tasks.node[t] != TPH_NOIDX)
-			c->node_off[s->tasks.node[t] + 2]++;
-	}
-	for (uint32_t n = 0; n < nn; n++)
-		c->node_off[n + 2] += c->node_off[n + 1];
-	c->node_task = TPH_ARENA_NEW(&s->arena, tph_idx, c->node_off[nn + 1] + 1);
-	if (!c->node_task)
-		return TPH_ENOMEM;
-	for (tph_idx t = 0; t < s->tasks.n; t++) {
-		uint8_t st = s->tasks.status[t];
-		if ((st == TPH_TS_BOUND || st == TPH_TS_RUNNING) && s->tasks.node[t] != TPH_NOIDX)
-			c->node_task[c->node_off[s->tasks.node[t] + 1]++] = t;
-	}
-	return TPH_OK;
+	return tph_node_tasks_csr(c->s, &c->node_off, &c->node_task, NULL);
 }
 
 static int uid_cmp(const void *ctx, uint32_t a, uint32_t b)
