@@ -242,9 +242,19 @@ static const char *pod_role(const tph_pod_desc *p)
 	return tph_empty(v) ? "" : v;
 }
 
+/* A pod's name and uid are new strings and its node one of many: each probe misses the
+ * cache, so their loads start together (and a bulk put starts them a pod ahead). */
+void tph_cl_prefetch_pod(const tph_cluster *c, const tph_pod_desc *p)
+{
+	tph_cl_prefetch(c, p->name);
+	tph_cl_prefetch(c, p->uid);
+	tph_cl_prefetch(c, p->node_name);
+}
+
 static int pod_names(tph_cluster *c, const tph_pod_desc *p, pod_rec *r)
 {
 	int err = TPH_OK;
+	tph_cl_prefetch_pod(c, p);
 	r->key = tph_cl_intern2(c, p->namespace_, '/', p->name, &err);
 	r->name = tph_cl_intern(c, p->name, &err);
 	r->ns = tph_cl_intern(c, p->namespace_, &err);

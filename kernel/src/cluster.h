@@ -224,6 +224,12 @@ static inline bool tph_empty(const char *s)
 tph_sid tph_cl_intern(tph_cluster *c, const char *s, int *err);
 /* Intern "a<sep>b". */
 tph_sid tph_cl_intern2(tph_cluster *c, const char *a, char sep, const char *b, int *err);
+/* tph_strtab_prefetch for a string about to be interned (NULL: nothing), and for the new
+ * strings of a pod about to be put. */
+void tph_cl_prefetch(const tph_cluster *c, const char *s);
+void tph_cl_prefetch_pod(const tph_cluster *c, const tph_pod_desc *p);
+/* Room for about `more` new strings, so a bulk load does not rehash the table on its way. */
+int tph_cl_reserve_strings(tph_cluster *c, uint32_t more);
 /* Set `d` and return status for an OOM, naming the object. */
 int tph_cl_oom(tph_diag *d, const char *obj);
 

@@ -312,6 +312,17 @@ tph_sid tph_cl_intern2(tph_cluster *c, const char *a, char sep, const char *b, i
 	return id;
 }
 
+void tph_cl_prefetch(const tph_cluster *c, const char *s)
+{
+	if (s)
+		tph_strtab_prefetch(&c->strs, s, strlen(s));
+}
+
+int tph_cl_reserve_strings(tph_cluster *c, uint32_t more)
+{
+	return tph_strtab_reserve(&c->strs, more);
+}
+
 int tph_cl_oom(tph_diag *d, const char *obj)
 {
 	return tph_diag_set(d, TPH_ENOMEM, "%s: out of memory", obj);

@@ -43,6 +43,33 @@ typedef struct conf_ld {
 
 static int copy_arg(conf_ld *L, const yu_node *n, tph_arg *out, int depth);
 
+/* Reads `item`, row `i` of a sequence, into `row`. */
+typedef int (*row_fn)(conf_ld *L, const yu_node *item, uint32_t i, void *row, const void *arg);
+
+/* A sequence of rows (the tiers, a tier's plugins, the configurations) into an array of
+ * `size`-byte rows in the conf's arena, stored through `items` (the address of the row
+ * pointer, set before the first row is read) with their number in *n. Rows name themselves
+ * in messages, so each starts with an empty path. */
+static int each_row(conf_ld *L, const yu_node *v, size_t size, void *items, uint32_t *n, row_fn fn,
+                    const void *arg)
+{
+	int rc = yu_want_seq(&L->c, v);
+	if (rc < 0)
+		return rc;
+	*n = (uint32_t)yu_seq_len(v);
+	char *rows = yu_alloc_array(&L->conf->arena, *n, size);
+	memcpy(items, &rows, sizeof rows);
+	if (!rows)
+		return yu_err(&L->c, v, TPH_ENOMEM, "out of memory");
+	int depth = L->c.depth;
+	for (uint32_t i = 0; i < *n && rc == TPH_OK; i++) {
+		L->c.depth = 0;
+		rc = fn(L, yu_at(&L->c, v->u.items[i]), i, rows + i * size, arg);
+	}
+	L->c.depth = depth;
+	return rc;
+}
+
 static int copy_arg_items(conf_ld *L, const yu_node *n, tph_arg *out, int depth)
 {
 	bool map = n->type == YU_MAP;
@@ -164,9 +191,10 @@ static int plugin_key(conf_ld *L, const yu_node *k, const yu_node *v, tph_conf_p
 	return rc;
 }
 
-static int read_plugin(conf_ld *L, const yu_node *n, uint32_t tier, uint32_t idx,
-                       tph_conf_plugin *p)
+static int read_plugin(conf_ld *L, const yu_node *n, uint32_t idx, void *row, const void *arg)
 {
+	tph_conf_plugin *p = row;
+	uint32_t tier = *(const uint32_t *)arg;
 	snprintf(L->c.obj_buf, sizeof L->c.obj_buf, "conf tier %u plugin", (unsigned)tier + 1);
 	yu_node *nm = yu_map_find(&L->c, n, "name");
 	bool named = nm && nm->type == YU_SCALAR && !yu_is_null(nm);
@@ -213,26 +241,9 @@ static int check_tier(conf_ld *L, const yu_node *n, const tph_conf_tier *t)
 	return TPH_OK;
 }
 
-static int read_plugins(conf_ld *L, const yu_node *v, uint32_t tier, tph_conf_tier *t)
+static int read_tier(conf_ld *L, const yu_node *n, uint32_t tier, void *row, const void *arg)
 {
-	int rc = yu_want_seq(&L->c, v);
-	if (rc < 0)
-		return rc;
-	t->n_plugins = (uint32_t)yu_seq_len(v);
-	t->plugins = yu_alloc_array(&L->conf->arena, t->n_plugins, sizeof *t->plugins);
-	if (!t->plugins)
-		return yu_err(&L->c, v, TPH_ENOMEM, "out of memory");
-	int depth = L->c.depth;
-	for (uint32_t i = 0; i < t->n_plugins && rc == TPH_OK; i++) {
-		L->c.depth = 0;
-		rc = read_plugin(L, yu_at(&L->c, v->u.items[i]), tier, i, &t->plugins[i]);
-	}
-	L->c.depth = depth;
-	return rc;
-}
-
-static int read_tier(conf_ld *L, const yu_node *n, uint32_t tier, tph_conf_tier *t)
-{
+	tph_conf_tier *t = row;
 	snprintf(L->c.obj_buf, sizeof L->c.obj_buf, "conf tier %u", (unsigned)tier + 1);
 	yu_set_obj(&L->c, L->c.obj_buf, NULL, NULL, -1);
 	t->line = yu_line(&L->c, n);
@@ -248,7 +259,8 @@ static int read_tier(conf_ld *L, const yu_node *n, uint32_t tier, tph_conf_tier 
 		else if (seen)
 			rc = yu_err(&L->c, k, TPH_EINVAL, "duplicate field");
 		else if (!yu_is_null(v))
-			rc = read_plugins(L, v, tier, t);
+			rc = each_row(L, v, sizeof *t->plugins, &t->plugins, &t->n_plugins,
+			              read_plugin, &tier);
 		seen = true;
 		yu_pop(&L->c);
 	}
@@ -263,20 +275,10 @@ static int read_tier(conf_ld *L, const yu_node *n, uint32_t tier, tph_conf_tier 
 static int read_tiers(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 {
 	conf_ld *L = (conf_ld *)c; /* the context is the loader's first member */
-	int rc = yu_want_seq(&L->c, v);
-	if (rc < 0)
-		return rc;
 	tph_conf *conf = L->conf;
-	conf->n_tiers = (uint32_t)yu_seq_len(v);
-	conf->tiers = yu_alloc_array(&conf->arena, conf->n_tiers, sizeof *conf->tiers);
-	if (!conf->tiers)
-		return yu_err(&L->c, v, TPH_ENOMEM, "out of memory");
-	int depth = L->c.depth;
-	for (uint32_t i = 0; i < conf->n_tiers && rc == TPH_OK; i++) {
-		L->c.depth = 0;
-		rc = read_tier(L, yu_at(&L->c, v->u.items[i]), i, &conf->tiers[i]);
-	}
-	L->c.depth = depth;
+	int rc = each_row(L, v, sizeof *conf->tiers, &conf->tiers, &conf->n_tiers, read_tier, NULL);
+	if (rc != TPH_OK && !conf->tiers)
+		return rc;
 	yu_set_obj(&L->c, "conf", NULL, NULL, -1);
 	return rc;
 }
@@ -378,30 +380,28 @@ static int read_configuration(conf_ld *L, const yu_node *n, tph_conf_action_args
 	return rc;
 }
 
+/* Rows after the first for one action are kept but never found (the first wins). */
+static int configuration_row(conf_ld *L, const yu_node *item, uint32_t i, void *row,
+                             const void *arg)
+{
+	tph_conf_action_args *a = row;
+	int rc = read_configuration(L, item, a);
+	if (rc == TPH_OK && tph_conf_find_action_args(L->conf, a->name))
+		yu_warn(&L->c, item, "action \"%s\" configured twice; the first wins", a->name);
+	if (rc == TPH_OK)
+		L->conf->n_configurations++;
+	return rc;
+}
+
 static int read_configurations(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 {
 	conf_ld *L = (conf_ld *)c; /* the context is the loader's first member */
-	int rc = yu_want_seq(&L->c, v);
-	if (rc < 0)
-		return rc;
 	tph_conf *conf = L->conf;
-	uint32_t n = (uint32_t)yu_seq_len(v);
-	conf->configurations = yu_alloc_array(&conf->arena, n, sizeof *conf->configurations);
-	if (!conf->configurations)
-		return yu_err(&L->c, v, TPH_ENOMEM, "out of memory");
-	int depth = L->c.depth;
-	for (uint32_t i = 0; i < n && rc == TPH_OK; i++) {
-		L->c.depth = 0;
-		yu_node *item = yu_at(&L->c, v->u.items[i]);
-		tph_conf_action_args *a = &conf->configurations[i];
-		rc = read_configuration(L, item, a);
-		if (rc == TPH_OK && tph_conf_find_action_args(conf, a->name))
-			yu_warn(&L->c, item, "action \"%s\" configured twice; the first wins",
-			        a->name);
-		if (rc == TPH_OK)
-			conf->n_configurations++;
-	}
-	L->c.depth = depth;
+	uint32_t n;
+	int rc = each_row(L, v, sizeof *conf->configurations, &conf->configurations, &n,
+	                  configuration_row, NULL);
+	if (rc != TPH_OK && !conf->configurations)
+		return rc;
 	yu_set_obj(&L->c, "conf", NULL, NULL, -1);
 	return rc;
 }

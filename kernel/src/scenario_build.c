@@ -1,5 +1,6 @@
 /* Last step of a scenario load: everything is decoded and checked, so fill a fresh cache with
  * the descriptors. A cache error still names the file, line and object. */
+#include "cluster.h"
 #include "scenario_ld.h"
 
 #include <stdio.h>
@@ -58,6 +59,8 @@ static int put_namespaced(sc_ld *L, tph_cluster *cl)
 	}
 	for (uint32_t i = 0; rc == TPH_OK && i < sc->n_pods; i++) {
 		const tph_pod_desc *p = &sc->pods[i].d;
+		if (i + 1 < sc->n_pods)
+			tph_cl_prefetch_pod(cl, &sc->pods[i + 1].d);
 		if ((rc = tph_cluster_put_pod(cl, p, d)) < 0)
 			return wrap(L, rc, "pod", p->namespace_, p->name, sc->pods[i].line);
 	}
@@ -71,6 +74,10 @@ int sc_build(sc_ld *L)
 	if (rc < 0)
 		return tph_diag_set(L->c.d, rc, "%s: cannot create the cluster cache: %s", sc->file,
 		                    tph_strerror(rc));
+	/* a pod brings three new strings (key, name, uid), a podgroup as many, a node two */
+	uint64_t strings = 3ull * sc->n_pods + 3ull * sc->n_podgroups + 2ull * sc->n_nodes;
+	if (tph_cl_reserve_strings(sc->cluster, strings < UINT32_MAX / 2 ? (uint32_t)strings : 0))
+		return tph_diag_set(L->c.d, TPH_ENOMEM, "%s: out of memory", sc->file);
 	rc = put_cluster_scoped(L, sc->cluster);
 	if (rc == TPH_OK)
 		rc = put_namespaced(L, sc->cluster);

@@ -3,6 +3,7 @@
  * written with the object's index, for the check command. */
 #include "scenario_ld.h"
 
+#include <stddef.h>
 #include <string.h>
 
 const char *const tph_sc_task_status_names[TPH_SC_TS_COUNT + 1] = {
@@ -79,6 +80,35 @@ static int pair_key(yu_ctx *c, const yu_node *v, uint32_t i, ref_kind kind, tph_
 	return resolve(c, k, kind, key);
 }
 
+/* Reads the value of a keyed row into the rest of `row` (its key is resolved already). */
+typedef int (*row_fn)(yu_ctx *c, yu_node *val, void *row);
+
+/* A mapping of keyed rows (pod -> node, podgroup -> phase, ...): keys are unique and name
+ * `kind` objects; row i (`size` bytes, a tph_sc_ref first) gets key i resolved, then `fn`
+ * reads value i into it, with the key on the path. */
+static int keyed_rows(yu_ctx *c, const yu_node *v, ref_kind kind, size_t size, row_fn fn,
+                      uint32_t *n, void **items)
+{
+	int rc = pairs_of(c, v, n, size, items);
+	for (uint32_t i = 0; rc == TPH_OK && i < *n; i++) {
+		char *row = (char *)*items + i * size;
+		yu_node *val;
+		rc = pair_key(c, v, i, kind, (tph_sc_ref *)row, &val);
+		if (rc == TPH_OK)
+			rc = fn(c, val, row);
+		yu_pop(c);
+	}
+	return rc;
+}
+
+_Static_assert(offsetof(tph_sc_keyed_nodes, key) == 0, "keyed rows start with their key");
+_Static_assert(offsetof(tph_sc_flag, key) == 0, "keyed rows start with their key");
+_Static_assert(offsetof(tph_sc_bind, pod) == 0, "keyed rows start with their key");
+_Static_assert(offsetof(tph_sc_phase, podgroup) == 0, "keyed rows start with their key");
+_Static_assert(offsetof(tph_sc_status_count, podgroup) == 0, "keyed rows start with their key");
+_Static_assert(offsetof(tph_sc_score, node) == 0, "keyed rows start with their key");
+_Static_assert(offsetof(tph_sc_score_row, pod) == 0, "keyed rows start with their key");
+
 /* A sequence of references; the same object twice is an error. */
 static int read_refs(yu_ctx *c, const yu_node *v, ref_kind kind, tph_sc_refs *out)
 {
@@ -111,22 +141,26 @@ static int f_refs(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 	return read_refs(c, v, (ref_kind) * (const int *)aux, dst);
 }
 
+static int node_list_row(yu_ctx *c, yu_node *val, void *row)
+{
+	return read_refs(c, val, REF_NODE, &((tph_sc_keyed_nodes *)row)->nodes);
+}
+
 /* key -> [nodes] (pipelined: podgroups; feasibleNodes: pods) */
 static int f_keyed_nodes(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 {
 	tph_sc_keyed_nodes_list *out = dst;
 	void *items = NULL;
-	int rc = pairs_of(c, v, &out->n, sizeof *out->items, &items);
+	int rc = keyed_rows(c, v, (ref_kind) * (const int *)aux, sizeof *out->items, node_list_row,
+	                    &out->n, &items);
 	out->items = items;
 	out->present = true;
-	for (uint32_t i = 0; rc == TPH_OK && i < out->n; i++) {
-		yu_node *val;
-		rc = pair_key(c, v, i, (ref_kind) * (const int *)aux, &out->items[i].key, &val);
-		if (rc == TPH_OK)
-			rc = read_refs(c, val, REF_NODE, &out->items[i].nodes);
-		yu_pop(c);
-	}
 	return rc;
+}
+
+static int flag_row(yu_ctx *c, yu_node *val, void *row)
+{
+	return yu_bool(c, val, &((tph_sc_flag *)row)->value);
 }
 
 /* key -> bool (podgroups or queues) */
@@ -134,36 +168,28 @@ static int f_flags(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 {
 	tph_sc_flags *out = dst;
 	void *items = NULL;
-	int rc = pairs_of(c, v, &out->n, sizeof *out->items, &items);
+	int rc = keyed_rows(c, v, (ref_kind) * (const int *)aux, sizeof *out->items, flag_row,
+	                    &out->n, &items);
 	out->items = items;
 	out->present = true;
-	for (uint32_t i = 0; rc == TPH_OK && i < out->n; i++) {
-		yu_node *val;
-		rc = pair_key(c, v, i, (ref_kind) * (const int *)aux, &out->items[i].key, &val);
-		if (rc == TPH_OK)
-			rc = yu_bool(c, val, &out->items[i].value);
-		yu_pop(c);
-	}
 	return rc;
 }
 
 /* ---- expect
  * ---------------------------------------------------------------------------------------- */
 
+static int bind_row(yu_ctx *c, yu_node *val, void *row)
+{
+	return resolve(c, val, REF_NODE, &((tph_sc_bind *)row)->node);
+}
+
 static int f_binds(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 {
 	tph_sc_binds *out = dst;
 	void *items = NULL;
-	int rc = pairs_of(c, v, &out->n, sizeof *out->items, &items);
+	int rc = keyed_rows(c, v, REF_POD, sizeof *out->items, bind_row, &out->n, &items);
 	out->items = items;
 	out->present = true;
-	for (uint32_t i = 0; rc == TPH_OK && i < out->n; i++) {
-		yu_node *val;
-		rc = pair_key(c, v, i, REF_POD, &out->items[i].pod, &val);
-		if (rc == TPH_OK)
-			rc = resolve(c, val, REF_NODE, &out->items[i].node);
-		yu_pop(c);
-	}
 	return rc;
 }
 
@@ -172,27 +198,27 @@ static int f_count(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 	return yu_int(c, v, 0, INT32_MAX, (int64_t *)dst);
 }
 
+static int phase_row(yu_ctx *c, yu_node *val, void *row)
+{
+	int phase = 0;
+	int rc = yu_enum(c, val, pg_phase_names, &phase);
+	((tph_sc_phase *)row)->phase = (tph_pg_phase)phase;
+	return rc;
+}
+
 static int f_phases(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 {
 	tph_sc_phases *out = dst;
 	void *items = NULL;
-	int rc = pairs_of(c, v, &out->n, sizeof *out->items, &items);
+	int rc = keyed_rows(c, v, REF_PODGROUP, sizeof *out->items, phase_row, &out->n, &items);
 	out->items = items;
 	out->present = true;
-	for (uint32_t i = 0; rc == TPH_OK && i < out->n; i++) {
-		yu_node *val;
-		int phase = 0;
-		rc = pair_key(c, v, i, REF_PODGROUP, &out->items[i].podgroup, &val);
-		if (rc == TPH_OK)
-			rc = yu_enum(c, val, pg_phase_names, &phase);
-		out->items[i].phase = (tph_pg_phase)phase;
-		yu_pop(c);
-	}
 	return rc;
 }
 
-static int read_status_counts(yu_ctx *c, const yu_node *v, tph_sc_status_count *sc)
+static int read_status_counts(yu_ctx *c, yu_node *v, void *row)
 {
+	tph_sc_status_count *sc = row;
 	int rc = yu_check_unique_keys(c, v);
 	for (int s = 0; s < TPH_SC_TS_COUNT; s++)
 		sc->count[s] = -1;
@@ -212,16 +238,10 @@ static int f_status_counts(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 {
 	tph_sc_status_counts *out = dst;
 	void *items = NULL;
-	int rc = pairs_of(c, v, &out->n, sizeof *out->items, &items);
+	int rc =
+	    keyed_rows(c, v, REF_PODGROUP, sizeof *out->items, read_status_counts, &out->n, &items);
 	out->items = items;
 	out->present = true;
-	for (uint32_t i = 0; rc == TPH_OK && i < out->n; i++) {
-		yu_node *val;
-		rc = pair_key(c, v, i, REF_PODGROUP, &out->items[i].podgroup, &val);
-		if (rc == TPH_OK)
-			rc = read_status_counts(c, val, &out->items[i]);
-		yu_pop(c);
-	}
 	return rc;
 }
 
@@ -269,18 +289,18 @@ int sc_load_expect(sc_ld *L, const yu_node *map)
 /* ---- probe
  * ------------------------------------------------------------------------------------------ */
 
-static int read_scores(yu_ctx *c, const yu_node *v, tph_sc_score_row *row)
+static int score_cell(yu_ctx *c, yu_node *val, void *cell)
 {
+	return yu_float(c, val, &((tph_sc_score *)cell)->score);
+}
+
+/* node -> score, the row of one pod */
+static int score_row(yu_ctx *c, yu_node *val, void *row)
+{
+	tph_sc_score_row *r = row;
 	void *items = NULL;
-	int rc = pairs_of(c, v, &row->n, sizeof *row->items, &items);
-	row->items = items;
-	for (uint32_t i = 0; rc == TPH_OK && i < row->n; i++) {
-		yu_node *val;
-		rc = pair_key(c, v, i, REF_NODE, &row->items[i].node, &val);
-		if (rc == TPH_OK)
-			rc = yu_float(c, val, &row->items[i].score);
-		yu_pop(c);
-	}
+	int rc = keyed_rows(c, val, REF_NODE, sizeof *r->items, score_cell, &r->n, &items);
+	r->items = items;
 	return rc;
 }
 
@@ -288,16 +308,9 @@ static int f_scores(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 {
 	tph_sc_score_rows *out = dst;
 	void *items = NULL;
-	int rc = pairs_of(c, v, &out->n, sizeof *out->items, &items);
+	int rc = keyed_rows(c, v, REF_POD, sizeof *out->items, score_row, &out->n, &items);
 	out->items = items;
 	out->present = true;
-	for (uint32_t i = 0; rc == TPH_OK && i < out->n; i++) {
-		yu_node *val;
-		rc = pair_key(c, v, i, REF_POD, &out->items[i].pod, &val);
-		if (rc == TPH_OK)
-			rc = read_scores(c, val, &out->items[i]);
-		yu_pop(c);
-	}
 	return rc;
 }
 

@@ -57,10 +57,25 @@ const char *sc_peek(sc_ld *L, const yu_node *map, const char *key);
 /* Name the object of item `i` of a section for messages and reset the field path. */
 void sc_begin_obj(sc_ld *L, const char *kind, const yu_node *item, bool namespaced, uint32_t i);
 
-/* Run `fn` over every item of a sequence section (`key` names it in messages); *n receives
- * the number of items. */
-int sc_each(sc_ld *L, const yu_node *seq, const char *key,
-            int (*fn)(sc_ld *L, yu_node *item, uint32_t i));
+typedef int (*sc_item_fn)(sc_ld *L, yu_node *item, uint32_t i);
+
+/* Run `fn` over every item of a sequence section (`key` names it in messages). */
+int sc_each(sc_ld *L, const yu_node *seq, const char *key, sc_item_fn fn);
+/* The same with `then` (if not NULL) run on each item after `fn` succeeds on it. */
+int sc_each_then(sc_ld *L, const yu_node *seq, const char *key, sc_item_fn fn, sc_item_fn then);
+
+/* sc_each_then for a large section, on several threads: `decode` reads item i into the
+ * section's array (`items`, `n` elements of `size` bytes) and touches nothing shared but that
+ * element; `finish` then runs in item order on the caller's thread (names into maps), after
+ * the item's warnings, which the threads hold back. An error on any thread discards their
+ * work and the section decodes again serially, `decode` then `finish` per item, so messages
+ * and warnings are always a serial load's. */
+int sc_each_par(sc_ld *L, const yu_node *seq, const char *key, sc_item_fn decode, sc_item_fn finish,
+                void *items, size_t size);
+
+/* Sections of at least this many items decode in parallel (tests lower it); how many did. */
+extern uint32_t sc_par_min_items;
+extern unsigned long sc_par_done;
 
 /* Register `(a, b)` in `map` with value `i`; a duplicate is an error naming `what`. */
 int sc_register(sc_ld *L, yu_map *map, const yu_node *at, const char *a, const char *b, uint32_t i,
@@ -77,7 +92,7 @@ int sc_f_net_topology(yu_ctx *c, yu_node *v, void *dst, const void *aux);
 int sc_f_preempt_never(yu_ctx *c, yu_node *v, void *dst, const void *aux);
 /* A non-empty string that may hold '/' (label keys, topology keys, taint keys). */
 int sc_f_key(yu_ctx *c, yu_node *v, void *dst, const void *aux);
-/* "<a><sep><b>" copied into the scenario's arena (NULL when out of memory). */
+/* "<a><sep><b>" copied into the reading context's arena (NULL when out of memory). */
 const char *sc_join(sc_ld *L, const char *a, char sep, const char *b);
 /* Allocate the scenario's array for a section of `seq`'s length (0 if it is no sequence);
  * NULL (and the error set) when out of memory. */

@@ -31,15 +31,23 @@ void sc_begin_obj(sc_ld *L, const char *kind, const yu_node *item, bool namespac
 	L->c.depth = 0;
 }
 
-int sc_each(sc_ld *L, const yu_node *seq, const char *key,
-            int (*fn)(sc_ld *L, yu_node *item, uint32_t i))
+int sc_each(sc_ld *L, const yu_node *seq, const char *key, sc_item_fn fn)
+{
+	return sc_each_then(L, seq, key, fn, NULL);
+}
+
+int sc_each_then(sc_ld *L, const yu_node *seq, const char *key, sc_item_fn fn, sc_item_fn then)
 {
 	yu_set_obj(&L->c, "scenario", NULL, NULL, -1);
 	yu_push(&L->c, key);
 	int rc = yu_want_seq(&L->c, seq);
 	yu_pop(&L->c);
-	for (uint32_t i = 0; rc == TPH_OK && i < (uint32_t)yu_seq_len(seq); i++)
-		rc = fn(L, yu_at(&L->c, seq->u.items[i]), i);
+	for (uint32_t i = 0; rc == TPH_OK && i < (uint32_t)yu_seq_len(seq); i++) {
+		yu_node *item = yu_at(&L->c, seq->u.items[i]);
+		rc = fn(L, item, i);
+		if (rc == TPH_OK && then)
+			rc = then(L, item, i);
+	}
 	L->c.depth = 0;
 	yu_set_obj(&L->c, "scenario", NULL, NULL, -1);
 	return rc;

@@ -437,7 +437,8 @@ static int check_pod_refs(sc_ld *L, const yu_node *item, const tph_pod_desc *p)
 	return TPH_OK;
 }
 
-static int read_pod(sc_ld *L, yu_node *item, uint32_t i)
+/* Everything but the name's registration: runs on any thread (scenario_par.c). */
+static int decode_pod(sc_ld *L, yu_node *item, uint32_t i)
 {
 	tph_sc_pod *pod = &L->sc->pods[i];
 	tph_pod_desc *p = &pod->d;
@@ -453,6 +454,24 @@ static int read_pod(sc_ld *L, yu_node *item, uint32_t i)
 	sc_note_creation(L, &p->creation);
 	if (!p->uid && !(p->uid = sc_join(L, p->namespace_, '-', p->name)))
 		return sc_nomem(L, item);
+	return TPH_OK;
+}
+
+/* Pods a few items on, already decoded when the names are registered after a parallel
+ * decode: start loading their map slots now. */
+#define LOOK_AHEAD 4
+
+static int register_pod(sc_ld *L, yu_node *item, uint32_t i)
+{
+	const tph_pod_desc *p = &L->sc->pods[i].d;
+	const tph_pod_desc *next =
+	    i + LOOK_AHEAD < L->sc->n_pods ? &L->sc->pods[i + LOOK_AHEAD].d : NULL;
+	if (next && next->name) /* NULL: not decoded yet (a serial decode) */
+		yu_map_prefetch(&L->pods, next->namespace_, strlen(next->namespace_), next->name,
+		                strlen(next->name));
+	/* what sc_begin_obj names it, for an item that decoded */
+	yu_set_obj(&L->c, "pod", p->namespace_, p->name, (long)i);
+	L->c.depth = 0;
 	return sc_register(L, &L->pods, item, p->namespace_, p->name, i, "pod");
 }
 
@@ -460,5 +479,6 @@ int sc_load_pods(sc_ld *L, const yu_node *seq)
 {
 	if (!(L->sc->pods = sc_alloc_items(L, seq, sizeof(tph_sc_pod), &L->sc->n_pods)))
 		return TPH_ENOMEM;
-	return sc_each(L, seq, "pods", read_pod);
+	return sc_each_par(L, seq, "pods", decode_pod, register_pod, L->sc->pods,
+	                   sizeof(tph_sc_pod));
 }

@@ -341,7 +341,7 @@ static const yu_field podgroup_fields[] = {
 const char *sc_join(sc_ld *L, const char *a, char sep, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b);
-	char *s = yu_alloc(&L->sc->arena, la + lb + 2);
+	char *s = yu_alloc(L->c.arena, la + lb + 2);
 	if (s) {
 		memcpy(s, a, la);
 		s[la] = sep;
@@ -350,7 +350,8 @@ const char *sc_join(sc_ld *L, const char *a, char sep, const char *b)
 	return s;
 }
 
-static int read_podgroup(sc_ld *L, yu_node *item, uint32_t i)
+/* Everything but the name's registration: runs on any thread (scenario_par.c). */
+static int decode_podgroup(sc_ld *L, yu_node *item, uint32_t i)
 {
 	tph_sc_podgroup *pg = &L->sc->podgroups[i];
 	tph_podgroup_desc *g = &pg->d;
@@ -367,6 +368,15 @@ static int read_podgroup(sc_ld *L, yu_node *item, uint32_t i)
 	sc_note_creation(L, &g->creation);
 	if (!g->uid && !(g->uid = sc_join(L, g->namespace_, '/', g->name)))
 		return sc_nomem(L, item);
+	return TPH_OK;
+}
+
+static int register_podgroup(sc_ld *L, yu_node *item, uint32_t i)
+{
+	const tph_podgroup_desc *g = &L->sc->podgroups[i].d;
+	/* what sc_begin_obj names it, for an item that decoded */
+	yu_set_obj(&L->c, "podGroup", g->namespace_, g->name, (long)i);
+	L->c.depth = 0;
 	return sc_register(L, &L->podgroups, item, g->namespace_, g->name, i, "podGroup");
 }
 
@@ -375,5 +385,6 @@ int sc_load_podgroups(sc_ld *L, const yu_node *seq)
 	if (!(L->sc->podgroups =
 	          sc_alloc_items(L, seq, sizeof(tph_sc_podgroup), &L->sc->n_podgroups)))
 		return TPH_ENOMEM;
-	return sc_each(L, seq, "podGroups", read_podgroup);
+	return sc_each_par(L, seq, "podGroups", decode_podgroup, register_podgroup,
+	                   L->sc->podgroups, sizeof(tph_sc_podgroup));
 }

@@ -4,6 +4,7 @@
 #include "mem.h"
 #include "tephra/status.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 uint64_t tph_hash_bytes(const void *p, size_t n, uint64_t seed)
@@ -34,14 +35,18 @@ int tph_strtab_init(tph_strtab *t)
 		return TPH_ENOMEM;
 	t->slots = tph_calloc(64, sizeof *t->slots);
 	t->chunks = tph_calloc(TPH_STRTAB_MAX_CHUNKS, sizeof *t->chunks);
-	if (!t->slots || !t->chunks) {
+	t->memo = tph_malloc(TPH_STRTAB_MEMO * sizeof *t->memo);
+	if (!t->slots || !t->chunks || !t->memo) {
 		tph_free(t->slots);
 		tph_free(t->chunks);
+		tph_free(t->memo);
 		tph_arena_destroy(&t->chars);
 		memset(t, 0, sizeof *t); /* a failed init leaves nothing for free() to see twice */
 		return TPH_ENOMEM;
 	}
 	t->mask = 63;
+	for (uint32_t i = 0; i < TPH_STRTAB_MEMO; i++)
+		t->memo[i] = (tph_strtab_memo){0, TPH_SID_NONE};
 	if (tph_strtab_intern(t, "", 0) != TPH_SID_EMPTY) {
 		tph_strtab_free(t);
 		return TPH_ENOMEM;
@@ -57,18 +62,23 @@ void tph_strtab_free(tph_strtab *t)
 	tph_free(t->len);
 	tph_free(t->hash);
 	tph_free(t->slots);
+	tph_free(t->memo);
 	tph_arena_destroy(&t->chars);
 	memset(t, 0, sizeof *t);
 }
 
+#define SLOT_ID(v)   ((uint32_t)(v))
+#define SLOT_HIGH(h) ((h)&0xffffffff00000000ull)
+
 static uint32_t probe(const tph_strtab *t, const char *s, size_t len, uint64_t h)
 {
 	for (uint32_t i = (uint32_t)h & t->mask;; i = (i + 1) & t->mask) {
-		uint32_t v = t->slots[i];
+		uint64_t v = t->slots[i];
 		if (!v)
 			return i;
-		uint32_t id = v - 1;
-		if (t->hash[id] == h && t->len[id] == len && !memcmp(tph_strtab_str(t, id), s, len))
+		uint32_t id = SLOT_ID(v) - 1;
+		if (SLOT_HIGH(v) == SLOT_HIGH(h) && t->len[id] == len &&
+		    !memcmp(tph_strtab_str(t, id), s, len))
 			return i;
 	}
 }
@@ -76,25 +86,45 @@ static uint32_t probe(const tph_strtab *t, const char *s, size_t len, uint64_t h
 tph_sid tph_strtab_find(const tph_strtab *t, const char *s, size_t len)
 {
 	uint32_t slot = probe(t, s, len, tph_hash_bytes(s, len, 0));
-	return t->slots[slot] ? t->slots[slot] - 1 : TPH_SID_NONE;
+	return t->slots[slot] ? SLOT_ID(t->slots[slot]) - 1 : TPH_SID_NONE;
 }
 
-static int rehash(tph_strtab *t)
+/* Rebuild the slots with `nmask + 1` of them. */
+static int rehash_to(tph_strtab *t, uint32_t nmask)
 {
-	uint32_t nmask = t->mask * 2 + 1;
-	uint32_t *ns = tph_calloc((size_t)nmask + 1, sizeof *ns);
+	uint64_t *ns = tph_calloc((size_t)nmask + 1, sizeof *ns);
 	if (!ns)
 		return TPH_ENOMEM;
 	for (uint32_t id = 0; id < t->n; id++) {
 		uint32_t i = (uint32_t)t->hash[id] & nmask;
 		while (ns[i])
 			i = (i + 1) & nmask;
-		ns[i] = id + 1;
+		ns[i] = SLOT_HIGH(t->hash[id]) | (id + 1);
 	}
 	tph_free(t->slots);
 	t->slots = ns;
 	t->mask = nmask;
 	return TPH_OK;
+}
+
+static int rehash(tph_strtab *t)
+{
+	return rehash_to(t, t->mask * 2 + 1);
+}
+
+void tph_strtab_prefetch(const tph_strtab *t, const char *s, size_t len)
+{
+	uint64_t h = tph_hash_bytes(s, len, 0);
+	__builtin_prefetch(&t->memo[(h >> 32) & (TPH_STRTAB_MEMO - 1)]);
+	__builtin_prefetch(&t->slots[(uint32_t)h & t->mask]);
+}
+
+int tph_strtab_reserve(tph_strtab *t, uint32_t more)
+{
+	uint64_t want = ((uint64_t)t->n + more) * 4 / 3 + 1, cap = (uint64_t)t->mask + 1;
+	while (cap < want && cap <= UINT32_MAX / 2)
+		cap *= 2;
+	return cap == (uint64_t)t->mask + 1 ? TPH_OK : rehash_to(t, (uint32_t)(cap - 1));
 }
 
 static int reserve_id(tph_strtab *t)
@@ -112,12 +142,12 @@ static int reserve_id(tph_strtab *t)
 	return TPH_OK;
 }
 
-tph_sid tph_strtab_intern(tph_strtab *t, const char *s, size_t len)
+/* Intern through the large table. */
+static tph_sid insert(tph_strtab *t, const char *s, size_t len, uint64_t h)
 {
-	uint64_t h = tph_hash_bytes(s, len, 0);
 	uint32_t slot = probe(t, s, len, h);
 	if (t->slots[slot])
-		return t->slots[slot] - 1;
+		return SLOT_ID(t->slots[slot]) - 1;
 	if ((uint64_t)(t->n + 1) * 4 > (uint64_t)(t->mask + 1) * 3) {
 		if (rehash(t) != TPH_OK)
 			return TPH_SID_NONE;
@@ -133,7 +163,24 @@ tph_sid tph_strtab_intern(tph_strtab *t, const char *s, size_t len)
 	t->n++; /* publish after the pointer is in place */
 	t->len[id] = (uint32_t)len;
 	t->hash[id] = h;
-	t->slots[slot] = id + 1;
+	t->slots[slot] = SLOT_HIGH(h) | (id + 1);
+	return id;
+}
+
+static bool is(const tph_strtab *t, tph_sid id, const char *s, size_t len)
+{
+	return t->len[id] == len && !memcmp(tph_strtab_str(t, id), s, len);
+}
+
+tph_sid tph_strtab_intern(tph_strtab *t, const char *s, size_t len)
+{
+	uint64_t h = tph_hash_bytes(s, len, 0);
+	tph_strtab_memo *m = &t->memo[(h >> 32) & (TPH_STRTAB_MEMO - 1)];
+	if (m->hash == h && m->id != TPH_SID_NONE && is(t, m->id, s, len))
+		return m->id;
+	tph_sid id = insert(t, s, len, h);
+	if (id != TPH_SID_NONE)
+		*m = (tph_strtab_memo){h, id};
 	return id;
 }
 

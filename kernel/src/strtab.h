@@ -20,14 +20,26 @@ typedef uint32_t tph_sid;
 #define TPH_STRTAB_CHUNK       (1u << TPH_STRTAB_CHUNK_SHIFT)
 #define TPH_STRTAB_MAX_CHUNKS  (1u << (32 - TPH_STRTAB_CHUNK_SHIFT))
 
+/* The ids of recently interned strings by hash: a load interns the same namespaces, nodes
+ * and roles again and again, and a small table that stays in cache answers those without a
+ * probe of the large one. */
+#define TPH_STRTAB_MEMO 1024
+
+typedef struct tph_strtab_memo {
+	uint64_t hash;
+	tph_sid id; /* TPH_SID_NONE: empty */
+} tph_strtab_memo;
+
 typedef struct tph_strtab {
 	const char ***chunks; /* [id >> SHIFT][id & (CHUNK-1)]: never moved once written */
 	uint32_t *len;        /* [id], interning thread only */
 	uint64_t *hash;       /* [id], interning thread only */
 	uint32_t n, cap;
-	uint32_t *slots; /* open addressing: id + 1, 0 = empty */
+	uint64_t *slots; /* open addressing: id + 1 in the low half (0 = empty), the hash's high
+	                    half above, so a probe rejects other strings without touching them */
 	uint32_t mask;
-	tph_arena chars; /* string bytes; never reset */
+	tph_arena chars;       /* string bytes; never reset */
+	tph_strtab_memo *memo; /* [TPH_STRTAB_MEMO], interning thread only */
 } tph_strtab;
 
 int tph_strtab_init(tph_strtab *t);
@@ -35,6 +47,12 @@ void tph_strtab_free(tph_strtab *t);
 /* The id of `s` (len bytes), interning it if new; TPH_SID_NONE when out of memory. */
 tph_sid tph_strtab_intern(tph_strtab *t, const char *s, size_t len);
 tph_sid tph_strtab_intern_cstr(tph_strtab *t, const char *s);
+/* Start loading the cache lines interning `s` reads first: a bulk load that interns several
+ * new strings per object (each a cache miss) overlaps their misses this way. A hint only. */
+void tph_strtab_prefetch(const tph_strtab *t, const char *s, size_t len);
+/* Make room for `more` new strings without rehashing on the way (a hint: TPH_ENOMEM leaves
+ * the table as it was and interning still works). */
+int tph_strtab_reserve(tph_strtab *t, uint32_t more);
 /* The id of `s`, or TPH_SID_NONE if it was never interned. */
 tph_sid tph_strtab_find(const tph_strtab *t, const char *s, size_t len);
 

@@ -19,20 +19,13 @@ typedef struct anchor_rec {
 	uint64_t expanded;
 } anchor_rec;
 
-/* Recently seen short texts: keys and common values repeat on every object. */
-#define STR_CACHE 4096
+/* Texts longer than this are not worth caching. */
 #define STR_SHORT 48
-
-typedef struct str_slot {
-	const char *s;
-	uint32_t len;
-	uint32_t h;
-} str_slot;
 
 typedef struct builder {
 	yu_doc *doc;
-	str_slot *cache; /* STR_CACHE slots */
-	uint32_t *kids;  /* children of the open collections, innermost last */
+	yu_text_slot *cache;
+	uint32_t *kids; /* children of the open collections, innermost last */
 	uint32_t n_kids, cap_kids;
 	frame *frames;
 	uint32_t n_frames, cap_frames;
@@ -44,19 +37,19 @@ typedef struct builder {
 	int docs;
 } builder;
 
-static const char *text_of(builder *b, const char *v, size_t len)
+const char *yu_text(yu_text_slot *cache, yu_arena *a, const char *v, size_t len)
 {
 	if (len > STR_SHORT)
-		return yu_strndup(&b->doc->strs, v, len);
+		return yu_strndup(a, v, len);
 	uint32_t h = 2166136261u;
 	for (size_t i = 0; i < len; i++)
 		h = (h ^ (unsigned char)v[i]) * 16777619u;
-	str_slot *slot = &b->cache[(h ^ (h >> 15)) & (STR_CACHE - 1)];
+	yu_text_slot *slot = &cache[(h ^ (h >> 15)) & (YU_TEXT_CACHE - 1)];
 	if (slot->s && slot->h == h && slot->len == len && memcmp(slot->s, v, len) == 0)
 		return slot->s;
-	const char *s = yu_strndup(&b->doc->strs, v, len);
+	const char *s = yu_strndup(a, v, len);
 	if (s)
-		*slot = (str_slot){s, (uint32_t)len, h};
+		*slot = (yu_text_slot){s, (uint32_t)len, h};
 	return s;
 }
 
@@ -119,7 +112,7 @@ static int on_scalar(builder *b, const yaml_event_t *e)
 	yu_node *n = &b->doc->nodes[id];
 	n->style = (uint8_t)e->data.scalar.style;
 	n->len = (uint32_t)len;
-	if (len >= UINT32_MAX || !(n->u.str = text_of(b, v, len)))
+	if (len >= UINT32_MAX || !(n->u.str = yu_text(b->cache, &b->doc->strs, v, len)))
 		return TPH_ENOMEM;
 	uint32_t rec;
 	rc = anchor(b, e->data.scalar.anchor, id, 1, &rec);
@@ -285,7 +278,7 @@ int yu_load_into(const char *buf, size_t len, const char *file, int line_base, i
 {
 	builder b = {.doc = doc};
 	yaml_parser_t p;
-	b.cache = yu_calloc(STR_CACHE, sizeof *b.cache);
+	b.cache = yu_calloc(YU_TEXT_CACHE, sizeof *b.cache);
 	if (!b.cache || yu_map_init(&b.anchors, 8) < 0 || !yaml_parser_initialize(&p)) {
 		yu_free(b.cache);
 		yu_map_free(&b.anchors);

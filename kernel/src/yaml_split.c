@@ -11,19 +11,22 @@
  * opened, so the next chunk's first line is an item of the same sequence; anchors never cross
  * parts (a chunk that defines one declines the split, an alias to another part fails). Any
  * doubt makes yu_load_parallel fall back to yu_load, so results and messages never depend on
- * the split. */
+ * the split. A chunk of one-line flow items parses without libyaml (yu_fast_items), which
+ * gives the same nodes or declines. */
 #include "mem.h"
 #include "yaml_util.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-size_t yu_split_min_bytes = (size_t)8 << 20;
+size_t yu_split_min_bytes = (size_t)1 << 20; /* below, the parse takes a few ms anyway */
 size_t yu_split_min_chunk = (size_t)256 << 10;
 int yu_split_threads;
 unsigned long yu_split_done;
+unsigned long yu_fast_done;
 
 #define MAX_SECTIONS 4
 #define MAX_PARTS    64
@@ -44,6 +47,7 @@ typedef struct part {
 	size_t line; /* 0-based line of text[0] in the file */
 	yu_doc doc;
 	int rc;
+	bool fast; /* read by yu_fast_items */
 } part;
 
 typedef struct plan {
@@ -224,6 +228,9 @@ static int assign_regions(plan *pl)
 		                   .root = YU_NONE,
 		                   .fixed = true,
 		                   .line_shift = i ? (uint32_t)pt->line : 0};
+		/* huge pages only where nodes surely go: a node per 16 bytes is sparse for YAML,
+		 * and a huge page touched at the end of what a part fills would be wasted */
+		yu_huge_pages(pl->nodes + base, pt->len / 16 * sizeof(yu_node));
 		base += size;
 	}
 	return TPH_OK;
@@ -238,14 +245,21 @@ static void *worker(void *arg)
 			return NULL;
 		part *pt = &pl->parts[i];
 		tph_diag scratch = {0};
-		pt->rc = yu_load_into(pt->text, pt->len, pl->file, 0, 0, &pt->doc, &scratch);
+		pt->rc = i ? yu_fast_items(pt->text, pt->len, &pt->doc) : TPH_DECLINED;
+		pt->fast = pt->rc == TPH_OK;
+		if (pt->rc == TPH_DECLINED)
+			pt->rc =
+			    yu_load_into(pt->text, pt->len, pl->file, 0, 0, &pt->doc, &scratch);
 	}
 }
 
-static int thread_count(void)
+int yu_threads(void)
 {
 	if (yu_split_threads > 0)
 		return yu_split_threads;
+	const char *env = getenv("TPH_LOAD_THREADS");
+	if (env && atoi(env) > 0)
+		return atoi(env) > 8 ? 8 : atoi(env);
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 	return n < 1 ? 1 : n > 8 ? 8 : (int)n;
 }
@@ -338,6 +352,8 @@ static int assemble(plan *pl, yu_doc *out)
 		yu_arena_adopt(&out->strs, &pl->parts[i].doc.strs);
 	}
 	pl->nodes = NULL; /* now the document's */
+	for (int i = 0; i < pl->n_parts; i++)
+		yu_fast_done += pl->parts[i].fast;
 	return TPH_OK;
 }
 
@@ -369,8 +385,9 @@ static bool odd_breaks(const char *buf, size_t len)
 
 int yu_load_parallel(const char *buf, size_t len, const char *file, yu_doc *doc, tph_diag *d)
 {
-	int threads = thread_count();
-	if (len < yu_split_min_bytes || threads < 2 || odd_breaks(buf, len))
+	int threads = yu_threads();
+	/* one thread still splits: the chunks can take the fast path (yaml_fast.c) */
+	if (len < yu_split_min_bytes || odd_breaks(buf, len))
 		return yu_load(buf, len, file, 0, 0, doc, d);
 	plan *pl = yu_calloc(1, sizeof *pl);
 	if (!pl)

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 /* ---- allocation ------------------------------------------------------------------------- */
@@ -25,6 +26,20 @@ void *yu_calloc(size_t n, size_t size)
 void yu_free(void *p)
 {
 	tph_free(p);
+}
+
+#define HUGE_PAGE ((uintptr_t)2 << 20)
+
+void yu_huge_pages(void *p, size_t size)
+{
+#ifdef MADV_HUGEPAGE
+	uintptr_t lo = ((uintptr_t)p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+	uintptr_t hi = ((uintptr_t)p + size) & ~(HUGE_PAGE - 1);
+	if (hi > lo && hi - lo >= 2 * HUGE_PAGE)
+		(void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+	(void)p, (void)size;
+#endif
 }
 
 struct yu_chunk {
@@ -53,6 +68,8 @@ static void *arena_alloc(yu_arena *a, size_t size, size_t align)
 	yu_chunk *ch = yu_malloc(sizeof *ch + csize);
 	if (!ch)
 		return NULL;
+	if (csize == size) /* filled at once (large arrays); growing chunks may stay half empty */
+		yu_huge_pages(ch, sizeof *ch + csize);
 	ch->size = csize;
 	ch->next = a->head;
 	a->head = ch;
@@ -136,9 +153,11 @@ static uint64_t hash_key(const char *a, size_t alen, const char *b, size_t blen)
 
 static int map_alloc(yu_map *m, size_t cap)
 {
-	m->slots = yu_calloc(cap, sizeof *m->slots);
+	m->slots = yu_malloc(cap * sizeof *m->slots);
 	if (!m->slots)
 		return TPH_ENOMEM;
+	yu_huge_pages(m->slots, cap * sizeof *m->slots);
+	memset(m->slots, 0, cap * sizeof *m->slots);
 	m->mask = (uint32_t)(cap - 1);
 	m->count = 0;
 	return TPH_OK;
@@ -187,6 +206,11 @@ static int map_grow(yu_map *m)
 	m->count = old.count;
 	yu_free(old.slots);
 	return TPH_OK;
+}
+
+void yu_map_prefetch(const yu_map *m, const char *a, size_t alen, const char *b, size_t blen)
+{
+	__builtin_prefetch(&m->slots[(uint32_t)hash_key(a, alen, b, blen) & m->mask]);
 }
 
 int yu_map_put(yu_map *m, const char *a, size_t alen, const char *b, size_t blen, uint32_t val,
@@ -450,7 +474,9 @@ int yu_read_file(const char *path, char **buf, size_t *len, tph_diag *d)
 		return tph_diag_set(d, errno == ENOENT ? TPH_ENOENT : TPH_EIO,
 		                    "%s: cannot open: %s", path, strerror(errno));
 	struct stat st;
-	size_t cap = fstat(fileno(f), &st) == 0 && st.st_size > 0 ? (size_t)st.st_size + 1 : 4096;
+	/* room for the NUL and one more byte, so reading to the end does not look like a full
+	 * buffer (which would copy it into one twice the size) */
+	size_t cap = fstat(fileno(f), &st) == 0 && st.st_size > 0 ? (size_t)st.st_size + 2 : 4096;
 	size_t n = 0;
 	char *b = yu_malloc(cap);
 	int rc = b ? TPH_OK : tph_diag_set(d, TPH_ENOMEM, "%s: out of memory", path);

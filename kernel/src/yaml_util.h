@@ -26,6 +26,12 @@ void *yu_malloc(size_t n);
 void *yu_calloc(size_t n, size_t size);
 void yu_free(void *p);
 
+/* A hint that the `size` bytes at `p`, about to be written front to back, should get huge
+ * pages: a load touches a few hundred megabytes once, and a page fault per 4 KiB costs more
+ * than the parsing. Only the aligned middle is advised (the ends may be shared); regions
+ * below a few huge pages are left alone. */
+void yu_huge_pages(void *p, size_t size);
+
 /* Bump allocator: 8-byte aligned blocks (strings unaligned) that live until yu_arena_free(). A
  * zeroed struct is an empty arena. Every function returns NULL when memory runs out. */
 typedef struct yu_chunk yu_chunk;
@@ -73,6 +79,9 @@ int yu_map_put(yu_map *m, const char *a, size_t alen, const char *b, size_t blen
 int yu_map_set(yu_map *m, const char *a, size_t alen, const char *b, size_t blen, uint32_t val);
 bool yu_map_get(const yu_map *m, const char *a, size_t alen, const char *b, size_t blen,
                 uint32_t *val);
+/* Start loading the slot a put or get of (a, b) reads first (a hint for bulk inserts, whose
+ * every probe misses the cache). */
+void yu_map_prefetch(const yu_map *m, const char *a, size_t alen, const char *b, size_t blen);
 
 /* ---- pure parsers --------------------------------------------------------------------------- */
 
@@ -130,6 +139,19 @@ typedef struct yu_doc {
 	uint32_t anchors;    /* distinct anchor names defined */
 } yu_doc;
 
+/* Equal short texts share one copy: keys and common values repeat on every object. A cache is
+ * YU_TEXT_CACHE zeroed slots; yu_text copies `len` bytes and a NUL into `a` unless the cache
+ * holds an equal text (NULL when memory runs out). */
+#define YU_TEXT_CACHE 4096
+
+typedef struct yu_text_slot {
+	const char *s;
+	uint32_t len;
+	uint32_t h;
+} yu_text_slot;
+
+const char *yu_text(yu_text_slot *cache, yu_arena *a, const char *v, size_t len);
+
 /* Parse `buf` into `doc` from libyaml's events (one document; a second one is an error).
  * Syntax errors are reported as `FILE:LINE:COL: YAML syntax error: ...`, with lines and
  * columns shifted by the bases. On success free `doc` with yu_doc_free(); on error nothing is
@@ -143,6 +165,12 @@ void yu_doc_free(yu_doc *doc);
 int yu_load_into(const char *buf, size_t len, const char *file, int line_base, int col_base,
                  yu_doc *doc, tph_diag *d);
 
+/* The fast path for one chunk of the split: a block sequence whose items are one-line flow
+ * mappings (`  - {name: p1, requests: {cpu: "2"}}`) with plain scalars of a safe alphabet and
+ * double-quoted scalars without escapes, read into `doc` (prepared as for yu_load_into) as
+ * yu_load_into would. TPH_DECLINED, with `doc` as it was, for anything else. */
+int yu_fast_items(const char *buf, size_t len, yu_doc *doc);
+
 /* yu_load for large inputs: the bulky top-level block sequences (pods:, nodes:, podGroups:)
  * are cut at item lines and parsed in parallel, then grafted into one document equal to what
  * yu_load gives; any input the split cannot prove equivalent is parsed by yu_load. */
@@ -153,8 +181,14 @@ int yu_load_parallel(const char *buf, size_t len, const char *file, yu_doc *doc,
 extern size_t yu_split_min_bytes;
 extern size_t yu_split_min_chunk;
 extern int yu_split_threads;
-/* How many loads took the parallel path (statistics for tests and benchmarks). */
+/* Threads for parallel loading: yu_split_threads if set, else $TPH_LOAD_THREADS, else the
+ * online CPUs; at most 8. */
+int yu_threads(void);
+
+/* How many loads took the parallel path, and how many chunks of those the fast path
+ * (statistics for tests and benchmarks). */
 extern unsigned long yu_split_done;
+extern unsigned long yu_fast_done;
 
 /* ---- reading context --------------------------------------------------------------------------
  */

@@ -1,4 +1,5 @@
-/* String table tests: dense ids, lookups, lengths, growth to 100k strings, OOM. */
+/* String table tests: dense ids, lookups, lengths, growth to 100k strings, OOM, the memo of
+ * recent strings, reserving room. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -94,13 +95,56 @@ static void test_out_of_memory(void **state)
 	tph_strtab_free(&t);
 }
 
+/* Re-interning recent strings (answered by the memo) and older ones (by the table) gives the
+ * same ids, also when many strings share a memo slot. */
+static void test_memo(void **state)
+{
+	(void)state;
+	tph_strtab t;
+	char buf[32];
+	assert_int_equal(tph_strtab_init(&t), TPH_OK);
+	for (uint32_t round = 0; round < 3; round++)
+		for (uint32_t i = 0; i < 5 * TPH_STRTAB_MEMO; i++) {
+			int n = snprintf(buf, sizeof buf, "ns%u", i % (2 * TPH_STRTAB_MEMO));
+			tph_sid id = tph_strtab_intern(&t, buf, (size_t)n);
+			assert_int_equal(tph_strtab_intern(&t, buf, (size_t)n), id);
+			tph_sid prefix =
+			    tph_strtab_intern(&t, buf, (size_t)n - 1); /* "ns1" of "ns12" */
+			assert_int_equal(tph_strtab_find(&t, buf, (size_t)n - 1), prefix);
+			assert_string_equal(tph_strtab_str(&t, id), buf);
+		}
+	tph_strtab_free(&t);
+}
+
+/* After a reserve, that many strings go in without a rehash (the slots stay as they are). */
+static void test_reserve(void **state)
+{
+	(void)state;
+	tph_strtab t;
+	char buf[32];
+	assert_int_equal(tph_strtab_init(&t), TPH_OK);
+	assert_int_equal(tph_strtab_intern_cstr(&t, "before"), 1);
+	assert_int_equal(tph_strtab_reserve(&t, 50000), TPH_OK);
+	const uint64_t *slots = t.slots;
+	uint32_t mask = t.mask;
+	assert_int_equal(tph_strtab_find(&t, "before", 6), 1);
+	for (uint32_t i = 0; i < 50000; i++) {
+		int n = snprintf(buf, sizeof buf, "pod-%u", i);
+		assert_int_equal(tph_strtab_intern(&t, buf, (size_t)n), i + 2);
+	}
+	assert_ptr_equal(t.slots, slots);
+	assert_int_equal(t.mask, mask);
+	assert_int_equal(tph_strtab_reserve(&t, 0), TPH_OK); /* nothing to do */
+	assert_ptr_equal(t.slots, slots);
+	tph_strtab_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_dense_ids),
-	    cmocka_unit_test(test_find),
-	    cmocka_unit_test(test_growth_100k),
-	    cmocka_unit_test(test_out_of_memory),
+	    cmocka_unit_test(test_dense_ids),   cmocka_unit_test(test_find),
+	    cmocka_unit_test(test_growth_100k), cmocka_unit_test(test_out_of_memory),
+	    cmocka_unit_test(test_memo),        cmocka_unit_test(test_reserve),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
