@@ -29,8 +29,10 @@ static std::string scenario_path(const std::string &profile)
 struct Reference {
 	double evals = 0; // nodes evaluated by filtering and scoring in one session
 	double session_bytes = 0, binds = 0;
-	double bytes_open = 0, bytes_run = 0; // arena after open and after the actions
-	std::string digest;                   // its decisions
+	// tph_session_bytes (arena + heap held) after open and after the actions; the peak of
+	// arena + heap over the session; the heap part at close
+	double bytes_open = 0, bytes_run = 0, bytes_peak = 0, heap_close = 0;
+	std::string digest; // its decisions
 };
 
 // One loaded profile with its reference runs ([0] fast, [1] naive).
@@ -74,6 +76,8 @@ static void reference_run(Loaded &l, bool naive)
 	}
 	r.evals = evaluated(s);
 	r.session_bytes = double(tph_session_bytes(s));
+	r.bytes_peak = double(tph_session_mem(s).peak);
+	r.heap_close = double(tph_session_mem(s).heap);
 	r.binds = tph_session_decisions(s)->n_binds;
 	r.digest = decisions_digest(s);
 	tph_session_free(s);
@@ -139,6 +143,8 @@ static void session_counters(benchmark::State &st, const Loaded &l, const Refere
 	st.counters["session_budget_ratio"] = r.session_bytes / budget;
 	st.counters["open_budget_ratio"] = r.bytes_open / budget;
 	st.counters["run_budget_ratio"] = r.bytes_run / budget;
+	st.counters["peak_budget_ratio"] = r.bytes_peak / budget;
+	st.counters["session_heap_B"] = r.heap_close;
 	st.counters["snapshot_B"] = l.snapshot_bytes;
 	st.counters["peak_rss_B"] = peak_rss_bytes();
 	// Naive and fast mode must decide identically; fast runs are checked against themselves.

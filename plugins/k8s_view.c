@@ -1,5 +1,5 @@
 /* The Kubernetes NodeInfo view (see k8s_view.h): built once per session from the tasks on
- * ready nodes, then kept current by the owning plugin's event handlers. */
+ * ready nodes, shared by the plugins that read it, kept current by predicates' event handlers. */
 #include "k8s_view.h"
 
 #include <stdlib.h>
@@ -62,20 +62,39 @@ static int spec_keys(const tph_pod_spec *sp, sidset *topo, sidset *nums)
 	return rc;
 }
 
+static uint32_t max_u32(uint32_t a, uint32_t b)
+{
+	return a > b ? a : b;
+}
+
+static void spec_maxima(tph_k8s_view *v, const tph_pod_spec *sp)
+{
+	uint32_t soft = 0;
+	for (uint32_t i = 0; i < sp->n_spread; i++)
+		soft += !sp->spread[i].do_not_schedule;
+	v->max_pod_required = max_u32(v->max_pod_required, sp->n_pod_required);
+	v->max_anti_required = max_u32(v->max_anti_required, sp->n_anti_required);
+	v->max_spread = max_u32(v->max_spread, sp->n_spread);
+	v->max_soft_spread = max_u32(v->max_soft_spread, soft);
+}
+
 /* Every distinct spec once (specs are interned: equal ids, equal constraints). */
-static int collect_keys(const tph_session *s, sidset *topo, sidset *nums)
+static int collect_keys(tph_k8s_view *v, const tph_session *s, sidset *topo, sidset *nums)
 {
 	uint32_t ns = s->snap->n_specs;
 	uint8_t *seen = tph_calloc(ns + 1, 1);
 	if (!seen)
 		return TPH_ENOMEM;
 	int rc = TPH_OK;
+	const tph_pod_spec *last = NULL; /* a job's tasks share a spec: skip runs cheaply */
 	for (uint32_t t = 0; t < s->tasks.n && !rc; t++) {
 		const tph_pod_spec *sp = s->tasks.spec[t];
-		if (sp->id < ns && seen[sp->id])
+		if (sp == last || (sp->id < ns && seen[sp->id]))
 			continue;
+		last = sp;
 		if (sp->id < ns)
 			seen[sp->id] = 1;
+		spec_maxima(v, sp);
 		rc = spec_keys(sp, topo, nums);
 	}
 	tph_free(seen);
@@ -217,16 +236,27 @@ tph_idx tph_k8s_view_remove(tph_k8s_view *v, const tph_session *s, tph_idx task)
 	return node;
 }
 
-/* The tasks a session node holds at open; then the open-time affinity node lists. */
+/* The tasks a session node holds at open (what tph_k8s_view_add does for each, with nothing
+ * held yet); then the open-time affinity node lists. */
 static void add_initial(tph_k8s_view *v, const tph_session *s)
 {
+	const tph_idx *node = s->tasks.node;
+	const uint8_t *status = s->tasks.status, *flags = s->nodes.flags;
+	tph_idx *head = v->head;
 	for (tph_idx t = 0; t < s->tasks.n; t++) {
-		tph_idx n = s->tasks.node[t];
-		uint8_t st = s->tasks.status[t];
-		if (n == TPH_NOIDX || st == TPH_TS_SUCCEEDED || st == TPH_TS_FAILED ||
-		    !(s->nodes.flags[n] & TPH_NODE_READY))
+		tph_idx n = node[t];
+		v->at[t] = TPH_NOIDX;
+		if (n == TPH_NOIDX || status[t] == TPH_TS_SUCCEEDED || status[t] == TPH_TS_FAILED ||
+		    !(flags[n] & TPH_NODE_READY))
 			continue;
-		tph_k8s_view_add(v, s, t, n);
+		v->at[t] = n;
+		v->prev[t] = TPH_NOIDX;
+		v->next[t] = head[n];
+		if (head[n] != TPH_NOIDX)
+			v->prev[head[n]] = t;
+		head[n] = t;
+		account(v, s, t, n, +1);
+		v->gen++; /* counted as each add would */
 		const tph_pod_spec *sp = s->tasks.spec[t];
 		v->open_aff[n] |= tph_k8s_has_pod_affinity(sp);
 		v->open_anti[n] |= sp->n_anti_required > 0;
@@ -245,9 +275,11 @@ static int alloc_cols(tph_k8s_view *v, tph_session *s)
 	uint32_t n = s->nodes.n, nt = s->tasks.n;
 	v->n_nodes = n;
 	v->n_tasks = nt;
-	v->at = TPH_ARENA_NEW(a, tph_idx, nt + 1);
-	v->next = TPH_ARENA_NEW(a, tph_idx, nt + 1);
-	v->prev = TPH_ARENA_NEW(a, tph_idx, nt + 1);
+	/* add_initial writes every task's `at`; next and prev are read only for a task the view
+	 * holds, which add wrote first: none of the three is cleared here */
+	v->at = tph_arena_alloc(a, (nt + 1) * sizeof *v->at, TPH_CACHELINE);
+	v->next = tph_arena_alloc(a, (nt + 1) * sizeof *v->next, TPH_CACHELINE);
+	v->prev = tph_arena_alloc(a, (nt + 1) * sizeof *v->prev, TPH_CACHELINE);
 	v->head = TPH_ARENA_NEW(a, tph_idx, n + 1);
 	v->npods = TPH_ARENA_NEW(a, uint32_t, n + 1);
 	v->sum = TPH_ARENA_NEW(a, int64_t, (size_t)TPH_KV_COUNT * n + 1);
@@ -258,9 +290,7 @@ static int alloc_cols(tph_k8s_view *v, tph_session *s)
 	if (!v->at || !v->next || !v->prev || !v->head || !v->npods || !v->sum || !v->open_aff ||
 	    !v->open_anti || !v->aff_nodes || !v->anti_nodes)
 		return TPH_ENOMEM;
-	memset(v->at, 0xff, (nt + 1) * sizeof *v->at);
-	memset(v->next, 0xff, (nt + 1) * sizeof *v->next);
-	memset(v->prev, 0xff, (nt + 1) * sizeof *v->prev);
+	v->at[nt] = TPH_NOIDX;
 	memset(v->head, 0xff, (n + 1) * sizeof *v->head);
 	return TPH_OK;
 }
@@ -278,7 +308,7 @@ int tph_k8s_view_init(tph_k8s_view *v, tph_session *s)
 {
 	memset(v, 0, sizeof *v);
 	sidset topo = {0}, nums = {0};
-	int rc = collect_keys(s, &topo, &nums);
+	int rc = collect_keys(v, s, &topo, &nums);
 	if (!rc)
 		rc = build_topo(s, &v->topo, &topo);
 	if (!rc)
@@ -293,6 +323,20 @@ int tph_k8s_view_init(tph_k8s_view *v, tph_session *s)
 	v->hostname = tph_strtab_find(s->snap->strs, "kubernetes.io/hostname", 22);
 	add_initial(v, s);
 	return TPH_OK;
+}
+
+static int share_init(void *obj, tph_session *s)
+{
+	return tph_k8s_view_init(obj, s);
+}
+
+int tph_k8s_view_share(tph_session *s, tph_k8s_view *out)
+{
+	void *v;
+	int rc = tph_session_shared(s, "k8s.nodeinfo", sizeof *out, share_init, &v);
+	if (!rc)
+		*out = *(const tph_k8s_view *)v;
+	return rc;
 }
 
 bool tph_k8s_conf_has(const tph_session *s, const char *name)

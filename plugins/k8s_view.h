@@ -2,9 +2,10 @@
  * kube-scheduler plugins they wrap (ssn.NodeMap): which pods each session node holds, their
  * summed requests, and the node lists a k8s snapshot takes once at session open. Volcano
  * builds it from the session's nodes and only the predicates plugin's event handlers keep it
- * current, so a view is "live" (updated on allocate/deallocate) only when predicates runs in
- * the session. Also the per-session indexes those plugins need: dense topology domains of the
- * keys pod terms use, and node label numbers for Gt/Lt.
+ * current, so the view is "live" (updated on allocate/deallocate) only when predicates runs in
+ * the session. One view per session serves every plugin (tph_k8s_view_share). Also the per-session
+ * indexes those plugins need: dense topology domains of the keys pod terms use, and node label
+ * numbers for Gt/Lt.
  *
  * Written at session open and by event handlers (session thread); read by any thread. */
 #ifndef TPH_K8S_VIEW_H
@@ -56,12 +57,21 @@ typedef struct tph_k8s_view {
 	tph_sid hostname; /* kubernetes.io/hostname, TPH_SID_NONE if never interned */
 	tph_k8s_topo topo;
 	tph_k8s_nums nums;
+	/* The most terms of each kind any one task's spec has (plugins size per-pod scratch by
+	 * them without walking the tasks again). */
+	uint32_t max_pod_required, max_anti_required, max_spread, max_soft_spread;
 	uint64_t gen; /* bumped by every add and remove */
 } tph_k8s_view;
 
 /* Build the view from the session's tasks on ready nodes (every status a node holds) and the
  * indexes from every task's spec. Session arena; call from on_session_open. */
 int tph_k8s_view_init(tph_k8s_view *v, tph_session *s);
+/* The session's one view (a session-shared object, built by the first plugin that asks), as
+ * Volcano's plugins all read the one ssn.NodeMap: `*out` gets a copy of its header, whose
+ * columns are the shared ones. Only predicates' event handlers call add/remove (on their own
+ * copy), which is what makes the view live exactly when predicates is in the conf; `gen` then
+ * counts those events in predicates' copy, and is meaningless in any other. */
+int tph_k8s_view_share(tph_session *s, tph_k8s_view *out);
 /* NodeInfo.AddPod / RemovePod. remove returns the node the task was held on (TPH_NOIDX when
  * it was not held). */
 void tph_k8s_view_add(tph_k8s_view *v, const tph_session *s, tph_idx task, tph_idx node);

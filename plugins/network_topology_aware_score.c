@@ -61,24 +61,43 @@ static tph_idx at_tier(const tph_hn_tree *t, tph_idx node, int32_t tier)
 	return TPH_NOIDX;
 }
 
-/* batchNodeOrderFnForNormalPods: a tier without a hypernode over the node scores full. */
+/* One BatchNodeOrder call as its span functions see it. */
+typedef struct nta_call {
+	const nta_st *st;
+	const tph_session *s;
+	const int64_t *req;
+	const tph_idx *nodes;
+	double *out;
+	tph_idx placing; /* network_aware: the hypernode the subjob is being placed in */
+} nta_call;
+
+static void normal_span(void *cv, uint32_t k, uint32_t b, uint32_t e)
+{
+	const nta_call *c = cv;
+	const nta_st *st = c->st;
+	const tph_hn_tree *t = &c->s->topo->t;
+	(void)k;
+	for (uint32_t i = b; i < e; i++) {
+		double total = 0;
+		for (int32_t tier = st->min_tier; tier <= st->max_tier; tier++) {
+			tph_idx h = at_tier(t, c->nodes[i], tier);
+			double score = h == TPH_NOIDX ? 1.0 : binpack(st, c->s, c->req, h);
+			total += st->tier_w[tier - st->min_tier] * score;
+		}
+		c->out[i] = nta_scale(st, total / st->tier_w_sum);
+	}
+}
+
+/* batchNodeOrderFnForNormalPods: a tier without a hypernode over the node scores full. Per
+ * node, so spans of nodes go to the session's threads. */
 static void normal_pods(const nta_st *st, const tph_session *s, tph_idx task, const tph_idx *nodes,
                         uint32_t n, double *out)
 {
-	const tph_hn_tree *t = &s->topo->t;
-	const int64_t *req = s->tasks.req + (size_t)task * s->ndim;
 	memset(out, 0, n * sizeof *out);
 	if (!st->normal_enable || !(st->tier_w_sum > 0))
 		return;
-	for (uint32_t i = 0; i < n; i++) {
-		double total = 0;
-		for (int32_t tier = st->min_tier; tier <= st->max_tier; tier++) {
-			tph_idx h = at_tier(t, nodes[i], tier);
-			double score = h == TPH_NOIDX ? 1.0 : binpack(st, s, req, h);
-			total += st->tier_w[tier - st->min_tier] * score;
-		}
-		out[i] = nta_scale(st, total / st->tier_w_sum);
-	}
+	nta_call c = {st, s, s->tasks.req + (size_t)task * s->ndim, nodes, out, TPH_NOIDX};
+	tph_session_parallel(s, n, normal_span, &c);
 }
 
 /* scoreHyperNodeWithTier: (maxTier - tier) / (maxTier - minTier) inside the tiers. */
@@ -125,6 +144,20 @@ static void break_ties(nta_st *st, const tph_session *s, tph_idx sj, const tph_i
 	}
 }
 
+static void lca_span(void *cv, uint32_t k, uint32_t b, uint32_t e)
+{
+	const nta_call *c = cv;
+	const tph_hn_tree *t = &c->s->topo->t;
+	(void)k;
+	for (uint32_t i = b; i < e; i++) {
+		tph_idx h = t->lowest[c->nodes[i]];
+		if (h != TPH_NOIDX)
+			c->out[i] = h == c->placing
+			                ? 1
+			                : tier_score(c->st, t->tier[tph_hn_lca(t, h, c->placing)]);
+	}
+}
+
 /* batchNodeOrderFnForNetworkAwarePods: nothing until the subjob is being placed somewhere. */
 static void network_aware(nta_st *st, const tph_session *s, tph_idx task, tph_idx sj,
                           const tph_idx *nodes, uint32_t n, double *out)
@@ -134,12 +167,8 @@ static void network_aware(nta_st *st, const tph_session *s, tph_idx task, tph_id
 	memset(out, 0, n * sizeof *out);
 	if (placing == TPH_NOIDX)
 		return;
-	for (uint32_t i = 0; i < n; i++) {
-		tph_idx h = t->lowest[nodes[i]];
-		if (h != TPH_NOIDX)
-			out[i] =
-			    h == placing ? 1 : tier_score(st, t->tier[tph_hn_lca(t, h, placing)]);
-	}
+	nta_call c = {st, s, NULL, nodes, out, placing};
+	tph_session_parallel(s, n, lca_span, &c);
 	break_ties(st, s, sj, t->lowest, nodes, n, out);
 	for (uint32_t i = 0; i < n; i++)
 		out[i] = nta_scale(st, out[i]);

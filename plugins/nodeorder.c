@@ -8,6 +8,7 @@
 
 #include "mem.h"
 
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -24,16 +25,12 @@ static const tph_arg_spec no_args[] = {
     {NULL, 0, NULL, 0, 0, 0, NULL},
 };
 
-/* helper.DefaultNormalizeScore(MaxNodeScore, reverse, scores). */
-static void default_normalize(int64_t *raw, uint32_t n, bool reverse)
+/* helper.DefaultNormalizeScore(MaxNodeScore, reverse, scores) of one score, given the
+ * highest over the candidates (at least 0). */
+static int64_t default_normalize(int64_t raw, int64_t max, bool reverse)
 {
-	int64_t max = 0;
-	for (uint32_t i = 0; i < n; i++)
-		max = raw[i] > max ? raw[i] : max;
-	for (uint32_t i = 0; i < n; i++) {
-		int64_t v = max ? TPH_MAX_NODE_SCORE * raw[i] / max : 0;
-		raw[i] = reverse ? TPH_MAX_NODE_SCORE - v : v;
-	}
+	int64_t v = max ? TPH_MAX_NODE_SCORE * raw / max : 0;
+	return reverse ? TPH_MAX_NODE_SCORE - v : v;
 }
 
 /* ---- NodeResourcesFit and BalancedAllocation ---- */
@@ -91,16 +88,22 @@ static int64_t balanced_one(const double *f, uint32_t m)
 	return (int64_t)((1 - std) * (double)TPH_MAX_NODE_SCORE);
 }
 
-/* cpu, memory and nvidia.com/gpu by their real requests; a best-effort pod is not scored. */
-static bool balanced_scores(const no_st *st, const tph_session *s, tph_idx task,
-                            const tph_idx *nodes, uint32_t n, int64_t *raw)
+/* The pod's cpu, memory and nvidia.com/gpu requests; a best-effort pod is not scored. */
+static bool balanced_pod(const no_st *st, const tph_session *s, tph_idx task, int64_t pod[3])
 {
 	const int64_t *req = s->tasks.req + (size_t)task * s->ndim;
 	uint32_t g = st->v.gpu_dim;
-	int64_t pod[3] = {req[TPH_RES_CPU], req[TPH_RES_MEMORY],
-	                  g == TPH_NOIDX ? 0 : tph_k8s_value(req[g])};
-	if (!pod[0] && !pod[1] && !pod[2])
-		return false;
+	pod[0] = req[TPH_RES_CPU];
+	pod[1] = req[TPH_RES_MEMORY];
+	pod[2] = g == TPH_NOIDX ? 0 : tph_k8s_value(req[g]);
+	return pod[0] || pod[1] || pod[2];
+}
+
+/* cpu, memory and nvidia.com/gpu by their real requests (balanced_pod). */
+static void balanced_scores(const no_st *st, const tph_session *s, const int64_t pod[3],
+                            const tph_idx *nodes, uint32_t n, int64_t *raw)
+{
+	uint32_t g = st->v.gpu_dim;
 	const uint32_t sums[3] = {TPH_KV_CPU, TPH_KV_MEM, TPH_KV_GPU};
 	for (uint32_t i = 0; i < n; i++) {
 		tph_idx node = nodes[i];
@@ -120,7 +123,6 @@ static bool balanced_scores(const no_st *st, const tph_session *s, tph_idx task,
 		}
 		raw[i] = balanced_one(f, m);
 	}
-	return true;
 }
 
 /* ---- NodeAffinity and TaintToleration ---- */
@@ -172,17 +174,6 @@ static void node_affinity_raw(no_st *st, const tph_session *s, const tph_pod_spe
 		raw[i] = col[nodes[i]];
 }
 
-static bool node_affinity_scores(no_st *st, const tph_session *s, tph_idx task,
-                                 const tph_idx *nodes, uint32_t n, int64_t *raw)
-{
-	const tph_pod_spec *sp = s->tasks.spec[task];
-	if (!sp->n_node_preferred)
-		return false;
-	node_affinity_raw(st, s, sp, nodes, n, raw);
-	default_normalize(raw, n, false);
-	return true;
-}
-
 /* PreferNoSchedule taints no toleration without an effect or with PreferNoSchedule covers. */
 static int64_t intolerable(const tph_pod_spec *sp, const tph_node_meta *m)
 {
@@ -215,14 +206,25 @@ static void taint_raw(const no_st *st, const tph_session *s, const tph_pod_spec 
 	}
 }
 
-static void taint_scores(const no_st *st, const tph_session *s, tph_idx task, const tph_idx *nodes,
-                         uint32_t n, int64_t *raw)
-{
-	taint_raw(st, s, s->tasks.spec[task], nodes, n, raw);
-	default_normalize(raw, n, true);
-}
+/* ---- BatchNodeOrder ----
+ * Two parallel passes over spans of the candidates (tph_session_parallel): the first writes
+ * the unnormalised scores (NodeResourcesFit, BalancedAllocation) weighted into out and the raw
+ * scores of the normalised scorers into their columns, with each span's extremes; the
+ * extremes are combined in span order; the second adds the normalised scores. Each node's
+ * score is summed in kube-scheduler's plugin order, whatever the thread count. */
 
-/* ---- BatchNodeOrder ---- */
+typedef struct no_call {
+	no_st *st;
+	const tph_session *s;
+	tph_idx task;
+	const tph_pod_spec *sp;
+	const tph_idx *nodes;
+	double *out;
+	const int64_t *aff_col; /* NodeAffinity's column of the spec, or NULL: evaluate */
+	bool balanced, run[NO_COLS];
+	int64_t pod[3];                   /* balanced_pod */
+	int64_t lo[NO_COLS], hi[NO_COLS]; /* extremes over the candidates */
+} no_call;
 
 static void add_weighted(double *out, const int64_t *raw, uint32_t n, int64_t w)
 {
@@ -230,32 +232,127 @@ static void add_weighted(double *out, const int64_t *raw, uint32_t n, int64_t w)
 		out[i] += (double)(raw[i] * w);
 }
 
-static void batch(void *stv, const tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
-                  double *out)
+/* The highest score of each scorer starts at 0 (DefaultNormalizeScore, PodTopologySpread),
+ * InterPodAffinity's at the lowest int64. */
+static void extremes_init(int64_t *lo, int64_t *hi)
 {
-	no_st *st = stv;
-	int64_t *raw = st->raw;
+	for (int k = 0; k < NO_COLS; k++) {
+		lo[k] = INT64_MAX;
+		hi[k] = k == NO_IPA ? INT64_MIN : 0;
+	}
+}
+
+static void extremes(const int64_t *raw, const uint8_t *skip, uint32_t n, int64_t *lo, int64_t *hi)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		if (skip && skip[i])
+			continue;
+		*lo = raw[i] < *lo ? raw[i] : *lo;
+		*hi = raw[i] > *hi ? raw[i] : *hi;
+	}
+}
+
+static void raw_cols(const no_call *c, const tph_idx *nodes, uint32_t b, uint32_t n, int64_t *ext)
+{
+	const no_st *st = c->st;
+	int64_t *const *col = st->col;
+	if (c->run[NO_AFF] && c->aff_col)
+		for (uint32_t i = 0; i < n; i++)
+			col[NO_AFF][b + i] = c->aff_col[nodes[i]];
+	else if (c->run[NO_AFF])
+		node_affinity_eval(st, c->s, c->sp, nodes, n, col[NO_AFF] + b);
+	if (c->run[NO_IPA])
+		tph_no_ipa_raw(st, nodes, n, col[NO_IPA] + b);
+	if (c->run[NO_TAINT])
+		taint_raw(st, c->s, c->sp, nodes, n, col[NO_TAINT] + b);
+	if (c->run[NO_PTS])
+		tph_no_pts_raw(st, c->s, c->task, nodes, st->skip + b, n, col[NO_PTS] + b);
+	extremes_init(ext, ext + NO_COLS);
+	for (int k = 0; k < NO_COLS; k++)
+		if (c->run[k])
+			extremes(col[k] + b, k == NO_PTS ? st->skip + b : NULL, n, &ext[k],
+			         &ext[NO_COLS + k]);
+}
+
+static void map_span(void *cv, uint32_t k, uint32_t b, uint32_t e)
+{
+	const no_call *c = cv;
+	const no_st *st = c->st;
+	const tph_idx *nodes = c->nodes + b;
+	uint32_t n = e - b;
+	double *out = c->out + b;
+	int64_t raw[TPH_PAR_SPAN];
 	memset(out, 0, n * sizeof *out);
 	if (st->w_least) {
-		fit_scores(st, s, task, LEAST, nodes, n, raw);
+		fit_scores(st, c->s, c->task, LEAST, nodes, n, raw);
 		add_weighted(out, raw, n, st->w_least);
 	}
 	if (st->w_most) {
-		fit_scores(st, s, task, MOST, nodes, n, raw);
+		fit_scores(st, c->s, c->task, MOST, nodes, n, raw);
 		add_weighted(out, raw, n, st->w_most);
 	}
-	if (st->w_balanced && balanced_scores(st, s, task, nodes, n, raw))
+	if (c->balanced) {
+		balanced_scores(st, c->s, c->pod, nodes, n, raw);
 		add_weighted(out, raw, n, st->w_balanced);
-	if (st->w_node_aff && node_affinity_scores(st, s, task, nodes, n, raw))
-		add_weighted(out, raw, n, st->w_node_aff);
-	if (st->w_pod_aff && tph_no_pod_affinity(st, s, task, nodes, n, raw))
-		add_weighted(out, raw, n, st->w_pod_aff);
-	if (st->w_taint) {
-		taint_scores(st, s, task, nodes, n, raw);
-		add_weighted(out, raw, n, st->w_taint);
 	}
-	if (st->w_spread && tph_no_spread(st, s, task, nodes, n, raw))
-		add_weighted(out, raw, n, st->w_spread);
+	raw_cols(c, nodes, b, n, st->ext + (size_t)k * 2 * NO_COLS);
+}
+
+static void add_span(void *cv, uint32_t k, uint32_t b, uint32_t e)
+{
+	const no_call *c = cv;
+	const no_st *st = c->st;
+	int64_t *const *col = st->col;
+	double *out = c->out;
+	(void)k;
+	for (uint32_t i = b; c->run[NO_AFF] && i < e; i++)
+		out[i] += (double)(default_normalize(col[NO_AFF][i], c->hi[NO_AFF], false) *
+		                   st->w_node_aff);
+	for (uint32_t i = b; c->run[NO_IPA] && i < e; i++)
+		out[i] += (double)(tph_no_ipa_norm(col[NO_IPA][i], c->lo[NO_IPA], c->hi[NO_IPA]) *
+		                   st->w_pod_aff);
+	for (uint32_t i = b; c->run[NO_TAINT] && i < e; i++)
+		out[i] += (double)(default_normalize(col[NO_TAINT][i], c->hi[NO_TAINT], true) *
+		                   st->w_taint);
+	for (uint32_t i = b; c->run[NO_PTS] && i < e; i++)
+		out[i] += (double)(tph_no_pts_norm(col[NO_PTS][i], st->skip[i], c->lo[NO_PTS],
+		                                   c->hi[NO_PTS]) *
+		                   st->w_spread);
+}
+
+/* PreScore of every scorer that needs one (session thread, before the passes). */
+static void prescore(no_call *c, uint32_t n)
+{
+	no_st *st = c->st;
+	const tph_session *s = c->s;
+	c->balanced = st->w_balanced && balanced_pod(st, s, c->task, c->pod);
+	c->run[NO_AFF] = st->w_node_aff && c->sp->n_node_preferred;
+	if (c->run[NO_AFF])
+		c->aff_col = aff_column(st, s, c->sp, n);
+	c->run[NO_IPA] = st->w_pod_aff && tph_no_ipa_prescore(st, s, c->task);
+	c->run[NO_TAINT] = st->w_taint != 0;
+	c->run[NO_PTS] = st->w_spread && tph_no_pts_prescore(st, s, c->task, c->nodes, n);
+	for (int k = 0; k < NO_COLS; k++)
+		assert(!c->run[k] || st->col[k]);
+}
+
+static void batch(void *stv, const tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
+                  double *out)
+{
+	no_call c = {
+	    .st = stv, .s = s, .task = task, .sp = s->tasks.spec[task], .nodes = nodes, .out = out};
+	prescore(&c, n);
+	tph_session_parallel(s, n, map_span, &c);
+	extremes_init(c.lo, c.hi);
+	for (uint32_t k = 0; k < TPH_PAR_SPANS(n); k++) {
+		const int64_t *ext = c.st->ext + (size_t)k * 2 * NO_COLS;
+		for (int j = 0; j < NO_COLS; j++) {
+			c.lo[j] = ext[j] < c.lo[j] ? ext[j] : c.lo[j];
+			c.hi[j] = ext[NO_COLS + j] > c.hi[j] ? ext[NO_COLS + j] : c.hi[j];
+		}
+	}
+	if (c.run[NO_AFF] || c.run[NO_IPA] || c.run[NO_TAINT] || c.run[NO_PTS])
+		tph_session_parallel(s, n, add_span, &c);
 }
 
 /* ImageLocality: a pod without images scores 0 everywhere (its sum stays under the minimum
@@ -322,24 +419,6 @@ static uint32_t anchors(void *stv, const tph_session *s, tph_idx task, const tph
 	return k;
 }
 
-/* ---- events (only when predicates shares the view) ---- */
-
-static int on_allocate(void *stv, tph_session *s, tph_idx task)
-{
-	no_st *st = stv;
-	if (s->tasks.node[task] != TPH_NOIDX)
-		tph_k8s_view_add(&st->v, s, task, s->tasks.node[task]);
-	else
-		tph_k8s_view_remove(&st->v, s, task);
-	return TPH_OK;
-}
-
-static int on_deallocate(void *stv, tph_session *s, tph_idx task)
-{
-	tph_k8s_view_remove(&((no_st *)stv)->v, s, task);
-	return TPH_OK;
-}
-
 static int init_prefer(no_st *st, tph_session *s)
 {
 	st->prefer = TPH_ARENA_NEW(&s->arena, uint32_t, s->nodes.n + 1);
@@ -370,7 +449,7 @@ static int no_open(tph_session *s, void *stv, const tph_args *args)
 	st->n_specs = s->snap->n_specs;
 	st->aff_raw = TPH_ARENA_NEW(&s->arena, int64_t *, st->n_specs + 1);
 	st->aff_seen = TPH_ARENA_NEW(&s->arena, uint32_t, st->n_specs + 1);
-	int rc = st->aff_raw && st->aff_seen ? tph_k8s_view_init(&st->v, s) : TPH_ENOMEM;
+	int rc = st->aff_raw && st->aff_seen ? tph_k8s_view_share(s, &st->v) : TPH_ENOMEM;
 	if (!rc)
 		rc = tph_no_pod_init(st, s);
 	if (!rc)
@@ -382,9 +461,7 @@ static int no_open(tph_session *s, void *stv, const tph_args *args)
 		rc = tph_on_batch_node_order(s, batch);
 	if (!rc)
 		rc = tph_on_score_locality(s, locality, anchors);
-	if (!rc && tph_k8s_conf_has(s, "predicates"))
-		rc = tph_on_task_events(s, on_allocate, on_deallocate);
-	return rc;
+	return rc; /* the shared view is live exactly when predicates' handlers run */
 }
 
 const tph_plugin tph_plugin_nodeorder = {

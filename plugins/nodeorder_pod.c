@@ -65,17 +65,18 @@ static void ipa_prescore(ipa_ctx *c)
 	}
 }
 
-bool tph_no_pod_affinity(no_st *st, const tph_session *s, tph_idx task, const tph_idx *nodes,
-                         uint32_t n, int64_t *raw)
+bool tph_no_ipa_prescore(no_st *st, const tph_session *s, tph_idx task)
 {
-	const tph_k8s_view *v = &st->v;
 	ipa_ctx c = {st,   s, s->tasks.ns[task], s->tasks.meta[task]->labels, s->tasks.spec[task],
 	             false};
-	memset(st->topo, 0, v->topo.total * sizeof *st->topo);
+	memset(st->topo, 0, st->v.topo.total * sizeof *st->topo);
 	ipa_prescore(&c);
-	if (!n || !c.touched)
-		return false;
-	int64_t min = INT64_MAX, max = INT64_MIN;
+	return c.touched;
+}
+
+void tph_no_ipa_raw(const no_st *st, const tph_idx *nodes, uint32_t n, int64_t *raw)
+{
+	const tph_k8s_view *v = &st->v;
 	for (uint32_t i = 0; i < n; i++) {
 		int64_t score = 0;
 		for (uint32_t k = 0; k < v->topo.n_keys; k++) {
@@ -83,17 +84,15 @@ bool tph_no_pod_affinity(no_st *st, const tph_session *s, tph_idx task, const tp
 			score += d == TPH_NOIDX ? 0 : st->topo[v->topo.off[k] + d];
 		}
 		raw[i] = score;
-		min = score < min ? score : min;
-		max = score > max ? score : max;
 	}
-	for (uint32_t i = 0; i < n; i++) {
-		double f = 0;
-		if (max - min > 0)
-			f = (double)TPH_MAX_NODE_SCORE *
-			    ((double)(raw[i] - min) / (double)(max - min));
-		raw[i] = (int64_t)f;
-	}
-	return true;
+}
+
+int64_t tph_no_ipa_norm(int64_t raw, int64_t min, int64_t max)
+{
+	double f = 0;
+	if (max - min > 0)
+		f = (double)TPH_MAX_NODE_SCORE * ((double)(raw - min) / (double)(max - min));
+	return (int64_t)f;
 }
 
 /* ---- PodTopologySpread ---- */
@@ -184,23 +183,11 @@ static int64_t pts_node_score(const no_st *st, const tph_session *s, const pts_c
 	return (int64_t)round(score);
 }
 
-static void pts_normalize(const no_st *st, int64_t *raw, uint32_t n)
+int64_t tph_no_pts_norm(int64_t raw, bool skip, int64_t min, int64_t max)
 {
-	int64_t min = INT64_MAX, max = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		if (st->skip[i])
-			continue;
-		min = raw[i] < min ? raw[i] : min;
-		max = raw[i] > max ? raw[i] : max;
-	}
-	for (uint32_t i = 0; i < n; i++) {
-		if (st->skip[i])
-			raw[i] = 0;
-		else if (!max)
-			raw[i] = TPH_MAX_NODE_SCORE;
-		else
-			raw[i] = TPH_MAX_NODE_SCORE * (max + min - raw[i]) / max;
-	}
+	if (skip)
+		return 0;
+	return max ? TPH_MAX_NODE_SCORE * (max + min - raw) / max : TPH_MAX_NODE_SCORE;
 }
 
 /* Tephra has no Services or ReplicaSets, so the system default constraints never apply. */
@@ -222,40 +209,72 @@ static uint32_t soft_constraints(const no_st *st, const tph_pod_spec *sp, pts_ct
 	return off;
 }
 
-bool tph_no_spread(no_st *st, const tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
-                   int64_t *raw)
+static void pts_ctx_of(const no_st *st, pts_ctx *c)
+{
+	*c = (pts_ctx){st->pts_row,    st->pts_key,  st->pts_off,
+	               st->pts_weight, st->pts_host, st->pts_n};
+}
+
+bool tph_no_pts_prescore(no_st *st, const tph_session *s, tph_idx task, const tph_idx *nodes,
+                         uint32_t n)
 {
 	pts_ctx c;
 	uint32_t cells = soft_constraints(st, s->tasks.spec[task], &c);
+	st->pts_n = c.n;
 	if (!c.n || !n || !st->v.n_nodes)
 		return false;
 	memset(st->cnt, 0, cells * sizeof *st->cnt);
 	memset(st->seen, 0, cells * sizeof *st->seen);
 	pts_domains(st, s, &c, nodes, n);
 	pts_counts(st, s, &c, task);
-	for (uint32_t i = 0; i < n; i++)
-		raw[i] = st->skip[i] ? 0 : pts_node_score(st, s, &c, nodes[i], s->tasks.ns[task]);
-	pts_normalize(st, raw, n);
 	return true;
+}
+
+void tph_no_pts_raw(const no_st *st, const tph_session *s, tph_idx task, const tph_idx *nodes,
+                    const uint8_t *skip, uint32_t n, int64_t *raw)
+{
+	pts_ctx c;
+	pts_ctx_of(st, &c);
+	for (uint32_t i = 0; i < n; i++)
+		raw[i] = skip[i] ? 0 : pts_node_score(st, s, &c, nodes[i], s->tasks.ns[task]);
+}
+
+/* The batch call's raw columns, each only when some spec of the session can need it (a task
+ * whose spec has no term, or no soft constraint, never runs that scorer; InterPodAffinity
+ * needs a term on the pod or on a placed one), and one cache line of extremes per span. */
+static int init_cols(no_st *st, tph_session *s, uint32_t soft)
+{
+	bool aff = false, ipa = false;
+	for (tph_idx t = 0; t < s->tasks.n; t++) {
+		const tph_pod_spec *sp = s->tasks.spec[t];
+		aff |= sp->n_node_preferred > 0;
+		ipa |= sp->n_pod_preferred + sp->n_anti_preferred > 0;
+	}
+	const bool need[NO_COLS] = {aff && st->w_node_aff, ipa && st->w_pod_aff, false,
+	                            soft && st->w_spread};
+	tph_arena *a = &s->arena;
+	st->raw = TPH_ARENA_NEW(a, int64_t, s->nodes.n + 1);
+	st->col[NO_TAINT] = st->raw; /* anchors() uses raw only outside batch calls */
+	for (int k = 0; k < NO_COLS; k++)
+		if (need[k] && !(st->col[k] = TPH_ARENA_NEW(a, int64_t, s->nodes.n + 1)))
+			return TPH_ENOMEM;
+	size_t line = 2 * NO_COLS * sizeof(int64_t);
+	_Static_assert(2 * NO_COLS * sizeof(int64_t) == TPH_CACHELINE, "one line per span");
+	st->ext = tph_arena_calloc(a, TPH_PAR_SPANS(s->nodes.n) + 1, line, TPH_CACHELINE);
+	return st->raw && st->ext ? TPH_OK : TPH_ENOMEM;
 }
 
 int tph_no_pod_init(no_st *st, tph_session *s)
 {
 	const tph_k8s_topo *tp = &st->v.topo;
-	uint32_t soft = 0, maxdom = 0;
-	for (tph_idx t = 0; t < s->tasks.n; t++) {
-		const tph_pod_spec *sp = s->tasks.spec[t];
-		uint32_t k = 0;
-		for (uint32_t i = 0; i < sp->n_spread; i++)
-			k += !sp->spread[i].do_not_schedule;
-		soft = k > soft ? k : soft;
-	}
+	uint32_t soft = st->v.max_soft_spread, maxdom = 0; /* the view walked the specs */
 	for (uint32_t k = 0; k < tp->n_keys; k++)
 		maxdom = tp->n_dom[k] > maxdom ? tp->n_dom[k] : maxdom;
 	st->max_soft = soft;
 	st->maxdom = maxdom;
+	if (init_cols(st, s, soft))
+		return TPH_ENOMEM;
 	tph_arena *a = &s->arena;
-	st->raw = TPH_ARENA_NEW(a, int64_t, s->nodes.n + 1);
 	st->skip = TPH_ARENA_NEW(a, uint8_t, s->nodes.n + 1);
 	st->topo = TPH_ARENA_NEW(a, int64_t, tp->total + 1);
 	st->cnt = TPH_ARENA_NEW(a, int64_t, (size_t)st->max_soft * maxdom + 1);
@@ -265,8 +284,8 @@ int tph_no_pod_init(no_st *st, tph_session *s)
 	st->pts_off = TPH_ARENA_NEW(a, uint32_t, soft + 1);
 	st->pts_weight = TPH_ARENA_NEW(a, double, soft + 1);
 	st->pts_host = TPH_ARENA_NEW(a, uint8_t, soft + 1);
-	return st->raw && st->skip && st->topo && st->cnt && st->seen && st->pts_row &&
-	               st->pts_key && st->pts_off && st->pts_weight && st->pts_host
+	return st->skip && st->topo && st->cnt && st->seen && st->pts_row && st->pts_key &&
+	               st->pts_off && st->pts_weight && st->pts_host
 	           ? TPH_OK
 	           : TPH_ENOMEM;
 }

@@ -198,17 +198,22 @@ static int init_taints(pred_st *st, tph_session *s)
 		return TPH_ENOMEM;
 	st->taint_off[s->nodes.n] = total;
 	char text[512];
+	tph_sid key = TPH_SID_NONE, value = TPH_SID_NONE; /* nodes mostly share their taints: */
+	tph_reason_code c = TPH_REASON_INVALID;           /* the last one's code, memoised */
 	for (tph_idx n = 0; n < s->nodes.n; n++) {
 		const tph_node_meta *m = s->nodes.meta[n];
 		for (uint32_t i = 0; i < m->n_taints; i++) {
 			const tph_taint_row *t = &m->taints[i];
 			if (t->effect == TPH_TAINT_PREFER_NO_SCHEDULE)
 				continue;
-			snprintf(text, sizeof text, "node(s) had untolerated taint {%s: %s}",
-			         tph_strtab_str(strs, t->key), tph_strtab_str(strs, t->value));
-			tph_reason_code c = tph_reason(s, text, true);
-			if (c == TPH_REASON_INVALID)
-				return TPH_ENOMEM;
+			if (c == TPH_REASON_INVALID || t->key != key || t->value != value) {
+				snprintf(
+				    text, sizeof text, "node(s) had untolerated taint {%s: %s}",
+				    tph_strtab_str(strs, t->key), tph_strtab_str(strs, t->value));
+				if ((c = tph_reason(s, text, true)) == TPH_REASON_INVALID)
+					return TPH_ENOMEM;
+				key = t->key, value = t->value;
+			}
 			st->taint_code[st->taint_off[n] + i] = c;
 		}
 	}
@@ -268,7 +273,7 @@ static int pred_open(tph_session *s, void *stv, const tph_args *args)
 	if (pthread_mutex_init(&st->lock, NULL))
 		return TPH_ENOMEM;
 	st->lock_init = true;
-	int rc = tph_k8s_view_init(&st->v, s);
+	int rc = tph_k8s_view_share(s, &st->v);
 	if (!rc)
 		rc = tph_pred_pod_init(st, s);
 	if (!rc)

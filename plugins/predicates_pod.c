@@ -434,13 +434,8 @@ tph_reason_code tph_pred_sim_predicate(void *stv, const tph_session *s, tph_idx 
 
 int tph_pred_pod_init(pred_st *st, tph_session *s)
 {
-	uint32_t req = 0, anti = 0, spread = 0, maxdom = 0;
-	for (tph_idx t = 0; t < s->tasks.n; t++) {
-		const tph_pod_spec *sp = s->tasks.spec[t];
-		req = sp->n_pod_required > req ? sp->n_pod_required : req;
-		anti = sp->n_anti_required > anti ? sp->n_anti_required : anti;
-		spread = sp->n_spread > spread ? sp->n_spread : spread;
-	}
+	uint32_t req = st->v.max_pod_required, anti = st->v.max_anti_required;
+	uint32_t spread = st->v.max_spread, maxdom = 0;
 	const tph_k8s_topo *tp = &st->v.topo;
 	for (uint32_t k = 0; k < tp->n_keys; k++)
 		maxdom = tp->n_dom[k] > maxdom ? tp->n_dom[k] : maxdom;

@@ -175,21 +175,25 @@ static uint32_t allocated_tasks(const tph_session *s, tph_idx j)
 	return c[TPH_TS_ALLOCATED] + c[TPH_TS_BINDING] + c[TPH_TS_BOUND] + c[TPH_TS_RUNNING];
 }
 
-/* The Running rule (allocated tasks >= minMember) keeps a finished driver's podgroup from
- * reserving its minResources again. */
-void vr_job_rows(const vr_dims *v, const tph_session *s, tph_idx j, vr_jobrows *out)
+int vr_jobs_pending(tph_session *s, const int64_t **rows)
 {
-	memset(out, 0, sizeof *out);
-	for (uint32_t k = s->jobs->task_off[j]; k < s->jobs->task_off[j + 1]; k++) {
-		tph_idx t = s->jobs->task_idx[k];
-		uint8_t ts = s->tasks.status[t];
-		if (tph_ts_allocated(ts))
-			vr_add_req(v, s, t, out->alloc, 1);
-		if (tph_ts_allocated(ts) || ts == TPH_TS_PENDING)
-			vr_add_req(v, s, t, out->request, 1);
-	}
+	*rows = s->jobs->pending_req; /* the snapshot's tasks pass summed them */
+	return TPH_OK;
+}
+
+/* The Running rule (allocated tasks >= minMember) keeps a finished driver's podgroup from
+ * reserving its minResources again. Allocated is the session's per-job sum (init_job_state),
+ * which at open is the sum over the job's AllocatedStatus tasks. */
+static void rows_from(const vr_dims *v, const tph_session *s, const int64_t *pj, tph_idx j,
+                      vr_jobrows *out)
+{
 	int64_t ja[TPH_RES_MAX], mn[TPH_RES_MAX];
 	vr_job_allocated(v, s, j, ja);
+	for (uint32_t d = 0; d < v->n; d++) { /* the rows past n are never read: not cleared */
+		out->alloc[d] = ja[d];
+		out->request[d] = vr_has(v->cmp, d) ? ja[d] + pj[d] : 0;
+		out->inqueue[d] = 0;
+	}
 	uint8_t ph = s->js.phase[j];
 	if (s->jobs->has_min_res[j] &&
 	    (ph == TPH_PG_INQUEUE ||
@@ -197,6 +201,26 @@ void vr_job_rows(const vr_dims *v, const tph_session *s, tph_idx j, vr_jobrows *
 		vr_job_inqueue(v, s, j, ja, out->inqueue);
 	vr_job_min(v, s, j, mn);
 	vr_exceeded(v, ja, mn, out->elastic, NULL);
+}
+
+void vr_job_rows_at(const vr_dims *v, const tph_session *s, const int64_t *pending, tph_idx j,
+                    vr_jobrows *out)
+{
+	rows_from(v, s, pending + (size_t)j * s->ndim, j, out);
+}
+
+void vr_job_rows(const vr_dims *v, const tph_session *s, tph_idx j, vr_jobrows *out)
+{
+	int64_t pj[TPH_RES_MAX] = {0};
+	for (uint32_t k = s->jobs->task_off[j]; k < s->jobs->task_off[j + 1]; k++) {
+		tph_idx t = s->jobs->task_idx[k];
+		if (s->tasks.status[t] != TPH_TS_PENDING)
+			continue;
+		const int64_t *req = s->tasks.req + (size_t)t * s->ndim;
+		for (uint32_t d = 0; d < s->ndim; d++)
+			pj[d] += req[d];
+	}
+	rows_from(v, s, pj, j, out);
 }
 
 bool vr_fits(const vr_dims *v, const int64_t *base, const int64_t *req, const int64_t *limit)

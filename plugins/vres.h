@@ -83,7 +83,8 @@ tph_dimmask vr_spec_row(const vr_dims *v, const int64_t *src, tph_dimmask mask, 
  * capacity hold back from the cluster for guarantees. */
 void vr_guarantee_total(const vr_dims *v, const tph_session *s, int64_t *out);
 
-/* What job j adds to its queue at session open, as proportion and capacity count it. */
+/* What job j adds to its queue at session open, as proportion and capacity count it (each row
+ * holds the session's dimensions; the entries past them are left unwritten). */
 typedef struct vr_jobrows {
 	int64_t alloc[TPH_RES_MAX];   /* AllocatedStatus tasks */
 	int64_t request[TPH_RES_MAX]; /* AllocatedStatus and Pending tasks */
@@ -91,7 +92,14 @@ typedef struct vr_jobrows {
 	    inqueue[TPH_RES_MAX]; /* Inqueue, or Running with enough tasks: unmet minResources */
 	int64_t elastic[TPH_RES_MAX]; /* GetElasticResources: allocated beyond minResources */
 } vr_jobrows;
+/* Per job the requests of its Pending tasks, [j * ndim + d] over every dimension, as the
+ * snapshot holds them (the session's statuses at open): call at session open. */
+int vr_jobs_pending(tph_session *s, const int64_t **rows);
+/* At session open only: allocated is the session's per-job sum, request adds the job's
+ * Pending tasks (vr_job_rows_at reads them from `pending`, vr_jobs_pending's rows). */
 void vr_job_rows(const vr_dims *v, const tph_session *s, tph_idx j, vr_jobrows *out);
+void vr_job_rows_at(const vr_dims *v, const tph_session *s, const int64_t *pending, tph_idx j,
+                    vr_jobrows *out);
 
 /* LessEqualWithDimensionAndResourcesName(limit, req) of (base + req): false when some
  * dimension the request asks for (req > 0, pods ignored) would exceed the limit. */

@@ -43,7 +43,7 @@ static int fill_heaps(alloc_ctx *c, const uint32_t *per_queue, const uint32_t *p
 {
 	tph_session *s = c->s;
 	const tph_job_store *js = s->jobs;
-	tph_idx *tbuf = TPH_ARENA_NEW(&s->arena, tph_idx, total + 1);
+	tph_idx *tbuf = TPH_ACT_NEW(s, tph_idx, total + 1);
 	if (!tbuf || tph_act_job_heaps(s, per_queue, &c->queues, &c->jobs))
 		return TPH_ENOMEM;
 	for (tph_idx j = 0; j < js->n; j++) {
@@ -67,16 +67,16 @@ static int build(alloc_ctx *c)
 {
 	tph_session *s = c->s;
 	uint32_t nq = s->queues->n, nj = s->jobs->n, nr = s->nodes.n + 1;
-	uint32_t *per_queue = TPH_ARENA_NEW(&s->arena, uint32_t, nq + 1);
-	uint32_t *per_job = TPH_ARENA_NEW(&s->arena, uint32_t, nj + 1);
-	c->tasks = TPH_ARENA_NEW(&s->arena, tph_pq, nj + 1);
-	c->topo = TPH_ARENA_NEW(&s->arena, uint8_t, nj + 1);
+	uint32_t *per_queue = TPH_ACT_NEW(s, uint32_t, nq + 1);
+	uint32_t *per_job = TPH_ACT_NEW(s, uint32_t, nj + 1);
+	c->tasks = TPH_ACT_NEW(s, tph_pq, nj + 1);
+	c->topo = TPH_ACT_NEW(s, uint8_t, nj + 1);
 	c->roles = tph_calloc(nj + 1, sizeof *c->roles);
-	c->codes = TPH_ARENA_NEW(&s->arena, tph_reason_code, nr);
-	c->feas = TPH_ARENA_NEW(&s->arena, tph_idx, nr);
-	c->grouped = TPH_ARENA_NEW(&s->arena, tph_idx, nr);
-	c->grp = TPH_ARENA_NEW(&s->arena, uint8_t, nr);
-	c->scores = TPH_ARENA_NEW(&s->arena, double, nr);
+	c->codes = TPH_ACT_NEW(s, tph_reason_code, nr);
+	c->feas = TPH_ACT_NEW(s, tph_idx, nr);
+	c->grouped = TPH_ACT_NEW(s, tph_idx, nr);
+	c->grp = TPH_ACT_NEW(s, uint8_t, nr);
+	c->scores = TPH_ACT_NEW(s, double, nr);
 	if (!per_queue || !per_job || !c->tasks || !c->topo || !c->roles || !c->codes || !c->feas ||
 	    !c->grouped || !c->grp || !c->scores)
 		return TPH_ENOMEM;

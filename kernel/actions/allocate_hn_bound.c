@@ -51,8 +51,8 @@ static bool no_negative_room(const tph_session *s)
 int ahn_bound_init(ahn_ctx *h)
 {
 	tph_session *s = h->s;
-	h->memo = TPH_ARENA_NEW(&s->arena, uint32_t, s->topo->t.n + 1);
-	h->ranked = TPH_ARENA_NEW(&s->arena, ahn_rank, s->topo->t.n + 1);
+	h->memo = TPH_ACT_NEW(s, uint32_t, s->topo->t.n + 1);
+	h->ranked = TPH_ACT_NEW(s, ahn_rank, s->topo->t.n + 1);
 	if (!h->memo || !h->ranked)
 		return TPH_ENOMEM;
 	/* node sampling rotates its start on every filter call: every run must happen, in order;
@@ -118,14 +118,14 @@ static int cuts_build(ahn_ctx *h, ahn_ws *w)
 {
 	tph_session *s = h->s;
 	uint32_t n = w->off[w->n_sj];
-	w->cut = TPH_ARENA_NEW(&s->arena, ahn_cut, AHN_CUTS);
+	w->cut = TPH_ACT_NEW(s, ahn_cut, AHN_CUTS);
 	if (!w->cut)
 		return TPH_ENOMEM;
 	for (uint32_t i = 0; i < n && w->n_cut < AHN_CUTS; i++) {
 		const int64_t *req = s->tasks.req + (size_t)w->task[i] * s->ndim;
 		ahn_cut *c = &w->cut[w->n_cut];
 		bool seen = false, some = false;
-		if (!c->v && !(c->v = TPH_ARENA_NEW(&s->arena, int64_t, w->n_dim)))
+		if (!c->v && !(c->v = TPH_ACT_NEW(s, int64_t, w->n_dim)))
 			return TPH_ENOMEM;
 		for (uint32_t x = 0; x < w->n_dim; x++)
 			some |= (c->v[x] = req[w->dim[x]]) != 0;
@@ -145,8 +145,8 @@ static int prefix_build(ahn_ctx *h, ahn_ws *w)
 {
 	tph_session *s = h->s;
 	uint32_t n = w->off[w->n_sj], nd = 0;
-	w->dim = TPH_ARENA_NEW(&s->arena, uint32_t, s->ndim + 1);
-	w->prefix = TPH_ARENA_NEW(&s->arena, int64_t, (size_t)s->ndim * (n + 1) + 1);
+	w->dim = TPH_ACT_NEW(s, uint32_t, s->ndim + 1);
+	w->prefix = TPH_ACT_NEW(s, int64_t, (size_t)s->ndim * (n + 1) + 1);
 	if (!w->dim || !w->prefix)
 		return TPH_ENOMEM;
 	for (uint32_t d = 0; d < s->ndim; d++) {

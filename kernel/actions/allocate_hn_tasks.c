@@ -3,6 +3,7 @@
  * the fit-error bookkeeping scoped to a subjob (TaskHasFitErrors, NeedContinueAllocating,
  * ResetSubJobFitErr). */
 #include "allocate_hn.h"
+#include "fit_nodes.h"
 
 #include "mem.h"
 
@@ -59,10 +60,8 @@ void ahn_reset_subjob_fit(ahn_ctx *h, ahn_ws *w, tph_idx k)
 	const tph_subjobs *o = tph_subjobs_of(s);
 	for (uint32_t i = o->task_off[k]; i < o->task_off[k + 1]; i++) {
 		tph_idx t = o->task[i];
-		if (s->why)
-			s->why[t] = NULL, s->n_why[t] = 0;
-		if (s->unres)
-			s->n_unres[t] = 0;
+		tph_clear_fit_errors(s, t);
+		tph_clear_fit_nodes(s, t);
 	}
 	w->roles[k - w->first].n = 0;
 }
@@ -89,17 +88,8 @@ static int record_codes(ahn_ctx *h, ahn_ws *w, tph_idx k, tph_idx t, const tph_i
 
 static int record_skip(ahn_ctx *h, tph_idx t)
 {
-	tph_session *s = h->s;
-	char buf[512];
-	snprintf(buf, sizeof buf, "Task %s with role spec %s has already predicated failed, skip",
-	         tph_strtab_str(s->snap->strs, s->tasks.name[t]),
-	         tph_strtab_str(s->snap->strs, s->tasks.role[t]));
-	const char *msg = tph_arena_strndup(&s->arena, buf, strlen(buf));
-	if (!msg)
-		return TPH_ENOMEM;
-	if (s->unres)
-		s->n_unres[t] = 0;
-	return tph_record_pending_reason(s, t, msg);
+	tph_clear_fit_nodes(h->s, t);
+	return tph_record_skip(h->s, t);
 }
 
 /* ---- allocateResourcesForTasks ---- */

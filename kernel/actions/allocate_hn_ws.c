@@ -91,18 +91,17 @@ static int ws_required(tph_session *s, ahn_ws *w, tph_idx *sorted)
 
 static int ws_alloc(tph_session *s, ahn_ws *w, uint32_t n_tasks)
 {
-	tph_arena *a = &s->arena;
 	uint32_t n = w->n_sj + 1;
-	w->task = TPH_ARENA_NEW(a, tph_idx, n_tasks + 1);
-	w->off = TPH_ARENA_NEW(a, uint32_t, n);
-	w->required = TPH_ARENA_NEW(a, uint8_t, n);
-	w->roles = TPH_ARENA_NEW(a, alloc_roles, n);
-	w->hn_saved = TPH_ARENA_NEW(a, tph_idx, n);
+	w->task = TPH_ACT_NEW(s, tph_idx, n_tasks + 1);
+	w->off = TPH_ACT_NEW(s, uint32_t, n);
+	w->required = TPH_ACT_NEW(s, uint8_t, n);
+	w->roles = TPH_ACT_NEW(s, alloc_roles, n);
+	w->hn_saved = TPH_ACT_NEW(s, tph_idx, n);
 	if (!w->task || !w->off || !w->required || !w->roles || !w->hn_saved)
 		return TPH_ENOMEM;
 	for (int i = 0; i < AHN_STATES; i++) {
-		tph_idx *items = TPH_ARENA_NEW(a, tph_idx, n);
-		w->st[i].cur = TPH_ARENA_NEW(a, uint32_t, n);
+		tph_idx *items = TPH_ACT_NEW(s, tph_idx, n);
+		w->st[i].cur = TPH_ACT_NEW(s, uint32_t, n);
 		if (!items || !w->st[i].cur)
 			return TPH_ENOMEM;
 		tph_pq_init_less(&w->st[i].q, w, ws_less, items, w->n_sj);
@@ -116,7 +115,7 @@ int ahn_ws_build(tph_session *s, tph_idx job, ahn_ws **out)
 	uint32_t n = 0;
 	for (uint32_t i = js->task_off[job]; i < js->task_off[job + 1]; i++)
 		n += in_worksheet(s, js->task_idx[i]);
-	ahn_ws *w = TPH_ARENA_NEW(&s->arena, ahn_ws, 1);
+	ahn_ws *w = TPH_ACT_NEW(s, ahn_ws, 1);
 	tph_idx *scratch = tph_malloc((n + 1) * sizeof *scratch);
 	int rc = w && scratch ? TPH_OK : TPH_ENOMEM;
 	if (!rc) {

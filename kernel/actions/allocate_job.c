@@ -32,7 +32,7 @@ static bool role_in(const alloc_roles *r, tph_sid role)
 	return false;
 }
 
-/* The job's tasks with recorded fit errors (s->why, kept across actions as Volcano keeps
+/* The job's tasks with recorded fit errors (kept across actions as Volcano keeps
  * job.NodesFitErrors for the session). */
 static alloc_roles *job_roles(alloc_ctx *c, tph_idx j)
 {
@@ -42,9 +42,9 @@ static alloc_roles *job_roles(alloc_ctx *c, tph_idx j)
 		return r;
 	r->built = true;
 	const tph_job_store *js = s->jobs;
-	for (uint32_t i = js->task_off[j]; s->why && i < js->task_off[j + 1]; i++) {
+	for (uint32_t i = js->task_off[j]; i < js->task_off[j + 1]; i++) {
 		tph_idx t = js->task_idx[i];
-		if (s->why[t] && role_add(r, s->tasks.role[t]))
+		if (tph_task_has_fit_errors(s, t) && role_add(r, s->tasks.role[t]))
 			break;
 	}
 	return r;
@@ -65,10 +65,8 @@ void alloc_reset_fit_errors(alloc_ctx *c, tph_idx job)
 {
 	tph_session *s = c->s;
 	const tph_job_store *js = s->jobs;
-	for (uint32_t i = js->task_off[job]; s->why && i < js->task_off[job + 1]; i++) {
-		s->why[js->task_idx[i]] = NULL;
-		s->n_why[js->task_idx[i]] = 0;
-	}
+	for (uint32_t i = js->task_off[job]; i < js->task_off[job + 1]; i++)
+		tph_clear_fit_errors(s, js->task_idx[i]);
 	tph_reset_fit_nodes(s, job);
 	c->roles[job].n = 0;
 	c->roles[job].built = true;
@@ -153,13 +151,7 @@ static int record_all(alloc_ctx *c, tph_idx task, tph_reason_code code)
 
 static int record_skip(alloc_ctx *c, tph_idx task)
 {
-	tph_session *s = c->s;
-	char buf[512];
-	snprintf(buf, sizeof buf, "Task %s with role spec %s has already predicated failed, skip",
-	         tph_strtab_str(s->snap->strs, s->tasks.name[task]),
-	         tph_strtab_str(s->snap->strs, s->tasks.role[task]));
-	const char *msg = tph_arena_strndup(&s->arena, buf, strlen(buf));
-	return msg ? tph_record_pending_reason(s, task, msg) : TPH_ENOMEM;
+	return tph_record_skip(c->s, task);
 }
 
 /* The nominated node first (where an earlier preemption made room), then every node. */

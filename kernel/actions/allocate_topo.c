@@ -111,8 +111,8 @@ static int ctx_get(alloc_ctx *c, ahn_ctx **out)
 	c->hn = h;
 	h->c = c;
 	h->s = s;
-	h->ws = TPH_ARENA_NEW(&s->arena, ahn_ws *, s->jobs->n + 1);
-	h->job_dec = TPH_ARENA_NEW(&s->arena, tph_idx, s->jobs->n + 1);
+	h->ws = TPH_ACT_NEW(s, ahn_ws *, s->jobs->n + 1);
+	h->job_dec = TPH_ACT_NEW(s, tph_idx, s->jobs->n + 1);
 	if (!h->ws || !h->job_dec || tph_hn_gradient_init(s, &h->gj) ||
 	    tph_hn_gradient_init(s, &h->gs))
 		return TPH_ENOMEM;

@@ -67,8 +67,8 @@ static void job_tasks(bf_ctx *c, tph_idx j)
 static int fill_heaps(bf_ctx *c, const uint32_t *per_queue, const uint32_t *per_job, uint32_t total)
 {
 	tph_session *s = c->s;
-	tph_idx *tbuf = TPH_ARENA_NEW(&s->arena, tph_idx, total + 1);
-	c->order = TPH_ARENA_NEW(&s->arena, tph_idx, total + 1);
+	tph_idx *tbuf = TPH_ACT_NEW(s, tph_idx, total + 1);
+	c->order = TPH_ACT_NEW(s, tph_idx, total + 1);
 	if (!tbuf || !c->order || tph_act_job_heaps(s, per_queue, &c->queues, &c->jobs))
 		return TPH_ENOMEM;
 	for (tph_idx j = 0; j < s->jobs->n; j++) {
@@ -87,9 +87,9 @@ static int pick_up(bf_ctx *c)
 {
 	tph_session *s = c->s;
 	uint32_t nq = s->queues->n, nj = s->jobs->n;
-	uint32_t *per_queue = TPH_ARENA_NEW(&s->arena, uint32_t, nq + 1);
-	uint32_t *per_job = TPH_ARENA_NEW(&s->arena, uint32_t, nj + 1);
-	c->tasks = TPH_ARENA_NEW(&s->arena, tph_pq, nj + 1);
+	uint32_t *per_queue = TPH_ACT_NEW(s, uint32_t, nq + 1);
+	uint32_t *per_job = TPH_ACT_NEW(s, uint32_t, nj + 1);
+	c->tasks = TPH_ACT_NEW(s, tph_pq, nj + 1);
 	if (!per_queue || !per_job || !c->tasks)
 		return TPH_ENOMEM;
 	int rc = fill_heaps(c, per_queue, per_job, select_jobs(c, per_queue, per_job));
@@ -171,10 +171,10 @@ static int backfill_execute(tph_session *s, const tph_args *args)
 	tph_ph_opts o;
 	tph_ph_opts_read(s, args, "backfill", &o);
 	uint32_t nr = s->nodes.n + 1;
-	c.codes = TPH_ARENA_NEW(&s->arena, tph_reason_code, nr);
-	c.feas = TPH_ARENA_NEW(&s->arena, tph_idx, nr);
-	c.grouped = TPH_ARENA_NEW(&s->arena, tph_idx, nr);
-	c.scores = TPH_ARENA_NEW(&s->arena, double, nr);
+	c.codes = TPH_ACT_NEW(s, tph_reason_code, nr);
+	c.feas = TPH_ACT_NEW(s, tph_idx, nr);
+	c.grouped = TPH_ACT_NEW(s, tph_idx, nr);
+	c.scores = TPH_ACT_NEW(s, double, nr);
 	tph_eqc *eqc = tph_eqc_new(s, false);
 	int rc = c.codes && c.feas && c.grouped && c.scores ? TPH_OK : TPH_ENOMEM;
 	if (!rc)

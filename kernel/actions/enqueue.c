@@ -14,8 +14,8 @@ static int build(tph_session *s, enq_ctx *c)
 {
 	const tph_job_store *js = s->jobs;
 	uint32_t nq = s->queues->n, nj = js->n;
-	uint32_t *pending = TPH_ARENA_NEW(&s->arena, uint32_t, nq + 1);
-	uint8_t *seen = TPH_ARENA_NEW(&s->arena, uint8_t, nq + 1);
+	uint32_t *pending = TPH_ACT_NEW(s, uint32_t, nq + 1);
+	uint8_t *seen = TPH_ACT_NEW(s, uint8_t, nq + 1);
 	if (!pending || !seen)
 		return TPH_ENOMEM;
 	for (tph_idx j = 0; j < nj; j++)

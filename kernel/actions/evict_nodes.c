@@ -37,22 +37,21 @@ int tph_evict_open(tph_evict_ctx *c, tph_session *s, const tph_ph_opts *ph, bool
 	memset(c, 0, sizeof *c);
 	c->s = s;
 	c->ph = *ph;
-	tph_arena *a = &s->arena;
 	uint32_t nn = s->nodes.n + 1;
 	if (build_node_index(c))
 		return TPH_ENOMEM;
 	uint32_t m = c->max_on_node + 1;
-	c->cands = TPH_ARENA_NEW(a, tph_idx, m);
-	c->victims = TPH_ARENA_NEW(a, tph_idx, m);
-	c->vheap = TPH_ARENA_NEW(a, tph_idx, m);
-	c->nodes = TPH_ARENA_NEW(a, tph_idx, nn);
-	c->eval = TPH_ARENA_NEW(a, tph_idx, nn);
-	c->run = TPH_ARENA_NEW(a, tph_idx, nn);
-	c->codes = TPH_ARENA_NEW(a, tph_reason_code, nn);
-	c->mark = TPH_ARENA_NEW(a, uint32_t, nn);
+	c->cands = TPH_ACT_NEW(s, tph_idx, m);
+	c->victims = TPH_ACT_NEW(s, tph_idx, m);
+	c->vheap = TPH_ACT_NEW(s, tph_idx, m);
+	c->nodes = TPH_ACT_NEW(s, tph_idx, nn);
+	c->eval = TPH_ACT_NEW(s, tph_idx, nn);
+	c->run = TPH_ACT_NEW(s, tph_idx, nn);
+	c->codes = TPH_ACT_NEW(s, tph_reason_code, nn);
+	c->mark = TPH_ACT_NEW(s, uint32_t, nn);
 	if (keep_cache && ph->error_cache) {
-		c->cache = TPH_ARENA_NEW(a, tph_fit_cache, 1);
-		if (c->cache && !(c->cache->head = TPH_ARENA_NEW(a, uint32_t, s->jobs->n + 1)))
+		c->cache = TPH_ACT_NEW(s, tph_fit_cache, 1);
+		if (c->cache && !(c->cache->head = TPH_ACT_NEW(s, uint32_t, s->jobs->n + 1)))
 			c->cache = NULL;
 		if (!c->cache)
 			return TPH_ENOMEM;
@@ -84,7 +83,7 @@ static fit_entry *cache_find(const tph_fit_cache *fc, tph_idx job, tph_sid role)
 static fit_entry *cache_add(tph_evict_ctx *c, tph_idx job, tph_sid role)
 {
 	tph_fit_cache *fc = c->cache;
-	uint64_t *bits = TPH_ARENA_NEW(&c->s->arena, uint64_t, c->s->nodes.n / 64 + 1);
+	uint64_t *bits = TPH_ACT_NEW(c->s, uint64_t, c->s->nodes.n / 64 + 1);
 	if (!bits || tph_grow(&fc->e, &fc->cap, fc->n + 1, sizeof *fc->e)) {
 		tph_evict_fail(c, TPH_ENOMEM);
 		return NULL;

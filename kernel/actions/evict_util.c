@@ -60,7 +60,7 @@ static bool on_node(const tph_session *s, tph_idx t)
 int tph_node_tasks_csr(tph_session *s, uint32_t **off, tph_idx **tasks, uint32_t *max_on_node)
 {
 	uint32_t nn = s->nodes.n, most = 0;
-	uint32_t *o = TPH_ARENA_NEW(&s->arena, uint32_t, nn + 2);
+	uint32_t *o = TPH_ACT_NEW(s, uint32_t, nn + 2);
 	if (!o)
 		return TPH_ENOMEM;
 	for (tph_idx t = 0; t < s->tasks.n; t++)
@@ -70,7 +70,7 @@ int tph_node_tasks_csr(tph_session *s, uint32_t **off, tph_idx **tasks, uint32_t
 		most = o[n + 2] > most ? o[n + 2] : most;
 		o[n + 2] += o[n + 1];
 	}
-	tph_idx *ts = TPH_ARENA_NEW(&s->arena, tph_idx, o[nn + 1] + 1);
+	tph_idx *ts = TPH_ACT_NEW(s, tph_idx, o[nn + 1] + 1);
 	if (!ts)
 		return TPH_ENOMEM;
 	for (tph_idx t = 0; t < s->tasks.n; t++)

@@ -40,11 +40,11 @@ static int statics(gev_ctx *c)
 {
 	tph_session *s = c->s;
 	uint32_t nt = s->tasks.n;
-	tph_idx *ix = TPH_ARENA_NEW(&s->arena, tph_idx, nt + 1);
-	tph_idx *tmp = TPH_ARENA_NEW(&s->arena, tph_idx, nt + 1);
-	c->uid_rank = TPH_ARENA_NEW(&s->arena, uint32_t, nt + 1);
-	c->job_req = TPH_ARENA_NEW(&s->arena, int64_t, (size_t)s->jobs->n * s->ndim + 1);
-	c->job_ok = TPH_ARENA_NEW(&s->arena, uint8_t, s->jobs->n + 1);
+	tph_idx *ix = TPH_ACT_NEW(s, tph_idx, nt + 1);
+	tph_idx *tmp = TPH_ACT_NEW(s, tph_idx, nt + 1);
+	c->uid_rank = TPH_ACT_NEW(s, uint32_t, nt + 1);
+	c->job_req = TPH_ACT_NEW(s, int64_t, (size_t)s->jobs->n * s->ndim + 1);
+	c->job_ok = TPH_ACT_NEW(s, uint8_t, s->jobs->n + 1);
 	if (!ix || !tmp || !c->uid_rank || !c->job_req || !c->job_ok)
 		return TPH_ENOMEM;
 	for (tph_idx j = 0; j < s->jobs->n; j++)
@@ -67,26 +67,25 @@ static int statics(gev_ctx *c)
 static int scratch(gev_ctx *c)
 {
 	tph_session *s = c->s;
-	tph_arena *a = &s->arena;
 	uint32_t nt = s->tasks.n + 1, nn = s->nodes.n + 1;
 	c->ac.s = s;
-	c->ac.grouped = TPH_ARENA_NEW(a, tph_idx, nn);
-	c->ac.grp = TPH_ARENA_NEW(a, uint8_t, nn);
-	c->ac.scores = TPH_ARENA_NEW(a, double, nn);
-	c->ac.feas = TPH_ARENA_NEW(a, tph_idx, nn);
-	c->nodes = TPH_ARENA_NEW(a, tph_idx, nn);
-	c->skip = TPH_ARENA_NEW(a, uint32_t, nn);
-	c->dom = TPH_ARENA_NEW(a, tph_idx, s->topo->t.n + 1);
-	c->pending = TPH_ARENA_NEW(a, tph_idx, nt);
-	c->cand = TPH_ARENA_NEW(a, tph_idx, nt);
-	c->flat = TPH_ARENA_NEW(a, tph_idx, nt);
-	c->sel = TPH_ARENA_NEW(a, tph_idx, nt);
-	c->bt = TPH_ARENA_NEW(a, tph_idx, nt);
-	c->allowed = TPH_ARENA_NEW(a, uint8_t, nt);
-	c->b = TPH_ARENA_NEW(a, gev_bundle, nt);
-	c->b2 = TPH_ARENA_NEW(a, gev_bundle, nt);
-	c->need = TPH_ARENA_NEW(a, int64_t, s->ndim + 1);
-	c->nom = TPH_ARENA_NEW(a, gev_nom, tph_subjobs_of(s)->n + 1);
+	c->ac.grouped = TPH_ACT_NEW(s, tph_idx, nn);
+	c->ac.grp = TPH_ACT_NEW(s, uint8_t, nn);
+	c->ac.scores = TPH_ACT_NEW(s, double, nn);
+	c->ac.feas = TPH_ACT_NEW(s, tph_idx, nn);
+	c->nodes = TPH_ACT_NEW(s, tph_idx, nn);
+	c->skip = TPH_ACT_NEW(s, uint32_t, nn);
+	c->dom = TPH_ACT_NEW(s, tph_idx, s->topo->t.n + 1);
+	c->pending = TPH_ACT_NEW(s, tph_idx, nt);
+	c->cand = TPH_ACT_NEW(s, tph_idx, nt);
+	c->flat = TPH_ACT_NEW(s, tph_idx, nt);
+	c->sel = TPH_ACT_NEW(s, tph_idx, nt);
+	c->bt = TPH_ACT_NEW(s, tph_idx, nt);
+	c->allowed = TPH_ACT_NEW(s, uint8_t, nt);
+	c->b = TPH_ACT_NEW(s, gev_bundle, nt);
+	c->b2 = TPH_ACT_NEW(s, gev_bundle, nt);
+	c->need = TPH_ACT_NEW(s, int64_t, s->ndim + 1);
+	c->nom = TPH_ACT_NEW(s, gev_nom, tph_subjobs_of(s)->n + 1);
 	bool ok = c->ac.grouped && c->ac.grp && c->ac.scores && c->ac.feas && c->nodes && c->skip &&
 	          c->dom && c->pending && c->cand && c->flat && c->sel && c->bt && c->allowed &&
 	          c->b && c->b2 && c->need && c->nom;
@@ -241,14 +240,13 @@ static int loop_build(gev_ctx *c, gev_loop *l)
 {
 	tph_session *s = c->s;
 	uint32_t nq = s->queues->n, nj = s->jobs->n;
-	tph_arena *a = &s->arena;
-	l->qbuf = TPH_ARENA_NEW(a, tph_idx, nq + 1);
-	l->jbuf = TPH_ARENA_NEW(a, tph_idx, nj + 1);
-	l->first = TPH_ARENA_NEW(a, tph_idx, nq + 1);
-	l->per_queue = TPH_ARENA_NEW(a, uint32_t, nq + 1);
-	l->jobs = TPH_ARENA_NEW(a, tph_pq, nq + 1);
-	l->starving = TPH_ARENA_NEW(a, uint8_t, nj + 1);
-	uint8_t *seen = TPH_ARENA_NEW(a, uint8_t, nq + 1);
+	l->qbuf = TPH_ACT_NEW(s, tph_idx, nq + 1);
+	l->jbuf = TPH_ACT_NEW(s, tph_idx, nj + 1);
+	l->first = TPH_ACT_NEW(s, tph_idx, nq + 1);
+	l->per_queue = TPH_ACT_NEW(s, uint32_t, nq + 1);
+	l->jobs = TPH_ACT_NEW(s, tph_pq, nq + 1);
+	l->starving = TPH_ACT_NEW(s, uint8_t, nj + 1);
+	uint8_t *seen = TPH_ACT_NEW(s, uint8_t, nq + 1);
 	if (!l->qbuf || !l->jbuf || !l->first || !l->per_queue || !l->jobs || !l->starving || !seen)
 		return TPH_ENOMEM;
 	for (tph_idx j = 0; j < nj; j++) {

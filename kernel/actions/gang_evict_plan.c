@@ -42,7 +42,7 @@ static uint32_t *role_fail(gev_ctx *c, tph_sid role, bool make)
 	if (!make)
 		return NULL;
 	uint32_t cap = c->cap_role;
-	uint32_t *f = TPH_ARENA_NEW(&c->s->arena, uint32_t, c->s->nodes.n + 1);
+	uint32_t *f = TPH_ACT_NEW(c->s, uint32_t, c->s->nodes.n + 1);
 	if (!f || tph_grow(&c->role, &cap, c->n_role + 1, sizeof *c->role) ||
 	    tph_grow(&c->fail, &c->cap_role, c->n_role + 1, sizeof *c->fail))
 		return NULL;

@@ -58,12 +58,12 @@ int tph_preempt_scratch(tph_preempt_ctx *c)
 {
 	tph_session *s = c->ev.s;
 	uint32_t nn = s->nodes.n + 1;
-	c->scores = TPH_ARENA_NEW(&s->arena, double, nn);
-	c->order = TPH_ARENA_NEW(&s->arena, tph_scored, nn);
-	c->removed = TPH_ARENA_NEW(&s->arena, uint8_t, c->ev.max_on_node + 1);
-	c->cand_node = TPH_ARENA_NEW(&s->arena, tph_idx, nn);
-	c->cand_off = TPH_ARENA_NEW(&s->arena, uint32_t, nn + 1);
-	c->cand_vict = TPH_ARENA_NEW(&s->arena, tph_idx, c->ev.node_off[s->nodes.n] + 1);
+	c->scores = TPH_ACT_NEW(s, double, nn);
+	c->order = TPH_ACT_NEW(s, tph_scored, nn);
+	c->removed = TPH_ACT_NEW(s, uint8_t, c->ev.max_on_node + 1);
+	c->cand_node = TPH_ACT_NEW(s, tph_idx, nn);
+	c->cand_off = TPH_ACT_NEW(s, uint32_t, nn + 1);
+	c->cand_vict = TPH_ACT_NEW(s, tph_idx, c->ev.node_off[s->nodes.n] + 1);
 	bool ok =
 	    c->scores && c->order && c->removed && c->cand_node && c->cand_off && c->cand_vict;
 	return ok ? TPH_OK : TPH_ENOMEM;
@@ -132,14 +132,13 @@ static bool is_preemptor(const tph_session *s, tph_idx j)
 static int run_alloc(preempt_run *r)
 {
 	tph_session *s = r->c.ev.s;
-	tph_arena *a = &s->arena;
 	uint32_t nq = s->queues->n, nj = s->jobs->n;
-	r->jheap = TPH_ARENA_NEW(a, tph_pq, nq + 1);
-	r->q_off = TPH_ARENA_NEW(a, uint32_t, nq + 2);
-	r->q_jobs = TPH_ARENA_NEW(a, tph_idx, 2 * (size_t)nj + nq + 1);
-	r->theap = TPH_ARENA_NEW(a, tph_pq, nj + 1);
-	r->tbuf = TPH_ARENA_NEW(a, tph_idx, s->tasks.n + 1);
-	r->preemptor = TPH_ARENA_NEW(a, uint8_t, nj + 1);
+	r->jheap = TPH_ACT_NEW(s, tph_pq, nq + 1);
+	r->q_off = TPH_ACT_NEW(s, uint32_t, nq + 2);
+	r->q_jobs = TPH_ACT_NEW(s, tph_idx, 2 * (size_t)nj + nq + 1);
+	r->theap = TPH_ACT_NEW(s, tph_pq, nj + 1);
+	r->tbuf = TPH_ACT_NEW(s, tph_idx, s->tasks.n + 1);
+	r->preemptor = TPH_ACT_NEW(s, uint8_t, nj + 1);
 	bool ok = r->jheap && r->q_off && r->q_jobs && r->theap && r->tbuf && r->preemptor;
 	return ok ? TPH_OK : TPH_ENOMEM;
 }

@@ -95,15 +95,14 @@ enum {
 static int run_alloc(reclaim_run *r, uint8_t **flags, uint32_t **off)
 {
 	tph_session *s = r->ev.s;
-	tph_arena *a = &s->arena;
 	uint32_t nq = s->queues->n, nj = s->jobs->n;
-	r->seen = TPH_ARENA_NEW(a, uint8_t, nq + 1);
-	r->jheap = TPH_ARENA_NEW(a, tph_pq, nq + 1);
-	r->theap = TPH_ARENA_NEW(a, tph_pq, nj + 1);
-	r->tbuf = TPH_ARENA_NEW(a, tph_idx, s->tasks.n + 1);
-	*flags = TPH_ARENA_NEW(a, uint8_t, nj + 1);
-	*off = TPH_ARENA_NEW(a, uint32_t, nq + 2);
-	tph_idx *buf = TPH_ARENA_NEW(a, tph_idx, 2 * (size_t)nj + nq + 1);
+	r->seen = TPH_ACT_NEW(s, uint8_t, nq + 1);
+	r->jheap = TPH_ACT_NEW(s, tph_pq, nq + 1);
+	r->theap = TPH_ACT_NEW(s, tph_pq, nj + 1);
+	r->tbuf = TPH_ACT_NEW(s, tph_idx, s->tasks.n + 1);
+	*flags = TPH_ACT_NEW(s, uint8_t, nj + 1);
+	*off = TPH_ACT_NEW(s, uint32_t, nq + 2);
+	tph_idx *buf = TPH_ACT_NEW(s, tph_idx, 2 * (size_t)nj + nq + 1);
 	if (!r->seen || !r->jheap || !r->theap || !r->tbuf || !*flags || !*off || !buf)
 		return TPH_ENOMEM;
 	/* Each job pop may push its queue again: room for nq + nj queue entries. */

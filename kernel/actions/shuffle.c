@@ -1,14 +1,15 @@
 /* The shuffle action (Volcano's actions/shuffle): the VictimTasks plugins pick among the
  * running tasks of the session's jobs, and each pick is evicted at once (ssn.Evict), in
  * snapshot order where Volcano walks a map. */
+#include "action_util.h"
 #include "ep.h"
 #include "statement.h"
 
 static int shuffle_execute(tph_session *s, const tph_args *args)
 {
 	(void)args;
-	tph_idx *tasks = TPH_ARENA_NEW(&s->arena, tph_idx, s->tasks.n + 1);
-	uint8_t *victim = TPH_ARENA_NEW(&s->arena, uint8_t, s->tasks.n + 1);
+	tph_idx *tasks = TPH_ACT_NEW(s, tph_idx, s->tasks.n + 1);
+	uint8_t *victim = TPH_ACT_NEW(s, uint8_t, s->tasks.n + 1);
 	if (!tasks || !victim)
 		return TPH_ENOMEM;
 	uint32_t n = 0;

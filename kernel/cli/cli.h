@@ -38,6 +38,7 @@ typedef struct run_result {
 	tph_session *ssn;
 	const tph_decision_log *log;
 	double load_ms, session_ms;
+	size_t mem_open, mem_run; /* tph_session_bytes after open and after the actions */
 	tph_diag diag;
 } run_result;
 

@@ -134,6 +134,23 @@ static void text_timing(FILE *f, const run_result *r)
 	fprintf(f, ", close %.2f)\n", l->close_ms);
 }
 
+/* What the session holds (tph_session_mem) against the budget of 256 B per node and 128 B per
+ * task, beside the snapshot's bytes. */
+static void text_memory(FILE *f, const run_result *r)
+{
+	const double mb = 1024.0 * 1024.0;
+	tph_session_memory m = tph_session_mem(r->ssn);
+	double budget =
+	    256.0 * tph_snapshot_node_count(r->snap) + 128.0 * tph_snapshot_task_count(r->snap);
+	fprintf(
+	    f,
+	    "memory: session %.2f MB after open, %.2f after actions, %.2f at close (arena %.2f +"
+	    " heap %.2f), peak %.2f; budget %.2f MB (close %.2f of it); snapshot %.2f MB\n",
+	    r->mem_open / mb, r->mem_run / mb, (m.arena + m.heap) / mb, m.arena / mb, m.heap / mb,
+	    m.peak / mb, budget / mb, (m.arena + m.heap) / budget,
+	    tph_snapshot_bytes(r->snap) / mb);
+}
+
 static void text_summary(FILE *f, const run_result *r)
 {
 	const tph_decision_log *l = r->log;
@@ -145,6 +162,7 @@ static void text_summary(FILE *f, const run_result *r)
 		fprintf(f, ", %.0f tasks/s", l->n_binds / secs);
 	fputc('\n', f);
 	text_timing(f, r);
+	text_memory(f, r);
 }
 
 void write_text(FILE *f, const run_result *r, bool summary_only)

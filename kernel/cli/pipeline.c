@@ -49,7 +49,11 @@ int run_scenario(const char *path, const run_opts *o, run_result *r,
 	if (!rc && after_open)
 		rc = after_open(r, ud);
 	if (!rc)
+		r->mem_open = tph_session_bytes(r->ssn);
+	if (!rc)
 		rc = tph_session_run(r->ssn, &r->diag);
+	if (!rc)
+		r->mem_run = tph_session_bytes(r->ssn);
 	if (!rc)
 		rc = tph_session_close(r->ssn, &r->diag);
 	r->session_ms = now_ms() - t1;

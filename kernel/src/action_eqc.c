@@ -12,8 +12,12 @@
 
 #include <string.h>
 
-#define CLS_NONE    UINT32_MAX /* the task is evaluated on its own */
-#define SMALL_EVAL  4u         /* fewer nodes than this: evaluate directly */
+#define CLS_NONE   UINT32_MAX /* the task is evaluated on its own */
+#define SMALL_EVAL 4u         /* fewer nodes than this: evaluate directly */
+/* Verdict columns kept at once, LRU beyond: the classes a pass keeps coming back to are far
+ * fewer (the generated profiles do the same filtering work with 256 columns as with 3,000),
+ * and each column costs 2 bytes per node, which is session memory while the action runs. */
+#define MAX_SLOTS   256u
 #define SLOT_BUDGET ((size_t)64 << 20)
 
 typedef struct eq_slot {
@@ -100,7 +104,7 @@ tph_eqc *tph_eqc_new(tph_session *s, bool with_fit)
 	e->sub_codes = tph_malloc(nn * sizeof *e->sub_codes);
 	size_t per = (size_t)nn * sizeof(tph_reason_code);
 	size_t max = SLOT_BUDGET / per;
-	e->max_slots = max < 4 ? 4 : max > 65536 ? 65536 : (uint32_t)max;
+	e->max_slots = max < 4 ? 4 : max > MAX_SLOTS ? MAX_SLOTS : (uint32_t)max;
 	if (!e->cls || !e->mark || !e->sub || !e->sub_feas || !e->sub_codes) {
 		tph_eqc_free(e);
 		return NULL;

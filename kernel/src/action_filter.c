@@ -28,10 +28,10 @@ int tph_ph_init(tph_ph *ph, tph_session *s, const tph_ph_opts *o, bool with_fit,
 	ph->eqc = eqc;
 	ph->gen = 1;
 	uint32_t n = s->nodes.n + 1;
-	ph->eval = TPH_ARENA_NEW(&s->arena, tph_idx, n);
-	ph->feas = TPH_ARENA_NEW(&s->arena, tph_idx, n);
-	ph->pos = TPH_ARENA_NEW(&s->arena, uint32_t, n);
-	ph->codes = TPH_ARENA_NEW(&s->arena, tph_reason_code, n);
+	ph->eval = TPH_ACT_NEW(s, tph_idx, n);
+	ph->feas = TPH_ACT_NEW(s, tph_idx, n);
+	ph->pos = TPH_ACT_NEW(s, uint32_t, n);
+	ph->codes = TPH_ACT_NEW(s, tph_reason_code, n);
 	if (!ph->eval || !ph->feas || !ph->pos || !ph->codes)
 		return TPH_ENOMEM;
 	if (s->snap->shard_mode == TPH_SHARD_HARD)
@@ -74,8 +74,8 @@ static tph_ph_role *role_add(tph_ph *ph, tph_idx job, tph_sid role)
 		if (tph_grow(&ph->roles, &ph->cap_roles, ph->n_roles + 1, sizeof *ph->roles))
 			return NULL;
 		r = &ph->roles[ph->n_roles];
-		r->stamp = TPH_ARENA_NEW(&s->arena, uint32_t, s->nodes.n + 1);
-		r->code = TPH_ARENA_NEW(&s->arena, tph_reason_code, s->nodes.n + 1);
+		r->stamp = TPH_ACT_NEW(s, uint32_t, s->nodes.n + 1);
+		r->code = TPH_ACT_NEW(s, tph_reason_code, s->nodes.n + 1);
 		if (!r->stamp || !r->code)
 			return NULL;
 		ph->n_roles++;

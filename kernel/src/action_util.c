@@ -5,18 +5,41 @@
 
 #include "ep.h"
 #include "fit_nodes.h"
+#include "mem.h"
 
 #include <stddef.h>
 #include <string.h>
+
+/* ---- action scratch ---- */
+
+void *tph_act_calloc(tph_session *s, size_t count, size_t size)
+{
+	tph_act_scratch *sc = &s->act_scratch;
+	if (tph_grow(&sc->blk, &sc->cap, sc->n + 1, sizeof *sc->blk))
+		return NULL;
+	void *p = tph_calloc(count ? count : 1, size ? size : 1);
+	if (p)
+		sc->blk[sc->n++] = p;
+	return p;
+}
+
+void tph_act_scratch_end(tph_session *s)
+{
+	tph_act_scratch *sc = &s->act_scratch;
+	for (uint32_t i = 0; i < sc->n; i++)
+		tph_free(sc->blk[i]);
+	tph_free(sc->blk);
+	*sc = (tph_act_scratch){0};
+}
 
 /* ---- the queue and job loops ---- */
 
 int tph_act_job_heaps(tph_session *s, const uint32_t *per_queue, tph_pq *queues, tph_pq **jobs)
 {
 	uint32_t nq = s->queues->n;
-	tph_idx *qbuf = TPH_ARENA_NEW(&s->arena, tph_idx, nq + 1);
-	tph_idx *jbuf = TPH_ARENA_NEW(&s->arena, tph_idx, s->jobs->n + 1);
-	*jobs = TPH_ARENA_NEW(&s->arena, tph_pq, nq + 1);
+	tph_idx *qbuf = TPH_ACT_NEW(s, tph_idx, nq + 1);
+	tph_idx *jbuf = TPH_ACT_NEW(s, tph_idx, s->jobs->n + 1);
+	*jobs = TPH_ACT_NEW(s, tph_pq, nq + 1);
 	if (!qbuf || !jbuf || !*jobs)
 		return TPH_ENOMEM;
 	tph_pq_init(queues, s, tph_queue_order, qbuf, nq);
@@ -128,7 +151,7 @@ int tph_act_dispatch(tph_session *s, tph_idx task)
 	tph_idx node = s->tasks.node[task];
 	tph_task_move(s, task, TPH_TS_BINDING, node);
 	tph_log *l = &s->log;
-	return tph_log_push(&l->binds, &l->n_binds, &l->cap_binds, (tph_log_row){task, node, NULL});
+	return tph_log_push(&l->binds, &l->n_binds, &l->cap_binds, (tph_log_row){task, node});
 }
 
 int tph_act_dispatch_job(tph_session *s, tph_idx job)
@@ -155,7 +178,7 @@ int tph_act_keep(tph_statement *st)
 	for (uint32_t i = 0; i < st->n && !rc; i++)
 		if (st->ops[i].kind == TPH_OP_PIPELINE)
 			rc = tph_log_push(&l->pipelined, &l->n_pipelined, &l->cap_pipelined,
-			                  (tph_log_row){st->ops[i].task, st->ops[i].node, NULL});
+			                  (tph_log_row){st->ops[i].task, st->ops[i].node});
 	tph_stmt_free(st);
 	return rc;
 }

@@ -7,17 +7,28 @@
 #define TPH_ACTION_UTIL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "pq.h"
 #include "session.h"
 #include "statement.h"
 
+/* ---- action scratch ----
+ * Columns an action needs only while it runs (heaps, per-node and per-task work columns) come
+ * from the heap and are all freed when the action ends (tph_session_run calls
+ * tph_act_scratch_end after each action), so the session does not hold them for the rest of its
+ * life as it would arena memory. Never from a parallel region. */
+
+/* Zeroed; NULL when out of memory. */
+void *tph_act_calloc(tph_session *s, size_t count, size_t size);
+#define TPH_ACT_NEW(s, type, count) ((type *)tph_act_calloc((s), (count), sizeof(type)))
+
 /* ---- the queue and job loops of enqueue, allocate and backfill ---- */
 
 /* Volcano's queue and job PriorityQueues, empty: `queues` by QueueOrder with room for every
  * queue, (*jobs)[q] by JobOrder with room for per_queue[q] jobs (at most the session's jobs in
- * all). TPH_ENOMEM when the arena is out. */
+ * all); action scratch. TPH_ENOMEM when out of memory. */
 int tph_act_job_heaps(tph_session *s, const uint32_t *per_queue, tph_pq *queues, tph_pq **jobs);
 /* Push job j into its queue's heap; the queue joins `queues` with its first job. */
 void tph_act_push_job(const tph_session *s, tph_pq *queues, tph_pq *jobs, tph_idx j);

@@ -6,6 +6,8 @@
 #include "tephra/status.h"
 
 #include <jemalloc/jemalloc.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -150,4 +152,102 @@ int tph_arena_on_cleanup(tph_arena *a, tph_cleanup_fn fn, void *ud)
 	c->next = a->cleanups;
 	a->cleanups = c;
 	return TPH_OK;
+}
+
+/* ---- the pool of parked arenas ---- */
+
+/* All under pool_lock: the parked arenas (rewound copies that own their chunks) and the limit. */
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static tph_arena pool[TPH_ARENA_POOL_MAX];
+static unsigned pool_n, pool_limit = TPH_ARENA_POOL_DEFAULT;
+
+int tph_arena_take(tph_arena *a, size_t chunk_size)
+{
+	size_t want = chunk_size ? chunk_size : ((size_t)1 << 20);
+	pthread_mutex_lock(&pool_lock);
+	for (unsigned i = pool_n; i-- > 0;)
+		if (pool[i].chunk_size == want) {
+			*a = pool[i];
+			pool[i] = pool[--pool_n];
+			pthread_mutex_unlock(&pool_lock);
+			return TPH_OK;
+		}
+	pthread_mutex_unlock(&pool_lock);
+	return tph_arena_init(a, chunk_size);
+}
+
+/* Chunks past the current one were not reached since the last reset: give them back, so a
+ * parked arena holds what its last use needed and no more. */
+static void drop_unreached(tph_arena *a)
+{
+	tph_arena_chunk **link = a->cur ? &a->cur->next : &a->first;
+	for (tph_arena_chunk *c = *link, *n; c; c = n) {
+		n = c->next;
+		a->reserved -= c->size;
+		chunk_free(a, c);
+	}
+	*link = NULL;
+}
+
+void tph_arena_park(tph_arena *a)
+{
+	run_cleanups(a);
+	drop_unreached(a);
+	tph_arena_reset(a);
+	bool kept = false;
+	pthread_mutex_lock(&pool_lock);
+	if (pool_n < pool_limit) {
+		pool[pool_n++] = *a;
+		kept = true;
+	}
+	pthread_mutex_unlock(&pool_lock);
+	if (!kept)
+		tph_arena_destroy(a);
+	memset(a, 0, sizeof *a);
+}
+
+/* Destroy the parked arenas beyond `keep`; the bytes they held. */
+static size_t trim_to(unsigned keep)
+{
+	tph_arena out[TPH_ARENA_POOL_MAX];
+	unsigned n = 0;
+	pthread_mutex_lock(&pool_lock);
+	while (pool_n > keep)
+		out[n++] = pool[--pool_n];
+	pthread_mutex_unlock(&pool_lock);
+	size_t bytes = 0;
+	for (unsigned i = 0; i < n; i++) {
+		bytes += out[i].reserved;
+		tph_arena_destroy(&out[i]);
+	}
+	return bytes;
+}
+
+size_t tph_arena_pool_trim(void)
+{
+	return trim_to(0);
+}
+
+unsigned tph_arena_pool_set_limit(unsigned n)
+{
+	pthread_mutex_lock(&pool_lock);
+	unsigned old = pool_limit;
+	pool_limit = n < TPH_ARENA_POOL_MAX ? n : TPH_ARENA_POOL_MAX;
+	n = pool_limit;
+	pthread_mutex_unlock(&pool_lock);
+	trim_to(n);
+	return old;
+}
+
+unsigned tph_arena_pool_count(size_t *bytes)
+{
+	pthread_mutex_lock(&pool_lock);
+	unsigned n = pool_n;
+	size_t b = 0;
+	for (unsigned i = 0; i < n; i++)
+		b += pool[i].reserved;
+	pthread_mutex_unlock(&pool_lock);
+	if (bytes)
+		*bytes = b;
+	return n;
 }

@@ -48,6 +48,30 @@ char *tph_arena_strndup(tph_arena *a, const char *s, size_t n);
 /* Register `fn(ud)` to run at reset or destroy. */
 int tph_arena_on_cleanup(tph_arena *a, tph_cleanup_fn fn, void *ud);
 
+/* ---- the pool of parked arenas ----
+ * A host runs one session per scheduling cycle, each needing about the same memory; faulting in
+ * fresh chunks (and creating and destroying a jemalloc arena) every cycle costs more than
+ * filling them. An arena given back with tph_arena_park keeps its jemalloc arena and the chunks
+ * its last use reached, and the next tph_arena_take with the same chunk size starts on them,
+ * already rewound. The pool holds at most tph_arena_pool_limit() arenas (TPH_ARENA_POOL_DEFAULT
+ * unless set); a park beyond it destroys. Every pool call is thread-safe (one mutex); the
+ * arenas themselves stay single-threaded. */
+#define TPH_ARENA_POOL_DEFAULT 2
+#define TPH_ARENA_POOL_MAX     16
+
+/* A parked arena of `chunk_size` (rewound, no cleanups pending), else a fresh tph_arena_init. */
+int tph_arena_take(tph_arena *a, size_t chunk_size);
+/* Run cleanups, free the chunks past the last one used since the last reset, rewind and park;
+ * destroy instead when the pool is full. `a` is zeroed either way. */
+void tph_arena_park(tph_arena *a);
+/* Destroy every parked arena; returns the bytes of chunks given back. */
+size_t tph_arena_pool_trim(void);
+/* Set how many arenas the pool keeps (clamped to TPH_ARENA_POOL_MAX), trimming any excess;
+ * returns the previous limit. */
+unsigned tph_arena_pool_set_limit(unsigned n);
+/* Arenas parked now, and the bytes their chunks hold. */
+unsigned tph_arena_pool_count(size_t *bytes);
+
 #define TPH_CACHELINE 64
 
 #define TPH_ARENA_NEW(a, type, count) \

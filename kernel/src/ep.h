@@ -5,7 +5,8 @@
  * rules of Volcano's pkg/scheduler/framework/session_plugins.go. Registrations sit in tier
  * order, then plugin order, so "walk the tiers" is "walk the list, noting tier changes".
  * Everything here runs on the session's thread, except the callbacks that tph_filter_nodes()
- * and tph_score_nodes() hand to OpenMP workers over disjoint spans of nodes. */
+ * and tph_score_nodes() hand to OpenMP workers over disjoint spans of nodes, and the span
+ * functions batch callbacks give tph_session_parallel() (plugin.h; ep_score.c runs both). */
 #ifndef TPH_EP_H
 #define TPH_EP_H
 
@@ -164,7 +165,7 @@ int tph_fire_deallocate(tph_session *s, tph_idx task);
 /* Nodes per span of the parallel loops, and how many threads a call over n nodes may use:
  * the session's threads, but only when every thread gets enough spans to pay for a parallel
  * region. */
-#define TPH_SPAN 256u
+#define TPH_SPAN TPH_PAR_SPAN
 int tph_span_threads(const tph_session *s, uint32_t n);
 /* Around each parallel region: let the OpenMP runtime shrink the team when the machine is
  * loaded (dynamic adjustment), unless OMP_DYNAMIC says otherwise. On an oversubscribed

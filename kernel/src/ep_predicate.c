@@ -8,12 +8,6 @@
 
 #include <string.h>
 
-#ifdef TPH_HAVE_OPENMP
-#define OMP(x) _Pragma(#x)
-#else
-#define OMP(x)
-#endif
-
 #define SPAN          TPH_SPAN
 #define CALL(type, e) ((type)(e)->fn)
 
@@ -52,18 +46,26 @@ static void predicate_span(const tph_session *s, tph_idx task, const tph_idx *no
 	tph_predicate_span(s, task, live, pos, n, out);
 }
 
+typedef struct pred_call {
+	const tph_session *s;
+	tph_idx task;
+	const tph_idx *nodes;
+	tph_reason_code *out;
+} pred_call;
+
+static void pred_span(void *cv, uint32_t k, uint32_t b, uint32_t e)
+{
+	const pred_call *c = cv;
+	(void)k;
+	predicate_span(c->s, c->task, c->nodes + b, e - b, c->out + b);
+}
+
+/* Small calls (most of preempt's) stay on the session's thread without entering OpenMP. */
 void tph_predicate_nodes(const tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
                          tph_reason_code *out)
 {
-	const long spans = (long)((n + SPAN - 1) / SPAN);
-	const int nt = tph_span_threads(s, n);
-	int saved = tph_omp_enter();
-	OMP(omp parallel for num_threads(nt) if (nt > 1) schedule(static))
-	for (long k = 0; k < spans; k++) {
-		uint32_t off = (uint32_t)k * SPAN, len = n - off < SPAN ? n - off : SPAN;
-		predicate_span(s, task, nodes + off, len, out + off);
-	}
-	tph_omp_leave(saved);
+	pred_call c = {s, task, nodes, out};
+	tph_session_parallel(s, n, pred_span, &c);
 }
 
 tph_reason_code tph_predicate_node(const tph_session *s, tph_idx task, tph_idx node)

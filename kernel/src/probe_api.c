@@ -29,24 +29,32 @@ uint32_t tph_session_filter(tph_session *s, tph_idx task, const tph_idx *nodes, 
 	}
 	if (task >= s->tasks.n || !n)
 		return 0;
+	tph_heap_acct *prev = tph_heap_enter(&s->heap);
 	tph_reason_code *why = tph_malloc((size_t)n * sizeof *why);
-	if (!why)
-		return 0;
-	uint32_t k = tph_filter_nodes(s, task, nodes, n, why, feasible_out);
+	uint32_t k = why ? tph_filter_nodes(s, task, nodes, n, why, feasible_out) : 0;
 	tph_free(why);
+	tph_heap_leave(prev);
 	return k;
 }
 
 void tph_session_score(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
                        double *total_out)
 {
-	if (task < s->tasks.n && n <= s->nodes.n)
-		tph_score_nodes(s, task, nodes, n, total_out);
+	if (task >= s->tasks.n || n > s->nodes.n)
+		return;
+	tph_heap_acct *prev = tph_heap_enter(&s->heap);
+	tph_score_nodes(s, task, nodes, n, total_out);
+	tph_heap_leave(prev);
+}
+
+tph_session_memory tph_session_mem(const tph_session *s)
+{
+	return (tph_session_memory){s->arena.allocated, s->heap.live, tph_heap_peak(&s->heap)};
 }
 
 size_t tph_session_bytes(const tph_session *s)
 {
-	return s->arena.allocated;
+	return s->arena.allocated + s->heap.live;
 }
 
 /* ---- statements ---- */
@@ -55,9 +63,12 @@ struct tph_probe_stmt {
 	tph_statement st;
 };
 
+/* A probe statement and its operations are session memory, charged like an action's. */
 int tph_probe_stmt_begin(tph_session *s, tph_probe_stmt **out)
 {
+	tph_heap_acct *prev = tph_heap_enter(&s->heap);
 	*out = tph_calloc(1, sizeof **out);
+	tph_heap_leave(prev);
 	if (!*out)
 		return TPH_ENOMEM;
 	tph_stmt_init(&(*out)->st, s);
@@ -66,16 +77,21 @@ int tph_probe_stmt_begin(tph_session *s, tph_probe_stmt **out)
 
 int tph_probe_stmt_allocate(tph_probe_stmt *p, tph_idx task, tph_idx node)
 {
-	const tph_session *s = p->st.s;
+	tph_session *s = p->st.s;
 	if (task >= s->tasks.n || node >= s->nodes.n || s->tasks.status[task] != TPH_TS_PENDING)
 		return TPH_EINVAL;
-	return tph_stmt_allocate(&p->st, task, node);
+	tph_heap_acct *prev = tph_heap_enter(&s->heap);
+	int rc = tph_stmt_allocate(&p->st, task, node);
+	tph_heap_leave(prev);
+	return rc;
 }
 
 void tph_probe_stmt_discard(tph_probe_stmt *p)
 {
 	tph_session *s = p->st.s;
+	tph_heap_acct *prev = tph_heap_enter(&s->heap);
 	tph_stmt_discard(&p->st);
+	tph_heap_leave(prev);
 	tph_stmt_init(&p->st, s);
 }
 
@@ -83,8 +99,10 @@ void tph_probe_stmt_end(tph_probe_stmt *p)
 {
 	if (!p)
 		return;
+	tph_heap_acct *prev = tph_heap_enter(&p->st.s->heap);
 	tph_stmt_discard(&p->st);
 	tph_free(p);
+	tph_heap_leave(prev);
 }
 
 /* ---- profile ---- */

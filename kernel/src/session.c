@@ -66,28 +66,49 @@ static int copy_columns(tph_session *s)
 	return TPH_OK;
 }
 
-/* Per-job status counts and allocated resources, in one pass over tasks. */
+/* Per-job status counts and allocated resources: the snapshot's sums (its tasks pass made
+ * them), copied since the session changes them; the open-time-only sums are read in place. */
 static int init_job_state(tph_session *s)
 {
-	uint32_t nj = s->jobs->n, nd = s->ndim;
-	s->js.count = TPH_ARENA_NEW(&s->arena, uint32_t, (size_t)nj * TPH_TS_COUNT + 1);
-	s->js.allocated = TPH_ARENA_NEW(&s->arena, int64_t, (size_t)nj * nd + 1);
-	s->js.phase = dup_col(s, s->jobs->phase, nj);
+	const tph_job_store *jobs = s->jobs;
+	uint32_t nj = jobs->n, nd = s->ndim;
+	s->js.count = dup_col(s, jobs->ts_count, (size_t)nj * TPH_TS_COUNT * sizeof *s->js.count);
+	s->js.allocated = dup_col(s, jobs->alloc_req, (size_t)nj * nd * sizeof *s->js.allocated);
+	s->js.phase = dup_col(s, jobs->phase, nj);
 	s->js.unschedulable = TPH_ARENA_NEW(&s->arena, uint8_t, nj + 1);
+	s->js.open_top_prio = jobs->top_prio;
+	s->js.open_be_pending = jobs->be_pending;
 	if (!s->js.count || !s->js.allocated || !s->js.phase || !s->js.unschedulable)
 		return TPH_ENOMEM;
-	for (uint32_t t = 0; t < s->tasks.n; t++) {
-		tph_idx j = s->tasks.job[t];
-		if (j == TPH_NOIDX)
-			continue;
-		uint8_t st = s->tasks.status[t];
-		s->js.count[(size_t)j * TPH_TS_COUNT + st]++;
-		if (!tph_ts_allocated(st))
-			continue;
-		const int64_t *req = s->tasks.req + (size_t)t * nd;
-		for (uint32_t d = 0; d < nd; d++)
-			s->js.allocated[(size_t)j * nd + d] += req[d];
-	}
+	return TPH_OK;
+}
+
+/* One session-shared object: the key it was created under and its bytes. */
+struct tph_shared {
+	struct tph_shared *next;
+	const char *key;
+	void *obj;
+};
+
+int tph_session_shared(tph_session *s, const char *key, size_t size, tph_shared_init_fn init,
+                       void **out)
+{
+	*out = NULL;
+	for (struct tph_shared *e = s->shared; e; e = e->next)
+		if (!strcmp(e->key, key)) {
+			*out = e->obj;
+			return TPH_OK;
+		}
+	struct tph_shared *e = TPH_ARENA_NEW(&s->arena, struct tph_shared, 1);
+	void *obj = tph_arena_calloc(&s->arena, 1, size ? size : 1, TPH_CACHELINE);
+	if (!e || !obj)
+		return TPH_ENOMEM;
+	int rc = init ? init(obj, s) : TPH_OK;
+	if (rc)
+		return rc;
+	*e = (struct tph_shared){s->shared, key, obj};
+	s->shared = e;
+	*out = obj;
 	return TPH_OK;
 }
 
@@ -171,6 +192,9 @@ static int open_inner(tph_session *s, tph_diag *d)
 	return TPH_OK;
 }
 
+/* Session arenas come from the pool (arena.h) and go back to it at free. */
+#define SESSION_CHUNK ((size_t)4 << 20)
+
 int tph_session_open(const tph_snapshot *snap, const tph_conf *conf, const tph_session_opts *opts,
                      tph_session **out, tph_diag *d)
 {
@@ -179,7 +203,7 @@ int tph_session_open(const tph_snapshot *snap, const tph_conf *conf, const tph_s
 	tph_session *s = tph_calloc(1, sizeof *s);
 	if (!s)
 		return tph_diag_set(d, TPH_ENOMEM, "session open: out of memory");
-	if (tph_arena_init(&s->arena, (size_t)4 << 20) != TPH_OK) {
+	if (tph_arena_take(&s->arena, SESSION_CHUNK) != TPH_OK) {
 		tph_free(s);
 		return tph_diag_set(d, TPH_ENOMEM, "session open: out of memory");
 	}
@@ -191,7 +215,10 @@ int tph_session_open(const tph_snapshot *snap, const tph_conf *conf, const tph_s
 	s->threads = resolve_threads(opts);
 	s->ndim = snap->dims.n;
 	s->cur_plugin = -1;
+	s->heap.base = &s->arena.allocated;
+	tph_heap_acct *prev = tph_heap_enter(&s->heap);
 	int rc = open_inner(s, d);
+	tph_heap_leave(prev);
 	if (rc) {
 		tph_session_free(s);
 		return rc;
@@ -231,23 +258,44 @@ int tph_session_run(tph_session *s, tph_diag *d)
 	s->action_times = TPH_ARENA_NEW(&s->arena, tph_action_time, n + 1);
 	if (!s->action_times)
 		return tph_diag_set(d, TPH_ENOMEM, "session run: out of memory");
-	for (uint32_t i = 0; i < n; i++) {
-		int rc = run_action(s, tph_conf_action(s->conf, i), d);
-		if (rc)
-			return rc;
+	tph_heap_acct *prev = tph_heap_enter(&s->heap);
+	int rc = TPH_OK;
+	for (uint32_t i = 0; i < n && !rc; i++) {
+		rc = run_action(s, tph_conf_action(s->conf, i), d);
+		tph_act_scratch_end(s);
 	}
-	return TPH_OK;
+	tph_heap_leave(prev);
+	return rc;
 }
 
 void tph_session_free(tph_session *s)
 {
 	if (!s)
 		return;
+	tph_heap_acct *prev = tph_heap_enter(&s->heap);
 	tph_close_plugins(s); /* a session freed without close still releases plugin state */
 	tph_ep_free(s);
 	tph_free(s->log.binds);
 	tph_free(s->log.evictions);
 	tph_free(s->log.pipelined);
-	tph_arena_destroy(&s->arena);
+	tph_free(s->log.reasons);
+	tph_heap_leave(prev);
+	tph_heap_release(&s->heap);
+	tph_arena_park(&s->arena);
 	tph_free(s);
+}
+
+size_t tph_session_cache_trim(void)
+{
+	return tph_arena_pool_trim();
+}
+
+unsigned tph_session_cache_limit(unsigned n)
+{
+	return tph_arena_pool_set_limit(n);
+}
+
+unsigned tph_session_cache_count(size_t *bytes)
+{
+	return tph_arena_pool_count(bytes);
 }

@@ -5,6 +5,7 @@
 #define TPH_SESSION_INTERNAL_H
 
 #include "arena.h"
+#include "mem.h"
 #include "snap.h"
 #include "tephra/plugin.h"
 #include "tephra/session.h"
@@ -87,14 +88,14 @@ typedef struct tph_reason_row {
 
 typedef struct tph_log_row {
 	tph_idx task;
-	tph_idx node;
-	const char *reason;
+	tph_idx node; /* evictions: the node the task ran on */
 } tph_log_row;
 
 typedef struct tph_log {
 	tph_log_row *binds, *evictions, *pipelined;
+	const char **reasons; /* [eviction] why it was evicted */
 	uint32_t n_binds, n_evictions, n_pipelined;
-	uint32_t cap_binds, cap_evictions, cap_pipelined;
+	uint32_t cap_binds, cap_evictions, cap_pipelined, cap_reasons;
 } tph_log;
 
 /* Per-job counters the framework keeps current as tasks change status. */
@@ -103,6 +104,10 @@ typedef struct tph_job_state {
 	int64_t *allocated;     /* [j * ndim + d]: requests of tasks in an allocated status */
 	uint8_t *phase;         /* mutable podgroup phase */
 	uint8_t *unschedulable; /* set this session (gang's close-time condition) */
+	/* As the tasks stood at open (the subjob tables start from them): the highest task
+	 * priority, at least 0, and the Pending best-effort tasks; the snapshot's columns. */
+	const int32_t *open_top_prio;
+	const uint32_t *open_be_pending;
 } tph_job_state;
 
 /* Volcano's api.EvictionKind. */
@@ -127,6 +132,9 @@ typedef struct tph_eviction {
 
 struct tph_session {
 	tph_arena arena;
+	/* Heap blocks allocated on the session's thread while it is entered (open, run, close,
+	 * probes, free); base is &arena.allocated, so the peak covers both (tph_session_memory). */
+	tph_heap_acct heap;
 	const tph_snapshot *snap;
 	const tph_conf *conf;
 	tph_session_opts opts;
@@ -156,13 +164,15 @@ struct tph_session {
 	tph_reason_row *reasons; /* code 0 is TPH_PASS */
 	uint32_t n_reasons, cap_reasons;
 
-	/* Why each task is still pending: aggregated fit errors, set by actions. */
-	const char *const **why;
-	uint32_t *n_why;
-	/* Per task, the nodes its last failed placement found UnschedulableAndUnresolvable
-	 * (Volcano's job.NodesFitErrors as preempt/reclaim read it); see fit_nodes.h. */
-	const tph_idx **unres;
-	uint32_t *n_unres;
+	/* Why each task is still pending, and the nodes its last failed placement found
+	 * UnschedulableAndUnresolvable (Volcano's job.NodesFitErrors); set by actions, see
+	 * fit_nodes.h. NULL until the first record. */
+	struct tph_fitlog *fit;
+	/* Heap blocks of the action running now, freed when it ends (action_util.h). */
+	struct tph_act_scratch {
+		void **blk;
+		uint32_t n, cap;
+	} act_scratch;
 
 	tph_log log;
 	tph_decision_log out;
@@ -171,10 +181,15 @@ struct tph_session {
 	tph_action_time *action_times;
 	uint32_t n_action_times;
 
-	struct tph_prof *prof; /* profile counters (prof.h); NULL unless opts.profile */
-	struct tph_topo *topo; /* hypernode tree, job topologies, subjobs (hypernode.h) */
-	tph_eviction eviction; /* session thread: set by eviction actions around their calls */
+	struct tph_prof *prof;     /* profile counters (prof.h); NULL unless opts.profile */
+	struct tph_topo *topo;     /* hypernode tree, job topologies, subjobs (hypernode.h) */
+	tph_eviction eviction;     /* session thread: set by eviction actions around their calls */
+	struct tph_shared *shared; /* session thread: tph_session_shared's objects, newest first */
 };
+
+typedef struct tph_act_scratch tph_act_scratch;
+/* Free the scratch blocks of the action that ran (action_util.h, tph_act_calloc). */
+void tph_act_scratch_end(tph_session *s);
 
 /* Arena allocation for framework code; NULL on OOM. */
 void *tph_ssn_alloc(tph_session *s, size_t size);
@@ -198,8 +213,9 @@ static inline tph_idx tph_task_queue(const tph_session *s, tph_idx t)
 	return j == TPH_NOIDX ? TPH_NOIDX : s->jobs->queue[j];
 }
 
-/* "namespace/name" of a task, in the session arena; NULL on OOM. */
-const char *tph_ssn_task_key(tph_session *s, tph_idx t);
+/* "namespace/name" of a task: the cluster interned it as the pod's key, so the snapshot's
+ * string table holds it for as long as the session lives. */
+const char *tph_ssn_task_key(const tph_session *s, tph_idx t);
 
 /* Wall clock in milliseconds (monotonic). */
 double tph_now_ms(void);

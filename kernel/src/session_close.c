@@ -3,6 +3,7 @@
 #include "session.h"
 
 #include "ep.h"
+#include "fit_nodes.h"
 #include "mem.h"
 
 #include <stdio.h>
@@ -36,19 +37,9 @@ static int64_t job_ready_count(const tph_session *s, tph_idx j)
 	       c[TPH_TS_RUNNING] + c[TPH_TS_SUCCEEDED];
 }
 
-const char *tph_ssn_task_key(tph_session *s, tph_idx t)
+const char *tph_ssn_task_key(const tph_session *s, tph_idx t)
 {
-	const tph_strtab *st = s->snap->strs;
-	const char *ns = tph_strtab_str(st, s->tasks.ns[t]);
-	const char *name = tph_strtab_str(st, s->tasks.name[t]);
-	size_t a = strlen(ns), b = strlen(name);
-	char *k = tph_arena_alloc(&s->arena, a + b + 2, 1);
-	if (k) {
-		memcpy(k, ns, a);
-		k[a] = '/';
-		memcpy(k + a + 1, name, b + 1);
-	}
-	return k;
+	return tph_strtab_str(s->snap->strs, s->tasks.key[t]);
 }
 
 static const char *node_name(tph_session *s, tph_idx n)
@@ -56,8 +47,18 @@ static const char *node_name(tph_session *s, tph_idx n)
 	return n == TPH_NOIDX ? NULL : tph_strtab_str(s->snap->strs, s->nodes.name[n]);
 }
 
-static int convert_rows(tph_session *s, const tph_log_row *in, uint32_t n, const tph_decision **out,
-                        uint32_t *n_out)
+/* Shrink a log list to its rows: it lives as long as the session (tph_check reads it). */
+static void fit_rows(tph_log_row **rows, uint32_t *cap, uint32_t n)
+{
+	tph_log_row *r = n < *cap ? tph_realloc(*rows, ((size_t)n + 1) * sizeof *r) : NULL;
+	if (r) {
+		*rows = r;
+		*cap = n + 1;
+	}
+}
+
+static int convert_rows(tph_session *s, const tph_log_row *in, const char *const *why, uint32_t n,
+                        const tph_decision **out, uint32_t *n_out)
 {
 	tph_decision *d = TPH_ARENA_NEW(&s->arena, tph_decision, n + 1);
 	if (!d)
@@ -65,7 +66,7 @@ static int convert_rows(tph_session *s, const tph_log_row *in, uint32_t n, const
 	for (uint32_t i = 0; i < n; i++) {
 		d[i].pod = tph_ssn_task_key(s, in[i].task);
 		d[i].node = node_name(s, in[i].node);
-		d[i].reason = in[i].reason;
+		d[i].reason = why ? why[i] : NULL;
 		if (!d[i].pod)
 			return TPH_ENOMEM;
 	}
@@ -133,18 +134,23 @@ static int build_phases(tph_session *s)
 static int build_log(tph_session *s)
 {
 	tph_decision_log *o = &s->out;
-	s->log.n_pipelined = keep_pipelined(s);
-	int rc = convert_rows(s, s->log.binds, s->log.n_binds, &o->binds, &o->n_binds);
+	tph_log *l = &s->log;
+	l->n_pipelined = keep_pipelined(s);
+	int rc = convert_rows(s, l->binds, NULL, l->n_binds, &o->binds, &o->n_binds);
 	if (!rc)
-		rc = convert_rows(s, s->log.evictions, s->log.n_evictions, &o->evictions,
+		rc = convert_rows(s, l->evictions, l->reasons, l->n_evictions, &o->evictions,
 		                  &o->n_evictions);
 	if (!rc)
-		rc = convert_rows(s, s->log.pipelined, s->log.n_pipelined, &o->pipelined,
+		rc = convert_rows(s, l->pipelined, NULL, l->n_pipelined, &o->pipelined,
 		                  &o->n_pipelined);
+	fit_rows(&l->binds, &l->cap_binds, l->n_binds);
+	fit_rows(&l->evictions, &l->cap_evictions, l->n_evictions);
+	fit_rows(&l->pipelined, &l->cap_pipelined, l->n_pipelined);
 	if (!rc)
 		rc = build_phases(s);
 	if (!rc)
 		rc = tph_pending_reasons(s, &o->pending, &o->n_pending);
+	tph_fitlog_drop(s);
 	o->actions = s->action_times;
 	o->n_actions = s->n_action_times;
 	o->open_ms = s->open_ms;
@@ -168,8 +174,10 @@ int tph_session_close(tph_session *s, tph_diag *d)
 	if (s->closed)
 		return TPH_OK;
 	double t0 = tph_now_ms();
+	tph_heap_acct *prev = tph_heap_enter(&s->heap);
 	tph_close_plugins(s);
 	int rc = build_log(s);
+	tph_heap_leave(prev);
 	s->closed = true;
 	s->out.close_ms = tph_now_ms() - t0;
 	if (rc)

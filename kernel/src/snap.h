@@ -219,6 +219,7 @@ typedef struct tph_task_store {
 	uint8_t *flags;
 	tph_time *creation;
 	tph_sid *name, *ns, *uid, *role;
+	tph_sid *key;    /* "namespace/name": the decision log names tasks by it, uncopied */
 	tph_sid *pclass; /* priorityClassName as written; TPH_SID_NONE: none */
 	const tph_pod_spec **spec;
 	const tph_pod_meta **meta;
@@ -240,6 +241,14 @@ typedef struct tph_job_store {
 	const tph_job_meta **meta;
 	uint32_t *task_off; /* CSR: tasks of job j are task_idx[task_off[j] .. task_off[j+1]) */
 	tph_idx *task_idx;  /* in snapshot order within each job */
+	/* Sums over each job's tasks as the snapshot holds them, made in the tasks pass so that a
+	 * session starts from them instead of walking the tasks again: tasks per status
+	 * [j * TPH_TS_COUNT + st], the requests of AllocatedStatus and of Pending tasks (rows
+	 * [j * ndim + d]), the highest task priority (at least 0), Pending best-effort tasks. */
+	uint32_t *ts_count;
+	int64_t *alloc_req, *pending_req;
+	int32_t *top_prio;
+	uint32_t *be_pending;
 } tph_job_store;
 
 typedef struct tph_queue_store {

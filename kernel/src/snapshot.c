@@ -86,6 +86,7 @@ static void lay_tasks(sb *b, tph_task_store *t, const sizes *z)
 	COLS(b, t->ns, z->tasks, false);
 	COLS(b, t->uid, z->tasks, false);
 	COLS(b, t->role, z->tasks, false);
+	COLS(b, t->key, z->tasks, false);
 	COLS(b, t->pclass, z->tasks, false);
 	COLS(b, t->spec, z->tasks, false);
 	COLS(b, t->meta, z->tasks, false);
@@ -110,6 +111,11 @@ static void lay_jobs(sb *b, tph_job_store *j, const sizes *z)
 	COLS(b, j->meta, z->jobs, false);
 	COLS(b, j->task_off, (size_t)z->jobs + 1, true);
 	COLS(b, j->task_idx, z->tasks, false);
+	COLS(b, j->ts_count, (size_t)z->jobs * TPH_TS_COUNT, true);
+	COLS(b, j->alloc_req, (size_t)z->jobs * z->nd, true);
+	COLS(b, j->pending_req, (size_t)z->jobs * z->nd, true);
+	COLS(b, j->top_prio, z->jobs, true);
+	COLS(b, j->be_pending, z->jobs, true);
 }
 
 static void lay_queues(sb *b, tph_queue_store *q, const sizes *z)

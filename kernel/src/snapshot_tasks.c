@@ -1,6 +1,8 @@
-/* The snapshot's task pass: copy the task columns by runs of live slots, then in one pass
- * resolve each task's job, node and priority by id and do Volcano's node accounting. */
+/* The snapshot's task pass: copy the task columns by runs of live slots (split across
+ * threads), then in one pass resolve each task's job, node and priority by id, sum per job and
+ * do Volcano's node accounting. */
 #include "cluster.h"
+#include "ep.h"
 
 #include <string.h>
 
@@ -11,32 +13,64 @@ typedef struct tpass {
 	tph_diag *d;
 	uint32_t next_own, dropped_own;
 	int32_t pod_default; /* priority of a pod without priority or class */
+	tph_sid last_pg;     /* the podgroup of the previous pod and its slot (task_job) */
+	uint32_t last_g;
 } tpass;
 
-static void copy_runs(void *dst, const void *src, size_t elem, const tph_snap_maps *m)
+/* Tasks [t0, t1) of a column gathered from the runs of live slots. */
+static void copy_range(void *dst, const void *src, size_t elem, const tph_snap_maps *m, uint32_t t0,
+                       uint32_t t1)
 {
 	char *o = dst;
 	const char *in = src;
-	for (uint32_t r = 0; r < m->nruns; r++) {
-		size_t len = (size_t)m->runs[2 * r + 1] * elem;
-		memcpy(o, in + (size_t)m->runs[2 * r] * elem, len);
-		o += len;
+	for (uint32_t r = 0, at = 0; r < m->nruns && at < t1; r++) {
+		uint32_t len = m->runs[2 * r + 1], lo = t0 > at ? t0 : at;
+		uint32_t hi = t1 < at + len ? t1 : at + len;
+		if (lo < hi)
+			memcpy(o + (size_t)lo * elem,
+			       in + ((size_t)m->runs[2 * r] + lo - at) * elem,
+			       (size_t)(hi - lo) * elem);
+		at += len;
 	}
 }
+
+/* The copies are most of the snapshot's time and bound by memory bandwidth, which one core
+ * does not saturate: every column is cut into pieces that the threads share. */
+#define COPY_PIECES 8
 
 static void copy_task_cols(const tph_cluster *c, tph_task_store *t, const tph_snap_maps *m)
 {
 	const tph_kind *k = &c->pods;
-	copy_runs(t->req, k->col[P_REQ], c->dims.n * sizeof *t->req, m);
-	copy_runs(t->status, k->col[P_STATUS], sizeof *t->status, m);
-	copy_runs(t->creation, k->col[P_CREATION], sizeof *t->creation, m);
-	copy_runs(t->name, k->col[P_NAME], sizeof *t->name, m);
-	copy_runs(t->ns, k->col[P_NS], sizeof *t->ns, m);
-	copy_runs(t->uid, k->col[P_UID], sizeof *t->uid, m);
-	copy_runs(t->role, k->col[P_ROLE], sizeof *t->role, m);
-	copy_runs(t->pclass, k->col[P_PCLASS], sizeof *t->pclass, m);
-	copy_runs(t->spec, k->col[P_SPEC], sizeof *t->spec, m);
-	copy_runs(t->meta, k->col[P_META], sizeof *t->meta, m);
+	struct {
+		void *dst;
+		const void *src;
+		size_t elem;
+	} col[] = {
+	    {t->status, k->col[P_STATUS], sizeof *t->status},
+	    {t->creation, k->col[P_CREATION], sizeof *t->creation},
+	    {t->name, k->col[P_NAME], sizeof *t->name},
+	    {t->ns, k->col[P_NS], sizeof *t->ns},
+	    {t->uid, k->col[P_UID], sizeof *t->uid},
+	    {t->role, k->col[P_ROLE], sizeof *t->role},
+	    {t->key, k->col[K_KEY], sizeof *t->key},
+	    {t->pclass, k->col[P_PCLASS], sizeof *t->pclass},
+	    {t->spec, k->col[P_SPEC], sizeof *t->spec},
+	    {t->meta, k->col[P_META], sizeof *t->meta},
+	};
+	int ncol = (int)(sizeof col / sizeof *col), n = ncol * COPY_PIECES;
+	uint32_t piece = (t->n + COPY_PIECES - 1) / COPY_PIECES;
+	int saved = tph_omp_enter(); /* a team the machine's load allows, as filtering does */
+#ifdef TPH_HAVE_OPENMP
+#pragma omp parallel for schedule(dynamic, 1) if (t->n >= 65536)
+#endif
+	for (int i = 0; i < n; i++) {
+		uint32_t t0 = (uint32_t)(i % COPY_PIECES) * piece;
+		uint32_t t1 = t0 + piece < t->n ? t0 + piece : t->n;
+		if (t0 < t1)
+			copy_range(col[i / COPY_PIECES].dst, col[i / COPY_PIECES].src,
+			           col[i / COPY_PIECES].elem, m, t0, t1);
+	}
+	tph_omp_leave(saved);
 }
 /* Volcano's pg controller gives a bare pod a podgroup of its own: minMember 1, the pod's
  * priority class, its requests as minResources, Pending (buildPodGroupFromPod). */
@@ -146,36 +180,76 @@ static uint8_t task_priority(tpass *x, uint32_t t, uint32_t slot, uint8_t f)
 	return f & (TPH_TASK_BEST_EFFORT | TPH_TASK_PREEMPTABLE | TPH_TASK_PREEMPT_NEVER);
 }
 
+/* The job store's per-job sums (snap.h) for one task of job j, whose request row is hot. */
+static void job_sums(tpass *x, uint32_t j, uint32_t t, const int64_t *req)
+{
+	tph_job_store *js = &x->s->jobs;
+	const tph_task_store *ts = &x->s->tasks;
+	uint8_t st = ts->status[t];
+	uint32_t nd = x->c->dims.n;
+	js->ts_count[(size_t)j * TPH_TS_COUNT + st]++;
+	if (ts->priority[t] > js->top_prio[j])
+		js->top_prio[j] = ts->priority[t];
+	int64_t *row = NULL;
+	if (st == TPH_TS_PENDING) {
+		js->be_pending[j] += (ts->flags[t] & TPH_TASK_BEST_EFFORT) != 0;
+		row = js->pending_req + (size_t)j * nd;
+	} else if (tph_ts_allocated(st)) {
+		row = js->alloc_req + (size_t)j * nd;
+	}
+	for (uint32_t d = 0; row && d < nd; d++)
+		row[d] += req[d];
+}
+
+/* The job of a task: its podgroup's (memoised: a job's pods mostly come one after another,
+ * and the lookup misses cache), or for a bare pod one of its own. */
+static uint32_t task_job(tpass *x, uint32_t t, uint32_t slot, uint8_t *f)
+{
+	const tph_kind *k = &x->c->pods;
+	tph_sid pg = KCOL(k, P_PG, tph_sid)[slot];
+	if (pg != x->last_pg) {
+		x->last_pg = pg;
+		x->last_g = tph_kind_find(&x->c->pgs, pg);
+	}
+	if (x->last_g != TPH_NOIDX)
+		return x->m->job[x->last_g];
+	*f |= TPH_TASK_OWN_JOB;
+	uint32_t j = x->m->qdef == TPH_NOIDX ? TPH_NOIDX : x->next_own++;
+	if (j == TPH_NOIDX)
+		x->dropped_own++;
+	else
+		fill_own_job(x->c, x->s, j, t, x->m->qdef, KCOL(k, P_PCLASS, tph_sid)[slot]);
+	return j;
+}
+
+/* One pass per task that reads each source once: the request row is copied here rather than
+ * with the other columns, so the per-job sums and the node accounting read it in cache. */
 static void resolve_task(tpass *x, uint32_t t, uint32_t slot)
 {
 	const tph_kind *k = &x->c->pods;
 	tph_task_store *ts = &x->s->tasks;
+	uint32_t nd = x->c->dims.n;
+	int64_t *req = ts->req + (size_t)t * nd;
+	const int64_t *src = KCOL(k, P_REQ, int64_t) + (size_t)slot * nd;
+	for (uint32_t d = 0; d < nd; d++)
+		req[d] = src[d];
 	uint8_t f = task_priority(x, t, slot, KCOL(k, P_FLAGS, uint8_t)[slot]);
-	uint32_t g = tph_kind_find(&x->c->pgs, KCOL(k, P_PG, tph_sid)[slot]), j;
-	if (g != TPH_NOIDX) {
-		j = x->m->job[g];
-	} else {
-		f |= TPH_TASK_OWN_JOB;
-		j = x->m->qdef == TPH_NOIDX ? TPH_NOIDX : x->next_own++;
-		if (j == TPH_NOIDX)
-			x->dropped_own++;
-		else
-			fill_own_job(x->c, x->s, j, t, x->m->qdef,
-			             KCOL(k, P_PCLASS, tph_sid)[slot]);
-	}
+	uint32_t j = task_job(x, t, slot, &f);
 	ts->job[t] = j;
-	if (j != TPH_NOIDX)
-		x->s->jobs.task_off[j + 1]++;
 	ts->flags[t] = f;
+	if (j != TPH_NOIDX) {
+		x->s->jobs.task_off[j + 1]++;
+		job_sums(x, j, t, req);
+	}
 	ts->node[t] = node_of(x, KCOL(k, P_NODE, tph_sid)[slot]);
 	ts->nominated[t] = node_of(x, KCOL(k, P_NOMINATED, tph_sid)[slot]);
 	if (ts->node[t] != TPH_NOIDX)
-		account(x, ts->node[t], ts->status[t], ts->req + (size_t)t * x->c->dims.n);
+		account(x, ts->node[t], ts->status[t], req);
 }
 
 void tph_snap_tasks(const tph_cluster *c, tph_snapshot *s, const tph_snap_maps *m, tph_diag *d)
 {
-	tpass x = {c, s, m, d, m->pg_jobs, 0, tph_snap_default_prio(c, 1)};
+	tpass x = {c, s, m, d, m->pg_jobs, 0, tph_snap_default_prio(c, 1), TPH_SID_NONE, TPH_NOIDX};
 	copy_task_cols(c, &s->tasks, m);
 	uint32_t t = 0;
 	for (uint32_t r = 0; r < m->nruns; r++) {

@@ -139,7 +139,7 @@ int tph_log_push(tph_log_row **rows, uint32_t *n, uint32_t *cap, tph_log_row r)
 static int commit_op(tph_session *s, const tph_stmt_op *op)
 {
 	tph_log *l = &s->log;
-	tph_log_row r = {op->task, op->node, op->reason};
+	tph_log_row r = {op->task, op->node};
 	switch (op->kind) {
 	case TPH_OP_ALLOCATE:
 		tph_task_move(s, op->task, TPH_TS_BINDING, op->node);
@@ -147,6 +147,9 @@ static int commit_op(tph_session *s, const tph_stmt_op *op)
 	case TPH_OP_PIPELINE:
 		return tph_log_push(&l->pipelined, &l->n_pipelined, &l->cap_pipelined, r);
 	default:
+		if (tph_grow(&l->reasons, &l->cap_reasons, l->n_evictions + 1, sizeof *l->reasons))
+			return TPH_ENOMEM;
+		l->reasons[l->n_evictions] = op->reason;
 		r.node = op->prev_node;
 		return tph_log_push(&l->evictions, &l->n_evictions, &l->cap_evictions, r);
 	}

@@ -309,9 +309,56 @@ static int build_store(sj_build *b, tph_subjobs *o, const uint32_t *first)
 	return fill_tasks(b, o);
 }
 
+static bool any_policy(const tph_job_store *js)
+{
+	for (tph_idx j = 0; js->meta && j < js->n; j++)
+		if (js->meta[j] && js->meta[j]->n_subgroups)
+			return true;
+	return false;
+}
+
+/* No podgroup declares a subGroupPolicy (the common case): each job with tasks has just its
+ * default subjob, holding the job's tasks in job order, so the job store's task lists and the
+ * session's per-job sums (init_job_state) serve as they are, and of_task stays NULL (a task's
+ * subjob is its job's only one, see tph_task_subjob): no per-task work. */
+static int build_simple(tph_session *s, tph_subjobs *o)
+{
+	const tph_job_store *js = s->jobs;
+	uint32_t n = 0;
+	o->job_off = TPH_ARENA_NEW(&s->arena, uint32_t, js->n + 1);
+	if (!o->job_off)
+		return TPH_ENOMEM;
+	for (tph_idx j = 0; j < js->n; j++) {
+		o->job_off[j] = n;
+		n += js->task_off[j + 1] > js->task_off[j];
+	}
+	o->job_off[js->n] = n;
+	if (alloc_store(s, o, n))
+		return TPH_ENOMEM;
+	for (tph_idx j = 0; j < js->n; j++) {
+		if (js->task_off[j + 1] == js->task_off[j])
+			continue;
+		tph_idx g = o->job_off[j];
+		o->job[g] = j;
+		o->policy[g] = TPH_NOIDX;
+		o->min_available[g] = js->min_member[j];
+		o->task_off[g] = js->task_off[j];
+		memcpy(o->count + (size_t)g * TPH_TS_COUNT, s->js.count + (size_t)j * TPH_TS_COUNT,
+		       TPH_TS_COUNT * sizeof *o->count);
+		o->priority[g] = s->js.open_top_prio[j];
+		o->be_pending[g] = s->js.open_be_pending[j];
+	}
+	o->task_off[n] = js->task_off[js->n];
+	o->task = js->task_idx;
+	o->of_task = NULL;
+	return TPH_OK;
+}
+
 int tph_subjobs_build(tph_session *s, tph_subjobs *out)
 {
 	const tph_job_store *js = s->jobs;
+	if (!any_policy(js))
+		return build_simple(s, out);
 	sj_build b = {.s = s};
 	uint32_t *first = tph_calloc(js->n + 1, sizeof *first);
 	b.task_loc = tph_malloc((s->tasks.n + 1) * sizeof *b.task_loc);

@@ -33,7 +33,7 @@ typedef struct tph_subjobs {
 	int32_t *min_available;
 	int64_t *match_index; /* Atoi of the first match value, else 0 */
 	const char **uid;     /* "<job uid>/<policy>-<values joined by '-'>"; the job's uid for the
-	                         default */
+	                         default, or NULL there: read it through tph_subjob_uid */
 	int32_t *priority;    /* the highest task priority, at least 0 */
 	/* Topology after adjustNetworkTopologySpec: topo_has = WithNetworkTopology, topo_tier =
 	 * the highest allowed tier in hard mode (IsHardTopologyMode), else -1. */
@@ -44,8 +44,10 @@ typedef struct tph_subjobs {
 	tph_idx *hn;
 	tph_idx *nominated;
 	uint32_t *task_off; /* [n + 1]: tasks of subjob k are task[task_off[k] .. task_off[k+1]) */
-	tph_idx *task;      /* in the job's task order */
-	tph_idx *of_task;   /* [tasks]: the subjob of each task; TPH_NOIDX when it has no job */
+	tph_idx *task;      /* in the job's task order (the job store's own list when no job has
+	                       policies: never written) */
+	tph_idx *of_task;   /* [tasks]: the subjob of each task; TPH_NOIDX when it has no job.
+	                       NULL when no job has policies: read it through tph_task_subjob */
 	/* Mutable (the task-move hook): tasks per status [k * TPH_TS_COUNT + status], and pending
 	 * best-effort tasks. */
 	uint32_t *count;
@@ -69,6 +71,8 @@ tph_idx tph_job_default_subjob(const tph_session *s, tph_idx job);
 /* JobInfo.ContainsSubJobPolicy: the podgroup declares at least one subGroupPolicy. */
 bool tph_job_has_subjob_policy(const tph_session *s, tph_idx job);
 
+/* SubJobInfo.UID. */
+const char *tph_subjob_uid(const tph_session *s, tph_idx sj);
 /* SubJobInfo.ReadyTaskNum (Allocated, Binding, Bound, Running, Succeeded). */
 uint32_t tph_subjob_ready_num(const tph_session *s, tph_idx sj);
 /* SubJobInfo.IsReady / IsPipelined (gang's SubJobReady / SubJobPipelined votes). */

@@ -9,7 +9,13 @@ const tph_subjobs *tph_subjobs_of(const tph_session *s)
 
 tph_idx tph_task_subjob(const tph_session *s, tph_idx task)
 {
-	return s->topo && task < s->tasks.n ? s->topo->sj.of_task[task] : TPH_NOIDX;
+	if (!s->topo || task >= s->tasks.n)
+		return TPH_NOIDX;
+	const tph_subjobs *o = &s->topo->sj;
+	if (o->of_task)
+		return o->of_task[task];
+	tph_idx j = s->tasks.job[task]; /* no policies: the job's one subjob */
+	return j == TPH_NOIDX ? TPH_NOIDX : o->job_off[j];
 }
 
 uint32_t tph_job_subjobs(const tph_session *s, tph_idx job, tph_idx *first)
@@ -28,6 +34,14 @@ tph_idx tph_job_default_subjob(const tph_session *s, tph_idx job)
 	return TPH_NOIDX;
 }
 
+const char *tph_subjob_uid(const tph_session *s, tph_idx sj)
+{
+	const tph_subjobs *o = &s->topo->sj;
+	if (o->uid[sj]) /* a default subjob's is its job's, left NULL when no job has policies */
+		return o->uid[sj];
+	return tph_strtab_str(s->snap->strs, s->jobs->uid[o->job[sj]]);
+}
+
 bool tph_job_has_subjob_policy(const tph_session *s, tph_idx job)
 {
 	const tph_job_meta *m = s->jobs->meta ? s->jobs->meta[job] : NULL;
@@ -37,7 +51,7 @@ bool tph_job_has_subjob_policy(const tph_session *s, tph_idx job)
 void tph_subjobs_task_moved(tph_session *s, tph_idx task, uint8_t old_status)
 {
 	tph_subjobs *sj = &s->topo->sj;
-	tph_idx k = sj->of_task[task];
+	tph_idx k = tph_task_subjob(s, task);
 	uint8_t now = s->tasks.status[task];
 	if (k == TPH_NOIDX || now == old_status)
 		return;

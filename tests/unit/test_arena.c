@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <pthread.h>
 
 #include "arena.h"
 #include "mem.h"
@@ -119,12 +120,112 @@ static void test_failure_hook(void **state)
 	assert_string_equal(order, "q");
 }
 
+/* ---- the pool of parked arenas ---- */
+
+static void test_pool_reuses_chunks(void **state)
+{
+	(void)state;
+	tph_arena_pool_trim();
+	tph_arena a, b;
+	assert_int_equal(tph_arena_take(&a, 4096), TPH_OK);
+	void *first = tph_arena_alloc(&a, 100, 8);
+	for (int i = 0; i < 200; i++) /* several chunks */
+		assert_non_null(tph_arena_alloc(&a, 100, 8));
+	size_t reserved = a.reserved;
+	order[0] = '\0';
+	assert_int_equal(tph_arena_on_cleanup(&a, note, ka), TPH_OK);
+	tph_arena_park(&a);
+	assert_string_equal(order, "a"); /* parking runs the cleanups */
+	assert_null(a.first);
+	size_t bytes;
+	assert_int_equal(tph_arena_pool_count(&bytes), 1);
+	assert_int_equal(bytes, reserved);
+	/* another chunk size does not take it */
+	assert_int_equal(tph_arena_take(&b, 8192), TPH_OK);
+	assert_int_equal(b.reserved, 0);
+	assert_int_equal(tph_arena_pool_count(NULL), 1);
+	tph_arena_destroy(&b);
+	/* the same size does, rewound, on the same chunks */
+	assert_int_equal(tph_arena_take(&b, 4096), TPH_OK);
+	assert_int_equal(tph_arena_pool_count(NULL), 0);
+	assert_int_equal(b.allocated, 0);
+	assert_int_equal(b.reserved, reserved);
+	assert_ptr_equal(tph_arena_alloc(&b, 100, 8), first);
+	/* chunks the last use did not reach are given back at park */
+	tph_arena_park(&b);
+	assert_int_equal(tph_arena_pool_count(&bytes), 1);
+	assert_true(bytes < reserved);
+	assert_true(bytes >= 4096);
+	assert_int_equal(tph_arena_pool_trim(), bytes);
+	assert_int_equal(tph_arena_pool_count(NULL), 0);
+}
+
+static void test_pool_limit(void **state)
+{
+	(void)state;
+	tph_arena a[4];
+	unsigned old = tph_arena_pool_set_limit(2);
+	assert_int_equal(old, TPH_ARENA_POOL_DEFAULT);
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(tph_arena_take(&a[i], 4096), TPH_OK);
+		assert_non_null(tph_arena_alloc(&a[i], 64, 8));
+	}
+	for (int i = 0; i < 4; i++)
+		tph_arena_park(&a[i]); /* the last two are destroyed */
+	assert_int_equal(tph_arena_pool_count(NULL), 2);
+	assert_int_equal(tph_arena_pool_set_limit(1), 2); /* trims to the new limit */
+	assert_int_equal(tph_arena_pool_count(NULL), 1);
+	tph_arena_pool_set_limit(0); /* off: park destroys */
+	assert_int_equal(tph_arena_pool_count(NULL), 0);
+	assert_int_equal(tph_arena_take(&a[0], 4096), TPH_OK);
+	tph_arena_park(&a[0]);
+	assert_int_equal(tph_arena_pool_count(NULL), 0);
+	assert_int_equal(tph_arena_pool_set_limit(1000), 0);
+	assert_int_equal(tph_arena_pool_set_limit(TPH_ARENA_POOL_DEFAULT), TPH_ARENA_POOL_MAX);
+}
+
+static void *pool_worker(void *ud)
+{
+	(void)ud;
+	for (int i = 0; i < 200; i++) {
+		tph_arena a;
+		if (tph_arena_take(&a, 4096) != TPH_OK)
+			return ud;
+		char *p = tph_arena_alloc(&a, 3000, 8);
+		if (!p)
+			return ud;
+		memset(p, i, 3000); /* two threads never hold the same arena */
+		for (int k = 0; k < 3000; k++)
+			if (p[k] != (char)i)
+				return ud;
+		tph_arena_park(&a);
+	}
+	return NULL;
+}
+
+static void test_pool_threads(void **state)
+{
+	(void)state;
+	pthread_t th[4];
+	static int fail;
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, pool_worker, &fail), 0);
+	for (int i = 0; i < 4; i++) {
+		void *r;
+		assert_int_equal(pthread_join(th[i], &r), 0);
+		assert_null(r);
+	}
+	assert_true(tph_arena_pool_count(NULL) <= TPH_ARENA_POOL_DEFAULT);
+	tph_arena_pool_trim();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_alignment),       cmocka_unit_test(test_reset_reuses_chunks),
 	    cmocka_unit_test(test_big_allocations), cmocka_unit_test(test_cleanup_order),
-	    cmocka_unit_test(test_failure_hook),
+	    cmocka_unit_test(test_failure_hook),    cmocka_unit_test(test_pool_reuses_chunks),
+	    cmocka_unit_test(test_pool_limit),      cmocka_unit_test(test_pool_threads),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -346,6 +346,71 @@ static void test_own_jobs_and_csr(void **state)
 	tph_cluster_destroy(c);
 }
 
+/* The job store's per-job sums equal a walk over each job's tasks. */
+static void expect_job_sums(const tph_snapshot *s)
+{
+	const tph_job_store *j = &s->jobs;
+	uint32_t nd = s->dims.n;
+	for (uint32_t k = 0; k < j->n; k++) {
+		uint32_t count[TPH_TS_COUNT] = {0}, be = 0;
+		int64_t alloc[TPH_RES_MAX] = {0}, pend[TPH_RES_MAX] = {0};
+		int32_t top = 0;
+		for (uint32_t i = j->task_off[k]; i < j->task_off[k + 1]; i++) {
+			uint32_t t = j->task_idx[i];
+			uint8_t st = s->tasks.status[t];
+			count[st]++;
+			top = s->tasks.priority[t] > top ? s->tasks.priority[t] : top;
+			be += st == TPH_TS_PENDING && (s->tasks.flags[t] & TPH_TASK_BEST_EFFORT);
+			int64_t *row = st == TPH_TS_PENDING   ? pend
+			               : tph_ts_allocated(st) ? alloc
+			                                      : NULL;
+			for (uint32_t d = 0; row && d < nd; d++)
+				row[d] += s->tasks.req[(size_t)t * nd + d];
+		}
+		assert_memory_equal(j->ts_count + (size_t)k * TPH_TS_COUNT, count, sizeof count);
+		assert_memory_equal(j->alloc_req + (size_t)k * nd, alloc, nd * sizeof *alloc);
+		assert_memory_equal(j->pending_req + (size_t)k * nd, pend, nd * sizeof *pend);
+		assert_int_equal(j->top_prio[k], top);
+		assert_int_equal(j->be_pending[k], be);
+	}
+}
+
+static void test_job_sums(void **state)
+{
+	(void)state;
+	tph_cluster *c = cache();
+	node(c, "n1");
+	queue(c, "default");
+	pclass(c, "high", 900, false, false);
+	tph_podgroup_desc g = {.name = "pg", .namespace_ = "ns", .min_member = 2};
+	assert_int_equal(tph_cluster_put_podgroup(c, &g, NULL), 0);
+	tph_res_item rq[] = {{"cpu", 1500}, {"memory", 1 << 20}};
+	static const tph_pod_phase ph[] = {TPH_POD_PENDING, TPH_POD_RUNNING, TPH_POD_SUCCEEDED,
+	                                   TPH_POD_PENDING, TPH_POD_PENDING, TPH_POD_RUNNING};
+	char names[12][8];
+	for (int i = 0; i < 12; i++) { /* podgroup and bare pods interleaved, as a cache may be */
+		snprintf(names[i], sizeof names[i], "p%d", i);
+		tph_pod_desc p = pod(names[i]);
+		p.pod_group = i % 3 ? "pg" : NULL;
+		p.phase = ph[i % 6];
+		p.node_name = p.phase == TPH_POD_RUNNING || i == 4 ? "n1" : NULL;
+		p.requests = (tph_res_list){rq, i % 4 ? 2u : 0u}; /* some best-effort */
+		p.priority_class = i == 7 ? "high" : NULL;
+		put(c, &p);
+	}
+	tph_snapshot *s = snap(c, NULL);
+	assert_int_equal(s->jobs.n, 5);
+	expect_job_sums(s);
+	assert_int_equal(s->jobs.top_prio[0], 900);
+	assert_true(s->jobs.ts_count[TPH_TS_PENDING] > 0);
+	tph_snapshot_release(s);
+	/* a second snapshot reuses the first one's memory: the sums start from zero again */
+	s = snap(c, NULL);
+	expect_job_sums(s);
+	tph_snapshot_release(s);
+	tph_cluster_destroy(c);
+}
+
 static void test_missing_queue_drops_job(void **state)
 {
 	(void)state;
@@ -465,6 +530,7 @@ int main(void)
 	    cmocka_unit_test(test_preemptable_table),
 	    cmocka_unit_test(test_best_effort),
 	    cmocka_unit_test(test_own_jobs_and_csr),
+	    cmocka_unit_test(test_job_sums),
 	    cmocka_unit_test(test_missing_queue_drops_job),
 	    cmocka_unit_test(test_queue_parents),
 	    cmocka_unit_test(test_immutability),

@@ -53,10 +53,10 @@ static void test_partition(void **state)
 	assert_int_equal(tph_job_subjobs(p.s, j, &first), 4);
 	assert_true(tph_job_has_subjob_policy(p.s, j));
 	/* MatchIndex then UID: default (0, "c1/pg"), w-0 (0), w-1 (1), ps-7-a (7) */
-	assert_string_equal(o->uid[first], "c1/pg");
-	assert_string_equal(o->uid[first + 1], "c1/pg/w-0");
-	assert_string_equal(o->uid[first + 2], "c1/pg/w-1");
-	assert_string_equal(o->uid[first + 3], "c1/pg/ps-7-a");
+	assert_string_equal(tph_subjob_uid(p.s, first), "c1/pg");
+	assert_string_equal(tph_subjob_uid(p.s, first + 1), "c1/pg/w-0");
+	assert_string_equal(tph_subjob_uid(p.s, first + 2), "c1/pg/w-1");
+	assert_string_equal(tph_subjob_uid(p.s, first + 3), "c1/pg/ps-7-a");
 	assert_int_equal(o->match_index[first + 3], 7);
 	/* selector fails: next policy; missing or empty value: default subjob */
 	assert_int_equal(sj_of(&p, "c1/w-a"), first + 2);
@@ -141,7 +141,7 @@ static void test_default_only(void **state)
 	assert_int_equal(tph_job_subjobs(p.s, j, &first), 1);
 	assert_int_equal(o->min_available[first], 2);
 	assert_int_equal(o->priority[first], 5);
-	assert_string_equal(o->uid[first], "c1/pg");
+	assert_string_equal(tph_subjob_uid(p.s, first), "c1/pg");
 	assert_false(tph_job_has_subjob_policy(p.s, j));
 	assert_true(tph_job_subjobs_ready(p.s, j)); /* no policy: nothing to check */
 	assert_int_equal(tph_job_subjobs(p.s, pts_job(&p, "c1/empty"), &first), 0);
@@ -170,12 +170,107 @@ static void test_long_ids(void **state)
 	pts_free(&p);
 }
 
+/* Without any subGroupPolicy the partition is built from the job store (no per-task work);
+ * with one policy somewhere it takes the general path. Jobs without policies must come out the
+ * same either way, and stay the same as tasks move. */
+#define SIMPLE_CONF "conf: |\n  actions: \"\"\n  tiers:\n  - plugins:\n    - name: gang\n"
+#define SIMPLE_JOBS                                                                  \
+	"queues: [{name: q1}, {name: default}]\n"                                    \
+	"nodes: [{name: n1, allocatable: {cpu: '64', memory: 64Gi, pods: '100'}}]\n" \
+	"podGroups:\n"                                                               \
+	"  - {name: a, namespace: c1, queue: q1, minMember: 2}\n"                    \
+	"  - {name: none, namespace: c1, queue: q1}\n"                               \
+	"  - {name: b, namespace: c1, queue: q1, minMember: 3}\n"
+#define SIMPLE_PODS                                                                            \
+	"pods:\n"                                                                              \
+	"  - {name: a1, namespace: c1, podGroup: a, priority: 4, requests: {cpu: '1'}}\n"      \
+	"  - {name: b1, namespace: c1, podGroup: b, phase: Running, nodeName: n1,"             \
+	" requests: {cpu: '2'}}\n"                                                             \
+	"  - {name: a2, namespace: c1, podGroup: a, priority: 9}\n"                            \
+	"  - {name: b2, namespace: c1, podGroup: b, phase: Succeeded, requests: {cpu: '1'}}\n" \
+	"  - {name: b3, namespace: c1, podGroup: b, requests: {cpu: '1'}}\n"                   \
+	"  - {name: bare, namespace: c1, requests: {cpu: '1'}}\n"
+
+static const char *const simple_tasks[] = {"c1/a1", "c1/b1", "c1/a2", "c1/b2", "c1/b3", "c1/bare"};
+
+static const char *task_key(const pts *p, tph_idx t)
+{
+	static char buf[2][64];
+	static int i;
+	i ^= 1;
+	snprintf(buf[i], sizeof buf[i], "%s/%s", pts_str(p->s, p->s->tasks.ns[t]),
+	         pts_str(p->s, p->s->tasks.name[t]));
+	return buf[i];
+}
+
+static void same_subjob(const pts *a, tph_idx ka, const pts *b, tph_idx kb)
+{
+	const tph_subjobs *x = tph_subjobs_of(a->s), *y = tph_subjobs_of(b->s);
+	assert_int_equal(x->policy[ka], TPH_NOIDX);
+	assert_int_equal(y->policy[kb], TPH_NOIDX);
+	assert_int_equal(x->min_available[ka], y->min_available[kb]);
+	assert_int_equal(x->priority[ka], y->priority[kb]);
+	assert_int_equal(x->be_pending[ka], y->be_pending[kb]);
+	assert_int_equal(x->topo_has[ka], y->topo_has[kb]);
+	assert_int_equal(x->topo_tier[ka], y->topo_tier[kb]);
+	assert_string_equal(tph_subjob_uid(a->s, ka), tph_subjob_uid(b->s, kb));
+	assert_memory_equal(x->count + (size_t)ka * TPH_TS_COUNT,
+	                    y->count + (size_t)kb * TPH_TS_COUNT, TPH_TS_COUNT * sizeof *x->count);
+	uint32_t n = x->task_off[ka + 1] - x->task_off[ka];
+	assert_int_equal(n, y->task_off[kb + 1] - y->task_off[kb]);
+	for (uint32_t i = 0; i < n; i++)
+		assert_string_equal(task_key(a, x->task[x->task_off[ka] + i]),
+		                    task_key(b, y->task[y->task_off[kb] + i]));
+}
+
+static void same_partition(const pts *a, const pts *b)
+{
+	for (size_t i = 0; i < sizeof simple_tasks / sizeof *simple_tasks; i++) {
+		tph_idx ka = sj_of(a, simple_tasks[i]), kb = sj_of(b, simple_tasks[i]);
+		assert_int_not_equal(ka, TPH_NOIDX);
+		assert_int_not_equal(kb, TPH_NOIDX);
+		same_subjob(a, ka, b, kb);
+	}
+}
+
+static void test_simple_matches_general(void **state)
+{
+	(void)state;
+	pts a, b;
+	pts_open(&a, SIMPLE_CONF SIMPLE_JOBS SIMPLE_PODS);
+	pts_open(&b, SIMPLE_CONF SIMPLE_JOBS
+	         "  - {name: zz, namespace: c1, queue: q1, subGroupPolicy: [{name: w,"
+	         " matchLabelKeys: [idx]}]}\n" SIMPLE_PODS
+	         "  - {name: z1, namespace: c1, podGroup: zz}\n");
+	assert_null(tph_subjobs_of(a.s)->of_task); /* the simple path ran */
+	assert_non_null(tph_subjobs_of(b.s)->of_task);
+	assert_int_equal(tph_job_subjobs(a.s, pts_job(&a, "c1/none"), &(tph_idx){0}), 0);
+	assert_int_equal(tph_job_subjobs(b.s, pts_job(&b, "c1/none"), &(tph_idx){0}), 0);
+	assert_int_equal(tph_task_subjob(a.s, a.s->tasks.n), TPH_NOIDX);
+	same_partition(&a, &b);
+	/* the task-move hook keeps both current */
+	tph_statement sa, sb;
+	tph_stmt_init(&sa, a.s);
+	tph_stmt_init(&sb, b.s);
+	assert_int_equal(tph_stmt_allocate(&sa, pts_task(&a, "c1/b3"), 0), TPH_OK);
+	assert_int_equal(tph_stmt_allocate(&sb, pts_task(&b, "c1/b3"), 0), TPH_OK);
+	assert_int_equal(tph_stmt_pipeline(&sa, pts_task(&a, "c1/a2"), 0), TPH_OK);
+	assert_int_equal(tph_stmt_pipeline(&sb, pts_task(&b, "c1/a2"), 0), TPH_OK);
+	assert_int_equal(tph_subjob_allocated_num(a.s, sj_of(&a, "c1/b3")), 2);
+	same_partition(&a, &b);
+	tph_stmt_discard(&sa);
+	tph_stmt_discard(&sb);
+	same_partition(&a, &b);
+	pts_free(&a);
+	pts_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_partition), cmocka_unit_test(test_counters),
 	    cmocka_unit_test(test_minimums),  cmocka_unit_test(test_default_only),
-	    cmocka_unit_test(test_long_ids),
+	    cmocka_unit_test(test_long_ids),  cmocka_unit_test(test_simple_matches_general),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

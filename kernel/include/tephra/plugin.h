@@ -274,6 +274,24 @@ typedef uint32_t (*tph_score_anchors_fn)(void *st, const tph_session *s, tph_idx
 int tph_on_score_locality(tph_session *s, tph_score_locality_fn locality,
                           tph_score_anchors_fn anchors);
 
+/* ---- parallel spans: the per-node work of a batch callback ----
+ * Batch callbacks (BatchNodeOrder, NodeReduce) get every candidate at once on the session's
+ * thread, because they normalise over the candidates (a maximum, a minimum). They may still
+ * hand their per-node work to the session's threads: tph_session_parallel(s, n, fn, ctx) cuts
+ * [0, n) into spans of TPH_PAR_SPAN items (span k is [k * TPH_PAR_SPAN, min(n, (k + 1) *
+ * TPH_PAR_SPAN))) and calls fn once per span, possibly concurrently on disjoint spans; it
+ * returns when every span is done. The spans never depend on the thread count, so a callback
+ * that writes per-item outputs and per-span partials (TPH_PAR_SPANS(n) of them, combined in
+ * span order afterwards) gets the same bits with any number of threads: map in parallel,
+ * reduce serially over the spans, then add in parallel. fn follows the per-node callbacks'
+ * rules: read session state, write only its own span's slices, never allocate (size scratch
+ * at open; give per-span partials a cache line each). Call it from the session's thread only:
+ * from a batch callback or on_session_open, not from fn or a per-node callback. */
+#define TPH_PAR_SPAN     256u
+#define TPH_PAR_SPANS(n) (((n) + TPH_PAR_SPAN - 1) / TPH_PAR_SPAN)
+typedef void (*tph_span_fn)(void *ctx, uint32_t span, uint32_t begin, uint32_t end);
+void tph_session_parallel(const tph_session *s, uint32_t n, tph_span_fn fn, void *ctx);
+
 /* ---- descriptors ---- */
 
 typedef struct tph_plugin {
@@ -301,6 +319,20 @@ typedef struct tph_action {
 /* The entry symbol an external plugin's shared object exports. */
 #define TPH_PLUGIN_ENTRY "tph_plugin_entry"
 typedef const tph_plugin *(*tph_plugin_entry_fn)(uint32_t host_abi);
+
+/* ---- session-shared objects ----
+ * State several plugins read, built once per session instead of once per plugin (Volcano's
+ * plugins share ssn.NodeMap, for one). The first call with a key allocates `size` zeroed bytes
+ * that live until the session is freed, runs init(obj, s) on them and, when init returns 0,
+ * keeps the object under the key; every later call with the key returns the same object and
+ * ignores `size` and `init`. A failed init keeps nothing (the next call tries again) and its
+ * status is returned. Keys are compared as strings; the caller keeps its key alive for the
+ * session (a string literal). From the session's thread only, typically in on_session_open;
+ * init may itself get other shared objects. Which plugin updates a shared object, and when, is
+ * the object's own contract. */
+typedef int (*tph_shared_init_fn)(void *obj, tph_session *s);
+int tph_session_shared(tph_session *s, const char *key, size_t size, tph_shared_init_fn init,
+                       void **out);
 
 #ifdef __cplusplus
 }

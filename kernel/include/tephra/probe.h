@@ -37,7 +37,22 @@ uint32_t tph_session_filter(tph_session *s, tph_idx task, const tph_idx *nodes, 
 void tph_session_score(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
                        double *total_out);
 
-/* Bytes the session has taken from its arena so far (columns, plugin state, scratch). */
+/* Memory a session holds, in bytes. `arena`: handed out by the session arena (columns, plugin
+ * state, the decision log). `heap`: blocks tephra's allocator (tph_allocator) handed out on the
+ * session's thread while the session was open, running its actions, closing or serving a probe,
+ * and that are not freed yet (action scratch is freed when its action ends; plugins free theirs
+ * at close); sizes as requested. Blocks an OpenMP worker allocates are not counted. `peak`: the
+ * largest arena + heap at any moment since open. Arena chunk slack (at most a chunk) and
+ * allocator overhead are not included. */
+typedef struct tph_session_memory {
+	size_t arena;
+	size_t heap;
+	size_t peak;
+} tph_session_memory;
+
+tph_session_memory tph_session_mem(const tph_session *s);
+
+/* arena + heap of tph_session_mem: all the memory the session holds now. */
 size_t tph_session_bytes(const tph_session *s);
 
 /* ---- statements ---- */

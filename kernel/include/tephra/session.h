@@ -5,6 +5,7 @@
 #define TEPHRA_SESSION_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "tephra/cluster.h"
@@ -78,6 +79,21 @@ typedef struct tph_decision_log {
 
 /* NULL before close. */
 const tph_decision_log *tph_session_decisions(const tph_session *s);
+
+/* ---- the session cache ----
+ * A host runs one session per scheduling cycle, and each needs about as much memory as the
+ * last. tph_session_free therefore keeps the freed session's memory (its arena's chunks, as far
+ * as that session used them) in a small process-wide cache, and the next tph_session_open takes
+ * it instead of faulting in fresh pages. The cache keeps at most 2 sessions' memory by default;
+ * every call here and every open and free are safe from several threads at once. */
+
+/* Give every cached session's memory back; returns the bytes released. */
+size_t tph_session_cache_trim(void);
+/* Keep at most `n` sessions' memory (0 disables the cache, at most 16); trims any excess and
+ * returns the previous limit. */
+unsigned tph_session_cache_limit(unsigned n);
+/* Sessions cached now, and the bytes they hold (`bytes` may be NULL). */
+unsigned tph_session_cache_count(size_t *bytes);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,288 @@
+/* Session memory: the heap account behind tph_session_mem (mem.c), action scratch freed when its
+ * action ends (action_util.c), interned sequences (seqtab.c) and the fit records built on them
+ * (pending.c, fit_nodes.c), whose pending reasons must read exactly as before. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "harness.h"
+
+#include "action_util.h"
+#include "fit_nodes.h"
+#include "mem.h"
+#include "seqtab.h"
+#include "tephra/probe.h"
+
+/* Three pods of 4 cpu on two 2-cpu nodes: every one stays pending for the same reason. */
+static const char too_big[] = "conf: |\n"
+                              "  actions: \"allocate\"\n"
+                              "  tiers: [{plugins: [{name: predicates}]}]\n"
+                              "queues: [{name: q1}]\n"
+                              "nodes:\n"
+                              "  - {name: n1, allocatable: {cpu: '2', memory: 8Gi, pods: '20'}}\n"
+                              "  - {name: n2, allocatable: {cpu: '2', memory: 8Gi, pods: '20'}}\n"
+                              "podGroups:\n"
+                              "  - {name: pg, namespace: ns, queue: q1, minMember: 1, phase: "
+                              "Inqueue}\n"
+                              "pods:\n"
+                              "  - {name: a, namespace: ns, podGroup: pg, requests: {cpu: '4'}}\n"
+                              "  - {name: b, namespace: ns, podGroup: pg, requests: {cpu: '4'}}\n"
+                              "  - {name: c, namespace: ns, podGroup: pg, requests: {cpu: '4'}}\n";
+
+static const char idle[] = "conf: |\n"
+                           "  actions: \"\"\n"
+                           "  tiers: []\n"
+                           "queues: [{name: q1}]\n"
+                           "nodes:\n"
+                           "  - {name: n1, allocatable: {cpu: '2', memory: 8Gi, pods: '20'}}\n"
+                           "podGroups:\n"
+                           "  - {name: pg, namespace: ns, queue: q1, minMember: 1, phase: "
+                           "Inqueue}\n"
+                           "pods:\n"
+                           "  - {name: a, namespace: ns, podGroup: pg, requests: {cpu: '1'}}\n";
+
+/* ---- the heap account ---- */
+
+static void test_account_charges_its_blocks(void **state)
+{
+	(void)state;
+	size_t base = 100;
+	tph_heap_acct a = {.base = &base};
+	tph_heap_acct *prev = tph_heap_enter(&a);
+	void *p = tph_malloc(1000);
+	assert_int_equal(a.live, 1000);
+	p = tph_realloc(p, 3000);
+	void *q = tph_calloc(10, 10);
+	assert_int_equal(a.live, 3100);
+	tph_heap_leave(prev);
+	void *outside = tph_malloc(50); /* allocated with no account entered */
+	prev = tph_heap_enter(&a);
+	tph_free(outside); /* never charged: nothing changes */
+	assert_int_equal(a.live, 3100);
+	tph_free(p);
+	tph_free(q);
+	assert_int_equal(a.live, 0);
+	assert_int_equal(tph_heap_peak(&a), 3200);
+	base = 5000; /* the owner's other bytes count into the peak as they are now */
+	assert_int_equal(tph_heap_peak(&a), 5000);
+	tph_heap_leave(prev);
+	tph_heap_release(&a);
+}
+
+/* Enough blocks to grow the table several times, freed in an order that moves probe chains. */
+static void test_account_many_blocks(void **state)
+{
+	(void)state;
+	enum {
+		N = 5000
+	};
+	static void *blk[N];
+	tph_heap_acct a = {0};
+	tph_heap_acct *prev = tph_heap_enter(&a);
+	size_t want = 0;
+	for (uint32_t i = 0; i < N; i++) {
+		blk[i] = tph_malloc(i % 97 + 1);
+		want += i % 97 + 1;
+	}
+	assert_int_equal(a.live, want);
+	assert_int_equal(a.n, N);
+	for (uint32_t i = 0; i < N; i += 2) {
+		tph_free(blk[i]);
+		want -= i % 97 + 1;
+	}
+	assert_int_equal(a.live, want);
+	for (uint32_t i = 1; i < N; i += 2)
+		tph_free(blk[i]);
+	assert_int_equal(a.live, 0);
+	assert_int_equal(a.n, 0);
+	assert_false(a.lost);
+	tph_heap_leave(prev);
+	tph_heap_release(&a);
+}
+
+/* A probe statement and its operations are the session's heap while they live. */
+static void test_session_counts_heap(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(&p, idle);
+	tph_session_memory m0 = tph_session_mem(p.s);
+	assert_int_equal(tph_session_bytes(p.s), m0.arena + m0.heap);
+	assert_true(m0.peak >= m0.arena + m0.heap);
+	tph_probe_stmt *st;
+	assert_int_equal(tph_probe_stmt_begin(p.s, &st), TPH_OK);
+	assert_int_equal(tph_probe_stmt_allocate(st, pts_task(&p, "ns/a"), 0), TPH_OK);
+	tph_session_memory m1 = tph_session_mem(p.s);
+	assert_true(m1.heap > m0.heap);
+	tph_probe_stmt_end(st);
+	tph_session_memory m2 = tph_session_mem(p.s);
+	assert_int_equal(m2.heap, m0.heap);
+	assert_true(m2.peak >= m1.arena + m1.heap);
+	pts_free(&p);
+}
+
+/* ---- action scratch ---- */
+
+static void test_action_scratch_freed_at_end(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(&p, idle);
+	tph_heap_acct *prev = tph_heap_enter(&p.s->heap);
+	size_t heap0 = p.s->heap.live, arena0 = p.s->arena.allocated;
+	uint64_t *col = TPH_ACT_NEW(p.s, uint64_t, 1000);
+	assert_non_null(col);
+	assert_int_equal(col[999], 0);
+	assert_true(p.s->heap.live >= heap0 + 8000);
+	assert_int_equal(p.s->arena.allocated, arena0);
+	tph_act_scratch_end(p.s);
+	assert_int_equal(p.s->heap.live, heap0);
+	tph_heap_leave(prev);
+	pts_free(&p);
+}
+
+/* After a real run nothing of the actions' scratch is left. */
+static void test_run_leaves_no_scratch(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(&p, too_big);
+	pts_run(&p);
+	assert_int_equal(p.s->act_scratch.n, 0);
+	assert_null(p.s->act_scratch.blk);
+	pts_free(&p);
+}
+
+/* ---- interned sequences ---- */
+
+static void test_seqtab(void **state)
+{
+	(void)state;
+	tph_arena a;
+	tph_arena_init(&a, 0);
+	tph_seqtab t;
+	tph_seq_init(&t, &a);
+	const uint32_t x[] = {1, 2, 3}, y[] = {1, 2, 4};
+	uint32_t ix = tph_seq_intern(&t, x, 3), iy = tph_seq_intern(&t, y, 3);
+	uint32_t ie = tph_seq_intern(&t, NULL, 0);
+	assert_true(ix && iy && ie);
+	assert_int_not_equal(ix, iy);
+	assert_int_not_equal(ie, ix);
+	assert_int_equal(tph_seq_intern(&t, x, 3), ix);
+	assert_int_equal(tph_seq_intern(&t, x, 2), tph_seq_intern(&t, y, 2)); /* {1, 2} */
+	uint32_t n;
+	const uint32_t *v = tph_seq_get(&t, iy, &n);
+	assert_int_equal(n, 3);
+	assert_int_equal(v[2], 4);
+	assert_null(tph_seq_get(&t, ie, &n));
+	assert_int_equal(n, 0);
+	assert_null(tph_seq_get(&t, 0, &n)); /* "no record" */
+	for (uint32_t i = 0; i < 2000; i++)  /* past several index growths */
+		assert_int_equal(tph_seq_intern(&t, &i, 1), tph_seq_intern(&t, &i, 1));
+	assert_int_equal(tph_seq_intern(&t, x, 3), ix);
+	tph_seq_free(&t);
+	tph_arena_destroy(&a);
+}
+
+/* ---- fit records ---- */
+
+static const tph_pending_row *pending_of(const pts *p, const char *pod)
+{
+	for (uint32_t i = 0; i < p->log->n_pending; i++)
+		if (!strcmp(p->log->pending[i].pod, pod))
+			return &p->log->pending[i];
+	fail_msg("%s is not pending", pod);
+	static const tph_pending_row none = {"", NULL, 0};
+	return &none;
+}
+
+/* Tasks failing alike share one record, and at close one set of strings. */
+static void test_alike_failures_share_one_record(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(&p, too_big);
+	assert_int_equal(tph_session_run(p.s, &p.d), TPH_OK);
+	tph_idx a = pts_task(&p, "ns/a"), b = pts_task(&p, "ns/b"), c = pts_task(&p, "ns/c");
+	assert_true(tph_task_has_fit_errors(p.s, a));
+	assert_int_not_equal(p.s->fit->why[a], 0);
+	assert_int_equal(p.s->fit->why[a], p.s->fit->why[b]);
+	assert_int_equal(p.s->fit->why[a], p.s->fit->why[c]);
+	assert_int_equal(tph_session_close(p.s, &p.d), TPH_OK);
+	p.log = tph_session_decisions(p.s);
+	assert_int_equal(p.log->n_pending, 3);
+	const tph_pending_row *ra = pending_of(&p, "ns/a"), *rc = pending_of(&p, "ns/c");
+	assert_int_equal(ra->n_reasons, 1);
+	assert_string_equal(ra->reasons[0], "2 Insufficient cpu");
+	assert_ptr_equal(ra->reasons, rc->reasons);
+	assert_false(tph_task_has_fit_errors(p.s, a)); /* dropped at close */
+	pts_free(&p);
+}
+
+/* The skip message names its task; clearing forgets the record. */
+static void test_skip_and_clear(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(&p, too_big);
+	tph_idx a = pts_task(&p, "ns/a"), b = pts_task(&p, "ns/b");
+	assert_int_equal(tph_record_skip(p.s, a), TPH_OK);
+	assert_int_equal(tph_record_skip(p.s, b), TPH_OK);
+	assert_int_equal(tph_record_pending_reason(p.s, b, "held"), TPH_OK);
+	assert_int_equal(tph_record_skip(p.s, pts_task(&p, "ns/c")), TPH_OK);
+	tph_clear_fit_errors(p.s, pts_task(&p, "ns/c"));
+	assert_int_equal(tph_session_close(p.s, &p.d), TPH_OK);
+	p.log = tph_session_decisions(p.s);
+	char want[128];
+	snprintf(want, sizeof want, "Task a with role spec %s has already predicated failed, skip",
+	         pts_str(p.s, p.s->tasks.role[a]));
+	assert_string_equal(pending_of(&p, "ns/a")->reasons[0], want);
+	assert_string_equal(pending_of(&p, "ns/b")->reasons[0], "held");
+	assert_int_equal(pending_of(&p, "ns/c")->n_reasons, 0);
+	pts_free(&p);
+}
+
+/* Unresolvable nodes: a record replaces the last, equal lists share storage, reset forgets. */
+static void test_fit_nodes(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(&p, too_big);
+	tph_session *s = p.s;
+	tph_reason_code un = tph_reason(s, "node(s) were fenced off", true);
+	tph_reason_code soft = tph_reason(s, "node(s) were busy", false);
+	tph_idx a = pts_task(&p, "ns/a"), b = pts_task(&p, "ns/b"), nodes[2] = {0, 1};
+	tph_reason_code codes[2] = {un, soft};
+	const tph_idx *got;
+	assert_int_equal(tph_record_fit_nodes(s, a, nodes, codes, 2), TPH_OK);
+	assert_int_equal(tph_record_fit_nodes(s, b, nodes, codes, 2), TPH_OK);
+	assert_int_equal(tph_unresolvable_nodes(s, a, &got), 1);
+	assert_int_equal(got[0], 0);
+	const tph_idx *got_b;
+	tph_unresolvable_nodes(s, b, &got_b);
+	assert_ptr_equal(got, got_b);
+	codes[0] = soft;
+	assert_int_equal(tph_record_fit_nodes(s, a, nodes, codes, 2), TPH_OK);
+	assert_int_equal(tph_unresolvable_nodes(s, a, &got), 0);
+	tph_reset_fit_nodes(s, pts_job(&p, "ns/pg"));
+	assert_int_equal(tph_unresolvable_nodes(s, b, &got), 0);
+	pts_free(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_account_charges_its_blocks),
+	    cmocka_unit_test(test_account_many_blocks),
+	    cmocka_unit_test(test_session_counts_heap),
+	    cmocka_unit_test(test_action_scratch_freed_at_end),
+	    cmocka_unit_test(test_run_leaves_no_scratch),
+	    cmocka_unit_test(test_seqtab),
+	    cmocka_unit_test(test_alike_failures_share_one_record),
+	    cmocka_unit_test(test_skip_and_clear),
+	    cmocka_unit_test(test_fit_nodes),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
