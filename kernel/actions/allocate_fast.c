@@ -10,7 +10,7 @@
 #include <string.h>
 
 #define NOPOS  UINT32_MAX
-#define BUDGET ((size_t)256 << 20) /* bytes of shape columns kept at once */
+#define BUDGET ((size_t)256 << 20) /* default bytes of shape columns kept at once */
 
 /* ---- context ---- */
 
@@ -65,7 +65,7 @@ alloc_fast *alloc_fast_new(tph_session *s, tph_eqc *eqc, tph_ph *ph)
 	f->by_job = !spec_only_predicates(s);
 	f->soft = s->snap->shard_mode == TPH_SHARD_SOFT;
 	f->shard_code = ph->shard_code;
-	f->budget = BUDGET;
+	f->budget = s->opts.shape_cache_bytes ? s->opts.shape_cache_bytes : BUDGET;
 	if (scratch(f)) {
 		alloc_fast_free(f);
 		return NULL;

@@ -28,6 +28,7 @@ typedef struct run_opts {
 	bool naive;             /* --naive */
 	bool profile;           /* --profile */
 	const char *plugin_dir; /* --plugins */
+	int shape_cache_mb;     /* --shape-cache-mb; 0: the kernel's default */
 } run_opts;
 
 /* One scenario run: everything a writer or the checker needs afterwards. */

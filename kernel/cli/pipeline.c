@@ -24,7 +24,8 @@ static int open_session(run_result *r, const run_opts *o)
 	tph_session_opts so = {.threads = o->threads,
 	                       .naive = o->naive,
 	                       .plugin_dir = o->plugin_dir,
-	                       .profile = o->profile};
+	                       .profile = o->profile,
+	                       .shape_cache_bytes = (size_t)o->shape_cache_mb << 20};
 	int rc = tph_cluster_snapshot(tph_scenario_cluster(r->scn), tph_scenario_now(r->scn),
 	                              &r->snap, &r->diag);
 	if (!rc)

@@ -17,6 +17,8 @@ static const char run_usage[] =
     "  --summary          print only a short summary (counts and timings)\n"
     "  --naive            naive mode: no equivalence classes, no incremental updates\n"
     "  --profile          count calls and time per action and extension point\n"
+    "  --shape-cache-mb N cap allocate's per-shape candidate state at N MiB (default 256):\n"
+    "                     lower peak memory, more nodes evaluated, same decisions\n"
     "  --plugins PATH     load external plugins (a .so file or a directory of them)\n";
 
 /* Parse options shared by run and check; returns the index of the first non-option or -1. */
@@ -30,6 +32,9 @@ static int parse_opts(int argc, char **argv, run_opts *o, out_format *fmt, bool 
 			o->conf_file = v;
 			i++;
 		} else if (!strcmp(a, "--threads") && v && parse_int(v, 1, 1024, &o->threads)) {
+			i++;
+		} else if (!strcmp(a, "--shape-cache-mb") && v &&
+		           parse_int(v, 1, 1 << 20, &o->shape_cache_mb)) {
 			i++;
 		} else if (!strcmp(a, "--plugins") && v) {
 			o->plugin_dir = v;

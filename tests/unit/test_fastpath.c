@@ -256,11 +256,12 @@ static void world_load(world *w, const mix *m)
 	assert_int_equal(rc, TPH_OK);
 }
 
-static run decide(const world *w, int threads, bool naive)
+static run decide_capped(const world *w, int threads, bool naive, size_t cache)
 {
 	tph_diag d = {0};
 	tph_session *s;
-	tph_session_opts o = {.threads = threads, .naive = naive, .profile = true};
+	tph_session_opts o = {
+	    .threads = threads, .naive = naive, .profile = true, .shape_cache_bytes = cache};
 	int rc = tph_session_open(w->snap, tph_scenario_conf(w->scn), &o, &s, &d);
 	if (!rc)
 		rc = tph_session_run(s, &d);
@@ -278,6 +279,11 @@ static run decide(const world *w, int threads, bool naive)
 			r.scored = rows[i].nodes;
 	tph_session_free(s);
 	return r;
+}
+
+static run decide(const world *w, int threads, bool naive)
+{
+	return decide_capped(w, threads, naive, 0);
 }
 
 static void same(const mix *m, const char *a, const char *b, const char *what)
@@ -305,6 +311,13 @@ static void check(const mix *m, bool kept)
 	if (kept && fast.scored * 3 > naive.scored)
 		fail_msg("%s: fast scored %llu nodes, naive %llu", m->name,
 		         (unsigned long long)fast.scored, (unsigned long long)naive.scored);
+	/* A one-byte shape cache keeps one shape at a time: more evaluations, same decisions. */
+	run tiny = decide_capped(&w, 1, false, 1);
+	same(m, fast.log, tiny.log, "fast vs fast with a one-byte shape cache");
+	if (kept && tiny.scored <= fast.scored)
+		fail_msg("%s: the shape cache cap evicted nothing (%llu nodes scored both ways)",
+		         m->name, (unsigned long long)fast.scored);
+	free(tiny.log);
 	free(naive.log);
 	free(fast.log);
 	free(two.log);

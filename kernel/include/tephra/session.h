@@ -22,6 +22,11 @@ typedef struct tph_session_opts {
 	bool naive;             /* no equivalence classes, no incremental updates */
 	const char *plugin_dir; /* external plugins (*.so) to load; NULL: none */
 	bool profile;           /* count calls and time per extension point */
+	/* Bytes allocate may keep of per-shape candidate state (a shape: tasks with one pod spec
+	 * and request; its state is about 16 bytes per ready node). 0: 256 MiB. A smaller cap
+	 * lowers the session's peak memory and costs evaluations, never decisions: a shape
+	 * evicted to make room is rebuilt from scratch when a task of it comes back. */
+	size_t shape_cache_bytes;
 } tph_session_opts;
 
 /* Open a session. On error nothing is left behind and `d` says why (an unknown plugin, a
