@@ -286,13 +286,36 @@ static void test_split_uses_it(void **state)
 	yu_split_threads = threads;
 }
 
+/* TPH_YAML_FAST=0: every chunk through libyaml, the same document. */
+static void test_switch_off(void **state)
+{
+	(void)state;
+	size_t min_bytes = yu_split_min_bytes, min_chunk = yu_split_min_chunk;
+	yu_split_min_bytes = 0;
+	yu_split_min_chunk = 1024;
+	char *t = scenario(400);
+	setenv("TPH_YAML_FAST", "0", 1);
+	unsigned long fast = yu_fast_done;
+	yu_doc a, b;
+	tph_diag d = {0};
+	assert_int_equal(yu_load(t, strlen(t), "s.yaml", 0, 0, &a, &d), TPH_OK);
+	assert_int_equal(yu_load_parallel(t, strlen(t), "s.yaml", &b, &d), TPH_OK);
+	unsetenv("TPH_YAML_FAST");
+	assert_int_equal(yu_fast_done, fast);
+	assert_true(same_node(&a, a.root, &b, b.root));
+	yu_doc_free(&a);
+	yu_doc_free(&b);
+	free(t);
+	yu_split_min_bytes = min_bytes;
+	yu_split_min_chunk = min_chunk;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_accepted),
-	    cmocka_unit_test(test_declined),
-	    cmocka_unit_test(test_random),
-	    cmocka_unit_test(test_split_uses_it),
+	    cmocka_unit_test(test_accepted),   cmocka_unit_test(test_declined),
+	    cmocka_unit_test(test_random),     cmocka_unit_test(test_split_uses_it),
+	    cmocka_unit_test(test_switch_off),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
