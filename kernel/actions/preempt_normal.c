@@ -60,9 +60,10 @@ static bool try_node(tph_preempt_ctx *c, tph_statement *stmt, tph_idx p, tph_pre
 		return false;
 	tph_statement ns;
 	tph_stmt_init(&ns, s);
-	if (evict_until_fits(c, &ns, p, node, nv) && tph_stmt_pipeline(&ns, p, node) == TPH_OK) {
-		int rc = tph_stmt_merge(stmt, &ns);
-		if (rc == TPH_OK)
+	if (evict_until_fits(c, &ns, p, node, nv)) {
+		/* out of memory in the pipeline or the merge ends the action (tph_evict_fail) */
+		int rc = tph_stmt_pipeline(&ns, p, node);
+		if (rc == TPH_OK && (rc = tph_stmt_merge(stmt, &ns)) == TPH_OK)
 			return true;
 		tph_evict_fail(&c->ev, rc);
 	}

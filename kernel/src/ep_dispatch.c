@@ -419,6 +419,7 @@ static uint32_t victims(tph_session *s, tph_ep ep, tph_idx who, const tph_idx *c
 	uint8_t *keep = mask_take(s, (size_t)n * 2, &owned);
 	if (!keep) {
 		tph_diag_warn(s->diag, "%s: out of memory; no victims", tph_ep_names[ep]);
+		s->oom = true;
 		return 0;
 	}
 	uint8_t *acc = keep + n;
@@ -461,6 +462,7 @@ uint32_t tph_victim_tasks(tph_session *s, const tph_idx *tasks, uint32_t n, uint
 	uint8_t *m = mask_take(s, n, &owned);
 	if (!m) {
 		tph_diag_warn(s->diag, "VictimTasks: out of memory; no victims");
+		s->oom = true;
 		return 0;
 	}
 	uint32_t k = 0;

@@ -205,8 +205,10 @@ static uint32_t filter_nodes(tph_session *s, tph_idx task, const tph_idx *nodes,
 	tph_ep_ctx *c = ctx(s);
 	if (!n)
 		return 0;
-	if (!c || ensure_cols(s, c, n))
+	if (!c || ensure_cols(s, c, n)) {
+		s->oom = true;
 		return filter_fail(nodes, n, reason_out);
+	}
 	fit_req r;
 	fit_prepare(s, c, task, &r);
 	const long spans = (long)n_spans(n);
@@ -394,6 +396,7 @@ static void score_nodes(tph_session *s, tph_idx task, const tph_idx *nodes, uint
 	if (!n)
 		return;
 	if (!c || ensure_cols(s, c, n)) {
+		s->oom = true;
 		memset(total_out, 0, n * sizeof *total_out);
 		return;
 	}

@@ -62,6 +62,7 @@ void tph_hn_order(tph_session *s, tph_idx subjob, const tph_idx *hns, uint32_t n
 		return;
 	if (!tp->scores && !(tp->scores = TPH_ARENA_NEW(&s->arena, double, tp->t.n + 1))) {
 		tph_diag_warn(s->diag, "HyperNodeOrder: out of memory; hypernodes score 0");
+		s->oom = true;
 		return;
 	}
 	for (uint32_t i = 0; i < l->n; i++) {

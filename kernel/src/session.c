@@ -242,6 +242,8 @@ static int run_action(tph_session *s, const char *name, tph_diag *d)
 	if (a->initialize && (rc = a->initialize(s, args)))
 		return tph_diag_set(d, rc, "action %s: initialize failed", name);
 	rc = a->execute(s, args);
+	if (rc == TPH_OK && s->oom)
+		rc = TPH_ENOMEM; /* an extension point degraded its answer (session.h) */
 	if (a->uninitialize)
 		a->uninitialize(s);
 	tph_action_time *at = &s->action_times[s->n_action_times++];

@@ -158,6 +158,10 @@ struct tph_session {
 	uint32_t n_opened;
 	bool plugins_closed;
 	bool frozen;
+	/* An extension point ran out of memory and answered as if it had nothing (no victims,
+	 * no feasible node, score 0): the action that saw it fails with TPH_ENOMEM, so a
+	 * degraded answer never passes for a decision. */
+	bool oom;
 	tph_ep_list ep[TPH_EP_COUNT];
 
 	struct tph_ep_ctx *epx;  /* owned by ep.c: fit reasons and reusable scratch */

@@ -7,9 +7,11 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "harness.h"
+#include "mem.h"
 
 typedef pts ev_run;
 
@@ -187,6 +189,45 @@ static inline const char *ev_pipelined(const ev_run *r)
 		snprintf(buf + l, sizeof buf - l, "%s@%s;", d->pod, d->node);
 	}
 	return buf;
+}
+
+/* Out of memory at any allocation of the run (the k-th and every later one, for every k)
+ * either fails the run with TPH_ENOMEM or changes nothing: no trial eviction, victim set or
+ * pipeline is dropped silently. `yaml` is copied: scenario builders reuse their buffer. */
+static inline void ev_expect_oom_safe(const char *yaml)
+{
+	size_t len = strlen(yaml) + 1;
+	char *y = malloc(len), ev[1024], pi[1024];
+	assert_non_null(y);
+	memcpy(y, yaml, len);
+	ev_run r;
+	ev_run_yaml(&r, y);
+	snprintf(ev, sizeof ev, "%s", ev_evictions(&r));
+	snprintf(pi, sizeof pi, "%s", ev_pipelined(&r));
+	pts_free(&r);
+	int failed = 0;
+	for (long k = 1;; k++) {
+		ev_open(&r, y);
+		tph_mem_fail_after(k, 1);
+		int rc = tph_session_run(r.s, &r.d);
+		long attempts = tph_mem_attempts();
+		tph_mem_fail_after(0, 0);
+		if (rc == TPH_OK)
+			rc = tph_session_close(r.s, &r.d);
+		if (rc == TPH_OK) {
+			r.log = tph_session_decisions(r.s);
+			assert_string_equal(ev_evictions(&r), ev);
+			assert_string_equal(ev_pipelined(&r), pi);
+		} else {
+			assert_int_equal(rc, TPH_ENOMEM);
+			failed++;
+		}
+		pts_free(&r);
+		if (attempts < k)
+			break; /* fewer than k allocations: every point has been tried */
+	}
+	assert_true(failed > 0);
+	free(y);
 }
 
 #endif

@@ -11,6 +11,7 @@
 #include "../../kernel/actions/evict_util.h"
 #include "evict_test.h"
 #include "fit_nodes.h"
+#include "mem.h"
 
 /* ---- scenarios ---- */
 
@@ -65,7 +66,8 @@ static const char *scenario(const char *head, const char *evargs, const char *bo
 	const char *ha[] = {evargs}, *ba[] = {pa, pb, hq, pa, pb, extra};
 	ev_fill(h, sizeof h, head, ha);
 	ev_fill(b, sizeof b, body, ba);
-	snprintf(yaml, sizeof yaml, "%s%s%s", h, shard, b);
+	int n = snprintf(yaml, sizeof yaml, "%s%s%s", h, shard, b);
+	assert_true(n > 0 && (size_t)n < sizeof yaml);
 	return yaml;
 }
 
@@ -287,6 +289,14 @@ static void test_victims_too_small(void **state)
 	pts_free(&r);
 }
 
+/* Out of memory anywhere in the run is reported, never a silently smaller preemption. */
+static void test_out_of_memory_is_reported(void **state)
+{
+	(void)state;
+	ev_expect_oom_safe(
+	    scenario(HEAD("preempt", ""), "", two_nodes, "low", "low", "q1", "", ""));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -304,6 +314,7 @@ int main(void)
 	    cmocka_unit_test(test_topology_reprieves),
 	    cmocka_unit_test(test_preempts_inside_job),
 	    cmocka_unit_test(test_victims_too_small),
+	    cmocka_unit_test(test_out_of_memory_is_reported),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

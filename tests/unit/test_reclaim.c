@@ -153,6 +153,18 @@ static void test_soft_shard_prefers_shard(void **state)
 	pts_free(&r);
 }
 
+/* Out of memory anywhere in the run is reported, never a silently smaller reclaim. */
+static void test_out_of_memory_is_reported(void **state)
+{
+	(void)state;
+	char h[2048], b[4096];
+	const char *ha[] = {""}, *ba[] = {"true", "2", "q2", ""};
+	ev_fill(h, sizeof h, head, ha);
+	ev_fill(b, sizeof b, body, ba);
+	snprintf(yaml, sizeof yaml, "%s%s", h, b);
+	ev_expect_oom_safe(yaml);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -166,6 +178,7 @@ int main(void)
 	    cmocka_unit_test(test_unresolvable_node_skipped),
 	    cmocka_unit_test(test_hard_shard_limits_nodes),
 	    cmocka_unit_test(test_soft_shard_prefers_shard),
+	    cmocka_unit_test(test_out_of_memory_is_reported),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

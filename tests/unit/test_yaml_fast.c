@@ -260,54 +260,48 @@ static char *scenario(int pods)
 	return t;
 }
 
+/* Load `t` serially and through the split (with small chunks, on `threads` threads), check
+ * both give the same document, and return how many chunks took the fast path. */
+static unsigned long split_load(const char *t, int threads)
+{
+	size_t min_bytes = yu_split_min_bytes, min_chunk = yu_split_min_chunk;
+	int saved = yu_split_threads;
+	yu_split_min_bytes = 0;
+	yu_split_min_chunk = 1024;
+	yu_split_threads = threads;
+	unsigned long fast = yu_fast_done;
+	yu_doc a, b;
+	tph_diag d = {0};
+	assert_int_equal(yu_load(t, strlen(t), "s.yaml", 0, 0, &a, &d), TPH_OK);
+	assert_int_equal(yu_load_parallel(t, strlen(t), "s.yaml", &b, &d), TPH_OK);
+	assert_true(same_node(&a, a.root, &b, b.root));
+	yu_doc_free(&a);
+	yu_doc_free(&b);
+	yu_split_min_bytes = min_bytes;
+	yu_split_min_chunk = min_chunk;
+	yu_split_threads = saved;
+	return yu_fast_done - fast;
+}
+
 static void test_split_uses_it(void **state)
 {
 	(void)state;
-	size_t min_bytes = yu_split_min_bytes, min_chunk = yu_split_min_chunk;
-	int threads = yu_split_threads;
-	yu_split_min_bytes = 0;
-	yu_split_min_chunk = 1024;
 	char *t = scenario(400);
-	for (int th = 1; th <= 2; th++) {
-		yu_split_threads = th;
-		unsigned long fast = yu_fast_done;
-		yu_doc a, b;
-		tph_diag d = {0};
-		assert_int_equal(yu_load(t, strlen(t), "s.yaml", 0, 0, &a, &d), TPH_OK);
-		assert_int_equal(yu_load_parallel(t, strlen(t), "s.yaml", &b, &d), TPH_OK);
-		assert_true(yu_fast_done - fast >= 2); /* more than one chunk of pods */
-		assert_true(same_node(&a, a.root, &b, b.root));
-		yu_doc_free(&a);
-		yu_doc_free(&b);
-	}
+	for (int th = 1; th <= 2; th++)
+		assert_true(split_load(t, th) >= 2); /* more than one chunk of pods */
 	free(t);
-	yu_split_min_bytes = min_bytes;
-	yu_split_min_chunk = min_chunk;
-	yu_split_threads = threads;
 }
 
 /* TPH_YAML_FAST=0: every chunk through libyaml, the same document. */
 static void test_switch_off(void **state)
 {
 	(void)state;
-	size_t min_bytes = yu_split_min_bytes, min_chunk = yu_split_min_chunk;
-	yu_split_min_bytes = 0;
-	yu_split_min_chunk = 1024;
 	char *t = scenario(400);
 	setenv("TPH_YAML_FAST", "0", 1);
-	unsigned long fast = yu_fast_done;
-	yu_doc a, b;
-	tph_diag d = {0};
-	assert_int_equal(yu_load(t, strlen(t), "s.yaml", 0, 0, &a, &d), TPH_OK);
-	assert_int_equal(yu_load_parallel(t, strlen(t), "s.yaml", &b, &d), TPH_OK);
+	unsigned long fast = split_load(t, 2);
 	unsetenv("TPH_YAML_FAST");
-	assert_int_equal(yu_fast_done, fast);
-	assert_true(same_node(&a, a.root, &b, b.root));
-	yu_doc_free(&a);
-	yu_doc_free(&b);
+	assert_int_equal(fast, 0);
 	free(t);
-	yu_split_min_bytes = min_bytes;
-	yu_split_min_chunk = min_chunk;
 }
 
 int main(void)
