@@ -22,7 +22,7 @@ typedef struct tph_preempt_opts {
 } tph_preempt_opts;
 
 typedef struct tph_scored {
-	double score;
+	uint64_t key; /* the score as an order key (preempt_normal.c) */
 	uint32_t pos;
 } tph_scored;
 
@@ -30,7 +30,7 @@ typedef struct tph_preempt_ctx {
 	tph_evict_ctx ev;
 	tph_preempt_opts o;
 	double *scores;     /* normal: scores of the candidate nodes (n_ready) */
-	tph_scored *order;  /* normal: nodes sorted by score (n_ready) */
+	tph_scored *order;  /* normal: the nodes by score, a heap (n_ready) */
 	uint8_t *removed;   /* topology: per potential victim, removed in the simulation */
 	tph_idx *cand_node; /* topology: candidate nodes found by the dry run */
 	uint32_t *cand_off; /* topology: victims of candidate k: cand_vict[cand_off[k] ..) */

@@ -8,17 +8,27 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* util.SortNodes: highest score first (NaN last, as Go sorts it), equal scores in candidate
- * order. */
+ * order. The score becomes an unsigned key that orders as the doubles do (IEEE bits, negatives
+ * flipped, -0 read as +0, NaN 0 so last), so the sort compares integers. */
+static uint64_t order_key(double d)
+{
+	if (isnan(d))
+		return 0;
+	if (d == 0)
+		d = 0.0;
+	uint64_t u;
+	memcpy(&u, &d, sizeof u);
+	return u >> 63 ? ~u : u | (UINT64_C(1) << 63);
+}
+
 static int cmp_scored(const void *a, const void *b)
 {
 	const tph_scored *x = a, *y = b;
-	bool xn = isnan(x->score), yn = isnan(y->score);
-	if (xn != yn)
-		return xn ? 1 : -1;
-	if (!xn && x->score != y->score)
-		return x->score > y->score ? -1 : 1;
+	if (x->key != y->key)
+		return x->key > y->key ? -1 : 1;
 	return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
@@ -71,18 +81,55 @@ static bool try_node(tph_preempt_ctx *c, tph_statement *stmt, tph_idx p, tph_pre
 	return false;
 }
 
+/* The nodes in SortNodes order: the first HEAP_TRIES from a binary heap (a preemptor that
+ * lands at all usually lands on one of its first nodes, and building the heap is O(n)), then,
+ * for a preemptor still trying, the rest sorted at once (popping thousands would cost more than
+ * a sort). cmp_scored is a total order (positions differ), so both give exactly the sorted
+ * order. */
+#define HEAP_TRIES 8u
+
+static void sift_down(tph_scored *h, uint32_t n, uint32_t i)
+{
+	for (;;) {
+		uint32_t l = 2 * i + 1, m = i;
+		if (l < n && cmp_scored(&h[l], &h[m]) < 0)
+			m = l;
+		if (l + 1 < n && cmp_scored(&h[l + 1], &h[m]) < 0)
+			m = l + 1;
+		if (m == i)
+			return;
+		tph_scored t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+static uint32_t pop_first(tph_scored *h, uint32_t *n)
+{
+	uint32_t pos = h[0].pos;
+	h[0] = h[--*n];
+	sift_down(h, *n, 0);
+	return pos;
+}
+
 bool tph_preempt_normal(tph_preempt_ctx *c, tph_statement *stmt, tph_idx preemptor,
                         tph_preempt_scope scope, const tph_idx *nodes, uint32_t n)
 {
 	if (!n)
 		return false;
-	tph_scored *order = c->order;
+	tph_scored *heap = c->order;
 	tph_score_nodes(c->ev.s, preemptor, nodes, n, c->scores);
 	for (uint32_t i = 0; i < n; i++)
-		order[i] = (tph_scored){c->scores[i], i};
-	qsort(order, n, sizeof *order, cmp_scored);
+		heap[i] = (tph_scored){order_key(c->scores[i]), i};
+	for (uint32_t i = n / 2; i-- > 0;)
+		sift_down(heap, n, i);
+	for (uint32_t k = 0; k < HEAP_TRIES && n && !c->ev.err; k++)
+		if (try_node(c, stmt, preemptor, scope, nodes[pop_first(heap, &n)]))
+			return true;
+	qsort(heap, n, sizeof *heap, cmp_scored);
 	for (uint32_t i = 0; i < n && !c->ev.err; i++)
-		if (try_node(c, stmt, preemptor, scope, nodes[order[i].pos]))
+		if (try_node(c, stmt, preemptor, scope, nodes[heap[i].pos]))
 			return true;
 	return false;
 }
