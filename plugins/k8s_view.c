@@ -7,7 +7,6 @@
 
 #include "cluster.h"
 #include "mem.h"
-#include "tephra/conf.h"
 
 /* ---- keys the session's specs use ---- */
 
@@ -330,20 +329,10 @@ static int share_init(void *obj, tph_session *s)
 	return tph_k8s_view_init(obj, s);
 }
 
-int tph_k8s_view_share(tph_session *s, tph_k8s_view *out)
+int tph_k8s_view_share(tph_session *s, tph_k8s_view **out)
 {
 	void *v;
-	int rc = tph_session_shared(s, "k8s.nodeinfo", sizeof *out, share_init, &v);
-	if (!rc)
-		*out = *(const tph_k8s_view *)v;
+	int rc = tph_session_shared(s, "k8s.nodeinfo", sizeof **out, share_init, &v);
+	*out = rc ? NULL : v;
 	return rc;
-}
-
-bool tph_k8s_conf_has(const tph_session *s, const char *name)
-{
-	for (uint32_t t = 0; t < tph_conf_tier_count(s->conf); t++)
-		for (uint32_t p = 0; p < tph_conf_plugin_count(s->conf, t); p++)
-			if (!strcmp(tph_conf_plugin_name(s->conf, t, p), name))
-				return true;
-	return false;
 }

@@ -67,11 +67,10 @@ typedef struct tph_k8s_view {
  * indexes from every task's spec. Session arena; call from on_session_open. */
 int tph_k8s_view_init(tph_k8s_view *v, tph_session *s);
 /* The session's one view (a session-shared object, built by the first plugin that asks), as
- * Volcano's plugins all read the one ssn.NodeMap: `*out` gets a copy of its header, whose
- * columns are the shared ones. Only predicates' event handlers call add/remove (on their own
- * copy), which is what makes the view live exactly when predicates is in the conf; `gen` then
- * counts those events in predicates' copy, and is meaningless in any other. */
-int tph_k8s_view_share(tph_session *s, tph_k8s_view *out);
+ * Volcano's plugins all read the one ssn.NodeMap: `*out` points at the session's view. Only
+ * predicates' event handlers call add/remove, which is what makes the view live exactly when
+ * predicates is in the conf. */
+int tph_k8s_view_share(tph_session *s, tph_k8s_view **out);
 /* NodeInfo.AddPod / RemovePod. remove returns the node the task was held on (TPH_NOIDX when
  * it was not held). */
 void tph_k8s_view_add(tph_k8s_view *v, const tph_session *s, tph_idx task, tph_idx node);
@@ -83,9 +82,6 @@ static inline uint32_t tph_k8s_dom(const tph_k8s_view *v, uint32_t k, tph_idx no
 {
 	return v->topo.dom[(size_t)k * v->n_nodes + node];
 }
-
-/* Whether `name` is a plugin of the session's conf (any tier). */
-bool tph_k8s_conf_has(const tph_session *s, const char *name);
 
 /* A pod with any pod affinity or anti-affinity term (NodeInfo.PodsWithAffinity). */
 static inline bool tph_k8s_has_pod_affinity(const tph_pod_spec *sp)

@@ -57,13 +57,15 @@ static void fit_scores(const no_st *st, const tph_session *s, tph_idx task, fit_
 	                  req[TPH_RES_MEMORY] ? req[TPH_RES_MEMORY] : TPH_K8S_DEFAULT_MEMORY};
 	const uint32_t dims[2] = {TPH_RES_CPU, TPH_RES_MEMORY},
 	               sums[2] = {TPH_KV_NZ_CPU, TPH_KV_NZ_MEM};
+	const int64_t *sum = st->v->sum;
+	size_t nn = st->v->n_nodes;
 	for (uint32_t i = 0; i < n; i++) {
 		int64_t score = 0, wsum = 0;
 		for (uint32_t r = 0; r < 2; r++) {
 			int64_t cap = s->nodes.alloc[(size_t)dims[r] * s->nodes.stride + nodes[i]];
 			if (!cap)
 				continue;
-			int64_t used = st->v.sum[(size_t)sums[r] * st->v.n_nodes + nodes[i]];
+			int64_t used = sum[sums[r] * nn + nodes[i]];
 			score += fit_one(k, used + pod[r], cap) * w;
 			wsum += w;
 		}
@@ -92,7 +94,7 @@ static int64_t balanced_one(const double *f, uint32_t m)
 static bool balanced_pod(const no_st *st, const tph_session *s, tph_idx task, int64_t pod[3])
 {
 	const int64_t *req = s->tasks.req + (size_t)task * s->ndim;
-	uint32_t g = st->v.gpu_dim;
+	uint32_t g = st->v->gpu_dim;
 	pod[0] = req[TPH_RES_CPU];
 	pod[1] = req[TPH_RES_MEMORY];
 	pod[2] = g == TPH_NOIDX ? 0 : tph_k8s_value(req[g]);
@@ -103,12 +105,12 @@ static bool balanced_pod(const no_st *st, const tph_session *s, tph_idx task, in
 static void balanced_scores(const no_st *st, const tph_session *s, const int64_t pod[3],
                             const tph_idx *nodes, uint32_t n, int64_t *raw)
 {
-	uint32_t g = st->v.gpu_dim;
+	uint32_t g = st->v->gpu_dim;
 	const uint32_t sums[3] = {TPH_KV_CPU, TPH_KV_MEM, TPH_KV_GPU};
+	const int64_t *alloc = s->nodes.alloc, *sum = st->v->sum;
+	size_t stride = s->nodes.stride, nn = st->v->n_nodes;
 	for (uint32_t i = 0; i < n; i++) {
 		tph_idx node = nodes[i];
-		const int64_t *alloc = s->nodes.alloc;
-		size_t stride = s->nodes.stride;
 		int64_t cap[3] = {alloc[TPH_RES_CPU * stride + node],
 		                  alloc[TPH_RES_MEMORY * stride + node],
 		                  pod[2] ? tph_k8s_value(alloc[(size_t)g * stride + node]) : 0};
@@ -117,7 +119,7 @@ static void balanced_scores(const no_st *st, const tph_session *s, const int64_t
 		for (uint32_t r = 0; r < 3; r++) {
 			if (!cap[r])
 				continue;
-			int64_t used = st->v.sum[(size_t)sums[r] * st->v.n_nodes + node] + pod[r];
+			int64_t used = sum[sums[r] * nn + node] + pod[r];
 			double x = (double)used / (double)cap[r];
 			f[m++] = x > 1 ? 1 : x;
 		}
@@ -135,7 +137,7 @@ static void node_affinity_eval(const no_st *st, const tph_session *s, const tph_
 		tph_labels l = s->nodes.meta[nodes[i]]->labels;
 		raw[i] = 0;
 		for (uint32_t t = 0; t < sp->n_node_preferred; t++)
-			if (tph_k8s_node_term(&sp->node_preferred[t].term, l, &st->v.nums,
+			if (tph_k8s_node_term(&sp->node_preferred[t].term, l, &st->v->nums,
 			                      nodes[i]))
 				raw[i] += sp->node_preferred[t].weight;
 	}
@@ -381,7 +383,7 @@ static int locality(void *stv, const tph_session *s, tph_idx task)
 {
 	const no_st *st = stv;
 	const tph_pod_spec *sp = s->tasks.spec[task];
-	if (st->w_pod_aff && (sp->n_pod_preferred || sp->n_anti_preferred || st->v.n_aff_nodes))
+	if (st->w_pod_aff && (sp->n_pod_preferred || sp->n_anti_preferred || st->v->n_aff_nodes))
 		return TPH_SCORE_GLOBAL;
 	if (st->w_spread && soft_spread(sp))
 		return TPH_SCORE_GLOBAL;

@@ -17,7 +17,7 @@ enum {
 typedef struct no_st {
 	/* arguments: the weight of each kube-scheduler score plugin */
 	int64_t w_least, w_most, w_node_aff, w_pod_aff, w_balanced, w_taint, w_image, w_spread;
-	tph_k8s_view v;   /* the session's shared view (header copy; never add/remove through it):
+	tph_k8s_view *v;  /* the session's shared view (never add/remove through it):
 	                     live only when predicates runs in the session, as in Volcano */
 	uint32_t *prefer; /* [node] PreferNoSchedule taints */
 	bool any_prefer;  /* some node has one */

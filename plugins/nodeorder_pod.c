@@ -23,7 +23,7 @@ typedef struct ipa_ctx {
 static void process_terms(ipa_ctx *c, const tph_podaff_row *t, uint32_t n, tph_sid owner_ns,
                           tph_sid pod_ns, tph_labels pod_labels, tph_idx node, int sign)
 {
-	const tph_k8s_view *v = &c->st->v;
+	const tph_k8s_view *v = c->st->v;
 	for (uint32_t i = 0; i < n; i++) {
 		if (!tph_k8s_term_matches(&t[i], owner_ns, pod_ns, pod_labels))
 			continue;
@@ -54,7 +54,7 @@ static void process_pod(ipa_ctx *c, tph_idx e, tph_idx node)
  * when the session's k8s snapshot was taken are processed (HavePodsWithAffinityList). */
 static void ipa_prescore(ipa_ctx *c)
 {
-	const tph_k8s_view *v = &c->st->v;
+	const tph_k8s_view *v = c->st->v;
 	bool all = c->sp->n_pod_preferred || c->sp->n_anti_preferred;
 	uint32_t n = all ? v->n_nodes : v->n_aff_nodes;
 	for (uint32_t i = 0; i < n; i++) {
@@ -69,14 +69,14 @@ bool tph_no_ipa_prescore(no_st *st, const tph_session *s, tph_idx task)
 {
 	ipa_ctx c = {st,   s, s->tasks.ns[task], s->tasks.meta[task]->labels, s->tasks.spec[task],
 	             false};
-	memset(st->topo, 0, st->v.topo.total * sizeof *st->topo);
+	memset(st->topo, 0, st->v->topo.total * sizeof *st->topo);
 	ipa_prescore(&c);
 	return c.touched;
 }
 
 void tph_no_ipa_raw(const no_st *st, const tph_idx *nodes, uint32_t n, int64_t *raw)
 {
-	const tph_k8s_view *v = &st->v;
+	const tph_k8s_view *v = st->v;
 	for (uint32_t i = 0; i < n; i++) {
 		int64_t score = 0;
 		for (uint32_t k = 0; k < v->topo.n_keys; k++) {
@@ -113,7 +113,7 @@ static int64_t count_pods(const no_st *st, const tph_session *s, tph_idx node,
 	if (!sel->present || !(sel->match_labels.n + sel->match_exprs.n))
 		return 0;
 	int64_t n = 0;
-	for (tph_idx e = st->v.head[node]; e != TPH_NOIDX; e = st->v.next[e])
+	for (tph_idx e = st->v->head[node]; e != TPH_NOIDX; e = st->v->next[e])
 		n += s->tasks.ns[e] == ns && s->snap->tasks.status[e] != TPH_TS_RELEASING &&
 		     tph_k8s_selector_match(sel, s->tasks.meta[e]->labels);
 	return n;
@@ -122,7 +122,7 @@ static int64_t count_pods(const no_st *st, const tph_session *s, tph_idx node,
 static bool has_all_keys(const no_st *st, const pts_ctx *c, tph_idx node)
 {
 	for (uint32_t i = 0; i < c->n; i++)
-		if (c->key[i] == TPH_NOIDX || tph_k8s_dom(&st->v, c->key[i], node) == TPH_NOIDX)
+		if (c->key[i] == TPH_NOIDX || tph_k8s_dom(st->v, c->key[i], node) == TPH_NOIDX)
 			return false;
 	return true;
 }
@@ -143,7 +143,7 @@ static void pts_domains(no_st *st, const tph_session *s, pts_ctx *c, const tph_i
 			if (st->skip[i])
 				continue;
 			uint8_t *seen =
-			    &st->seen[c->off[j] + tph_k8s_dom(&st->v, c->key[j], nodes[i])];
+			    &st->seen[c->off[j] + tph_k8s_dom(st->v, c->key[j], nodes[i])];
 			size += !*seen;
 			*seen = 1;
 		}
@@ -158,12 +158,12 @@ static void pts_counts(no_st *st, const tph_session *s, const pts_ctx *c, tph_id
 {
 	const tph_pod_spec *sp = s->tasks.spec[task];
 	tph_sid ns = s->tasks.ns[task];
-	for (tph_idx m = 0; m < st->v.n_nodes; m++) {
+	for (tph_idx m = 0; m < st->v->n_nodes; m++) {
 		if (!(s->nodes.flags[m] & TPH_NODE_READY) || !has_all_keys(st, c, m) ||
-		    !tph_k8s_node_affinity(sp, s->nodes.meta[m], &st->v.nums, m))
+		    !tph_k8s_node_affinity(sp, s->nodes.meta[m], &st->v->nums, m))
 			continue;
 		for (uint32_t j = 0; j < c->n; j++) {
-			uint32_t at = c->off[j] + tph_k8s_dom(&st->v, c->key[j], m);
+			uint32_t at = c->off[j] + tph_k8s_dom(st->v, c->key[j], m);
 			if (!c->hostname[j] && st->seen[at])
 				st->cnt[at] += count_pods(st, s, m, &c->row[j]->selector, ns);
 		}
@@ -177,7 +177,7 @@ static int64_t pts_node_score(const no_st *st, const tph_session *s, const pts_c
 	for (uint32_t j = 0; j < c->n; j++) {
 		int64_t cnt = c->hostname[j]
 		                  ? count_pods(st, s, node, &c->row[j]->selector, ns)
-		                  : st->cnt[c->off[j] + tph_k8s_dom(&st->v, c->key[j], node)];
+		                  : st->cnt[c->off[j] + tph_k8s_dom(st->v, c->key[j], node)];
 		score += (double)cnt * c->weight[j] + (double)(c->row[j]->max_skew - 1);
 	}
 	return (int64_t)round(score);
@@ -201,10 +201,10 @@ static uint32_t soft_constraints(const no_st *st, const tph_pod_spec *sp, pts_ct
 			continue;
 		uint32_t j = c->n++;
 		c->row[j] = r;
-		c->key[j] = tph_k8s_topo_key(&st->v.topo, r->topology_key);
-		c->hostname[j] = r->topology_key == st->v.hostname;
+		c->key[j] = tph_k8s_topo_key(&st->v->topo, r->topology_key);
+		c->hostname[j] = r->topology_key == st->v->hostname;
 		c->off[j] = off;
-		off += c->key[j] == TPH_NOIDX ? 0 : st->v.topo.n_dom[c->key[j]];
+		off += c->key[j] == TPH_NOIDX ? 0 : st->v->topo.n_dom[c->key[j]];
 	}
 	return off;
 }
@@ -221,7 +221,7 @@ bool tph_no_pts_prescore(no_st *st, const tph_session *s, tph_idx task, const tp
 	pts_ctx c;
 	uint32_t cells = soft_constraints(st, s->tasks.spec[task], &c);
 	st->pts_n = c.n;
-	if (!c.n || !n || !st->v.n_nodes)
+	if (!c.n || !n || !st->v->n_nodes)
 		return false;
 	memset(st->cnt, 0, cells * sizeof *st->cnt);
 	memset(st->seen, 0, cells * sizeof *st->seen);
@@ -266,8 +266,8 @@ static int init_cols(no_st *st, tph_session *s, uint32_t soft)
 
 int tph_no_pod_init(no_st *st, tph_session *s)
 {
-	const tph_k8s_topo *tp = &st->v.topo;
-	uint32_t soft = st->v.max_soft_spread, maxdom = 0; /* the view walked the specs */
+	const tph_k8s_topo *tp = &st->v->topo;
+	uint32_t soft = st->v->max_soft_spread, maxdom = 0; /* the view walked the specs */
 	for (uint32_t k = 0; k < tp->n_keys; k++)
 		maxdom = tp->n_dom[k] > maxdom ? tp->n_dom[k] : maxdom;
 	st->max_soft = soft;

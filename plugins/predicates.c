@@ -64,7 +64,7 @@ static tph_reason_code stable(const pred_st *st, const tph_session *s, const tph
 		return st->r_unsched;
 	bool constrained = sp->node_selector.n || sp->n_node_required;
 	if (st->node_affinity && constrained &&
-	    !tph_k8s_node_affinity(sp, s->nodes.meta[node], &st->v.nums, node))
+	    !tph_k8s_node_affinity(sp, s->nodes.meta[node], &st->v->nums, node))
 		return st->r_nodeaff;
 	return st->taint_toleration ? untolerated(st, s, sp, node) : TPH_PASS;
 }
@@ -74,7 +74,7 @@ static tph_reason_code stable(const pred_st *st, const tph_session *s, const tph
 static tph_reason_code verdict(const pred_st *st, const tph_session *s, tph_idx task,
                                const pred_pod *pp, const tph_reason_code *col, tph_idx node)
 {
-	tph_reason_code soft = st->max_pods[node] <= (int64_t)st->v.npods[node] ? st->r_podnum : 0;
+	tph_reason_code soft = st->max_pods[node] <= (int64_t)st->v->npods[node] ? st->r_podnum : 0;
 	tph_reason_code t = col ? col[node] : stable(st, s, s->tasks.spec[task], node);
 	if (t)
 		return t;
@@ -142,12 +142,12 @@ static tph_reason_code prepredicate(void *stv, const tph_session *s, tph_idx tas
 static int on_allocate(void *stv, tph_session *s, tph_idx task)
 {
 	pred_st *st = stv;
-	tph_idx old = tph_k8s_view_remove(&st->v, s, task);
+	tph_idx old = tph_k8s_view_remove(st->v, s, task);
 	tph_pred_pod_event(st, s, task, old, -1);
 	tph_idx node = s->tasks.node[task];
 	if (node == TPH_NOIDX)
 		return TPH_OK;
-	tph_k8s_view_add(&st->v, s, task, node);
+	tph_k8s_view_add(st->v, s, task, node);
 	tph_pred_pod_event(st, s, task, node, +1);
 	return TPH_OK;
 }
@@ -155,7 +155,7 @@ static int on_allocate(void *stv, tph_session *s, tph_idx task)
 static int on_deallocate(void *stv, tph_session *s, tph_idx task)
 {
 	pred_st *st = stv;
-	tph_idx old = tph_k8s_view_remove(&st->v, s, task);
+	tph_idx old = tph_k8s_view_remove(st->v, s, task);
 	tph_pred_pod_event(st, s, task, old, -1);
 	return TPH_OK;
 }

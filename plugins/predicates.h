@@ -46,7 +46,7 @@ typedef struct pred_st {
 	/* arguments (predicate.*Enable) */
 	bool node_affinity, node_ports, taint_toleration, pod_affinity, volume_limits, volume_zone,
 	    topology_spread, volume_binding, cache;
-	tph_k8s_view v;      /* the session's shared view (header copy); its events keep it live */
+	tph_k8s_view *v;     /* the session's shared view; predicates' events keep it live */
 	int64_t *max_pods;   /* [node] allocatable pods (MaxTaskNum) */
 	uint32_t *taint_off; /* [node + 1] into taint_code */
 	tph_reason_code *taint_code; /* per taint of each node; TPH_PASS: PreferNoSchedule */

@@ -19,7 +19,7 @@ enum {
 static void bump(pred_st *st, bool sim, int what, uint32_t k, tph_idx node, int delta)
 {
 	pred_pod *pp = &st->pp;
-	uint32_t d = k == TPH_NOIDX ? TPH_NOIDX : tph_k8s_dom(&st->v, k, node);
+	uint32_t d = k == TPH_NOIDX ? TPH_NOIDX : tph_k8s_dom(st->v, k, node);
 	if (d == TPH_NOIDX)
 		return;
 	if (sim) {
@@ -33,7 +33,7 @@ static void bump(pred_st *st, bool sim, int what, uint32_t k, tph_idx node, int 
 	uint32_t *pairs = what == C_AFF    ? &pp->aff_pairs
 	                  : what == C_ANTI ? &pp->anti_pairs
 	                                   : &pp->exist_pairs;
-	int32_t *x = &a[st->v.topo.off[k] + d], old = *x;
+	int32_t *x = &a[st->v->topo.off[k] + d], old = *x;
 	*x += delta;
 	if (!old == !*x)
 		return;
@@ -77,8 +77,8 @@ static void ipa_existing(pred_st *st, const tph_session *s, bool sim, tph_idx e,
 	for (uint32_t i = 0; i < es->n_anti_required; i++) {
 		const tph_podaff_row *t = &es->anti_required[i];
 		if (tph_k8s_term_matches(t, s->tasks.ns[e], pp->ns, pp->labels))
-			bump(st, sim, C_EXIST, tph_k8s_topo_key(&st->v.topo, t->topology_key), node,
-			     delta);
+			bump(st, sim, C_EXIST, tph_k8s_topo_key(&st->v->topo, t->topology_key),
+			     node, delta);
 	}
 }
 
@@ -95,7 +95,7 @@ static void pts_pod(pred_st *st, const tph_session *s, tph_idx e, tph_idx node, 
 		const tph_spread_row *r = &pp->spec->spread[pp->c_row[c]];
 		if (!pp->c_counts[c] || !tph_k8s_selector_match(&r->selector, el))
 			continue;
-		pp->cnt[pp->c_off[c] + tph_k8s_dom(&st->v, pp->c_key[c], node)] += delta;
+		pp->cnt[pp->c_off[c] + tph_k8s_dom(st->v, pp->c_key[c], node)] += delta;
 		pp->mins_dirty = true;
 	}
 }
@@ -106,16 +106,16 @@ static void ipa_reset(pred_st *st, const tph_session *s)
 {
 	pred_pod *pp = &st->pp;
 	const tph_pod_spec *sp = pp->spec;
-	size_t total = st->v.topo.total;
+	size_t total = st->v->topo.total;
 	memset(pp->aff, 0, total * sizeof *pp->aff);
 	memset(pp->anti, 0, total * sizeof *pp->anti);
 	memset(pp->exist, 0, total * sizeof *pp->exist);
-	memset(pp->exist_key_pairs, 0, st->v.topo.n_keys * sizeof *pp->exist_key_pairs);
+	memset(pp->exist_key_pairs, 0, st->v->topo.n_keys * sizeof *pp->exist_key_pairs);
 	pp->aff_pairs = pp->anti_pairs = pp->exist_pairs = 0;
 	for (uint32_t i = 0; i < sp->n_pod_required; i++)
-		pp->req_key[i] = tph_k8s_topo_key(&st->v.topo, sp->pod_required[i].topology_key);
+		pp->req_key[i] = tph_k8s_topo_key(&st->v->topo, sp->pod_required[i].topology_key);
 	for (uint32_t i = 0; i < sp->n_anti_required; i++)
-		pp->anti_key[i] = tph_k8s_topo_key(&st->v.topo, sp->anti_required[i].topology_key);
+		pp->anti_key[i] = tph_k8s_topo_key(&st->v->topo, sp->anti_required[i].topology_key);
 	pp->self_match =
 	    matches_all(sp->pod_required, sp->n_pod_required, pp->ns, pp->ns, pp->labels);
 	(void)s;
@@ -135,7 +135,7 @@ static void pts_reset(pred_st *st, const tph_session *s)
 {
 	pred_pod *pp = &st->pp;
 	const tph_pod_spec *sp = pp->spec;
-	const tph_k8s_view *v = &st->v;
+	const tph_k8s_view *v = st->v;
 	uint32_t off = 0;
 	pp->n_c = 0;
 	for (uint32_t i = 0; i < sp->n_spread && st->topology_spread; i++) {
@@ -171,7 +171,7 @@ static void pts_mins(pred_st *st)
 	for (uint32_t c = 0; c < pp->n_c; c++) {
 		uint32_t k = pp->c_key[c], doms = 0;
 		int32_t min = INT32_MAX;
-		for (uint32_t d = 0; k != TPH_NOIDX && d < st->v.topo.n_dom[k]; d++) {
+		for (uint32_t d = 0; k != TPH_NOIDX && d < st->v->topo.n_dom[k]; d++) {
 			int32_t x = pp->cnt[pp->c_off[c] + d];
 			if (x < 0)
 				continue;
@@ -187,7 +187,7 @@ static void pts_mins(pred_st *st)
 static void rebuild(pred_st *st, const tph_session *s, tph_idx task)
 {
 	pred_pod *pp = &st->pp;
-	const tph_k8s_view *v = &st->v;
+	const tph_k8s_view *v = st->v;
 	pp->spec = s->tasks.spec[task];
 	pp->ns = s->tasks.ns[task];
 	pp->labels = s->tasks.meta[task]->labels;
@@ -222,7 +222,7 @@ static bool same_shape(const pred_pod *pp, const tph_session *s, tph_idx t)
 
 const pred_pod *tph_pred_pod_state(pred_st *st, const tph_session *s, tph_idx task)
 {
-	uint64_t gen = st->v.gen;
+	uint64_t gen = st->v->gen;
 	if (atomic_load_explicit(&st->ready_task, memory_order_acquire) == task &&
 	    atomic_load_explicit(&st->ready_gen, memory_order_acquire) == gen)
 		return &st->pp;
@@ -243,7 +243,7 @@ const pred_pod *tph_pred_pod_state(pred_st *st, const tph_session *s, tph_idx ta
 bool tph_pred_pod_needed(const pred_st *st, const tph_session *s, tph_idx task)
 {
 	const tph_pod_spec *sp = s->tasks.spec[task];
-	if (st->pod_affinity && (sp->n_pod_required || sp->n_anti_required || st->v.n_anti_nodes))
+	if (st->pod_affinity && (sp->n_pod_required || sp->n_anti_required || st->v->n_anti_nodes))
 		return true;
 	for (uint32_t i = 0; st->topology_spread && i < sp->n_spread; i++)
 		if (sp->spread[i].do_not_schedule)
@@ -259,7 +259,7 @@ void tph_pred_pod_event(pred_st *st, const tph_session *s, tph_idx task, tph_idx
 	const tph_pod_spec *sp = pp->spec;
 	if (st->pod_affinity && (sp->n_pod_required || sp->n_anti_required))
 		ipa_incoming(st, s, false, task, node, sign);
-	if (st->pod_affinity && st->v.open_anti[node] && s->tasks.spec[task]->n_anti_required)
+	if (st->pod_affinity && st->v->open_anti[node] && s->tasks.spec[task]->n_anti_required)
 		ipa_existing(st, s, false, task, node, sign);
 	pts_pod(st, s, task, node, sign);
 }
@@ -270,11 +270,11 @@ void tph_pred_pod_event(pred_st *st, const tph_session *s, tph_idx task, tph_idx
 static uint32_t eff_pairs(const pred_st *st, uint32_t pairs, const int32_t *base,
                           const int32_t *delta, tph_idx node)
 {
-	for (uint32_t k = 0; delta && k < st->v.topo.n_keys; k++) {
-		uint32_t d = tph_k8s_dom(&st->v, k, node);
+	for (uint32_t k = 0; delta && k < st->v->topo.n_keys; k++) {
+		uint32_t d = tph_k8s_dom(st->v, k, node);
 		if (!delta[k] || d == TPH_NOIDX)
 			continue;
-		int32_t b = base[st->v.topo.off[k] + d];
+		int32_t b = base[st->v->topo.off[k] + d];
 		pairs += (!b && b + delta[k]) ? 1u : (b && !(b + delta[k])) ? (uint32_t)-1 : 0u;
 	}
 	return pairs;
@@ -283,7 +283,7 @@ static uint32_t eff_pairs(const pred_st *st, uint32_t pairs, const int32_t *base
 static int32_t count_at(const pred_st *st, const int32_t *base, const int32_t *delta, uint32_t k,
                         uint32_t d)
 {
-	return base[st->v.topo.off[k] + d] + (delta ? delta[k] : 0);
+	return base[st->v->topo.off[k] + d] + (delta ? delta[k] : 0);
 }
 
 /* satisfyPodAffinity: every term's key on the node with matching pods in its domain, unless
@@ -294,7 +294,7 @@ static bool ipa_affinity(const pred_st *st, const pred_pod *pp, const pred_sim *
 	bool exist = true;
 	for (uint32_t i = 0; i < pp->spec->n_pod_required; i++) {
 		uint32_t k = pp->req_key[i];
-		uint32_t d = k == TPH_NOIDX ? TPH_NOIDX : tph_k8s_dom(&st->v, k, node);
+		uint32_t d = k == TPH_NOIDX ? TPH_NOIDX : tph_k8s_dom(st->v, k, node);
 		if (d == TPH_NOIDX)
 			return false;
 		if (count_at(st, pp->aff, delta, k, d) <= 0)
@@ -310,7 +310,7 @@ static bool ipa_anti(const pred_st *st, const pred_pod *pp, const pred_sim *sim,
 		return true;
 	for (uint32_t i = 0; i < pp->spec->n_anti_required; i++) {
 		uint32_t k = pp->anti_key[i];
-		uint32_t d = k == TPH_NOIDX ? TPH_NOIDX : tph_k8s_dom(&st->v, k, node);
+		uint32_t d = k == TPH_NOIDX ? TPH_NOIDX : tph_k8s_dom(st->v, k, node);
 		if (d != TPH_NOIDX && count_at(st, pp->anti, delta, k, d) > 0)
 			return false;
 	}
@@ -323,8 +323,8 @@ static bool ipa_existing_ok(const pred_st *st, const pred_pod *pp, const pred_si
 	const int32_t *delta = sim ? sim->exist : NULL;
 	if (!eff_pairs(st, pp->exist_pairs, pp->exist, delta, node))
 		return true;
-	for (uint32_t k = 0; k < st->v.topo.n_keys; k++) {
-		uint32_t d = tph_k8s_dom(&st->v, k, node);
+	for (uint32_t k = 0; k < st->v->topo.n_keys; k++) {
+		uint32_t d = tph_k8s_dom(st->v, k, node);
 		if (d != TPH_NOIDX && count_at(st, pp->exist, delta, k, d) > 0)
 			return false;
 	}
@@ -356,7 +356,7 @@ static tph_reason_code pts_filter(const pred_st *st, const pred_pod *pp, tph_idx
 {
 	for (uint32_t c = 0; c < pp->n_c; c++) {
 		uint32_t k = pp->c_key[c];
-		uint32_t d = k == TPH_NOIDX ? TPH_NOIDX : tph_k8s_dom(&st->v, k, node);
+		uint32_t d = k == TPH_NOIDX ? TPH_NOIDX : tph_k8s_dom(st->v, k, node);
 		if (d == TPH_NOIDX) {
 			*unres = true;
 			return st->r_spread_label;
@@ -393,12 +393,12 @@ static void sim_pod(pred_st *st, const tph_session *s, tph_idx pending, tph_idx 
 	const pred_pod *pp = tph_pred_pod_state(st, s, pending);
 	if (ipa_skip(pp))
 		return;
-	if (!m->active || m->pending != pending || m->node != node || m->gen != st->v.gen) {
-		uint32_t nk = st->v.topo.n_keys;
+	if (!m->active || m->pending != pending || m->node != node || m->gen != st->v->gen) {
+		uint32_t nk = st->v->topo.n_keys;
 		memset(m->aff, 0, nk * sizeof *m->aff);
 		memset(m->anti, 0, nk * sizeof *m->anti);
 		memset(m->exist, 0, nk * sizeof *m->exist);
-		*m = (pred_sim){true, pending, node, st->v.gen, m->aff, m->anti, m->exist};
+		*m = (pred_sim){true, pending, node, st->v->gen, m->aff, m->anti, m->exist};
 	}
 	ipa_incoming(st, s, true, task, node, sign);
 	ipa_existing(st, s, true, task, node, sign);
@@ -425,7 +425,7 @@ tph_reason_code tph_pred_sim_predicate(void *stv, const tph_session *s, tph_idx 
 		return TPH_PASS;
 	const pred_pod *pp = tph_pred_pod_state(st, s, task);
 	const pred_sim *m = &st->sim;
-	bool mine = m->active && m->pending == task && m->node == node && m->gen == st->v.gen;
+	bool mine = m->active && m->pending == task && m->node == node && m->gen == st->v->gen;
 	bool unres = false;
 	return ipa_filter(st, pp, mine ? m : NULL, node, &unres);
 }
@@ -434,9 +434,9 @@ tph_reason_code tph_pred_sim_predicate(void *stv, const tph_session *s, tph_idx 
 
 int tph_pred_pod_init(pred_st *st, tph_session *s)
 {
-	uint32_t req = st->v.max_pod_required, anti = st->v.max_anti_required;
-	uint32_t spread = st->v.max_spread, maxdom = 0;
-	const tph_k8s_topo *tp = &st->v.topo;
+	uint32_t req = st->v->max_pod_required, anti = st->v->max_anti_required;
+	uint32_t spread = st->v->max_spread, maxdom = 0;
+	const tph_k8s_topo *tp = &st->v->topo;
 	for (uint32_t k = 0; k < tp->n_keys; k++)
 		maxdom = tp->n_dom[k] > maxdom ? tp->n_dom[k] : maxdom;
 	tph_arena *a = &s->arena;

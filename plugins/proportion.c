@@ -220,11 +220,11 @@ static void init_queue(prop_st *st, const tph_session *s, tph_idx q, const int64
 	vr_min_cap(&st->v, rc, cap, ck);
 }
 
-static void add_job(prop_st *st, const tph_session *s, const int64_t *pending, tph_idx j)
+static void add_job(prop_st *st, const tph_session *s, tph_idx j)
 {
 	tph_idx q = s->jobs->queue[j];
 	vr_jobrows jr;
-	vr_job_rows_at(&st->v, s, pending, j, &jr);
+	vr_job_rows(&st->v, s, j, &jr);
 	for (uint32_t d = 0; d < st->nd; d++) {
 		qrow(st, st->alloc, q)[d] += jr.alloc[d];
 		qrow(st, st->request, q)[d] += jr.request[d];
@@ -257,17 +257,13 @@ static int build_queues(tph_session *s, prop_st *st)
 {
 	int64_t total[TPH_RES_MAX], tg[TPH_RES_MAX];
 	tph_dimmask total_keys;
-	const int64_t *pending;
-	int rc = vr_jobs_pending(s, &pending);
-	if (rc)
-		return rc;
 	vr_total(&st->v, s, total, &total_keys);
 	vr_guarantee_total(&st->v, s, tg);
 	for (tph_idx j = 0; j < s->jobs->n; j++) {
 		tph_idx q = s->jobs->queue[j];
 		if (!st->has[q])
 			init_queue(st, s, q, total, tg);
-		add_job(st, s, pending, j);
+		add_job(st, s, j);
 	}
 	return water_fill(s, st, total, total_keys);
 }

@@ -175,12 +175,6 @@ static uint32_t allocated_tasks(const tph_session *s, tph_idx j)
 	return c[TPH_TS_ALLOCATED] + c[TPH_TS_BINDING] + c[TPH_TS_BOUND] + c[TPH_TS_RUNNING];
 }
 
-int vr_jobs_pending(tph_session *s, const int64_t **rows)
-{
-	*rows = s->jobs->pending_req; /* the snapshot's tasks pass summed them */
-	return TPH_OK;
-}
-
 /* The Running rule (allocated tasks >= minMember) keeps a finished driver's podgroup from
  * reserving its minResources again. Allocated is the session's per-job sum (init_job_state),
  * which at open is the sum over the job's AllocatedStatus tasks. */
@@ -203,24 +197,9 @@ static void rows_from(const vr_dims *v, const tph_session *s, const int64_t *pj,
 	vr_exceeded(v, ja, mn, out->elastic, NULL);
 }
 
-void vr_job_rows_at(const vr_dims *v, const tph_session *s, const int64_t *pending, tph_idx j,
-                    vr_jobrows *out)
-{
-	rows_from(v, s, pending + (size_t)j * s->ndim, j, out);
-}
-
 void vr_job_rows(const vr_dims *v, const tph_session *s, tph_idx j, vr_jobrows *out)
 {
-	int64_t pj[TPH_RES_MAX] = {0};
-	for (uint32_t k = s->jobs->task_off[j]; k < s->jobs->task_off[j + 1]; k++) {
-		tph_idx t = s->jobs->task_idx[k];
-		if (s->tasks.status[t] != TPH_TS_PENDING)
-			continue;
-		const int64_t *req = s->tasks.req + (size_t)t * s->ndim;
-		for (uint32_t d = 0; d < s->ndim; d++)
-			pj[d] += req[d];
-	}
-	rows_from(v, s, pj, j, out);
+	rows_from(v, s, s->jobs->pending_req + (size_t)j * s->ndim, j, out);
 }
 
 bool vr_fits(const vr_dims *v, const int64_t *base, const int64_t *req, const int64_t *limit)

@@ -92,14 +92,10 @@ typedef struct vr_jobrows {
 	    inqueue[TPH_RES_MAX]; /* Inqueue, or Running with enough tasks: unmet minResources */
 	int64_t elastic[TPH_RES_MAX]; /* GetElasticResources: allocated beyond minResources */
 } vr_jobrows;
-/* Per job the requests of its Pending tasks, [j * ndim + d] over every dimension, as the
- * snapshot holds them (the session's statuses at open): call at session open. */
-int vr_jobs_pending(tph_session *s, const int64_t **rows);
-/* At session open only: allocated is the session's per-job sum, request adds the job's
- * Pending tasks (vr_job_rows_at reads them from `pending`, vr_jobs_pending's rows). */
+/* At session open only: allocated is the session's per-job sum, request adds the requests of
+ * the job's Pending tasks, which the snapshot's task pass summed (s->jobs->pending_req: the
+ * session's statuses at open). */
 void vr_job_rows(const vr_dims *v, const tph_session *s, tph_idx j, vr_jobrows *out);
-void vr_job_rows_at(const vr_dims *v, const tph_session *s, const int64_t *pending, tph_idx j,
-                    vr_jobrows *out);
 
 /* LessEqualWithDimensionAndResourcesName(limit, req) of (base + req): false when some
  * dimension the request asks for (req > 0, pods ignored) would exceed the limit. */

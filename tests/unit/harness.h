@@ -64,6 +64,32 @@ static inline void pts_free(pts *p)
 	tph_scenario_free(p->scn);
 }
 
+/* A decision log as text, one decision per line (binds, pipelined, evictions, phases, pending
+ * with their reasons), for byte comparisons of two runs; malloc'd. */
+static inline char *pts_log_text(const tph_decision_log *l)
+{
+	char *buf = NULL;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	for (uint32_t i = 0; i < l->n_binds; i++)
+		fprintf(f, "bind %s %s\n", l->binds[i].pod, l->binds[i].node);
+	for (uint32_t i = 0; i < l->n_pipelined; i++)
+		fprintf(f, "pipe %s %s\n", l->pipelined[i].pod, l->pipelined[i].node);
+	for (uint32_t i = 0; i < l->n_evictions; i++)
+		fprintf(f, "evict %s\n", l->evictions[i].pod);
+	for (uint32_t i = 0; i < l->n_phases; i++)
+		fprintf(f, "phase %s %s\n", l->phases[i].podgroup, l->phases[i].phase);
+	for (uint32_t i = 0; i < l->n_pending; i++) {
+		fprintf(f, "pending %s", l->pending[i].pod);
+		for (uint32_t k = 0; k < l->pending[i].n_reasons; k++)
+			fprintf(f, " | %s", l->pending[i].reasons[k]);
+		fputc('\n', f);
+	}
+	fclose(f);
+	return buf;
+}
+
 /* ---- objects by name ---- */
 
 static inline const char *pts_str(const tph_session *s, tph_sid id)

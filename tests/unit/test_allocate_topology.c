@@ -85,33 +85,43 @@ static void test_hypernode_by_order(void **state)
 	pts_free(&p);
 }
 
+/* Binds of a whole session over `yaml`. */
+static uint32_t run_binds(void)
+{
+	pts p;
+	pts_open(&p, yaml);
+	pts_run(&p);
+	uint32_t n = p.log->n_binds;
+	pts_free(&p);
+	return n;
+}
+
+/* Nominate ns/j's default subjob to hypernode `hn` and `task` to `node`; the subjob's index. */
+static tph_idx nominate(pts *p, const char *hn, const char *task, const char *node)
+{
+	tph_session *s = p->s;
+	tph_idx k = tph_job_default_subjob(s, pts_job(p, "ns/j"));
+	s->topo->sj.nominated[k] = tph_hn_find(s, hn);
+	s->tasks.nominated[pts_task(p, task)] = pts_node(p, node);
+	return k;
+}
+
 /* Six 1-cpu tasks fit no rack: hard tier 1 binds nothing, soft falls back to the top. */
 static void test_hard_and_soft(void **state)
 {
 	(void)state;
-	pts p;
 	make("r0, r1", 6, ", networkTopology: {mode: hard, highestTierAllowed: 1}", 6, "1");
-	pts_open(&p, yaml);
-	pts_run(&p);
-	assert_int_equal(p.log->n_binds, 0);
-	pts_free(&p);
+	assert_int_equal(run_binds(), 0);
 	make("r0, r1", 6, ", networkTopology: {mode: soft}", 6, "1");
-	pts_open(&p, yaml);
-	pts_run(&p);
-	assert_int_equal(p.log->n_binds, 6);
-	pts_free(&p);
+	assert_int_equal(run_binds(), 6);
 }
 
 /* minMember 2 of 5 replicas: the job commits once ready and comes back for the rest. */
 static void test_min_member_below_replicas(void **state)
 {
 	(void)state;
-	pts p;
 	make("r0, r1", 2, ", networkTopology: {mode: hard, highestTierAllowed: 2}", 5, "1");
-	pts_open(&p, yaml);
-	pts_run(&p);
-	assert_int_equal(p.log->n_binds, 5);
-	pts_free(&p);
+	assert_int_equal(run_binds(), 5);
 }
 
 /* A hypernode claimed by two parents: no tree, so jobs with a topology are skipped while the
@@ -143,9 +153,7 @@ static void test_nomination(void **state)
 	make("r0, r1", 2, ", networkTopology: {mode: hard, highestTierAllowed: 1}", 2, "1");
 	pts_open(&p, yaml);
 	tph_session *s = p.s;
-	tph_idx k = tph_job_default_subjob(s, pts_job(&p, "ns/j"));
-	s->topo->sj.nominated[k] = tph_hn_find(s, "r0");
-	s->tasks.nominated[pts_task(&p, "ns/w-0")] = pts_node(&p, "n0");
+	tph_idx k = nominate(&p, "r0", "ns/w-0", "n0");
 	s->tasks.nominated[pts_task(&p, "ns/w-1")] = pts_node(&p, "n0");
 	pts_run(&p);
 	assert_string_equal(bound(&p, "ns/w-0"), "n0");
@@ -163,10 +171,7 @@ static void test_nomination_invalidated(void **state)
 	make("r0, r1", 2, ", networkTopology: {mode: hard, highestTierAllowed: 1}", 2, "1");
 	pts_open(&p, yaml);
 	tph_session *s = p.s;
-	tph_idx k = tph_job_default_subjob(s, pts_job(&p, "ns/j"));
-	tph_idx w0 = pts_task(&p, "ns/w-0");
-	s->topo->sj.nominated[k] = tph_hn_find(s, "r0");
-	s->tasks.nominated[w0] = pts_node(&p, "n0");
+	tph_idx k = nominate(&p, "r0", "ns/w-0", "n0"), w0 = pts_task(&p, "ns/w-0");
 	pts_run(&p);
 	assert_int_equal(s->topo->sj.nominated[k], TPH_NOIDX);
 	assert_int_equal(s->tasks.nominated[w0], TPH_NOIDX);
@@ -183,9 +188,7 @@ static void test_flat_nomination(void **state)
 	make("r0, r1", 1, "", 1, "1");
 	pts_open(&p, yaml);
 	tph_session *s = p.s;
-	tph_idx k = tph_job_default_subjob(s, pts_job(&p, "ns/j"));
-	s->topo->sj.nominated[k] = tph_hn_find(s, "r1");
-	s->tasks.nominated[pts_task(&p, "ns/w-0")] = pts_node(&p, "n3");
+	tph_idx k = nominate(&p, "r1", "ns/w-0", "n3");
 	pts_run(&p);
 	assert_string_equal(bound(&p, "ns/w-0"), "n3");
 	assert_int_equal(s->topo->sj.nominated[k], TPH_NOIDX);

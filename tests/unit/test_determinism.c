@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness.h"
 #include "registry.h"
 #include "tephra/tephra.h"
 
@@ -138,30 +139,6 @@ static char *generate(const gen *g, size_t *len)
 	return buf;
 }
 
-/* The decision log as text (timing left out). */
-static char *serialize(const tph_decision_log *l, size_t *len)
-{
-	char *buf = NULL;
-	FILE *f = open_memstream(&buf, len);
-	assert_non_null(f);
-	for (uint32_t i = 0; i < l->n_binds; i++)
-		fprintf(f, "bind %s %s\n", l->binds[i].pod, l->binds[i].node);
-	for (uint32_t i = 0; i < l->n_pipelined; i++)
-		fprintf(f, "pipe %s %s\n", l->pipelined[i].pod, l->pipelined[i].node);
-	for (uint32_t i = 0; i < l->n_evictions; i++)
-		fprintf(f, "evict %s\n", l->evictions[i].pod);
-	for (uint32_t i = 0; i < l->n_phases; i++)
-		fprintf(f, "phase %s %s\n", l->phases[i].podgroup, l->phases[i].phase);
-	for (uint32_t i = 0; i < l->n_pending; i++) {
-		fprintf(f, "pending %s", l->pending[i].pod);
-		for (uint32_t k = 0; k < l->pending[i].n_reasons; k++)
-			fprintf(f, " | %s", l->pending[i].reasons[k]);
-		fputc('\n', f);
-	}
-	fclose(f);
-	return buf;
-}
-
 typedef struct world {
 	tph_scenario *scn;
 	tph_snapshot *snap;
@@ -208,8 +185,7 @@ static char *decide(const world *w, int threads, bool naive, uint32_t *binds)
 		fprintf(stderr, "run: %s\n", d.msg);
 	assert_int_equal(rc, TPH_OK);
 	assert_int_equal(tph_session_close(s, &d), TPH_OK);
-	size_t len;
-	char *out = serialize(tph_session_decisions(s), &len);
+	char *out = pts_log_text(tph_session_decisions(s));
 	*binds = tph_session_decisions(s)->n_binds;
 	tph_session_free(s);
 	return out;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness.h"
 #include "tephra/tephra.h"
 
 enum {
@@ -207,29 +208,6 @@ static char *generate(const mix *m, size_t *len)
 	return buf;
 }
 
-/* The decision log as text, timing left out. */
-static char *serialize(const tph_decision_log *l)
-{
-	char *buf = NULL;
-	size_t len;
-	FILE *f = open_memstream(&buf, &len);
-	assert_non_null(f);
-	for (uint32_t i = 0; i < l->n_binds; i++)
-		fprintf(f, "bind %s %s\n", l->binds[i].pod, l->binds[i].node);
-	for (uint32_t i = 0; i < l->n_pipelined; i++)
-		fprintf(f, "pipe %s %s\n", l->pipelined[i].pod, l->pipelined[i].node);
-	for (uint32_t i = 0; i < l->n_phases; i++)
-		fprintf(f, "phase %s %s\n", l->phases[i].podgroup, l->phases[i].phase);
-	for (uint32_t i = 0; i < l->n_pending; i++) {
-		fprintf(f, "pending %s", l->pending[i].pod);
-		for (uint32_t k = 0; k < l->pending[i].n_reasons; k++)
-			fprintf(f, " | %s", l->pending[i].reasons[k]);
-		fputc('\n', f);
-	}
-	fclose(f);
-	return buf;
-}
-
 typedef struct world {
 	tph_scenario *scn;
 	tph_snapshot *snap;
@@ -270,7 +248,7 @@ static run decide_capped(const world *w, int threads, bool naive, size_t cache)
 	if (rc)
 		fprintf(stderr, "session: %s\n", d.msg);
 	assert_int_equal(rc, TPH_OK);
-	run r = {serialize(tph_session_decisions(s)), tph_session_decisions(s)->n_binds, 0};
+	run r = {pts_log_text(tph_session_decisions(s)), tph_session_decisions(s)->n_binds, 0};
 	const tph_profile_row *rows;
 	uint32_t n;
 	assert_int_equal(tph_session_profile(s, &rows, &n), TPH_OK);
@@ -461,7 +439,7 @@ static void test_filled_cluster(void **state)
 	"    - name: gang\n  - plugins:\n    - name: predicates\n%s"                       \
 	"queues:\n  - {name: q}\n"
 
-/* The bind of `pod` in a log made by serialize(). */
+/* The bind of `pod` in a log made by pts_log_text(). */
 static void bound_to(const char *log, const char *pod, const char *node)
 {
 	char want[128];

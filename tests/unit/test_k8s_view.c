@@ -48,23 +48,23 @@ static void test_one_view_both_plugins(void **state)
 	const no_st *ns = state_of(&p, "nodeorder");
 	const tph_k8s_view *v = shared_view(&p);
 	/* the same columns: one build, half the memory */
-	assert_ptr_equal(ps->v.sum, v->sum);
-	assert_ptr_equal(ns->v.sum, v->sum);
-	assert_ptr_equal(ns->v.head, ps->v.head);
-	assert_ptr_equal(ns->v.topo.dom, ps->v.topo.dom);
+	assert_ptr_equal(ps->v->sum, v->sum);
+	assert_ptr_equal(ns->v->sum, v->sum);
+	assert_ptr_equal(ns->v->head, ps->v->head);
+	assert_ptr_equal(ns->v->topo.dom, ps->v->topo.dom);
 	tph_idx n1 = pts_node(&p, "n1"), n2 = pts_node(&p, "n2");
-	assert_int_equal(ns->v.npods[n1], 1);
-	assert_int_equal(ns->v.sum[TPH_KV_CPU * ns->v.n_nodes + n1], 2000);
+	assert_int_equal(ns->v->npods[n1], 1);
+	assert_int_equal(ns->v->sum[TPH_KV_CPU * ns->v->n_nodes + n1], 2000);
 	/* predicates' handlers keep it current; nodeorder reads the same columns */
 	tph_statement st;
 	tph_stmt_init(&st, p.s);
 	assert_int_equal(tph_stmt_allocate(&st, pts_task(&p, "c1/p"), n2), TPH_OK);
-	assert_int_equal(ns->v.npods[n2], 1);
-	assert_int_equal(ns->v.sum[TPH_KV_CPU * ns->v.n_nodes + n2], 1000);
-	assert_int_equal(ps->v.at[pts_task(&p, "c1/p")], n2);
+	assert_int_equal(ns->v->npods[n2], 1);
+	assert_int_equal(ns->v->sum[TPH_KV_CPU * ns->v->n_nodes + n2], 1000);
+	assert_int_equal(ps->v->at[pts_task(&p, "c1/p")], n2);
 	tph_stmt_discard(&st);
-	assert_int_equal(ns->v.npods[n2], 0);
-	assert_int_equal(ns->v.sum[TPH_KV_CPU * ns->v.n_nodes + n2], 0);
+	assert_int_equal(ns->v->npods[n2], 0);
+	assert_int_equal(ns->v->sum[TPH_KV_CPU * ns->v->n_nodes + n2], 0);
 	pts_free(&p);
 }
 
@@ -74,12 +74,12 @@ static void test_static_without_predicates(void **state)
 	pts p;
 	pts_open(&p, HEAD("    - name: nodeorder\n"));
 	const no_st *ns = state_of(&p, "nodeorder");
-	assert_ptr_equal(ns->v.sum, shared_view(&p)->sum);
+	assert_ptr_equal(ns->v->sum, shared_view(&p)->sum);
 	tph_idx n2 = pts_node(&p, "n2");
 	tph_statement st;
 	tph_stmt_init(&st, p.s);
 	assert_int_equal(tph_stmt_allocate(&st, pts_task(&p, "c1/p"), n2), TPH_OK);
-	assert_int_equal(ns->v.npods[n2], 0); /* nobody updates it, as in Volcano */
+	assert_int_equal(ns->v->npods[n2], 0); /* nobody updates it, as in Volcano */
 	tph_stmt_discard(&st);
 	pts_free(&p);
 }

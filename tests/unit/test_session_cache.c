@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdlib.h>
+
 #include "harness.h"
 
 static const char scn[] =
@@ -22,23 +24,15 @@ static const char scn[] =
     "  - {name: a, namespace: c1, podGroup: pg, requests: {cpu: '3'}}\n"
     "  - {name: b, namespace: c1, podGroup: pg, requests: {cpu: '2'}}\n";
 
-/* "pod node" of every bind, one per line. */
-static void binds_of(const tph_decision_log *log, char *out, size_t cap)
-{
-	out[0] = '\0';
-	for (uint32_t i = 0; i < log->n_binds; i++) {
-		size_t len = strlen(out);
-		snprintf(out + len, cap - len, "%s %s\n", log->binds[i].pod, log->binds[i].node);
-	}
-}
-
-static void run_once(char *binds, size_t cap)
+/* The decisions of one run of scn (pts_log_text, malloc'd). */
+static char *run_once(void)
 {
 	pts p;
 	pts_open(&p, scn);
 	pts_run(&p);
-	binds_of(p.log, binds, cap);
+	char *log = pts_log_text(p.log);
 	pts_free(&p);
+	return log;
 }
 
 static void test_cache_keeps_memory(void **state)
@@ -46,8 +40,7 @@ static void test_cache_keeps_memory(void **state)
 	(void)state;
 	tph_session_cache_trim();
 	assert_int_equal(tph_session_cache_count(NULL), 0);
-	char first[256], again[256];
-	run_once(first, sizeof first);
+	char *first = run_once();
 	size_t bytes = 0;
 	assert_int_equal(tph_session_cache_count(&bytes), 1);
 	assert_true(bytes > 0);
@@ -58,10 +51,12 @@ static void test_cache_keeps_memory(void **state)
 	assert_int_equal(tph_session_cache_count(NULL), 1);
 	/* a session on reused memory decides as one on fresh memory */
 	for (int i = 0; i < 3; i++) {
-		run_once(again, sizeof again);
+		char *again = run_once();
 		assert_string_equal(first, again);
+		free(again);
 	}
 	assert_true(strlen(first) > 0);
+	free(first);
 	assert_int_equal(tph_session_cache_trim(), bytes);
 	assert_int_equal(tph_session_cache_count(&bytes), 0);
 	assert_int_equal(bytes, 0);
@@ -78,8 +73,7 @@ static void test_cache_limit(void **state)
 	assert_int_equal(tph_session_cache_count(NULL), 2); /* the default bound */
 	assert_int_equal(tph_session_cache_limit(0), 2);
 	assert_int_equal(tph_session_cache_count(NULL), 0);
-	char binds[256];
-	run_once(binds, sizeof binds);
+	free(run_once());
 	assert_int_equal(tph_session_cache_count(NULL), 0); /* off: free gives it all back */
 	assert_int_equal(tph_session_cache_limit(2), 0);
 }
