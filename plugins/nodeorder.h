@@ -53,7 +53,13 @@ typedef struct no_st {
  * NormalizeScore of one raw score given the extremes over every candidate. */
 bool tph_no_ipa_prescore(no_st *st, const tph_session *s, tph_idx task);
 void tph_no_ipa_raw(const no_st *st, const tph_idx *nodes, uint32_t n, int64_t *raw);
-int64_t tph_no_ipa_norm(int64_t raw, int64_t min, int64_t max);
+static inline int64_t tph_no_ipa_norm(int64_t raw, int64_t min, int64_t max)
+{
+	double f = 0;
+	if (max - min > 0)
+		f = (double)TPH_MAX_NODE_SCORE * ((double)(raw - min) / (double)(max - min));
+	return (int64_t)f;
+}
 /* PodTopologySpread's PreScore over the candidates nodes[0..n) (st->skip[i]: candidate i lacks
  * a key and is ignored): false when it skips. Then Score of a span of candidates, nodes and
  * skip being that span's slices, and NormalizeScore given the extremes over the candidates
@@ -62,7 +68,12 @@ bool tph_no_pts_prescore(no_st *st, const tph_session *s, tph_idx task, const tp
                          uint32_t n);
 void tph_no_pts_raw(const no_st *st, const tph_session *s, tph_idx task, const tph_idx *nodes,
                     const uint8_t *skip, uint32_t n, int64_t *raw);
-int64_t tph_no_pts_norm(int64_t raw, bool skip, int64_t min, int64_t max);
+static inline int64_t tph_no_pts_norm(int64_t raw, bool skip, int64_t min, int64_t max)
+{
+	if (skip)
+		return 0;
+	return max ? TPH_MAX_NODE_SCORE * (max + min - raw) / max : TPH_MAX_NODE_SCORE;
+}
 /* Size the scratch the two need (session arena). */
 int tph_no_pod_init(no_st *st, tph_session *s);
 

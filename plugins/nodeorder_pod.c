@@ -87,14 +87,6 @@ void tph_no_ipa_raw(const no_st *st, const tph_idx *nodes, uint32_t n, int64_t *
 	}
 }
 
-int64_t tph_no_ipa_norm(int64_t raw, int64_t min, int64_t max)
-{
-	double f = 0;
-	if (max - min > 0)
-		f = (double)TPH_MAX_NODE_SCORE * ((double)(raw - min) / (double)(max - min));
-	return (int64_t)f;
-}
-
 /* ---- PodTopologySpread ---- */
 
 /* The soft constraints of one pod, in arrays of the state sized for the largest spec. */
@@ -181,13 +173,6 @@ static int64_t pts_node_score(const no_st *st, const tph_session *s, const pts_c
 		score += (double)cnt * c->weight[j] + (double)(c->row[j]->max_skew - 1);
 	}
 	return (int64_t)round(score);
-}
-
-int64_t tph_no_pts_norm(int64_t raw, bool skip, int64_t min, int64_t max)
-{
-	if (skip)
-		return 0;
-	return max ? TPH_MAX_NODE_SCORE * (max + min - raw) / max : TPH_MAX_NODE_SCORE;
 }
 
 /* Tephra has no Services or ReplicaSets, so the system default constraints never apply. */

@@ -137,8 +137,7 @@ int tph_pending_reasons(tph_session *s, const tph_pending_row **out, uint32_t *n
 		tph_pending_row *r = &rows[k++];
 		*r = (tph_pending_row){tph_ssn_task_key(s, t), NULL, 0};
 		uint32_t id = fl && fl->why ? fl->why[t] : 0;
-		if (!r->pod ||
-		    (id && !(r->reasons = reasons_of(s, fl, made, t, id, &r->n_reasons))))
+		if (id && !(r->reasons = reasons_of(s, fl, made, t, id, &r->n_reasons)))
 			goto oom;
 	}
 	tph_free(made);

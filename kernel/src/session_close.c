@@ -67,8 +67,6 @@ static int convert_rows(tph_session *s, const tph_log_row *in, const char *const
 		d[i].pod = tph_ssn_task_key(s, in[i].task);
 		d[i].node = node_name(s, in[i].node);
 		d[i].reason = why ? why[i] : NULL;
-		if (!d[i].pod)
-			return TPH_ENOMEM;
 	}
 	*out = d;
 	*n_out = n;
