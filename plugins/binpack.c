@@ -4,8 +4,8 @@
  * 100 * binpack.weight. A node where a weighted resource would overflow scores 0. */
 #include <stdio.h>
 
-#include "session.h"
-#include "vres.h"
+#include "session/session_int.h"
+#include "lib/vres.h"
 
 typedef struct bp_st {
 	int64_t weight, cpu, memory;

@@ -1,5 +1,5 @@
 /* The built-in plugin table: the one place that lists tephra's own plugins. */
-#include "registry.h"
+#include "base/registry_int.h"
 
 extern const tph_plugin tph_plugin_conformance;
 extern const tph_plugin tph_plugin_gang;

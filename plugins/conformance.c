@@ -1,7 +1,7 @@
 /* conformance: Volcano's conformance plugin. Never evicts critical pods: those of the
  * system-cluster-critical or system-node-critical priority classes, or in kube-system. Applies
  * to preemption, reclaim and gang-aware eviction alike. Reads no arguments. */
-#include "session.h"
+#include "session/session_int.h"
 
 typedef struct conformance_st {
 	/* Interned ids of the protected names, TPH_SID_NONE when no object uses the name (then

@@ -3,8 +3,8 @@
  * are ready or pipelined by their subGroupSize), unready jobs and subjobs go
  * first, victims are taken only above minMember, and at session close every job that is not
  * ready gets this session's Unschedulable condition. Reads no arguments. */
-#include "session.h"
-#include "subjob.h"
+#include "session/session_int.h"
+#include "session/topo/subjob.h"
 
 #include <stdio.h>
 #include <string.h>

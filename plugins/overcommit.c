@@ -1,7 +1,7 @@
 /* overcommit: Volcano's overcommit plugin, the enqueue gate. A job may enter the queue while
  * the minResources of every inqueue job, its own included, fit the cluster's allocatable
  * scaled by `overcommit-factor` minus what the nodes already use. */
-#include "session.h"
+#include "session/session_int.h"
 
 #include <stddef.h>
 

@@ -1,8 +1,8 @@
 /* priority: Volcano's priority plugin. Orders tasks, jobs and subjobs by priority (higher first),
  * lets a preemptor evict only lower-priority work, and calls a job starving while some of its tasks
  * are neither ready nor pipelined. Reads no arguments. */
-#include "session.h"
-#include "subjob.h"
+#include "session/session_int.h"
+#include "session/topo/subjob.h"
 
 /* Higher priority first; 0 when equal. */
 static int by_priority(int32_t a, int32_t b)

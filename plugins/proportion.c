@@ -8,7 +8,7 @@
  * ratios, so deserved is kept as Volcano keeps it, float64 in Volcano's units with its scalar
  * key set, computed in Volcano's order of operations; every comparison against it converts
  * the exact side to those units and applies Volcano's 0.1 tolerance where Volcano does. */
-#include "vres.h"
+#include "lib/vres.h"
 
 #include <math.h>
 #include <string.h>

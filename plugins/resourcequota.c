@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "session.h"
+#include "session/session_int.h"
 
 typedef struct rq_st {
 	uint32_t n_ns;

@@ -2,8 +2,8 @@
  * volcano.sh/sla-waiting-time or sla-waiting-time, else the `sla-waiting-time` argument):
  * jobs go in order of creation + waiting time, and once a job has waited that long it is
  * admitted (JobEnqueueable) and may be pipelined (JobPipelined). */
-#include "session.h"
-#include "yaml_util.h"
+#include "session/session_int.h"
+#include "load/yaml_util.h"
 
 #include <stddef.h>
 #include <string.h>

@@ -2,8 +2,8 @@
  * queue by queue, job by job, in the session's orders, each bound to the best node passing the
  * predicates (no resource fit: they request nothing). In soft sharding this shard's nodes are
  * tried first. A placement binds once the job is ready, as Session.Allocate does. */
-#include "action_util.h"
-#include "ep.h"
+#include "common/action_util.h"
+#include "session/ep.h"
 
 typedef struct bf_ctx {
 	tph_session *s;

@@ -1,5 +1,5 @@
 /* The built-in action table: the one place that lists tephra's own actions. */
-#include "registry.h"
+#include "base/registry_int.h"
 
 extern const tph_action tph_action_enqueue;
 extern const tph_action tph_action_allocate;

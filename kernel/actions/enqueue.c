@@ -1,8 +1,8 @@
 /* The enqueue action (Volcano's actions/enqueue): queues take turns by QueueOrder, each turn
  * offering its best Pending job (JobOrder); a job without minResources is admitted at once,
  * any other by the JobEnqueueable vote. Admission fires JobEnqueued and makes it Inqueue. */
-#include "action_util.h"
-#include "ep.h"
+#include "common/action_util.h"
+#include "session/ep.h"
 
 typedef struct enq_ctx {
 	tph_pq queues;

@@ -1,9 +1,9 @@
 /* The shuffle action (Volcano's actions/shuffle): the VictimTasks plugins pick among the
  * running tasks of the session's jobs, and each pick is evicted at once (ssn.Evict), in
  * snapshot order where Volcano walks a map. */
-#include "action_util.h"
-#include "ep.h"
-#include "statement.h"
+#include "common/action_util.h"
+#include "session/ep.h"
+#include "session/statement.h"
 
 static int shuffle_execute(tph_session *s, const tph_args *args)
 {

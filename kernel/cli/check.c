@@ -2,8 +2,8 @@
  * after it closes; PASS/FAIL with one indented line per difference. */
 #include "check.h"
 
-#include "check_core.h"
-#include "scenario.h"
+#include "session/check_core.h"
+#include "load/scenario_int.h"
 
 #include <string.h>
 

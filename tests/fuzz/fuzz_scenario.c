@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check_core.h"
+#include "session/check_core.h"
 #include "tephra/tephra.h"
 
 #define FILE_NAME "fuzz.yaml"

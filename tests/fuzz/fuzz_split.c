@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "tephra/tephra.h"
-#include "yaml_util.h"
+#include "load/yaml_util.h"
 
 #define FILE_NAME "fuzz.yaml"
 

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "mem.h"
+#include "base/mem.h"
 
 typedef pts ev_run;
 

@@ -9,10 +9,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ep.h"
-#include "session.h"
-#include "statement.h"
-#include "subjob.h"
+#include "session/ep.h"
+#include "session/session_int.h"
+#include "session/statement.h"
+#include "session/topo/subjob.h"
 #include "tephra/tephra.h"
 
 typedef struct pts {

@@ -9,7 +9,7 @@
 #include <cmocka.h>
 
 #include "action_spy.h"
-#include "action_util.h"
+#include "common/action_util.h"
 
 #define CONF(actions, spy_args)        \
 	"conf: |\n"                    \

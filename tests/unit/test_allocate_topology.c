@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "harness.h"
-#include "hypernode.h"
+#include "session/topo/hypernode.h"
 
 static char yaml[1 << 16];
 

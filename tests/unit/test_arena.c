@@ -9,8 +9,8 @@
 #include <cmocka.h>
 #include <pthread.h>
 
-#include "arena.h"
-#include "mem.h"
+#include "base/arena.h"
+#include "base/mem.h"
 #include "tephra/status.h"
 
 static void test_alignment(void **state)

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "conf.h"
+#include "load/conf_int.h"
 #include "tephra/args.h"
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))

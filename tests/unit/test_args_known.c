@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "conf.h"
+#include "load/conf_int.h"
 #include "tephra/tephra.h"
 
 static char warnings[4096];

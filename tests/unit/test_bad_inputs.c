@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mem.h"
+#include "base/mem.h"
 #include "tephra/scenario.h"
 
 static char bad_dir[4096];

@@ -9,7 +9,7 @@
 #include <cmocka.h>
 
 #include "harness.h"
-#include "statement.h"
+#include "session/statement.h"
 
 #define CONF(extra)         \
 	"conf: |\n"         \

@@ -9,8 +9,8 @@
 
 #include <cmocka.h>
 
-#include "cluster.h"
-#include "mem.h"
+#include "cache/cluster_int.h"
+#include "base/mem.h"
 
 static tph_cluster *cache(void)
 {

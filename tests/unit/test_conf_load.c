@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "conf.h"
-#include "names.h"
+#include "load/conf_int.h"
+#include "base/names.h"
 #include "tephra/conf.h"
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "registry.h"
+#include "base/registry_int.h"
 #include "tephra/tephra.h"
 
 typedef struct gen {

@@ -8,7 +8,7 @@
 #include <cmocka.h>
 
 #include "harness.h"
-#include "statement.h"
+#include "session/statement.h"
 
 #define NODE "  - {name: n1, allocatable: {cpu: '10', memory: 10Gi, pods: '50'}}\n"
 #define RUN(name, pg, cpu)                                                                    \

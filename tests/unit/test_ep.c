@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ep.h"
-#include "mem.h"
+#include "session/ep.h"
+#include "base/mem.h"
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 #define MAXP       8

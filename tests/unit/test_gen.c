@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "datasets.h"
-#include "snap.h"
+#include "cache/snap.h"
 #include "tephra/tephra.h"
 
 typedef struct buf {

@@ -8,9 +8,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "hypernode.h"
+#include "session/topo/hypernode.h"
 #include "plugin_test_session.h"
-#include "statement.h"
+#include "session/statement.h"
 
 #define TREE                                                                                     \
 	"queues: [{name: q1}]\n"                                                                 \

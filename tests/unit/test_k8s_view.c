@@ -7,10 +7,10 @@
 #include <cmocka.h>
 #include <stdlib.h>
 
-#include "../../plugins/nodeorder.h"
-#include "../../plugins/predicates.h"
+#include "nodeorder/nodeorder.h"
+#include "predicates/predicates.h"
 #include "harness.h"
-#include "statement.h"
+#include "session/statement.h"
 
 #define HEAD(plugins)                                                                         \
 	"conf: |\n  actions: \"\"\n  tiers:\n  - plugins:\n" plugins "queues: [{name: q1}]\n" \

@@ -12,10 +12,10 @@
 
 #include <math.h>
 
-#include "check_core.h"
-#include "hypernode.h"
+#include "session/check_core.h"
+#include "session/topo/hypernode.h"
 #include "plugin_test_session.h"
-#include "statement.h"
+#include "session/statement.h"
 
 #define CONF(args, flags)                                                                        \
 	"conf: |\n  actions: \"\"\n  tiers:\n  - plugins:\n    - name: network-topology-aware\n" \

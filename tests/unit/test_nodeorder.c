@@ -10,7 +10,7 @@
 #include <math.h>
 
 #include "harness.h"
-#include "statement.h"
+#include "session/statement.h"
 
 /* nodeorder with these weights (least, most, balanced, node affinity, pod affinity, taint,
  * spread) and ImageLocality off. */

@@ -8,9 +8,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "ep_predicate.h"
+#include "session/ep_predicate.h"
 #include "harness.h"
-#include "statement.h"
+#include "session/statement.h"
 
 #define CONF(args)          \
 	"conf: |\n"         \

@@ -8,10 +8,10 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "../../kernel/actions/evict_util.h"
+#include "evict/evict_util.h"
 #include "evict_test.h"
-#include "fit_nodes.h"
-#include "mem.h"
+#include "session/fit_nodes.h"
+#include "base/mem.h"
 
 /* ---- scenarios ---- */
 

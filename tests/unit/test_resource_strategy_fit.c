@@ -9,7 +9,7 @@
 
 #include <math.h>
 
-#include "ep_predicate.h"
+#include "session/ep_predicate.h"
 #include "harness.h"
 
 #define HEAD(args)                                                                              \

@@ -16,10 +16,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "conf.h"
-#include "scenario.h"
+#include "load/conf_int.h"
+#include "load/scenario_int.h"
 #include "tephra/scenario.h"
-#include "yaml_util.h"
+#include "load/yaml_util.h"
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 

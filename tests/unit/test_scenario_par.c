@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scenario_ld.h"
+#include "load/scenario_ld.h"
 #include "tephra/tephra.h"
 
 static int pods_n = 600; /* pods in a scenario() */

@@ -9,10 +9,10 @@
 
 #include "harness.h"
 
-#include "action_util.h"
-#include "fit_nodes.h"
-#include "mem.h"
-#include "seqtab.h"
+#include "common/action_util.h"
+#include "session/fit_nodes.h"
+#include "base/mem.h"
+#include "base/seqtab.h"
 #include "tephra/probe.h"
 
 /* Three pods of 4 cpu on two 2-cpu nodes: every one stays pending for the same reason. */

@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "cluster.h"
+#include "cache/cluster_int.h"
 
 static tph_cluster *cache(void)
 {

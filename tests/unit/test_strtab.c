@@ -9,8 +9,8 @@
 
 #include <cmocka.h>
 
-#include "mem.h"
-#include "strtab.h"
+#include "base/mem.h"
+#include "base/strtab.h"
 #include "tephra/status.h"
 
 static void test_dense_ids(void **state)

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "../../plugins/vres.h"
+#include "lib/vres.h"
 #include "harness.h"
 
 static const char scn[] =

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "tephra/tephra.h"
-#include "yaml_util.h"
+#include "load/yaml_util.h"
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 #define REGION     4096u

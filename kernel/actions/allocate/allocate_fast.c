@@ -1,0 +1,329 @@
+/* Class-level candidates for allocate's flat path (allocate_fast.h): which tasks qualify, the
+ * shape table with its memory budget, and the choice itself, read from a shape's tournament
+ * as prioritizeNodes and SelectBestNode would make it. */
+#include "allocate_fast.h"
+
+#include "base/mem.h"
+#include "base/registry_int.h"
+
+#include <math.h>
+#include <string.h>
+
+#define NOPOS  UINT32_MAX
+#define BUDGET ((size_t)256 << 20) /* default bytes of shape columns kept at once */
+
+/* ---- context ---- */
+
+/* Predicates that read nothing of a task but its spec and request: shapes can then be shared
+ * by jobs. (action_eqc.c has already refused predicates that are not node-local.) */
+static bool spec_only_predicates(const tph_session *s)
+{
+	const tph_ep_list *l = &s->ep[TPH_EP_PREDICATE];
+	for (uint32_t i = 0; i < l->n; i++) {
+		const char *name = s->plugins[l->e[i].plugin].desc->name;
+		if (strcmp(name, "predicates") && strcmp(name, "resource-strategy-fit"))
+			return false;
+	}
+	return true;
+}
+
+static int scratch(alloc_fast *f)
+{
+	tph_session *s = f->s;
+	size_t n = (size_t)f->n + 1;
+	f->pos = tph_malloc(((size_t)s->nodes.n + 1) * sizeof *f->pos);
+	f->shape_of = tph_calloc((size_t)s->tasks.n + 1, sizeof *f->shape_of);
+	f->plist = tph_malloc(n * sizeof *f->plist);
+	f->sub = tph_malloc(n * sizeof *f->sub);
+	f->at = tph_malloc(n * sizeof *f->at);
+	f->mark = tph_calloc(n, sizeof *f->mark);
+	f->nodes = tph_malloc(n * sizeof *f->nodes);
+	f->feas = tph_malloc(n * sizeof *f->feas);
+	f->codes = tph_malloc(n * sizeof *f->codes);
+	f->vbuf = tph_malloc(n * sizeof *f->vbuf);
+	f->scores = tph_malloc(n * sizeof *f->scores);
+	if (!f->pos || !f->shape_of || !f->plist || !f->sub || !f->at || !f->mark || !f->nodes ||
+	    !f->feas || !f->codes || !f->vbuf || !f->scores)
+		return TPH_ENOMEM;
+	memset(f->pos, 0xff, ((size_t)s->nodes.n + 1) * sizeof *f->pos);
+	for (uint32_t p = 0; p < f->n; p++)
+		f->pos[s->ready_nodes[p]] = p;
+	return TPH_OK;
+}
+
+alloc_fast *alloc_fast_new(tph_session *s, tph_eqc *eqc, tph_ph *ph)
+{
+	if (!eqc || s->opts.naive || ph->o.sampling || s->ep[TPH_EP_BEST_NODE].n || !s->n_ready)
+		return NULL;
+	alloc_fast *f = tph_calloc(1, sizeof *f);
+	if (!f)
+		return NULL;
+	f->s = s;
+	f->eqc = eqc;
+	f->ph = ph;
+	f->n = s->n_ready;
+	f->by_job = !spec_only_predicates(s);
+	f->soft = s->snap->shard_mode == TPH_SHARD_SOFT;
+	f->shard_code = ph->shard_code;
+	f->budget = s->opts.shape_cache_bytes ? s->opts.shape_cache_bytes : BUDGET;
+	if (scratch(f)) {
+		alloc_fast_free(f);
+		return NULL;
+	}
+	return f;
+}
+
+void alloc_fast_free(alloc_fast *f)
+{
+	if (!f)
+		return;
+	for (uint32_t i = 0; i < f->n_shapes; i++) {
+		af_shape_release(f->shapes[i]);
+		tph_free(f->shapes[i]);
+	}
+	af_track_free(f);
+	tph_free(f->shapes);
+	tph_free(f->tab);
+	tph_free(f->pos);
+	tph_free(f->shape_of);
+	tph_free(f->plist);
+	tph_free(f->sub);
+	tph_free(f->at);
+	tph_free(f->mark);
+	tph_free(f->nodes);
+	tph_free(f->feas);
+	tph_free(f->codes);
+	tph_free(f->vbuf);
+	tph_free(f->scores);
+	tph_free(f);
+}
+
+/* ---- shapes: (spec, request row[, job]) ---- */
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	return h * 0x100000001b3ull;
+}
+
+static bool same_shape(const alloc_fast *f, const af_shape *sh, tph_idx t)
+{
+	const tph_session *s = f->s;
+	return sh->spec == s->tasks.spec[t] &&
+	       sh->job == (f->by_job ? s->tasks.job[t] : TPH_NOIDX) &&
+	       !memcmp(sh->req, s->tasks.req + (size_t)t * s->ndim, s->ndim * sizeof *sh->req);
+}
+
+static int rehash(alloc_fast *f, uint32_t cap)
+{
+	uint32_t *t = tph_calloc(cap, sizeof *t);
+	if (!t)
+		return TPH_ENOMEM;
+	for (uint32_t i = 0; i < f->n_shapes; i++) {
+		uint32_t at = (uint32_t)f->shapes[i]->hash & (cap - 1);
+		while (t[at])
+			at = (at + 1) & (cap - 1);
+		t[at] = i + 1;
+	}
+	tph_free(f->tab);
+	f->tab = t;
+	f->tcap = cap;
+	return TPH_OK;
+}
+
+static af_shape *shape_add(alloc_fast *f, tph_idx t, uint64_t h, int loc)
+{
+	const tph_session *s = f->s;
+	af_shape *sh = tph_calloc(1, sizeof *sh);
+	if (!sh || tph_grow(&f->shapes, &f->cap_shapes, f->n_shapes + 1, sizeof *f->shapes)) {
+		tph_free(sh);
+		return NULL;
+	}
+	*sh = (af_shape){.spec = s->tasks.spec[t],
+	                 .req = s->tasks.req + (size_t)t * s->ndim,
+	                 .job = f->by_job ? s->tasks.job[t] : TPH_NOIDX,
+	                 .hash = h,
+	                 .loc = loc};
+	f->shapes[f->n_shapes++] = sh;
+	if ((uint64_t)f->n_shapes * 2 > f->tcap && rehash(f, f->tcap ? f->tcap * 2 : 64))
+		return NULL; /* kept in the list (freed at the end), not findable */
+	uint32_t at = (uint32_t)h & (f->tcap - 1);
+	while (f->tab[at])
+		at = (at + 1) & (f->tcap - 1);
+	f->tab[at] = f->n_shapes;
+	return sh;
+}
+
+/* The task's shape (made with locality `loc` when new); NULL when out of memory. */
+static af_shape *shape_of(alloc_fast *f, tph_idx t, int loc)
+{
+	if (f->shape_of[t])
+		return f->shapes[f->shape_of[t] - 1];
+	const tph_session *s = f->s;
+	const int64_t *req = s->tasks.req + (size_t)t * s->ndim;
+	uint64_t h = mix((uint64_t)(uintptr_t)s->tasks.spec[t], f->by_job ? s->tasks.job[t] : 0);
+	for (uint32_t d = 0; d < s->ndim; d++)
+		h = mix(h, (uint64_t)req[d]);
+	for (uint32_t at = f->tcap ? (uint32_t)h & (f->tcap - 1) : 0; f->tcap && f->tab[at];
+	     at = (at + 1) & (f->tcap - 1)) {
+		af_shape *sh = f->shapes[f->tab[at] - 1];
+		if (sh->hash == h && same_shape(f, sh, t)) {
+			f->shape_of[t] = f->tab[at];
+			return sh;
+		}
+	}
+	af_shape *sh = shape_add(f, t, h, loc);
+	if (sh)
+		f->shape_of[t] = f->n_shapes;
+	return sh;
+}
+
+/* Free the columns of the least recently used shape nobody needs now. */
+static bool evict_one(alloc_fast *f, const af_shape *keep)
+{
+	af_shape *lru = NULL;
+	for (uint32_t i = 0; i < f->n_shapes; i++) {
+		af_shape *sh = f->shapes[i];
+		if (!sh->cell || sh == keep || af_track_pins(f, sh))
+			continue;
+		if (!lru || sh->used < lru->used)
+			lru = sh;
+	}
+	if (!lru)
+		return false;
+	f->bytes -= lru->bytes;
+	af_shape_release(lru);
+	return true;
+}
+
+static int columns(alloc_fast *f, af_shape *sh)
+{
+	if (sh->cell)
+		return TPH_OK;
+	size_t need = af_shape_bytes(f->n);
+	while (f->bytes + need > f->budget && evict_one(f, sh))
+		;
+	if (af_shape_alloc(sh, f->n))
+		return TPH_ENOMEM;
+	f->bytes += sh->bytes;
+	return TPH_OK;
+}
+
+/* ---- choosing ---- */
+
+static tph_reason_code verdict(const af_shape *sh, const af_track *t, uint32_t p)
+{
+	return t ? af_track_code(t, p) : sh->cell[p].code;
+}
+
+/* Nodes the role's cache holds failed that pass now leave the candidates for this task:
+ * their count, or NOPOS (nothing masked) when scores are ANCHORED, whose set they would
+ * change. */
+static uint32_t mask(alloc_fast *f, af_shape *sh, const af_track *t)
+{
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < t->n_ovs; i++)
+		k += sh->cell[t->ovs[i]].grp < G_NONE;
+	if (!k || sh->loc == TPH_SCORE_ANCHORED)
+		return k ? NOPOS : 0;
+	for (uint32_t i = 0; i < t->n_ovs; i++) {
+		uint32_t p = t->ovs[i];
+		if (sh->cell[p].grp >= G_NONE)
+			continue;
+		sh->cnt[sh->cell[p].grp]--;
+		sh->cell[p].grp = AF_MASKED;
+		af_tree_update(sh, f->n, p);
+	}
+	return k;
+}
+
+static void unmask(alloc_fast *f, af_shape *sh, const af_track *t, tph_idx task)
+{
+	for (uint32_t i = 0; i < t->n_ovs; i++) {
+		uint32_t p = t->ovs[i];
+		if (sh->cell[p].grp != AF_MASKED)
+			continue;
+		sh->cell[p].grp = alloc_group_of(f->s, task, f->s->ready_nodes[p], f->soft);
+		sh->cnt[sh->cell[p].grp]++;
+		af_tree_update(sh, f->n, p);
+	}
+}
+
+/* prioritizeNodes past a group whose every score is -inf or NaN: the next groups in order,
+ * by a scan (no plugin in this tree scores so). */
+static tph_idx scan_from(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t g0)
+{
+	for (uint32_t g = g0; g < G_NONE; g++) {
+		if (!sh->cnt[g] || (sh->dirty[g] && af_rescore(f, sh, task, g)))
+			continue;
+		uint32_t best = NOPOS;
+		double max = -(double)INFINITY;
+		for (uint32_t p = 0; p < f->n; p++) {
+			if (sh->cell[p].grp != g)
+				continue;
+			if (sh->cnt[g] == 1 || sh->cell[p].key > max)
+				max = sh->cell[p].key, best = p;
+		}
+		if (best != NOPOS)
+			return f->s->ready_nodes[best];
+	}
+	return TPH_NOIDX;
+}
+
+static int decide(alloc_fast *f, af_shape *sh, const af_track *t, tph_idx task, tph_idx *node,
+                  tph_reason_code *codes)
+{
+	const tph_session *s = f->s;
+	tph_idx nom = s->tasks.nominated[task];
+	uint32_t pn = nom == TPH_NOIDX ? NOPOS : f->pos[nom];
+	if (pn != NOPOS && tph_fits_future_idle(s, task, nom) && verdict(sh, t, pn) == TPH_PASS) {
+		*node = nom;
+		return AF_NODE;
+	}
+	uint32_t total = 0;
+	for (uint32_t g = 0; g < G_NONE; g++)
+		total += sh->cnt[g];
+	if (!total) {
+		for (uint32_t p = 0; p < f->n; p++)
+			codes[p] = verdict(sh, t, p);
+		return AF_NONE;
+	}
+	uint32_t w = sh->win[1].pos, g = sh->cell[w].grp;
+	if (sh->dirty[g] && af_rescore(f, sh, task, g))
+		return TPH_ENOMEM;
+	w = sh->win[1].pos;
+	*node = sh->cnt[g] == 1 || sh->cell[w].key > -(double)INFINITY
+	            ? s->ready_nodes[w]
+	            : scan_from(f, sh, task, g + 1);
+	return AF_NODE;
+}
+
+/* The task takes the normal path: what its role saw here goes to the helper's cache. */
+static int decline(alloc_fast *f, tph_idx task)
+{
+	int rc = af_track_handover(f, task);
+	return rc ? rc : TPH_DECLINED;
+}
+
+int alloc_fast_pick(alloc_fast *f, tph_idx task, tph_idx *node, tph_reason_code *codes)
+{
+	const tph_session *s = f->s;
+	int loc = tph_eqc_spec_local(s->tasks.spec[task]) ? tph_score_locality(s, task)
+	                                                  : TPH_SCORE_GLOBAL;
+	af_shape *sh = loc == TPH_SCORE_GLOBAL ? NULL : shape_of(f, task, loc);
+	bool refuse = !sh || sh->loc != loc;
+	af_track *t = refuse ? NULL : af_track_get(f, task, sh, &refuse);
+	if (refuse || columns(f, sh) || af_sync(f, sh, task))
+		return decline(f, task);
+	sh->used = ++f->clock;
+	if (t)
+		af_track_eval(t);
+	uint32_t masked = t ? mask(f, sh, t) : 0;
+	if (masked == NOPOS)
+		return decline(f, task);
+	*node = TPH_NOIDX;
+	int rc = decide(f, sh, t, task, node, codes);
+	if (masked)
+		unmask(f, sh, t, task);
+	return rc;
+}

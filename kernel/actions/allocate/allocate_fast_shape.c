@@ -1,0 +1,264 @@
+/* A shape's columns (allocate_fast.h): the verdict, group and score of every ready node for
+ * one pod spec and request row, and their upkeep: a whole build, or only the nodes touched
+ * since the shape was last current (the tournament over them is allocate_fast_tree.c's). */
+#include "allocate_fast.h"
+
+#include "base/mem.h"
+
+#include <math.h>
+#include <string.h>
+
+#define NOPOS UINT32_MAX
+
+/* ---- columns ---- */
+
+size_t af_shape_bytes(uint32_t n)
+{
+	return sizeof(af_cell) * ((size_t)n + 1) + 2 * sizeof(af_win) * af_tree_leaves(n);
+}
+
+int af_shape_alloc(af_shape *sh, uint32_t n)
+{
+	sh->cap = af_tree_leaves(n);
+	sh->cell = tph_malloc(((size_t)n + 1) * sizeof *sh->cell);
+	sh->win = tph_malloc(2 * (size_t)sh->cap * sizeof *sh->win);
+	if (!sh->cell || !sh->win) {
+		af_shape_release(sh);
+		return TPH_ENOMEM;
+	}
+	sh->bytes = af_shape_bytes(n);
+	sh->built = false;
+	return TPH_OK;
+}
+
+void af_shape_release(af_shape *sh)
+{
+	tph_free(sh->cell);
+	tph_free(sh->win);
+	sh->cell = NULL;
+	sh->win = NULL;
+	sh->bytes = 0;
+	sh->built = false;
+}
+
+/* ---- verdicts, groups, scores ---- */
+
+/* Verdicts of the positions plist[0..k) (every position when plist is NULL): the hard shard's
+ * reason outside the shard, else the fit and the predicates. */
+static void verdicts(alloc_fast *f, tph_idx task, const uint32_t *plist, uint32_t k,
+                     tph_reason_code *out)
+{
+	tph_session *s = f->s;
+	uint32_t m = 0;
+	for (uint32_t i = 0; i < k; i++) {
+		tph_idx node = s->ready_nodes[plist ? plist[i] : i];
+		if (f->shard_code && !(s->nodes.flags[node] & TPH_NODE_IN_SHARD)) {
+			out[i] = f->shard_code;
+			continue;
+		}
+		f->nodes[m] = node;
+		f->at[m++] = i;
+	}
+	tph_filter_nodes(s, task, f->nodes, m, f->vbuf, f->feas);
+	for (uint32_t j = 0; j < m; j++)
+		out[f->at[j]] = f->vbuf[j];
+}
+
+/* Store new verdicts, telling trackers of the shape what changed. */
+static void store_codes(alloc_fast *f, af_shape *sh, const uint32_t *plist, uint32_t k,
+                        const tph_reason_code *codes)
+{
+	for (uint32_t i = 0; i < k; i++) {
+		uint32_t p = plist ? plist[i] : i;
+		if (sh->built && sh->cell[p].code != codes[i])
+			af_track_notify(f, sh, p, sh->cell[p].code);
+		sh->cell[p].code = codes[i];
+	}
+}
+
+static uint8_t group(const alloc_fast *f, tph_idx task, uint32_t p, tph_reason_code code)
+{
+	return code == TPH_PASS ? alloc_group_of(f->s, task, f->s->ready_nodes[p], f->soft)
+	                        : G_NONE;
+}
+
+/* Total scores of positions plist[0..m), as tph_score_nodes computes them over those nodes;
+ * f->nodes keeps the nodes for the caller. */
+static void score(alloc_fast *f, af_shape *sh, tph_idx task, const uint32_t *plist, uint32_t m)
+{
+	for (uint32_t i = 0; i < m; i++)
+		f->nodes[i] = f->s->ready_nodes[plist[i]];
+	tph_score_nodes(f->s, task, f->nodes, m, f->scores);
+	for (uint32_t i = 0; i < m; i++)
+		sh->cell[plist[i]].key = isnan(f->scores[i]) ? -(double)INFINITY : f->scores[i];
+}
+
+/* ---- a whole build ---- */
+
+static void build(alloc_fast *f, af_shape *sh, tph_idx task)
+{
+	uint32_t n = f->n, m = 0;
+	bool anchored = sh->loc == TPH_SCORE_ANCHORED;
+	verdicts(f, task, NULL, n, f->codes);
+	store_codes(f, sh, NULL, n, f->codes);
+	memset(sh->cnt, 0, sizeof sh->cnt);
+	for (uint32_t p = 0; p < n; p++) {
+		uint8_t g = group(f, task, p, sh->cell[p].code);
+		sh->cell[p].grp = g;
+		sh->cnt[g]++;
+		sh->cell[p].key = 0;
+		sh->cell[p].known = 0;
+		if (g < G_NONE)
+			f->sub[m++] = p;
+	}
+	for (uint32_t g = 0; g < G_COUNT; g++) {
+		sh->dirty[g] = anchored; /* scored when first needed */
+		sh->n_anchor[g] = 0;
+	}
+	if (!anchored && m)
+		score(f, sh, task, f->sub, m);
+	af_tree_build(sh, n);
+	sh->built = true;
+}
+
+/* ---- touched nodes ---- */
+
+static bool is_anchor(const af_shape *sh, uint32_t g, uint32_t p)
+{
+	if (sh->n_anchor[g] == AF_VOLATILE)
+		return true;
+	for (uint32_t i = 0; i < sh->n_anchor[g]; i++)
+		if (sh->anchor[g][i] == p)
+			return true;
+	return false;
+}
+
+/* A node's new group. For ANCHORED scores a group whose scored set lost an anchor or gained
+ * a node it was not scored with is scored again whole, before it is next used. */
+static void regroup(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t p)
+{
+	uint8_t og = sh->cell[p].grp, ng = group(f, task, p, sh->cell[p].code);
+	sh->cell[p].grp = ng;
+	if (og != ng) {
+		sh->cnt[og]--;
+		sh->cnt[ng]++;
+	}
+	if (sh->loc != TPH_SCORE_ANCHORED)
+		return;
+	if (og < G_NONE && (og != ng || sh->n_anchor[og] == AF_VOLATILE) && is_anchor(sh, og, p))
+		sh->dirty[og] = true;
+	if (ng < G_NONE && og != ng &&
+	    (sh->n_anchor[ng] == AF_VOLATILE || !(sh->cell[p].known & (1u << ng))))
+		sh->dirty[ng] = true;
+}
+
+/* Scores of the touched feasible positions, over themselves. */
+static void rescore_local(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k)
+{
+	uint32_t m = 0;
+	for (uint32_t i = 0; i < k; i++)
+		if (sh->cell[f->plist[i]].grp < G_NONE)
+			f->sub[m++] = f->plist[i];
+	if (m)
+		score(f, sh, task, f->sub, m);
+}
+
+/* ANCHORED: over their group's anchors and themselves, in the groups not due to be scored
+ * again whole anyway. */
+static void rescore_anchored(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k)
+{
+	for (uint32_t g = 0; g < G_NONE; g++) {
+		if (sh->dirty[g] || sh->n_anchor[g] == AF_VOLATILE)
+			continue;
+		uint32_t m = sh->n_anchor[g];
+		bool any = false;
+		memcpy(f->sub, sh->anchor[g], m * sizeof *f->sub);
+		for (uint32_t i = 0; i < k; i++) {
+			uint32_t p = f->plist[i];
+			if (sh->cell[p].grp != g)
+				continue;
+			any = true;
+			if (!is_anchor(sh, g, p))
+				f->sub[m++] = p;
+		}
+		if (any)
+			score(f, sh, task, f->sub, m);
+	}
+}
+
+static void update(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k)
+{
+	verdicts(f, task, f->plist, k, f->codes);
+	store_codes(f, sh, f->plist, k, f->codes);
+	for (uint32_t i = 0; i < k; i++)
+		regroup(f, sh, task, f->plist[i]);
+	if (sh->loc == TPH_SCORE_LOCAL)
+		rescore_local(f, sh, task, k);
+	else
+		rescore_anchored(f, sh, task, k);
+	if ((uint64_t)k * 8 > f->n) /* a walk per node costs about 8 of a build's per node */
+		af_tree_build(sh, f->n);
+	else
+		for (uint32_t i = 0; i < k; i++)
+			af_tree_update(sh, f->n, f->plist[i]);
+}
+
+/* The distinct ready positions logged since the shape was current, into f->plist; NOPOS when
+ * more than half the nodes (a build is cheaper). */
+static uint32_t touched(alloc_fast *f, const af_shape *sh, const tph_idx *log, uint32_t n_log)
+{
+	uint32_t limit = f->n / 2 + 1, k = 0;
+	f->mark_gen++;
+	for (uint32_t i = sh->seen; i < n_log; i++) {
+		uint32_t p = f->pos[log[i]];
+		if (p == NOPOS || f->mark[p] == f->mark_gen)
+			continue;
+		if (k == limit)
+			return NOPOS;
+		f->mark[p] = f->mark_gen;
+		f->plist[k++] = p;
+		__builtin_prefetch(&sh->cell[p], 1); /* cold for a shape back after a while */
+	}
+	return k;
+}
+
+int af_sync(alloc_fast *f, af_shape *sh, tph_idx task)
+{
+	uint32_t n_log, lost, k = NOPOS;
+	const tph_idx *log = tph_eqc_log(f->eqc, &n_log, &lost);
+	if (!sh->cell)
+		return TPH_ENOMEM;
+	if (sh->built && sh->lost == lost && n_log - sh->seen <= (uint64_t)f->n * 4)
+		k = touched(f, sh, log, n_log);
+	if (k == NOPOS)
+		build(f, sh, task);
+	else if (k)
+		update(f, sh, task, k);
+	sh->seen = n_log;
+	sh->lost = lost;
+	return TPH_OK;
+}
+
+int af_rescore(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t g)
+{
+	uint32_t m = 0, bit = 1u << g;
+	for (uint32_t p = 0; p < f->n; p++) {
+		bool in = sh->cell[p].grp == g;
+		sh->cell[p].known =
+		    (uint8_t)(in ? sh->cell[p].known | bit : sh->cell[p].known & ~bit);
+		if (in)
+			f->sub[m++] = p;
+	}
+	tph_idx a[AF_MAX_ANCHORS];
+	uint32_t k = 0;
+	if (m) {
+		score(f, sh, task, f->sub, m);
+		k = tph_score_anchors(f->s, task, f->nodes, m, a, AF_MAX_ANCHORS);
+	}
+	sh->n_anchor[g] = k == UINT32_MAX ? AF_VOLATILE : k;
+	for (uint32_t i = 0; k != UINT32_MAX && i < k; i++)
+		sh->anchor[g][i] = f->pos[a[i]];
+	sh->dirty[g] = false;
+	af_tree_build(sh, f->n);
+	return TPH_OK;
+}

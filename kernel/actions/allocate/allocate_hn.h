@@ -1,0 +1,175 @@
+/* The allocate action's hypernode path, shared by its files: allocate_topo.c (entry, job
+ * worksheets, the decision recorder), allocate_hn_job.c (Volcano's allocateForJob and
+ * allocateForSubJob: dry runs per candidate hypernode, then the best one replayed) and
+ * allocate_hn_sub.c (allocateForSubJob), allocate_hn_tasks.c (allocateResourcesForTasks inside
+ * one hypernode, allocateFromNomination, the subjob-scoped fit errors), allocate_hn_bound.c
+ * (what lets a dry run be skipped exactly) and allocate_hn_ws.c (the worksheets, which gang
+ * preempt and reclaim share).
+ *
+ * A dry run applies its operations for real (so predicates, scores and plugin events see
+ * them), records them as ahn_op rows, then discards; the chosen candidate's rows are replayed
+ * into a fresh statement (Volcano's SaveOperations / RecoverOperations). Everything runs on
+ * the session's thread. */
+#ifndef TPH_ACTION_ALLOCATE_HN_H
+#define TPH_ACTION_ALLOCATE_HN_H
+
+#include "allocate.h"
+#include "session/topo/hypernode.h"
+
+/* One operation of a dry run: what RecoverOperations needs, plus the task's
+ * JobAllocatedHyperNode at the time (the saved task clone carries it). */
+typedef struct ahn_op {
+	tph_idx task, node, jhn;
+	uint8_t kind; /* TPH_OP_ALLOCATE or TPH_OP_PIPELINE */
+} ahn_op;
+
+typedef struct ahn_ops {
+	ahn_op *v;
+	uint32_t n, cap;
+} ahn_ops;
+
+/* The mutable part of a JobWorksheet (what Clone copies): the subjob queue and, per subjob,
+ * the next task of its task queue. */
+typedef struct ahn_state {
+	tph_pq q;      /* subjobs (session indices); items are this state's own storage */
+	uint32_t *cur; /* [n_sj] next position in ahn_ws.task */
+} ahn_state;
+
+enum {
+	AHN_MAIN = 0, /* the worksheet itself */
+	AHN_TRY = 1,  /* a job-level dry run's copy */
+	AHN_BEST = 2, /* the best dry run's copy so far */
+	AHN_STATES
+};
+
+/* A cut of the node-by-node bound: a request row v over the bounded dimensions, and how many
+ * of the worksheet's tasks ask for less than v in some dimension. */
+typedef struct ahn_cut {
+	int64_t *v;
+	uint32_t below;
+} ahn_cut;
+
+#define AHN_CUTS 8 /* the first distinct request rows of the worksheet */
+
+/* A job's JobWorksheet, built on its first visit (organizeJobWorksheet). Task queues hold
+ * only popped-in-order tasks, so a queue is a suffix of a fixed array and its clone is a
+ * cursor. */
+typedef struct ahn_ws {
+	const tph_session *s;
+	tph_idx job, first; /* subjobs first .. first + n_sj */
+	uint32_t n_sj;
+	tph_idx *task;      /* pending tasks grouped by subjob, TaskOrder inside each group */
+	uint32_t *off;      /* [n_sj + 1] */
+	uint8_t *required;  /* [n_sj] kept ahead of the others (minSubGroups) */
+	alloc_roles *roles; /* [n_sj] FitFailedRoles per subjob (jobs with sub-group policies) */
+	tph_idx *hn_saved;  /* [n_sj] SnapshotSubJobStatus */
+	ahn_state st[AHN_STATES];
+	/* The bound on tasks a hypernode can take (allocate_hn_bound.c): per bounded dimension,
+	 * the prefix sums of the worksheet's requests sorted ascending; built on first use. */
+	uint32_t n_dim;
+	uint32_t *dim;   /* [n_dim] the dimensions */
+	int64_t *prefix; /* [n_dim * (tasks + 1)] */
+	ahn_cut *cut;
+	uint32_t n_cut;
+} ahn_ws;
+
+/* A hypernode of a job-level group with its score known in advance (allocate_hn_job.c). */
+typedef struct ahn_rank {
+	double score;
+	uint32_t i; /* its position in the group */
+} ahn_rank;
+
+/* A successful subjob candidate of one gradient group. */
+typedef struct ahn_cand {
+	tph_idx hn;
+	uint32_t cur;      /* the subjob's task cursor after the run */
+	uint32_t op0, nop; /* its rows in ahn_ctx.cand_ops */
+} ahn_cand;
+
+typedef struct ahn_ctx {
+	alloc_ctx *c;
+	tph_session *s;
+	tph_hn_gradient gj, gs; /* job and subjob gradients (arena, room for every hypernode) */
+	ahn_ws **ws;            /* [job] NULL until the job's first visit */
+	ahn_ops job_try, job_best, cand_ops;
+	ahn_cand *cand;
+	tph_idx *cand_hn;
+	double *cand_score;
+	uint32_t n_cand, cap_cand;
+	/* Exact shortcuts (allocate_hn_bound.c). prune: the resource bound may skip dry runs (no
+	 * node with a negative future idle, no sampling); gang_job / gang_sj: the builtin gang
+	 * votes on JobReady and JobPipelined / SubJobReady and SubJobPipelined, so a dry run
+	 * succeeds only once enough tasks are placed. memo[hn] == gen: the first subjob of this
+	 * allocateForJob call failed its first-step dry run at hn. */
+	bool prune, memo_on, gang_job, gang_sj;
+	uint32_t gen, *memo;
+	struct ahn_rank *ranked; /* [hypernodes] allocate_hn_job.c's group order */
+	/* The job-level dry run under way: fidelity (its fit errors may survive: every candidate
+	 * that ends a gradient group runs for real), first_step, and what makes its score known
+	 * in advance (simple: one subjob step, won by the job-level hypernode alone). */
+	bool fidelity, first_step, simple;
+	uint32_t steps;
+	tph_idx try_hn;
+	/* Recorder: jobDecisions per job, subJobDecisions keyed by (hyperNodeForJob, subjob). */
+	tph_idx *job_dec;
+	uint64_t *dec_key; /* open addressing; 0 = empty, else key + 1 */
+	tph_idx *dec_val;
+	uint32_t dec_n, dec_cap;
+} ahn_ctx;
+
+/* allocate_topo.c: Recorder.SaveSubJobDecision. */
+int ahn_dec_save(ahn_ctx *h, tph_idx hn_for_job, tph_idx sj, tph_idx hn);
+
+/* allocate_hn_ws.c: the job's worksheet from the session's current state (session arena). */
+int ahn_ws_build(tph_session *s, tph_idx job, ahn_ws **out);
+/* Copy a worksheet state (its queue and cursors) into dst's storage. */
+void ahn_state_copy(const ahn_ws *w, ahn_state *dst, const ahn_state *src);
+
+/* allocate_hn_job.c: allocateForJob. *found: out holds the chosen hypernode's operations
+ * and the worksheet continues from that run. */
+int ahn_for_job(ahn_ctx *h, ahn_ws *w, tph_idx avail, tph_statement *out, bool *found);
+/* allocate_hn_sub.c: replay recorded rows into st (RecoverOperations). */
+int ahn_replay(ahn_ctx *h, const ahn_op *ops, uint32_t n, tph_statement *st);
+/* Append st's operations to ops (SaveOperations). */
+int ahn_save(ahn_ctx *h, const tph_statement *st, ahn_ops *ops);
+/* Discard st, telling the predicate caches and clearing JobAllocatedHyperNode. */
+void ahn_discard(ahn_ctx *h, tph_statement *st);
+
+/* allocate_hn_sub.c: allocateForSubJob, into out when *got (the subjob's score in *score). */
+int ahn_for_subjob(ahn_ctx *h, ahn_ws *w, ahn_state *ws, tph_idx k, tph_idx hn_for_job,
+                   tph_statement *out, bool *got, double *score);
+
+/* allocate_hn_bound.c */
+/* Set h->prune, gang_job, gang_sj and the memo at the action's first hypernode-path job. */
+int ahn_bound_init(ahn_ctx *h);
+/* The fewest tasks a dry run of the job (k == TPH_NOIDX) or subjob k must place to succeed. */
+int64_t ahn_need(const ahn_ctx *h, const ahn_ws *w, tph_idx k);
+/* An upper bound on the worksheet's tasks hn's nodes can take now (INT64_MAX: no bound). */
+int64_t ahn_room(ahn_ctx *h, ahn_ws *w, tph_idx hn);
+/* Whether a dry run at hn needing `need` tasks is sure to fail. */
+bool ahn_hopeless(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need);
+
+/* allocate_hn_tasks.c */
+/* allocateResourcesForTasks of subjob `k` over the nodes of `hn`, its task queue at *cur.
+ * *ok: st holds the run (the subjob is ready or pipelined); otherwise st was discarded. */
+int ahn_tasks_in_hn(ahn_ctx *h, ahn_ws *w, tph_idx k, uint32_t *cur, tph_idx hn, tph_statement *st,
+                    bool *ok);
+/* allocateFromNomination; *ok false: the nomination was invalidated (the caller goes on). */
+int ahn_from_nomination(ahn_ctx *h, ahn_ws *w, ahn_state *ws, tph_idx k, tph_idx hn_for_job,
+                        tph_statement *out, bool *ok);
+/* job.ResetFitErr / job.ResetSubJobFitErr. */
+void ahn_reset_job_fit(ahn_ctx *h, ahn_ws *w);
+void ahn_reset_subjob_fit(ahn_ctx *h, ahn_ws *w, tph_idx k);
+
+static inline uint32_t ahn_end(const ahn_ws *w, tph_idx k)
+{
+	return w->off[k - w->first + 1];
+}
+
+static inline bool ahn_policy_job(const ahn_ws *w)
+{
+	const tph_job_meta *m = w->s->jobs->meta ? w->s->jobs->meta[w->job] : NULL;
+	return m && m->n_subgroups > 0;
+}
+
+#endif

@@ -1,0 +1,236 @@
+/* Exact shortcuts of the hypernode search. A dry run succeeds only when the job (or subjob)
+ * is ready or pipelined afterwards; when the builtin gang votes on both, that takes `need`
+ * more placed tasks. A hypernode's nodes can take at most as many tasks as the smallest
+ * requests add up to within its summed future idle, and at most, summed over its nodes, as
+ * many as the smallest requests fit each node's future idle (upper bounds on what fits node
+ * by node, valid while no node has a negative future idle). A dry run whose need exceeds the
+ * bound fails for sure, so it is skipped; its fit errors are not needed when another run
+ * resets them (see allocate_hn_job.c). */
+#include "allocate_hn.h"
+
+#include "base/mem.h"
+#include "base/registry_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static bool builtin_gang(const tph_plugin *desc)
+{
+	for (const tph_plugin *const *b = tph_builtin_plugins; *b; b++)
+		if (*b == desc)
+			return !strcmp(desc->name, "gang");
+	return false;
+}
+
+static bool gang_votes(const tph_session *s, tph_ep ep)
+{
+	const tph_ep_list *l = &s->ep[ep];
+	for (uint32_t i = 0; i < l->n; i++)
+		if (builtin_gang(s->plugins[l->e[i].plugin].desc))
+			return true;
+	return false;
+}
+
+/* Future idle never goes negative through allocate (it allocates into idle and pipelines
+ * into future idle), so one look at the start holds for the whole action. */
+static bool no_negative_room(const tph_session *s)
+{
+	const tph_node_store *ns = &s->nodes;
+	for (uint32_t d = 0; d < s->ndim; d++) {
+		if (d == TPH_RES_PODS)
+			continue;
+		for (uint32_t i = 0; i < s->n_ready; i++) {
+			size_t at = (size_t)d * ns->stride + s->ready_nodes[i];
+			if (ns->idle[at] + ns->releasing[at] - ns->pipelined[at] < 0)
+				return false;
+		}
+	}
+	return true;
+}
+
+int ahn_bound_init(ahn_ctx *h)
+{
+	tph_session *s = h->s;
+	h->memo = TPH_ACT_NEW(s, uint32_t, s->topo->t.n + 1);
+	h->ranked = TPH_ACT_NEW(s, ahn_rank, s->topo->t.n + 1);
+	if (!h->memo || !h->ranked)
+		return TPH_ENOMEM;
+	/* node sampling rotates its start on every filter call: every run must happen, in order;
+	 * naive mode keeps the plain search as the reference */
+	h->memo_on = !h->c->opts.sampling && !s->opts.naive;
+	h->prune = h->memo_on && no_negative_room(s);
+	h->gang_job = gang_votes(s, TPH_EP_JOB_READY) && gang_votes(s, TPH_EP_JOB_PIPELINED);
+	h->gang_sj = gang_votes(s, TPH_EP_SUBJOB_READY) && gang_votes(s, TPH_EP_SUBJOB_PIPELINED);
+	return TPH_OK;
+}
+
+/* Tasks counted by gang: occupied (allocated or succeeded), pipelined, pending best-effort. */
+static int64_t have(const uint32_t *c, uint32_t be)
+{
+	return (int64_t)c[TPH_TS_ALLOCATED] + c[TPH_TS_BINDING] + c[TPH_TS_BOUND] +
+	       c[TPH_TS_RUNNING] + c[TPH_TS_SUCCEEDED] + c[TPH_TS_PIPELINED] + be;
+}
+
+static uint32_t job_pending_be(const tph_session *s, tph_idx j)
+{
+	const tph_subjobs *o = tph_subjobs_of(s);
+	uint32_t n = 0;
+	for (uint32_t k = o->job_off[j]; k < o->job_off[j + 1]; k++)
+		n += o->be_pending[k];
+	return n;
+}
+
+int64_t ahn_need(const ahn_ctx *h, const ahn_ws *w, tph_idx k)
+{
+	const tph_session *s = h->s;
+	const tph_subjobs *o = tph_subjobs_of(s);
+	int64_t need = 1;
+	if (k != TPH_NOIDX && ahn_policy_job(w)) {
+		if (h->gang_sj)
+			need = o->min_available[k] -
+			       have(o->count + (size_t)k * TPH_TS_COUNT, o->be_pending[k]);
+	} else if (h->gang_job) {
+		need = s->jobs->min_member[w->job] -
+		       have(s->js.count + (size_t)w->job * TPH_TS_COUNT, job_pending_be(s, w->job));
+	}
+	return need < 1 ? 1 : need;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Whether task t asks for at least row v in every bounded dimension. */
+static bool covers(const tph_session *s, const ahn_ws *w, tph_idx t, const int64_t *v)
+{
+	const int64_t *req = s->tasks.req + (size_t)t * s->ndim;
+	for (uint32_t x = 0; x < w->n_dim; x++)
+		if (req[w->dim[x]] < v[x])
+			return false;
+	return true;
+}
+
+/* The cuts: the distinct request rows of the worksheet's first tasks (at most AHN_CUTS rows),
+ * each with the number of tasks that do not ask for that much. */
+static int cuts_build(ahn_ctx *h, ahn_ws *w)
+{
+	tph_session *s = h->s;
+	uint32_t n = w->off[w->n_sj];
+	w->cut = TPH_ACT_NEW(s, ahn_cut, AHN_CUTS);
+	if (!w->cut)
+		return TPH_ENOMEM;
+	for (uint32_t i = 0; i < n && w->n_cut < AHN_CUTS; i++) {
+		const int64_t *req = s->tasks.req + (size_t)w->task[i] * s->ndim;
+		ahn_cut *c = &w->cut[w->n_cut];
+		bool seen = false, some = false;
+		if (!c->v && !(c->v = TPH_ACT_NEW(s, int64_t, w->n_dim)))
+			return TPH_ENOMEM;
+		for (uint32_t x = 0; x < w->n_dim; x++)
+			some |= (c->v[x] = req[w->dim[x]]) != 0;
+		for (uint32_t k = 0; k < w->n_cut && !seen; k++)
+			seen = !memcmp(w->cut[k].v, c->v, w->n_dim * sizeof *c->v);
+		if (seen || !some)
+			continue;
+		for (uint32_t k = 0; k < n; k++)
+			c->below += !covers(s, w, w->task[k], c->v);
+		w->n_cut++;
+	}
+	return TPH_OK;
+}
+
+/* Per dimension some task asks for (pods aside), the sorted requests' prefix sums. */
+static int prefix_build(ahn_ctx *h, ahn_ws *w)
+{
+	tph_session *s = h->s;
+	uint32_t n = w->off[w->n_sj], nd = 0;
+	w->dim = TPH_ACT_NEW(s, uint32_t, s->ndim + 1);
+	w->prefix = TPH_ACT_NEW(s, int64_t, (size_t)s->ndim * (n + 1) + 1);
+	if (!w->dim || !w->prefix)
+		return TPH_ENOMEM;
+	for (uint32_t d = 0; d < s->ndim; d++) {
+		int64_t *p = w->prefix + (size_t)nd * (n + 1);
+		bool any = false;
+		for (uint32_t i = 0; i < n; i++) {
+			p[i + 1] = s->tasks.req[(size_t)w->task[i] * s->ndim + d];
+			any |= p[i + 1] != 0;
+		}
+		if (d == TPH_RES_PODS || !any)
+			continue;
+		qsort(p + 1, n, sizeof *p, cmp_i64);
+		for (uint32_t i = 0; i < n; i++)
+			p[i + 1] += p[i];
+		w->dim[nd++] = d;
+	}
+	w->n_dim = nd ? nd : UINT32_MAX;
+	return nd ? cuts_build(h, w) : TPH_OK;
+}
+
+/* The largest k with p[k] <= cap (p ascending, p[0] == 0). */
+static uint32_t fit_count(const int64_t *p, uint32_t n, int64_t cap)
+{
+	uint32_t lo = 0, hi = n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo + 1) / 2;
+		if (p[mid] <= cap)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+int64_t ahn_room(ahn_ctx *h, ahn_ws *w, tph_idx hn)
+{
+	if (!w->n_dim && prefix_build(h, w))
+		return INT64_MAX;
+	if (w->n_dim == UINT32_MAX)
+		return INT64_MAX;
+	const tph_hn_tree *t = &h->s->topo->t;
+	uint32_t n = w->off[w->n_sj], most = n;
+	for (uint32_t i = 0; i < w->n_dim; i++) {
+		size_t at = (size_t)w->dim[i] * t->n + hn;
+		int64_t cap = t->idle[at] + t->releasing[at] - t->pipelined[at];
+		uint32_t k = fit_count(w->prefix + (size_t)i * (n + 1), n, cap);
+		most = k < most ? k : most;
+	}
+	return most;
+}
+
+/* Node by node, for one cut (a request row v): tasks asking for at least v in every
+ * dimension are at most min over d of floor(future idle / v[d]) per node, the others at most
+ * their number. Counts until `need` is reached. */
+static int64_t cut_room(const ahn_ctx *h, const ahn_ws *w, const ahn_cut *c, tph_idx hn,
+                        int64_t need)
+{
+	const tph_node_store *ns = &h->s->nodes;
+	const tph_idx *nodes;
+	uint32_t n = tph_hn_nodes(&h->s->topo->t, hn, &nodes);
+	int64_t total = c->below;
+	for (uint32_t i = 0; i < n && total < need; i++) {
+		int64_t most = INT64_MAX;
+		for (uint32_t x = 0; x < w->n_dim; x++) {
+			if (!c->v[x])
+				continue;
+			size_t at = (size_t)w->dim[x] * ns->stride + nodes[i];
+			int64_t k =
+			    (ns->idle[at] + ns->releasing[at] - ns->pipelined[at]) / c->v[x];
+			most = k < most ? k : most;
+		}
+		total += most;
+	}
+	return total;
+}
+
+bool ahn_hopeless(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need)
+{
+	if (!h->prune)
+		return false;
+	if (ahn_room(h, w, hn) < need)
+		return true;
+	for (uint32_t i = 0; w->n_dim != UINT32_MAX && i < w->n_cut; i++)
+		if (w->cut[i].below < need && cut_room(h, w, &w->cut[i], hn, need) < need)
+			return true;
+	return false;
+}

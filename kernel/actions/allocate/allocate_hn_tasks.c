@@ -1,0 +1,259 @@
+/* A subjob's tasks inside one hypernode (Volcano's allocateResourcesForTasks with the
+ * hypernode's nodes as candidates), the nomination fast path (allocateFromNomination) and
+ * the fit-error bookkeeping scoped to a subjob (TaskHasFitErrors, NeedContinueAllocating,
+ * ResetSubJobFitErr). */
+#include "allocate_hn.h"
+#include "session/fit_nodes.h"
+
+#include "base/mem.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ---- fit errors per subjob ---- */
+
+static bool roles_has(const alloc_roles *r, tph_sid role)
+{
+	for (uint32_t i = 0; i < r->n; i++)
+		if (r->v[i] == role)
+			return true;
+	return false;
+}
+
+static int role_failed(ahn_ctx *h, ahn_ws *w, tph_idx k, tph_idx task)
+{
+	int rc = alloc_role_failed(h->c, task);
+	if (rc || !ahn_policy_job(w))
+		return rc;
+	alloc_roles *r = &w->roles[k - w->first];
+	tph_sid role = h->s->tasks.role[task];
+	if (roles_has(r, role))
+		return TPH_OK;
+	if (tph_grow(&r->v, &r->cap, r->n + 1, sizeof *r->v))
+		return TPH_ENOMEM;
+	r->v[r->n++] = role;
+	return TPH_OK;
+}
+
+static bool has_fit_errors(ahn_ctx *h, ahn_ws *w, tph_idx k, tph_idx task)
+{
+	if (!ahn_policy_job(w))
+		return alloc_task_has_fit_errors(h->c, task);
+	tph_sid role = h->s->tasks.role[task];
+	return role != TPH_SID_EMPTY && roles_has(&w->roles[k - w->first], role);
+}
+
+void ahn_reset_job_fit(ahn_ctx *h, ahn_ws *w)
+{
+	alloc_reset_fit_errors(h->c, w->job);
+	for (uint32_t i = 0; i < w->n_sj; i++)
+		w->roles[i].n = 0;
+}
+
+void ahn_reset_subjob_fit(ahn_ctx *h, ahn_ws *w, tph_idx k)
+{
+	tph_session *s = h->s;
+	if (!ahn_policy_job(w)) { /* the default subjob holds every task */
+		ahn_reset_job_fit(h, w);
+		return;
+	}
+	const tph_subjobs *o = tph_subjobs_of(s);
+	for (uint32_t i = o->task_off[k]; i < o->task_off[k + 1]; i++) {
+		tph_idx t = o->task[i];
+		tph_clear_fit_errors(s, t);
+		tph_clear_fit_nodes(s, t);
+	}
+	w->roles[k - w->first].n = 0;
+}
+
+/* JobInfo.NeedContinueAllocating(subJob). */
+static bool need_continue(ahn_ctx *h, ahn_ws *w, tph_idx k)
+{
+	const tph_session *s = h->s;
+	const tph_subjobs *o = tph_subjobs_of(s);
+	if (!ahn_policy_job(w))
+		return alloc_need_continue(h->c, w->job);
+	uint32_t job_tasks = s->jobs->task_off[w->job + 1] - s->jobs->task_off[w->job];
+	if ((int64_t)s->jobs->min_member[w->job] == job_tasks)
+		return false;
+	return o->min_available[k] < (int64_t)(o->task_off[k + 1] - o->task_off[k]);
+}
+
+static int record_codes(ahn_ctx *h, ahn_ws *w, tph_idx k, tph_idx t, const tph_idx *nodes,
+                        uint32_t n)
+{
+	int rc = tph_act_fit_errors(h->s, t, nodes, h->c->codes, n);
+	return rc ? rc : role_failed(h, w, k, t);
+}
+
+static int record_skip(ahn_ctx *h, tph_idx t)
+{
+	tph_clear_fit_nodes(h->s, t);
+	return tph_record_skip(h->s, t);
+}
+
+/* ---- allocateResourcesForTasks ---- */
+
+enum {
+	T_NEXT = 0,
+	T_STOP = 1
+};
+
+/* The nominated node first when it belongs to hn and its future idle fits, then hn's nodes. */
+static uint32_t feasible(ahn_ctx *h, tph_idx t, tph_idx hn, const tph_idx *nodes, uint32_t n)
+{
+	tph_session *s = h->s;
+	alloc_ctx *c = h->c;
+	tph_idx nom = s->tasks.nominated[t];
+	uint32_t k = 0;
+	if (nom != TPH_NOIDX && tph_hn_has_node(&s->topo->t, hn, nom) &&
+	    tph_fits_future_idle(s, t, nom))
+		k = tph_ph_predicate(&c->ph, t, &nom, 1, c->feas, c->codes);
+	if (!k)
+		k = tph_ph_predicate(&c->ph, t, nodes, n, c->feas, c->codes);
+	return k;
+}
+
+typedef struct hn_run {
+	ahn_ws *w;
+	tph_idx k, hn;
+	const tph_idx *nodes;
+	uint32_t n;
+	tph_idx placing; /* the subjob's allocated hypernode as its tasks land */
+	tph_statement *st;
+} hn_run;
+
+static int failed(ahn_ctx *h, hn_run *r, tph_idx t, tph_reason_code pre)
+{
+	if (pre != TPH_PASS)
+		for (uint32_t i = 0; i < r->n; i++)
+			h->c->codes[i] = pre;
+	int rc = record_codes(h, r->w, r->k, t, r->nodes, r->n);
+	if (rc)
+		return rc;
+	return need_continue(h, r->w, r->k) ? T_NEXT : T_STOP;
+}
+
+static int one_task(ahn_ctx *h, hn_run *r, tph_idx t)
+{
+	tph_session *s = h->s;
+	tph_topo *tp = s->topo;
+	tph_idx j = r->w->job;
+	if (!tph_allocatable(s, s->jobs->queue[j], t))
+		return T_NEXT;
+	if (has_fit_errors(h, r->w, r->k, t))
+		return record_skip(h, t);
+	tph_reason_code pre = tph_prepredicate(s, t);
+	if (pre != TPH_PASS)
+		return failed(h, r, t, pre);
+	uint32_t n = feasible(h, t, r->hn, r->nodes, r->n);
+	if (!n)
+		return failed(h, r, t, TPH_PASS);
+	if (tp->sj.topo_has[r->k])
+		tp->task_job_hn[t] = r->placing;
+	tph_idx best = alloc_best_node(h->c, t, h->c->feas, n);
+	if (best == TPH_NOIDX)
+		return T_NEXT;
+	int rc = alloc_place(h->c, r->st, t, best);
+	if (rc == TPH_ENOMEM)
+		return rc;
+	if (rc < 0)
+		return T_NEXT;
+	if (tp->sj.topo_has[r->k])
+		r->placing = tph_hn_extend(&tp->t, r->placing, best);
+	return tph_subjob_ready(s, j, r->k) ? T_STOP : T_NEXT;
+}
+
+int ahn_tasks_in_hn(ahn_ctx *h, ahn_ws *w, tph_idx k, uint32_t *cur, tph_idx hn, tph_statement *st,
+                    bool *ok)
+{
+	tph_session *s = h->s;
+	hn_run r = {.w = w, .k = k, .hn = hn, .placing = s->topo->sj.hn[k], .st = st};
+	tph_stmt_init(st, s);
+	*ok = false;
+	r.n = tph_hn_nodes(&s->topo->t, hn, &r.nodes);
+	if (!r.n)
+		return TPH_OK;
+	tph_ph_reset(&h->c->ph);
+	uint32_t end = ahn_end(w, k);
+	int rc = T_NEXT;
+	while (rc == T_NEXT && *cur < end)
+		rc = one_task(h, &r, w->task[(*cur)++]);
+	if (rc < 0) {
+		ahn_discard(h, st);
+		return rc;
+	}
+	*ok = tph_subjob_ready(s, w->job, k) || tph_subjob_pipelined(s, w->job, k);
+	if (!*ok)
+		ahn_discard(h, st);
+	return TPH_OK;
+}
+
+/* ---- allocateFromNomination ---- */
+
+static void invalidate(ahn_ctx *h, ahn_ws *w, const ahn_state *ws, tph_idx k)
+{
+	tph_session *s = h->s;
+	s->topo->sj.nominated[k] = TPH_NOIDX;
+	for (uint32_t p = ws->cur[k - w->first]; p < ahn_end(w, k); p++)
+		s->tasks.nominated[w->task[p]] = TPH_NOIDX;
+}
+
+/* validateNomination: every pending task has a nominated node under the pinned hypernode
+ * that passes PrePredicate and Predicate (each checked against the current state). */
+static bool validate(ahn_ctx *h, ahn_ws *w, const ahn_state *ws, tph_idx k, tph_idx pinned)
+{
+	tph_session *s = h->s;
+	alloc_ctx *c = h->c;
+	tph_ph_reset(&c->ph);
+	for (uint32_t p = ws->cur[k - w->first]; p < ahn_end(w, k); p++) {
+		tph_idx t = w->task[p], nom = s->tasks.nominated[t];
+		if (!tph_allocatable(s, s->jobs->queue[w->job], t) || nom == TPH_NOIDX ||
+		    !tph_hn_has_node(&s->topo->t, pinned, nom) ||
+		    !(s->nodes.flags[nom] & TPH_NODE_READY) || tph_prepredicate(s, t) != TPH_PASS ||
+		    !tph_ph_predicate(&c->ph, t, &nom, 1, c->feas, c->codes))
+			return false;
+	}
+	return true;
+}
+
+static int place_nominated(ahn_ctx *h, ahn_ws *w, const ahn_state *ws, tph_idx k, tph_idx pinned,
+                           tph_statement *st)
+{
+	tph_session *s = h->s;
+	for (uint32_t p = ws->cur[k - w->first]; p < ahn_end(w, k); p++) {
+		tph_idx t = w->task[p];
+		if (s->topo->sj.topo_has[k])
+			s->topo->task_job_hn[t] = pinned;
+		int rc = alloc_place(h->c, st, t, s->tasks.nominated[t]);
+		if (rc && rc != TPH_DECLINED)
+			return rc;
+	}
+	return TPH_OK;
+}
+
+int ahn_from_nomination(ahn_ctx *h, ahn_ws *w, ahn_state *ws, tph_idx k, tph_idx hn_for_job,
+                        tph_statement *out, bool *ok)
+{
+	tph_session *s = h->s;
+	tph_topo *tp = s->topo;
+	tph_idx pinned = tp->sj.nominated[k];
+	*ok = false;
+	if (!tph_hn_node_count(&tp->t, pinned) || !validate(h, w, ws, k, pinned)) {
+		invalidate(h, w, ws, k);
+		return TPH_OK;
+	}
+	tph_statement st;
+	tph_stmt_init(&st, s);
+	int rc = place_nominated(h, w, ws, k, pinned, &st);
+	if (rc) {
+		ahn_discard(h, &st);
+		invalidate(h, w, ws, k);
+		return rc == TPH_ENOMEM ? rc : TPH_OK;
+	}
+	ws->cur[k - w->first] = ahn_end(w, k);
+	tp->sj.hn[k] = tph_hn_lca(&tp->t, tp->sj.hn[k], pinned);
+	*ok = true;
+	rc = ahn_dec_save(h, hn_for_job, k, tp->sj.hn[k]);
+	return rc ? rc : tph_stmt_merge(out, &st);
+}

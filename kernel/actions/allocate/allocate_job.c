@@ -1,0 +1,247 @@
+/* One job's pass over the cluster (Volcano's allocateResourcesForTasks for a job without
+ * hard topology or sub-groups): tasks in TaskOrder, each filtered and placed inside one
+ * statement, stopping when the job is ready or when gang rules say it cannot be; then commit,
+ * keep (pipelined) or discard. */
+#include "allocate.h"
+#include "allocate_fast.h"
+
+#include "session/fit_nodes.h"
+#include "base/mem.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ---- Volcano's FitFailedRoles / TaskHasFitErrors / NeedContinueAllocating ---- */
+
+static int role_add(alloc_roles *r, tph_sid role)
+{
+	for (uint32_t i = 0; i < r->n; i++)
+		if (r->v[i] == role)
+			return TPH_OK;
+	if (tph_grow(&r->v, &r->cap, r->n + 1, sizeof *r->v))
+		return TPH_ENOMEM;
+	r->v[r->n++] = role;
+	return TPH_OK;
+}
+
+static bool role_in(const alloc_roles *r, tph_sid role)
+{
+	for (uint32_t i = 0; i < r->n; i++)
+		if (r->v[i] == role)
+			return true;
+	return false;
+}
+
+/* The job's tasks with recorded fit errors (kept across actions as Volcano keeps
+ * job.NodesFitErrors for the session). */
+static alloc_roles *job_roles(alloc_ctx *c, tph_idx j)
+{
+	tph_session *s = c->s;
+	alloc_roles *r = &c->roles[j];
+	if (r->built)
+		return r;
+	r->built = true;
+	const tph_job_store *js = s->jobs;
+	for (uint32_t i = js->task_off[j]; i < js->task_off[j + 1]; i++) {
+		tph_idx t = js->task_idx[i];
+		if (tph_task_has_fit_errors(s, t) && role_add(r, s->tasks.role[t]))
+			break;
+	}
+	return r;
+}
+
+int alloc_role_failed(alloc_ctx *c, tph_idx task)
+{
+	return role_add(job_roles(c, c->s->tasks.job[task]), c->s->tasks.role[task]);
+}
+
+bool alloc_task_has_fit_errors(alloc_ctx *c, tph_idx task)
+{
+	tph_sid role = c->s->tasks.role[task];
+	return role != TPH_SID_EMPTY && role_in(job_roles(c, c->s->tasks.job[task]), role);
+}
+
+void alloc_reset_fit_errors(alloc_ctx *c, tph_idx job)
+{
+	tph_session *s = c->s;
+	const tph_job_store *js = s->jobs;
+	for (uint32_t i = js->task_off[job]; i < js->task_off[job + 1]; i++)
+		tph_clear_fit_errors(s, js->task_idx[i]);
+	tph_reset_fit_nodes(s, job);
+	c->roles[job].n = 0;
+	c->roles[job].built = true;
+}
+
+static int32_t min_of_role(const tph_job_meta *m, tph_sid role, int32_t *total)
+{
+	int32_t v = 0;
+	*total = 0;
+	for (uint32_t i = 0; m && i < m->n_min_tasks; i++) {
+		*total += m->min_task_counts[i];
+		if (m->min_tasks[i].key == role)
+			v = m->min_task_counts[i];
+	}
+	return v;
+}
+
+/* getJobAllocatedRoles for one role: allocated or succeeded tasks, and best-effort pending. */
+static int32_t allocated_of_role(const tph_session *s, tph_idx j, tph_sid role)
+{
+	const tph_job_store *js = s->jobs;
+	int32_t n = 0;
+	for (uint32_t i = js->task_off[j]; i < js->task_off[j + 1]; i++) {
+		tph_idx t = js->task_idx[i];
+		uint8_t st = s->tasks.status[t];
+		if (s->tasks.role[t] != role)
+			continue;
+		n += tph_ts_allocated(st) || st == TPH_TS_SUCCEEDED ||
+		     (st == TPH_TS_PENDING && (s->tasks.flags[t] & TPH_TASK_BEST_EFFORT));
+	}
+	return n;
+}
+
+/* Case 1: minMember below the roles' sum: ready tasks plus pending tasks of roles that never
+ * failed must still reach minMember. */
+static bool enough_left(alloc_ctx *c, tph_idx j, const alloc_roles *failed)
+{
+	const tph_session *s = c->s;
+	const tph_job_store *js = s->jobs;
+	const uint32_t *cnt = s->js.count + (size_t)j * TPH_TS_COUNT;
+	int64_t left = 0;
+	for (uint32_t i = js->task_off[j]; i < js->task_off[j + 1]; i++) {
+		tph_idx t = js->task_idx[i];
+		left += s->tasks.status[t] == TPH_TS_PENDING && !role_in(failed, s->tasks.role[t]);
+	}
+	int64_t ready = (int64_t)cnt[TPH_TS_ALLOCATED] + cnt[TPH_TS_BINDING] + cnt[TPH_TS_BOUND] +
+	                cnt[TPH_TS_RUNNING] + cnt[TPH_TS_SUCCEEDED];
+	return ready + left >= js->min_member[j];
+}
+
+bool alloc_need_continue(alloc_ctx *c, tph_idx j)
+{
+	const tph_session *s = c->s;
+	const tph_job_store *js = s->jobs;
+	int64_t n_tasks = js->task_off[j + 1] - js->task_off[j];
+	/* every task must run; the default sub-job's size is minMember over all the tasks */
+	if (js->min_member[j] >= n_tasks)
+		return false;
+	const alloc_roles *failed = job_roles(c, j);
+	int32_t total;
+	min_of_role(js->meta[j], TPH_SID_NONE, &total);
+	if (js->min_member[j] < total)
+		return enough_left(c, j, failed);
+	for (uint32_t i = 0; i < failed->n; i++) {
+		int32_t min = min_of_role(js->meta[j], failed->v[i], &total);
+		if (min && allocated_of_role(s, j, failed->v[i]) < min)
+			return false;
+	}
+	return true;
+}
+
+/* ---- one task ---- */
+
+static int record_all(alloc_ctx *c, tph_idx task, tph_reason_code code)
+{
+	tph_session *s = c->s;
+	for (uint32_t i = 0; i < s->n_ready; i++)
+		c->codes[i] = code;
+	int rc = tph_act_fit_errors(s, task, s->ready_nodes, c->codes, s->n_ready);
+	return rc ? rc : alloc_role_failed(c, task);
+}
+
+static int record_skip(alloc_ctx *c, tph_idx task)
+{
+	return tph_record_skip(c->s, task);
+}
+
+/* The nominated node first (where an earlier preemption made room), then every node. */
+static uint32_t feasible(alloc_ctx *c, tph_idx task)
+{
+	tph_session *s = c->s;
+	tph_idx nom = s->tasks.nominated[task];
+	uint32_t n = 0;
+	if (nom != TPH_NOIDX && (s->nodes.flags[nom] & TPH_NODE_READY) &&
+	    tph_fits_future_idle(s, task, nom))
+		n = tph_ph_predicate(&c->ph, task, &nom, 1, c->feas, c->codes);
+	if (!n)
+		n = tph_ph_predicate(&c->ph, task, s->ready_nodes, s->n_ready, c->feas, c->codes);
+	return n;
+}
+
+/* The node for a task: from its shape (allocate_fast.c) when it qualifies, else by filtering
+ * and prioritizeNodes. AF_NODE with *best (TPH_NOIDX when no score won), AF_NONE with the
+ * verdicts in c->codes, or an error. */
+static int choose(alloc_ctx *c, tph_idx task, tph_idx *best)
+{
+	int rc = c->fast ? alloc_fast_pick(c->fast, task, best, c->codes) : TPH_DECLINED;
+	if (rc != TPH_DECLINED)
+		return rc;
+	uint32_t n = feasible(c, task);
+	*best = n ? alloc_best_node(c, task, c->feas, n) : TPH_NOIDX;
+	return n ? AF_NODE : AF_NONE;
+}
+
+enum {
+	TASK_NEXT = 0,
+	TASK_STOP = 1
+};
+
+/* One task of the loop: TASK_NEXT to go on, TASK_STOP to leave it, or an error. */
+static int one_task(alloc_ctx *c, tph_statement *st, tph_idx j, tph_idx t)
+{
+	tph_session *s = c->s;
+	if (!tph_allocatable(s, s->jobs->queue[j], t))
+		return TASK_NEXT;
+	if (alloc_task_has_fit_errors(c, t))
+		return record_skip(c, t);
+	int rc;
+	tph_reason_code pre = tph_prepredicate(s, t);
+	if (pre != TPH_PASS) {
+		if ((rc = record_all(c, t, pre)))
+			return rc;
+		return alloc_need_continue(c, j) ? TASK_NEXT : TASK_STOP;
+	}
+	tph_idx best;
+	if ((rc = choose(c, t, &best)) < 0)
+		return rc;
+	if (rc == AF_NONE) {
+		rc = tph_act_fit_errors(s, t, s->ready_nodes, c->codes, s->n_ready);
+		if (rc || (rc = alloc_role_failed(c, t)))
+			return rc;
+		return alloc_need_continue(c, j) ? TASK_NEXT : TASK_STOP;
+	}
+	if (best == TPH_NOIDX)
+		return TASK_NEXT;
+	rc = alloc_place(c, st, t, best);
+	if (rc == TPH_ENOMEM)
+		return rc;
+	if (rc < 0)
+		return TASK_NEXT;
+	return tph_job_ready(s, j) ? TASK_STOP : TASK_NEXT;
+}
+
+int alloc_flat_job(alloc_ctx *c, tph_idx j, bool *again)
+{
+	tph_session *s = c->s;
+	tph_statement st;
+	tph_stmt_init(&st, s);
+	tph_ph_reset(&c->ph);
+	tph_idx t;
+	int rc = TASK_NEXT;
+	while (rc == TASK_NEXT && (t = tph_pq_pop(&c->tasks[j])) != TPH_NOIDX)
+		rc = one_task(c, &st, j, t);
+	if (rc < 0) {
+		tph_ph_touch_stmt(&c->ph, &st);
+		tph_stmt_discard(&st);
+		return rc;
+	}
+	if (tph_job_ready(s, j)) {
+		*again = c->tasks[j].n > 0;
+		return tph_stmt_commit(&st);
+	}
+	if (tph_job_pipelined(s, j))
+		return tph_act_keep(&st);
+	tph_ph_touch_stmt(&c->ph, &st);
+	tph_stmt_discard(&st);
+	return TPH_OK;
+}

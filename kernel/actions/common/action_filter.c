@@ -1,0 +1,219 @@
+/* Volcano's PredicateHelper.PredicateNodes for the placing actions: the per-role predicate
+ * error cache, the hard-shard rule and optional node sampling over a rotating start, with the
+ * node evaluations themselves served by equivalence classes (action_eqc.c) when allowed. */
+#include "action_util.h"
+
+#include "session/ep.h"
+#include "session/ep_predicate.h"
+#include "base/mem.h"
+
+#include <string.h>
+
+/* PredicateHelper.taskPredicateErrorCache["job/role"]: the nodes that failed a task of the
+ * role, each with its first reason. Present only once a failure was written. */
+struct tph_ph_role {
+	tph_idx job;
+	tph_sid role;
+	uint32_t gen;    /* == ph->gen: present since the last reset */
+	uint32_t *stamp; /* [node] == gen: code[node] is cached */
+	tph_reason_code *code;
+};
+
+int tph_ph_init(tph_ph *ph, tph_session *s, const tph_ph_opts *o, bool with_fit, tph_eqc *eqc)
+{
+	memset(ph, 0, sizeof *ph);
+	ph->s = s;
+	ph->o = *o;
+	ph->with_fit = with_fit;
+	ph->eqc = eqc;
+	ph->gen = 1;
+	uint32_t n = s->nodes.n + 1;
+	ph->eval = TPH_ACT_NEW(s, tph_idx, n);
+	ph->feas = TPH_ACT_NEW(s, tph_idx, n);
+	ph->pos = TPH_ACT_NEW(s, uint32_t, n);
+	ph->codes = TPH_ACT_NEW(s, tph_reason_code, n);
+	if (!ph->eval || !ph->feas || !ph->pos || !ph->codes)
+		return TPH_ENOMEM;
+	if (s->snap->shard_mode == TPH_SHARD_HARD)
+		ph->shard_code = tph_reason(s, "node isn't in scheduler node shard", false);
+	return TPH_OK;
+}
+
+void tph_ph_free(tph_ph *ph)
+{
+	tph_free(ph->roles);
+	ph->roles = NULL;
+	ph->n_roles = ph->cap_roles = 0;
+}
+
+void tph_ph_reset(tph_ph *ph)
+{
+	ph->gen++;
+}
+
+static tph_ph_role *role_find(tph_ph *ph, tph_idx job, tph_sid role)
+{
+	for (uint32_t i = 0; i < ph->n_roles; i++) {
+		tph_ph_role *r = &ph->roles[i];
+		if (r->gen == ph->gen && r->job == job && r->role == role)
+			return r;
+	}
+	return NULL;
+}
+
+/* A slot for (job, role): one left over from an earlier helper is reused; its stamps are all
+ * older than the current generation. */
+static tph_ph_role *role_add(tph_ph *ph, tph_idx job, tph_sid role)
+{
+	tph_ph_role *r = NULL;
+	for (uint32_t i = 0; i < ph->n_roles && !r; i++)
+		if (ph->roles[i].gen != ph->gen)
+			r = &ph->roles[i];
+	if (!r) {
+		tph_session *s = ph->s;
+		if (tph_grow(&ph->roles, &ph->cap_roles, ph->n_roles + 1, sizeof *ph->roles))
+			return NULL;
+		r = &ph->roles[ph->n_roles];
+		r->stamp = TPH_ACT_NEW(s, uint32_t, s->nodes.n + 1);
+		r->code = TPH_ACT_NEW(s, tph_reason_code, s->nodes.n + 1);
+		if (!r->stamp || !r->code)
+			return NULL;
+		ph->n_roles++;
+	}
+	r->job = job;
+	r->role = role;
+	r->gen = ph->gen;
+	return r;
+}
+
+/* Split the scan into nodes answered without evaluation (the role's cached failures, nodes
+ * outside a hard shard) and the nodes to evaluate, kept in ph->eval / ph->pos. */
+static uint32_t classify(tph_ph *ph, const tph_ph_role *cached, const tph_idx *nodes, uint32_t n,
+                         uint32_t start, tph_reason_code *codes)
+{
+	const uint8_t *flags = ph->s->nodes.flags;
+	uint32_t k = 0;
+	for (uint32_t i = 0, at = start; i < n; i++, at = at + 1 == n ? 0 : at + 1) {
+		tph_idx node = nodes[at];
+		if (cached && cached->stamp[node] == ph->gen) {
+			codes[at] = cached->code[node];
+			continue;
+		}
+		if (ph->shard_code && !(flags[node] & TPH_NODE_IN_SHARD)) {
+			codes[at] = ph->shard_code;
+			continue;
+		}
+		ph->eval[k] = node;
+		ph->pos[k++] = at;
+	}
+	return k;
+}
+
+static void evaluate_span(tph_ph *ph, tph_idx task, uint32_t off, uint32_t len)
+{
+	tph_reason_code *out = ph->codes + off;
+	if (ph->eqc)
+		tph_eqc_eval(ph->eqc, task, ph->eval + off, len, out);
+	else if (ph->with_fit)
+		tph_filter_nodes(ph->s, task, ph->eval + off, len, out, ph->feas);
+	else
+		tph_predicate_nodes(ph->s, task, ph->eval + off, len, out);
+}
+
+/* Evaluate ph->eval[0..k) in scan order; with sampling, only until `want` nodes passed (only
+ * evaluated nodes can pass). Positions left unevaluated lie past collect()'s cut-off. */
+static void evaluate(tph_ph *ph, tph_idx task, uint32_t k, uint32_t want, tph_reason_code *codes)
+{
+	uint32_t done = 0, passed = 0;
+	while (done < k && passed < want) {
+		uint32_t len = want >= k ? k - done : k - done < 256 ? k - done : 256;
+		evaluate_span(ph, task, done, len);
+		for (uint32_t i = done; i < done + len; i++) {
+			codes[ph->pos[i]] = ph->codes[i];
+			passed += ph->codes[i] == TPH_PASS;
+		}
+		done += len;
+	}
+}
+
+/* Walk the scan in order: feasible nodes out until enough are found, failures into the role's
+ * cache; nodes past the cut-off count as never examined. */
+static uint32_t collect(tph_ph *ph, tph_idx task, bool keep, const tph_idx *nodes, uint32_t n,
+                        uint32_t start, tph_reason_code *codes, tph_idx *feas)
+{
+	tph_idx job = ph->s->tasks.job[task];
+	tph_sid role = ph->s->tasks.role[task];
+	tph_ph_role *r = keep ? role_find(ph, job, role) : NULL;
+	uint32_t want = tph_ph_nodes_to_find(&ph->o, n), found = 0, processed = n;
+	for (uint32_t i = 0, at = start; i < n; i++, at = at + 1 == n ? 0 : at + 1) {
+		if (codes[at] == TPH_PASS) {
+			feas[found++] = nodes[at];
+			if (found == want) {
+				processed = i + 1;
+				break;
+			}
+			continue;
+		}
+		if (keep && !r)
+			r = role_add(ph, job, role);
+		if (r) {
+			r->stamp[nodes[at]] = ph->gen;
+			r->code[nodes[at]] = codes[at];
+		}
+	}
+	for (uint32_t i = processed, at = (start + processed) % n; i < n;
+	     i++, at = at + 1 == n ? 0 : at + 1)
+		codes[at] = TPH_PASS;
+	if (ph->o.sampling)
+		ph->rr = (uint32_t)(((uint64_t)start + processed) % n);
+	return found;
+}
+
+uint32_t tph_ph_predicate(tph_ph *ph, tph_idx task, const tph_idx *nodes, uint32_t n,
+                          tph_idx *feasible_out, tph_reason_code *codes_out)
+{
+	if (!n)
+		return 0;
+	const tph_task_store *ts = &ph->s->tasks;
+	/* An empty role would share one cache across unrelated pods (Volcano issue 3527). */
+	bool keep = ph->o.error_cache && ts->role[task] != TPH_SID_EMPTY;
+	const tph_ph_role *cached = keep ? role_find(ph, ts->job[task], ts->role[task]) : NULL;
+	uint32_t start = ph->o.sampling ? ph->rr % n : 0;
+	uint32_t k = classify(ph, cached, nodes, n, start, codes_out);
+	evaluate(ph, task, k, tph_ph_nodes_to_find(&ph->o, n), codes_out);
+	return collect(ph, task, keep, nodes, n, start, codes_out, feasible_out);
+}
+
+bool tph_ph_role_cached(tph_ph *ph, tph_idx job, tph_sid role)
+{
+	return role_find(ph, job, role) != NULL;
+}
+
+int tph_ph_role_seed(tph_ph *ph, tph_idx job, tph_sid role, const tph_idx *nodes,
+                     const tph_reason_code *codes, uint32_t n)
+{
+	tph_ph_role *r = role_find(ph, job, role);
+	for (uint32_t i = 0; i < n; i++) {
+		if (!r && !(r = role_add(ph, job, role)))
+			return TPH_ENOMEM;
+		if (r->stamp[nodes[i]] != ph->gen) {
+			r->stamp[nodes[i]] = ph->gen;
+			r->code[nodes[i]] = codes[i];
+		}
+	}
+	return TPH_OK;
+}
+
+void tph_ph_touch(tph_ph *ph, tph_idx node)
+{
+	if (ph->eqc && node != TPH_NOIDX)
+		tph_eqc_touch(ph->eqc, node);
+}
+
+void tph_ph_touch_stmt(tph_ph *ph, const tph_statement *st)
+{
+	for (uint32_t i = 0; ph->eqc && i < st->n; i++) {
+		const tph_stmt_op *op = &st->ops[i];
+		tph_ph_touch(ph, op->kind == TPH_OP_EVICT ? op->prev_node : op->node);
+	}
+}

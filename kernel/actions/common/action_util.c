@@ -1,0 +1,200 @@
+/* Shared action helpers: the queue and job heaps, node-filtering options, Volcano's resource
+ * comparisons for the allocate-or-pipeline choice, and the decision-log entries no statement commit
+ * makes (Session.Allocate's dispatch, a pipelined job's kept statement). */
+#include "action_util.h"
+
+#include "session/ep.h"
+#include "session/fit_nodes.h"
+#include "base/mem.h"
+
+#include <stddef.h>
+#include <string.h>
+
+/* ---- action scratch ---- */
+
+void *tph_act_calloc(tph_session *s, size_t count, size_t size)
+{
+	tph_act_scratch *sc = &s->act_scratch;
+	if (tph_grow(&sc->blk, &sc->cap, sc->n + 1, sizeof *sc->blk))
+		return NULL;
+	void *p = tph_calloc(count ? count : 1, size ? size : 1);
+	if (p)
+		sc->blk[sc->n++] = p;
+	return p;
+}
+
+void tph_act_scratch_end(tph_session *s)
+{
+	tph_act_scratch *sc = &s->act_scratch;
+	for (uint32_t i = 0; i < sc->n; i++)
+		tph_free(sc->blk[i]);
+	tph_free(sc->blk);
+	*sc = (tph_act_scratch){0};
+}
+
+/* ---- the queue and job loops ---- */
+
+int tph_act_job_heaps(tph_session *s, const uint32_t *per_queue, tph_pq *queues, tph_pq **jobs)
+{
+	uint32_t nq = s->queues->n;
+	tph_idx *qbuf = TPH_ACT_NEW(s, tph_idx, nq + 1);
+	tph_idx *jbuf = TPH_ACT_NEW(s, tph_idx, s->jobs->n + 1);
+	*jobs = TPH_ACT_NEW(s, tph_pq, nq + 1);
+	if (!qbuf || !jbuf || !*jobs)
+		return TPH_ENOMEM;
+	tph_pq_init(queues, s, tph_queue_order, qbuf, nq);
+	for (tph_idx q = 0; q < nq; q++) {
+		tph_pq_init(&(*jobs)[q], s, tph_job_order, jbuf, per_queue[q]);
+		jbuf += per_queue[q];
+	}
+	return TPH_OK;
+}
+
+void tph_act_push_job(const tph_session *s, tph_pq *queues, tph_pq *jobs, tph_idx j)
+{
+	tph_idx q = s->jobs->queue[j];
+	if (!jobs[q].n)
+		tph_pq_push(queues, q);
+	tph_pq_push(&jobs[q], j);
+}
+
+/* ---- options ---- */
+
+typedef struct ph_args {
+	bool cache, cache_alias;
+	int64_t min_nodes, min_pct, pct;
+} ph_args;
+
+/* The sampling knobs are scheduler flags in Volcano; here they are action arguments, and -1
+ * (left out) keeps sampling off. enablePredicateErrorCache is the spelling the scenario format
+ * shows; either key set to false turns the cache off. */
+const tph_arg_spec tph_ph_arg_spec[] = {
+    {"predicateErrorCacheEnable", TPH_ARG_BOOL, "true", 0, 0, offsetof(ph_args, cache),
+     "cache a role's failed nodes within one job's pass"},
+    {"enablePredicateErrorCache", TPH_ARG_BOOL, "true", 0, 0, offsetof(ph_args, cache_alias),
+     "alias of predicateErrorCacheEnable"},
+    {"minimum-feasible-nodes", TPH_ARG_INT, "-1", 0, 0, offsetof(ph_args, min_nodes),
+     "node sampling: minimum feasible nodes to find (Volcano 100)"},
+    {"minimum-percentage-nodes-to-find", TPH_ARG_INT, "-1", 0, 0, offsetof(ph_args, min_pct),
+     "node sampling: minimum percentage of nodes to find (Volcano 5)"},
+    {"percentage-nodes-to-find", TPH_ARG_INT, "-1", 0, 0, offsetof(ph_args, pct),
+     "node sampling: percentage of nodes to find, 0 adaptive (Volcano 0)"},
+    {NULL, 0, NULL, 0, 0, 0, NULL},
+};
+
+static int32_t clamp32(int64_t v)
+{
+	return v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : (int32_t)v;
+}
+
+void tph_ph_opts_read(tph_session *s, const tph_args *args, const char *action, tph_ph_opts *o)
+{
+	ph_args a;
+	tph_args_apply(args, tph_ph_arg_spec, &a, s->diag, action);
+	o->error_cache = a.cache && a.cache_alias;
+	o->sampling = a.min_nodes >= 0 || a.min_pct >= 0 || a.pct >= 0;
+	o->min_nodes = a.min_nodes >= 0 ? clamp32(a.min_nodes) : 100;
+	o->min_pct = a.min_pct >= 0 ? clamp32(a.min_pct) : 5;
+	o->pct = a.pct >= 0 ? clamp32(a.pct) : 0;
+}
+
+uint32_t tph_ph_nodes_to_find(const tph_ph_opts *o, uint32_t n_all)
+{
+	int32_t all = (int32_t)n_all;
+	if (!o->sampling || all <= o->min_nodes || o->pct >= 100)
+		return n_all;
+	int32_t pct = o->pct;
+	if (pct <= 0) {
+		pct = 50 - all / 125;
+		if (pct < o->min_pct)
+			pct = o->min_pct;
+	}
+	int32_t n = (int32_t)((int64_t)all * pct / 100);
+	if (n < o->min_nodes)
+		n = o->min_nodes;
+	return n < 1 ? 1 : (uint32_t)n;
+}
+
+/* ---- resources ---- */
+
+static bool fits(const tph_session *s, tph_idx task, tph_idx node, bool future)
+{
+	const int64_t *req = s->tasks.req + (size_t)task * s->ndim;
+	const tph_node_store *ns = &s->nodes;
+	for (uint32_t d = 0; d < s->ndim; d++) {
+		if (d == TPH_RES_PODS || (d > TPH_RES_MEMORY && req[d] == 0))
+			continue;
+		size_t at = (size_t)d * ns->stride + node;
+		int64_t room = ns->idle[at];
+		if (future)
+			room += ns->releasing[at] - ns->pipelined[at];
+		if (req[d] > room)
+			return false;
+	}
+	return true;
+}
+
+bool tph_fits_idle(const tph_session *s, tph_idx task, tph_idx node)
+{
+	return fits(s, task, node, false);
+}
+
+bool tph_fits_future_idle(const tph_session *s, tph_idx task, tph_idx node)
+{
+	return fits(s, task, node, true);
+}
+
+/* ---- the decision log ---- */
+
+int tph_act_dispatch(tph_session *s, tph_idx task)
+{
+	tph_idx node = s->tasks.node[task];
+	tph_task_move(s, task, TPH_TS_BINDING, node);
+	tph_log *l = &s->log;
+	return tph_log_push(&l->binds, &l->n_binds, &l->cap_binds, (tph_log_row){task, node});
+}
+
+int tph_act_dispatch_job(tph_session *s, tph_idx job)
+{
+	const tph_job_store *js = s->jobs;
+	const uint32_t *cnt = s->js.count + (size_t)job * TPH_TS_COUNT;
+	for (uint32_t i = js->task_off[job]; i < js->task_off[job + 1] && cnt[TPH_TS_ALLOCATED];
+	     i++) {
+		tph_idx t = js->task_idx[i];
+		if (s->tasks.status[t] != TPH_TS_ALLOCATED)
+			continue;
+		int rc = tph_act_dispatch(s, t);
+		if (rc)
+			return rc;
+	}
+	return TPH_OK;
+}
+
+int tph_act_keep(tph_statement *st)
+{
+	tph_session *s = st->s;
+	tph_log *l = &s->log;
+	int rc = TPH_OK;
+	for (uint32_t i = 0; i < st->n && !rc; i++)
+		if (st->ops[i].kind == TPH_OP_PIPELINE)
+			rc = tph_log_push(&l->pipelined, &l->n_pipelined, &l->cap_pipelined,
+			                  (tph_log_row){st->ops[i].task, st->ops[i].node});
+	tph_stmt_free(st);
+	return rc;
+}
+
+int tph_act_fit_errors(tph_session *s, tph_idx task, const tph_idx *nodes,
+                       const tph_reason_code *codes, uint32_t n)
+{
+	int rc = tph_record_fit_errors(s, task, codes, n);
+	return rc ? rc : tph_record_fit_nodes(s, task, nodes, codes, n);
+}
+
+bool tph_conf_has_action(const tph_session *s, const char *action)
+{
+	uint32_t n = tph_conf_action_count(s->conf);
+	for (uint32_t i = 0; i < n; i++)
+		if (!strcmp(tph_conf_action(s->conf, i), action))
+			return true;
+	return false;
+}

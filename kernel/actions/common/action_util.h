@@ -1,0 +1,142 @@
+/* Building blocks of the scheduling actions (enqueue, allocate, backfill and the eviction
+ * actions): Volcano's util.PriorityQueue (pq.h), its PredicateHelper (per-role predicate error
+ * cache, hard shards, node sampling), equivalence classes that let tasks with one spec share
+ * filtering results, and decision-log helpers for what a statement alone does not publish.
+ * Everything here runs on the session's thread. */
+#ifndef TPH_ACTION_UTIL_H
+#define TPH_ACTION_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pq.h"
+#include "session/session_int.h"
+#include "session/statement.h"
+
+/* ---- action scratch ----
+ * Columns an action needs only while it runs (heaps, per-node and per-task work columns) come
+ * from the heap and are all freed when the action ends (tph_session_run calls
+ * tph_act_scratch_end after each action), so the session does not hold them for the rest of its
+ * life as it would arena memory. Never from a parallel region. */
+
+/* Zeroed; NULL when out of memory. */
+void *tph_act_calloc(tph_session *s, size_t count, size_t size);
+#define TPH_ACT_NEW(s, type, count) ((type *)tph_act_calloc((s), (count), sizeof(type)))
+
+/* ---- the queue and job loops of enqueue, allocate and backfill ---- */
+
+/* Volcano's queue and job PriorityQueues, empty: `queues` by QueueOrder with room for every
+ * queue, (*jobs)[q] by JobOrder with room for per_queue[q] jobs (at most the session's jobs in
+ * all); action scratch. TPH_ENOMEM when out of memory. */
+int tph_act_job_heaps(tph_session *s, const uint32_t *per_queue, tph_pq *queues, tph_pq **jobs);
+/* Push job j into its queue's heap; the queue joins `queues` with its first job. */
+void tph_act_push_job(const tph_session *s, tph_pq *queues, tph_pq *jobs, tph_idx j);
+
+/* ---- the node-filtering options every placing action shares ---- */
+
+typedef struct tph_ph_opts {
+	bool error_cache;  /* Volcano's predicateErrorCacheEnable (default true) */
+	bool sampling;     /* stop after enough feasible nodes; off unless a knob below is given */
+	int32_t min_nodes; /* --minimum-feasible-nodes (Volcano default 100) */
+	int32_t min_pct;   /* --minimum-percentage-nodes-to-find (5) */
+	int32_t pct;       /* --percentage-nodes-to-find (0: adaptive) */
+} tph_ph_opts;
+
+/* The argument table of allocate and backfill (key spellings are Volcano's). */
+extern const tph_arg_spec tph_ph_arg_spec[];
+/* Read the options from an action's arguments (args may be NULL). */
+void tph_ph_opts_read(tph_session *s, const tph_args *args, const char *action, tph_ph_opts *o);
+/* Volcano's CalculateNumOfFeasibleNodesToFind. */
+uint32_t tph_ph_nodes_to_find(const tph_ph_opts *o, uint32_t n_all);
+
+/* ---- equivalence classes ---- */
+
+/* Tasks of one job with the same spec pointer, request row and role get the same verdict from
+ * node-local predicates, so one verdict column per class serves them all; after a placement
+ * only the touched node is evaluated again. Used only when every predicate is node-local (see
+ * action_filter.c); otherwise, and in naive mode, every task is evaluated on its own. */
+typedef struct tph_eqc tph_eqc;
+
+/* NULL when classes cannot be used (naive mode, a predicate that is not node-local, or out of
+ * memory); callers then filter every task directly. with_fit: the resource fit comes first
+ * (allocate), else predicates alone (backfill). */
+tph_eqc *tph_eqc_new(tph_session *s, bool with_fit);
+void tph_eqc_free(tph_eqc *e);
+/* A task was placed on or removed from `node`: its verdicts must be recomputed. */
+void tph_eqc_touch(tph_eqc *e, tph_idx node);
+/* The nodes touched so far, in order (*n of them); *lost changes whenever a touch could not be
+ * logged (out of memory), after which anything derived from the log must be recomputed. */
+const tph_idx *tph_eqc_log(const tph_eqc *e, uint32_t *n, uint32_t *lost);
+/* Whether a spec's verdicts are node-local: no inter-pod terms, no DoNotSchedule spreading. */
+bool tph_eqc_spec_local(const tph_pod_spec *sp);
+/* Verdicts of `task` on nodes[0..n) (fit first when the classes were made with_fit): from
+ * its class's column, brought up to date, or evaluated directly. */
+void tph_eqc_eval(tph_eqc *e, tph_idx task, const tph_idx *nodes, uint32_t n, tph_reason_code *out);
+
+/* ---- Volcano's PredicateHelper ---- */
+
+typedef struct tph_ph_role tph_ph_role;
+
+typedef struct tph_ph {
+	tph_session *s;
+	tph_ph_opts o;
+	bool with_fit;
+	tph_eqc *eqc; /* may be NULL */
+	tph_ph_role *roles;
+	uint32_t n_roles, cap_roles;
+	uint32_t gen; /* bumped by tph_ph_reset: every role cache empties */
+	uint32_t rr;  /* Volcano's lastProcessedNodeIndex */
+	tph_reason_code shard_code;
+	tph_idx *eval, *feas; /* scratch for s->nodes.n nodes */
+	uint32_t *pos;
+	tph_reason_code *codes;
+} tph_ph;
+
+int tph_ph_init(tph_ph *ph, tph_session *s, const tph_ph_opts *o, bool with_fit, tph_eqc *eqc);
+void tph_ph_free(tph_ph *ph);
+/* util.NewPredicateHelper(): forget what earlier calls cached (the round-robin index stays). */
+void tph_ph_reset(tph_ph *ph);
+
+/* Volcano's PredicateNodes over nodes[0..n): the feasible nodes go to feasible_out (room for
+ * n, in scan order), codes_out[i] gets the verdict of nodes[i] (TPH_PASS for a node that was
+ * not examined). Nodes of a task's role that failed an earlier call since the last reset fail
+ * again from the cache; in a hard shard the nodes outside it fail. Returns the count. */
+uint32_t tph_ph_predicate(tph_ph *ph, tph_idx task, const tph_idx *nodes, uint32_t n,
+                          tph_idx *feasible_out, tph_reason_code *codes_out);
+/* Whether a task of (job, role) cached failures since the last reset. */
+bool tph_ph_role_cached(tph_ph *ph, tph_idx job, tph_sid role);
+/* Cache the failures codes[i] (never TPH_PASS) of nodes[i] for (job, role), as a scan by a task
+ * of the role would, keeping codes cached earlier: how allocate's class-level path
+ * (allocate_fast.c) hands what its tasks saw to the tasks that take the normal path. */
+int tph_ph_role_seed(tph_ph *ph, tph_idx job, tph_sid role, const tph_idx *nodes,
+                     const tph_reason_code *codes, uint32_t n);
+/* Report the nodes a statement's operations touched (call before discarding it). */
+void tph_ph_touch_stmt(tph_ph *ph, const tph_statement *st);
+void tph_ph_touch(tph_ph *ph, tph_idx node);
+
+/* ---- resources ---- */
+
+/* task.InitResreq.LessEqual(node.Idle / node.FutureIdle(), Zero): the pods unit tephra adds
+ * to every request is left out, as Volcano's requests do not carry it. */
+bool tph_fits_idle(const tph_session *s, tph_idx task, tph_idx node);
+bool tph_fits_future_idle(const tph_session *s, tph_idx task, tph_idx node);
+
+/* ---- publishing what no statement commit publishes ---- */
+
+/* Volcano's Session.dispatch: an Allocated task becomes Binding and is logged as a bind. */
+int tph_act_dispatch(tph_session *s, tph_idx task);
+/* Dispatch every Allocated task of a job, in snapshot order. */
+int tph_act_dispatch_job(tph_session *s, tph_idx job);
+/* A statement kept without commit (a pipelined job): log its pipelined tasks, drop the
+ * statement and leave its operations in place. */
+int tph_act_keep(tph_statement *st);
+/* Record that `task` found no node: fit errors for the pending report and the unresolvable
+ * nodes preempt reads. */
+int tph_act_fit_errors(tph_session *s, tph_idx task, const tph_idx *nodes,
+                       const tph_reason_code *codes, uint32_t n);
+
+/* Whether the conf's action list names `action` (Volcano's conf.EnabledActionMap). */
+bool tph_conf_has_action(const tph_session *s, const char *action);
+
+#endif

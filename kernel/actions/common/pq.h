@@ -1,0 +1,37 @@
+/* Volcano's util.PriorityQueue: Go's container/heap (up, down, Push, Pop) over indices, step
+ * for step. It serves every action's queue, job and task loops, the victim queues of preempt
+ * and reclaim, and capacity's victim order. Serial; the storage is the caller's. */
+#ifndef TPH_PQ_H
+#define TPH_PQ_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "session/session_int.h"
+
+/* A session order: <0 when a comes first (Volcano's LessFn returning true). */
+typedef int (*tph_pq_cmp)(const tph_session *s, tph_idx a, tph_idx b);
+/* A Less function over its own context: true when a comes first. */
+typedef bool (*tph_pq_less)(const void *ctx, tph_idx a, tph_idx b);
+
+/* Plugins' orders can change while items wait (drf shares, gang readiness, evictions between
+ * victim pops), so the heap is Go's exactly: the same pushes and pops give the same answers
+ * even when the order is stale. */
+typedef struct tph_pq {
+	tph_idx *items; /* caller-provided storage of `cap` entries */
+	uint32_t n, cap;
+	tph_pq_cmp cmp;   /* the order when set (tph_pq_init), else `less` */
+	tph_pq_less less; /* tph_pq_init_less */
+	const void *ctx;  /* the session for cmp, less's context otherwise */
+} tph_pq;
+
+/* A queue ordered by a session order (tph_queue_order, tph_job_order, tph_task_order...). */
+void tph_pq_init(tph_pq *q, const tph_session *s, tph_pq_cmp cmp, tph_idx *storage, uint32_t cap);
+/* A queue ordered by `less`; ctx must outlive the queue. */
+void tph_pq_init_less(tph_pq *q, const void *ctx, tph_pq_less less, tph_idx *storage, uint32_t cap);
+/* heap.Push. TPH_ERANGE when full (a caller sized it wrong; asserted in debug builds). */
+int tph_pq_push(tph_pq *q, tph_idx item);
+/* heap.Pop. TPH_NOIDX when empty. */
+tph_idx tph_pq_pop(tph_pq *q);
+
+#endif

@@ -1,0 +1,195 @@
+/* The eviction actions' context (node -> tasks index, scratch) and the candidate nodes of a
+ * preemptor: Volcano's FilterOutUnschedulableAndUnresolvableNodesForTask, then
+ * PredicateHelper.PredicateNodes over PredicateForPreemptAction, then GetPredicatedNodeByShard. */
+#include "evict_util.h"
+
+#include "session/ep.h"
+#include "session/ep_predicate.h"
+#include "session/fit_nodes.h"
+#include "base/mem.h"
+
+#include <string.h>
+
+/* Nodes examined per step when sampling stops the scan early; otherwise all at once. */
+#define CHUNK 256u
+
+/* PredicateHelper's taskPredicateErrorCache: per (job, role), the nodes that failed. Entries
+ * of one job are chained from head[job]; the bit sets live in the arena. */
+typedef struct fit_entry {
+	tph_sid role;
+	uint32_t next; /* entry index + 1; 0 ends the chain */
+	uint64_t *bits;
+} fit_entry;
+
+struct tph_fit_cache {
+	uint32_t *head; /* per job: entry index + 1 */
+	fit_entry *e;
+	uint32_t n, cap;
+};
+
+static int build_node_index(tph_evict_ctx *c)
+{
+	return tph_node_tasks_csr(c->s, &c->node_off, &c->node_tasks, &c->max_on_node);
+}
+
+int tph_evict_open(tph_evict_ctx *c, tph_session *s, const tph_ph_opts *ph, bool keep_cache)
+{
+	memset(c, 0, sizeof *c);
+	c->s = s;
+	c->ph = *ph;
+	uint32_t nn = s->nodes.n + 1;
+	if (build_node_index(c))
+		return TPH_ENOMEM;
+	uint32_t m = c->max_on_node + 1;
+	c->cands = TPH_ACT_NEW(s, tph_idx, m);
+	c->victims = TPH_ACT_NEW(s, tph_idx, m);
+	c->vheap = TPH_ACT_NEW(s, tph_idx, m);
+	c->nodes = TPH_ACT_NEW(s, tph_idx, nn);
+	c->eval = TPH_ACT_NEW(s, tph_idx, nn);
+	c->run = TPH_ACT_NEW(s, tph_idx, nn);
+	c->codes = TPH_ACT_NEW(s, tph_reason_code, nn);
+	c->mark = TPH_ACT_NEW(s, uint32_t, nn);
+	if (keep_cache && ph->error_cache) {
+		c->cache = TPH_ACT_NEW(s, tph_fit_cache, 1);
+		if (c->cache && !(c->cache->head = TPH_ACT_NEW(s, uint32_t, s->jobs->n + 1)))
+			c->cache = NULL;
+		if (!c->cache)
+			return TPH_ENOMEM;
+	}
+	if (!c->cands || !c->victims || !c->vheap || !c->nodes || !c->eval || !c->run ||
+	    !c->codes || !c->mark)
+		return TPH_ENOMEM;
+	return TPH_OK;
+}
+
+void tph_evict_close(tph_evict_ctx *c)
+{
+	if (c->cache)
+		tph_free(c->cache->e);
+	c->cache = NULL;
+}
+
+/* ---- error cache ---- */
+
+static fit_entry *cache_find(const tph_fit_cache *fc, tph_idx job, tph_sid role)
+{
+	for (uint32_t i = fc->head[job]; i; i = fc->e[i - 1].next)
+		if (fc->e[i - 1].role == role)
+			return &fc->e[i - 1];
+	return NULL;
+}
+
+/* A new, empty group (the caller found none). */
+static fit_entry *cache_add(tph_evict_ctx *c, tph_idx job, tph_sid role)
+{
+	tph_fit_cache *fc = c->cache;
+	uint64_t *bits = TPH_ACT_NEW(c->s, uint64_t, c->s->nodes.n / 64 + 1);
+	if (!bits || tph_grow(&fc->e, &fc->cap, fc->n + 1, sizeof *fc->e)) {
+		tph_evict_fail(c, TPH_ENOMEM);
+		return NULL;
+	}
+	fc->e[fc->n] = (fit_entry){role, fc->head[job], bits};
+	fc->head[job] = ++fc->n;
+	return &fc->e[fc->n - 1];
+}
+
+/* The task's group, when its failures are cached at all (Volcano skips roleless tasks). */
+static bool cache_key(const tph_evict_ctx *c, tph_idx task, tph_idx *job, tph_sid *role)
+{
+	*job = c->s->tasks.job[task];
+	*role = c->s->tasks.role[task];
+	return c->cache && *job != TPH_NOIDX && *role != TPH_SID_EMPTY && *role != TPH_SID_NONE;
+}
+
+/* ---- candidate nodes ---- */
+
+/* The session's nodes less the task's recorded unresolvable ones, into c->eval. */
+static uint32_t base_nodes(tph_evict_ctx *c, tph_idx task)
+{
+	const tph_session *s = c->s;
+	const tph_idx *skip;
+	uint32_t ns = tph_unresolvable_nodes(s, task, &skip);
+	if (++c->stamp == 0) {
+		memset(c->mark, 0, (s->nodes.n + 1) * sizeof *c->mark);
+		c->stamp = 1;
+	}
+	for (uint32_t i = 0; i < ns; i++)
+		c->mark[skip[i]] = c->stamp;
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < s->n_ready; i++)
+		if (c->mark[s->ready_nodes[i]] != c->stamp)
+			c->eval[k++] = s->ready_nodes[i];
+	return k;
+}
+
+typedef struct scan {
+	fit_entry *hit;        /* failures cached before this call (taskFailedBefore) */
+	fit_entry *put;        /* where this call's failures go, NULL when not cached */
+	bool hard;             /* hard shard mode */
+	uint32_t found, limit; /* nodes passed so far, how many to find */
+} scan;
+
+/* One chunk of nodes, in order: cached failure, shard, predicate. Stops at the limit. */
+static void scan_chunk(tph_evict_ctx *c, tph_idx task, scan *sc, const tph_idx *in, uint32_t n)
+{
+	const tph_session *s = c->s;
+	tph_idx *run = c->run;
+	uint32_t m = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		tph_idx nd = in[i];
+		bool cached = sc->hit && (sc->hit->bits[nd / 64] >> (nd % 64) & 1);
+		bool outside = sc->hard && !(s->nodes.flags[nd] & TPH_NODE_IN_SHARD);
+		if (!cached && !outside)
+			run[m++] = nd;
+	}
+	tph_predicate_nodes(s, task, run, m, c->codes);
+	for (uint32_t i = 0, r = 0; i < n && sc->found < sc->limit; i++) {
+		tph_idx nd = in[i];
+		if (r < m && run[r] == nd) {
+			if (!tph_predicate_blocks_preempt(s, c->codes[r++])) {
+				c->nodes[sc->found++] = nd;
+				continue;
+			}
+		} else if (sc->hit && (sc->hit->bits[nd / 64] >> (nd % 64) & 1)) {
+			continue; /* Volcano re-reports the cached error; nothing new to cache */
+		}
+		if (sc->put)
+			sc->put->bits[nd / 64] |= (uint64_t)1 << (nd % 64);
+	}
+}
+
+/* Soft sharding: nodes of the shard first, the rest after, each in order. */
+static uint32_t split_shard(tph_evict_ctx *c, uint32_t n)
+{
+	const tph_session *s = c->s;
+	if (s->snap->shard_mode != TPH_SHARD_SOFT)
+		return n;
+	uint32_t k = 0, o = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (s->nodes.flags[c->nodes[i]] & TPH_NODE_IN_SHARD)
+			c->nodes[k++] = c->nodes[i];
+		else
+			c->eval[o++] = c->nodes[i];
+	}
+	memcpy(c->nodes + k, c->eval, o * sizeof *c->eval);
+	return k;
+}
+
+uint32_t tph_evict_nodes(tph_evict_ctx *c, tph_idx task, uint32_t *n_first)
+{
+	uint32_t nb = base_nodes(c, task);
+	scan sc = {NULL, NULL, c->s->snap->shard_mode == TPH_SHARD_HARD, 0,
+	           tph_ph_nodes_to_find(&c->ph, nb)};
+	tph_idx job;
+	tph_sid role;
+	if (cache_key(c, task, &job, &role)) {
+		/* Volcano creates the group at its first failure; an empty group caches nothing. */
+		sc.hit = cache_find(c->cache, job, role);
+		sc.put = sc.hit ? sc.hit : cache_add(c, job, role);
+	}
+	uint32_t step = sc.limit < nb ? CHUNK : (nb ? nb : 1);
+	for (uint32_t off = 0; off < nb && sc.found < sc.limit; off += step)
+		scan_chunk(c, task, &sc, c->eval + off, nb - off < step ? nb - off : step);
+	*n_first = split_shard(c, sc.found);
+	return sc.found;
+}

@@ -1,0 +1,84 @@
+/* FutureIdle arithmetic and the pending-task queues shared by the eviction actions. */
+#include "evict_util.h"
+
+#include "session/ep.h"
+
+void tph_future_idle(const tph_session *s, tph_idx node, int64_t *out)
+{
+	const tph_node_store *ns = &s->nodes;
+	for (uint32_t d = 0; d < s->ndim; d++) {
+		size_t at = (size_t)d * ns->stride + node;
+		out[d] = ns->idle[at] + ns->releasing[at] - ns->pipelined[at];
+	}
+}
+
+void tph_vec_add_task(const tph_session *s, tph_idx task, int sign, int64_t *out)
+{
+	const int64_t *req = s->tasks.req + (size_t)task * s->ndim;
+	for (uint32_t d = 0; d < s->ndim; d++)
+		out[d] += sign * req[d];
+}
+
+bool tph_req_fits(const tph_session *s, tph_idx task, const int64_t *avail)
+{
+	const int64_t *req = s->tasks.req + (size_t)task * s->ndim;
+	for (uint32_t d = 0; d < s->ndim; d++) {
+		if (d > TPH_RES_MEMORY && req[d] == 0)
+			continue;
+		if (req[d] > avail[d])
+			return false;
+	}
+	return true;
+}
+
+bool tph_validate_victims(const tph_session *s, tph_idx task, tph_idx node, const tph_idx *victims,
+                          uint32_t n)
+{
+	int64_t avail[TPH_RES_MAX];
+	tph_future_idle(s, node, avail);
+	for (uint32_t i = 0; i < n; i++)
+		tph_vec_add_task(s, victims[i], +1, avail);
+	return tph_req_fits(s, task, avail);
+}
+
+void tph_push_pending(const tph_session *s, tph_idx job, tph_pq *h, tph_idx *buf)
+{
+	const tph_job_store *js = s->jobs;
+	uint32_t lo = js->task_off[job], hi = js->task_off[job + 1];
+	tph_pq_init(h, s, tph_task_order, buf, hi - lo);
+	for (uint32_t i = lo; i < hi; i++)
+		if (s->tasks.status[js->task_idx[i]] == TPH_TS_PENDING)
+			tph_pq_push(h, js->task_idx[i]);
+}
+
+static bool on_node(const tph_session *s, tph_idx t)
+{
+	uint8_t st = s->tasks.status[t];
+	return (st == TPH_TS_BOUND || st == TPH_TS_RUNNING) && s->tasks.node[t] != TPH_NOIDX;
+}
+
+int tph_node_tasks_csr(tph_session *s, uint32_t **off, tph_idx **tasks, uint32_t *max_on_node)
+{
+	uint32_t nn = s->nodes.n, most = 0;
+	uint32_t *o = TPH_ACT_NEW(s, uint32_t, nn + 2);
+	if (!o)
+		return TPH_ENOMEM;
+	for (tph_idx t = 0; t < s->tasks.n; t++)
+		if (on_node(s, t))
+			o[s->tasks.node[t] + 2]++;
+	for (uint32_t n = 0; n < nn; n++) {
+		most = o[n + 2] > most ? o[n + 2] : most;
+		o[n + 2] += o[n + 1];
+	}
+	tph_idx *ts = TPH_ACT_NEW(s, tph_idx, o[nn + 1] + 1);
+	if (!ts)
+		return TPH_ENOMEM;
+	for (tph_idx t = 0; t < s->tasks.n; t++)
+		if (on_node(s, t))
+			ts[o[s->tasks.node[t] + 1]++] = t;
+	*off = o;
+	*tasks = ts;
+	if (max_on_node)
+		*max_on_node = most;
+	return TPH_OK;
+}

@@ -1,0 +1,81 @@
+/* Shared by the eviction actions (preempt, reclaim, shuffle): Volcano's victim order
+ * (victim_order.h), the candidate nodes of a preemptor and FutureIdle arithmetic. Everything runs
+ * on the session's thread; scratch comes from the session arena once per action run
+ * (tph_evict_open) and is reused by every preemptor. */
+#ifndef TPH_EVICT_UTIL_H
+#define TPH_EVICT_UTIL_H
+
+#include "common/action_util.h"
+#include "session/session_int.h"
+#include "session/statement.h"
+#include "common/victim_order.h"
+
+/* ---- per-action context ---- */
+
+typedef struct tph_fit_cache tph_fit_cache;
+
+typedef struct tph_evict_ctx {
+	tph_session *s;
+	int err;             /* first fatal error (out of memory); the action returns it */
+	uint32_t *node_off;  /* CSR: tasks Bound or Running on node n when the action started */
+	tph_idx *node_tasks; /* node_tasks[node_off[n] .. node_off[n+1]) in task order */
+	uint32_t max_on_node;
+	tph_idx *cands, *victims, *vheap; /* scratch, max_on_node each */
+	tph_idx *nodes;                   /* candidate nodes of one preemptor (n_ready) */
+	tph_idx *eval, *run;              /* scratch (n_ready) */
+	tph_reason_code *codes;           /* scratch (n_ready) */
+	uint32_t *mark;                   /* per node: == stamp when skipped for this task */
+	uint32_t stamp;
+	tph_ph_opts ph;       /* node sampling, as allocate reads it */
+	tph_fit_cache *cache; /* predicate error cache; NULL when disabled */
+} tph_evict_ctx;
+
+/* Build the context. `ph` gives the sampling knobs and predicateErrorCacheEnable; `keep_cache`
+ * keeps the error cache for the whole run (preempt has one PredicateHelper per Execute;
+ * reclaim makes a fresh one per task, which never hits). */
+int tph_evict_open(tph_evict_ctx *c, tph_session *s, const tph_ph_opts *ph, bool keep_cache);
+void tph_evict_close(tph_evict_ctx *c);
+
+/* The tasks on `node` (Bound or Running at action start; callers re-check the status). */
+static inline const tph_idx *tph_evict_on_node(const tph_evict_ctx *c, tph_idx node, uint32_t *n)
+{
+	*n = c->node_off[node + 1] - c->node_off[node];
+	return c->node_tasks + c->node_off[node];
+}
+
+/* The nodes `task` may evict on, as preempt and reclaim compute them: the session's nodes
+ * less the task's recorded unresolvable ones (FilterOutUnschedulableAndUnresolvable...), then
+ * PredicateHelper.PredicateNodes with PredicateForPreemptAction (error cache, hard shard, at
+ * most tph_ph_nodes_to_find found when sampling, in node order), split by
+ * GetPredicatedNodeByShard. Writes c->nodes: the in-shard group, then the others; returns the
+ * total and sets *n_first to the first group's size. */
+uint32_t tph_evict_nodes(tph_evict_ctx *c, tph_idx task, uint32_t *n_first);
+
+/* ---- resources: FutureIdle = idle + releasing - pipelined, per dimension ---- */
+
+void tph_future_idle(const tph_session *s, tph_idx node, int64_t *out);
+/* out += sign * request of task. */
+void tph_vec_add_task(const tph_session *s, tph_idx task, int sign, int64_t *out);
+/* request <= avail as Resource.LessEqual(.., Zero) compares them: cpu and memory always, every
+ * other dimension the task requests. */
+bool tph_req_fits(const tph_session *s, tph_idx task, const int64_t *avail);
+/* util.ValidateVictims: the request fits FutureIdle plus the victims' requests. */
+bool tph_validate_victims(const tph_session *s, tph_idx task, tph_idx node, const tph_idx *victims,
+                          uint32_t n);
+
+/* Pending tasks of `job` pushed into a task-order heap over `buf` (room for the job's tasks). */
+/* The tasks Bound or Running on each node when an eviction action starts (what Volcano's
+ * NodeInfo.Tasks offers the victim filters), as CSR in the session arena:
+ * tasks[off[n] .. off[n+1]) in task order. *max_on_node (may be NULL) gets the largest row. */
+int tph_node_tasks_csr(tph_session *s, uint32_t **off, tph_idx **tasks, uint32_t *max_on_node);
+
+void tph_push_pending(const tph_session *s, tph_idx job, tph_pq *h, tph_idx *buf);
+
+/* Record an out-of-memory (or other fatal) status once. */
+static inline void tph_evict_fail(tph_evict_ctx *c, int rc)
+{
+	if (rc == TPH_ENOMEM && !c->err)
+		c->err = rc;
+}
+
+#endif

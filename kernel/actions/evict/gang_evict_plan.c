@@ -1,0 +1,218 @@
+/* The dry run of gang preempt and reclaim (Volcano's BuildNominationPlanInDomain and
+ * runSimulateTrialAtHyperNode): victims evicted, then each subjob of the job's worksheet
+ * pipelined whole onto the nodes of one hypernode (the first of its eviction gradient that
+ * takes it, for a job with hard topology; the domain itself otherwise), until the job is
+ * pipelined. Also the pending tasks a job evicts for (CollectPendingTasksForGangEviction). */
+#include "gang_evict.h"
+
+#include "session/ep_predicate.h"
+#include "session/fit_nodes.h"
+#include "base/mem.h"
+
+#include <string.h>
+
+/* ---- pending tasks ---- */
+
+int gev_pending(gev_ctx *c)
+{
+	tph_session *s = c->s;
+	ahn_ws *w = c->ws;
+	ahn_state *ws = &w->st[AHN_TRY];
+	bool ready = tph_job_ready(s, c->job); /* a running job evicts for one subjob */
+	tph_idx k;
+	c->n_pending = 0;
+	ahn_state_copy(w, ws, &w->st[AHN_MAIN]);
+	while ((k = tph_pq_pop(&ws->q)) != TPH_NOIDX) {
+		for (uint32_t p = ws->cur[k - w->first]; p < ahn_end(w, k); p++)
+			c->pending[c->n_pending++] = w->task[p];
+		if (ready && c->n_pending)
+			break;
+	}
+	return TPH_OK;
+}
+
+/* ---- the predicate helper of a trial (util.PredicateHelper with simulatePredicate) ---- */
+
+/* The role's failed-node stamps, made on the role's first failure. */
+static uint32_t *role_fail(gev_ctx *c, tph_sid role, bool make)
+{
+	for (uint32_t i = 0; i < c->n_role; i++)
+		if (c->role[i] == role)
+			return c->fail[i];
+	if (!make)
+		return NULL;
+	uint32_t cap = c->cap_role;
+	uint32_t *f = TPH_ACT_NEW(c->s, uint32_t, c->s->nodes.n + 1);
+	if (!f || tph_grow(&c->role, &cap, c->n_role + 1, sizeof *c->role) ||
+	    tph_grow(&c->fail, &c->cap_role, c->n_role + 1, sizeof *c->fail))
+		return NULL;
+	c->role[c->n_role] = role;
+	return c->fail[c->n_role++] = f;
+}
+
+/* A node for the preemptor's task: FutureIdle fits, then PredicateForPreemptAction (only an
+ * UnschedulableAndUnresolvable failure counts). */
+static bool node_ok(const tph_session *s, tph_idx t, tph_idx node)
+{
+	if (s->snap->shard_mode == TPH_SHARD_HARD && !(s->nodes.flags[node] & TPH_NODE_IN_SHARD))
+		return false;
+	if (!tph_fits_future_idle(s, t, node))
+		return false;
+	tph_reason_code code = tph_predicate_node(s, t, node);
+	return code == TPH_PASS || !tph_predicate_blocks_preempt(s, code);
+}
+
+/* PredicateNodes over nodes[0..n) into c->ac.feas: a role's failed nodes fail again within
+ * the trial; with node sampling, the scan stops once enough nodes passed. */
+static uint32_t filter(gev_ctx *c, tph_idx t, const tph_idx *nodes, uint32_t n)
+{
+	tph_session *s = c->s;
+	bool cache = c->ph.error_cache && s->tasks.role[t] != TPH_SID_EMPTY;
+	uint32_t *seen = cache ? role_fail(c, s->tasks.role[t], false) : NULL;
+	uint32_t want = tph_ph_nodes_to_find(&c->ph, n), k = 0;
+	for (uint32_t i = 0; i < n && k < want; i++) {
+		if (seen && seen[nodes[i]] == c->gen)
+			continue;
+		if (node_ok(s, t, nodes[i])) {
+			c->ac.feas[k++] = nodes[i];
+			continue;
+		}
+		uint32_t *f = cache ? role_fail(c, s->tasks.role[t], true) : NULL;
+		if (f)
+			f[nodes[i]] = c->gen;
+	}
+	return k;
+}
+
+/* FilterOutUnschedulableAndUnresolvableNodesForTask intersected with the hypernode's nodes;
+ * when the filter leaves no session node, the hypernode's nodes as they are. */
+static uint32_t schedulable(gev_ctx *c, tph_idx t, const tph_idx *nodes, uint32_t n)
+{
+	tph_session *s = c->s;
+	const tph_idx *unres;
+	uint32_t nu = tph_unresolvable_nodes(s, t, &unres), skipped = 0, k = 0;
+	if (++c->skip_gen == 0) {
+		memset(c->skip, 0, (s->nodes.n + 1) * sizeof *c->skip);
+		c->skip_gen = 1;
+	}
+	for (uint32_t i = 0; i < nu; i++)
+		if (unres[i] != TPH_NOIDX && (s->nodes.flags[unres[i]] & TPH_NODE_READY) &&
+		    c->skip[unres[i]] != c->skip_gen) {
+			c->skip[unres[i]] = c->skip_gen;
+			skipped++;
+		}
+	for (uint32_t i = 0; i < n; i++)
+		if (skipped == s->n_ready || c->skip[nodes[i]] != c->skip_gen)
+			c->nodes[k++] = nodes[i];
+	return k;
+}
+
+/* ---- a trial ---- */
+
+/* One task of a trial: TPH_OK when pipelined, TPH_DECLINED when the trial fails. */
+static int trial_task(gev_ctx *c, tph_idx t, const tph_idx *nodes, uint32_t n, tph_statement *st)
+{
+	tph_session *s = c->s;
+	if (!tph_allocatable(s, c->queue, t))
+		return TPH_DECLINED;
+	uint32_t m = schedulable(c, t, nodes, n);
+	if (!m || tph_prepredicate(s, t) != TPH_PASS)
+		return TPH_DECLINED;
+	uint32_t k = filter(c, t, c->nodes, m);
+	tph_idx best = k ? alloc_best_node(&c->ac, t, c->ac.feas, k) : TPH_NOIDX;
+	if (best == TPH_NOIDX || !tph_fits_future_idle(s, t, best))
+		return TPH_DECLINED;
+	int rc = tph_stmt_pipeline(st, t, best);
+	return rc == TPH_ENOMEM ? rc : rc ? TPH_DECLINED : TPH_OK;
+}
+
+/* runSimulateTrialAtHyperNode: every task of subjob k pipelined under hn; *ok: tr holds them
+ * and the subjob is ready or pipelined. */
+static int trial(gev_ctx *c, tph_idx k, tph_idx hn, tph_statement *tr, bool *ok)
+{
+	tph_session *s = c->s;
+	ahn_ws *w = c->ws;
+	const tph_idx *nodes;
+	uint32_t n = tph_hn_nodes(&s->topo->t, hn, &nodes);
+	int rc = TPH_OK;
+	*ok = false;
+	tph_stmt_init(tr, s);
+	if (!n)
+		return TPH_OK;
+	c->gen++; /* a new PredicateHelper */
+	for (uint32_t p = w->st[AHN_TRY].cur[k - w->first]; p < ahn_end(w, k) && !rc; p++)
+		rc = trial_task(c, w->task[p], nodes, n, tr);
+	*ok =
+	    !rc && tr->n && (tph_subjob_ready(s, c->job, k) || tph_subjob_pipelined(s, c->job, k));
+	if (!*ok)
+		tph_stmt_discard(tr);
+	return rc == TPH_DECLINED ? TPH_OK : rc;
+}
+
+/* The subjob's hypernode: the first of its eviction gradient under hn that takes it (hard
+ * topology), else hn. *won: TPH_NOIDX when none did. */
+static int place_subjob(gev_ctx *c, tph_idx k, tph_idx hn, tph_statement *chain, tph_idx *won)
+{
+	tph_session *s = c->s;
+	tph_hn_gradient *g = &c->gs;
+	tph_statement tr;
+	bool ok = false;
+	*won = TPH_NOIDX;
+	if (tph_topo_job_contains_hard(s, c->job))
+		tph_hn_gradient_for_subjob(s, k, hn, TPH_PURPOSE_EVICT, g);
+	else
+		tph_hn_gradient_single(g, hn);
+	for (uint32_t i = 0; i < g->n && !ok; i++) {
+		int rc = trial(c, k, g->hn[i], &tr, &ok);
+		if (rc)
+			return rc;
+		if (ok)
+			*won = g->hn[i];
+	}
+	return ok ? tph_stmt_merge(chain, &tr) : TPH_OK;
+}
+
+static int evict_all(gev_ctx *c, const tph_idx *victims, uint32_t n, tph_statement *chain)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		int rc = tph_stmt_evict(chain, victims[i], c->reason);
+		if (rc == TPH_ENOMEM)
+			return rc; /* a refused eviction is left out, as Volcano logs and goes on */
+	}
+	return TPH_OK;
+}
+
+int gev_plan(gev_ctx *c, tph_idx hn, const tph_idx *victims, uint32_t n, tph_statement *st,
+             bool *ok)
+{
+	tph_session *s = c->s;
+	ahn_ws *w = c->ws;
+	ahn_state *ws = &w->st[AHN_TRY];
+	tph_statement chain;
+	bool was_ready = tph_job_ready(s, c->job), pipelined = false;
+	*ok = false;
+	if (!tph_hn_node_count(&s->topo->t, hn) || !w->st[AHN_MAIN].q.n)
+		return TPH_OK;
+	tph_stmt_init(&chain, s);
+	ahn_state_copy(w, ws, &w->st[AHN_MAIN]);
+	c->n_nom = 0;
+	int rc = evict_all(c, victims, n, &chain);
+	tph_idx k, won = TPH_NOIDX;
+	while (!rc && (k = tph_pq_pop(&ws->q)) != TPH_NOIDX) {
+		if (ws->cur[k - w->first] == ahn_end(w, k))
+			continue;
+		if ((rc = place_subjob(c, k, hn, &chain, &won)) || won == TPH_NOIDX)
+			break;
+		c->nom[c->n_nom++] = (gev_nom){k, won};
+		pipelined = tph_job_pipelined(s, c->job);
+		if (was_ready || pipelined)
+			break;
+	}
+	if (rc || won == TPH_NOIDX || !pipelined) {
+		tph_stmt_discard(&chain);
+		c->n_nom = 0;
+		return rc;
+	}
+	*ok = true;
+	return tph_stmt_merge(st, &chain);
+}

@@ -1,0 +1,196 @@
+/* The reclaim action (Volcano's actions/reclaim): starving jobs of queues that are not overused
+ * take back resources from running, preemptable tasks of other, reclaimable queues. One
+ * statement per job, kept when the job pipelines; one statement per node tried, merged into
+ * the job's when the reclaimer can be pipelined there. */
+#include "evict_util.h"
+
+#include "session/ep.h"
+
+typedef struct reclaim_run {
+	tph_evict_ctx ev;
+	tph_pq queues;
+	uint8_t *seen; /* per queue: pushed once at setup */
+	tph_pq *jheap; /* per queue: its starving jobs */
+	tph_pq *theap; /* per starving job: its pending tasks */
+	tph_idx *tbuf; /* job j's task heap at tbuf + task_off[j] */
+} reclaim_run;
+
+/* Running, preemptable tasks on the node whose jobs sit in another, reclaimable queue. */
+static uint32_t reclaimees(const tph_evict_ctx *c, tph_idx queue, tph_idx node, tph_idx *out)
+{
+	const tph_session *s = c->s;
+	uint32_t n, k = 0;
+	const tph_idx *on = tph_evict_on_node(c, node, &n);
+	for (uint32_t i = 0; i < n; i++) {
+		tph_idx t = on[i], j = s->tasks.job[t];
+		if (s->tasks.status[t] != TPH_TS_RUNNING ||
+		    !(s->tasks.flags[t] & TPH_TASK_PREEMPTABLE))
+			continue;
+		if (j == TPH_NOIDX || s->jobs->queue[j] == queue)
+			continue;
+		if (s->queues->reclaimable[s->jobs->queue[j]])
+			out[k++] = t;
+	}
+	return k;
+}
+
+/* Evict victims in victim order until the request fits the node's FutureIdle. */
+static bool evict_until_fits(tph_evict_ctx *c, tph_statement *ns, tph_idx task, tph_idx node,
+                             uint32_t nv)
+{
+	tph_session *s = c->s;
+	tph_victim_order vo = {s, task};
+	tph_pq h;
+	tph_victims_queue(&h, &vo, c->victims, nv, c->vheap);
+	int64_t avail[TPH_RES_MAX];
+	tph_future_idle(s, node, avail);
+	while (h.n && !tph_req_fits(s, task, avail)) {
+		tph_idx v = tph_pq_pop(&h);
+		int rc = tph_stmt_evict(ns, v, "reclaim");
+		tph_evict_fail(c, rc);
+		if (rc == TPH_OK)
+			tph_vec_add_task(s, v, +1, avail);
+	}
+	return tph_req_fits(s, task, avail);
+}
+
+static bool try_node(tph_evict_ctx *c, tph_statement *stmt, tph_idx task, tph_idx node)
+{
+	tph_session *s = c->s;
+	uint32_t nc = reclaimees(c, tph_task_queue(s, task), node, c->cands);
+	if (!nc)
+		return false;
+	uint32_t nv = tph_reclaimable(s, task, c->cands, nc, c->victims);
+	if (!tph_validate_victims(s, task, node, c->victims, nv))
+		return false;
+	tph_statement ns;
+	tph_stmt_init(&ns, s);
+	if (evict_until_fits(c, &ns, task, node, nv)) {
+		/* out of memory in the pipeline or the merge ends the action (tph_evict_fail) */
+		int rc = tph_stmt_pipeline(&ns, task, node);
+		if (rc == TPH_OK && (rc = tph_stmt_merge(stmt, &ns)) == TPH_OK)
+			return true;
+		tph_evict_fail(c, rc);
+	}
+	tph_stmt_discard(&ns);
+	return false;
+}
+
+/* reclaimForTask: the candidate nodes, in-shard ones first, until one takes the task. */
+static void reclaim_for_task(tph_evict_ctx *c, tph_statement *stmt, tph_idx task)
+{
+	uint32_t n0, n = tph_evict_nodes(c, task, &n0);
+	for (uint32_t i = 0; i < n && !c->err; i++)
+		if (try_node(c, stmt, task, c->nodes[i]))
+			return;
+}
+
+/* ---- the loops ---- */
+
+enum {
+	JOB_IN = 1,
+	JOB_STARVING = 2
+};
+
+static int run_alloc(reclaim_run *r, uint8_t **flags, uint32_t **off)
+{
+	tph_session *s = r->ev.s;
+	uint32_t nq = s->queues->n, nj = s->jobs->n;
+	r->seen = TPH_ACT_NEW(s, uint8_t, nq + 1);
+	r->jheap = TPH_ACT_NEW(s, tph_pq, nq + 1);
+	r->theap = TPH_ACT_NEW(s, tph_pq, nj + 1);
+	r->tbuf = TPH_ACT_NEW(s, tph_idx, s->tasks.n + 1);
+	*flags = TPH_ACT_NEW(s, uint8_t, nj + 1);
+	*off = TPH_ACT_NEW(s, uint32_t, nq + 2);
+	tph_idx *buf = TPH_ACT_NEW(s, tph_idx, 2 * (size_t)nj + nq + 1);
+	if (!r->seen || !r->jheap || !r->theap || !r->tbuf || !*flags || !*off || !buf)
+		return TPH_ENOMEM;
+	/* Each job pop may push its queue again: room for nq + nj queue entries. */
+	tph_pq_init(&r->queues, s, tph_queue_order, buf + nj, nq + nj);
+	r->jheap[0].items = buf; /* carved per queue in run_setup */
+	return TPH_OK;
+}
+
+/* Volcano's collection pass: queues of the jobs that are not Pending and valid, in the order
+ * met; the starving ones become preemptors with their pending tasks. */
+static int run_setup(reclaim_run *r)
+{
+	tph_session *s = r->ev.s;
+	uint32_t nq = s->queues->n, nj = s->jobs->n, *off;
+	uint8_t *fl;
+	if (run_alloc(r, &fl, &off))
+		return TPH_ENOMEM;
+	tph_idx *jbuf = r->jheap[0].items;
+	for (tph_idx j = 0; j < nj; j++) {
+		if (s->js.phase[j] == TPH_PG_PENDING || tph_job_valid(s, j, NULL) != TPH_OK)
+			continue;
+		fl[j] = JOB_IN | (tph_job_starving(s, j) ? JOB_STARVING : 0);
+		off[s->jobs->queue[j] + 1] += fl[j] >> 1;
+	}
+	for (tph_idx q = 0; q < nq; q++) {
+		off[q + 1] += off[q];
+		tph_pq_init(&r->jheap[q], s, tph_job_order, jbuf + off[q], off[q + 1] - off[q]);
+	}
+	for (tph_idx j = 0; j < nj; j++) {
+		tph_idx q = s->jobs->queue[j];
+		if ((fl[j] & JOB_IN) && !r->seen[q]) {
+			r->seen[q] = 1;
+			tph_pq_push(&r->queues, q);
+		}
+		if (!(fl[j] & JOB_STARVING))
+			continue;
+		tph_pq_push(&r->jheap[q], j);
+		tph_push_pending(s, j, &r->theap[j], r->tbuf + s->jobs->task_off[j]);
+	}
+	return TPH_OK;
+}
+
+/* One starving job: its tasks reclaim while the job starves; kept when it pipelines. */
+static void reclaim_job(reclaim_run *r, tph_idx q, tph_idx j)
+{
+	tph_session *s = r->ev.s;
+	tph_statement st;
+	tph_stmt_init(&st, s);
+	while (!r->ev.err && tph_job_starving(s, j)) {
+		tph_idx t = tph_pq_pop(&r->theap[j]);
+		if (t == TPH_NOIDX)
+			break;
+		if (s->tasks.flags[t] & TPH_TASK_PREEMPT_NEVER)
+			continue;
+		if (!tph_preemptive(s, q, t) || tph_prepredicate(s, t) != TPH_PASS)
+			continue;
+		reclaim_for_task(&r->ev, &st, t);
+	}
+	if (!r->ev.err && tph_job_pipelined(s, j))
+		tph_evict_fail(&r->ev, tph_stmt_commit(&st));
+	else
+		tph_stmt_discard(&st);
+}
+
+static int reclaim_execute(tph_session *s, const tph_args *args)
+{
+	tph_ph_opts ph;
+	tph_ph_opts_read(s, args, "reclaim", &ph);
+	reclaim_run r = {0};
+	int rc = tph_evict_open(&r.ev, s, &ph, false);
+	if (!rc)
+		rc = run_setup(&r);
+	for (tph_idx q; !rc && !r.ev.err && (q = tph_pq_pop(&r.queues)) != TPH_NOIDX;) {
+		if (tph_overused(s, q))
+			continue;
+		for (tph_idx j; !r.ev.err && (j = tph_pq_pop(&r.jheap[q])) != TPH_NOIDX;) {
+			reclaim_job(&r, q, j);
+			if (r.jheap[q].n)
+				tph_pq_push(&r.queues, q);
+		}
+	}
+	tph_evict_close(&r.ev);
+	return rc ? rc : r.ev.err;
+}
+
+const tph_action tph_action_reclaim = {
+    .abi = TPH_PLUGIN_ABI,
+    .name = "reclaim",
+    .args = tph_ph_arg_spec,
+    .execute = reclaim_execute,
+};

@@ -1,0 +1,402 @@
+/* The cluster cache's public surface: create/destroy, put (add or replace by key), remove,
+ * shard and counts. Every put validates and prepares (interning, capacity, new dimensions)
+ * before it writes the slot, so a failed put leaves nothing visible behind. */
+#include "cache/cluster_int.h"
+
+#include "base/mem.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define COL(T)               \
+	{                    \
+		sizeof(T), 0 \
+	}
+#define ROW                        \
+	{                          \
+		sizeof(int64_t), 1 \
+	}
+
+static const tph_coldef node_cols[N_NCOLS] = {COL(uint8_t), COL(tph_sid), ROW,
+                                              ROW,          COL(uint8_t), COL(void *)};
+static const tph_coldef pod_cols[P_NCOLS] = {
+    COL(uint8_t), COL(tph_sid),  COL(tph_sid), COL(tph_sid), COL(tph_sid), COL(tph_sid),
+    COL(tph_sid), COL(tph_sid),  COL(tph_sid), COL(tph_sid), COL(uint8_t), COL(uint8_t),
+    COL(int32_t), COL(tph_time), COL(void *),  COL(void *),  ROW};
+static const tph_coldef pg_cols[G_NCOLS] = {COL(uint8_t), COL(tph_sid),  COL(tph_sid), COL(tph_sid),
+                                            COL(tph_sid), COL(tph_sid),  COL(tph_sid), COL(int32_t),
+                                            COL(uint8_t), COL(uint8_t),  COL(uint8_t), COL(int32_t),
+                                            COL(tph_sid), COL(tph_time), COL(void *),  ROW};
+static const tph_coldef queue_cols[Q_NCOLS] = {
+    COL(uint8_t), COL(tph_sid), COL(int32_t),     COL(tph_sid),     COL(uint8_t),
+    COL(uint8_t), COL(int32_t), COL(tph_time),    COL(void *),      ROW,
+    ROW,          ROW,          COL(tph_dimmask), COL(tph_dimmask), COL(tph_dimmask)};
+static const tph_coldef pclass_cols[C_NCOLS] = {COL(uint8_t), COL(tph_sid), COL(int32_t),
+                                                COL(uint8_t), COL(uint8_t)};
+static const tph_coldef hn_cols[H_NCOLS] = {COL(uint8_t), COL(tph_sid), COL(int32_t),
+                                            COL(tph_sid), COL(void *),  COL(uint32_t)};
+static const tph_coldef quota_cols[R_NCOLS] = {COL(uint8_t), COL(tph_sid), COL(tph_sid),
+                                               COL(tph_sid), ROW,          COL(tph_dimmask)};
+
+static void init_kinds(tph_cluster *c)
+{
+	tph_kind_init(&c->nodes, "node", node_cols, N_NCOLS);
+	tph_kind_init(&c->pods, "pod", pod_cols, P_NCOLS);
+	tph_kind_init(&c->pgs, "podgroup", pg_cols, G_NCOLS);
+	tph_kind_init(&c->queues, "queue", queue_cols, Q_NCOLS);
+	tph_kind_init(&c->pclasses, "priority class", pclass_cols, C_NCOLS);
+	tph_kind_init(&c->hypernodes, "hypernode", hn_cols, H_NCOLS);
+	tph_kind_init(&c->quotas, "quota", quota_cols, R_NCOLS);
+}
+
+static int init_names(tph_cluster *c)
+{
+	static const char *const fixed[TPH_RES_FIXED] = {"cpu", "memory", "pods",
+	                                                 "ephemeral-storage"};
+	int err = TPH_OK;
+	for (uint32_t i = 0; i < TPH_RES_FIXED; i++) {
+		c->dims.name[i] = tph_cl_intern(c, fixed[i], &err);
+		c->dims.unit[i] = (uint8_t)tph_res_unit_of(fixed[i], strlen(fixed[i]));
+	}
+	c->dims.n = TPH_RES_FIXED;
+	c->sid_root = tph_cl_intern(c, "root", &err);
+	c->sid_default = tph_cl_intern(c, "default", &err);
+	c->sid_task_spec = tph_cl_intern(c, "volcano.sh/task-spec", &err);
+	c->sid_group_name = tph_cl_intern(c, "scheduling.k8s.io/group-name", &err);
+	c->sid_preemptable = tph_cl_intern(c, "volcano.sh/preemptable", &err);
+	c->sid_task_prio = tph_cl_intern(c, "volcano.sh/task-priority", &err);
+	return err;
+}
+
+int tph_cluster_create(tph_cluster **out)
+{
+	*out = NULL;
+	tph_cluster *c = tph_calloc(1, sizeof *c);
+	if (!c)
+		return TPH_ENOMEM;
+	init_kinds(c);
+	c->gdef = TPH_SID_NONE;
+	c->shard_name = TPH_SID_NONE;
+	static const tph_pod_desc empty = {.name = "", .namespace_ = ""};
+	static const tph_podgroup_desc empty_pg = {.name = "", .namespace_ = ""};
+	if (tph_strtab_init(&c->strs) || tph_arena_init(&c->perm, (size_t)256 << 10) ||
+	    tph_blobs_init(c) || init_names(c) ||
+	    tph_intern_pod_spec(c, &empty, "cache", &c->empty_spec, NULL) ||
+	    tph_intern_pod_meta(c, &empty, "cache", &c->empty_pod_meta, NULL) ||
+	    tph_intern_job_meta(c, &empty_pg, "cache", &c->empty_job_meta, NULL)) {
+		tph_cluster_destroy(c);
+		return TPH_ENOMEM;
+	}
+	*out = c;
+	return TPH_OK;
+}
+
+void tph_cluster_destroy(tph_cluster *c)
+{
+	if (!c)
+		return;
+	tph_kind *kinds[] = {&c->nodes,    &c->pods,       &c->pgs,   &c->queues,
+	                     &c->pclasses, &c->hypernodes, &c->quotas};
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+		tph_kind_free(kinds[i]);
+	tph_snap_free(atomic_exchange(&c->parked, NULL));
+	tph_blobs_free(c);
+	tph_free(c->shard_nodes);
+	tph_free(c->words);
+	tph_free(c->chars);
+	tph_free(c->dense);
+	tph_free(c->acc);
+	tph_arena_destroy(&c->perm);
+	tph_strtab_free(&c->strs);
+	tph_free(c);
+}
+
+/* ---- nodes ---- */
+
+int tph_cluster_put_node(tph_cluster *c, const tph_node_desc *n, tph_diag *d)
+{
+	if (!c || !n || tph_empty(n->name))
+		return tph_diag_set(d, TPH_EINVAL, "node: empty name");
+	char obj[512];
+	snprintf(obj, sizeof obj, "node %s", n->name);
+	int err = TPH_OK, rc;
+	tph_sid key = tph_cl_intern(c, n->name, &err);
+	if (err)
+		return tph_cl_oom(d, obj);
+	tph_dimplan plan = {0};
+	tph_rlist alloc, cap;
+	const tph_node_meta *meta;
+	uint32_t s;
+	bool fresh;
+	if ((rc = tph_res_prepare(c, &n->allocatable, &plan, &alloc, d, obj, "allocatable")) ||
+	    (rc = tph_res_prepare(c, &n->capacity, &plan, &cap, d, obj, "capacity")) ||
+	    (rc = tph_intern_node_meta(c, n, obj, &meta, d)) ||
+	    (rc = tph_cl_reserve(c, &c->nodes, key, &plan, &s, &fresh, d, obj)))
+		return rc;
+	tph_kind *k = &c->nodes;
+	tph_res_write(c, &alloc, tph_kind_at(c, k, N_ALLOC, s));
+	tph_res_write(c, n->capacity.n ? &cap : &alloc, tph_kind_at(c, k, N_CAPACITY, s));
+	KCOL(k, N_FLAGS, uint8_t)
+	[s] = (uint8_t)((n->ready ? TPH_NODE_READY : 0) |
+	                (n->unschedulable ? TPH_NODE_UNSCHEDULABLE : 0));
+	KCOL(k, N_META, const tph_node_meta *)[s] = meta;
+	tph_kind_commit(k, key, s, fresh);
+	return TPH_OK;
+}
+
+/* ---- pods ---- */
+
+typedef struct pod_rec {
+	tph_sid key, name, ns, uid, role, node, nominated, pg, pclass;
+	uint8_t status, flags;
+	int32_t prio;
+	tph_rlist req;
+	const tph_pod_spec *spec;
+	const tph_pod_meta *meta;
+} pod_rec;
+
+/* Volcano's getTaskStatus (pkg/scheduler/api/helpers.go). */
+static uint8_t pod_status(const tph_pod_desc *p)
+{
+	switch (p->phase) {
+	case TPH_POD_RUNNING:
+		return p->deleting ? TPH_TS_RELEASING : TPH_TS_RUNNING;
+	case TPH_POD_PENDING:
+		if (p->deleting)
+			return TPH_TS_RELEASING;
+		return tph_empty(p->node_name) ? TPH_TS_PENDING : TPH_TS_BOUND;
+	case TPH_POD_SUCCEEDED:
+		return TPH_TS_SUCCEEDED;
+	case TPH_POD_FAILED:
+		return TPH_TS_FAILED;
+	default:
+		return TPH_TS_UNKNOWN;
+	}
+}
+
+/* Go's strconv.ParseBool. */
+static bool parse_bool(const char *s, bool *out)
+{
+	static const char *const t[] = {"1", "t", "T", "TRUE", "true", "True"};
+	static const char *const f[] = {"0", "f", "F", "FALSE", "false", "False"};
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+		if (!strcmp(s, t[i]) || !strcmp(s, f[i])) {
+			*out = !strcmp(s, t[i]);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Volcano's GetPodPreemptable: annotation, then label; an unparsable value is false. */
+static bool pod_preemptable(const tph_pod_desc *p)
+{
+	if (p->preemptable >= 0)
+		return p->preemptable != 0;
+	const char *v = tph_kv_find(p->annotations, "volcano.sh/preemptable");
+	if (!v)
+		v = tph_kv_find(p->labels, "volcano.sh/preemptable");
+	bool b = true;
+	if (v && !parse_bool(v, &b))
+		b = false;
+	return b;
+}
+
+static void pod_derive(const tph_pod_desc *p, pod_rec *r)
+{
+	r->status = pod_status(p);
+	r->flags = TPH_TASK_BEST_EFFORT;
+	for (uint32_t i = 0; i < r->req.n; i++)
+		if (r->req.dim[i] != TPH_RES_PODS && r->req.val[i] != 0)
+			r->flags = 0;
+	if (pod_preemptable(p))
+		r->flags |= TPH_TASK_PREEMPTABLE;
+	if (p->preempt_never)
+		r->flags |= TPH_TASK_PREEMPT_NEVER;
+	r->prio = 0;
+	if (p->has_priority) {
+		r->flags |= P_PRIO_FIXED;
+		r->prio = p->priority;
+	}
+	int64_t v; /* NewTaskInfo: a well-formed volcano.sh/task-priority overrides */
+	const char *a = tph_kv_find(p->annotations, "volcano.sh/task-priority");
+	if (a && tph_parse_int(a, 32, &v)) {
+		r->flags |= P_PRIO_FIXED;
+		r->prio = (int32_t)v;
+	}
+}
+
+static tph_sid intern_opt(tph_cluster *c, const char *s, int *err)
+{
+	return tph_empty(s) ? TPH_SID_NONE : tph_cl_intern(c, s, err);
+}
+
+/* Volcano reads the role and the podgroup from annotations, then labels (getTaskRole). */
+static const char *pod_role(const tph_pod_desc *p)
+{
+	if (!tph_empty(p->task_spec))
+		return p->task_spec;
+	const char *v = tph_kv_find(p->annotations, "volcano.sh/task-spec");
+	if (tph_empty(v))
+		v = tph_kv_find(p->labels, "volcano.sh/task-spec");
+	return tph_empty(v) ? "" : v;
+}
+
+/* A pod's name and uid are new strings and its node one of many: each probe misses the
+ * cache, so their loads start together (and a bulk put starts them a pod ahead). */
+void tph_cl_prefetch_pod(const tph_cluster *c, const tph_pod_desc *p)
+{
+	tph_cl_prefetch(c, p->name);
+	tph_cl_prefetch(c, p->uid);
+	tph_cl_prefetch(c, p->node_name);
+}
+
+static int pod_names(tph_cluster *c, const tph_pod_desc *p, pod_rec *r)
+{
+	int err = TPH_OK;
+	tph_cl_prefetch_pod(c, p);
+	r->key = tph_cl_intern2(c, p->namespace_, '/', p->name, &err);
+	r->name = tph_cl_intern(c, p->name, &err);
+	r->ns = tph_cl_intern(c, p->namespace_, &err);
+	r->uid = !tph_empty(p->uid) ? tph_cl_intern(c, p->uid, &err)
+	                            : tph_cl_intern2(c, p->namespace_, '-', p->name, &err);
+	r->role = tph_cl_intern(c, pod_role(p), &err);
+	r->node = intern_opt(c, p->node_name, &err);
+	r->nominated = intern_opt(c, p->nominated_node, &err);
+	r->pclass = intern_opt(c, p->priority_class, &err);
+	const char *pg = p->pod_group; /* getJobID reads the group-name annotation */
+	if (tph_empty(pg))
+		pg = tph_kv_find(p->annotations, "scheduling.k8s.io/group-name");
+	r->pg = tph_empty(pg) ? TPH_SID_NONE : tph_cl_intern2(c, p->namespace_, '/', pg, &err);
+	return err;
+}
+
+static void pod_write(tph_cluster *c, uint32_t s, const pod_rec *r, tph_time creation)
+{
+	tph_kind *k = &c->pods;
+	KCOL(k, P_NAME, tph_sid)[s] = r->name;
+	KCOL(k, P_NS, tph_sid)[s] = r->ns;
+	KCOL(k, P_UID, tph_sid)[s] = r->uid;
+	KCOL(k, P_ROLE, tph_sid)[s] = r->role;
+	KCOL(k, P_NODE, tph_sid)[s] = r->node;
+	KCOL(k, P_NOMINATED, tph_sid)[s] = r->nominated;
+	KCOL(k, P_PG, tph_sid)[s] = r->pg;
+	KCOL(k, P_PCLASS, tph_sid)[s] = r->pclass;
+	KCOL(k, P_STATUS, uint8_t)[s] = r->status;
+	KCOL(k, P_FLAGS, uint8_t)[s] = r->flags;
+	KCOL(k, P_PRIO, int32_t)[s] = r->prio;
+	KCOL(k, P_CREATION, tph_time)[s] = creation;
+	KCOL(k, P_SPEC, const tph_pod_spec *)[s] = r->spec;
+	KCOL(k, P_META, const tph_pod_meta *)[s] = r->meta;
+	int64_t *row = tph_kind_at(c, k, P_REQ, s);
+	tph_res_write(c, &r->req, row);
+	row[TPH_RES_PODS] += 1000; /* every task takes one pods unit */
+}
+
+int tph_cluster_put_pod(tph_cluster *c, const tph_pod_desc *p, tph_diag *d)
+{
+	if (!c || !p || tph_empty(p->name) || tph_empty(p->namespace_))
+		return tph_diag_set(d, TPH_EINVAL, "pod: empty name or namespace");
+	char obj[512];
+	snprintf(obj, sizeof obj, "pod %s/%s", p->namespace_, p->name);
+	if ((unsigned)p->phase > TPH_POD_UNKNOWN || p->preemptable < -1 || p->preemptable > 1)
+		return tph_diag_set(d, TPH_EINVAL, "%s: bad phase or preemptable", obj);
+	pod_rec r;
+	tph_dimplan plan = {0};
+	uint32_t s;
+	bool fresh;
+	int rc;
+	if (pod_names(c, p, &r))
+		return tph_cl_oom(d, obj);
+	if ((rc = tph_res_prepare(c, &p->requests, &plan, &r.req, d, obj, "requests")) ||
+	    (rc = tph_intern_pod_spec(c, p, obj, &r.spec, d)) ||
+	    (rc = tph_intern_pod_meta(c, p, obj, &r.meta, d)) ||
+	    (rc = tph_cl_reserve(c, &c->pods, r.key, &plan, &s, &fresh, d, obj)))
+		return rc;
+	pod_derive(p, &r);
+	pod_write(c, s, &r, p->creation);
+	tph_kind_commit(&c->pods, r.key, s, fresh);
+	return TPH_OK;
+}
+
+/* ---- removal, shard, counts ---- */
+
+static int remove_key(tph_cluster *c, tph_kind *k, const char *ns, const char *name, tph_diag *d)
+{
+	if (!c || tph_empty(name) || (ns && !ns[0]))
+		return tph_diag_set(d, TPH_EINVAL, "remove %s: empty name or namespace", k->what);
+	tph_sid key;
+	if (ns) {
+		size_t la = strlen(ns), lb = strlen(name);
+		if (la + lb + 1 >= UINT32_MAX ||
+		    tph_grow(&c->chars, &c->chars_cap, (uint32_t)(la + lb + 1), 1) != TPH_OK)
+			return tph_diag_set(d, TPH_ENOMEM, "remove %s: out of memory", k->what);
+		memcpy(c->chars, ns, la);
+		c->chars[la] = '/';
+		memcpy(c->chars + la + 1, name, lb);
+		key = tph_strtab_find(&c->strs, c->chars, la + 1 + lb);
+	} else {
+		key = tph_strtab_find(&c->strs, name, strlen(name));
+	}
+	if (key == TPH_SID_NONE || tph_kind_remove(k, key) != TPH_OK)
+		return tph_diag_set(d, TPH_ENOENT, "%s %s%s%s: not found", k->what, ns ? ns : "",
+		                    ns ? "/" : "", name);
+	return TPH_OK;
+}
+
+int tph_cluster_remove_node(tph_cluster *c, const char *name, tph_diag *d)
+{
+	return remove_key(c, &c->nodes, NULL, name, d);
+}
+
+int tph_cluster_remove_pod(tph_cluster *c, const char *ns, const char *name, tph_diag *d)
+{
+	return remove_key(c, &c->pods, ns ? ns : "", name, d);
+}
+
+int tph_cluster_remove_podgroup(tph_cluster *c, const char *ns, const char *name, tph_diag *d)
+{
+	return remove_key(c, &c->pgs, ns ? ns : "", name, d);
+}
+
+int tph_cluster_remove_queue(tph_cluster *c, const char *name, tph_diag *d)
+{
+	return remove_key(c, &c->queues, NULL, name, d);
+}
+
+int tph_cluster_set_shard(tph_cluster *c, tph_shard_mode mode, const char *name, tph_str_list nodes,
+                          tph_diag *d)
+{
+	if (!c || (unsigned)mode > TPH_SHARD_SOFT || (nodes.n && !nodes.items))
+		return tph_diag_set(d, TPH_EINVAL, "shard: bad mode or node list");
+	for (uint32_t i = 0; i < nodes.n; i++)
+		if (tph_empty(nodes.items[i]))
+			return tph_diag_set(d, TPH_EINVAL, "shard: nodes: item %u is empty", i);
+	int err = TPH_OK;
+	tph_sid sname = tph_empty(name) ? TPH_SID_NONE : tph_cl_intern(c, name, &err);
+	tph_sid *ids = nodes.n ? tph_malloc(nodes.n * sizeof *ids) : NULL;
+	if (nodes.n && !ids)
+		err = TPH_ENOMEM;
+	for (uint32_t i = 0; i < nodes.n && !err; i++)
+		ids[i] = tph_cl_intern(c, nodes.items[i], &err);
+	if (err) {
+		tph_free(ids);
+		return tph_cl_oom(d, "shard");
+	}
+	tph_free(c->shard_nodes);
+	c->shard_nodes = ids;
+	c->n_shard_nodes = nodes.n;
+	c->shard_mode = (uint8_t)mode;
+	c->shard_name = sname;
+	return TPH_OK;
+}
+
+uint32_t tph_cluster_node_count(const tph_cluster *c)
+{
+	return c->nodes.n - c->nodes.dead;
+}
+
+uint32_t tph_cluster_pod_count(const tph_cluster *c)
+{
+	return c->pods.n - c->pods.dead;
+}

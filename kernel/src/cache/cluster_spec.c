@@ -1,0 +1,577 @@
+/* The cold parts of each object kind as canonical blobs (written from descriptors, validated)
+ * and their builders (blob -> rows): pod specs and metas, node, job and queue metas, hypernode
+ * members. The blob table in cluster_intern.c dedups them. */
+#include "cache/cluster_int.h"
+
+#include <regex.h>
+#include <string.h>
+
+/* ---- pod spec ---- */
+
+static void w_podaffs(tph_wr *w, const tph_pod_affinity_term *t, uint32_t n, const char *field)
+{
+	if (n && !t)
+		return tph_w_fail(w, field, "no terms");
+	tph_w_u32(w, n);
+	for (uint32_t i = 0; i < n; i++) {
+		if (!t[i].topology_key || !t[i].topology_key[0])
+			return tph_w_fail(w, field, "term %u: empty topologyKey", i);
+		if (t[i].weight < 0)
+			return tph_w_fail(w, field, "term %u: negative weight", i);
+		tph_w_selector(w, &t[i].selector, field);
+		tph_w_strs(w, t[i].namespaces, field);
+		tph_w_str(w, t[i].topology_key);
+		tph_w_u32(w, (uint32_t)t[i].weight);
+	}
+}
+
+static void w_tolerations(tph_wr *w, const tph_pod_desc *p)
+{
+	if (p->n_tolerations && !p->tolerations)
+		return tph_w_fail(w, "tolerations", "no items");
+	tph_w_u32(w, p->n_tolerations);
+	for (uint32_t i = 0; i < p->n_tolerations; i++) {
+		const tph_toleration *t = &p->tolerations[i];
+		if ((unsigned)t->op > TPH_TOL_EXISTS || t->effect < -1 ||
+		    t->effect > TPH_TAINT_NO_EXECUTE)
+			return tph_w_fail(w, "tolerations", "item %u: bad operator or effect", i);
+		tph_w_str(w, t->key);
+		tph_w_str(w, t->value);
+		tph_w_u32(w, (uint32_t)t->op);
+		tph_w_u32(w, (uint32_t)(t->effect + 1));
+	}
+}
+
+static void w_node_affinity(tph_wr *w, const tph_affinity *a)
+{
+	const char *req = "nodeAffinity required", *pref = "nodeAffinity preferred";
+	if ((a->n_node_required && !a->node_required) ||
+	    (a->n_node_preferred && !a->node_preferred))
+		return tph_w_fail(w, req, "no terms");
+	tph_w_u32(w, a->n_node_required);
+	for (uint32_t i = 0; i < a->n_node_required; i++)
+		tph_w_term(w, &a->node_required[i], req);
+	tph_w_u32(w, a->n_node_preferred);
+	for (uint32_t i = 0; i < a->n_node_preferred; i++) {
+		if (a->node_preferred[i].weight < 0)
+			return tph_w_fail(w, pref, "term %u: negative weight", i);
+		tph_w_u32(w, (uint32_t)a->node_preferred[i].weight);
+		tph_w_term(w, &a->node_preferred[i].term, pref);
+	}
+}
+
+static void w_spread(tph_wr *w, const tph_pod_desc *p)
+{
+	const char *f = "topologySpreadConstraints";
+	if (p->n_spread && !p->spread)
+		return tph_w_fail(w, f, "no items");
+	tph_w_u32(w, p->n_spread);
+	for (uint32_t i = 0; i < p->n_spread; i++) {
+		const tph_spread_constraint *s = &p->spread[i];
+		if (s->max_skew <= 0 || s->min_domains < 0)
+			return tph_w_fail(w, f, "item %u: maxSkew must be > 0, minDomains >= 0", i);
+		if (!s->topology_key || !s->topology_key[0])
+			return tph_w_fail(w, f, "item %u: empty topologyKey", i);
+		tph_w_u32(w, (uint32_t)s->max_skew);
+		tph_w_str(w, s->topology_key);
+		tph_w_u32(w, s->do_not_schedule);
+		tph_w_u32(w, (uint32_t)s->min_domains);
+		tph_w_selector(w, &s->selector, f);
+	}
+}
+
+static const tph_podaff_row *r_podaffs(tph_rd *r, uint32_t *n)
+{
+	*n = tph_r_u32(r);
+	tph_podaff_row *a = tph_r_new(r, *n, sizeof *a), scratch;
+	for (uint32_t i = 0; i < *n; i++) {
+		tph_podaff_row *x = a ? &a[i] : &scratch;
+		x->selector = tph_r_selector(r);
+		x->n_namespaces = tph_r_u32(r);
+		x->namespaces = tph_r_sids(r, x->n_namespaces);
+		x->topology_key = tph_r_u32(r);
+		x->weight = (int32_t)tph_r_u32(r);
+	}
+	return a;
+}
+
+static void r_tolerations(tph_rd *r, tph_pod_spec *s)
+{
+	s->n_tolerations = tph_r_u32(r);
+	tph_tol_row *t = tph_r_new(r, s->n_tolerations, sizeof *t), scratch;
+	for (uint32_t i = 0; i < s->n_tolerations; i++) {
+		tph_tol_row *x = t ? &t[i] : &scratch;
+		x->key = tph_r_u32(r);
+		x->value = tph_r_u32(r);
+		x->op = (uint8_t)tph_r_u32(r);
+		x->effect = (int8_t)((int)tph_r_u32(r) - 1);
+	}
+	s->tolerations = t;
+}
+
+static void r_node_affinity(tph_rd *r, tph_pod_spec *s)
+{
+	s->n_node_required = tph_r_u32(r);
+	tph_term_row *req = tph_r_new(r, s->n_node_required, sizeof *req), ts;
+	for (uint32_t i = 0; i < s->n_node_required; i++)
+		*(req ? &req[i] : &ts) = tph_r_term(r);
+	s->node_required = req;
+	s->n_node_preferred = tph_r_u32(r);
+	tph_pref_row *pref = tph_r_new(r, s->n_node_preferred, sizeof *pref), ps;
+	for (uint32_t i = 0; i < s->n_node_preferred; i++) {
+		tph_pref_row *x = pref ? &pref[i] : &ps;
+		x->weight = (int32_t)tph_r_u32(r);
+		x->term = tph_r_term(r);
+	}
+	s->node_preferred = pref;
+}
+
+static void r_spread(tph_rd *r, tph_pod_spec *s)
+{
+	s->n_spread = tph_r_u32(r);
+	tph_spread_row *sp = tph_r_new(r, s->n_spread, sizeof *sp), scratch;
+	for (uint32_t i = 0; i < s->n_spread; i++) {
+		tph_spread_row *x = sp ? &sp[i] : &scratch;
+		x->max_skew = (int32_t)tph_r_u32(r);
+		x->topology_key = tph_r_u32(r);
+		x->do_not_schedule = tph_r_u32(r) != 0;
+		x->min_domains = (int32_t)tph_r_u32(r);
+		x->selector = tph_r_selector(r);
+	}
+	s->spread = sp;
+}
+
+static void *build_spec(tph_rd *r)
+{
+	tph_pod_spec *s = tph_r_new(r, 1, sizeof *s), scratch;
+	tph_pod_spec *t = s ? s : &scratch; /* keep reading in step; the result is dropped */
+	t->node_selector = tph_r_labels(r);
+	r_tolerations(r, t);
+	r_node_affinity(r, t);
+	t->pod_required = r_podaffs(r, &t->n_pod_required);
+	t->pod_preferred = r_podaffs(r, &t->n_pod_preferred);
+	t->anti_required = r_podaffs(r, &t->n_anti_required);
+	t->anti_preferred = r_podaffs(r, &t->n_anti_preferred);
+	r_spread(r, t);
+	return s;
+}
+
+int tph_intern_pod_spec(tph_cluster *c, const tph_pod_desc *p, const char *obj,
+                        const tph_pod_spec **out, tph_diag *d)
+{
+	static const tph_affinity none;
+	const tph_affinity *a = p->affinity ? p->affinity : &none;
+	tph_wr w;
+	tph_w_begin(&w, c, TPH_B_SPEC, obj, d);
+	tph_w_labels(&w, p->node_selector, "nodeSelector");
+	w_tolerations(&w, p);
+	w_node_affinity(&w, a);
+	w_podaffs(&w, a->pod_required, a->n_pod_required, "podAffinity required");
+	w_podaffs(&w, a->pod_preferred, a->n_pod_preferred, "podAffinity preferred");
+	w_podaffs(&w, a->anti_required, a->n_anti_required, "podAntiAffinity required");
+	w_podaffs(&w, a->anti_preferred, a->n_anti_preferred, "podAntiAffinity preferred");
+	w_spread(&w, p);
+	void *fresh;
+	int rc = tph_w_finish(&w, build_spec, (const void **)out, &fresh);
+	if (!rc && fresh)
+		((tph_pod_spec *)fresh)->id = c->n_specs++;
+	return rc;
+}
+
+/* ---- pod meta ---- */
+
+static void *build_pod_meta(tph_rd *r)
+{
+	tph_pod_meta *m = tph_r_new(r, 1, sizeof *m), scratch;
+	tph_pod_meta *t = m ? m : &scratch;
+	t->labels = tph_r_labels(r);
+	t->annotations = tph_r_labels(r);
+	return m;
+}
+
+int tph_intern_pod_meta(tph_cluster *c, const tph_pod_desc *p, const char *obj,
+                        const tph_pod_meta **out, tph_diag *d)
+{
+	tph_wr w;
+	tph_w_begin(&w, c, TPH_B_POD_META, obj, d);
+	tph_w_labels(&w, p->labels, "labels");
+	tph_w_labels(&w, p->annotations, "annotations");
+	return tph_w_finish(&w, build_pod_meta, (const void **)out, NULL);
+}
+
+/* ---- node meta ---- */
+
+static void w_f64(tph_wr *w, double v)
+{
+	int64_t bits;
+	memcpy(&bits, &v, sizeof bits);
+	tph_w_i64(w, bits);
+}
+
+static double r_f64(tph_rd *r)
+{
+	int64_t bits = tph_r_i64(r);
+	double v;
+	memcpy(&v, &bits, sizeof v);
+	return v;
+}
+
+static void w_taints(tph_wr *w, const tph_node_desc *n)
+{
+	if (n->n_taints && !n->taints)
+		return tph_w_fail(w, "taints", "no items");
+	tph_w_u32(w, n->n_taints);
+	for (uint32_t i = 0; i < n->n_taints; i++) {
+		const tph_taint *t = &n->taints[i];
+		if (!t->key || !t->key[0] || (unsigned)t->effect > TPH_TAINT_NO_EXECUTE)
+			return tph_w_fail(w, "taints", "item %u: empty key or bad effect", i);
+		tph_w_str(w, t->key);
+		tph_w_str(w, t->value);
+		tph_w_u32(w, (uint32_t)t->effect);
+	}
+}
+
+static void *build_node_meta(tph_rd *r)
+{
+	tph_node_meta *m = tph_r_new(r, 1, sizeof *m), scratch;
+	tph_node_meta *t = m ? m : &scratch;
+	t->labels = tph_r_labels(r);
+	t->annotations = tph_r_labels(r);
+	t->n_taints = tph_r_u32(r);
+	tph_taint_row *taints = tph_r_new(r, t->n_taints, sizeof *taints), ts;
+	for (uint32_t i = 0; i < t->n_taints; i++) {
+		tph_taint_row *x = taints ? &taints[i] : &ts;
+		x->key = tph_r_u32(r);
+		x->value = tph_r_u32(r);
+		x->effect = (uint8_t)tph_r_u32(r);
+	}
+	t->taints = taints;
+	t->usage.present = tph_r_u32(r) != 0;
+	t->usage.period_s = tph_r_i64(r);
+	t->usage.cpu_pct = r_f64(r);
+	t->usage.mem_pct = r_f64(r);
+	t->usage.metrics_time = tph_r_i64(r);
+	return m;
+}
+
+int tph_intern_node_meta(tph_cluster *c, const tph_node_desc *n, const char *obj,
+                         const tph_node_meta **out, tph_diag *d)
+{
+	tph_wr w;
+	tph_w_begin(&w, c, TPH_B_NODE_META, obj, d);
+	tph_w_labels(&w, n->labels, "labels");
+	tph_w_labels(&w, n->annotations, "annotations");
+	w_taints(&w, n);
+	const tph_node_usage *u = &n->usage;
+	tph_w_u32(&w, u->present);
+	tph_w_i64(&w, u->present ? u->period_s : 0);
+	w_f64(&w, u->present ? u->cpu_pct : 0.0);
+	w_f64(&w, u->present ? u->mem_pct : 0.0);
+	tph_w_i64(&w, u->present ? u->metrics_time : 0);
+	return tph_w_finish(&w, build_node_meta, (const void **)out, NULL);
+}
+
+/* ---- job meta ---- */
+
+static void w_min_tasks(tph_wr *w, const tph_podgroup_desc *g)
+{
+	const char *f = "minTaskMember";
+	if (g->n_min_tasks && !g->min_tasks)
+		return tph_w_fail(w, f, "no items");
+	tph_w_u32(w, g->n_min_tasks);
+	for (uint32_t i = 0; i < g->n_min_tasks; i++) {
+		const char *role = g->min_tasks[i].task_spec ? g->min_tasks[i].task_spec : "";
+		if (g->min_tasks[i].min < 0)
+			return tph_w_fail(w, f, "%s: negative", role);
+		for (uint32_t j = 0; j < i; j++)
+			if (!strcmp(role,
+			            g->min_tasks[j].task_spec ? g->min_tasks[j].task_spec : ""))
+				return tph_w_fail(w, f, "\"%s\" given twice", role);
+		tph_w_str(w, role);
+		tph_w_u32(w, (uint32_t)g->min_tasks[i].min);
+	}
+}
+
+static void w_topology(tph_wr *w, const tph_net_topology *t, const char *field)
+{
+	if ((unsigned)t->mode > TPH_TOPO_SOFT)
+		return tph_w_fail(w, field, "bad mode %d", (int)t->mode);
+	tph_w_u32(w, (uint32_t)t->mode);
+	tph_w_u32(w, (uint32_t)(t->highest_tier < 0 ? -1 : t->highest_tier));
+	tph_w_u32(w, t->highest_tier_name ? 1u : 0u);
+	if (t->highest_tier_name)
+		tph_w_str(w, t->highest_tier_name);
+}
+
+static void w_subgroups(tph_wr *w, const tph_podgroup_desc *g)
+{
+	const char *f = "subGroupPolicy";
+	if (g->n_subgroups && !g->subgroups)
+		return tph_w_fail(w, f, "no items");
+	tph_w_u32(w, g->n_subgroups);
+	for (uint32_t i = 0; i < g->n_subgroups; i++) {
+		const tph_subgroup_policy *s = &g->subgroups[i];
+		if (s->subgroup_size < 0 || s->min_subgroups < 0)
+			return tph_w_fail(w, f, "item %u: negative size", i);
+		tph_w_str(w, s->name);
+		tph_w_u32(w, (uint32_t)s->subgroup_size);
+		tph_w_u32(w, (uint32_t)s->min_subgroups);
+		tph_w_strs(w, s->match_label_keys, f);
+		tph_w_selector(w, &s->selector, f);
+		w_topology(w, &s->topology, f);
+	}
+}
+
+static void r_subgroup(tph_rd *r, tph_subgroup_row *x)
+{
+	x->name = tph_r_u32(r);
+	x->subgroup_size = (int32_t)tph_r_u32(r);
+	x->min_subgroups = (int32_t)tph_r_u32(r);
+	x->n_match_label_keys = tph_r_u32(r);
+	x->match_label_keys = tph_r_sids(r, x->n_match_label_keys);
+	x->selector = tph_r_selector(r);
+	x->topo_mode = (uint8_t)tph_r_u32(r);
+	x->topo_tier = (int32_t)tph_r_u32(r);
+	x->topo_tier_name = tph_r_u32(r) ? tph_r_u32(r) : TPH_SID_NONE;
+}
+
+static void *build_job_meta(tph_rd *r)
+{
+	tph_job_meta *m = tph_r_new(r, 1, sizeof *m), scratch;
+	tph_job_meta *t = m ? m : &scratch;
+	t->annotations = tph_r_labels(r);
+	t->n_min_tasks = tph_r_u32(r);
+	tph_label *roles = tph_r_new(r, t->n_min_tasks, sizeof *roles), rs;
+	int32_t *counts = tph_r_new(r, t->n_min_tasks, sizeof *counts), cs;
+	for (uint32_t i = 0; i < t->n_min_tasks; i++) {
+		*(roles ? &roles[i] : &rs) = (tph_label){tph_r_u32(r), TPH_SID_EMPTY};
+		*(counts ? &counts[i] : &cs) = (int32_t)tph_r_u32(r);
+	}
+	t->min_tasks = roles;
+	t->min_task_counts = counts;
+	t->n_subgroups = tph_r_u32(r);
+	tph_subgroup_row *sg = tph_r_new(r, t->n_subgroups, sizeof *sg), ss;
+	for (uint32_t i = 0; i < t->n_subgroups; i++)
+		r_subgroup(r, sg ? &sg[i] : &ss);
+	t->subgroups = sg;
+	return m;
+}
+
+int tph_intern_job_meta(tph_cluster *c, const tph_podgroup_desc *g, const char *obj,
+                        const tph_job_meta **out, tph_diag *d)
+{
+	tph_wr w;
+	tph_w_begin(&w, c, TPH_B_JOB_META, obj, d);
+	tph_w_labels(&w, g->annotations, "annotations");
+	w_min_tasks(&w, g);
+	w_subgroups(&w, g);
+	return tph_w_finish(&w, build_job_meta, (const void **)out, NULL);
+}
+
+/* ---- queue meta ---- */
+
+static void *build_queue_meta(tph_rd *r)
+{
+	tph_queue_meta *m = tph_r_new(r, 1, sizeof *m), scratch;
+	tph_queue_meta *t = m ? m : &scratch;
+	t->annotations = tph_r_labels(r);
+	t->n_aff_required = tph_r_u32(r);
+	t->aff_required = tph_r_sids(r, t->n_aff_required);
+	t->n_aff_preferred = tph_r_u32(r);
+	t->aff_preferred = tph_r_sids(r, t->n_aff_preferred);
+	t->n_anti_required = tph_r_u32(r);
+	t->anti_required = tph_r_sids(r, t->n_anti_required);
+	t->n_anti_preferred = tph_r_u32(r);
+	t->anti_preferred = tph_r_sids(r, t->n_anti_preferred);
+	return m;
+}
+
+int tph_intern_queue_meta(tph_cluster *c, const tph_queue_desc *q, const char *obj,
+                          const tph_queue_meta **out, tph_diag *d)
+{
+	tph_wr w;
+	tph_w_begin(&w, c, TPH_B_QUEUE_META, obj, d);
+	tph_w_labels(&w, q->annotations, "annotations");
+	tph_w_strs(&w, q->affinity_required, "nodeGroupAffinity required");
+	tph_w_strs(&w, q->affinity_preferred, "nodeGroupAffinity preferred");
+	tph_w_strs(&w, q->anti_affinity_required, "nodeGroupAntiAffinity required");
+	tph_w_strs(&w, q->anti_affinity_preferred, "nodeGroupAntiAffinity preferred");
+	return tph_w_finish(&w, build_queue_meta, (const void **)out, NULL);
+}
+
+/* ---- hypernode members ---- */
+
+/* Bounds on a member regex, after Go's regexp (RE2), which Volcano compiles them with: counts
+ * up to 1000, no backreferences. glibc's regcomp builds the whole expanded automaton and
+ * recurses per group, and its regexec backtracks on backreferences, so a short pattern could
+ * otherwise take gigabytes, overflow the stack or run for seconds per node name. */
+#define RE_MAX_COUNT 1000
+#define RE_MAX_DEPTH 100
+#define RE_MAX_SIZE  20000 /* atoms once every counted repetition is expanded */
+
+/* The end of the bracket expression starting at `p` ('['), or NULL if it does not close. */
+static const char *re_bracket_end(const char *p)
+{
+	p++;
+	if (*p == '^')
+		p++;
+	if (*p == ']')
+		p++;
+	for (; *p && *p != ']'; p++) {
+		if (*p == '[' && (p[1] == ':' || p[1] == '.' || p[1] == '=')) {
+			const char *q = strchr(p + 2, p[1]);
+			while (q && q[1] != ']')
+				q = strchr(q + 1, p[1]);
+			if (!q)
+				return NULL;
+			p = q + 1;
+		}
+	}
+	return *p ? p : NULL;
+}
+
+static const char *re_number(const char *q, uint64_t *v)
+{
+	for (*v = 0; *q >= '0' && *q <= '9'; q++)
+		*v = *v < 100000 ? *v * 10 + (uint64_t)(*q - '0') : *v; /* saturates */
+	return q;
+}
+
+/* A bound "{m}", "{m,}", "{m,n}" or "{,n}" (glibc reads it as "{0,n}") at `p`: *top is its
+ * largest written count, *open whether it has no upper end, *end its '}'. False when `p` holds
+ * no bound (then regcomp judges it). */
+static bool re_bound(const char *p, const char **end, uint64_t *top, bool *open)
+{
+	uint64_t m, n;
+	const char *q = p + 1;
+	if ((*q < '0' || *q > '9') && *q != ',')
+		return false;
+	q = re_number(q, &m);
+	n = m;
+	*open = false;
+	if (*q == ',') {
+		q++;
+		if (*q >= '0' && *q <= '9')
+			q = re_number(q, &n);
+		else
+			*open = true;
+	}
+	if (*q != '}')
+		return false;
+	*top = m > n ? m : n;
+	*end = q;
+	return true;
+}
+
+const char *tph_regex_vet(const char *re)
+{
+	uint64_t size[RE_MAX_DEPTH + 1] = {0}, last[RE_MAX_DEPTH + 1] = {0};
+	int depth = 0;
+	for (const char *p = re; *p; p++) {
+		const char *end = p;
+		uint64_t count;
+		bool open;
+		switch (*p) {
+		case '\\':
+			if (p[1] >= '1' && p[1] <= '9')
+				return "backreferences are not supported";
+			p += p[1] != '\0';
+			size[depth] += last[depth] = 1;
+			break;
+		case '[':
+			if (!(end = re_bracket_end(p)))
+				return NULL; /* regcomp reports it */
+			p = end;
+			size[depth] += last[depth] = 1;
+			break;
+		case '(':
+			if (depth == RE_MAX_DEPTH)
+				return "groups nest too deeply";
+			depth++;
+			size[depth] = last[depth] = 0;
+			break;
+		case ')':
+			if (depth == 0) { /* an unmatched ')' is an ordinary character in ERE */
+				size[depth] += last[depth] = 1;
+				break;
+			}
+			depth--;
+			size[depth] += last[depth] = size[depth + 1] ? size[depth + 1] : 1;
+			break;
+		case '{':
+			if (!re_bound(p, &end, &count, &open)) {
+				size[depth] += last[depth] = 1;
+				break;
+			}
+			if (count > RE_MAX_COUNT)
+				return "repeat count above 1000";
+			p = end;
+			count = (count ? count : 1) + open;
+			size[depth] += last[depth] * (count - 1);
+			last[depth] *= count;
+			break;
+		case '|':
+			last[depth] = 0;
+			break;
+		case '*':
+		case '+':
+		case '?': /* one node over the atom, not a copy */
+			size[depth]++;
+			last[depth]++;
+			break;
+		default:
+			size[depth] += last[depth] = 1;
+		}
+		if (size[depth] > RE_MAX_SIZE || last[depth] > RE_MAX_SIZE)
+			return "too large once repetitions are expanded";
+	}
+	return NULL;
+}
+
+static void w_member(tph_wr *w, const tph_hypernode_member *m, uint32_t i)
+{
+	const char *f = "members";
+	const char *s = m->name_or_regex;
+	if ((unsigned)m->kind > TPH_MEMBER_LABELS)
+		return tph_w_fail(w, f, "item %u: bad kind", i);
+	if (m->kind != TPH_MEMBER_LABELS && (!s || !s[0]))
+		return tph_w_fail(w, f, "item %u: empty name", i);
+	if (m->kind == TPH_MEMBER_REGEX) {
+		regex_t re;
+		const char *why = tph_regex_vet(s);
+		if (why)
+			return tph_w_fail(w, f, "item %u: regex \"%s\": %s", i, s, why);
+		if (regcomp(&re, s, REG_EXTENDED | REG_NOSUB) != 0)
+			return tph_w_fail(w, f, "item %u: bad regex \"%s\"", i, s);
+		regfree(&re);
+	}
+	tph_w_u32(w, (uint32_t)m->kind);
+	tph_w_str(w, m->kind == TPH_MEMBER_LABELS ? "" : s);
+	tph_w_labels(w, m->labels, f);
+}
+
+static void *build_members(tph_rd *r)
+{
+	uint32_t n = tph_r_u32(r);
+	tph_hn_member_row *m = tph_r_new(r, n ? n : 1, sizeof *m), scratch;
+	for (uint32_t i = 0; i < n; i++) {
+		tph_hn_member_row *x = m ? &m[i] : &scratch;
+		x->kind = (uint8_t)tph_r_u32(r);
+		x->name = tph_r_u32(r);
+		x->labels = tph_r_labels(r);
+	}
+	return m;
+}
+
+int tph_intern_members(tph_cluster *c, const tph_hypernode_desc *h, const char *obj,
+                       const tph_hn_member_row **out, tph_diag *d)
+{
+	tph_wr w;
+	tph_w_begin(&w, c, TPH_B_MEMBERS, obj, d);
+	if (h->n_members && !h->members)
+		tph_w_fail(&w, "members", "no items");
+	tph_w_u32(&w, h->n_members);
+	for (uint32_t i = 0; i < h->n_members && !w.err; i++)
+		w_member(&w, &h->members[i], i);
+	return tph_w_finish(&w, build_members, (const void **)out, NULL);
+}

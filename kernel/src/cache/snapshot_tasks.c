@@ -1,0 +1,267 @@
+/* The snapshot's task pass: copy the task columns by runs of live slots (split across
+ * threads), then in one pass resolve each task's job, node and priority by id, sum per job and
+ * do Volcano's node accounting. */
+#include "cache/cluster_int.h"
+#include "base/omp_team.h"
+
+#include <string.h>
+
+typedef struct tpass {
+	const tph_cluster *c;
+	tph_snapshot *s;
+	const tph_snap_maps *m;
+	tph_diag *d;
+	uint32_t next_own, dropped_own;
+	int32_t pod_default; /* priority of a pod without priority or class */
+	tph_sid last_pg;     /* the podgroup of the previous pod and its slot (task_job) */
+	uint32_t last_g;
+} tpass;
+
+/* Tasks [t0, t1) of a column gathered from the runs of live slots. */
+static void copy_range(void *dst, const void *src, size_t elem, const tph_snap_maps *m, uint32_t t0,
+                       uint32_t t1)
+{
+	char *o = dst;
+	const char *in = src;
+	for (uint32_t r = 0, at = 0; r < m->nruns && at < t1; r++) {
+		uint32_t len = m->runs[2 * r + 1], lo = t0 > at ? t0 : at;
+		uint32_t hi = t1 < at + len ? t1 : at + len;
+		if (lo < hi)
+			memcpy(o + (size_t)lo * elem,
+			       in + ((size_t)m->runs[2 * r] + lo - at) * elem,
+			       (size_t)(hi - lo) * elem);
+		at += len;
+	}
+}
+
+/* The copies are most of the snapshot's time and bound by memory bandwidth, which one core
+ * does not saturate: every column is cut into pieces that the threads share. */
+#define COPY_PIECES 8
+
+static void copy_task_cols(const tph_cluster *c, tph_task_store *t, const tph_snap_maps *m)
+{
+	const tph_kind *k = &c->pods;
+	struct {
+		void *dst;
+		const void *src;
+		size_t elem;
+	} col[] = {
+	    {t->status, k->col[P_STATUS], sizeof *t->status},
+	    {t->creation, k->col[P_CREATION], sizeof *t->creation},
+	    {t->name, k->col[P_NAME], sizeof *t->name},
+	    {t->ns, k->col[P_NS], sizeof *t->ns},
+	    {t->uid, k->col[P_UID], sizeof *t->uid},
+	    {t->role, k->col[P_ROLE], sizeof *t->role},
+	    {t->key, k->col[K_KEY], sizeof *t->key},
+	    {t->pclass, k->col[P_PCLASS], sizeof *t->pclass},
+	    {t->spec, k->col[P_SPEC], sizeof *t->spec},
+	    {t->meta, k->col[P_META], sizeof *t->meta},
+	};
+	int ncol = (int)(sizeof col / sizeof *col), n = ncol * COPY_PIECES;
+	uint32_t piece = (t->n + COPY_PIECES - 1) / COPY_PIECES;
+	int saved = tph_omp_enter(); /* a team the machine's load allows, as filtering does */
+#ifdef TPH_HAVE_OPENMP
+#pragma omp parallel for schedule(dynamic, 1) if (t->n >= 65536)
+#endif
+	for (int i = 0; i < n; i++) {
+		uint32_t t0 = (uint32_t)(i % COPY_PIECES) * piece;
+		uint32_t t1 = t0 + piece < t->n ? t0 + piece : t->n;
+		if (t0 < t1)
+			copy_range(col[i / COPY_PIECES].dst, col[i / COPY_PIECES].src,
+			           col[i / COPY_PIECES].elem, m, t0, t1);
+	}
+	tph_omp_leave(saved);
+}
+/* Volcano's pg controller gives a bare pod a podgroup of its own: minMember 1, the pod's
+ * priority class, its requests as minResources, Pending (buildPodGroupFromPod). */
+static void fill_own_job(const tph_cluster *c, tph_snapshot *s, uint32_t i, uint32_t t,
+                         uint32_t queue, tph_sid pclass)
+{
+	tph_job_store *j = &s->jobs;
+	const tph_task_store *ts = &s->tasks;
+	j->queue[i] = queue;
+	j->min_member[i] = 1;
+	j->phase[i] = TPH_PG_PENDING;
+	j->priority[i] = tph_snap_class_prio(c, pclass, tph_snap_default_prio(c, 0));
+	j->creation[i] = ts->creation[t];
+	j->name[i] = ts->name[t];
+	j->ns[i] = ts->ns[t];
+	j->uid[i] = ts->uid[t];
+	memcpy(j->min_res + (size_t)i * c->dims.n, ts->req + (size_t)t * c->dims.n,
+	       c->dims.n * sizeof(int64_t));
+	j->has_min_res[i] = 1;
+	j->topo_mode[i] = TPH_TOPO_NONE;
+	j->topo_tier[i] = -1;
+	j->topo_tier_name[i] = TPH_SID_NONE;
+	j->meta[i] = c->empty_job_meta;
+}
+
+/* CSR from per-job counts held in task_off[j + 1]. */
+static void build_csr(tph_snapshot *s)
+{
+	tph_job_store *j = &s->jobs;
+	for (uint32_t i = 0; i < j->n; i++)
+		j->task_off[i + 1] += j->task_off[i];
+	for (uint32_t t = 0; t < s->tasks.n; t++) {
+		uint32_t ji = s->tasks.job[t];
+		if (ji != TPH_NOIDX)
+			j->task_idx[j->task_off[ji]++] = t;
+	}
+	for (uint32_t i = j->n; i > 0; i--) /* the fill advanced each offset to the next one */
+		j->task_off[i] = j->task_off[i - 1];
+	j->task_off[0] = 0;
+}
+
+/* NodeInfo.AddTask: Releasing holds and releases, Pipelined only reserves, every other status
+ * the cache places (Bound, Running, Unknown, ...) holds. Finished tasks are never placed.
+ * What a node holds goes to a row of its own (one cache line, not one per dimension);
+ * finish_nodes turns the rows into the used and idle columns. */
+static void account(tpass *x, uint32_t i, uint8_t st, const int64_t *req)
+{
+	tph_node_store *n = &x->s->nodes;
+	uint32_t nd = x->c->dims.n;
+	if (st == TPH_TS_SUCCEEDED || st == TPH_TS_FAILED)
+		return;
+	n->ntasks[i]++;
+	size_t at = i, stride = n->stride;
+	if (st == TPH_TS_PIPELINED) {
+		for (uint32_t d = 0; d < nd; d++)
+			n->pipelined[d * stride + at] += req[d];
+		return;
+	}
+	int64_t *held = x->m->acc + at * nd;
+	for (uint32_t d = 0; d < nd; d++)
+		held[d] += req[d];
+	if (st == TPH_TS_RELEASING)
+		for (uint32_t d = 0; d < nd; d++)
+			n->releasing[d * stride + at] += req[d];
+}
+
+/* idle = allocatable - used: every status that adds to used takes from idle. */
+static void finish_nodes(tph_node_store *n, const int64_t *acc, uint32_t nd)
+{
+	for (uint32_t d = 0; d < nd; d++) {
+		size_t col = (size_t)d * n->stride;
+		for (uint32_t i = 0; i < n->n; i++) {
+			int64_t held = acc[(size_t)i * nd + d];
+			n->used[col + i] = held;
+			n->idle[col + i] = n->alloc[col + i] - held;
+		}
+		for (uint32_t i = n->n; i < n->stride; i++)
+			n->idle[col + i] = 0;
+	}
+}
+
+static uint32_t node_of(const tpass *x, tph_sid name)
+{
+	uint32_t slot = tph_kind_find(&x->c->nodes, name);
+	return slot == TPH_NOIDX ? TPH_NOIDX : x->m->node[slot];
+}
+
+/* Explicit priority or volcano.sh/task-priority; else the class's; else the default. */
+static uint8_t task_priority(tpass *x, uint32_t t, uint32_t slot, uint8_t f)
+{
+	const tph_kind *k = &x->c->pods, *pcs = &x->c->pclasses;
+	tph_sid name = KCOL(k, P_PCLASS, tph_sid)[slot];
+	uint32_t pc = tph_kind_find(pcs, name);
+	int32_t prio = x->pod_default;
+	if (name != TPH_SID_NONE && pc == TPH_NOIDX) {
+		prio = 0;
+		tph_diag_warn(x->d, "pod %s/%s: priority class \"%s\" does not exist; priority 0",
+		              tph_strtab_str(&x->c->strs, x->s->tasks.ns[t]),
+		              tph_strtab_str(&x->c->strs, x->s->tasks.name[t]),
+		              tph_strtab_str(&x->c->strs, name));
+	} else if (pc != TPH_NOIDX) {
+		prio = KCOL(pcs, C_VALUE, int32_t)[pc];
+		if (KCOL(pcs, C_NEVER, uint8_t)[pc])
+			f |= TPH_TASK_PREEMPT_NEVER;
+	}
+	x->s->tasks.priority[t] = f & P_PRIO_FIXED ? KCOL(k, P_PRIO, int32_t)[slot] : prio;
+	return f & (TPH_TASK_BEST_EFFORT | TPH_TASK_PREEMPTABLE | TPH_TASK_PREEMPT_NEVER);
+}
+
+/* The job store's per-job sums (snap.h) for one task of job j, whose request row is hot. */
+static void job_sums(tpass *x, uint32_t j, uint32_t t, const int64_t *req)
+{
+	tph_job_store *js = &x->s->jobs;
+	const tph_task_store *ts = &x->s->tasks;
+	uint8_t st = ts->status[t];
+	uint32_t nd = x->c->dims.n;
+	js->ts_count[(size_t)j * TPH_TS_COUNT + st]++;
+	if (ts->priority[t] > js->top_prio[j])
+		js->top_prio[j] = ts->priority[t];
+	int64_t *row = NULL;
+	if (st == TPH_TS_PENDING) {
+		js->be_pending[j] += (ts->flags[t] & TPH_TASK_BEST_EFFORT) != 0;
+		row = js->pending_req + (size_t)j * nd;
+	} else if (tph_ts_allocated(st)) {
+		row = js->alloc_req + (size_t)j * nd;
+	}
+	for (uint32_t d = 0; row && d < nd; d++)
+		row[d] += req[d];
+}
+
+/* The job of a task: its podgroup's (memoised: a job's pods mostly come one after another,
+ * and the lookup misses cache), or for a bare pod one of its own. */
+static uint32_t task_job(tpass *x, uint32_t t, uint32_t slot, uint8_t *f)
+{
+	const tph_kind *k = &x->c->pods;
+	tph_sid pg = KCOL(k, P_PG, tph_sid)[slot];
+	if (pg != x->last_pg) {
+		x->last_pg = pg;
+		x->last_g = tph_kind_find(&x->c->pgs, pg);
+	}
+	if (x->last_g != TPH_NOIDX)
+		return x->m->job[x->last_g];
+	*f |= TPH_TASK_OWN_JOB;
+	uint32_t j = x->m->qdef == TPH_NOIDX ? TPH_NOIDX : x->next_own++;
+	if (j == TPH_NOIDX)
+		x->dropped_own++;
+	else
+		fill_own_job(x->c, x->s, j, t, x->m->qdef, KCOL(k, P_PCLASS, tph_sid)[slot]);
+	return j;
+}
+
+/* One pass per task that reads each source once: the request row is copied here rather than
+ * with the other columns, so the per-job sums and the node accounting read it in cache. */
+static void resolve_task(tpass *x, uint32_t t, uint32_t slot)
+{
+	const tph_kind *k = &x->c->pods;
+	tph_task_store *ts = &x->s->tasks;
+	uint32_t nd = x->c->dims.n;
+	int64_t *req = ts->req + (size_t)t * nd;
+	const int64_t *src = KCOL(k, P_REQ, int64_t) + (size_t)slot * nd;
+	for (uint32_t d = 0; d < nd; d++)
+		req[d] = src[d];
+	uint8_t f = task_priority(x, t, slot, KCOL(k, P_FLAGS, uint8_t)[slot]);
+	uint32_t j = task_job(x, t, slot, &f);
+	ts->job[t] = j;
+	ts->flags[t] = f;
+	if (j != TPH_NOIDX) {
+		x->s->jobs.task_off[j + 1]++;
+		job_sums(x, j, t, req);
+	}
+	ts->node[t] = node_of(x, KCOL(k, P_NODE, tph_sid)[slot]);
+	ts->nominated[t] = node_of(x, KCOL(k, P_NOMINATED, tph_sid)[slot]);
+	if (ts->node[t] != TPH_NOIDX)
+		account(x, ts->node[t], ts->status[t], req);
+}
+
+void tph_snap_tasks(const tph_cluster *c, tph_snapshot *s, const tph_snap_maps *m, tph_diag *d)
+{
+	tpass x = {c, s, m, d, m->pg_jobs, 0, tph_snap_default_prio(c, 1), TPH_SID_NONE, TPH_NOIDX};
+	copy_task_cols(c, &s->tasks, m);
+	uint32_t t = 0;
+	for (uint32_t r = 0; r < m->nruns; r++) {
+		uint32_t slot = m->runs[2 * r], end = slot + m->runs[2 * r + 1];
+		for (; slot < end; slot++)
+			resolve_task(&x, t++, slot);
+	}
+	if (x.dropped_own)
+		tph_diag_warn(d,
+		              "%u pods without a podgroup are left out: queue \"default\" "
+		              "does not exist",
+		              x.dropped_own);
+	finish_nodes(&s->nodes, m->acc, c->dims.n);
+	build_csr(s);
+}

@@ -1,0 +1,91 @@
+/* Last step of a scenario load: everything is decoded and checked, so fill a fresh cache with
+ * the descriptors. A cache error still names the file, line and object. */
+#include "cache/cluster_int.h"
+#include "scenario_ld.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int wrap(sc_ld *L, int rc, const char *kind, const char *ns, const char *name, uint32_t line)
+{
+	tph_diag *d = L->c.d;
+	if (!d)
+		return rc;
+	char msg[sizeof d->msg];
+	memcpy(msg, d->msg, sizeof msg);
+	msg[sizeof msg - 1] = '\0';
+	return tph_diag_set(d, rc, "%s:%u:1: %s %s%s%s: %s", L->sc->file, (unsigned)line, kind,
+	                    ns ? ns : "", ns ? "/" : "", name, msg);
+}
+
+static int put_cluster_scoped(sc_ld *L, tph_cluster *cl)
+{
+	tph_scenario *sc = L->sc;
+	tph_diag *d = L->c.d;
+	int rc = TPH_OK;
+	for (uint32_t i = 0; rc == TPH_OK && i < sc->n_pclasses; i++)
+		if ((rc = tph_cluster_put_priority_class(cl, &sc->pclasses[i].d, d)) < 0)
+			return wrap(L, rc, "priorityClass", NULL, sc->pclasses[i].d.name,
+			            sc->pclasses[i].line);
+	for (uint32_t i = 0; rc == TPH_OK && i < sc->n_queues; i++)
+		if ((rc = tph_cluster_put_queue(cl, &sc->queues[i].d, d)) < 0)
+			return wrap(L, rc, "queue", NULL, sc->queues[i].d.name, sc->queues[i].line);
+	for (uint32_t i = 0; rc == TPH_OK && i < sc->n_nodes; i++)
+		if ((rc = tph_cluster_put_node(cl, &sc->nodes[i].d, d)) < 0)
+			return wrap(L, rc, "node", NULL, sc->nodes[i].d.name, sc->nodes[i].line);
+	for (uint32_t i = 0; rc == TPH_OK && i < sc->n_hypernodes; i++)
+		if ((rc = tph_cluster_put_hypernode(cl, &sc->hypernodes[i].d, d)) < 0)
+			return wrap(L, rc, "hyperNode", NULL, sc->hypernodes[i].d.name,
+			            sc->hypernodes[i].line);
+	return rc;
+}
+
+static int put_namespaced(sc_ld *L, tph_cluster *cl)
+{
+	tph_scenario *sc = L->sc;
+	tph_diag *d = L->c.d;
+	int rc = TPH_OK;
+	for (uint32_t i = 0; rc == TPH_OK && i < sc->n_quotas; i++) {
+		const tph_quota_desc *q = &sc->quotas[i].d;
+		if ((rc = tph_cluster_put_quota(cl, q, d)) < 0)
+			return wrap(L, rc, "resourceQuota", q->namespace_, q->name,
+			            sc->quotas[i].line);
+	}
+	for (uint32_t i = 0; rc == TPH_OK && i < sc->n_podgroups; i++) {
+		const tph_podgroup_desc *g = &sc->podgroups[i].d;
+		if ((rc = tph_cluster_put_podgroup(cl, g, d)) < 0)
+			return wrap(L, rc, "podGroup", g->namespace_, g->name,
+			            sc->podgroups[i].line);
+	}
+	for (uint32_t i = 0; rc == TPH_OK && i < sc->n_pods; i++) {
+		const tph_pod_desc *p = &sc->pods[i].d;
+		if (i + 1 < sc->n_pods)
+			tph_cl_prefetch_pod(cl, &sc->pods[i + 1].d);
+		if ((rc = tph_cluster_put_pod(cl, p, d)) < 0)
+			return wrap(L, rc, "pod", p->namespace_, p->name, sc->pods[i].line);
+	}
+	return rc;
+}
+
+int sc_build(sc_ld *L)
+{
+	tph_scenario *sc = L->sc;
+	int rc = tph_cluster_create(&sc->cluster);
+	if (rc < 0)
+		return tph_diag_set(L->c.d, rc, "%s: cannot create the cluster cache: %s", sc->file,
+		                    tph_strerror(rc));
+	/* a pod brings three new strings (key, name, uid), a podgroup as many, a node two */
+	uint64_t strings = 3ull * sc->n_pods + 3ull * sc->n_podgroups + 2ull * sc->n_nodes;
+	if (tph_cl_reserve_strings(sc->cluster, strings < UINT32_MAX / 2 ? (uint32_t)strings : 0))
+		return tph_diag_set(L->c.d, TPH_ENOMEM, "%s: out of memory", sc->file);
+	rc = put_cluster_scoped(L, sc->cluster);
+	if (rc == TPH_OK)
+		rc = put_namespaced(L, sc->cluster);
+	if (rc == TPH_OK && sc->shard.present) {
+		rc = tph_cluster_set_shard(sc->cluster, sc->shard.mode, sc->shard.name,
+		                           sc->shard.nodes, L->c.d);
+		if (rc < 0)
+			rc = wrap(L, rc, "shard", NULL, sc->shard.name, sc->shard.line);
+	}
+	return rc;
+}

@@ -1,0 +1,126 @@
+/* Private to the scenario loader (scenario_*.c): the loader state shared by the section readers
+ * and the readers themselves. Flow: scenario_load.c parses the document, stashes the top-level
+ * sections, reads them in dependency order (objects, then references, then expect/probe) and
+ * only then fills a fresh cache. */
+#ifndef TPH_SCENARIO_LD_H
+#define TPH_SCENARIO_LD_H
+
+#include "load/scenario_int.h"
+
+/* The value bit that marks a hypernode in the shared node/hypernode name map. */
+#define SC_HN_BIT 0x80000000u
+
+enum sc_section {
+	SEC_NAME,
+	SEC_NOW,
+	SEC_CONF,
+	SEC_CONF_FILE,
+	SEC_EFD,
+	SEC_PCLASSES,
+	SEC_QUEUES,
+	SEC_NODES,
+	SEC_HYPERNODES,
+	SEC_QUOTAS,
+	SEC_SHARD,
+	SEC_PODGROUPS,
+	SEC_PODS,
+	SEC_EXPECT,
+	SEC_PROBE,
+	SEC_COUNT
+};
+
+typedef struct sc_ld {
+	yu_ctx c; /* first member: yu_walk handlers get the loader back with sc_ld_of() */
+	tph_scenario *sc;
+	const char *buf; /* the file text */
+	size_t len;
+	yu_map names;     /* nodes and hypernodes (SC_HN_BIT set), by name */
+	yu_map pods;      /* (namespace, name) -> index */
+	yu_map podgroups; /* (namespace, name) -> index */
+	yu_map queues;
+	yu_map pclasses;
+	yu_map quotas;
+	tph_time latest; /* latest creationTimestamp read */
+	yu_node *sec[SEC_COUNT];
+} sc_ld;
+
+static inline sc_ld *sc_ld_of(yu_ctx *c)
+{
+	return (sc_ld *)c;
+}
+
+int sc_nomem(sc_ld *L, const yu_node *n);
+
+/* The scalar text under `key` in a mapping, or NULL (used to name objects before reading). */
+const char *sc_peek(sc_ld *L, const yu_node *map, const char *key);
+
+/* Name the object of item `i` of a section for messages and reset the field path. */
+void sc_begin_obj(sc_ld *L, const char *kind, const yu_node *item, bool namespaced, uint32_t i);
+
+typedef int (*sc_item_fn)(sc_ld *L, yu_node *item, uint32_t i);
+
+/* Run `fn` over every item of a sequence section (`key` names it in messages). */
+int sc_each(sc_ld *L, const yu_node *seq, const char *key, sc_item_fn fn);
+/* The same with `then` (if not NULL) run on each item after `fn` succeeds on it. */
+int sc_each_then(sc_ld *L, const yu_node *seq, const char *key, sc_item_fn fn, sc_item_fn then);
+
+/* sc_each_then for a large section, on several threads: `decode` reads item i into the
+ * section's array (`items`, `n` elements of `size` bytes) and touches nothing shared but that
+ * element; `finish` then runs in item order on the caller's thread (names into maps), after
+ * the item's warnings, which the threads hold back. An error on any thread discards their
+ * work and the section decodes again serially, `decode` then `finish` per item, so messages
+ * and warnings are always a serial load's. */
+int sc_each_par(sc_ld *L, const yu_node *seq, const char *key, sc_item_fn decode, sc_item_fn finish,
+                void *items, size_t size);
+
+/* Sections of at least this many items decode in parallel (tests lower it); how many did. */
+extern uint32_t sc_par_min_items;
+extern unsigned long sc_par_done;
+
+/* Register `(a, b)` in `map` with value `i`; a duplicate is an error naming `what`. */
+int sc_register(sc_ld *L, yu_map *map, const yu_node *at, const char *a, const char *b, uint32_t i,
+                const char *what);
+
+/* Keep the latest creationTimestamp for the `now` default; Go's zero time reads as unset. */
+void sc_note_creation(sc_ld *L, tph_time *t);
+
+/* Shared field handlers (yu_walk): a Kubernetes LabelSelector (tph_label_selector) and a
+ * Volcano networkTopology (tph_net_topology). */
+int sc_f_label_selector(yu_ctx *c, yu_node *v, void *dst, const void *aux);
+int sc_f_net_topology(yu_ctx *c, yu_node *v, void *dst, const void *aux);
+/* preemptionPolicy (PreemptLowerPriority | Never) into a bool "never". */
+int sc_f_preempt_never(yu_ctx *c, yu_node *v, void *dst, const void *aux);
+/* A non-empty string that may hold '/' (label keys, topology keys, taint keys). */
+int sc_f_key(yu_ctx *c, yu_node *v, void *dst, const void *aux);
+/* "<a><sep><b>" copied into the reading context's arena (NULL when out of memory). */
+const char *sc_join(sc_ld *L, const char *a, char sep, const char *b);
+/* Allocate the scenario's array for a section of `seq`'s length (0 if it is no sequence);
+ * NULL (and the error set) when out of memory. */
+void *sc_alloc_items(sc_ld *L, const yu_node *seq, size_t size, uint32_t *n);
+/* A field that tephra does not support: always an error (TPH_ENOTSUP). */
+int sc_f_unsupported(yu_ctx *c, yu_node *v, void *dst, const void *aux);
+/* Read `items` of a sequence into an arena array of `size`-byte elements with `fn`. */
+int sc_seq(yu_ctx *c, const yu_node *v, size_t size, void **items, uint32_t *n,
+           int (*fn)(yu_ctx *c, yu_node *item, void *dst));
+
+/* Section readers. */
+int sc_load_pclasses(sc_ld *L, const yu_node *seq);
+int sc_load_queues(sc_ld *L, const yu_node *seq);
+int sc_load_nodes(sc_ld *L, const yu_node *seq);
+int sc_load_hypernodes(sc_ld *L, const yu_node *seq);
+int sc_load_quotas(sc_ld *L, const yu_node *seq);
+int sc_load_shard(sc_ld *L, const yu_node *map);
+int sc_load_podgroups(sc_ld *L, const yu_node *seq);
+int sc_load_pods(sc_ld *L, const yu_node *seq);
+int sc_load_expect(sc_ld *L, const yu_node *map);
+int sc_load_probe(sc_ld *L, const yu_node *map);
+
+/* Checks made once every queue / hypernode is read: parents exist and form no cycle; members
+ * name a node or a hypernode and hypernodes form no cycle. */
+int sc_check_queue_parents(sc_ld *L);
+int sc_resolve_hypernodes(sc_ld *L);
+
+/* Fill the scenario's fresh cache from the decoded objects. */
+int sc_build(sc_ld *L);
+
+#endif

@@ -1,0 +1,88 @@
+/* Network-topology extension points: registration (gated by enabledHyperNodeOrder and
+ * enabledHyperNodeGradient) and the dispatch rules of Volcano's session_plugins.go: the first
+ * gradient registration decides, HyperNodeOrder scores add across plugins. */
+#include "ep.h"
+#include "session/topo/hypernode.h"
+#include "prof.h"
+
+#include <math.h>
+#include <string.h>
+
+#define CALL(type, e) ((type)(e)->fn)
+
+int tph_on_hypernode_order(tph_session *s, tph_hn_score_fn fn)
+{
+	return tph_ep_register(s, TPH_EP_HYPERNODE_ORDER, (tph_any_fn)fn);
+}
+
+int tph_on_hypernode_gradient_job(tph_session *s, tph_hn_gradient_fn fn)
+{
+	return tph_ep_register(s, TPH_EP_HN_GRADIENT_JOB, (tph_any_fn)fn);
+}
+
+int tph_on_hypernode_gradient_subjob(tph_session *s, tph_hn_gradient_fn fn)
+{
+	return tph_ep_register(s, TPH_EP_HN_GRADIENT_SUBJOB, (tph_any_fn)fn);
+}
+
+static void gradient(tph_session *s, tph_ep ep, tph_idx who, tph_idx hn, int purpose,
+                     tph_hn_gradient *out)
+{
+	TPH_PROF(s, ep);
+	const tph_ep_list *l = &s->ep[ep];
+	out->n = out->n_groups = 0;
+	if (!l->n) {
+		tph_hn_gradient_single(out, hn);
+		return;
+	}
+	CALL(tph_hn_gradient_fn, &l->e[0])(l->e[0].st, s, who, hn, purpose, out);
+}
+
+void tph_hn_gradient_for_job(tph_session *s, tph_idx job, tph_idx hn, int purpose,
+                             tph_hn_gradient *out)
+{
+	gradient(s, TPH_EP_HN_GRADIENT_JOB, job, hn, purpose, out);
+}
+
+void tph_hn_gradient_for_subjob(tph_session *s, tph_idx subjob, tph_idx hn, int purpose,
+                                tph_hn_gradient *out)
+{
+	gradient(s, TPH_EP_HN_GRADIENT_SUBJOB, subjob, hn, purpose, out);
+}
+
+void tph_hn_order(tph_session *s, tph_idx subjob, const tph_idx *hns, uint32_t n, double *total_out)
+{
+	TPH_PROF(s, TPH_EP_HYPERNODE_ORDER);
+	const tph_ep_list *l = &s->ep[TPH_EP_HYPERNODE_ORDER];
+	tph_topo *tp = s->topo;
+	memset(total_out, 0, n * sizeof *total_out);
+	if (n > tp->t.n) /* candidates are distinct hypernodes */
+		n = tp->t.n;
+	if (!l->n || !n)
+		return;
+	if (!tp->scores && !(tp->scores = TPH_ARENA_NEW(&s->arena, double, tp->t.n + 1))) {
+		tph_diag_warn(s->diag, "HyperNodeOrder: out of memory; hypernodes score 0");
+		s->oom = true;
+		return;
+	}
+	for (uint32_t i = 0; i < l->n; i++) {
+		memset(tp->scores, 0, n * sizeof *tp->scores);
+		CALL(tph_hn_score_fn, &l->e[i])(l->e[i].st, s, subjob, hns, n, tp->scores);
+		for (uint32_t k = 0; k < n; k++)
+			total_out[k] += tp->scores[k];
+	}
+}
+
+tph_idx tph_hn_best(const tph_idx *hns, const double *totals, uint32_t n, double *score_out)
+{
+	tph_idx best = TPH_NOIDX;
+	double top = -INFINITY;
+	for (uint32_t i = 0; i < n; i++)
+		if (totals[i] > top) {
+			top = totals[i];
+			best = hns[i];
+		}
+	if (score_out)
+		*score_out = best == TPH_NOIDX ? 0 : top;
+	return best;
+}

@@ -1,0 +1,189 @@
+/* Session close: plugins' on_session_close, podgroup phases by Volcano's rule, and the
+ * decision log with names resolved (the only place names are built). */
+#include "session/session_int.h"
+
+#include "ep.h"
+#include "fit_nodes.h"
+#include "base/mem.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *const phase_names[] = {"Pending", "Inqueue", "Running", "Unknown", "Completed"};
+
+void tph_job_mark_unschedulable(tph_session *s, tph_idx job)
+{
+	s->js.unschedulable[job] = 1;
+}
+
+/* Volcano's getPodGroupPhase (framework/session.go) over this session's final statuses. */
+static uint8_t job_phase(const tph_session *s, tph_idx j, uint32_t releasing_on_node)
+{
+	const uint32_t *c = s->js.count + (size_t)j * TPH_TS_COUNT;
+	if (c[TPH_TS_RUNNING] && s->js.unschedulable[j])
+		return TPH_PG_UNKNOWN;
+	uint32_t completed = c[TPH_TS_SUCCEEDED] + c[TPH_TS_FAILED];
+	uint32_t scheduled = c[TPH_TS_RUNNING] + c[TPH_TS_BOUND] + completed + releasing_on_node;
+	if ((int64_t)scheduled >= s->jobs->min_member[j])
+		return scheduled == completed ? TPH_PG_COMPLETED : TPH_PG_RUNNING;
+	return s->js.phase[j] == TPH_PG_INQUEUE ? TPH_PG_INQUEUE : TPH_PG_PENDING;
+}
+
+/* Volcano's ReadyTaskNum: tasks in an allocated status plus succeeded ones. */
+static int64_t job_ready_count(const tph_session *s, tph_idx j)
+{
+	const uint32_t *c = s->js.count + (size_t)j * TPH_TS_COUNT;
+	return (int64_t)c[TPH_TS_ALLOCATED] + c[TPH_TS_BINDING] + c[TPH_TS_BOUND] +
+	       c[TPH_TS_RUNNING] + c[TPH_TS_SUCCEEDED];
+}
+
+const char *tph_ssn_task_key(const tph_session *s, tph_idx t)
+{
+	return tph_strtab_str(s->snap->strs, s->tasks.key[t]);
+}
+
+static const char *node_name(tph_session *s, tph_idx n)
+{
+	return n == TPH_NOIDX ? NULL : tph_strtab_str(s->snap->strs, s->nodes.name[n]);
+}
+
+/* Shrink a log list to its rows: it lives as long as the session (tph_check reads it). */
+static void fit_rows(tph_log_row **rows, uint32_t *cap, uint32_t n)
+{
+	tph_log_row *r = n < *cap ? tph_realloc(*rows, ((size_t)n + 1) * sizeof *r) : NULL;
+	if (r) {
+		*rows = r;
+		*cap = n + 1;
+	}
+}
+
+static int convert_rows(tph_session *s, const tph_log_row *in, const char *const *why, uint32_t n,
+                        const tph_decision **out, uint32_t *n_out)
+{
+	tph_decision *d = TPH_ARENA_NEW(&s->arena, tph_decision, n + 1);
+	if (!d)
+		return TPH_ENOMEM;
+	for (uint32_t i = 0; i < n; i++) {
+		d[i].pod = tph_ssn_task_key(s, in[i].task);
+		d[i].node = node_name(s, in[i].node);
+		d[i].reason = why ? why[i] : NULL;
+	}
+	*out = d;
+	*n_out = n;
+	return TPH_OK;
+}
+
+/* Pipelined rows are only those still pipelined at close, in the order they were made. */
+static uint32_t keep_pipelined(tph_session *s)
+{
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < s->log.n_pipelined; i++) {
+		tph_log_row r = s->log.pipelined[i];
+		if (s->tasks.status[r.task] == TPH_TS_PIPELINED && s->tasks.node[r.task] == r.node)
+			s->log.pipelined[k++] = r;
+	}
+	return k;
+}
+
+static const char *job_key(tph_session *s, tph_idx j)
+{
+	const tph_strtab *st = s->snap->strs;
+	char buf[512];
+	snprintf(buf, sizeof buf, "%s/%s", tph_strtab_str(st, s->jobs->ns[j]),
+	         tph_strtab_str(st, s->jobs->name[j]));
+	return tph_arena_strndup(&s->arena, buf, strlen(buf));
+}
+
+static bool is_own_job(const tph_session *s, tph_idx j)
+{
+	const tph_job_store *js = s->jobs;
+	return js->task_off[j + 1] > js->task_off[j] &&
+	       (s->tasks.flags[js->task_idx[js->task_off[j]]] & TPH_TASK_OWN_JOB);
+}
+
+static int build_phases(tph_session *s)
+{
+	uint32_t nj = s->jobs->n;
+	uint32_t *rel = TPH_ARENA_NEW(&s->arena, uint32_t, nj + 1);
+	tph_phase_row *rows = TPH_ARENA_NEW(&s->arena, tph_phase_row, nj + 1);
+	if (!rel || !rows)
+		return TPH_ENOMEM;
+	for (uint32_t t = 0; t < s->tasks.n; t++)
+		if (s->tasks.job[t] != TPH_NOIDX && s->tasks.status[t] == TPH_TS_RELEASING &&
+		    s->tasks.node[t] != TPH_NOIDX)
+			rel[s->tasks.job[t]]++;
+	uint32_t k = 0;
+	for (uint32_t j = 0; j < nj; j++) {
+		s->js.phase[j] = job_phase(s, j, rel[j]);
+		s->out.jobs_ready += job_ready_count(s, j) >= s->jobs->min_member[j];
+		if (is_own_job(s, j))
+			continue;
+		rows[k].podgroup = job_key(s, j);
+		rows[k].phase = phase_names[s->js.phase[j]];
+		if (!rows[k++].podgroup)
+			return TPH_ENOMEM;
+	}
+	s->out.phases = rows;
+	s->out.n_phases = k;
+	s->out.jobs_total = nj;
+	return TPH_OK;
+}
+
+static int build_log(tph_session *s)
+{
+	tph_decision_log *o = &s->out;
+	tph_log *l = &s->log;
+	l->n_pipelined = keep_pipelined(s);
+	int rc = convert_rows(s, l->binds, NULL, l->n_binds, &o->binds, &o->n_binds);
+	if (!rc)
+		rc = convert_rows(s, l->evictions, l->reasons, l->n_evictions, &o->evictions,
+		                  &o->n_evictions);
+	if (!rc)
+		rc = convert_rows(s, l->pipelined, NULL, l->n_pipelined, &o->pipelined,
+		                  &o->n_pipelined);
+	fit_rows(&l->binds, &l->cap_binds, l->n_binds);
+	fit_rows(&l->evictions, &l->cap_evictions, l->n_evictions);
+	fit_rows(&l->pipelined, &l->cap_pipelined, l->n_pipelined);
+	if (!rc)
+		rc = build_phases(s);
+	if (!rc)
+		rc = tph_pending_reasons(s, &o->pending, &o->n_pending);
+	tph_fitlog_drop(s);
+	o->actions = s->action_times;
+	o->n_actions = s->n_action_times;
+	o->open_ms = s->open_ms;
+	return rc;
+}
+
+void tph_close_plugins(tph_session *s)
+{
+	if (s->plugins_closed)
+		return;
+	s->plugins_closed = true;
+	for (uint32_t i = 0; i < s->n_opened; i++) {
+		tph_plugin_inst *pi = &s->plugins[i];
+		if (pi->desc && pi->desc->on_session_close)
+			pi->desc->on_session_close(s, pi->st);
+	}
+}
+
+int tph_session_close(tph_session *s, tph_diag *d)
+{
+	if (s->closed)
+		return TPH_OK;
+	double t0 = tph_now_ms();
+	tph_heap_acct *prev = tph_heap_enter(&s->heap);
+	tph_close_plugins(s);
+	int rc = build_log(s);
+	tph_heap_leave(prev);
+	s->closed = true;
+	s->out.close_ms = tph_now_ms() - t0;
+	if (rc)
+		return tph_diag_set(d, rc, "session close: %s", tph_strerror(rc));
+	return TPH_OK;
+}
+
+const tph_decision_log *tph_session_decisions(const tph_session *s)
+{
+	return s->closed ? &s->out : NULL;
+}

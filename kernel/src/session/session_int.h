@@ -1,0 +1,227 @@
+/* Internal session state: the snapshot's columns (mutable ones copied into the arena), the
+ * plugin instances per tier, the registered extension points, statements and the decision
+ * log. Everything is owned by the session arena and dropped at tph_session_free(). */
+#ifndef TPH_SESSION_INTERNAL_H
+#define TPH_SESSION_INTERNAL_H
+
+#include "base/arena.h"
+#include "base/mem.h"
+#include "cache/snap.h"
+#include "tephra/plugin.h"
+#include "tephra/session.h"
+
+/* Extension points, each with the conf flag that gates it (see ep.c). */
+typedef enum tph_ep {
+	TPH_EP_JOB_ORDER = 0,
+	TPH_EP_QUEUE_ORDER,
+	TPH_EP_TASK_ORDER,
+	TPH_EP_SUBJOB_ORDER,
+	TPH_EP_CLUSTER_ORDER,
+	TPH_EP_VICTIM_QUEUE_ORDER,
+	TPH_EP_PREDICATE,
+	TPH_EP_PREPREDICATE,
+	TPH_EP_NODE_ORDER,
+	TPH_EP_BATCH_NODE_ORDER,
+	TPH_EP_NODE_MAP,
+	TPH_EP_NODE_REDUCE,
+	TPH_EP_BEST_NODE,
+	TPH_EP_PREEMPTABLE,
+	TPH_EP_RECLAIMABLE,
+	TPH_EP_UNIFIED_EVICTABLE,
+	TPH_EP_VICTIM_TASKS,
+	TPH_EP_JOB_ENQUEUEABLE,
+	TPH_EP_JOB_PIPELINED,
+	TPH_EP_SUBJOB_PIPELINED,
+	TPH_EP_JOB_READY,
+	TPH_EP_SUBJOB_READY,
+	TPH_EP_JOB_STARVING,
+	TPH_EP_JOB_VALID,
+	TPH_EP_JOB_ENQUEUED,
+	TPH_EP_OVERUSED,
+	TPH_EP_ALLOCATABLE,
+	TPH_EP_PREEMPTIVE,
+	TPH_EP_TARGET_JOB,
+	TPH_EP_RESERVED_NODES,
+	TPH_EP_SIM_ALLOCATABLE,
+	TPH_EP_SIM_PREDICATE,
+	TPH_EP_SIM_ADD_TASK,
+	TPH_EP_SIM_REMOVE_TASK,
+	TPH_EP_ALLOCATE_EVENT,
+	TPH_EP_DEALLOCATE_EVENT,
+	TPH_EP_HYPERNODE_ORDER,
+	TPH_EP_HN_GRADIENT_JOB,
+	TPH_EP_HN_GRADIENT_SUBJOB,
+	TPH_EP_SCORE_LOCALITY,
+	TPH_EP_SCORE_ANCHORS,
+	TPH_EP_COUNT
+} tph_ep;
+
+extern const char *const tph_ep_names[TPH_EP_COUNT];
+
+typedef void (*tph_any_fn)(void);
+
+/* One registration: the callback, its plugin's state and where the plugin sits. */
+typedef struct tph_ep_entry {
+	tph_any_fn fn;
+	void *st;
+	uint16_t plugin; /* index into tph_session.plugins */
+	uint16_t tier;
+} tph_ep_entry;
+
+typedef struct tph_ep_list {
+	tph_ep_entry *e; /* in tier order, then plugin order */
+	uint32_t n, cap;
+} tph_ep_list;
+
+typedef struct tph_plugin_inst {
+	const tph_plugin *desc;
+	void *st;
+	const tph_args *args;
+	uint16_t tier;
+	int8_t flags[TPH_FLAG_COUNT]; /* effective enable flags (0/1), by tph_conf_flag */
+} tph_plugin_inst;
+
+typedef struct tph_reason_row {
+	const char *text;
+	bool unresolvable;
+} tph_reason_row;
+
+typedef struct tph_log_row {
+	tph_idx task;
+	tph_idx node; /* evictions: the node the task ran on */
+} tph_log_row;
+
+typedef struct tph_log {
+	tph_log_row *binds, *evictions, *pipelined;
+	const char **reasons; /* [eviction] why it was evicted */
+	uint32_t n_binds, n_evictions, n_pipelined;
+	uint32_t cap_binds, cap_evictions, cap_pipelined, cap_reasons;
+} tph_log;
+
+/* Per-job counters the framework keeps current as tasks change status. */
+typedef struct tph_job_state {
+	uint32_t *count;        /* [j * TPH_TS_COUNT + status] */
+	int64_t *allocated;     /* [j * ndim + d]: requests of tasks in an allocated status */
+	uint8_t *phase;         /* mutable podgroup phase */
+	uint8_t *unschedulable; /* set this session (gang's close-time condition) */
+	/* As the tasks stood at open (the subjob tables start from them): the highest task
+	 * priority, at least 0, and the Pending best-effort tasks; the snapshot's columns. */
+	const int32_t *open_top_prio;
+	const uint32_t *open_be_pending;
+} tph_job_state;
+
+/* Volcano's api.EvictionKind. */
+typedef enum tph_evict_kind {
+	TPH_EVICT_UNKNOWN = 0,
+	TPH_EVICT_GANG_PREEMPT = 1, /* the gangpreempt action */
+	TPH_EVICT_GANG_RECLAIM = 2, /* the gangreclaim action */
+	TPH_EVICT_TASK_PREEMPT = 3,
+	TPH_EVICT_TASK_RECLAIM = 4,
+} tph_evict_kind;
+
+/* Volcano's EvictionContext, plus the candidate set of Preemptive(queue, tasks): an eviction
+ * action sets it around its tph_unified_evictable() and tph_preemptive() calls and zeroes it
+ * after (see ep.h); callbacks read it. */
+typedef struct tph_eviction {
+	uint8_t kind;         /* tph_evict_kind */
+	tph_idx job;          /* EvictionContext.Job: the evicting job */
+	tph_idx hn;           /* EvictionContext.HyperNode: the domain */
+	const tph_idx *tasks; /* Preemptive's candidates when it is asked with task TPH_NOIDX */
+	uint32_t n_tasks;
+} tph_eviction;
+
+struct tph_session {
+	tph_arena arena;
+	/* Heap blocks allocated on the session's thread while it is entered (open, run, close,
+	 * probes, free); base is &arena.allocated, so the peak covers both (tph_session_memory). */
+	tph_heap_acct heap;
+	const tph_snapshot *snap;
+	const tph_conf *conf;
+	tph_session_opts opts;
+	tph_diag *diag;
+	int threads;
+	uint32_t ndim;
+
+	tph_node_store nodes; /* mutable columns point into the arena */
+	tph_task_store tasks;
+	const tph_job_store *jobs;
+	const tph_queue_store *queues;
+	tph_job_state js;
+	tph_idx *ready_nodes; /* nodes that are READY, in snapshot order: the candidates */
+	uint32_t n_ready;
+
+	tph_plugin_inst *plugins;
+	uint32_t n_plugins, n_tiers;
+	int cur_plugin; /* the plugin whose on_session_open runs, else -1 */
+	/* Plugins whose on_session_open was called: each gets on_session_close exactly once, at
+	 * close, or at free for a session that was never closed (or failed to open). */
+	uint32_t n_opened;
+	bool plugins_closed;
+	bool frozen;
+	/* An extension point ran out of memory and answered as if it had nothing (no victims,
+	 * no feasible node, score 0): the action that saw it fails with TPH_ENOMEM, so a
+	 * degraded answer never passes for a decision. */
+	bool oom;
+	tph_ep_list ep[TPH_EP_COUNT];
+
+	struct tph_ep_ctx *epx;  /* owned by ep.c: fit reasons and reusable scratch */
+	tph_reason_row *reasons; /* code 0 is TPH_PASS */
+	uint32_t n_reasons, cap_reasons;
+
+	/* Why each task is still pending, and the nodes its last failed placement found
+	 * UnschedulableAndUnresolvable (Volcano's job.NodesFitErrors); set by actions, see
+	 * fit_nodes.h. NULL until the first record. */
+	struct tph_fitlog *fit;
+	/* Heap blocks of the action running now, freed when it ends (action_util.h). */
+	struct tph_act_scratch {
+		void **blk;
+		uint32_t n, cap;
+	} act_scratch;
+
+	tph_log log;
+	tph_decision_log out;
+	bool closed;
+	double open_ms;
+	tph_action_time *action_times;
+	uint32_t n_action_times;
+
+	struct tph_prof *prof;     /* profile counters (prof.h); NULL unless opts.profile */
+	struct tph_topo *topo;     /* hypernode tree, job topologies, subjobs (hypernode.h) */
+	tph_eviction eviction;     /* session thread: set by eviction actions around their calls */
+	struct tph_shared *shared; /* session thread: tph_session_shared's objects, newest first */
+};
+
+typedef struct tph_act_scratch tph_act_scratch;
+/* Free the scratch blocks of the action that ran (action_util.h, tph_act_calloc). */
+void tph_act_scratch_end(tph_session *s);
+
+/* Arena allocation for framework code; NULL on OOM. */
+void *tph_ssn_alloc(tph_session *s, size_t size);
+
+/* Record why `task` found no node: `codes[i]` is the verdict for each of n nodes. Replaces
+ * what was recorded before for the task ("3 node(s) had insufficient cpu", ...). */
+int tph_record_fit_errors(tph_session *s, tph_idx task, const tph_reason_code *codes, uint32_t n);
+/* Record a single task-level reason (a failed pre-predicate, a job-level refusal). */
+int tph_record_pending_reason(tph_session *s, tph_idx task, const char *reason);
+/* Build the pending rows of the decision log (tasks still Pending at close). */
+int tph_pending_reasons(tph_session *s, const tph_pending_row **out, uint32_t *n_out);
+/* Run on_session_close of every opened plugin, once (close and free both call it). */
+void tph_close_plugins(tph_session *s);
+/* Flag a job as unschedulable in this session (gang's close-time condition). */
+void tph_job_mark_unschedulable(tph_session *s, tph_idx job);
+
+/* Queue of a task's job (TPH_NOIDX without a job). */
+static inline tph_idx tph_task_queue(const tph_session *s, tph_idx t)
+{
+	tph_idx j = s->tasks.job[t];
+	return j == TPH_NOIDX ? TPH_NOIDX : s->jobs->queue[j];
+}
+
+/* "namespace/name" of a task: the cluster interned it as the pod's key, so the snapshot's
+ * string table holds it for as long as the session lives. */
+const char *tph_ssn_task_key(const tph_session *s, tph_idx t);
+
+/* Wall clock in milliseconds (monotonic). */
+double tph_now_ms(void);
+
+#endif

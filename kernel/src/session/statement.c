@@ -1,0 +1,175 @@
+/* Statement operations and their exact inverses over the session's mutable columns. */
+#include "statement.h"
+
+#include "ep.h"
+#include "session/topo/hypernode.h"
+#include "base/mem.h"
+
+/* Volcano's NodeInfo.AddTask (sign +1) and RemoveTask (sign -1) accounting for one status. */
+static void node_account(tph_session *s, tph_idx t, tph_idx n, uint8_t status, int sign)
+{
+	if (n == TPH_NOIDX)
+		return;
+	const int64_t *req = s->tasks.req + (size_t)t * s->ndim;
+	size_t stride = s->nodes.stride;
+	bool holds = tph_ts_allocated(status) || status == TPH_TS_RELEASING;
+	if (!holds && status != TPH_TS_PIPELINED)
+		return;
+	for (uint32_t d = 0; d < s->ndim; d++) {
+		int64_t v = sign * req[d];
+		size_t i = d * stride + n;
+		if (status == TPH_TS_PIPELINED) {
+			s->nodes.pipelined[i] += v;
+			continue;
+		}
+		s->nodes.idle[i] -= v;
+		s->nodes.used[i] += v;
+		if (status == TPH_TS_RELEASING)
+			s->nodes.releasing[i] += v;
+	}
+	s->nodes.ntasks[n] += (uint32_t)sign;
+}
+
+static void job_account(tph_session *s, tph_idx t, uint8_t status, int sign)
+{
+	tph_idx j = s->tasks.job[t];
+	if (j == TPH_NOIDX)
+		return;
+	s->js.count[(size_t)j * TPH_TS_COUNT + status] += (uint32_t)sign;
+	if (!tph_ts_allocated(status))
+		return;
+	const int64_t *req = s->tasks.req + (size_t)t * s->ndim;
+	for (uint32_t d = 0; d < s->ndim; d++)
+		s->js.allocated[(size_t)j * s->ndim + d] += sign * req[d];
+}
+
+void tph_task_move(tph_session *s, tph_idx task, uint8_t status, tph_idx node)
+{
+	uint8_t old = s->tasks.status[task];
+	tph_idx old_node = s->tasks.node[task];
+	node_account(s, task, old_node, old, -1);
+	job_account(s, task, old, -1);
+	s->tasks.status[task] = status;
+	s->tasks.node[task] = node;
+	node_account(s, task, node, status, +1);
+	job_account(s, task, status, +1);
+	tph_topo_task_moved(s, task, old, old_node);
+}
+
+void tph_stmt_init(tph_statement *st, tph_session *s)
+{
+	st->s = s;
+	st->ops = NULL;
+	st->n = st->cap = 0;
+}
+
+void tph_stmt_free(tph_statement *st)
+{
+	tph_free(st->ops);
+	st->ops = NULL;
+	st->n = st->cap = 0;
+}
+
+static int record(tph_statement *st, uint8_t kind, tph_idx task, tph_idx node, const char *reason)
+{
+	if (tph_grow(&st->ops, &st->cap, st->n + 1, sizeof *st->ops))
+		return TPH_ENOMEM;
+	tph_session *s = st->s;
+	st->ops[st->n++] =
+	    (tph_stmt_op){kind, s->tasks.status[task], task, node, s->tasks.node[task], reason};
+	return TPH_OK;
+}
+
+/* Apply an operation; fire its event; undo it when a handler refuses. */
+static int apply(tph_statement *st, uint8_t kind, tph_idx task, tph_idx node, const char *why)
+{
+	tph_session *s = st->s;
+	int rc = record(st, kind, task, node, why);
+	if (rc)
+		return rc;
+	tph_stmt_op *op = &st->ops[st->n - 1];
+	static const uint8_t to[] = {TPH_TS_ALLOCATED, TPH_TS_PIPELINED, TPH_TS_RELEASING};
+	tph_task_move(s, task, to[kind], kind == TPH_OP_EVICT ? op->prev_node : node);
+	rc = kind == TPH_OP_EVICT ? tph_fire_deallocate(s, task) : tph_fire_allocate(s, task);
+	if (rc) {
+		tph_task_move(s, task, op->prev_status, op->prev_node);
+		st->n--;
+	}
+	return rc;
+}
+
+int tph_stmt_allocate(tph_statement *st, tph_idx task, tph_idx node)
+{
+	return apply(st, TPH_OP_ALLOCATE, task, node, NULL);
+}
+
+int tph_stmt_pipeline(tph_statement *st, tph_idx task, tph_idx node)
+{
+	return apply(st, TPH_OP_PIPELINE, task, node, NULL);
+}
+
+int tph_stmt_evict(tph_statement *st, tph_idx task, const char *reason)
+{
+	return apply(st, TPH_OP_EVICT, task, TPH_NOIDX, reason);
+}
+
+void tph_stmt_discard(tph_statement *st)
+{
+	tph_session *s = st->s;
+	while (st->n) {
+		tph_stmt_op *op = &st->ops[--st->n];
+		tph_task_move(s, op->task, op->prev_status, op->prev_node);
+		/* Volcano's unevict re-allocates; unallocate/unpipeline deallocate. */
+		if (op->kind == TPH_OP_EVICT)
+			tph_fire_allocate(s, op->task);
+		else
+			tph_fire_deallocate(s, op->task);
+	}
+	tph_stmt_free(st);
+}
+
+int tph_log_push(tph_log_row **rows, uint32_t *n, uint32_t *cap, tph_log_row r)
+{
+	if (tph_grow(rows, cap, *n + 1, sizeof **rows))
+		return TPH_ENOMEM;
+	(*rows)[(*n)++] = r;
+	return TPH_OK;
+}
+
+static int commit_op(tph_session *s, const tph_stmt_op *op)
+{
+	tph_log *l = &s->log;
+	tph_log_row r = {op->task, op->node};
+	switch (op->kind) {
+	case TPH_OP_ALLOCATE:
+		tph_task_move(s, op->task, TPH_TS_BINDING, op->node);
+		return tph_log_push(&l->binds, &l->n_binds, &l->cap_binds, r);
+	case TPH_OP_PIPELINE:
+		return tph_log_push(&l->pipelined, &l->n_pipelined, &l->cap_pipelined, r);
+	default:
+		if (tph_grow(&l->reasons, &l->cap_reasons, l->n_evictions + 1, sizeof *l->reasons))
+			return TPH_ENOMEM;
+		l->reasons[l->n_evictions] = op->reason;
+		r.node = op->prev_node;
+		return tph_log_push(&l->evictions, &l->n_evictions, &l->cap_evictions, r);
+	}
+}
+
+int tph_stmt_commit(tph_statement *st)
+{
+	int rc = TPH_OK;
+	for (uint32_t i = 0; i < st->n && !rc; i++)
+		rc = commit_op(st->s, &st->ops[i]);
+	tph_stmt_free(st);
+	return rc;
+}
+
+int tph_stmt_merge(tph_statement *dst, tph_statement *src)
+{
+	if (tph_grow(&dst->ops, &dst->cap, dst->n + src->n, sizeof *dst->ops))
+		return TPH_ENOMEM;
+	for (uint32_t i = 0; i < src->n; i++)
+		dst->ops[dst->n++] = src->ops[i];
+	tph_stmt_free(src);
+	return TPH_OK;
+}

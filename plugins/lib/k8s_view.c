@@ -1,0 +1,338 @@
+/* The Kubernetes NodeInfo view (see k8s_view.h): built once per session from the tasks on
+ * ready nodes, shared by the plugins that read it, kept current by predicates' event handlers. */
+#include "k8s_view.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache/cluster_int.h"
+#include "base/mem.h"
+
+/* ---- keys the session's specs use ---- */
+
+typedef struct sidset {
+	tph_sid *v;
+	uint32_t n, cap;
+} sidset;
+
+static int sidset_add(sidset *s, tph_sid x)
+{
+	for (uint32_t i = 0; i < s->n; i++)
+		if (s->v[i] == x)
+			return TPH_OK;
+	if (tph_grow(&s->v, &s->cap, s->n + 1, sizeof *s->v))
+		return TPH_ENOMEM;
+	s->v[s->n++] = x;
+	return TPH_OK;
+}
+
+static int add_pod_terms(sidset *topo, const tph_podaff_row *t, uint32_t n)
+{
+	int rc = TPH_OK;
+	for (uint32_t i = 0; i < n && !rc; i++)
+		rc = sidset_add(topo, t[i].topology_key);
+	return rc;
+}
+
+static int add_num_keys(sidset *nums, const tph_term_row *t)
+{
+	int rc = TPH_OK;
+	for (uint32_t i = 0; i < t->n && !rc; i++)
+		if (t->exprs[i].op == TPH_SEL_GT || t->exprs[i].op == TPH_SEL_LT)
+			rc = sidset_add(nums, t->exprs[i].key);
+	return rc;
+}
+
+static int spec_keys(const tph_pod_spec *sp, sidset *topo, sidset *nums)
+{
+	int rc = add_pod_terms(topo, sp->pod_required, sp->n_pod_required);
+	if (!rc)
+		rc = add_pod_terms(topo, sp->pod_preferred, sp->n_pod_preferred);
+	if (!rc)
+		rc = add_pod_terms(topo, sp->anti_required, sp->n_anti_required);
+	if (!rc)
+		rc = add_pod_terms(topo, sp->anti_preferred, sp->n_anti_preferred);
+	for (uint32_t i = 0; i < sp->n_spread && !rc; i++)
+		rc = sidset_add(topo, sp->spread[i].topology_key);
+	for (uint32_t i = 0; i < sp->n_node_required && !rc; i++)
+		rc = add_num_keys(nums, &sp->node_required[i]);
+	for (uint32_t i = 0; i < sp->n_node_preferred && !rc; i++)
+		rc = add_num_keys(nums, &sp->node_preferred[i].term);
+	return rc;
+}
+
+static uint32_t max_u32(uint32_t a, uint32_t b)
+{
+	return a > b ? a : b;
+}
+
+static void spec_maxima(tph_k8s_view *v, const tph_pod_spec *sp)
+{
+	uint32_t soft = 0;
+	for (uint32_t i = 0; i < sp->n_spread; i++)
+		soft += !sp->spread[i].do_not_schedule;
+	v->max_pod_required = max_u32(v->max_pod_required, sp->n_pod_required);
+	v->max_anti_required = max_u32(v->max_anti_required, sp->n_anti_required);
+	v->max_spread = max_u32(v->max_spread, sp->n_spread);
+	v->max_soft_spread = max_u32(v->max_soft_spread, soft);
+}
+
+/* Every distinct spec once (specs are interned: equal ids, equal constraints). */
+static int collect_keys(tph_k8s_view *v, const tph_session *s, sidset *topo, sidset *nums)
+{
+	uint32_t ns = s->snap->n_specs;
+	uint8_t *seen = tph_calloc(ns + 1, 1);
+	if (!seen)
+		return TPH_ENOMEM;
+	int rc = TPH_OK;
+	const tph_pod_spec *last = NULL; /* a job's tasks share a spec: skip runs cheaply */
+	for (uint32_t t = 0; t < s->tasks.n && !rc; t++) {
+		const tph_pod_spec *sp = s->tasks.spec[t];
+		if (sp == last || (sp->id < ns && seen[sp->id]))
+			continue;
+		last = sp;
+		if (sp->id < ns)
+			seen[sp->id] = 1;
+		spec_maxima(v, sp);
+		rc = spec_keys(sp, topo, nums);
+	}
+	tph_free(seen);
+	return rc;
+}
+
+/* ---- topology domains ---- */
+
+typedef struct vn {
+	tph_sid value;
+	uint32_t node;
+} vn;
+
+static int cmp_vn(const void *a, const void *b)
+{
+	const vn *x = a, *y = b;
+	if (x->value != y->value)
+		return x->value < y->value ? -1 : 1;
+	return (x->node > y->node) - (x->node < y->node);
+}
+
+/* Dense ids for the values of one key, in value-id order. */
+static uint32_t build_domains(const tph_session *s, tph_sid key, uint32_t *dom, vn *tmp)
+{
+	uint32_t n = s->nodes.n, m = 0, ids = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		dom[i] = TPH_NOIDX;
+		tph_sid v = tph_labels_get(s->nodes.meta[i]->labels, key);
+		if (v != TPH_SID_NONE)
+			tmp[m++] = (vn){v, i};
+	}
+	qsort(tmp, m, sizeof *tmp, cmp_vn);
+	for (uint32_t i = 0; i < m; i++) {
+		if (i && tmp[i].value != tmp[i - 1].value)
+			ids++;
+		dom[tmp[i].node] = ids;
+	}
+	return m ? ids + 1 : 0;
+}
+
+static int build_topo(tph_session *s, tph_k8s_topo *t, const sidset *keys)
+{
+	uint32_t n = s->nodes.n;
+	t->n_keys = keys->n;
+	t->keys = TPH_ARENA_NEW(&s->arena, tph_sid, keys->n + 1);
+	t->dom = TPH_ARENA_NEW(&s->arena, uint32_t, (size_t)keys->n * n + 1);
+	t->n_dom = TPH_ARENA_NEW(&s->arena, uint32_t, keys->n + 1);
+	t->off = TPH_ARENA_NEW(&s->arena, uint32_t, keys->n + 1);
+	vn *tmp = tph_malloc((n + 1) * sizeof *tmp);
+	if (!t->keys || !t->dom || !t->n_dom || !t->off || !tmp) {
+		tph_free(tmp);
+		return TPH_ENOMEM;
+	}
+	t->total = 0;
+	for (uint32_t k = 0; k < keys->n; k++) {
+		t->keys[k] = keys->v[k];
+		t->n_dom[k] = build_domains(s, keys->v[k], t->dom + (size_t)k * n, tmp);
+		t->off[k] = t->total;
+		t->total += t->n_dom[k];
+	}
+	tph_free(tmp);
+	return TPH_OK;
+}
+
+uint32_t tph_k8s_topo_key(const tph_k8s_topo *t, tph_sid key)
+{
+	for (uint32_t k = 0; k < t->n_keys; k++)
+		if (t->keys[k] == key)
+			return k;
+	return TPH_NOIDX;
+}
+
+/* strconv.ParseInt(label, 10, 64) of each node's value, once. */
+static int build_nums(tph_session *s, tph_k8s_nums *m, const sidset *keys)
+{
+	uint32_t n = s->nodes.n;
+	m->n_keys = keys->n;
+	m->n_nodes = n;
+	m->keys = TPH_ARENA_NEW(&s->arena, tph_sid, keys->n + 1);
+	m->val = TPH_ARENA_NEW(&s->arena, int64_t, (size_t)keys->n * n + 1);
+	m->ok = TPH_ARENA_NEW(&s->arena, uint8_t, (size_t)keys->n * n + 1);
+	if (!m->keys || !m->val || !m->ok)
+		return TPH_ENOMEM;
+	for (uint32_t k = 0; k < keys->n; k++) {
+		m->keys[k] = keys->v[k];
+		for (uint32_t i = 0; i < n; i++) {
+			tph_sid v = tph_labels_get(s->nodes.meta[i]->labels, keys->v[k]);
+			size_t at = (size_t)k * n + i;
+			m->ok[at] =
+			    v != TPH_SID_NONE &&
+			    tph_parse_int(tph_strtab_str(s->snap->strs, v), 64, &m->val[at]);
+		}
+	}
+	return TPH_OK;
+}
+
+/* ---- pods ---- */
+
+static void account(tph_k8s_view *v, const tph_session *s, tph_idx t, tph_idx node, int sign)
+{
+	const int64_t *req = s->tasks.req + (size_t)t * s->ndim;
+	int64_t cpu = req[TPH_RES_CPU], mem = req[TPH_RES_MEMORY];
+	int64_t d[TPH_KV_COUNT] = {cpu, mem, cpu ? cpu : TPH_K8S_DEFAULT_MILLI_CPU,
+	                           mem ? mem : TPH_K8S_DEFAULT_MEMORY,
+	                           v->gpu_dim == TPH_NOIDX ? 0 : tph_k8s_value(req[v->gpu_dim])};
+	for (uint32_t k = 0; k < TPH_KV_COUNT; k++)
+		v->sum[(size_t)k * v->n_nodes + node] += sign * d[k];
+	v->npods[node] += (uint32_t)sign;
+}
+
+void tph_k8s_view_add(tph_k8s_view *v, const tph_session *s, tph_idx task, tph_idx node)
+{
+	if (v->at[task] != TPH_NOIDX)
+		tph_k8s_view_remove(v, s, task);
+	v->at[task] = node;
+	v->prev[task] = TPH_NOIDX;
+	v->next[task] = v->head[node];
+	if (v->head[node] != TPH_NOIDX)
+		v->prev[v->head[node]] = task;
+	v->head[node] = task;
+	account(v, s, task, node, +1);
+	v->gen++;
+}
+
+tph_idx tph_k8s_view_remove(tph_k8s_view *v, const tph_session *s, tph_idx task)
+{
+	tph_idx node = v->at[task];
+	if (node == TPH_NOIDX)
+		return TPH_NOIDX;
+	if (v->prev[task] != TPH_NOIDX)
+		v->next[v->prev[task]] = v->next[task];
+	else
+		v->head[node] = v->next[task];
+	if (v->next[task] != TPH_NOIDX)
+		v->prev[v->next[task]] = v->prev[task];
+	v->at[task] = v->next[task] = v->prev[task] = TPH_NOIDX;
+	account(v, s, task, node, -1);
+	v->gen++;
+	return node;
+}
+
+/* The tasks a session node holds at open (what tph_k8s_view_add does for each, with nothing
+ * held yet); then the open-time affinity node lists. */
+static void add_initial(tph_k8s_view *v, const tph_session *s)
+{
+	const tph_idx *node = s->tasks.node;
+	const uint8_t *status = s->tasks.status, *flags = s->nodes.flags;
+	tph_idx *head = v->head;
+	for (tph_idx t = 0; t < s->tasks.n; t++) {
+		tph_idx n = node[t];
+		v->at[t] = TPH_NOIDX;
+		if (n == TPH_NOIDX || status[t] == TPH_TS_SUCCEEDED || status[t] == TPH_TS_FAILED ||
+		    !(flags[n] & TPH_NODE_READY))
+			continue;
+		v->at[t] = n;
+		v->prev[t] = TPH_NOIDX;
+		v->next[t] = head[n];
+		if (head[n] != TPH_NOIDX)
+			v->prev[head[n]] = t;
+		head[n] = t;
+		account(v, s, t, n, +1);
+		v->gen++; /* counted as each add would */
+		const tph_pod_spec *sp = s->tasks.spec[t];
+		v->open_aff[n] |= tph_k8s_has_pod_affinity(sp);
+		v->open_anti[n] |= sp->n_anti_required > 0;
+	}
+	for (tph_idx n = 0; n < v->n_nodes; n++) {
+		if (v->open_aff[n])
+			v->aff_nodes[v->n_aff_nodes++] = n;
+		if (v->open_anti[n])
+			v->anti_nodes[v->n_anti_nodes++] = n;
+	}
+}
+
+static int alloc_cols(tph_k8s_view *v, tph_session *s)
+{
+	tph_arena *a = &s->arena;
+	uint32_t n = s->nodes.n, nt = s->tasks.n;
+	v->n_nodes = n;
+	v->n_tasks = nt;
+	/* add_initial writes every task's `at`; next and prev are read only for a task the view
+	 * holds, which add wrote first: none of the three is cleared here */
+	v->at = tph_arena_alloc(a, (nt + 1) * sizeof *v->at, TPH_CACHELINE);
+	v->next = tph_arena_alloc(a, (nt + 1) * sizeof *v->next, TPH_CACHELINE);
+	v->prev = tph_arena_alloc(a, (nt + 1) * sizeof *v->prev, TPH_CACHELINE);
+	v->head = TPH_ARENA_NEW(a, tph_idx, n + 1);
+	v->npods = TPH_ARENA_NEW(a, uint32_t, n + 1);
+	v->sum = TPH_ARENA_NEW(a, int64_t, (size_t)TPH_KV_COUNT * n + 1);
+	v->open_aff = TPH_ARENA_NEW(a, uint8_t, n + 1);
+	v->open_anti = TPH_ARENA_NEW(a, uint8_t, n + 1);
+	v->aff_nodes = TPH_ARENA_NEW(a, tph_idx, n + 1);
+	v->anti_nodes = TPH_ARENA_NEW(a, tph_idx, n + 1);
+	if (!v->at || !v->next || !v->prev || !v->head || !v->npods || !v->sum || !v->open_aff ||
+	    !v->open_anti || !v->aff_nodes || !v->anti_nodes)
+		return TPH_ENOMEM;
+	v->at[nt] = TPH_NOIDX;
+	memset(v->head, 0xff, (n + 1) * sizeof *v->head);
+	return TPH_OK;
+}
+
+static uint32_t find_dim(const tph_session *s, const char *name)
+{
+	tph_sid id = tph_strtab_find(s->snap->strs, name, strlen(name));
+	for (uint32_t d = 0; id != TPH_SID_NONE && d < s->snap->dims.n; d++)
+		if (s->snap->dims.name[d] == id)
+			return d;
+	return TPH_NOIDX;
+}
+
+int tph_k8s_view_init(tph_k8s_view *v, tph_session *s)
+{
+	memset(v, 0, sizeof *v);
+	sidset topo = {0}, nums = {0};
+	int rc = collect_keys(v, s, &topo, &nums);
+	if (!rc)
+		rc = build_topo(s, &v->topo, &topo);
+	if (!rc)
+		rc = build_nums(s, &v->nums, &nums);
+	tph_free(topo.v);
+	tph_free(nums.v);
+	if (!rc)
+		rc = alloc_cols(v, s);
+	if (rc)
+		return rc;
+	v->gpu_dim = find_dim(s, "nvidia.com/gpu");
+	v->hostname = tph_strtab_find(s->snap->strs, "kubernetes.io/hostname", 22);
+	add_initial(v, s);
+	return TPH_OK;
+}
+
+static int share_init(void *obj, tph_session *s)
+{
+	return tph_k8s_view_init(obj, s);
+}
+
+int tph_k8s_view_share(tph_session *s, tph_k8s_view **out)
+{
+	void *v;
+	int rc = tph_session_shared(s, "k8s.nodeinfo", sizeof **out, share_init, &v);
+	*out = rc ? NULL : v;
+	return rc;
+}

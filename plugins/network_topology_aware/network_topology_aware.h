@@ -1,0 +1,53 @@
+/* network-topology-aware: state shared by its two files. network_topology_aware.c holds the
+ * arguments, the resource cache, the events and the hypernode gradients;
+ * network_topology_aware_score.c the node scores (BatchNodeOrder) and the hypernode scores
+ * (HyperNodeOrder). */
+#ifndef TPH_NETWORK_TOPOLOGY_AWARE_H
+#define TPH_NETWORK_TOPOLOGY_AWARE_H
+
+#include "session/topo/hypernode.h"
+
+typedef struct nta_st {
+	/* Arguments, Volcano's keys and defaults (a negative weight means 1, a negative fading
+	 * 0.8, max-hypernodes <= 0 means 8). */
+	int64_t weight, cpu, memory;
+	const char *resources;
+	bool normal_enable;
+	double fading;
+	int64_t evict_max;
+	/* Binpack weight of each dimension that has one (cpu, memory, the listed resources). */
+	int64_t w[TPH_RES_MAX];
+	uint8_t has[TPH_RES_MAX];
+	/* HyperNodesTiers' lowest and highest (the cluster top's) tier, and the normal-pod tier
+	 * weights fading^(tier - 1) over min..max with their sum. */
+	int32_t min_tier, max_tier;
+	double *tier_w, tier_w_sum;
+	/* hyperNodeResourceCache, columns [d * nh + h]: allocatable (the tree's), used (moved by
+	 * this plugin's events only: allocate and pipeline add, evict and undo subtract), and idle
+	 * and future idle as they were at session open. */
+	uint32_t nh;
+	const int64_t *alloc;
+	int64_t *used, *idle, *future;
+	tph_idx *where;    /* [tasks]: the node whose hypernodes count the task in `used` */
+	uint8_t *eligible; /* [nh] gradient scratch */
+	/* scoreWithTaskNum scratch (session thread: scores run there): subjob tasks per hypernode,
+	 * valid where mark == gen */
+	uint32_t *cnt, *mark, gen;
+	int64_t *sj_req;   /* [ndim] the summed requests of subjob sj_req_of (HyperNodeOrder) */
+	tph_idx sj_req_of; /* TPH_NOIDX: none yet */
+	int64_t *row;      /* [ndim] scratch */
+} nta_st;
+
+/* 100 * weight * score (scaleFinalScore). */
+static inline double nta_scale(const nta_st *st, double score)
+{
+	return 100.0 * (double)st->weight * score;
+}
+
+/* BatchNodeOrder and HyperNodeOrder (network_topology_aware_score.c). */
+void nta_batch_node_order(void *st, const tph_session *s, tph_idx task, const tph_idx *nodes,
+                          uint32_t n, double *out);
+void nta_hypernode_order(void *st, const tph_session *s, tph_idx subjob, const tph_idx *hns,
+                         uint32_t n, double *out);
+
+#endif

@@ -1,0 +1,476 @@
+/* nodeorder: Volcano's nodeorder plugin. Its BatchNodeOrder runs kube-scheduler's score
+ * plugins over the candidate nodes, each normalised to 0..100 as Kubernetes does and
+ * multiplied by its weight: NodeResourcesFit LeastAllocated / MostAllocated, NodeResources
+ * BalancedAllocation, NodeAffinity (preferred terms), TaintToleration (PreferNoSchedule), and
+ * InterPodAffinity and PodTopologySpread (nodeorder_pod.c). ImageLocality is its NodeOrder and
+ * scores 0 in tephra, whose pods carry no images. */
+#include "nodeorder.h"
+
+#include "base/mem.h"
+
+#include <assert.h>
+#include <math.h>
+#include <string.h>
+
+#define OFF(f) offsetof(no_st, f)
+static const tph_arg_spec no_args[] = {
+    {"leastrequested.weight", TPH_ARG_INT, "1", 0, 0, OFF(w_least), NULL},
+    {"mostrequested.weight", TPH_ARG_INT, "0", 0, 0, OFF(w_most), NULL},
+    {"nodeaffinity.weight", TPH_ARG_INT, "2", 0, 0, OFF(w_node_aff), NULL},
+    {"podaffinity.weight", TPH_ARG_INT, "2", 0, 0, OFF(w_pod_aff), NULL},
+    {"balancedresource.weight", TPH_ARG_INT, "1", 0, 0, OFF(w_balanced), NULL},
+    {"tainttoleration.weight", TPH_ARG_INT, "3", 0, 0, OFF(w_taint), NULL},
+    {"imagelocality.weight", TPH_ARG_INT, "1", 0, 0, OFF(w_image), NULL},
+    {"podtopologyspread.weight", TPH_ARG_INT, "2", 0, 0, OFF(w_spread), NULL},
+    {NULL, 0, NULL, 0, 0, 0, NULL},
+};
+
+/* helper.DefaultNormalizeScore(MaxNodeScore, reverse, scores) of one score, given the
+ * highest over the candidates (at least 0). */
+static int64_t default_normalize(int64_t raw, int64_t max, bool reverse)
+{
+	int64_t v = max ? TPH_MAX_NODE_SCORE * raw / max : 0;
+	return reverse ? TPH_MAX_NODE_SCORE - v : v;
+}
+
+/* ---- NodeResourcesFit and BalancedAllocation ---- */
+
+typedef enum {
+	LEAST,
+	MOST
+} fit_kind;
+
+static int64_t fit_one(fit_kind k, int64_t req, int64_t cap)
+{
+	if (k == LEAST)
+		return req > cap ? 0 : (cap - req) * TPH_MAX_NODE_SCORE / cap;
+	return (req > cap ? cap : req) * TPH_MAX_NODE_SCORE / cap;
+}
+
+/* Least: cpu and memory weighted 50/50; Most: 1/1. Both count a pod without a cpu or memory
+ * request as 100m / 200Mi (NonZeroRequested), the pod being placed included. */
+static void fit_scores(const no_st *st, const tph_session *s, tph_idx task, fit_kind k,
+                       const tph_idx *nodes, uint32_t n, int64_t *raw)
+{
+	const int64_t *req = s->tasks.req + (size_t)task * s->ndim, w = k == LEAST ? 50 : 1;
+	int64_t pod[2] = {req[TPH_RES_CPU] ? req[TPH_RES_CPU] : TPH_K8S_DEFAULT_MILLI_CPU,
+	                  req[TPH_RES_MEMORY] ? req[TPH_RES_MEMORY] : TPH_K8S_DEFAULT_MEMORY};
+	const uint32_t dims[2] = {TPH_RES_CPU, TPH_RES_MEMORY},
+	               sums[2] = {TPH_KV_NZ_CPU, TPH_KV_NZ_MEM};
+	const int64_t *sum = st->v->sum;
+	size_t nn = st->v->n_nodes;
+	for (uint32_t i = 0; i < n; i++) {
+		int64_t score = 0, wsum = 0;
+		for (uint32_t r = 0; r < 2; r++) {
+			int64_t cap = s->nodes.alloc[(size_t)dims[r] * s->nodes.stride + nodes[i]];
+			if (!cap)
+				continue;
+			int64_t used = sum[sums[r] * nn + nodes[i]];
+			score += fit_one(k, used + pod[r], cap) * w;
+			wsum += w;
+		}
+		raw[i] = wsum ? score / wsum : 0;
+	}
+}
+
+/* balancedResourceScorer: 100 * (1 - the standard deviation of requested/allocatable). */
+static int64_t balanced_one(const double *f, uint32_t m)
+{
+	double std = 0, total = 0;
+	for (uint32_t i = 0; i < m; i++)
+		total += f[i];
+	if (m == 2) {
+		std = fabs((f[0] - f[1]) / 2);
+	} else if (m > 2) {
+		double mean = total / m, sum = 0;
+		for (uint32_t i = 0; i < m; i++)
+			sum = sum + (f[i] - mean) * (f[i] - mean);
+		std = sqrt(sum / m);
+	}
+	return (int64_t)((1 - std) * (double)TPH_MAX_NODE_SCORE);
+}
+
+/* The pod's cpu, memory and nvidia.com/gpu requests; a best-effort pod is not scored. */
+static bool balanced_pod(const no_st *st, const tph_session *s, tph_idx task, int64_t pod[3])
+{
+	const int64_t *req = s->tasks.req + (size_t)task * s->ndim;
+	uint32_t g = st->v->gpu_dim;
+	pod[0] = req[TPH_RES_CPU];
+	pod[1] = req[TPH_RES_MEMORY];
+	pod[2] = g == TPH_NOIDX ? 0 : tph_k8s_value(req[g]);
+	return pod[0] || pod[1] || pod[2];
+}
+
+/* cpu, memory and nvidia.com/gpu by their real requests (balanced_pod). */
+static void balanced_scores(const no_st *st, const tph_session *s, const int64_t pod[3],
+                            const tph_idx *nodes, uint32_t n, int64_t *raw)
+{
+	uint32_t g = st->v->gpu_dim;
+	const uint32_t sums[3] = {TPH_KV_CPU, TPH_KV_MEM, TPH_KV_GPU};
+	const int64_t *alloc = s->nodes.alloc, *sum = st->v->sum;
+	size_t stride = s->nodes.stride, nn = st->v->n_nodes;
+	for (uint32_t i = 0; i < n; i++) {
+		tph_idx node = nodes[i];
+		int64_t cap[3] = {alloc[TPH_RES_CPU * stride + node],
+		                  alloc[TPH_RES_MEMORY * stride + node],
+		                  pod[2] ? tph_k8s_value(alloc[(size_t)g * stride + node]) : 0};
+		double f[3];
+		uint32_t m = 0;
+		for (uint32_t r = 0; r < 3; r++) {
+			if (!cap[r])
+				continue;
+			int64_t used = sum[sums[r] * nn + node] + pod[r];
+			double x = (double)used / (double)cap[r];
+			f[m++] = x > 1 ? 1 : x;
+		}
+		raw[i] = balanced_one(f, m);
+	}
+}
+
+/* ---- NodeAffinity and TaintToleration ---- */
+
+/* The summed weights of the preferred terms each node matches. */
+static void node_affinity_eval(const no_st *st, const tph_session *s, const tph_pod_spec *sp,
+                               const tph_idx *nodes, uint32_t n, int64_t *raw)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		tph_labels l = s->nodes.meta[nodes[i]]->labels;
+		raw[i] = 0;
+		for (uint32_t t = 0; t < sp->n_node_preferred; t++)
+			if (tph_k8s_node_term(&sp->node_preferred[t].term, l, &st->v->nums,
+			                      nodes[i]))
+				raw[i] += sp->node_preferred[t].weight;
+	}
+}
+
+#define AFF_BUDGET ((size_t)64 << 20)
+
+/* The spec's column of raw scores once it has been scored over s->nodes.n nodes; NULL before
+ * (or past the memory budget). */
+static const int64_t *aff_column(no_st *st, const tph_session *s, const tph_pod_spec *sp,
+                                 uint32_t n)
+{
+	if (sp->id >= st->n_specs)
+		return NULL;
+	if (st->aff_raw[sp->id] || (st->aff_seen[sp->id] += n) < s->nodes.n)
+		return st->aff_raw[sp->id];
+	size_t bytes = ((size_t)s->nodes.n + 1) * sizeof(int64_t);
+	int64_t *col = st->aff_bytes + bytes <= AFF_BUDGET ? tph_malloc(bytes) : NULL;
+	if (!col)
+		return NULL;
+	for (tph_idx node = 0; node < s->nodes.n; node++)
+		node_affinity_eval(st, s, sp, &node, 1, &col[node]);
+	st->aff_bytes += bytes;
+	return st->aff_raw[sp->id] = col;
+}
+
+static void node_affinity_raw(no_st *st, const tph_session *s, const tph_pod_spec *sp,
+                              const tph_idx *nodes, uint32_t n, int64_t *raw)
+{
+	const int64_t *col = aff_column(st, s, sp, n);
+	if (!col) {
+		node_affinity_eval(st, s, sp, nodes, n, raw);
+		return;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		raw[i] = col[nodes[i]];
+}
+
+/* PreferNoSchedule taints no toleration without an effect or with PreferNoSchedule covers. */
+static int64_t intolerable(const tph_pod_spec *sp, const tph_node_meta *m)
+{
+	int64_t count = 0;
+	for (uint32_t i = 0; i < m->n_taints; i++) {
+		const tph_taint_row *t = &m->taints[i];
+		bool ok = t->effect != TPH_TAINT_PREFER_NO_SCHEDULE;
+		for (uint32_t j = 0; j < sp->n_tolerations && !ok; j++) {
+			const tph_tol_row *tol = &sp->tolerations[j];
+			ok = (tol->effect < 0 || tol->effect == TPH_TAINT_PREFER_NO_SCHEDULE) &&
+			     tph_k8s_tolerates(tol, t);
+		}
+		count += !ok;
+	}
+	return count;
+}
+
+/* Nodes without PreferNoSchedule taints, and pods without a toleration that could cover one,
+ * need no look at the node's taints. */
+static void taint_raw(const no_st *st, const tph_session *s, const tph_pod_spec *sp,
+                      const tph_idx *nodes, uint32_t n, int64_t *raw)
+{
+	bool tolerates = false;
+	for (uint32_t j = 0; j < sp->n_tolerations; j++)
+		tolerates |= sp->tolerations[j].effect < 0 ||
+		             sp->tolerations[j].effect == TPH_TAINT_PREFER_NO_SCHEDULE;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t k = st->prefer[nodes[i]];
+		raw[i] = k && tolerates ? intolerable(sp, s->nodes.meta[nodes[i]]) : k;
+	}
+}
+
+/* ---- BatchNodeOrder ----
+ * Two parallel passes over spans of the candidates (tph_session_parallel): the first writes
+ * the unnormalised scores (NodeResourcesFit, BalancedAllocation) weighted into out and the raw
+ * scores of the normalised scorers into their columns, with each span's extremes; the
+ * extremes are combined in span order; the second adds the normalised scores. Each node's
+ * score is summed in kube-scheduler's plugin order, whatever the thread count. */
+
+typedef struct no_call {
+	no_st *st;
+	const tph_session *s;
+	tph_idx task;
+	const tph_pod_spec *sp;
+	const tph_idx *nodes;
+	double *out;
+	const int64_t *aff_col; /* NodeAffinity's column of the spec, or NULL: evaluate */
+	bool balanced, run[NO_COLS];
+	int64_t pod[3];                   /* balanced_pod */
+	int64_t lo[NO_COLS], hi[NO_COLS]; /* extremes over the candidates */
+} no_call;
+
+static void add_weighted(double *out, const int64_t *raw, uint32_t n, int64_t w)
+{
+	for (uint32_t i = 0; i < n; i++)
+		out[i] += (double)(raw[i] * w);
+}
+
+/* The highest score of each scorer starts at 0 (DefaultNormalizeScore, PodTopologySpread),
+ * InterPodAffinity's at the lowest int64. */
+static void extremes_init(int64_t *lo, int64_t *hi)
+{
+	for (int k = 0; k < NO_COLS; k++) {
+		lo[k] = INT64_MAX;
+		hi[k] = k == NO_IPA ? INT64_MIN : 0;
+	}
+}
+
+static void extremes(const int64_t *raw, const uint8_t *skip, uint32_t n, int64_t *lo, int64_t *hi)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		if (skip && skip[i])
+			continue;
+		*lo = raw[i] < *lo ? raw[i] : *lo;
+		*hi = raw[i] > *hi ? raw[i] : *hi;
+	}
+}
+
+static void raw_cols(const no_call *c, const tph_idx *nodes, uint32_t b, uint32_t n, int64_t *ext)
+{
+	const no_st *st = c->st;
+	int64_t *const *col = st->col;
+	if (c->run[NO_AFF] && c->aff_col)
+		for (uint32_t i = 0; i < n; i++)
+			col[NO_AFF][b + i] = c->aff_col[nodes[i]];
+	else if (c->run[NO_AFF])
+		node_affinity_eval(st, c->s, c->sp, nodes, n, col[NO_AFF] + b);
+	if (c->run[NO_IPA])
+		tph_no_ipa_raw(st, nodes, n, col[NO_IPA] + b);
+	if (c->run[NO_TAINT])
+		taint_raw(st, c->s, c->sp, nodes, n, col[NO_TAINT] + b);
+	if (c->run[NO_PTS])
+		tph_no_pts_raw(st, c->s, c->task, nodes, st->skip + b, n, col[NO_PTS] + b);
+	extremes_init(ext, ext + NO_COLS);
+	for (int k = 0; k < NO_COLS; k++)
+		if (c->run[k])
+			extremes(col[k] + b, k == NO_PTS ? st->skip + b : NULL, n, &ext[k],
+			         &ext[NO_COLS + k]);
+}
+
+static void map_span(void *cv, uint32_t k, uint32_t b, uint32_t e)
+{
+	const no_call *c = cv;
+	const no_st *st = c->st;
+	const tph_idx *nodes = c->nodes + b;
+	uint32_t n = e - b;
+	double *out = c->out + b;
+	int64_t raw[TPH_PAR_SPAN];
+	memset(out, 0, n * sizeof *out);
+	if (st->w_least) {
+		fit_scores(st, c->s, c->task, LEAST, nodes, n, raw);
+		add_weighted(out, raw, n, st->w_least);
+	}
+	if (st->w_most) {
+		fit_scores(st, c->s, c->task, MOST, nodes, n, raw);
+		add_weighted(out, raw, n, st->w_most);
+	}
+	if (c->balanced) {
+		balanced_scores(st, c->s, c->pod, nodes, n, raw);
+		add_weighted(out, raw, n, st->w_balanced);
+	}
+	raw_cols(c, nodes, b, n, st->ext + (size_t)k * 2 * NO_COLS);
+}
+
+static void add_span(void *cv, uint32_t k, uint32_t b, uint32_t e)
+{
+	const no_call *c = cv;
+	const no_st *st = c->st;
+	int64_t *const *col = st->col;
+	double *out = c->out;
+	(void)k;
+	for (uint32_t i = b; c->run[NO_AFF] && i < e; i++)
+		out[i] += (double)(default_normalize(col[NO_AFF][i], c->hi[NO_AFF], false) *
+		                   st->w_node_aff);
+	for (uint32_t i = b; c->run[NO_IPA] && i < e; i++)
+		out[i] += (double)(tph_no_ipa_norm(col[NO_IPA][i], c->lo[NO_IPA], c->hi[NO_IPA]) *
+		                   st->w_pod_aff);
+	for (uint32_t i = b; c->run[NO_TAINT] && i < e; i++)
+		out[i] += (double)(default_normalize(col[NO_TAINT][i], c->hi[NO_TAINT], true) *
+		                   st->w_taint);
+	for (uint32_t i = b; c->run[NO_PTS] && i < e; i++)
+		out[i] += (double)(tph_no_pts_norm(col[NO_PTS][i], st->skip[i], c->lo[NO_PTS],
+		                                   c->hi[NO_PTS]) *
+		                   st->w_spread);
+}
+
+/* PreScore of every scorer that needs one (session thread, before the passes). */
+static void prescore(no_call *c, uint32_t n)
+{
+	no_st *st = c->st;
+	const tph_session *s = c->s;
+	c->balanced = st->w_balanced && balanced_pod(st, s, c->task, c->pod);
+	c->run[NO_AFF] = st->w_node_aff && c->sp->n_node_preferred;
+	if (c->run[NO_AFF])
+		c->aff_col = aff_column(st, s, c->sp, n);
+	c->run[NO_IPA] = st->w_pod_aff && tph_no_ipa_prescore(st, s, c->task);
+	c->run[NO_TAINT] = st->w_taint != 0;
+	c->run[NO_PTS] = st->w_spread && tph_no_pts_prescore(st, s, c->task, c->nodes, n);
+	for (int k = 0; k < NO_COLS; k++)
+		assert(!c->run[k] || st->col[k]);
+}
+
+static void batch(void *stv, const tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
+                  double *out)
+{
+	no_call c = {
+	    .st = stv, .s = s, .task = task, .sp = s->tasks.spec[task], .nodes = nodes, .out = out};
+	prescore(&c, n);
+	tph_session_parallel(s, n, map_span, &c);
+	extremes_init(c.lo, c.hi);
+	for (uint32_t k = 0; k < TPH_PAR_SPANS(n); k++) {
+		const int64_t *ext = c.st->ext + (size_t)k * 2 * NO_COLS;
+		for (int j = 0; j < NO_COLS; j++) {
+			c.lo[j] = ext[j] < c.lo[j] ? ext[j] : c.lo[j];
+			c.hi[j] = ext[NO_COLS + j] > c.hi[j] ? ext[NO_COLS + j] : c.hi[j];
+		}
+	}
+	if (c.run[NO_AFF] || c.run[NO_IPA] || c.run[NO_TAINT] || c.run[NO_PTS])
+		tph_session_parallel(s, n, add_span, &c);
+}
+
+/* ImageLocality: a pod without images scores 0 everywhere (its sum stays under the minimum
+ * threshold). */
+static void image_locality(void *st, const tph_session *s, tph_idx task, const tph_idx *nodes,
+                           uint32_t n, double *out)
+{
+	(void)st, (void)s, (void)task, (void)nodes;
+	memset(out, 0, n * sizeof *out);
+}
+
+/* ---- locality (plugin.h) ---- */
+
+static bool soft_spread(const tph_pod_spec *sp)
+{
+	for (uint32_t i = 0; i < sp->n_spread; i++)
+		if (!sp->spread[i].do_not_schedule)
+			return true;
+	return false;
+}
+
+/* Pod-to-pod scores count placements on other nodes (InterPodAffinity is skipped only when
+ * the pod has no preferred terms and no node held pods with affinity at open). NodeAffinity
+ * and TaintToleration normalise labels-only inputs over the candidates: anchored. */
+static int locality(void *stv, const tph_session *s, tph_idx task)
+{
+	const no_st *st = stv;
+	const tph_pod_spec *sp = s->tasks.spec[task];
+	if (st->w_pod_aff && (sp->n_pod_preferred || sp->n_anti_preferred || st->v->n_aff_nodes))
+		return TPH_SCORE_GLOBAL;
+	if (st->w_spread && soft_spread(sp))
+		return TPH_SCORE_GLOBAL;
+	if ((st->w_node_aff && sp->n_node_preferred) || (st->w_taint && st->any_prefer))
+		return TPH_SCORE_ANCHORED;
+	return TPH_SCORE_LOCAL;
+}
+
+/* The last node with the highest positive raw score: DefaultNormalizeScore divides by it. */
+static bool top(const int64_t *raw, uint32_t n, uint32_t *at)
+{
+	int64_t max = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (raw[i] > 0 && raw[i] >= max)
+			max = raw[i], *at = i;
+	return max > 0;
+}
+
+static uint32_t anchors(void *stv, const tph_session *s, tph_idx task, const tph_idx *nodes,
+                        uint32_t n, tph_idx *out)
+{
+	no_st *st = stv;
+	const tph_pod_spec *sp = s->tasks.spec[task];
+	uint32_t k = 0, at;
+	if (st->w_node_aff && sp->n_node_preferred) {
+		node_affinity_raw(st, s, sp, nodes, n, st->raw);
+		if (top(st->raw, n, &at))
+			out[k++] = nodes[at];
+	}
+	if (st->w_taint && st->any_prefer) {
+		taint_raw(st, s, sp, nodes, n, st->raw);
+		if (top(st->raw, n, &at))
+			out[k++] = nodes[at];
+	}
+	return k;
+}
+
+static int init_prefer(no_st *st, tph_session *s)
+{
+	st->prefer = TPH_ARENA_NEW(&s->arena, uint32_t, s->nodes.n + 1);
+	if (!st->prefer)
+		return TPH_ENOMEM;
+	for (tph_idx n = 0; n < s->nodes.n; n++) {
+		const tph_node_meta *m = s->nodes.meta[n];
+		for (uint32_t i = 0; i < m->n_taints; i++)
+			st->prefer[n] += m->taints[i].effect == TPH_TAINT_PREFER_NO_SCHEDULE;
+		st->any_prefer |= st->prefer[n] > 0;
+	}
+	return TPH_OK;
+}
+
+static void no_close(tph_session *s, void *stv)
+{
+	no_st *st = stv;
+	(void)s;
+	for (uint32_t i = 0; st->aff_raw && i < st->n_specs; i++)
+		tph_free(st->aff_raw[i]);
+	st->aff_raw = NULL;
+}
+
+static int no_open(tph_session *s, void *stv, const tph_args *args)
+{
+	no_st *st = stv;
+	(void)args;
+	st->n_specs = s->snap->n_specs;
+	st->aff_raw = TPH_ARENA_NEW(&s->arena, int64_t *, st->n_specs + 1);
+	st->aff_seen = TPH_ARENA_NEW(&s->arena, uint32_t, st->n_specs + 1);
+	int rc = st->aff_raw && st->aff_seen ? tph_k8s_view_share(s, &st->v) : TPH_ENOMEM;
+	if (!rc)
+		rc = tph_no_pod_init(st, s);
+	if (!rc)
+		rc = init_prefer(st, s);
+	if (rc)
+		return rc;
+	rc = tph_on_node_order(s, image_locality);
+	if (!rc)
+		rc = tph_on_batch_node_order(s, batch);
+	if (!rc)
+		rc = tph_on_score_locality(s, locality, anchors);
+	return rc; /* the shared view is live exactly when predicates' handlers run */
+}
+
+const tph_plugin tph_plugin_nodeorder = {
+    .abi = TPH_PLUGIN_ABI,
+    .name = "nodeorder",
+    .args = no_args,
+    .state_size = sizeof(no_st),
+    .on_session_open = no_open,
+    .on_session_close = no_close,
+};

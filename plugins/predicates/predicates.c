@@ -1,0 +1,299 @@
+/* predicates: Volcano's predicates plugin, the kube-scheduler Filters it wraps, in its order:
+ * the node pod-count check, then NodeUnschedulable, NodeAffinity (nodeSelector and required
+ * terms) and TaintToleration, then InterPodAffinity and PodTopologySpread (predicates_pod.c).
+ * NodePorts, NodeVolumeLimits, VolumeZone, VolumeBinding and DRA have no data in tephra's
+ * format and always pass; their enable keys are accepted. Its event handlers keep the k8s view
+ * current, which nodeorder relies on. */
+#include "predicates.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "session/ep.h"
+#include "base/mem.h"
+
+#define OFF(f) offsetof(pred_st, f)
+static const tph_arg_spec pred_args[] = {
+    {"predicate.NodeAffinityEnable", TPH_ARG_BOOL, "true", 0, 0, OFF(node_affinity), NULL},
+    {"predicate.NodePortsEnable", TPH_ARG_BOOL, "true", 0, 0, OFF(node_ports), "no-op"},
+    {"predicate.TaintTolerationEnable", TPH_ARG_BOOL, "true", 0, 0, OFF(taint_toleration), NULL},
+    {"predicate.PodAffinityEnable", TPH_ARG_BOOL, "true", 0, 0, OFF(pod_affinity), NULL},
+    {"predicate.NodeVolumeLimitsEnable", TPH_ARG_BOOL, "true", 0, 0, OFF(volume_limits), "no-op"},
+    {"predicate.VolumeZoneEnable", TPH_ARG_BOOL, "true", 0, 0, OFF(volume_zone), "no-op"},
+    {"predicate.PodTopologySpreadEnable", TPH_ARG_BOOL, "true", 0, 0, OFF(topology_spread), NULL},
+    {"predicate.VolumeBindingEnable", TPH_ARG_BOOL, "true", 0, 0, OFF(volume_binding), "no-op"},
+    {"predicate.CacheEnable", TPH_ARG_BOOL, "false", 0, 0, OFF(cache),
+     "equivalence cache: same verdicts, no-op"},
+    {NULL, 0, NULL, 0, 0, 0, NULL},
+};
+
+/* ---- the stable filters ---- */
+
+/* NodeUnschedulable: tolerating the node.kubernetes.io/unschedulable:NoSchedule taint is
+ * tolerating spec.unschedulable. */
+static bool unschedulable(const pred_st *st, const tph_session *s, const tph_pod_spec *sp,
+                          tph_idx node)
+{
+	if (!(s->nodes.flags[node] & TPH_NODE_UNSCHEDULABLE))
+		return false;
+	tph_taint_row t = {st->unsched_key, TPH_SID_EMPTY, TPH_TAINT_NO_SCHEDULE};
+	return !tph_k8s_tolerated(sp->tolerations, sp->n_tolerations, &t);
+}
+
+/* FindMatchingUntoleratedTaint over NoSchedule and NoExecute: the first one, in node order.
+ * The taint offsets say how many a node has without touching its cold metadata. */
+static tph_reason_code untolerated(const pred_st *st, const tph_session *s, const tph_pod_spec *sp,
+                                   tph_idx node)
+{
+	uint32_t off = st->taint_off[node], n = st->taint_off[node + 1] - off;
+	const tph_taint_row *taints = n ? s->nodes.meta[node]->taints : NULL;
+	for (uint32_t i = 0; i < n; i++) {
+		tph_reason_code code = st->taint_code[off + i];
+		if (code && !tph_k8s_tolerated(sp->tolerations, sp->n_tolerations, &taints[i]))
+			return code;
+	}
+	return TPH_PASS;
+}
+
+/* NodeUnschedulable, NodeAffinity, TaintToleration: they read only the spec and the node's
+ * flags, labels and taints, so their verdict never changes in a session. */
+static tph_reason_code stable(const pred_st *st, const tph_session *s, const tph_pod_spec *sp,
+                              tph_idx node)
+{
+	if (unschedulable(st, s, sp, node))
+		return st->r_unsched;
+	bool constrained = sp->node_selector.n || sp->n_node_required;
+	if (st->node_affinity && constrained &&
+	    !tph_k8s_node_affinity(sp, s->nodes.meta[node], &st->v->nums, node))
+		return st->r_nodeaff;
+	return st->taint_toleration ? untolerated(st, s, sp, node) : TPH_PASS;
+}
+
+/* Volcano's Predicate over one node. Its statuses collapse to one code: the one that aborts
+ * (UnschedulableAndUnresolvable) if any, else the first Unschedulable. */
+static tph_reason_code verdict(const pred_st *st, const tph_session *s, tph_idx task,
+                               const pred_pod *pp, const tph_reason_code *col, tph_idx node)
+{
+	tph_reason_code soft = st->max_pods[node] <= (int64_t)st->v->npods[node] ? st->r_podnum : 0;
+	tph_reason_code t = col ? col[node] : stable(st, s, s->tasks.spec[task], node);
+	if (t)
+		return t;
+	bool unres = false;
+	tph_reason_code p = pp ? tph_pred_pod_filter(st, s, pp, task, node, &unres) : TPH_PASS;
+	return unres || !soft ? p : soft;
+}
+
+#define STABLE_BUDGET ((size_t)64 << 20)
+
+static tph_reason_code *stable_build(pred_st *st, const tph_session *s, const tph_pod_spec *sp)
+{
+	size_t bytes = ((size_t)s->nodes.n + 1) * sizeof(tph_reason_code);
+	tph_reason_code *col = NULL;
+	pthread_mutex_lock(&st->lock);
+	col = atomic_load_explicit(&st->stable[sp->id], memory_order_acquire);
+	if (!col && st->stable_bytes + bytes <= STABLE_BUDGET && (col = tph_malloc(bytes))) {
+		for (tph_idx node = 0; node < s->nodes.n; node++)
+			col[node] = stable(st, s, sp, node);
+		st->stable_bytes += bytes;
+		atomic_store_explicit(&st->stable[sp->id], col, memory_order_release);
+	}
+	pthread_mutex_unlock(&st->lock);
+	return col;
+}
+
+/* The spec's stable column, made once the spec has been filtered over as many nodes as the
+ * session has (so a spec seen on a few nodes costs no more than before); NULL until then. */
+static const tph_reason_code *stable_col(pred_st *st, const tph_session *s, const tph_pod_spec *sp,
+                                         uint32_t n)
+{
+	if (sp->id >= st->n_specs)
+		return NULL;
+	tph_reason_code *col = atomic_load_explicit(&st->stable[sp->id], memory_order_acquire);
+	if (col)
+		return col;
+	uint32_t seen =
+	    atomic_fetch_add_explicit(&st->stable_seen[sp->id], n, memory_order_relaxed);
+	return seen + n >= s->nodes.n ? stable_build(st, s, sp) : NULL;
+}
+
+static void predicate(void *stv, const tph_session *s, tph_idx task, const tph_idx *nodes,
+                      uint32_t n, tph_reason_code *out)
+{
+	pred_st *st = stv;
+	const pred_pod *pp =
+	    tph_pred_pod_needed(st, s, task) ? tph_pred_pod_state(st, s, task) : NULL;
+	const tph_reason_code *col = stable_col(st, s, s->tasks.spec[task], n);
+	for (uint32_t i = 0; i < n; i++)
+		out[i] = verdict(st, s, task, pp, col, nodes[i]);
+}
+
+/* PrePredicate: Volcano's PreFilters never reject a pod tephra can express; this is where the
+ * pod-to-pod state is brought up to date, before the parallel filtering. */
+static tph_reason_code prepredicate(void *stv, const tph_session *s, tph_idx task)
+{
+	pred_st *st = stv;
+	if (tph_pred_pod_needed(st, s, task))
+		tph_pred_pod_state(st, s, task);
+	return TPH_PASS;
+}
+
+/* ---- events: NodeInfo.AddPod / RemovePod ---- */
+
+static int on_allocate(void *stv, tph_session *s, tph_idx task)
+{
+	pred_st *st = stv;
+	tph_idx old = tph_k8s_view_remove(st->v, s, task);
+	tph_pred_pod_event(st, s, task, old, -1);
+	tph_idx node = s->tasks.node[task];
+	if (node == TPH_NOIDX)
+		return TPH_OK;
+	tph_k8s_view_add(st->v, s, task, node);
+	tph_pred_pod_event(st, s, task, node, +1);
+	return TPH_OK;
+}
+
+static int on_deallocate(void *stv, tph_session *s, tph_idx task)
+{
+	pred_st *st = stv;
+	tph_idx old = tph_k8s_view_remove(st->v, s, task);
+	tph_pred_pod_event(st, s, task, old, -1);
+	return TPH_OK;
+}
+
+/* ---- open ---- */
+
+static int init_reasons(pred_st *st, tph_session *s)
+{
+	st->r_podnum = tph_reason(s, "node(s) pod number exceeded", false);
+	st->r_unsched = tph_reason(s, "node(s) were unschedulable", true);
+	st->r_nodeaff = tph_reason(s, "node(s) didn't match Pod's node affinity/selector", true);
+	st->r_aff = tph_reason(s, "node(s) didn't match pod affinity rules", true);
+	st->r_anti = tph_reason(s, "node(s) didn't match pod anti-affinity rules", false);
+	st->r_exist =
+	    tph_reason(s, "node(s) didn't satisfy existing pods anti-affinity rules", false);
+	st->r_spread = tph_reason(s, "node(s) didn't match pod topology spread constraints", false);
+	st->r_spread_label = tph_reason(
+	    s, "node(s) didn't match pod topology spread constraints (missing required label)",
+	    true);
+	tph_reason_code all[] = {st->r_podnum, st->r_unsched, st->r_nodeaff, st->r_aff,
+	                         st->r_anti,   st->r_exist,   st->r_spread,  st->r_spread_label};
+	for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+		if (all[i] == TPH_REASON_INVALID)
+			return TPH_ENOMEM;
+	return TPH_OK;
+}
+
+/* One reason per NoSchedule/NoExecute taint of each node, in the taint's own words. */
+static int init_taints(pred_st *st, tph_session *s)
+{
+	const tph_strtab *strs = s->snap->strs;
+	uint32_t total = 0;
+	st->taint_off = TPH_ARENA_NEW(&s->arena, uint32_t, s->nodes.n + 1);
+	for (tph_idx n = 0; st->taint_off && n < s->nodes.n; n++) {
+		st->taint_off[n] = total;
+		total += s->nodes.meta[n]->n_taints;
+	}
+	st->taint_code = TPH_ARENA_NEW(&s->arena, tph_reason_code, total + 1);
+	if (!st->taint_off || !st->taint_code)
+		return TPH_ENOMEM;
+	st->taint_off[s->nodes.n] = total;
+	char text[512];
+	tph_sid key = TPH_SID_NONE, value = TPH_SID_NONE; /* nodes mostly share their taints: */
+	tph_reason_code c = TPH_REASON_INVALID;           /* the last one's code, memoised */
+	for (tph_idx n = 0; n < s->nodes.n; n++) {
+		const tph_node_meta *m = s->nodes.meta[n];
+		for (uint32_t i = 0; i < m->n_taints; i++) {
+			const tph_taint_row *t = &m->taints[i];
+			if (t->effect == TPH_TAINT_PREFER_NO_SCHEDULE)
+				continue;
+			if (c == TPH_REASON_INVALID || t->key != key || t->value != value) {
+				snprintf(
+				    text, sizeof text, "node(s) had untolerated taint {%s: %s}",
+				    tph_strtab_str(strs, t->key), tph_strtab_str(strs, t->value));
+				if ((c = tph_reason(s, text, true)) == TPH_REASON_INVALID)
+					return TPH_ENOMEM;
+				key = t->key, value = t->value;
+			}
+			st->taint_code[st->taint_off[n] + i] = c;
+		}
+	}
+	return TPH_OK;
+}
+
+static int init_nodes(pred_st *st, tph_session *s)
+{
+	st->max_pods = TPH_ARENA_NEW(&s->arena, int64_t, s->nodes.n + 1);
+	if (!st->max_pods)
+		return TPH_ENOMEM;
+	for (tph_idx n = 0; n < s->nodes.n; n++)
+		st->max_pods[n] =
+		    tph_k8s_value(s->nodes.alloc[(size_t)TPH_RES_PODS * s->nodes.stride + n]);
+	const char *key = "node.kubernetes.io/unschedulable";
+	st->unsched_key = tph_strtab_find(s->snap->strs, key, strlen(key));
+	st->n_specs = s->snap->n_specs;
+	st->stable = TPH_ARENA_NEW(&s->arena, _Atomic(tph_reason_code *), st->n_specs + 1);
+	st->stable_seen = TPH_ARENA_NEW(&s->arena, _Atomic uint32_t, st->n_specs + 1);
+	return st->stable && st->stable_seen ? TPH_OK : TPH_ENOMEM;
+}
+
+static void pred_close(tph_session *s, void *stv)
+{
+	pred_st *st = stv;
+	(void)s;
+	for (uint32_t i = 0; st->stable && i < st->n_specs; i++)
+		tph_free(atomic_load(&st->stable[i]));
+	st->stable = NULL;
+	if (st->lock_init)
+		pthread_mutex_destroy(&st->lock);
+	st->lock_init = false;
+}
+
+static int register_all(tph_session *s)
+{
+	int rc = tph_on_predicate(s, predicate);
+	if (!rc)
+		rc = tph_on_prepredicate(s, prepredicate);
+	if (!rc)
+		rc = tph_on_task_events(s, on_allocate, on_deallocate);
+	if (!rc)
+		rc = tph_on_sim_add_task(s, tph_pred_sim_add);
+	if (!rc)
+		rc = tph_on_sim_remove_task(s, tph_pred_sim_remove);
+	if (!rc)
+		rc = tph_on_sim_predicate(s, tph_pred_sim_predicate);
+	return rc;
+}
+
+/* Volcano also registers a BatchNodeOrder for VolumeBinding and DRA scores; without volumes
+ * or claims both skip, so it adds nothing and is not registered. */
+static int pred_open(tph_session *s, void *stv, const tph_args *args)
+{
+	pred_st *st = stv;
+	(void)args;
+	if (pthread_mutex_init(&st->lock, NULL))
+		return TPH_ENOMEM;
+	st->lock_init = true;
+	int rc = tph_k8s_view_share(s, &st->v);
+	if (!rc)
+		rc = tph_pred_pod_init(st, s);
+	if (!rc)
+		rc = init_nodes(st, s);
+	if (!rc)
+		rc = init_reasons(st, s);
+	if (!rc)
+		rc = init_taints(st, s);
+	if (!rc)
+		rc = register_all(s);
+	if (rc)
+		pred_close(s, st);
+	return rc;
+}
+
+const tph_plugin tph_plugin_predicates = {
+    .abi = TPH_PLUGIN_ABI,
+    .name = "predicates",
+    .args = pred_args,
+    .state_size = sizeof(pred_st),
+    .on_session_open = pred_open,
+    .on_session_close = pred_close,
+};
