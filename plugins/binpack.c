@@ -4,7 +4,7 @@
  * 100 * binpack.weight. A node where a weighted resource would overflow scores 0. */
 #include <stdio.h>
 
-#include "session/session_int.h"
+#include "tephra/plugin.h"
 #include "lib/vres.h"
 
 typedef struct bp_st {
@@ -28,12 +28,11 @@ static const tph_arg_spec bp_args[] = {
 
 static void set_weight(bp_st *st, const tph_session *s, const char *name, size_t len, int64_t w)
 {
-	tph_sid id = tph_strtab_find(s->snap->strs, name, len);
-	for (uint32_t d = 0; id != TPH_SID_NONE && d < s->ndim && d < TPH_RES_MAX; d++)
-		if (s->snap->dims.name[d] == id) {
-			st->w[d] = (double)w;
-			st->has[d] = 1;
-		}
+	uint32_t d = tph_session_dim_find(s, name, len);
+	if (d != TPH_NOIDX) {
+		st->w[d] = (double)w;
+		st->has[d] = 1;
+	}
 }
 
 typedef struct bp_names {
@@ -61,7 +60,7 @@ static uint32_t weighted_dims(const bp_st *st, const tph_session *s, const int64
                               uint32_t *dims)
 {
 	uint32_t m = 0;
-	for (uint32_t d = 0; d < s->ndim && d < TPH_RES_MAX; d++)
+	for (uint32_t d = 0; d < tph_view_of(s)->ndim && d < TPH_RES_MAX; d++)
 		if (req[d] && st->has[d])
 			dims[m++] = d;
 	return m;
@@ -71,8 +70,8 @@ static void score(void *stv, const tph_session *s, tph_idx task, const tph_idx *
                   double *out)
 {
 	const bp_st *st = stv;
-	const int64_t *req = s->tasks.req + (size_t)task * s->ndim;
-	const tph_node_store *ns = &s->nodes;
+	const int64_t *req = tph_view_of(s)->tasks->req + (size_t)task * tph_view_of(s)->ndim;
+	const tph_node_store *ns = tph_view_of(s)->nodes;
 	uint32_t dims[TPH_RES_MAX], m = weighted_dims(st, s, req, dims);
 	for (uint32_t i = 0; i < n; i++) {
 		double sum = 0, wsum = 0;

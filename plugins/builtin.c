@@ -1,5 +1,8 @@
 /* The built-in plugin table: the one place that lists tephra's own plugins. */
-#include "base/registry_int.h"
+#include "tephra/plugin.h"
+
+/* Read by the registry (kernel/src/base/registry.c). */
+extern const tph_plugin *const tph_builtin_plugins[];
 
 extern const tph_plugin tph_plugin_conformance;
 extern const tph_plugin tph_plugin_gang;

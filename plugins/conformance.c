@@ -1,7 +1,7 @@
 /* conformance: Volcano's conformance plugin. Never evicts critical pods: those of the
  * system-cluster-critical or system-node-critical priority classes, or in kube-system. Applies
  * to preemption, reclaim and gang-aware eviction alike. Reads no arguments. */
-#include "session/session_int.h"
+#include "tephra/plugin.h"
 
 typedef struct conformance_st {
 	/* Interned ids of the protected names, TPH_SID_NONE when no object uses the name (then
@@ -11,9 +11,9 @@ typedef struct conformance_st {
 
 static bool critical(const conformance_st *c, const tph_session *s, tph_idx t)
 {
-	tph_sid pc = s->tasks.pclass[t];
+	tph_sid pc = tph_view_of(s)->tasks->pclass[t];
 	return (pc != TPH_SID_NONE && (pc == c->cluster_critical || pc == c->node_critical)) ||
-	       (c->kube_system != TPH_SID_NONE && s->tasks.ns[t] == c->kube_system);
+	       (c->kube_system != TPH_SID_NONE && tph_view_of(s)->tasks->ns[t] == c->kube_system);
 }
 
 static int evictable(void *st, const tph_session *s, tph_idx evictor, const tph_idx *cands,
@@ -29,10 +29,9 @@ static int conformance_open(tph_session *s, void *st, const tph_args *args)
 {
 	(void)args;
 	conformance_st *c = st;
-	const tph_strtab *strs = s->snap->strs;
-	c->cluster_critical = tph_strtab_find(strs, "system-cluster-critical", 23);
-	c->node_critical = tph_strtab_find(strs, "system-node-critical", 20);
-	c->kube_system = tph_strtab_find(strs, "kube-system", 11);
+	c->cluster_critical = tph_session_sid(s, "system-cluster-critical", 23);
+	c->node_critical = tph_session_sid(s, "system-node-critical", 20);
+	c->kube_system = tph_session_sid(s, "kube-system", 11);
 	int rc = tph_on_preemptable(s, evictable);
 	if (!rc)
 		rc = tph_on_reclaimable(s, evictable);

@@ -3,8 +3,8 @@
  * are ready or pipelined by their subGroupSize), unready jobs and subjobs go
  * first, victims are taken only above minMember, and at session close every job that is not
  * ready gets this session's Unschedulable condition. Reads no arguments. */
-#include "session/session_int.h"
-#include "session/topo/subjob.h"
+#include "tephra/plugin.h"
+#include "tephra/topology.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -27,7 +27,7 @@ typedef struct gang_st {
 
 static const uint32_t *counts(const tph_session *s, tph_idx j)
 {
-	return s->js.count + (size_t)j * TPH_TS_COUNT;
+	return tph_view_of(s)->js->count + (size_t)j * TPH_TS_COUNT;
 }
 
 static int32_t sum_status(const uint32_t *c, uint32_t set)
@@ -50,25 +50,26 @@ static int32_t pending_be(const tph_session *s, const gang_st *g, tph_idx j)
 {
 	if (!g->best_effort[j])
 		return 0;
-	const tph_job_store *js = s->jobs;
+	const tph_job_store *js = tph_view_of(s)->jobs;
 	int32_t n = 0;
 	for (uint32_t i = js->task_off[j]; i < js->task_off[j + 1]; i++) {
 		tph_idx t = js->task_idx[i];
-		n += s->tasks.status[t] == TPH_TS_PENDING &&
-		     (s->tasks.flags[t] & TPH_TASK_BEST_EFFORT);
+		n += tph_view_of(s)->tasks->status[t] == TPH_TS_PENDING &&
+		     (tph_view_of(s)->tasks->flags[t] & TPH_TASK_BEST_EFFORT);
 	}
 	return n;
 }
 
 static bool is_ready(const tph_session *s, const gang_st *g, tph_idx j)
 {
-	return ready_num(s, j) + pending_be(s, g, j) >= s->jobs->min_member[j];
+	return ready_num(s, j) + pending_be(s, g, j) >= tph_view_of(s)->jobs->min_member[j];
 }
 
 static bool is_pipelined(const tph_session *s, const gang_st *g, tph_idx j)
 {
 	int32_t waiting = (int32_t)counts(s, j)[TPH_TS_PIPELINED];
-	return waiting + ready_num(s, j) + pending_be(s, g, j) >= s->jobs->min_member[j];
+	return waiting + ready_num(s, j) + pending_be(s, g, j) >=
+	       tph_view_of(s)->jobs->min_member[j];
 }
 
 /* ---- per-role minimums (minTaskMember) ---- */
@@ -76,15 +77,15 @@ static bool is_pipelined(const tph_session *s, const gang_st *g, tph_idx j)
 /* Tasks of `role` whose status is in `set`, plus Pending best-effort ones when asked. */
 static int32_t role_count(const tph_session *s, tph_idx j, tph_sid role, uint32_t set, unsigned opt)
 {
-	const tph_job_store *js = s->jobs;
+	const tph_job_store *js = tph_view_of(s)->jobs;
 	int32_t n = 0;
 	for (uint32_t i = js->task_off[j]; i < js->task_off[j + 1]; i++) {
 		tph_idx t = js->task_idx[i];
-		if (s->tasks.role[t] != role)
+		if (tph_view_of(s)->tasks->role[t] != role)
 			continue;
-		uint8_t st = s->tasks.status[t];
+		uint8_t st = tph_view_of(s)->tasks->status[t];
 		n += (set & BIT(st)) || ((opt & WITH_PENDING_BE) && st == TPH_TS_PENDING &&
-		                         (s->tasks.flags[t] & TPH_TASK_BEST_EFFORT));
+		                         (tph_view_of(s)->tasks->flags[t] & TPH_TASK_BEST_EFFORT));
 	}
 	return n;
 }
@@ -93,13 +94,13 @@ static int32_t role_count(const tph_session *s, tph_idx j, tph_sid role, uint32_
  * tasks in `set`. A job whose minMember is below the sum of the role minimums skips it. */
 static bool roles_reach(const tph_session *s, tph_idx j, uint32_t set, unsigned opt)
 {
-	const tph_job_meta *m = s->jobs->meta ? s->jobs->meta[j] : NULL;
+	const tph_job_meta *m = tph_view_of(s)->jobs->meta ? tph_view_of(s)->jobs->meta[j] : NULL;
 	if (!m || !m->n_min_tasks)
 		return true;
 	int64_t total = 0;
 	for (uint32_t k = 0; k < m->n_min_tasks; k++)
 		total += m->min_task_counts[k];
-	if (s->jobs->min_member[j] < total)
+	if (tph_view_of(s)->jobs->min_member[j] < total)
 		return true;
 	for (uint32_t k = 0; k < m->n_min_tasks; k++) {
 		int32_t min = m->min_task_counts[k];
@@ -124,7 +125,7 @@ static int job_valid(void *st, const tph_session *s, tph_idx j, tph_valid_result
 		out->message = "Not enough valid subGroups of each task for gang-scheduling";
 		return TPH_EINVAL;
 	}
-	int32_t valid = sum_status(counts(s, j), VALID), min = s->jobs->min_member[j];
+	int32_t valid = sum_status(counts(s, j), VALID), min = tph_view_of(s)->jobs->min_member[j];
 	if (valid >= min)
 		return TPH_OK;
 	snprintf(g->msg, sizeof g->msg,
@@ -142,18 +143,18 @@ static int victims(void *st, const tph_session *s, tph_idx preemptor, const tph_
 	(void)preemptor;
 	gang_st *g = st;
 	if (++g->call == 0) { /* wrapped: stamps from 2^32 calls ago would look current */
-		memset(g->stamp, 0, sizeof *g->stamp * s->jobs->n);
+		memset(g->stamp, 0, sizeof *g->stamp * tph_view_of(s)->jobs->n);
 		g->call = 1;
 	}
 	for (uint32_t i = 0; i < n; i++) {
-		tph_idx j = s->tasks.job[cands[i]];
+		tph_idx j = tph_view_of(s)->tasks->job[cands[i]];
 		if (j == TPH_NOIDX)
 			continue;
 		if (g->stamp[j] != g->call) {
 			g->stamp[j] = g->call;
 			g->occupied[j] = ready_num(s, j);
 		}
-		if (g->occupied[j] > s->jobs->min_member[j]) {
+		if (g->occupied[j] > tph_view_of(s)->jobs->min_member[j]) {
 			g->occupied[j]--;
 			keep[i] = 1;
 		}
@@ -218,7 +219,7 @@ static bool job_starving(void *st, const tph_session *s, tph_idx j)
 {
 	(void)st;
 	int32_t waiting = (int32_t)counts(s, j)[TPH_TS_PIPELINED];
-	return waiting + ready_num(s, j) < s->jobs->min_member[j];
+	return waiting + ready_num(s, j) < tph_view_of(s)->jobs->min_member[j];
 }
 
 /* ---- session close ---- */
@@ -228,13 +229,13 @@ static bool job_starving(void *st, const tph_session *s, tph_idx j)
  * condition. */
 static bool releasing_covers(const tph_session *s, tph_idx j)
 {
-	const tph_job_store *js = s->jobs;
+	const tph_job_store *js = tph_view_of(s)->jobs;
 	const uint32_t *c = counts(s, j);
 	int32_t releasing = 0;
 	for (uint32_t i = js->task_off[j]; i < js->task_off[j + 1]; i++) {
 		tph_idx t = js->task_idx[i];
-		releasing +=
-		    s->tasks.status[t] == TPH_TS_RELEASING && s->tasks.node[t] != TPH_NOIDX;
+		releasing += tph_view_of(s)->tasks->status[t] == TPH_TS_RELEASING &&
+		             tph_view_of(s)->tasks->node[t] != TPH_NOIDX;
 	}
 	if (!releasing || c[TPH_TS_PENDING] || c[TPH_TS_PIPELINED])
 		return false;
@@ -245,7 +246,7 @@ static bool releasing_covers(const tph_session *s, tph_idx j)
 
 static void gang_close(tph_session *s, void *st)
 {
-	const tph_job_store *js = s->jobs;
+	const tph_job_store *js = tph_view_of(s)->jobs;
 	for (tph_idx j = 0; j < js->n; j++) {
 		if (js->task_off[j + 1] == js->task_off[j] || is_ready(s, st, j))
 			continue;
@@ -258,15 +259,16 @@ static void gang_close(tph_session *s, void *st)
 
 static int gang_state(tph_session *s, gang_st *g)
 {
-	uint32_t nj = s->jobs->n;
-	g->best_effort = tph_ssn_alloc(s, sizeof *g->best_effort * (nj + 1));
-	g->occupied = tph_ssn_alloc(s, sizeof *g->occupied * (nj + 1));
-	g->stamp = tph_ssn_alloc(s, sizeof *g->stamp * (nj + 1));
+	uint32_t nj = tph_view_of(s)->jobs->n;
+	g->best_effort = tph_session_alloc(s, sizeof *g->best_effort * (nj + 1));
+	g->occupied = tph_session_alloc(s, sizeof *g->occupied * (nj + 1));
+	g->stamp = tph_session_alloc(s, sizeof *g->stamp * (nj + 1));
 	if (!g->best_effort || !g->occupied || !g->stamp)
 		return TPH_ENOMEM;
-	for (uint32_t t = 0; t < s->tasks.n; t++)
-		if (s->tasks.job[t] != TPH_NOIDX && (s->tasks.flags[t] & TPH_TASK_BEST_EFFORT))
-			g->best_effort[s->tasks.job[t]]++;
+	for (uint32_t t = 0; t < tph_view_of(s)->tasks->n; t++)
+		if (tph_view_of(s)->tasks->job[t] != TPH_NOIDX &&
+		    (tph_view_of(s)->tasks->flags[t] & TPH_TASK_BEST_EFFORT))
+			g->best_effort[tph_view_of(s)->tasks->job[t]]++;
 	return TPH_OK;
 }
 

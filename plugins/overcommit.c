@@ -1,7 +1,7 @@
 /* overcommit: Volcano's overcommit plugin, the enqueue gate. A job may enter the queue while
  * the minResources of every inqueue job, its own included, fit the cluster's allocatable
  * scaled by `overcommit-factor` minus what the nodes already use. */
-#include "session/session_int.h"
+#include "tephra/plugin.h"
 
 #include <stddef.h>
 
@@ -38,11 +38,11 @@ static void set_scale(overcommit_st *o, const tph_dims *dims)
 
 static void compute_idle(overcommit_st *o, const tph_session *s)
 {
-	const tph_node_store *ns = &s->nodes;
-	for (uint32_t d = 0; d < s->ndim; d++) {
+	const tph_node_store *ns = tph_view_of(s)->nodes;
+	for (uint32_t d = 0; d < tph_view_of(s)->ndim; d++) {
 		int64_t total = 0, used = 0;
-		for (uint32_t k = 0; k < s->n_ready; k++) {
-			size_t at = (size_t)d * ns->stride + s->ready_nodes[k];
+		for (uint32_t k = 0; k < tph_view_of(s)->n_ready; k++) {
+			size_t at = (size_t)d * ns->stride + tph_view_of(s)->ready_nodes[k];
 			total += ns->alloc[at];
 			used += ns->used[at];
 		}
@@ -54,8 +54,8 @@ static void compute_idle(overcommit_st *o, const tph_session *s)
  * their allocated tasks do not cover yet (util.GetInqueueResource). */
 static void compute_inqueue(overcommit_st *o, const tph_session *s)
 {
-	const tph_job_store *js = s->jobs;
-	uint32_t nd = s->ndim;
+	const tph_job_store *js = tph_view_of(s)->jobs;
+	uint32_t nd = tph_view_of(s)->ndim;
 	for (tph_idx j = 0; j < js->n; j++) {
 		if (!js->has_min_res[j])
 			continue;
@@ -64,12 +64,12 @@ static void compute_inqueue(overcommit_st *o, const tph_session *s)
 			add_row(o->inqueue, min, nd);
 			continue;
 		}
-		const uint32_t *c = s->js.count + (size_t)j * TPH_TS_COUNT;
+		const uint32_t *c = tph_view_of(s)->js->count + (size_t)j * TPH_TS_COUNT;
 		int64_t alloc_n = (int64_t)c[TPH_TS_ALLOCATED] + c[TPH_TS_BINDING] +
 		                  c[TPH_TS_BOUND] + c[TPH_TS_RUNNING];
 		if (js->phase[j] != TPH_PG_RUNNING || alloc_n < js->min_member[j])
 			continue;
-		const int64_t *alloc = s->js.allocated + (size_t)j * nd;
+		const int64_t *alloc = tph_view_of(s)->js->allocated + (size_t)j * nd;
 		for (uint32_t d = 0; d < nd; d++)
 			if (min[d] > alloc[d])
 				o->inqueue[d] += min[d] - alloc[d];
@@ -81,10 +81,10 @@ static void compute_inqueue(overcommit_st *o, const tph_session *s)
 static int enqueueable(void *st, const tph_session *s, tph_idx j)
 {
 	const overcommit_st *o = st;
-	if (!s->jobs->has_min_res[j])
+	if (!tph_view_of(s)->jobs->has_min_res[j])
 		return TPH_PERMIT;
-	const int64_t *min = s->jobs->min_res + (size_t)j * s->ndim;
-	for (uint32_t d = 0; d < s->ndim; d++) {
+	const int64_t *min = tph_view_of(s)->jobs->min_res + (size_t)j * tph_view_of(s)->ndim;
+	for (uint32_t d = 0; d < tph_view_of(s)->ndim; d++) {
 		if (d == TPH_RES_PODS || min[d] <= 0)
 			continue;
 		if ((double)(o->inqueue[d] + min[d]) * o->scale[d] > o->idle[d])
@@ -96,8 +96,10 @@ static int enqueueable(void *st, const tph_session *s, tph_idx j)
 static void enqueued(void *st, tph_session *s, tph_idx j)
 {
 	overcommit_st *o = st;
-	if (s->jobs->has_min_res[j])
-		add_row(o->inqueue, s->jobs->min_res + (size_t)j * s->ndim, s->ndim);
+	if (tph_view_of(s)->jobs->has_min_res[j])
+		add_row(o->inqueue,
+		        tph_view_of(s)->jobs->min_res + (size_t)j * tph_view_of(s)->ndim,
+		        tph_view_of(s)->ndim);
 }
 
 static int overcommit_open(tph_session *s, void *st, const tph_args *args)
@@ -105,12 +107,12 @@ static int overcommit_open(tph_session *s, void *st, const tph_args *args)
 	(void)args;
 	overcommit_st *o = st;
 	if (o->factor < 1.0) {
-		tph_diag_warn(s->diag,
-		              "overcommit: overcommit-factor %g is below 1; using the default %g",
-		              o->factor, DEFAULT_FACTOR);
+		tph_session_warn(
+		    s, "overcommit: overcommit-factor %g is below 1; using the default %g",
+		    o->factor, DEFAULT_FACTOR);
 		o->factor = DEFAULT_FACTOR;
 	}
-	set_scale(o, &s->snap->dims);
+	set_scale(o, tph_view_of(s)->dims);
 	compute_idle(o, s);
 	compute_inqueue(o, s);
 	int rc = tph_on_job_enqueueable(s, enqueueable);

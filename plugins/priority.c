@@ -1,8 +1,8 @@
 /* priority: Volcano's priority plugin. Orders tasks, jobs and subjobs by priority (higher first),
  * lets a preemptor evict only lower-priority work, and calls a job starving while some of its tasks
  * are neither ready nor pipelined. Reads no arguments. */
-#include "session/session_int.h"
-#include "session/topo/subjob.h"
+#include "tephra/plugin.h"
+#include "tephra/topology.h"
 
 /* Higher priority first; 0 when equal. */
 static int by_priority(int32_t a, int32_t b)
@@ -13,13 +13,13 @@ static int by_priority(int32_t a, int32_t b)
 static int task_order(void *st, const tph_session *s, tph_idx a, tph_idx b)
 {
 	(void)st;
-	return by_priority(s->tasks.priority[a], s->tasks.priority[b]);
+	return by_priority(tph_view_of(s)->tasks->priority[a], tph_view_of(s)->tasks->priority[b]);
 }
 
 static int job_order(void *st, const tph_session *s, tph_idx a, tph_idx b)
 {
 	(void)st;
-	return by_priority(s->jobs->priority[a], s->jobs->priority[b]);
+	return by_priority(tph_view_of(s)->jobs->priority[a], tph_view_of(s)->jobs->priority[b]);
 }
 
 /* SubJobInfo.Priority: the highest priority of the subjob's tasks. */
@@ -36,12 +36,13 @@ static int preemptable(void *st, const tph_session *s, tph_idx preemptor, const 
                        uint32_t n, uint8_t *keep)
 {
 	(void)st;
-	const tph_idx pj = s->tasks.job[preemptor];
+	const tph_idx pj = tph_view_of(s)->tasks->job[preemptor];
 	if (pj == TPH_NOIDX)
 		return 1;
-	const int32_t *jprio = s->jobs->priority, *tprio = s->tasks.priority;
+	const int32_t *jprio = tph_view_of(s)->jobs->priority,
+	              *tprio = tph_view_of(s)->tasks->priority;
 	for (uint32_t i = 0; i < n; i++) {
-		tph_idx t = cands[i], j = s->tasks.job[t];
+		tph_idx t = cands[i], j = tph_view_of(s)->tasks->job[t];
 		if (j == TPH_NOIDX)
 			continue;
 		if (j != pj)
@@ -56,10 +57,10 @@ static int preemptable(void *st, const tph_session *s, tph_idx preemptor, const 
 static bool job_starving(void *st, const tph_session *s, tph_idx j)
 {
 	(void)st;
-	const uint32_t *c = s->js.count + (size_t)j * TPH_TS_COUNT;
+	const uint32_t *c = tph_view_of(s)->js->count + (size_t)j * TPH_TS_COUNT;
 	uint32_t ready = c[TPH_TS_ALLOCATED] + c[TPH_TS_BINDING] + c[TPH_TS_BOUND] +
 	                 c[TPH_TS_RUNNING] + c[TPH_TS_SUCCEEDED];
-	uint32_t total = s->jobs->task_off[j + 1] - s->jobs->task_off[j];
+	uint32_t total = tph_view_of(s)->jobs->task_off[j + 1] - tph_view_of(s)->jobs->task_off[j];
 	return ready + c[TPH_TS_PIPELINED] < total;
 }
 
@@ -70,13 +71,13 @@ static int unified_evictable(void *st, const tph_session *s, tph_idx who, const 
                              uint32_t n, uint8_t *keep)
 {
 	(void)st, (void)who;
-	const int32_t *jprio = s->jobs->priority;
-	tph_idx ej = s->eviction.job;
-	if (s->eviction.kind == TPH_EVICT_UNKNOWN)
+	const int32_t *jprio = tph_view_of(s)->jobs->priority;
+	tph_idx ej = tph_view_of(s)->eviction->job;
+	if (tph_view_of(s)->eviction->kind == TPH_EVICT_UNKNOWN)
 		return 0;
 	for (uint32_t i = 0; i < n; i++) {
-		tph_idx j = s->tasks.job[cands[i]];
-		keep[i] = s->eviction.kind == TPH_EVICT_GANG_RECLAIM ||
+		tph_idx j = tph_view_of(s)->tasks->job[cands[i]];
+		keep[i] = tph_view_of(s)->eviction->kind == TPH_EVICT_GANG_RECLAIM ||
 		          (j != TPH_NOIDX && ej != TPH_NOIDX && jprio[j] < jprio[ej]);
 	}
 	return 1;

@@ -167,7 +167,7 @@ static bool next_remaining(const vr_dims *v, frow *rem, const double *inc, const
 
 static int water_fill(tph_session *s, prop_st *st, const int64_t *total, tph_dimmask total_keys)
 {
-	uint8_t *meet = TPH_ARENA_NEW(&s->arena, uint8_t, st->nq + 1);
+	uint8_t *meet = TPH_SESSION_NEW(s, uint8_t, st->nq + 1);
 	if (!meet)
 		return TPH_ENOMEM;
 	frow rem = {.keys = total_keys};
@@ -178,13 +178,14 @@ static int water_fill(tph_session *s, prop_st *st, const int64_t *total, tph_dim
 		int64_t w = 0;
 		for (tph_idx q = 0; q < st->nq; q++)
 			if (st->has[q] && !meet[q])
-				w += s->queues->weight[q];
+				w += tph_view_of(s)->queues->weight[q];
 		if (w == 0)
 			break;
 		double inc[TPH_RES_MAX] = {0}, dec[TPH_RES_MAX] = {0};
 		for (tph_idx q = 0; q < st->nq; q++)
 			if (st->has[q] && !meet[q])
-				fill_queue(st, q, &rem, (double)s->queues->weight[q] / (double)w,
+				fill_queue(st, q, &rem,
+				           (double)tph_view_of(s)->queues->weight[q] / (double)w,
 				           inc, dec, meet);
 		if (next_remaining(&st->v, &rem, inc, dec))
 			break;
@@ -199,7 +200,7 @@ static int water_fill(tph_session *s, prop_st *st, const int64_t *total, tph_dim
 static void init_queue(prop_st *st, const tph_session *s, tph_idx q, const int64_t *total,
                        const int64_t *total_guar)
 {
-	const tph_queue_store *qs = s->queues;
+	const tph_queue_store *qs = tph_view_of(s)->queues;
 	size_t o = (size_t)q * st->nd;
 	int64_t *rc = st->realcap + o, cap[TPH_RES_MAX];
 	st->has[q] = 1;
@@ -222,7 +223,7 @@ static void init_queue(prop_st *st, const tph_session *s, tph_idx q, const int64
 
 static void add_job(prop_st *st, const tph_session *s, tph_idx j)
 {
-	tph_idx q = s->jobs->queue[j];
+	tph_idx q = tph_view_of(s)->jobs->queue[j];
 	vr_jobrows jr;
 	vr_job_rows(&st->v, s, j, &jr);
 	for (uint32_t d = 0; d < st->nd; d++) {
@@ -239,14 +240,14 @@ static int alloc_rows(tph_session *s, prop_st *st)
 	int64_t **cols[] = {&st->alloc,   &st->request, &st->inqueue,
 	                    &st->elastic, &st->guar,    &st->realcap};
 	for (size_t i = 0; i < sizeof cols / sizeof *cols; i++)
-		if (!(*cols[i] = TPH_ARENA_NEW(&s->arena, int64_t, rows)))
+		if (!(*cols[i] = TPH_SESSION_NEW(s, int64_t, rows)))
 			return TPH_ENOMEM;
-	st->has = TPH_ARENA_NEW(&s->arena, uint8_t, st->nq + 1);
-	st->guar_keys = TPH_ARENA_NEW(&s->arena, tph_dimmask, st->nq + 1);
-	st->rc_keys = TPH_ARENA_NEW(&s->arena, tph_dimmask, st->nq + 1);
-	st->des_keys = TPH_ARENA_NEW(&s->arena, tph_dimmask, st->nq + 1);
-	st->des = TPH_ARENA_NEW(&s->arena, double, rows);
-	st->share = TPH_ARENA_NEW(&s->arena, double, st->nq + 1);
+	st->has = TPH_SESSION_NEW(s, uint8_t, st->nq + 1);
+	st->guar_keys = TPH_SESSION_NEW(s, tph_dimmask, st->nq + 1);
+	st->rc_keys = TPH_SESSION_NEW(s, tph_dimmask, st->nq + 1);
+	st->des_keys = TPH_SESSION_NEW(s, tph_dimmask, st->nq + 1);
+	st->des = TPH_SESSION_NEW(s, double, rows);
+	st->share = TPH_SESSION_NEW(s, double, st->nq + 1);
 	if (!st->has || !st->guar_keys || !st->rc_keys || !st->des_keys || !st->des || !st->share)
 		return TPH_ENOMEM;
 	int rc = vr_clone_init(s, &st->clones, st->nq, st->nd);
@@ -259,8 +260,8 @@ static int build_queues(tph_session *s, prop_st *st)
 	tph_dimmask total_keys;
 	vr_total(&st->v, s, total, &total_keys);
 	vr_guarantee_total(&st->v, s, tg);
-	for (tph_idx j = 0; j < s->jobs->n; j++) {
-		tph_idx q = s->jobs->queue[j];
+	for (tph_idx j = 0; j < tph_view_of(s)->jobs->n; j++) {
+		tph_idx q = tph_view_of(s)->jobs->queue[j];
 		if (!st->has[q])
 			init_queue(st, s, q, total, tg);
 		add_job(st, s, j);
@@ -273,7 +274,7 @@ static int build_queues(tph_session *s, prop_st *st)
 static int queue_order(void *stv, const tph_session *s, tph_idx a, tph_idx b)
 {
 	const prop_st *st = stv;
-	int32_t pa = s->queues->priority[a], pb = s->queues->priority[b];
+	int32_t pa = tph_view_of(s)->queues->priority[a], pb = tph_view_of(s)->queues->priority[b];
 	if (pa != pb)
 		return pa > pb ? -1 : 1;
 	if (st->share[a] == st->share[b])
@@ -290,7 +291,7 @@ static int reclaimable(void *stv, const tph_session *s, tph_idx reclaimer, const
 	(void)reclaimer;
 	vr_clone_reset(&st->clones);
 	for (uint32_t i = 0; i < n; i++) {
-		tph_idx q = tph_task_queue(s, c[i]);
+		tph_idx q = tph_task_queue_of(tph_view_of(s), c[i]);
 		if (q == TPH_NOIDX || !st->has[q])
 			continue;
 		int64_t *a = vr_clone_row(&st->clones, q, qrow(st, st->alloc, q));
@@ -310,27 +311,27 @@ static bool overused(void *stv, const tph_session *s, tph_idx q)
 }
 
 /* Allocatable, and Preemptive over task t or, when t is TPH_NOIDX, over the candidate set in
- * s->eviction.tasks (queueAllocatable sums them). */
+ * tph_view_of(s)->eviction->tasks (queueAllocatable sums them). */
 static bool allocatable(void *stv, const tph_session *s, tph_idx q, tph_idx t)
 {
 	const prop_st *st = stv;
-	if (s->queues->state[q] != TPH_QUEUE_OPEN || !st->has[q])
+	if (tph_view_of(s)->queues->state[q] != TPH_QUEUE_OPEN || !st->has[q])
 		return false;
 	int64_t req[TPH_RES_MAX] = {0};
 	if (t != TPH_NOIDX)
 		vr_req(&st->v, s, t, req);
-	for (uint32_t i = 0; t == TPH_NOIDX && i < s->eviction.n_tasks; i++)
-		vr_add_req(&st->v, s, s->eviction.tasks[i], req, 1);
+	for (uint32_t i = 0; t == TPH_NOIDX && i < tph_view_of(s)->eviction->n_tasks; i++)
+		vr_add_req(&st->v, s, tph_view_of(s)->eviction->tasks[i], req, 1);
 	return fits_deserved(st, q, qrow(st, st->alloc, q), req);
 }
 
 static int job_enqueueable(void *stv, const tph_session *s, tph_idx j)
 {
 	const prop_st *st = stv;
-	tph_idx q = s->jobs->queue[j];
-	if (s->queues->state[q] != TPH_QUEUE_OPEN)
+	tph_idx q = tph_view_of(s)->jobs->queue[j];
+	if (tph_view_of(s)->queues->state[q] != TPH_QUEUE_OPEN)
 		return TPH_REJECT;
-	if (!s->jobs->has_min_res[j])
+	if (!tph_view_of(s)->jobs->has_min_res[j])
 		return TPH_PERMIT;
 	int64_t mn[TPH_RES_MAX], base[TPH_RES_MAX];
 	vr_job_min(&st->v, s, j, mn);
@@ -343,8 +344,8 @@ static int job_enqueueable(void *stv, const tph_session *s, tph_idx j)
 static void job_enqueued(void *stv, tph_session *s, tph_idx j)
 {
 	prop_st *st = stv;
-	tph_idx q = s->jobs->queue[j];
-	if (!s->jobs->has_min_res[j] || !st->has[q])
+	tph_idx q = tph_view_of(s)->jobs->queue[j];
+	if (!tph_view_of(s)->jobs->has_min_res[j] || !st->has[q])
 		return;
 	int64_t mn[TPH_RES_MAX];
 	vr_job_min(&st->v, s, j, mn);
@@ -385,7 +386,7 @@ static bool sim_allocatable(void *stv, const tph_session *s, tph_idx q, tph_idx 
 
 static int sim_move(prop_st *st, const tph_session *s, tph_idx t, int sign)
 {
-	tph_idx q = tph_task_queue(s, t);
+	tph_idx q = tph_task_queue_of(tph_view_of(s), t);
 	if (!st->sim_ready || q == TPH_NOIDX || !st->has[q])
 		return TPH_EINVAL;
 	vr_add_req(&st->v, s, t, sim_row(st, q), sign);
@@ -408,7 +409,7 @@ static int sim_remove(void *stv, tph_session *s, tph_idx pending, tph_idx t, tph
 
 static int on_event(prop_st *st, tph_session *s, tph_idx t, int sign)
 {
-	tph_idx q = tph_task_queue(s, t);
+	tph_idx q = tph_task_queue_of(tph_view_of(s), t);
 	if (q == TPH_NOIDX || !st->has[q])
 		return TPH_OK;
 	if (st->sim_ready)
@@ -433,7 +434,7 @@ static int prop_open(tph_session *s, void *stv, const tph_args *args)
 	prop_st *st = stv;
 	(void)args;
 	vr_dims_init(&st->v, s);
-	st->nq = s->queues->n;
+	st->nq = tph_view_of(s)->queues->n;
 	st->nd = st->v.n;
 	int rc = alloc_rows(s, st);
 	if (!rc)

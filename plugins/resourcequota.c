@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "session/session_int.h"
+#include "tephra/plugin.h"
 
 typedef struct rq_st {
 	uint32_t n_ns;
@@ -31,9 +31,9 @@ static uint32_t ns_index(const rq_st *st, tph_sid ns)
  * job's minResources leave at zero is taken as not named. */
 static bool within(const tph_session *s, const int64_t *min, const int64_t *pending, uint32_t q)
 {
-	const tph_quota_store *qs = &s->snap->quotas;
-	const int64_t *hard = qs->hard + (size_t)q * s->ndim;
-	for (uint32_t d = 0; d < s->ndim && d < 32; d++)
+	const tph_quota_store *qs = tph_view_of(s)->quotas;
+	const int64_t *hard = qs->hard + (size_t)q * tph_view_of(s)->ndim;
+	for (uint32_t d = 0; d < tph_view_of(s)->ndim && d < 32; d++)
 		if ((qs->hard_mask[q] >> d & 1) && min[d] && pending[d] + min[d] > hard[d])
 			return false;
 	return true;
@@ -43,11 +43,11 @@ static int enqueueable(void *stv, const tph_session *s, tph_idx j)
 {
 	const rq_st *st = stv;
 	uint32_t i = st->job_ns[j];
-	if (!s->jobs->has_min_res[j] || i == TPH_NOIDX)
+	if (!tph_view_of(s)->jobs->has_min_res[j] || i == TPH_NOIDX)
 		return TPH_PERMIT;
-	const int64_t *min = s->jobs->min_res + (size_t)j * s->ndim;
-	const int64_t *pending = st->pending + (size_t)i * s->ndim;
-	const tph_quota_store *qs = &s->snap->quotas;
+	const int64_t *min = tph_view_of(s)->jobs->min_res + (size_t)j * tph_view_of(s)->ndim;
+	const int64_t *pending = st->pending + (size_t)i * tph_view_of(s)->ndim;
+	const tph_quota_store *qs = tph_view_of(s)->quotas;
 	for (uint32_t q = 0; q < qs->n; q++)
 		if (qs->ns[q] == st->ns[i] && !within(s, min, pending, q))
 			return TPH_REJECT;
@@ -58,21 +58,21 @@ static void enqueued(void *stv, tph_session *s, tph_idx j)
 {
 	rq_st *st = stv;
 	uint32_t i = st->job_ns[j];
-	if (!s->jobs->has_min_res[j] || i == TPH_NOIDX)
+	if (!tph_view_of(s)->jobs->has_min_res[j] || i == TPH_NOIDX)
 		return;
-	const int64_t *min = s->jobs->min_res + (size_t)j * s->ndim;
-	int64_t *pending = st->pending + (size_t)i * s->ndim;
-	for (uint32_t d = 0; d < s->ndim; d++)
+	const int64_t *min = tph_view_of(s)->jobs->min_res + (size_t)j * tph_view_of(s)->ndim;
+	int64_t *pending = st->pending + (size_t)i * tph_view_of(s)->ndim;
+	for (uint32_t d = 0; d < tph_view_of(s)->ndim; d++)
 		pending[d] += min[d];
 }
 
 static int rq_open(tph_session *s, void *stv, const tph_args *args)
 {
 	rq_st *st = stv;
-	const tph_quota_store *qs = &s->snap->quotas;
+	const tph_quota_store *qs = tph_view_of(s)->quotas;
 	(void)args;
-	st->ns = TPH_ARENA_NEW(&s->arena, tph_sid, qs->n + 1);
-	st->job_ns = TPH_ARENA_NEW(&s->arena, uint32_t, s->jobs->n + 1);
+	st->ns = TPH_SESSION_NEW(s, tph_sid, qs->n + 1);
+	st->job_ns = TPH_SESSION_NEW(s, uint32_t, tph_view_of(s)->jobs->n + 1);
 	if (!st->ns || !st->job_ns)
 		return TPH_ENOMEM;
 	memcpy(st->ns, qs->ns, qs->n * sizeof *st->ns);
@@ -80,11 +80,11 @@ static int rq_open(tph_session *s, void *stv, const tph_args *args)
 	for (uint32_t q = 0; q < qs->n; q++)
 		if (!st->n_ns || st->ns[st->n_ns - 1] != st->ns[q])
 			st->ns[st->n_ns++] = st->ns[q];
-	st->pending = TPH_ARENA_NEW(&s->arena, int64_t, (size_t)st->n_ns * s->ndim + 1);
+	st->pending = TPH_SESSION_NEW(s, int64_t, (size_t)st->n_ns * tph_view_of(s)->ndim + 1);
 	if (!st->pending)
 		return TPH_ENOMEM;
-	for (tph_idx j = 0; j < s->jobs->n; j++)
-		st->job_ns[j] = ns_index(st, s->jobs->ns[j]);
+	for (tph_idx j = 0; j < tph_view_of(s)->jobs->n; j++)
+		st->job_ns[j] = ns_index(st, tph_view_of(s)->jobs->ns[j]);
 	int rc = tph_on_job_enqueueable(s, enqueueable);
 	if (!rc)
 		rc = tph_on_job_enqueued(s, enqueued);

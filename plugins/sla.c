@@ -2,8 +2,7 @@
  * volcano.sh/sla-waiting-time or sla-waiting-time, else the `sla-waiting-time` argument):
  * jobs go in order of creation + waiting time, and once a job has waited that long it is
  * admitted (JobEnqueueable) and may be pipelined (JobPipelined). */
-#include "session/session_int.h"
-#include "load/yaml_util.h"
+#include "tephra/plugin.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -35,14 +34,14 @@ static int64_t positive_ns(const char *text)
 /* JobInfo.WaitingTime: the first of the two annotations that holds a valid duration. */
 static int64_t job_wait_ns(const tph_session *s, tph_sid key_new, tph_sid key_old, tph_idx j)
 {
-	const tph_job_meta *m = s->jobs->meta ? s->jobs->meta[j] : NULL;
+	const tph_job_meta *m = tph_view_of(s)->jobs->meta ? tph_view_of(s)->jobs->meta[j] : NULL;
 	if (!m)
 		return 0;
 	tph_sid keys[2] = {key_new, key_old};
 	for (int k = 0; k < 2; k++) {
 		tph_sid v = keys[k] == TPH_SID_NONE ? TPH_SID_NONE
 		                                    : tph_labels_get(m->annotations, keys[k]);
-		int64_t ns = v == TPH_SID_NONE ? 0 : positive_ns(tph_strtab_str(s->snap->strs, v));
+		int64_t ns = v == TPH_SID_NONE ? 0 : positive_ns(tph_session_str(s, v));
 		if (ns)
 			return ns;
 	}
@@ -52,7 +51,7 @@ static int64_t job_wait_ns(const tph_session *s, tph_sid key_new, tph_sid key_ol
 /* An unset creation time is Go's zero time, long before any real one. */
 static int64_t creation_ms(const tph_session *s, tph_idx j)
 {
-	tph_time c = s->jobs->creation[j];
+	tph_time c = tph_view_of(s)->jobs->creation[j];
 	return c ? c : TPH_GO_ZERO_TIME_MS;
 }
 
@@ -84,7 +83,7 @@ static int waited(void *st, const tph_session *s, tph_idx j)
 	int64_t wait = g->wait_ns[j];
 	if (!wait)
 		return TPH_ABSTAIN;
-	int64_t since_ms = (int64_t)s->snap->now - creation_ms(s, j);
+	int64_t since_ms = (int64_t)tph_view_of(s)->now - creation_ms(s, j);
 	if (since_ms < INT64_MAX / NS_PER_MS && since_ms * NS_PER_MS < wait)
 		return TPH_ABSTAIN;
 	return TPH_PERMIT;
@@ -97,16 +96,15 @@ static int sla_open(tph_session *s, void *st, const tph_args *args)
 	if (g->arg) { /* a value that is not a string was dropped with a warning, as in Volcano */
 		g->global_ns = positive_ns(g->arg);
 		if (!g->global_ns)
-			tph_diag_warn(s->diag, "sla: invalid global waiting time \"%s\"; none set",
-			              g->arg ? g->arg : "");
+			tph_session_warn(s, "sla: invalid global waiting time \"%s\"; none set",
+			                 g->arg ? g->arg : "");
 	}
-	const tph_strtab *strs = s->snap->strs;
-	tph_sid key_new = tph_strtab_find(strs, "volcano.sh/sla-waiting-time", 27);
-	tph_sid key_old = tph_strtab_find(strs, "sla-waiting-time", 16);
-	g->wait_ns = tph_ssn_alloc(s, sizeof *g->wait_ns * (s->jobs->n + 1));
+	tph_sid key_new = tph_session_sid(s, "volcano.sh/sla-waiting-time", 27);
+	tph_sid key_old = tph_session_sid(s, "sla-waiting-time", 16);
+	g->wait_ns = tph_session_alloc(s, sizeof *g->wait_ns * (tph_view_of(s)->jobs->n + 1));
 	if (!g->wait_ns)
 		return TPH_ENOMEM;
-	for (tph_idx j = 0; j < s->jobs->n; j++) {
+	for (tph_idx j = 0; j < tph_view_of(s)->jobs->n; j++) {
 		int64_t own = job_wait_ns(s, key_new, key_old, j);
 		g->wait_ns[j] = own ? own : g->global_ns;
 	}

@@ -8,8 +8,6 @@
 
 #include <string.h>
 
-#include "common/victim_order.h"
-
 static const tph_arg_spec cap_args[] = {
     {"ancestorReclaimLevel", TPH_ARG_INT, "0", 0, 2147483647, offsetof(cap_st, level),
      "ancestor levels reclaim also checks (0: the leaf queue only)"},
@@ -48,7 +46,7 @@ static int compare_share(const cap_st *st, tph_idx a, tph_idx b)
 
 static int priority_first(const tph_session *s, tph_idx a, tph_idx b)
 {
-	int32_t pa = s->queues->priority[a], pb = s->queues->priority[b];
+	int32_t pa = tph_view_of(s)->queues->priority[a], pb = tph_view_of(s)->queues->priority[b];
 	return pa == pb ? 0 : pa > pb ? -1 : 1;
 }
 
@@ -148,7 +146,7 @@ static bool ancestors_eligible(cap_st *st, tph_idx rq, tph_idx q, const int64_t 
 static bool reclaim_one(cap_st *st, const tph_session *s, tph_idx reclaimer, tph_idx rq, tph_idx t)
 {
 	int64_t req[TPH_RES_MAX], rr[TPH_RES_MAX], except[TPH_RES_MAX];
-	tph_idx q = tph_task_queue(s, t);
+	tph_idx q = tph_task_queue_of(tph_view_of(s), t);
 	if (q == TPH_NOIDX || !st->has[q])
 		return false;
 	vr_req(&st->v, s, t, req);
@@ -185,7 +183,7 @@ static int reclaimable(void *stv, const tph_session *s, tph_idx reclaimer, const
                        uint32_t n, uint8_t *keep)
 {
 	cap_st *st = stv;
-	tph_idx rq = tph_task_queue(s, reclaimer);
+	tph_idx rq = tph_task_queue_of(tph_view_of(s), reclaimer);
 	if (!st->ready || rq == TPH_NOIDX || !st->has[rq])
 		return 1;
 	vr_clone_reset(&st->clones);
@@ -197,14 +195,14 @@ static int reclaimable(void *stv, const tph_session *s, tph_idx reclaimer, const
 	return 1;
 }
 
-/* Gang preemption (s->eviction.kind): every candidate. Gang reclaim, or any other kind: the
- * guarantee kept and the queue over deserved, candidates in the given order. */
+/* Gang preemption (tph_view_of(s)->eviction->kind): every candidate. Gang reclaim, or any other
+ * kind: the guarantee kept and the queue over deserved, candidates in the given order. */
 static int unified_evictable(void *stv, const tph_session *s, tph_idx who, const tph_idx *c,
                              uint32_t n, uint8_t *keep)
 {
 	cap_st *st = stv;
 	(void)who;
-	if (s->eviction.kind == TPH_EVICT_GANG_PREEMPT) {
+	if (tph_view_of(s)->eviction->kind == TPH_EVICT_GANG_PREEMPT) {
 		memset(keep, 1, n);
 		return 1;
 	}
@@ -213,7 +211,7 @@ static int unified_evictable(void *stv, const tph_session *s, tph_idx who, const
 	vr_clone_reset(&st->clones);
 	for (uint32_t i = 0; i < n; i++) {
 		int64_t req[TPH_RES_MAX], except[TPH_RES_MAX];
-		tph_idx q = tph_task_queue(s, c[i]);
+		tph_idx q = tph_task_queue_of(tph_view_of(s), c[i]);
 		if (q == TPH_NOIDX || !st->has[q])
 			continue;
 		vr_req(&st->v, s, c[i], req);
@@ -231,7 +229,8 @@ static int unified_evictable(void *stv, const tph_session *s, tph_idx who, const
 
 /* ---- queue checks ---- */
 
-/* Preemptive's candidates: task t, or the set in s->eviction.tasks when t is TPH_NOIDX. */
+/* Preemptive's candidates: task t, or the set in tph_view_of(s)->eviction->tasks when t is
+ * TPH_NOIDX. */
 static void candidates_req(const vr_dims *v, const tph_session *s, tph_idx t, int64_t *req)
 {
 	if (t != TPH_NOIDX) {
@@ -239,8 +238,8 @@ static void candidates_req(const vr_dims *v, const tph_session *s, tph_idx t, in
 		return;
 	}
 	memset(req, 0, TPH_RES_MAX * sizeof *req);
-	for (uint32_t i = 0; i < s->eviction.n_tasks; i++)
-		vr_add_req(v, s, s->eviction.tasks[i], req, 1);
+	for (uint32_t i = 0; i < tph_view_of(s)->eviction->n_tasks; i++)
+		vr_add_req(v, s, tph_view_of(s)->eviction->tasks[i], req, 1);
 }
 
 /* Reclaim may start when the task fits the queue's real capability and the queue (or, with
@@ -249,7 +248,7 @@ static void candidates_req(const vr_dims *v, const tph_session *s, tph_idx t, in
 static bool preemptive(void *stv, const tph_session *s, tph_idx q, tph_idx t)
 {
 	const cap_st *st = stv;
-	if (!st->ready || s->queues->state[q] != TPH_QUEUE_OPEN || !st->has[q])
+	if (!st->ready || tph_view_of(s)->queues->state[q] != TPH_QUEUE_OPEN || !st->has[q])
 		return false;
 	int64_t req[TPH_RES_MAX], fu[TPH_RES_MAX];
 	candidates_req(&st->v, s, t, req);
@@ -279,7 +278,7 @@ static bool fits_chain(cap_st *st, tph_idx q, const int64_t *req, bool sim);
 static bool allocatable(void *stv, const tph_session *s, tph_idx q, tph_idx t)
 {
 	cap_st *st = stv;
-	if (s->queues->state[q] != TPH_QUEUE_OPEN || !st->ready || !st->has[q])
+	if (tph_view_of(s)->queues->state[q] != TPH_QUEUE_OPEN || !st->ready || !st->has[q])
 		return false;
 	if (st->hier && !cap_leaf(st, q))
 		return false;
@@ -293,12 +292,12 @@ static bool allocatable(void *stv, const tph_session *s, tph_idx q, tph_idx t)
 static int job_enqueueable(void *stv, const tph_session *s, tph_idx j)
 {
 	const cap_st *st = stv;
-	tph_idx q = s->jobs->queue[j];
+	tph_idx q = tph_view_of(s)->jobs->queue[j];
 	if (!st->ready || (st->hier && !cap_leaf(st, q)))
 		return TPH_REJECT;
-	if (s->queues->state[q] != TPH_QUEUE_OPEN)
+	if (tph_view_of(s)->queues->state[q] != TPH_QUEUE_OPEN)
 		return TPH_REJECT;
-	if (!s->jobs->has_min_res[j] || !st->has[q])
+	if (!tph_view_of(s)->jobs->has_min_res[j] || !st->has[q])
 		return TPH_PERMIT;
 	int64_t mn[TPH_RES_MAX], base[TPH_RES_MAX];
 	vr_job_min(&st->v, s, j, mn);
@@ -316,8 +315,8 @@ static int job_enqueueable(void *stv, const tph_session *s, tph_idx j)
 static void job_enqueued(void *stv, tph_session *s, tph_idx j)
 {
 	cap_st *st = stv;
-	tph_idx q = s->jobs->queue[j];
-	if (!st->has[q] || !s->jobs->has_min_res[j])
+	tph_idx q = tph_view_of(s)->jobs->queue[j];
+	if (!st->has[q] || !tph_view_of(s)->jobs->has_min_res[j])
 		return;
 	int64_t mn[TPH_RES_MAX];
 	vr_job_min(&st->v, s, j, mn);
@@ -373,7 +372,7 @@ static bool sim_allocatable(void *stv, const tph_session *s, tph_idx q, tph_idx 
 
 static int sim_move(cap_st *st, const tph_session *s, tph_idx t, int sign)
 {
-	tph_idx q = tph_task_queue(s, t);
+	tph_idx q = tph_task_queue_of(tph_view_of(s), t);
 	if (!st->sim_ready || q == TPH_NOIDX || !st->has[q])
 		return TPH_EINVAL;
 	vr_add_req(&st->v, s, t, sim_row(st, q), sign);
@@ -401,7 +400,7 @@ static int sim_remove(void *stv, tph_session *s, tph_idx pending, tph_idx t, tph
 /* The queue's share follows; its ancestors' allocated does, their shares do not (Volcano). */
 static int on_event(cap_st *st, tph_session *s, tph_idx t, int sign)
 {
-	tph_idx q = tph_task_queue(s, t);
+	tph_idx q = tph_task_queue_of(tph_view_of(s), t);
 	if (q == TPH_NOIDX || !st->has[q])
 		return TPH_OK;
 	for (uint32_t i = 0; i <= cap_nanc(st, q); i++) {
@@ -442,7 +441,7 @@ static int anc_scratch(tph_session *s, cap_st *st)
 	for (tph_idx q = 0; q < st->nq; q++)
 		if (cap_nanc(st, q) + 1 > most)
 			most = cap_nanc(st, q) + 1;
-	st->anc_rows = TPH_ARENA_NEW(&s->arena, int64_t *, most);
+	st->anc_rows = TPH_SESSION_NEW(s, int64_t *, most);
 	return st->anc_rows ? TPH_OK : TPH_ENOMEM;
 }
 
@@ -451,10 +450,10 @@ static int cap_open(tph_session *s, void *stv, const tph_args *args)
 	cap_st *st = stv;
 	(void)args;
 	vr_dims_init(&st->v, s);
-	st->nq = s->queues->n;
+	st->nq = tph_view_of(s)->queues->n;
 	st->nd = st->v.n;
 	st->root = TPH_NOIDX;
-	st->hier = s->plugins[s->cur_plugin].flags[TPH_FLAG_HIERARCHY];
+	st->hier = tph_plugin_flag(s, TPH_FLAG_HIERARCHY);
 	int rc = cap_alloc_rows(s, st);
 	if (rc)
 		return rc;

@@ -12,15 +12,15 @@ int cap_alloc_rows(tph_session *s, cap_st *st)
 	int64_t **cols[] = {&st->alloc, &st->request, &st->inqueue, &st->elastic,
 	                    &st->des,   &st->cap,     &st->guar,    &st->realcap};
 	for (size_t i = 0; i < sizeof cols / sizeof *cols; i++)
-		if (!(*cols[i] = TPH_ARENA_NEW(&s->arena, int64_t, rows)))
+		if (!(*cols[i] = TPH_SESSION_NEW(s, int64_t, rows)))
 			return TPH_ENOMEM;
 	tph_dimmask **masks[] = {&st->des_keys, &st->cap_keys, &st->guar_keys, &st->rc_keys};
 	for (size_t i = 0; i < sizeof masks / sizeof *masks; i++)
-		if (!(*masks[i] = TPH_ARENA_NEW(&s->arena, tph_dimmask, nq)))
+		if (!(*masks[i] = TPH_SESSION_NEW(s, tph_dimmask, nq)))
 			return TPH_ENOMEM;
-	st->has = TPH_ARENA_NEW(&s->arena, uint8_t, nq);
-	st->share = TPH_ARENA_NEW(&s->arena, double, nq);
-	st->perm = TPH_ARENA_NEW(&s->arena, uint32_t, s->tasks.n + 1);
+	st->has = TPH_SESSION_NEW(s, uint8_t, nq);
+	st->share = TPH_SESSION_NEW(s, double, nq);
+	st->perm = TPH_SESSION_NEW(s, uint32_t, tph_view_of(s)->tasks->n + 1);
 	if (!st->has || !st->share || !st->perm)
 		return TPH_ENOMEM;
 	int rc = vr_clone_init(s, &st->clones, st->nq, st->nd);
@@ -45,7 +45,7 @@ void cap_update_share(cap_st *st, tph_idx q)
 /* newQueueAttr: deserved, capability and guarantee as the queue spec gives them. */
 static void spec_rows(cap_st *st, const tph_session *s, tph_idx q)
 {
-	const tph_queue_store *qs = s->queues;
+	const tph_queue_store *qs = tph_view_of(s)->queues;
 	size_t o = (size_t)q * st->nd;
 	st->has[q] = 1;
 	st->des_keys[q] = vr_spec_row(&st->v, qs->deserved + o, qs->des_mask[q], st->des + o);
@@ -80,7 +80,7 @@ static void flat_queue(cap_st *st, const tph_session *s, tph_idx q, const int64_
 	for (uint32_t d = 0; d < st->nd; d++)
 		rc[d] += st->guar[o + d];
 	st->rc_keys[q] |= st->guar_keys[q];
-	if (!s->queues->cap_mask[q])
+	if (!tph_view_of(s)->queues->cap_mask[q])
 		return;
 	if (c[TPH_RES_CPU] <= 0)
 		c[TPH_RES_CPU] = VR_INF;
@@ -95,8 +95,8 @@ void cap_build_flat(const tph_session *s, cap_st *st)
 	tph_dimmask keys;
 	vr_total(&st->v, s, total, &keys);
 	vr_guarantee_total(&st->v, s, tg);
-	for (tph_idx j = 0; j < s->jobs->n; j++) {
-		tph_idx q = s->jobs->queue[j];
+	for (tph_idx j = 0; j < tph_view_of(s)->jobs->n; j++) {
+		tph_idx q = tph_view_of(s)->jobs->queue[j];
 		vr_jobrows jr;
 		if (!st->has[q])
 			flat_queue(st, s, q, total, tg);
@@ -120,9 +120,9 @@ void cap_build_flat(const tph_session *s, cap_st *st)
 static bool tree_index(tph_session *s, cap_st *st, tph_idx *depth_order)
 {
 	uint32_t nq = st->nq, k = 0;
-	st->child_off = TPH_ARENA_NEW(&s->arena, uint32_t, nq + 1);
-	st->child = TPH_ARENA_NEW(&s->arena, tph_idx, nq + 1);
-	uint32_t *fill = TPH_ARENA_NEW(&s->arena, uint32_t, nq + 1);
+	st->child_off = TPH_SESSION_NEW(s, uint32_t, nq + 1);
+	st->child = TPH_SESSION_NEW(s, tph_idx, nq + 1);
+	uint32_t *fill = TPH_SESSION_NEW(s, uint32_t, nq + 1);
 	if (!st->child_off || !st->child || !fill)
 		return false;
 	for (tph_idx q = 0; q < nq; q++) {
@@ -131,7 +131,7 @@ static bool tree_index(tph_session *s, cap_st *st, tph_idx *depth_order)
 	}
 	for (tph_idx q = 0; q < nq; q++)
 		if (q != st->root)
-			st->child[fill[s->queues->parent[q]]++] = q;
+			st->child[fill[tph_view_of(s)->queues->parent[q]]++] = q;
 	for (uint32_t d = 0; k < nq; d++)
 		for (tph_idx q = 0; q < nq; q++)
 			if (cap_nanc(st, q) == d)
@@ -143,7 +143,7 @@ static bool tree_index(tph_session *s, cap_st *st, tph_idx *depth_order)
  * reach the root (missing parent, or a cycle) makes the plugin not ready. */
 static bool tree_links(tph_session *s, cap_st *st)
 {
-	const tph_queue_store *qs = s->queues;
+	const tph_queue_store *qs = tph_view_of(s)->queues;
 	uint32_t total = 0;
 	for (tph_idx q = 0; q < st->nq; q++) {
 		uint32_t n = 0;
@@ -154,7 +154,7 @@ static bool tree_links(tph_session *s, cap_st *st)
 		total += n;
 	}
 	st->anc_off[st->nq] = total;
-	if (!(st->anc = TPH_ARENA_NEW(&s->arena, tph_idx, total + 1)))
+	if (!(st->anc = TPH_SESSION_NEW(s, tph_idx, total + 1)))
 		return false;
 	for (tph_idx q = 0; q < st->nq; q++) {
 		uint32_t i = st->anc_off[q + 1];
@@ -168,8 +168,8 @@ static bool tree_links(tph_session *s, cap_st *st)
 
 static tph_idx find_root(const tph_session *s)
 {
-	for (tph_idx q = 0; q < s->queues->n; q++)
-		if (strcmp(tph_strtab_str(s->snap->strs, s->queues->name[q]), "root") == 0)
+	for (tph_idx q = 0; q < tph_view_of(s)->queues->n; q++)
+		if (strcmp(tph_session_str(s, tph_view_of(s)->queues->name[q]), "root") == 0)
 			return q;
 	return TPH_NOIDX;
 }
@@ -177,8 +177,8 @@ static tph_idx find_root(const tph_session *s)
 /* Jobs sit in leaves; what a job adds to its queue is added to every ancestor too. */
 static bool tree_jobs(const tph_session *s, cap_st *st)
 {
-	for (tph_idx j = 0; j < s->jobs->n; j++) {
-		tph_idx q = s->jobs->queue[j];
+	for (tph_idx j = 0; j < tph_view_of(s)->jobs->n; j++) {
+		tph_idx q = tph_view_of(s)->jobs->queue[j];
 		if (!cap_leaf(st, q))
 			return false;
 		vr_jobrows jr;
@@ -265,9 +265,9 @@ static void check_node(cap_st *st, tph_idx x)
 bool cap_build_tree(tph_session *s, cap_st *st)
 {
 	st->root = find_root(s);
-	st->anc_off = TPH_ARENA_NEW(&s->arena, uint32_t, st->nq + 1);
-	st->nchild = TPH_ARENA_NEW(&s->arena, uint32_t, st->nq + 1);
-	tph_idx *order = TPH_ARENA_NEW(&s->arena, tph_idx, st->nq + 1);
+	st->anc_off = TPH_SESSION_NEW(s, uint32_t, st->nq + 1);
+	st->nchild = TPH_SESSION_NEW(s, uint32_t, st->nq + 1);
+	tph_idx *order = TPH_SESSION_NEW(s, tph_idx, st->nq + 1);
 	if (!st->anc_off || !st->nchild || !order)
 		return false;
 	for (tph_idx q = 0; q < st->nq; q++)

@@ -66,7 +66,7 @@ static int preemptable(void *stv, const tph_session *s, tph_idx preemptor, const
                        uint32_t n, uint8_t *keep)
 {
 	drf_st *st = stv;
-	tph_idx pj = s->tasks.job[preemptor];
+	tph_idx pj = tph_view_of(s)->tasks->job[preemptor];
 	if (pj == TPH_NOIDX)
 		return 1;
 	int64_t l[TPH_RES_MAX];
@@ -74,7 +74,7 @@ static int preemptable(void *stv, const tph_session *s, tph_idx preemptor, const
 	double ls = share_of(st, l);
 	vr_clone_reset(&st->clones);
 	for (uint32_t i = 0; i < n; i++) {
-		tph_idx j = s->tasks.job[c[i]];
+		tph_idx j = tph_view_of(s)->tasks->job[c[i]];
 		if (j == TPH_NOIDX)
 			continue;
 		int64_t *r = vr_clone_row(&st->clones, j, row(st, st->alloc, j));
@@ -87,7 +87,7 @@ static int preemptable(void *stv, const tph_session *s, tph_idx preemptor, const
 
 static int on_event(drf_st *st, tph_session *s, tph_idx t, int sign)
 {
-	tph_idx j = s->tasks.job[t];
+	tph_idx j = tph_view_of(s)->tasks->job[t];
 	if (j == TPH_NOIDX)
 		return TPH_OK;
 	int64_t *a = row(st, st->alloc, j);
@@ -135,7 +135,7 @@ static int reclaimable(void *stv, const tph_session *s, tph_idx reclaimer, const
                        uint32_t n, uint8_t *keep)
 {
 	drf_st *st = stv;
-	tph_idx lj = s->tasks.job[reclaimer];
+	tph_idx lj = tph_view_of(s)->tasks->job[reclaimer];
 	if (lj == TPH_NOIDX)
 		return 1;
 	hdrf_ws ws;
@@ -145,14 +145,14 @@ static int reclaimable(void *stv, const tph_session *s, tph_idx reclaimer, const
 	memcpy(total, st->total_alloc, sizeof total);
 	vr_add_req(&st->v, s, reclaimer, total, 1);
 	clone_job(st, s, &ws, &dm, total, lj, reclaimer, 1);
-	tph_idx lq = s->jobs->queue[lj];
+	tph_idx lq = tph_view_of(s)->jobs->queue[lj];
 	for (uint32_t i = 0; i < n; i++) {
-		tph_idx rj = s->tasks.job[c[i]];
+		tph_idx rj = tph_view_of(s)->tasks->job[c[i]];
 		if (rj == TPH_NOIDX)
 			continue;
 		vr_add_req(&st->v, s, c[i], total, -1);
 		clone_job(st, s, &ws, &dm, total, rj, c[i], -1);
-		double ret = hdrf_compare(&st->tree, &ws, lq, s->jobs->queue[rj]);
+		double ret = hdrf_compare(&st->tree, &ws, lq, tph_view_of(s)->jobs->queue[rj]);
 		vr_add_req(&st->v, s, c[i], total, 1);
 		clone_job(st, s, &ws, &dm, total, rj, c[i], 0);
 		keep[i] = ret < 0;
@@ -165,11 +165,11 @@ static int reclaimable(void *stv, const tph_session *s, tph_idx reclaimer, const
 static int open_hierarchy(tph_session *s, drf_st *st)
 {
 	int rc;
-	for (tph_idx j = 0; j < s->jobs->n; j++)
+	for (tph_idx j = 0; j < tph_view_of(s)->jobs->n; j++)
 		for (uint32_t d = 0; d < st->v.n; d++)
 			st->total_alloc[d] += row(st, st->alloc, j)[d];
 	rc = hdrf_build(s, &st->tree, &st->v, st->total, st->alloc, st->share, st->total_alloc);
-	if (!rc && !(st->ws_buf = tph_ssn_alloc(s, hdrf_ws_bytes(&st->tree))))
+	if (!rc && !(st->ws_buf = tph_session_alloc(s, hdrf_ws_bytes(&st->tree))))
 		rc = TPH_ENOMEM;
 	if (!rc)
 		rc = tph_on_queue_order(s, queue_order);
@@ -181,21 +181,21 @@ static int open_hierarchy(tph_session *s, drf_st *st)
 static int drf_open(tph_session *s, void *stv, const tph_args *args)
 {
 	drf_st *st = stv;
-	uint32_t nj = s->jobs->n;
+	uint32_t nj = tph_view_of(s)->jobs->n;
 	(void)args;
 	tph_dimmask keys;
 	vr_dims_init(&st->v, s);
 	vr_total(&st->v, s, st->total, &keys);
 	st->names = vr_names(&st->v, st->total);
-	st->alloc = TPH_ARENA_NEW(&s->arena, int64_t, (size_t)nj * st->v.n + 1);
-	st->share = TPH_ARENA_NEW(&s->arena, double, nj + 1);
+	st->alloc = TPH_SESSION_NEW(s, int64_t, (size_t)nj * st->v.n + 1);
+	st->share = TPH_SESSION_NEW(s, double, nj + 1);
 	if (!st->alloc || !st->share || vr_clone_init(s, &st->clones, nj, st->v.n))
 		return TPH_ENOMEM;
 	for (tph_idx j = 0; j < nj; j++) {
 		vr_job_allocated(&st->v, s, j, row(st, st->alloc, j));
 		st->share[j] = share_of(st, row(st, st->alloc, j));
 	}
-	st->hierarchy = s->plugins[s->cur_plugin].flags[TPH_FLAG_HIERARCHY];
+	st->hierarchy = tph_plugin_flag(s, TPH_FLAG_HIERARCHY);
 	int rc = st->hierarchy ? open_hierarchy(s, st) : TPH_OK;
 	if (!rc)
 		rc = tph_on_preemptable(s, preemptable);

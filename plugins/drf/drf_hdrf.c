@@ -10,11 +10,11 @@
 
 static const char *annotation(const tph_session *s, tph_idx q, const char *key)
 {
-	const tph_strtab *st = s->snap->strs;
-	tph_sid k = tph_strtab_find(st, key, strlen(key));
-	const tph_queue_meta *m = s->queues->meta ? s->queues->meta[q] : NULL;
+	tph_sid k = tph_session_sid(s, key, strlen(key));
+	const tph_queue_meta *m =
+	    tph_view_of(s)->queues->meta ? tph_view_of(s)->queues->meta[q] : NULL;
 	tph_sid v = k == TPH_SID_NONE || !m ? TPH_SID_NONE : tph_labels_get(m->annotations, k);
-	return v == TPH_SID_NONE ? "" : tph_strtab_str(st, v);
+	return v == TPH_SID_NONE ? "" : tph_session_str(s, v);
 }
 
 /* The i-th '/'-separated component of p (strings.Split), or NULL when there is none. */
@@ -84,7 +84,7 @@ static tph_idx find_child(const hdrf *h, tph_idx p, const char *name, uint32_t l
 /* buildHierarchy: the path of job j's queue, then its leaf. */
 static tph_idx insert_job(const tph_session *s, hdrf *h, tph_idx j)
 {
-	tph_idx q = s->jobs->queue[j], node = 0;
+	tph_idx q = tph_view_of(s)->jobs->queue[j], node = 0;
 	const char *path = annotation(s, q, "volcano.sh/hierarchy");
 	const char *weights = annotation(s, q, "volcano.sh/hierarchy-weights");
 	uint32_t len, n = components(path);
@@ -104,8 +104,9 @@ static tph_idx insert_job(const tph_session *s, hdrf *h, tph_idx j)
 static void job_request(const tph_session *s, const hdrf *h, tph_idx j, double *out)
 {
 	int64_t sum[TPH_RES_MAX] = {0};
-	for (uint32_t k = s->jobs->task_off[j]; k < s->jobs->task_off[j + 1]; k++)
-		vr_add_req(h->v, s, s->jobs->task_idx[k], sum, 1);
+	for (uint32_t k = tph_view_of(s)->jobs->task_off[j];
+	     k < tph_view_of(s)->jobs->task_off[j + 1]; k++)
+		vr_add_req(h->v, s, tph_view_of(s)->jobs->task_idx[k], sum, 1);
 	for (uint32_t d = 0; d < h->v->n; d++)
 		out[d] = vr_vol(h->v, d, sum[d]);
 }
@@ -205,20 +206,20 @@ void hdrf_update(const hdrf *h, hdrf_ws *ws, tph_dimmask *demand, tph_idx j, con
 static int alloc_tree(tph_session *s, hdrf *h, uint32_t cap)
 {
 	size_t nd = h->v->n;
-	h->parent = TPH_ARENA_NEW(&s->arena, tph_idx, cap);
-	h->first = TPH_ARENA_NEW(&s->arena, tph_idx, cap);
-	h->last = TPH_ARENA_NEW(&s->arena, tph_idx, cap);
-	h->next = TPH_ARENA_NEW(&s->arena, tph_idx, cap);
-	h->job = TPH_ARENA_NEW(&s->arena, tph_idx, cap);
-	h->name = TPH_ARENA_NEW(&s->arena, const char *, cap);
-	h->name_len = TPH_ARENA_NEW(&s->arena, uint32_t, cap);
-	h->weight = TPH_ARENA_NEW(&s->arena, double, cap);
-	h->req = TPH_ARENA_NEW(&s->arena, double, cap *nd);
-	h->live.alloc = TPH_ARENA_NEW(&s->arena, double, cap *nd);
-	h->live.share = TPH_ARENA_NEW(&s->arena, double, cap);
-	h->live.sat = TPH_ARENA_NEW(&s->arena, uint8_t, cap);
-	h->leaf = TPH_ARENA_NEW(&s->arena, tph_idx, s->jobs->n + 1);
-	h->qoff = TPH_ARENA_NEW(&s->arena, uint32_t, s->queues->n + 1);
+	h->parent = TPH_SESSION_NEW(s, tph_idx, cap);
+	h->first = TPH_SESSION_NEW(s, tph_idx, cap);
+	h->last = TPH_SESSION_NEW(s, tph_idx, cap);
+	h->next = TPH_SESSION_NEW(s, tph_idx, cap);
+	h->job = TPH_SESSION_NEW(s, tph_idx, cap);
+	h->name = TPH_SESSION_NEW(s, const char *, cap);
+	h->name_len = TPH_SESSION_NEW(s, uint32_t, cap);
+	h->weight = TPH_SESSION_NEW(s, double, cap);
+	h->req = TPH_SESSION_NEW(s, double, cap *nd);
+	h->live.alloc = TPH_SESSION_NEW(s, double, cap *nd);
+	h->live.share = TPH_SESSION_NEW(s, double, cap);
+	h->live.sat = TPH_SESSION_NEW(s, uint8_t, cap);
+	h->leaf = TPH_SESSION_NEW(s, tph_idx, tph_view_of(s)->jobs->n + 1);
+	h->qoff = TPH_SESSION_NEW(s, uint32_t, tph_view_of(s)->queues->n + 1);
 	bool ok = h->parent && h->first && h->last && h->next && h->job && h->name && h->name_len &&
 	          h->weight && h->req && h->live.alloc && h->live.share && h->live.sat && h->leaf &&
 	          h->qoff;
@@ -228,13 +229,13 @@ static int alloc_tree(tph_session *s, hdrf *h, uint32_t cap)
 /* Each queue's path as nodes (TPH_NOIDX where no job built that node). */
 static int queue_paths(tph_session *s, hdrf *h)
 {
-	uint32_t nq = s->queues->n, total = 0;
+	uint32_t nq = tph_view_of(s)->queues->n, total = 0;
 	for (tph_idx q = 0; q < nq; q++) {
 		h->qoff[q] = total;
 		total += components(annotation(s, q, "volcano.sh/hierarchy"));
 	}
 	h->qoff[nq] = total;
-	h->qpath = TPH_ARENA_NEW(&s->arena, tph_idx, total + 1);
+	h->qpath = TPH_SESSION_NEW(s, tph_idx, total + 1);
 	if (!h->qpath)
 		return TPH_ENOMEM;
 	for (tph_idx q = 0; q < nq; q++) {
@@ -254,9 +255,10 @@ static int queue_paths(tph_session *s, hdrf *h)
 int hdrf_build(tph_session *s, hdrf *h, const vr_dims *v, const int64_t *total,
                const int64_t *alloc, const double *share, const int64_t *total_alloc)
 {
-	uint32_t cap = 1 + s->jobs->n;
-	for (tph_idx j = 0; j < s->jobs->n; j++)
-		cap += components(annotation(s, s->jobs->queue[j], "volcano.sh/hierarchy"));
+	uint32_t cap = 1 + tph_view_of(s)->jobs->n;
+	for (tph_idx j = 0; j < tph_view_of(s)->jobs->n; j++)
+		cap += components(
+		    annotation(s, tph_view_of(s)->jobs->queue[j], "volcano.sh/hierarchy"));
 	h->v = v;
 	if (alloc_tree(s, h, cap))
 		return TPH_ENOMEM;
@@ -266,7 +268,7 @@ int hdrf_build(tph_session *s, hdrf *h, const vr_dims *v, const int64_t *total,
 	}
 	h->total_names = vr_names(v, total);
 	add_node(h, TPH_NOIDX, TPH_NOIDX, 1);
-	for (tph_idx j = 0; j < s->jobs->n; j++) {
+	for (tph_idx j = 0; j < tph_view_of(s)->jobs->n; j++) {
 		tph_idx leaf = insert_job(s, h, j);
 		size_t o = (size_t)leaf * v->n;
 		h->leaf[j] = leaf;

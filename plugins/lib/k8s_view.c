@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cache/cluster_int.h"
-#include "base/mem.h"
+#include "tephra/columns.h"
+#include "tephra/alloc.h"
 
 /* ---- keys the session's specs use ---- */
 
@@ -80,14 +80,14 @@ static void spec_maxima(tph_k8s_view *v, const tph_pod_spec *sp)
 /* Every distinct spec once (specs are interned: equal ids, equal constraints). */
 static int collect_keys(tph_k8s_view *v, const tph_session *s, sidset *topo, sidset *nums)
 {
-	uint32_t ns = s->snap->n_specs;
+	uint32_t ns = tph_view_of(s)->n_specs;
 	uint8_t *seen = tph_calloc(ns + 1, 1);
 	if (!seen)
 		return TPH_ENOMEM;
 	int rc = TPH_OK;
 	const tph_pod_spec *last = NULL; /* a job's tasks share a spec: skip runs cheaply */
-	for (uint32_t t = 0; t < s->tasks.n && !rc; t++) {
-		const tph_pod_spec *sp = s->tasks.spec[t];
+	for (uint32_t t = 0; t < tph_view_of(s)->tasks->n && !rc; t++) {
+		const tph_pod_spec *sp = tph_view_of(s)->tasks->spec[t];
 		if (sp == last || (sp->id < ns && seen[sp->id]))
 			continue;
 		last = sp;
@@ -118,10 +118,10 @@ static int cmp_vn(const void *a, const void *b)
 /* Dense ids for the values of one key, in value-id order. */
 static uint32_t build_domains(const tph_session *s, tph_sid key, uint32_t *dom, vn *tmp)
 {
-	uint32_t n = s->nodes.n, m = 0, ids = 0;
+	uint32_t n = tph_view_of(s)->nodes->n, m = 0, ids = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		dom[i] = TPH_NOIDX;
-		tph_sid v = tph_labels_get(s->nodes.meta[i]->labels, key);
+		tph_sid v = tph_labels_get(tph_view_of(s)->nodes->meta[i]->labels, key);
 		if (v != TPH_SID_NONE)
 			tmp[m++] = (vn){v, i};
 	}
@@ -136,12 +136,12 @@ static uint32_t build_domains(const tph_session *s, tph_sid key, uint32_t *dom, 
 
 static int build_topo(tph_session *s, tph_k8s_topo *t, const sidset *keys)
 {
-	uint32_t n = s->nodes.n;
+	uint32_t n = tph_view_of(s)->nodes->n;
 	t->n_keys = keys->n;
-	t->keys = TPH_ARENA_NEW(&s->arena, tph_sid, keys->n + 1);
-	t->dom = TPH_ARENA_NEW(&s->arena, uint32_t, (size_t)keys->n * n + 1);
-	t->n_dom = TPH_ARENA_NEW(&s->arena, uint32_t, keys->n + 1);
-	t->off = TPH_ARENA_NEW(&s->arena, uint32_t, keys->n + 1);
+	t->keys = TPH_SESSION_NEW(s, tph_sid, keys->n + 1);
+	t->dom = TPH_SESSION_NEW(s, uint32_t, (size_t)keys->n * n + 1);
+	t->n_dom = TPH_SESSION_NEW(s, uint32_t, keys->n + 1);
+	t->off = TPH_SESSION_NEW(s, uint32_t, keys->n + 1);
 	vn *tmp = tph_malloc((n + 1) * sizeof *tmp);
 	if (!t->keys || !t->dom || !t->n_dom || !t->off || !tmp) {
 		tph_free(tmp);
@@ -169,22 +169,22 @@ uint32_t tph_k8s_topo_key(const tph_k8s_topo *t, tph_sid key)
 /* strconv.ParseInt(label, 10, 64) of each node's value, once. */
 static int build_nums(tph_session *s, tph_k8s_nums *m, const sidset *keys)
 {
-	uint32_t n = s->nodes.n;
+	uint32_t n = tph_view_of(s)->nodes->n;
 	m->n_keys = keys->n;
 	m->n_nodes = n;
-	m->keys = TPH_ARENA_NEW(&s->arena, tph_sid, keys->n + 1);
-	m->val = TPH_ARENA_NEW(&s->arena, int64_t, (size_t)keys->n * n + 1);
-	m->ok = TPH_ARENA_NEW(&s->arena, uint8_t, (size_t)keys->n * n + 1);
+	m->keys = TPH_SESSION_NEW(s, tph_sid, keys->n + 1);
+	m->val = TPH_SESSION_NEW(s, int64_t, (size_t)keys->n * n + 1);
+	m->ok = TPH_SESSION_NEW(s, uint8_t, (size_t)keys->n * n + 1);
 	if (!m->keys || !m->val || !m->ok)
 		return TPH_ENOMEM;
 	for (uint32_t k = 0; k < keys->n; k++) {
 		m->keys[k] = keys->v[k];
 		for (uint32_t i = 0; i < n; i++) {
-			tph_sid v = tph_labels_get(s->nodes.meta[i]->labels, keys->v[k]);
+			tph_sid v =
+			    tph_labels_get(tph_view_of(s)->nodes->meta[i]->labels, keys->v[k]);
 			size_t at = (size_t)k * n + i;
-			m->ok[at] =
-			    v != TPH_SID_NONE &&
-			    tph_parse_int(tph_strtab_str(s->snap->strs, v), 64, &m->val[at]);
+			m->ok[at] = v != TPH_SID_NONE &&
+			            tph_parse_int(tph_session_str(s, v), 64, &m->val[at]);
 		}
 	}
 	return TPH_OK;
@@ -194,7 +194,7 @@ static int build_nums(tph_session *s, tph_k8s_nums *m, const sidset *keys)
 
 static void account(tph_k8s_view *v, const tph_session *s, tph_idx t, tph_idx node, int sign)
 {
-	const int64_t *req = s->tasks.req + (size_t)t * s->ndim;
+	const int64_t *req = tph_view_of(s)->tasks->req + (size_t)t * tph_view_of(s)->ndim;
 	int64_t cpu = req[TPH_RES_CPU], mem = req[TPH_RES_MEMORY];
 	int64_t d[TPH_KV_COUNT] = {cpu, mem, cpu ? cpu : TPH_K8S_DEFAULT_MILLI_CPU,
 	                           mem ? mem : TPH_K8S_DEFAULT_MEMORY,
@@ -239,10 +239,11 @@ tph_idx tph_k8s_view_remove(tph_k8s_view *v, const tph_session *s, tph_idx task)
  * held yet); then the open-time affinity node lists. */
 static void add_initial(tph_k8s_view *v, const tph_session *s)
 {
-	const tph_idx *node = s->tasks.node;
-	const uint8_t *status = s->tasks.status, *flags = s->nodes.flags;
+	const tph_idx *node = tph_view_of(s)->tasks->node;
+	const uint8_t *status = tph_view_of(s)->tasks->status,
+	              *flags = tph_view_of(s)->nodes->flags;
 	tph_idx *head = v->head;
-	for (tph_idx t = 0; t < s->tasks.n; t++) {
+	for (tph_idx t = 0; t < tph_view_of(s)->tasks->n; t++) {
 		tph_idx n = node[t];
 		v->at[t] = TPH_NOIDX;
 		if (n == TPH_NOIDX || status[t] == TPH_TS_SUCCEEDED || status[t] == TPH_TS_FAILED ||
@@ -256,7 +257,7 @@ static void add_initial(tph_k8s_view *v, const tph_session *s)
 		head[n] = t;
 		account(v, s, t, n, +1);
 		v->gen++; /* counted as each add would */
-		const tph_pod_spec *sp = s->tasks.spec[t];
+		const tph_pod_spec *sp = tph_view_of(s)->tasks->spec[t];
 		v->open_aff[n] |= tph_k8s_has_pod_affinity(sp);
 		v->open_anti[n] |= sp->n_anti_required > 0;
 	}
@@ -270,22 +271,19 @@ static void add_initial(tph_k8s_view *v, const tph_session *s)
 
 static int alloc_cols(tph_k8s_view *v, tph_session *s)
 {
-	tph_arena *a = &s->arena;
-	uint32_t n = s->nodes.n, nt = s->tasks.n;
+	uint32_t n = tph_view_of(s)->nodes->n, nt = tph_view_of(s)->tasks->n;
 	v->n_nodes = n;
 	v->n_tasks = nt;
-	/* add_initial writes every task's `at`; next and prev are read only for a task the view
-	 * holds, which add wrote first: none of the three is cleared here */
-	v->at = tph_arena_alloc(a, (nt + 1) * sizeof *v->at, TPH_CACHELINE);
-	v->next = tph_arena_alloc(a, (nt + 1) * sizeof *v->next, TPH_CACHELINE);
-	v->prev = tph_arena_alloc(a, (nt + 1) * sizeof *v->prev, TPH_CACHELINE);
-	v->head = TPH_ARENA_NEW(a, tph_idx, n + 1);
-	v->npods = TPH_ARENA_NEW(a, uint32_t, n + 1);
-	v->sum = TPH_ARENA_NEW(a, int64_t, (size_t)TPH_KV_COUNT * n + 1);
-	v->open_aff = TPH_ARENA_NEW(a, uint8_t, n + 1);
-	v->open_anti = TPH_ARENA_NEW(a, uint8_t, n + 1);
-	v->aff_nodes = TPH_ARENA_NEW(a, tph_idx, n + 1);
-	v->anti_nodes = TPH_ARENA_NEW(a, tph_idx, n + 1);
+	v->at = TPH_SESSION_NEW(s, tph_idx, nt + 1);
+	v->next = TPH_SESSION_NEW(s, tph_idx, nt + 1);
+	v->prev = TPH_SESSION_NEW(s, tph_idx, nt + 1);
+	v->head = TPH_SESSION_NEW(s, tph_idx, n + 1);
+	v->npods = TPH_SESSION_NEW(s, uint32_t, n + 1);
+	v->sum = TPH_SESSION_NEW(s, int64_t, (size_t)TPH_KV_COUNT * n + 1);
+	v->open_aff = TPH_SESSION_NEW(s, uint8_t, n + 1);
+	v->open_anti = TPH_SESSION_NEW(s, uint8_t, n + 1);
+	v->aff_nodes = TPH_SESSION_NEW(s, tph_idx, n + 1);
+	v->anti_nodes = TPH_SESSION_NEW(s, tph_idx, n + 1);
 	if (!v->at || !v->next || !v->prev || !v->head || !v->npods || !v->sum || !v->open_aff ||
 	    !v->open_anti || !v->aff_nodes || !v->anti_nodes)
 		return TPH_ENOMEM;
@@ -296,11 +294,7 @@ static int alloc_cols(tph_k8s_view *v, tph_session *s)
 
 static uint32_t find_dim(const tph_session *s, const char *name)
 {
-	tph_sid id = tph_strtab_find(s->snap->strs, name, strlen(name));
-	for (uint32_t d = 0; id != TPH_SID_NONE && d < s->snap->dims.n; d++)
-		if (s->snap->dims.name[d] == id)
-			return d;
-	return TPH_NOIDX;
+	return tph_session_dim_find(s, name, strlen(name));
 }
 
 int tph_k8s_view_init(tph_k8s_view *v, tph_session *s)
@@ -319,7 +313,7 @@ int tph_k8s_view_init(tph_k8s_view *v, tph_session *s)
 	if (rc)
 		return rc;
 	v->gpu_dim = find_dim(s, "nvidia.com/gpu");
-	v->hostname = tph_strtab_find(s->snap->strs, "kubernetes.io/hostname", 22);
+	v->hostname = tph_session_sid(s, "kubernetes.io/hostname", 22);
 	add_initial(v, s);
 	return TPH_OK;
 }

@@ -11,8 +11,8 @@
 #ifndef TPH_K8S_VIEW_H
 #define TPH_K8S_VIEW_H
 
-#include "cache/k8s_match.h"
-#include "session/session_int.h"
+#include "tephra/k8s.h"
+#include "tephra/plugin.h"
 
 /* Per node sums of the requests of the pods the view holds (NodeInfo.Requested and
  * NonZeroRequested, in Kubernetes units: millicores, bytes, whole GPUs). */

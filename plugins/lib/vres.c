@@ -60,11 +60,11 @@ static bool visible_name(const char *n)
 
 void vr_dims_init(vr_dims *v, const tph_session *s)
 {
-	const tph_dims *dm = &s->snap->dims;
+	const tph_dims *dm = tph_view_of(s)->dims;
 	memset(v, 0, sizeof *v);
 	v->n = dm->n;
 	for (uint32_t d = 0; d < dm->n; d++) {
-		if (!visible_name(tph_strtab_str(s->snap->strs, dm->name[d])))
+		if (!visible_name(tph_session_str(s, dm->name[d])))
 			continue;
 		v->vis |= (tph_dimmask)1 << d;
 		if (d == TPH_RES_PODS)
@@ -91,7 +91,7 @@ double vr_vol(const vr_dims *v, uint32_t d, int64_t x)
 
 void vr_add_req(const vr_dims *v, const tph_session *s, tph_idx t, int64_t *row, int sign)
 {
-	const int64_t *req = s->tasks.req + (size_t)t * s->ndim;
+	const int64_t *req = tph_view_of(s)->tasks->req + (size_t)t * tph_view_of(s)->ndim;
 	for (uint32_t d = 0; d < v->n; d++)
 		if (vr_has(v->cmp, d))
 			row[d] += sign * req[d];
@@ -109,9 +109,10 @@ void vr_total(const vr_dims *v, const tph_session *s, int64_t *out, tph_dimmask 
 	for (uint32_t d = 0; d < v->n; d++) {
 		if (!vr_has(v->vis, d))
 			continue;
-		const int64_t *col = s->nodes.alloc + (size_t)d * s->nodes.stride;
-		for (uint32_t i = 0; i < s->n_ready; i++)
-			out[d] += col[s->ready_nodes[i]];
+		const int64_t *col =
+		    tph_view_of(s)->nodes->alloc + (size_t)d * tph_view_of(s)->nodes->stride;
+		for (uint32_t i = 0; i < tph_view_of(s)->n_ready; i++)
+			out[d] += col[tph_view_of(s)->ready_nodes[i]];
 	}
 	*keys = 0;
 	for (uint32_t d = 0; d < v->n; d++)
@@ -121,15 +122,15 @@ void vr_total(const vr_dims *v, const tph_session *s, int64_t *out, tph_dimmask 
 
 void vr_job_allocated(const vr_dims *v, const tph_session *s, tph_idx j, int64_t *out)
 {
-	const int64_t *a = s->js.allocated + (size_t)j * s->ndim;
+	const int64_t *a = tph_view_of(s)->js->allocated + (size_t)j * tph_view_of(s)->ndim;
 	for (uint32_t d = 0; d < v->n; d++)
 		out[d] = vr_has(v->cmp, d) ? a[d] : 0;
 }
 
 void vr_job_min(const vr_dims *v, const tph_session *s, tph_idx j, int64_t *out)
 {
-	const int64_t *m = s->jobs->min_res + (size_t)j * s->ndim;
-	bool has = s->jobs->has_min_res[j];
+	const int64_t *m = tph_view_of(s)->jobs->min_res + (size_t)j * tph_view_of(s)->ndim;
+	bool has = tph_view_of(s)->jobs->has_min_res[j];
 	for (uint32_t d = 0; d < v->n; d++)
 		out[d] = has && vr_has(v->vis, d) ? m[d] : 0;
 }
@@ -159,7 +160,7 @@ tph_dimmask vr_spec_row(const vr_dims *v, const int64_t *src, tph_dimmask mask, 
 
 void vr_guarantee_total(const vr_dims *v, const tph_session *s, int64_t *out)
 {
-	const tph_queue_store *qs = s->queues;
+	const tph_queue_store *qs = tph_view_of(s)->queues;
 	int64_t g[TPH_RES_MAX];
 	memset(out, 0, v->n * sizeof *out);
 	for (tph_idx q = 0; q < qs->n; q++) {
@@ -171,7 +172,7 @@ void vr_guarantee_total(const vr_dims *v, const tph_session *s, int64_t *out)
 
 static uint32_t allocated_tasks(const tph_session *s, tph_idx j)
 {
-	const uint32_t *c = s->js.count + (size_t)j * TPH_TS_COUNT;
+	const uint32_t *c = tph_view_of(s)->js->count + (size_t)j * TPH_TS_COUNT;
 	return c[TPH_TS_ALLOCATED] + c[TPH_TS_BINDING] + c[TPH_TS_BOUND] + c[TPH_TS_RUNNING];
 }
 
@@ -188,10 +189,11 @@ static void rows_from(const vr_dims *v, const tph_session *s, const int64_t *pj,
 		out->request[d] = vr_has(v->cmp, d) ? ja[d] + pj[d] : 0;
 		out->inqueue[d] = 0;
 	}
-	uint8_t ph = s->js.phase[j];
-	if (s->jobs->has_min_res[j] &&
+	uint8_t ph = tph_view_of(s)->js->phase[j];
+	if (tph_view_of(s)->jobs->has_min_res[j] &&
 	    (ph == TPH_PG_INQUEUE ||
-	     (ph == TPH_PG_RUNNING && allocated_tasks(s, j) >= (uint32_t)s->jobs->min_member[j])))
+	     (ph == TPH_PG_RUNNING &&
+	      allocated_tasks(s, j) >= (uint32_t)tph_view_of(s)->jobs->min_member[j])))
 		vr_job_inqueue(v, s, j, ja, out->inqueue);
 	vr_job_min(v, s, j, mn);
 	vr_exceeded(v, ja, mn, out->elastic, NULL);
@@ -199,7 +201,8 @@ static void rows_from(const vr_dims *v, const tph_session *s, const int64_t *pj,
 
 void vr_job_rows(const vr_dims *v, const tph_session *s, tph_idx j, vr_jobrows *out)
 {
-	rows_from(v, s, s->jobs->pending_req + (size_t)j * s->ndim, j, out);
+	rows_from(v, s, tph_view_of(s)->jobs->pending_req + (size_t)j * tph_view_of(s)->ndim, j,
+	          out);
 }
 
 bool vr_fits(const vr_dims *v, const int64_t *base, const int64_t *req, const int64_t *limit)
@@ -325,7 +328,7 @@ void *vr_scratch_get(tph_session *s, vr_scratch *sc, size_t bytes)
 	size_t cap = sc->cap ? sc->cap * 2 : 256;
 	while (cap < bytes)
 		cap *= 2;
-	void *p = tph_ssn_alloc(s, cap);
+	void *p = tph_session_alloc(s, cap);
 	if (!p)
 		return NULL;
 	sc->p = p;
@@ -335,8 +338,8 @@ void *vr_scratch_get(tph_session *s, vr_scratch *sc, size_t bytes)
 
 int vr_clone_init(tph_session *s, vr_clone *c, uint32_t n, uint32_t nd)
 {
-	c->rows = TPH_ARENA_NEW(&s->arena, int64_t, (size_t)n * nd + 1);
-	c->stamp = TPH_ARENA_NEW(&s->arena, uint32_t, (size_t)n + 1);
+	c->rows = TPH_SESSION_NEW(s, int64_t, (size_t)n * nd + 1);
+	c->stamp = TPH_SESSION_NEW(s, uint32_t, (size_t)n + 1);
 	c->epoch = 0;
 	c->n = n;
 	c->nd = nd;

@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "session/session_int.h"
+#include "tephra/plugin.h"
 
 #define VR_INF INT64_MAX
 
@@ -93,8 +93,8 @@ typedef struct vr_jobrows {
 	int64_t elastic[TPH_RES_MAX]; /* GetElasticResources: allocated beyond minResources */
 } vr_jobrows;
 /* At session open only: allocated is the session's per-job sum, request adds the requests of
- * the job's Pending tasks, which the snapshot's task pass summed (s->jobs->pending_req: the
- * session's statuses at open). */
+ * the job's Pending tasks, which the snapshot's task pass summed
+ * (tph_view_of(s)->jobs->pending_req: the session's statuses at open). */
 void vr_job_rows(const vr_dims *v, const tph_session *s, tph_idx j, vr_jobrows *out);
 
 /* LessEqualWithDimensionAndResourcesName(limit, req) of (base + req): false when some

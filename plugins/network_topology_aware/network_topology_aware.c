@@ -27,12 +27,11 @@ static const tph_arg_spec nta_args[] = {
 
 static void set_weight(nta_st *st, const tph_session *s, const char *name, size_t len, int64_t w)
 {
-	tph_sid id = tph_strtab_find(s->snap->strs, name, len);
-	for (uint32_t d = 0; id != TPH_SID_NONE && d < s->ndim && d < TPH_RES_MAX; d++)
-		if (s->snap->dims.name[d] == id) {
-			st->w[d] = w;
-			st->has[d] = 1;
-		}
+	uint32_t d = tph_session_dim_find(s, name, len);
+	if (d != TPH_NOIDX) {
+		st->w[d] = w;
+		st->has[d] = 1;
+	}
 }
 
 /* getPriorityWeight: "a, b" -> hypernode.binpack.resources.<name> (default 1, negative 1);
@@ -71,15 +70,15 @@ static void weights(nta_st *st, const tph_session *s, const tph_args *args)
 /* Tier weights of normal pods: fading^(tier - 1) for every tier from min to max. */
 static int tier_weights(nta_st *st, tph_session *s)
 {
-	const tph_hn_tree *t = &s->topo->t;
+	const tph_hn_tree *t = &tph_view_of(s)->topo->t;
 	st->min_tier = t->tiers[0];
 	st->max_tier = t->tiers[t->n_tiers - 1];
 	uint32_t span = (uint32_t)(st->max_tier - st->min_tier) + 1;
 	if (span > (1u << 16) && st->normal_enable) { /* Volcano would loop over every tier */
-		tph_diag_warn(s->diag,
-		              "network-topology-aware: tiers %d..%d are too far apart; "
-		              "no hypernode-level binpacking",
-		              st->min_tier, st->max_tier);
+		tph_session_warn(s,
+		                 "network-topology-aware: tiers %d..%d are too far apart; "
+		                 "no hypernode-level binpacking",
+		                 st->min_tier, st->max_tier);
 		st->normal_enable = false;
 	}
 	if (!st->normal_enable)
@@ -99,19 +98,19 @@ static int tier_weights(nta_st *st, tph_session *s)
 
 static int cache(nta_st *st, tph_session *s)
 {
-	const tph_hn_tree *t = &s->topo->t;
-	size_t cells = (size_t)s->ndim * t->n;
+	const tph_hn_tree *t = &tph_view_of(s)->topo->t;
+	size_t cells = (size_t)tph_view_of(s)->ndim * t->n;
 	st->nh = t->n;
 	st->alloc = t->alloc;
 	st->used = tph_session_alloc(s, (cells + 1) * sizeof *st->used);
 	st->idle = tph_session_alloc(s, (cells + 1) * sizeof *st->idle);
 	st->future = tph_session_alloc(s, (cells + 1) * sizeof *st->future);
-	st->where = tph_session_alloc(s, (s->tasks.n + 1) * sizeof *st->where);
+	st->where = tph_session_alloc(s, (tph_view_of(s)->tasks->n + 1) * sizeof *st->where);
 	st->eligible = tph_session_alloc(s, t->n + 1);
 	st->cnt = tph_session_alloc(s, (t->n + 1) * sizeof *st->cnt);
 	st->mark = tph_session_alloc(s, (t->n + 1) * sizeof *st->mark);
-	st->row = tph_session_alloc(s, (s->ndim + 1) * sizeof *st->row);
-	st->sj_req = tph_session_alloc(s, (s->ndim + 1) * sizeof *st->sj_req);
+	st->row = tph_session_alloc(s, (tph_view_of(s)->ndim + 1) * sizeof *st->row);
+	st->sj_req = tph_session_alloc(s, (tph_view_of(s)->ndim + 1) * sizeof *st->sj_req);
 	st->sj_req_of = TPH_NOIDX;
 	if (!st->used || !st->idle || !st->future || !st->where || !st->eligible || !st->row ||
 	    !st->cnt || !st->mark || !st->sj_req)
@@ -120,30 +119,30 @@ static int cache(nta_st *st, tph_session *s)
 	memcpy(st->idle, t->idle, cells * sizeof *st->idle);
 	for (size_t i = 0; i < cells; i++)
 		st->future[i] = t->idle[i] + t->releasing[i] - t->pipelined[i];
-	for (tph_idx k = 0; k < s->tasks.n; k++) { /* what NodeInfo.Used holds */
-		uint8_t status = s->tasks.status[k];
+	for (tph_idx k = 0; k < tph_view_of(s)->tasks->n; k++) { /* what NodeInfo.Used holds */
+		uint8_t status = tph_view_of(s)->tasks->status[k];
 		bool held = tph_ts_allocated(status) || status == TPH_TS_RELEASING;
-		st->where[k] = held ? s->tasks.node[k] : TPH_NOIDX;
+		st->where[k] = held ? tph_view_of(s)->tasks->node[k] : TPH_NOIDX;
 	}
 	return TPH_OK;
 }
 
 static void move_used(nta_st *st, const tph_session *s, tph_idx task, tph_idx node, int sign)
 {
-	const tph_hn_tree *t = &s->topo->t;
-	const int64_t *req = s->tasks.req + (size_t)task * s->ndim;
+	const tph_hn_tree *t = &tph_view_of(s)->topo->t;
+	const int64_t *req = tph_view_of(s)->tasks->req + (size_t)task * tph_view_of(s)->ndim;
 	if (node == TPH_NOIDX)
 		return;
 	for (uint32_t k = t->of_off[node]; k < t->of_off[node + 1]; k++)
-		for (uint32_t d = 0; d < s->ndim; d++)
+		for (uint32_t d = 0; d < tph_view_of(s)->ndim; d++)
 			st->used[(size_t)d * st->nh + t->of[k]] += sign * req[d];
 }
 
 static int on_allocate(void *stv, tph_session *s, tph_idx task)
 {
 	nta_st *st = stv;
-	move_used(st, s, task, s->tasks.node[task], +1);
-	st->where[task] = s->tasks.node[task];
+	move_used(st, s, task, tph_view_of(s)->tasks->node[task], +1);
+	st->where[task] = tph_view_of(s)->tasks->node[task];
 	return TPH_OK;
 }
 
@@ -151,7 +150,8 @@ static int on_allocate(void *stv, tph_session *s, tph_idx task)
 static int on_deallocate(void *stv, tph_session *s, tph_idx task)
 {
 	nta_st *st = stv;
-	tph_idx node = st->where[task] != TPH_NOIDX ? st->where[task] : s->tasks.node[task];
+	tph_idx node =
+	    st->where[task] != TPH_NOIDX ? st->where[task] : tph_view_of(s)->tasks->node[task];
 	move_used(st, s, task, node, -1);
 	st->where[task] = TPH_NOIDX;
 	return TPH_OK;
@@ -164,7 +164,7 @@ static void mark_eligible(nta_st *st, const tph_session *s, tph_idx root, const 
                           int purpose)
 {
 	const tph_idx *sub;
-	uint32_t n = tph_hn_subtree(&s->topo->t, root, &sub);
+	uint32_t n = tph_hn_subtree(&tph_view_of(s)->topo->t, root, &sub);
 	for (uint32_t i = 0; i < n; i++) {
 		tph_idx h = sub[i];
 		st->eligible[h] =
@@ -177,7 +177,7 @@ static void mark_eligible(nta_st *st, const tph_session *s, tph_idx root, const 
 static void gradient(nta_st *st, const tph_session *s, tph_idx hn, int32_t tier, tph_idx allocated,
                      const int64_t *min, int purpose, tph_hn_gradient *out)
 {
-	const tph_hn_tree *t = &s->topo->t;
+	const tph_hn_tree *t = &tph_view_of(s)->topo->t;
 	out->n = out->n_groups = 0;
 	if (tier < 0) { /* not hard: the hypernode as given */
 		tph_hn_gradient_single(out, hn);
@@ -198,17 +198,20 @@ static void gradient_job(void *stv, const tph_session *s, tph_idx job, tph_idx h
                          tph_hn_gradient *out)
 {
 	nta_st *st = stv;
-	const tph_job_store *js = s->jobs;
-	for (uint32_t d = 0; d < s->ndim; d++) /* JobInfo.GetMinResources: minResources */
-		st->row[d] = js->has_min_res[job] ? js->min_res[(size_t)job * s->ndim + d] : 0;
-	gradient(st, s, hn, tph_topo_job_tier(s, job), s->topo->job_hn[job], st->row, purpose, out);
+	const tph_job_store *js = tph_view_of(s)->jobs;
+	for (uint32_t d = 0; d < tph_view_of(s)->ndim;
+	     d++) /* JobInfo.GetMinResources: minResources */
+		st->row[d] =
+		    js->has_min_res[job] ? js->min_res[(size_t)job * tph_view_of(s)->ndim + d] : 0;
+	gradient(st, s, hn, tph_topo_job_tier(s, job), tph_view_of(s)->topo->job_hn[job], st->row,
+	         purpose, out);
 }
 
 static void gradient_subjob(void *stv, const tph_session *s, tph_idx k, tph_idx hn, int purpose,
                             tph_hn_gradient *out)
 {
 	nta_st *st = stv;
-	const tph_subjobs *o = &s->topo->sj;
+	const tph_subjobs *o = &tph_view_of(s)->topo->sj;
 	tph_subjob_min_resources(s, k, st->row);
 	gradient(st, s, hn, o->topo_tier[k], o->hn[k], st->row, purpose, out);
 }
@@ -218,7 +221,7 @@ static void gradient_subjob(void *stv, const tph_session *s, tph_idx k, tph_idx 
 static int nta_open(tph_session *s, void *stv, const tph_args *args)
 {
 	nta_st *st = stv;
-	if (!s->topo)
+	if (!tph_view_of(s)->topo)
 		return TPH_EINVAL;
 	weights(st, s, args);
 	int rc = tier_weights(st, s);

@@ -5,7 +5,7 @@
 #ifndef TPH_NETWORK_TOPOLOGY_AWARE_H
 #define TPH_NETWORK_TOPOLOGY_AWARE_H
 
-#include "session/topo/hypernode.h"
+#include "tephra/topology.h"
 
 typedef struct nta_st {
 	/* Arguments, Volcano's keys and defaults (a negative weight means 1, a negative fading

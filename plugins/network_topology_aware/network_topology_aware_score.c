@@ -13,7 +13,7 @@ static double binpack(const nta_st *st, const tph_session *s, const int64_t *req
 {
 	double total = 0;
 	int64_t wsum = 0;
-	for (uint32_t d = 0; d < s->ndim && d < TPH_RES_MAX; d++) {
+	for (uint32_t d = 0; d < tph_view_of(s)->ndim && d < TPH_RES_MAX; d++) {
 		if (req[d] <= 0 || !st->has[d])
 			continue;
 		size_t at = (size_t)d * st->nh + h;
@@ -31,10 +31,10 @@ static double binpack(const nta_st *st, const tph_session *s, const int64_t *req
  * nodes of h, one pass over the subjob's tasks instead of one per hypernode. */
 static void task_counts(nta_st *st, const tph_session *s, tph_idx sj)
 {
-	const tph_subjobs *o = &s->topo->sj;
-	const tph_hn_tree *t = &s->topo->t;
+	const tph_subjobs *o = &tph_view_of(s)->topo->sj;
+	const tph_hn_tree *t = &tph_view_of(s)->topo->t;
 	for (uint32_t i = o->task_off[sj]; i < o->task_off[sj + 1]; i++) {
-		tph_idx node = s->tasks.node[o->task[i]];
+		tph_idx node = tph_view_of(s)->tasks->node[o->task[i]];
 		if (node == TPH_NOIDX)
 			continue;
 		for (uint32_t k = t->of_off[node]; k < t->of_off[node + 1]; k++)
@@ -75,7 +75,7 @@ static void normal_span(void *cv, uint32_t k, uint32_t b, uint32_t e)
 {
 	const nta_call *c = cv;
 	const nta_st *st = c->st;
-	const tph_hn_tree *t = &c->s->topo->t;
+	const tph_hn_tree *t = &tph_view_of(c->s)->topo->t;
 	(void)k;
 	for (uint32_t i = b; i < e; i++) {
 		double total = 0;
@@ -96,7 +96,8 @@ static void normal_pods(const nta_st *st, const tph_session *s, tph_idx task, co
 	memset(out, 0, n * sizeof *out);
 	if (!st->normal_enable || !(st->tier_w_sum > 0))
 		return;
-	nta_call c = {st, s, s->tasks.req + (size_t)task * s->ndim, nodes, out, TPH_NOIDX};
+	nta_call c = {st,    s,   tph_view_of(s)->tasks->req + (size_t)task * tph_view_of(s)->ndim,
+	              nodes, out, TPH_NOIDX};
 	tph_session_parallel(s, n, normal_span, &c);
 }
 
@@ -124,7 +125,7 @@ static void break_ties(nta_st *st, const tph_session *s, tph_idx sj, const tph_i
 		} else if (score[i] == max) {
 			at_max++;
 		}
-	const tph_subjobs *o = &s->topo->sj;
+	const tph_subjobs *o = &tph_view_of(s)->topo->sj;
 	uint32_t total = o->task_off[sj + 1] - o->task_off[sj];
 	if (at_max < 2 || !total)
 		return;
@@ -147,7 +148,7 @@ static void break_ties(nta_st *st, const tph_session *s, tph_idx sj, const tph_i
 static void lca_span(void *cv, uint32_t k, uint32_t b, uint32_t e)
 {
 	const nta_call *c = cv;
-	const tph_hn_tree *t = &c->s->topo->t;
+	const tph_hn_tree *t = &tph_view_of(c->s)->topo->t;
 	(void)k;
 	for (uint32_t i = b; i < e; i++) {
 		tph_idx h = t->lowest[c->nodes[i]];
@@ -162,8 +163,8 @@ static void lca_span(void *cv, uint32_t k, uint32_t b, uint32_t e)
 static void network_aware(nta_st *st, const tph_session *s, tph_idx task, tph_idx sj,
                           const tph_idx *nodes, uint32_t n, double *out)
 {
-	const tph_hn_tree *t = &s->topo->t;
-	tph_idx placing = s->topo->task_job_hn[task];
+	const tph_hn_tree *t = &tph_view_of(s)->topo->t;
+	tph_idx placing = tph_view_of(s)->topo->task_job_hn[task];
 	memset(out, 0, n * sizeof *out);
 	if (placing == TPH_NOIDX)
 		return;
@@ -179,11 +180,11 @@ void nta_batch_node_order(void *stv, const tph_session *s, tph_idx task, const t
 {
 	nta_st *st = stv;
 	tph_idx sj = tph_task_subjob(s, task);
-	if (s->tasks.job[task] == TPH_NOIDX) {
+	if (tph_view_of(s)->tasks->job[task] == TPH_NOIDX) {
 		memset(out, 0, n * sizeof *out);
 		return;
 	}
-	if (sj != TPH_NOIDX && s->topo->sj.topo_has[sj])
+	if (sj != TPH_NOIDX && tph_view_of(s)->topo->sj.topo_has[sj])
 		network_aware(st, s, task, sj, nodes, n, out);
 	else
 		normal_pods(st, s, task, nodes, n, out);
@@ -193,13 +194,14 @@ void nta_hypernode_order(void *stv, const tph_session *s, tph_idx sj, const tph_
                          uint32_t n, double *out)
 {
 	nta_st *st = stv;
-	const tph_subjobs *o = &s->topo->sj;
+	const tph_subjobs *o = &tph_view_of(s)->topo->sj;
 	int64_t *req = st->sj_req; /* the requests of every task of the subjob: fixed */
 	if (st->sj_req_of != sj) {
-		memset(req, 0, s->ndim * sizeof *req);
+		memset(req, 0, tph_view_of(s)->ndim * sizeof *req);
 		for (uint32_t i = o->task_off[sj]; i < o->task_off[sj + 1]; i++) {
-			const int64_t *r = s->tasks.req + (size_t)o->task[i] * s->ndim;
-			for (uint32_t d = 0; d < s->ndim; d++)
+			const int64_t *r =
+			    tph_view_of(s)->tasks->req + (size_t)o->task[i] * tph_view_of(s)->ndim;
+			for (uint32_t d = 0; d < tph_view_of(s)->ndim; d++)
 				req[d] += r[d];
 		}
 		st->sj_req_of = sj;

@@ -6,7 +6,7 @@
  * scores 0 in tephra, whose pods carry no images. */
 #include "nodeorder.h"
 
-#include "base/mem.h"
+#include "tephra/alloc.h"
 
 #include <assert.h>
 #include <math.h>
@@ -52,7 +52,8 @@ static int64_t fit_one(fit_kind k, int64_t req, int64_t cap)
 static void fit_scores(const no_st *st, const tph_session *s, tph_idx task, fit_kind k,
                        const tph_idx *nodes, uint32_t n, int64_t *raw)
 {
-	const int64_t *req = s->tasks.req + (size_t)task * s->ndim, w = k == LEAST ? 50 : 1;
+	const int64_t *req = tph_view_of(s)->tasks->req + (size_t)task * tph_view_of(s)->ndim,
+	              w = k == LEAST ? 50 : 1;
 	int64_t pod[2] = {req[TPH_RES_CPU] ? req[TPH_RES_CPU] : TPH_K8S_DEFAULT_MILLI_CPU,
 	                  req[TPH_RES_MEMORY] ? req[TPH_RES_MEMORY] : TPH_K8S_DEFAULT_MEMORY};
 	const uint32_t dims[2] = {TPH_RES_CPU, TPH_RES_MEMORY},
@@ -62,7 +63,10 @@ static void fit_scores(const no_st *st, const tph_session *s, tph_idx task, fit_
 	for (uint32_t i = 0; i < n; i++) {
 		int64_t score = 0, wsum = 0;
 		for (uint32_t r = 0; r < 2; r++) {
-			int64_t cap = s->nodes.alloc[(size_t)dims[r] * s->nodes.stride + nodes[i]];
+			int64_t cap =
+			    tph_view_of(s)
+			        ->nodes
+			        ->alloc[(size_t)dims[r] * tph_view_of(s)->nodes->stride + nodes[i]];
 			if (!cap)
 				continue;
 			int64_t used = sum[sums[r] * nn + nodes[i]];
@@ -93,7 +97,7 @@ static int64_t balanced_one(const double *f, uint32_t m)
 /* The pod's cpu, memory and nvidia.com/gpu requests; a best-effort pod is not scored. */
 static bool balanced_pod(const no_st *st, const tph_session *s, tph_idx task, int64_t pod[3])
 {
-	const int64_t *req = s->tasks.req + (size_t)task * s->ndim;
+	const int64_t *req = tph_view_of(s)->tasks->req + (size_t)task * tph_view_of(s)->ndim;
 	uint32_t g = st->v->gpu_dim;
 	pod[0] = req[TPH_RES_CPU];
 	pod[1] = req[TPH_RES_MEMORY];
@@ -107,8 +111,8 @@ static void balanced_scores(const no_st *st, const tph_session *s, const int64_t
 {
 	uint32_t g = st->v->gpu_dim;
 	const uint32_t sums[3] = {TPH_KV_CPU, TPH_KV_MEM, TPH_KV_GPU};
-	const int64_t *alloc = s->nodes.alloc, *sum = st->v->sum;
-	size_t stride = s->nodes.stride, nn = st->v->n_nodes;
+	const int64_t *alloc = tph_view_of(s)->nodes->alloc, *sum = st->v->sum;
+	size_t stride = tph_view_of(s)->nodes->stride, nn = st->v->n_nodes;
 	for (uint32_t i = 0; i < n; i++) {
 		tph_idx node = nodes[i];
 		int64_t cap[3] = {alloc[TPH_RES_CPU * stride + node],
@@ -134,7 +138,7 @@ static void node_affinity_eval(const no_st *st, const tph_session *s, const tph_
                                const tph_idx *nodes, uint32_t n, int64_t *raw)
 {
 	for (uint32_t i = 0; i < n; i++) {
-		tph_labels l = s->nodes.meta[nodes[i]]->labels;
+		tph_labels l = tph_view_of(s)->nodes->meta[nodes[i]]->labels;
 		raw[i] = 0;
 		for (uint32_t t = 0; t < sp->n_node_preferred; t++)
 			if (tph_k8s_node_term(&sp->node_preferred[t].term, l, &st->v->nums,
@@ -145,20 +149,20 @@ static void node_affinity_eval(const no_st *st, const tph_session *s, const tph_
 
 #define AFF_BUDGET ((size_t)64 << 20)
 
-/* The spec's column of raw scores once it has been scored over s->nodes.n nodes; NULL before
- * (or past the memory budget). */
+/* The spec's column of raw scores once it has been scored over tph_view_of(s)->nodes->n nodes; NULL
+ * before (or past the memory budget). */
 static const int64_t *aff_column(no_st *st, const tph_session *s, const tph_pod_spec *sp,
                                  uint32_t n)
 {
 	if (sp->id >= st->n_specs)
 		return NULL;
-	if (st->aff_raw[sp->id] || (st->aff_seen[sp->id] += n) < s->nodes.n)
+	if (st->aff_raw[sp->id] || (st->aff_seen[sp->id] += n) < tph_view_of(s)->nodes->n)
 		return st->aff_raw[sp->id];
-	size_t bytes = ((size_t)s->nodes.n + 1) * sizeof(int64_t);
+	size_t bytes = ((size_t)tph_view_of(s)->nodes->n + 1) * sizeof(int64_t);
 	int64_t *col = st->aff_bytes + bytes <= AFF_BUDGET ? tph_malloc(bytes) : NULL;
 	if (!col)
 		return NULL;
-	for (tph_idx node = 0; node < s->nodes.n; node++)
+	for (tph_idx node = 0; node < tph_view_of(s)->nodes->n; node++)
 		node_affinity_eval(st, s, sp, &node, 1, &col[node]);
 	st->aff_bytes += bytes;
 	return st->aff_raw[sp->id] = col;
@@ -204,7 +208,8 @@ static void taint_raw(const no_st *st, const tph_session *s, const tph_pod_spec 
 		             sp->tolerations[j].effect == TPH_TAINT_PREFER_NO_SCHEDULE;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t k = st->prefer[nodes[i]];
-		raw[i] = k && tolerates ? intolerable(sp, s->nodes.meta[nodes[i]]) : k;
+		raw[i] =
+		    k && tolerates ? intolerable(sp, tph_view_of(s)->nodes->meta[nodes[i]]) : k;
 	}
 }
 
@@ -341,8 +346,12 @@ static void prescore(no_call *c, uint32_t n)
 static void batch(void *stv, const tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
                   double *out)
 {
-	no_call c = {
-	    .st = stv, .s = s, .task = task, .sp = s->tasks.spec[task], .nodes = nodes, .out = out};
+	no_call c = {.st = stv,
+	             .s = s,
+	             .task = task,
+	             .sp = tph_view_of(s)->tasks->spec[task],
+	             .nodes = nodes,
+	             .out = out};
 	prescore(&c, n);
 	tph_session_parallel(s, n, map_span, &c);
 	extremes_init(c.lo, c.hi);
@@ -382,7 +391,7 @@ static bool soft_spread(const tph_pod_spec *sp)
 static int locality(void *stv, const tph_session *s, tph_idx task)
 {
 	const no_st *st = stv;
-	const tph_pod_spec *sp = s->tasks.spec[task];
+	const tph_pod_spec *sp = tph_view_of(s)->tasks->spec[task];
 	if (st->w_pod_aff && (sp->n_pod_preferred || sp->n_anti_preferred || st->v->n_aff_nodes))
 		return TPH_SCORE_GLOBAL;
 	if (st->w_spread && soft_spread(sp))
@@ -406,7 +415,7 @@ static uint32_t anchors(void *stv, const tph_session *s, tph_idx task, const tph
                         uint32_t n, tph_idx *out)
 {
 	no_st *st = stv;
-	const tph_pod_spec *sp = s->tasks.spec[task];
+	const tph_pod_spec *sp = tph_view_of(s)->tasks->spec[task];
 	uint32_t k = 0, at;
 	if (st->w_node_aff && sp->n_node_preferred) {
 		node_affinity_raw(st, s, sp, nodes, n, st->raw);
@@ -423,11 +432,11 @@ static uint32_t anchors(void *stv, const tph_session *s, tph_idx task, const tph
 
 static int init_prefer(no_st *st, tph_session *s)
 {
-	st->prefer = TPH_ARENA_NEW(&s->arena, uint32_t, s->nodes.n + 1);
+	st->prefer = TPH_SESSION_NEW(s, uint32_t, tph_view_of(s)->nodes->n + 1);
 	if (!st->prefer)
 		return TPH_ENOMEM;
-	for (tph_idx n = 0; n < s->nodes.n; n++) {
-		const tph_node_meta *m = s->nodes.meta[n];
+	for (tph_idx n = 0; n < tph_view_of(s)->nodes->n; n++) {
+		const tph_node_meta *m = tph_view_of(s)->nodes->meta[n];
 		for (uint32_t i = 0; i < m->n_taints; i++)
 			st->prefer[n] += m->taints[i].effect == TPH_TAINT_PREFER_NO_SCHEDULE;
 		st->any_prefer |= st->prefer[n] > 0;
@@ -448,9 +457,9 @@ static int no_open(tph_session *s, void *stv, const tph_args *args)
 {
 	no_st *st = stv;
 	(void)args;
-	st->n_specs = s->snap->n_specs;
-	st->aff_raw = TPH_ARENA_NEW(&s->arena, int64_t *, st->n_specs + 1);
-	st->aff_seen = TPH_ARENA_NEW(&s->arena, uint32_t, st->n_specs + 1);
+	st->n_specs = tph_view_of(s)->n_specs;
+	st->aff_raw = TPH_SESSION_NEW(s, int64_t *, st->n_specs + 1);
+	st->aff_seen = TPH_SESSION_NEW(s, uint32_t, st->n_specs + 1);
 	int rc = st->aff_raw && st->aff_seen ? tph_k8s_view_share(s, &st->v) : TPH_ENOMEM;
 	if (!rc)
 		rc = tph_no_pod_init(st, s);

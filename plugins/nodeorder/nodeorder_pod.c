@@ -41,9 +41,9 @@ static void process_terms(ipa_ctx *c, const tph_podaff_row *t, uint32_t n, tph_s
 static void process_pod(ipa_ctx *c, tph_idx e, tph_idx node)
 {
 	const tph_session *s = c->s;
-	const tph_pod_spec *es = s->tasks.spec[e], *sp = c->sp;
-	tph_sid ens = s->tasks.ns[e];
-	tph_labels el = s->tasks.meta[e]->labels;
+	const tph_pod_spec *es = tph_view_of(s)->tasks->spec[e], *sp = c->sp;
+	tph_sid ens = tph_view_of(s)->tasks->ns[e];
+	tph_labels el = tph_view_of(s)->tasks->meta[e]->labels;
 	process_terms(c, sp->pod_preferred, sp->n_pod_preferred, c->ns, ens, el, node, +1);
 	process_terms(c, sp->anti_preferred, sp->n_anti_preferred, c->ns, ens, el, node, -1);
 	process_terms(c, es->pod_preferred, es->n_pod_preferred, ens, c->ns, c->labels, node, +1);
@@ -60,14 +60,18 @@ static void ipa_prescore(ipa_ctx *c)
 	for (uint32_t i = 0; i < n; i++) {
 		tph_idx node = all ? i : v->aff_nodes[i];
 		for (tph_idx e = v->head[node]; e != TPH_NOIDX; e = v->next[e])
-			if (all || tph_k8s_has_pod_affinity(c->s->tasks.spec[e]))
+			if (all || tph_k8s_has_pod_affinity(tph_view_of(c->s)->tasks->spec[e]))
 				process_pod(c, e, node);
 	}
 }
 
 bool tph_no_ipa_prescore(no_st *st, const tph_session *s, tph_idx task)
 {
-	ipa_ctx c = {st,   s, s->tasks.ns[task], s->tasks.meta[task]->labels, s->tasks.spec[task],
+	ipa_ctx c = {st,
+	             s,
+	             tph_view_of(s)->tasks->ns[task],
+	             tph_view_of(s)->tasks->meta[task]->labels,
+	             tph_view_of(s)->tasks->spec[task],
 	             false};
 	memset(st->topo, 0, st->v->topo.total * sizeof *st->topo);
 	ipa_prescore(&c);
@@ -106,8 +110,9 @@ static int64_t count_pods(const no_st *st, const tph_session *s, tph_idx node,
 		return 0;
 	int64_t n = 0;
 	for (tph_idx e = st->v->head[node]; e != TPH_NOIDX; e = st->v->next[e])
-		n += s->tasks.ns[e] == ns && s->snap->tasks.status[e] != TPH_TS_RELEASING &&
-		     tph_k8s_selector_match(sel, s->tasks.meta[e]->labels);
+		n += tph_view_of(s)->tasks->ns[e] == ns &&
+		     tph_view_of(s)->open_tasks->status[e] != TPH_TS_RELEASING &&
+		     tph_k8s_selector_match(sel, tph_view_of(s)->tasks->meta[e]->labels);
 	return n;
 }
 
@@ -148,11 +153,12 @@ static void pts_domains(no_st *st, const tph_session *s, pts_ctx *c, const tph_i
  * every key adds its matching pods to its domain, when a candidate shares that domain. */
 static void pts_counts(no_st *st, const tph_session *s, const pts_ctx *c, tph_idx task)
 {
-	const tph_pod_spec *sp = s->tasks.spec[task];
-	tph_sid ns = s->tasks.ns[task];
+	const tph_pod_spec *sp = tph_view_of(s)->tasks->spec[task];
+	tph_sid ns = tph_view_of(s)->tasks->ns[task];
 	for (tph_idx m = 0; m < st->v->n_nodes; m++) {
-		if (!(s->nodes.flags[m] & TPH_NODE_READY) || !has_all_keys(st, c, m) ||
-		    !tph_k8s_node_affinity(sp, s->nodes.meta[m], &st->v->nums, m))
+		if (!(tph_view_of(s)->nodes->flags[m] & TPH_NODE_READY) ||
+		    !has_all_keys(st, c, m) ||
+		    !tph_k8s_node_affinity(sp, tph_view_of(s)->nodes->meta[m], &st->v->nums, m))
 			continue;
 		for (uint32_t j = 0; j < c->n; j++) {
 			uint32_t at = c->off[j] + tph_k8s_dom(st->v, c->key[j], m);
@@ -204,7 +210,7 @@ bool tph_no_pts_prescore(no_st *st, const tph_session *s, tph_idx task, const tp
                          uint32_t n)
 {
 	pts_ctx c;
-	uint32_t cells = soft_constraints(st, s->tasks.spec[task], &c);
+	uint32_t cells = soft_constraints(st, tph_view_of(s)->tasks->spec[task], &c);
 	st->pts_n = c.n;
 	if (!c.n || !n || !st->v->n_nodes)
 		return false;
@@ -221,7 +227,9 @@ void tph_no_pts_raw(const no_st *st, const tph_session *s, tph_idx task, const t
 	pts_ctx c;
 	pts_ctx_of(st, &c);
 	for (uint32_t i = 0; i < n; i++)
-		raw[i] = skip[i] ? 0 : pts_node_score(st, s, &c, nodes[i], s->tasks.ns[task]);
+		raw[i] = skip[i]
+		             ? 0
+		             : pts_node_score(st, s, &c, nodes[i], tph_view_of(s)->tasks->ns[task]);
 }
 
 /* The batch call's raw columns, each only when some spec of the session can need it (a task
@@ -230,22 +238,22 @@ void tph_no_pts_raw(const no_st *st, const tph_session *s, tph_idx task, const t
 static int init_cols(no_st *st, tph_session *s, uint32_t soft)
 {
 	bool aff = false, ipa = false;
-	for (tph_idx t = 0; t < s->tasks.n; t++) {
-		const tph_pod_spec *sp = s->tasks.spec[t];
+	for (tph_idx t = 0; t < tph_view_of(s)->tasks->n; t++) {
+		const tph_pod_spec *sp = tph_view_of(s)->tasks->spec[t];
 		aff |= sp->n_node_preferred > 0;
 		ipa |= sp->n_pod_preferred + sp->n_anti_preferred > 0;
 	}
 	const bool need[NO_COLS] = {aff && st->w_node_aff, ipa && st->w_pod_aff, false,
 	                            soft && st->w_spread};
-	tph_arena *a = &s->arena;
-	st->raw = TPH_ARENA_NEW(a, int64_t, s->nodes.n + 1);
+	st->raw = TPH_SESSION_NEW(s, int64_t, tph_view_of(s)->nodes->n + 1);
 	st->col[NO_TAINT] = st->raw; /* anchors() uses raw only outside batch calls */
 	for (int k = 0; k < NO_COLS; k++)
-		if (need[k] && !(st->col[k] = TPH_ARENA_NEW(a, int64_t, s->nodes.n + 1)))
+		if (need[k] &&
+		    !(st->col[k] = TPH_SESSION_NEW(s, int64_t, tph_view_of(s)->nodes->n + 1)))
 			return TPH_ENOMEM;
 	size_t line = 2 * NO_COLS * sizeof(int64_t);
-	_Static_assert(2 * NO_COLS * sizeof(int64_t) == TPH_CACHELINE, "one line per span");
-	st->ext = tph_arena_calloc(a, TPH_PAR_SPANS(s->nodes.n) + 1, line, TPH_CACHELINE);
+	_Static_assert(2 * NO_COLS * sizeof(int64_t) == TPH_SESSION_ALIGN, "one line per span");
+	st->ext = tph_session_calloc(s, TPH_PAR_SPANS(tph_view_of(s)->nodes->n) + 1, line);
 	return st->raw && st->ext ? TPH_OK : TPH_ENOMEM;
 }
 
@@ -259,16 +267,15 @@ int tph_no_pod_init(no_st *st, tph_session *s)
 	st->maxdom = maxdom;
 	if (init_cols(st, s, soft))
 		return TPH_ENOMEM;
-	tph_arena *a = &s->arena;
-	st->skip = TPH_ARENA_NEW(a, uint8_t, s->nodes.n + 1);
-	st->topo = TPH_ARENA_NEW(a, int64_t, tp->total + 1);
-	st->cnt = TPH_ARENA_NEW(a, int64_t, (size_t)st->max_soft * maxdom + 1);
-	st->seen = TPH_ARENA_NEW(a, uint8_t, (size_t)st->max_soft * maxdom + 1);
-	st->pts_row = TPH_ARENA_NEW(a, const tph_spread_row *, soft + 1);
-	st->pts_key = TPH_ARENA_NEW(a, uint32_t, soft + 1);
-	st->pts_off = TPH_ARENA_NEW(a, uint32_t, soft + 1);
-	st->pts_weight = TPH_ARENA_NEW(a, double, soft + 1);
-	st->pts_host = TPH_ARENA_NEW(a, uint8_t, soft + 1);
+	st->skip = TPH_SESSION_NEW(s, uint8_t, tph_view_of(s)->nodes->n + 1);
+	st->topo = TPH_SESSION_NEW(s, int64_t, tp->total + 1);
+	st->cnt = TPH_SESSION_NEW(s, int64_t, (size_t)st->max_soft * maxdom + 1);
+	st->seen = TPH_SESSION_NEW(s, uint8_t, (size_t)st->max_soft * maxdom + 1);
+	st->pts_row = TPH_SESSION_NEW(s, const tph_spread_row *, soft + 1);
+	st->pts_key = TPH_SESSION_NEW(s, uint32_t, soft + 1);
+	st->pts_off = TPH_SESSION_NEW(s, uint32_t, soft + 1);
+	st->pts_weight = TPH_SESSION_NEW(s, double, soft + 1);
+	st->pts_host = TPH_SESSION_NEW(s, uint8_t, soft + 1);
 	return st->skip && st->topo && st->cnt && st->seen && st->pts_row && st->pts_key &&
 	               st->pts_off && st->pts_weight && st->pts_host
 	           ? TPH_OK

@@ -9,8 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "session/ep.h"
-#include "base/mem.h"
+#include "tephra/alloc.h"
 
 #define OFF(f) offsetof(pred_st, f)
 static const tph_arg_spec pred_args[] = {
@@ -34,7 +33,7 @@ static const tph_arg_spec pred_args[] = {
 static bool unschedulable(const pred_st *st, const tph_session *s, const tph_pod_spec *sp,
                           tph_idx node)
 {
-	if (!(s->nodes.flags[node] & TPH_NODE_UNSCHEDULABLE))
+	if (!(tph_view_of(s)->nodes->flags[node] & TPH_NODE_UNSCHEDULABLE))
 		return false;
 	tph_taint_row t = {st->unsched_key, TPH_SID_EMPTY, TPH_TAINT_NO_SCHEDULE};
 	return !tph_k8s_tolerated(sp->tolerations, sp->n_tolerations, &t);
@@ -46,7 +45,7 @@ static tph_reason_code untolerated(const pred_st *st, const tph_session *s, cons
                                    tph_idx node)
 {
 	uint32_t off = st->taint_off[node], n = st->taint_off[node + 1] - off;
-	const tph_taint_row *taints = n ? s->nodes.meta[node]->taints : NULL;
+	const tph_taint_row *taints = n ? tph_view_of(s)->nodes->meta[node]->taints : NULL;
 	for (uint32_t i = 0; i < n; i++) {
 		tph_reason_code code = st->taint_code[off + i];
 		if (code && !tph_k8s_tolerated(sp->tolerations, sp->n_tolerations, &taints[i]))
@@ -64,7 +63,7 @@ static tph_reason_code stable(const pred_st *st, const tph_session *s, const tph
 		return st->r_unsched;
 	bool constrained = sp->node_selector.n || sp->n_node_required;
 	if (st->node_affinity && constrained &&
-	    !tph_k8s_node_affinity(sp, s->nodes.meta[node], &st->v->nums, node))
+	    !tph_k8s_node_affinity(sp, tph_view_of(s)->nodes->meta[node], &st->v->nums, node))
 		return st->r_nodeaff;
 	return st->taint_toleration ? untolerated(st, s, sp, node) : TPH_PASS;
 }
@@ -75,7 +74,8 @@ static tph_reason_code verdict(const pred_st *st, const tph_session *s, tph_idx 
                                const pred_pod *pp, const tph_reason_code *col, tph_idx node)
 {
 	tph_reason_code soft = st->max_pods[node] <= (int64_t)st->v->npods[node] ? st->r_podnum : 0;
-	tph_reason_code t = col ? col[node] : stable(st, s, s->tasks.spec[task], node);
+	tph_reason_code t =
+	    col ? col[node] : stable(st, s, tph_view_of(s)->tasks->spec[task], node);
 	if (t)
 		return t;
 	bool unres = false;
@@ -87,12 +87,12 @@ static tph_reason_code verdict(const pred_st *st, const tph_session *s, tph_idx 
 
 static tph_reason_code *stable_build(pred_st *st, const tph_session *s, const tph_pod_spec *sp)
 {
-	size_t bytes = ((size_t)s->nodes.n + 1) * sizeof(tph_reason_code);
+	size_t bytes = ((size_t)tph_view_of(s)->nodes->n + 1) * sizeof(tph_reason_code);
 	tph_reason_code *col = NULL;
 	pthread_mutex_lock(&st->lock);
 	col = atomic_load_explicit(&st->stable[sp->id], memory_order_acquire);
 	if (!col && st->stable_bytes + bytes <= STABLE_BUDGET && (col = tph_malloc(bytes))) {
-		for (tph_idx node = 0; node < s->nodes.n; node++)
+		for (tph_idx node = 0; node < tph_view_of(s)->nodes->n; node++)
 			col[node] = stable(st, s, sp, node);
 		st->stable_bytes += bytes;
 		atomic_store_explicit(&st->stable[sp->id], col, memory_order_release);
@@ -113,7 +113,7 @@ static const tph_reason_code *stable_col(pred_st *st, const tph_session *s, cons
 		return col;
 	uint32_t seen =
 	    atomic_fetch_add_explicit(&st->stable_seen[sp->id], n, memory_order_relaxed);
-	return seen + n >= s->nodes.n ? stable_build(st, s, sp) : NULL;
+	return seen + n >= tph_view_of(s)->nodes->n ? stable_build(st, s, sp) : NULL;
 }
 
 static void predicate(void *stv, const tph_session *s, tph_idx task, const tph_idx *nodes,
@@ -122,7 +122,7 @@ static void predicate(void *stv, const tph_session *s, tph_idx task, const tph_i
 	pred_st *st = stv;
 	const pred_pod *pp =
 	    tph_pred_pod_needed(st, s, task) ? tph_pred_pod_state(st, s, task) : NULL;
-	const tph_reason_code *col = stable_col(st, s, s->tasks.spec[task], n);
+	const tph_reason_code *col = stable_col(st, s, tph_view_of(s)->tasks->spec[task], n);
 	for (uint32_t i = 0; i < n; i++)
 		out[i] = verdict(st, s, task, pp, col, nodes[i]);
 }
@@ -144,7 +144,7 @@ static int on_allocate(void *stv, tph_session *s, tph_idx task)
 	pred_st *st = stv;
 	tph_idx old = tph_k8s_view_remove(st->v, s, task);
 	tph_pred_pod_event(st, s, task, old, -1);
-	tph_idx node = s->tasks.node[task];
+	tph_idx node = tph_view_of(s)->tasks->node[task];
 	if (node == TPH_NOIDX)
 		return TPH_OK;
 	tph_k8s_view_add(st->v, s, task, node);
@@ -186,30 +186,29 @@ static int init_reasons(pred_st *st, tph_session *s)
 /* One reason per NoSchedule/NoExecute taint of each node, in the taint's own words. */
 static int init_taints(pred_st *st, tph_session *s)
 {
-	const tph_strtab *strs = s->snap->strs;
 	uint32_t total = 0;
-	st->taint_off = TPH_ARENA_NEW(&s->arena, uint32_t, s->nodes.n + 1);
-	for (tph_idx n = 0; st->taint_off && n < s->nodes.n; n++) {
+	st->taint_off = TPH_SESSION_NEW(s, uint32_t, tph_view_of(s)->nodes->n + 1);
+	for (tph_idx n = 0; st->taint_off && n < tph_view_of(s)->nodes->n; n++) {
 		st->taint_off[n] = total;
-		total += s->nodes.meta[n]->n_taints;
+		total += tph_view_of(s)->nodes->meta[n]->n_taints;
 	}
-	st->taint_code = TPH_ARENA_NEW(&s->arena, tph_reason_code, total + 1);
+	st->taint_code = TPH_SESSION_NEW(s, tph_reason_code, total + 1);
 	if (!st->taint_off || !st->taint_code)
 		return TPH_ENOMEM;
-	st->taint_off[s->nodes.n] = total;
+	st->taint_off[tph_view_of(s)->nodes->n] = total;
 	char text[512];
 	tph_sid key = TPH_SID_NONE, value = TPH_SID_NONE; /* nodes mostly share their taints: */
 	tph_reason_code c = TPH_REASON_INVALID;           /* the last one's code, memoised */
-	for (tph_idx n = 0; n < s->nodes.n; n++) {
-		const tph_node_meta *m = s->nodes.meta[n];
+	for (tph_idx n = 0; n < tph_view_of(s)->nodes->n; n++) {
+		const tph_node_meta *m = tph_view_of(s)->nodes->meta[n];
 		for (uint32_t i = 0; i < m->n_taints; i++) {
 			const tph_taint_row *t = &m->taints[i];
 			if (t->effect == TPH_TAINT_PREFER_NO_SCHEDULE)
 				continue;
 			if (c == TPH_REASON_INVALID || t->key != key || t->value != value) {
-				snprintf(
-				    text, sizeof text, "node(s) had untolerated taint {%s: %s}",
-				    tph_strtab_str(strs, t->key), tph_strtab_str(strs, t->value));
+				snprintf(text, sizeof text,
+				         "node(s) had untolerated taint {%s: %s}",
+				         tph_session_str(s, t->key), tph_session_str(s, t->value));
 				if ((c = tph_reason(s, text, true)) == TPH_REASON_INVALID)
 					return TPH_ENOMEM;
 				key = t->key, value = t->value;
@@ -222,17 +221,18 @@ static int init_taints(pred_st *st, tph_session *s)
 
 static int init_nodes(pred_st *st, tph_session *s)
 {
-	st->max_pods = TPH_ARENA_NEW(&s->arena, int64_t, s->nodes.n + 1);
+	st->max_pods = TPH_SESSION_NEW(s, int64_t, tph_view_of(s)->nodes->n + 1);
 	if (!st->max_pods)
 		return TPH_ENOMEM;
-	for (tph_idx n = 0; n < s->nodes.n; n++)
-		st->max_pods[n] =
-		    tph_k8s_value(s->nodes.alloc[(size_t)TPH_RES_PODS * s->nodes.stride + n]);
+	for (tph_idx n = 0; n < tph_view_of(s)->nodes->n; n++)
+		st->max_pods[n] = tph_k8s_value(
+		    tph_view_of(s)
+		        ->nodes->alloc[(size_t)TPH_RES_PODS * tph_view_of(s)->nodes->stride + n]);
 	const char *key = "node.kubernetes.io/unschedulable";
-	st->unsched_key = tph_strtab_find(s->snap->strs, key, strlen(key));
-	st->n_specs = s->snap->n_specs;
-	st->stable = TPH_ARENA_NEW(&s->arena, _Atomic(tph_reason_code *), st->n_specs + 1);
-	st->stable_seen = TPH_ARENA_NEW(&s->arena, _Atomic uint32_t, st->n_specs + 1);
+	st->unsched_key = tph_session_sid(s, key, strlen(key));
+	st->n_specs = tph_view_of(s)->n_specs;
+	st->stable = TPH_SESSION_NEW(s, _Atomic(tph_reason_code *), st->n_specs + 1);
+	st->stable_seen = TPH_SESSION_NEW(s, _Atomic uint32_t, st->n_specs + 1);
 	return st->stable && st->stable_seen ? TPH_OK : TPH_ENOMEM;
 }
 

@@ -58,8 +58,8 @@ static void ipa_incoming(pred_st *st, const tph_session *s, bool sim, tph_idx e,
 {
 	const pred_pod *pp = &st->pp;
 	const tph_pod_spec *sp = pp->spec;
-	tph_sid ens = s->tasks.ns[e];
-	tph_labels el = s->tasks.meta[e]->labels;
+	tph_sid ens = tph_view_of(s)->tasks->ns[e];
+	tph_labels el = tph_view_of(s)->tasks->meta[e]->labels;
 	if (matches_all(sp->pod_required, sp->n_pod_required, pp->ns, ens, el))
 		for (uint32_t i = 0; i < sp->n_pod_required; i++)
 			bump(st, sim, C_AFF, pp->req_key[i], node, delta);
@@ -73,10 +73,10 @@ static void ipa_existing(pred_st *st, const tph_session *s, bool sim, tph_idx e,
                          int delta)
 {
 	const pred_pod *pp = &st->pp;
-	const tph_pod_spec *es = s->tasks.spec[e];
+	const tph_pod_spec *es = tph_view_of(s)->tasks->spec[e];
 	for (uint32_t i = 0; i < es->n_anti_required; i++) {
 		const tph_podaff_row *t = &es->anti_required[i];
-		if (tph_k8s_term_matches(t, s->tasks.ns[e], pp->ns, pp->labels))
+		if (tph_k8s_term_matches(t, tph_view_of(s)->tasks->ns[e], pp->ns, pp->labels))
 			bump(st, sim, C_EXIST, tph_k8s_topo_key(&st->v->topo, t->topology_key),
 			     node, delta);
 	}
@@ -87,10 +87,10 @@ static void ipa_existing(pred_st *st, const tph_session *s, bool sim, tph_idx e,
 static void pts_pod(pred_st *st, const tph_session *s, tph_idx e, tph_idx node, int delta)
 {
 	pred_pod *pp = &st->pp;
-	if (!pp->n_c || !pp->elig[node] || s->tasks.ns[e] != pp->ns ||
-	    s->snap->tasks.status[e] == TPH_TS_RELEASING)
+	if (!pp->n_c || !pp->elig[node] || tph_view_of(s)->tasks->ns[e] != pp->ns ||
+	    tph_view_of(s)->open_tasks->status[e] == TPH_TS_RELEASING)
 		return;
-	tph_labels el = s->tasks.meta[e]->labels;
+	tph_labels el = tph_view_of(s)->tasks->meta[e]->labels;
 	for (uint32_t c = 0; c < pp->n_c; c++) {
 		const tph_spread_row *r = &pp->spec->spread[pp->c_row[c]];
 		if (!pp->c_counts[c] || !tph_k8s_selector_match(&r->selector, el))
@@ -154,8 +154,9 @@ static void pts_reset(pred_st *st, const tph_session *s)
 	for (uint32_t i = 0; i < off; i++)
 		pp->cnt[i] = -1;
 	for (tph_idx n = 0; pp->n_c && n < v->n_nodes; n++) {
-		pp->elig[n] = (s->nodes.flags[n] & TPH_NODE_READY) && has_keys(pp, v, n) &&
-		              tph_k8s_node_affinity(sp, s->nodes.meta[n], &v->nums, n);
+		pp->elig[n] =
+		    (tph_view_of(s)->nodes->flags[n] & TPH_NODE_READY) && has_keys(pp, v, n) &&
+		    tph_k8s_node_affinity(sp, tph_view_of(s)->nodes->meta[n], &v->nums, n);
 		for (uint32_t c = 0; pp->elig[n] && c < pp->n_c; c++) {
 			int32_t *x = &pp->cnt[pp->c_off[c] + tph_k8s_dom(v, pp->c_key[c], n)];
 			*x = *x < 0 ? 0 : *x;
@@ -188,9 +189,9 @@ static void rebuild(pred_st *st, const tph_session *s, tph_idx task)
 {
 	pred_pod *pp = &st->pp;
 	const tph_k8s_view *v = st->v;
-	pp->spec = s->tasks.spec[task];
-	pp->ns = s->tasks.ns[task];
-	pp->labels = s->tasks.meta[task]->labels;
+	pp->spec = tph_view_of(s)->tasks->spec[task];
+	pp->ns = tph_view_of(s)->tasks->ns[task];
+	pp->labels = tph_view_of(s)->tasks->meta[task]->labels;
 	pp->valid = true;
 	ipa_reset(st, s);
 	pts_reset(st, s);
@@ -205,16 +206,16 @@ static void rebuild(pred_st *st, const tph_session *s, tph_idx task)
 	for (uint32_t i = 0; st->pod_affinity && i < v->n_anti_nodes; i++) {
 		tph_idx n = v->anti_nodes[i];
 		for (tph_idx e = v->head[n]; e != TPH_NOIDX; e = v->next[e])
-			if (s->tasks.spec[e]->n_anti_required)
+			if (tph_view_of(s)->tasks->spec[e]->n_anti_required)
 				ipa_existing(st, s, false, e, n, +1);
 	}
 }
 
 static bool same_shape(const pred_pod *pp, const tph_session *s, tph_idx t)
 {
-	tph_labels l = s->tasks.meta[t]->labels;
-	if (!pp->valid || pp->spec->id != s->tasks.spec[t]->id || pp->ns != s->tasks.ns[t] ||
-	    pp->labels.n != l.n)
+	tph_labels l = tph_view_of(s)->tasks->meta[t]->labels;
+	if (!pp->valid || pp->spec->id != tph_view_of(s)->tasks->spec[t]->id ||
+	    pp->ns != tph_view_of(s)->tasks->ns[t] || pp->labels.n != l.n)
 		return false;
 	return !l.n || pp->labels.items == l.items ||
 	       !memcmp(pp->labels.items, l.items, l.n * sizeof *l.items);
@@ -242,7 +243,7 @@ const pred_pod *tph_pred_pod_state(pred_st *st, const tph_session *s, tph_idx ta
 
 bool tph_pred_pod_needed(const pred_st *st, const tph_session *s, tph_idx task)
 {
-	const tph_pod_spec *sp = s->tasks.spec[task];
+	const tph_pod_spec *sp = tph_view_of(s)->tasks->spec[task];
 	if (st->pod_affinity && (sp->n_pod_required || sp->n_anti_required || st->v->n_anti_nodes))
 		return true;
 	for (uint32_t i = 0; st->topology_spread && i < sp->n_spread; i++)
@@ -259,7 +260,8 @@ void tph_pred_pod_event(pred_st *st, const tph_session *s, tph_idx task, tph_idx
 	const tph_pod_spec *sp = pp->spec;
 	if (st->pod_affinity && (sp->n_pod_required || sp->n_anti_required))
 		ipa_incoming(st, s, false, task, node, sign);
-	if (st->pod_affinity && st->v->open_anti[node] && s->tasks.spec[task]->n_anti_required)
+	if (st->pod_affinity && st->v->open_anti[node] &&
+	    tph_view_of(s)->tasks->spec[task]->n_anti_required)
 		ipa_existing(st, s, false, task, node, sign);
 	pts_pod(st, s, task, node, sign);
 }
@@ -439,25 +441,24 @@ int tph_pred_pod_init(pred_st *st, tph_session *s)
 	const tph_k8s_topo *tp = &st->v->topo;
 	for (uint32_t k = 0; k < tp->n_keys; k++)
 		maxdom = tp->n_dom[k] > maxdom ? tp->n_dom[k] : maxdom;
-	tph_arena *a = &s->arena;
 	pred_pod *pp = &st->pp;
-	pp->aff = TPH_ARENA_NEW(a, int32_t, tp->total + 1);
-	pp->anti = TPH_ARENA_NEW(a, int32_t, tp->total + 1);
-	pp->exist = TPH_ARENA_NEW(a, int32_t, tp->total + 1);
-	pp->exist_key_pairs = TPH_ARENA_NEW(a, uint32_t, tp->n_keys + 1);
-	pp->req_key = TPH_ARENA_NEW(a, uint32_t, req + 1);
-	pp->anti_key = TPH_ARENA_NEW(a, uint32_t, anti + 1);
-	pp->c_row = TPH_ARENA_NEW(a, uint32_t, spread + 1);
-	pp->c_key = TPH_ARENA_NEW(a, uint32_t, spread + 1);
-	pp->c_off = TPH_ARENA_NEW(a, uint32_t, spread + 1);
-	pp->c_min = TPH_ARENA_NEW(a, int32_t, spread + 1);
-	pp->c_self = TPH_ARENA_NEW(a, uint8_t, spread + 1);
-	pp->c_counts = TPH_ARENA_NEW(a, uint8_t, spread + 1);
-	pp->cnt = TPH_ARENA_NEW(a, int32_t, (size_t)spread * maxdom + 1);
-	pp->elig = TPH_ARENA_NEW(a, uint8_t, s->nodes.n + 1);
-	st->sim.aff = TPH_ARENA_NEW(a, int32_t, tp->n_keys + 1);
-	st->sim.anti = TPH_ARENA_NEW(a, int32_t, tp->n_keys + 1);
-	st->sim.exist = TPH_ARENA_NEW(a, int32_t, tp->n_keys + 1);
+	pp->aff = TPH_SESSION_NEW(s, int32_t, tp->total + 1);
+	pp->anti = TPH_SESSION_NEW(s, int32_t, tp->total + 1);
+	pp->exist = TPH_SESSION_NEW(s, int32_t, tp->total + 1);
+	pp->exist_key_pairs = TPH_SESSION_NEW(s, uint32_t, tp->n_keys + 1);
+	pp->req_key = TPH_SESSION_NEW(s, uint32_t, req + 1);
+	pp->anti_key = TPH_SESSION_NEW(s, uint32_t, anti + 1);
+	pp->c_row = TPH_SESSION_NEW(s, uint32_t, spread + 1);
+	pp->c_key = TPH_SESSION_NEW(s, uint32_t, spread + 1);
+	pp->c_off = TPH_SESSION_NEW(s, uint32_t, spread + 1);
+	pp->c_min = TPH_SESSION_NEW(s, int32_t, spread + 1);
+	pp->c_self = TPH_SESSION_NEW(s, uint8_t, spread + 1);
+	pp->c_counts = TPH_SESSION_NEW(s, uint8_t, spread + 1);
+	pp->cnt = TPH_SESSION_NEW(s, int32_t, (size_t)spread * maxdom + 1);
+	pp->elig = TPH_SESSION_NEW(s, uint8_t, tph_view_of(s)->nodes->n + 1);
+	st->sim.aff = TPH_SESSION_NEW(s, int32_t, tp->n_keys + 1);
+	st->sim.anti = TPH_SESSION_NEW(s, int32_t, tp->n_keys + 1);
+	st->sim.exist = TPH_SESSION_NEW(s, int32_t, tp->n_keys + 1);
 	if (!pp->aff || !pp->anti || !pp->exist || !pp->exist_key_pairs || !pp->req_key ||
 	    !pp->anti_key || !pp->c_row || !pp->c_key || !pp->c_off || !pp->c_min || !pp->c_self ||
 	    !pp->c_counts || !pp->cnt || !pp->elig || !st->sim.aff || !st->sim.anti ||

@@ -7,8 +7,6 @@
 
 #include <string.h>
 
-#include "session/ep.h"
-
 enum {
 	K_LEAST,
 	K_MOST,
@@ -82,17 +80,17 @@ static void pod_strategy(const rsf_st *st, const tph_session *s, tph_idx task, s
 {
 	memset(g, 0, sizeof *g);
 	g->kind = -1;
-	tph_labels ann = s->tasks.meta[task]->annotations;
+	tph_labels ann = tph_view_of(s)->tasks->meta[task]->annotations;
 	tph_sid type = tph_labels_get(ann, st->ann_type);
 	if (type == TPH_SID_NONE || type == TPH_SID_EMPTY)
 		return;
-	const char *t = tph_strtab_str(s->snap->strs, type);
+	const char *t = tph_session_str(s, type);
 	g->kind = !strcmp(t, "MostAllocated")    ? K_MOST
 	          : !strcmp(t, "LeastAllocated") ? K_LEAST
 	                                         : K_OTHER;
 	tph_sid wv = tph_labels_get(ann, st->ann_weight);
 	g->zero = wv == TPH_SID_NONE || wv == TPH_SID_EMPTY ||
-	          !parse_weights(s, tph_strtab_str(s->snap->strs, wv), g->w, g->has);
+	          !parse_weights(s, tph_session_str(s, wv), g->w, g->has);
 }
 
 /* ---- scores ---- */
@@ -102,8 +100,8 @@ static double strategy_score(const rsf_st *st, const tph_session *s, const strat
                              const int64_t *req, tph_idx node)
 {
 	double sum = 0, wsum = 0;
-	const tph_node_store *ns = &s->nodes;
-	for (uint32_t d = 0; d < s->ndim && d < TPH_RES_MAX; d++) {
+	const tph_node_store *ns = tph_view_of(s)->nodes;
+	for (uint32_t d = 0; d < tph_view_of(s)->ndim && d < TPH_RES_MAX; d++) {
 		if (req[d] <= 0 || (g->kind < 0 ? !st->has[d] : !g->has[d]))
 			continue;
 		int kind = g->kind < 0 ? (st->most[d] ? K_MOST : K_LEAST) : g->kind;
@@ -124,8 +122,8 @@ static double strategy_score(const rsf_st *st, const tph_session *s, const strat
  * scarce-resource weights the node has). */
 static double sra_score(const rsf_st *st, const tph_session *s, const int64_t *req, tph_idx node)
 {
-	const tph_node_store *ns = &s->nodes;
-	for (uint32_t d = 0; d < s->ndim; d++)
+	const tph_node_store *ns = tph_view_of(s)->nodes;
+	for (uint32_t d = 0; d < tph_view_of(s)->ndim; d++)
 		if (req[d] > 0 && !ns->alloc[(size_t)d * ns->stride + node])
 			return 0;
 	double score = 0;
@@ -141,7 +139,7 @@ static void node_order(void *stv, const tph_session *s, tph_idx task, const tph_
                        uint32_t n, double *out)
 {
 	const rsf_st *st = stv;
-	const int64_t *req = s->tasks.req + (size_t)task * s->ndim;
+	const int64_t *req = tph_view_of(s)->tasks->req + (size_t)task * tph_view_of(s)->ndim;
 	strategy g = {.kind = -1};
 	if (st->weight > 0)
 		pod_strategy(st, s, task, &g);
@@ -161,9 +159,10 @@ static void node_order(void *stv, const tph_session *s, tph_idx task, const tph_
 static int locality(void *stv, const tph_session *s, tph_idx task)
 {
 	const rsf_st *st = stv;
-	tph_sid type = st->weight > 0
-	                   ? tph_labels_get(s->tasks.meta[task]->annotations, st->ann_type)
-	                   : TPH_SID_NONE;
+	tph_sid type =
+	    st->weight > 0
+	        ? tph_labels_get(tph_view_of(s)->tasks->meta[task]->annotations, st->ann_type)
+	        : TPH_SID_NONE;
 	return type == TPH_SID_NONE || type == TPH_SID_EMPTY ? TPH_SCORE_LOCAL : TPH_SCORE_GLOBAL;
 }
 
@@ -172,7 +171,7 @@ static int locality(void *stv, const tph_session *s, tph_idx task)
 static tph_reason_code proportional_one(const rsf_st *st, const tph_session *s, const int64_t *req,
                                         tph_idx node)
 {
-	const tph_node_store *ns = &s->nodes;
+	const tph_node_store *ns = tph_view_of(s)->nodes;
 	size_t stride = ns->stride;
 	for (uint32_t i = 0; i < st->n_prop; i++) {
 		size_t at = (size_t)st->prop_dim[i] * stride + node;
@@ -194,7 +193,7 @@ static void proportional(void *stv, const tph_session *s, tph_idx task, const tp
                          uint32_t n, tph_reason_code *out)
 {
 	const rsf_st *st = stv;
-	const int64_t *req = s->tasks.req + (size_t)task * s->ndim;
+	const int64_t *req = tph_view_of(s)->tasks->req + (size_t)task * tph_view_of(s)->ndim;
 	bool exempt = false;
 	for (uint32_t i = 0; i < st->n_prop; i++)
 		exempt |= req[st->prop_dim[i]] > 0;
@@ -207,8 +206,8 @@ static int rsf_open(tph_session *s, void *stv, const tph_args *args)
 	rsf_st *st = stv;
 	const char *t = "volcano.sh/resource-strategy-scoring-type";
 	const char *w = "volcano.sh/resource-strategy-weight";
-	st->ann_type = tph_strtab_find(s->snap->strs, t, strlen(t));
-	st->ann_weight = tph_strtab_find(s->snap->strs, w, strlen(w));
+	st->ann_type = tph_session_sid(s, t, strlen(t));
+	st->ann_weight = tph_session_sid(s, w, strlen(w));
 	int rc = tph_rsf_args(st, s, args);
 	if (!rc && st->proportional)
 		rc = tph_on_predicate(s, proportional);

@@ -3,7 +3,7 @@
 #ifndef TPH_RESOURCE_STRATEGY_FIT_H
 #define TPH_RESOURCE_STRATEGY_FIT_H
 
-#include "session/session_int.h"
+#include "tephra/plugin.h"
 
 typedef struct rsf_st {
 	int64_t weight; /* resourceStrategyFitWeight */

@@ -9,11 +9,7 @@
 
 uint32_t tph_rsf_dim(const tph_session *s, const char *name, size_t len)
 {
-	tph_sid id = tph_strtab_find(s->snap->strs, name, len);
-	for (uint32_t d = 0; id != TPH_SID_NONE && d < s->ndim && d < TPH_RES_MAX; d++)
-		if (s->snap->dims.name[d] == id)
-			return d;
-	return TPH_NOIDX;
+	return tph_session_dim_find(s, name, len);
 }
 
 /* mapstructure matches a struct field to a map key ignoring case. */
@@ -101,8 +97,8 @@ static void read_resources(rsf_st *st, const tph_session *s, const tph_args *arg
 		st->w[TPH_RES_CPU] = st->w[TPH_RES_MEMORY] = 1;
 		return;
 	}
-	for (uint32_t d = 0; d < s->ndim && d < TPH_RES_MAX; d++) {
-		const char *name = tph_strtab_str(s->snap->strs, s->snap->dims.name[d]);
+	for (uint32_t d = 0; d < tph_view_of(s)->ndim && d < TPH_RES_MAX; d++) {
+		const char *name = tph_session_str(s, tph_view_of(s)->dims->name[d]);
 		const tph_args *c = find_config(res, name);
 		if (!c)
 			continue;

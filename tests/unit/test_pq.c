@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "common/pq.h"
+#include "session/pq.h"
 
 static bool less_u32(const void *ctx, tph_idx a, tph_idx b)
 {

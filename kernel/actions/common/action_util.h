@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pq.h"
+#include "session/pq.h"
 #include "session/session_int.h"
 #include "session/statement.h"
 

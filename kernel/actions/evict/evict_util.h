@@ -8,7 +8,7 @@
 #include "common/action_util.h"
 #include "session/session_int.h"
 #include "session/statement.h"
-#include "common/victim_order.h"
+#include "session/victim_order.h"
 
 /* ---- per-action context ---- */
 

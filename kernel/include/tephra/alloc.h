@@ -5,6 +5,7 @@
 #define TEPHRA_ALLOC_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -20,6 +21,15 @@ typedef struct tph_allocator {
 /* Install `a` (copied), or restore the default (the C library's, which the tephra CLI links
  * to jemalloc) with NULL. Not thread-safe: call it before anything else. */
 void tph_set_allocator(const tph_allocator *a);
+
+/* The installed allocator, for plugins' heap state (tephra/plugin.h, discipline 3) and hosts.
+ * tph_calloc fails on overflow; tph_grow grows *arr (of `elem` bytes each) to hold at least
+ * `need` elements, updating *cap, and returns 0, or TPH_ENOMEM leaving both unchanged. */
+void *tph_malloc(size_t n);
+void *tph_calloc(size_t count, size_t size);
+void *tph_realloc(void *p, size_t n);
+void tph_free(void *p);
+int tph_grow(void *arr, uint32_t *cap, uint32_t need, size_t elem);
 
 #ifdef __cplusplus
 }

@@ -85,6 +85,14 @@ int tph_args_apply(const tph_args *a, const tph_arg_spec *spec, void *dst, tph_d
 uint32_t tph_args_check_unknown(const tph_args *a, const tph_arg_spec *spec, tph_diag *d,
                                 const char *owner);
 
+/* ---- Go's readings of strings, as Volcano's plugins parse annotations and arguments ---- */
+
+/* strconv.ParseInt(s, 10, bits), as Kubernetes and Volcano read integers. */
+bool tph_parse_int(const char *s, int bits, int64_t *out);
+/* A Go duration (`300ms`, `-1.5h`, `2h45m`, `0`; units ns us µs ms s m h) in nanoseconds.
+ * On error returns TPH_EINVAL or TPH_ERANGE and sets *why. */
+int tph_parse_duration(const char *s, size_t len, int64_t *ns, const char **why);
+
 #ifdef __cplusplus
 }
 #endif

@@ -27,6 +27,8 @@ typedef struct tph_snapshot tph_snapshot;
 
 /* Milliseconds since the Unix epoch (UTC); 0 is "not set" and sorts first. */
 typedef int64_t tph_time;
+/* The millisecond value of Go's zero time, 0001-01-01T00:00:00Z. */
+#define TPH_GO_ZERO_TIME_MS (-62135596800000LL)
 
 /* ---- descriptors ------------------------------------------------------------------------ */
 

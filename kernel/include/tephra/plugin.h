@@ -23,6 +23,8 @@
 #include <stdint.h>
 
 #include "tephra/args.h"
+#include "tephra/columns.h"
+#include "tephra/conf.h"
 #include "tephra/status.h"
 
 #ifdef __cplusplus
@@ -152,6 +154,8 @@ int tph_on_task_events(tph_session *s, tph_task_event_fn on_allocate,
  * its code. `unresolvable` marks UnschedulableAndUnresolvable (preempt will not try to
  * evict for that node). Equal texts share a code. */
 tph_reason_code tph_reason(tph_session *s, const char *text, bool unresolvable);
+/* What tph_reason() returns when it cannot register (out of memory, 65534 codes used). */
+#define TPH_REASON_INVALID ((tph_reason_code)UINT16_MAX)
 
 /* ---- reading the session (stable accessors for external plugins) ----
  * Built-in plugins read the struct-of-arrays columns directly; these functions give external
@@ -184,9 +188,57 @@ tph_idx tph_session_job_queue(const tph_session *s, tph_idx job);
 const char *tph_session_queue_name(const tph_session *s, tph_idx queue);
 /* Session clock: milliseconds since the epoch (the scenario's `now`). */
 int64_t tph_session_now(const tph_session *s);
-/* Allocate zeroed memory that lives until the session is freed (NULL on OOM). Not from
- * per-node callbacks. */
+/* The text of an interned string ("" for TPH_SID_EMPTY, NULL for TPH_SID_NONE), and the id of
+ * a text, TPH_SID_NONE when the cluster never interned it (then no label, name or key equals
+ * it). Strings live as long as the session. Not for per-node loops: compare ids there. */
+const char *tph_session_str(const tph_session *s, tph_sid id);
+tph_sid tph_session_sid(const tph_session *s, const char *text, size_t len);
+/* The dimension named name[0..len) in the session's dimension table, or TPH_NOIDX. */
+uint32_t tph_session_dim_find(const tph_session *s, const char *name, size_t len);
+/* A warning to the session's diagnostics (the host's callback or stderr). */
+void tph_session_warn(tph_session *s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* The effective enable flag of the plugin whose on_session_open runs (conf value, else the
+ * enableFlagsDefault); -1 outside on_session_open. Flags that gate extension points need no
+ * lookup (registrations of a disabled point are dropped); this is for flags a plugin reads
+ * itself, such as enableHierarchy. */
+int tph_plugin_flag(const tph_session *s, tph_conf_flag flag);
+/* Mark a job unschedulable in this session (Volcano's gang plugin writes the podgroup's
+ * Unschedulable condition at close for jobs it marked). Session thread only. */
+void tph_job_mark_unschedulable(tph_session *s, tph_idx job);
+
+/* Volcano's BuildVictimsPriorityQueue, taken whole: the order in which the preempt and reclaim
+ * actions would pop tasks[0..n) as victims of `preemptor` if nothing changed between pops (lower
+ * job, then task order first within a job or queue; tasks whose job left the session before
+ * all; VictimQueueOrder across queues). perm[k] is the index in `tasks` of the k-th task
+ * popped. Serial, no allocation; for plugins that walk victims in pop order (capacity's
+ * Reclaimable). */
+void tph_victims_pop_order(const tph_session *s, tph_idx preemptor, const tph_idx *tasks,
+                           uint32_t n, uint32_t *perm);
+
+/* ---- memory: the four disciplines ----
+ * 1. Session arena, tph_session_alloc / tph_session_calloc / TPH_SESSION_NEW: zeroed, freed all
+ *    at once when the session is freed; no free of its own. For everything sized at open:
+ *    per-node and per-task columns, tables, scratch sized once. Cheapest; the default.
+ * 2. Plugin state: the descriptor's state_size bytes, zeroed, in the arena (discipline 1),
+ *    handed to every callback as `st`.
+ * 3. Heap, tph_malloc / tph_calloc / tph_realloc / tph_grow / tph_free (tephra/alloc.h): for
+ *    what grows while actions run (per-node lists kept by event handlers). The plugin frees it
+ *    in on_session_close, which runs exactly once for every opened plugin. Charged to the
+ *    session's memory figure.
+ * 4. Action scratch: the kernel's own (actions' per-run buffers), not for plugins.
+ * None of them may be used from a per-node callback or a span function, which run on several
+ * threads at once: size their scratch at open. */
 void *tph_session_alloc(tph_session *s, size_t size);
+/* Session allocations start on a cache line, so columns that threads write per span never
+ * share one across allocations. */
+#define TPH_SESSION_ALIGN 64
+/* n zeroed elements of `size` bytes in the session arena; NULL on overflow or OOM. */
+void *tph_session_calloc(tph_session *s, size_t n, size_t size);
+#define TPH_SESSION_NEW(s, T, n) ((T *)tph_session_calloc((s), (n), sizeof(T)))
 
 /* ---- network topology: hypernodes and subjobs ----
  * Hypernodes are indexed 0..tph_session_hypernode_count()-1: the snapshot's hyperNodes in

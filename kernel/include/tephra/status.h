@@ -6,6 +6,7 @@
 #ifndef TEPHRA_STATUS_H
 #define TEPHRA_STATUS_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -56,6 +57,7 @@ void tph_diag_warn(tph_diag *d, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+void tph_diag_vwarn(tph_diag *d, const char *fmt, va_list ap);
 
 #ifdef __cplusplus
 }

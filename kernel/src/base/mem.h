@@ -6,15 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-void *tph_malloc(size_t n);
-void *tph_calloc(size_t count, size_t size);
-void *tph_realloc(void *p, size_t n);
-void tph_free(void *p);
-char *tph_strndup(const char *s, size_t n);
+#include "tephra/alloc.h" /* tph_malloc, tph_calloc, tph_realloc, tph_free, tph_grow */
 
-/* Grow *arr (of `elem` bytes each) so it holds at least `need` elements; *cap is updated.
- * Returns 0, or TPH_ENOMEM leaving *arr and *cap unchanged. */
-int tph_grow(void *arr, uint32_t *cap, uint32_t need, size_t elem);
+char *tph_strndup(const char *s, size_t n);
 
 /* ---- heap accounting ----
  * A session charges to an account the blocks that tph_malloc, tph_calloc, tph_realloc (and so

@@ -48,7 +48,7 @@ int tph_diag_set(tph_diag *d, int status, const char *fmt, ...)
 	return status;
 }
 
-void tph_diag_warn(tph_diag *d, const char *fmt, ...)
+void tph_diag_vwarn(tph_diag *d, const char *fmt, va_list ap)
 {
 	if (!d)
 		return;
@@ -56,11 +56,16 @@ void tph_diag_warn(tph_diag *d, const char *fmt, ...)
 	if (!d->warn)
 		return;
 	char buf[1024];
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	d->warn(d->warn_ud, buf);
+}
+
+void tph_diag_warn(tph_diag *d, const char *fmt, ...)
+{
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
+	tph_diag_vwarn(d, fmt, ap);
 	va_end(ap);
-	d->warn(d->warn_ud, buf);
 }
 
 int tph_version(void)

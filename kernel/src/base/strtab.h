@@ -11,10 +11,8 @@
 
 #include "arena.h"
 
-typedef uint32_t tph_sid;
-
-#define TPH_SID_EMPTY 0u         /* the empty string, always interned */
-#define TPH_SID_NONE  UINT32_MAX /* no string (absent value), and the OOM result */
+/* tph_sid, TPH_SID_EMPTY and TPH_SID_NONE (also the OOM result of interning). */
+#include "tephra/columns.h"
 
 #define TPH_STRTAB_CHUNK_SHIFT 14
 #define TPH_STRTAB_CHUNK       (1u << TPH_STRTAB_CHUNK_SHIFT)

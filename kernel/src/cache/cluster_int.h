@@ -311,8 +311,6 @@ int tph_intern_members(tph_cluster *c, const tph_hypernode_desc *h, const char *
 const char *tph_regex_vet(const char *re);
 /* The value of `key` in a kv list, or NULL. */
 const char *tph_kv_find(tph_kv_list l, const char *key);
-/* strconv.ParseInt(s, 10, bits), as Kubernetes and Volcano read integers. */
-bool tph_parse_int(const char *s, int bits, int64_t *out);
 
 /* ---- snapshot internals (snapshot.c, snapshot_tasks.c) ---- */
 

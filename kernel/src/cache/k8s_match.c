@@ -1,6 +1,6 @@
 /* Kubernetes matching rules over interned ids (see k8s_match.h): apimachinery's
  * labels.Requirement.Matches, nodeaffinity's RequiredNodeAffinity and v1helper's tolerations. */
-#include "k8s_match.h"
+#include "tephra/k8s.h"
 
 static bool in_values(const tph_expr_row *e, tph_sid v)
 {

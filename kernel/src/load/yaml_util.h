@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <yaml.h>
 
+#include "tephra/args.h" /* tph_parse_duration */
 #include "tephra/cluster.h"
 #include "tephra/status.h"
 
@@ -89,13 +90,6 @@ void yu_map_prefetch(const yu_map *m, const char *a, size_t alen, const char *b,
  * since the epoch, UTC; fractions below a millisecond are truncated. On error returns
  * TPH_EINVAL and sets *why to a static reason. */
 int tph_parse_time(const char *s, size_t len, tph_time *out, const char **why);
-
-/* The millisecond value of Go's zero time, 0001-01-01T00:00:00Z. */
-#define TPH_GO_ZERO_TIME_MS (-62135596800000LL)
-
-/* A Go duration (`300ms`, `-1.5h`, `2h45m`, `0`; units ns us µs ms s m h) in nanoseconds.
- * On error returns TPH_EINVAL or TPH_ERANGE and sets *why. */
-int tph_parse_duration(const char *s, size_t len, int64_t *ns, const char **why);
 
 /* ---- documents ------------------------------------------------------------------------------- */
 

@@ -66,8 +66,6 @@ void tph_ep_free(tph_session *s);
 /* The text of a reason code ("" for TPH_PASS) and whether it is UnschedulableAndUnresolvable. */
 const char *tph_reason_text(const tph_session *s, tph_reason_code code);
 bool tph_reason_unresolvable(const tph_session *s, tph_reason_code code);
-/* What tph_reason() returns when it cannot register (out of memory, 65534 codes used). */
-#define TPH_REASON_INVALID ((tph_reason_code)UINT16_MAX)
 /* The code of "Insufficient <dimension name>" (needs tph_ep_init). */
 tph_reason_code tph_reason_insufficient(const tph_session *s, uint32_t dim);
 

@@ -171,6 +171,33 @@ static int open_plugins(tph_session *s, tph_diag *d)
 	return TPH_OK;
 }
 
+/* What plugins read (tephra/columns.h): pointers into the session, set once its columns and
+ * topology exist. */
+static void fill_view(tph_session *s)
+{
+	const tph_snapshot *sn = s->snap;
+	s->view = (tph_view){
+	    .size = sizeof(tph_view),
+	    .ndim = s->ndim,
+	    .dims = &sn->dims,
+	    .nodes = &s->nodes,
+	    .tasks = &s->tasks,
+	    .open_tasks = &sn->tasks,
+	    .jobs = s->jobs,
+	    .js = &s->js,
+	    .queues = s->queues,
+	    .pclasses = &sn->pclasses,
+	    .quotas = &sn->quotas,
+	    .hypernodes = &sn->hypernodes,
+	    .ready_nodes = s->ready_nodes,
+	    .n_ready = s->n_ready,
+	    .n_specs = sn->n_specs,
+	    .now = sn->now,
+	    .eviction = &s->eviction,
+	    .topo = s->topo,
+	};
+}
+
 static int open_inner(tph_session *s, tph_diag *d)
 {
 	if (s->opts.profile && !(s->prof = TPH_ARENA_NEW(&s->arena, struct tph_prof, 1)))
@@ -184,6 +211,7 @@ static int open_inner(tph_session *s, tph_diag *d)
 		rc = tph_topo_open(s);
 	if (rc)
 		return tph_diag_set(d, rc, "session open: %s", tph_strerror(rc));
+	fill_view(s);
 	if (s->opts.plugin_dir && (rc = tph_plugins_load(s->opts.plugin_dir, d)))
 		return rc;
 	if ((rc = open_plugins(s, d)))

@@ -138,3 +138,44 @@ void *tph_session_alloc(tph_session *s, size_t size)
 {
 	return tph_ssn_alloc(s, size);
 }
+
+void *tph_session_calloc(tph_session *s, size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size)
+		return NULL;
+	return tph_ssn_alloc(s, n * size);
+}
+
+const char *tph_session_str(const tph_session *s, tph_sid id)
+{
+	return id == TPH_SID_NONE ? NULL : tph_strtab_str(s->snap->strs, id);
+}
+
+tph_sid tph_session_sid(const tph_session *s, const char *text, size_t len)
+{
+	return tph_strtab_find(s->snap->strs, text, len);
+}
+
+uint32_t tph_session_dim_find(const tph_session *s, const char *name, size_t len)
+{
+	tph_sid id = tph_strtab_find(s->snap->strs, name, len);
+	for (uint32_t d = 0; id != TPH_SID_NONE && d < s->snap->dims.n; d++)
+		if (s->snap->dims.name[d] == id)
+			return d;
+	return TPH_NOIDX;
+}
+
+void tph_session_warn(tph_session *s, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	tph_diag_vwarn(s->diag, fmt, ap);
+	va_end(ap);
+}
+
+int tph_plugin_flag(const tph_session *s, tph_conf_flag flag)
+{
+	if (s->cur_plugin < 0 || (unsigned)flag >= TPH_FLAG_COUNT)
+		return -1;
+	return s->plugins[s->cur_plugin].flags[flag];
+}

@@ -7,6 +7,7 @@
 #include "base/arena.h"
 #include "base/mem.h"
 #include "cache/snap.h"
+#include "tephra/columns.h"
 #include "tephra/plugin.h"
 #include "tephra/session.h"
 
@@ -98,39 +99,10 @@ typedef struct tph_log {
 	uint32_t cap_binds, cap_evictions, cap_pipelined, cap_reasons;
 } tph_log;
 
-/* Per-job counters the framework keeps current as tasks change status. */
-typedef struct tph_job_state {
-	uint32_t *count;        /* [j * TPH_TS_COUNT + status] */
-	int64_t *allocated;     /* [j * ndim + d]: requests of tasks in an allocated status */
-	uint8_t *phase;         /* mutable podgroup phase */
-	uint8_t *unschedulable; /* set this session (gang's close-time condition) */
-	/* As the tasks stood at open (the subjob tables start from them): the highest task
-	 * priority, at least 0, and the Pending best-effort tasks; the snapshot's columns. */
-	const int32_t *open_top_prio;
-	const uint32_t *open_be_pending;
-} tph_job_state;
-
-/* Volcano's api.EvictionKind. */
-typedef enum tph_evict_kind {
-	TPH_EVICT_UNKNOWN = 0,
-	TPH_EVICT_GANG_PREEMPT = 1, /* the gangpreempt action */
-	TPH_EVICT_GANG_RECLAIM = 2, /* the gangreclaim action */
-	TPH_EVICT_TASK_PREEMPT = 3,
-	TPH_EVICT_TASK_RECLAIM = 4,
-} tph_evict_kind;
-
-/* Volcano's EvictionContext, plus the candidate set of Preemptive(queue, tasks): an eviction
- * action sets it around its tph_unified_evictable() and tph_preemptive() calls and zeroes it
- * after (see ep.h); callbacks read it. */
-typedef struct tph_eviction {
-	uint8_t kind;         /* tph_evict_kind */
-	tph_idx job;          /* EvictionContext.Job: the evicting job */
-	tph_idx hn;           /* EvictionContext.HyperNode: the domain */
-	const tph_idx *tasks; /* Preemptive's candidates when it is asked with task TPH_NOIDX */
-	uint32_t n_tasks;
-} tph_eviction;
-
 struct tph_session {
+	/* First, so that tph_view_of() (tephra/columns.h) is a cast: set by open, after the
+	 * topology. */
+	tph_view view;
 	tph_arena arena;
 	/* Heap blocks allocated on the session's thread while it is entered (open, run, close,
 	 * probes, free); base is &arena.allocated, so the peak covers both (tph_session_memory). */

@@ -4,7 +4,7 @@
  * build plus Session.addClusterTopHyperNode). Aggregates and tiers: hypernode_agg.c. */
 #include "hypernode.h"
 
-#include "cache/k8s_match.h"
+#include "tephra/k8s.h"
 #include "base/mem.h"
 
 #include <regex.h>

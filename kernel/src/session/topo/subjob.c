@@ -3,7 +3,7 @@
  * table, then each job's subjobs sorted by (MatchIndex, UID) into session-wide indices. */
 #include "subjob.h"
 
-#include "cache/k8s_match.h"
+#include "tephra/k8s.h"
 #include "base/mem.h"
 #include "session/session_int.h"
 

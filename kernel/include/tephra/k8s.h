@@ -2,13 +2,17 @@
  * label selectors, node selector terms, tolerations and pod (anti-)affinity terms, as
  * apimachinery's labels package and kube-scheduler's helpers decide them. Pure functions over
  * ids: no strings, no allocation, safe from any thread. */
-#ifndef TPH_K8S_MATCH_H
-#define TPH_K8S_MATCH_H
+#ifndef TEPHRA_K8S_H
+#define TEPHRA_K8S_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "snap.h"
+#include "tephra/columns.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* Integer values of node labels for the keys Gt/Lt expressions use, parsed once per session so
  * that node terms never parse strings per node. Built by tph_k8s_nums_build (k8s_view.c). */
@@ -48,4 +52,7 @@ bool tph_k8s_tolerated(const tph_tol_row *tols, uint32_t n, const tph_taint_row 
 bool tph_k8s_term_matches(const tph_podaff_row *term, tph_sid owner_ns, tph_sid pod_ns,
                           tph_labels pod_labels);
 
+#ifdef __cplusplus
+}
+#endif
 #endif
