@@ -31,8 +31,15 @@
 extern "C" {
 #endif
 
-/* Bumped whenever a descriptor, a callback shape or a store layout changes incompatibly. */
-#define TPH_PLUGIN_ABI 1
+/* Descriptor versions (sqlite3_module's iVersion). A descriptor's `abi` is the version of this
+ * header it was built with and says which slot groups it has: slots are only ever appended, in a
+ * group labelled with the version that added it, and the kernel reads a group only when
+ * TPH_PLUGIN_HAS(desc, version). The kernel loads descriptors of versions TPH_PLUGIN_ABI_MIN to
+ * TPH_PLUGIN_ABI; a change that breaks existing plugins (a callback shape, a store's layout in
+ * tephra/columns.h) raises TPH_PLUGIN_ABI_MIN to the new version. */
+#define TPH_PLUGIN_ABI             1
+#define TPH_PLUGIN_ABI_MIN         1
+#define TPH_PLUGIN_HAS(d, version) ((d)->abi >= (version))
 
 typedef struct tph_session tph_session;
 typedef uint32_t tph_idx;
@@ -346,26 +353,42 @@ void tph_session_parallel(const tph_session *s, uint32_t n, tph_span_fn fn, void
 
 /* ---- descriptors ---- */
 
+/* A plugin: one constant descriptor. Optional slots are NULL. */
 typedef struct tph_plugin {
-	uint32_t abi; /* TPH_PLUGIN_ABI */
+	/* ---- version 1 ---- */
+	/* TPH_PLUGIN_ABI as the plugin was built: which groups below it has. */
+	uint32_t abi;
+	/* The name a conf's tiers use (Volcano's spelling, e.g. "binpack"). An external plugin
+	 * with a built-in's name overrides it. */
 	const char *name;
-	const tph_arg_spec *args; /* terminated by an entry with key NULL; may be NULL */
-	size_t state_size;        /* bytes of per-session state, zeroed, arena-allocated */
-	/* Parse arguments, register callbacks. `st` is the zeroed state. */
+	/* Its arguments, terminated by an entry with key NULL; NULL for none. Unknown keys in a
+	 * conf are warned about, declared ones are type-checked (tephra/args.h). */
+	const tph_arg_spec *args;
+	/* Bytes of per-session state, zeroed, in the session arena; handed to every callback. */
+	size_t state_size;
+	/* Parse arguments and register callbacks (the only place tph_on_* may be called). `st` is
+	 * the zeroed state. A non-zero status fails the session's open. */
 	int (*on_session_open)(tph_session *s, void *st, const tph_args *args);
-	/* May be NULL. Called exactly once for every plugin whose on_session_open was called:
-	 * at tph_session_close, or at tph_session_free for a session that was never closed or
-	 * failed to open (release here what lives outside the session arena). */
+	/* Optional. Called exactly once for every plugin whose on_session_open was called: at
+	 * tph_session_close, or at tph_session_free for a session that was never closed or failed
+	 * to open. Release here what lives outside the session arena (discipline 3 above). */
 	void (*on_session_close)(tph_session *s, void *st);
+	/* ---- version 2 and later: appended here ---- */
 } tph_plugin;
 
+/* An action: one constant descriptor, versioned as tph_plugin is. */
 typedef struct tph_action {
-	uint32_t abi;
-	const char *name;
-	const tph_arg_spec *args;
-	int (*initialize)(tph_session *s, const tph_args *args); /* may be NULL */
+	/* ---- version 1 ---- */
+	uint32_t abi;             /* TPH_PLUGIN_ABI as the action was built */
+	const char *name;         /* the name in the conf's `actions` list */
+	const tph_arg_spec *args; /* its `configurations` arguments; NULL for none */
+	/* Optional: right before execute (Volcano's Initialize); a failure skips execute. */
+	int (*initialize)(tph_session *s, const tph_args *args);
+	/* Run where the conf's `actions` list names it; decisions go through statements. */
 	int (*execute)(tph_session *s, const tph_args *args);
-	void (*uninitialize)(tph_session *s); /* may be NULL */
+	/* Optional: right after execute, whatever it returned (Volcano's UnInitialize). */
+	void (*uninitialize)(tph_session *s);
+	/* ---- version 2 and later: appended here ---- */
 } tph_action;
 
 /* The entry symbol an external plugin's shared object exports. */

@@ -87,9 +87,9 @@ static int check_desc(const char *path, const tph_plugin *p, tph_diag *d)
 	if (!p)
 		return tph_diag_set(d, TPH_EINVAL, "%s: %s returned no plugin", path,
 		                    TPH_PLUGIN_ENTRY);
-	if (p->abi != TPH_PLUGIN_ABI)
-		return tph_diag_set(d, TPH_EABI, "%s: plugin ABI %u, this tephra needs %u", path,
-		                    p->abi, TPH_PLUGIN_ABI);
+	if (p->abi < TPH_PLUGIN_ABI_MIN || p->abi > TPH_PLUGIN_ABI)
+		return tph_diag_set(d, TPH_EABI, "%s: plugin ABI %u, this tephra loads %u to %u",
+		                    path, p->abi, TPH_PLUGIN_ABI_MIN, TPH_PLUGIN_ABI);
 	if (!p->name || !*p->name || !p->on_session_open)
 		return tph_diag_set(d, TPH_EINVAL, "%s: plugin has no name or no on_session_open",
 		                    path);
