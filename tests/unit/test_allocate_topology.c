@@ -1,4 +1,4 @@
-/* The allocate action's hypernode path (kernel/actions/allocate_topo.c, allocate_hn*.c):
+/* The allocate action's hypernode path (kernel/actions/allocate/allocate_topo.c, allocate_hn*.c):
  * hypernode choice by HyperNodeOrder, soft topology falling back to the cluster top, hard
  * topology that does not fit, minMember below the replicas, the recorder, the nomination fast
  * path and its fallback, hypernodes that do not form a tree; then the exact shortcuts

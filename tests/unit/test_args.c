@@ -1,4 +1,4 @@
-/* Unit tests for argument getters (kernel/src/args.c): Volcano's typing of conf values
+/* Unit tests for argument getters (kernel/src/load/args.c): Volcano's typing of conf values
  * (gopkg.in/yaml.v2 into interface{}, then framework/arguments.go's type checks), warnings
  * that name the owner and key and leave *out alone, dotted keys, iteration, spec tables with
  * defaults and bounds, and the same values read through the conf loader. */

@@ -1,5 +1,5 @@
-/* Unit tests for the Volcano conf loader (kernel/src/conf_load.c) and the name tables
- * (kernel/src/names.c): action splitting, plugin entries and their enable flags, arguments,
+/* Unit tests for the Volcano conf loader (kernel/src/load/conf_load.c) and the name tables
+ * (kernel/src/base/names.c): action splitting, plugin entries and their enable flags, arguments,
  * configurations, and every rejection with its location. */
 #include <stdarg.h>
 #include <stddef.h>

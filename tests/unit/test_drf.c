@@ -1,4 +1,4 @@
-/* Unit tests for plugins/drf.c: job order by dominant share, shares following allocate events,
+/* Unit tests for plugins/drf/drf.c: job order by dominant share, shares following allocate events,
  * the preemptable rule (cumulative per job, 1e-6 tolerance), the refusal of enableHierarchy
  * next to proportion, and hierarchical DRF's queue order and reclaim with path weights. */
 #include <setjmp.h>

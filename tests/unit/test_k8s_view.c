@@ -1,4 +1,4 @@
-/* Unit tests for plugins/k8s_view.c: one NodeInfo view per session, shared by predicates and
+/* Unit tests for plugins/lib/k8s_view.c: one NodeInfo view per session, shared by predicates and
  * nodeorder (built once, same columns), kept current by predicates' handlers only. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* Unit tests for plugins/predicates.c and predicates_pod.c: node selector and required node
+/* Unit tests for plugins/predicates/predicates.c and predicates_pod.c: node selector and required node
  * affinity operators, taints, unschedulable nodes, the pod-count check, inter-pod affinity and
  * anti-affinity (kept current by allocate/deallocate events), topology spread, the enable
  * arguments and the preempt simulations. */

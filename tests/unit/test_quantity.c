@@ -1,4 +1,4 @@
-/* Unit tests for the Kubernetes quantity parser/formatter (kernel/src/quantity.c): every
+/* Unit tests for the Kubernetes quantity parser/formatter (kernel/src/base/quantity.c): every
  * suffix in both units, rounding, exponents, int64 boundaries, every rejection, a seeded
  * format/parse round trip, and the resource-name -> unit mapping. */
 #include <stdarg.h>

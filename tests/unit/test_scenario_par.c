@@ -1,4 +1,4 @@
-/* Unit tests for the parallel decoding of large sections (kernel/src/scenario_par.c): with
+/* Unit tests for the parallel decoding of large sections (kernel/src/load/scenario_par.c): with
  * the threshold lowered, a load on two threads gives the same objects as a serial one, and
  * errors (first in item order, field errors and duplicates alike) and warnings (held by the
  * threads, given out in item order, none after an error) come out exactly as a serial load

@@ -1,4 +1,4 @@
-/* Unit tests for plugins/vres.c's per-job open-time rows: the shared Pending sums
+/* Unit tests for plugins/lib/vres.c's per-job open-time rows: the shared Pending sums
  * (the snapshot's task pass) give what a per-job walk over tasks gives. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* Unit tests for the fast path of the YAML split (kernel/src/yaml_fast.c): every chunk it
+/* Unit tests for the fast path of the YAML split (kernel/src/load/yaml_fast.c): every chunk it
  * accepts must give exactly the nodes libyaml's event builder gives (types, styles, texts,
  * lines, columns, children), checked on hand-picked chunks and on random ones; everything
  * outside its subset must decline and leave the document as it was; and a generated
