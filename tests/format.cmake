@@ -14,7 +14,7 @@ if(NOT CLANG_FORMAT)
 endif()
 
 set(globs "")
-foreach(dir kernel plugins tests bench datasets)
+foreach(dir kernel plugins tests bench datasets examples)
   foreach(ext c h cc cpp cxx hh hpp)
     list(APPEND globs "${SOURCE_DIR}/${dir}/*.${ext}")
   endforeach()

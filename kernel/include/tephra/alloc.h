@@ -10,6 +10,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* Exported from libtephra, which builds with -fvisibility=hidden. */
+#pragma GCC visibility push(default)
 
 typedef struct tph_allocator {
 	void *(*malloc_fn)(void *ud, size_t size);
@@ -31,6 +33,7 @@ void *tph_realloc(void *p, size_t n);
 void tph_free(void *p);
 int tph_grow(void *arr, uint32_t *cap, uint32_t need, size_t elem);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -18,6 +18,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* Exported from libtephra, which builds with -fvisibility=hidden. */
+#pragma GCC visibility push(default)
 
 typedef struct tph_args tph_args; /* a mapping, a sequence or a scalar */
 
@@ -93,6 +95,7 @@ bool tph_parse_int(const char *s, int bits, int64_t *out);
  * On error returns TPH_EINVAL or TPH_ERANGE and sets *why. */
 int tph_parse_duration(const char *s, size_t len, int64_t *ns, const char **why);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -21,6 +21,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* Exported from libtephra, which builds with -fvisibility=hidden. */
+#pragma GCC visibility push(default)
 
 typedef struct tph_cluster tph_cluster;
 typedef struct tph_snapshot tph_snapshot;
@@ -364,6 +366,7 @@ uint32_t tph_snapshot_job_count(const tph_snapshot *s);
 /* Bytes the snapshot holds (columns and indices; shared interned data excluded). */
 size_t tph_snapshot_bytes(const tph_snapshot *s);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -29,6 +29,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* Exported from libtephra, which builds with -fvisibility=hidden. */
+#pragma GCC visibility push(default)
 
 /* An interned string. */
 typedef uint32_t tph_sid;
@@ -386,6 +388,7 @@ static inline tph_idx tph_task_queue_of(const tph_view *v, tph_idx t)
 	return j == TPH_NOIDX ? TPH_NOIDX : v->jobs->queue[j];
 }
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

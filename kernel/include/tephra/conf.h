@@ -27,6 +27,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* Exported from libtephra, which builds with -fvisibility=hidden. */
+#pragma GCC visibility push(default)
 
 typedef struct tph_conf tph_conf;
 
@@ -113,6 +115,7 @@ bool tph_conf_flag_on(const tph_conf *conf, uint32_t tier, uint32_t i, tph_conf_
 
 bool tph_conf_enable_flags_default(const tph_conf *conf);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -13,6 +13,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* Exported from libtephra, which builds with -fvisibility=hidden. */
+#pragma GCC visibility push(default)
 
 /* Integer values of node labels for the keys Gt/Lt expressions use, parsed once per session so
  * that node terms never parse strings per node. Built by tph_k8s_nums_build (k8s_view.c). */
@@ -52,6 +54,7 @@ bool tph_k8s_tolerated(const tph_tol_row *tols, uint32_t n, const tph_taint_row 
 bool tph_k8s_term_matches(const tph_podaff_row *term, tph_sid owner_ns, tph_sid pod_ns,
                           tph_labels pod_labels);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -30,6 +30,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* Exported from libtephra, which builds with -fvisibility=hidden. */
+#pragma GCC visibility push(default)
 
 /* Descriptor versions (sqlite3_module's iVersion). A descriptor's `abi` is the version of this
  * header it was built with and says which slot groups it has: slots are only ever appended, in a
@@ -409,6 +411,7 @@ typedef int (*tph_shared_init_fn)(void *obj, tph_session *s);
 int tph_session_shared(tph_session *s, const char *key, size_t size, tph_shared_init_fn init,
                        void **out);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -17,6 +17,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* Exported from libtephra, which builds with -fvisibility=hidden. */
+#pragma GCC visibility push(default)
 
 /* The candidate nodes of the session (ready nodes, in snapshot order) and their count. The
  * array belongs to the session. */
@@ -86,6 +88,7 @@ typedef struct tph_profile_row {
  * belong to the session and are rewritten by the next call. */
 int tph_session_profile(const tph_session *s, const tph_profile_row **rows, uint32_t *n);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

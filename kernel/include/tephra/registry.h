@@ -9,6 +9,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* Exported from libtephra, which builds with -fvisibility=hidden. */
+#pragma GCC visibility push(default)
 
 /* Load one shared object, or every `*.so` in a directory (in name order). Loading the same
  * path twice is a no-op. Errors name the file and say what is wrong: not loadable, no entry
@@ -22,6 +24,7 @@ int tph_plugins_register(const tph_plugin *p, tph_diag *d);
 /* Unload every external plugin (no session may be open). */
 void tph_plugins_unload_all(void);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -13,6 +13,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* Exported from libtephra, which builds with -fvisibility=hidden. */
+#pragma GCC visibility push(default)
 
 /* The four dimensions every table starts with, in this order; scalars follow. */
 enum {
@@ -62,6 +64,7 @@ size_t tph_quantity_format(int64_t v, tph_res_unit unit, char *buf, size_t cap);
  * (and hugepages-*), milli-units for everything else. */
 tph_res_unit tph_res_unit_of(const char *name, size_t len);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -19,6 +19,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* Exported from libtephra, which builds with -fvisibility=hidden. */
+#pragma GCC visibility push(default)
 
 typedef struct tph_scenario tph_scenario;
 
@@ -65,6 +67,7 @@ bool tph_scenario_has_probe(const tph_scenario *s);
 void tph_scenario_load_times(const tph_scenario *s, double *parse_ms, double *decode_ms,
                              double *build_ms);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -16,6 +16,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* Exported from libtephra, which builds with -fvisibility=hidden. */
+#pragma GCC visibility push(default)
 
 typedef struct tph_session_opts {
 	int threads;            /* 0: OMP_NUM_THREADS, else the OpenMP default */
@@ -100,6 +102,7 @@ unsigned tph_session_cache_limit(unsigned n);
 /* Sessions cached now, and the bytes they hold (`bytes` may be NULL). */
 unsigned tph_session_cache_count(size_t *bytes);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -12,6 +12,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* Exported from libtephra, which builds with -fvisibility=hidden. */
+#pragma GCC visibility push(default)
 
 enum {
 	TPH_OK = 0,
@@ -59,6 +61,7 @@ void tph_diag_warn(tph_diag *d, const char *fmt, ...)
     ;
 void tph_diag_vwarn(tph_diag *d, const char *fmt, va_list ap);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -22,6 +22,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* Exported from libtephra, which builds with -fvisibility=hidden. */
+#pragma GCC visibility push(default)
 
 /* Volcano's framework.ClusterTopHyperNode. */
 #define TPH_HN_TOP_NAME "<cluster-top-hypernode>"
@@ -236,6 +238,7 @@ bool tph_job_subjobs_valid(const tph_session *s, tph_idx job);
 bool tph_job_subjobs_ready(const tph_session *s, tph_idx job);
 bool tph_job_subjobs_pipelined(const tph_session *s, tph_idx job);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

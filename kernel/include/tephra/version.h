@@ -5,6 +5,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* Exported from libtephra, which builds with -fvisibility=hidden. */
+#pragma GCC visibility push(default)
 
 #define TPH_VERSION_MAJOR  0
 #define TPH_VERSION_MINOR  1
@@ -17,6 +19,7 @@ int tph_version(void);
 /* The library's TPH_VERSION_STRING. */
 const char *tph_version_string(void);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -1,5 +1,11 @@
 /* Session arena: bump allocation over chunks from a dedicated jemalloc arena, so a session's
- * memory is contiguous, cheap to drop and isolated from the host's heap. */
+ * memory is contiguous, cheap to drop and isolated from the host's heap.
+ *
+ * jemalloc is used when the process has it (the tephra CLI, the tests and the benchmarks link
+ * it; a host may): the references below are weak, so libtephra never links jemalloc and never
+ * replaces the host's malloc (a static link would make jemalloc the whole host's malloc, and
+ * dlopen cannot load Debian's jemalloc later: its TLS is initial-exec). Without it, chunks come
+ * from aligned_alloc; the arena pool (tph_arena_park) keeps them across sessions either way. */
 #include "arena.h"
 
 #include "mem.h"
@@ -9,7 +15,17 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#pragma weak mallocx
+#pragma weak dallocx
+#pragma weak mallctl
+
+static bool have_jemalloc(void)
+{
+	return mallocx && dallocx && mallctl;
+}
 
 struct tph_arena_chunk {
 	tph_arena_chunk *next;
@@ -21,6 +37,9 @@ static void *chunk_mem(tph_arena *a, size_t bytes)
 {
 	if (tph_mem_should_fail())
 		return NULL;
+	if (!have_jemalloc()) /* C11 wants a multiple of the alignment */
+		return aligned_alloc(TPH_CACHELINE,
+		                     (bytes + TPH_CACHELINE - 1) & ~(size_t)(TPH_CACHELINE - 1));
 	int flags = MALLOCX_ALIGN(TPH_CACHELINE);
 	if (a->has_je_arena)
 		flags |= MALLOCX_ARENA(a->je_arena) | MALLOCX_TCACHE_NONE;
@@ -29,6 +48,10 @@ static void *chunk_mem(tph_arena *a, size_t bytes)
 
 static void chunk_free(tph_arena *a, void *p)
 {
+	if (!have_jemalloc()) {
+		free(p);
+		return;
+	}
 	int flags = a->has_je_arena ? (MALLOCX_TCACHE_NONE) : 0;
 	dallocx(p, flags);
 }
@@ -40,7 +63,7 @@ int tph_arena_init(tph_arena *a, size_t chunk_size)
 	unsigned ind = 0;
 	size_t sz = sizeof ind;
 	/* Without a dedicated arena we still work, on jemalloc's default ones. */
-	if (mallctl("arenas.create", &ind, &sz, NULL, 0) == 0) {
+	if (have_jemalloc() && mallctl("arenas.create", &ind, &sz, NULL, 0) == 0) {
 		a->je_arena = ind;
 		a->has_je_arena = 1;
 	}

@@ -311,7 +311,7 @@ int yu_int(yu_ctx *c, const yu_node *n, int64_t lo, int64_t hi, int64_t *out)
 
 int yu_i32(yu_ctx *c, const yu_node *n, int32_t lo, int32_t hi, int32_t *out)
 {
-	int64_t v;
+	int64_t v = 0;
 	int rc = yu_int(c, n, lo, hi, &v);
 	if (rc == TPH_OK)
 		*out = (int32_t)v;
@@ -534,7 +534,7 @@ int yu_f_bool(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 
 int yu_f_tristate(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 {
-	bool b;
+	bool b = false;
 	int rc = yu_bool(c, v, &b);
 	if (rc == TPH_OK)
 		*(int *)dst = b;
