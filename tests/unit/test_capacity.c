@@ -1,5 +1,5 @@
-/* Unit tests for plugins/capacity/capacity.c: the real capability bound, share order with the deserved
- * tie-break, Preemptive, reclaim victims (pop order, deserved, guarantee), the queue tree
+/* Unit tests for plugins/capacity/capacity.c: the real capability bound, share order with the
+ * deserved tie-break, Preemptive, reclaim victims (pop order, deserved, guarantee), the queue tree
  * (leaves only, ancestors' capability, inheritance, victim queue order), the not-ready cases
  * and ancestorReclaimLevel, and the PrePredicate snapshot. */
 #include <setjmp.h>

@@ -1,5 +1,5 @@
-/* Unit tests for extension points (kernel/src/session/ep.c, ep_dispatch.c, ep_score.c): a session is
- * built by hand, spy plugins register callbacks whose answers come from their state, and each
+/* Unit tests for extension points (kernel/src/session/ep.c, ep_dispatch.c, ep_score.c): a session
+ * is built by hand, spy plugins register callbacks whose answers come from their state, and each
  * combination rule of Volcano's session_plugins.go is checked from a table. Filtering and
  * scoring are checked against naive loops and for identical results at 1..8 threads. */
 #include <stdarg.h>

@@ -1,6 +1,6 @@
 /* Unit tests for plugins/network_topology_aware*.c and its extension points
- * (kernel/src/session/ep_topology.c): hypernode-level binpacking of normal pods over every tier (gaps
- * and nodes outside hypernodes score full), LCA-tier scores of network-aware pods with the
+ * (kernel/src/session/ep_topology.c): hypernode-level binpacking of normal pods over every tier
+ * (gaps and nodes outside hypernodes score full), LCA-tier scores of network-aware pods with the
  * task-share tie break, HyperNodeOrder, gradients for jobs and subjobs (resource pre-filter at
  * the opening idle, allocated hypernodes, eviction order and cap), the flags that gate them,
  * and the bindsPerHyperNode expectation. */

@@ -1,5 +1,5 @@
-/* Unit tests for plugins/nodeorder/nodeorder.c and nodeorder_pod.c: each kube-scheduler scorer with its
- * 0..100 normalisation worked out by hand, the default weights, and the view that follows
+/* Unit tests for plugins/nodeorder/nodeorder.c and nodeorder_pod.c: each kube-scheduler scorer with
+ * its 0..100 normalisation worked out by hand, the default weights, and the view that follows
  * allocations only when predicates runs in the session (as Volcano's shared NodeMap). */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,5 +1,5 @@
-/* Unit tests for plugins/predicates/predicates.c and predicates_pod.c: node selector and required node
- * affinity operators, taints, unschedulable nodes, the pod-count check, inter-pod affinity and
+/* Unit tests for plugins/predicates/predicates.c and predicates_pod.c: node selector and required
+ * node affinity operators, taints, unschedulable nodes, the pod-count check, inter-pod affinity and
  * anti-affinity (kept current by allocate/deallocate events), topology spread, the enable
  * arguments and the preempt simulations. */
 #include <setjmp.h>

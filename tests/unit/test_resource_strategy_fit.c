@@ -1,6 +1,6 @@
-/* Unit tests for plugins/resource_strategy_fit/resource_strategy_fit.c and its arguments: the default strategy,
- * exact names over wildcards and the longest wildcard, pod-level annotations, sra and the
- * proportional predicate. */
+/* Unit tests for plugins/resource_strategy_fit/resource_strategy_fit.c and its arguments: the
+ * default strategy, exact names over wildcards and the longest wildcard, pod-level annotations, sra
+ * and the proportional predicate. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
