@@ -55,7 +55,7 @@ static void test_loads_and_callbacks_run(void **state)
 static void test_missing_entry_symbol(void **state)
 {
 	tph_diag d = {0};
-	assert_int_equal(tph_plugins_load(PLUGIN("noentry_plugin"), &d), TPH_EINVAL);
+	assert_int_equal(tph_plugins_load(PLUGIN("noentry_plugin"), &d), TPH_EPLUGIN);
 	assert_non_null(strstr(d.msg, "no symbol tph_plugin_entry"));
 	assert_non_null(strstr(d.msg, "noentry_plugin.so"));
 }

@@ -15,23 +15,32 @@ extern "C" {
 /* Exported from libtephra, which builds with -fvisibility=hidden. */
 #pragma GCC visibility push(default)
 
+/* Every status once (libuv's UV_ERRNO_MAP): name, value, description. */
+#define TPH_STATUS_MAP(X)                                                                    \
+	X(OK, 0, "ok")                                                                       \
+	X(DECLINED, 1, "declined") /* not applicable / nothing to do; not an error */        \
+	X(ENOMEM, -1, "out of memory")                                                       \
+	X(EINVAL, -2, "invalid value")  /* a bad argument or a bad value in the input */     \
+	X(ENOENT, -3, "no such object") /* a named object or file does not exist */          \
+	X(EEXIST, -4, "object already exists")                                               \
+	X(EPARSE, -5, "malformed input")      /* the input is not well-formed */             \
+	X(EIO, -6, "input/output error")      /* reading or writing a file failed */         \
+	X(ERANGE, -7, "value out of range")   /* a value is out of range or overflows */     \
+	X(ENOTSUP, -8, "not supported")       /* valid but not supported by this build */    \
+	X(EABI, -9, "ABI version mismatch")   /* an external plugin built for another ABI */ \
+	X(EFROZEN, -10, "registry is frozen") /* registration after the registry froze */    \
+	X(EPLUGIN, -11, "plugin could not be loaded") /* dlopen failed, or no entry symbol */
+
 enum {
-	TPH_OK = 0,
-	TPH_DECLINED = 1,  /* not applicable / nothing to do; not an error */
-	TPH_ENOMEM = -1,   /* an allocation failed */
-	TPH_EINVAL = -2,   /* a bad argument or a bad value in the input */
-	TPH_ENOENT = -3,   /* a named object or file does not exist */
-	TPH_EEXIST = -4,   /* an object of that name already exists */
-	TPH_EPARSE = -5,   /* the input is not well-formed */
-	TPH_EIO = -6,      /* reading or writing a file failed */
-	TPH_ERANGE = -7,   /* a value is out of range or overflows */
-	TPH_ENOTSUP = -8,  /* valid but not supported by this build */
-	TPH_EABI = -9,     /* an external plugin was built for another ABI */
-	TPH_EFROZEN = -10, /* registration after the registry was frozen */
+#define TPH_STATUS_ENUM(name, value, text) TPH_##name = value,
+	TPH_STATUS_MAP(TPH_STATUS_ENUM)
+#undef TPH_STATUS_ENUM
 };
 
-/* A short, static description of a status code. */
+/* A short, static description of a status code ("unknown status" for others). */
 const char *tph_strerror(int status);
+/* The status code's name ("TPH_ENOMEM"), or NULL for a value that is none. */
+const char *tph_errname(int status);
 
 /* Receives warnings (never fatal) as they happen; `msg` is valid only during the call. */
 typedef void (*tph_warn_fn)(void *ud, const char *msg);

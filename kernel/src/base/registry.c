@@ -106,11 +106,11 @@ static int load_one(const char *path, tph_diag *d)
 			return TPH_OK;
 	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!h)
-		return tph_diag_set(d, TPH_EIO, "%s: cannot load: %s", path, dlerror());
+		return tph_diag_set(d, TPH_EPLUGIN, "%s: cannot load: %s", path, dlerror());
 	tph_plugin_entry_fn entry;
 	*(void **)&entry = dlsym(h, TPH_PLUGIN_ENTRY);
 	int rc = entry ? TPH_OK
-	               : tph_diag_set(d, TPH_EINVAL, "%s: no symbol %s", path, TPH_PLUGIN_ENTRY);
+	               : tph_diag_set(d, TPH_EPLUGIN, "%s: no symbol %s", path, TPH_PLUGIN_ENTRY);
 	const tph_plugin *p = rc ? NULL : entry(TPH_PLUGIN_ABI);
 	if (!rc)
 		rc = check_desc(path, p, d);

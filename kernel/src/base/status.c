@@ -8,32 +8,26 @@
 const char *tph_strerror(int status)
 {
 	switch (status) {
-	case TPH_OK:
-		return "ok";
-	case TPH_DECLINED:
-		return "declined";
-	case TPH_ENOMEM:
-		return "out of memory";
-	case TPH_EINVAL:
-		return "invalid value";
-	case TPH_ENOENT:
-		return "no such object";
-	case TPH_EEXIST:
-		return "object already exists";
-	case TPH_EPARSE:
-		return "malformed input";
-	case TPH_EIO:
-		return "input/output error";
-	case TPH_ERANGE:
-		return "value out of range";
-	case TPH_ENOTSUP:
-		return "not supported";
-	case TPH_EABI:
-		return "ABI version mismatch";
-	case TPH_EFROZEN:
-		return "registry is frozen";
+#define CASE(name, value, text) \
+	case value:             \
+		return text;
+		TPH_STATUS_MAP(CASE)
+#undef CASE
 	default:
 		return "unknown status";
+	}
+}
+
+const char *tph_errname(int status)
+{
+	switch (status) {
+#define CASE(name, value, text) \
+	case value:             \
+		return "TPH_" #name;
+		TPH_STATUS_MAP(CASE)
+#undef CASE
+	default:
+		return NULL;
 	}
 }
 

@@ -284,6 +284,10 @@ static int run_action(tph_session *s, const char *name, tph_diag *d)
 
 int tph_session_run(tph_session *s, tph_diag *d)
 {
+	if (!s)
+		return tph_diag_set(d, TPH_EINVAL, "session run: no session");
+	if (s->action_times || s->closed) /* the log has room for one run's actions */
+		return tph_diag_set(d, TPH_EINVAL, "session run: the session already ran");
 	uint32_t n = tph_conf_action_count(s->conf);
 	s->action_times = TPH_ARENA_NEW(&s->arena, tph_action_time, n + 1);
 	if (!s->action_times)

@@ -169,6 +169,8 @@ void tph_close_plugins(tph_session *s)
 
 int tph_session_close(tph_session *s, tph_diag *d)
 {
+	if (!s)
+		return tph_diag_set(d, TPH_EINVAL, "session close: no session");
 	if (s->closed)
 		return TPH_OK;
 	double t0 = tph_now_ms();
@@ -185,5 +187,5 @@ int tph_session_close(tph_session *s, tph_diag *d)
 
 const tph_decision_log *tph_session_decisions(const tph_session *s)
 {
-	return s->closed ? &s->out : NULL;
+	return s && s->closed ? &s->out : NULL;
 }
