@@ -156,13 +156,23 @@ static void test_override_builtin(void **state)
 {
 	warns w = {0};
 	tph_diag d = {.warn = record, .warn_ud = &w};
-	assert_int_equal(tph_plugins_register(&inproc_priority, &d), TPH_OK);
+	assert_int_equal(tph_plugins_load(EXAMPLE("binpack"), &d), TPH_OK);
 	assert_int_equal(w.n, 1);
+	assert_string_equal(w.last,
+	                    "plugin binpack from " EXAMPLE("binpack") " overrides the built-in");
+	assert_int_equal(tph_plugins_load(EXAMPLE_AGAIN("binpack"), &d), TPH_OK);
+	assert_int_equal(w.n, 1);
+	assert_int_equal(tph_plugins_register(&inproc_priority, &d), TPH_OK);
+	assert_int_equal(w.n, 2);
 	assert_string_equal(w.last, "plugin priority registered in-process overrides the built-in");
 
 	const tph_plugin *p = NULL;
 	assert_int_equal(tph_registry_plugin("priority", &p, &d), TPH_OK);
 	assert_ptr_equal(p, &inproc_priority);
+	assert_int_equal(tph_registry_plugin("binpack", &p, &d), TPH_OK);
+	for (size_t i = 0; tph_builtin_plugins[i]; i++)
+		assert_ptr_not_equal(p, tph_builtin_plugins[i]);
+	assert_string_equal(p->name, "binpack");
 }
 
 int main(void)
