@@ -1,5 +1,5 @@
-# Test `format`: every C/C++ source in kernel/ plugins/ tests/ bench/ datasets/ must be as
-# clang-format (.clang-format at the top) writes it. Skipped when clang-format is not installed.
+# Test `format`: every C/C++ source in kernel/ plugins/ tests/ bench/ datasets/ examples/ must be
+# as clang-format (.clang-format at the top) writes it. Skipped when clang-format is not installed.
 #   cmake -DSOURCE_DIR=<repository root> -P format.cmake
 cmake_minimum_required(VERSION 3.25)
 

@@ -14,7 +14,10 @@ static const char check_usage[] =
     "PATH is a scenario file or a folder searched recursively for *.yaml. Each scenario with\n"
     "an expect: or probe: section is run; PASS or FAIL is printed per file with a readable\n"
     "diff, then the line `N passed, N failed`. Exit 0 only when all pass, 1 when some fail,\n"
-    "2 on bad usage.\n";
+    "2 on bad usage.\n"
+    "\n"
+    "--plugins PATH loads external plugins (a .so file or a directory of them) before any\n"
+    "scenario, as `tephra run --plugins` does.\n";
 
 typedef struct path_list {
 	char **p;
@@ -33,6 +36,13 @@ static int push(path_list *l, const char *s)
 	}
 	l->p[l->n] = strdup(s);
 	return l->p[l->n++] ? 0 : -1;
+}
+
+static void free_paths(path_list *l)
+{
+	for (uint32_t i = 0; i < l->n; i++)
+		free(l->p[i]);
+	free(l->p);
 }
 
 static bool is_yaml(const char *name)
@@ -107,8 +117,11 @@ int cmd_check(int argc, char **argv)
 	run_opts o = {0};
 	bool quiet = false;
 	path_list paths = {0};
-	if (parse_check_opts(argc, argv, &o, &quiet, &paths) != 0) {
+	int rc = parse_check_opts(argc, argv, &o, &quiet, &paths);
+	if (rc != 0)
 		fputs(check_usage, stderr);
+	if (rc != 0 || load_plugins("check", &o) != CLI_OK) {
+		free_paths(&paths);
 		return CLI_USAGE;
 	}
 	qsort(paths.p, paths.n, sizeof *paths.p, cmp_path);
@@ -117,9 +130,8 @@ int cmd_check(int argc, char **argv)
 		int v = check_file(paths.p[i], &o, quiet, stdout);
 		passed += v == CHECK_PASS;
 		failed += v == CHECK_FAIL;
-		free(paths.p[i]);
 	}
-	free(paths.p);
+	free_paths(&paths);
 	printf("%u passed, %u failed\n", passed, failed);
 	return failed ? CLI_FAILED : CLI_OK;
 }

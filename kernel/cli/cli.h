@@ -27,7 +27,7 @@ typedef struct run_opts {
 	int threads;            /* --threads */
 	bool naive;             /* --naive */
 	bool profile;           /* --profile */
-	const char *plugin_dir; /* --plugins */
+	const char *plugin_dir; /* --plugins: loaded by load_plugins before any scenario */
 	int shape_cache_mb;     /* --shape-cache-mb; 0: the kernel's default */
 } run_opts;
 
@@ -43,8 +43,14 @@ typedef struct run_result {
 	tph_diag diag;
 } run_result;
 
-/* Load, snapshot, open, (probe hook), run, close. On failure returns a negative status with
- * the message in r->diag; r must still be released with run_release(). */
+/* Load --plugins, if given, before any scenario or conf: loading a conf checks its plugin names
+ * against the registry. Prints the error as `tephra CMD: ...` and returns CLI_USAGE, or CLI_OK;
+ * an external plugin that overrides a built-in gets one line on stderr. */
+int load_plugins(const char *cmd, const run_opts *o);
+
+/* Load, snapshot, open, (probe hook), run, close. Plugins are loaded already (load_plugins). On
+ * failure returns a negative status with the message in r->diag; r must still be released with
+ * run_release(). */
 int run_scenario(const char *path, const run_opts *o, run_result *r,
                  int (*after_open)(run_result *r, void *ud), void *ud);
 void run_release(run_result *r);

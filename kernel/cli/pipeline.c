@@ -18,12 +18,26 @@ static void print_warning(void *ud, const char *msg)
 	fprintf(stderr, "warning: %s\n", msg);
 }
 
+static void print_note(void *ud, const char *msg)
+{
+	(void)ud;
+	fprintf(stderr, "tephra: %s\n", msg);
+}
+
+int load_plugins(const char *cmd, const run_opts *o)
+{
+	tph_diag d = {.warn = print_note};
+	if (!o->plugin_dir || tph_plugins_load(o->plugin_dir, &d) == TPH_OK)
+		return CLI_OK;
+	fprintf(stderr, "tephra %s: %s\n", cmd, d.msg);
+	return CLI_USAGE;
+}
+
 static int open_session(run_result *r, const run_opts *o)
 {
 	const tph_conf *conf = r->conf_override ? r->conf_override : tph_scenario_conf(r->scn);
 	tph_session_opts so = {.threads = o->threads,
 	                       .naive = o->naive,
-	                       .plugin_dir = o->plugin_dir,
 	                       .profile = o->profile,
 	                       .shape_cache_bytes = (size_t)o->shape_cache_mb << 20};
 	int rc = tph_cluster_snapshot(tph_scenario_cluster(r->scn), tph_scenario_now(r->scn),

@@ -19,7 +19,9 @@ static const char run_usage[] =
     "  --profile          count calls and time per action and extension point\n"
     "  --shape-cache-mb N cap allocate's per-shape candidate state at N MiB (default 256):\n"
     "                     lower peak memory, more nodes evaluated, same decisions\n"
-    "  --plugins PATH     load external plugins (a .so file or a directory of them)\n";
+    "  --plugins PATH     load external plugins (a .so file or a directory of them) before\n"
+    "                     the scenario, so its conf may name them; one named like a\n"
+    "                     built-in plugin replaces it (with a warning on stderr)\n";
 
 /* Parse options shared by run and check; returns the index of the first non-option or -1. */
 static int parse_opts(int argc, char **argv, run_opts *o, out_format *fmt, bool *summary,
@@ -98,6 +100,8 @@ int cmd_run(int argc, char **argv)
 		fputs(run_usage, stderr);
 		return CLI_USAGE;
 	}
+	if (load_plugins("run", &o) != CLI_OK)
+		return CLI_USAGE;
 	run_result r;
 	int rc = run_scenario(scenario, &o, &r, NULL, NULL);
 	if (rc) {

@@ -10,11 +10,13 @@
  *     - name: allocate
  *       arguments: {...}
  *
- * Action and plugin names are checked against the names Volcano registers; every key of a
- * plugin entry other than `name`, `arguments` and the enable flags below is an error, as is any
- * unknown top-level key (`metrics` is accepted and kept). `arguments` are kept verbatim for the
- * plugins, which read them with typed getters. A loaded conf is immutable and may be shared by
- * any number of sessions. */
+ * Action names are checked against the names Volcano registers; plugin names against those, the
+ * built-in plugins and the external plugins registered when the conf is loaded (so load or
+ * register external plugins first: tephra/registry.h). Every key of a plugin entry other than
+ * `name`, `arguments` and the enable flags below is an error, as is any unknown top-level key
+ * (`metrics` is accepted and kept). `arguments` are kept verbatim for the plugins, which read
+ * them with typed getters. A loaded conf is immutable and may be shared by any number of
+ * sessions. */
 #ifndef TEPHRA_CONF_H
 #define TEPHRA_CONF_H
 

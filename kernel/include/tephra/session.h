@@ -20,10 +20,13 @@ extern "C" {
 #pragma GCC visibility push(default)
 
 typedef struct tph_session_opts {
-	int threads;            /* 0: OMP_NUM_THREADS, else the OpenMP default */
-	bool naive;             /* no equivalence classes, no incremental updates */
-	const char *plugin_dir; /* external plugins (*.so) to load; NULL: none */
-	bool profile;           /* count calls and time per extension point */
+	int threads; /* 0: OMP_NUM_THREADS, else the OpenMP default */
+	bool naive;  /* no equivalence classes, no incremental updates */
+	/* External plugins (a *.so or a directory of them) to load at open; NULL: none. Too late
+	 * for a conf that names a plugin only they provide (the conf was checked when loaded):
+	 * tph_plugins_load those first (tephra/registry.h); loading them again here is a no-op. */
+	const char *plugin_dir;
+	bool profile; /* count calls and time per extension point */
 	/* Bytes allocate may keep of per-shape candidate state (a shape: tasks with one pod spec
 	 * and request; its state is about 16 bytes per ready node). 0: 256 MiB. A smaller cap
 	 * lowers the session's peak memory and costs evaluations, never decisions: a shape

@@ -34,6 +34,14 @@ static const tph_plugin *find_external(const char *name)
 	return found;
 }
 
+static bool is_builtin(const char *name)
+{
+	for (size_t i = 0; tph_builtin_plugins[i]; i++)
+		if (!strcmp(tph_builtin_plugins[i]->name, name))
+			return true;
+	return false;
+}
+
 int tph_registry_plugin(const char *name, const tph_plugin **out, tph_diag *d)
 {
 	const tph_plugin *p = find_external(name);
@@ -50,12 +58,7 @@ int tph_registry_plugin(const char *name, const tph_plugin **out, tph_diag *d)
 
 bool tph_registry_plugin_known(const char *name)
 {
-	if (tph_plugin_name_known(name) || find_external(name))
-		return true;
-	for (size_t i = 0; tph_builtin_plugins[i]; i++)
-		if (!strcmp(tph_builtin_plugins[i]->name, name))
-			return true;
-	return false;
+	return tph_plugin_name_known(name) || find_external(name) || is_builtin(name);
 }
 
 int tph_registry_action(const char *name, const tph_action **out, tph_diag *d)
@@ -71,17 +74,8 @@ int tph_registry_action(const char *name, const tph_action **out, tph_diag *d)
 	return tph_diag_set(d, TPH_ENOENT, "unknown action %s", name);
 }
 
-static bool name_taken(const char *name)
-{
-	for (uint32_t i = 0; i < n_ext; i++)
-		if (!strcmp(ext[i].desc->name, name))
-			return true;
-	for (size_t i = 0; tph_builtin_plugins[i]; i++)
-		if (!strcmp(tph_builtin_plugins[i]->name, name))
-			return true;
-	return false;
-}
-
+/* A built-in name is not taken: the external plugin overrides it (tph_registry_plugin looks
+ * external plugins up first), which add_desc says aloud. */
 static int check_desc(const char *path, const tph_plugin *p, tph_diag *d)
 {
 	if (!p)
@@ -93,9 +87,24 @@ static int check_desc(const char *path, const tph_plugin *p, tph_diag *d)
 	if (!p->name || !*p->name || !p->on_session_open)
 		return tph_diag_set(d, TPH_EINVAL, "%s: plugin has no name or no on_session_open",
 		                    path);
-	if (name_taken(p->name))
-		return tph_diag_set(d, TPH_EEXIST, "%s: a plugin named %s is already registered",
-		                    path, p->name);
+	for (uint32_t i = 0; i < n_ext; i++)
+		if (!strcmp(ext[i].desc->name, p->name))
+			return tph_diag_set(d, TPH_EEXIST,
+			                    "%s: a plugin named %s is already registered", path,
+			                    p->name);
+	return TPH_OK;
+}
+
+/* Takes `path` (NULL in-process) on success. */
+static int add_desc(char *path, void *handle, const tph_plugin *p, tph_diag *d)
+{
+	if (tph_grow(&ext, &cap_ext, n_ext + 1, sizeof *ext))
+		return tph_diag_set(d, TPH_ENOMEM, "%s: out of memory",
+		                    path ? path : "(in-process)");
+	ext[n_ext++] = (ext_plugin){path, handle, p};
+	if (is_builtin(p->name))
+		tph_diag_warn(d, "plugin %s %s%s overrides the built-in", p->name,
+		              path ? "from " : "registered ", path ? path : "in-process");
 	return TPH_OK;
 }
 
@@ -107,6 +116,13 @@ static int load_one(const char *path, tph_diag *d)
 	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!h)
 		return tph_diag_set(d, TPH_EPLUGIN, "%s: cannot load: %s", path, dlerror());
+	/* dlopen knows a file by device and inode: the same object under another spelling of its
+	 * path (./x.so, a directory's x.so) is loaded already; drop the extra reference. */
+	for (uint32_t i = 0; i < n_ext; i++)
+		if (ext[i].handle == h) {
+			dlclose(h);
+			return TPH_OK;
+		}
 	tph_plugin_entry_fn entry;
 	*(void **)&entry = dlsym(h, TPH_PLUGIN_ENTRY);
 	int rc = entry ? TPH_OK
@@ -115,15 +131,15 @@ static int load_one(const char *path, tph_diag *d)
 	if (!rc)
 		rc = check_desc(path, p, d);
 	char *copy = rc ? NULL : tph_strndup(path, strlen(path));
-	if (!rc && (!copy || tph_grow(&ext, &cap_ext, n_ext + 1, sizeof *ext)))
+	if (!rc && !copy)
 		rc = tph_diag_set(d, TPH_ENOMEM, "%s: out of memory", path);
+	if (!rc)
+		rc = add_desc(copy, h, p, d);
 	if (rc) {
 		tph_free(copy);
 		dlclose(h);
-		return rc;
 	}
-	ext[n_ext++] = (ext_plugin){copy, h, p};
-	return TPH_OK;
+	return rc;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -179,11 +195,12 @@ int tph_plugins_load(const char *path, tph_diag *d)
 int tph_plugins_register(const tph_plugin *p, tph_diag *d)
 {
 	pthread_mutex_lock(&ext_lock);
-	int rc = check_desc("(in-process)", p, d);
-	if (!rc && tph_grow(&ext, &cap_ext, n_ext + 1, sizeof *ext))
-		rc = tph_diag_set(d, TPH_ENOMEM, "out of memory");
-	if (!rc)
-		ext[n_ext++] = (ext_plugin){NULL, NULL, p};
+	bool again = false;
+	for (uint32_t i = 0; i < n_ext && !again; i++)
+		again = ext[i].desc == p;
+	int rc = again ? TPH_OK : check_desc("(in-process)", p, d);
+	if (!rc && !again)
+		rc = add_desc(NULL, NULL, p, d);
 	pthread_mutex_unlock(&ext_lock);
 	return rc;
 }

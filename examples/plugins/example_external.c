@@ -1,5 +1,6 @@
-/* An example external plugin, built as a shared object: rejects nodes whose name starts with
- * "blocked-" and orders jobs by name, using only the public API. */
+/* The smallest useful external plugin, "example-external": a predicate that rejects nodes whose
+ * name starts with "blocked-" and a job order by name, on the public API alone. Built as a
+ * shared object; tests/unit/test_external.c and the CLI tests (tests/cli/) load it. */
 #include "tephra/plugin.h"
 
 #include <string.h>
