@@ -14,7 +14,9 @@
  *
  * Combination rules are Volcano's: orders take the first non-zero answer in tier order; any
  * failing predicate rejects the node; scores add; votes are Permit/Abstain/Reject with a veto
- * per tier; victim sets intersect inside a tier; see each tph_on_* for its rule. */
+ * per tier; victim sets intersect inside a tier; see each tph_on_* for its rule. Every point,
+ * with its rule, gate and flavour (Volcano, KAI or both), is one row of the kernel's
+ * kernel/src/session/ep_table.h. */
 #ifndef TEPHRA_PLUGIN_H
 #define TEPHRA_PLUGIN_H
 
