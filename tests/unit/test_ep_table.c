@@ -327,6 +327,10 @@ static void test_rows(void **state)
 		if (e->flavours == TPH_FLAVOUR_KAI &&
 		    (e->gate != TPH_EP_ALWAYS || e->mode != TPH_EP_REG_APPEND))
 			fail_msg("%s: a KAI point is gated or replaces", e->name);
+		if ((e->flavours & TPH_FLAVOUR_VOLCANO) &&
+		    (e->rule == TPH_RULE_TREE || e->rule == TPH_RULE_MERGE ||
+		     e->rule == TPH_RULE_IN_ORDER))
+			fail_msg("%s: a Volcano point with a KAI rule", e->name);
 	}
 }
 

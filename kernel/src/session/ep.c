@@ -59,7 +59,8 @@ static int push(tph_session *s, tph_ep ep, tph_any_fn fn)
 }
 
 /* Volcano keeps one function per plugin name and extension point (a map), so registering
- * again replaces; victim task filters and event handlers are lists and append. */
+ * again replaces; its victim task filters and event handlers, and every KAI point, are lists
+ * and append. */
 static int enlist(tph_session *s, tph_ep ep, tph_any_fn fn, int mode)
 {
 	int rc = check_open(s);

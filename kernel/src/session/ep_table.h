@@ -17,7 +17,7 @@
 #define TPH_EP_PREEMPTABLE_OR_ALLOCATABLE (-2) /* Simulate{Add,Remove}Task */
 
 /* How the answers of every registration become one (the dispatchers of ep_dispatch.c,
- * ep_score.c, ep_predicate.c, ep_topology.c and ep_locality.c). */
+ * ep_score.c, ep_predicate.c, ep_topology.c and ep_locality.c; KAI's are to come). */
 typedef enum tph_ep_rule {
 	/* The first answer that decides, tiers aside: an order's non-zero, BestNode's node. */
 	TPH_RULE_FIRST_NONZERO = 0,
@@ -46,6 +46,12 @@ typedef enum tph_ep_rule {
 	TPH_RULE_WEAKEST,
 	/* ScoreAnchors: the union of the anchors of the plugins that answered ANCHORED. */
 	TPH_RULE_UNION,
+	/* KAI's SubsetNodes: each registration splits every set the one before it produced. */
+	TPH_RULE_TREE,
+	/* KAI's BindRequestMutate: the answers merge, a later key overriding an earlier one. */
+	TPH_RULE_MERGE,
+	/* KAI's scenario generators: tried one after another, in registration order. */
+	TPH_RULE_IN_ORDER,
 	TPH_RULE_COUNT
 } tph_ep_rule;
 
@@ -58,7 +64,7 @@ enum {
 };
 
 /* How tph_on_<registration> registers: REPLACE keeps one function per plugin (Volcano's maps),
- * APPEND a list (Volcano's VictimTasks); CUSTOM is written by hand because it
+ * APPEND a list (Volcano's VictimTasks, KAI's slices); CUSTOM is written by hand because it
  * takes more than one function (tph_on_task_events, tph_on_score_locality). */
 enum {
 	TPH_EP_REG_REPLACE = 0,
@@ -171,7 +177,60 @@ typedef struct tph_ep_info {
 	X(SCORE_LOCALITY, "ScoreLocality", score_locality, tph_score_locality_fn,                  \
 	  CUSTOM,  WEAKEST,        TPH_FLAG_NODE_ORDER,       "enableNodeOrder",       VOLCANO)    \
 	X(SCORE_ANCHORS, "ScoreAnchors", score_locality, tph_score_anchors_fn,                     \
-	  CUSTOM,  UNION,          TPH_FLAG_NODE_ORDER,       "enableNodeOrder",       VOLCANO)
+	  CUSTOM,  UNION,          TPH_FLAG_NODE_ORDER,       "enableNodeOrder",       VOLCANO)    \
+	/* ---- KAI's (KAI-NOTES.md section 3): not dispatched yet ---- */                         \
+	X(KAI_QUEUE_ORDER, "QueueOrder", kai_queue_order, tph_kai_queue_cmp_fn,                    \
+	  APPEND,  FIRST_NONZERO,  TPH_EP_ALWAYS,             "",                      KAI)        \
+	X(SUBGROUP_ORDER, "SubGroupOrder", subgroup_order, tph_cmp_fn,                             \
+	  APPEND,  FIRST_NONZERO,  TPH_EP_ALWAYS,             "",                      KAI)        \
+	X(NODE_PRE_ORDER, "NodePreOrder", node_pre_order, tph_node_pre_order_fn,                   \
+	  APPEND,  ALL_RUN,        TPH_EP_ALWAYS,             "",                      KAI)        \
+	X(GPU_ORDER, "GpuOrder", gpu_order, tph_gpu_order_fn,                                      \
+	  APPEND,  SUM,            TPH_EP_ALWAYS,             "",                      KAI)        \
+	X(VICTIM_INVARIANT_PREPREDICATE, "VictimInvariantPrePredicate",                            \
+	  victim_invariant_prepredicate, tph_prepredicate_fn,                                      \
+	  APPEND,  ALL_PASS,       TPH_EP_ALWAYS,             "",                      KAI)        \
+	X(SUBSET_NODES, "SubsetNodes", subset_nodes, tph_subset_nodes_fn,                          \
+	  APPEND,  TREE,           TPH_EP_ALWAYS,             "",                      KAI)        \
+	X(CAN_RECLAIM, "CanReclaimResources", can_reclaim_resources, tph_job_pred_fn,              \
+	  APPEND,  FIRST_ONLY,     TPH_EP_ALWAYS,             "",                      KAI)        \
+	X(RECLAIM_VICTIM_FILTER, "ReclaimVictimFilter",                                            \
+	  reclaim_victim_filter, tph_victim_filter_fn,                                             \
+	  APPEND,  ALL_PASS,       TPH_EP_ALWAYS,             "",                      KAI)        \
+	X(PREEMPT_VICTIM_FILTER, "PreemptVictimFilter",                                            \
+	  preempt_victim_filter, tph_victim_filter_fn,                                             \
+	  APPEND,  ALL_PASS,       TPH_EP_ALWAYS,             "",                      KAI)        \
+	X(RECLAIM_SCENARIO_VALID, "ReclaimScenarioValidator",                                      \
+	  reclaim_scenario_validator, tph_scenario_valid_fn,                                       \
+	  APPEND,  ALL_PASS,       TPH_EP_ALWAYS,             "",                      KAI)        \
+	X(PREEMPT_SCENARIO_VALID, "PreemptScenarioValidator",                                      \
+	  preempt_scenario_validator, tph_scenario_valid_fn,                                       \
+	  APPEND,  ALL_PASS,       TPH_EP_ALWAYS,             "",                      KAI)        \
+	X(JOB_SOLUTION_START, "OnJobSolutionStart", job_solution_start, tph_session_event_fn,      \
+	  APPEND,  ALL_RUN,        TPH_EP_ALWAYS,             "",                      KAI)        \
+	X(JOB_OVER_CAPACITY, "IsJobOverQueueCapacity",                                             \
+	  job_over_queue_capacity, tph_job_capacity_fn,                                            \
+	  APPEND,  FIRST_ONLY,     TPH_EP_ALWAYS,             "",                      KAI)        \
+	X(NONPREEMPTIBLE_OVER_QUOTA, "IsNonPreemptibleJobOverQueueQuota",                          \
+	  nonpreemptible_over_queue_quota, tph_job_capacity_fn,                                    \
+	  APPEND,  FIRST_ONLY,     TPH_EP_ALWAYS,             "",                      KAI)        \
+	X(TASK_OVER_CAPACITY, "IsTaskAllocationOnNodeOverCapacity",                                \
+	  task_over_node_capacity, tph_task_capacity_fn,                                           \
+	  APPEND,  FIRST_ONLY,     TPH_EP_ALWAYS,             "",                      KAI)        \
+	X(QUEUE_ALLOCATED, "QueueAllocatedResources", queue_allocated, tph_queue_resources_fn,     \
+	  APPEND,  FIRST_ONLY,     TPH_EP_ALWAYS,             "",                      KAI)        \
+	X(QUEUE_DESERVED, "QueueDeservedResources", queue_deserved, tph_queue_resources_fn,        \
+	  APPEND,  FIRST_ONLY,     TPH_EP_ALWAYS,             "",                      KAI)        \
+	X(QUEUE_FAIR_SHARE, "QueueFairShare", queue_fair_share, tph_queue_resources_fn,            \
+	  APPEND,  FIRST_ONLY,     TPH_EP_ALWAYS,             "",                      KAI)        \
+	X(PRE_JOB_ALLOCATION, "PreJobAllocation", pre_job_allocation, tph_job_event_fn,            \
+	  APPEND,  ALL_RUN,        TPH_EP_ALWAYS,             "",                      KAI)        \
+	X(NUMA_PLACEMENT, "NumaPlacement", numa_placement, tph_numa_placement_fn,                  \
+	  APPEND,  FIRST_ONLY,     TPH_EP_ALWAYS,             "",                      KAI)        \
+	X(BIND_REQUEST_MUTATE, "BindRequestMutate", bind_request_mutate, tph_bind_mutate_fn,       \
+	  APPEND,  MERGE,          TPH_EP_ALWAYS,             "",                      KAI)        \
+	X(SCENARIO_GENERATOR, "ScenarioGenerator", scenario_generator, tph_scenario_gen_fn,        \
+	  APPEND,  IN_ORDER,       TPH_EP_ALWAYS,             "",                      KAI)
 
 /* clang-format on */
 
