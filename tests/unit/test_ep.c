@@ -386,62 +386,6 @@ static void test_flags_gate_registration(void **state)
 	fx_free(f);
 }
 
-/* Every extension point maps to Volcano's flag. */
-static void test_flag_table(void **state)
-{
-	static const struct {
-		tph_ep ep;
-		int flag;
-	} want[] = {
-	    {TPH_EP_JOB_ORDER, TPH_FLAG_JOB_ORDER},
-	    {TPH_EP_QUEUE_ORDER, TPH_FLAG_QUEUE_ORDER},
-	    {TPH_EP_TASK_ORDER, TPH_FLAG_TASK_ORDER},
-	    {TPH_EP_SUBJOB_ORDER, TPH_FLAG_SUBJOB_ORDER},
-	    {TPH_EP_CLUSTER_ORDER, TPH_FLAG_CLUSTER_ORDER},
-	    {TPH_EP_VICTIM_QUEUE_ORDER, TPH_EP_ALWAYS},
-	    {TPH_EP_PREDICATE, TPH_FLAG_PREDICATE},
-	    {TPH_EP_PREPREDICATE, TPH_FLAG_PREDICATE},
-	    {TPH_EP_NODE_ORDER, TPH_FLAG_NODE_ORDER},
-	    {TPH_EP_BATCH_NODE_ORDER, TPH_FLAG_NODE_ORDER},
-	    {TPH_EP_NODE_MAP, TPH_FLAG_NODE_ORDER},
-	    {TPH_EP_NODE_REDUCE, TPH_FLAG_NODE_ORDER},
-	    {TPH_EP_BEST_NODE, TPH_FLAG_BEST_NODE},
-	    {TPH_EP_PREEMPTABLE, TPH_FLAG_PREEMPTABLE},
-	    {TPH_EP_RECLAIMABLE, TPH_FLAG_RECLAIMABLE},
-	    {TPH_EP_UNIFIED_EVICTABLE, TPH_EP_ALWAYS},
-	    {TPH_EP_VICTIM_TASKS, TPH_FLAG_VICTIM},
-	    {TPH_EP_JOB_ENQUEUEABLE, TPH_FLAG_JOB_ENQUEUED},
-	    {TPH_EP_JOB_PIPELINED, TPH_FLAG_JOB_PIPELINED},
-	    {TPH_EP_SUBJOB_PIPELINED, TPH_FLAG_SUBJOB_PIPELINED},
-	    {TPH_EP_JOB_READY, TPH_FLAG_JOB_READY},
-	    {TPH_EP_SUBJOB_READY, TPH_FLAG_SUBJOB_READY},
-	    {TPH_EP_JOB_STARVING, TPH_FLAG_JOB_STARVING},
-	    {TPH_EP_JOB_VALID, TPH_EP_ALWAYS},
-	    {TPH_EP_JOB_ENQUEUED, TPH_FLAG_JOB_ENQUEUED},
-	    {TPH_EP_OVERUSED, TPH_FLAG_OVERUSED},
-	    {TPH_EP_ALLOCATABLE, TPH_FLAG_ALLOCATABLE},
-	    {TPH_EP_PREEMPTIVE, TPH_FLAG_PREEMPTIVE},
-	    {TPH_EP_TARGET_JOB, TPH_FLAG_TARGET_JOB},
-	    {TPH_EP_RESERVED_NODES, TPH_FLAG_RESERVED_NODES},
-	    {TPH_EP_SIM_ALLOCATABLE, TPH_FLAG_ALLOCATABLE},
-	    {TPH_EP_SIM_PREDICATE, TPH_FLAG_PREDICATE},
-	    {TPH_EP_SIM_ADD_TASK, TPH_EP_PREEMPTABLE_OR_ALLOCATABLE},
-	    {TPH_EP_SIM_REMOVE_TASK, TPH_EP_PREEMPTABLE_OR_ALLOCATABLE},
-	    {TPH_EP_ALLOCATE_EVENT, TPH_EP_ALWAYS},
-	    {TPH_EP_DEALLOCATE_EVENT, TPH_EP_ALWAYS},
-	    {TPH_EP_HYPERNODE_ORDER, TPH_FLAG_HYPERNODE_ORDER},
-	    {TPH_EP_HN_GRADIENT_JOB, TPH_FLAG_HYPERNODE_GRADIENT},
-	    {TPH_EP_HN_GRADIENT_SUBJOB, TPH_FLAG_HYPERNODE_GRADIENT},
-	    {TPH_EP_SCORE_LOCALITY, TPH_FLAG_NODE_ORDER},
-	    {TPH_EP_SCORE_ANCHORS, TPH_FLAG_NODE_ORDER},
-	};
-	assert_int_equal(N_ELEMS(want), TPH_EP_COUNT);
-	for (size_t i = 0; i < N_ELEMS(want); i++) {
-		assert_int_equal(tph_ep_flag(want[i].ep), want[i].flag);
-		assert_non_null(tph_ep_names[want[i].ep]);
-	}
-}
-
 static void test_registry_refusals(void **state)
 {
 	fx *f = fx_new(1, NULL, 0, 0);
@@ -1186,7 +1130,6 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_flags_gate_registration),
-	    cmocka_unit_test(test_flag_table),
 	    cmocka_unit_test(test_registry_refusals),
 	    cmocka_unit_test(test_reasons),
 	    cmocka_unit_test(test_job_order_first_non_zero),

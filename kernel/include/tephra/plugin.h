@@ -14,7 +14,9 @@
  *
  * Combination rules are Volcano's: orders take the first non-zero answer in tier order; any
  * failing predicate rejects the node; scores add; votes are Permit/Abstain/Reject with a veto
- * per tier; victim sets intersect inside a tier; see each tph_on_* for its rule. */
+ * per tier; victim sets intersect inside a tier; see each tph_on_* for its rule. Every point,
+ * with its rule, gate and flavour (Volcano, KAI or both), is one row of the kernel's
+ * kernel/src/session/ep_table.h. */
 #ifndef TEPHRA_PLUGIN_H
 #define TEPHRA_PLUGIN_H
 
@@ -410,6 +412,127 @@ typedef const tph_plugin *(*tph_plugin_entry_fn)(uint32_t host_abi);
 typedef int (*tph_shared_init_fn)(void *obj, tph_session *s);
 int tph_session_shared(tph_session *s, const char *key, size_t size, tph_shared_init_fn init,
                        void **out);
+
+/* ---- KAI-Scheduler's extension points ----
+ * The points of KAI-Scheduler's framework (its pkg/scheduler/framework/session_plugins.go) that
+ * Volcano lacks; JobOrder, TaskOrder, PrePredicate, Predicate, NodeOrder and the task events
+ * above are shared. Registration works as for the others, but no action dispatches these yet:
+ * the KAI actions will. KAI has no enable flags, so they are never gated, and it keeps a list
+ * per point, so registering again appends. KAI flattens tiers: no rule below looks at them. */
+
+/* QueueOrder with KAI's arguments: one side of the comparison. KAI's hierarchical queue walk
+ * passes each queue's best job and, when it orders victims, the jobs popped from it so far. */
+typedef struct tph_queue_side {
+	tph_idx queue;
+	tph_idx job;
+	const tph_idx *victims; /* jobs */
+	uint32_t n_victims;
+} tph_queue_side;
+/* As tph_cmp_fn over a->queue and b->queue; KAI passes the cluster's smallest node GPU memory
+ * too (ClusterInfo.MinNodeGPUMemory). The first non-zero answer decides; then creation time,
+ * then UID. */
+typedef int (*tph_kai_queue_cmp_fn)(void *st, const tph_session *s, const tph_queue_side *a,
+                                    const tph_queue_side *b, int64_t min_node_gpu_memory);
+int tph_on_kai_queue_order(tph_session *s, tph_kai_queue_cmp_fn fn);
+/* SubGroupOrder: tph_cmp_fn over two sub-groups (SubGroupSet or PodSet) of one job. The first
+ * non-zero answer decides; then the name. */
+int tph_on_subgroup_order(tph_session *s, tph_cmp_fn fn);
+
+/* NodePreOrder: called with `task`'s fitting nodes[0..n) before NodeOrder scores them
+ * (nodeplacement, podaffinity and numa register it). Every registration runs; KAI only logs a
+ * non-zero status. */
+typedef int (*tph_node_pre_order_fn)(void *st, const tph_session *s, tph_idx task,
+                                     const tph_idx *nodes, uint32_t n);
+int tph_on_node_pre_order(tph_session *s, tph_node_pre_order_fn fn);
+/* GpuOrder: score the GPUs gpus[0..n) of `node` for a task that takes a fraction of one: write
+ * score[i], or set drop[i] to take GPU i out (KAI: an error drops that GPU). Scores add. */
+typedef void (*tph_gpu_order_fn)(void *st, const tph_session *s, tph_idx task, tph_idx node,
+                                 const uint32_t *gpus, uint32_t n, double *score, uint8_t *drop);
+int tph_on_gpu_order(tph_session *s, tph_gpu_order_fn fn);
+/* VictimInvariantPrePredicate: a pre-predicate that no eviction can change (predicates); the
+ * first failure answers, and consolidation, reclaim and preempt then skip the job. */
+int tph_on_victim_invariant_prepredicate(tph_session *s, tph_prepredicate_fn fn);
+
+/* Node sets: set k is node[k ? end[k - 1] : 0 .. end[k]). The caller gives room for cap node
+ * entries and cap_sets sets, with n == n_sets == 0. */
+typedef struct tph_node_sets {
+	tph_idx *node;
+	uint32_t *end;
+	uint32_t n, n_sets;
+	uint32_t cap, cap_sets;
+} tph_node_sets;
+/* SubsetNodes: split nodes[0..n_nodes) into the sets that `subgroup` of `job`, with its
+ * tasks[0..n_tasks) to place, may be placed on, in the order to try them (topology). Tree
+ * expansion: each registration splits every set the one before it produced, and allocate tries
+ * the sets of the last one in order. The first non-zero status ends the expansion. */
+typedef int (*tph_subset_nodes_fn)(void *st, const tph_session *s, tph_idx job, tph_idx subgroup,
+                                   const tph_idx *tasks, uint32_t n_tasks, const tph_idx *nodes,
+                                   uint32_t n_nodes, tph_node_sets *out);
+int tph_on_subset_nodes(tph_session *s, tph_subset_nodes_fn fn);
+
+/* CanReclaimResources: may `job` reclaim from other queues? The first registration alone
+ * answers (proportion); with none, no. */
+int tph_on_can_reclaim_resources(tph_session *s, tph_job_pred_fn fn);
+/* Victim filters: may victim_job give way to pending_job? A yes/no per pair of jobs, not
+ * Volcano's victim sets; every registration must say yes. Reclaim asks for victims of other
+ * queues (proportion, minruntime), preempt for victims of the same queue (minruntime). */
+typedef bool (*tph_victim_filter_fn)(void *st, const tph_session *s, tph_idx pending_job,
+                                     tph_idx victim_job);
+int tph_on_reclaim_victim_filter(tph_session *s, tph_victim_filter_fn fn);
+int tph_on_preempt_victim_filter(tph_session *s, tph_victim_filter_fn fn);
+/* Scenario validators: is a solved scenario (the pending job, its victims, where each is
+ * placed again) acceptable? Every registration must say yes (proportion's fairness rules,
+ * minruntime). The scenario's accessors come with the solver. */
+typedef struct tph_kai_scenario tph_kai_scenario;
+typedef bool (*tph_scenario_valid_fn)(void *st, const tph_session *s, const tph_kai_scenario *sc);
+int tph_on_reclaim_scenario_validator(tph_session *s, tph_scenario_valid_fn fn);
+int tph_on_preempt_scenario_validator(tph_session *s, tph_scenario_valid_fn fn);
+/* OnJobSolutionStart: the solver starts on a job (proportion clones its queue state). Every
+ * registration runs. */
+int tph_on_job_solution_start(tph_session *s, tph_session_event_fn fn);
+
+/* Capacity checks with KAI's SchedulableResult: true when schedulable, else false with `why`
+ * filled (static or session-arena strings). The first registration alone answers (proportion);
+ * with none, schedulable. IsJobOverQueueCapacity and IsNonPreemptibleJobOverQueueQuota ask about
+ * placing tasks[0..n) of `job`; IsTaskAllocationOnNodeOverCapacity (which the predicates
+ * plugin calls) about one task on one node. */
+typedef bool (*tph_job_capacity_fn)(void *st, const tph_session *s, tph_idx job,
+                                    const tph_idx *tasks, uint32_t n, tph_valid_result *why);
+typedef bool (*tph_task_capacity_fn)(void *st, const tph_session *s, tph_idx task, tph_idx node,
+                                     tph_valid_result *why);
+int tph_on_job_over_queue_capacity(tph_session *s, tph_job_capacity_fn fn);
+int tph_on_nonpreemptible_over_queue_quota(tph_session *s, tph_job_capacity_fn fn);
+int tph_on_task_over_node_capacity(tph_session *s, tph_task_capacity_fn fn);
+/* A queue's allocated, deserved or fair-share resources, one value per session dimension in
+ * out[0..tph_session_dim_count()). The first registration alone answers (proportion); KAI uses
+ * them for messages. */
+typedef void (*tph_queue_resources_fn)(void *st, const tph_session *s, tph_idx queue, int64_t *out);
+int tph_on_queue_allocated(tph_session *s, tph_queue_resources_fn fn);
+int tph_on_queue_deserved(tph_session *s, tph_queue_resources_fn fn);
+int tph_on_queue_fair_share(tph_session *s, tph_queue_resources_fn fn);
+
+/* PreJobAllocation: allocate is about to place `job` (topology). Every registration runs. */
+int tph_on_pre_job_allocation(tph_session *s, tph_job_event_fn fn);
+/* NumaPlacement: where on `node`'s NUMA zones `task` goes; a single registration (numa)
+ * answers. The placement's fields come with NUMA support. */
+typedef struct tph_numa_placement tph_numa_placement;
+typedef int (*tph_numa_placement_fn)(void *st, const tph_session *s, tph_idx task, tph_idx node,
+                                     tph_numa_placement *out);
+int tph_on_numa_placement(tph_session *s, tph_numa_placement_fn fn);
+/* BindRequestMutate: annotations for the bind request of `task` on `node`; the answers merge,
+ * a later key overriding an earlier one. No plugin registers it by default; the annotation
+ * setters come with KAI's binding. */
+typedef struct tph_bind_request tph_bind_request;
+typedef int (*tph_bind_mutate_fn)(void *st, const tph_session *s, tph_idx task, tph_idx node,
+                                  tph_bind_request *out);
+int tph_on_bind_request_mutate(tph_session *s, tph_bind_mutate_fn fn);
+/* Scenario generators (sg-nodelocalgreedy, sg-multinodegang): the solver tries them one after
+ * another, in registration order, for each job it solves. KAI registers each under a name that
+ * keys its search budget; the generator's context, that name and its budget come with the
+ * solver. */
+typedef struct tph_scenario_gen tph_scenario_gen;
+typedef int (*tph_scenario_gen_fn)(void *st, tph_session *s, tph_scenario_gen *gen);
+int tph_on_scenario_generator(tph_session *s, tph_scenario_gen_fn fn);
 
 #pragma GCC visibility pop
 #ifdef __cplusplus

@@ -1,6 +1,7 @@
-/* Extension point registration: the tph_on_* calls plugins make in on_session_open, gated by
- * their enable flags as Volcano gates the dispatch, the reason table, and ep.c's per-session
- * context (fit reasons and scratch) that ep_dispatch.c and ep_score.c use. */
+/* Extension point registration: the table of points and the tph_on_* calls plugins make in
+ * on_session_open, both generated from ep_table.h and gated by the enable flags as Volcano
+ * gates the dispatch; the reason table; and ep.c's per-session context (fit reasons and
+ * scratch) that ep_dispatch.c and ep_score.c use. */
 #include "ep.h"
 
 #include "base/mem.h"
@@ -8,98 +9,22 @@
 #include <stdio.h>
 #include <string.h>
 
-const char *const tph_ep_names[TPH_EP_COUNT] = {
-    "JobOrder",
-    "QueueOrder",
-    "TaskOrder",
-    "SubJobOrder",
-    "ClusterOrder",
-    "VictimQueueOrder",
-    "Predicate",
-    "PrePredicate",
-    "NodeOrder",
-    "BatchNodeOrder",
-    "NodeMap",
-    "NodeReduce",
-    "BestNode",
-    "Preemptable",
-    "Reclaimable",
-    "UnifiedEvictable",
-    "VictimTasks",
-    "JobEnqueueable",
-    "JobPipelined",
-    "SubJobPipelined",
-    "JobReady",
-    "SubJobReady",
-    "JobStarving",
-    "JobValid",
-    "JobEnqueued",
-    "Overused",
-    "Allocatable",
-    "Preemptive",
-    "TargetJob",
-    "ReservedNodes",
-    "SimulateAllocatable",
-    "SimulatePredicate",
-    "SimulateAddTask",
-    "SimulateRemoveTask",
-    "AllocateEvent",
-    "DeallocateEvent",
-    "HyperNodeOrder",
-    "HyperNodeGradientForJob",
-    "HyperNodeGradientForSubJob",
-    "ScoreLocality",
-    "ScoreAnchors",
-};
-
-/* Which flag each dispatcher of session_plugins.go tests (isEnabled(plugin.EnabledX)). */
-static const int8_t ep_flags[TPH_EP_COUNT] = {
-    [TPH_EP_JOB_ORDER] = TPH_FLAG_JOB_ORDER,
-    [TPH_EP_QUEUE_ORDER] = TPH_FLAG_QUEUE_ORDER,
-    [TPH_EP_TASK_ORDER] = TPH_FLAG_TASK_ORDER,
-    [TPH_EP_SUBJOB_ORDER] = TPH_FLAG_SUBJOB_ORDER,
-    [TPH_EP_CLUSTER_ORDER] = TPH_FLAG_CLUSTER_ORDER,
-    [TPH_EP_VICTIM_QUEUE_ORDER] = TPH_EP_ALWAYS,
-    [TPH_EP_PREDICATE] = TPH_FLAG_PREDICATE,
-    [TPH_EP_PREPREDICATE] = TPH_FLAG_PREDICATE,
-    [TPH_EP_NODE_ORDER] = TPH_FLAG_NODE_ORDER,
-    [TPH_EP_BATCH_NODE_ORDER] = TPH_FLAG_NODE_ORDER,
-    [TPH_EP_NODE_MAP] = TPH_FLAG_NODE_ORDER,
-    [TPH_EP_NODE_REDUCE] = TPH_FLAG_NODE_ORDER,
-    [TPH_EP_BEST_NODE] = TPH_FLAG_BEST_NODE,
-    [TPH_EP_PREEMPTABLE] = TPH_FLAG_PREEMPTABLE,
-    [TPH_EP_RECLAIMABLE] = TPH_FLAG_RECLAIMABLE,
-    [TPH_EP_UNIFIED_EVICTABLE] = TPH_EP_ALWAYS,
-    [TPH_EP_VICTIM_TASKS] = TPH_FLAG_VICTIM,
-    [TPH_EP_JOB_ENQUEUEABLE] = TPH_FLAG_JOB_ENQUEUED,
-    [TPH_EP_JOB_PIPELINED] = TPH_FLAG_JOB_PIPELINED,
-    [TPH_EP_SUBJOB_PIPELINED] = TPH_FLAG_SUBJOB_PIPELINED,
-    [TPH_EP_JOB_READY] = TPH_FLAG_JOB_READY,
-    [TPH_EP_SUBJOB_READY] = TPH_FLAG_SUBJOB_READY,
-    [TPH_EP_JOB_STARVING] = TPH_FLAG_JOB_STARVING,
-    [TPH_EP_JOB_VALID] = TPH_EP_ALWAYS,
-    [TPH_EP_JOB_ENQUEUED] = TPH_FLAG_JOB_ENQUEUED,
-    [TPH_EP_OVERUSED] = TPH_FLAG_OVERUSED,
-    [TPH_EP_ALLOCATABLE] = TPH_FLAG_ALLOCATABLE,
-    [TPH_EP_PREEMPTIVE] = TPH_FLAG_PREEMPTIVE,
-    [TPH_EP_TARGET_JOB] = TPH_FLAG_TARGET_JOB,
-    [TPH_EP_RESERVED_NODES] = TPH_FLAG_RESERVED_NODES,
-    [TPH_EP_SIM_ALLOCATABLE] = TPH_FLAG_ALLOCATABLE,
-    [TPH_EP_SIM_PREDICATE] = TPH_FLAG_PREDICATE,
-    [TPH_EP_SIM_ADD_TASK] = TPH_EP_PREEMPTABLE_OR_ALLOCATABLE,
-    [TPH_EP_SIM_REMOVE_TASK] = TPH_EP_PREEMPTABLE_OR_ALLOCATABLE,
-    [TPH_EP_ALLOCATE_EVENT] = TPH_EP_ALWAYS,
-    [TPH_EP_DEALLOCATE_EVENT] = TPH_EP_ALWAYS,
-    [TPH_EP_HYPERNODE_ORDER] = TPH_FLAG_HYPERNODE_ORDER,
-    [TPH_EP_HN_GRADIENT_JOB] = TPH_FLAG_HYPERNODE_GRADIENT,
-    [TPH_EP_HN_GRADIENT_SUBJOB] = TPH_FLAG_HYPERNODE_GRADIENT,
-    [TPH_EP_SCORE_LOCALITY] = TPH_FLAG_NODE_ORDER,
-    [TPH_EP_SCORE_ANCHORS] = TPH_FLAG_NODE_ORDER,
-};
+#define INFO(id, name_, reg_, type_, mode_, rule_, gate_, key_, flavour_) \
+	[TPH_EP_##id] = {                                                 \
+	    .name = name_,                                                \
+	    .reg = #reg_,                                                 \
+	    .gate_key = key_,                                             \
+	    .gate = gate_,                                                \
+	    .rule = TPH_RULE_##rule_,                                     \
+	    .flavours = TPH_FLAVOUR_##flavour_,                           \
+	    .mode = TPH_EP_REG_##mode_,                                   \
+	},
+const tph_ep_info tph_ep_table[TPH_EP_COUNT] = {TPH_EP_TABLE(INFO)};
+#undef INFO
 
 int tph_ep_flag(tph_ep ep)
 {
-	return (unsigned)ep < TPH_EP_COUNT ? ep_flags[ep] : TPH_EP_ALWAYS;
+	return (unsigned)ep < TPH_EP_COUNT ? tph_ep_table[ep].gate : TPH_EP_ALWAYS;
 }
 
 bool tph_ep_enabled(const tph_plugin_inst *pi, tph_ep ep)
@@ -113,11 +38,6 @@ bool tph_ep_enabled(const tph_plugin_inst *pi, tph_ep ep)
 }
 
 /* ---- registration ---- */
-
-typedef enum {
-	REPLACE,
-	APPEND
-} reg_mode;
 
 static int check_open(const tph_session *s)
 {
@@ -139,8 +59,9 @@ static int push(tph_session *s, tph_ep ep, tph_any_fn fn)
 }
 
 /* Volcano keeps one function per plugin name and extension point (a map), so registering
- * again replaces; victim task filters and event handlers are lists and append. */
-static int reg(tph_session *s, tph_ep ep, tph_any_fn fn, reg_mode mode)
+ * again replaces; its victim task filters and event handlers, and every KAI point, are lists
+ * and append. */
+static int enlist(tph_session *s, tph_ep ep, tph_any_fn fn, int mode)
 {
 	int rc = check_open(s);
 	if (rc)
@@ -150,7 +71,8 @@ static int reg(tph_session *s, tph_ep ep, tph_any_fn fn, reg_mode mode)
 	if (!tph_ep_enabled(&s->plugins[s->cur_plugin], ep))
 		return TPH_OK;
 	tph_ep_list *l = &s->ep[ep];
-	if (mode == REPLACE && l->n && l->e[l->n - 1].plugin == (uint16_t)s->cur_plugin) {
+	if (mode == TPH_EP_REG_REPLACE && l->n &&
+	    l->e[l->n - 1].plugin == (uint16_t)s->cur_plugin) {
 		l->e[l->n - 1].fn = fn;
 		return TPH_OK;
 	}
@@ -161,178 +83,26 @@ static int reg(tph_session *s, tph_ep ep, tph_any_fn fn, reg_mode mode)
 
 int tph_ep_register(tph_session *s, tph_ep ep, tph_any_fn fn)
 {
-	return reg(s, ep, fn, REPLACE);
+	return enlist(s, ep, fn, TPH_EP_REG_REPLACE);
 }
 
-int tph_on_job_order(tph_session *s, tph_cmp_fn fn)
-{
-	return reg(s, TPH_EP_JOB_ORDER, ANY(fn), REPLACE);
-}
-
-int tph_on_queue_order(tph_session *s, tph_cmp_fn fn)
-{
-	return reg(s, TPH_EP_QUEUE_ORDER, ANY(fn), REPLACE);
-}
-
-int tph_on_task_order(tph_session *s, tph_cmp_fn fn)
-{
-	return reg(s, TPH_EP_TASK_ORDER, ANY(fn), REPLACE);
-}
-
-int tph_on_subjob_order(tph_session *s, tph_cmp_fn fn)
-{
-	return reg(s, TPH_EP_SUBJOB_ORDER, ANY(fn), REPLACE);
-}
-
-int tph_on_cluster_order(tph_session *s, tph_cmp_fn fn)
-{
-	return reg(s, TPH_EP_CLUSTER_ORDER, ANY(fn), REPLACE);
-}
-
-int tph_on_victim_queue_order(tph_session *s, tph_victim_queue_cmp_fn fn)
-{
-	return reg(s, TPH_EP_VICTIM_QUEUE_ORDER, ANY(fn), REPLACE);
-}
-
-int tph_on_predicate(tph_session *s, tph_predicate_fn fn)
-{
-	return reg(s, TPH_EP_PREDICATE, ANY(fn), REPLACE);
-}
-
-int tph_on_prepredicate(tph_session *s, tph_prepredicate_fn fn)
-{
-	return reg(s, TPH_EP_PREPREDICATE, ANY(fn), REPLACE);
-}
-
-int tph_on_node_order(tph_session *s, tph_score_fn fn)
-{
-	return reg(s, TPH_EP_NODE_ORDER, ANY(fn), REPLACE);
-}
-
-int tph_on_batch_node_order(tph_session *s, tph_score_fn fn)
-{
-	return reg(s, TPH_EP_BATCH_NODE_ORDER, ANY(fn), REPLACE);
-}
-
-int tph_on_node_map(tph_session *s, tph_score_fn fn)
-{
-	return reg(s, TPH_EP_NODE_MAP, ANY(fn), REPLACE);
-}
-
-int tph_on_node_reduce(tph_session *s, tph_reduce_fn fn)
-{
-	return reg(s, TPH_EP_NODE_REDUCE, ANY(fn), REPLACE);
-}
-
-int tph_on_best_node(tph_session *s, tph_best_node_fn fn)
-{
-	return reg(s, TPH_EP_BEST_NODE, ANY(fn), REPLACE);
-}
-
-int tph_on_preemptable(tph_session *s, tph_victims_fn fn)
-{
-	return reg(s, TPH_EP_PREEMPTABLE, ANY(fn), REPLACE);
-}
-
-int tph_on_reclaimable(tph_session *s, tph_victims_fn fn)
-{
-	return reg(s, TPH_EP_RECLAIMABLE, ANY(fn), REPLACE);
-}
-
-int tph_on_unified_evictable(tph_session *s, tph_victims_fn fn)
-{
-	return reg(s, TPH_EP_UNIFIED_EVICTABLE, ANY(fn), REPLACE);
-}
-
-int tph_on_victim_tasks(tph_session *s, tph_victim_tasks_fn fn)
-{
-	return reg(s, TPH_EP_VICTIM_TASKS, ANY(fn), APPEND);
-}
-
-int tph_on_job_enqueueable(tph_session *s, tph_job_vote_fn fn)
-{
-	return reg(s, TPH_EP_JOB_ENQUEUEABLE, ANY(fn), REPLACE);
-}
-
-int tph_on_job_pipelined(tph_session *s, tph_job_vote_fn fn)
-{
-	return reg(s, TPH_EP_JOB_PIPELINED, ANY(fn), REPLACE);
-}
-
-int tph_on_subjob_pipelined(tph_session *s, tph_job_vote_fn fn)
-{
-	return reg(s, TPH_EP_SUBJOB_PIPELINED, ANY(fn), REPLACE);
-}
-
-int tph_on_job_ready(tph_session *s, tph_job_pred_fn fn)
-{
-	return reg(s, TPH_EP_JOB_READY, ANY(fn), REPLACE);
-}
-
-int tph_on_subjob_ready(tph_session *s, tph_job_pred_fn fn)
-{
-	return reg(s, TPH_EP_SUBJOB_READY, ANY(fn), REPLACE);
-}
-
-int tph_on_job_starving(tph_session *s, tph_job_pred_fn fn)
-{
-	return reg(s, TPH_EP_JOB_STARVING, ANY(fn), REPLACE);
-}
-
-int tph_on_job_valid(tph_session *s, tph_job_valid_fn fn)
-{
-	return reg(s, TPH_EP_JOB_VALID, ANY(fn), REPLACE);
-}
-
-int tph_on_job_enqueued(tph_session *s, tph_job_event_fn fn)
-{
-	return reg(s, TPH_EP_JOB_ENQUEUED, ANY(fn), REPLACE);
-}
-
-int tph_on_overused(tph_session *s, tph_queue_pred_fn fn)
-{
-	return reg(s, TPH_EP_OVERUSED, ANY(fn), REPLACE);
-}
-
-int tph_on_allocatable(tph_session *s, tph_queue_task_pred_fn fn)
-{
-	return reg(s, TPH_EP_ALLOCATABLE, ANY(fn), REPLACE);
-}
-
-int tph_on_preemptive(tph_session *s, tph_queue_task_pred_fn fn)
-{
-	return reg(s, TPH_EP_PREEMPTIVE, ANY(fn), REPLACE);
-}
-
-int tph_on_target_job(tph_session *s, tph_target_job_fn fn)
-{
-	return reg(s, TPH_EP_TARGET_JOB, ANY(fn), REPLACE);
-}
-
-int tph_on_reserved_nodes(tph_session *s, tph_session_event_fn fn)
-{
-	return reg(s, TPH_EP_RESERVED_NODES, ANY(fn), REPLACE);
-}
-
-int tph_on_sim_allocatable(tph_session *s, tph_sim_allocatable_fn fn)
-{
-	return reg(s, TPH_EP_SIM_ALLOCATABLE, ANY(fn), REPLACE);
-}
-
-int tph_on_sim_predicate(tph_session *s, tph_sim_predicate_fn fn)
-{
-	return reg(s, TPH_EP_SIM_PREDICATE, ANY(fn), REPLACE);
-}
-
-int tph_on_sim_add_task(tph_session *s, tph_sim_task_fn fn)
-{
-	return reg(s, TPH_EP_SIM_ADD_TASK, ANY(fn), REPLACE);
-}
-
-int tph_on_sim_remove_task(tph_session *s, tph_sim_task_fn fn)
-{
-	return reg(s, TPH_EP_SIM_REMOVE_TASK, ANY(fn), REPLACE);
-}
+/* tph_on_<reg> for every row but the CUSTOM ones; plugin.h holds the prototypes, which
+ * -Wmissing-prototypes and the types of the definitions keep in step with the table. */
+#define ON(id, name, reg, type, mode, ...) ON_##mode(id, reg, type)
+#define ON_REPLACE(id, reg, type)          DEFINE_ON(id, reg, type, TPH_EP_REG_REPLACE)
+#define ON_APPEND(id, reg, type)           DEFINE_ON(id, reg, type, TPH_EP_REG_APPEND)
+#define ON_CUSTOM(id, reg, type)
+#define DEFINE_ON(id, reg, type, mode)                        \
+	int tph_on_##reg(tph_session *s, type fn)             \
+	{                                                     \
+		return enlist(s, TPH_EP_##id, ANY(fn), mode); \
+	}
+TPH_EP_TABLE(ON)
+#undef ON
+#undef ON_REPLACE
+#undef ON_APPEND
+#undef ON_CUSTOM
+#undef DEFINE_ON
 
 /* The two event lists stay parallel (entry i of each is one registration; either fn may be
  * NULL) so that a failing handler's predecessors can be undone pairwise. */

@@ -1,5 +1,6 @@
-/* Extension points, internal side: registration gating (ep.c), Volcano's combination rules
- * (ep_dispatch.c) and the filtering and scoring hot path over node spans (ep_score.c).
+/* Extension points, internal side: the list of points (ep_table.h), registration gating
+ * (ep.c), Volcano's combination rules (ep_dispatch.c) and the filtering and scoring hot path
+ * over node spans (ep_score.c).
  *
  * Actions never walk s->ep[] themselves; they call the dispatchers below, which apply the
  * rules of Volcano's pkg/scheduler/framework/session_plugins.go. Registrations sit in tier
@@ -21,15 +22,14 @@
  * TPH_FLAG_HYPERNODE_GRADIENT); their spelling is tph_conf_flag_name(). */
 typedef tph_conf_flag tph_flag;
 
-/* The flag that gates an extension point, or one of these. */
-#define TPH_EP_ALWAYS                     (-1) /* never gated */
-#define TPH_EP_PREEMPTABLE_OR_ALLOCATABLE (-2) /* Simulate{Add,Remove}Task */
+/* The gate of an extension point: a flag, TPH_EP_ALWAYS or TPH_EP_PREEMPTABLE_OR_ALLOCATABLE
+ * (ep_table.h). */
 int tph_ep_flag(tph_ep ep);
 /* Whether `pi`'s flags let it register `ep`. */
 bool tph_ep_enabled(const tph_plugin_inst *pi, tph_ep ep);
 /* Register `fn` for `ep` on behalf of the plugin whose on_session_open runs, with the rules of
- * every tph_on_* call (frozen check, flag gating, one function per plugin and point). For
- * registration functions that live outside ep.c (ep_topology.c). */
+ * every tph_on_* call (frozen check, flag gating, one function per plugin and point). For the
+ * registration functions written by hand (the table's CUSTOM rows) outside ep.c. */
 int tph_ep_register(tph_session *s, tph_ep ep, tph_any_fn fn);
 
 /* ---- lifecycle ---- */

@@ -418,7 +418,7 @@ static uint32_t victims(tph_session *s, tph_ep ep, tph_idx who, const tph_idx *c
 	bool owned;
 	uint8_t *keep = mask_take(s, (size_t)n * 2, &owned);
 	if (!keep) {
-		tph_diag_warn(s->diag, "%s: out of memory; no victims", tph_ep_names[ep]);
+		tph_diag_warn(s->diag, "%s: out of memory; no victims", tph_ep_table[ep].name);
 		s->oom = true;
 		return 0;
 	}

@@ -1,6 +1,6 @@
-/* Network-topology extension points: registration (gated by enabledHyperNodeOrder and
- * enabledHyperNodeGradient) and the dispatch rules of Volcano's session_plugins.go: the first
- * gradient registration decides, HyperNodeOrder scores add across plugins. */
+/* Network-topology extension points: the dispatch rules of Volcano's session_plugins.go (the
+ * first gradient registration decides, HyperNodeOrder scores add across plugins). ep.c
+ * generates their registration, gated by enabledHyperNode{Order,Gradient}, from ep_table.h. */
 #include "ep.h"
 #include "session/topo/hypernode.h"
 #include "prof.h"
@@ -9,21 +9,6 @@
 #include <string.h>
 
 #define CALL(type, e) ((type)(e)->fn)
-
-int tph_on_hypernode_order(tph_session *s, tph_hn_score_fn fn)
-{
-	return tph_ep_register(s, TPH_EP_HYPERNODE_ORDER, (tph_any_fn)fn);
-}
-
-int tph_on_hypernode_gradient_job(tph_session *s, tph_hn_gradient_fn fn)
-{
-	return tph_ep_register(s, TPH_EP_HN_GRADIENT_JOB, (tph_any_fn)fn);
-}
-
-int tph_on_hypernode_gradient_subjob(tph_session *s, tph_hn_gradient_fn fn)
-{
-	return tph_ep_register(s, TPH_EP_HN_GRADIENT_SUBJOB, (tph_any_fn)fn);
-}
 
 static void gradient(tph_session *s, tph_ep ep, tph_idx who, tph_idx hn, int purpose,
                      tph_hn_gradient *out)

@@ -116,8 +116,8 @@ int tph_session_profile(const tph_session *s, const tph_profile_row **rows, uint
 		return TPH_DECLINED;
 	for (uint32_t e = 0; e < TPH_EP_COUNT; e++)
 		if (p->calls[e])
-			p->rows[(*n)++] =
-			    (tph_profile_row){tph_ep_names[e], p->calls[e], p->nodes[e], p->ms[e]};
+			p->rows[(*n)++] = (tph_profile_row){tph_ep_table[e].name, p->calls[e],
+			                                    p->nodes[e], p->ms[e]};
 	*rows = p->rows;
 	return TPH_OK;
 }

@@ -8,56 +8,20 @@
 #include "base/mem.h"
 #include "cache/snap.h"
 #include "tephra/columns.h"
+#include "session/ep_table.h"
 #include "tephra/plugin.h"
 #include "tephra/session.h"
 
-/* Extension points, each with the conf flag that gates it (see ep.c). */
+/* Extension points: TPH_EP_<id> for each row of ep_table.h, in the table's order. */
 typedef enum tph_ep {
-	TPH_EP_JOB_ORDER = 0,
-	TPH_EP_QUEUE_ORDER,
-	TPH_EP_TASK_ORDER,
-	TPH_EP_SUBJOB_ORDER,
-	TPH_EP_CLUSTER_ORDER,
-	TPH_EP_VICTIM_QUEUE_ORDER,
-	TPH_EP_PREDICATE,
-	TPH_EP_PREPREDICATE,
-	TPH_EP_NODE_ORDER,
-	TPH_EP_BATCH_NODE_ORDER,
-	TPH_EP_NODE_MAP,
-	TPH_EP_NODE_REDUCE,
-	TPH_EP_BEST_NODE,
-	TPH_EP_PREEMPTABLE,
-	TPH_EP_RECLAIMABLE,
-	TPH_EP_UNIFIED_EVICTABLE,
-	TPH_EP_VICTIM_TASKS,
-	TPH_EP_JOB_ENQUEUEABLE,
-	TPH_EP_JOB_PIPELINED,
-	TPH_EP_SUBJOB_PIPELINED,
-	TPH_EP_JOB_READY,
-	TPH_EP_SUBJOB_READY,
-	TPH_EP_JOB_STARVING,
-	TPH_EP_JOB_VALID,
-	TPH_EP_JOB_ENQUEUED,
-	TPH_EP_OVERUSED,
-	TPH_EP_ALLOCATABLE,
-	TPH_EP_PREEMPTIVE,
-	TPH_EP_TARGET_JOB,
-	TPH_EP_RESERVED_NODES,
-	TPH_EP_SIM_ALLOCATABLE,
-	TPH_EP_SIM_PREDICATE,
-	TPH_EP_SIM_ADD_TASK,
-	TPH_EP_SIM_REMOVE_TASK,
-	TPH_EP_ALLOCATE_EVENT,
-	TPH_EP_DEALLOCATE_EVENT,
-	TPH_EP_HYPERNODE_ORDER,
-	TPH_EP_HN_GRADIENT_JOB,
-	TPH_EP_HN_GRADIENT_SUBJOB,
-	TPH_EP_SCORE_LOCALITY,
-	TPH_EP_SCORE_ANCHORS,
+#define TPH_EP_ENUM(id, ...) TPH_EP_##id,
+	TPH_EP_TABLE(TPH_EP_ENUM)
+#undef TPH_EP_ENUM
 	TPH_EP_COUNT
 } tph_ep;
 
-extern const char *const tph_ep_names[TPH_EP_COUNT];
+/* Each point's row (ep.c). */
+extern const tph_ep_info tph_ep_table[TPH_EP_COUNT];
 
 typedef void (*tph_any_fn)(void);
 
