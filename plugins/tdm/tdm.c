@@ -134,28 +134,32 @@ static int preemptable(void *st, const tph_session *s, tph_idx preemptor, const 
 }
 
 /* victimsFn: once per evict period, the preemptable Running tasks on the nodes of every zone
- * that is not open, per zone and job within the job's budget. Volcano walks each revocable
- * node's tasks in map order and ignores its argument; here the tasks given are walked in their
- * order (shuffle gives every Running task of the session's jobs, which holds all of them). The
- * last eviction time lives in the session: each session starts as a fresh scheduler would. */
+ * that is not open, per zone and job within the job's budget. Like Volcano it ignores the tasks
+ * it is given and walks the session's tasks (Volcano: each revocable node's, in map order;
+ * here in snapshot order); it can only name those given (shuffle gives every Running task of
+ * the session's jobs, which holds all of them). The last eviction time lives in the session:
+ * each session starts as a freshly started scheduler does. */
 static void victim_tasks(void *st, const tph_session *s, const tph_idx *tasks, uint32_t n,
                          uint8_t *victim)
 {
 	tdm_st *g = st;
+	const tph_task_store *ts = tph_view_of(s)->tasks;
 	if (g->evicted && g->period_ns > 0)
 		return;
 	g->evicted = true;
+	memset(g->chosen, 0, ts->n);
 	for (uint32_t z = 0; z < g->n_zone; z++) {
 		if (g->zone[z].open)
 			continue;
 		next_call(g, s);
-		for (uint32_t k = 0; k < n; k++) {
-			tph_idx node = victim_node(s, tasks[k]);
-			if (node != TPH_NOIDX && g->node_zone[node] == z &&
-			    take(g, s, tph_view_of(s)->tasks->job[tasks[k]]))
-				victim[k] = 1;
+		for (tph_idx t = 0; t < ts->n; t++) {
+			tph_idx node = victim_node(s, t);
+			if (node != TPH_NOIDX && g->node_zone[node] == z && take(g, s, ts->job[t]))
+				g->chosen[t] = 1;
 		}
 	}
+	for (uint32_t k = 0; k < n; k++)
+		victim[k] = g->chosen[tasks[k]];
 }
 
 /* ---- jobs ---- */
@@ -283,12 +287,14 @@ static int tasks_jobs_open(tph_session *s, tdm_st *g)
 	const tph_view *v = tph_view_of(s);
 	uint32_t nj = v->jobs->n + 1;
 	g->task_rz = TPH_SESSION_NEW(s, uint8_t, v->tasks->n + 1);
+	g->chosen = TPH_SESSION_NEW(s, uint8_t, v->tasks->n + 1);
 	g->job_pre = TPH_SESSION_NEW(s, uint8_t, nj);
 	g->budget_kind = TPH_SESSION_NEW(s, uint8_t, nj);
 	g->budget = TPH_SESSION_NEW(s, int64_t, nj);
 	g->stamp = TPH_SESSION_NEW(s, uint32_t, nj);
 	g->room = TPH_SESSION_NEW(s, int64_t, nj);
-	if (!g->task_rz || !g->job_pre || !g->budget_kind || !g->budget || !g->stamp || !g->room)
+	if (!g->task_rz || !g->chosen || !g->job_pre || !g->budget_kind || !g->budget ||
+	    !g->stamp || !g->room)
 		return TPH_ENOMEM;
 	tdm_keys k;
 	keys_init(s, &k);

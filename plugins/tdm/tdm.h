@@ -42,6 +42,7 @@ typedef struct tdm_st {
 	tph_reason_code *node_why;   /* [node] the reason on a SHUT node */
 	tph_reason_code not_allowed; /* an OPEN node and a task without a zone */
 	uint8_t *task_rz;            /* [task] TaskInfo.RevocableZone is "*" */
+	uint8_t *chosen;             /* [task] VictimTasks scratch */
 	uint8_t *job_pre;            /* [job] JobInfo.Preemptable */
 	uint8_t *budget_kind;        /* [job] TDM_BUDGET_* */
 	int64_t *budget;             /* [job] its value, a percentage already taken of the tasks */

@@ -308,9 +308,9 @@ static void test_victim_tasks_and_period(void **state)
 	pts_free(&p);
 }
 
-/* The budget of job b under each annotation: how many of its three preemptable tasks on the
- * closed zone's node go (b0 on n1 is Succeeded, b4 Pending). */
-static uint32_t budget_victims(const char *anno)
+/* Job b with these annotations: three preemptable tasks on the closed zone's node n2, b0 on
+ * n1 Succeeded, b4 Pending. */
+static void budget_open(pts *p, const char *anno)
 {
 	char objects[2048];
 	snprintf(
@@ -325,12 +325,32 @@ static uint32_t budget_victims(const char *anno)
 	                          "nodeName: n1}\n"
 	                          "  - {name: b4, namespace: ns, podGroup: b, phase: Pending}\n",
 	    anno);
+	open_tdm(p, "2026-01-01T12:00:00Z", "tdm.revocable-zone.rz: '0:00-0:01'", objects);
+}
+
+/* How many of b's tasks on n2 go under the annotations. */
+static uint32_t budget_victims(const char *anno)
+{
 	pts p;
-	open_tdm(&p, "2026-01-01T12:00:00Z", "tdm.revocable-zone.rz: '0:00-0:01'", objects);
+	budget_open(&p, anno);
 	char got[256];
 	uint32_t k = victim_tasks(&p, got, sizeof got);
 	pts_free(&p);
 	return k;
+}
+
+/* Like Volcano, VictimTasks ignores the tasks it is given: within the budget the session's
+ * first tasks go (Volcano: map order), and only those among the tasks given are named. */
+static void test_victims_ignore_the_tasks_given(void **state)
+{
+	(void)state;
+	pts p;
+	budget_open(&p, "volcano.sh/jdb-max-unavailable: '3'"); /* 2 go: b1, b2 */
+	tph_idx some[2] = {pts_task(&p, "ns/b3"), pts_task(&p, "ns/b2")};
+	uint8_t v[2] = {0, 0};
+	assert_int_equal(tph_victim_tasks(p.s, some, 2, v), 1);
+	assert_true(!v[0] && v[1]);
+	pts_free(&p);
 }
 
 static void test_budgets(void **state)
@@ -417,6 +437,7 @@ int main(void)
 	    cmocka_unit_test(test_preemptable),
 	    cmocka_unit_test(test_victim_tasks_and_period),
 	    cmocka_unit_test(test_budgets),
+	    cmocka_unit_test(test_victims_ignore_the_tasks_given),
 	    cmocka_unit_test(test_jobs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
