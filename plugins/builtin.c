@@ -18,6 +18,8 @@ extern const tph_plugin tph_plugin_resource_strategy_fit;
 extern const tph_plugin tph_plugin_resourcequota;
 extern const tph_plugin tph_plugin_capacity;
 extern const tph_plugin tph_plugin_network_topology_aware;
+extern const tph_plugin tph_plugin_tdm;
+extern const tph_plugin tph_plugin_task_topology;
 
 const tph_plugin *const tph_builtin_plugins[] = {
     &tph_plugin_conformance,
@@ -34,5 +36,7 @@ const tph_plugin *const tph_builtin_plugins[] = {
     &tph_plugin_resourcequota,
     &tph_plugin_capacity,
     &tph_plugin_network_topology_aware,
+    &tph_plugin_tdm,
+    &tph_plugin_task_topology,
     NULL,
 };

@@ -30,6 +30,7 @@ enum {
 	F_NOMINATE = 1 << 7, /* nominated nodes */
 	F_RAW = 1 << 8,      /* preferred terms of three weights, nodes with two soft taints */
 	F_ROLES = 1 << 9,    /* roles alternate; only one tolerates taints; one request per role */
+	F_TOPO = 1 << 10,    /* task-topology annotations, tdm zones (with F_ROLES, not F_ANNOT) */
 };
 
 typedef struct mix {
@@ -70,8 +71,11 @@ static void gen_node(FILE *f, const mix *m, uint32_t i)
 	bool gpu = (m->feat & F_GPU) && i % 5 == 0;
 	fprintf(f, "  - {name: n%04u, allocatable: {cpu: '%s', memory: %uGi, pods: '%u'%s},", i,
 	        cpu[i % 3], 64u << (i % 2), i % 11 ? 110 : 6, gpu ? ", nvidia.com/gpu: '8'" : "");
-	fprintf(f, " labels: {zone: z%u, rack: r%u, kubernetes.io/hostname: n%04u}", i % 4, i % 9,
-	        i);
+	fprintf(
+	    f, " labels: {zone: z%u, rack: r%u, kubernetes.io/hostname: n%04u%s}", i % 4, i % 9, i,
+	    !(m->feat & F_TOPO) || i % 4 != 1 ? ""
+	                                      : (i % 8 == 1 ? ", volcano.sh/revocable-zone: open"
+	                                                    : ", volcano.sh/revocable-zone: shut"));
 	if ((m->feat & F_RAW) && i % 5 == 1)
 		fprintf(f, ", taints: [{key: a, value: x, effect: PreferNoSchedule},"
 		           " {key: b, value: y, effect: PreferNoSchedule}]");
@@ -96,15 +100,21 @@ static void gen_cluster(FILE *f, const mix *m)
 	fprintf(f, "podGroups:\n  - {name: sys, namespace: kube, queue: q0, minMember: 1,"
 	           " phase: Running}\n");
 	for (uint32_t j = 0; j < m->jobs; j++)
-		fprintf(f,
-		        "  - {name: job%03u, namespace: ns%u, queue: q%u, minMember: %u, phase: %s,"
-		        " priorityClassName: %s, creationTimestamp: '2026-01-01T00:%02u:%02uZ'}\n",
-		        j, j % 3, j % 3,
-		        j % 3 == 0   ? m->tasks
-		        : j % 3 == 1 ? m->tasks / 2
-		                     : 1,
-		        j % 13 == 0 ? "Pending" : "Inqueue", j % 2 ? "high" : "low", (j / 60) % 60,
-		        j % 60);
+		fprintf(
+		    f,
+		    "  - {name: job%03u, namespace: ns%u, queue: q%u, minMember: %u, phase: %s,"
+		    " priorityClassName: %s, creationTimestamp: '2026-01-01T00:%02u:%02uZ'%s}\n",
+		    j, j % 3, j % 3,
+		    j % 3 == 0   ? m->tasks
+		    : j % 3 == 1 ? m->tasks / 2
+		                 : 1,
+		    j % 13 == 0 ? "Pending" : "Inqueue", j % 2 ? "high" : "low", (j / 60) % 60,
+		    j % 60,
+		    !(m->feat & F_TOPO) || j % 5 == 0 ? ""
+		    : j % 5 == 4 ? ", annotations: {volcano.sh/preemptable: 'true'}"
+		                 : ", annotations: {volcano.sh/task-topology-affinity: 'even,odd',"
+		                   " volcano.sh/task-topology-anti-affinity: 'even',"
+		                   " volcano.sh/task-topology-task-order: 'odd,even'}");
 	fprintf(f, "pods:\n");
 	for (uint32_t i = 0; i < m->nodes; i += 2)
 		fprintf(f,
@@ -166,6 +176,9 @@ static void gen_constraints(FILE *f, const mix *m, uint32_t j, uint32_t k, uint6
 		        " volcano.sh/resource-strategy-weight: '{\"cpu\": 2, \"memory\": 1}'}");
 	if ((m->feat & F_NOMINATE) && rnd(seed, 30) == 0)
 		fprintf(f, ", nominatedNodeName: n%04u", rnd(seed, m->nodes));
+	if (m->feat & F_TOPO) /* the name task-topology reads; some may use revocable nodes */
+		fprintf(f, ", annotations: {volcano.sh/task-spec: %s%s}", k % 2 ? "odd" : "even",
+		        j % 3 == 1 ? ", volcano.sh/revocable-zone: '*'" : "");
 }
 
 static void gen_task(FILE *f, const mix *m, uint32_t j, uint32_t k, uint64_t *seed)
@@ -432,6 +445,41 @@ static void test_filled_cluster(void **state)
 	check(&gpu, true);
 }
 
+/* task-topology's bucket scores read other placements (GLOBAL), its other tasks score 0
+ * (LOCAL); tdm's score reads the task's zone annotation. Without tdm's predicate the fast path
+ * runs; with it (a predicate outside the node-local list) filtering is per task. */
+static void test_task_topology_and_tdm(void **state)
+{
+	(void)state;
+	const mix scores = {"topology",
+	                    DEFAULT_TIER "    - name: task-topology\n"
+	                                 "      arguments: {task-topology.weight: 3}\n"
+	                                 "    - name: tdm\n      enablePredicate: false\n"
+	                                 "      arguments: {tdm.revocable-zone.open: '0:00-0:00',"
+	                                 " tdm.revocable-zone.shut: '12:00-13:00'}\n",
+	                    NULL,
+	                    NULL,
+	                    F_TAINTS | F_ROLES | F_TOPO | F_RELEASE,
+	                    120,
+	                    60,
+	                    12,
+	                    41};
+	const mix filter = {"tdm-predicate",
+	                    DEFAULT_TIER "    - name: task-topology\n"
+	                                 "    - name: tdm\n      arguments:"
+	                                 " {tdm.revocable-zone.open: '0:00-0:00',"
+	                                 " tdm.revocable-zone.shut: '12:00-13:00'}\n",
+	                    NULL,
+	                    NULL,
+	                    F_SELECT | F_ROLES | F_TOPO,
+	                    120,
+	                    60,
+	                    12,
+	                    43};
+	check(&scores, false);
+	check(&filter, false);
+}
+
 /* ---- two cases built by hand, each with the node the naive path picks ---- */
 
 #define SMALL_CONF                                                                         \
@@ -549,6 +597,7 @@ int main(void)
 	    cmocka_unit_test(test_predicates_mixed),
 	    cmocka_unit_test(test_shards_and_no_error_cache),
 	    cmocka_unit_test(test_filled_cluster),
+	    cmocka_unit_test(test_task_topology_and_tdm),
 	    cmocka_unit_test(test_error_cache_outlives_a_pass),
 	    cmocka_unit_test(test_unknown_node_joins),
 	};
