@@ -201,6 +201,22 @@ typedef struct tph_node_desc {
 	tph_node_usage usage;
 } tph_node_desc;
 
+/* A pod status condition (v1.PodCondition). */
+typedef enum tph_cond_status {
+	TPH_COND_TRUE = 0,
+	TPH_COND_FALSE = 1,
+	TPH_COND_UNKNOWN = 2,
+} tph_cond_status;
+
+typedef struct tph_pod_condition {
+	const char *type; /* PodScheduled, Ready, ...; unique within a pod */
+	tph_cond_status status;
+	tph_time last_transition; /* 0: the zero time (not set) */
+	tph_time last_probe;      /* 0: the zero time */
+	const char *reason;       /* NULL: "" */
+	const char *message;      /* NULL: "" */
+} tph_pod_condition;
+
 typedef struct tph_pod_desc {
 	const char *name;
 	const char *namespace_;
@@ -226,6 +242,11 @@ typedef struct tph_pod_desc {
 	bool deleting;
 	tph_time creation;
 	const char *uid; /* NULL: "<namespace>-<name>" */
+	/* Container limits in exact units, as device code and the extender read them. They are
+	 * never copied into requests and never take part in a fit or a resource dimension. */
+	tph_res_list limits; /* n == 0: none */
+	const tph_pod_condition *conditions;
+	uint32_t n_conditions;
 } tph_pod_desc;
 
 typedef struct tph_min_task {
