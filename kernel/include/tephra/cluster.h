@@ -333,6 +333,32 @@ typedef struct tph_quota_desc {
 	tph_res_list hard;
 } tph_quota_desc;
 
+/* An intstr.IntOrString as a PodDisruptionBudget's minAvailable/maxUnavailable holds it. */
+typedef struct tph_int_or_percent {
+	bool present;
+	bool percent;  /* "50%": value is the percentage */
+	int32_t value; /* >= 0 */
+} tph_int_or_percent;
+
+typedef struct tph_disrupted_pod {
+	const char *pod; /* a pod name in the budget's namespace */
+	tph_time time;
+} tph_disrupted_pod;
+
+/* A policy/v1 PodDisruptionBudget with the status fields Volcano's pdb plugin reads. */
+typedef struct tph_pdb_desc {
+	const char *name;
+	const char *namespace_;
+	/* Volcano's pdb plugin matches no pod with an absent or empty selector (policy/v1 would
+	 * select the whole namespace). */
+	tph_label_selector selector;
+	tph_int_or_percent min_available; /* at most one of the two is present */
+	tph_int_or_percent max_unavailable;
+	int32_t disruptions_allowed; /* status.disruptionsAllowed; never derived from the above */
+	const tph_disrupted_pod *disrupted_pods; /* status.disruptedPods */
+	uint32_t n_disrupted_pods;
+} tph_pdb_desc;
+
 typedef enum tph_shard_mode {
 	TPH_SHARD_NONE = 0,
 	TPH_SHARD_HARD = 1,
