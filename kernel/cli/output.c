@@ -17,6 +17,21 @@ static void json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* `, "annotations": {...}` of a bind on which plugins set some (keys come sorted). */
+static void json_annotations(FILE *f, tph_kv_list a)
+{
+	if (!a.n)
+		return;
+	fputs(", \"annotations\": {", f);
+	for (uint32_t k = 0; k < a.n; k++) {
+		fputs(k ? ", " : "", f);
+		json_str(f, a.items[k].key);
+		fputs(": ", f);
+		json_str(f, a.items[k].value);
+	}
+	fputc('}', f);
+}
+
 static void json_rows(FILE *f, const char *key, const tph_decision *d, uint32_t n,
                       const char *second)
 {
@@ -26,6 +41,7 @@ static void json_rows(FILE *f, const char *key, const tph_decision *d, uint32_t 
 		json_str(f, d[i].pod);
 		fprintf(f, ", \"%s\": ", second);
 		json_str(f, second[0] == 'n' ? d[i].node : d[i].reason);
+		json_annotations(f, d[i].annotations);
 		fputc('}', f);
 	}
 	fputs(n ? "\n  ],\n" : "],\n", f);
@@ -86,6 +102,7 @@ static void yaml_rows(FILE *f, const char *key, const tph_decision *d, uint32_t 
 		json_str(f, d[i].pod);
 		fprintf(f, ", %s: ", node ? "node" : "reason");
 		json_str(f, node ? d[i].node : d[i].reason);
+		json_annotations(f, d[i].annotations); /* a JSON object is a YAML flow mapping */
 		fputs("}\n", f);
 	}
 }

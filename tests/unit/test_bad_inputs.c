@@ -116,6 +116,7 @@ static void test_catalogue(void **state)
  */
 
 static const char *rich =
+    "flavour: volcano\n"
     "name: rich\n"
     "now: \"2026-01-01T00:10:00Z\"\n"
     "conf: |\n"
@@ -140,6 +141,12 @@ static const char *rich =
     "  - {name: rack0, tier: 1, members: [n1, {regex: \"^n2$\"}]}\n"
     "  - {name: spine, tier: 2, members: [rack0]}\n"
     "resourceQuotas: [{name: q, namespace: c1, hard: {cpu: \"10\"}}]\n"
+    "podDisruptionBudgets:\n"
+    "  - {name: b, namespace: c1, selector: {matchLabels: {a: b}}, maxUnavailable: \"50%\",\n"
+    "     disruptionsAllowed: 1, disruptedPods: {p2: \"2026-01-01T00:09:00Z\"}}\n"
+    "extenderResponses:\n"
+    "  predicate: {status: 200, body: {status: \"no\", code: 2, list: [1.5, true, null]}}\n"
+    "  bind: {body: \"ok\"}\n"
     "shard: {name: s, mode: soft, nodes: [n1]}\n"
     "podGroups:\n"
     "  - {name: pg1, namespace: c1, queue: c1, minMember: 2, minTaskMember: {m: 1},\n"
@@ -160,11 +167,18 @@ static const char *rich =
     "        - {labelSelector: {matchLabels: {a: b}}, topologyKey: zone}\n"
     "    topologySpreadConstraints:\n"
     "      - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule}\n"
+    "    limits: {cpu: \"2\", volcano.sh/vgpu-number: \"1\"}\n"
+    "    conditions:\n"
+    "      - {type: PodScheduled, status: \"True\", lastTransitionTime: "
+    "\"2026-01-01T00:05:00Z\",\n"
+    "         reason: r, message: m}\n"
     "  - {name: p2, namespace: c1, podGroup: pg1, phase: Running, nodeName: n2}\n"
-    "expect: {binds: {c1/p1: n1}, evictions: [], taskStatusCounts: {c1/pg1: {Pending: 1}}}\n"
+    "expect: {binds: {c1/p1: n1}, evictions: [], taskStatusCounts: {c1/pg1: {Pending: 1}},\n"
+    "         bindAnnotations: {c1/p1: {volcano.sh/gpu-index: \"0\"}}}\n"
     "probe:\n"
     "  nodeScores: {c1/p1: {n1: 1.5}}\n"
-    "  victims: [{preemptor: c1/p1, candidates: [c1/p2], preemptable: [c1/p2]}]\n";
+    "  victims: [{preemptor: c1/p1, candidates: [c1/p2], preemptable: [c1/p2]}]\n"
+    "  victimTasks: [{candidates: [c1/p2, c1/p1], victims: [c1/p2]}]\n";
 
 /* Every prefix of a valid scenario loads or fails cleanly (ASan catches the rest). */
 static void test_truncations(void **state)

@@ -276,6 +276,92 @@ static void test_duplicate_label_key(void **state)
 	tph_cluster_destroy(c);
 }
 
+/* Limits and conditions ride on the pod's meta: no resource dimension, no request, no effect on
+ * best effort; limits sorted by name id, conditions as given. */
+static void test_limits_and_conditions(void **state)
+{
+	(void)state;
+	tph_cluster *c = cache();
+	tph_res_item lim[] = {{"volcano.sh/vgpu-number", 1000}, {"cpu", 2000}};
+	tph_pod_condition cond[] = {
+	    {"PodScheduled", TPH_COND_TRUE, 1767225600000LL, 0, "Scheduled", NULL},
+	    {"Ready", TPH_COND_UNKNOWN, 0, 5, NULL, "warming up"}};
+	tph_pod_desc p = {.name = "p",
+	                  .namespace_ = "ns",
+	                  .limits = {lim, 2},
+	                  .conditions = cond,
+	                  .n_conditions = 2,
+	                  .preemptable = -1};
+	assert_int_equal(tph_cluster_put_pod(c, &p, NULL), TPH_OK);
+	assert_int_equal(put_pod(c, "bare", 10), TPH_OK);
+	tph_snapshot *s = snap(c);
+	assert_int_equal(s->dims.n, TPH_RES_FIXED); /* the limit names are no dimensions */
+	assert_int_equal(s->tasks.req[TPH_RES_CPU], 0);
+	assert_true(s->tasks.flags[0] & TPH_TASK_BEST_EFFORT);
+	const tph_pod_meta *m = s->tasks.meta[0];
+	assert_int_equal(m->n_limits, 2);
+	assert_true(m->limits[0].name < m->limits[1].name);
+	for (uint32_t i = 0; i < 2; i++) {
+		const char *name = str(s, m->limits[i].name);
+		assert_int_equal(m->limits[i].value, !strcmp(name, "cpu") ? 2000 : 1000);
+	}
+	assert_int_equal(m->n_conditions, 2);
+	assert_true(m->conditions[0].type < m->conditions[1].type);
+	bool first = !strcmp(str(s, m->conditions[0].type), "PodScheduled");
+	const tph_cond_row *sched = &m->conditions[first ? 0 : 1],
+	                   *ready = &m->conditions[first ? 1 : 0];
+	assert_string_equal(str(s, sched->type), "PodScheduled");
+	assert_int_equal(sched->status, TPH_COND_TRUE);
+	assert_int_equal(sched->last_transition, 1767225600000LL);
+	assert_string_equal(str(s, sched->reason), "Scheduled");
+	assert_int_equal(sched->message, TPH_SID_EMPTY);
+	assert_string_equal(str(s, ready->type), "Ready");
+	assert_int_equal(ready->status, TPH_COND_UNKNOWN);
+	assert_int_equal(ready->last_probe, 5);
+	assert_string_equal(str(s, ready->message), "warming up");
+	const tph_pod_meta *bare = s->tasks.meta[1];
+	assert_null(bare->limits);
+	assert_null(bare->conditions);
+	assert_int_equal(bare->n_limits + bare->n_conditions, 0);
+	tph_snapshot_release(s);
+	tph_cluster_destroy(c);
+}
+
+static void test_limits_and_conditions_validated(void **state)
+{
+	(void)state;
+	tph_cluster *c = cache();
+	tph_res_item twice[] = {{"cpu", 1}, {"cpu", 2}}, neg[] = {{"cpu", -1}};
+	tph_pod_condition dup[] = {{"Ready", TPH_COND_TRUE, 0, 0, NULL, NULL},
+	                           {"Ready", TPH_COND_FALSE, 0, 0, NULL, NULL}};
+	tph_pod_condition bad[] = {{"Ready", (tph_cond_status)7, 0, 0, NULL, NULL}};
+	const struct {
+		tph_res_list limits;
+		const tph_pod_condition *cond;
+		uint32_t n_cond;
+		const char *want;
+	} cases[] = {
+	    {{twice, 2}, NULL, 0, "limits: resource \"cpu\" given twice"},
+	    {{neg, 1}, NULL, 0, "limits: cpu is negative"},
+	    {{NULL, 0}, dup, 2, "conditions: type \"Ready\" given twice"},
+	    {{NULL, 0}, bad, 1, "conditions: item 0: empty type or bad status"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		tph_diag d = {0};
+		tph_pod_desc p = {.name = "p",
+		                  .namespace_ = "ns",
+		                  .limits = cases[i].limits,
+		                  .conditions = cases[i].cond,
+		                  .n_conditions = cases[i].n_cond,
+		                  .preemptable = -1};
+		assert_int_equal(tph_cluster_put_pod(c, &p, &d), TPH_EINVAL);
+		if (!strstr(d.msg, cases[i].want))
+			fail_msg("got \"%s\", want \"%s\"", d.msg, cases[i].want);
+	}
+	assert_int_equal(tph_cluster_pod_count(c), 0);
+	tph_cluster_destroy(c);
+}
+
 /* Puts every kind, then snapshots; returns the first failure. */
 static int sequence(tph_cluster *c, tph_snapshot **out)
 {
@@ -288,9 +374,14 @@ static int sequence(tph_cluster *c, tph_snapshot **out)
 	tph_quota_desc qu = {.name = "q", .namespace_ = "ns", .hard = {cap, 1}};
 	tph_kv sel[] = {{"zone", "a"}};
 	tph_res_item rq[] = {{"cpu", 1000}, {"example.com/fpga", 1000}};
+	tph_res_item lim[] = {{"example.com/fpga", 1000}};
+	tph_pod_condition cond = {"PodScheduled", TPH_COND_TRUE, 1, 0, "r", "m"};
 	tph_pod_desc p = {.name = "p",
 	                  .namespace_ = "ns",
 	                  .pod_group = "g",
+	                  .limits = {lim, 1},
+	                  .conditions = &cond,
+	                  .n_conditions = 1,
 	                  .node_name = "n1",
 	                  .requests = {rq, 2},
 	                  .node_selector = {sel, 1},
@@ -387,6 +478,8 @@ int main(void)
 	    cmocka_unit_test(test_too_many_dimensions),
 	    cmocka_unit_test(test_spec_interning),
 	    cmocka_unit_test(test_duplicate_label_key),
+	    cmocka_unit_test(test_limits_and_conditions),
+	    cmocka_unit_test(test_limits_and_conditions_validated),
 	    cmocka_unit_test(test_fault_injection),
 	    cmocka_unit_test(test_set_shard_and_remove_kinds),
 	};

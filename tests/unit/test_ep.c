@@ -517,6 +517,12 @@ static void test_pod_index(void **state)
 	    {"job-task-9223372036854775807", true, INT64_MAX},
 	    {"job-task-9223372036854775808", false, 0},
 	    {"p-1", false, 0}, /* Split gives two parts: no index */
+	    /* the spec's examples (Fallback orders): at least three parts, a decimal last one */
+	    {"job-worker-3", true, 3},
+	    {"worker-3", false, 0},
+	    {"job-worker-a", false, 0},
+	    {"job-worker-3a", false, 0},
+	    {"a-b-c-d-12", true, 12},
 	    {"job-task-", false, 0},
 	    {"job-task-x1", false, 0},
 	    {"job-task-+", false, 0},
@@ -553,6 +559,13 @@ static void test_task_order_fallback(void **state)
 	t->creation[3] = 200;
 	assert_true(tph_task_order(&f->s, 3, 1) < 0); /* uid u0 < u2 */
 	assert_true(tph_task_order(&f->s, 1, 3) > 0);
+	/* Two parts are no index ("worker-10", "worker-9"): creation time decides, not 9 < 10. */
+	t->name[0] = intern(f, "worker-10");
+	t->name[1] = intern(f, "worker-9");
+	assert_true(tph_task_order(&f->s, 0, 1) < 0); /* created 100 < 200 */
+	t->name[0] = intern(f, "job-worker-10");
+	t->name[1] = intern(f, "job-worker-9");
+	assert_true(tph_task_order(&f->s, 0, 1) > 0); /* three parts: 9 before 10 */
 	/* A plugin decides first. */
 	uint16_t tier = 0;
 	fx *g = fx_new(1, &tier, 0, 2);

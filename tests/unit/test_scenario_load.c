@@ -423,6 +423,348 @@ static void test_full_scenario(void **state)
 	tph_scenario_free(s);
 }
 
+/* ---- the keys of v1.1 -------------------------------------------------------------------------
+ */
+
+static const char *v11 =
+    "flavour: volcano\n"
+    "queues: [{name: q1}]\n"
+    "nodes: [{name: n1, allocatable: {cpu: \"2\", pods: \"10\"}}]\n"
+    "podDisruptionBudgets:\n"
+    "  - name: pdb-web\n"
+    "    namespace: c1\n"
+    "    selector: {matchLabels: {app: web}, matchExpressions: [{key: t, operator: Exists}]}\n"
+    "    minAvailable: 2\n"
+    "    disruptionsAllowed: 1\n"
+    "    disruptedPods: {p7: \"2026-01-01T00:09:00Z\", p8: \"0001-01-01T00:00:00Z\"}\n"
+    "  - {name: pdb-pct, namespace: c1, maxUnavailable: \"50%\", selector: {}}\n"
+    "  - {name: pdb-web}\n"
+    "extenderResponses:\n"
+    "  predicate:\n"
+    "    status: 200\n"
+    "    body: {status: \"node is reserved\", code: 2}\n"
+    "  prioritize: {body: {nodeScore: {n1: 10.0, n2: 0.0}, errorMessage: \"\"}}\n"
+    "  filter: {status: 503, body: \"try later\"}\n"
+    "  bind: {}\n"
+    "pods:\n"
+    "  - name: p1\n"
+    "    namespace: c1\n"
+    "    requests: {cpu: \"1\"}\n"
+    "    limits: {volcano.sh/vgpu-number: \"1\", memory: 1Gi}\n"
+    "    conditions:\n"
+    "      - {type: PodScheduled, status: \"True\", lastTransitionTime: "
+    "\"2026-01-01T00:05:00Z\"}\n"
+    "      - type: Ready\n"
+    "        status: Unknown\n"
+    "        lastProbeTime: \"2026-01-01T00:06:00Z\"\n"
+    "        reason: Probing\n"
+    "        message: not yet\n"
+    "  - {name: p2, namespace: c1, limits: {nvidia.com/gpu: 2}}\n"
+    "  - {name: p3, namespace: c1}\n"
+    "expect:\n"
+    "  bindAnnotations:\n"
+    "    c1/p1: {volcano.sh/vgpu-ids-new: \"GPU-a,NVIDIA,4096,25:\", volcano.sh/gpu-index: 0}\n"
+    "    c1/p2: {}\n"
+    "probe:\n"
+    "  victimTasks:\n"
+    "    - {candidates: [c1/p2, c1/p1], victims: [c1/p1]}\n"
+    "    - {candidates: [], victims: []}\n";
+
+static void check_v11_pods(const tph_scenario *s)
+{
+	const tph_pod_desc *p = &s->pods[0].d;
+	assert_int_equal(p->requests.n, 1); /* limits never go into requests */
+	assert_int_equal(p->limits.n, 2);
+	assert_string_equal(p->limits.items[0].name, "volcano.sh/vgpu-number");
+	assert_int_equal(p->limits.items[0].value, 1000);
+	assert_int_equal(p->limits.items[1].value, 1LL << 30);
+	assert_int_equal(p->n_conditions, 2);
+	const tph_pod_condition *c = p->conditions;
+	assert_string_equal(c[0].type, "PodScheduled");
+	assert_int_equal(c[0].status, TPH_COND_TRUE);
+	assert_int_equal(c[0].last_transition, 1767225900000LL);
+	assert_int_equal(c[0].last_probe, 0); /* absent: the zero time */
+	assert_string_equal(c[0].reason, "");
+	assert_string_equal(c[0].message, "");
+	assert_int_equal(c[1].status, TPH_COND_UNKNOWN);
+	assert_int_equal(c[1].last_transition, 0);
+	assert_int_equal(c[1].last_probe, 1767225960000LL);
+	assert_string_equal(c[1].reason, "Probing");
+	assert_string_equal(c[1].message, "not yet");
+	assert_int_equal(s->pods[1].d.requests.n, 0);
+	assert_int_equal(s->pods[1].d.limits.items[0].value, 2000);
+	assert_int_equal(s->pods[2].d.limits.n, 0);
+	assert_null(s->pods[2].d.conditions);
+}
+
+static void check_v11_pdbs(const tph_scenario *s)
+{
+	assert_int_equal(tph_scenario_pdb_count(s), 3);
+	const tph_pdb_desc *a = tph_scenario_pdb(s, 0), *b = tph_scenario_pdb(s, 1),
+	                   *c = tph_scenario_pdb(s, 2);
+	assert_null(tph_scenario_pdb(s, 3));
+	assert_string_equal(a->namespace_, "c1");
+	assert_true(a->selector.present);
+	assert_string_equal(a->selector.match_labels.items[0].value, "web");
+	assert_int_equal(a->selector.match_exprs.exprs[0].op, TPH_SEL_EXISTS);
+	assert_true(a->min_available.present);
+	assert_false(a->min_available.percent);
+	assert_int_equal(a->min_available.value, 2);
+	assert_false(a->max_unavailable.present);
+	assert_int_equal(a->disruptions_allowed, 1);
+	assert_int_equal(a->n_disrupted_pods, 2);
+	assert_string_equal(a->disrupted_pods[0].pod, "p7");
+	assert_int_equal(a->disrupted_pods[0].time, 1767226140000LL);
+	assert_int_equal(a->disrupted_pods[1].time, 0); /* Go's zero time is unset */
+	assert_true(b->max_unavailable.present && b->max_unavailable.percent);
+	assert_int_equal(b->max_unavailable.value, 50);
+	assert_true(b->selector.present); /* {}: present and empty, which matches no pod */
+	assert_int_equal(b->selector.match_labels.n + b->selector.match_exprs.n, 0);
+	assert_string_equal(c->namespace_, "default"); /* another object than c1/pdb-web */
+	assert_false(c->selector.present);
+	assert_int_equal(c->disruptions_allowed, 0);
+	assert_false(c->min_available.present || c->max_unavailable.present);
+}
+
+static void check_v11_extender(const tph_scenario *s)
+{
+	assert_int_equal(tph_scenario_extender_response_count(s), 4);
+	const tph_extender_response *r = tph_scenario_extender_response(s, 0);
+	assert_string_equal(r->verb, "predicate");
+	assert_int_equal(r->status, 200);
+	assert_true(r->json);
+	assert_string_equal(r->body, "{\"status\": \"node is reserved\", \"code\": 2}");
+	r = tph_scenario_extender_response(s, 1);
+	assert_int_equal(r->status, 200); /* the default */
+	assert_string_equal(r->body,
+	                    "{\"nodeScore\": {\"n1\": 10.0, \"n2\": 0.0}, \"errorMessage\": \"\"}");
+	r = tph_scenario_extender_response(s, 2);
+	assert_int_equal(r->status, 503);
+	assert_false(r->json);
+	assert_string_equal(r->body, "try later");
+	r = tph_scenario_extender_response(s, 3);
+	assert_string_equal(r->verb, "bind");
+	assert_string_equal(r->body, ""); /* default: empty */
+	assert_false(r->json);
+	assert_null(tph_scenario_extender_response(s, 4));
+}
+
+static void check_v11_checks(const tph_scenario *s)
+{
+	const tph_sc_bind_anns *ba = &s->expect.bind_annotations;
+	assert_true(ba->present);
+	assert_int_equal(ba->n, 2);
+	assert_string_equal(ba->items[0].pod.key, "c1/p1");
+	assert_int_equal(ba->items[0].pod.idx, 0);
+	assert_int_equal(ba->items[0].annotations.n, 2);
+	assert_string_equal(ba->items[0].annotations.items[0].value, "GPU-a,NVIDIA,4096,25:");
+	assert_string_equal(ba->items[0].annotations.items[1].value, "0");
+	assert_int_equal(ba->items[1].annotations.n, 0);
+	const tph_sc_victim_tasks_list *vt = &s->probe.victim_tasks;
+	assert_true(vt->present);
+	assert_int_equal(vt->n, 2);
+	assert_int_equal(vt->items[0].candidates.n, 2);
+	assert_int_equal(vt->items[0].candidates.items[0].idx, 1); /* the order given */
+	assert_int_equal(vt->items[0].victims.items[0].idx, 0);
+	assert_true(vt->items[1].victims.present);
+	assert_int_equal(vt->items[1].candidates.n, 0);
+}
+
+static void test_v11_keys(void **state)
+{
+	(void)state;
+	tph_scenario *s = load_ok(v11);
+	check_v11_pods(s);
+	check_v11_pdbs(s);
+	check_v11_extender(s);
+	check_v11_checks(s);
+	tph_scenario_free(s);
+}
+
+/* Each bad value of a v1.1 key fails with its location, object and field. */
+static void test_v11_errors(void **state)
+{
+	(void)state;
+	const char *pod = "pods:\n  - name: p1\n    namespace: c1\n";
+	const struct {
+		const char *head, *tail;
+		int rc;
+		const char *want;
+	} cases[] = {
+	    {pod, "    conditions: [{type: Ready, status: Maybe}]\n", TPH_EINVAL,
+	     "bad.yaml:4:40: pod c1/p1: field conditions[0].status: must be one of "
+	     "True|False|Unknown, got \"Maybe\""},
+	    {pod, "    conditions: [{type: Ready, status: \"True\", lastUpdateTime: x}]\n",
+	     TPH_EINVAL,
+	     "bad.yaml:4:48: pod c1/p1: field conditions[0].lastUpdateTime: unknown field"},
+	    {pod, "    conditions: [{type: Ready}]\n", TPH_EINVAL,
+	     "bad.yaml:4:18: pod c1/p1: field conditions[0].status: required field is missing"},
+	    {pod, "    conditions: [{status: \"True\"}]\n", TPH_EINVAL,
+	     "field conditions[0].type: required field is missing"},
+	    {pod,
+	     "    conditions: [{type: Ready, status: \"True\"}, {type: Ready, status: "
+	     "\"False\"}]\n",
+	     TPH_EINVAL,
+	     "bad.yaml:4:56: pod c1/p1: field conditions[1].type: condition type Ready "
+	     "is listed twice"},
+	    {pod, "    conditions: [{type: Ready, status: \"True\", lastProbeTime: yesterday}]\n",
+	     TPH_EINVAL, "field conditions[0].lastProbeTime: not an RFC 3339 timestamp"},
+	    {pod, "    conditions: {type: Ready}\n", TPH_EINVAL,
+	     "field conditions: expected a sequence, got a mapping"},
+	    {pod, "    limits: {cpu: lots}\n", TPH_EINVAL,
+	     "bad.yaml:4:19: pod c1/p1: field limits.cpu: not a number (\"lots\")"},
+	    {"podDisruptionBudgets:\n  - {name: b, namespace: c1, ",
+	     "minAvailable: 1, maxUnavailable: \"10%\"}\n", TPH_EINVAL,
+	     "bad.yaml:2:63: podDisruptionBudget c1/b: field maxUnavailable: minAvailable and "
+	     "maxUnavailable are mutually exclusive"},
+	    {"podDisruptionBudgets:\n  - {name: b, ", "maxUnavailable: 150%}\n", TPH_ERANGE,
+	     "podDisruptionBudget default/b: field maxUnavailable: a percentage must be at most "
+	     "100% (\"150%\")"},
+	    {"podDisruptionBudgets:\n  - {name: b, ", "minAvailable: half}\n", TPH_EINVAL,
+	     "field minAvailable: expected an integer or a percentage such as \"50%\", got "
+	     "\"half\""},
+	    {"podDisruptionBudgets:\n  - {name: b, ", "minAvailable: -1}\n", TPH_ERANGE,
+	     "field minAvailable: -1 is out of range"},
+	    {"podDisruptionBudgets:\n  - {name: b, ", "minAvailable: [1]}\n", TPH_EINVAL,
+	     "got a sequence"},
+	    {"podDisruptionBudgets:\n  - {name: b, ", "disruptionsAllowed: -2}\n", TPH_ERANGE,
+	     "field disruptionsAllowed: -2 is out of range"},
+	    {"podDisruptionBudgets:\n  - {name: b, ", "disruptedPods: {p1: now}}\n", TPH_EINVAL,
+	     "field disruptedPods.p1: not an RFC 3339 timestamp"},
+	    {"podDisruptionBudgets:\n  - {name: b, ", "selector: {matchLabel: {a: b}}}\n",
+	     TPH_EINVAL, "field selector.matchLabel: unknown field"},
+	    {"podDisruptionBudgets:\n  - {name: b, ", "spec: {}}\n", TPH_EINVAL,
+	     "podDisruptionBudget default/b: field spec: unknown field"},
+	    {"podDisruptionBudgets:\n  - {name: b}\n", "  - {name: b, namespace: default}\n",
+	     TPH_EEXIST,
+	     "bad.yaml:3:5: podDisruptionBudget default/b: duplicate pod disruption "
+	     "budget default/b"},
+	    {"extenderResponses:\n  predicate: ", "{status: abc}\n", TPH_EINVAL,
+	     "bad.yaml:2:23: extenderResponse predicate: field status: not an integer (\"abc\")"},
+	    {"extenderResponses:\n  predicate: ", "{status: 99}\n", TPH_ERANGE,
+	     "field status: 99 is out of range [100, 599]"},
+	    {"extenderResponses:\n  predicate: ", "{status: \"200\"}\n", TPH_EINVAL,
+	     "field status: expected an integer, got a string"},
+	    {"extenderResponses:\n  predicate: ", "{body: [1, 2]}\n", TPH_EINVAL,
+	     "extenderResponse predicate: field body: expected a mapping (sent as JSON) or a "
+	     "string, got a sequence"},
+	    {"extenderResponses:\n  predicate: ", "{code: 2}\n", TPH_EINVAL,
+	     "extenderResponse predicate: field code: unknown field"},
+	    {"extenderResponses:\n  predicate: ", "{body: {a: 1, a: 2}}\n", TPH_EINVAL,
+	     "field body: duplicate key \"a\""},
+	    {"extenderResponses:\n  ", "\"\": {}\n", TPH_EINVAL,
+	     "scenario: field extenderResponses: empty verb"},
+	    {"extenderResponses: ", "[predicate]\n", TPH_EINVAL,
+	     "scenario: field extenderResponses: expected a mapping, got a sequence"},
+	    {pod, "expect: {bindAnnotations: {c1/p9: {}}}\n", TPH_ENOENT,
+	     "expect: field bindAnnotations.c1/p9: no pod \"c1/p9\""},
+	    {pod, "expect: {bindAnnotations: {c1/p1: {a: {b: c}}}}\n", TPH_EINVAL,
+	     "expect: field bindAnnotations.c1/p1.a: expected a string, got a mapping"},
+	    {pod, "expect: {bindAnnotations: {c1/p1: [a]}}\n", TPH_EINVAL,
+	     "field bindAnnotations.c1/p1: expected a mapping"},
+	    {pod, "probe: {victimTasks: [{candidates: [c1/p1], victims: [c1/p2]}]}\n", TPH_ENOENT,
+	     "probe: field victimTasks[0].victims[0]: no pod \"c1/p2\""},
+	    {"pods: [{name: p1, namespace: c1}, {name: p2, namespace: c1}]\n",
+	     "probe: {victimTasks: [{candidates: [c1/p1], victims: [c1/p2]}]}\n", TPH_EINVAL,
+	     "bad.yaml:2:55: probe: victim c1/p2 is not a candidate"},
+	    {pod, "probe: {victimTasks: [{candidates: [c1/p1]}]}\n", TPH_EINVAL,
+	     "probe: field victimTasks[0].victims: required field is missing"},
+	    {pod, "probe: {victimTasks: [{candidates: [c1/p1], victims: [], actor: c1/p1}]}\n",
+	     TPH_EINVAL, "probe: field victimTasks[0].actor: unknown field"},
+	    {"name: x\n", "flavour: kai\nschedulerParams: {}\n", TPH_ENOTSUP,
+	     "bad.yaml:2:10: scenario: field flavour: flavour kai is not built yet"},
+	    {"name: x\n", "flavour: slurm\n", TPH_EINVAL,
+	     "bad.yaml:2:10: scenario: field flavour: must be one of volcano|kai, got \"slurm\""},
+	    {"flavour: volcano\n", "schedulerParams: {}\n", TPH_EINVAL,
+	     "bad.yaml:2:1: scenario: field schedulerParams: unknown field"},
+	};
+	int failures = 0;
+	for (size_t i = 0; i < N_ELEMS(cases); i++) {
+		char yaml[1024], msg[1024];
+		snprintf(yaml, sizeof yaml, "%s%s", cases[i].head, cases[i].tail);
+		int rc = load_bad(yaml, msg, sizeof msg);
+		if (rc != cases[i].rc || !strstr(msg, cases[i].want)) {
+			print_error("case %zu: rc %d, \"%s\"\n  want %d, \"%s\"\n", i, rc, msg,
+			            cases[i].rc, cases[i].want);
+			failures++;
+		}
+	}
+	assert_int_equal(failures, 0);
+}
+
+/* Many conditions: the repeated type is found by hashing (pairwise below 17). */
+static void test_many_conditions(void **state)
+{
+	(void)state;
+	char yaml[4096], msg[1024];
+	size_t at = (size_t)snprintf(yaml, sizeof yaml, "pods:\n  - name: p\n    conditions:\n");
+	for (int i = 0; i < 30; i++)
+		at += (size_t)snprintf(yaml + at, sizeof yaml - at,
+		                       "      - {type: c%d, status: \"True\"}\n", i);
+	tph_scenario *s = load_ok(yaml);
+	assert_int_equal(s->pods[0].d.n_conditions, 30);
+	assert_string_equal(s->pods[0].d.conditions[29].type, "c29");
+	tph_scenario_free(s);
+	snprintf(yaml + at, sizeof yaml - at, "      - {type: c3, status: \"False\"}\n");
+	assert_int_equal(load_bad(yaml, msg, sizeof msg), TPH_EINVAL);
+	assert_non_null(strstr(
+	    msg, "pod default/p: field conditions[30].type: condition type c3 is listed twice"));
+}
+
+/* YAML bodies as the JSON text they are sent as. */
+static void test_json_bodies(void **state)
+{
+	(void)state;
+	const struct {
+		const char *body, *json;
+	} cases[] = {
+	    {"{a: 1, b: -2, c: +3, d: 007, e: 0, f: -0}",
+	     "{\"a\": 1, \"b\": -2, \"c\": 3, \"d\": 7, \"e\": 0, \"f\": -0}"},
+	    {"{a: 10.0, b: .5, c: 1., d: -1.50, e: 2e3, f: 1.5E-7, g: +.25e+2}",
+	     "{\"a\": 10.0, \"b\": 0.5, \"c\": 1.0, \"d\": -1.50, \"e\": 2e3, \"f\": 1.5E-7, "
+	     "\"g\": 0.25e+2}"},
+	    {"{a: \"1\", b: '2.5', c: \"true\", d: 'null'}",
+	     "{\"a\": \"1\", \"b\": \"2.5\", \"c\": \"true\", \"d\": \"null\"}"},
+	    {"{a: true, b: False, c: null, d: ~, e: , f: yes}",
+	     "{\"a\": true, \"b\": false, \"c\": null, \"d\": null, \"e\": null, \"f\": true}"},
+	    {"{a: [], b: {}, c: [1, [x, {y: z}]], 1: one, \"k\\\"q\": v}",
+	     "{\"a\": [], \"b\": {}, \"c\": [1, [\"x\", {\"y\": \"z\"}]], \"1\": \"one\", "
+	     "\"k\\\"q\": \"v\"}"},
+	    {"{s: \"tab\\there\\nnew \\\\ \\u0001 \\u00e9\", t: 0x1F, u: .inf, v: 1.2.3}",
+	     "{\"s\": \"tab\\there\\nnew \\\\ \\u0001 \xc3\xa9\", \"t\": \"0x1F\", \"u\": "
+	     "\".inf\", \"v\": \"1.2.3\"}"},
+	    {"{victims: [c1/p1, c1/p2], status: 0}",
+	     "{\"victims\": [\"c1/p1\", \"c1/p2\"], \"status\": 0}"},
+	    {"&a {x: 1, y: *a}", NULL}, /* recursive alias: rejected by the parser */
+	};
+	for (size_t i = 0; i < N_ELEMS(cases); i++) {
+		char yaml[512], msg[1024];
+		snprintf(yaml, sizeof yaml, "extenderResponses:\n  v: {body: %s}\n", cases[i].body);
+		if (!cases[i].json) {
+			assert_true(load_bad(yaml, msg, sizeof msg) < 0);
+			continue;
+		}
+		tph_scenario *s = load_ok(yaml);
+		const tph_extender_response *r = tph_scenario_extender_response(s, 0);
+		if (strcmp(r->body, cases[i].json))
+			fail_msg("body %s\n  got  %s\n  want %s", cases[i].body, r->body,
+			         cases[i].json);
+		assert_true(r->json);
+		tph_scenario_free(s);
+	}
+	/* Nesting is bounded. */
+	char deep[1024], msg[1024];
+	size_t at = (size_t)snprintf(deep, sizeof deep, "extenderResponses:\n  v: {body: {a: ");
+	for (int d = 0; d < 120; d++)
+		deep[at++] = '[';
+	for (int d = 0; d < 120; d++)
+		deep[at++] = ']';
+	snprintf(deep + at, sizeof deep - at, "}}\n");
+	assert_int_equal(load_bad(deep, msg, sizeof msg), TPH_EINVAL);
+	if (!strstr(msg, "nested more than 100 levels deep"))
+		fail_msg("%s", msg);
+}
+
 /* ---- conf forms -------------------------------------------------------------------------------
  */
 
@@ -917,7 +1259,9 @@ int main(void)
 	    cmocka_unit_test(test_flags_tristate), cmocka_unit_test(test_arguments_tree),
 	    cmocka_unit_test(test_timestamps),     cmocka_unit_test(test_durations),
 	    cmocka_unit_test(test_now_default),    cmocka_unit_test(test_references),
-	    cmocka_unit_test(test_parallel_split), cmocka_unit_test(test_all_fixtures),
+	    cmocka_unit_test(test_parallel_split), cmocka_unit_test(test_v11_keys),
+	    cmocka_unit_test(test_v11_errors),     cmocka_unit_test(test_many_conditions),
+	    cmocka_unit_test(test_json_bodies),    cmocka_unit_test(test_all_fixtures),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

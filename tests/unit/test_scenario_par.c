@@ -35,7 +35,7 @@ static void keep_warning(void *ud, const char *msg)
 /* Pods with every kind of field; `edit(i)` may replace pod i's line. */
 static char *scenario(const char *(*edit)(int i))
 {
-	size_t cap = (size_t)pods_n * 400 + 4096, at = 0;
+	size_t cap = (size_t)pods_n * 600 + 4096, at = 0;
 	char *t = malloc(cap);
 	assert_non_null(t);
 	at += (size_t)snprintf(t + at, cap - at,
@@ -58,8 +58,11 @@ static char *scenario(const char *(*edit)(int i))
 			    "{requiredDuringSchedulingIgnoredDuringExecution: "
 			    "{nodeSelectorTerms: [{matchExpressions: [{key: z, operator: In, "
 			    "values: "
-			    "[a, b]}]}]}}}}\n",
-			    i, i % 2, i % 2, 100 + i, i % 5, i % 60);
+			    "[a, b]}]}]}}}%s}\n",
+			    i, i % 2, i % 2, 100 + i, i % 5, i % 60,
+			    i % 3 ? ""
+			          : ", limits: {cpu: \"2\", x.io/g: \"1\"}, conditions: [{type: "
+			            "PodScheduled, status: \"True\", reason: r}]");
 	}
 	return t;
 }
@@ -98,6 +101,12 @@ static void same_pods(const tph_scenario *a, const tph_scenario *b)
 		for (uint32_t k = 0; k < x->labels.n; k++)
 			assert_string_equal(x->labels.items[k].value, y->labels.items[k].value);
 		assert_int_equal(x->n_tolerations, y->n_tolerations);
+		assert_int_equal(x->limits.n, y->limits.n);
+		for (uint32_t k = 0; k < x->limits.n; k++)
+			assert_int_equal(x->limits.items[k].value, y->limits.items[k].value);
+		assert_int_equal(x->n_conditions, y->n_conditions);
+		for (uint32_t k = 0; k < x->n_conditions; k++)
+			assert_string_equal(x->conditions[k].reason, y->conditions[k].reason);
 		assert_int_equal(x->affinity != NULL, y->affinity != NULL);
 		if (x->affinity)
 			assert_int_equal(x->affinity->node_required[0].exprs[0].values.n,
@@ -142,6 +151,11 @@ static const char *late_error(int i)
 	return i == 450 ? "  - {name: bad, requests: {cpu: abc}}" : NULL;
 }
 
+static const char *late_condition_error(int i)
+{
+	return i == 450 ? "  - {name: bad, conditions: [{type: Ready, status: Maybe}]}" : NULL;
+}
+
 static const char *duplicate_then_error(int i)
 {
 	return i == 300   ? "  - {name: p10, namespace: ns0}"
@@ -183,9 +197,9 @@ static const char *missing_node(int i)
 static void test_same_errors(void **state)
 {
 	(void)state;
-	const char *(*const edits[])(int) = {late_error,           duplicate_then_error,
-	                                     error_then_duplicate, duplicate,
-	                                     missing_node,         warning_duplicate_warning};
+	const char *(*const edits[])(int) = {
+	    late_error, late_condition_error, duplicate_then_error,     error_then_duplicate,
+	    duplicate,  missing_node,         warning_duplicate_warning};
 	for (size_t e = 0; e < sizeof edits / sizeof edits[0]; e++) {
 		char *t = scenario(edits[e]);
 		bool parallel = check(t);

@@ -205,6 +205,22 @@ typedef struct tph_node_desc {
 	tph_node_usage usage;
 } tph_node_desc;
 
+/* A pod status condition (v1.PodCondition). */
+typedef enum tph_cond_status {
+	TPH_COND_TRUE = 0,
+	TPH_COND_FALSE = 1,
+	TPH_COND_UNKNOWN = 2,
+} tph_cond_status;
+
+typedef struct tph_pod_condition {
+	const char *type; /* PodScheduled, Ready, ...; unique within a pod */
+	tph_cond_status status;
+	tph_time last_transition; /* 0: the zero time (not set) */
+	tph_time last_probe;      /* 0: the zero time */
+	const char *reason;       /* NULL: "" */
+	const char *message;      /* NULL: "" */
+} tph_pod_condition;
+
 typedef struct tph_pod_desc {
 	const char *name;
 	const char *namespace_;
@@ -230,6 +246,11 @@ typedef struct tph_pod_desc {
 	bool deleting;
 	tph_time creation;
 	const char *uid; /* NULL: "<namespace>-<name>" */
+	/* Container limits in exact units, as device code and the extender read them. They are
+	 * never copied into requests and never take part in a fit or a resource dimension. */
+	tph_res_list limits; /* n == 0: none */
+	const tph_pod_condition *conditions;
+	uint32_t n_conditions;
 } tph_pod_desc;
 
 typedef struct tph_min_task {
@@ -315,6 +336,32 @@ typedef struct tph_quota_desc {
 	const char *namespace_;
 	tph_res_list hard;
 } tph_quota_desc;
+
+/* An intstr.IntOrString as a PodDisruptionBudget's minAvailable/maxUnavailable holds it. */
+typedef struct tph_int_or_percent {
+	bool present;
+	bool percent;  /* "50%": value is the percentage */
+	int32_t value; /* >= 0 */
+} tph_int_or_percent;
+
+typedef struct tph_disrupted_pod {
+	const char *pod; /* a pod name in the budget's namespace */
+	tph_time time;
+} tph_disrupted_pod;
+
+/* A policy/v1 PodDisruptionBudget with the status fields Volcano's pdb plugin reads. */
+typedef struct tph_pdb_desc {
+	const char *name;
+	const char *namespace_;
+	/* Volcano's pdb plugin matches no pod with an absent or empty selector (policy/v1 would
+	 * select the whole namespace). */
+	tph_label_selector selector;
+	tph_int_or_percent min_available; /* at most one of the two is present */
+	tph_int_or_percent max_unavailable;
+	int32_t disruptions_allowed; /* status.disruptionsAllowed; never derived from the above */
+	const tph_disrupted_pod *disrupted_pods; /* status.disruptedPods */
+	uint32_t n_disrupted_pods;
+} tph_pdb_desc;
 
 typedef enum tph_shard_mode {
 	TPH_SHARD_NONE = 0,

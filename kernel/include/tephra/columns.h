@@ -148,10 +148,30 @@ typedef struct tph_node_meta {
 	tph_node_usage usage;
 } tph_node_meta;
 
-/* Pod labels and annotations (often unique per pod). */
+/* One container limit: a resource name and its amount in exact units (never a dimension). */
+typedef struct tph_limit_row {
+	tph_sid name;
+	int64_t value;
+} tph_limit_row;
+
+/* One pod status condition. */
+typedef struct tph_cond_row {
+	tph_sid type;
+	uint8_t status;                       /* tph_cond_status */
+	tph_time last_transition, last_probe; /* 0: the zero time */
+	tph_sid reason, message;              /* TPH_SID_EMPTY: "" */
+} tph_cond_row;
+
+/* Pod labels and annotations (often unique per pod), and what only some pods carry: container
+ * limits (sorted by name id, for device code and the extender) and status conditions (sorted
+ * by type id; types are unique). NULL lists when a pod has none. */
 typedef struct tph_pod_meta {
 	tph_labels labels;
 	tph_labels annotations;
+	const tph_limit_row *limits;
+	uint32_t n_limits;
+	const tph_cond_row *conditions;
+	uint32_t n_conditions;
 } tph_pod_meta;
 
 /* A pod's scheduling constraints, interned: pods with equal specs share one id, which is the

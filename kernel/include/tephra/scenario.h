@@ -5,7 +5,8 @@
  * Loading validates the whole file first — every field, default and reference — and then fills
  * a fresh cluster cache; on any error nothing is kept, *out is NULL and the diag holds one
  * message `FILE:LINE:COL: OBJECT: field FIELD: why`. Warnings (a pod whose podGroup does not
- * exist, ...) go to the diag's warning sink. A loaded scenario owns its cache and its conf. */
+ * exist, ...) go to the diag's warning sink. A loaded scenario owns its cache and its conf.
+ * Only the default flavour is built: `flavour: kai` fails with TPH_ENOTSUP. */
 #ifndef TEPHRA_SCENARIO_H
 #define TEPHRA_SCENARIO_H
 
@@ -62,6 +63,23 @@ bool tph_scenario_enable_flags_default(const tph_scenario *s);
 /* Whether the file has an `expect:` / a `probe:` section (even an empty one). */
 bool tph_scenario_has_expect(const tph_scenario *s);
 bool tph_scenario_has_probe(const tph_scenario *s);
+
+/* The scenario's PodDisruptionBudgets (`podDisruptionBudgets:`), in file order; i < count. */
+uint32_t tph_scenario_pdb_count(const tph_scenario *s);
+const tph_pdb_desc *tph_scenario_pdb(const tph_scenario *s, uint32_t i);
+
+/* One canned answer of the HTTP extender (`extenderResponses:`), served by a test harness for
+ * every POST to /<verb> with Content-Type application/json. */
+typedef struct tph_extender_response {
+	const char *verb;
+	int32_t status;   /* HTTP status, default 200 */
+	const char *body; /* what is sent: a mapping's JSON text, a string as written; "" absent */
+	bool json;        /* the body was a mapping (serialised as JSON) */
+} tph_extender_response;
+
+/* The scenario's extender answers, one per verb, in file order; i < count. */
+uint32_t tph_scenario_extender_response_count(const tph_scenario *s);
+const tph_extender_response *tph_scenario_extender_response(const tph_scenario *s, uint32_t i);
 
 /* Milliseconds spent parsing the YAML, checking and decoding it, and filling the cache. */
 void tph_scenario_load_times(const tph_scenario *s, double *parse_ms, double *decode_ms,

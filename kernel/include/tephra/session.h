@@ -51,6 +51,10 @@ typedef struct tph_decision {
 	const char *pod;  /* "namespace/name" */
 	const char *node; /* binds and pipelined; NULL for evictions */
 	const char *reason;
+	/* Binds: the annotations plugins set on the task during the session (Volcano's
+	 * TaskInfo.PodAnnotations, e.g. device assignments), keys sorted; never the pod's own.
+	 * Empty for every other row, and for now for binds too: no built plugin sets any. */
+	tph_kv_list annotations;
 } tph_decision;
 
 typedef struct tph_phase_row {

@@ -263,6 +263,10 @@ void tph_w_fail(tph_wr *w, const char *field, const char *fmt, ...)
 #endif
     ;
 void tph_w_labels(tph_wr *w, tph_kv_list l, const char *field); /* sorted by key id */
+/* Sort the `n` records of `width` words written from word `start` on by their first word (a
+ * string id), failing `field` with `<what> "<string>" given twice` when two share it. */
+void tph_w_sort_unique(tph_wr *w, uint32_t start, uint32_t n, uint32_t width, const char *field,
+                       const char *what);
 void tph_w_strs(tph_wr *w, tph_str_list l, const char *field);
 void tph_w_term(tph_wr *w, const tph_sel_term *t, const char *field);
 void tph_w_selector(tph_wr *w, const tph_label_selector *s, const char *field);

@@ -81,14 +81,20 @@ void tph_w_labels(tph_wr *w, tph_kv_list l, const char *field)
 		tph_w_str(w, l.items[i].key);
 		tph_w_str(w, l.items[i].value);
 	}
+	tph_w_sort_unique(w, start, l.n, 2, field, "key");
+}
+
+void tph_w_sort_unique(tph_wr *w, uint32_t start, uint32_t n, uint32_t width, const char *field,
+                       const char *what)
+{
 	if (w->err)
 		return;
-	uint32_t *pairs = w->c->words + start;
-	qsort(pairs, l.n, 2 * sizeof *pairs, cmp_key);
-	for (uint32_t i = 1; i < l.n; i++)
-		if (pairs[2 * i] == pairs[2 * i - 2])
-			return tph_w_fail(w, field, "key \"%s\" given twice",
-			                  tph_strtab_str(&w->c->strs, pairs[2 * i]));
+	uint32_t *rec = w->c->words + start;
+	qsort(rec, n, width * sizeof *rec, cmp_key);
+	for (uint32_t i = 1; i < n; i++)
+		if (rec[width * i] == rec[width * (i - 1)])
+			return tph_w_fail(w, field, "%s \"%s\" given twice", what,
+			                  tph_strtab_str(&w->c->strs, rec[width * i]));
 }
 
 void tph_w_strs(tph_wr *w, tph_str_list l, const char *field)

@@ -180,12 +180,85 @@ int tph_intern_pod_spec(tph_cluster *c, const tph_pod_desc *p, const char *obj,
 
 /* ---- pod meta ---- */
 
+/* Limits as (name id, value) triples of words, sorted by name id. */
+static void w_limits(tph_wr *w, tph_res_list l)
+{
+	const char *f = "limits";
+	if (l.n && !l.items)
+		return tph_w_fail(w, f, "no items");
+	tph_w_u32(w, l.n);
+	uint32_t start = w->c->nwords;
+	for (uint32_t i = 0; i < l.n; i++) {
+		const tph_res_item *it = &l.items[i];
+		if (!it->name || !it->name[0])
+			return tph_w_fail(w, f, "empty resource name");
+		if (it->value < 0 || it->value > TPH_RES_VALUE_MAX)
+			return tph_w_fail(w, f, "%s is negative or above 2^53 units", it->name);
+		tph_w_str(w, it->name);
+		tph_w_i64(w, it->value);
+	}
+	tph_w_sort_unique(w, start, l.n, 3, f, "resource");
+}
+
+/* Conditions as records of 8 words (type id, status, two times, reason, message), sorted by
+ * type id: a pod's conditions are keyed by type. */
+static void w_conditions(tph_wr *w, const tph_pod_desc *p)
+{
+	const char *f = "conditions";
+	if (p->n_conditions && !p->conditions)
+		return tph_w_fail(w, f, "no items");
+	tph_w_u32(w, p->n_conditions);
+	uint32_t start = w->c->nwords;
+	for (uint32_t i = 0; i < p->n_conditions; i++) {
+		const tph_pod_condition *x = &p->conditions[i];
+		if (!x->type || !x->type[0] || (unsigned)x->status > TPH_COND_UNKNOWN)
+			return tph_w_fail(w, f, "item %u: empty type or bad status", i);
+		tph_w_str(w, x->type);
+		tph_w_u32(w, (uint32_t)x->status);
+		tph_w_i64(w, x->last_transition);
+		tph_w_i64(w, x->last_probe);
+		tph_w_str(w, x->reason);
+		tph_w_str(w, x->message);
+	}
+	tph_w_sort_unique(w, start, p->n_conditions, 8, f, "type");
+}
+
+static void r_limits(tph_rd *r, tph_pod_meta *m)
+{
+	m->n_limits = tph_r_u32(r);
+	tph_limit_row *l = tph_r_new(r, m->n_limits, sizeof *l), scratch;
+	for (uint32_t i = 0; i < m->n_limits; i++) {
+		tph_limit_row *x = l ? &l[i] : &scratch;
+		x->name = tph_r_u32(r);
+		x->value = tph_r_i64(r);
+	}
+	m->limits = l;
+}
+
+static void r_conditions(tph_rd *r, tph_pod_meta *m)
+{
+	m->n_conditions = tph_r_u32(r);
+	tph_cond_row *c = tph_r_new(r, m->n_conditions, sizeof *c), scratch;
+	for (uint32_t i = 0; i < m->n_conditions; i++) {
+		tph_cond_row *x = c ? &c[i] : &scratch;
+		x->type = tph_r_u32(r);
+		x->status = (uint8_t)tph_r_u32(r);
+		x->last_transition = tph_r_i64(r);
+		x->last_probe = tph_r_i64(r);
+		x->reason = tph_r_u32(r);
+		x->message = tph_r_u32(r);
+	}
+	m->conditions = c;
+}
+
 static void *build_pod_meta(tph_rd *r)
 {
 	tph_pod_meta *m = tph_r_new(r, 1, sizeof *m), scratch;
 	tph_pod_meta *t = m ? m : &scratch;
 	t->labels = tph_r_labels(r);
 	t->annotations = tph_r_labels(r);
+	r_limits(r, t);
+	r_conditions(r, t);
 	return m;
 }
 
@@ -196,6 +269,8 @@ int tph_intern_pod_meta(tph_cluster *c, const tph_pod_desc *p, const char *obj,
 	tph_w_begin(&w, c, TPH_B_POD_META, obj, d);
 	tph_w_labels(&w, p->labels, "labels");
 	tph_w_labels(&w, p->annotations, "annotations");
+	w_limits(&w, p->limits);
+	w_conditions(&w, p);
 	return tph_w_finish(&w, build_pod_meta, (const void **)out, NULL);
 }
 

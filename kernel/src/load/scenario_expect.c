@@ -108,6 +108,7 @@ _Static_assert(offsetof(tph_sc_phase, podgroup) == 0, "keyed rows start with the
 _Static_assert(offsetof(tph_sc_status_count, podgroup) == 0, "keyed rows start with their key");
 _Static_assert(offsetof(tph_sc_score, node) == 0, "keyed rows start with their key");
 _Static_assert(offsetof(tph_sc_score_row, pod) == 0, "keyed rows start with their key");
+_Static_assert(offsetof(tph_sc_bind_ann, pod) == 0, "keyed rows start with their key");
 
 /* A sequence of references; the same object twice is an error. */
 static int read_refs(yu_ctx *c, const yu_node *v, ref_kind kind, tph_sc_refs *out)
@@ -264,6 +265,22 @@ static int f_ints(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 	return rc;
 }
 
+static int bind_ann_row(yu_ctx *c, yu_node *val, void *row)
+{
+	return yu_kv_list(c, val, &((tph_sc_bind_ann *)row)->annotations);
+}
+
+/* pod -> {annotation key: exact value} */
+static int f_bind_anns(yu_ctx *c, yu_node *v, void *dst, const void *aux)
+{
+	tph_sc_bind_anns *out = dst;
+	void *items = NULL;
+	int rc = keyed_rows(c, v, REF_POD, sizeof *out->items, bind_ann_row, &out->n, &items);
+	out->items = items;
+	out->present = true;
+	return rc;
+}
+
 static const yu_field expect_fields[] = {
     YU_F("binds", f_binds, tph_sc_expect, binds, NULL, 0),
     YU_F("bindCount", f_count, tph_sc_expect, bind_count, NULL, 0),
@@ -273,6 +290,7 @@ static const yu_field expect_fields[] = {
     YU_F("podGroupPhases", f_phases, tph_sc_expect, podgroup_phases, NULL, 0),
     YU_F("taskStatusCounts", f_status_counts, tph_sc_expect, task_status_counts, NULL, 0),
     YU_F("bindsPerHyperNode", f_ints, tph_sc_expect, binds_per_hypernode, NULL, 0),
+    YU_F("bindAnnotations", f_bind_anns, tph_sc_expect, bind_annotations, NULL, 0),
 };
 
 int sc_load_expect(sc_ld *L, const yu_node *map)
@@ -394,6 +412,30 @@ static int f_victims(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 	return rc;
 }
 
+static const yu_field victim_tasks_fields[] = {
+    YU_F("candidates", f_refs, tph_sc_victim_tasks, candidates, &ref_kinds[REF_POD], YU_REQUIRED),
+    YU_F("victims", f_refs, tph_sc_victim_tasks, victims, &ref_kinds[REF_POD], YU_REQUIRED),
+};
+
+static int read_victim_tasks(yu_ctx *c, yu_node *item, void *dst)
+{
+	tph_sc_victim_tasks *out = dst;
+	out->loc = (tph_sc_loc){yu_line(c, item), yu_col(c, item)};
+	int rc = yu_walk(c, item, victim_tasks_fields,
+	                 sizeof victim_tasks_fields / sizeof victim_tasks_fields[0], out);
+	return rc < 0 ? rc : check_subset(c, &out->candidates, &out->victims);
+}
+
+static int f_victim_tasks(yu_ctx *c, yu_node *v, void *dst, const void *aux)
+{
+	tph_sc_victim_tasks_list *out = dst;
+	void *items = NULL;
+	out->present = true;
+	int rc = sc_seq(c, v, sizeof *out->items, &items, &out->n, read_victim_tasks);
+	out->items = items;
+	return rc;
+}
+
 static const yu_field probe_fields[] = {
     YU_F("nodeScores", f_scores, tph_sc_probe, node_scores, NULL, 0),
     YU_F("feasibleNodes", f_keyed_nodes, tph_sc_probe, feasible_nodes, &ref_kinds[REF_POD], 0),
@@ -407,6 +449,7 @@ static const yu_field probe_fields[] = {
     YU_F("jobValid", f_flags, tph_sc_probe, job_valid, &ref_kinds[REF_PODGROUP], 0),
     YU_F("overused", f_flags, tph_sc_probe, overused, &ref_kinds[REF_QUEUE], 0),
     YU_F("victims", f_victims, tph_sc_probe, victims, NULL, 0),
+    YU_F("victimTasks", f_victim_tasks, tph_sc_probe, victim_tasks, NULL, 0),
 };
 
 int sc_load_probe(sc_ld *L, const yu_node *map)

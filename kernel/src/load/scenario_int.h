@@ -56,6 +56,16 @@ typedef struct tph_sc_pod {
 	uint32_t line;
 } tph_sc_pod;
 
+typedef struct tph_sc_pdb {
+	tph_pdb_desc d; /* namespace filled ("default") */
+	uint32_t line;
+} tph_sc_pdb;
+
+typedef struct tph_sc_ext_response {
+	tph_extender_response r;
+	uint32_t line;
+} tph_sc_ext_response;
+
 typedef struct tph_sc_shard {
 	bool present;
 	tph_shard_mode mode; /* default hard */
@@ -150,6 +160,18 @@ typedef struct tph_sc_ints {
 	int64_t *items;
 } tph_sc_ints;
 
+/* bindAnnotations: a pod and what its bind must carry among the annotations plugins set. */
+typedef struct tph_sc_bind_ann {
+	tph_sc_ref pod;
+	tph_kv_list annotations; /* key -> exact value */
+} tph_sc_bind_ann;
+
+typedef struct tph_sc_bind_anns {
+	bool present;
+	uint32_t n;
+	tph_sc_bind_ann *items;
+} tph_sc_bind_anns;
+
 typedef struct tph_sc_expect {
 	bool present;
 	tph_sc_loc loc;
@@ -161,6 +183,7 @@ typedef struct tph_sc_expect {
 	tph_sc_phases podgroup_phases;
 	tph_sc_status_counts task_status_counts;
 	tph_sc_ints binds_per_hypernode; /* as written (the check sorts) */
+	tph_sc_bind_anns bind_annotations;
 } tph_sc_expect;
 
 typedef struct tph_sc_score {
@@ -206,6 +229,19 @@ typedef struct tph_sc_victims_list {
 	tph_sc_victims *items;
 } tph_sc_victims_list;
 
+/* One victimTasks probe: the VictimTasks vote over candidates given in this order. */
+typedef struct tph_sc_victim_tasks {
+	tph_sc_refs candidates; /* pods */
+	tph_sc_refs victims;    /* pods, a subset of candidates; compared as a set */
+	tph_sc_loc loc;
+} tph_sc_victim_tasks;
+
+typedef struct tph_sc_victim_tasks_list {
+	bool present;
+	uint32_t n;
+	tph_sc_victim_tasks *items;
+} tph_sc_victim_tasks_list;
+
 typedef struct tph_sc_probe {
 	bool present;
 	tph_sc_loc loc;
@@ -221,6 +257,7 @@ typedef struct tph_sc_probe {
 	tph_sc_flags job_valid;
 	tph_sc_flags overused; /* queues */
 	tph_sc_victims_list victims;
+	tph_sc_victim_tasks_list victim_tasks;
 } tph_sc_probe;
 
 /* ---- the scenario
@@ -251,6 +288,10 @@ struct tph_scenario {
 	uint32_t n_podgroups;
 	tph_sc_pod *pods;
 	uint32_t n_pods;
+	tph_sc_pdb *pdbs;
+	uint32_t n_pdbs;
+	tph_sc_ext_response *ext_responses; /* extenderResponses, in file order */
+	uint32_t n_ext_responses;
 	tph_sc_shard shard;
 
 	tph_sc_expect expect;

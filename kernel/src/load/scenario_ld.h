@@ -11,6 +11,7 @@
 #define SC_HN_BIT 0x80000000u
 
 enum sc_section {
+	SEC_FLAVOUR,
 	SEC_NAME,
 	SEC_NOW,
 	SEC_CONF,
@@ -21,7 +22,9 @@ enum sc_section {
 	SEC_NODES,
 	SEC_HYPERNODES,
 	SEC_QUOTAS,
+	SEC_PDBS,
 	SEC_SHARD,
+	SEC_EXT_RESPONSES,
 	SEC_PODGROUPS,
 	SEC_PODS,
 	SEC_EXPECT,
@@ -40,6 +43,7 @@ typedef struct sc_ld {
 	yu_map queues;
 	yu_map pclasses;
 	yu_map quotas;
+	yu_map pdbs;
 	tph_time latest; /* latest creationTimestamp read */
 	yu_node *sec[SEC_COUNT];
 } sc_ld;
@@ -77,10 +81,17 @@ int sc_each_par(sc_ld *L, const yu_node *seq, const char *key, sc_item_fn decode
 extern uint32_t sc_par_min_items;
 extern unsigned long sc_par_done;
 
+/* The first of `n` decoded items (`size` bytes each, a string at offset `off`) whose string an
+ * earlier item has goes to *at (UINT32_MAX when all differ): pairwise for a few items, hashed
+ * for many. TPH_ENOMEM when out of memory. */
+int sc_find_repeat(const void *items, uint32_t n, size_t size, size_t off, uint32_t *at);
+
 /* Register `(a, b)` in `map` with value `i`; a duplicate is an error naming `what`. */
 int sc_register(sc_ld *L, yu_map *map, const yu_node *at, const char *a, const char *b, uint32_t i,
                 const char *what);
 
+/* Go's zero time (0001-01-01T00:00:00Z) written for a time reads as unset (0). */
+void sc_zero_time(tph_time *t);
 /* Keep the latest creationTimestamp for the `now` default; Go's zero time reads as unset. */
 void sc_note_creation(sc_ld *L, tph_time *t);
 
@@ -109,6 +120,8 @@ int sc_load_queues(sc_ld *L, const yu_node *seq);
 int sc_load_nodes(sc_ld *L, const yu_node *seq);
 int sc_load_hypernodes(sc_ld *L, const yu_node *seq);
 int sc_load_quotas(sc_ld *L, const yu_node *seq);
+int sc_load_pdbs(sc_ld *L, const yu_node *seq);
+int sc_load_ext_responses(sc_ld *L, const yu_node *map);
 int sc_load_shard(sc_ld *L, const yu_node *map);
 int sc_load_podgroups(sc_ld *L, const yu_node *seq);
 int sc_load_pods(sc_ld *L, const yu_node *seq);

@@ -66,10 +66,47 @@ int sc_register(sc_ld *L, yu_map *map, const yu_node *at, const char *a, const c
 	return TPH_OK;
 }
 
-void sc_note_creation(sc_ld *L, tph_time *t)
+static const char *str_at(const void *items, uint32_t i, size_t size, size_t off)
+{
+	return *(const char *const *)((const char *)items + (size_t)i * size + off);
+}
+
+int sc_find_repeat(const void *items, uint32_t n, size_t size, size_t off, uint32_t *at)
+{
+	*at = UINT32_MAX;
+	if (n <= 16) {
+		for (uint32_t i = 1; i < n && *at == UINT32_MAX; i++)
+			for (uint32_t j = 0; j < i && *at == UINT32_MAX; j++)
+				if (!strcmp(str_at(items, i, size, off),
+				            str_at(items, j, size, off)))
+					*at = i;
+		return TPH_OK;
+	}
+	yu_map seen;
+	if (yu_map_init(&seen, n) < 0)
+		return TPH_ENOMEM;
+	int rc = TPH_OK;
+	for (uint32_t i = 0; i < n && rc == TPH_OK && *at == UINT32_MAX; i++) {
+		const char *s = str_at(items, i, size, off);
+		int put = yu_map_put(&seen, s, strlen(s), NULL, 0, i, NULL);
+		if (put < 0)
+			rc = TPH_ENOMEM;
+		else if (put == 0)
+			*at = i;
+	}
+	yu_map_free(&seen);
+	return rc;
+}
+
+void sc_zero_time(tph_time *t)
 {
 	if (*t == TPH_GO_ZERO_TIME_MS)
 		*t = 0;
+}
+
+void sc_note_creation(sc_ld *L, tph_time *t)
+{
+	sc_zero_time(t);
 	if (*t > L->latest)
 		L->latest = *t;
 }
@@ -141,6 +178,7 @@ static int f_stash(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 	}
 
 static const yu_field top_fields[] = {
+    SEC("flavour", SEC_FLAVOUR),
     SEC("name", SEC_NAME),
     SEC("now", SEC_NOW),
     SEC("conf", SEC_CONF),
@@ -151,7 +189,9 @@ static const yu_field top_fields[] = {
     SEC("nodes", SEC_NODES),
     SEC("hyperNodes", SEC_HYPERNODES),
     SEC("resourceQuotas", SEC_QUOTAS),
+    SEC("podDisruptionBudgets", SEC_PDBS),
     SEC("shard", SEC_SHARD),
+    SEC("extenderResponses", SEC_EXT_RESPONSES),
     SEC("podGroups", SEC_PODGROUPS),
     SEC("pods", SEC_PODS),
     SEC("expect", SEC_EXPECT),
@@ -291,7 +331,8 @@ static int init_maps(sc_ld *L)
 	    yu_map_init(&L->podgroups, sec_len(L, SEC_PODGROUPS)) < 0 ||
 	    yu_map_init(&L->queues, sec_len(L, SEC_QUEUES)) < 0 ||
 	    yu_map_init(&L->pclasses, sec_len(L, SEC_PCLASSES)) < 0 ||
-	    yu_map_init(&L->quotas, sec_len(L, SEC_QUOTAS)) < 0)
+	    yu_map_init(&L->quotas, sec_len(L, SEC_QUOTAS)) < 0 ||
+	    yu_map_init(&L->pdbs, sec_len(L, SEC_PDBS)) < 0)
 		return tph_diag_set(L->c.d, TPH_ENOMEM, "%s: out of memory", L->sc->file);
 	return TPH_OK;
 }
@@ -304,6 +345,7 @@ static void free_maps(sc_ld *L)
 	yu_map_free(&L->queues);
 	yu_map_free(&L->pclasses);
 	yu_map_free(&L->quotas);
+	yu_map_free(&L->pdbs);
 }
 
 typedef int (*sc_section_fn)(sc_ld *L, const yu_node *n);
@@ -315,10 +357,28 @@ static const struct {
 } section_order[] = {
     {SEC_PCLASSES, sc_load_pclasses},   {SEC_QUEUES, sc_load_queues},
     {SEC_NODES, sc_load_nodes},         {SEC_HYPERNODES, sc_load_hypernodes},
-    {SEC_QUOTAS, sc_load_quotas},       {SEC_SHARD, sc_load_shard},
+    {SEC_QUOTAS, sc_load_quotas},       {SEC_PDBS, sc_load_pdbs},
+    {SEC_SHARD, sc_load_shard},         {SEC_EXT_RESPONSES, sc_load_ext_responses},
     {SEC_PODGROUPS, sc_load_podgroups}, {SEC_PODS, sc_load_pods},
     {SEC_EXPECT, sc_load_expect},       {SEC_PROBE, sc_load_probe},
 };
+
+/* The flavour decides how the rest of the file reads, so it is checked before anything else
+ * (a kai scenario's keys are unknown to the volcano reader). Only volcano is built. */
+static int check_flavour(sc_ld *L, const yu_node *root)
+{
+	static const char *const flavours[] = {"volcano", "kai", NULL};
+	yu_node *v = yu_map_find(&L->c, root, "flavour");
+	if (!v || yu_is_null(v))
+		return TPH_OK;
+	int which;
+	yu_push(&L->c, "flavour");
+	int rc = yu_enum(&L->c, v, flavours, &which);
+	if (rc == TPH_OK && which != 0)
+		rc = yu_err(&L->c, v, TPH_ENOTSUP, "flavour %s is not built yet", flavours[which]);
+	yu_pop(&L->c);
+	return rc;
+}
 
 static int decode(sc_ld *L, const yu_node *root)
 {
@@ -326,7 +386,9 @@ static int decode(sc_ld *L, const yu_node *root)
 	if (root->type != YU_MAP)
 		return yu_err(&L->c, root, TPH_EINVAL, "a scenario must be a mapping, got %s",
 		              yu_kind(root));
-	int rc = yu_walk(&L->c, root, top_fields, sizeof top_fields / sizeof top_fields[0], L);
+	int rc = check_flavour(L, root);
+	if (rc == TPH_OK)
+		rc = yu_walk(&L->c, root, top_fields, sizeof top_fields / sizeof top_fields[0], L);
 	if (rc == TPH_OK)
 		rc = load_header(L);
 	if (rc == TPH_OK)
@@ -483,6 +545,26 @@ bool tph_scenario_has_expect(const tph_scenario *s)
 bool tph_scenario_has_probe(const tph_scenario *s)
 {
 	return s->probe.present;
+}
+
+uint32_t tph_scenario_pdb_count(const tph_scenario *s)
+{
+	return s->n_pdbs;
+}
+
+const tph_pdb_desc *tph_scenario_pdb(const tph_scenario *s, uint32_t i)
+{
+	return i < s->n_pdbs ? &s->pdbs[i].d : NULL;
+}
+
+uint32_t tph_scenario_extender_response_count(const tph_scenario *s)
+{
+	return s->n_ext_responses;
+}
+
+const tph_extender_response *tph_scenario_extender_response(const tph_scenario *s, uint32_t i)
+{
+	return i < s->n_ext_responses ? &s->ext_responses[i].r : NULL;
 }
 
 void tph_scenario_load_times(const tph_scenario *s, double *parse_ms, double *decode_ms,

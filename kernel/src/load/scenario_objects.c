@@ -1,7 +1,8 @@
 /* Scenario sections for cluster-scoped objects: priority classes, queues (with the parent
- * check), nodes, resource quotas and the shard. */
+ * check), nodes, resource quotas, PodDisruptionBudgets and the shard. */
 #include "scenario_ld.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 _Static_assert(sizeof(tph_queue_state) == sizeof(int), "enum fields are written as int");
@@ -308,6 +309,107 @@ int sc_load_quotas(sc_ld *L, const yu_node *seq)
 	if (!(L->sc->quotas = sc_alloc_items(L, seq, sizeof(tph_sc_quota), &L->sc->n_quotas)))
 		return TPH_ENOMEM;
 	return sc_each(L, seq, "resourceQuotas", read_quota);
+}
+
+/* ---- PodDisruptionBudgets ------------------------------------------------------------------
+ */
+
+static bool all_digits(const char *s, size_t n)
+{
+	return n > 0 && strspn(s, "0123456789") == n;
+}
+
+/* intstr.IntOrString as a PDB validates it: an integer >= 0 or a percentage up to "100%". */
+static int f_int_or_percent(yu_ctx *c, yu_node *v, void *dst, const void *aux)
+{
+	tph_int_or_percent *x = dst;
+	const char *s = yu_sv(v);
+	x->present = true;
+	if (v->type == YU_SCALAR && v->len > 1 && s[v->len - 1] == '%' &&
+	    all_digits(s, v->len - 1)) {
+		size_t lead = strspn(s, "0");
+		if (v->len - 1 - lead > 3 || atoi(s) > 100)
+			return yu_err(c, v, TPH_ERANGE,
+			              "a percentage must be at most 100%% (\"%s\")", s);
+		x->percent = true;
+		x->value = atoi(s);
+		return TPH_OK;
+	}
+	if (v->type == YU_SCALAR && yu_plain(v) && !strcmp(yu_kind(v), "a number"))
+		return yu_i32(c, v, 0, INT32_MAX, &x->value);
+	if (v->type == YU_SCALAR)
+		return yu_err(c, v, TPH_EINVAL,
+		              "expected an integer or a percentage such as \"50%%\", got \"%s\"",
+		              s);
+	return yu_err(c, v, TPH_EINVAL,
+	              "expected an integer or a percentage such as \"50%%\", got %s", yu_kind(v));
+}
+
+/* disruptedPods: pod name -> time. */
+static int f_disrupted(yu_ctx *c, yu_node *v, void *dst, const void *aux)
+{
+	tph_pdb_desc *p = dst;
+	int rc = yu_check_unique_keys(c, v);
+	if (rc < 0)
+		return rc;
+	uint32_t n = (uint32_t)yu_map_len(v);
+	tph_disrupted_pod *items = yu_alloc_array(c->arena, n, sizeof *items);
+	if (!items)
+		return yu_err(c, v, TPH_ENOMEM, "out of memory");
+	for (uint32_t i = 0; rc == TPH_OK && i < n; i++) {
+		const yu_pair *pr = &v->u.pairs[i];
+		yu_node *k = yu_at(c, pr->key);
+		rc = yu_name(c, k, &items[i].pod);
+		yu_push(c, yu_sv(k));
+		if (rc == TPH_OK)
+			rc = yu_time(c, yu_at(c, pr->value), &items[i].time);
+		yu_pop(c);
+		sc_zero_time(&items[i].time);
+	}
+	p->disrupted_pods = items;
+	p->n_disrupted_pods = n;
+	return rc;
+}
+
+static const yu_field pdb_fields[] = {
+    YU_F("name", yu_f_name, tph_pdb_desc, name, NULL, YU_REQUIRED),
+    YU_F("namespace", yu_f_name, tph_pdb_desc, namespace_, NULL, 0),
+    YU_F("selector", sc_f_label_selector, tph_pdb_desc, selector, NULL, 0),
+    YU_F("minAvailable", f_int_or_percent, tph_pdb_desc, min_available, NULL, 0),
+    YU_F("maxUnavailable", f_int_or_percent, tph_pdb_desc, max_unavailable, NULL, 0),
+    YU_F("disruptionsAllowed", yu_f_i32_nonneg, tph_pdb_desc, disruptions_allowed, NULL, 0),
+    {"disruptedPods", f_disrupted, 0, NULL, 0},
+};
+
+static int read_pdb(sc_ld *L, yu_node *item, uint32_t i)
+{
+	tph_sc_pdb *p = &L->sc->pdbs[i];
+	sc_begin_obj(L, "podDisruptionBudget", item, true, i);
+	p->line = yu_line(&L->c, item);
+	p->d.namespace_ = "default";
+	int rc = yu_walk(&L->c, item, pdb_fields, sizeof pdb_fields / sizeof pdb_fields[0], &p->d);
+	if (rc < 0)
+		return rc;
+	if (p->d.min_available.present && p->d.max_unavailable.present) {
+		yu_node *min = yu_map_find(&L->c, item, "minAvailable");
+		yu_node *max = yu_map_find(&L->c, item, "maxUnavailable");
+		bool max_later =
+		    max->line > min->line || (max->line == min->line && max->col > min->col);
+		yu_push(&L->c, max_later ? "maxUnavailable" : "minAvailable");
+		rc = yu_err(&L->c, max_later ? max : min, TPH_EINVAL,
+		            "minAvailable and maxUnavailable are mutually exclusive");
+		yu_pop(&L->c);
+		return rc;
+	}
+	return sc_register(L, &L->pdbs, item, p->d.namespace_, p->d.name, i,
+	                   "pod disruption budget");
+}
+
+int sc_load_pdbs(sc_ld *L, const yu_node *seq)
+{
+	if (!(L->sc->pdbs = sc_alloc_items(L, seq, sizeof(tph_sc_pdb), &L->sc->n_pdbs)))
+		return TPH_ENOMEM;
+	return sc_each(L, seq, "podDisruptionBudgets", read_pdb);
 }
 
 /* ---- shard --------------------------------------------------------------------------------------

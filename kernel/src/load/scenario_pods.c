@@ -1,5 +1,5 @@
 /* Scenario section for pods, with the Kubernetes shapes they carry: label and node selectors,
- * affinity, tolerations and topology spread constraints. */
+ * affinity, tolerations, topology spread constraints and status conditions. */
 #include "scenario_ld.h"
 
 #include <errno.h>
@@ -9,6 +9,7 @@
 _Static_assert(sizeof(tph_pod_phase) == sizeof(int), "enum fields are written as int");
 _Static_assert(sizeof(tph_sel_op) == sizeof(int), "enum fields are written as int");
 _Static_assert(sizeof(tph_toleration_op) == sizeof(int), "enum fields are written as int");
+_Static_assert(sizeof(tph_cond_status) == sizeof(int), "enum fields are written as int");
 
 static const char *const pod_phases[] = {"Pending", "Running", "Succeeded",
                                          "Failed",  "Unknown", NULL};
@@ -355,6 +356,55 @@ static int f_spread(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 	return rc;
 }
 
+/* ---- conditions
+ * ---------------------------------------------------------------------------------- */
+
+static const char *const cond_statuses[] = {"True", "False", "Unknown", NULL};
+
+static int f_cond_time(yu_ctx *c, yu_node *v, void *dst, const void *aux)
+{
+	int rc = yu_time(c, v, (tph_time *)dst);
+	sc_zero_time((tph_time *)dst);
+	return rc;
+}
+
+static const yu_field cond_fields[] = {
+    YU_F("type", sc_f_key, tph_pod_condition, type, NULL, YU_REQUIRED),
+    YU_F("status", yu_f_enum, tph_pod_condition, status, cond_statuses, YU_REQUIRED),
+    YU_F("lastTransitionTime", f_cond_time, tph_pod_condition, last_transition, NULL, 0),
+    YU_F("lastProbeTime", f_cond_time, tph_pod_condition, last_probe, NULL, 0),
+    YU_F("reason", yu_f_str, tph_pod_condition, reason, NULL, 0),
+    YU_F("message", yu_f_str, tph_pod_condition, message, NULL, 0),
+};
+
+static int read_condition(yu_ctx *c, yu_node *item, void *dst)
+{
+	tph_pod_condition *x = dst;
+	x->reason = x->message = "";
+	return yu_walk(c, item, cond_fields, sizeof cond_fields / sizeof cond_fields[0], x);
+}
+
+/* Conditions are keyed by type (a list map in the API): a type given twice is an error. */
+static int f_conditions(yu_ctx *c, yu_node *v, void *dst, const void *aux)
+{
+	tph_pod_desc *p = dst;
+	void *items = NULL;
+	int rc = sc_seq(c, v, sizeof(tph_pod_condition), &items, &p->n_conditions, read_condition);
+	p->conditions = items;
+	uint32_t at = UINT32_MAX;
+	if (rc == TPH_OK && sc_find_repeat(items, p->n_conditions, sizeof(tph_pod_condition),
+	                                   offsetof(tph_pod_condition, type), &at) < 0)
+		return yu_err(c, v, TPH_ENOMEM, "out of memory");
+	if (at != UINT32_MAX) {
+		yu_push_idx(c, (int32_t)at);
+		yu_push(c, "type");
+		rc = yu_err(c, yu_map_find(c, yu_at(c, v->u.items[at]), "type"), TPH_EINVAL,
+		            "condition type %s is listed twice", p->conditions[at].type);
+		c->depth -= 2;
+	}
+	return rc;
+}
+
 /* ---- pods
  * ---------------------------------------------------------------------------------------- */
 
@@ -388,6 +438,7 @@ static const yu_field pod_fields[] = {
     YU_F("phase", yu_f_enum, tph_pod_desc, phase, pod_phases, 0),
     YU_F("nodeName", f_opt_name, tph_pod_desc, node_name, NULL, 0),
     YU_F("requests", yu_f_res, tph_pod_desc, requests, NULL, 0),
+    YU_F("limits", yu_f_res, tph_pod_desc, limits, NULL, 0),
     YU_F("taskSpec", f_opt_str, tph_pod_desc, task_spec, NULL, 0),
     YU_F("labels", yu_f_kv, tph_pod_desc, labels, NULL, 0),
     YU_F("annotations", yu_f_kv, tph_pod_desc, annotations, NULL, 0),
@@ -403,6 +454,7 @@ static const yu_field pod_fields[] = {
     YU_F("deleting", yu_f_bool, tph_pod_desc, deleting, NULL, 0),
     YU_F("creationTimestamp", yu_f_time, tph_pod_desc, creation, NULL, 0),
     YU_F("uid", sc_f_key, tph_pod_desc, uid, NULL, 0),
+    {"conditions", f_conditions, 0, NULL, 0},
 };
 
 static bool is_node(sc_ld *L, const char *name)

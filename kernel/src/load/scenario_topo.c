@@ -265,22 +265,16 @@ static int read_subgroup(yu_ctx *c, yu_node *item, void *dst)
 
 static int unique_subgroups(yu_ctx *c, const yu_node *v, const tph_podgroup_desc *g)
 {
-	yu_map seen;
-	if (yu_map_init(&seen, g->n_subgroups) < 0)
+	uint32_t at;
+	if (sc_find_repeat(g->subgroups, g->n_subgroups, sizeof *g->subgroups,
+	                   offsetof(tph_subgroup_policy, name), &at) < 0)
 		return yu_err(c, v, TPH_ENOMEM, "out of memory");
-	int rc = TPH_OK;
-	for (uint32_t i = 0; rc == TPH_OK && i < g->n_subgroups; i++) {
-		const char *nm = g->subgroups[i].name;
-		int put = yu_map_put(&seen, nm, strlen(nm), NULL, 0, i, NULL);
-		yu_push_idx(c, (int32_t)i);
-		if (put < 0)
-			rc = yu_err(c, v, TPH_ENOMEM, "out of memory");
-		else if (put == 0)
-			rc = yu_err(c, yu_at(c, v->u.items[i]), TPH_EEXIST,
-			            "duplicate subgroup policy \"%s\"", nm);
-		yu_pop(c);
-	}
-	yu_map_free(&seen);
+	if (at == UINT32_MAX)
+		return TPH_OK;
+	yu_push_idx(c, (int32_t)at);
+	int rc = yu_err(c, yu_at(c, v->u.items[at]), TPH_EEXIST, "duplicate subgroup policy \"%s\"",
+	                g->subgroups[at].name);
+	yu_pop(c);
 	return rc;
 }
 

@@ -310,6 +310,12 @@ int yu_res_list(yu_ctx *c, const yu_node *n, tph_res_list *out);
 int yu_kv_list(yu_ctx *c, const yu_node *n, tph_kv_list *out);
 int yu_str_list(yu_ctx *c, const yu_node *n, tph_str_list *out);
 
+/* The JSON text of a node, copied into the context's arena (yaml_json.c): mappings as objects,
+ * sequences as arrays, quoted scalars as strings, plain ones as null, booleans and numbers
+ * where the loader reads them so (a number keeps its digits), else as strings. Duplicate keys
+ * and nesting beyond 100 levels are errors. */
+int yu_json(yu_ctx *c, const yu_node *n, const char **out);
+
 /* ---- table-driven mappings ---------------------------------------------------------------------
  */
 

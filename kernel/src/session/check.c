@@ -1,7 +1,9 @@
 /* expect: checks over the closed session: binds, evictions, pipelined tasks, phases, task
- * status counts. Lookups by name are linear or sorted scans: checking is not a hot path. */
+ * status counts, bind annotations. Lookups by name are linear or sorted scans: checking is not
+ * a hot path. */
 #include "check_core.h"
 
+#include "cache/cluster_int.h"
 #include "session/topo/hypernode.h"
 #include "base/mem.h"
 
@@ -258,6 +260,36 @@ out:
 	tph_free(exp);
 }
 
+/* Each listed pod is bound, and its bind carries each listed key with exactly that value among
+ * the annotations plugins set on it (not the pod's own); keys not listed are not checked. */
+static void check_bind_annotations(const tph_sc_expect *e, const tph_decision_log *l,
+                                   tph_check_report *r)
+{
+	for (uint32_t i = 0; i < e->bind_annotations.n; i++) {
+		const tph_sc_bind_ann *want = &e->bind_annotations.items[i];
+		const tph_decision *got = find_row(l->binds, l->n_binds, want->pod.key);
+		if (!got) {
+			tph_report_fail(r, "bindAnnotations: %s expected bound, not bound",
+			                want->pod.key);
+			continue;
+		}
+		for (uint32_t k = 0; k < want->annotations.n; k++) {
+			const tph_kv *kv = &want->annotations.items[k];
+			const char *v = tph_kv_find(got->annotations, kv->key);
+			if (!v)
+				tph_report_fail(r,
+				                "bindAnnotations: %s: bind annotation %s missing",
+				                want->pod.key, kv->key);
+			else if (strcmp(v, kv->value))
+				tph_report_fail(
+				    r,
+				    "bindAnnotations: %s: bind annotation %s is \"%s\", "
+				    "expected \"%s\"",
+				    want->pod.key, kv->key, v, kv->value);
+		}
+	}
+}
+
 void tph_check_expect(const tph_scenario *sc, const tph_session *s, tph_check_report *r)
 {
 	const tph_sc_expect *e = &sc->expect;
@@ -275,4 +307,5 @@ void tph_check_expect(const tph_scenario *sc, const tph_session *s, tph_check_re
 	check_status_counts(e, s, r);
 	if (e->binds_per_hypernode.present)
 		check_binds_per_hypernode(e, s, r);
+	check_bind_annotations(e, l, r);
 }

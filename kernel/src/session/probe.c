@@ -1,5 +1,6 @@
 /* probe: checks, answered from the open session before any action: scores, feasible nodes,
- * orders, votes, victims. They observe the combination rules exactly as actions see them. */
+ * orders, votes, victims and VictimTasks. They observe the combination rules exactly as
+ * actions see them. */
 #include "check_core.h"
 
 #include "ep.h"
@@ -183,22 +184,49 @@ static void probe_flags(const tph_sc_probe *p, const tph_session *s, tph_check_r
 	}
 }
 
+static bool listed(const tph_sc_refs *refs, const char *key)
+{
+	for (uint32_t x = 0; x < refs->n; x++)
+		if (!strcmp(refs->items[x].key, key))
+			return true;
+	return false;
+}
+
+/* The tasks of `refs` in order (n + 1 entries, heap); NULL when out of memory or when one is
+ * not in the session (reported as a failure of `what`). */
+static tph_idx *task_ids(tph_session *s, const tph_sc_refs *refs, const char *what,
+                         tph_check_report *r)
+{
+	tph_idx *ids = tph_calloc(refs->n + 1, sizeof *ids);
+	if (!ids) {
+		tph_report_fail(r, "%s: out of memory", what);
+		return NULL;
+	}
+	for (uint32_t i = 0; i < refs->n; i++)
+		if ((ids[i] = tph_check_task(s, &refs->items[i])) == TPH_NOIDX) {
+			tph_report_fail(r, "%s: %s is not in the session", what,
+			                refs->items[i].key);
+			tph_free(ids);
+			return NULL;
+		}
+	return ids;
+}
+
 static void probe_victims(const tph_sc_victims *v, tph_session *s, tph_check_report *r)
 {
 	uint32_t n = v->candidates.n;
-	tph_idx *cands = tph_calloc(n + 1, sizeof *cands), *out = tph_calloc(n + 1, sizeof *out);
+	const char *what = v->reclaim ? "victims (reclaimable)" : "victims (preemptable)";
+	tph_idx *cands = task_ids(s, &v->candidates, what, r);
+	tph_idx *out = tph_calloc(n + 1, sizeof *out);
 	tph_idx actor = tph_check_task(s, &v->actor);
+	if (cands && !out)
+		tph_report_fail(r, "%s: out of memory", what);
 	if (!cands || !out || actor == TPH_NOIDX)
 		goto done;
-	for (uint32_t i = 0; i < n; i++)
-		cands[i] = tph_check_task(s, &v->candidates.items[i]);
 	uint32_t k = v->reclaim ? tph_reclaimable(s, actor, cands, n, out)
 	                        : tph_preemptable(s, actor, cands, n, out);
-	const char *what = v->reclaim ? "victims (reclaimable)" : "victims (preemptable)";
 	for (uint32_t i = 0; i < n; i++) {
-		bool want = false, got = false;
-		for (uint32_t x = 0; x < v->victims.n; x++)
-			want |= !strcmp(v->victims.items[x].key, v->candidates.items[i].key);
+		bool want = listed(&v->victims, v->candidates.items[i].key), got = false;
 		for (uint32_t x = 0; x < k; x++)
 			got |= out[x] == cands[i];
 		if (want != got)
@@ -210,6 +238,31 @@ static void probe_victims(const tph_sc_victims *v, tph_session *s, tph_check_rep
 done:
 	tph_free(cands);
 	tph_free(out);
+}
+
+/* VictimTasks over the candidates in the order given (tier by tier, the first tier naming any
+ * victim decides); the victims compare as a set. */
+static void probe_victim_tasks(const tph_sc_victim_tasks *v, tph_session *s, tph_check_report *r)
+{
+	uint32_t n = v->candidates.n;
+	tph_idx *cands = task_ids(s, &v->candidates, "victimTasks", r);
+	uint8_t *got = tph_calloc(n + 1, 1);
+	if (!cands || !got) {
+		if (cands)
+			tph_report_fail(r, "victimTasks: out of memory");
+		goto done;
+	}
+	tph_victim_tasks(s, cands, n, got);
+	for (uint32_t i = 0; i < n; i++) {
+		bool want = listed(&v->victims, v->candidates.items[i].key);
+		if (want != (got[i] != 0))
+			tph_report_fail(
+			    r, "victimTasks: %s expected %s, got %s", v->candidates.items[i].key,
+			    want ? "a victim" : "not a victim", got[i] ? "a victim" : "not");
+	}
+done:
+	tph_free(cands);
+	tph_free(got);
 }
 
 void tph_check_probe(const tph_scenario *sc, tph_session *s, tph_check_report *r)
@@ -225,4 +278,6 @@ void tph_check_probe(const tph_scenario *sc, tph_session *s, tph_check_report *r
 	probe_flags(p, s, r);
 	for (uint32_t i = 0; i < p->victims.n; i++)
 		probe_victims(&p->victims.items[i], s, r);
+	for (uint32_t i = 0; i < p->victim_tasks.n; i++)
+		probe_victim_tasks(&p->victim_tasks.items[i], s, r);
 }

@@ -67,6 +67,7 @@ static int convert_rows(tph_session *s, const tph_log_row *in, const char *const
 		d[i].pod = tph_ssn_task_key(s, in[i].task);
 		d[i].node = node_name(s, in[i].node);
 		d[i].reason = why ? why[i] : NULL;
+		d[i].annotations = (tph_kv_list){NULL, 0}; /* no plugin sets bind annotations yet */
 	}
 	*out = d;
 	*n_out = n;
