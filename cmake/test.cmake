@@ -19,6 +19,12 @@ else()
   set(config -DCMAKE_BUILD_TYPE=Release)
 endif()
 
+# TPH_REQUIRE_SHARED (tests/unit/shared_data.h): from the environment, as .ci/run exports it, or
+# from -DTPH_REQUIRE_SHARED=1; ctest and every test it runs inherit it.
+if(DEFINED TPH_REQUIRE_SHARED)
+  set(ENV{TPH_REQUIRE_SHARED} "${TPH_REQUIRE_SHARED}")
+endif()
+
 tph_install_missing_packages("${build}/logs")
 tph_configure_and_build("${build}" "" ${config} -DTPH_WERROR=ON -DBUILD_TESTING=ON)
 

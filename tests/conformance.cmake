@@ -5,6 +5,7 @@
 # entry, a fixture on disk (*.yaml under SHARED) that the check did not report as PASS or FAIL,
 # or a check run that crashed or printed no `N passed, N failed` summary.
 # $TPH_SHARED_DIR, when set at test time, names the shared/ directory: SHARED becomes its conformance/.
+# $TPH_REQUIRE_SHARED (set and not 0) turns a missing fixture directory from a skip into a failure.
 # Test `conformance.selftest.*` runs this gate against a stub binary (conformance_stub.sh).
 cmake_minimum_required(VERSION 3.25)
 
@@ -20,6 +21,11 @@ endforeach()
 # No fixtures, nothing to gate. CMake before 3.29 cannot exit with 77, so the test also carries
 # SKIP_REGULAR_EXPRESSION on this line.
 if(NOT IS_DIRECTORY "${SHARED}")
+  if(DEFINED ENV{TPH_REQUIRE_SHARED} AND NOT "$ENV{TPH_REQUIRE_SHARED}" MATCHES "^0?$")
+    # Plain message(): FATAL_ERROR would re-wrap the line.
+    message("conformance: no fixture directory ${SHARED} (TPH_REQUIRE_SHARED is set)")
+    message(FATAL_ERROR "conformance: failed")
+  endif()
   message("conformance: skipped (no fixture directory ${SHARED})")
   if(CMAKE_VERSION VERSION_GREATER_EQUAL 3.29)
     cmake_language(EXIT 77)

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "datasets.h"
+#include "shared_data.h"
 #include "cache/snap.h"
 #include "tephra/tephra.h"
 
@@ -241,7 +242,8 @@ static void test_output_replaced_whole(void **state)
 	rmdir(dir);
 }
 
-/* ---- importers over the real traces (skipped when shared/datasets is absent) ---- */
+/* ---- importers over the real traces (skipped when shared/datasets is absent, unless
+ * TPH_REQUIRE_SHARED) ---- */
 
 static const char *datasets_dir(char *out, size_t cap)
 {
@@ -277,7 +279,7 @@ static void test_import_traces(void **state)
 	(void)state;
 	char dir[4096], ali[4200], itp[4200];
 	if (!datasets_dir(dir, sizeof dir))
-		skip();
+		skip_without_shared(dir);
 	snprintf(ali, sizeof ali, "%s/alibaba-openb-gpu2023", dir);
 	snprintf(itp, sizeof itp, "%s/msft-itp-elasticflow/raw-traces.tar.gz", dir);
 	const char *out = "/tmp/tph-test-import.yaml";
