@@ -1,6 +1,10 @@
 # Build options: warnings, sanitizers, OpenMP and the build profiles (Release, Debug, Perf).
 option(TPH_WERROR "Treat warnings as errors (CI turns this on)" OFF)
 option(TPH_SANITIZE "Build with AddressSanitizer + UndefinedBehaviorSanitizer" OFF)
+# The session arena's bump allocation hides overflows and leaks inside its chunks from
+# LeakSanitizer and valgrind; this sends every arena allocation through malloc instead (slower,
+# more memory, same decisions). cmake/test.cmake turns it on with the sanitizers.
+option(TPH_ARENA_MALLOC "Each session arena allocation a malloc block (for LSan, valgrind)" OFF)
 option(TPH_OPENMP "Run filtering and scoring across nodes with OpenMP" ON)
 option(TPH_BENCH "Build the google-benchmark harness (needs libbenchmark-dev and g++)" ON)
 
@@ -46,6 +50,9 @@ if(TPH_SANITIZE)
                       -fno-sanitize-recover=undefined)
   add_link_options(-fsanitize=address,undefined)
   add_compile_definitions(TPH_SANITIZE=1)
+endif()
+if(TPH_ARENA_MALLOC)
+  add_compile_definitions(TPH_ARENA_MALLOC=1)
 endif()
 
 # Apply our warning set to a target.

@@ -53,8 +53,8 @@ extern const char *const tph_gen_profiles[];
 int tph_gen_profile(const char *name, tph_gen_opts *o);
 
 /* Write the scenario to `f` (buffered; flushed before returning). The same options give the
- * same bytes on every machine. Returns 0, or -1 when the options are out of range or a write
- * fails. `st` may be NULL. */
+ * same bytes on every machine. Returns 0, or -1 with errno set when the options are out of range
+ * (EINVAL), memory runs out or a write fails (that write's errno). `st` may be NULL. */
 int tph_gen_write(const tph_gen_opts *o, FILE *f, tph_gen_stats *st);
 
 /* The commands: argv[0] is the command name. Exit codes as the CLI's: 0 ok, 2 bad usage or

@@ -2,6 +2,7 @@
  * cluster and workload and writes the sections in the spec's order. */
 #include "gen.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,27 +122,33 @@ static void release(gen_state *g)
 
 int tph_gen_write(const tph_gen_opts *o, FILE *f, tph_gen_stats *st)
 {
-	if (!opts_valid(o))
+	if (!opts_valid(o)) {
+		errno = EINVAL;
 		return -1;
+	}
 	gen_out *w = malloc(sizeof *w);
 	if (!w)
 		return -1;
 	out_init(w, f);
 	gen_state g = {.o = o, .w = w};
 	write_header(&g);
-	int rc = plan(&g);
+	int rc = plan(&g), err = rc ? ENOMEM : 0; /* planning fails only for memory */
 	if (!rc) {
 		gen_write_nodes(&g);
 		gen_write_hypernodes(&g);
 		gen_write_podgroups(&g);
 		gen_write_pods(&g);
 	}
-	if (!out_flush(w))
+	if (!out_flush(w) && !err) {
 		rc = -1;
+		err = w->errnum;
+	}
 	g.st.bytes = w->total;
 	if (st)
 		*st = g.st;
 	release(&g);
 	free(w);
+	if (rc)
+		errno = err;
 	return rc;
 }

@@ -1,5 +1,6 @@
 /* `tephra gen PROFILE [options] -o FILE`: write a synthetic scenario. */
 #include "datasets.h"
+#include "out_file.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -159,23 +160,14 @@ int tph_cmd_gen(int argc, char **argv)
 		fputs(gen_usage, stderr);
 		return 2;
 	}
-	bool to_stdout = !strcmp(path, "-");
-	FILE *f = to_stdout ? stdout : fopen(path, "wb");
-	if (!f) {
-		fprintf(stderr, "tephra gen: %s: %s\n", path, strerror(errno));
+	out_file of;
+	if (out_file_open(&of, path, "tephra gen") != 0)
 		return 2;
-	}
 	tph_gen_stats st;
 	double t0 = now_ms();
-	int rc = tph_gen_write(&o, f, &st);
-	if (!to_stdout && fclose(f) != 0)
-		rc = -1;
-	if (rc) {
-		fprintf(stderr, "tephra gen: %s: write failed\n", path);
-		if (!to_stdout)
-			remove(path); /* no half-written scenario behind */
-		return 2;
-	}
+	int err = tph_gen_write(&o, of.f, &st) ? (errno ? errno : EIO) : 0;
+	if (out_file_close(&of, err, "tephra gen") != 0)
+		return 2; /* no half-written scenario left behind */
 	if (!quiet)
 		summary(path, &st, now_ms() - t0);
 	return 0;

@@ -2,6 +2,7 @@
  * writing a 100,000-pod scenario costs a few tens of milliseconds. */
 #include "gen_io.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -27,16 +28,24 @@ void out_init(gen_out *w, FILE *f)
 	w->n = 0;
 	w->total = 0;
 	w->err = false;
+	w->errnum = 0;
+}
+
+static void out_fail(gen_out *w, int errnum)
+{
+	if (!w->err)
+		w->errnum = errnum ? errnum : EIO;
+	w->err = true;
 }
 
 bool out_flush(gen_out *w)
 {
 	if (w->n && fwrite(w->buf, 1, w->n, w->f) != w->n)
-		w->err = true;
+		out_fail(w, errno);
 	w->total += w->n;
 	w->n = 0;
 	if (fflush(w->f) != 0)
-		w->err = true;
+		out_fail(w, errno);
 	return !w->err;
 }
 
@@ -46,7 +55,7 @@ void out_mem(gen_out *w, const char *s, size_t n)
 		out_flush(w);
 		if (n > sizeof w->buf) {
 			if (fwrite(s, 1, n, w->f) != n)
-				w->err = true;
+				out_fail(w, errno);
 			w->total += n;
 			return;
 		}
@@ -84,7 +93,7 @@ void out_fmt(gen_out *w, const char *fmt, ...)
 	int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
 	va_end(ap);
 	if (n < 0 || (size_t)n >= sizeof tmp) {
-		w->err = true;
+		out_fail(w, EOVERFLOW);
 		return;
 	}
 	out_mem(w, tmp, (size_t)n);

@@ -65,6 +65,7 @@ typedef struct gen_out {
 	size_t n;
 	uint64_t total;
 	bool err;
+	int errnum; /* errno of the first failed write (EOVERFLOW: a line too long for out_fmt) */
 	char buf[1 << 16];
 } gen_out;
 

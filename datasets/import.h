@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "gen_io.h"
+#include "out_file.h"
 
 #define CSV_MAX_FIELDS 16
 
@@ -44,10 +45,11 @@ bool csv_header_is(const csv_reader *c, const char *const *names, uint32_t n);
  * Volcano's helm-chart conf (the default plus binpack). */
 void import_header(gen_out *w, const char *name, const char *source, int64_t now);
 
-/* `-o FILE` ("-" for stdout) opened for writing, or NULL with a message. */
-FILE *import_open_out(const char *path);
-/* Flush and close; false (with a message) if any write failed. */
-bool import_close_out(gen_out *w, FILE *f, const char *path);
+/* `-o FILE` ("-" for stdout) opened for writing (out_file.h): 0, or -1 with a message. */
+int import_open_out(out_file *of, const char *path);
+/* Flush and, when `keep`, put the file in place: false (with a message) if any write failed.
+ * Without `keep` (the input was bad) what was written is dropped and false returned. */
+bool import_close_out(gen_out *w, out_file *of, bool keep);
 
 int import_alibaba(int argc, char **argv);
 int import_itp(int argc, char **argv);

@@ -227,14 +227,15 @@ static void write_pods(gen_out *w, const ali_pod *p, const uint32_t *start, uint
 static int write_all(const ali_opts *o, ali_pod *pods, uint32_t n, uint32_t *start)
 {
 	uint32_t ng = form_gangs(o, pods, n, start);
-	FILE *f = import_open_out(o->out);
-	gen_out *w = f ? malloc(sizeof *w) : NULL;
+	out_file of;
+	if (import_open_out(&of, o->out) != 0)
+		return -1;
+	gen_out *w = malloc(sizeof *w);
 	if (!w) {
-		if (f && f != stdout)
-			fclose(f);
+		out_file_discard(&of);
 		return -1;
 	}
-	out_init(w, f);
+	out_init(w, of.f);
 	int64_t now = o->has_at ? o->at : (n ? pods[n - 1].created : 0);
 	import_header(w, "alibaba-openb-gpu2023", o->pods ? o->pods : o->dir,
 	              TRACE_EPOCH + now + 1);
@@ -244,7 +245,7 @@ static int write_all(const ali_opts *o, ali_pod *pods, uint32_t n, uint32_t *sta
 		write_groups(w, o, pods, start, ng);
 		write_pods(w, pods, start, ng);
 	}
-	if (!import_close_out(w, f, o->out))
+	if (!import_close_out(w, &of, rc == 0))
 		rc = -1;
 	free(w);
 	if (!rc)

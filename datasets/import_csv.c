@@ -148,22 +148,17 @@ void import_header(gen_out *w, const char *name, const char *source, int64_t now
 	           "    - name: binpack\n");
 }
 
-FILE *import_open_out(const char *path)
+int import_open_out(out_file *of, const char *path)
 {
-	if (!strcmp(path, "-"))
-		return stdout;
-	FILE *f = fopen(path, "wb");
-	if (!f)
-		fprintf(stderr, "tephra import: %s: %s\n", path, strerror(errno));
-	return f;
+	return out_file_open(of, path, "tephra import");
 }
 
-bool import_close_out(gen_out *w, FILE *f, const char *path)
+bool import_close_out(gen_out *w, out_file *of, bool keep)
 {
-	bool ok = out_flush(w);
-	if (f != stdout && fclose(f) != 0)
-		ok = false;
-	if (!ok)
-		fprintf(stderr, "tephra import: %s: write failed\n", path);
-	return ok;
+	if (!keep) {
+		out_file_discard(of);
+		return false;
+	}
+	int err = out_flush(w) ? 0 : w->errnum;
+	return out_file_close(of, err, "tephra import") == 0;
 }

@@ -188,14 +188,15 @@ static void write_pods(gen_out *w, const itp_job *j)
 
 static int write_all(const itp_opts *o, const job_vec *jv)
 {
-	FILE *f = import_open_out(o->out);
-	gen_out *w = f ? malloc(sizeof *w) : NULL;
+	out_file of;
+	if (import_open_out(&of, o->out) != 0)
+		return -1;
+	gen_out *w = malloc(sizeof *w);
 	if (!w) {
-		if (f && f != stdout)
-			fclose(f);
+		out_file_discard(&of);
 		return -1;
 	}
-	out_init(w, f);
+	out_init(w, of.f);
 	int64_t now = o->has_at ? o->at : (jv->n ? jv->v[jv->n - 1].submit : 0);
 	import_header(w, "msft-itp-elasticflow", o->trace, TRACE_EPOCH + now + 1);
 	write_cluster_parts(w, o);
@@ -205,7 +206,7 @@ static int write_all(const itp_opts *o, const job_vec *jv)
 	out_str(w, "pods:\n");
 	for (uint32_t i = 0; i < jv->n; i++)
 		write_pods(w, &jv->v[i]);
-	int rc = import_close_out(w, f, o->out) ? 0 : -1;
+	int rc = import_close_out(w, &of, true) ? 0 : -1;
 	free(w);
 	if (!rc)
 		fprintf(stderr, "tephra import: wrote %s: %u jobs on %u nodes\n", o->out, jv->n,

@@ -2,8 +2,11 @@
 #   cmake -DTEPHRA=<tephra binary> -DSHARED=<conformance dir> -DPENDING=<pending list> -P conformance.cmake
 # Runs `tephra check` over every fixture and compares with tests/conformance-pending.txt, the
 # fixtures that are expected to fail for now. Fails on an unlisted FAIL, a listed PASS, a stale
-# entry, or a check run that crashed or printed no `N passed, N failed` summary.
+# entry, a fixture on disk (*.yaml under SHARED) that the check did not report as PASS or FAIL,
+# or a check run that crashed or printed no `N passed, N failed` summary.
 # $TPH_SHARED_DIR, when set at test time, names the shared/ directory: SHARED becomes its conformance/.
+# $TPH_REQUIRE_SHARED (set and not 0) turns a missing fixture directory from a skip into a failure.
+# Test `conformance.selftest.*` runs this gate against a stub binary (conformance_stub.sh).
 cmake_minimum_required(VERSION 3.25)
 
 if(DEFINED ENV{TPH_SHARED_DIR} AND NOT "$ENV{TPH_SHARED_DIR}" STREQUAL "")
@@ -18,6 +21,11 @@ endforeach()
 # No fixtures, nothing to gate. CMake before 3.29 cannot exit with 77, so the test also carries
 # SKIP_REGULAR_EXPRESSION on this line.
 if(NOT IS_DIRECTORY "${SHARED}")
+  if(DEFINED ENV{TPH_REQUIRE_SHARED} AND NOT "$ENV{TPH_REQUIRE_SHARED}" MATCHES "^0?$")
+    # Plain message(): FATAL_ERROR would re-wrap the line.
+    message("conformance: no fixture directory ${SHARED} (TPH_REQUIRE_SHARED is set)")
+    message(FATAL_ERROR "conformance: failed")
+  endif()
   message("conformance: skipped (no fixture directory ${SHARED})")
   if(CMAKE_VERSION VERSION_GREATER_EQUAL 3.29)
     cmake_language(EXIT 77)
@@ -25,6 +33,14 @@ if(NOT IS_DIRECTORY "${SHARED}")
   return()
 endif()
 file(REAL_PATH "${SHARED}" SHARED)
+
+# The fixtures on disk, as `tephra check` walks them: *.yaml, no file or folder starting with '.'.
+file(GLOB_RECURSE fixtures RELATIVE "${SHARED}" "${SHARED}/*.yaml")
+list(FILTER fixtures EXCLUDE REGEX "(^|/)\\.")
+list(LENGTH fixtures nfixtures)
+foreach(path IN LISTS fixtures)
+  set(on_disk_${path} TRUE)
+endforeach()
 
 set(problems "")
 function(problem text)
@@ -146,6 +162,9 @@ foreach(line IN LISTS lines)
         set(last_unexpected TRUE)
       endif()
     endif()
+    if(NOT on_disk_${path})
+      problem("${verdict} ${path}: not a fixture in ${SHARED}")
+    endif()
     set(seen_${path} TRUE)
   elseif(line MATCHES "^[ \t]" AND last_unexpected)
     unescape(line)
@@ -171,14 +190,25 @@ if((rc EQUAL 0) AND (nfail GREATER 0))
 elseif(NOT (rc EQUAL 0) AND (nfail EQUAL 0))
   problem("tephra check exited ${rc} with no failures")
 endif()
-foreach(path IN LISTS pending)
+# Every fixture on disk reported, and nothing else: a check that stops early or skips files
+# must not pass for the ones it did report.
+set(nmissing 0)
+foreach(path IN LISTS fixtures)
   if(NOT seen_${path})
-    problem("listed fixture ${path} was not reported by tephra check")
-    math(EXPR nunexpected "${nunexpected} + 1")
+    problem("${path}: not reported by tephra check (neither PASS nor FAIL)")
+    math(EXPR nmissing "${nmissing} + 1")
   endif()
 endforeach()
+if(nfixtures EQUAL 0)
+  problem("no fixtures (*.yaml) in ${SHARED}")
+endif()
+math(EXPR nreported "${npass} + ${nfail}")
+if(NOT nreported EQUAL nfixtures)
+  problem("tephra check reported ${nreported} results for ${nfixtures} fixtures on disk")
+endif()
 
-set(line "conformance: ${npass} passed, ${npending_fail} pending (expected failures), ${nunexpected} unexpected")
+set(line "conformance: ${npass} passed, ${npending_fail} pending (expected failures), ")
+string(APPEND line "${nunexpected} unexpected, ${nmissing} of ${nfixtures} fixtures not reported")
 if(problems)
   message("${problems}${line}")
   message(FATAL_ERROR "conformance: failed, see above")

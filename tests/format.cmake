@@ -1,10 +1,17 @@
 # Test `format`: every C/C++ source in kernel/ plugins/ tests/ bench/ datasets/ examples/ must be
-# as clang-format (.clang-format at the top) writes it. Skipped when clang-format is not installed.
+# as clang-format (.clang-format at the top) writes it. Skipped when clang-format is not installed,
+# unless $TPH_REQUIRE_SHARED is set (and not 0).
 #   cmake -DSOURCE_DIR=<repository root> -P format.cmake
 cmake_minimum_required(VERSION 3.25)
 
 find_program(CLANG_FORMAT clang-format)
 if(NOT CLANG_FORMAT)
+  # CI sets TPH_REQUIRE_SHARED: there every test must run, this one too.
+  if(DEFINED ENV{TPH_REQUIRE_SHARED} AND NOT "$ENV{TPH_REQUIRE_SHARED}" MATCHES "^0?$")
+    # Plain message(): FATAL_ERROR would re-wrap the line.
+    message("format: clang-format not installed (TPH_REQUIRE_SHARED is set)")
+    message(FATAL_ERROR "format: failed")
+  endif()
   # CMake before 3.29 cannot exit with 77, so the test also carries SKIP_REGULAR_EXPRESSION.
   message("format: skipped (clang-format not installed)")
   if(CMAKE_VERSION VERSION_GREATER_EQUAL 3.29)

@@ -1,8 +1,10 @@
 /* The `tephra` command line: run scenarios, check them against their expectations, and
- * generate synthetic clusters. Exit codes: 0 ok, 1 expectations failed, 2 bad input or usage. */
+ * generate synthetic clusters. Exit codes: 0 ok, 1 expectations failed, 2 bad input, usage or
+ * output that could not be written. */
 #include "cli.h"
 #include "datasets.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,7 +21,7 @@ static const char usage[] =
     "  -h, --help       show this help (or `tephra COMMAND --help`)\n"
     "  -V, --version    print the version\n"
     "\n"
-    "Exit codes: 0 ok, 1 expectations failed, 2 bad input or usage.\n";
+    "Exit codes: 0 ok, 1 expectations failed, 2 bad input, usage or a failed write.\n";
 
 bool parse_int(const char *s, int lo, int hi, int *out)
 {
@@ -33,7 +35,7 @@ bool parse_int(const char *s, int lo, int hi, int *out)
 	return true;
 }
 
-int main(int argc, char **argv)
+static int run_command(int argc, char **argv)
 {
 	if (argc < 2) {
 		fputs(usage, stderr);
@@ -58,4 +60,29 @@ int main(int argc, char **argv)
 		return tph_cmd_import(argc - 1, argv + 1);
 	fprintf(stderr, "tephra: unknown command '%s'\n\n%s", cmd, usage);
 	return CLI_USAGE;
+}
+
+/* Output to a full disk or a closed pipe may fail only when the buffer is flushed at close:
+ * then the run did not deliver its result and must not exit 0. Returns 0, or the errno (EIO
+ * when an earlier write failed and none is known). */
+static int close_stdout(void)
+{
+	bool failed = ferror(stdout) != 0;
+	errno = 0;
+	if (fclose(stdout) != 0 || failed)
+		return errno ? errno : EIO;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int rc = run_command(argc, argv);
+	int err = close_stdout();
+	if (err) {
+		if (rc != CLI_USAGE) /* else the command has already said what went wrong */
+			fprintf(stderr, "tephra: standard output: write failed: %s\n",
+			        strerror(err));
+		rc = CLI_USAGE;
+	}
+	return rc;
 }

@@ -1,5 +1,7 @@
 /* Arena tests: alignment, chunk reuse across resets, allocations larger than a chunk, cleanup
- * order and the allocation-failure hook. */
+ * order, the allocation-failure hook and, under AddressSanitizer, that an overflow past an
+ * allocation is reported. Built with TPH_ARENA_MALLOC there are no chunks to reuse: those
+ * tests check that reset frees every block instead. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -44,6 +46,12 @@ static void test_reset_reuses_chunks(void **state)
 	assert_true(a.allocated >= 5100);
 	tph_arena_reset(&a);
 	assert_int_equal(a.allocated, 0);
+	if (TPH_ARENA_MALLOC) {
+		assert_int_equal(a.reserved, 0);
+		assert_null(a.blocks);
+		tph_arena_destroy(&a);
+		return;
+	}
 	assert_ptr_equal(tph_arena_alloc(&a, 100, 8), first);
 	for (int i = 0; i < 50; i++)
 		assert_non_null(tph_arena_alloc(&a, 100, 8));
@@ -108,9 +116,16 @@ static void test_failure_hook(void **state)
 	assert_null(tph_arena_alloc(&a, 16, 8)); /* the first chunk cannot be had */
 	assert_non_null(tph_arena_alloc(&a, 16, 8));
 	tph_mem_fail_after(1, 1);
-	assert_non_null(tph_arena_alloc(&a, 16, 8)); /* fits the current chunk: no allocation */
+	if (TPH_ARENA_MALLOC) {
+		assert_null(tph_arena_alloc(&a, 16, 8)); /* every allocation is one */
+		tph_mem_fail_after(0, 0);
+		assert_int_equal(tph_arena_on_cleanup(&a, note, kq), TPH_OK);
+		tph_mem_fail_after(1, 1);
+	} else {
+		assert_non_null(tph_arena_alloc(&a, 16, 8)); /* fits the current chunk: none */
+		assert_int_equal(tph_arena_on_cleanup(&a, note, kq), TPH_OK);
+	}
 	assert_null(tph_arena_alloc(&a, 8192, 8));
-	assert_int_equal(tph_arena_on_cleanup(&a, note, kq) == TPH_OK, 1);
 	assert_null(tph_arena_alloc(&a, 1 << 16, 8));
 	assert_true(tph_mem_attempts() >= 2);
 	tph_mem_fail_after(0, 0);
@@ -139,6 +154,11 @@ static void test_pool_reuses_chunks(void **state)
 	assert_null(a.first);
 	size_t bytes;
 	assert_int_equal(tph_arena_pool_count(&bytes), 1);
+	if (TPH_ARENA_MALLOC) { /* parking freed every block */
+		assert_int_equal(bytes, 0);
+		assert_int_equal(tph_arena_pool_trim(), 0);
+		return;
+	}
 	assert_int_equal(bytes, reserved);
 	/* another chunk size does not take it */
 	assert_int_equal(tph_arena_take(&b, 8192), TPH_OK);
@@ -219,13 +239,137 @@ static void test_pool_threads(void **state)
 	tph_arena_pool_trim();
 }
 
+/* ---- under AddressSanitizer: overflows inside the arena are reported ---- */
+
+#ifdef TPH_ARENA_ASAN
+#include <sanitizer/asan_interface.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Poisoned right past an allocation and, after a reset, where it was (a chunk's free bytes,
+ * or with TPH_ARENA_MALLOC a block's redzone and a freed block). */
+static void test_poisoned_beyond(void **state)
+{
+	(void)state;
+	tph_arena a;
+	assert_int_equal(tph_arena_init(&a, 4096), TPH_OK);
+	char *p = tph_arena_alloc(&a, 3, 8);
+	char *q = tph_arena_alloc(&a, 100, 8);
+	assert_false(__asan_address_is_poisoned(p + 2));
+	assert_true(__asan_address_is_poisoned(p + 3));
+	assert_false(__asan_address_is_poisoned(q + 99));
+	assert_true(__asan_address_is_poisoned(q + 100));
+	tph_arena_reset(&a);
+	assert_true(__asan_address_is_poisoned(p));
+	assert_true(__asan_address_is_poisoned(q + 50));
+	tph_arena_destroy(&a);
+}
+
+/* fn() in a child whose stderr goes to /dev/null (a sanitizer report expected there is noise
+ * here); the child's wait status. */
+static int in_child(int (*fn)(void))
+{
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_WRONLY);
+		if (devnull >= 0)
+			dup2(devnull, STDERR_FILENO);
+		_exit(fn());
+	}
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return status;
+}
+
+/* Writes one byte past an arena allocation: 0 if that went unseen, 3 if it could not set up. */
+static int overflow_by_one(void)
+{
+	tph_arena a;
+	if (tph_arena_init(&a, 4096) != TPH_OK)
+		return 3;
+	volatile char *p = tph_arena_alloc(&a, 5, 8);
+	if (!p)
+		return 3;
+	p[5] = 1;
+	return 0;
+}
+
+/* The death test: ASan must end the overflowing child with a failure (exit 1, or SIGABRT under
+ * abort_on_error). */
+static void test_overflow_reported(void **state)
+{
+	(void)state;
+	int status = in_child(overflow_by_one);
+	if (WIFEXITED(status)) {
+		assert_int_not_equal(WEXITSTATUS(status), 0); /* the overflow went unseen */
+		assert_int_not_equal(WEXITSTATUS(status), 3);
+	} else {
+		assert_true(WIFSIGNALED(status));
+	}
+}
+
+#if TPH_ARENA_MALLOC
+#include <sanitizer/lsan_interface.h>
+#include <stdlib.h>
+
+/* An arena whose one block is lost: its only pointer forgotten, the arena itself freed. Not
+ * inlined, so the pointers it held are in a dead frame the caller overwrites. */
+static __attribute__((noinline)) int lose_block(void)
+{
+	tph_arena *a = malloc(sizeof *a);
+	if (!a || tph_arena_init(a, 4096) != TPH_OK || !tph_arena_alloc(a, 40, 8))
+		return -1;
+	a->blocks = NULL;
+	free(a);
+	return 0;
+}
+
+static __attribute__((noinline)) void clobber_stack(void)
+{
+	volatile char junk[4096];
+	memset((char *)junk, 0, sizeof junk);
+}
+
+/* 1 when LeakSanitizer finds the lost block, 0 when not, 3 if it could not set up. */
+static int leak_one(void)
+{
+	if (lose_block() != 0)
+		return 3;
+	clobber_stack();
+	return __lsan_do_recoverable_leak_check() ? 1 : 0;
+}
+
+/* With TPH_ARENA_MALLOC, LeakSanitizer sees an arena allocation nobody can free any more. */
+static void test_leak_reported(void **state)
+{
+	(void)state;
+	int status = in_child(leak_one);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 1);
+}
+#endif
+#endif
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_alignment),       cmocka_unit_test(test_reset_reuses_chunks),
-	    cmocka_unit_test(test_big_allocations), cmocka_unit_test(test_cleanup_order),
-	    cmocka_unit_test(test_failure_hook),    cmocka_unit_test(test_pool_reuses_chunks),
-	    cmocka_unit_test(test_pool_limit),      cmocka_unit_test(test_pool_threads),
+		cmocka_unit_test(test_alignment),
+		cmocka_unit_test(test_reset_reuses_chunks),
+		cmocka_unit_test(test_big_allocations),
+		cmocka_unit_test(test_cleanup_order),
+		cmocka_unit_test(test_failure_hook),
+		cmocka_unit_test(test_pool_reuses_chunks),
+		cmocka_unit_test(test_pool_limit),
+		cmocka_unit_test(test_pool_threads),
+#ifdef TPH_ARENA_ASAN
+		cmocka_unit_test(test_poisoned_beyond),
+		cmocka_unit_test(test_overflow_reported),
+#if TPH_ARENA_MALLOC
+		cmocka_unit_test(test_leak_reported),
+#endif
+#endif
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,20 +17,23 @@
 #define PEND(name, pg, cpu) \
 	"  - {name: " name ", namespace: ns, podGroup: " pg ", requests: {cpu: '" cpu "'}}\n"
 
+/* drf alone, one queue, node n1, podgroups a and b (the pods and any more podgroups follow). */
+#define FLAT_HEAD                                   \
+	"conf: |\n"                                 \
+	"  actions: \"\"\n"                         \
+	"  tiers:\n"                                \
+	"  - plugins:\n"                            \
+	"    - name: drf\n"                         \
+	"queues: [{name: q1}]\n"                    \
+	"nodes:\n" NODE "podGroups:\n"              \
+	"  - {name: a, namespace: ns, queue: q1}\n" \
+	"  - {name: b, namespace: ns, queue: q1}\n"
+
 static const char flat[] =
-    "conf: |\n"
-    "  actions: \"\"\n"
-    "  tiers:\n"
-    "  - plugins:\n"
-    "    - name: drf\n"
-    "queues: [{name: q1}]\n"
-    "nodes:\n" NODE "podGroups:\n"
-    "  - {name: a, namespace: ns, queue: q1}\n"
-    "  - {name: b, namespace: ns, queue: q1}\n"
-    "  - {name: c, namespace: ns, queue: q1}\n"
-    "pods:\n" RUN("a-x-0", "a", "2") RUN("b-x-0", "b", "2") RUN("b-x-1", "b", "2")
-        PEND("c-x-0", "c", "1") PEND("c-x-1", "c", "1") PEND("c-x-2", "c", "1")
-            PEND("c-x-3", "c", "2");
+    FLAT_HEAD "  - {name: c, namespace: ns, queue: q1}\n"
+              "pods:\n" RUN("a-x-0", "a", "2") RUN("b-x-0", "b", "2") RUN("b-x-1", "b", "2")
+                  PEND("c-x-0", "c", "1") PEND("c-x-1", "c", "1") PEND("c-x-2", "c", "1")
+                      PEND("c-x-3", "c", "2");
 
 static void test_job_order_by_share(void **state)
 {
@@ -41,6 +44,25 @@ static void test_job_order_by_share(void **state)
 	assert_true(tph_job_order_cmp_plugins(p.s, a, b) < 0); /* 0.2 before 0.4 */
 	assert_true(tph_job_order_cmp_plugins(p.s, b, a) > 0);
 	assert_true(tph_job_order_cmp_plugins(p.s, c, a) < 0); /* nothing allocated */
+	pts_free(&p);
+}
+
+/* The share is the largest of allocated/total over the resources, not their sum: a holds 40% of
+ * the cpu and nothing else, b 30% of the cpu and 30% of the memory. By the largest b comes
+ * first (0.3 < 0.4); by the sum a would (0.4 < 0.6). */
+static void test_job_order_dominant_of_two(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(&p, FLAT_HEAD
+	         "pods:\n"
+	         "  - {name: a-0, namespace: ns, podGroup: a, phase: Running, nodeName: n1,"
+	         " requests: {cpu: '4'}}\n"
+	         "  - {name: b-0, namespace: ns, podGroup: b, phase: Running, nodeName: n1,"
+	         " requests: {cpu: '3', memory: 3Gi}}\n");
+	tph_idx a = pts_job(&p, "ns/a"), b = pts_job(&p, "ns/b");
+	assert_true(tph_job_order_cmp_plugins(p.s, b, a) < 0);
+	assert_true(tph_job_order_cmp_plugins(p.s, a, b) > 0);
 	pts_free(&p);
 }
 
@@ -174,6 +196,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_job_order_by_share),
+	    cmocka_unit_test(test_job_order_dominant_of_two),
 	    cmocka_unit_test(test_events_move_share),
 	    cmocka_unit_test(test_preemptable),
 	    cmocka_unit_test(test_hierarchy_refused_with_proportion),

@@ -1,19 +1,25 @@
 /* The generator and the trace importers: same seed same bytes, different seeds differ, every
- * profile's output loads, counts match the flags, and the real traces (when shared/datasets is
- * there) import into scenarios that load. */
+ * profile's output loads, counts match the flags, `-o FILE` replaces FILE only when the whole
+ * file was written, and the real traces (when shared/datasets is there) import into scenarios
+ * that load. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dirent.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "datasets.h"
+#include "shared_data.h"
 #include "cache/snap.h"
 #include "tephra/tephra.h"
 
@@ -138,7 +144,106 @@ static void test_unknown_profile_and_bad_opts(void **state)
 	assert_int_equal(tph_gen_write(&o, stdout, NULL), -1);
 }
 
-/* ---- importers over the real traces (skipped when shared/datasets is absent) ---- */
+/* ---- -o FILE: written beside FILE, renamed into place ---- */
+
+/* `tephra gen 1k-small -o path` (2.5 MB) in a child whose files may not pass 64 KiB: it is
+ * killed part-way by SIGXFSZ, or with the signal ignored its write fails with EFBIG. The
+ * child's wait status. */
+static int gen_cut_short(const char *path, bool killed)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct rlimit fsize = {1 << 16, 1 << 16}, core = {0, 0};
+		setrlimit(RLIMIT_CORE, &core);
+		setrlimit(RLIMIT_FSIZE, &fsize);
+		if (!killed)
+			signal(SIGXFSZ, SIG_IGN);
+		if (!freopen("/dev/null", "w", stderr))
+			_exit(3);
+		static char a0[] = "gen", a1[] = "1k-small", a2[] = "-o", a3[4096];
+		snprintf(a3, sizeof a3, "%s", path);
+		char *argv[] = {a0, a1, a2, a3, NULL};
+		_exit(tph_cmd_gen(4, argv));
+	}
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return status;
+}
+
+static void expect_content(const char *path, const char *want)
+{
+	char got[64] = "";
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	size_t n = fread(got, 1, sizeof got - 1, f);
+	got[n] = '\0';
+	fclose(f);
+	assert_string_equal(got, want);
+}
+
+/* Temporaries left in dir (names starting with '.'), removed; how many there were. */
+static int remove_temporaries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	assert_non_null(d);
+	int n = 0;
+	for (struct dirent *e; (e = readdir(d));) {
+		if (e->d_name[0] != '.' || !strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		char p[4096];
+		snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+		unlink(p);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+static void test_output_replaced_whole(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/tph-test-gen-XXXXXX", path[64];
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/out.yaml", dir);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("old\n", f);
+	fclose(f);
+
+	int st = gen_cut_short(path, true);
+	assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGXFSZ);
+	expect_content(path, "old\n"); /* not a truncated scenario */
+	remove_temporaries(dir);       /* a killed run cannot clean up */
+
+	st = gen_cut_short(path, false);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 2);
+	expect_content(path, "old\n");
+	assert_int_equal(remove_temporaries(dir), 0); /* a failed run cleans up */
+
+	/* A run that completes replaces the file, with the mode a plain open would give. */
+	mode_t mask = umask(022);
+	static char a0[] = "gen", a1[] = "1k-small", a2[] = "--nodes", a3[] = "5", a4[] = "--tasks",
+	            a5[] = "5", a6[] = "--quiet", a7[] = "-o";
+	char *argv[] = {a0, a1, a2, a3, a4, a5, a6, a7, path, NULL};
+	assert_int_equal(tph_cmd_gen(9, argv), 0);
+	umask(mask);
+	struct stat sb;
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(sb.st_mode & 0777, 0644);
+	tph_diag d = {0};
+	tph_scenario *sc = NULL;
+	assert_int_equal(tph_scenario_load_file(path, &sc, &d), TPH_OK);
+	assert_int_equal(tph_cluster_node_count(tph_scenario_cluster(sc)), 5);
+	tph_scenario_free(sc);
+	assert_int_equal(remove_temporaries(dir), 0);
+	unlink(path);
+	rmdir(dir);
+}
+
+/* ---- importers over the real traces (skipped when shared/datasets is absent, unless
+ * TPH_REQUIRE_SHARED) ---- */
 
 static const char *datasets_dir(char *out, size_t cap)
 {
@@ -174,7 +279,7 @@ static void test_import_traces(void **state)
 	(void)state;
 	char dir[4096], ali[4200], itp[4200];
 	if (!datasets_dir(dir, sizeof dir))
-		skip();
+		skip_without_shared(dir);
 	snprintf(ali, sizeof ali, "%s/alibaba-openb-gpu2023", dir);
 	snprintf(itp, sizeof itp, "%s/msft-itp-elasticflow/raw-traces.tar.gz", dir);
 	const char *out = "/tmp/tph-test-import.yaml";
@@ -193,6 +298,7 @@ int main(void)
 	    cmocka_unit_test(test_every_profile_loads),
 	    cmocka_unit_test(test_counts_match_flags),
 	    cmocka_unit_test(test_unknown_profile_and_bad_opts),
+	    cmocka_unit_test(test_output_replaced_whole),
 	    cmocka_unit_test(test_import_traces),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -129,7 +129,9 @@ static const char taints_yaml[] =
              " value: gpu, effect: NoSchedule}]}\n"
              "  - {name: all, namespace: ns, tolerations: [{operator: Exists}]}\n"
              "  - {name: wrong, namespace: ns, tolerations: [{key: dedicated, operator: Equal,"
-             " value: cpu}]}\n";
+             " value: cpu}]}\n"
+             "  - {name: soft, namespace: ns, tolerations: [{key: dedicated, operator: Equal,"
+             " value: gpu, effect: PreferNoSchedule}]}\n";
 
 static void test_taints_and_unschedulable(void **state)
 {
@@ -145,6 +147,10 @@ static void test_taints_and_unschedulable(void **state)
 	assert_string_equal(why(&p, "ns/plain", "n3"), "node(s) were unschedulable");
 	assert_string_equal(feasible(&p, "ns/gpu", b, sizeof b), "n1");
 	assert_string_equal(feasible(&p, "ns/wrong", b, sizeof b), "");
+	/* Key and value match, but a PreferNoSchedule toleration does not tolerate NoSchedule. */
+	assert_string_equal(feasible(&p, "ns/soft", b, sizeof b), "");
+	assert_string_equal(why(&p, "ns/soft", "n1"),
+	                    "node(s) had untolerated taint {dedicated: gpu}");
 	/* An empty key with Exists tolerates every taint, node.kubernetes.io/unschedulable too. */
 	assert_string_equal(feasible(&p, "ns/all", b, sizeof b), "n1,n2,n3");
 	pts_free(&p);

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "session/victim_order.h"
 #include "evict/evict_util.h"
 #include "evict_test.h"
 #include "session/fit_nodes.h"
@@ -246,6 +247,40 @@ static void test_topology_reprieves(void **state)
 	pts_free(&r);
 }
 
+/* Victims whose job is not in the session (a bare pod, with no queue "default" for a job of its
+ * own) pop before every other, whatever order they came in (BuildVictimsPriorityQueue). */
+static void test_victims_without_job_first(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(&p,
+	         "conf: |\n  actions: \"preempt\"\n  tiers:\n  - plugins:\n    - name: priority\n"
+	         "queues: [{name: q1}]\n"
+	         "nodes:\n"
+	         "  - {name: n1, allocatable: {cpu: '2', memory: 4Gi, pods: '10'}}\n"
+	         "podGroups:\n"
+	         "  - {name: pga, namespace: c1, queue: q1, phase: Running}\n"
+	         "  - {name: pgh, namespace: c1, queue: q1, phase: Inqueue}\n"
+	         "pods:\n"
+	         "  - {name: a1, namespace: c1, podGroup: pga, phase: Running, nodeName: n1,"
+	         " requests: {cpu: '1'}}\n"
+	         "  - {name: bare, namespace: c1, phase: Running, nodeName: n1,"
+	         " requests: {cpu: '1'}}\n"
+	         "  - {name: h1, namespace: c1, podGroup: pgh, requests: {cpu: '1'}}\n");
+	tph_idx a1 = pts_task(&p, "c1/a1"), bare = pts_task(&p, "c1/bare");
+	assert_int_equal(p.s->tasks.job[bare], TPH_NOIDX);
+	assert_int_not_equal(p.s->tasks.job[a1], TPH_NOIDX);
+	tph_idx h1 = pts_task(&p, "c1/h1");
+	const tph_idx orders[2][2] = {{a1, bare}, {bare, a1}};
+	for (int k = 0; k < 2; k++) {
+		uint32_t perm[2];
+		tph_victims_pop_order(p.s, h1, orders[k], 2, perm);
+		assert_int_equal(orders[k][perm[0]], bare);
+		assert_int_equal(orders[k][perm[1]], a1);
+	}
+	pts_free(&p);
+}
+
 /* Inside one job: the pending high-priority task evicts its own job's low-priority task. */
 static void test_preempts_inside_job(void **state)
 {
@@ -313,6 +348,7 @@ int main(void)
 	    cmocka_unit_test(test_normal_evicts_in_victim_order),
 	    cmocka_unit_test(test_topology_reprieves),
 	    cmocka_unit_test(test_preempts_inside_job),
+	    cmocka_unit_test(test_victims_without_job_first),
 	    cmocka_unit_test(test_victims_too_small),
 	    cmocka_unit_test(test_out_of_memory_is_reported),
 	};

@@ -20,6 +20,7 @@
 #include "load/scenario_int.h"
 #include "tephra/scenario.h"
 #include "load/yaml_util.h"
+#include "shared_data.h"
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -1242,7 +1243,7 @@ static void test_all_fixtures(void **state)
 		snprintf(dir, sizeof dir, "%s/../shared/conformance", src ? src : ".");
 	}
 	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-		skip();
+		skip_without_shared(dir);
 	unsigned count = 0;
 	int failures = load_tree(dir, &count);
 	print_message("loaded %u fixtures from %s\n", count, dir);

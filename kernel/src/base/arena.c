@@ -5,7 +5,10 @@
  * it; a host may): the references below are weak, so libtephra never links jemalloc and never
  * replaces the host's malloc (a static link would make jemalloc the whole host's malloc, and
  * dlopen cannot load Debian's jemalloc later: its TLS is initial-exec). Without it, chunks come
- * from aligned_alloc; the arena pool (tph_arena_park) keeps them across sessions either way. */
+ * from aligned_alloc; the arena pool (tph_arena_park) keeps them across sessions either way.
+ *
+ * Under AddressSanitizer the bytes not handed out stay poisoned; with TPH_ARENA_MALLOC every
+ * allocation is a malloc block of its own, so LeakSanitizer and valgrind see each one. */
 #include "arena.h"
 
 #include "mem.h"
@@ -27,33 +30,90 @@ static bool have_jemalloc(void)
 	return mallocx && dallocx && mallctl;
 }
 
+/* ASan cannot see inside a chunk: it checks only that the whole chunk is live. Poisoning what
+ * the arena has not handed out makes an overflow past an allocation a report, as on the heap. */
+#ifdef TPH_ARENA_ASAN
+#include <sanitizer/asan_interface.h>
+#define POISON(p, n)   ASAN_POISON_MEMORY_REGION((p), (n))
+#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#else
+#define POISON(p, n)   ((void)(p), (void)(n))
+#define UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
 struct tph_arena_chunk {
 	tph_arena_chunk *next;
 	size_t size; /* usable bytes after the header */
 	_Alignas(TPH_CACHELINE) char data[];
 };
 
-static void *chunk_mem(tph_arena *a, size_t bytes)
+static tph_arena_chunk *chunk_mem(tph_arena *a, size_t size)
 {
 	if (tph_mem_should_fail())
 		return NULL;
-	if (!have_jemalloc()) /* C11 wants a multiple of the alignment */
-		return aligned_alloc(TPH_CACHELINE,
-		                     (bytes + TPH_CACHELINE - 1) & ~(size_t)(TPH_CACHELINE - 1));
-	int flags = MALLOCX_ALIGN(TPH_CACHELINE);
-	if (a->has_je_arena)
-		flags |= MALLOCX_ARENA(a->je_arena) | MALLOCX_TCACHE_NONE;
-	return mallocx(bytes, flags);
+	size_t bytes = sizeof(tph_arena_chunk) + size;
+	tph_arena_chunk *c;
+	if (!have_jemalloc()) { /* C11 wants a multiple of the alignment */
+		c = aligned_alloc(TPH_CACHELINE,
+		                  (bytes + TPH_CACHELINE - 1) & ~(size_t)(TPH_CACHELINE - 1));
+	} else {
+		int flags = MALLOCX_ALIGN(TPH_CACHELINE);
+		if (a->has_je_arena)
+			flags |= MALLOCX_ARENA(a->je_arena) | MALLOCX_TCACHE_NONE;
+		c = mallocx(bytes, flags);
+	}
+	if (c)
+		POISON(c->data, size);
+	return c;
 }
 
-static void chunk_free(tph_arena *a, void *p)
+static void chunk_free(tph_arena *a, tph_arena_chunk *c)
 {
+	/* jemalloc hands this memory out again, to callers that do not unpoison it. */
+	UNPOISON(c->data, c->size);
 	if (!have_jemalloc()) {
-		free(p);
+		free(c);
 		return;
 	}
 	int flags = a->has_je_arena ? (MALLOCX_TCACHE_NONE) : 0;
-	dallocx(p, flags);
+	dallocx(c, flags);
+}
+
+/* ---- TPH_ARENA_MALLOC: one malloc block per allocation ---- */
+
+/* A block's header sits just before the memory handed out, which ends the block, so an
+ * overflow runs into the allocator's redzone. */
+struct tph_arena_block {
+	tph_arena_block *next;
+	void *base; /* what posix_memalign returned */
+};
+
+static void *block_alloc(tph_arena *a, size_t size, size_t align)
+{
+	size_t off = align < sizeof(tph_arena_block) ? sizeof(tph_arena_block) : align;
+	void *base;
+	if (tph_mem_should_fail() || posix_memalign(&base, off, off + size) != 0)
+		return NULL;
+	tph_arena_block *b = (tph_arena_block *)((char *)base + off) - 1;
+	b->next = a->blocks;
+	b->base = base;
+	a->blocks = b;
+	a->reserved += off + size;
+	a->allocated += size;
+	return b + 1;
+}
+
+/* With TPH_ARENA_MALLOC the blocks are all the arena holds. */
+static void blocks_free(tph_arena *a)
+{
+	if (!a->blocks)
+		return;
+	for (tph_arena_block *b = a->blocks, *n; b; b = n) {
+		n = b->next;
+		free(b->base);
+	}
+	a->blocks = NULL;
+	a->reserved = 0;
 }
 
 int tph_arena_init(tph_arena *a, size_t chunk_size)
@@ -63,7 +123,8 @@ int tph_arena_init(tph_arena *a, size_t chunk_size)
 	unsigned ind = 0;
 	size_t sz = sizeof ind;
 	/* Without a dedicated arena we still work, on jemalloc's default ones. */
-	if (have_jemalloc() && mallctl("arenas.create", &ind, &sz, NULL, 0) == 0) {
+	if (!TPH_ARENA_MALLOC && have_jemalloc() &&
+	    mallctl("arenas.create", &ind, &sz, NULL, 0) == 0) {
 		a->je_arena = ind;
 		a->has_je_arena = 1;
 	}
@@ -86,6 +147,7 @@ void tph_arena_destroy(tph_arena *a)
 		n = c->next;
 		chunk_free(a, c);
 	}
+	blocks_free(a);
 	if (a->has_je_arena) {
 		char name[64];
 		snprintf(name, sizeof name, "arena.%u.destroy", a->je_arena);
@@ -97,6 +159,11 @@ void tph_arena_destroy(tph_arena *a)
 void tph_arena_reset(tph_arena *a)
 {
 	run_cleanups(a);
+	blocks_free(a);
+#ifdef TPH_ARENA_ASAN
+	for (tph_arena_chunk *c = a->first; c; c = c->next)
+		POISON(c->data, c->size); /* handed out before, free again */
+#endif
 	a->cur = a->first;
 	a->ptr = a->first ? a->first->data : NULL;
 	a->end = a->first ? a->first->data + a->first->size : NULL;
@@ -111,7 +178,7 @@ static int next_chunk(tph_arena *a, size_t need)
 		c = c->next; /* a too-small kept chunk is skipped until the next reset */
 	if (!c) {
 		size_t size = need > a->chunk_size ? need : a->chunk_size;
-		c = chunk_mem(a, sizeof *c + size);
+		c = chunk_mem(a, size);
 		if (!c)
 			return TPH_ENOMEM;
 		c->size = size;
@@ -134,6 +201,8 @@ void *tph_arena_alloc(tph_arena *a, size_t size, size_t align)
 		align = 8;
 	if (size > SIZE_MAX / 2)
 		return NULL;
+	if (TPH_ARENA_MALLOC)
+		return block_alloc(a, size, align);
 	uintptr_t p = ((uintptr_t)a->ptr + (align - 1)) & ~(uintptr_t)(align - 1);
 	if (!a->ptr || p + size > (uintptr_t)a->end) {
 		if (next_chunk(a, size + align) != TPH_OK)
@@ -142,6 +211,7 @@ void *tph_arena_alloc(tph_arena *a, size_t size, size_t align)
 	}
 	a->allocated += (p + size) - (uintptr_t)a->ptr;
 	a->ptr = (char *)(p + size);
+	UNPOISON((void *)p, size);
 	return (void *)p;
 }
 

@@ -1,6 +1,12 @@
 /* The per-session arena: bump allocation from chunks taken from a jemalloc arena of its own,
  * no individual frees, O(1) reset, cleanups for anything that lives outside it.
  *
+ * For the sanitizers: under AddressSanitizer the bytes of a chunk not handed out are poisoned,
+ * so an overflow past an allocation is reported; built with TPH_ARENA_MALLOC=1 (the sanitizer
+ * build's default) every allocation is a malloc block of its own, freed at reset or destroy, so
+ * LeakSanitizer and valgrind see each one. Then there are no chunks to reuse: reset and park
+ * free every block and `reserved` counts the blocks' bytes.
+ *
  * Not thread-safe: an arena belongs to one session and is used from the thread that runs the
  * session's actions. Parallel callbacks never allocate; they write into columns allocated
  * before the parallel region. */
@@ -10,7 +16,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifndef TPH_ARENA_MALLOC
+#define TPH_ARENA_MALLOC 0
+#endif
+/* Defined when AddressSanitizer instruments this build (clang's and gcc's spellings). */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TPH_ARENA_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) && !defined(TPH_ARENA_ASAN)
+#define TPH_ARENA_ASAN 1
+#endif
+
 typedef struct tph_arena_chunk tph_arena_chunk;
+typedef struct tph_arena_block tph_arena_block;
 typedef void (*tph_cleanup_fn)(void *ud);
 
 typedef struct tph_arena_cleanup {
@@ -29,6 +49,7 @@ typedef struct tph_arena {
 	tph_arena_cleanup *cleanups; /* run in reverse registration order */
 	unsigned je_arena;           /* jemalloc arena index; 0 when none could be created */
 	int has_je_arena;
+	tph_arena_block *blocks; /* TPH_ARENA_MALLOC: every allocation, newest first */
 } tph_arena;
 
 /* Create the arena and its jemalloc arena. chunk_size 0 picks 1 MiB. */
