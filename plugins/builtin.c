@@ -18,6 +18,7 @@ extern const tph_plugin tph_plugin_resource_strategy_fit;
 extern const tph_plugin tph_plugin_resourcequota;
 extern const tph_plugin tph_plugin_capacity;
 extern const tph_plugin tph_plugin_network_topology_aware;
+extern const tph_plugin tph_plugin_nodegroup;
 
 const tph_plugin *const tph_builtin_plugins[] = {
     &tph_plugin_conformance,
@@ -34,5 +35,6 @@ const tph_plugin *const tph_builtin_plugins[] = {
     &tph_plugin_resourcequota,
     &tph_plugin_capacity,
     &tph_plugin_network_topology_aware,
+    &tph_plugin_nodegroup,
     NULL,
 };
