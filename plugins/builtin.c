@@ -19,6 +19,7 @@ extern const tph_plugin tph_plugin_resourcequota;
 extern const tph_plugin tph_plugin_capacity;
 extern const tph_plugin tph_plugin_network_topology_aware;
 extern const tph_plugin tph_plugin_nodegroup;
+extern const tph_plugin tph_plugin_usage;
 
 const tph_plugin *const tph_builtin_plugins[] = {
     &tph_plugin_conformance,
@@ -36,5 +37,6 @@ const tph_plugin *const tph_builtin_plugins[] = {
     &tph_plugin_capacity,
     &tph_plugin_network_topology_aware,
     &tph_plugin_nodegroup,
+    &tph_plugin_usage,
     NULL,
 };

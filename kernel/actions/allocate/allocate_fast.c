@@ -21,7 +21,8 @@ static bool spec_only_predicates(const tph_session *s)
 	const tph_ep_list *l = &s->ep[TPH_EP_PREDICATE];
 	for (uint32_t i = 0; i < l->n; i++) {
 		const char *name = s->plugins[l->e[i].plugin].desc->name;
-		if (strcmp(name, "predicates") && strcmp(name, "resource-strategy-fit"))
+		if (strcmp(name, "predicates") && strcmp(name, "resource-strategy-fit") &&
+		    strcmp(name, "usage"))
 			return false;
 	}
 	return true;

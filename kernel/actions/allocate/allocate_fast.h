@@ -9,7 +9,8 @@
  * (tph_eqc_touch); a shape brought up to date computes X again, and only X, which is exact as
  * long as
  *  - every predicate is node-local and reads nothing of the task but its spec and request
- *    (the built-in predicates and resource-strategy-fit; else shapes also key on the job),
+ *    (the built-in predicates, resource-strategy-fit and usage; else shapes also key on the
+ *    job),
  *  - every scoring plugin answers TPH_SCORE_LOCAL or TPH_SCORE_ANCHORED for the task
  *    (plugin.h); for ANCHORED the group X leaves or joins is scored again whole when X was
  *    one of its anchors or was never in the set the group was scored over; an answer with
