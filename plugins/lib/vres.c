@@ -43,7 +43,7 @@ static bool qualified_extended(const char *name, const char *slash)
 
 /* api.NewResource's filter: cpu, memory, pods, ephemeral-storage, then
  * v1helper.IsScalarResourceName and not a count/ quota. */
-static bool visible_name(const char *n)
+bool vr_visible_name(const char *n)
 {
 	static const char *const native[] = {"cpu", "memory", "pods", "ephemeral-storage"};
 	for (size_t i = 0; i < sizeof native / sizeof *native; i++)
@@ -64,7 +64,7 @@ void vr_dims_init(vr_dims *v, const tph_session *s)
 	memset(v, 0, sizeof *v);
 	v->n = dm->n;
 	for (uint32_t d = 0; d < dm->n; d++) {
-		if (!visible_name(tph_session_str(s, dm->name[d])))
+		if (!vr_visible_name(tph_session_str(s, dm->name[d])))
 			continue;
 		v->vis |= (tph_dimmask)1 << d;
 		if (d == TPH_RES_PODS)

@@ -41,6 +41,8 @@ typedef struct vr_dims {
 
 /* The session's dimension table as Volcano sees it. */
 void vr_dims_init(vr_dims *v, const tph_session *s);
+/* Whether api.NewResource keeps a resource of this name (the dimensions in `vis`). */
+bool vr_visible_name(const char *name);
 
 static inline bool vr_has(tph_dimmask m, uint32_t d)
 {

@@ -344,6 +344,40 @@ static void test_tree_and_keys(void **state)
 	assert_non_null(strstr(last_warning, "expected a mapping or a sequence"));
 }
 
+/* tph_args_type: the yaml.v2 type of a value, for Volcano's type switches; never a warning. */
+static void test_type(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *text;
+		bool quoted;
+		int type;
+	} cases[] = {
+	    {"5", false, TPH_ARG_INT},         {"-0x1f", false, TPH_ARG_INT},
+	    {"5", true, TPH_ARG_STRING},       {"500m", false, TPH_ARG_STRING},
+	    {"1.5", false, TPH_ARG_FLOAT},     {"1e3", false, TPH_ARG_FLOAT},
+	    {"true", false, TPH_ARG_BOOL},     {"yes", false, TPH_ARG_BOOL},
+	    {"true", true, TPH_ARG_STRING},    {"~", false, TPH_EINVAL},
+	    {"2026-01-01", false, TPH_EINVAL}, {"18446744073709551615", false, TPH_EINVAL},
+	};
+	one o;
+	for (size_t i = 0; i < N_ELEMS(cases); i++) {
+		tph_args v =
+		    cases[i].quoted ? quoted(NULL, cases[i].text) : plain(NULL, cases[i].text);
+		if (tph_args_type(wrap(&o, v), "k") != cases[i].type)
+			fail_msg("%s: expected %d, got %d", cases[i].text, cases[i].type,
+			         tph_args_type(wrap(&o, v), "k"));
+	}
+	tph_args seq[] = {plain(NULL, "a")};
+	assert_int_equal(tph_args_type(wrap(&o, coll(TPH_ARGV_SEQ, NULL, seq, 1)), "k"),
+	                 TPH_ARG_LIST);
+	assert_int_equal(tph_args_type(wrap(&o, coll(TPH_ARGV_MAP, NULL, seq, 0)), "k"),
+	                 TPH_ARG_MAP);
+	assert_int_equal(tph_args_type(wrap(&o, plain(NULL, "5")), "absent"), TPH_ENOENT);
+	assert_int_equal(tph_args_type(NULL, "k"), TPH_ENOENT);
+	assert_int_equal(n_warnings, 0);
+}
+
 /* ---- spec tables ---- */
 
 typedef struct opts {
@@ -489,6 +523,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_duration, setup),
 	    cmocka_unit_test_setup(test_quantity, setup),
 	    cmocka_unit_test_setup(test_tree_and_keys, setup),
+	    cmocka_unit_test_setup(test_type, setup),
 	    cmocka_unit_test_setup(test_apply_defaults, setup),
 	    cmocka_unit_test_setup(test_apply_values, setup),
 	    cmocka_unit_test_setup(test_through_conf_loader, setup),

@@ -993,11 +993,40 @@ static void test_score_locality(void **state)
 	assert_int_equal(tph_score_anchors(&f->s, 0, nodes, 3, out, 8), UINT32_MAX);
 	f->sp[0].locality = TPH_SCORE_ANCHORED; /* anchored without an anchors callback */
 	assert_int_equal(tph_score_anchors(&f->s, 0, nodes, 3, out, 8), UINT32_MAX);
+	/* TPH_SCORE_JOB carries through the combination; alone it is no answer. */
+	f->sp[0].locality = TPH_SCORE_LOCAL | TPH_SCORE_JOB;
+	f->sp[1].n_anchor = 2;
+	assert_int_equal(tph_score_locality(&f->s, 0), TPH_SCORE_ANCHORED | TPH_SCORE_JOB);
+	assert_int_equal(tph_score_anchors(&f->s, 0, nodes, 3, out, 8), 2);
+	f->sp[1].locality = TPH_SCORE_ANCHORED | TPH_SCORE_JOB;
+	assert_int_equal(tph_score_anchors(&f->s, 0, nodes, 3, out, 8), 2);
+	f->sp[1].locality = TPH_SCORE_LOCAL;
+	assert_int_equal(tph_score_locality(&f->s, 0), TPH_SCORE_LOCAL | TPH_SCORE_JOB);
+	f->sp[0].locality = TPH_SCORE_JOB;
+	assert_int_equal(tph_score_locality(&f->s, 0), TPH_SCORE_GLOBAL);
 	f->sp[0].locality = 7; /* not an answer: GLOBAL */
 	assert_int_equal(tph_score_locality(&f->s, 0), TPH_SCORE_GLOBAL);
 	f->sp[0].locality = TPH_SCORE_LOCAL, f->sp[1].locality = TPH_SCORE_LOCAL;
 	AS(f, 2, tph_on_best_node(&f->s, cb_best));
 	assert_int_equal(tph_score_locality(&f->s, 0), TPH_SCORE_GLOBAL);
+	fx_free(f);
+}
+
+/* A predicate declared not node-local turns shared verdicts off, unless its enable flag is
+ * off; only during open. */
+static void test_predicate_nonlocal(void **state)
+{
+	fx *f = fx_new(2, NULL, 4, 1);
+	f->pl[0].flags[TPH_FLAG_PREDICATE] = 0;
+	AS(f, 0, tph_predicate_nonlocal(&f->s));
+	assert_false(f->s.pred_nonlocal);
+	assert_int_equal(tph_predicate_nonlocal(&f->s), TPH_EINVAL); /* no plugin opening */
+	AS(f, 1, tph_predicate_nonlocal(&f->s));
+	assert_true(f->s.pred_nonlocal);
+	f->s.frozen = true;
+	f->s.cur_plugin = 1;
+	assert_int_equal(tph_predicate_nonlocal(&f->s), TPH_EFROZEN);
+	f->s.cur_plugin = -1;
 	fx_free(f);
 }
 
@@ -1164,6 +1193,7 @@ int main(void)
 	    cmocka_unit_test(test_threads_deterministic),
 	    cmocka_unit_test(test_nested_scratch),
 	    cmocka_unit_test(test_score_locality),
+	    cmocka_unit_test(test_predicate_nonlocal),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

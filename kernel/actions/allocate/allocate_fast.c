@@ -21,7 +21,8 @@ static bool spec_only_predicates(const tph_session *s)
 	const tph_ep_list *l = &s->ep[TPH_EP_PREDICATE];
 	for (uint32_t i = 0; i < l->n; i++) {
 		const char *name = s->plugins[l->e[i].plugin].desc->name;
-		if (strcmp(name, "predicates") && strcmp(name, "resource-strategy-fit"))
+		if (strcmp(name, "predicates") && strcmp(name, "resource-strategy-fit") &&
+		    strcmp(name, "usage"))
 			return false;
 	}
 	return true;
@@ -106,11 +107,10 @@ static uint64_t mix(uint64_t h, uint64_t v)
 	return h * 0x100000001b3ull;
 }
 
-static bool same_shape(const alloc_fast *f, const af_shape *sh, tph_idx t)
+static bool same_shape(const alloc_fast *f, const af_shape *sh, tph_idx t, tph_idx job)
 {
 	const tph_session *s = f->s;
-	return sh->spec == s->tasks.spec[t] &&
-	       sh->job == (f->by_job ? s->tasks.job[t] : TPH_NOIDX) &&
+	return sh->spec == s->tasks.spec[t] && sh->job == job &&
 	       !memcmp(sh->req, s->tasks.req + (size_t)t * s->ndim, s->ndim * sizeof *sh->req);
 }
 
@@ -131,7 +131,7 @@ static int rehash(alloc_fast *f, uint32_t cap)
 	return TPH_OK;
 }
 
-static af_shape *shape_add(alloc_fast *f, tph_idx t, uint64_t h, int loc)
+static af_shape *shape_add(alloc_fast *f, tph_idx t, tph_idx job, uint64_t h, int loc)
 {
 	const tph_session *s = f->s;
 	af_shape *sh = tph_calloc(1, sizeof *sh);
@@ -141,7 +141,7 @@ static af_shape *shape_add(alloc_fast *f, tph_idx t, uint64_t h, int loc)
 	}
 	*sh = (af_shape){.spec = s->tasks.spec[t],
 	                 .req = s->tasks.req + (size_t)t * s->ndim,
-	                 .job = f->by_job ? s->tasks.job[t] : TPH_NOIDX,
+	                 .job = job,
 	                 .hash = h,
 	                 .loc = loc};
 	f->shapes[f->n_shapes++] = sh;
@@ -154,25 +154,27 @@ static af_shape *shape_add(alloc_fast *f, tph_idx t, uint64_t h, int loc)
 	return sh;
 }
 
-/* The task's shape (made with locality `loc` when new); NULL when out of memory. */
-static af_shape *shape_of(alloc_fast *f, tph_idx t, int loc)
+/* The task's shape (made with locality `loc` when new), keyed on its job too when `by_job`;
+ * NULL when out of memory. */
+static af_shape *shape_of(alloc_fast *f, tph_idx t, int loc, bool by_job)
 {
 	if (f->shape_of[t])
 		return f->shapes[f->shape_of[t] - 1];
 	const tph_session *s = f->s;
 	const int64_t *req = s->tasks.req + (size_t)t * s->ndim;
-	uint64_t h = mix((uint64_t)(uintptr_t)s->tasks.spec[t], f->by_job ? s->tasks.job[t] : 0);
+	tph_idx job = f->by_job || by_job ? s->tasks.job[t] : TPH_NOIDX;
+	uint64_t h = mix((uint64_t)(uintptr_t)s->tasks.spec[t], job == TPH_NOIDX ? 0 : job);
 	for (uint32_t d = 0; d < s->ndim; d++)
 		h = mix(h, (uint64_t)req[d]);
 	for (uint32_t at = f->tcap ? (uint32_t)h & (f->tcap - 1) : 0; f->tcap && f->tab[at];
 	     at = (at + 1) & (f->tcap - 1)) {
 		af_shape *sh = f->shapes[f->tab[at] - 1];
-		if (sh->hash == h && same_shape(f, sh, t)) {
+		if (sh->hash == h && same_shape(f, sh, t, job)) {
 			f->shape_of[t] = f->tab[at];
 			return sh;
 		}
 	}
-	af_shape *sh = shape_add(f, t, h, loc);
+	af_shape *sh = shape_add(f, t, job, h, loc);
 	if (sh)
 		f->shape_of[t] = f->n_shapes;
 	return sh;
@@ -310,7 +312,9 @@ int alloc_fast_pick(alloc_fast *f, tph_idx task, tph_idx *node, tph_reason_code 
 	const tph_session *s = f->s;
 	int loc = tph_eqc_spec_local(s->tasks.spec[task]) ? tph_score_locality(s, task)
 	                                                  : TPH_SCORE_GLOBAL;
-	af_shape *sh = loc == TPH_SCORE_GLOBAL ? NULL : shape_of(f, task, loc);
+	bool by_job = loc & TPH_SCORE_JOB;
+	loc &= ~TPH_SCORE_JOB;
+	af_shape *sh = loc == TPH_SCORE_GLOBAL ? NULL : shape_of(f, task, loc, by_job);
 	bool refuse = !sh || sh->loc != loc;
 	af_track *t = refuse ? NULL : af_track_get(f, task, sh, &refuse);
 	if (refuse || columns(f, sh) || af_sync(f, sh, task))

@@ -9,10 +9,12 @@
  * (tph_eqc_touch); a shape brought up to date computes X again, and only X, which is exact as
  * long as
  *  - every predicate is node-local and reads nothing of the task but its spec and request
- *    (the built-in predicates and resource-strategy-fit; else shapes also key on the job),
+ *    (the built-in predicates, resource-strategy-fit and usage; else shapes also key on the
+ *    job),
  *  - every scoring plugin answers TPH_SCORE_LOCAL or TPH_SCORE_ANCHORED for the task
  *    (plugin.h); for ANCHORED the group X leaves or joins is scored again whole when X was
- *    one of its anchors or was never in the set the group was scored over,
+ *    one of its anchors or was never in the set the group was scored over; an answer with
+ *    TPH_SCORE_JOB keys the task's shape on its job,
  *  - there is no node sampling and no BestNode plugin.
  * A task that does not qualify takes the normal path (alloc_best_node over tph_ph_predicate).
  *
@@ -69,7 +71,7 @@ typedef struct af_win {
 typedef struct af_shape {
 	const tph_pod_spec *spec;
 	const int64_t *req; /* the request row of the task that made it */
-	tph_idx job;        /* TPH_NOIDX unless shapes key on the job */
+	tph_idx job;        /* TPH_NOIDX unless the shape keys on the job */
 	uint64_t hash;
 	int loc;       /* TPH_SCORE_LOCAL or TPH_SCORE_ANCHORED */
 	bool built;    /* the columns hold a whole state, current as of `seen` */

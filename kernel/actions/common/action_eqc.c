@@ -50,9 +50,12 @@ struct tph_eqc {
 };
 
 /* Plugins whose predicate reads only the task's spec, request, role and job and the node's
- * own state. Anything else (external plugins included) turns the classes off. */
+ * own state, unless one said otherwise for this session (tph_predicate_nonlocal). Anything
+ * else (external plugins included) turns the classes off. */
 static bool predicates_node_local(const tph_session *s)
 {
+	if (s->pred_nonlocal)
+		return false;
 	static const char *const local[] = {"predicates", "nodegroup", "usage",
 	                                    "resource-strategy-fit", NULL};
 	const tph_ep_list *l = &s->ep[TPH_EP_PREDICATE];

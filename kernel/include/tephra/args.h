@@ -69,6 +69,13 @@ int tph_args_duration(const tph_args *a, const char *key, int64_t *out_ms);
 int tph_args_quantity(const tph_args *a, const char *key, tph_res_unit unit, int64_t *out);
 /* The child mapping or sequence under `key`, or NULL. */
 const tph_args *tph_args_child(const tph_args *a, const char *key);
+/* How gopkg.in/yaml.v2 types the value under `key` when Volcano decodes arguments into
+ * interface{} values, for the arguments Volcano reads with a type switch (an int counted one
+ * way, a string parsed another): TPH_ARG_INT (a Go int), TPH_ARG_FLOAT, TPH_ARG_BOOL,
+ * TPH_ARG_STRING, TPH_ARG_LIST (a sequence) or TPH_ARG_MAP. TPH_ENOENT when the key is absent
+ * (or `a` is not a mapping); TPH_EINVAL for the other types (null, a timestamp, an integer
+ * beyond int64). Never warns. */
+int tph_args_type(const tph_args *a, const char *key);
 
 /* Iteration over a mapping or a sequence. */
 uint32_t tph_args_count(const tph_args *a);

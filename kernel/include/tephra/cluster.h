@@ -302,6 +302,9 @@ typedef struct tph_queue_desc {
 	tph_str_list affinity_preferred;     /* nodeGroupAffinity preferred */
 	tph_str_list anti_affinity_required; /* nodeGroupAntiAffinity required */
 	tph_str_list anti_affinity_preferred;
+	/* spec.affinity is set, even with every list empty: such a queue does not inherit its
+	 * ancestors' affinity (nodegroup with enableHierarchy). Implied by any non-empty list. */
+	bool has_affinity;
 } tph_queue_desc;
 
 typedef struct tph_priority_class_desc {

@@ -212,10 +212,13 @@ typedef struct tph_job_meta {
 	uint32_t n_subgroups;
 } tph_job_meta;
 
+/* Queue cold data. `has_affinity`: spec.affinity is set (even with every list empty), or
+ * some list is not empty. */
 typedef struct tph_queue_meta {
 	tph_labels annotations;
 	const tph_sid *aff_required, *aff_preferred, *anti_required, *anti_preferred;
 	uint32_t n_aff_required, n_aff_preferred, n_anti_required, n_anti_preferred;
+	bool has_affinity;
 } tph_queue_meta;
 
 typedef struct tph_hn_member_row {

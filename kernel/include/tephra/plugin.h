@@ -321,13 +321,18 @@ tph_idx tph_session_task_subjob(const tph_session *s, tph_idx task);
  *  TPH_SCORE_GLOBAL    anything else (pod-to-pod terms, hypernode aggregates, ...); the default
  *                      for a plugin that registers no locality callback.
  *
+ * TPH_SCORE_JOB, or'ed into LOCAL or ANCHORED, relaxes one condition: the score may also read
+ * the task's job (its queue, its podgroup), so allocate keeps the scores of such a task per job
+ * instead of sharing them across jobs (nodegroup's queue affinity).
+ *
  * The answer may differ per task. Both callbacks run on the session's thread and must not
  * write session state; the anchors callback may be NULL when the plugin never answers
  * TPH_SCORE_ANCHORED. Gated by enableNodeOrder, like the scores it describes. */
 enum {
 	TPH_SCORE_GLOBAL = 0,
 	TPH_SCORE_LOCAL = 1,
-	TPH_SCORE_ANCHORED = 2
+	TPH_SCORE_ANCHORED = 2,
+	TPH_SCORE_JOB = 4
 };
 #define TPH_SCORE_MAX_ANCHORS 4u
 typedef int (*tph_score_locality_fn)(void *st, const tph_session *s, tph_idx task);
@@ -336,6 +341,18 @@ typedef uint32_t (*tph_score_anchors_fn)(void *st, const tph_session *s, tph_idx
                                          const tph_idx *nodes, uint32_t n, tph_idx *anchors);
 int tph_on_score_locality(tph_session *s, tph_score_locality_fn locality,
                           tph_score_anchors_fn anchors);
+
+/* ---- predicate locality ----
+ * Filtering shares verdicts between the tasks of one job with the same pod spec, request row and
+ * role, and after a placement on node X evaluates X again, and only X. The kernel does so only
+ * while every predicate is node-local: its verdict on node i reads the task's spec, request, role
+ * and job and node i's own state (columns, static data, plugin state that only a placement on i
+ * changes). The built-in predicates are (as written); any other plugin's predicate is taken as
+ * not node-local. A built-in whose predicate reaches beyond the node in this session calls this
+ * in on_session_open (nodegroup with queue resource limits: a placement on one node of a group
+ * changes the verdict on every node of the group); every task then evaluates every node. Gated
+ * by enablePredicate, like the predicate it describes. */
+int tph_predicate_nonlocal(tph_session *s);
 
 /* ---- parallel spans: the per-node work of a batch callback ----
  * Batch callbacks (BatchNodeOrder, NodeReduce) get every candidate at once on the session's

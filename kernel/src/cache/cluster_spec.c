@@ -458,6 +458,7 @@ static void *build_queue_meta(tph_rd *r)
 	t->anti_required = tph_r_sids(r, t->n_anti_required);
 	t->n_anti_preferred = tph_r_u32(r);
 	t->anti_preferred = tph_r_sids(r, t->n_anti_preferred);
+	t->has_affinity = tph_r_u32(r) != 0;
 	return m;
 }
 
@@ -471,6 +472,8 @@ int tph_intern_queue_meta(tph_cluster *c, const tph_queue_desc *q, const char *o
 	tph_w_strs(&w, q->affinity_preferred, "nodeGroupAffinity preferred");
 	tph_w_strs(&w, q->anti_affinity_required, "nodeGroupAntiAffinity required");
 	tph_w_strs(&w, q->anti_affinity_preferred, "nodeGroupAntiAffinity preferred");
+	tph_w_u32(&w, q->has_affinity || q->affinity_required.n || q->affinity_preferred.n ||
+	                  q->anti_affinity_required.n || q->anti_affinity_preferred.n);
 	return tph_w_finish(&w, build_queue_meta, (const void **)out, NULL);
 }
 

@@ -457,6 +457,29 @@ const tph_args *tph_args_child(const tph_args *a, const char *key)
 	return NULL;
 }
 
+int tph_args_type(const tph_args *a, const char *key)
+{
+	const tph_args *v = lookup(a, key);
+	if (!v)
+		return TPH_ENOENT;
+	switch (resolve(v).k) {
+	case V_INT:
+		return TPH_ARG_INT;
+	case V_FLOAT:
+		return TPH_ARG_FLOAT;
+	case V_BOOL:
+		return TPH_ARG_BOOL;
+	case V_STRING:
+		return TPH_ARG_STRING;
+	case V_SEQ:
+		return TPH_ARG_LIST;
+	case V_MAP:
+		return TPH_ARG_MAP;
+	default:
+		return TPH_EINVAL;
+	}
+}
+
 uint32_t tph_args_count(const tph_args *a)
 {
 	return a && a->kind != TPH_ARGV_SCALAR ? a->n : 0;

@@ -82,6 +82,7 @@ static int f_queue_affinity(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 	q->affinity_preferred = qa.aff.preferred;
 	q->anti_affinity_required = qa.anti.required;
 	q->anti_affinity_preferred = qa.anti.preferred;
+	q->has_affinity = true;
 	return rc;
 }
 

@@ -189,7 +189,8 @@ void tph_score_nodes(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_
 /* The locality of `task`'s scores over every scoring plugin (ep_locality.c; the meanings are
  * plugin.h's): TPH_SCORE_GLOBAL when a scoring plugin registered no locality callback or
  * answers GLOBAL, or when BestNode plugins decide; TPH_SCORE_ANCHORED when any answers so;
- * else TPH_SCORE_LOCAL. */
+ * else TPH_SCORE_LOCAL. Either of the last two carries TPH_SCORE_JOB when any plugin's answer
+ * does. */
 int tph_score_locality(const tph_session *s, tph_idx task);
 /* For a task whose locality is TPH_SCORE_ANCHORED: the union of the anchors the plugins name
  * for a call over nodes[0..n), written to out; UINT32_MAX when more than `cap`. */

@@ -1,6 +1,8 @@
 /* Score locality (plugin.h): registration, and the combined answer over every plugin that
  * scores, on which allocate's class-level scores (allocate_fast.c) rely. A plugin's locality
- * callback speaks for all its score registrations; a scoring plugin without one is GLOBAL. */
+ * callback speaks for all its score registrations; a scoring plugin without one is GLOBAL.
+ * Predicate locality: a built-in's declaration that its predicate is not node-local
+ * (action_eqc.c reads it). */
 #include "ep.h"
 #include "prof.h"
 
@@ -40,10 +42,12 @@ static bool all_declared(const tph_session *s)
 	return true;
 }
 
+/* One plugin's answer: LOCAL or ANCHORED, each perhaps with TPH_SCORE_JOB, else GLOBAL. */
 static int answer(const tph_session *s, const tph_ep_entry *e, tph_idx task)
 {
 	int a = CALL(tph_score_locality_fn, e)(e->st, s, task);
-	return a == TPH_SCORE_LOCAL || a == TPH_SCORE_ANCHORED ? a : TPH_SCORE_GLOBAL;
+	int kind = a & ~TPH_SCORE_JOB;
+	return kind == TPH_SCORE_LOCAL || kind == TPH_SCORE_ANCHORED ? a : TPH_SCORE_GLOBAL;
 }
 
 int tph_score_locality(const tph_session *s, tph_idx task)
@@ -53,12 +57,25 @@ int tph_score_locality(const tph_session *s, tph_idx task)
 	if (s->ep[TPH_EP_BEST_NODE].n || !all_declared(s))
 		return TPH_SCORE_GLOBAL;
 	const tph_ep_list *l = &s->ep[TPH_EP_SCORE_LOCALITY];
-	int kind = TPH_SCORE_LOCAL;
+	int kind = TPH_SCORE_LOCAL, job = 0;
 	for (uint32_t i = 0; i < l->n && kind != TPH_SCORE_GLOBAL; i++) {
 		int a = answer(s, &l->e[i], task);
+		job |= a & TPH_SCORE_JOB;
+		a &= ~TPH_SCORE_JOB;
 		kind = a == TPH_SCORE_LOCAL ? kind : a;
 	}
-	return kind;
+	return kind == TPH_SCORE_GLOBAL ? kind : kind | job;
+}
+
+int tph_predicate_nonlocal(tph_session *s)
+{
+	if (s->frozen)
+		return TPH_EFROZEN;
+	if (s->cur_plugin < 0 || (uint32_t)s->cur_plugin >= s->n_plugins)
+		return TPH_EINVAL;
+	if (tph_ep_enabled(&s->plugins[s->cur_plugin], TPH_EP_PREDICATE))
+		s->pred_nonlocal = true;
+	return TPH_OK;
 }
 
 /* Add a plugin's anchors to out[0..n) without repeats; false when they do not fit. */
@@ -84,7 +101,7 @@ uint32_t tph_score_anchors(const tph_session *s, tph_idx task, const tph_idx *no
 	const tph_ep_list *l = &s->ep[TPH_EP_SCORE_LOCALITY];
 	uint32_t k = 0;
 	for (uint32_t i = 0; i < l->n; i++) {
-		if (answer(s, &l->e[i], task) != TPH_SCORE_ANCHORED)
+		if ((answer(s, &l->e[i], task) & ~TPH_SCORE_JOB) != TPH_SCORE_ANCHORED)
 			continue;
 		const tph_ep_entry *a = entry_of(s, TPH_EP_SCORE_ANCHORS, l->e[i].plugin);
 		tph_idx mine[TPH_SCORE_MAX_ANCHORS];

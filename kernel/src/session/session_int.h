@@ -94,6 +94,9 @@ struct tph_session {
 	uint32_t n_opened;
 	bool plugins_closed;
 	bool frozen;
+	/* A plugin declared its predicate not node-local (tph_predicate_nonlocal): filtering
+	 * shares no verdicts between tasks. Set during open only. */
+	bool pred_nonlocal;
 	/* An extension point ran out of memory and answered as if it had nothing (no victims,
 	 * no feasible node, score 0): the action that saw it fails with TPH_ENOMEM, so a
 	 * degraded answer never passes for a decision. */
