@@ -387,13 +387,21 @@ static int sequence(tph_cluster *c, tph_snapshot **out)
 	                  .node_selector = {sel, 1},
 	                  .preemptable = -1,
 	                  .phase = TPH_POD_RUNNING};
+	tph_disrupted_pod dp = {"p0", 1};
+	tph_pdb_desc pdb = {.name = "b",
+	                    .namespace_ = "ns",
+	                    .selector = {.present = true, .match_labels = {sel, 1}},
+	                    .disruptions_allowed = 1,
+	                    .disrupted_pods = &dp,
+	                    .n_disrupted_pods = 1};
 	const char *shard[] = {"n1"};
 	int rc;
 	if ((rc = put_node(c, "n1", 4000)) || (rc = tph_cluster_put_queue(c, &q, NULL)) ||
 	    (rc = tph_cluster_put_podgroup(c, &g, NULL)) ||
 	    (rc = tph_cluster_put_priority_class(c, &pc, NULL)) ||
 	    (rc = tph_cluster_put_hypernode(c, &h, NULL)) ||
-	    (rc = tph_cluster_put_quota(c, &qu, NULL)) || (rc = tph_cluster_put_pod(c, &p, NULL)) ||
+	    (rc = tph_cluster_put_quota(c, &qu, NULL)) ||
+	    (rc = tph_cluster_put_pdb(c, &pdb, NULL)) || (rc = tph_cluster_put_pod(c, &p, NULL)) ||
 	    (rc = put_pod(c, "solo", 10)) ||
 	    (rc = tph_cluster_set_shard(c, TPH_SHARD_HARD, "s", (tph_str_list){shard, 1}, NULL)))
 		return rc;
@@ -413,6 +421,8 @@ static void check_sequence(const tph_snapshot *s)
 	assert_int_equal(s->tasks.priority[1], 100);
 	assert_int_equal(s->hypernodes.n, 1);
 	assert_int_equal(s->quotas.n, 1);
+	assert_int_equal(s->pdbs.n, 1);
+	assert_int_equal(s->pdbs.meta[0]->n_disrupted, 1);
 }
 
 static void run_faults(int sticky)

@@ -391,12 +391,19 @@ int tph_cluster_put_queue(tph_cluster *c, const tph_queue_desc *q, tph_diag *d);
 int tph_cluster_put_priority_class(tph_cluster *c, const tph_priority_class_desc *pc, tph_diag *d);
 int tph_cluster_put_hypernode(tph_cluster *c, const tph_hypernode_desc *h, tph_diag *d);
 int tph_cluster_put_quota(tph_cluster *c, const tph_quota_desc *q, tph_diag *d);
+/* A PodDisruptionBudget, by namespace/name. Refused (TPH_EINVAL, naming the budget and the
+ * field) as the API server's validation would refuse it: a negative disruptionsAllowed, both
+ * minAvailable and maxUnavailable, a negative value or a percentage above 100, a selector
+ * expression whose operator is not In, NotIn, Exists or DoesNotExist or whose values do not
+ * suit it, an empty or repeated disrupted pod name, a repeated matchLabels key. */
+int tph_cluster_put_pdb(tph_cluster *c, const tph_pdb_desc *p, tph_diag *d);
 
 /* Remove by name (namespace is only for namespaced kinds). TPH_ENOENT if absent. */
 int tph_cluster_remove_node(tph_cluster *c, const char *name, tph_diag *d);
 int tph_cluster_remove_pod(tph_cluster *c, const char *ns, const char *name, tph_diag *d);
 int tph_cluster_remove_podgroup(tph_cluster *c, const char *ns, const char *name, tph_diag *d);
 int tph_cluster_remove_queue(tph_cluster *c, const char *name, tph_diag *d);
+int tph_cluster_remove_pdb(tph_cluster *c, const char *ns, const char *name, tph_diag *d);
 
 /* The shard this scheduler instance owns; nodes named here need not exist yet. */
 int tph_cluster_set_shard(tph_cluster *c, tph_shard_mode mode, const char *name, tph_str_list nodes,

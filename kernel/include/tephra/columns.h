@@ -172,6 +172,9 @@ typedef struct tph_pod_meta {
 	uint32_t n_limits;
 	const tph_cond_row *conditions;
 	uint32_t n_conditions;
+	/* The pod's status.phase as loaded (tph_pod_phase): status follows from it but does not
+	 * keep it (a deleting pod is Releasing in either phase), and cdp reads Running. */
+	uint8_t phase;
 } tph_pod_meta;
 
 /* A pod's scheduling constraints, interned: pods with equal specs share one id, which is the
@@ -334,6 +337,32 @@ typedef struct tph_quota_store {
 	tph_dimmask *hard_mask;
 } tph_quota_store;
 
+/* One entry of a PodDisruptionBudget's status.disruptedPods: a pod of the budget's namespace. */
+typedef struct tph_disrupted_row {
+	tph_sid pod; /* the pod's name */
+	tph_time time;
+} tph_disrupted_row;
+
+/* PodDisruptionBudget cold data, interned. The selector as written: not present (nil) or with
+ * neither matchLabels nor matchExpressions, it selects no pod for Volcano's pdb plugin (policy/v1
+ * would select the namespace); only In, NotIn, Exists and DoesNotExist occur in it. The disrupted
+ * pods sorted by name id, names unique. minAvailable/maxUnavailable as written (at most one
+ * present); no scheduler reads them. */
+typedef struct tph_pdb_meta {
+	tph_selector_row selector;
+	const tph_disrupted_row *disrupted;
+	uint32_t n_disrupted;
+	tph_int_or_percent min_available, max_unavailable;
+} tph_pdb_meta;
+
+/* PodDisruptionBudgets in snapshot order. */
+typedef struct tph_pdb_store {
+	uint32_t n;
+	tph_sid *name, *ns;
+	int32_t *disruptions_allowed; /* status.disruptionsAllowed (>= 0), never derived */
+	const tph_pdb_meta **meta;
+} tph_pdb_store;
+
 /* Label lookup: the value id of `key`, or TPH_SID_NONE (binary search: labels are sorted). */
 tph_sid tph_labels_get(tph_labels l, tph_sid key);
 
@@ -395,6 +424,10 @@ typedef struct tph_view {
 	tph_time now;                 /* the session clock (the scenario's `now`) */
 	const tph_eviction *eviction; /* set by eviction actions around their victim calls */
 	const struct tph_topo *topo;  /* hypernode tree, job topologies, subjobs */
+	/* ---- appended later: a plugin checks TPH_VIEW_HAS(v, field) before reading ---- */
+	/* The snapshot's PodDisruptionBudgets. A kernel whose view has them also fills
+	 * tph_pod_meta.phase, which came with them. */
+	const tph_pdb_store *pdbs;
 } tph_view;
 
 #define TPH_VIEW_HAS(v, field) ((v)->size >= offsetof(tph_view, field) + sizeof((v)->field))

@@ -37,6 +37,8 @@ static const tph_coldef hn_cols[H_NCOLS] = {COL(uint8_t), COL(tph_sid), COL(int3
                                             COL(tph_sid), COL(void *),  COL(uint32_t)};
 static const tph_coldef quota_cols[R_NCOLS] = {COL(uint8_t), COL(tph_sid), COL(tph_sid),
                                                COL(tph_sid), ROW,          COL(tph_dimmask)};
+static const tph_coldef pdb_cols[D_NCOLS] = {COL(uint8_t), COL(tph_sid), COL(tph_sid),
+                                             COL(tph_sid), COL(int32_t), COL(void *)};
 
 static void init_kinds(tph_cluster *c)
 {
@@ -47,6 +49,7 @@ static void init_kinds(tph_cluster *c)
 	tph_kind_init(&c->pclasses, "priority class", pclass_cols, C_NCOLS);
 	tph_kind_init(&c->hypernodes, "hypernode", hn_cols, H_NCOLS);
 	tph_kind_init(&c->quotas, "quota", quota_cols, R_NCOLS);
+	tph_kind_init(&c->pdbs, "pod disruption budget", pdb_cols, D_NCOLS);
 }
 
 static int init_names(tph_cluster *c)
@@ -95,8 +98,8 @@ void tph_cluster_destroy(tph_cluster *c)
 {
 	if (!c)
 		return;
-	tph_kind *kinds[] = {&c->nodes,    &c->pods,       &c->pgs,   &c->queues,
-	                     &c->pclasses, &c->hypernodes, &c->quotas};
+	tph_kind *kinds[] = {&c->nodes,    &c->pods,       &c->pgs,    &c->queues,
+	                     &c->pclasses, &c->hypernodes, &c->quotas, &c->pdbs};
 	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
 		tph_kind_free(kinds[i]);
 	tph_snap_free(atomic_exchange(&c->parked, NULL));
@@ -362,6 +365,11 @@ int tph_cluster_remove_podgroup(tph_cluster *c, const char *ns, const char *name
 int tph_cluster_remove_queue(tph_cluster *c, const char *name, tph_diag *d)
 {
 	return remove_key(c, &c->queues, NULL, name, d);
+}
+
+int tph_cluster_remove_pdb(tph_cluster *c, const char *ns, const char *name, tph_diag *d)
+{
+	return remove_key(c, &c->pdbs, ns ? ns : "", name, d);
 }
 
 int tph_cluster_set_shard(tph_cluster *c, tph_shard_mode mode, const char *name, tph_str_list nodes,

@@ -116,6 +116,13 @@ enum {
 	R_HARD_MASK,
 	R_NCOLS
 };
+enum {
+	D_NAME = 2,
+	D_NS,
+	D_ALLOWED,
+	D_META,
+	D_NCOLS
+};
 
 /* Pod flag bit beside the TPH_TASK_* ones: P_PRIO holds the priority (explicit or annotation). */
 #define P_PRIO_FIXED 0x80u
@@ -140,7 +147,7 @@ struct tph_cluster {
 	tph_strtab strs;
 	tph_arena perm; /* interned cold data; lives as long as the cache */
 	tph_dims dims;
-	tph_kind nodes, pods, pgs, queues, pclasses, hypernodes, quotas;
+	tph_kind nodes, pods, pgs, queues, pclasses, hypernodes, quotas, pdbs;
 	tph_sid gdef; /* key of the globalDefault class Volcano would use, or NONE */
 	uint8_t shard_mode;
 	tph_sid shard_name;
@@ -250,7 +257,8 @@ enum {
 	TPH_B_NODE_META,
 	TPH_B_JOB_META,
 	TPH_B_QUEUE_META,
-	TPH_B_MEMBERS
+	TPH_B_MEMBERS,
+	TPH_B_PDB_META
 };
 
 void tph_w_begin(tph_wr *w, tph_cluster *c, uint32_t tag, const char *obj, tph_diag *d);

@@ -259,6 +259,7 @@ static void *build_pod_meta(tph_rd *r)
 	t->annotations = tph_r_labels(r);
 	r_limits(r, t);
 	r_conditions(r, t);
+	t->phase = (uint8_t)tph_r_u32(r);
 	return m;
 }
 
@@ -271,6 +272,7 @@ int tph_intern_pod_meta(tph_cluster *c, const tph_pod_desc *p, const char *obj,
 	tph_w_labels(&w, p->annotations, "annotations");
 	w_limits(&w, p->limits);
 	w_conditions(&w, p);
+	tph_w_u32(&w, (uint32_t)p->phase);
 	return tph_w_finish(&w, build_pod_meta, (const void **)out, NULL);
 }
 

@@ -28,6 +28,7 @@ struct tph_snapshot {
 	tph_pclass_store pclasses;
 	tph_hypernode_store hypernodes;
 	tph_quota_store quotas;
+	tph_pdb_store pdbs;
 	uint8_t shard_mode; /* tph_shard_mode */
 	tph_sid shard_name;
 	uint32_t n_specs;   /* every tasks.spec[t]->id is below this (ids are dense per cache) */

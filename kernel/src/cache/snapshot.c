@@ -28,7 +28,8 @@ tph_sid tph_labels_get(tph_labels l, tph_sid key)
 /* ---- column layout: run once to measure, once to allocate ---- */
 
 typedef struct sizes {
-	uint32_t nd, nodes, stride, tasks, pg_jobs, jobs, queues, pclasses, hypernodes, quotas;
+	uint32_t nd, nodes, stride, tasks, pg_jobs, jobs, queues, pclasses, hypernodes, quotas,
+	    pdbs;
 } sizes;
 
 typedef struct sb {
@@ -159,6 +160,12 @@ static void lay_small(sb *b, tph_snapshot *s, const sizes *z)
 	COLS(b, r->ns, r->n, false);
 	COLS(b, r->hard, (size_t)r->n * z->nd, false);
 	COLS(b, r->hard_mask, r->n, false);
+	tph_pdb_store *d = &s->pdbs;
+	d->n = z->pdbs;
+	COLS(b, d->name, d->n, false);
+	COLS(b, d->ns, d->n, false);
+	COLS(b, d->disruptions_allowed, d->n, false);
+	COLS(b, d->meta, d->n, false);
 }
 
 static void lay_all(sb *b, tph_snapshot *s, const sizes *z)
@@ -254,6 +261,7 @@ static int build_maps(tph_cluster *c, tph_snap_maps *m, sizes *z)
 	z->pclasses = c->pclasses.n - c->pclasses.dead;
 	z->hypernodes = c->hypernodes.n - c->hypernodes.dead;
 	z->quotas = c->quotas.n - c->quotas.dead;
+	z->pdbs = c->pdbs.n - c->pdbs.dead;
 	return TPH_OK;
 }
 
@@ -349,6 +357,19 @@ static void fill_small(const tph_cluster *c, tph_snapshot *s)
 		memcpy(s->quotas.hard + (size_t)i * c->dims.n, tph_kind_at(c, r, R_HARD, slot),
 		       c->dims.n * sizeof(int64_t));
 		s->quotas.hard_mask[i++] = KCOL(r, R_HARD_MASK, tph_dimmask)[slot];
+	}
+}
+
+static void fill_pdbs(const tph_cluster *c, tph_pdb_store *p)
+{
+	const tph_kind *k = &c->pdbs;
+	for (uint32_t slot = 0, i = 0; slot < k->n; slot++) {
+		if (!KCOL(k, K_LIVE, uint8_t)[slot])
+			continue;
+		p->name[i] = KCOL(k, D_NAME, tph_sid)[slot];
+		p->ns[i] = KCOL(k, D_NS, tph_sid)[slot];
+		p->disruptions_allowed[i] = KCOL(k, D_ALLOWED, int32_t)[slot];
+		p->meta[i++] = KCOL(k, D_META, const tph_pdb_meta *)[slot];
 	}
 }
 
@@ -504,6 +525,7 @@ int tph_cluster_snapshot(tph_cluster *c, tph_time now, tph_snapshot **out, tph_d
 	fill_nodes(c, s, &m, &z);
 	fill_queues(c, s, &m);
 	fill_small(c, s);
+	fill_pdbs(c, &s->pdbs);
 	fill_pg_jobs(c, s, &m, d);
 	tph_snap_tasks(c, s, &m, d);
 	*out = s;

@@ -51,6 +51,12 @@ static int put_namespaced(sc_ld *L, tph_cluster *cl)
 			return wrap(L, rc, "resourceQuota", q->namespace_, q->name,
 			            sc->quotas[i].line);
 	}
+	for (uint32_t i = 0; rc == TPH_OK && i < sc->n_pdbs; i++) {
+		const tph_pdb_desc *p = &sc->pdbs[i].d;
+		if ((rc = tph_cluster_put_pdb(cl, p, d)) < 0)
+			return wrap(L, rc, "podDisruptionBudget", p->namespace_, p->name,
+			            sc->pdbs[i].line);
+	}
 	for (uint32_t i = 0; rc == TPH_OK && i < sc->n_podgroups; i++) {
 		const tph_podgroup_desc *g = &sc->podgroups[i].d;
 		if ((rc = tph_cluster_put_podgroup(cl, g, d)) < 0)

@@ -195,6 +195,7 @@ static void fill_view(tph_session *s)
 	    .now = sn->now,
 	    .eviction = &s->eviction,
 	    .topo = s->topo,
+	    .pdbs = &sn->pdbs,
 	};
 }
 
