@@ -22,6 +22,8 @@ extern const tph_plugin tph_plugin_tdm;
 extern const tph_plugin tph_plugin_task_topology;
 extern const tph_plugin tph_plugin_nodegroup;
 extern const tph_plugin tph_plugin_usage;
+extern const tph_plugin tph_plugin_pdb;
+extern const tph_plugin tph_plugin_cdp;
 
 const tph_plugin *const tph_builtin_plugins[] = {
     &tph_plugin_conformance,
@@ -42,5 +44,7 @@ const tph_plugin *const tph_builtin_plugins[] = {
     &tph_plugin_task_topology,
     &tph_plugin_nodegroup,
     &tph_plugin_usage,
+    &tph_plugin_pdb,
+    &tph_plugin_cdp,
     NULL,
 };

@@ -124,6 +124,34 @@ static inline tph_idx pts_task(const pts *p, const char *key)
 	return TPH_NOIDX;
 }
 
+/* The tasks "<ns>/<w>" for the space-separated words w of `names`, into out[0..cap); returns
+ * how many. */
+static inline uint32_t pts_tasks(const pts *p, const char *ns, const char *names, tph_idx *out,
+                                 uint32_t cap)
+{
+	char buf[512], key[128];
+	uint32_t n = 0;
+	snprintf(buf, sizeof buf, "%s", names);
+	for (char *save, *w = strtok_r(buf, " ", &save); w && n < cap;
+	     w = strtok_r(NULL, " ", &save)) {
+		snprintf(key, sizeof key, "%s/%s", ns, w);
+		out[n++] = pts_task(p, key);
+	}
+	return n;
+}
+
+/* The names of tasks[0..n) joined with spaces, in buf. */
+static inline const char *pts_task_names(const pts *p, const tph_idx *tasks, uint32_t n, char *buf,
+                                         size_t cap)
+{
+	buf[0] = '\0';
+	for (uint32_t i = 0; i < n; i++) {
+		strncat(buf, i ? " " : "", cap - strlen(buf) - 1);
+		strncat(buf, pts_str(p->s, p->s->tasks.name[tasks[i]]), cap - strlen(buf) - 1);
+	}
+	return buf;
+}
+
 static inline tph_idx pts_queue(const pts *p, const char *name)
 {
 	for (tph_idx q = 0; q < p->s->queues->n; q++)
