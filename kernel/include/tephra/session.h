@@ -1,6 +1,16 @@
 /* Sessions: one scheduling cycle over a snapshot. Open instantiates the conf's plugins tier by
  * tier, run executes the conf's actions serially, close computes podgroup phases and returns
- * the decision log. A snapshot is never written, so it can be replayed by many sessions. */
+ * the decision log. A snapshot is never written, so it can be replayed by many sessions.
+ *
+ * Lifetimes: a session holds its snapshot (which holds its cache) and its conf from open to
+ * tph_session_free, so a host may release the snapshot, free the conf or the scenario, or
+ * destroy the cache while a session is open; the memory goes with the last holder. External
+ * plugins stay loaded while any session is open (tph_plugins_unload_all refuses). Plugins a
+ * host registered in-process (tph_plugins_register) must outlive the sessions that use them.
+ *
+ * Diagnostics: open, run and close report to the diag they are given, plugins' warnings
+ * included; warnings raised between calls (probes) go to the diag of the last of them, which
+ * must then still exist. */
 #ifndef TEPHRA_SESSION_H
 #define TEPHRA_SESSION_H
 
