@@ -90,6 +90,7 @@ static void test_null_everywhere(void **state)
 	(void)state;
 	tph_diag d = {0};
 	tph_probe_stmt_end(NULL);
+	assert_int_equal(tph_cluster_apply(NULL, NULL, &d), TPH_EINVAL);
 	assert_int_equal(tph_cluster_node_count(NULL), 0);
 	assert_int_equal(tph_cluster_pod_count(NULL), 0);
 	assert_int_equal(tph_snapshot_task_count(NULL), 0);
@@ -129,6 +130,7 @@ static void test_success_clears_message(void **state)
 	FAIL_THEN(tph_session_open(snap, conf, NULL, &s, &d));
 	FAIL_THEN(tph_session_run(s, &d));
 	FAIL_THEN(tph_session_close(s, &d));
+	FAIL_THEN(tph_cluster_apply(c, s, &d));
 	FAIL_THEN(tph_cluster_remove_pod(c, "ns", "p1", &d));
 #undef FAIL_THEN
 	tph_session_free(s);

@@ -3,7 +3,8 @@
  *
  * A host describes objects with the plain-data descriptors below (strings are borrowed for
  * the duration of the call; the cache copies and interns what it keeps). Resources are given
- * in exact units (see resource.h); the scenario loader is just one way to fill a cache.
+ * in exact units (see resource.h); the scenario loader is just one way to fill a cache. A closed
+ * session's decisions go back into the cache with tph_cluster_apply (tephra/session.h).
  *
  * Descriptors and their defaults. Every descriptor a put takes starts from its INIT macro:
  *
@@ -30,7 +31,7 @@
  * (tephra/session.h). tph_cluster_destroy() and tph_snapshot_release() give up the caller's
  * hold; the memory goes when the last holder lets go, so a host may tear down in any order.
  *
- * Threading: a cache is not thread-safe; serialise updates and snapshots. A snapshot
+ * Threading: a cache is not thread-safe; serialise updates, snapshots and applies. A snapshot
  * is immutable and may be read from any number of threads and sessions at once; it stays valid
  * until released, independently of later updates to the cache. */
 #ifndef TEPHRA_CLUSTER_H

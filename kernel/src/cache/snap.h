@@ -35,6 +35,9 @@ struct tph_snapshot {
 	uint8_t shard_mode; /* tph_shard_mode */
 	tph_sid shard_name;
 	uint32_t n_specs; /* every tasks.spec[t]->id is below this (ids are dense per cache) */
+	/* Podgroup of each job, by its key in the cache ("namespace/name"); TPH_SID_NONE for the
+	 * job of a pod without one. tph_cluster_apply writes phases back through it. */
+	tph_sid *job_pg;
 	/* The cache it came from, held until the snapshot is let go of; a released snapshot is
 	 * parked there so that its arena is reused. */
 	tph_cluster *cache;

@@ -167,6 +167,7 @@ static void lay_all(sb *b, tph_snapshot *s, const sizes *z)
 	lay_nodes(b, &s->nodes, z);
 	lay_tasks(b, &s->tasks, z);
 	lay_jobs(b, &s->jobs, z);
+	COLS(b, s->job_pg, z->jobs, false);
 	lay_queues(b, &s->queues, z);
 	lay_small(b, s, z);
 }
@@ -405,6 +406,7 @@ static void fill_pg_jobs(const tph_cluster *c, tph_snapshot *s, const tph_snap_m
 			continue;
 		}
 		fill_pg_job(c, &s->jobs, slot, i, m->queue[tph_kind_find(&c->queues, q)]);
+		s->job_pg[i] = KCOL(k, K_KEY, tph_sid)[slot];
 	}
 }
 
