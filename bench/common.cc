@@ -32,11 +32,10 @@ static bool put_nodes(tph_cluster *c, uint32_t nodes, tph_diag *d)
 		std::string zone = "zone-" + std::to_string(i % 4);
 		const tph_kv labels[] = {{"kubernetes.io/hostname", name.c_str()},
 		                         {"topology.kubernetes.io/zone", zone.c_str()}};
-		tph_node_desc n{};
+		tph_node_desc n = TPH_NODE_DESC_INIT;
 		n.name = name.c_str();
 		n.allocatable = {alloc, 3};
 		n.labels = {labels, 2};
-		n.ready = true;
 		if (tph_cluster_put_node(c, &n, d))
 			return false;
 	}
@@ -46,13 +45,12 @@ static bool put_nodes(tph_cluster *c, uint32_t nodes, tph_diag *d)
 static bool put_group(tph_cluster *c, const std::string &name, tph_pg_phase phase, int32_t min,
                       tph_diag *d)
 {
-	tph_podgroup_desc g{};
+	tph_podgroup_desc g = TPH_PODGROUP_DESC_INIT;
 	g.name = name.c_str();
 	g.namespace_ = "bench";
 	g.queue = "q0";
 	g.min_member = min;
 	g.phase = phase;
-	g.topology.highest_tier = -1;
 	return tph_cluster_put_podgroup(c, &g, d) == TPH_OK;
 }
 
@@ -60,14 +58,13 @@ static bool put_pod(tph_cluster *c, const std::string &name, const std::string &
                     const char *node, int64_t cpu, tph_diag *d)
 {
 	const tph_res_item req[] = {{"cpu", cpu}, {"memory", cpu / 1000 * 2 * GiB}};
-	tph_pod_desc p{};
+	tph_pod_desc p = TPH_POD_DESC_INIT;
 	p.name = name.c_str();
 	p.namespace_ = "bench";
 	p.pod_group = group.c_str();
 	p.phase = node ? TPH_POD_RUNNING : TPH_POD_PENDING;
 	p.node_name = node;
 	p.requests = {req, 2};
-	p.preemptable = -1;
 	return tph_cluster_put_pod(c, &p, d) == TPH_OK;
 }
 
@@ -88,8 +85,8 @@ tph_cluster *make_cluster(uint32_t nodes, uint32_t pending, uint32_t running)
 {
 	tph_cluster *c = nullptr;
 	tph_diag d{};
-	const tph_queue_desc q{"q0", 1,  {}, {}, {}, true, TPH_QUEUE_OPEN, nullptr, 0,
-	                       0,    {}, {}, {}, {}, {}};
+	tph_queue_desc q = TPH_QUEUE_DESC_INIT;
+	q.name = "q0";
 	bool ok = tph_cluster_create(&c) == TPH_OK && tph_cluster_put_queue(c, &q, &d) == TPH_OK &&
 	          put_nodes(c, nodes, &d) && put_running(c, nodes, running, &d);
 	for (uint32_t t = 0; ok && t < pending; t++) {

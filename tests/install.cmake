@@ -1,8 +1,12 @@
 # Test `install`: install the build into a temporary prefix, then build and run a host program
 # against the installed files only, through pkg-config (shared, and static with --static) and
-# through find_package(tephra) (tephra::tephra and tephra::tephra_static).
-#   cmake -DBUILD_DIR=<build> -DSOURCE=<host program> -DWORK=<scratch dir> -P install.cmake
+# through find_package(tephra) (tephra::tephra and tephra::tephra_static); then the same for
+# examples/host, once through pkg-config and once through its own CMakeLists (find_package), each
+# checked for its expected output.
+#   cmake -DBUILD_DIR=<build> -DSOURCE=<host program> -DEXAMPLE=<examples/host> -DWORK=<scratch dir>
+#         -P install.cmake
 cmake_minimum_required(VERSION 3.25)
+include("${CMAKE_CURRENT_LIST_DIR}/host/host_output.cmake")
 set(prefix "${WORK}/prefix")
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
@@ -59,4 +63,20 @@ foreach(kind shared static)
   run("find_package ${kind} program" env "LD_LIBRARY_PATH=${prefix}/lib"
       "${WORK}/cmake/consumer_${kind}")
 endforeach()
-message("install: pkg-config and find_package consumers (shared and static) built and ran")
+
+# examples/host as an embedder builds it: with pkg-config on a compiler's command line, and with
+# its own CMakeLists.txt, which finds the installed package.
+execute_process(COMMAND "${PKG_CONFIG}" --cflags --libs tephra OUTPUT_VARIABLE flags
+                OUTPUT_STRIP_TRAILING_WHITESPACE)
+separate_arguments(flags UNIX_COMMAND "${flags}")
+run("examples/host pkg-config build" "${CC}" -o "${WORK}/host_pc" "${EXAMPLE}/host.c" ${flags})
+check_host_output("examples/host through pkg-config" "${EXAMPLE}/expected.txt"
+                  env "LD_LIBRARY_PATH=${prefix}/lib" "${WORK}/host_pc")
+run("examples/host find_package configure" "${CMAKE_COMMAND}" -S "${EXAMPLE}" -B "${WORK}/host"
+    "-DCMAKE_PREFIX_PATH=${prefix}")
+run("examples/host find_package build" "${CMAKE_COMMAND}" --build "${WORK}/host")
+check_host_output("examples/host through find_package" "${EXAMPLE}/expected.txt"
+                  env "LD_LIBRARY_PATH=${prefix}/lib" "${WORK}/host/tephra_host")
+
+message("install: pkg-config and find_package consumers (shared and static) built and ran, and "
+        "examples/host through both")

@@ -22,14 +22,19 @@ static tph_cluster *cache(void)
 static int put_node(tph_cluster *c, const char *name, int64_t cpu)
 {
 	tph_res_item al[] = {{"cpu", cpu}, {"memory", 8LL << 30}, {"pods", 110000}};
-	tph_node_desc n = {.name = name, .allocatable = {al, 3}, .ready = true};
+	tph_node_desc n = TPH_NODE_DESC_INIT;
+	n.name = name;
+	n.allocatable = (tph_res_list){al, 3};
 	return tph_cluster_put_node(c, &n, NULL);
 }
 
 static int put_pod(tph_cluster *c, const char *name, int64_t cpu)
 {
 	tph_res_item rq[] = {{"cpu", cpu}};
-	tph_pod_desc p = {.name = name, .namespace_ = "ns", .requests = {rq, 1}, .preemptable = -1};
+	tph_pod_desc p = TPH_POD_DESC_INIT;
+	p.name = name;
+	p.namespace_ = "ns";
+	p.requests = (tph_res_list){rq, 1};
 	return tph_cluster_put_pod(c, &p, NULL);
 }
 
@@ -121,16 +126,24 @@ static void test_validation_changes_nothing(void **state)
 	assert_int_equal(put_pod(c, "keep", 100), 0);
 	tph_res_item neg[] = {{"cpu", -1}};
 	tph_res_item dup[] = {{"cpu", 1}, {"cpu", 2}};
-	tph_pod_desc p = {.name = "keep", .namespace_ = "ns", .requests = {neg, 1}};
+	tph_pod_desc p = TPH_POD_DESC_INIT;
+	p.name = "keep";
+	p.namespace_ = "ns";
+	p.requests = (tph_res_list){neg, 1};
 	assert_int_equal(tph_cluster_put_pod(c, &p, &d), TPH_EINVAL);
 	p.requests = (tph_res_list){dup, 2};
 	assert_int_equal(tph_cluster_put_pod(c, &p, &d), TPH_EINVAL);
 	assert_non_null(strstr(d.msg, "pod ns/keep"));
 	p.name = "";
 	assert_int_equal(tph_cluster_put_pod(c, &p, &d), TPH_EINVAL);
-	tph_podgroup_desc g = {.name = "g", .namespace_ = "ns", .min_member = -1};
+	tph_podgroup_desc g = TPH_PODGROUP_DESC_INIT;
+	g.name = "g";
+	g.namespace_ = "ns";
+	g.min_member = -1;
 	assert_int_equal(tph_cluster_put_podgroup(c, &g, &d), TPH_EINVAL);
-	tph_queue_desc q = {.name = "q", .weight = -1};
+	tph_queue_desc q = TPH_QUEUE_DESC_INIT;
+	q.name = "q";
+	q.weight = -1;
 	assert_int_equal(tph_cluster_put_queue(c, &q, &d), TPH_EINVAL);
 	tph_snapshot *s = snap(c);
 	assert_int_equal(s->tasks.n, 1);
@@ -150,7 +163,10 @@ static void test_gt_lt_must_be_integers(void **state)
 	tph_sel_expr e = {"rank", TPH_SEL_GT, {bad, 1}};
 	tph_sel_term term = {&e, 1};
 	tph_affinity a = {.node_required = &term, .n_node_required = 1};
-	tph_pod_desc p = {.name = "p", .namespace_ = "ns", .affinity = &a, .preemptable = -1};
+	tph_pod_desc p = TPH_POD_DESC_INIT;
+	p.name = "p";
+	p.namespace_ = "ns";
+	p.affinity = &a;
 	assert_int_equal(tph_cluster_put_pod(c, &p, &d), TPH_EINVAL);
 	assert_non_null(strstr(d.msg, "pod ns/p"));
 	assert_non_null(strstr(d.msg, "nodeAffinity"));
@@ -173,8 +189,10 @@ static void test_dimension_growth(void **state)
 	assert_int_equal(put_node(c, "n1", 4000), 0);
 	assert_int_equal(put_pod(c, "old", 500), 0);
 	tph_res_item rq[] = {{"nvidia.com/gpu", 2000}, {"cpu", 100}, {"example.com/foo", 3000}};
-	tph_pod_desc p = {
-	    .name = "new", .namespace_ = "ns", .requests = {rq, 3}, .preemptable = -1};
+	tph_pod_desc p = TPH_POD_DESC_INIT;
+	p.name = "new";
+	p.namespace_ = "ns";
+	p.requests = (tph_res_list){rq, 3};
 	assert_int_equal(tph_cluster_put_pod(c, &p, NULL), 0);
 	tph_snapshot *s = snap(c);
 	uint32_t nd = s->dims.n;
@@ -204,7 +222,9 @@ static void test_too_many_dimensions(void **state)
 		snprintf(names[i], sizeof names[i], "x.io/r%d", i);
 		rq[i] = (tph_res_item){names[i], 1};
 	}
-	tph_pod_desc p = {.name = "p", .namespace_ = "ns", .preemptable = -1};
+	tph_pod_desc p = TPH_POD_DESC_INIT;
+	p.name = "p";
+	p.namespace_ = "ns";
 	p.requests = (tph_res_list){rq, TPH_RES_MAX - TPH_RES_FIXED};
 	assert_int_equal(tph_cluster_put_pod(c, &p, NULL), TPH_OK); /* exactly full */
 	p.name = "q";
@@ -221,13 +241,13 @@ static void put_spec_pod(tph_cluster *c, const char *name, const tph_kv *sel, ui
 {
 	tph_toleration tol = {"dedicated", TPH_TOL_EQUAL, "gpu", -1};
 	tph_kv lab[] = {{"app", "web"}};
-	tph_pod_desc p = {.name = name,
-	                  .namespace_ = "ns",
-	                  .node_selector = {sel, n},
-	                  .tolerations = &tol,
-	                  .n_tolerations = 1,
-	                  .labels = {lab, 1},
-	                  .preemptable = -1};
+	tph_pod_desc p = TPH_POD_DESC_INIT;
+	p.name = name;
+	p.namespace_ = "ns";
+	p.node_selector = (tph_kv_list){sel, n};
+	p.tolerations = &tol;
+	p.n_tolerations = 1;
+	p.labels = (tph_kv_list){lab, 1};
 	assert_int_equal(tph_cluster_put_pod(c, &p, NULL), TPH_OK);
 }
 
@@ -270,7 +290,10 @@ static void test_duplicate_label_key(void **state)
 	tph_cluster *c = cache();
 	tph_diag d = {0};
 	tph_kv lab[] = {{"app", "a"}, {"app", "b"}};
-	tph_pod_desc p = {.name = "p", .namespace_ = "ns", .labels = {lab, 2}, .preemptable = -1};
+	tph_pod_desc p = TPH_POD_DESC_INIT;
+	p.name = "p";
+	p.namespace_ = "ns";
+	p.labels = (tph_kv_list){lab, 2};
 	assert_int_equal(tph_cluster_put_pod(c, &p, &d), TPH_EINVAL);
 	assert_non_null(strstr(d.msg, "labels"));
 	tph_cluster_destroy(c);
@@ -286,12 +309,13 @@ static void test_limits_and_conditions(void **state)
 	tph_pod_condition cond[] = {
 	    {"PodScheduled", TPH_COND_TRUE, 1767225600000LL, 0, "Scheduled", NULL},
 	    {"Ready", TPH_COND_UNKNOWN, 0, 5, NULL, "warming up"}};
-	tph_pod_desc p = {.name = "p",
+	tph_pod_desc p = {.size = sizeof(tph_pod_desc),
+	                  .name = "p",
 	                  .namespace_ = "ns",
 	                  .limits = {lim, 2},
 	                  .conditions = cond,
 	                  .n_conditions = 2,
-	                  .preemptable = -1};
+	                  .preemptable = TPH_PREEMPTABLE_UNSET};
 	assert_int_equal(tph_cluster_put_pod(c, &p, NULL), TPH_OK);
 	assert_int_equal(put_pod(c, "bare", 10), TPH_OK);
 	tph_snapshot *s = snap(c);
@@ -348,12 +372,13 @@ static void test_limits_and_conditions_validated(void **state)
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		tph_diag d = {0};
-		tph_pod_desc p = {.name = "p",
+		tph_pod_desc p = {.size = sizeof(tph_pod_desc),
+		                  .name = "p",
 		                  .namespace_ = "ns",
 		                  .limits = cases[i].limits,
 		                  .conditions = cases[i].cond,
 		                  .n_conditions = cases[i].n_cond,
-		                  .preemptable = -1};
+		                  .preemptable = TPH_PREEMPTABLE_UNSET};
 		assert_int_equal(tph_cluster_put_pod(c, &p, &d), TPH_EINVAL);
 		if (!strstr(d.msg, cases[i].want))
 			fail_msg("got \"%s\", want \"%s\"", d.msg, cases[i].want);
@@ -366,34 +391,50 @@ static void test_limits_and_conditions_validated(void **state)
 static int sequence(tph_cluster *c, tph_snapshot **out)
 {
 	tph_res_item cap[] = {{"cpu", 8000}, {"example.com/fpga", 1000}};
-	tph_queue_desc q = {.name = "default", .weight = 1, .capability = {cap, 2}};
-	tph_podgroup_desc g = {.name = "g", .namespace_ = "ns", .min_member = 2};
-	tph_priority_class_desc pc = {.name = "high", .value = 100, .global_default = true};
+	tph_queue_desc q = TPH_QUEUE_DESC_INIT;
+	q.name = "default";
+	q.capability = (tph_res_list){cap, 2};
+	tph_podgroup_desc g = TPH_PODGROUP_DESC_INIT;
+	g.name = "g";
+	g.namespace_ = "ns";
+	g.min_member = 2;
+	tph_priority_class_desc pc = TPH_PRIORITY_CLASS_DESC_INIT;
+	pc.name = "high";
+	pc.value = 100;
+	pc.global_default = true;
 	tph_hypernode_member mem = {TPH_MEMBER_REGEX, "^n[0-9]+$", {NULL, 0}};
-	tph_hypernode_desc h = {.name = "rack", .tier = 1, .members = &mem, .n_members = 1};
-	tph_quota_desc qu = {.name = "q", .namespace_ = "ns", .hard = {cap, 1}};
+	tph_hypernode_desc h = TPH_HYPERNODE_DESC_INIT;
+	h.name = "rack";
+	h.tier = 1;
+	h.members = &mem;
+	h.n_members = 1;
+	tph_quota_desc qu = TPH_QUOTA_DESC_INIT;
+	qu.name = "q";
+	qu.namespace_ = "ns";
+	qu.hard = (tph_res_list){cap, 1};
 	tph_kv sel[] = {{"zone", "a"}};
 	tph_res_item rq[] = {{"cpu", 1000}, {"example.com/fpga", 1000}};
+	tph_pod_desc p = TPH_POD_DESC_INIT;
+	p.name = "p";
+	p.namespace_ = "ns";
+	p.pod_group = "g";
+	p.node_name = "n1";
+	p.requests = (tph_res_list){rq, 2};
+	p.node_selector = (tph_kv_list){sel, 1};
+	p.phase = TPH_POD_RUNNING;
 	tph_res_item lim[] = {{"example.com/fpga", 1000}};
 	tph_pod_condition cond = {"PodScheduled", TPH_COND_TRUE, 1, 0, "r", "m"};
-	tph_pod_desc p = {.name = "p",
-	                  .namespace_ = "ns",
-	                  .pod_group = "g",
-	                  .limits = {lim, 1},
-	                  .conditions = &cond,
-	                  .n_conditions = 1,
-	                  .node_name = "n1",
-	                  .requests = {rq, 2},
-	                  .node_selector = {sel, 1},
-	                  .preemptable = -1,
-	                  .phase = TPH_POD_RUNNING};
+	p.limits = (tph_res_list){lim, 1};
+	p.conditions = &cond;
+	p.n_conditions = 1;
 	tph_disrupted_pod dp = {"p0", 1};
-	tph_pdb_desc pdb = {.name = "b",
-	                    .namespace_ = "ns",
-	                    .selector = {.present = true, .match_labels = {sel, 1}},
-	                    .disruptions_allowed = 1,
-	                    .disrupted_pods = &dp,
-	                    .n_disrupted_pods = 1};
+	tph_pdb_desc pdb = TPH_PDB_DESC_INIT;
+	pdb.name = "b";
+	pdb.namespace_ = "ns";
+	pdb.selector = (tph_label_selector){.present = true, .match_labels = {sel, 1}};
+	pdb.disruptions_allowed = 1;
+	pdb.disrupted_pods = &dp;
+	pdb.n_disrupted_pods = 1;
 	const char *shard[] = {"n1"};
 	int rc;
 	if ((rc = put_node(c, "n1", 4000)) || (rc = tph_cluster_put_queue(c, &q, NULL)) ||
@@ -461,8 +502,12 @@ static void test_set_shard_and_remove_kinds(void **state)
 {
 	(void)state;
 	tph_cluster *c = cache();
-	tph_queue_desc q = {.name = "q1", .weight = 1};
-	tph_podgroup_desc g = {.name = "g", .namespace_ = "ns", .queue = "q1"};
+	tph_queue_desc q = TPH_QUEUE_DESC_INIT;
+	q.name = "q1";
+	tph_podgroup_desc g = TPH_PODGROUP_DESC_INIT;
+	g.name = "g";
+	g.namespace_ = "ns";
+	g.queue = "q1";
 	assert_int_equal(tph_cluster_put_queue(c, &q, NULL), 0);
 	assert_int_equal(tph_cluster_put_podgroup(c, &g, NULL), 0);
 	assert_int_equal(tph_cluster_remove_podgroup(c, "ns", "g", NULL), 0);
@@ -473,6 +518,104 @@ static void test_set_shard_and_remove_kinds(void **state)
 	tph_snapshot *s = snap(c);
 	assert_int_equal(s->jobs.n, 0);
 	assert_int_equal(s->queues.n, 0);
+	tph_snapshot_release(s);
+	tph_cluster_destroy(c);
+}
+
+/* A zero-initialised descriptor did not come from its INIT macro: every put refuses it and names
+ * the macro, and one from other headers (another size) is refused too. */
+static void test_descriptors_need_init(void **state)
+{
+	(void)state;
+	tph_cluster *c = cache();
+	tph_diag d = {0};
+	tph_node_desc n = {.name = "n"};
+	tph_pod_desc p = {.name = "p", .namespace_ = "ns"};
+	tph_podgroup_desc g = {.name = "g", .namespace_ = "ns"};
+	tph_queue_desc q = {.name = "q", .weight = 1};
+	tph_priority_class_desc pc = {.name = "pc"};
+	tph_hypernode_desc h = {.name = "h"};
+	tph_quota_desc qu = {.name = "qu", .namespace_ = "ns"};
+	assert_int_equal(tph_cluster_put_node(c, &n, &d), TPH_EINVAL);
+	assert_string_equal(d.msg, "tph_node_desc not initialised: start from TPH_NODE_DESC_INIT");
+	assert_int_equal(tph_cluster_put_pod(c, &p, &d), TPH_EINVAL);
+	assert_string_equal(d.msg, "tph_pod_desc not initialised: start from TPH_POD_DESC_INIT");
+	assert_int_equal(tph_cluster_put_podgroup(c, &g, &d), TPH_EINVAL);
+	assert_non_null(strstr(d.msg, "TPH_PODGROUP_DESC_INIT"));
+	assert_int_equal(tph_cluster_put_queue(c, &q, &d), TPH_EINVAL);
+	assert_string_equal(d.msg,
+	                    "tph_queue_desc not initialised: start from TPH_QUEUE_DESC_INIT");
+	assert_int_equal(tph_cluster_put_priority_class(c, &pc, &d), TPH_EINVAL);
+	assert_non_null(strstr(d.msg, "TPH_PRIORITY_CLASS_DESC_INIT"));
+	assert_int_equal(tph_cluster_put_hypernode(c, &h, &d), TPH_EINVAL);
+	assert_non_null(strstr(d.msg, "TPH_HYPERNODE_DESC_INIT"));
+	assert_int_equal(tph_cluster_put_quota(c, &qu, &d), TPH_EINVAL);
+	assert_non_null(strstr(d.msg, "TPH_QUOTA_DESC_INIT"));
+	n.size = sizeof n - 8; /* a struct from older headers */
+	assert_int_equal(tph_cluster_put_node(c, &n, &d), TPH_EINVAL);
+	assert_non_null(strstr(d.msg, "other headers"));
+	tph_subgroup_policy sg = {.name = "sg"}; /* subgroup size 0: not from its macro */
+	g = (tph_podgroup_desc)TPH_PODGROUP_DESC_INIT;
+	g.name = "g";
+	g.namespace_ = "ns";
+	g.subgroups = &sg;
+	g.n_subgroups = 1;
+	assert_int_equal(tph_cluster_put_podgroup(c, &g, &d), TPH_EINVAL);
+	assert_non_null(strstr(d.msg, "TPH_SUBGROUP_POLICY_INIT"));
+	sg = (tph_subgroup_policy)TPH_SUBGROUP_POLICY_INIT;
+	sg.name = "sg";
+	assert_int_equal(tph_cluster_put_podgroup(c, &g, &d), TPH_OK);
+	assert_string_equal(d.msg, ""); /* a success leaves no stale message */
+	tph_snapshot *s = snap(c);
+	assert_int_equal(s->nodes.n + s->tasks.n + s->queues.n + s->pclasses.n, 0);
+	tph_snapshot_release(s);
+	tph_cluster_destroy(c);
+}
+
+/* What the INIT macros leave is Kubernetes' and Volcano's default: a ready node, a queue of
+ * weight 1 that is open and reclaimable, a preemptable pod, a podgroup of minMember 1. */
+static void test_init_means_defaults(void **state)
+{
+	(void)state;
+	tph_cluster *c = cache();
+	tph_node_desc n = TPH_NODE_DESC_INIT;
+	n.name = "n1";
+	tph_queue_desc q = TPH_QUEUE_DESC_INIT;
+	q.name = "default";
+	tph_podgroup_desc g = TPH_PODGROUP_DESC_INIT;
+	g.name = "g";
+	g.namespace_ = "ns";
+	tph_pod_desc p = TPH_POD_DESC_INIT;
+	p.name = "p";
+	p.namespace_ = "ns";
+	p.pod_group = "g";
+	assert_int_equal(tph_cluster_put_node(c, &n, NULL), TPH_OK);
+	assert_int_equal(tph_cluster_put_queue(c, &q, NULL), TPH_OK);
+	assert_int_equal(tph_cluster_put_podgroup(c, &g, NULL), TPH_OK);
+	assert_int_equal(tph_cluster_put_pod(c, &p, NULL), TPH_OK);
+	tph_snapshot *s = snap(c);
+	assert_int_equal(s->nodes.flags[0], TPH_NODE_READY);
+	assert_int_equal(s->queues.weight[0], 1);
+	assert_int_equal(s->queues.reclaimable[0], 1);
+	assert_int_equal(s->queues.state[0], TPH_QUEUE_OPEN);
+	assert_int_equal(s->jobs.min_member[0], 1);
+	assert_int_equal(s->jobs.topo_tier[0], -1);
+	assert_int_equal(s->tasks.status[0], TPH_TS_PENDING);
+	assert_true(s->tasks.flags[0] & TPH_TASK_PREEMPTABLE);
+	tph_snapshot_release(s);
+	/* the zero-named fields say the opposite when set */
+	n.not_ready = true;
+	q.not_reclaimable = true;
+	q.weight = 0; /* a valid weight of its own */
+	p.preemptable = TPH_PREEMPTABLE_NO;
+	assert_int_equal(tph_cluster_put_node(c, &n, NULL), TPH_OK);
+	assert_int_equal(tph_cluster_put_queue(c, &q, NULL), TPH_OK);
+	assert_int_equal(tph_cluster_put_pod(c, &p, NULL), TPH_OK);
+	s = snap(c);
+	assert_int_equal(s->nodes.flags[0], 0);
+	assert_int_equal(s->queues.weight[0], 0);
+	assert_int_equal(s->queues.reclaimable[0], 0);
+	assert_false(s->tasks.flags[0] & TPH_TASK_PREEMPTABLE);
 	tph_snapshot_release(s);
 	tph_cluster_destroy(c);
 }
@@ -492,6 +635,8 @@ int main(void)
 	    cmocka_unit_test(test_limits_and_conditions_validated),
 	    cmocka_unit_test(test_fault_injection),
 	    cmocka_unit_test(test_set_shard_and_remove_kinds),
+	    cmocka_unit_test(test_descriptors_need_init),
+	    cmocka_unit_test(test_init_means_defaults),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

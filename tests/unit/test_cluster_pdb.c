@@ -36,7 +36,8 @@ static tph_kv web[] = {{"app", "web"}};
 
 static tph_pdb_desc budget(const char *ns, const char *name, int32_t allowed)
 {
-	return (tph_pdb_desc){.name = name,
+	return (tph_pdb_desc){.size = sizeof(tph_pdb_desc),
+	                      .name = name,
 	                      .namespace_ = ns,
 	                      .selector = {.present = true, .match_labels = {web, 1}},
 	                      .disruptions_allowed = allowed};
@@ -94,8 +95,8 @@ static void test_snapshot_rows(void **state)
 	p.disrupted_pods = dp;
 	p.n_disrupted_pods = 3;
 	p.max_unavailable = (tph_int_or_percent){true, true, 50};
-	tph_pdb_desc none = {.name = "none", .namespace_ = "ns"}, twin = budget("ns", "twin", 0),
-	             twin2 = budget("ns", "twin2", 7);
+	tph_pdb_desc none = {.size = sizeof none, .name = "none", .namespace_ = "ns"},
+	             twin = budget("ns", "twin", 0), twin2 = budget("ns", "twin2", 7);
 	assert_int_equal(tph_cluster_put_pdb(c, &p, NULL), TPH_OK);
 	assert_int_equal(tph_cluster_put_pdb(c, &none, NULL), TPH_OK);
 	assert_int_equal(tph_cluster_put_pdb(c, &twin, NULL), TPH_OK);
@@ -179,7 +180,9 @@ static void test_bad_budgets(void **state)
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		tph_diag d = {0};
-		assert_int_equal(tph_cluster_put_pdb(c, &cases[i].p, &d), TPH_EINVAL);
+		tph_pdb_desc bad = cases[i].p;
+		bad.size = sizeof bad; /* the cases name only what makes them bad */
+		assert_int_equal(tph_cluster_put_pdb(c, &bad, &d), TPH_EINVAL);
 		if (!strstr(d.msg, cases[i].want))
 			fail_msg("case %zu: got \"%s\", want \"%s\"", i, d.msg, cases[i].want);
 	}
@@ -202,12 +205,13 @@ static void test_pod_phase_on_meta(void **state)
 	const tph_pod_phase ph[] = {TPH_POD_RUNNING, TPH_POD_PENDING, TPH_POD_FAILED};
 	const char *names[] = {"run", "pend", "fail"};
 	for (int i = 0; i < 3; i++) {
-		tph_pod_desc p = {.name = names[i],
+		tph_pod_desc p = {.size = sizeof(tph_pod_desc),
+		                  .name = names[i],
 		                  .namespace_ = "ns",
 		                  .phase = ph[i],
 		                  .node_name = "n1",
 		                  .deleting = i < 2,
-		                  .preemptable = -1};
+		                  .preemptable = TPH_PREEMPTABLE_UNSET};
 		assert_int_equal(tph_cluster_put_pod(c, &p, NULL), TPH_OK);
 	}
 	tph_snapshot *s = snap(c);

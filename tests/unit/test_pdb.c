@@ -212,7 +212,8 @@ static void test_cache_budgets(void **state)
 	open_pdb(&p, " []", POD("a", "{app: web}") POD("b", "{app: web}"));
 	tph_cluster *c = tph_scenario_cluster(p.scn);
 	tph_kv web[] = {{"app", "web"}};
-	tph_pdb_desc d = {.name = "web",
+	tph_pdb_desc d = {.size = sizeof(tph_pdb_desc),
+	                  .name = "web",
 	                  .namespace_ = "ns",
 	                  .selector = {.present = true, .match_labels = {web, 1}},
 	                  .disruptions_allowed = 1};

@@ -89,11 +89,11 @@ static void test_defaults(void **state)
 	    {"enableFlagsDefault", s->enable_flags_default, 1},
 	    {"now", s->now, 0},
 	    {"queue weight", q1->weight, 1},
-	    {"queue reclaimable", q1->reclaimable, 1},
+	    {"queue reclaimable", q1->not_reclaimable, 0},
 	    {"queue state", q1->state, TPH_QUEUE_OPEN},
 	    {"queue parent is root", strcmp(q1->parent, "root"), 0},
 	    {"root has no parent", root->parent == NULL, 1},
-	    {"node ready", s->nodes[0].d.ready, 1},
+	    {"node ready", s->nodes[0].d.not_ready, 0},
 	    {"node capacity (= allocatable)", s->nodes[0].d.capacity.n, 0},
 	    {"node cpu", s->nodes[0].d.allocatable.items[0].value, 2000},
 	    {"podgroup namespace", strcmp(g->namespace_, "default"), 0},
@@ -114,7 +114,7 @@ static void test_defaults(void **state)
 	    {"pod unbound", p->node_name == NULL, 1},
 	    {"pod podGroup", p->pod_group == NULL, 1},
 	    {"pod best-effort", p->requests.n, 0},
-	    {"pod preemptable unset", p->preemptable, -1},
+	    {"pod preemptable unset", p->preemptable, TPH_PREEMPTABLE_UNSET},
 	    {"pod priority unset", p->has_priority, 0},
 	    {"pod priority class", p->priority_class == NULL, 1},
 	    {"pod affinity", p->affinity == NULL, 1},
@@ -315,14 +315,14 @@ static void check_full_objects(const tph_scenario *s)
 	assert_true(s->pclasses[1].d.preempt_never);
 	const tph_queue_desc *q = &s->queues[0].d;
 	assert_int_equal(q->weight, 3);
-	assert_false(q->reclaimable);
+	assert_true(q->not_reclaimable);
 	assert_int_equal(q->state, TPH_QUEUE_CLOSING);
 	assert_int_equal(q->affinity_required.n, 1);
 	assert_string_equal(q->affinity_preferred.items[0], "group-b");
 	assert_string_equal(q->anti_affinity_required.items[0], "group-c");
 	const tph_node_desc *n = &s->nodes[0].d;
 	assert_true(n->unschedulable);
-	assert_false(n->ready);
+	assert_true(n->not_ready);
 	assert_int_equal(n->usage.period_s, 300);
 	assert_true(n->usage.cpu_pct == 40.0);
 	assert_int_equal(n->usage.metrics_time, 1767225900000LL);
@@ -366,7 +366,7 @@ static void check_full_pod(const tph_scenario *s)
 	assert_true(p->has_priority);
 	assert_int_equal(p->priority, 100);
 	assert_true(p->preempt_never);
-	assert_int_equal(p->preemptable, 0);
+	assert_int_equal(p->preemptable, TPH_PREEMPTABLE_NO);
 	assert_string_equal(p->nominated_node, "n2");
 	assert_true(p->deleting);
 	assert_null(s->pods[1].d.node_name);

@@ -21,25 +21,43 @@ static tph_cluster *cache(void)
 static void node(tph_cluster *c, const char *name)
 {
 	tph_res_item al[] = {{"cpu", 10000}, {"memory", 10LL << 30}, {"pods", 110000}};
-	tph_node_desc n = {.name = name, .allocatable = {al, 3}, .ready = true};
+	tph_node_desc n = TPH_NODE_DESC_INIT;
+	n.name = name;
+	n.allocatable = (tph_res_list){al, 3};
 	assert_int_equal(tph_cluster_put_node(c, &n, NULL), TPH_OK);
 }
 
 static void queue(tph_cluster *c, const char *name)
 {
-	tph_queue_desc q = {.name = name, .weight = 1, .reclaimable = true};
+	tph_queue_desc q = TPH_QUEUE_DESC_INIT;
+	q.name = name;
 	assert_int_equal(tph_cluster_put_queue(c, &q, NULL), TPH_OK);
 }
 
 static void pclass(tph_cluster *c, const char *name, int32_t value, bool gdef, bool never)
 {
-	tph_priority_class_desc pc = {name, value, gdef, never};
+	tph_priority_class_desc pc = TPH_PRIORITY_CLASS_DESC_INIT;
+	pc.name = name;
+	pc.value = value;
+	pc.global_default = gdef;
+	pc.preempt_never = never;
 	assert_int_equal(tph_cluster_put_priority_class(c, &pc, NULL), TPH_OK);
 }
 
 static tph_pod_desc pod(const char *name)
 {
-	return (tph_pod_desc){.name = name, .namespace_ = "ns", .preemptable = -1};
+	tph_pod_desc p = TPH_POD_DESC_INIT;
+	p.name = name;
+	p.namespace_ = "ns";
+	return p;
+}
+
+static tph_podgroup_desc podgroup(const char *name)
+{
+	tph_podgroup_desc g = TPH_PODGROUP_DESC_INIT;
+	g.name = name;
+	g.namespace_ = "ns";
+	return g;
 }
 
 static void put(tph_cluster *c, const tph_pod_desc *p)
@@ -235,11 +253,13 @@ static void test_job_priority(void **state)
 	queue(c, "default");
 	pclass(c, "gd", 300, true, false);
 	pclass(c, "high", 1000, false, false);
-	tph_podgroup_desc g = {.name = "a", .namespace_ = "ns", .priority_class = "high"};
+	tph_podgroup_desc g = podgroup("a");
+	g.priority_class = "high";
 	assert_int_equal(tph_cluster_put_podgroup(c, &g, NULL), 0);
-	g = (tph_podgroup_desc){.name = "b", .namespace_ = "ns", .priority_class = "nope"};
+	g = podgroup("b");
+	g.priority_class = "nope";
 	assert_int_equal(tph_cluster_put_podgroup(c, &g, NULL), 0);
-	g = (tph_podgroup_desc){.name = "c", .namespace_ = "ns"};
+	g = podgroup("c");
 	assert_int_equal(tph_cluster_put_podgroup(c, &g, NULL), 0);
 	tph_snapshot *s = snap(c, NULL);
 	assert_int_equal(s->jobs.priority[0], 1000);
@@ -252,16 +272,22 @@ static void test_job_priority(void **state)
 static void test_preemptable_table(void **state)
 {
 	(void)state;
+#define U TPH_PREEMPTABLE_UNSET
+#define Y TPH_PREEMPTABLE_YES
+#define N TPH_PREEMPTABLE_NO
 	static const struct {
-		int desc;
+		tph_pod_preemptable desc;
 		const char *annot, *label;
 		bool want;
 	} rows[] = {
-	    {-1, NULL, NULL, true},     {0, NULL, NULL, false},      {1, "false", NULL, true},
-	    {-1, "false", NULL, false}, {-1, "true", NULL, true},    {-1, "bogus", NULL, false},
-	    {-1, "1", NULL, true},      {-1, "F", NULL, false},      {-1, NULL, "false", false},
-	    {-1, NULL, "TRUE", true},   {-1, "true", "false", true}, {-1, "", NULL, false},
+	    {U, NULL, NULL, true},     {N, NULL, NULL, false},     {Y, "false", NULL, true},
+	    {U, "false", NULL, false}, {U, "true", NULL, true},    {U, "bogus", NULL, false},
+	    {U, "1", NULL, true},      {U, "F", NULL, false},      {U, NULL, "false", false},
+	    {U, NULL, "TRUE", true},   {U, "true", "false", true}, {U, "", NULL, false},
 	};
+#undef U
+#undef Y
+#undef N
 	size_t n = sizeof rows / sizeof rows[0];
 	tph_cluster *c = cache();
 	char names[16][8];
@@ -312,7 +338,8 @@ static void test_own_jobs_and_csr(void **state)
 	tph_cluster *c = cache();
 	queue(c, "default");
 	pclass(c, "high", 900, false, false);
-	tph_podgroup_desc g = {.name = "pg", .namespace_ = "ns", .min_member = 2};
+	tph_podgroup_desc g = podgroup("pg");
+	g.min_member = 2;
 	assert_int_equal(tph_cluster_put_podgroup(c, &g, NULL), 0);
 	tph_pod_desc p = pod("a"), q = pod("solo"), r = pod("b"), u = pod("lost");
 	p.pod_group = "pg", r.pod_group = "pg", u.pod_group = "missing";
@@ -382,7 +409,8 @@ static void test_job_sums(void **state)
 	node(c, "n1");
 	queue(c, "default");
 	pclass(c, "high", 900, false, false);
-	tph_podgroup_desc g = {.name = "pg", .namespace_ = "ns", .min_member = 2};
+	tph_podgroup_desc g = podgroup("pg");
+	g.min_member = 2;
 	assert_int_equal(tph_cluster_put_podgroup(c, &g, NULL), 0);
 	tph_res_item rq[] = {{"cpu", 1500}, {"memory", 1 << 20}};
 	static const tph_pod_phase ph[] = {TPH_POD_PENDING, TPH_POD_RUNNING, TPH_POD_SUCCEEDED,
@@ -416,8 +444,9 @@ static void test_missing_queue_drops_job(void **state)
 	(void)state;
 	tph_cluster *c = cache();
 	queue(c, "q1");
-	tph_podgroup_desc g = {.name = "g1", .namespace_ = "ns", .queue = "q1"};
-	tph_podgroup_desc h = {.name = "g2", .namespace_ = "ns", .queue = "nope"};
+	tph_podgroup_desc g = podgroup("g1"), h = podgroup("g2");
+	g.queue = "q1";
+	h.queue = "nope";
 	assert_int_equal(tph_cluster_put_podgroup(c, &g, NULL), 0);
 	assert_int_equal(tph_cluster_put_podgroup(c, &h, NULL), 0);
 	tph_pod_desc p = pod("in"), q = pod("out"), r = pod("bare");
@@ -440,11 +469,16 @@ static void test_queue_parents(void **state)
 {
 	(void)state;
 	tph_cluster *c = cache();
-	tph_queue_desc q = {.name = "child", .parent = "mid", .weight = 2};
+	tph_queue_desc q = TPH_QUEUE_DESC_INIT;
+	q.name = "child";
+	q.parent = "mid";
+	q.weight = 2;
 	assert_int_equal(tph_cluster_put_queue(c, &q, NULL), 0);
 	queue(c, "mid");
 	queue(c, "root");
-	q = (tph_queue_desc){.name = "orphan", .parent = "nowhere"};
+	q = (tph_queue_desc)TPH_QUEUE_DESC_INIT;
+	q.name = "orphan";
+	q.parent = "nowhere";
 	assert_int_equal(tph_cluster_put_queue(c, &q, NULL), 0);
 	tph_snapshot *s = snap(c, NULL);
 	assert_int_equal(s->queues.parent[0], 1);
@@ -508,7 +542,10 @@ static void test_shard_flags_and_nodes(void **state)
 	assert_int_equal(
 	    tph_cluster_set_shard(c, TPH_SHARD_SOFT, "sh", (tph_str_list){names, 2}, NULL), 0);
 	node(c, "n1");
-	tph_node_desc n = {.name = "n2", .unschedulable = true};
+	tph_node_desc n = TPH_NODE_DESC_INIT;
+	n.name = "n2";
+	n.unschedulable = true;
+	n.not_ready = true;
 	assert_int_equal(tph_cluster_put_node(c, &n, NULL), 0);
 	tph_snapshot *s = snap(c, NULL);
 	assert_int_equal(s->nodes.flags[0], TPH_NODE_READY);

@@ -3,12 +3,37 @@
  *
  * A host describes objects with the plain-data descriptors below (strings are borrowed for
  * the duration of the call; the cache copies and interns what it keeps). Resources are given
- * in exact units (see resource.h); the scenario loader is just one way to fill a cache.
+ * in exact units (see resource.h); the scenario loader is just one way to fill a cache. A closed
+ * session's decisions go back into the cache with tph_cluster_apply (tephra/session.h).
  *
- * Threading: a cache is not thread-safe; serialise updates and snapshots. A snapshot is
- * immutable and may be read from any number of threads and sessions at once; it stays valid
- * until tph_snapshot_release(), independently of later updates to the cache, but it must not
- * outlive the cache it came from (they share the interned strings and specs). */
+ * Descriptors and their defaults. Every descriptor a put takes starts from its INIT macro:
+ *
+ *     tph_node_desc n = TPH_NODE_DESC_INIT;
+ *     n.name = "n1";
+ *     n.allocatable = (tph_res_list){cpu_and_memory, 2};
+ *
+ *     TPH_NODE_DESC_INIT    TPH_POD_DESC_INIT             TPH_PODGROUP_DESC_INIT
+ *     TPH_QUEUE_DESC_INIT   TPH_PRIORITY_CLASS_DESC_INIT  TPH_HYPERNODE_DESC_INIT
+ *     TPH_QUOTA_DESC_INIT   (and for the items of a podgroup: TPH_SUBGROUP_POLICY_INIT)
+ *
+ * The macro sets `size` (the struct's sizeof) and the few defaults that are not zero: a queue's
+ * weight 1, a podgroup's minMember 1, a subgroup's size 1, "no highest tier" in a network
+ * topology. Weight 0 and minMember 0 are values Volcano accepts, distinct from the defaults,
+ * so they are not encoded as zero. Every other field is named so that zero is what Kubernetes
+ * and Volcano do when the field is left out: a node is ready (`not_ready`) and schedulable, a
+ * queue is Open and reclaimable (`not_reclaimable`) under root, a pod is Pending and unbound
+ * and preemptable as its volcano.sh/preemptable annotation or label says, true without either
+ * (TPH_PREEMPTABLE_UNSET), a podgroup is Pending in queue "default". A put refuses a descriptor
+ * whose `size` is 0 with TPH_EINVAL and "tph_queue_desc not initialised: start from
+ * TPH_QUEUE_DESC_INIT", and one whose `size` is another struct's (built against other headers).
+ *
+ * Lifetimes: a snapshot keeps its cache alive, and a session its snapshot and conf
+ * (tephra/session.h). tph_cluster_destroy() and tph_snapshot_release() give up the caller's
+ * hold; the memory goes when the last holder lets go, so a host may tear down in any order.
+ *
+ * Threading: a cache is not thread-safe; serialise updates, snapshots and applies. A snapshot
+ * is immutable and may be read from any number of threads and sessions at once; it stays valid
+ * until released, independently of later updates to the cache. */
 #ifndef TEPHRA_CLUSTER_H
 #define TEPHRA_CLUSTER_H
 
@@ -193,6 +218,7 @@ typedef struct tph_node_usage {
 } tph_node_usage;
 
 typedef struct tph_node_desc {
+	uint32_t size; /* sizeof(tph_node_desc): start from TPH_NODE_DESC_INIT */
 	const char *name;
 	tph_res_list allocatable;
 	tph_res_list capacity; /* n == 0: same as allocatable */
@@ -201,7 +227,7 @@ typedef struct tph_node_desc {
 	const tph_taint *taints;
 	uint32_t n_taints;
 	bool unschedulable;
-	bool ready;
+	bool not_ready; /* the node's Ready condition is not True: Volcano leaves it out */
 	tph_node_usage usage;
 } tph_node_desc;
 
@@ -221,7 +247,20 @@ typedef struct tph_pod_condition {
 	const char *message;      /* NULL: "" */
 } tph_pod_condition;
 
+#define TPH_NODE_DESC_INIT                    \
+	{                                     \
+		.size = sizeof(tph_node_desc) \
+	}
+
+/* Whether a pod may be preempted or reclaimed (Volcano's volcano.sh/preemptable). */
+typedef enum tph_pod_preemptable {
+	TPH_PREEMPTABLE_UNSET = 0, /* the annotation, else the label, decides; true without both */
+	TPH_PREEMPTABLE_YES = 1,
+	TPH_PREEMPTABLE_NO = 2,
+} tph_pod_preemptable;
+
 typedef struct tph_pod_desc {
+	uint32_t size; /* sizeof(tph_pod_desc): start from TPH_POD_DESC_INIT */
 	const char *name;
 	const char *namespace_;
 	const char *pod_group; /* NULL or "": the pod is its own one-member job */
@@ -241,7 +280,7 @@ typedef struct tph_pod_desc {
 	int32_t priority;
 	const char *priority_class; /* NULL: none */
 	bool preempt_never;         /* preemptionPolicy: Never */
-	int preemptable;            /* -1: unset (annotation/label decide), 0 or 1 */
+	tph_pod_preemptable preemptable;
 	const char *nominated_node; /* NULL: none */
 	bool deleting;
 	tph_time creation;
@@ -253,25 +292,41 @@ typedef struct tph_pod_desc {
 	uint32_t n_conditions;
 } tph_pod_desc;
 
+#define TPH_POD_DESC_INIT                    \
+	{                                    \
+		.size = sizeof(tph_pod_desc) \
+	}
+
 typedef struct tph_min_task {
 	const char *task_spec; /* "" counts pods with no task spec */
 	int32_t min;
 } tph_min_task;
 
+/* A podgroup's subgroup policy; start from TPH_SUBGROUP_POLICY_INIT. */
 typedef struct tph_subgroup_policy {
 	const char *name;
-	int32_t subgroup_size; /* default 1 */
-	int32_t min_subgroups; /* default 0 */
+	int32_t subgroup_size; /* at least 1; the macro sets Volcano's default, 1 */
+	int32_t min_subgroups;
 	tph_str_list match_label_keys;
 	tph_label_selector selector;
 	tph_net_topology topology;
 } tph_subgroup_policy;
 
+#define TPH_NET_TOPOLOGY_INIT           \
+	{                               \
+		TPH_TOPO_NONE, -1, NULL \
+	}
+#define TPH_SUBGROUP_POLICY_INIT                                      \
+	{                                                             \
+		.subgroup_size = 1, .topology = TPH_NET_TOPOLOGY_INIT \
+	}
+
 typedef struct tph_podgroup_desc {
+	uint32_t size; /* sizeof(tph_podgroup_desc): start from TPH_PODGROUP_DESC_INIT */
 	const char *name;
 	const char *namespace_;
-	const char *queue; /* NULL: "default" */
-	int32_t min_member;
+	const char *queue;  /* NULL: "default" */
+	int32_t min_member; /* the macro sets 1; 0 is a valid minMember */
 	const tph_min_task *min_tasks;
 	uint32_t n_min_tasks;
 	tph_res_list min_resources; /* n == 0: none */
@@ -286,13 +341,20 @@ typedef struct tph_podgroup_desc {
 	uint32_t n_subgroups;
 } tph_podgroup_desc;
 
+#define TPH_PODGROUP_DESC_INIT                                      \
+	{                                                           \
+		.size = sizeof(tph_podgroup_desc), .min_member = 1, \
+		.topology = TPH_NET_TOPOLOGY_INIT                   \
+	}
+
 typedef struct tph_queue_desc {
+	uint32_t size; /* sizeof(tph_queue_desc): start from TPH_QUEUE_DESC_INIT */
 	const char *name;
-	int32_t weight;          /* default 1 */
+	int32_t weight; /* the macro sets 1; 0 is a valid weight (the queue gets nothing) */
 	tph_res_list capability; /* n == 0: unlimited */
 	tph_res_list deserved;
 	tph_res_list guarantee;
-	bool reclaimable; /* default true */
+	bool not_reclaimable; /* reclaimable: false */
 	tph_queue_state state;
 	const char *parent; /* NULL: "root" (none for the queue named root) */
 	int32_t priority;
@@ -307,12 +369,24 @@ typedef struct tph_queue_desc {
 	bool has_affinity;
 } tph_queue_desc;
 
+#define TPH_QUEUE_DESC_INIT                                 \
+	{                                                   \
+		.size = sizeof(tph_queue_desc), .weight = 1 \
+	}
+
 typedef struct tph_priority_class_desc {
+	uint32_t
+	    size; /* sizeof(tph_priority_class_desc): start from TPH_PRIORITY_CLASS_DESC_INIT */
 	const char *name;
 	int32_t value;
 	bool global_default;
 	bool preempt_never;
 } tph_priority_class_desc;
+
+#define TPH_PRIORITY_CLASS_DESC_INIT                    \
+	{                                               \
+		.size = sizeof(tph_priority_class_desc) \
+	}
 
 typedef enum tph_member_kind {
 	TPH_MEMBER_NAME = 0,   /* a node or a hypernode, by exact name */
@@ -327,6 +401,7 @@ typedef struct tph_hypernode_member {
 } tph_hypernode_member;
 
 typedef struct tph_hypernode_desc {
+	uint32_t size; /* sizeof(tph_hypernode_desc): start from TPH_HYPERNODE_DESC_INIT */
 	const char *name;
 	int32_t tier;
 	const char *tier_name; /* NULL: none */
@@ -334,7 +409,13 @@ typedef struct tph_hypernode_desc {
 	uint32_t n_members;
 } tph_hypernode_desc;
 
+#define TPH_HYPERNODE_DESC_INIT                    \
+	{                                          \
+		.size = sizeof(tph_hypernode_desc) \
+	}
+
 typedef struct tph_quota_desc {
+	uint32_t size; /* sizeof(tph_quota_desc): start from TPH_QUOTA_DESC_INIT */
 	const char *name;
 	const char *namespace_;
 	tph_res_list hard;
@@ -354,6 +435,7 @@ typedef struct tph_disrupted_pod {
 
 /* A policy/v1 PodDisruptionBudget with the status fields Volcano's pdb plugin reads. */
 typedef struct tph_pdb_desc {
+	uint32_t size; /* sizeof(tph_pdb_desc): start from TPH_PDB_DESC_INIT */
 	const char *name;
 	const char *namespace_;
 	/* Volcano's pdb plugin matches no pod with an absent or empty selector (policy/v1 would
@@ -365,6 +447,15 @@ typedef struct tph_pdb_desc {
 	const tph_disrupted_pod *disrupted_pods; /* status.disruptedPods */
 	uint32_t n_disrupted_pods;
 } tph_pdb_desc;
+#define TPH_PDB_DESC_INIT                    \
+	{                                    \
+		.size = sizeof(tph_pdb_desc) \
+	}
+
+#define TPH_QUOTA_DESC_INIT                    \
+	{                                      \
+		.size = sizeof(tph_quota_desc) \
+	}
 
 typedef enum tph_shard_mode {
 	TPH_SHARD_NONE = 0,
@@ -375,6 +466,8 @@ typedef enum tph_shard_mode {
 /* ---- the cache --------------------------------------------------------------------------- */
 
 int tph_cluster_create(tph_cluster **out);
+/* Give up the host's hold on the cache: it is freed now, or when the last snapshot taken from
+ * it is released. The host must not use `c` afterwards. NULL is a no-op. */
 void tph_cluster_destroy(tph_cluster *c);
 
 /* Add or replace (by name, or namespace/name) an object. Replacing keeps the object's place in
@@ -415,6 +508,8 @@ uint32_t tph_cluster_pod_count(const tph_cluster *c);
 
 /* Take an immutable snapshot (copies columns, not objects). `now` is the session clock. */
 int tph_cluster_snapshot(tph_cluster *c, tph_time now, tph_snapshot **out, tph_diag *d);
+/* Give up the caller's hold on a snapshot; sessions opened over it keep their own until they
+ * are freed. NULL is a no-op. Safe from any thread. */
 void tph_snapshot_release(tph_snapshot *s);
 
 uint32_t tph_snapshot_node_count(const tph_snapshot *s);

@@ -16,7 +16,7 @@
  * `name`, `arguments` and the enable flags below is an error, as is any unknown top-level key
  * (`metrics` is accepted and kept). `arguments` are kept verbatim for the plugins, which read
  * them with typed getters. A loaded conf is immutable and may be shared by any number of
- * sessions. */
+ * sessions, on any threads; each session holds it until the session is freed. */
 #ifndef TEPHRA_CONF_H
 #define TEPHRA_CONF_H
 
@@ -97,6 +97,8 @@ int tph_conf_load_file(const char *path, bool enable_flags_default, tph_conf **o
 int tph_conf_load_string(const char *text, size_t len, const char *display_name,
                          bool enable_flags_default, tph_conf **out, tph_diag *d);
 
+/* Give up the caller's hold on a conf: it is freed now, or when the last session opened over
+ * it is freed. The caller must not use `conf` afterwards. NULL is a no-op. */
 void tph_conf_free(tph_conf *conf);
 
 /* The actions, in order. */

@@ -36,8 +36,10 @@ int tph_plugins_load(const char *path, tph_diag *d);
  * a no-op. */
 int tph_plugins_register(const tph_plugin *p, tph_diag *d);
 
-/* Unload every external plugin (no session may be open). */
-void tph_plugins_unload_all(void);
+/* Unload every external plugin. Sessions run the plugins' code until they are freed: while any
+ * session is open (opened and not yet freed, on any thread) nothing is unloaded and the call
+ * returns TPH_EINVAL. */
+int tph_plugins_unload_all(void);
 
 #pragma GCC visibility pop
 #ifdef __cplusplus

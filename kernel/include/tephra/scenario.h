@@ -36,8 +36,8 @@ int tph_scenario_load_file(const char *path, tph_scenario **out, tph_diag *d);
 int tph_scenario_load_buffer(const char *buf, size_t len, const char *display_name,
                              tph_scenario **out, tph_diag *d);
 
-/* Free a scenario, its cache and its conf. NULL is a no-op. Snapshots taken from the cache
- * must be released first. */
+/* Free a scenario and give up its hold on its cache and its conf (tph_cluster_destroy,
+ * tph_conf_free): snapshots and sessions still open keep what they use. NULL is a no-op. */
 void tph_scenario_free(tph_scenario *s);
 
 /* The display name of the file (as given to the loader). */

@@ -1,6 +1,27 @@
 /* Sessions: one scheduling cycle over a snapshot. Open instantiates the conf's plugins tier by
  * tier, run executes the conf's actions serially, close computes podgroup phases and returns
- * the decision log. A snapshot is never written, so it can be replayed by many sessions. */
+ * the decision log. A snapshot is never written, so it can be replayed by many sessions.
+ *
+ * The host loop, one cycle per scheduling period:
+ *
+ *     tph_cluster_put_pod(c, &arrival, &d);           // update the cache with what changed
+ *     tph_cluster_snapshot(c, now, &snap, &d);
+ *     tph_session_open(snap, conf, NULL, &s, &d);
+ *     tph_session_run(s, &d);
+ *     tph_session_close(s, &d);
+ *     tph_cluster_apply(c, s, &d);                    // binds, evictions, nominations, phases
+ *     tph_session_free(s);
+ *     tph_snapshot_release(snap);
+ *
+ * Lifetimes: a session holds its snapshot (which holds its cache) and its conf from open to
+ * tph_session_free, so a host may release the snapshot, free the conf or the scenario, or
+ * destroy the cache while a session is open; the memory goes with the last holder. External
+ * plugins stay loaded while any session is open (tph_plugins_unload_all refuses). Plugins a
+ * host registered in-process (tph_plugins_register) must outlive the sessions that use them.
+ *
+ * Diagnostics: open, run and close report to the diag they are given, plugins' warnings
+ * included; warnings raised between calls (probes) go to the diag of the last of them, which
+ * must then still exist. */
 #ifndef TEPHRA_SESSION_H
 #define TEPHRA_SESSION_H
 
@@ -93,6 +114,30 @@ typedef struct tph_decision_log {
 
 /* NULL before close. */
 const tph_decision_log *tph_session_decisions(const tph_session *s);
+
+/* ---- the host loop ---- */
+
+/* Apply a closed session's decisions to the cache its snapshot was taken from, so that the next
+ * snapshot starts from them without the host describing the pods again:
+ * - a bind makes the pod Bound on its node (Pending with a nodeName, which holds the node's
+ *   resources);
+ * - an eviction marks the pod deleting: Releasing, still holding its node until the host
+ *   removes it (tph_cluster_remove_pod) once the kubelet says it is gone;
+ * - a pipelined task gets its nominatedNodeName (it stays Pending);
+ * - every podgroup gets the phase the session's close computed (Pending, Inqueue, Running,
+ *   Unknown, Completed), as Volcano's status update writes it back.
+ * It does not start or complete pods: moving a Bound pod to Running, or to Succeeded, is the
+ * host's, when the kubelet reports it (a put with the new phase).
+ *
+ * Objects changed or removed in the cache since the snapshot are skipped, each with a warning:
+ * a pod or node removed, a pod whose status or node is no longer the snapshot's (the host's
+ * update wins), a podgroup removed. Applying the same session twice changes nothing the second
+ * time. Costs O(decisions + podgroups), looking objects up by their interned keys.
+ *
+ * Errors, with the cache unchanged: TPH_EINVAL for a NULL cache or session, a session that is
+ * not closed, a session whose snapshot came from another cache. Not thread-safe with other
+ * updates of the cache (cluster.h). */
+int tph_cluster_apply(tph_cluster *c, const tph_session *s, tph_diag *d);
 
 /* ---- the session cache ----
  * A host runs one session per scheduling cycle, and each needs about as much memory as the

@@ -45,13 +45,24 @@ const char *tph_errname(int status);
 /* Receives warnings (never fatal) as they happen; `msg` is valid only during the call. */
 typedef void (*tph_warn_fn)(void *ud, const char *msg);
 
-/* Error detail and warning sink, owned by the caller. A failing call writes a message that
- * names the file, line and column, the object (`pod c1/p1`) and the field. */
+/* A warning sink that drops every warning: set `warn = TPH_WARN_SILENT` to silence a diag on
+ * purpose (warnings are still counted). */
+void tph_warn_silent(void *ud, const char *msg);
+#define TPH_WARN_SILENT tph_warn_silent
+
+/* Error detail and warning sink, owned by the caller; every call that takes one accepts NULL.
+ *
+ * `msg`: every public call that takes a diag empties it first, so after a successful call it is
+ * "" and after a failed one it says why, naming the file, line and column, the object
+ * (`pod c1/p1`) and the field.
+ * `warn`: warnings (a pod whose podgroup's queue does not exist, a plugin argument of the wrong
+ * type, ...) go to this callback; NULL, and a NULL diag, print them to stderr as
+ * `tephra: warning: ...`, so nothing is lost by default; TPH_WARN_SILENT drops them. */
 typedef struct tph_diag {
 	char msg[1024];
-	tph_warn_fn warn; /* NULL: warnings are dropped */
+	tph_warn_fn warn; /* NULL: stderr; TPH_WARN_SILENT: dropped */
 	void *warn_ud;
-	unsigned warnings; /* how many warnings were emitted */
+	unsigned warnings; /* how many warnings were emitted (never reset by the library) */
 } tph_diag;
 
 /* Set the error message (printf-style); returns `status` so callers can
@@ -62,7 +73,7 @@ int tph_diag_set(tph_diag *d, int status, const char *fmt, ...)
 #endif
     ;
 
-/* Emit a warning through the sink (printf-style). `d` may be NULL. */
+/* Emit a warning through the sink (printf-style). `d` may be NULL (stderr). */
 void tph_diag_warn(tph_diag *d, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))

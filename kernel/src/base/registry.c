@@ -1,6 +1,7 @@
 /* Registries: built-in plugin and action tables, and external plugins from shared objects. */
 #include "base/registry_int.h"
 
+#include "diag.h"
 #include "mem.h"
 #include "names.h"
 #include "tephra/registry.h"
@@ -8,6 +9,7 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -183,7 +185,10 @@ static int load_dir(const char *dir, tph_diag *d)
 
 int tph_plugins_load(const char *path, tph_diag *d)
 {
+	tph_diag_begin(d);
 	struct stat st;
+	if (!path)
+		return tph_diag_set(d, TPH_EINVAL, "plugins: no path");
 	if (stat(path, &st) != 0)
 		return tph_diag_set(d, TPH_ENOENT, "%s: no such file or directory", path);
 	pthread_mutex_lock(&ext_lock);
@@ -194,6 +199,9 @@ int tph_plugins_load(const char *path, tph_diag *d)
 
 int tph_plugins_register(const tph_plugin *p, tph_diag *d)
 {
+	tph_diag_begin(d);
+	if (!p)
+		return tph_diag_set(d, TPH_EINVAL, "plugins: no descriptor");
 	pthread_mutex_lock(&ext_lock);
 	bool again = false;
 	for (uint32_t i = 0; i < n_ext && !again; i++)
@@ -205,8 +213,23 @@ int tph_plugins_register(const tph_plugin *p, tph_diag *d)
 	return rc;
 }
 
-void tph_plugins_unload_all(void)
+/* Sessions between open and free: their plugin instances run code from the shared objects. */
+static _Atomic uint32_t open_sessions;
+
+void tph_registry_session_open(void)
 {
+	atomic_fetch_add(&open_sessions, 1);
+}
+
+void tph_registry_session_free(void)
+{
+	atomic_fetch_sub(&open_sessions, 1);
+}
+
+int tph_plugins_unload_all(void)
+{
+	if (atomic_load(&open_sessions))
+		return TPH_EINVAL;
 	pthread_mutex_lock(&ext_lock);
 	for (uint32_t i = 0; i < n_ext; i++) {
 		if (ext[i].handle)
@@ -217,4 +240,5 @@ void tph_plugins_unload_all(void)
 	ext = NULL;
 	n_ext = cap_ext = 0;
 	pthread_mutex_unlock(&ext_lock);
+	return TPH_OK;
 }

@@ -18,5 +18,8 @@ int tph_registry_plugin(const char *name, const tph_plugin **out, tph_diag *d);
 /* A name a conf may use: one Volcano registers, a built-in, or a registered external plugin. */
 bool tph_registry_plugin_known(const char *name);
 int tph_registry_action(const char *name, const tph_action **out, tph_diag *d);
+/* A session opened / was freed: tph_plugins_unload_all refuses while any is open. */
+void tph_registry_session_open(void);
+void tph_registry_session_free(void);
 
 #endif

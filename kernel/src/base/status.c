@@ -1,4 +1,4 @@
-/* Status names and the caller-owned diagnostic buffer. */
+/* Status names and the caller-owned diagnostic buffer with its warning sink. */
 #include "tephra/status.h"
 #include "tephra/version.h"
 
@@ -42,16 +42,24 @@ int tph_diag_set(tph_diag *d, int status, const char *fmt, ...)
 	return status;
 }
 
+void tph_warn_silent(void *ud, const char *msg)
+{
+	(void)ud;
+	(void)msg;
+}
+
 void tph_diag_vwarn(tph_diag *d, const char *fmt, va_list ap)
 {
-	if (!d)
-		return;
-	d->warnings++;
-	if (!d->warn)
+	if (d)
+		d->warnings++;
+	if (d && d->warn == TPH_WARN_SILENT)
 		return;
 	char buf[1024];
 	vsnprintf(buf, sizeof buf, fmt, ap);
-	d->warn(d->warn_ud, buf);
+	if (d && d->warn)
+		d->warn(d->warn_ud, buf);
+	else /* nobody listens: a warning dropped silently once cost a host its pods */
+		fprintf(stderr, "tephra: warning: %s\n", buf);
 }
 
 void tph_diag_warn(tph_diag *d, const char *fmt, ...)

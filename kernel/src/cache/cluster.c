@@ -3,6 +3,7 @@
  * before it writes the slot, so a failed put leaves nothing visible behind. */
 #include "cache/cluster_int.h"
 
+#include "base/diag.h"
 #include "base/mem.h"
 
 #include <stdio.h>
@@ -78,10 +79,12 @@ int tph_cluster_create(tph_cluster **out)
 	if (!c)
 		return TPH_ENOMEM;
 	init_kinds(c);
+	atomic_init(&c->refs, 1);
 	c->gdef = TPH_SID_NONE;
 	c->shard_name = TPH_SID_NONE;
-	static const tph_pod_desc empty = {.name = "", .namespace_ = ""};
-	static const tph_podgroup_desc empty_pg = {.name = "", .namespace_ = ""};
+	static const tph_pod_desc empty = {.size = sizeof empty, .name = "", .namespace_ = ""};
+	static const tph_podgroup_desc empty_pg = {
+	    .size = sizeof empty_pg, .name = "", .namespace_ = "", .min_member = 1};
 	if (tph_strtab_init(&c->strs) || tph_arena_init(&c->perm, (size_t)256 << 10) ||
 	    tph_blobs_init(c) || init_names(c) ||
 	    tph_intern_pod_spec(c, &empty, "cache", &c->empty_spec, NULL) ||
@@ -94,7 +97,7 @@ int tph_cluster_create(tph_cluster **out)
 	return TPH_OK;
 }
 
-void tph_cluster_destroy(tph_cluster *c)
+static void cluster_free(tph_cluster *c)
 {
 	if (!c)
 		return;
@@ -114,15 +117,30 @@ void tph_cluster_destroy(tph_cluster *c)
 	tph_free(c);
 }
 
+void tph_cluster_unhold(tph_cluster *c)
+{
+	if (atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) == 1)
+		cluster_free(c);
+}
+
+void tph_cluster_destroy(tph_cluster *c)
+{
+	if (c)
+		tph_cluster_unhold(c);
+}
+
 /* ---- nodes ---- */
 
 int tph_cluster_put_node(tph_cluster *c, const tph_node_desc *n, tph_diag *d)
 {
-	if (!c || !n || tph_empty(n->name))
+	int rc = TPH_CL_PUT_BEGIN(c, n, tph_node_desc, TPH_NODE_DESC_INIT, d);
+	if (rc)
+		return rc;
+	if (tph_empty(n->name))
 		return tph_diag_set(d, TPH_EINVAL, "node: empty name");
 	char obj[512];
 	snprintf(obj, sizeof obj, "node %s", n->name);
-	int err = TPH_OK, rc;
+	int err = TPH_OK;
 	tph_sid key = tph_cl_intern(c, n->name, &err);
 	if (err)
 		return tph_cl_oom(d, obj);
@@ -140,7 +158,7 @@ int tph_cluster_put_node(tph_cluster *c, const tph_node_desc *n, tph_diag *d)
 	tph_res_write(c, &alloc, tph_kind_at(c, k, N_ALLOC, s));
 	tph_res_write(c, n->capacity.n ? &cap : &alloc, tph_kind_at(c, k, N_CAPACITY, s));
 	KCOL(k, N_FLAGS, uint8_t)
-	[s] = (uint8_t)((n->ready ? TPH_NODE_READY : 0) |
+	[s] = (uint8_t)((n->not_ready ? 0 : TPH_NODE_READY) |
 	                (n->unschedulable ? TPH_NODE_UNSCHEDULABLE : 0));
 	KCOL(k, N_META, const tph_node_meta *)[s] = meta;
 	tph_kind_commit(k, key, s, fresh);
@@ -194,8 +212,8 @@ static bool parse_bool(const char *s, bool *out)
 /* Volcano's GetPodPreemptable: annotation, then label; an unparsable value is false. */
 static bool pod_preemptable(const tph_pod_desc *p)
 {
-	if (p->preemptable >= 0)
-		return p->preemptable != 0;
+	if (p->preemptable != TPH_PREEMPTABLE_UNSET)
+		return p->preemptable == TPH_PREEMPTABLE_YES;
 	const char *v = tph_kv_find(p->annotations, "volcano.sh/preemptable");
 	if (!v)
 		v = tph_kv_find(p->labels, "volcano.sh/preemptable");
@@ -298,17 +316,19 @@ static void pod_write(tph_cluster *c, uint32_t s, const pod_rec *r, tph_time cre
 
 int tph_cluster_put_pod(tph_cluster *c, const tph_pod_desc *p, tph_diag *d)
 {
-	if (!c || !p || tph_empty(p->name) || tph_empty(p->namespace_))
+	int rc = TPH_CL_PUT_BEGIN(c, p, tph_pod_desc, TPH_POD_DESC_INIT, d);
+	if (rc)
+		return rc;
+	if (tph_empty(p->name) || tph_empty(p->namespace_))
 		return tph_diag_set(d, TPH_EINVAL, "pod: empty name or namespace");
 	char obj[512];
 	snprintf(obj, sizeof obj, "pod %s/%s", p->namespace_, p->name);
-	if ((unsigned)p->phase > TPH_POD_UNKNOWN || p->preemptable < -1 || p->preemptable > 1)
+	if ((unsigned)p->phase > TPH_POD_UNKNOWN || (unsigned)p->preemptable > TPH_PREEMPTABLE_NO)
 		return tph_diag_set(d, TPH_EINVAL, "%s: bad phase or preemptable", obj);
 	pod_rec r;
 	tph_dimplan plan = {0};
 	uint32_t s;
 	bool fresh;
-	int rc;
 	if (pod_names(c, p, &r))
 		return tph_cl_oom(d, obj);
 	if ((rc = tph_res_prepare(c, &p->requests, &plan, &r.req, d, obj, "requests")) ||
@@ -324,9 +344,14 @@ int tph_cluster_put_pod(tph_cluster *c, const tph_pod_desc *p, tph_diag *d)
 
 /* ---- removal, shard, counts ---- */
 
+static int no_cache(tph_diag *d, const char *what)
+{
+	return tph_diag_set(d, TPH_EINVAL, "remove %s: no cache", what);
+}
+
 static int remove_key(tph_cluster *c, tph_kind *k, const char *ns, const char *name, tph_diag *d)
 {
-	if (!c || tph_empty(name) || (ns && !ns[0]))
+	if (tph_empty(name) || (ns && !ns[0]))
 		return tph_diag_set(d, TPH_EINVAL, "remove %s: empty name or namespace", k->what);
 	tph_sid key;
 	if (ns) {
@@ -349,22 +374,26 @@ static int remove_key(tph_cluster *c, tph_kind *k, const char *ns, const char *n
 
 int tph_cluster_remove_node(tph_cluster *c, const char *name, tph_diag *d)
 {
-	return remove_key(c, &c->nodes, NULL, name, d);
+	tph_diag_begin(d);
+	return c ? remove_key(c, &c->nodes, NULL, name, d) : no_cache(d, "node");
 }
 
 int tph_cluster_remove_pod(tph_cluster *c, const char *ns, const char *name, tph_diag *d)
 {
-	return remove_key(c, &c->pods, ns ? ns : "", name, d);
+	tph_diag_begin(d);
+	return c ? remove_key(c, &c->pods, ns ? ns : "", name, d) : no_cache(d, "pod");
 }
 
 int tph_cluster_remove_podgroup(tph_cluster *c, const char *ns, const char *name, tph_diag *d)
 {
-	return remove_key(c, &c->pgs, ns ? ns : "", name, d);
+	tph_diag_begin(d);
+	return c ? remove_key(c, &c->pgs, ns ? ns : "", name, d) : no_cache(d, "podgroup");
 }
 
 int tph_cluster_remove_queue(tph_cluster *c, const char *name, tph_diag *d)
 {
-	return remove_key(c, &c->queues, NULL, name, d);
+	tph_diag_begin(d);
+	return c ? remove_key(c, &c->queues, NULL, name, d) : no_cache(d, "queue");
 }
 
 int tph_cluster_remove_pdb(tph_cluster *c, const char *ns, const char *name, tph_diag *d)
@@ -375,6 +404,7 @@ int tph_cluster_remove_pdb(tph_cluster *c, const char *ns, const char *name, tph
 int tph_cluster_set_shard(tph_cluster *c, tph_shard_mode mode, const char *name, tph_str_list nodes,
                           tph_diag *d)
 {
+	tph_diag_begin(d);
 	if (!c || (unsigned)mode > TPH_SHARD_SOFT || (nodes.n && !nodes.items))
 		return tph_diag_set(d, TPH_EINVAL, "shard: bad mode or node list");
 	for (uint32_t i = 0; i < nodes.n; i++)
@@ -401,10 +431,10 @@ int tph_cluster_set_shard(tph_cluster *c, tph_shard_mode mode, const char *name,
 
 uint32_t tph_cluster_node_count(const tph_cluster *c)
 {
-	return c->nodes.n - c->nodes.dead;
+	return c ? c->nodes.n - c->nodes.dead : 0;
 }
 
 uint32_t tph_cluster_pod_count(const tph_cluster *c)
 {
-	return c->pods.n - c->pods.dead;
+	return c ? c->pods.n - c->pods.dead : 0;
 }

@@ -144,6 +144,9 @@ typedef struct tph_blobtab {
 /* Every field belongs to the host thread that updates the cache (the cache is not thread-safe),
  * except `parked`, which tph_snapshot_release may touch from any thread. */
 struct tph_cluster {
+	/* Holders: the host (tph_cluster_destroy) and every snapshot not yet let go of; the last
+	 * to let go frees the cache. Atomic: snapshots are released on any thread. */
+	_Atomic uint32_t refs;
 	tph_strtab strs;
 	tph_arena perm; /* interned cold data; lives as long as the cache */
 	tph_dims dims;
@@ -239,6 +242,13 @@ void tph_cl_prefetch_pod(const tph_cluster *c, const tph_pod_desc *p);
 int tph_cl_reserve_strings(tph_cluster *c, uint32_t more);
 /* Set `d` and return status for an OOM, naming the object. */
 int tph_cl_oom(tph_diag *d, const char *obj);
+/* The start of every put: empty the diag's message, then TPH_OK for a cache and a descriptor
+ * whose `size` is its type's, as its INIT macro sets it (cluster.h); else EINVAL with a message
+ * naming the macro. */
+int tph_cl_put_begin(const tph_cluster *c, bool given, uint32_t size, size_t want, const char *type,
+                     const char *macro, tph_diag *d);
+#define TPH_CL_PUT_BEGIN(c, p, type, macro, d) \
+	tph_cl_put_begin((c), (p) != NULL, (p) ? (p)->size : 0, sizeof(type), #type, #macro, (d))
 
 /* ---- cold data: canonical blobs (cluster_intern.c) ---- */
 
@@ -344,7 +354,9 @@ int32_t tph_snap_default_prio(const tph_cluster *c, int32_t fallback);
 int32_t tph_snap_class_prio(const tph_cluster *c, tph_sid name, int32_t dflt);
 /* Copy the task columns and run the derivation pass; jobs of podgroups are already filled. */
 void tph_snap_tasks(const tph_cluster *c, tph_snapshot *s, const tph_snap_maps *m, tph_diag *d);
-/* Free a snapshot and its arena (also the parked one, from tph_cluster_destroy). */
+/* Free a snapshot and its arena (also the parked one, when the cache is freed). */
 void tph_snap_free(tph_snapshot *s);
+/* Let go of one hold on the cache (cluster.c); the last frees it. */
+void tph_cluster_unhold(tph_cluster *c);
 
 #endif

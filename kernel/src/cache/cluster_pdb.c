@@ -106,7 +106,10 @@ static int intern_pdb_meta(tph_cluster *c, const tph_pdb_desc *p, const char *ob
 
 int tph_cluster_put_pdb(tph_cluster *c, const tph_pdb_desc *p, tph_diag *d)
 {
-	if (!c || !p || tph_empty(p->name) || tph_empty(p->namespace_))
+	int rc0 = TPH_CL_PUT_BEGIN(c, p, tph_pdb_desc, TPH_PDB_DESC_INIT, d);
+	if (rc0)
+		return rc0;
+	if (tph_empty(p->name) || tph_empty(p->namespace_))
 		return tph_diag_set(d, TPH_EINVAL,
 		                    "pod disruption budget: empty name or namespace");
 	char obj[512];

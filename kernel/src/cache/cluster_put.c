@@ -62,11 +62,14 @@ static void pg_write(tph_cluster *c, uint32_t s, const pg_rec *r, const tph_podg
 
 int tph_cluster_put_podgroup(tph_cluster *c, const tph_podgroup_desc *g, tph_diag *d)
 {
-	if (!c || !g || tph_empty(g->name) || tph_empty(g->namespace_))
+	int rc = TPH_CL_PUT_BEGIN(c, g, tph_podgroup_desc, TPH_PODGROUP_DESC_INIT, d);
+	if (rc)
+		return rc;
+	if (tph_empty(g->name) || tph_empty(g->namespace_))
 		return tph_diag_set(d, TPH_EINVAL, "podgroup: empty name or namespace");
 	char obj[512];
 	snprintf(obj, sizeof obj, "podgroup %s/%s", g->namespace_, g->name);
-	int rc = pg_check(g, d, obj);
+	rc = pg_check(g, d, obj);
 	if (rc)
 		return rc;
 	pg_rec r;
@@ -117,7 +120,7 @@ static void queue_write(tph_cluster *c, uint32_t s, const queue_rec *r, const tp
 	KCOL(k, Q_WEIGHT, int32_t)[s] = q->weight;
 	KCOL(k, Q_PARENT, tph_sid)[s] = r->parent;
 	KCOL(k, Q_STATE, uint8_t)[s] = (uint8_t)q->state;
-	KCOL(k, Q_RECLAIM, uint8_t)[s] = q->reclaimable;
+	KCOL(k, Q_RECLAIM, uint8_t)[s] = !q->not_reclaimable;
 	KCOL(k, Q_PRIO, int32_t)[s] = q->priority;
 	KCOL(k, Q_CREATION, tph_time)[s] = q->creation;
 	KCOL(k, Q_META, const tph_queue_meta *)[s] = r->meta;
@@ -131,7 +134,10 @@ static void queue_write(tph_cluster *c, uint32_t s, const queue_rec *r, const tp
 
 int tph_cluster_put_queue(tph_cluster *c, const tph_queue_desc *q, tph_diag *d)
 {
-	if (!c || !q || tph_empty(q->name))
+	int rc = TPH_CL_PUT_BEGIN(c, q, tph_queue_desc, TPH_QUEUE_DESC_INIT, d);
+	if (rc)
+		return rc;
+	if (tph_empty(q->name))
 		return tph_diag_set(d, TPH_EINVAL, "queue: empty name");
 	char obj[512];
 	snprintf(obj, sizeof obj, "queue %s", q->name);
@@ -143,7 +149,6 @@ int tph_cluster_put_queue(tph_cluster *c, const tph_queue_desc *q, tph_diag *d)
 	tph_dimplan plan = {0};
 	uint32_t s;
 	bool fresh;
-	int rc;
 	if ((rc = queue_prepare(c, q, &r, &plan, d, obj)) ||
 	    (rc = tph_cl_reserve(c, &c->queues, r.key, &plan, &s, &fresh, d, obj)))
 		return rc;
@@ -156,11 +161,13 @@ int tph_cluster_put_queue(tph_cluster *c, const tph_queue_desc *q, tph_diag *d)
 
 int tph_cluster_put_priority_class(tph_cluster *c, const tph_priority_class_desc *pc, tph_diag *d)
 {
-	if (!c || !pc || tph_empty(pc->name))
+	int err = TPH_CL_PUT_BEGIN(c, pc, tph_priority_class_desc, TPH_PRIORITY_CLASS_DESC_INIT, d);
+	if (err)
+		return err;
+	if (tph_empty(pc->name))
 		return tph_diag_set(d, TPH_EINVAL, "priority class: empty name");
 	char obj[512];
 	snprintf(obj, sizeof obj, "priority class %s", pc->name);
-	int err = TPH_OK;
 	tph_sid key = tph_cl_intern(c, pc->name, &err);
 	uint32_t s;
 	bool fresh;
@@ -184,13 +191,16 @@ int tph_cluster_put_priority_class(tph_cluster *c, const tph_priority_class_desc
 
 int tph_cluster_put_hypernode(tph_cluster *c, const tph_hypernode_desc *h, tph_diag *d)
 {
-	if (!c || !h || tph_empty(h->name))
+	int rc = TPH_CL_PUT_BEGIN(c, h, tph_hypernode_desc, TPH_HYPERNODE_DESC_INIT, d);
+	if (rc)
+		return rc;
+	if (tph_empty(h->name))
 		return tph_diag_set(d, TPH_EINVAL, "hypernode: empty name");
 	char obj[512];
 	snprintf(obj, sizeof obj, "hypernode %s", h->name);
 	if (h->tier < 0)
 		return tph_diag_set(d, TPH_EINVAL, "%s: tier: negative", obj);
-	int err = TPH_OK, rc;
+	int err = TPH_OK;
 	tph_sid key = tph_cl_intern(c, h->name, &err);
 	tph_sid tier_name =
 	    tph_empty(h->tier_name) ? TPH_SID_NONE : tph_cl_intern(c, h->tier_name, &err);
@@ -215,11 +225,14 @@ int tph_cluster_put_hypernode(tph_cluster *c, const tph_hypernode_desc *h, tph_d
 
 int tph_cluster_put_quota(tph_cluster *c, const tph_quota_desc *q, tph_diag *d)
 {
-	if (!c || !q || tph_empty(q->name) || tph_empty(q->namespace_))
+	int rc = TPH_CL_PUT_BEGIN(c, q, tph_quota_desc, TPH_QUOTA_DESC_INIT, d);
+	if (rc)
+		return rc;
+	if (tph_empty(q->name) || tph_empty(q->namespace_))
 		return tph_diag_set(d, TPH_EINVAL, "quota: empty name or namespace");
 	char obj[512];
 	snprintf(obj, sizeof obj, "quota %s/%s", q->namespace_, q->name);
-	int err = TPH_OK, rc;
+	int err = TPH_OK;
 	tph_sid key = tph_cl_intern2(c, q->namespace_, '/', q->name, &err);
 	tph_sid name = tph_cl_intern(c, q->name, &err);
 	tph_sid ns = tph_cl_intern(c, q->namespace_, &err);

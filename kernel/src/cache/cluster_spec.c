@@ -388,8 +388,13 @@ static void w_subgroups(tph_wr *w, const tph_podgroup_desc *g)
 	tph_w_u32(w, g->n_subgroups);
 	for (uint32_t i = 0; i < g->n_subgroups; i++) {
 		const tph_subgroup_policy *s = &g->subgroups[i];
-		if (s->subgroup_size < 0 || s->min_subgroups < 0)
-			return tph_w_fail(w, f, "item %u: negative size", i);
+		if (s->subgroup_size <= 0)
+			return tph_w_fail(w, f,
+			                  "item %u: subGroupSize must be positive (start from "
+			                  "TPH_SUBGROUP_POLICY_INIT, which sets 1)",
+			                  i);
+		if (s->min_subgroups < 0)
+			return tph_w_fail(w, f, "item %u: negative minSubGroups", i);
 		tph_w_str(w, s->name);
 		tph_w_u32(w, (uint32_t)s->subgroup_size);
 		tph_w_u32(w, (uint32_t)s->min_subgroups);

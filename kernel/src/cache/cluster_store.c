@@ -2,6 +2,7 @@
  * and in-place compaction, and the resource dimension table with its rare row relayout. */
 #include "cache/cluster_int.h"
 
+#include "base/diag.h"
 #include "base/mem.h"
 
 #include <string.h>
@@ -326,4 +327,20 @@ int tph_cl_reserve_strings(tph_cluster *c, uint32_t more)
 int tph_cl_oom(tph_diag *d, const char *obj)
 {
 	return tph_diag_set(d, TPH_ENOMEM, "%s: out of memory", obj);
+}
+
+int tph_cl_put_begin(const tph_cluster *c, bool given, uint32_t size, size_t want, const char *type,
+                     const char *macro, tph_diag *d)
+{
+	tph_diag_begin(d);
+	if (!c || !given)
+		return tph_diag_set(d, TPH_EINVAL, "%s: no cache or no descriptor", type);
+	if (size == want)
+		return TPH_OK;
+	if (size == 0)
+		return tph_diag_set(d, TPH_EINVAL, "%s not initialised: start from %s", type,
+		                    macro);
+	return tph_diag_set(d, TPH_EINVAL,
+	                    "%s: size %u, this library's is %zu (built against other headers?)",
+	                    type, (unsigned)size, want);
 }

@@ -7,6 +7,7 @@
 #ifndef TPH_SNAP_H
 #define TPH_SNAP_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -17,6 +18,9 @@
 #include "tephra/cluster.h"
 
 struct tph_snapshot {
+	/* Holders: the host (tph_snapshot_release) and each session over it (tph_snapshot_hold);
+	 * the last to let go parks or frees it. Atomic: sessions end on any thread. */
+	_Atomic uint32_t refs;
 	tph_arena arena; /* owns every column below */
 	const tph_strtab *strs;
 	tph_time now;
@@ -31,8 +35,16 @@ struct tph_snapshot {
 	tph_pdb_store pdbs;
 	uint8_t shard_mode; /* tph_shard_mode */
 	tph_sid shard_name;
-	uint32_t n_specs;   /* every tasks.spec[t]->id is below this (ids are dense per cache) */
-	tph_cluster *cache; /* where a released snapshot is parked, so its arena is reused */
+	uint32_t n_specs; /* every tasks.spec[t]->id is below this (ids are dense per cache) */
+	/* Podgroup of each job, by its key in the cache ("namespace/name"); TPH_SID_NONE for the
+	 * job of a pod without one. tph_cluster_apply writes phases back through it. */
+	tph_sid *job_pg;
+	/* The cache it came from, held until the snapshot is let go of; a released snapshot is
+	 * parked there so that its arena is reused. */
+	tph_cluster *cache;
 };
+
+/* One more holder of `s` (a session), let go of with tph_snapshot_release. */
+void tph_snapshot_hold(const tph_snapshot *s);
 
 #endif

@@ -3,6 +3,7 @@
  * resolves references by id and derives jobs, priorities, flags and node accounting. */
 #include "cache/cluster_int.h"
 
+#include "base/diag.h"
 #include "base/mem.h"
 
 #include <string.h>
@@ -173,6 +174,7 @@ static void lay_all(sb *b, tph_snapshot *s, const sizes *z)
 	lay_nodes(b, &s->nodes, z);
 	lay_tasks(b, &s->tasks, z);
 	lay_jobs(b, &s->jobs, z);
+	COLS(b, s->job_pg, z->jobs, false);
 	lay_queues(b, &s->queues, z);
 	lay_small(b, s, z);
 }
@@ -425,6 +427,7 @@ static void fill_pg_jobs(const tph_cluster *c, tph_snapshot *s, const tph_snap_m
 			continue;
 		}
 		fill_pg_job(c, &s->jobs, slot, i, m->queue[tph_kind_find(&c->queues, q)]);
+		s->job_pg[i] = KCOL(k, K_KEY, tph_sid)[slot];
 	}
 }
 
@@ -506,6 +509,7 @@ static tph_snapshot *snap_alloc(tph_cluster *c, const sizes *z)
 
 int tph_cluster_snapshot(tph_cluster *c, tph_time now, tph_snapshot **out, tph_diag *d)
 {
+	tph_diag_begin(d);
 	if (!out)
 		return tph_diag_set(d, TPH_EINVAL, "snapshot: no output");
 	*out = NULL;
@@ -522,6 +526,8 @@ int tph_cluster_snapshot(tph_cluster *c, tph_time now, tph_snapshot **out, tph_d
 	s->shard_mode = c->shard_mode;
 	s->shard_name = c->shard_name;
 	s->n_specs = c->n_specs;
+	atomic_init(&s->refs, 1);
+	atomic_fetch_add_explicit(&c->refs, 1, memory_order_relaxed); /* the snapshot holds it */
 	fill_nodes(c, s, &m, &z);
 	fill_queues(c, s, &m);
 	fill_small(c, s);
@@ -532,29 +538,39 @@ int tph_cluster_snapshot(tph_cluster *c, tph_time now, tph_snapshot **out, tph_d
 	return TPH_OK;
 }
 
+void tph_snapshot_hold(const tph_snapshot *s)
+{
+	/* the count is not part of the snapshot's value: holding a const one is fine */
+	atomic_fetch_add_explicit(&((tph_snapshot *)s)->refs, 1, memory_order_relaxed);
+}
+
 void tph_snapshot_release(tph_snapshot *s)
 {
+	if (!s || atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) > 1)
+		return;
+	tph_cluster *c = s->cache;
 	tph_snapshot *none = NULL;
-	if (s && !atomic_compare_exchange_strong(&s->cache->parked, &none, s))
+	if (!atomic_compare_exchange_strong(&c->parked, &none, s))
 		tph_snap_free(s);
+	tph_cluster_unhold(c); /* a parked snapshot belongs to the cache, holding nothing */
 }
 
 uint32_t tph_snapshot_node_count(const tph_snapshot *s)
 {
-	return s->nodes.n;
+	return s ? s->nodes.n : 0;
 }
 
 uint32_t tph_snapshot_task_count(const tph_snapshot *s)
 {
-	return s->tasks.n;
+	return s ? s->tasks.n : 0;
 }
 
 uint32_t tph_snapshot_job_count(const tph_snapshot *s)
 {
-	return s->jobs.n;
+	return s ? s->jobs.n : 0;
 }
 
 size_t tph_snapshot_bytes(const tph_snapshot *s)
 {
-	return s->arena.allocated;
+	return s ? s->arena.allocated : 0;
 }

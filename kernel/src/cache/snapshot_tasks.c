@@ -94,6 +94,7 @@ static void fill_own_job(const tph_cluster *c, tph_snapshot *s, uint32_t i, uint
 	j->topo_tier[i] = -1;
 	j->topo_tier_name[i] = TPH_SID_NONE;
 	j->meta[i] = c->empty_job_meta;
+	s->job_pg[i] = TPH_SID_NONE;
 }
 
 /* CSR from per-job counts held in task_off[j + 1]. */

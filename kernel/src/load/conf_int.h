@@ -3,6 +3,7 @@
 #ifndef TPH_CONF_INTERNAL_H
 #define TPH_CONF_INTERNAL_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -68,7 +69,10 @@ typedef struct tph_conf_action_args {
 } tph_conf_action_args;
 
 struct tph_conf {
-	yu_arena arena; /* owns everything below */
+	/* Holders: whoever loaded it (tph_conf_free) and each open session (tph_conf_hold); the
+	 * last to let go frees it. Atomic: sessions open and close on any thread. */
+	_Atomic uint32_t refs;
+	yu_arena arena; /* owns everything below; the conf copies every string it keeps */
 	const char *file;
 	bool enable_flags_default;
 	const char **actions;
@@ -81,13 +85,15 @@ struct tph_conf {
 	tph_arg metrics; /* Volcano's `metrics` map, kept verbatim */
 };
 
+/* One more holder of `conf` (a session), let go of with tph_conf_free. */
+void tph_conf_hold(const tph_conf *conf);
+
 /* The `configurations` entry for `action` (first match), or NULL. */
 const tph_conf_action_args *tph_conf_find_action_args(const tph_conf *conf, const char *action);
 
 /* Build a conf from a mapping node of an already parsed document (a scenario's inline `conf`);
- * errors are located with `c`'s file and bases. The conf's strings point into the document's
- * string arena: the caller keeps that arena alive as long as the conf (the scenario adopts
- * it). */
+ * errors are located with `c`'s file and bases. The conf copies what it keeps: it does not
+ * need the document afterwards. */
 int tph_conf_from_node(yu_ctx *c, const yu_node *root, bool enable_flags_default, tph_conf **out);
 
 /* Parse conf text embedded in another file: libyaml's 0-based line and column are shifted by

@@ -2,6 +2,7 @@
  * and arguments, per-action configurations) into the structs of conf.h. */
 #include "load/conf_int.h"
 #include "base/names.h"
+#include "base/diag.h"
 #include "base/registry_int.h"
 
 #include <ctype.h>
@@ -42,6 +43,16 @@ typedef struct conf_ld {
 } conf_ld;
 
 static int copy_arg(conf_ld *L, const yu_node *n, tph_arg *out, int depth);
+
+/* A string the conf keeps, copied into its own arena: a conf may outlive the document it was
+ * read from (a scenario's inline conf, still held by a session after tph_scenario_free). */
+static int conf_str(conf_ld *L, const yu_node *n, const char **out)
+{
+	int rc = yu_str(&L->c, n, out);
+	if (rc == TPH_OK && !(*out = yu_strndup(&L->conf->arena, *out, n->len)))
+		rc = yu_err(&L->c, n, TPH_ENOMEM, "out of memory");
+	return rc;
+}
 
 /* Reads `item`, row `i` of a sequence, into `row`. */
 typedef int (*row_fn)(conf_ld *L, const yu_node *item, uint32_t i, void *row, const void *arg);
@@ -84,7 +95,7 @@ static int copy_arg_items(conf_ld *L, const yu_node *n, tph_arg *out, int depth)
 		if (map) {
 			const yu_pair *p = &n->u.pairs[i];
 			yu_node *k = yu_at(&L->c, p->key);
-			rc = yu_str(&L->c, k, &out->items[i].key);
+			rc = conf_str(L, k, &out->items[i].key);
 			yu_push(&L->c, yu_sv(k));
 			if (rc == TPH_OK)
 				rc = copy_arg(L, yu_at(&L->c, p->value), &out->items[i], depth + 1);
@@ -115,7 +126,7 @@ static int copy_arg(conf_ld *L, const yu_node *n, tph_arg *out, int depth)
 	out->quoted = !yu_plain(n);
 	out->null = yu_is_null(n);
 	out->len = (uint32_t)n->len;
-	return yu_str(&L->c, n, &out->text);
+	return conf_str(L, n, &out->text);
 }
 
 /* `arguments:` of a plugin or an action: a mapping, or null for none. */
@@ -158,7 +169,7 @@ static int plugin_name(conf_ld *L, const yu_node *v, tph_conf_plugin *p)
 	int rc = yu_want_scalar(&L->c, v, "a plugin name");
 	if (rc == TPH_OK && !tph_registry_plugin_known(yu_sv(v)))
 		rc = yu_err(&L->c, v, TPH_EINVAL, "unknown plugin \"%s\"", yu_sv(v));
-	return rc < 0 ? rc : yu_str(&L->c, v, &p->name);
+	return rc < 0 ? rc : conf_str(L, v, &p->name);
 }
 
 /* One key of a plugin entry; bits of *seen: the flags, then name, then arguments. */
@@ -346,7 +357,7 @@ static int config_key(conf_ld *L, const yu_node *k, const yu_node *v, tph_conf_a
 	int rc = yu_want_scalar(&L->c, v, "an action name");
 	if (rc == TPH_OK && !tph_action_name_known(yu_sv(v)))
 		rc = yu_err(&L->c, v, TPH_EINVAL, "unknown action \"%s\"", yu_sv(v));
-	return rc < 0 ? rc : yu_str(&L->c, v, &a->name);
+	return rc < 0 ? rc : conf_str(L, v, &a->name);
 }
 
 static int read_configuration(conf_ld *L, const yu_node *n, tph_conf_action_args *a)
@@ -431,6 +442,7 @@ static int conf_new(const char *file, bool efd, tph_conf **out, tph_diag *d)
 		return tph_diag_set(d, TPH_ENOMEM, "%s: out of memory", file);
 	}
 	conf->enable_flags_default = efd;
+	atomic_init(&conf->refs, 1);
 	*out = conf;
 	return TPH_OK;
 }
@@ -472,8 +484,6 @@ int tph_conf_load_embedded(const char *text, size_t len, const char *file, int l
 		c.line_base = line_base;
 		c.col_base = col_base;
 		rc = tph_conf_from_node(&c, root, enable_flags_default, out);
-		if (rc == TPH_OK)
-			yu_arena_adopt(&(*out)->arena, &doc.strs); /* its strings point into it */
 	}
 	yu_doc_free(&doc);
 	return rc;
@@ -482,12 +492,21 @@ int tph_conf_load_embedded(const char *text, size_t len, const char *file, int l
 int tph_conf_load_string(const char *text, size_t len, const char *display_name,
                          bool enable_flags_default, tph_conf **out, tph_diag *d)
 {
+	tph_diag_begin(d);
+	if (!out)
+		return tph_diag_set(d, TPH_EINVAL, "conf: no output");
+	*out = NULL;
+	if (!text && len)
+		return tph_diag_set(d, TPH_EINVAL, "conf: no text");
 	return tph_conf_load_embedded(text, len, display_name ? display_name : "<conf>", 0, 0,
 	                              enable_flags_default, out, d);
 }
 
 int tph_conf_load_file(const char *path, bool enable_flags_default, tph_conf **out, tph_diag *d)
 {
+	tph_diag_begin(d);
+	if (!out || !path)
+		return tph_diag_set(d, TPH_EINVAL, "conf: no path or no output");
 	*out = NULL;
 	char *buf;
 	size_t len;
@@ -499,9 +518,15 @@ int tph_conf_load_file(const char *path, bool enable_flags_default, tph_conf **o
 	return rc;
 }
 
+void tph_conf_hold(const tph_conf *conf)
+{
+	/* the count is not part of the conf's value: holding a const conf is fine */
+	atomic_fetch_add_explicit(&((tph_conf *)conf)->refs, 1, memory_order_relaxed);
+}
+
 void tph_conf_free(tph_conf *conf)
 {
-	if (!conf)
+	if (!conf || atomic_fetch_sub_explicit(&conf->refs, 1, memory_order_acq_rel) > 1)
 		return;
 	yu_arena_free(&conf->arena);
 	yu_free(conf);

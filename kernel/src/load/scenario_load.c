@@ -3,6 +3,8 @@
  * readers live in scenario_objects.c, scenario_topo.c, scenario_pods.c and scenario_expect.c. */
 #include "scenario_ld.h"
 
+#include "base/diag.h"
+
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -461,6 +463,9 @@ static int load_doc(tph_scenario *sc, const char *buf, size_t len, yu_doc *doc, 
 int tph_scenario_load_buffer(const char *buf, size_t len, const char *display_name,
                              tph_scenario **out, tph_diag *d)
 {
+	tph_diag_begin(d);
+	if (!out || (!buf && len))
+		return tph_diag_set(d, TPH_EINVAL, "scenario: no buffer or no output");
 	*out = NULL;
 	tph_scenario *sc;
 	int rc = scenario_new(display_name ? display_name : "<buffer>", &sc, d);
@@ -482,6 +487,9 @@ int tph_scenario_load_buffer(const char *buf, size_t len, const char *display_na
 
 int tph_scenario_load_file(const char *path, tph_scenario **out, tph_diag *d)
 {
+	tph_diag_begin(d);
+	if (!out || !path)
+		return tph_diag_set(d, TPH_EINVAL, "scenario: no path or no output");
 	*out = NULL;
 	char *buf;
 	size_t len;

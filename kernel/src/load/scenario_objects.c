@@ -23,6 +23,7 @@ static int read_pclass(sc_ld *L, yu_node *item, uint32_t i)
 	tph_sc_pclass *pc = &L->sc->pclasses[i];
 	sc_begin_obj(L, "priorityClass", item, false, i);
 	pc->line = yu_line(&L->c, item);
+	pc->d = (tph_priority_class_desc)TPH_PRIORITY_CLASS_DESC_INIT;
 	int rc = yu_walk(&L->c, item, pclass_fields, sizeof pclass_fields / sizeof pclass_fields[0],
 	                 &pc->d);
 	if (rc == TPH_OK)
@@ -92,7 +93,7 @@ static const yu_field queue_fields[] = {
     YU_F("capability", yu_f_res, tph_queue_desc, capability, NULL, 0),
     YU_F("deserved", yu_f_res, tph_queue_desc, deserved, NULL, 0),
     YU_F("guarantee", yu_f_res, tph_queue_desc, guarantee, NULL, 0),
-    YU_F("reclaimable", yu_f_bool, tph_queue_desc, reclaimable, NULL, 0),
+    YU_F("reclaimable", yu_f_bool_not, tph_queue_desc, not_reclaimable, NULL, 0),
     YU_F("state", yu_f_enum, tph_queue_desc, state, queue_states, 0),
     YU_F("parent", yu_f_name, tph_queue_desc, parent, NULL, 0),
     YU_F("priority", yu_f_i32, tph_queue_desc, priority, NULL, 0),
@@ -106,8 +107,7 @@ static int read_queue(sc_ld *L, yu_node *item, uint32_t i)
 	tph_sc_queue *q = &L->sc->queues[i];
 	sc_begin_obj(L, "queue", item, false, i);
 	q->line = yu_line(&L->c, item);
-	q->d.weight = 1;
-	q->d.reclaimable = true;
+	q->d = (tph_queue_desc)TPH_QUEUE_DESC_INIT;
 	q->d.state = TPH_QUEUE_OPEN;
 	int rc =
 	    yu_walk(&L->c, item, queue_fields, sizeof queue_fields / sizeof queue_fields[0], &q->d);
@@ -261,7 +261,7 @@ static const yu_field node_fields[] = {
     YU_F("annotations", yu_f_kv, tph_node_desc, annotations, NULL, 0),
     {"taints", f_taints, 0, NULL, 0},
     YU_F("unschedulable", yu_f_bool, tph_node_desc, unschedulable, NULL, 0),
-    YU_F("ready", yu_f_bool, tph_node_desc, ready, NULL, 0),
+    YU_F("ready", yu_f_bool_not, tph_node_desc, not_ready, NULL, 0),
     YU_F("usage", f_usage, tph_node_desc, usage, NULL, 0),
 };
 
@@ -270,7 +270,7 @@ static int read_node(sc_ld *L, yu_node *item, uint32_t i)
 	tph_sc_node *n = &L->sc->nodes[i];
 	sc_begin_obj(L, "node", item, false, i);
 	n->line = yu_line(&L->c, item);
-	n->d.ready = true;
+	n->d = (tph_node_desc)TPH_NODE_DESC_INIT;
 	int rc =
 	    yu_walk(&L->c, item, node_fields, sizeof node_fields / sizeof node_fields[0], &n->d);
 	return rc < 0 ? rc : sc_register(L, &L->names, item, n->d.name, NULL, i, "node");
@@ -297,6 +297,7 @@ static int read_quota(sc_ld *L, yu_node *item, uint32_t i)
 	tph_sc_quota *q = &L->sc->quotas[i];
 	sc_begin_obj(L, "resourceQuota", item, true, i);
 	q->line = yu_line(&L->c, item);
+	q->d = (tph_quota_desc)TPH_QUOTA_DESC_INIT;
 	q->d.namespace_ = "default";
 	int rc =
 	    yu_walk(&L->c, item, quota_fields, sizeof quota_fields / sizeof quota_fields[0], &q->d);
@@ -387,6 +388,7 @@ static int read_pdb(sc_ld *L, yu_node *item, uint32_t i)
 	tph_sc_pdb *p = &L->sc->pdbs[i];
 	sc_begin_obj(L, "podDisruptionBudget", item, true, i);
 	p->line = yu_line(&L->c, item);
+	p->d = (tph_pdb_desc)TPH_PDB_DESC_INIT;
 	p->d.namespace_ = "default";
 	int rc = yu_walk(&L->c, item, pdb_fields, sizeof pdb_fields / sizeof pdb_fields[0], &p->d);
 	if (rc < 0)

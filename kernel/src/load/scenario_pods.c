@@ -10,6 +10,7 @@ _Static_assert(sizeof(tph_pod_phase) == sizeof(int), "enum fields are written as
 _Static_assert(sizeof(tph_sel_op) == sizeof(int), "enum fields are written as int");
 _Static_assert(sizeof(tph_toleration_op) == sizeof(int), "enum fields are written as int");
 _Static_assert(sizeof(tph_cond_status) == sizeof(int), "enum fields are written as int");
+_Static_assert(sizeof(tph_pod_preemptable) == sizeof(int), "enum fields are written as int");
 
 static const char *const pod_phases[] = {"Pending", "Running", "Succeeded",
                                          "Failed",  "Unknown", NULL};
@@ -496,8 +497,8 @@ static int decode_pod(sc_ld *L, yu_node *item, uint32_t i)
 	tph_pod_desc *p = &pod->d;
 	sc_begin_obj(L, "pod", item, true, i);
 	pod->line = yu_line(&L->c, item);
+	*p = (tph_pod_desc)TPH_POD_DESC_INIT;
 	p->namespace_ = "default";
-	p->preemptable = -1;
 	int rc = yu_walk(&L->c, item, pod_fields, sizeof pod_fields / sizeof pod_fields[0], p);
 	if (rc == TPH_OK)
 		rc = check_pod_refs(L, item, p);

@@ -85,6 +85,7 @@ static int read_hypernode(sc_ld *L, yu_node *item, uint32_t i)
 	tph_sc_hypernode *h = &L->sc->hypernodes[i];
 	sc_begin_obj(L, "hyperNode", item, false, i);
 	h->line = yu_line(&L->c, item);
+	h->d = (tph_hypernode_desc)TPH_HYPERNODE_DESC_INIT;
 	int rc = yu_walk(&L->c, item, hypernode_fields,
 	                 sizeof hypernode_fields / sizeof hypernode_fields[0], &h->d);
 	if (rc < 0)
@@ -257,8 +258,7 @@ static const yu_field subgroup_fields[] = {
 static int read_subgroup(yu_ctx *c, yu_node *item, void *dst)
 {
 	tph_subgroup_policy *s = dst;
-	s->subgroup_size = 1;
-	s->topology = (tph_net_topology){TPH_TOPO_NONE, -1, NULL};
+	*s = (tph_subgroup_policy)TPH_SUBGROUP_POLICY_INIT;
 	return yu_walk(c, item, subgroup_fields, sizeof subgroup_fields / sizeof subgroup_fields[0],
 	               s);
 }
@@ -351,10 +351,9 @@ static int decode_podgroup(sc_ld *L, yu_node *item, uint32_t i)
 	tph_podgroup_desc *g = &pg->d;
 	sc_begin_obj(L, "podGroup", item, true, i);
 	pg->line = yu_line(&L->c, item);
+	*g = (tph_podgroup_desc)TPH_PODGROUP_DESC_INIT;
 	g->namespace_ = "default";
 	g->queue = "default";
-	g->min_member = 1;
-	g->topology = (tph_net_topology){TPH_TOPO_NONE, -1, NULL};
 	int rc = yu_walk(&L->c, item, podgroup_fields,
 	                 sizeof podgroup_fields / sizeof podgroup_fields[0], g);
 	if (rc < 0)

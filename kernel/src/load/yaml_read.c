@@ -532,12 +532,21 @@ int yu_f_bool(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 	return yu_bool(c, v, (bool *)dst);
 }
 
+int yu_f_bool_not(yu_ctx *c, yu_node *v, void *dst, const void *aux)
+{
+	bool b = false;
+	int rc = yu_bool(c, v, &b);
+	if (rc == TPH_OK)
+		*(bool *)dst = !b;
+	return rc;
+}
+
 int yu_f_tristate(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 {
 	bool b = false;
 	int rc = yu_bool(c, v, &b);
 	if (rc == TPH_OK)
-		*(int *)dst = b;
+		*(int *)dst = b ? 1 : 2;
 	return rc;
 }
 

@@ -336,9 +336,7 @@ int yu_err(yu_ctx *c, const yu_node *n, int status, const char *fmt, ...)
 
 void yu_warn(yu_ctx *c, const yu_node *n, const char *fmt, ...)
 {
-	if (!c->d)
-		return;
-	if (!c->d->warn) {
+	if (c->d && c->d->warn == TPH_WARN_SILENT) {
 		c->d->warnings++; /* nobody listens: count without formatting */
 		return;
 	}

@@ -342,10 +342,12 @@ typedef struct yu_field {
 int yu_walk(yu_ctx *c, const yu_node *map, const yu_field *tab, size_t n, void *base);
 
 /* Handlers for yu_walk. */
-int yu_f_str(yu_ctx *c, yu_node *v, void *dst, const void *aux);        /* const char * */
-int yu_f_name(yu_ctx *c, yu_node *v, void *dst, const void *aux);       /* const char * */
-int yu_f_bool(yu_ctx *c, yu_node *v, void *dst, const void *aux);       /* bool */
-int yu_f_tristate(yu_ctx *c, yu_node *v, void *dst, const void *aux);   /* int -1/0/1 */
+int yu_f_str(yu_ctx *c, yu_node *v, void *dst, const void *aux);      /* const char * */
+int yu_f_name(yu_ctx *c, yu_node *v, void *dst, const void *aux);     /* const char * */
+int yu_f_bool(yu_ctx *c, yu_node *v, void *dst, const void *aux);     /* bool */
+int yu_f_bool_not(yu_ctx *c, yu_node *v, void *dst, const void *aux); /* bool, negated */
+/* int: 1 true, 2 false; absent leaves the 0 of "unset" (tph_pod_preemptable) */
+int yu_f_tristate(yu_ctx *c, yu_node *v, void *dst, const void *aux);
 int yu_f_i32(yu_ctx *c, yu_node *v, void *dst, const void *aux);        /* int32, any */
 int yu_f_i32_nonneg(yu_ctx *c, yu_node *v, void *dst, const void *aux); /* int32 >= 0 */
 int yu_f_i32_pos(yu_ctx *c, yu_node *v, void *dst, const void *aux);    /* int32 >= 1 */

@@ -5,6 +5,7 @@
 #include "load/conf_int.h"
 #include "ep.h"
 #include "session/topo/hypernode.h"
+#include "base/diag.h"
 #include "base/mem.h"
 #include "prof.h"
 #include "base/registry_int.h"
@@ -146,7 +147,7 @@ static int open_plugin(tph_session *s, uint32_t i, uint32_t t, uint32_t p, tph_d
 	s->n_opened = i + 1;
 	rc = pi->desc->on_session_open(s, pi->st, pi->args);
 	s->cur_plugin = -1;
-	if (rc && !d->msg[0])
+	if (rc && d && !d->msg[0])
 		tph_diag_set(d, rc, "plugin %s: on_session_open failed: %s", name,
 		             tph_strerror(rc));
 	return rc;
@@ -228,6 +229,9 @@ int tph_session_open(const tph_snapshot *snap, const tph_conf *conf, const tph_s
                      tph_session **out, tph_diag *d)
 {
 	double t0 = tph_now_ms();
+	tph_diag_begin(d);
+	if (!out || !snap)
+		return tph_diag_set(d, TPH_EINVAL, "session open: no snapshot or no output");
 	*out = NULL;
 	tph_session *s = tph_calloc(1, sizeof *s);
 	if (!s)
@@ -236,8 +240,13 @@ int tph_session_open(const tph_snapshot *snap, const tph_conf *conf, const tph_s
 		tph_free(s);
 		return tph_diag_set(d, TPH_ENOMEM, "session open: out of memory");
 	}
+	/* The session holds what it reads until it is freed (session.h, lifetimes). */
 	s->snap = snap;
+	tph_snapshot_hold(snap);
 	s->conf = conf;
+	if (conf)
+		tph_conf_hold(conf);
+	tph_registry_session_open();
 	if (opts)
 		s->opts = *opts;
 	s->diag = d;
@@ -278,13 +287,14 @@ static int run_action(tph_session *s, const char *name, tph_diag *d)
 	tph_action_time *at = &s->action_times[s->n_action_times++];
 	at->action = name;
 	at->ms = tph_now_ms() - t0;
-	if (rc && !d->msg[0])
+	if (rc && d && !d->msg[0])
 		tph_diag_set(d, rc, "action %s failed: %s", name, tph_strerror(rc));
 	return rc;
 }
 
 int tph_session_run(tph_session *s, tph_diag *d)
 {
+	tph_diag_begin(d);
 	if (!s)
 		return tph_diag_set(d, TPH_EINVAL, "session run: no session");
 	if (s->action_times || s->closed) /* the log has room for one run's actions */
@@ -293,6 +303,7 @@ int tph_session_run(tph_session *s, tph_diag *d)
 	s->action_times = TPH_ARENA_NEW(&s->arena, tph_action_time, n + 1);
 	if (!s->action_times)
 		return tph_diag_set(d, TPH_ENOMEM, "session run: out of memory");
+	s->diag = d; /* plugins' warnings go to the call in progress */
 	tph_heap_acct *prev = tph_heap_enter(&s->heap);
 	int rc = TPH_OK;
 	for (uint32_t i = 0; i < n && !rc; i++) {
@@ -308,6 +319,7 @@ void tph_session_free(tph_session *s)
 	if (!s)
 		return;
 	tph_heap_acct *prev = tph_heap_enter(&s->heap);
+	s->diag = NULL; /* the last call's diag may be gone: warnings from here go to stderr */
 	tph_close_plugins(s); /* a session freed without close still releases plugin state */
 	tph_ep_free(s);
 	tph_free(s->log.binds);
@@ -317,6 +329,10 @@ void tph_session_free(tph_session *s)
 	tph_heap_leave(prev);
 	tph_heap_release(&s->heap);
 	tph_arena_park(&s->arena);
+	/* after the plugins, whose close may still read their arguments in the conf */
+	tph_snapshot_release((tph_snapshot *)s->snap);
+	tph_conf_free((tph_conf *)s->conf);
+	tph_registry_session_free();
 	tph_free(s);
 }
 

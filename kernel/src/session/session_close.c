@@ -4,6 +4,7 @@
 
 #include "ep.h"
 #include "fit_nodes.h"
+#include "base/diag.h"
 #include "base/mem.h"
 
 #include <stdio.h>
@@ -170,10 +171,12 @@ void tph_close_plugins(tph_session *s)
 
 int tph_session_close(tph_session *s, tph_diag *d)
 {
+	tph_diag_begin(d);
 	if (!s)
 		return tph_diag_set(d, TPH_EINVAL, "session close: no session");
 	if (s->closed)
 		return TPH_OK;
+	s->diag = d; /* plugins' warnings go to the call in progress */
 	double t0 = tph_now_ms();
 	tph_heap_acct *prev = tph_heap_enter(&s->heap);
 	tph_close_plugins(s);
