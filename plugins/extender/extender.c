@@ -279,7 +279,7 @@ static void prioritize(void *stv, const tph_session *s, tph_idx task, const tph_
 	jb_free(&b);
 	/* A failed send: (nil, nil) when ignorable. A reply with an errorMessage or without a
 	 * nodeScore map is an error whatever `ignorable` says. */
-	if (!sent || o.set[1] || o.nil) {
+	if (!sent || (o.set[1] && o.slen[1]) || o.nil) {
 		if (sent || !st->ignorable)
 			tph_score_fail(s);
 		ej_out_free(&o);
