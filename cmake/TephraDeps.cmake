@@ -1,5 +1,5 @@
-# Dependencies, all from Debian packages: libyaml-dev, libjemalloc-dev, libcmocka-dev,
-# libbenchmark-dev, and OpenMP from gcc. Nothing is vendored. `cmake -P cmake/main.cmake` and
+# Dependencies, all from Debian packages: libyaml-dev, libjemalloc-dev, libcurl4-openssl-dev (the
+# extender plugin's HTTP client), libcmocka-dev, libbenchmark-dev, and OpenMP from gcc. Nothing is vendored. `cmake -P cmake/main.cmake` and
 # `cmake -P cmake/test.cmake` install whatever is missing (cmake/deps.cmake holds the list).
 find_package(PkgConfig QUIET)
 if(NOT PKG_CONFIG_FOUND)
@@ -18,6 +18,7 @@ endmacro()
 
 tph_pkg(YAML yaml-0.1 libyaml-dev)
 tph_pkg(JEMALLOC jemalloc libjemalloc-dev)
+tph_pkg(CURL libcurl libcurl4-openssl-dev)
 
 find_package(Threads REQUIRED)
 

@@ -24,6 +24,7 @@ extern const tph_plugin tph_plugin_nodegroup;
 extern const tph_plugin tph_plugin_usage;
 extern const tph_plugin tph_plugin_pdb;
 extern const tph_plugin tph_plugin_cdp;
+extern const tph_plugin tph_plugin_extender;
 
 const tph_plugin *const tph_builtin_plugins[] = {
     &tph_plugin_conformance,
@@ -46,5 +47,6 @@ const tph_plugin *const tph_builtin_plugins[] = {
     &tph_plugin_usage,
     &tph_plugin_pdb,
     &tph_plugin_cdp,
+    &tph_plugin_extender,
     NULL,
 };

@@ -120,7 +120,8 @@ static tph_idx choose(bf_ctx *c, tph_idx t, uint32_t n)
 		uint32_t m = off[g + 1] - off[g];
 		if (!m)
 			continue;
-		tph_score_nodes(s, t, c->grouped + off[g], m, c->scores);
+		if (!tph_score_nodes(s, t, c->grouped + off[g], m, c->scores))
+			continue; /* a failed BatchNodeOrder: no scores, no node of this group */
 		tph_idx best = tph_best_node(s, t, c->grouped + off[g], c->scores, m);
 		if (best != TPH_NOIDX)
 			return best;

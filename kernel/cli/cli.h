@@ -41,6 +41,7 @@ typedef struct run_result {
 	double load_ms, session_ms;
 	size_t mem_open, mem_run; /* tph_session_bytes after open and after the actions */
 	tph_diag diag;
+	struct ext_server *extender; /* serves the scenario's extenderResponses (ext_server.h) */
 } run_result;
 
 /* Load --plugins, if given, before any scenario or conf: loading a conf checks its plugin names
@@ -48,7 +49,10 @@ typedef struct run_result {
  * an external plugin that overrides a built-in gets one line on stderr. */
 int load_plugins(const char *cmd, const run_opts *o);
 
-/* Load, snapshot, open, (probe hook), run, close. Plugins are loaded already (load_plugins). On
+/* Load, snapshot, open, (probe hook), run, close. A scenario with extenderResponses gets a
+ * loopback server for them first, and the extender plugin's `extender.urlPrefix` points at it
+ * (in the conf the session uses: --conf's or the scenario's). Plugins are loaded already
+ * (load_plugins). On
  * failure returns a negative status with the message in r->diag; r must still be released with
  * run_release(). */
 int run_scenario(const char *path, const run_opts *o, run_result *r,

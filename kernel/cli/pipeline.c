@@ -1,7 +1,11 @@
 /* The run pipeline shared by `run` and `check`: load the scenario, take a snapshot, open a
  * session, let the caller look at it (probes), run the actions and close. */
 #include "cli.h"
+#include "ext_server.h"
 
+#include "load/scenario_int.h"
+
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -47,6 +51,29 @@ static int open_session(run_result *r, const run_opts *o)
 	return rc;
 }
 
+/* The spec's harness: serve extenderResponses on 127.0.0.1 and point the extender there. */
+static int serve_extender(run_result *r)
+{
+	uint32_t n = tph_scenario_extender_response_count(r->scn);
+	if (!n)
+		return TPH_OK;
+	tph_extender_response *answers = calloc(n, sizeof *answers);
+	if (!answers)
+		return tph_diag_set(&r->diag, TPH_ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < n; i++)
+		answers[i] = *tph_scenario_extender_response(r->scn, i);
+	char err[256];
+	int rc = ext_server_start(answers, n, &r->extender, err, sizeof err);
+	free(answers);
+	if (rc)
+		return tph_diag_set(&r->diag, rc, "%s", err);
+	char url[64];
+	snprintf(url, sizeof url, "http://127.0.0.1:%u", (unsigned)ext_server_port(r->extender));
+	tph_conf *conf = r->conf_override ? r->conf_override : r->scn->conf;
+	rc = conf ? tph_conf_set_plugin_arg(conf, "extender", "extender.urlPrefix", url) : 0;
+	return rc < 0 ? tph_diag_set(&r->diag, rc, "cannot set extender.urlPrefix") : TPH_OK;
+}
+
 int run_scenario(const char *path, const run_opts *o, run_result *r,
                  int (*after_open)(run_result *r, void *ud), void *ud)
 {
@@ -57,6 +84,8 @@ int run_scenario(const char *path, const run_opts *o, run_result *r,
 	if (!rc && o->conf_file)
 		rc = tph_conf_load_file(o->conf_file, true, &r->conf_override, &r->diag);
 	r->load_ms = now_ms() - t0;
+	if (!rc)
+		rc = serve_extender(r);
 	if (rc)
 		return rc;
 	double t1 = now_ms();
@@ -82,6 +111,7 @@ void run_release(run_result *r)
 	tph_session_free(r->ssn);
 	if (r->snap)
 		tph_snapshot_release(r->snap);
+	ext_server_stop(r->extender); /* after the session: its close may still call it */
 	tph_conf_free(r->conf_override);
 	tph_scenario_free(r->scn);
 	memset(r, 0, sizeof *r);

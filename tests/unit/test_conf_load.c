@@ -304,6 +304,30 @@ static void test_load_file(void **state)
 	tph_conf_free(NULL);
 }
 
+/* tph_conf_set_plugin_arg: replace, append, every entry of the plugin, none for another. */
+static void test_set_plugin_arg(void **state)
+{
+	(void)state;
+	tph_conf *c =
+	    conf_ok("actions: allocate\ntiers:\n- plugins:\n  - name: extender\n"
+	            "    arguments: {extender.urlPrefix: http://x, extender.ignorable: true}\n"
+	            "  - name: gang\n- plugins:\n  - name: extender\n",
+	            true);
+	assert_int_equal(tph_conf_set_plugin_arg(c, "extender", "extender.urlPrefix", "8080"), 2);
+	const tph_arg *a = &c->tiers[0].plugins[0].args, *v = tph_arg_get(a, "extender.urlPrefix");
+	assert_non_null(v);
+	assert_string_equal(v->text, "8080");
+	assert_true(v->quoted); /* a string, though it reads as a number */
+	assert_non_null(tph_arg_get(a, "extender.ignorable"));
+	a = &c->tiers[1].plugins[0].args;
+	assert_true(c->tiers[1].plugins[0].has_args);
+	assert_string_equal(tph_arg_get(a, "extender.urlPrefix")->text, "8080");
+	assert_int_equal(tph_conf_set_plugin_arg(c, "binpack", "k", "v"), 0);
+	assert_int_equal(tph_conf_set_plugin_arg(c, "gang", "", "v"), TPH_EINVAL);
+	assert_int_equal(tph_conf_set_plugin_arg(NULL, "gang", "k", "v"), TPH_EINVAL);
+	tph_conf_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -316,6 +340,7 @@ int main(void)
 	    cmocka_unit_test(test_rejections),
 	    cmocka_unit_test(test_alias_loop),
 	    cmocka_unit_test(test_load_file),
+	    cmocka_unit_test(test_set_plugin_arg),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -45,7 +45,8 @@ tph_idx alloc_best_node(alloc_ctx *c, tph_idx task, const tph_idx *feas, uint32_
 			continue;
 		if (m == 1)
 			return nodes[0]; /* a single candidate is taken unscored */
-		tph_score_nodes(s, task, nodes, m, c->scores);
+		if (!tph_score_nodes(s, task, nodes, m, c->scores))
+			continue; /* a failed BatchNodeOrder: no scores, no node of this group */
 		tph_idx best = tph_best_node(s, task, nodes, c->scores, m);
 		if (best != TPH_NOIDX)
 			return best;

@@ -119,7 +119,9 @@ bool tph_preempt_normal(tph_preempt_ctx *c, tph_statement *stmt, tph_idx preempt
 	if (!n)
 		return false;
 	tph_scored *heap = c->order;
-	tph_score_nodes(c->ev.s, preemptor, nodes, n, c->scores);
+	/* A failed BatchNodeOrder leaves Volcano's SortNodes nothing to try. */
+	if (!tph_score_nodes(c->ev.s, preemptor, nodes, n, c->scores))
+		return false;
 	for (uint32_t i = 0; i < n; i++)
 		heap[i] = (tph_scored){order_key(c->scores[i]), i};
 	for (uint32_t i = n / 2; i-- > 0;)

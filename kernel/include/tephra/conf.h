@@ -15,8 +15,9 @@
  * register external plugins first: tephra/registry.h). Every key of a plugin entry other than
  * `name`, `arguments` and the enable flags below is an error, as is any unknown top-level key
  * (`metrics` is accepted and kept). `arguments` are kept verbatim for the plugins, which read
- * them with typed getters. A loaded conf is immutable and may be shared by any number of
- * sessions, on any threads; each session holds it until the session is freed. */
+ * them with typed getters. A loaded conf is immutable (but for tph_conf_set_plugin_arg before
+ * any session uses it) and may be shared by any number of sessions, on any threads; each
+ * session holds it until the session is freed. */
 #ifndef TEPHRA_CONF_H
 #define TEPHRA_CONF_H
 
@@ -118,6 +119,16 @@ int tph_conf_flag_raw(const tph_conf *conf, uint32_t tier, uint32_t i, tph_conf_
 bool tph_conf_flag_on(const tph_conf *conf, uint32_t tier, uint32_t i, tph_conf_flag f);
 
 bool tph_conf_enable_flags_default(const tph_conf *conf);
+
+/* Set the argument `key` of every entry of plugin `plugin` to the string `value` (kept as a
+ * quoted scalar: a string whatever it looks like), replacing what the conf wrote there or
+ * adding it. For a harness that must point a plugin at something it started (the loopback HTTP
+ * server that serves a scenario's extenderResponses sets `extender.urlPrefix`). It edits the
+ * conf in place, so call it before any session opens on the conf: sessions read arguments at
+ * open, and a conf is otherwise immutable and shared. Returns how many entries changed (0 when
+ * the conf does not name the plugin), TPH_EINVAL for a NULL argument or an empty key, or
+ * TPH_ENOMEM (entries changed before it keep the new value). */
+int tph_conf_set_plugin_arg(tph_conf *conf, const char *plugin, const char *key, const char *value);
 
 #pragma GCC visibility pop
 #ifdef __cplusplus

@@ -163,8 +163,18 @@ int tph_on_task_events(tph_session *s, tph_task_event_fn on_allocate,
 
 /* Register (once per session, any time during open) a reason a predicate reports, and get
  * its code. `unresolvable` marks UnschedulableAndUnresolvable (preempt will not try to
- * evict for that node). Equal texts share a code. */
+ * evict for that node). Equal texts share a code. A predicate whose reason is known only when
+ * it runs (an HTTP extender's message) may also call it from its per-node callback: calls are
+ * serialised, and the code stays valid for the session. */
 tph_reason_code tph_reason(tph_session *s, const char *text, bool unresolvable);
+
+/* A BatchNodeOrder callback that fails (Volcano's BatchNodeOrderFn returning an error) calls
+ * this before it returns. As in Volcano's PrioritizeNodes, the scoring call then yields no score
+ * at all: later BatchNodeOrder plugins are not asked, allocate and backfill choose no node of
+ * that call (they go on to their next group of candidates), preempt tries none of its nodes,
+ * and a probe sees no score. From a batch callback (the session's thread) only; a plugin that
+ * may fail registers no locality callback (its scores are then never kept between tasks). */
+void tph_score_fail(const tph_session *s);
 /* What tph_reason() returns when it cannot register (out of memory, 65534 codes used). */
 #define TPH_REASON_INVALID ((tph_reason_code)UINT16_MAX)
 

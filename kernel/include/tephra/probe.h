@@ -35,7 +35,9 @@ uint32_t tph_session_filter(tph_session *s, tph_idx task, const tph_idx *nodes, 
                             tph_idx *feasible_out);
 
 /* Volcano's PrioritizeNodes for `task` over nodes[0..n): total_out[i] is the score of
- * nodes[i] (reduce + order + batch, as actions rank them). n <= tph_session_node_count(). */
+ * nodes[i] (reduce + order + batch, as actions rank them). n <= tph_session_node_count().
+ * Every total is NaN when a BatchNodeOrder plugin failed (tph_score_fail): Volcano then has no
+ * score for any node of the call. */
 void tph_session_score(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
                        double *total_out);
 

@@ -6,6 +6,7 @@
 
 #include "base/mem.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -125,10 +126,24 @@ int tph_on_task_events(tph_session *s, tph_task_event_fn on_allocate,
 
 /* ---- reasons ---- */
 
+/* Predicates may register from OpenMP workers (plugin.h): one at a time, and no worker reads
+ * the table while a parallel region runs (texts are read once filtering is over). One lock for
+ * every session: registrations are rare. */
+static pthread_mutex_t reason_mu = PTHREAD_MUTEX_INITIALIZER;
+static tph_reason_code reason_locked(tph_session *s, const char *text, bool unresolvable);
+
 tph_reason_code tph_reason(tph_session *s, const char *text, bool unresolvable)
 {
 	if (!text)
 		return TPH_REASON_INVALID;
+	pthread_mutex_lock(&reason_mu);
+	tph_reason_code code = reason_locked(s, text, unresolvable);
+	pthread_mutex_unlock(&reason_mu);
+	return code;
+}
+
+static tph_reason_code reason_locked(tph_session *s, const char *text, bool unresolvable)
+{
 	for (uint32_t i = 1; i < s->n_reasons; i++)
 		if (s->reasons[i].unresolvable == unresolvable && !strcmp(s->reasons[i].text, text))
 			return (tph_reason_code)i;

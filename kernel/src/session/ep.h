@@ -49,6 +49,9 @@ typedef struct tph_ep_ctx {
 	/* malloc: each task's pod index (tph_task_pod_index; INT64_MIN: none), parsed on the
 	 * first TaskOrder comparison instead of at every one */
 	int64_t *pod_index;
+	/* A BatchNodeOrder callback of the current scoring call reported a failure
+	 * (tph_score_fail); session thread only, reset by every tph_score_nodes. */
+	bool batch_failed;
 } tph_ep_ctx;
 
 /* The context of a session (NULL before tph_ep_init()). */
@@ -183,8 +186,12 @@ tph_reason_code tph_fit_node(const tph_session *s, tph_idx task, tph_idx node);
 /* Volcano's PrioritizeNodes: total_out[i] = reduce + order + batch for nodes[i], summed in
  * that order and, inside each, in tier/plugin order (so totals are the same bits whatever the
  * thread count). Map scores are floored before their plugin's NodeReduce (Volcano keeps them
- * as int64); a plugin's map scores count only through its NodeReduce. n <= s->nodes.n. */
-void tph_score_nodes(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
+ * as int64); a plugin's map scores count only through its NodeReduce. n <= s->nodes.n.
+ * Returns false when a BatchNodeOrder callback failed (tph_score_fail): as Volcano's
+ * PrioritizeNodes then returns no score at all, every total is NaN and the caller chooses no
+ * node of the call (allocate and backfill go on to their next group of candidates, preempt
+ * tries none). */
+bool tph_score_nodes(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
                      double *total_out);
 /* The locality of `task`'s scores over every scoring plugin (ep_locality.c; the meanings are
  * plugin.h's): TPH_SCORE_GLOBAL when a scoring plugin registered no locality callback or

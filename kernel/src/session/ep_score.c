@@ -328,7 +328,9 @@ static bool reduce_pass(tph_session *s, tph_ep_ctx *c, tph_idx task, const tph_i
 	return true;
 }
 
-/* BatchNodeOrderFn: one call per plugin with every node, summed in registration order. */
+/* BatchNodeOrderFn: one call per plugin with every node, summed in registration order. The
+ * first plugin that fails (tph_score_fail) ends the walk, as Volcano's BatchNodeOrderFn returns
+ * its error at once. */
 static bool batch_pass(tph_session *s, tph_ep_ctx *c, tph_idx task, const tph_idx *nodes,
                        uint32_t n)
 {
@@ -339,13 +341,20 @@ static bool batch_pass(tph_session *s, tph_ep_ctx *c, tph_idx task, const tph_id
 	 * and the sign of a zero batch score cannot reach a total (see combine_span). */
 	memset(c->batch, 0, n * sizeof *c->batch);
 	CALL(tph_score_fn, &l->e[0])(l->e[0].st, s, task, nodes, n, c->batch);
-	for (uint32_t p = 1; p < l->n; p++) {
+	for (uint32_t p = 1; p < l->n && !c->batch_failed; p++) {
 		memset(c->map, 0, n * sizeof *c->map);
 		CALL(tph_score_fn, &l->e[p])(l->e[p].st, s, task, nodes, n, c->map);
 		for (uint32_t i = 0; i < n; i++)
 			c->batch[i] += c->map[i];
 	}
 	return true;
+}
+
+void tph_score_fail(const tph_session *s)
+{
+	tph_ep_ctx *c = tph_ep_ctx_of(s);
+	if (c)
+		c->batch_failed = true;
 }
 
 /* PrioritizeNodes: score := 0.0; += reduce; += order; += batch. The partial sum before the
@@ -362,27 +371,35 @@ static void combine_span(void *cv, uint32_t k, uint32_t b, uint32_t e)
 	}
 }
 
-static void score_nodes(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
+static bool score_nodes(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
                         double *total_out)
 {
 	tph_ep_ctx *c = ctx(s);
 	if (!n)
-		return;
+		return true;
 	if (!c || ensure_cols(s, c, n)) {
 		s->oom = true;
 		memset(total_out, 0, n * sizeof *total_out);
-		return;
+		return true;
 	}
+	c->batch_failed = false;
 	span_pass(s, NULL, task, nodes, n, total_out);
 	bool has_r = reduce_pass(s, c, task, nodes, n);
 	bool has_b = batch_pass(s, c, task, nodes, n);
+	if (c->batch_failed) {
+		c->batch_failed = false;
+		for (uint32_t i = 0; i < n; i++)
+			total_out[i] = (double)NAN;
+		return false;
+	}
 	/* Without reduce and batch the sum below is the order score itself: it is never -0.0
 	 * (order_span starts from +0.0), so 0.0 + 0.0 + order + 0.0 == order, bit for bit. */
 	if (!has_r && !has_b)
-		return;
+		return true;
 	score_call sc = {
 	    s, NULL, task, nodes, total_out, has_r ? c->reduce : NULL, has_b ? c->batch : NULL};
 	tph_session_parallel(s, n, combine_span, &sc);
+	return true;
 }
 
 /* ---- the profiled entry points (prof.h): one branch when not profiling ---- */
@@ -398,16 +415,15 @@ uint32_t tph_filter_nodes(tph_session *s, tph_idx task, const tph_idx *nodes, ui
 	return k;
 }
 
-void tph_score_nodes(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
+bool tph_score_nodes(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
                      double *total_out)
 {
-	if (!s->prof) {
-		score_nodes(s, task, nodes, n, total_out);
-		return;
-	}
+	if (!s->prof)
+		return score_nodes(s, task, nodes, n, total_out);
 	double t0 = tph_now_ms();
-	score_nodes(s, task, nodes, n, total_out);
+	bool ok = score_nodes(s, task, nodes, n, total_out);
 	tph_prof_add(s, TPH_EP_NODE_ORDER, n, tph_now_ms() - t0);
+	return ok;
 }
 
 /* BestNodeFn, then SelectBestNodeAndScore. Volcano picks at random among equal best scores;
