@@ -1,5 +1,5 @@
-# Dependencies, all from Debian packages: libyaml-dev, libjemalloc-dev, libcmocka-dev,
-# libbenchmark-dev, and OpenMP from gcc. Nothing is vendored. `cmake -P cmake/main.cmake` and
+# Dependencies, all from Debian packages: libyaml-dev, libjemalloc-dev, libpcre2-dev,
+# libcmocka-dev, libbenchmark-dev, and OpenMP from gcc. Nothing is vendored. `cmake -P cmake/main.cmake` and
 # `cmake -P cmake/test.cmake` install whatever is missing (cmake/deps.cmake holds the list).
 find_package(PkgConfig QUIET)
 if(NOT PKG_CONFIG_FOUND)
@@ -18,6 +18,8 @@ endmacro()
 
 tph_pkg(YAML yaml-0.1 libyaml-dev)
 tph_pkg(JEMALLOC jemalloc libjemalloc-dev)
+# Hypernode member regexes: Go's RE2 syntax, matched under limits (kernel/src/base/regex_go.h).
+tph_pkg(PCRE2 libpcre2-8 libpcre2-dev)
 
 find_package(Threads REQUIRED)
 

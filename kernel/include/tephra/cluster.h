@@ -288,7 +288,7 @@ typedef struct tph_priority_class_desc {
 
 typedef enum tph_member_kind {
 	TPH_MEMBER_NAME = 0,   /* a node or a hypernode, by exact name */
-	TPH_MEMBER_REGEX = 1,  /* nodes whose name matches a POSIX extended regex */
+	TPH_MEMBER_REGEX = 1,  /* nodes whose name matches a regex in Go's RE2 syntax */
 	TPH_MEMBER_LABELS = 2, /* nodes carrying all these labels */
 } tph_member_kind;
 

@@ -305,10 +305,6 @@ int tph_intern_queue_meta(tph_cluster *c, const tph_queue_desc *q, const char *o
                           const tph_queue_meta **out, tph_diag *d);
 int tph_intern_members(tph_cluster *c, const tph_hypernode_desc *h, const char *obj,
                        const tph_hn_member_row **out, tph_diag *d);
-/* Why a hypernode member regex is refused before regcomp sees it (a backreference, a count
- * above 1000, groups nested over 100 deep, over 20000 atoms once counts are expanded), or NULL
- * (syntax errors are left to regcomp). */
-const char *tph_regex_vet(const char *re);
 /* The value of `key` in a kv list, or NULL. */
 const char *tph_kv_find(tph_kv_list l, const char *key);
 /* strconv.ParseInt(s, 10, bits), as Kubernetes and Volcano read integers. */
