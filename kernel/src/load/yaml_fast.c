@@ -33,9 +33,12 @@ static bool plain_char(unsigned char c)
 	       c == '-' || c == '.' || c == '_' || c == '/' || c == '+';
 }
 
-/* A plain scalar starts with one of them; '-' (an indicator) only before another. */
+/* A plain scalar starts with one of them; '-' (an indicator) only before another. The chunk
+ * may end anywhere (an item cut at `{`) and need not be NUL-terminated. */
 static bool plain_start(const fast *f)
 {
+	if (f->p == f->end)
+		return false;
 	unsigned char c = (unsigned char)*f->p;
 	if (c == '-')
 		return f->p + 1 < f->end && plain_char((unsigned char)f->p[1]);
