@@ -132,10 +132,15 @@ static void test_validation_changes_nothing(void **state)
 	assert_int_equal(tph_cluster_put_podgroup(c, &g, &d), TPH_EINVAL);
 	tph_queue_desc q = {.name = "q", .weight = -1};
 	assert_int_equal(tph_cluster_put_queue(c, &q, &d), TPH_EINVAL);
+	tph_hypernode_desc h = {.name = "h", .tier = INT32_MAX}; /* the top would be INT32_MAX+1 */
+	assert_int_equal(tph_cluster_put_hypernode(c, &h, &d), TPH_EINVAL);
+	assert_non_null(
+	    strstr(d.msg, "hypernode h: tier: 2147483647 is out of range [0, 1000000]"));
 	tph_snapshot *s = snap(c);
 	assert_int_equal(s->tasks.n, 1);
 	assert_int_equal(s->jobs.n, 0);
 	assert_int_equal(s->queues.n, 0);
+	assert_int_equal(s->hypernodes.n, 0);
 	assert_int_equal(s->tasks.req[TPH_RES_CPU], 100);
 	tph_snapshot_release(s);
 	tph_cluster_destroy(c);

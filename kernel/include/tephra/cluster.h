@@ -298,9 +298,13 @@ typedef struct tph_hypernode_member {
 	tph_kv_list labels;
 } tph_hypernode_member;
 
+/* Tiers are 0..TPH_HN_TIER_MAX: a real network has a handful, and the implicit cluster top
+ * sits one above the highest (a tier of INT32_MAX overflowed there). */
+#define TPH_HN_TIER_MAX 1000000
+
 typedef struct tph_hypernode_desc {
 	const char *name;
-	int32_t tier;
+	int32_t tier;          /* 0..TPH_HN_TIER_MAX */
 	const char *tier_name; /* NULL: none */
 	const tph_hypernode_member *members;
 	uint32_t n_members;

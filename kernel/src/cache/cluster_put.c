@@ -188,8 +188,9 @@ int tph_cluster_put_hypernode(tph_cluster *c, const tph_hypernode_desc *h, tph_d
 		return tph_diag_set(d, TPH_EINVAL, "hypernode: empty name");
 	char obj[512];
 	snprintf(obj, sizeof obj, "hypernode %s", h->name);
-	if (h->tier < 0)
-		return tph_diag_set(d, TPH_EINVAL, "%s: tier: negative", obj);
+	if (h->tier < 0 || h->tier > TPH_HN_TIER_MAX)
+		return tph_diag_set(d, TPH_EINVAL, "%s: tier: %d is out of range [0, %d]", obj,
+		                    (int)h->tier, TPH_HN_TIER_MAX);
 	int err = TPH_OK, rc;
 	tph_sid key = tph_cl_intern(c, h->name, &err);
 	tph_sid tier_name =

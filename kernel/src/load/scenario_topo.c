@@ -70,9 +70,14 @@ static int f_members(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 	return rc;
 }
 
+static int f_tier(yu_ctx *c, yu_node *v, void *dst, const void *aux)
+{
+	return yu_i32(c, v, 0, TPH_HN_TIER_MAX, (int32_t *)dst);
+}
+
 static const yu_field hypernode_fields[] = {
     YU_F("name", yu_f_name, tph_hypernode_desc, name, NULL, YU_REQUIRED),
-    YU_F("tier", yu_f_i32_nonneg, tph_hypernode_desc, tier, NULL, YU_REQUIRED),
+    YU_F("tier", f_tier, tph_hypernode_desc, tier, NULL, YU_REQUIRED),
     YU_F("tierName", sc_f_key, tph_hypernode_desc, tier_name, NULL, 0),
     {"members", f_members, 0, NULL, 0},
 };
