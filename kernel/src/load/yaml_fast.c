@@ -69,6 +69,8 @@ static int new_node(fast *f, uint8_t type, const char *at, uint32_t *id)
 
 static int scalar(fast *f, const char *at, const char *text, size_t len, uint8_t style)
 {
+	if (len > YU_MAX_SCALAR) /* libyaml's path reports it */
+		return TPH_DECLINED;
 	uint32_t id;
 	int rc = new_node(f, YU_SCALAR, at, &id);
 	if (rc < 0)
