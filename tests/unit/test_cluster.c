@@ -222,6 +222,37 @@ static void test_too_many_dimensions(void **state)
 	tph_cluster_destroy(c);
 }
 
+static int put_uid_pod(tph_cluster *c, const char *ns, const char *name, const char *uid,
+                       tph_diag *d)
+{
+	tph_pod_desc p = {.name = name, .namespace_ = ns, .uid = uid, .preemptable = -1};
+	return tph_cluster_put_pod(c, &p, d);
+}
+
+/* Volcano keys tasks by UID: a uid held by another pod is refused, naming both; a replaced or
+ * removed pod gives its uid back; default uids ("<namespace>-<name>") count too. */
+static void test_duplicate_uid(void **state)
+{
+	(void)state;
+	tph_cluster *c = cache();
+	tph_diag d = {0};
+	assert_int_equal(put_uid_pod(c, "ns", "p1", "u", &d), TPH_OK);
+	assert_int_equal(put_uid_pod(c, "ns", "p1", "u", &d), TPH_OK); /* its own */
+	assert_int_equal(put_uid_pod(c, "ns", "p2", "u", &d), TPH_EEXIST);
+	assert_string_equal(d.msg, "pod ns/p2: uid: \"u\" is also pod ns/p1's (Volcano keys "
+	                           "tasks by UID)");
+	assert_int_equal(tph_cluster_pod_count(c), 1);
+	assert_int_equal(put_uid_pod(c, "ns", "p1", "v", &d), TPH_OK); /* gives "u" back */
+	assert_int_equal(put_uid_pod(c, "ns", "p2", "u", &d), TPH_OK);
+	assert_int_equal(put_uid_pod(c, "ns", "p3", "v", &d), TPH_EEXIST);
+	assert_int_equal(tph_cluster_remove_pod(c, "ns", "p1", &d), TPH_OK);
+	assert_int_equal(put_uid_pod(c, "ns", "p3", "v", &d), TPH_OK);
+	assert_int_equal(put_uid_pod(c, "a-b", "c", NULL, &d), TPH_OK);
+	assert_int_equal(put_uid_pod(c, "a", "b-c", NULL, &d), TPH_EEXIST);
+	assert_non_null(strstr(d.msg, "\"a-b-c\" is also pod a-b/c's"));
+	tph_cluster_destroy(c);
+}
+
 static void put_spec_pod(tph_cluster *c, const char *name, const tph_kv *sel, uint32_t n)
 {
 	tph_toleration tol = {"dedicated", TPH_TOL_EQUAL, "gpu", -1};
@@ -390,6 +421,7 @@ int main(void)
 	    cmocka_unit_test(test_gt_lt_must_be_integers),
 	    cmocka_unit_test(test_dimension_growth),
 	    cmocka_unit_test(test_too_many_dimensions),
+	    cmocka_unit_test(test_duplicate_uid),
 	    cmocka_unit_test(test_spec_interning),
 	    cmocka_unit_test(test_duplicate_label_key),
 	    cmocka_unit_test(test_fault_injection),

@@ -147,6 +147,8 @@ struct tph_cluster {
 	tph_sid *shard_nodes;
 	uint32_t n_shard_nodes;
 	tph_blobtab blobs;
+	uint32_t *uid_owner; /* pod uid id -> key id + 1 of the pod holding it (0: none) */
+	uint32_t uid_cap;
 	uint32_t n_specs; /* pod spec ids handed out */
 	uint32_t *words;  /* scratch serialisation buffer */
 	uint32_t nwords, words_cap;

@@ -187,10 +187,15 @@ static int check_item(const tph_res_list *l, uint32_t i, tph_diag *d, const char
 	return TPH_OK;
 }
 
-static int too_many(tph_diag *d, const char *obj, const char *field)
+/* TPH_RES_MAX (resource.h) bounds the dimensions of a whole cache, not of one list. */
+static int too_many(tph_diag *d, const char *obj, const char *field, const char *name)
 {
-	return tph_diag_set(d, TPH_ERANGE, "%s: %s: more than %d resource dimensions", obj, field,
-	                    TPH_RES_MAX);
+	return tph_diag_set(d, TPH_ERANGE,
+	                    "%s: %s: %s%s%sa cluster holds at most %d resource names (cpu, memory, "
+	                    "pods, ephemeral-storage and %d more)",
+	                    obj, field, name ? "\"" : "", name ? name : "",
+	                    name ? "\" would be one too many: " : "", TPH_RES_MAX,
+	                    TPH_RES_MAX - TPH_RES_FIXED);
 }
 
 int tph_res_prepare(tph_cluster *c, const tph_res_list *l, tph_dimplan *plan, tph_rlist *out,
@@ -200,7 +205,7 @@ int tph_res_prepare(tph_cluster *c, const tph_res_list *l, tph_dimplan *plan, tp
 	if (l->n && !l->items)
 		return tph_diag_set(d, TPH_EINVAL, "%s: %s: no items", obj, field);
 	if (l->n > TPH_RES_MAX) /* names are distinct, so they cannot all fit */
-		return too_many(d, obj, field);
+		return too_many(d, obj, field, NULL);
 	for (uint32_t i = 0; i < l->n; i++) {
 		int rc = check_item(l, i, d, obj, field);
 		if (rc)
@@ -212,7 +217,7 @@ int tph_res_prepare(tph_cluster *c, const tph_res_list *l, tph_dimplan *plan, tp
 		uint32_t dim = dim_index(c, plan, sid);
 		if (dim == TPH_NOIDX) {
 			if (c->dims.n + plan->n >= TPH_RES_MAX)
-				return too_many(d, obj, field);
+				return too_many(d, obj, field, l->items[i].name);
 			dim = c->dims.n + plan->n;
 			plan->name[plan->n++] = sid;
 		}
