@@ -2,6 +2,8 @@
 #include "tephra/status.h"
 #include "tephra/version.h"
 
+#include "msg_text.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -37,13 +39,16 @@ const char *tph_strerror(int status)
 	}
 }
 
+/* Every message is escaped here (msg_text.h): its names and values come from inputs. */
 int tph_diag_set(tph_diag *d, int status, const char *fmt, ...)
 {
 	if (d) {
+		char buf[sizeof d->msg];
 		va_list ap;
 		va_start(ap, fmt);
-		vsnprintf(d->msg, sizeof d->msg, fmt, ap);
+		vsnprintf(buf, sizeof buf, fmt, ap);
 		va_end(ap);
+		tph_msg_escape(d->msg, sizeof d->msg, buf);
 	}
 	return status;
 }
@@ -55,12 +60,13 @@ void tph_diag_warn(tph_diag *d, const char *fmt, ...)
 	d->warnings++;
 	if (!d->warn)
 		return;
-	char buf[1024];
+	char buf[1024], safe[1024];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	d->warn(d->warn_ud, buf);
+	tph_msg_escape(safe, sizeof safe, buf);
+	d->warn(d->warn_ud, safe);
 }
 
 int tph_version(void)

@@ -119,7 +119,7 @@ int tph_cluster_put_node(tph_cluster *c, const tph_node_desc *n, tph_diag *d)
 	if (!c || !n || tph_empty(n->name))
 		return tph_diag_set(d, TPH_EINVAL, "node: empty name");
 	char obj[512];
-	snprintf(obj, sizeof obj, "node %s", n->name);
+	tph_cl_obj(obj, sizeof obj, "node", NULL, n->name);
 	int err = TPH_OK, rc;
 	tph_sid key = tph_cl_intern(c, n->name, &err);
 	if (err)
@@ -323,7 +323,7 @@ int tph_cluster_put_pod(tph_cluster *c, const tph_pod_desc *p, tph_diag *d)
 	if (!c || !p || tph_empty(p->name) || tph_empty(p->namespace_))
 		return tph_diag_set(d, TPH_EINVAL, "pod: empty name or namespace");
 	char obj[512];
-	snprintf(obj, sizeof obj, "pod %s/%s", p->namespace_, p->name);
+	tph_cl_obj(obj, sizeof obj, "pod", p->namespace_, p->name);
 	if ((unsigned)p->phase > TPH_POD_UNKNOWN || p->preemptable < -1 || p->preemptable > 1)
 		return tph_diag_set(d, TPH_EINVAL, "%s: bad phase or preemptable", obj);
 	pod_rec r;

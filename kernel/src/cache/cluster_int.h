@@ -234,6 +234,9 @@ void tph_cl_prefetch_pod(const tph_cluster *c, const tph_pod_desc *p);
 int tph_cl_reserve_strings(tph_cluster *c, uint32_t more);
 /* Set `d` and return status for an OOM, naming the object. */
 int tph_cl_oom(tph_diag *d, const char *obj);
+/* An object as messages name it, "<kind> <ns>/<name>" or "<kind> <name>", into obj[cap], the
+ * names cut to a bounded length (base/msg_text.h); `ns` NULL: cluster-scoped. */
+void tph_cl_obj(char *obj, size_t cap, const char *kind, const char *ns, const char *name);
 
 /* ---- cold data: canonical blobs (cluster_intern.c) ---- */
 

@@ -3,7 +3,9 @@
 #include "cache/cluster_int.h"
 
 #include "base/mem.h"
+#include "base/msg_text.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static size_t col_size(const tph_cluster *c, const tph_kind *k, uint32_t i)
@@ -331,4 +333,11 @@ int tph_cl_reserve_strings(tph_cluster *c, uint32_t more)
 int tph_cl_oom(tph_diag *d, const char *obj)
 {
 	return tph_diag_set(d, TPH_ENOMEM, "%s: out of memory", obj);
+}
+
+void tph_cl_obj(char *obj, size_t cap, const char *kind, const char *ns, const char *name)
+{
+	char a[TPH_MSG_NAME_MAX + 4], b[TPH_MSG_NAME_MAX + 4];
+	snprintf(obj, cap, "%s %s%s%s", kind, ns ? tph_msg_name(ns, a) : "", ns ? "/" : "",
+	         tph_msg_name(name, b));
 }

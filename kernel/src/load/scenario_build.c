@@ -3,6 +3,8 @@
 #include "cache/cluster_int.h"
 #include "scenario_ld.h"
 
+#include "base/msg_text.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -26,10 +28,14 @@ static int wrap(sc_ld *L, int rc, const char *sec, long i, const char *kind, con
 	tph_diag *d = L->c.d;
 	if (!d)
 		return rc;
-	char msg[sizeof d->msg], who[600], field[128] = "";
+	char msg[sizeof d->msg], raw[600], who[sizeof raw * 4], field[128] = "";
+	char a[TPH_MSG_NAME_MAX + 4], b[TPH_MSG_NAME_MAX + 4];
 	memcpy(msg, d->msg, sizeof msg);
 	msg[sizeof msg - 1] = '\0';
-	snprintf(who, sizeof who, "%s%s%s: ", ns ? ns : "", ns ? "/" : "", name);
+	/* the object as the cache wrote it: names cut, then escaped */
+	snprintf(raw, sizeof raw, "%s%s%s: ", ns ? tph_msg_name(ns, a) : "", ns ? "/" : "",
+	         tph_msg_name(name, b));
+	tph_msg_escape(who, sizeof who, raw);
 	const char *why = strstr(msg, who) ? strstr(msg, who) + strlen(who) : msg;
 	const char *colon = strstr(why, ": ");
 	if (colon && (size_t)(colon - why) < sizeof field)
