@@ -78,6 +78,8 @@ static void test_refused(void **state)
 	expect_refused("n\\Z", "escape not in RE2");
 	expect_refused("[\\K]", "escape not in RE2");
 	expect_refused("x{1001}", "repeat count above 1000");
+	expect_refused("x{2,100000000000000000000000}",
+	               "repeat count above 1000 (Go's limit), at byte 5");
 	expect_refused("n[0-9", "missing terminating ]");
 	expect_refused("*n", "quantifier does not follow");
 	expect_refused("\xff", "UTF-8");

@@ -93,8 +93,8 @@ static size_t bracket(gate *g, size_t i)
 }
 
 /* "(?" at p[i]: Go knows flag groups (?imsU-imsU) and (?flags:...) (flags may be none), and
- * named groups
- * (?P<name>...) and (?<name>...). Everything else after "(?" is Perl or PCRE2 only. */
+ * named groups (?P<name>...) and (?<name>...). Everything else after "(?" is Perl or PCRE2's
+ * alone. */
 static size_t group(gate *g, size_t i)
 {
 	const char *q = g->p + i + 2;
@@ -119,8 +119,8 @@ static size_t count(gate *g, size_t i)
 	for (int part = 0; part < 2; part++) {
 		unsigned long v = 0;
 		size_t d = j;
-		while (j < g->n && g->p[j] >= '0' && g->p[j] <= '9')
-			v = v > TPH_RE_MAX_COUNT ? v : v * 10 + (unsigned long)(g->p[j++] - '0');
+		for (; j < g->n && g->p[j] >= '0' && g->p[j] <= '9'; j++)
+			v = v > TPH_RE_MAX_COUNT ? v : v * 10 + (unsigned long)(g->p[j] - '0');
 		if (j == d && (part == 0 || g->p[j] != '}'))
 			return i;
 		if (v > TPH_RE_MAX_COUNT)
