@@ -250,6 +250,14 @@ static void test_duplicate_uid(void **state)
 	assert_int_equal(put_uid_pod(c, "a-b", "c", NULL, &d), TPH_OK);
 	assert_int_equal(put_uid_pod(c, "a", "b-c", NULL, &d), TPH_EEXIST);
 	assert_non_null(strstr(d.msg, "\"a-b-c\" is also pod a-b/c's"));
+	char long_name[300]; /* names in messages are cut at 128 bytes */
+	memset(long_name, 'x', sizeof long_name - 1);
+	long_name[sizeof long_name - 1] = '\0';
+	assert_int_equal(put_uid_pod(c, "ns", long_name, "u", &d), TPH_EEXIST);
+	assert_int_equal(strlen(d.msg), strlen("pod ns/") + 128 +
+	                                    strlen("...: uid: \"u\" is also "
+	                                           "pod ns/p2's (Volcano "
+	                                           "keys tasks by UID)"));
 	tph_cluster_destroy(c);
 }
 

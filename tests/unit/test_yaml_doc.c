@@ -149,6 +149,24 @@ static void same_both_ways(const char *t, int want_rc, const char *want)
 		assert_true(yu_split_done > split);
 }
 
+/* A long scalar in a one-line item, which the split's fast path would read. */
+static void test_scalar_through_split(void **state)
+{
+	(void)state;
+	char *name = malloc(YU_MAX_SCALAR + 2);
+	assert_non_null(name);
+	memset(name, 'x', YU_MAX_SCALAR + 1);
+	name[YU_MAX_SCALAR + 1] = '\0';
+	char *item = malloc(YU_MAX_SCALAR + 64);
+	assert_non_null(item);
+	sprintf(item, "  - {name: %s}\n", name);
+	char *t = pods_text(100, item);
+	same_both_ways(t, TPH_ERANGE, "YAML error: a scalar of 1048577 bytes, above 1048576");
+	free(t);
+	free(item);
+	free(name);
+}
+
 /* The node bound (lowered here: the real one takes gigabytes to reach) holds for the whole
  * document through the split, where each chunk alone stays under it. */
 static void test_node_count(void **state)
@@ -203,6 +221,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_teardown(test_depth_bombs, restore),
 	    cmocka_unit_test_teardown(test_scalar_length, restore),
+	    cmocka_unit_test_teardown(test_scalar_through_split, restore),
 	    cmocka_unit_test_teardown(test_node_count, restore),
 	    cmocka_unit_test_teardown(test_depth_through_split, restore),
 	};

@@ -335,9 +335,25 @@ int tph_cl_oom(tph_diag *d, const char *obj)
 	return tph_diag_set(d, TPH_ENOMEM, "%s: out of memory", obj);
 }
 
+/* Every put names its object before it knows whether it will fail: plain copies, no printf. */
+static size_t put_str(char *obj, size_t at, size_t cap, const char *s)
+{
+	char cut[TPH_MSG_NAME_MAX + 4];
+	s = tph_msg_name(s, cut);
+	size_t n = strlen(s);
+	if (n > cap - 1 - at)
+		n = cap - 1 - at;
+	memcpy(obj + at, s, n);
+	return at + n;
+}
+
 void tph_cl_obj(char *obj, size_t cap, const char *kind, const char *ns, const char *name)
 {
-	char a[TPH_MSG_NAME_MAX + 4], b[TPH_MSG_NAME_MAX + 4];
-	snprintf(obj, cap, "%s %s%s%s", kind, ns ? tph_msg_name(ns, a) : "", ns ? "/" : "",
-	         tph_msg_name(name, b));
+	size_t at = put_str(obj, 0, cap, kind);
+	at = put_str(obj, at, cap, " ");
+	if (ns) {
+		at = put_str(obj, at, cap, ns);
+		at = put_str(obj, at, cap, "/");
+	}
+	obj[put_str(obj, at, cap, name)] = '\0';
 }
