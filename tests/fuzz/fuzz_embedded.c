@@ -75,11 +75,11 @@ static void same_conf(const tph_conf *a, const tph_conf *b)
 }
 
 /* The alone message "fuzz.conf:L:C: why" as the block gives it: FILE_NAME, the lines moved
- * below the header (L, and a YAML error's "(... at line N)"), the column two right. False
+ * below the header (L, and a YAML error's closing "(... at line N)"), the column two right. False
  * when it names no place. */
 static bool moved(const char *msg, int origin, char *out, size_t cap)
 {
-	int line, col, n = 0, ctx;
+	int line, col, n = 0, ctx, end = 0;
 	if (sscanf(msg, CONF_NAME ":%d:%d: %n", &line, &col, &n) != 2 || !n)
 		return false;
 	const char *at = NULL; /* the last one: the conf's own text may hold the words */
@@ -88,7 +88,8 @@ static bool moved(const char *msg, int origin, char *out, size_t cap)
 	int k = at ? snprintf(out, cap, FILE_NAME ":%d:%d: %.*s", line + origin + 1, col + 2,
 	                      (int)(at - msg - n), msg + n)
 	           : 0;
-	if (at && sscanf(at, " at line %d)", &ctx) == 1 && k > 0 && (size_t)k < cap)
+	if (at && sscanf(at, " at line %d)%n", &ctx, &end) == 1 && end && !at[end] && k > 0 &&
+	    (size_t)k < cap)
 		snprintf(out + k, cap - (size_t)k, " at line %d)", ctx + origin + 1);
 	else
 		snprintf(out, cap, FILE_NAME ":%d:%d: %s", line + origin + 1, col + 2, msg + n);
