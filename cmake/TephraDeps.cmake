@@ -1,5 +1,5 @@
 # Dependencies, all from Debian packages: libyaml-dev, libjemalloc-dev, libcurl4-openssl-dev (the
-# extender plugin's HTTP client), libcmocka-dev, libbenchmark-dev, and OpenMP from gcc. Nothing is vendored. `cmake -P cmake/main.cmake` and
+# extender plugin's HTTP client), libpcre2-dev (hypernode member regexes), libcmocka-dev, libbenchmark-dev, and OpenMP from gcc. Nothing is vendored. `cmake -P cmake/main.cmake` and
 # `cmake -P cmake/test.cmake` install whatever is missing (cmake/deps.cmake holds the list).
 find_package(PkgConfig QUIET)
 if(NOT PKG_CONFIG_FOUND)
@@ -19,6 +19,8 @@ endmacro()
 tph_pkg(YAML yaml-0.1 libyaml-dev)
 tph_pkg(JEMALLOC jemalloc libjemalloc-dev)
 tph_pkg(CURL libcurl libcurl4-openssl-dev)
+# Hypernode member regexes: Go's RE2 syntax, matched under limits (kernel/src/base/regex_go.h).
+tph_pkg(PCRE2 libpcre2-8 libpcre2-dev)
 
 find_package(Threads REQUIRED)
 

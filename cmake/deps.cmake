@@ -7,7 +7,7 @@ get_filename_component(TPH_SOURCE_DIR "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
 # Everything the build and the tests need beyond gcc and cmake. `make` backs CMake's default
 # generator; a cmake installed without recommends does not bring it.
 set(TPH_DEBIAN_PACKAGES
-    make g++ libc6-dev pkg-config libyaml-dev libjemalloc-dev libcurl4-openssl-dev libcmocka-dev
+    make g++ libc6-dev pkg-config libyaml-dev libjemalloc-dev libcurl4-openssl-dev libpcre2-dev libcmocka-dev
     libbenchmark-dev clang-format)
 
 # The shared/ directory beside the repository (fixtures, datasets); TPH_SHARED_DIR overrides.

@@ -21,4 +21,14 @@ void fuzz_check_error(int rc, const tph_diag *d, const char *file);
 /* A warning sink that touches every byte of the message (ASan checks it is a valid string). */
 void fuzz_warn(void *ud, const char *msg);
 
+/* A small cluster (queues, two nodes, a hypernode, two podgroups, three pods) as a scenario
+ * without conf, over which the conf harnesses run sessions. */
+extern const char fuzz_world_yaml[];
+
+typedef struct tph_scenario tph_scenario;
+/* Snapshot a loaded scenario and run a whole session with its conf (Volcano's default when it
+ * has none): probe: answered, actions run, close, expect: checked, everything freed. Aborts
+ * when an API promise breaks. */
+void fuzz_run_scenario(tph_scenario *sc);
+
 #endif

@@ -10,24 +10,6 @@
 
 #define FILE_NAME "fuzz.conf"
 
-static const char cluster_yaml[] =
-    "now: \"2026-01-01T00:10:00Z\"\n"
-    "queues: [{name: root}, {name: default, parent: root}, {name: q1, weight: 2}]\n"
-    "nodes:\n"
-    "  - {name: n1, allocatable: {cpu: \"4\", memory: 8Gi, pods: \"10\"}, labels: {zone: a}}\n"
-    "  - {name: n2, allocatable: {cpu: \"2\", memory: 4Gi, pods: \"10\"}, labels: {zone: b},\n"
-    "     taints: [{key: k, value: v, effect: NoSchedule}]}\n"
-    "hyperNodes: [{name: r0, tier: 1, members: [n1, n2]}]\n"
-    "podGroups:\n"
-    "  - {name: pg1, namespace: c1, queue: q1, minMember: 2, phase: Inqueue,\n"
-    "     creationTimestamp: \"2026-01-01T00:00:00Z\"}\n"
-    "  - {name: pg2, namespace: c1, queue: default, minMember: 1}\n"
-    "pods:\n"
-    "  - {name: p1, namespace: c1, podGroup: pg1, requests: {cpu: \"1\", memory: 1Gi}}\n"
-    "  - {name: p2, namespace: c1, podGroup: pg1, requests: {cpu: \"1\"}}\n"
-    "  - {name: p3, namespace: c1, podGroup: pg2, phase: Running, nodeName: n1,\n"
-    "     requests: {cpu: \"2\"}}\n";
-
 static tph_scenario *world;
 static tph_snapshot *snap;
 
@@ -40,7 +22,7 @@ static void release_world(void)
 static void init_world(void)
 {
 	tph_diag d = {0};
-	int rc = tph_scenario_load_buffer(cluster_yaml, sizeof cluster_yaml - 1, "world.yaml",
+	int rc = tph_scenario_load_buffer(fuzz_world_yaml, strlen(fuzz_world_yaml), "world.yaml",
 	                                  &world, &d);
 	if (rc == TPH_OK)
 		rc = tph_cluster_snapshot(tph_scenario_cluster(world), tph_scenario_now(world),

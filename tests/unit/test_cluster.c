@@ -145,10 +145,17 @@ static void test_validation_changes_nothing(void **state)
 	q.name = "q";
 	q.weight = -1;
 	assert_int_equal(tph_cluster_put_queue(c, &q, &d), TPH_EINVAL);
+	tph_hypernode_desc h = TPH_HYPERNODE_DESC_INIT;
+	h.name = "h";
+	h.tier = INT32_MAX; /* the top would be INT32_MAX+1 */
+	assert_int_equal(tph_cluster_put_hypernode(c, &h, &d), TPH_EINVAL);
+	assert_non_null(
+	    strstr(d.msg, "hypernode h: tier: 2147483647 is out of range [0, 1000000]"));
 	tph_snapshot *s = snap(c);
 	assert_int_equal(s->tasks.n, 1);
 	assert_int_equal(s->jobs.n, 0);
 	assert_int_equal(s->queues.n, 0);
+	assert_int_equal(s->hypernodes.n, 0);
 	assert_int_equal(s->tasks.req[TPH_RES_CPU], 100);
 	tph_snapshot_release(s);
 	tph_cluster_destroy(c);
@@ -234,6 +241,48 @@ static void test_too_many_dimensions(void **state)
 	tph_snapshot *s = snap(c);
 	assert_int_equal(s->dims.n, TPH_RES_MAX);
 	tph_snapshot_release(s);
+	tph_cluster_destroy(c);
+}
+
+static int put_uid_pod(tph_cluster *c, const char *ns, const char *name, const char *uid,
+                       tph_diag *d)
+{
+	tph_pod_desc p = TPH_POD_DESC_INIT;
+	p.name = name;
+	p.namespace_ = ns;
+	p.uid = uid;
+	return tph_cluster_put_pod(c, &p, d);
+}
+
+/* Volcano keys tasks by UID: a uid held by another pod is refused, naming both; a replaced or
+ * removed pod gives its uid back; default uids ("<namespace>-<name>") count too. */
+static void test_duplicate_uid(void **state)
+{
+	(void)state;
+	tph_cluster *c = cache();
+	tph_diag d = {0};
+	assert_int_equal(put_uid_pod(c, "ns", "p1", "u", &d), TPH_OK);
+	assert_int_equal(put_uid_pod(c, "ns", "p1", "u", &d), TPH_OK); /* its own */
+	assert_int_equal(put_uid_pod(c, "ns", "p2", "u", &d), TPH_EEXIST);
+	assert_string_equal(d.msg, "pod ns/p2: uid: \"u\" is also pod ns/p1's (Volcano keys "
+	                           "tasks by UID)");
+	assert_int_equal(tph_cluster_pod_count(c), 1);
+	assert_int_equal(put_uid_pod(c, "ns", "p1", "v", &d), TPH_OK); /* gives "u" back */
+	assert_int_equal(put_uid_pod(c, "ns", "p2", "u", &d), TPH_OK);
+	assert_int_equal(put_uid_pod(c, "ns", "p3", "v", &d), TPH_EEXIST);
+	assert_int_equal(tph_cluster_remove_pod(c, "ns", "p1", &d), TPH_OK);
+	assert_int_equal(put_uid_pod(c, "ns", "p3", "v", &d), TPH_OK);
+	assert_int_equal(put_uid_pod(c, "a-b", "c", NULL, &d), TPH_OK);
+	assert_int_equal(put_uid_pod(c, "a", "b-c", NULL, &d), TPH_EEXIST);
+	assert_non_null(strstr(d.msg, "\"a-b-c\" is also pod a-b/c's"));
+	char long_name[300]; /* names in messages are cut at 128 bytes */
+	memset(long_name, 'x', sizeof long_name - 1);
+	long_name[sizeof long_name - 1] = '\0';
+	assert_int_equal(put_uid_pod(c, "ns", long_name, "u", &d), TPH_EEXIST);
+	assert_int_equal(strlen(d.msg), strlen("pod ns/") + 128 +
+	                                    strlen("...: uid: \"u\" is also "
+	                                           "pod ns/p2's (Volcano "
+	                                           "keys tasks by UID)"));
 	tph_cluster_destroy(c);
 }
 
@@ -629,6 +678,7 @@ int main(void)
 	    cmocka_unit_test(test_gt_lt_must_be_integers),
 	    cmocka_unit_test(test_dimension_growth),
 	    cmocka_unit_test(test_too_many_dimensions),
+	    cmocka_unit_test(test_duplicate_uid),
 	    cmocka_unit_test(test_spec_interning),
 	    cmocka_unit_test(test_duplicate_label_key),
 	    cmocka_unit_test(test_limits_and_conditions),

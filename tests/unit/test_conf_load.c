@@ -43,8 +43,7 @@ static void test_actions(void **state)
 	    {"actions: \"allocate, allocate\"", 2, "allocate", "allocate"},
 	    {"actions: \"\"", 0, NULL, NULL},
 	    {"actions: \"   \"", 0, NULL, NULL},
-	    {"tiers: []", 0, NULL, NULL},
-	    {"", 0, NULL, NULL},
+	    {"actions: ~", 0, NULL, NULL},
 	};
 	for (size_t i = 0; i < N_ELEMS(cases); i++) {
 		tph_conf *c = conf_ok(cases[i].text, true);
@@ -123,7 +122,8 @@ static void test_flag_names(void **state)
 	/* every flag is accepted with its own spelling and lands on its own slot */
 	for (int f = 0; f < TPH_FLAG_COUNT; f++) {
 		char text[256];
-		snprintf(text, sizeof text, "tiers:\n- plugins:\n  - {name: gang, %s: false}\n",
+		snprintf(text, sizeof text,
+		         "actions: \"\"\ntiers:\n- plugins:\n  - {name: gang, %s: false}\n",
 		         volcano[f]);
 		tph_conf *c = conf_ok(text, true);
 		for (int g = 0; g < TPH_FLAG_COUNT; g++)
@@ -254,6 +254,12 @@ static void test_rejections(void **state)
 	    {"a: &x [*x]\nactions: *y\n", TPH_EPARSE, "undefined alias"},
 	    {"actions: allocate\n---\nactions: allocate\n", TPH_EPARSE,
 	     "more than one YAML document"},
+	    /* a conf that does not say which actions ran none, exit 0 */
+	    {"", TPH_EINVAL, "c.yaml:1:1: conf has no actions (write actions: \"\" to run none)"},
+	    {"# only a comment\n\n", TPH_EINVAL, "c.yaml:1:1: conf has no actions"},
+	    {"~\n", TPH_EINVAL, "c.yaml:1:1: conf has no actions"},
+	    {"\ntiers: []\n", TPH_EINVAL, "c.yaml:2:1: conf has no actions"},
+	    {"tiers:\n- plugins:\n  - name: gang\n", TPH_EINVAL, "conf has no actions"},
 	};
 	for (size_t i = 0; i < N_ELEMS(bad); i++) {
 		tph_diag d = {0};

@@ -428,6 +428,30 @@ static void test_not_a_tree(void **state)
 	pts_free(&p);
 }
 
+/* Members read in Go's regexp syntax, as Volcano reads them; a pattern that backtracks past
+ * the match limit on some node drops its member whole, with a warning. */
+static void test_go_regex_members(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(&p, CONF_NONE "queues: [{name: q1}]\n"
+	                       "nodes:\n"
+	                       "  - {name: n12, allocatable: {cpu: '1', pods: '1'}}\n"
+	                       "  - {name: n3x, allocatable: {cpu: '1', pods: '1'}}\n"
+	                       "  - {name: N7, allocatable: {cpu: '1', pods: '1'}}\n"
+	                       "  - {name: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab,\n"
+	                       "     allocatable: {cpu: '1', pods: '1'}}\n"
+	                       "hyperNodes:\n"
+	                       "  - {name: x, tier: 1, members: [{regex: '^n\\d+$'}]}\n"
+	                       "  - {name: y, tier: 1, members: [{regex: '(?i)^n\\d+?$'}]}\n"
+	                       "  - {name: z, tier: 1, members: [{regex: '(?:a|aa)*$'}, n3x]}\n");
+	expect_nodes(&p, 0, (const char *[]){"n12"}, 1);
+	expect_nodes(&p, 1, (const char *[]){"n12", "N7"}, 2);
+	expect_nodes(&p, 2, (const char *[]){"n3x"}, 1);
+	assert_int_equal(p.d.warnings, 1);
+	pts_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -442,6 +466,7 @@ int main(void)
 	    cmocka_unit_test(test_job_topology),
 	    cmocka_unit_test(test_recovered_hypernode),
 	    cmocka_unit_test(test_not_a_tree),
+	    cmocka_unit_test(test_go_regex_members),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

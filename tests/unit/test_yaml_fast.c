@@ -58,7 +58,13 @@ static int compare(const char *text)
 	yu_doc f, s;
 	prepare(&f, fast_nodes);
 	prepare(&s, slow_nodes);
-	int rc = yu_fast_items(text, strlen(text), &f);
+	/* an exact-size copy, no NUL after it: ASan sees any read past the end */
+	size_t len = strlen(text);
+	char *exact = malloc(len ? len : 1);
+	assert_non_null(exact);
+	memcpy(exact, text, len);
+	int rc = yu_fast_items(exact, len, &f);
+	free(exact);
 	if (rc != TPH_OK) {
 		assert_int_equal(f.n, 100); /* declined: nothing kept */
 		assert_int_equal(f.root, YU_NONE);
@@ -292,6 +298,47 @@ static void test_split_uses_it(void **state)
 	free(t);
 }
 
+/* Every prefix of an accepted chunk, each in a buffer of its exact size: a chunk cut inside a
+ * collection (`  - {` at the end of a buffer with no NUL after it) once read a byte past it. */
+static void test_prefixes(void **state)
+{
+	(void)state;
+	const char *chunk = "  - {name: p1, a: -b, q: \"x\", r: {s: [t, -1]}, u: {}}\n  - {v: w}\n";
+	char buf[128];
+	for (size_t cut = 0; cut <= strlen(chunk); cut++) {
+		memcpy(buf, chunk, cut);
+		buf[cut] = '\0';
+		compare(buf);
+	}
+}
+
+/* The same through the public loader with the split forced on: a buffer that is not
+ * NUL-terminated and ends in `  - {` fails with a located error (ASan: no over-read). */
+static void test_unterminated_buffer(void **state)
+{
+	(void)state;
+	static const char text[] = "pods:\n  - {name: a}\n  - {";
+	size_t min_bytes = yu_split_min_bytes, min_chunk = yu_split_min_chunk;
+	int saved = yu_split_threads;
+	yu_split_min_bytes = 0;
+	yu_split_min_chunk = 1;
+	yu_split_threads = 2;
+	size_t len = sizeof text - 1;
+	char *exact = malloc(len);
+	assert_non_null(exact);
+	memcpy(exact, text, len);
+	tph_scenario *scn = NULL;
+	tph_diag d = {0};
+	int rc = tph_scenario_load_buffer(exact, len, "cut.yaml", &scn, &d);
+	free(exact);
+	yu_split_min_bytes = min_bytes;
+	yu_split_min_chunk = min_chunk;
+	yu_split_threads = saved;
+	assert_int_equal(rc, TPH_EPARSE);
+	assert_null(scn);
+	assert_non_null(strstr(d.msg, "cut.yaml:4:1: YAML syntax error"));
+}
+
 /* TPH_YAML_FAST=0: every chunk through libyaml, the same document. */
 static void test_switch_off(void **state)
 {
@@ -307,9 +354,13 @@ static void test_switch_off(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_accepted),   cmocka_unit_test(test_declined),
-	    cmocka_unit_test(test_random),     cmocka_unit_test(test_split_uses_it),
+	    cmocka_unit_test(test_accepted),
+	    cmocka_unit_test(test_declined),
+	    cmocka_unit_test(test_random),
+	    cmocka_unit_test(test_split_uses_it),
 	    cmocka_unit_test(test_switch_off),
+	    cmocka_unit_test(test_prefixes),
+	    cmocka_unit_test(test_unterminated_buffer),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,7 +4,13 @@
  * Getters apply "default first, then override": the caller sets *out to the default; a getter
  * overwrites it only when the key is present and well-typed. A value of the wrong type leaves
  * *out alone and warns (never fails), as Volcano ignores it. Keys are matched whole, dots
- * included (`binpack.resources.nvidia.com/gpu` is one key). */
+ * included (`binpack.resources.nvidia.com/gpu` is one key).
+ *
+ * An integer (tph_args_int, TPH_ARG_INT) must lie within +-TPH_ARG_INT_LIMIT, the range of Go's
+ * int on a 32-bit build: far above any weight, count or percentage a conf holds, and small
+ * enough that plugins scale it (100 * weight, score * weight) in int64 without overflow, where
+ * Volcano's int64 arithmetic would wrap. A larger value warns, naming the key, and leaves the
+ * default (TPH_ERANGE). */
 #ifndef TEPHRA_ARGS_H
 #define TEPHRA_ARGS_H
 
@@ -57,6 +63,8 @@ typedef struct tph_arg_spec {
 	const char *help;
 	const struct tph_arg_spec *include; /* non-NULL: an include entry (key ignored) */
 } tph_arg_spec;
+
+#define TPH_ARG_INT_LIMIT 2147483647
 
 /* Where warnings go while getters run (set by the framework per plugin). */
 void tph_args_set_diag(const tph_args *a, tph_diag *d, const char *owner);

@@ -390,7 +390,7 @@ typedef struct tph_priority_class_desc {
 
 typedef enum tph_member_kind {
 	TPH_MEMBER_NAME = 0,   /* a node or a hypernode, by exact name */
-	TPH_MEMBER_REGEX = 1,  /* nodes whose name matches a POSIX extended regex */
+	TPH_MEMBER_REGEX = 1,  /* nodes whose name matches a regex in Go's RE2 syntax */
 	TPH_MEMBER_LABELS = 2, /* nodes carrying all these labels */
 } tph_member_kind;
 
@@ -400,10 +400,14 @@ typedef struct tph_hypernode_member {
 	tph_kv_list labels;
 } tph_hypernode_member;
 
+/* Tiers are 0..TPH_HN_TIER_MAX: a real network has a handful, and the implicit cluster top
+ * sits one above the highest (a tier of INT32_MAX overflowed there). */
+#define TPH_HN_TIER_MAX 1000000
+
 typedef struct tph_hypernode_desc {
 	uint32_t size; /* sizeof(tph_hypernode_desc): start from TPH_HYPERNODE_DESC_INIT */
 	const char *name;
-	int32_t tier;
+	int32_t tier;          /* 0..TPH_HN_TIER_MAX */
 	const char *tier_name; /* NULL: none */
 	const tph_hypernode_member *members;
 	uint32_t n_members;

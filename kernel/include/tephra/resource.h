@@ -30,7 +30,10 @@ enum {
  * sums over the objects of a cluster stay far from int64 overflow. */
 #define TPH_RES_VALUE_MAX (INT64_C(1) << 53)
 
-/* Hard cap on dimensions so hot loops can keep a request row on the stack. */
+/* The most distinct resource names one cluster cache holds: cpu, memory, pods,
+ * ephemeral-storage and 28 more. Hot loops keep a request row on the stack and per-dimension
+ * sets are 32-bit masks. A put that would add one more fails with TPH_ERANGE, naming the
+ * object, the field and the resource. */
 #define TPH_RES_MAX 32
 
 /* How a quantity is scaled into its exact integer unit. */

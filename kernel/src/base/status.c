@@ -2,6 +2,8 @@
 #include "tephra/status.h"
 #include "tephra/version.h"
 
+#include "msg_text.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -31,13 +33,16 @@ const char *tph_errname(int status)
 	}
 }
 
+/* Every message is escaped here (msg_text.h): its names and values come from inputs. */
 int tph_diag_set(tph_diag *d, int status, const char *fmt, ...)
 {
 	if (d) {
+		char buf[sizeof d->msg];
 		va_list ap;
 		va_start(ap, fmt);
-		vsnprintf(d->msg, sizeof d->msg, fmt, ap);
+		vsnprintf(buf, sizeof buf, fmt, ap);
 		va_end(ap);
+		tph_msg_escape(d->msg, sizeof d->msg, buf);
 	}
 	return status;
 }
@@ -54,12 +59,13 @@ void tph_diag_vwarn(tph_diag *d, const char *fmt, va_list ap)
 		d->warnings++;
 	if (d && d->warn == TPH_WARN_SILENT)
 		return;
-	char buf[1024];
+	char buf[1024], safe[1024];
 	vsnprintf(buf, sizeof buf, fmt, ap);
+	tph_msg_escape(safe, sizeof safe, buf);
 	if (d && d->warn)
-		d->warn(d->warn_ud, buf);
+		d->warn(d->warn_ud, safe);
 	else /* nobody listens: a warning dropped silently once cost a host its pods */
-		fprintf(stderr, "tephra: warning: %s\n", buf);
+		fprintf(stderr, "tephra: warning: %s\n", safe);
 }
 
 void tph_diag_warn(tph_diag *d, const char *fmt, ...)

@@ -108,6 +108,7 @@ static void cluster_free(tph_cluster *c)
 	tph_snap_free(atomic_exchange(&c->parked, NULL));
 	tph_blobs_free(c);
 	tph_free(c->shard_nodes);
+	tph_free(c->uid_owner);
 	tph_free(c->words);
 	tph_free(c->chars);
 	tph_free(c->dense);
@@ -139,7 +140,7 @@ int tph_cluster_put_node(tph_cluster *c, const tph_node_desc *n, tph_diag *d)
 	if (tph_empty(n->name))
 		return tph_diag_set(d, TPH_EINVAL, "node: empty name");
 	char obj[512];
-	snprintf(obj, sizeof obj, "node %s", n->name);
+	tph_cl_obj(obj, sizeof obj, "node", NULL, n->name);
 	int err = TPH_OK;
 	tph_sid key = tph_cl_intern(c, n->name, &err);
 	if (err)
@@ -314,6 +315,30 @@ static void pod_write(tph_cluster *c, uint32_t s, const pod_rec *r, tph_time cre
 	row[TPH_RES_PODS] += 1000; /* every task takes one pods unit */
 }
 
+/* Volcano keys a job's tasks by pod UID, so a second pod with a uid already held would take
+ * the first one's place. The uid must be free or this pod's own; its entry is made room for
+ * here, before anything changes. */
+static int check_uid(tph_cluster *c, const pod_rec *r, const char *obj, tph_diag *d)
+{
+	uint32_t owner = r->uid < c->uid_cap ? c->uid_owner[r->uid] : 0, cap = c->uid_cap;
+	if (owner && owner - 1 != r->key)
+		return tph_diag_set(
+		    d, TPH_EEXIST, "%s: uid: \"%s\" is also pod %s's (Volcano keys tasks by UID)",
+		    obj, tph_strtab_str(&c->strs, r->uid), tph_strtab_str(&c->strs, owner - 1));
+	if (tph_grow(&c->uid_owner, &c->uid_cap, r->uid + 1, sizeof *c->uid_owner))
+		return tph_cl_oom(d, obj);
+	memset(c->uid_owner + cap, 0, (size_t)(c->uid_cap - cap) * sizeof *c->uid_owner);
+	return TPH_OK;
+}
+
+/* Before pod_write: a replaced pod gives its old uid back. */
+static void own_uid(tph_cluster *c, uint32_t slot, bool fresh, const pod_rec *r)
+{
+	if (!fresh)
+		c->uid_owner[KCOL(&c->pods, P_UID, tph_sid)[slot]] = 0;
+	c->uid_owner[r->uid] = r->key + 1;
+}
+
 int tph_cluster_put_pod(tph_cluster *c, const tph_pod_desc *p, tph_diag *d)
 {
 	int rc = TPH_CL_PUT_BEGIN(c, p, tph_pod_desc, TPH_POD_DESC_INIT, d);
@@ -322,7 +347,7 @@ int tph_cluster_put_pod(tph_cluster *c, const tph_pod_desc *p, tph_diag *d)
 	if (tph_empty(p->name) || tph_empty(p->namespace_))
 		return tph_diag_set(d, TPH_EINVAL, "pod: empty name or namespace");
 	char obj[512];
-	snprintf(obj, sizeof obj, "pod %s/%s", p->namespace_, p->name);
+	tph_cl_obj(obj, sizeof obj, "pod", p->namespace_, p->name);
 	if ((unsigned)p->phase > TPH_POD_UNKNOWN || (unsigned)p->preemptable > TPH_PREEMPTABLE_NO)
 		return tph_diag_set(d, TPH_EINVAL, "%s: bad phase or preemptable", obj);
 	pod_rec r;
@@ -331,12 +356,14 @@ int tph_cluster_put_pod(tph_cluster *c, const tph_pod_desc *p, tph_diag *d)
 	bool fresh;
 	if (pod_names(c, p, &r))
 		return tph_cl_oom(d, obj);
-	if ((rc = tph_res_prepare(c, &p->requests, &plan, &r.req, d, obj, "requests")) ||
+	if ((rc = check_uid(c, &r, obj, d)) ||
+	    (rc = tph_res_prepare(c, &p->requests, &plan, &r.req, d, obj, "requests")) ||
 	    (rc = tph_intern_pod_spec(c, p, obj, &r.spec, d)) ||
 	    (rc = tph_intern_pod_meta(c, p, obj, &r.meta, d)) ||
 	    (rc = tph_cl_reserve(c, &c->pods, r.key, &plan, &s, &fresh, d, obj)))
 		return rc;
 	pod_derive(p, &r);
+	own_uid(c, s, fresh, &r);
 	pod_write(c, s, &r, p->creation);
 	tph_kind_commit(&c->pods, r.key, s, fresh);
 	return TPH_OK;
@@ -366,6 +393,9 @@ static int remove_key(tph_cluster *c, tph_kind *k, const char *ns, const char *n
 	} else {
 		key = tph_strtab_find(&c->strs, name, strlen(name));
 	}
+	uint32_t slot = tph_kind_find(k, key);
+	if (k == &c->pods && slot != TPH_NOIDX)
+		c->uid_owner[KCOL(k, P_UID, tph_sid)[slot]] = 0;
 	if (key == TPH_SID_NONE || tph_kind_remove(k, key) != TPH_OK)
 		return tph_diag_set(d, TPH_ENOENT, "%s %s%s%s: not found", k->what, ns ? ns : "",
 		                    ns ? "/" : "", name);

@@ -157,6 +157,8 @@ struct tph_cluster {
 	tph_sid *shard_nodes;
 	uint32_t n_shard_nodes;
 	tph_blobtab blobs;
+	uint32_t *uid_owner; /* pod uid id -> key id + 1 of the pod holding it (0: none) */
+	uint32_t uid_cap;
 	uint32_t n_specs; /* pod spec ids handed out */
 	uint32_t *words;  /* scratch serialisation buffer */
 	uint32_t nwords, words_cap;
@@ -250,6 +252,10 @@ int tph_cl_put_begin(const tph_cluster *c, bool given, uint32_t size, size_t wan
 #define TPH_CL_PUT_BEGIN(c, p, type, macro, d) \
 	tph_cl_put_begin((c), (p) != NULL, (p) ? (p)->size : 0, sizeof(type), #type, #macro, (d))
 
+/* An object as messages name it, "<kind> <ns>/<name>" or "<kind> <name>", into obj[cap], the
+ * names cut to a bounded length (base/msg_text.h); `ns` NULL: cluster-scoped. */
+void tph_cl_obj(char *obj, size_t cap, const char *kind, const char *ns, const char *name);
+
 /* ---- cold data: canonical blobs (cluster_intern.c) ---- */
 
 /* Writes a descriptor part as words into c->words, validating and interning as it goes; the
@@ -327,10 +333,6 @@ int tph_intern_queue_meta(tph_cluster *c, const tph_queue_desc *q, const char *o
                           const tph_queue_meta **out, tph_diag *d);
 int tph_intern_members(tph_cluster *c, const tph_hypernode_desc *h, const char *obj,
                        const tph_hn_member_row **out, tph_diag *d);
-/* Why a hypernode member regex is refused before regcomp sees it (a backreference, a count
- * above 1000, groups nested over 100 deep, over 20000 atoms once counts are expanded), or NULL
- * (syntax errors are left to regcomp). */
-const char *tph_regex_vet(const char *re);
 /* The value of `key` in a kv list, or NULL. */
 const char *tph_kv_find(tph_kv_list l, const char *key);
 

@@ -60,7 +60,7 @@ void tph_w_fail(tph_wr *w, const char *field, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof why, fmt, ap);
 	va_end(ap);
-	snprintf(w->d->msg, sizeof w->d->msg, "%s: %s: %s", w->obj, field, why);
+	tph_diag_set(w->d, TPH_EINVAL, "%s: %s: %s", w->obj, field, why);
 }
 
 static int cmp_key(const void *a, const void *b)

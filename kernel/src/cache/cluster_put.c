@@ -68,7 +68,7 @@ int tph_cluster_put_podgroup(tph_cluster *c, const tph_podgroup_desc *g, tph_dia
 	if (tph_empty(g->name) || tph_empty(g->namespace_))
 		return tph_diag_set(d, TPH_EINVAL, "podgroup: empty name or namespace");
 	char obj[512];
-	snprintf(obj, sizeof obj, "podgroup %s/%s", g->namespace_, g->name);
+	tph_cl_obj(obj, sizeof obj, "podgroup", g->namespace_, g->name);
 	rc = pg_check(g, d, obj);
 	if (rc)
 		return rc;
@@ -140,7 +140,7 @@ int tph_cluster_put_queue(tph_cluster *c, const tph_queue_desc *q, tph_diag *d)
 	if (tph_empty(q->name))
 		return tph_diag_set(d, TPH_EINVAL, "queue: empty name");
 	char obj[512];
-	snprintf(obj, sizeof obj, "queue %s", q->name);
+	tph_cl_obj(obj, sizeof obj, "queue", NULL, q->name);
 	if (q->weight < 0)
 		return tph_diag_set(d, TPH_EINVAL, "%s: weight: negative", obj);
 	if ((unsigned)q->state > TPH_QUEUE_CLOSING)
@@ -167,7 +167,7 @@ int tph_cluster_put_priority_class(tph_cluster *c, const tph_priority_class_desc
 	if (tph_empty(pc->name))
 		return tph_diag_set(d, TPH_EINVAL, "priority class: empty name");
 	char obj[512];
-	snprintf(obj, sizeof obj, "priority class %s", pc->name);
+	tph_cl_obj(obj, sizeof obj, "priority class", NULL, pc->name);
 	tph_sid key = tph_cl_intern(c, pc->name, &err);
 	uint32_t s;
 	bool fresh;
@@ -197,9 +197,10 @@ int tph_cluster_put_hypernode(tph_cluster *c, const tph_hypernode_desc *h, tph_d
 	if (tph_empty(h->name))
 		return tph_diag_set(d, TPH_EINVAL, "hypernode: empty name");
 	char obj[512];
-	snprintf(obj, sizeof obj, "hypernode %s", h->name);
-	if (h->tier < 0)
-		return tph_diag_set(d, TPH_EINVAL, "%s: tier: negative", obj);
+	tph_cl_obj(obj, sizeof obj, "hypernode", NULL, h->name);
+	if (h->tier < 0 || h->tier > TPH_HN_TIER_MAX)
+		return tph_diag_set(d, TPH_EINVAL, "%s: tier: %d is out of range [0, %d]", obj,
+		                    (int)h->tier, TPH_HN_TIER_MAX);
 	int err = TPH_OK;
 	tph_sid key = tph_cl_intern(c, h->name, &err);
 	tph_sid tier_name =
@@ -231,7 +232,7 @@ int tph_cluster_put_quota(tph_cluster *c, const tph_quota_desc *q, tph_diag *d)
 	if (tph_empty(q->name) || tph_empty(q->namespace_))
 		return tph_diag_set(d, TPH_EINVAL, "quota: empty name or namespace");
 	char obj[512];
-	snprintf(obj, sizeof obj, "quota %s/%s", q->namespace_, q->name);
+	tph_cl_obj(obj, sizeof obj, "quota", q->namespace_, q->name);
 	int err = TPH_OK;
 	tph_sid key = tph_cl_intern2(c, q->namespace_, '/', q->name, &err);
 	tph_sid name = tph_cl_intern(c, q->name, &err);

@@ -3,7 +3,8 @@
  * members. The blob table in cluster_intern.c dedups them. */
 #include "cache/cluster_int.h"
 
-#include <regex.h>
+#include "base/regex_go.h"
+
 #include <string.h>
 
 /* ---- pod spec ---- */
@@ -486,133 +487,6 @@ int tph_intern_queue_meta(tph_cluster *c, const tph_queue_desc *q, const char *o
 
 /* ---- hypernode members ---- */
 
-/* Bounds on a member regex, after Go's regexp (RE2), which Volcano compiles them with: counts
- * up to 1000, no backreferences. glibc's regcomp builds the whole expanded automaton and
- * recurses per group, and its regexec backtracks on backreferences, so a short pattern could
- * otherwise take gigabytes, overflow the stack or run for seconds per node name. */
-#define RE_MAX_COUNT 1000
-#define RE_MAX_DEPTH 100
-#define RE_MAX_SIZE  20000 /* atoms once every counted repetition is expanded */
-
-/* The end of the bracket expression starting at `p` ('['), or NULL if it does not close. */
-static const char *re_bracket_end(const char *p)
-{
-	p++;
-	if (*p == '^')
-		p++;
-	if (*p == ']')
-		p++;
-	for (; *p && *p != ']'; p++) {
-		if (*p == '[' && (p[1] == ':' || p[1] == '.' || p[1] == '=')) {
-			const char *q = strchr(p + 2, p[1]);
-			while (q && q[1] != ']')
-				q = strchr(q + 1, p[1]);
-			if (!q)
-				return NULL;
-			p = q + 1;
-		}
-	}
-	return *p ? p : NULL;
-}
-
-static const char *re_number(const char *q, uint64_t *v)
-{
-	for (*v = 0; *q >= '0' && *q <= '9'; q++)
-		*v = *v < 100000 ? *v * 10 + (uint64_t)(*q - '0') : *v; /* saturates */
-	return q;
-}
-
-/* A bound "{m}", "{m,}", "{m,n}" or "{,n}" (glibc reads it as "{0,n}") at `p`: *top is its
- * largest written count, *open whether it has no upper end, *end its '}'. False when `p` holds
- * no bound (then regcomp judges it). */
-static bool re_bound(const char *p, const char **end, uint64_t *top, bool *open)
-{
-	uint64_t m, n;
-	const char *q = p + 1;
-	if ((*q < '0' || *q > '9') && *q != ',')
-		return false;
-	q = re_number(q, &m);
-	n = m;
-	*open = false;
-	if (*q == ',') {
-		q++;
-		if (*q >= '0' && *q <= '9')
-			q = re_number(q, &n);
-		else
-			*open = true;
-	}
-	if (*q != '}')
-		return false;
-	*top = m > n ? m : n;
-	*end = q;
-	return true;
-}
-
-const char *tph_regex_vet(const char *re)
-{
-	uint64_t size[RE_MAX_DEPTH + 1] = {0}, last[RE_MAX_DEPTH + 1] = {0};
-	int depth = 0;
-	for (const char *p = re; *p; p++) {
-		const char *end = p;
-		uint64_t count;
-		bool open;
-		switch (*p) {
-		case '\\':
-			if (p[1] >= '1' && p[1] <= '9')
-				return "backreferences are not supported";
-			p += p[1] != '\0';
-			size[depth] += last[depth] = 1;
-			break;
-		case '[':
-			if (!(end = re_bracket_end(p)))
-				return NULL; /* regcomp reports it */
-			p = end;
-			size[depth] += last[depth] = 1;
-			break;
-		case '(':
-			if (depth == RE_MAX_DEPTH)
-				return "groups nest too deeply";
-			depth++;
-			size[depth] = last[depth] = 0;
-			break;
-		case ')':
-			if (depth == 0) { /* an unmatched ')' is an ordinary character in ERE */
-				size[depth] += last[depth] = 1;
-				break;
-			}
-			depth--;
-			size[depth] += last[depth] = size[depth + 1] ? size[depth + 1] : 1;
-			break;
-		case '{':
-			if (!re_bound(p, &end, &count, &open)) {
-				size[depth] += last[depth] = 1;
-				break;
-			}
-			if (count > RE_MAX_COUNT)
-				return "repeat count above 1000";
-			p = end;
-			count = (count ? count : 1) + open;
-			size[depth] += last[depth] * (count - 1);
-			last[depth] *= count;
-			break;
-		case '|':
-			last[depth] = 0;
-			break;
-		case '*':
-		case '+':
-		case '?': /* one node over the atom, not a copy */
-			size[depth]++;
-			last[depth]++;
-			break;
-		default:
-			size[depth] += last[depth] = 1;
-		}
-		if (size[depth] > RE_MAX_SIZE || last[depth] > RE_MAX_SIZE)
-			return "too large once repetitions are expanded";
-	}
-	return NULL;
-}
-
 static void w_member(tph_wr *w, const tph_hypernode_member *m, uint32_t i)
 {
 	const char *f = "members";
@@ -622,13 +496,16 @@ static void w_member(tph_wr *w, const tph_hypernode_member *m, uint32_t i)
 	if (m->kind != TPH_MEMBER_LABELS && (!s || !s[0]))
 		return tph_w_fail(w, f, "item %u: empty name", i);
 	if (m->kind == TPH_MEMBER_REGEX) {
-		regex_t re;
-		const char *why = tph_regex_vet(s);
-		if (why)
-			return tph_w_fail(w, f, "item %u: regex \"%s\": %s", i, s, why);
-		if (regcomp(&re, s, REG_EXTENDED | REG_NOSUB) != 0)
-			return tph_w_fail(w, f, "item %u: bad regex \"%s\"", i, s);
-		regfree(&re);
+		tph_re *re;
+		char why[256];
+		int rc = tph_re_compile(s, &re, why, sizeof why);
+		tph_re_free(re);
+		if (rc == TPH_ENOMEM && !w->err) {
+			w->err = tph_cl_oom(w->d, w->obj);
+			return;
+		}
+		if (rc != TPH_OK)
+			return tph_w_fail(w, f, "item %u: bad regex \"%s\": %s", i, s, why);
 	}
 	tph_w_u32(w, (uint32_t)m->kind);
 	tph_w_str(w, m->kind == TPH_MEMBER_LABELS ? "" : s);

@@ -4,7 +4,9 @@
 
 #include "base/diag.h"
 #include "base/mem.h"
+#include "base/msg_text.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static size_t col_size(const tph_cluster *c, const tph_kind *k, uint32_t i)
@@ -188,10 +190,15 @@ static int check_item(const tph_res_list *l, uint32_t i, tph_diag *d, const char
 	return TPH_OK;
 }
 
-static int too_many(tph_diag *d, const char *obj, const char *field)
+/* TPH_RES_MAX (resource.h) bounds the dimensions of a whole cache, not of one list. */
+static int too_many(tph_diag *d, const char *obj, const char *field, const char *name)
 {
-	return tph_diag_set(d, TPH_ERANGE, "%s: %s: more than %d resource dimensions", obj, field,
-	                    TPH_RES_MAX);
+	return tph_diag_set(d, TPH_ERANGE,
+	                    "%s: %s: %s%s%sa cluster holds at most %d resource names (cpu, memory, "
+	                    "pods, ephemeral-storage and %d more)",
+	                    obj, field, name ? "\"" : "", name ? name : "",
+	                    name ? "\" would be one too many: " : "", TPH_RES_MAX,
+	                    TPH_RES_MAX - TPH_RES_FIXED);
 }
 
 int tph_res_prepare(tph_cluster *c, const tph_res_list *l, tph_dimplan *plan, tph_rlist *out,
@@ -201,7 +208,7 @@ int tph_res_prepare(tph_cluster *c, const tph_res_list *l, tph_dimplan *plan, tp
 	if (l->n && !l->items)
 		return tph_diag_set(d, TPH_EINVAL, "%s: %s: no items", obj, field);
 	if (l->n > TPH_RES_MAX) /* names are distinct, so they cannot all fit */
-		return too_many(d, obj, field);
+		return too_many(d, obj, field, NULL);
 	for (uint32_t i = 0; i < l->n; i++) {
 		int rc = check_item(l, i, d, obj, field);
 		if (rc)
@@ -213,7 +220,7 @@ int tph_res_prepare(tph_cluster *c, const tph_res_list *l, tph_dimplan *plan, tp
 		uint32_t dim = dim_index(c, plan, sid);
 		if (dim == TPH_NOIDX) {
 			if (c->dims.n + plan->n >= TPH_RES_MAX)
-				return too_many(d, obj, field);
+				return too_many(d, obj, field, l->items[i].name);
 			dim = c->dims.n + plan->n;
 			plan->name[plan->n++] = sid;
 		}
@@ -343,4 +350,27 @@ int tph_cl_put_begin(const tph_cluster *c, bool given, uint32_t size, size_t wan
 	return tph_diag_set(d, TPH_EINVAL,
 	                    "%s: size %u, this library's is %zu (built against other headers?)",
 	                    type, (unsigned)size, want);
+}
+
+/* Every put names its object before it knows whether it will fail: plain copies, no printf. */
+static size_t put_str(char *obj, size_t at, size_t cap, const char *s)
+{
+	char cut[TPH_MSG_NAME_MAX + 4];
+	s = tph_msg_name(s, cut);
+	size_t n = strlen(s);
+	if (n > cap - 1 - at)
+		n = cap - 1 - at;
+	memcpy(obj + at, s, n);
+	return at + n;
+}
+
+void tph_cl_obj(char *obj, size_t cap, const char *kind, const char *ns, const char *name)
+{
+	size_t at = put_str(obj, 0, cap, kind);
+	at = put_str(obj, at, cap, " ");
+	if (ns) {
+		at = put_str(obj, at, cap, ns);
+		at = put_str(obj, at, cap, "/");
+	}
+	obj[put_str(obj, at, cap, name)] = '\0';
 }

@@ -334,12 +334,17 @@ static const tph_args *lookup(const tph_args *a, const char *key)
 	return NULL;
 }
 
-/* GetInt: a YAML int only. */
+/* GetInt: a YAML int only, within TPH_ARG_INT_LIMIT (args.h). */
 static int get_int(const wctx *w, const tph_args *v, const char *key, int64_t *out)
 {
 	yval y = resolve(v);
 	if (y.k != V_INT)
 		return wrong(w, v, key, "an integer");
+	if (y.i < -TPH_ARG_INT_LIMIT || y.i > TPH_ARG_INT_LIMIT) {
+		warn(w, v, key, "%.200s is out of range [%d, %d]; using the default", v->text,
+		     -TPH_ARG_INT_LIMIT, TPH_ARG_INT_LIMIT);
+		return TPH_ERANGE;
+	}
 	*out = y.i;
 	return TPH_OK;
 }

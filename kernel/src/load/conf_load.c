@@ -434,6 +434,11 @@ static const yu_field root_fields[] = {
     {"metrics", read_metrics, 0, NULL, 0},
 };
 
+/* A conf that says nothing of actions runs none, as a typo in its key would: an empty one,
+ * comments only, or a mapping without `actions`. `actions: ""` runs none on purpose (the
+ * probe-only scenarios of the spec). */
+#define NO_ACTIONS "conf has no actions (write actions: \"\" to run none)"
+
 static int conf_new(const char *file, bool efd, tph_conf **out, tph_diag *d)
 {
 	tph_conf *conf = yu_calloc(1, sizeof *conf);
@@ -459,6 +464,10 @@ int tph_conf_from_node(yu_ctx *c, const yu_node *root, bool enable_flags_default
 	L.c.depth = 0;
 	yu_set_obj(&L.c, "conf", NULL, NULL, -1);
 	rc = yu_walk(&L.c, root, root_fields, sizeof root_fields / sizeof root_fields[0], &L);
+	if (rc == TPH_OK && !yu_map_find(&L.c, root, "actions")) {
+		yu_set_obj(&L.c, NULL, NULL, NULL, -1); /* the message names it */
+		rc = yu_err(&L.c, root, TPH_EINVAL, NO_ACTIONS);
+	}
 	if (rc < 0) {
 		tph_conf_free(conf);
 		return rc;
@@ -477,7 +486,8 @@ int tph_conf_load_embedded(const char *text, size_t len, const char *file, int l
 		return rc;
 	yu_node *root = (doc.root == YU_NONE ? NULL : &doc.nodes[doc.root]);
 	if (!root || yu_is_null(root)) {
-		rc = conf_new(file, enable_flags_default, out, d);
+		rc = tph_diag_set(d, TPH_EINVAL, "%s:%d:%d: " NO_ACTIONS ": it is empty", file,
+		                  line_base + 1, col_base + 1);
 	} else {
 		yu_ctx c;
 		yu_ctx_init(&c, &doc, file, NULL, d);

@@ -200,15 +200,34 @@ static const yu_field top_fields[] = {
     SEC("probe", SEC_PROBE),
 };
 
+/* The indentation a literal block's header fixes (`|2`: two more than the line holding it), or
+ * -1 without an indicator. `at` is the start of the indicator's line. */
+static int block_indicator(const sc_ld *L, size_t at, const yu_node *v)
+{
+	size_t indent = 0, p = at + v->col;
+	while (at + indent < L->len && L->buf[at + indent] == ' ')
+		indent++;
+	if (p >= L->len || L->buf[p] != '|')
+		return -1; /* not where libyaml's column says: non-ASCII before it */
+	for (p++; p < L->len && (L->buf[p] == '+' || L->buf[p] == '-'); p++)
+		;
+	return p < L->len && L->buf[p] >= '1' && L->buf[p] <= '9' ? (int)indent + (L->buf[p] - '0')
+	                                                          : -1;
+}
+
 /* Where the content of a literal block scalar starts: the line after its indicator, at the
- * indentation of its first non-blank line (libyaml gives the indicator's position). */
+ * indentation its header gives or else that of its first non-blank line (libyaml gives the
+ * indicator's position). */
 static void block_origin(const sc_ld *L, const yu_node *v, int *line, int *col)
 {
-	size_t i = 0, len = L->len;
+	size_t i = 0, len = L->len, at = 0;
 	for (size_t l = 0; l <= v->line && i < len; i++)
-		if (L->buf[i] == '\n')
-			l++;
+		if (L->buf[i] == '\n' && ++l == v->line)
+			at = i + 1;
 	*line = (int)v->line + 1;
+	*col = block_indicator(L, v->line ? at : 0, v);
+	if (*col >= 0)
+		return;
 	*col = 0;
 	while (i < len) {
 		size_t s = i;

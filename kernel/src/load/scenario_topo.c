@@ -4,7 +4,7 @@
 #include "cache/cluster_int.h"
 #include "scenario_ld.h"
 
-#include <regex.h>
+#include "base/regex_go.h"
 #include <string.h>
 
 _Static_assert(sizeof(tph_pg_phase) == sizeof(int), "enum fields are written as int");
@@ -12,20 +12,17 @@ _Static_assert(sizeof(tph_pg_phase) == sizeof(int), "enum fields are written as 
 /* ---- hypernodes --------------------------------------------------------------------------------
  */
 
+/* Compiled once here to report a bad pattern at its place in the file; the session compiles
+ * it again when it builds the topology. */
 static int check_regex(yu_ctx *c, const yu_node *v)
 {
-	regex_t re;
-	const char *vet = tph_regex_vet(yu_sv(v));
-	if (vet)
-		return yu_err(c, v, TPH_EINVAL, "bad regex: %s (\"%s\")", vet, yu_sv(v));
-	int err = regcomp(&re, yu_sv(v), REG_EXTENDED | REG_NOSUB);
-	if (err == 0) {
-		regfree(&re);
-		return TPH_OK;
-	}
-	char why[128];
-	regerror(err, &re, why, sizeof why);
-	return yu_err(c, v, TPH_EINVAL, "bad regex: %s (\"%s\")", why, yu_sv(v));
+	tph_re *re;
+	char why[256];
+	int rc = tph_re_compile(yu_sv(v), &re, why, sizeof why);
+	tph_re_free(re);
+	if (rc == TPH_EINVAL)
+		return yu_err(c, v, rc, "bad regex: %s (\"%s\")", why, yu_sv(v));
+	return rc == TPH_OK ? rc : yu_err(c, v, rc, "out of memory");
 }
 
 static int read_member_map(yu_ctx *c, yu_node *item, tph_hypernode_member *m)
@@ -73,9 +70,14 @@ static int f_members(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 	return rc;
 }
 
+static int f_tier(yu_ctx *c, yu_node *v, void *dst, const void *aux)
+{
+	return yu_i32(c, v, 0, TPH_HN_TIER_MAX, (int32_t *)dst);
+}
+
 static const yu_field hypernode_fields[] = {
     YU_F("name", yu_f_name, tph_hypernode_desc, name, NULL, YU_REQUIRED),
-    YU_F("tier", yu_f_i32_nonneg, tph_hypernode_desc, tier, NULL, YU_REQUIRED),
+    YU_F("tier", f_tier, tph_hypernode_desc, tier, NULL, YU_REQUIRED),
     YU_F("tierName", sc_f_key, tph_hypernode_desc, tier_name, NULL, 0),
     {"members", f_members, 0, NULL, 0},
 };

@@ -4,6 +4,7 @@
 #include "base/mem.h"
 #include "yaml_util.h"
 
+#include <stdio.h>
 #include <string.h>
 
 typedef struct frame {
@@ -193,6 +194,24 @@ static int on_alias(builder *b, const yaml_event_t *e, const char *file, int lb,
 	return add_child(b, a->id);
 }
 
+uint32_t yu_max_nodes = YU_MAX_NODES;
+
+/* Why an event crosses a YU_MAX_* bound (written into why[cap]), or false. */
+static bool over_limit(const builder *b, const yaml_event_t *e, char *why, size_t cap)
+{
+	bool start = e->type == YAML_SEQUENCE_START_EVENT || e->type == YAML_MAPPING_START_EVENT;
+	if (start && b->n_frames + b->doc->depth >= YU_MAX_DEPTH)
+		snprintf(why, cap, "collections nested deeper than %d levels", YU_MAX_DEPTH);
+	else if (e->type == YAML_SCALAR_EVENT && e->data.scalar.length > YU_MAX_SCALAR)
+		snprintf(why, cap, "a scalar of %zu bytes, above %u", e->data.scalar.length,
+		         YU_MAX_SCALAR);
+	else if ((start || e->type == YAML_SCALAR_EVENT) && b->made >= yu_max_nodes)
+		snprintf(why, cap, "more than %u nodes in one document", yu_max_nodes);
+	else
+		return false;
+	return true;
+}
+
 static int on_event(builder *b, const yaml_event_t *e, const char *file, int lb, int cb,
                     tph_diag *d)
 {
@@ -261,9 +280,15 @@ static int run(yaml_parser_t *p, builder *b, const char *buf, size_t len, const 
 		yaml_event_t e;
 		if (!yaml_parser_parse(p, &e))
 			return parser_error(p, buf, len, file, lb, cb, d);
-		int rc = on_event(b, &e, file, lb, cb, d);
+		char why[96];
+		bool over = over_limit(b, &e, why, sizeof why);
+		int rc = over ? TPH_OK : on_event(b, &e, file, lb, cb, d);
 		bool end = e.type == YAML_STREAM_END_EVENT;
+		yaml_mark_t m = e.start_mark;
 		yaml_event_delete(&e);
+		if (over)
+			return tph_diag_set(d, TPH_ERANGE, "%s:%d:%d: YAML error: %s", file,
+			                    (int)m.line + lb + 1, (int)m.column + cb + 1, why);
 		if (rc == TPH_ENOMEM)
 			return tph_diag_set(d, rc, "%s: out of memory while parsing YAML", file);
 		if (rc == TPH_ERANGE) /* a fixed region is full: only parallel parts have one */

@@ -33,7 +33,8 @@ static bool plain_char(unsigned char c)
 	       c == '-' || c == '.' || c == '_' || c == '/' || c == '+';
 }
 
-/* A plain scalar starts with one of them; '-' (an indicator) only before another. */
+/* A plain scalar starts with one of them; '-' (an indicator) only before another. At least a
+ * byte is left: the chunk may end anywhere (an item cut at `{`) and has no NUL after it. */
 static bool plain_start(const fast *f)
 {
 	unsigned char c = (unsigned char)*f->p;
@@ -125,7 +126,7 @@ static int value(fast *f, int depth)
 /* A mapping entry: a plain key, ": ", a value. */
 static int entry(fast *f, int depth)
 {
-	if (!plain_start(f))
+	if (f->p == f->end || !plain_start(f))
 		return TPH_DECLINED;
 	const char *key = f->p;
 	int rc = plain(f);
@@ -220,6 +221,8 @@ static int line(fast *f, uint32_t *seq, uint32_t *indent)
 	if (f->p == f->end || *f->p != '{')
 		return TPH_DECLINED;
 	int rc = collection(f, 1);
+	if (rc == TPH_OK && (size_t)(f->p - s) > YU_MAX_SCALAR) /* it may hold a scalar as long */
+		return TPH_DECLINED;                            /* libyaml's path reports it */
 	return rc != TPH_OK ? rc : end_of_line(f) ? TPH_OK : TPH_DECLINED;
 }
 

@@ -46,6 +46,7 @@ typedef struct part {
 	size_t len;
 	size_t line; /* 0-based line of text[0] in the file */
 	yu_doc doc;
+	uint32_t first; /* the first id of its region */
 	int rc;
 	bool fast; /* read by yu_fast_items */
 } part;
@@ -222,12 +223,15 @@ static int assign_regions(plan *pl)
 	for (int i = 0; i < pl->n_parts; i++) {
 		part *pt = &pl->parts[i];
 		uint32_t size = (uint32_t)(pt->len / 2 + 64);
+		/* a chunk's items sit in the root mapping: one collection around them */
 		pt->doc = (yu_doc){.nodes = pl->nodes,
 		                   .n = base,
 		                   .cap = base + size,
 		                   .root = YU_NONE,
 		                   .fixed = true,
-		                   .line_shift = i ? (uint32_t)pt->line : 0};
+		                   .line_shift = i ? (uint32_t)pt->line : 0,
+		                   .depth = i ? 1 : 0};
+		pt->first = base;
 		/* huge pages only where nodes surely go: a node per 16 bytes is sparse for YAML,
 		 * and a huge page touched at the end of what a part fills would be wasted */
 		yu_huge_pages(pl->nodes + base, pt->len / 16 * sizeof(yu_node));
@@ -342,9 +346,16 @@ static int graft(plan *pl, const section *s, yu_node *v)
 
 static int assemble(plan *pl, yu_doc *out)
 {
-	for (int i = 0; i < pl->n_parts; i++)
+	uint64_t nodes = 0; /* each part kept to yu_max_nodes; the whole must be too */
+	for (int i = 0; i < pl->n_parts; i++) {
 		if (pl->parts[i].rc != TPH_OK)
 			return TPH_DECLINED;
+		/* a chunk's root sequence gives way to the section's value in the main part */
+		nodes += pl->parts[i].doc.n - pl->parts[i].first -
+		         (i && pl->parts[i].doc.root != YU_NONE);
+	}
+	if (nodes > yu_max_nodes)
+		return TPH_DECLINED;
 	fix_main_lines(pl);
 	yu_doc *m = &pl->parts[0].doc;
 	if (m->root == YU_NONE || pl->nodes[m->root].type != YU_MAP)

@@ -2,6 +2,7 @@
  * document loading. Typed readers live in yaml_read.c. */
 #include "yaml_util.h"
 #include "base/mem.h"
+#include "base/msg_text.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -293,10 +294,12 @@ static size_t fmt_prefix(const yu_ctx *c, const yu_node *n, char *buf, size_t ca
 	size_t len = (size_t)snprintf(buf, cap, "%s:%u:%u: ", c->file ? c->file : "<input>",
 	                              (unsigned)yu_line(c, n), (unsigned)yu_col(c, n));
 	if (c->obj_kind && len < cap) {
+		char ns[TPH_MSG_NAME_MAX + 4], name[TPH_MSG_NAME_MAX + 4];
 		if (c->obj_name)
-			len += (size_t)snprintf(buf + len, cap - len, "%s %s%s%s: ", c->obj_kind,
-			                        c->obj_ns ? c->obj_ns : "", c->obj_ns ? "/" : "",
-			                        c->obj_name);
+			len +=
+			    (size_t)snprintf(buf + len, cap - len, "%s %s%s%s: ", c->obj_kind,
+			                     c->obj_ns ? tph_msg_name(c->obj_ns, ns) : "",
+			                     c->obj_ns ? "/" : "", tph_msg_name(c->obj_name, name));
 		else if (c->obj_index >= 0)
 			len += (size_t)snprintf(buf + len, cap - len, "%s #%ld: ", c->obj_kind,
 			                        c->obj_index + 1);
@@ -327,11 +330,12 @@ int yu_err(yu_ctx *c, const yu_node *n, int status, const char *fmt, ...)
 {
 	if (!c->d)
 		return status;
+	char buf[sizeof c->d->msg];
 	va_list ap;
 	va_start(ap, fmt);
-	vformat(c, n, c->d->msg, sizeof c->d->msg, fmt, ap);
+	vformat(c, n, buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	return status;
+	return tph_diag_set(c->d, status, "%s", buf); /* escapes it */
 }
 
 void yu_warn(yu_ctx *c, const yu_node *n, const char *fmt, ...)

@@ -130,6 +130,7 @@ typedef struct yu_doc {
 	yu_arena strs;       /* scalar texts (equal short texts shared); adopt it to keep them */
 	bool fixed;          /* nodes borrowed: fill ids [n, cap) only, never grow or free them */
 	uint32_t line_shift; /* added to every node's line (a part of a larger file) */
+	uint32_t depth;      /* collections around it in that file, for YU_MAX_DEPTH */
 	uint32_t anchors;    /* distinct anchor names defined */
 } yu_doc;
 
@@ -145,6 +146,18 @@ typedef struct yu_text_slot {
 } yu_text_slot;
 
 const char *yu_text(yu_text_slot *cache, yu_arena *a, const char *v, size_t len);
+
+/* Bounds on a document, far above any real scenario (10k-standard: 3M nodes, 12 levels,
+ * scalars under 300 bytes; Kubernetes caps an object's annotations at 256 KiB in total). Each
+ * is checked as libyaml hands out events, before it reads far past the construct: it keeps
+ * at most one line or 1024 bytes ahead of its events, so a bomb stops within that much input
+ * (100,000 nested flow sequences cost libyaml quadratic time, 47 s unchecked). An excess is
+ * `FILE:LINE:COL: YAML error: ...` at the construct. */
+#define YU_MAX_DEPTH  1000       /* nested collections */
+#define YU_MAX_SCALAR (1u << 20) /* bytes of one scalar */
+#define YU_MAX_NODES  (1u << 26) /* nodes of one document (aliases not expanded) */
+/* YU_MAX_NODES, lowered by tests (a document that reaches the real one takes gigabytes). */
+extern uint32_t yu_max_nodes;
 
 /* Parse `buf` into `doc` from libyaml's events (one document; a second one is an error).
  * Syntax errors are reported as `FILE:LINE:COL: YAML syntax error: ...`, with lines and

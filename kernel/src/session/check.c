@@ -6,6 +6,7 @@
 #include "cache/cluster_int.h"
 #include "session/topo/hypernode.h"
 #include "base/mem.h"
+#include "base/msg_text.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,14 +14,14 @@
 
 void tph_report_fail(tph_check_report *r, const char *fmt, ...)
 {
-	char line[1024];
+	char raw[1024], line[1024];
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(line, sizeof line - 2, fmt, ap);
+	int n = vsnprintf(raw, sizeof raw, fmt, ap);
 	va_end(ap);
 	if (n < 0)
 		return;
-	size_t len = (size_t)n < sizeof line - 2 ? (size_t)n : sizeof line - 3;
+	size_t len = tph_msg_escape(line, sizeof line, raw); /* names come from the scenario */
 	r->failures++;
 	if (r->len + len + 4 > r->cap) {
 		size_t cap = (r->cap ? r->cap * 2 : 1024) + len + 4;

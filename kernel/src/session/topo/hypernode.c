@@ -1,13 +1,13 @@
-/* The hypernode tree at session open: members resolved to nodes (by name, POSIX extended regex
- * over node names, node labels) and child hypernodes, parent links with the cluster top over
+/* The hypernode tree at session open: members resolved to nodes (by name, Go regex over node
+ * names, node labels) and child hypernodes, parent links with the cluster top over
  * every root, the pre-order, and both directions of node membership (Volcano's HyperNodesInfo
  * build plus Session.addClusterTopHyperNode). Aggregates and tiers: hypernode_agg.c. */
 #include "hypernode.h"
 
 #include "tephra/k8s.h"
 #include "base/mem.h"
+#include "base/regex_go.h"
 
-#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -115,23 +115,42 @@ static void link_child(hn_build *b, tph_idx h, tph_idx c)
 	t->parent[c] = h;
 }
 
+/* Compiled once per member and tree build, matched against every ready node name. The loader
+ * and the cache refuse a pattern that does not compile, so failing here is out of memory; a
+ * name on which the match limits stop the search (a pattern that backtracks exponentially)
+ * drops the member whole, with a warning, rather than a partial set of nodes. */
 static int regex_members(hn_build *b, tph_idx h, tph_sid pattern)
 {
 	const tph_session *s = b->s;
 	const char *p = tph_strtab_str(s->snap->strs, pattern);
-	regex_t re;
-	if (regcomp(&re, p, REG_EXTENDED | REG_NOSUB) != 0) {
-		tph_diag_warn(s->diag, "hypernode %s: bad regex \"%s\"; no members",
-		              tph_hn_name(s, h), p);
+	tph_re *re;
+	char why[256];
+	int rc = tph_re_compile(p, &re, why, sizeof why);
+	if (rc == TPH_EINVAL) {
+		tph_diag_warn(s->diag, "hypernode %s: bad regex \"%s\": %s; no members",
+		              tph_hn_name(s, h), p, why);
 		return TPH_OK;
 	}
-	int rc = TPH_OK;
-	for (tph_idx n = 0; n < s->nodes.n && !rc; n++) {
+	uint32_t first = b->n_pairs;
+	for (tph_idx n = 0; n < s->nodes.n && rc == TPH_OK; n++) {
 		const char *name = tph_strtab_str(s->snap->strs, s->nodes.name[n]);
-		if (node_ready(s, n) && regexec(&re, name, 0, NULL, 0) == 0)
+		if (!node_ready(s, n))
+			continue;
+		rc = tph_re_match(re, name, strlen(name));
+		if (rc == 1)
 			rc = add_pair(b, n, h);
+		if (rc == TPH_ERANGE) {
+			tph_diag_warn(
+			    s->diag,
+			    "hypernode %s: regex \"%s\" exceeds the match limits on node %s; "
+			    "no members",
+			    tph_hn_name(s, h), p, name);
+			b->n_pairs = first;
+			rc = TPH_OK;
+			break;
+		}
 	}
-	regfree(&re);
+	tph_re_free(re);
 	return rc;
 }
 
