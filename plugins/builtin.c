@@ -20,6 +20,7 @@ extern const tph_plugin tph_plugin_capacity;
 extern const tph_plugin tph_plugin_network_topology_aware;
 extern const tph_plugin tph_plugin_tdm;
 extern const tph_plugin tph_plugin_task_topology;
+extern const tph_plugin tph_plugin_rescheduling;
 
 const tph_plugin *const tph_builtin_plugins[] = {
     &tph_plugin_conformance,
@@ -38,5 +39,6 @@ const tph_plugin *const tph_builtin_plugins[] = {
     &tph_plugin_network_topology_aware,
     &tph_plugin_tdm,
     &tph_plugin_task_topology,
+    &tph_plugin_rescheduling,
     NULL,
 };
