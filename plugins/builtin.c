@@ -21,6 +21,7 @@ extern const tph_plugin tph_plugin_network_topology_aware;
 extern const tph_plugin tph_plugin_tdm;
 extern const tph_plugin tph_plugin_task_topology;
 extern const tph_plugin tph_plugin_rescheduling;
+extern const tph_plugin tph_plugin_numa_aware;
 
 const tph_plugin *const tph_builtin_plugins[] = {
     &tph_plugin_conformance,
@@ -40,5 +41,6 @@ const tph_plugin *const tph_builtin_plugins[] = {
     &tph_plugin_tdm,
     &tph_plugin_task_topology,
     &tph_plugin_rescheduling,
+    &tph_plugin_numa_aware,
     NULL,
 };
