@@ -110,8 +110,10 @@ static void w_cpus(tph_wr *w, const tph_node_numa *n)
 		w->err = tph_cl_oom(w->d, w->obj);
 		return;
 	}
-	memcpy(c, n->cpus, n->n_cpus * sizeof *c);
-	qsort(c, n->n_cpus, sizeof *c, cmp_cpu);
+	if (n->n_cpus) {
+		memcpy(c, n->cpus, n->n_cpus * sizeof *c);
+		qsort(c, n->n_cpus, sizeof *c, cmp_cpu);
+	}
 	uint64_t numa = 0;
 	for (uint32_t i = 0; i < n->n_cpus && !w->err; i++) {
 		if (c[i].cpu < 0 || c[i].cpu >= TPH_CPUSET_MAX || c[i].socket < 0 ||
