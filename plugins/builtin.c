@@ -25,6 +25,8 @@ extern const tph_plugin tph_plugin_usage;
 extern const tph_plugin tph_plugin_pdb;
 extern const tph_plugin tph_plugin_cdp;
 extern const tph_plugin tph_plugin_extender;
+extern const tph_plugin tph_plugin_rescheduling;
+extern const tph_plugin tph_plugin_numa_aware;
 
 const tph_plugin *const tph_builtin_plugins[] = {
     &tph_plugin_conformance,
@@ -48,5 +50,7 @@ const tph_plugin *const tph_builtin_plugins[] = {
     &tph_plugin_pdb,
     &tph_plugin_cdp,
     &tph_plugin_extender,
+    &tph_plugin_rescheduling,
+    &tph_plugin_numa_aware,
     NULL,
 };

@@ -217,6 +217,39 @@ typedef struct tph_node_usage {
 	tph_time metrics_time; /* 0: the scenario clock */
 } tph_node_usage;
 
+/* A node's Numatopology: the spec of Volcano's nodeinfo.volcano.sh/v1alpha1 object of the node's
+ * name, which the numa-aware plugin reads (its exporter reports the kubelet's CPU and topology
+ * manager policies and the CPUs left for exclusive use). docs/format-numa.md describes it. */
+typedef struct tph_numa_cpu {
+	int32_t cpu;    /* logical CPU id, 0 .. TPH_CPUSET_MAX - 1 */
+	int32_t numa;   /* NUMA node id, 0 .. TPH_NUMA_ID_MAX */
+	int32_t socket; /* >= 0 */
+	int32_t core;   /* physical core id as reported, >= 0 (may repeat across sockets) */
+} tph_numa_cpu;
+
+typedef struct tph_numa_res {
+	const char *name;        /* a resource name: "cpu" is the one read */
+	const char *allocatable; /* CPUs left, Linux list format ("0-3,8"; "" empty) */
+	int32_t capacity;        /* carried as written; no decision reads it */
+} tph_numa_res;
+
+/* Bounds the cache holds a Numatopology to. Volcano tries every subset of a node's NUMA nodes
+ * for every container, and the kubelet's masks are 64 bits wide. */
+#define TPH_CPUSET_MAX     65536 /* CPU ids are below it */
+#define TPH_NUMA_MAX_CPUS  1024  /* cpuDetail entries */
+#define TPH_NUMA_MAX_NODES 16    /* distinct NUMA nodes */
+#define TPH_NUMA_ID_MAX    63
+
+typedef struct tph_node_numa {
+	const char *cpu_manager_policy;      /* policies.CPUManagerPolicy; NULL: absent */
+	const char *topology_manager_policy; /* policies.TopologyManagerPolicy; NULL: absent */
+	tph_res_list res_reserved;           /* resReserved in exact units; only cpu is read */
+	const tph_numa_res *numares;         /* at most one entry per name */
+	uint32_t n_numares;
+	const tph_numa_cpu *cpus; /* cpuDetail; each CPU id at most once */
+	uint32_t n_cpus;
+} tph_node_numa;
+
 typedef struct tph_node_desc {
 	uint32_t size; /* sizeof(tph_node_desc): start from TPH_NODE_DESC_INIT */
 	const char *name;
@@ -229,6 +262,7 @@ typedef struct tph_node_desc {
 	bool unschedulable;
 	bool not_ready; /* the node's Ready condition is not True: Volcano leaves it out */
 	tph_node_usage usage;
+	const tph_node_numa *numa; /* NULL: the node has no Numatopology */
 } tph_node_desc;
 
 /* A pod status condition (v1.PodCondition). */

@@ -139,13 +139,31 @@ typedef struct tph_spread_row {
 	tph_selector_row selector;
 } tph_spread_row;
 
-/* Node metadata (cold): labels, annotations, taints, measured usage. */
+/* One logical CPU of a node's Numatopology (spec.cpuDetail). */
+typedef struct tph_numa_cpu_row {
+	int32_t id, numa, socket, core;
+} tph_numa_cpu_row;
+
+/* A node's Numatopology (tph_node_numa), as Volcano's numa-aware plugin reads it. */
+typedef struct tph_node_numa_row {
+	tph_sid cpu_manager_policy;      /* policies.CPUManagerPolicy; TPH_SID_EMPTY when absent */
+	tph_sid topology_manager_policy; /* policies.TopologyManagerPolicy; TPH_SID_EMPTY: absent */
+	int64_t reserved_cpu;            /* resReserved cpu, millicores; 0 when absent */
+	bool has_cpu;                    /* numares has a "cpu" entry */
+	const int32_t *cpu_alloc;        /* its allocatable CPUs, ascending ids */
+	uint32_t n_cpu_alloc;
+	const tph_numa_cpu_row *cpus; /* cpuDetail, ascending id */
+	uint32_t n_cpus;
+} tph_node_numa_row;
+
+/* Node metadata (cold): labels, annotations, taints, measured usage, NUMA topology. */
 typedef struct tph_node_meta {
 	tph_labels labels;
 	tph_labels annotations;
 	const tph_taint_row *taints;
 	uint32_t n_taints;
 	tph_node_usage usage;
+	const tph_node_numa_row *numa; /* NULL: the node has no Numatopology */
 } tph_node_meta;
 
 /* One container limit: a resource name and its amount in exact units (never a dimension). */
@@ -254,6 +272,9 @@ enum {
 	TPH_TASK_PREEMPTABLE = 1u << 1,
 	TPH_TASK_PREEMPT_NEVER = 1u << 2,
 	TPH_TASK_OWN_JOB = 1u << 3, /* no podgroup: a one-member job of its own */
+	/* pod.Spec.Priority is nil: no priority, no priorityClassName and no globalDefault class
+	 * (the task's priority is then Volcano's default 1). */
+	TPH_TASK_PRIORITY_NIL = 1u << 4,
 };
 
 /* Task columns; requests are rows [t * ndim + d]. */

@@ -237,7 +237,7 @@ static void pod_derive(const tph_pod_desc *p, pod_rec *r)
 		r->flags |= TPH_TASK_PREEMPT_NEVER;
 	r->prio = 0;
 	if (p->has_priority) {
-		r->flags |= P_PRIO_FIXED;
+		r->flags |= P_PRIO_FIXED | P_PRIO_SPEC;
 		r->prio = p->priority;
 	}
 	int64_t v; /* NewTaskInfo: a well-formed volcano.sh/task-priority overrides */

@@ -124,8 +124,10 @@ enum {
 	D_NCOLS
 };
 
-/* Pod flag bit beside the TPH_TASK_* ones: P_PRIO holds the priority (explicit or annotation). */
+/* Pod flag bits beside the TPH_TASK_* ones: P_PRIO holds the priority (explicit or annotation);
+ * the pod names a priority itself (pod.Spec.Priority is set even without a class). */
 #define P_PRIO_FIXED 0x80u
+#define P_PRIO_SPEC  0x40u
 
 /* ---- cold-data interning ---- */
 
@@ -333,6 +335,16 @@ int tph_intern_queue_meta(tph_cluster *c, const tph_queue_desc *q, const char *o
                           const tph_queue_meta **out, tph_diag *d);
 int tph_intern_members(tph_cluster *c, const tph_hypernode_desc *h, const char *obj,
                        const tph_hn_member_row **out, tph_diag *d);
+/* A node's Numatopology in its meta blob (cluster_numa.c): written after the usage, validated;
+ * read back (NULL when the node has none). */
+void tph_w_node_numa(tph_wr *w, const tph_node_numa *n);
+const tph_node_numa_row *tph_r_node_numa(tph_rd *r);
+/* Volcano's reading of a Numatopology cpuset (k8s.io/utils/cpuset.Parse): "" is empty, else
+ * comma-separated elements "N" or "N-M" (N <= M), each number strconv.Atoi's (decimal, an
+ * optional '+') and below TPH_CPUSET_MAX. Calls each(ud, lo, hi) per element when `each` is not
+ * NULL; on error returns TPH_EINVAL with *why set to a static reason. */
+typedef void (*tph_cpuset_fn)(void *ud, int32_t lo, int32_t hi);
+int tph_cpuset_parse(const char *s, tph_cpuset_fn each, void *ud, const char **why);
 /* The value of `key` in a kv list, or NULL. */
 const char *tph_kv_find(tph_kv_list l, const char *key);
 

@@ -329,6 +329,7 @@ static void *build_node_meta(tph_rd *r)
 	t->usage.cpu_pct = r_f64(r);
 	t->usage.mem_pct = r_f64(r);
 	t->usage.metrics_time = tph_r_i64(r);
+	t->numa = tph_r_node_numa(r);
 	return m;
 }
 
@@ -346,6 +347,7 @@ int tph_intern_node_meta(tph_cluster *c, const tph_node_desc *n, const char *obj
 	w_f64(&w, u->present ? u->cpu_pct : 0.0);
 	w_f64(&w, u->present ? u->mem_pct : 0.0);
 	tph_w_i64(&w, u->present ? u->metrics_time : 0);
+	tph_w_node_numa(&w, n->numa);
 	return tph_w_finish(&w, build_node_meta, (const void **)out, NULL);
 }
 

@@ -13,6 +13,7 @@ typedef struct tpass {
 	tph_diag *d;
 	uint32_t next_own, dropped_own;
 	int32_t pod_default; /* priority of a pod without priority or class */
+	bool gdef;           /* a globalDefault class exists (the admission gives every pod one) */
 	tph_sid last_pg;     /* the podgroup of the previous pod and its slot (task_job) */
 	uint32_t last_g;
 } tpass;
@@ -178,7 +179,10 @@ static uint8_t task_priority(tpass *x, uint32_t t, uint32_t slot, uint8_t f)
 			f |= TPH_TASK_PREEMPT_NEVER;
 	}
 	x->s->tasks.priority[t] = f & P_PRIO_FIXED ? KCOL(k, P_PRIO, int32_t)[slot] : prio;
-	return f & (TPH_TASK_BEST_EFFORT | TPH_TASK_PREEMPTABLE | TPH_TASK_PREEMPT_NEVER);
+	if (!(f & P_PRIO_SPEC) && name == TPH_SID_NONE && !x->gdef)
+		f |= TPH_TASK_PRIORITY_NIL;
+	return f & (TPH_TASK_BEST_EFFORT | TPH_TASK_PREEMPTABLE | TPH_TASK_PREEMPT_NEVER |
+	            TPH_TASK_PRIORITY_NIL);
 }
 
 /* The job store's per-job sums (snap.h) for one task of job j, whose request row is hot. */
@@ -250,7 +254,9 @@ static void resolve_task(tpass *x, uint32_t t, uint32_t slot)
 
 void tph_snap_tasks(const tph_cluster *c, tph_snapshot *s, const tph_snap_maps *m, tph_diag *d)
 {
-	tpass x = {c, s, m, d, m->pg_jobs, 0, tph_snap_default_prio(c, 1), TPH_SID_NONE, TPH_NOIDX};
+	tpass x = {
+	    c, s, m, d, m->pg_jobs, 0, tph_snap_default_prio(c, 1), false, TPH_SID_NONE, TPH_NOIDX};
+	x.gdef = tph_kind_find(&c->pclasses, c->gdef) != TPH_NOIDX;
 	copy_task_cols(c, &s->tasks, m);
 	uint32_t t = 0;
 	for (uint32_t r = 0; r < m->nruns; r++) {

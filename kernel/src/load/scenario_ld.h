@@ -99,6 +99,8 @@ void sc_note_creation(sc_ld *L, tph_time *t);
  * Volcano networkTopology (tph_net_topology). */
 int sc_f_label_selector(yu_ctx *c, yu_node *v, void *dst, const void *aux);
 int sc_f_net_topology(yu_ctx *c, yu_node *v, void *dst, const void *aux);
+/* A node's `numa:` (its Numatopology spec) into a const tph_node_numa * (scenario_numa.c). */
+int sc_f_numa(yu_ctx *c, yu_node *v, void *dst, const void *aux);
 /* preemptionPolicy (PreemptLowerPriority | Never) into a bool "never". */
 int sc_f_preempt_never(yu_ctx *c, yu_node *v, void *dst, const void *aux);
 /* A non-empty string that may hold '/' (label keys, topology keys, taint keys). */

@@ -263,6 +263,7 @@ static const yu_field node_fields[] = {
     YU_F("unschedulable", yu_f_bool, tph_node_desc, unschedulable, NULL, 0),
     YU_F("ready", yu_f_bool_not, tph_node_desc, not_ready, NULL, 0),
     YU_F("usage", f_usage, tph_node_desc, usage, NULL, 0),
+    YU_F("numa", sc_f_numa, tph_node_desc, numa, NULL, 0),
 };
 
 static int read_node(sc_ld *L, yu_node *item, uint32_t i)
