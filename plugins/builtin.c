@@ -22,6 +22,7 @@ extern const tph_plugin tph_plugin_tdm;
 extern const tph_plugin tph_plugin_task_topology;
 extern const tph_plugin tph_plugin_nodegroup;
 extern const tph_plugin tph_plugin_usage;
+extern const tph_plugin tph_plugin_deviceshare;
 
 const tph_plugin *const tph_builtin_plugins[] = {
     &tph_plugin_conformance,
@@ -42,5 +43,6 @@ const tph_plugin *const tph_builtin_plugins[] = {
     &tph_plugin_task_topology,
     &tph_plugin_nodegroup,
     &tph_plugin_usage,
+    &tph_plugin_deviceshare,
     NULL,
 };
