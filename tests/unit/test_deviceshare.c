@@ -667,6 +667,23 @@ static void test_exclusive(void **state)
 	assert_string_equal(bind_ann(&p, "ns/p2", "volcano.sh/vgpu-ids-new"),
 	                    "GPU-B,NVIDIA,100,0:");
 	pts_free(&p);
+	/* labels matching a rule differently do not matter to pods that ask no device */
+	snprintf(yaml, sizeof yaml,
+	         "%snodes:\n%spodGroups: [{name: g, namespace: ns}]\npods:\n%s%s", HEAD("", RULES),
+	         THREE, POD("a", "podGroup: g, labels: {workload: infer}"),
+	         POD("b", "podGroup: g"));
+	pts_open(&p, yaml);
+	assert_false(p.s->pred_nonlocal);
+	pts_free(&p);
+	snprintf(
+	    yaml, sizeof yaml, "%snodes:\n%spodGroups: [{name: g, namespace: ns}]\npods:\n%s%s",
+	    HEAD("", RULES), THREE,
+	    POD("a", "podGroup: g, labels: {workload: infer}, limits: {volcano.sh/vgpu-number: "
+	             "'1'}"),
+	    POD("b", "podGroup: g, limits: {volcano.sh/vgpu-number: '1'}"));
+	pts_open(&p, yaml);
+	assert_true(p.s->pred_nonlocal);
+	pts_free(&p);
 }
 
 /* spread keeps a pod off a card that holds one of its group (by podGroup, else by the Volcano
