@@ -27,6 +27,7 @@ extern const tph_plugin tph_plugin_cdp;
 extern const tph_plugin tph_plugin_extender;
 extern const tph_plugin tph_plugin_rescheduling;
 extern const tph_plugin tph_plugin_numa_aware;
+extern const tph_plugin tph_plugin_deviceshare;
 
 const tph_plugin *const tph_builtin_plugins[] = {
     &tph_plugin_conformance,
@@ -52,5 +53,6 @@ const tph_plugin *const tph_builtin_plugins[] = {
     &tph_plugin_extender,
     &tph_plugin_rescheduling,
     &tph_plugin_numa_aware,
+    &tph_plugin_deviceshare,
     NULL,
 };

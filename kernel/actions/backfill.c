@@ -129,23 +129,18 @@ static tph_idx choose(bf_ctx *c, tph_idx t, uint32_t n)
 	return TPH_NOIDX;
 }
 
-/* Session.Allocate: the task is Allocated there; the job's Allocated tasks bind once it is
- * ready. */
+/* Session.Allocate: the task is Allocated there, whatever the event handlers say; the job's
+ * Allocated tasks bind once it is ready. */
 static int bind(bf_ctx *c, tph_idx t, tph_idx node)
 {
 	tph_session *s = c->s;
-	tph_statement st;
-	tph_stmt_init(&st, s);
-	int rc = tph_stmt_allocate(&st, t, node);
-	tph_stmt_free(&st);
-	if (rc)
-		return rc == TPH_ENOMEM ? rc : TPH_OK;
+	tph_ssn_allocate(s, t, node);
 	tph_ph_touch(&c->ph, node);
 	tph_idx j = s->tasks.job[t];
 	if (!tph_job_ready(s, j))
 		return TPH_OK;
 	/* this task first: usually the job's only Allocated one, so no scan follows */
-	rc = tph_act_dispatch(s, t);
+	int rc = tph_act_dispatch(s, t);
 	return rc ? rc : tph_act_dispatch_job(s, j);
 }
 

@@ -3,7 +3,9 @@
  * terms) and TaintToleration, then InterPodAffinity and PodTopologySpread (predicates_pod.c).
  * NodePorts, NodeVolumeLimits, VolumeZone, VolumeBinding and DRA have no data in tephra's
  * format and always pass; their enable keys are accepted. Its event handlers keep the k8s view
- * current, which nodeorder relies on. */
+ * current, which nodeorder relies on, and assign the cards of the devices a task asks
+ * (lib/devices.h, which deviceshare fills); with enablePredicate off they refuse every
+ * allocation, as Volcano's Reserve does. */
 #include "predicates.h"
 
 #include <stdio.h>
@@ -137,11 +139,23 @@ static tph_reason_code prepredicate(void *stv, const tph_session *s, tph_idx tas
 	return TPH_PASS;
 }
 
-/* ---- events: NodeInfo.AddPod / RemovePod ---- */
+/* ---- events: Reserve, device allocation, NodeInfo.AddPod / RemovePod ---- */
 
+/* Volcano's allocate event runs the Reserve plugins first: VolumeBinding's Reserve reads the
+ * cycle state its PreFilter wrote, and PrePredicate runs only with enablePredicate on, so
+ * without it every allocation through a statement is refused (backfill ignores the refusal).
+ * Then each device the task asks takes its cards (Devices.Allocate), then the pod joins the
+ * node; a refusal leaves the view as it was. */
 static int on_allocate(void *stv, tph_session *s, tph_idx task)
 {
 	pred_st *st = stv;
+	if (!st->reserve)
+		return TPH_ENOENT;
+	if (st->dev->asks && st->dev->asks[task]) {
+		int rc = st->dev->allocate(st->dev, s, task);
+		if (rc)
+			return rc;
+	}
 	tph_idx old = tph_k8s_view_remove(st->v, s, task);
 	tph_pred_pod_event(st, s, task, old, -1);
 	tph_idx node = tph_view_of(s)->tasks->node[task];
@@ -155,6 +169,8 @@ static int on_allocate(void *stv, tph_session *s, tph_idx task)
 static int on_deallocate(void *stv, tph_session *s, tph_idx task)
 {
 	pred_st *st = stv;
+	if (st->dev->asks && st->dev->asks[task])
+		st->dev->release(st->dev, s, task);
 	tph_idx old = tph_k8s_view_remove(st->v, s, task);
 	tph_pred_pod_event(st, s, task, old, -1);
 	return TPH_OK;
@@ -273,7 +289,10 @@ static int pred_open(tph_session *s, void *stv, const tph_args *args)
 	if (pthread_mutex_init(&st->lock, NULL))
 		return TPH_ENOMEM;
 	st->lock_init = true;
+	st->reserve = tph_plugin_flag(s, TPH_FLAG_PREDICATE) > 0;
 	int rc = tph_k8s_view_share(s, &st->v);
+	if (!rc)
+		rc = tph_devices_share(s, &st->dev);
 	if (!rc)
 		rc = tph_pred_pod_init(st, s);
 	if (!rc)

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "lib/devices.h"
 #include "lib/k8s_view.h"
 
 /* The PreFilter state of InterPodAffinity and PodTopologySpread for one pod shape (spec,
@@ -47,6 +48,8 @@ typedef struct pred_st {
 	bool node_affinity, node_ports, taint_toleration, pod_affinity, volume_limits, volume_zone,
 	    topology_spread, volume_binding, cache;
 	tph_k8s_view *v;     /* the session's shared view; predicates' events keep it live */
+	tph_devices *dev;    /* the session's devices (deviceshare fills them); events take cards */
+	bool reserve;        /* Reserve can run: enablePredicate is on (see on_allocate) */
 	int64_t *max_pods;   /* [node] allocatable pods (MaxTaskNum) */
 	uint32_t *taint_off; /* [node + 1] into taint_code */
 	tph_reason_code *taint_code; /* per taint of each node; TPH_PASS: PreferNoSchedule */

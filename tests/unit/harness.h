@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "session/ep.h"
+#include "session/ep_predicate.h"
 #include "session/session_int.h"
 #include "session/statement.h"
 #include "session/topo/subjob.h"
@@ -182,6 +183,23 @@ static inline void pts_set_status(pts *p, tph_idx t, tph_task_status st)
 	else if (node == TPH_NOIDX)
 		node = 0;
 	tph_task_move(p->s, t, (uint8_t)st, node);
+}
+
+/* The ready nodes where the plugins' predicates (no resource fit) pass the task, as
+ * "n1,n3". */
+static inline const char *pts_passing(const pts *p, const char *task, char *buf, size_t cap)
+{
+	tph_idx t = pts_task(p, task);
+	buf[0] = 0;
+	for (uint32_t i = 0; i < p->s->n_ready; i++) {
+		tph_idx n = p->s->ready_nodes[i];
+		if (tph_predicate_node(p->s, t, n) != TPH_PASS)
+			continue;
+		if (buf[0])
+			strncat(buf, ",", cap - strlen(buf) - 1);
+		strncat(buf, pts_str(p->s, p->s->nodes.name[n]), cap - strlen(buf) - 1);
+	}
+	return buf;
 }
 
 /* The node-order scores of `task` on the first two ready nodes are w1 and w2. */

@@ -45,22 +45,6 @@
 	"group4], "                                                                                \
 	"preferredDuringSchedulingIgnoredDuringExecution: [group4]}}"
 
-/* The ready nodes where the nodegroup predicate passes the task, as "n1,n3". */
-static const char *passing(const pts *p, const char *task, char *buf, size_t cap)
-{
-	tph_idx t = pts_task(p, task);
-	buf[0] = 0;
-	for (uint32_t i = 0; i < p->s->n_ready; i++) {
-		tph_idx n = p->s->ready_nodes[i];
-		if (tph_predicate_node(p->s, t, n) != TPH_PASS)
-			continue;
-		if (buf[0])
-			strncat(buf, ",", cap - strlen(buf) - 1);
-		strncat(buf, pts_str(p->s, p->s->nodes.name[n]), cap - strlen(buf) - 1);
-	}
-	return buf;
-}
-
 static const char *why(const pts *p, const char *task, const char *node)
 {
 	return tph_reason_text(p->s,
@@ -86,7 +70,7 @@ static void test_required_preferred_anti(void **state)
 	char b[64];
 	/* TestNodeGroup "soft constraints is subset of hard constraints". */
 	pts_open(&p, CONF("", "") "queues: [{name: q1, " Q1_AFFINITY "}]\n" GROUP_NODES POD("q1"));
-	assert_string_equal(passing(&p, "c1/p", b, sizeof b), "n1,n3,n4");
+	assert_string_equal(pts_passing(&p, "c1/p", b, sizeof b), "n1,n3,n4");
 	assert_string_equal(why(&p, "c1/p", "n2"), "node does not satisfy the node group affinity");
 	assert_string_equal(why(&p, "c1/p", "n5"), "node group label not found");
 	scores(&p, "c1/p", (double[]){100, 0, 150, -1, 0}, 5);
@@ -98,7 +82,7 @@ static void test_required_preferred_anti(void **state)
 	                          "nodeGroupAntiAffinity: {requiredDuringSchedulingIgnoredDuring"
 	                          "Execution: [group2], preferredDuringSchedulingIgnoredDuring"
 	                          "Execution: [group4]}}\n" GROUP_NODES POD("q2"));
-	assert_string_equal(passing(&p, "c1/p", b, sizeof b), "n1,n3,n4");
+	assert_string_equal(pts_passing(&p, "c1/p", b, sizeof b), "n1,n3,n4");
 	scores(&p, "c1/p", (double[]){100, 0, 50, -1, 0}, 5);
 	pts_free(&p);
 	/* A group both required and anti-required fails; anti-preferred on top lets it back in
@@ -109,7 +93,7 @@ static void test_required_preferred_anti(void **state)
 	                      " nodeGroupAntiAffinity: {requiredDuringSchedulingIgnoredDuring"
 	                      "Execution: [group1, group2], preferredDuringSchedulingIgnored"
 	                      "DuringExecution: [group2]}}\n" GROUP_NODES POD("q"));
-	assert_string_equal(passing(&p, "c1/p", b, sizeof b), "n2");
+	assert_string_equal(pts_passing(&p, "c1/p", b, sizeof b), "n2");
 	scores(&p, "c1/p", (double[]){100, -1, 0, 0, 0}, 5);
 	pts_free(&p);
 }
@@ -122,27 +106,27 @@ static void test_strict(void **state)
 	/* A queue without affinity: labelled nodes fail either way; unlabelled ones only pass
 	 * with strict: false. */
 	pts_open(&p, CONF("", "") "queues: [{name: q}]\n" GROUP_NODES POD("q"));
-	assert_string_equal(passing(&p, "c1/p", b, sizeof b), "");
+	assert_string_equal(pts_passing(&p, "c1/p", b, sizeof b), "");
 	assert_string_equal(why(&p, "c1/p", "n1"), "node group affinity not specified");
 	assert_string_equal(why(&p, "c1/p", "n5"), "node group label not found");
 	scores(&p, "c1/p", (double[]){0, 0, 0, 0, 0}, 5);
 	pts_free(&p);
 	pts_open(&p, CONF("strict: false", "") "queues: [{name: q}]\n" GROUP_NODES POD("q"));
-	assert_string_equal(passing(&p, "c1/p", b, sizeof b), "n5");
+	assert_string_equal(pts_passing(&p, "c1/p", b, sizeof b), "n5");
 	pts_free(&p);
 	/* A string is read as strconv.ParseBool reads it. */
 	pts_open(&p, CONF("strict: 'false'", "") "queues: [{name: q}]\n" GROUP_NODES POD("q"));
-	assert_string_equal(passing(&p, "c1/p", b, sizeof b), "n5");
+	assert_string_equal(pts_passing(&p, "c1/p", b, sizeof b), "n5");
 	pts_free(&p);
 	/* A queue with affinity still needs the label, strict or not; an empty affinity is no
 	 * affinity. */
 	pts_open(&p, CONF("strict: false", "") "queues: [{name: q1, " Q1_AFFINITY
 	                                       "}]\n" GROUP_NODES POD("q1"));
-	assert_string_equal(passing(&p, "c1/p", b, sizeof b), "n1,n3,n4");
+	assert_string_equal(pts_passing(&p, "c1/p", b, sizeof b), "n1,n3,n4");
 	pts_free(&p);
 	pts_open(&p, CONF("strict: false",
 	                  "") "queues: [{name: q, affinity: {}}]\n" GROUP_NODES POD("q"));
-	assert_string_equal(passing(&p, "c1/p", b, sizeof b), "n5");
+	assert_string_equal(pts_passing(&p, "c1/p", b, sizeof b), "n5");
 	pts_free(&p);
 }
 
@@ -157,7 +141,7 @@ static void test_preferred_order(void **state)
 	              "") "queues:\n  - name: q3\n    affinity: "
 	                  "{nodeGroupAffinity: {preferredDuringSchedulingIgnoredDuringExecution: "
 	                  "[group1, group3]}}\n" GROUP_NODES POD("q3"));
-	assert_string_equal(passing(&p, "c1/p", b, sizeof b), "n1,n3");
+	assert_string_equal(pts_passing(&p, "c1/p", b, sizeof b), "n1,n3");
 	scores(&p, "c1/p", (double[]){50, 0, 25, 0, 0}, 5);
 	pts_free(&p);
 	/* Without the argument every preferred group scores 50. */
@@ -212,17 +196,17 @@ static void test_hierarchy(void **state)
 	char b[64];
 	/* Off: nobody inherits. */
 	pts_open(&p, CONF("", "") HIER_QUEUES);
-	assert_string_equal(passing(&p, "c1/leaf", b, sizeof b), "");
-	assert_string_equal(passing(&p, "c1/ownleaf", b, sizeof b), "");
+	assert_string_equal(pts_passing(&p, "c1/leaf", b, sizeof b), "");
+	assert_string_equal(pts_passing(&p, "c1/ownleaf", b, sizeof b), "");
 	pts_free(&p);
 	/* On: the nearest ancestor whose affinity is set, through queues without one; an empty
 	 * affinity is set, so its queue and the queues below it have none. */
 	pts_open(&p, CONF("", "      enableHierarchy: true\n") HIER_QUEUES);
-	assert_string_equal(passing(&p, "c1/leaf", b, sizeof b), "n1,n3");
+	assert_string_equal(pts_passing(&p, "c1/leaf", b, sizeof b), "n1,n3");
 	scores(&p, "c1/leaf", (double[]){100, 0, 150}, 3);
-	assert_string_equal(passing(&p, "c1/stopleaf", b, sizeof b), "");
+	assert_string_equal(pts_passing(&p, "c1/stopleaf", b, sizeof b), "");
 	assert_string_equal(why(&p, "c1/stopleaf", "n1"), "node group affinity not specified");
-	assert_string_equal(passing(&p, "c1/ownleaf", b, sizeof b), "n2");
+	assert_string_equal(pts_passing(&p, "c1/ownleaf", b, sizeof b), "n2");
 	scores(&p, "c1/ownleaf", (double[]){0, 100, 0}, 3);
 	pts_free(&p);
 }
@@ -262,7 +246,7 @@ static const char *limit_verdict(const char *json, const char *extra_pods)
 	assert_true(asprintf(&yaml, CONF("", "") LIMIT_NODES LIMIT_QUEUE("%s") LIMIT_PODS("%s"),
 	                     json, extra_pods) > 0);
 	pts_open(&p, yaml);
-	passing(&p, "limit/pending", b, sizeof b);
+	pts_passing(&p, "limit/pending", b, sizeof b);
 	pts_free(&p);
 	free(yaml);
 	return b;
@@ -400,32 +384,32 @@ static void test_limit_events(void **state)
 	             LIMIT_PODS("  - {name: run, namespace: limit, podGroup: used, phase: Running,"
 	                        " nodeName: n2, requests: {cpu: '2'}}\n"));
 	assert_true(p.s->pred_nonlocal);
-	assert_string_equal(passing(&p, "limit/pending2", b, sizeof b), "n1,n2");
+	assert_string_equal(pts_passing(&p, "limit/pending2", b, sizeof b), "n1,n2");
 	tph_statement st;
 	tph_stmt_init(&st, p.s);
 	assert_int_equal(tph_stmt_allocate(&st, pts_task(&p, "limit/pending"), pts_node(&p, "n1")),
 	                 TPH_OK);
-	assert_string_equal(passing(&p, "limit/pending2", b, sizeof b), "n2");
+	assert_string_equal(pts_passing(&p, "limit/pending2", b, sizeof b), "n2");
 	assert_string_equal(why(&p, "limit/pending2", "n1"), "node group resource limit exceeded");
 	tph_stmt_discard(&st);
-	assert_string_equal(passing(&p, "limit/pending2", b, sizeof b), "n1,n2");
+	assert_string_equal(pts_passing(&p, "limit/pending2", b, sizeof b), "n1,n2");
 	/* Pipelining counts too; an eviction gives back, its undo takes again. */
 	tph_stmt_init(&st, p.s);
 	assert_int_equal(tph_stmt_pipeline(&st, pts_task(&p, "limit/pending"), pts_node(&p, "n1")),
 	                 TPH_OK);
-	assert_string_equal(passing(&p, "limit/pending2", b, sizeof b), "n2");
+	assert_string_equal(pts_passing(&p, "limit/pending2", b, sizeof b), "n2");
 	tph_stmt_discard(&st);
 	pts_free(&p);
 	pts_open(&p,
 	         CONF("", "") LIMIT_NODES LIMIT_QUEUE("{\"group1\":{\"cpu\":\"3\"}}")
 	             LIMIT_PODS("  - {name: run, namespace: limit, podGroup: used, phase: Running,"
 	                        " nodeName: n1, requests: {cpu: '2'}}\n"));
-	assert_string_equal(passing(&p, "limit/pending", b, sizeof b), "n2");
+	assert_string_equal(pts_passing(&p, "limit/pending", b, sizeof b), "n2");
 	tph_stmt_init(&st, p.s);
 	assert_int_equal(tph_stmt_evict(&st, pts_task(&p, "limit/run"), "test"), TPH_OK);
-	assert_string_equal(passing(&p, "limit/pending", b, sizeof b), "n1,n2");
+	assert_string_equal(pts_passing(&p, "limit/pending", b, sizeof b), "n1,n2");
 	tph_stmt_discard(&st);
-	assert_string_equal(passing(&p, "limit/pending", b, sizeof b), "n2");
+	assert_string_equal(pts_passing(&p, "limit/pending", b, sizeof b), "n2");
 	pts_free(&p);
 	/* Without limits the predicate stays node-local. */
 	pts_open(&p, CONF("", "") LIMIT_NODES LIMIT_QUEUE("") LIMIT_PODS(""));

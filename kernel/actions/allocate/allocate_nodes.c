@@ -64,7 +64,8 @@ int alloc_place(alloc_ctx *c, tph_statement *st, tph_idx task, tph_idx node)
 		rc = tph_stmt_pipeline(st, task, node);
 	else
 		return TPH_DECLINED;
-	if (rc == TPH_OK)
-		tph_ph_touch(&c->ph, node);
+	/* A refused allocation may still have changed plugin state on the node (Volcano's vGPU
+	 * ledger keeps what its allocate event took), so the node is evaluated again either way. */
+	tph_ph_touch(&c->ph, node);
 	return rc;
 }

@@ -51,13 +51,14 @@ struct tph_eqc {
 
 /* Plugins whose predicate reads only the task's spec, request, role and job and the node's
  * own state, unless one said otherwise for this session (tph_predicate_nonlocal). Anything
- * else (external plugins included) turns the classes off. */
+ * else (external plugins included) turns the classes off. deviceshare also reads the task's
+ * limits, annotations and labels, and says so when the tasks of one class differ there. */
 static bool predicates_node_local(const tph_session *s)
 {
 	if (s->pred_nonlocal)
 		return false;
-	static const char *const local[] = {"predicates", "nodegroup", "usage",
-	                                    "resource-strategy-fit", NULL};
+	static const char *const local[] = {
+	    "predicates", "nodegroup", "usage", "resource-strategy-fit", "deviceshare", NULL};
 	const tph_ep_list *l = &s->ep[TPH_EP_PREDICATE];
 	for (uint32_t i = 0; i < l->n; i++) {
 		const tph_plugin *desc = s->plugins[l->e[i].plugin].desc;

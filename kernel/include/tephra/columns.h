@@ -293,6 +293,10 @@ typedef struct tph_task_store {
 	tph_sid *pclass; /* priorityClassName as written; TPH_SID_NONE: none */
 	const tph_pod_spec **spec;
 	const tph_pod_meta **meta;
+	/* The pod's scheduling.k8s.io/group-name annotation as "namespace/name" (its podGroup,
+	 * whether or not that podgroup exists; Volcano's device code keys pod groups so);
+	 * TPH_SID_NONE: none. */
+	tph_sid *group;
 } tph_task_store;
 
 typedef struct tph_job_store {

@@ -231,6 +231,21 @@ int tph_plugin_flag(const tph_session *s, tph_conf_flag flag);
  * Unschedulable condition at close for jobs it marked). Session thread only. */
 void tph_job_mark_unschedulable(tph_session *s, tph_idx job);
 
+/* ---- bind annotations ----
+ * Volcano's plugins add annotations to a task's binding (TaskInfo.PodAnnotations: the device
+ * assignment of deviceshare's cards, say); the decision log lists them on the task's bind
+ * (tph_decision.annotations), never the pod's own. tph_task_annotate sets `key` to `value` on
+ * the task (MergePodAnnotations), or removes it when value is NULL (DeletePodAnnotations); key
+ * and value are copied into the session arena. When an event handler fired by a statement's
+ * operation sets one, the statement records it: discarding the operation, or the handler
+ * chain refusing it, restores the previous value. Otherwise (backfill's allocations, handlers
+ * outside statements) the change stands. Session thread only, never from a per-node callback.
+ * TPH_EINVAL for a bad task or an empty key, TPH_ENOMEM. */
+int tph_task_annotate(tph_session *s, tph_idx task, const char *key, const char *value);
+/* The value a plugin set for `key` on the task, or NULL (the pod's own annotations are in its
+ * tph_pod_meta). Valid for the session's life. */
+const char *tph_task_annotation(const tph_session *s, tph_idx task, const char *key);
+
 /* Volcano's BuildVictimsPriorityQueue, taken whole: the order in which the preempt and reclaim
  * actions would pop tasks[0..n) as victims of `preemptor` if nothing changed between pops (lower
  * job, then task order first within a job or queue; tasks whose job left the session before

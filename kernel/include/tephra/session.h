@@ -73,8 +73,8 @@ typedef struct tph_decision {
 	const char *node; /* binds and pipelined; NULL for evictions */
 	const char *reason;
 	/* Binds: the annotations plugins set on the task during the session (Volcano's
-	 * TaskInfo.PodAnnotations, e.g. device assignments), keys sorted; never the pod's own.
-	 * Empty for every other row, and for now for binds too: no built plugin sets any. */
+	 * TaskInfo.PodAnnotations, e.g. device assignments; tph_task_annotate), keys sorted;
+	 * never the pod's own. Empty for every other row. */
 	tph_kv_list annotations;
 } tph_decision;
 

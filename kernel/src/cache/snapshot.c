@@ -92,6 +92,7 @@ static void lay_tasks(sb *b, tph_task_store *t, const sizes *z)
 	COLS(b, t->pclass, z->tasks, false);
 	COLS(b, t->spec, z->tasks, false);
 	COLS(b, t->meta, z->tasks, false);
+	COLS(b, t->group, z->tasks, false);
 }
 
 static void lay_jobs(sb *b, tph_job_store *j, const sizes *z)

@@ -57,6 +57,7 @@ static void copy_task_cols(const tph_cluster *c, tph_task_store *t, const tph_sn
 	    {t->pclass, k->col[P_PCLASS], sizeof *t->pclass},
 	    {t->spec, k->col[P_SPEC], sizeof *t->spec},
 	    {t->meta, k->col[P_META], sizeof *t->meta},
+	    {t->group, k->col[P_PG], sizeof *t->group},
 	};
 	int ncol = (int)(sizeof col / sizeof *col), n = ncol * COPY_PIECES;
 	uint32_t piece = (t->n + COPY_PIECES - 1) / COPY_PIECES;

@@ -160,6 +160,8 @@ int tph_sim_remove_task(tph_session *s, tph_idx pending, tph_idx task, tph_idx n
  * returned; the caller then undoes its own change without firing again. */
 int tph_fire_allocate(tph_session *s, tph_idx task);
 int tph_fire_deallocate(tph_session *s, tph_idx task);
+/* Fire every allocate handler, ignoring failures (Volcano's Session.Allocate). */
+void tph_fire_allocate_all(tph_session *s, tph_idx task);
 
 /* ---- per-node work ---- */
 

@@ -571,3 +571,15 @@ int tph_fire_deallocate(tph_session *s, tph_idx task)
 {
 	return fire(s, TPH_EP_DEALLOCATE_EVENT, TPH_EP_ALLOCATE_EVENT, task);
 }
+
+/* Session.Allocate calls every AllocateFunc and never looks at event.Err. */
+void tph_fire_allocate_all(tph_session *s, tph_idx task)
+{
+	TPH_PROF(s, TPH_EP_ALLOCATE_EVENT);
+	const tph_ep_list *l = &s->ep[TPH_EP_ALLOCATE_EVENT];
+	for (uint32_t i = 0; i < l->n; i++) {
+		tph_task_event_fn fn = CALL(tph_task_event_fn, &l->e[i]);
+		if (fn)
+			(void)fn(l->e[i].st, s, task);
+	}
+}

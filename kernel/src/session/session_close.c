@@ -58,8 +58,9 @@ static void fit_rows(tph_log_row **rows, uint32_t *cap, uint32_t n)
 	}
 }
 
+/* Binds (`binds`) carry the annotations plugins set on their tasks. */
 static int convert_rows(tph_session *s, const tph_log_row *in, const char *const *why, uint32_t n,
-                        const tph_decision **out, uint32_t *n_out)
+                        bool binds, const tph_decision **out, uint32_t *n_out)
 {
 	tph_decision *d = TPH_ARENA_NEW(&s->arena, tph_decision, n + 1);
 	if (!d)
@@ -68,7 +69,9 @@ static int convert_rows(tph_session *s, const tph_log_row *in, const char *const
 		d[i].pod = tph_ssn_task_key(s, in[i].task);
 		d[i].node = node_name(s, in[i].node);
 		d[i].reason = why ? why[i] : NULL;
-		d[i].annotations = (tph_kv_list){NULL, 0}; /* no plugin sets bind annotations yet */
+		d[i].annotations = (tph_kv_list){NULL, 0};
+		if (binds && tph_bind_annotations(s, in[i].task, &d[i].annotations))
+			return TPH_ENOMEM;
 	}
 	*out = d;
 	*n_out = n;
@@ -136,12 +139,12 @@ static int build_log(tph_session *s)
 	tph_decision_log *o = &s->out;
 	tph_log *l = &s->log;
 	l->n_pipelined = keep_pipelined(s);
-	int rc = convert_rows(s, l->binds, NULL, l->n_binds, &o->binds, &o->n_binds);
+	int rc = convert_rows(s, l->binds, NULL, l->n_binds, true, &o->binds, &o->n_binds);
 	if (!rc)
-		rc = convert_rows(s, l->evictions, l->reasons, l->n_evictions, &o->evictions,
+		rc = convert_rows(s, l->evictions, l->reasons, l->n_evictions, false, &o->evictions,
 		                  &o->n_evictions);
 	if (!rc)
-		rc = convert_rows(s, l->pipelined, NULL, l->n_pipelined, &o->pipelined,
+		rc = convert_rows(s, l->pipelined, NULL, l->n_pipelined, false, &o->pipelined,
 		                  &o->n_pipelined);
 	fit_rows(&l->binds, &l->cap_binds, l->n_binds);
 	fit_rows(&l->evictions, &l->cap_evictions, l->n_evictions);

@@ -128,6 +128,12 @@ struct tph_session {
 	struct tph_topo *topo;     /* hypernode tree, job topologies, subjobs (hypernode.h) */
 	tph_eviction eviction;     /* session thread: set by eviction actions around their calls */
 	struct tph_shared *shared; /* session thread: tph_session_shared's objects, newest first */
+	/* Bind annotations plugins set (tph_task_annotate): [task] one entry per key, newest
+	 * first; NULL until the first. Session thread. */
+	struct tph_ann **ann;
+	/* The statement whose operation's handlers run now, which records their annotations so a
+	 * discard undoes them; NULL outside (session thread). */
+	struct tph_statement *stmt;
 };
 
 typedef struct tph_act_scratch tph_act_scratch;
@@ -142,6 +148,8 @@ void *tph_ssn_alloc(tph_session *s, size_t size);
 int tph_record_fit_errors(tph_session *s, tph_idx task, const tph_reason_code *codes, uint32_t n);
 /* Record a single task-level reason (a failed pre-predicate, a job-level refusal). */
 int tph_record_pending_reason(tph_session *s, tph_idx task, const char *reason);
+/* The annotations plugins set on `task` (and did not remove), keys sorted, in the arena. */
+int tph_bind_annotations(tph_session *s, tph_idx task, tph_kv_list *out);
 /* Build the pending rows of the decision log (tasks still Pending at close). */
 int tph_pending_reasons(tph_session *s, const tph_pending_row **out, uint32_t *n_out);
 /* Run on_session_close of every opened plugin, once (close and free both call it). */

@@ -58,16 +58,31 @@ void tph_task_move(tph_session *s, tph_idx task, uint8_t status, tph_idx node)
 
 void tph_stmt_init(tph_statement *st, tph_session *s)
 {
-	st->s = s;
-	st->ops = NULL;
-	st->n = st->cap = 0;
+	*st = (tph_statement){.s = s};
 }
 
 void tph_stmt_free(tph_statement *st)
 {
 	tph_free(st->ops);
-	st->ops = NULL;
-	st->n = st->cap = 0;
+	tph_free(st->anns);
+	*st = (tph_statement){.s = st->s};
+}
+
+/* Restore the annotations set by the handlers of ops[from..]: newest first. */
+static void undo_anns(tph_statement *st, uint32_t from)
+{
+	while (st->n_ann && st->anns[st->n_ann - 1].op >= from) {
+		const tph_stmt_ann *a = &st->anns[--st->n_ann];
+		a->ann->value = a->prev;
+	}
+}
+
+int tph_stmt_note_ann(tph_statement *st, tph_ann *ann, const char *prev)
+{
+	if (tph_grow(&st->anns, &st->cap_ann, st->n_ann + 1, sizeof *st->anns))
+		return TPH_ENOMEM;
+	st->anns[st->n_ann++] = (tph_stmt_ann){ann, prev, st->n - 1};
+	return TPH_OK;
 }
 
 static int record(tph_statement *st, uint8_t kind, tph_idx task, tph_idx node, const char *reason)
@@ -80,22 +95,34 @@ static int record(tph_statement *st, uint8_t kind, tph_idx task, tph_idx node, c
 	return TPH_OK;
 }
 
-/* Apply an operation; fire its event; undo it when a handler refuses. */
+/* Apply an operation; fire its event; undo it when a handler refuses. While the handlers run
+ * the statement is the session's current one, so annotations they set are recorded here. */
 static int apply(tph_statement *st, uint8_t kind, tph_idx task, tph_idx node, const char *why)
 {
 	tph_session *s = st->s;
 	int rc = record(st, kind, task, node, why);
 	if (rc)
 		return rc;
-	tph_stmt_op *op = &st->ops[st->n - 1];
+	uint32_t at = st->n - 1;
+	tph_stmt_op op = st->ops[at];
 	static const uint8_t to[] = {TPH_TS_ALLOCATED, TPH_TS_PIPELINED, TPH_TS_RELEASING};
-	tph_task_move(s, task, to[kind], kind == TPH_OP_EVICT ? op->prev_node : node);
+	tph_task_move(s, task, to[kind], kind == TPH_OP_EVICT ? op.prev_node : node);
+	tph_statement *outer = s->stmt;
+	s->stmt = st;
 	rc = kind == TPH_OP_EVICT ? tph_fire_deallocate(s, task) : tph_fire_allocate(s, task);
+	s->stmt = outer;
 	if (rc) {
-		tph_task_move(s, task, op->prev_status, op->prev_node);
-		st->n--;
+		undo_anns(st, at);
+		tph_task_move(s, task, op.prev_status, op.prev_node);
+		st->n = at;
 	}
 	return rc;
+}
+
+void tph_ssn_allocate(tph_session *s, tph_idx task, tph_idx node)
+{
+	tph_task_move(s, task, TPH_TS_ALLOCATED, node);
+	tph_fire_allocate_all(s, task);
 }
 
 int tph_stmt_allocate(tph_statement *st, tph_idx task, tph_idx node)
@@ -118,6 +145,7 @@ void tph_stmt_discard(tph_statement *st)
 	tph_session *s = st->s;
 	while (st->n) {
 		tph_stmt_op *op = &st->ops[--st->n];
+		undo_anns(st, st->n);
 		tph_task_move(s, op->task, op->prev_status, op->prev_node);
 		/* Volcano's unevict re-allocates; unallocate/unpipeline deallocate. */
 		if (op->kind == TPH_OP_EVICT)
@@ -166,8 +194,13 @@ int tph_stmt_commit(tph_statement *st)
 
 int tph_stmt_merge(tph_statement *dst, tph_statement *src)
 {
-	if (tph_grow(&dst->ops, &dst->cap, dst->n + src->n, sizeof *dst->ops))
+	if (tph_grow(&dst->ops, &dst->cap, dst->n + src->n, sizeof *dst->ops) ||
+	    tph_grow(&dst->anns, &dst->cap_ann, dst->n_ann + src->n_ann, sizeof *dst->anns))
 		return TPH_ENOMEM;
+	for (uint32_t i = 0; i < src->n_ann; i++) {
+		dst->anns[dst->n_ann] = src->anns[i];
+		dst->anns[dst->n_ann++].op += dst->n;
+	}
 	for (uint32_t i = 0; i < src->n; i++)
 		dst->ops[dst->n++] = src->ops[i];
 	tph_stmt_free(src);
