@@ -1,4 +1,5 @@
 /* `tephra gen PROFILE [options] -o FILE`: write a synthetic scenario. */
+#include "cmdline.h"
 #include "datasets.h"
 #include "out_file.h"
 
@@ -25,7 +26,7 @@ static const char gen_usage[] =
     "                 most gangs network-topology aware; adds network-topology-aware\n"
     "  100k-nodes     100,000 nodes, 200,000 pending tasks in ~10,000 gangs, 64 queues\n"
     "\n"
-    "Options (each overrides the profile's value):\n"
+    "Options (each overrides the profile's value; `--opt=value` or `--opt value`):\n"
     "  --seed N        PRNG seed (default 1)\n"
     "  --nodes N       nodes (exact)\n"
     "  --tasks N       pending tasks (exact)\n"
@@ -38,21 +39,9 @@ static const char gen_usage[] =
     "  --rack-size N   nodes per rack (default 20)\n"
     "  --pod-affinity PCT  percent of plain CPU gangs with required pod anti-affinity per\n"
     "                  host (zone spread when over 16 pods); default 0\n"
-    "  -o FILE         where to write (`-` for standard output)\n"
-    "  --quiet         no summary line on standard error\n";
-
-static bool parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
-{
-	if (!s || !*s || *s == '-')
-		return false;
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (*end || errno || v < lo || v > hi)
-		return false;
-	*out = (uint32_t)v;
-	return true;
-}
+    "  -o, --output FILE  where to write (`-` for standard output)\n"
+    "  --quiet         no summary line on standard error\n"
+    "  -h, --help      show this help\n";
 
 static bool parse_seed(const char *s, uint64_t *out)
 {
@@ -65,6 +54,7 @@ static bool parse_seed(const char *s, uint64_t *out)
 	return !*end && !errno;
 }
 
+/* The numeric flags, each a field of tph_gen_opts; their getopt values are OPT_U32 + index. */
 typedef struct u32_flag {
 	const char *name;
 	size_t off;
@@ -72,56 +62,108 @@ typedef struct u32_flag {
 } u32_flag;
 
 static const u32_flag u32_flags[] = {
-    {"--nodes", offsetof(tph_gen_opts, nodes), 1, 10000000},
-    {"--tasks", offsetof(tph_gen_opts, tasks), 0, 100000000},
-    {"--queues", offsetof(tph_gen_opts, queues), 1, 100000},
-    {"--jobs", offsetof(tph_gen_opts, jobs), 1, 100000000},
-    {"--max-gang", offsetof(tph_gen_opts, max_gang), 1, 100000},
-    {"--load", offsetof(tph_gen_opts, load_pct), 0, 98},
-    {"--gpu", offsetof(tph_gen_opts, gpu_pct), 0, 100},
-    {"--tiers", offsetof(tph_gen_opts, tiers), 0, 4},
-    {"--rack-size", offsetof(tph_gen_opts, rack_size), 1, 100000},
-    {"--pod-affinity", offsetof(tph_gen_opts, pod_affinity_pct), 0, 100},
+    {"nodes", offsetof(tph_gen_opts, nodes), 1, 10000000},
+    {"tasks", offsetof(tph_gen_opts, tasks), 0, 100000000},
+    {"queues", offsetof(tph_gen_opts, queues), 1, 100000},
+    {"jobs", offsetof(tph_gen_opts, jobs), 1, 100000000},
+    {"max-gang", offsetof(tph_gen_opts, max_gang), 1, 100000},
+    {"load", offsetof(tph_gen_opts, load_pct), 0, 98},
+    {"gpu", offsetof(tph_gen_opts, gpu_pct), 0, 100},
+    {"tiers", offsetof(tph_gen_opts, tiers), 0, 4},
+    {"rack-size", offsetof(tph_gen_opts, rack_size), 1, 100000},
+    {"pod-affinity", offsetof(tph_gen_opts, pod_affinity_pct), 0, 100},
+};
+#define N_U32 (sizeof u32_flags / sizeof u32_flags[0])
+
+enum {
+	OPT_SEED = CMD_LONG,
+	OPT_QUIET,
+	OPT_U32
 };
 
-/* Returns 1 when a known numeric flag consumed `v`, 0 when `a` is not one, -1 on a bad value. */
-static int parse_u32_flag(const char *a, const char *v, tph_gen_opts *o)
+/* What the command line says; flags apply over the profile once it is known. */
+typedef struct gen_args {
+	const char *profile, *out;
+	bool quiet, has_seed;
+	uint64_t seed;
+	uint32_t u32[N_U32];
+	bool set[N_U32];
+} gen_args;
+
+static void gen_longs(struct option *l)
 {
-	for (size_t i = 0; i < sizeof u32_flags / sizeof u32_flags[0]; i++) {
-		const u32_flag *f = &u32_flags[i];
-		if (strcmp(a, f->name) != 0)
-			continue;
-		uint32_t *dst = (uint32_t *)((char *)o + f->off);
-		if (parse_u32(v, f->lo, f->hi, dst))
-			return 1;
-		fprintf(stderr, "tephra gen: %s wants an integer in [%u, %u]\n", a, f->lo, f->hi);
-		return -1;
-	}
-	return 0;
+	static const struct option fixed[] = {
+	    {"help", no_argument, NULL, 'h'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"seed", required_argument, NULL, OPT_SEED},
+	    {"quiet", no_argument, NULL, OPT_QUIET},
+	};
+	size_t n = sizeof fixed / sizeof fixed[0];
+	memcpy(l, fixed, sizeof fixed);
+	for (size_t i = 0; i < N_U32; i++)
+		l[n + i] =
+		    (struct option){u32_flags[i].name, required_argument, NULL, OPT_U32 + (int)i};
+	l[n + N_U32] = (struct option){NULL, 0, NULL, 0};
 }
 
-static int parse_gen(int argc, char **argv, tph_gen_opts *o, const char **out, bool *quiet)
+/* One option or operand; 0 to go on, 2 after a usage error, -1 after --help. */
+static int gen_arg(const cmd_args *a, int c, void *ud)
 {
-	for (int i = 2; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		int r = parse_u32_flag(a, v, o);
-		if (r < 0)
-			return -1;
-		if (r > 0 || (!strcmp(a, "--seed") && parse_seed(v, &o->seed))) {
-			i++;
-		} else if (!strcmp(a, "-o") && v) {
-			*out = v;
-			i++;
-		} else if (!strcmp(a, "--quiet")) {
-			*quiet = true;
-		} else {
-			fprintf(stderr, "tephra gen: bad or incomplete option '%s'\n", a);
-			return -1;
-		}
+	gen_args *g = ud;
+	if (c >= OPT_U32 && c < OPT_U32 + (int)N_U32) {
+		const u32_flag *f = &u32_flags[c - OPT_U32];
+		g->set[c - OPT_U32] = true;
+		return cmd_u32(a, f->name, f->lo, f->hi, &g->u32[c - OPT_U32]) ? 0 : 2;
 	}
-	if (!*out)
-		fputs("tephra gen: no output file (-o FILE)\n", stderr);
-	return *out ? 0 : -1;
+	switch (c) {
+	case 'h':
+		fputs(gen_usage, stdout);
+		return -1;
+	case 'o':
+		g->out = a->arg;
+		return 0;
+	case OPT_SEED:
+		g->has_seed = true;
+		if (parse_seed(a->arg, &g->seed))
+			return 0;
+		return cmd_usage_error("gen", "--seed wants an unsigned integer, not '%s'", a->arg);
+	case OPT_QUIET:
+		g->quiet = true;
+		return 0;
+	case CMD_OPERAND:
+		return cmd_operand(a, &g->profile);
+	default:
+		return 2; /* CMD_ERROR: said already */
+	}
+}
+
+/* The profile with the flags over it; 0, 2 after a usage error or -1 after --help. */
+static int parse_gen(int argc, char **argv, tph_gen_opts *o, gen_args *g)
+{
+	struct option longs[4 + N_U32 + 1];
+	gen_longs(longs);
+	cmd_args a;
+	cmd_args_init(&a, "gen", argc, argv, "ho:", longs);
+	int rc = cmd_parse(&a, gen_arg, g);
+	if (rc)
+		return rc;
+	if (!g->profile)
+		return cmd_usage_error("gen", "no profile given");
+	if (tph_gen_profile(g->profile, o) != 0) {
+		char names[256] = "";
+		for (size_t i = 0, n = 0; tph_gen_profiles[i] && n < sizeof names; i++)
+			n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", i ? ", " : "",
+			                      tph_gen_profiles[i]);
+		return cmd_usage_error("gen", "unknown profile '%s' (%s)", g->profile, names);
+	}
+	if (!g->out)
+		return cmd_usage_error("gen", "no output file (-o FILE)");
+	for (size_t i = 0; i < N_U32; i++)
+		if (g->set[i])
+			*(uint32_t *)((char *)o + u32_flags[i].off) = g->u32[i];
+	if (g->has_seed)
+		o->seed = g->seed;
+	return 0;
 }
 
 static double now_ms(void)
@@ -142,33 +184,20 @@ static void summary(const char *path, const tph_gen_stats *st, double ms)
 
 int tph_cmd_gen(int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			fputs(gen_usage, stdout);
-			return 0;
-		}
 	tph_gen_opts o;
-	if (argc < 2 || tph_gen_profile(argv[1], &o) != 0) {
-		fprintf(stderr, "tephra gen: %s%s\n\n%s",
-		        argc < 2 ? "no profile given" : "unknown profile ", argc < 2 ? "" : argv[1],
-		        gen_usage);
-		return 2;
-	}
-	const char *path = NULL;
-	bool quiet = false;
-	if (parse_gen(argc, argv, &o, &path, &quiet) != 0) {
-		fputs(gen_usage, stderr);
-		return 2;
-	}
+	gen_args g = {0};
+	int rc = parse_gen(argc, argv, &o, &g);
+	if (rc)
+		return rc < 0 ? 0 : 2;
 	out_file of;
-	if (out_file_open(&of, path, "tephra gen") != 0)
+	if (out_file_open(&of, g.out, "tephra gen") != 0)
 		return 2;
 	tph_gen_stats st;
 	double t0 = now_ms();
 	int err = tph_gen_write(&o, of.f, &st) ? (errno ? errno : EIO) : 0;
 	if (out_file_close(&of, err, "tephra gen") != 0)
 		return 2; /* no half-written scenario left behind */
-	if (!quiet)
-		summary(path, &st, now_ms() - t0);
+	if (!g.quiet)
+		summary(g.out, &st, now_ms() - t0);
 	return 0;
 }

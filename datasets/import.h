@@ -27,7 +27,7 @@ typedef struct csv_reader {
 	const char *path; /* for messages */
 } csv_reader;
 
-/* Open a plain CSV file. Returns 0, or -1 with a message on stderr. */
+/* Open a plain CSV file ("-": standard input). Returns 0, or -1 with a message on stderr. */
 int csv_open(csv_reader *c, const char *path);
 /* Open `member` of a gzip tarball by running `tar -xzOf archive member`. */
 int csv_open_tar(csv_reader *c, const char *archive, const char *member);
@@ -51,6 +51,7 @@ int import_open_out(out_file *of, const char *path);
  * Without `keep` (the input was bad) what was written is dropped and false returned. */
 bool import_close_out(gen_out *w, out_file *of, bool keep);
 
+/* The commands; argv[0] is the trace's name ("alibaba"). Exit codes as tph_cmd_import's. */
 int import_alibaba(int argc, char **argv);
 int import_itp(int argc, char **argv);
 

@@ -1,6 +1,7 @@
 /* `tephra import alibaba`: the Alibaba openb GPU trace (2023) as a scheduling backlog. Nodes
  * come from the node list as they are; pods become pending tasks in arrival order, each its own
  * gang unless --gang-window groups identical pods created together. See datasets/README.md. */
+#include "cmdline.h"
 #include "import.h"
 
 #include <stdlib.h>
@@ -18,13 +19,15 @@ static const char alibaba_usage[] =
     "datasets/README.md for the mapping.\n"
     "\n"
     "Options:\n"
-    "  --pods FILE         another pod list of the same columns (e.g. upstream's gpushare)\n"
+    "  --pods FILE         another pod list of the same columns (e.g. upstream's gpushare;\n"
+    "                      `-`: standard input)\n"
     "  --at SECONDS        keep only pods alive then (creation <= T < deletion)\n"
     "  --limit N           keep the first N pods in arrival order\n"
     "  --gang-window S     identical pods created within S seconds form one gang (max 128)\n"
     "  --queues N          spread gangs round-robin over N queues (default 1)\n"
     "  --inqueue           podgroups start Inqueue (default Pending: enqueue admits them)\n"
-    "  -o FILE             where to write (`-` for standard output)\n";
+    "  -o, --output FILE   where to write (`-` for standard output)\n"
+    "  -h, --help          show this help\n";
 
 typedef struct ali_pod {
 	char name[40];
@@ -253,55 +256,91 @@ static int write_all(const ali_opts *o, ali_pod *pods, uint32_t n, uint32_t *sta
 	return rc;
 }
 
+enum {
+	OPT_PODS = CMD_LONG,
+	OPT_AT,
+	OPT_LIMIT,
+	OPT_WINDOW,
+	OPT_QUEUES,
+	OPT_INQUEUE
+};
+
+static const struct option alibaba_longs[] = {
+    {"help", no_argument, NULL, 'h'},
+    {"output", required_argument, NULL, 'o'},
+    {"pods", required_argument, NULL, OPT_PODS},
+    {"at", required_argument, NULL, OPT_AT},
+    {"limit", required_argument, NULL, OPT_LIMIT},
+    {"gang-window", required_argument, NULL, OPT_WINDOW},
+    {"queues", required_argument, NULL, OPT_QUEUES},
+    {"inqueue", no_argument, NULL, OPT_INQUEUE},
+    {NULL, 0, NULL, 0},
+};
+
+#define MAX_VALUE 1000000000u /* of --at, --limit and --gang-window */
+
+/* One option or operand; 0 to go on, 2 after a usage error, -1 after --help. */
+static int alibaba_arg(const cmd_args *a, int c, void *ud)
+{
+	ali_opts *o = ud;
+	uint32_t at;
+	switch (c) {
+	case 'h':
+		fputs(alibaba_usage, stdout);
+		return -1;
+	case 'o':
+		o->out = a->arg;
+		return 0;
+	case OPT_PODS:
+		o->pods = a->arg;
+		return 0;
+	case OPT_AT:
+		o->has_at = true;
+		if (!cmd_u32(a, "at", 0, MAX_VALUE, &at))
+			return 2;
+		o->at = at;
+		return 0;
+	case OPT_LIMIT:
+		return cmd_u32(a, "limit", 0, MAX_VALUE, &o->limit) ? 0 : 2;
+	case OPT_WINDOW:
+		return cmd_u32(a, "gang-window", 0, MAX_VALUE, &o->window) ? 0 : 2;
+	case OPT_QUEUES:
+		return cmd_u32(a, "queues", 1, 10000, &o->queues) ? 0 : 2;
+	case OPT_INQUEUE:
+		o->inqueue = true;
+		return 0;
+	case CMD_OPERAND:
+		return cmd_operand(a, &o->dir);
+	default:
+		return 2; /* CMD_ERROR: said already */
+	}
+}
+
 static int parse_alibaba(int argc, char **argv, ali_opts *o)
 {
-	for (int i = 2; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		char *end = NULL;
-		long long x = v ? strtoll(v, &end, 10) : -1;
-		bool num = v && *v && !*end && x >= 0 && x <= 1000000000;
-		if (!strcmp(a, "-o") && v)
-			o->out = argv[++i];
-		else if (!strcmp(a, "--pods") && v)
-			o->pods = argv[++i];
-		else if (!strcmp(a, "--at") && num)
-			o->at = x, o->has_at = true, i++;
-		else if (!strcmp(a, "--limit") && num)
-			o->limit = (uint32_t)x, i++;
-		else if (!strcmp(a, "--gang-window") && num)
-			o->window = (uint32_t)x, i++;
-		else if (!strcmp(a, "--queues") && num && x >= 1 && x <= 10000)
-			o->queues = (uint32_t)x, i++;
-		else if (!strcmp(a, "--inqueue"))
-			o->inqueue = true;
-		else if (a[0] != '-' && !o->dir)
-			o->dir = a;
-		else {
-			fprintf(stderr, "tephra import alibaba: bad or incomplete option '%s'\n",
-			        a);
-			return -1;
-		}
-	}
-	return o->dir && o->out ? 0 : -1;
+	cmd_args a;
+	cmd_args_init(&a, "import alibaba", argc, argv, "ho:", alibaba_longs);
+	int rc = cmd_parse(&a, alibaba_arg, o);
+	if (rc)
+		return rc;
+	if (!o->dir)
+		return cmd_usage_error("import alibaba", "no trace folder given");
+	if (!o->out)
+		return cmd_usage_error("import alibaba", "no output file (-o FILE)");
+	return 0;
 }
 
 int import_alibaba(int argc, char **argv)
 {
 	ali_opts o = {.queues = 1};
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			fputs(alibaba_usage, stdout);
-			return 0;
-		}
-	if (parse_alibaba(argc, argv, &o)) {
-		fputs(alibaba_usage, stderr);
-		return 2;
-	}
+	int rc = parse_alibaba(argc, argv, &o);
+	if (rc)
+		return rc < 0 ? 0 : 2;
 	char path[4096];
 	snprintf(path, sizeof path, "%s/openb_pod_list_default.csv", o.dir);
 	ali_pod *pods = NULL;
 	uint32_t n = 0;
-	int rc = read_pods(&o, o.pods ? o.pods : path, &pods, &n);
+	rc = read_pods(&o, o.pods ? o.pods : path, &pods, &n);
 	qsort(pods, n, sizeof *pods, by_arrival);
 	n = o.limit && o.limit < n ? o.limit : n;
 	uint32_t *start = rc ? NULL : malloc((n + 1) * sizeof *start);

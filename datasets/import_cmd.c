@@ -1,5 +1,6 @@
 /* `tephra import alibaba|itp ...`: turn a real trace into a scenario (import_alibaba.c,
  * import_itp.c). */
+#include "cmdline.h"
 #include "datasets.h"
 #include "import.h"
 
@@ -13,20 +14,24 @@ static const char import_usage[] =
     "  itp ARCHIVE    Microsoft ITP job traces (ElasticFlow raw-traces.tar.gz)\n"
     "\n"
     "`tephra import TRACE --help` lists a trace's options; datasets/README.md documents how\n"
-    "each trace maps onto nodes, gangs, queues and priorities.\n";
+    "each trace maps onto nodes, gangs, queues and priorities. Options take `--opt=value` or\n"
+    "`--opt value`; `--` ends them; `-o -` writes to standard output.\n";
 
 int tph_cmd_import(int argc, char **argv)
 {
 	const char *what = argc > 1 ? argv[1] : "";
 	if (!strcmp(what, "alibaba"))
-		return import_alibaba(argc, argv);
+		return import_alibaba(argc - 1, argv + 1);
 	if (!strcmp(what, "itp"))
-		return import_itp(argc, argv);
+		return import_itp(argc - 1, argv + 1);
 	if (!strcmp(what, "--help") || !strcmp(what, "-h")) {
 		fputs(import_usage, stdout);
 		return 0;
 	}
-	fprintf(stderr, "tephra import: %s%s\n\n%s", *what ? "unknown trace " : "no trace given",
-	        what, import_usage);
-	return 2;
+	if (!*what)
+		return cmd_usage_error("import", "no trace given (alibaba or itp)");
+	if (what[0] == '-' && what[1])
+		return cmd_usage_error("import", "unknown option '%.*s'", (int)strcspn(what, "="),
+		                       what);
+	return cmd_usage_error("import", "unknown trace '%s' (alibaba or itp)", what);
 }

@@ -11,8 +11,9 @@
 int csv_open(csv_reader *c, const char *path)
 {
 	memset(c, 0, sizeof *c);
-	c->path = path;
-	c->f = fopen(path, "r");
+	bool std_in = !strcmp(path, "-");
+	c->path = std_in ? "<stdin>" : path;
+	c->f = std_in ? stdin : fopen(path, "r");
 	if (!c->f) {
 		fprintf(stderr, "tephra import: %s: %s\n", path, strerror(errno));
 		return -1;
@@ -84,7 +85,9 @@ int csv_next(csv_reader *c)
 int csv_close(csv_reader *c)
 {
 	int rc = 0;
-	if (c->f && fclose(c->f) != 0)
+	if (c->f == stdin)
+		rc = ferror(stdin) ? -1 : 0; /* left open */
+	else if (c->f && fclose(c->f) != 0)
 		rc = -1;
 	if (c->child > 0) {
 		int st = 0;

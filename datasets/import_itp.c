@@ -1,6 +1,7 @@
 /* `tephra import itp`: Microsoft ITP job traces (ElasticFlow raw traces) as a backlog of GPU
  * gangs on an assumed fleet of 8-GPU servers. Reads clusterNN.csv straight out of the tarball
  * through `tar`, or a CSV extracted by hand. See datasets/README.md for the mapping. */
+#include "cmdline.h"
 #include "import.h"
 
 #include <stdlib.h>
@@ -14,15 +15,17 @@ static const char itp_usage[] =
     "usage: tephra import itp TRACE [options] -o FILE\n"
     "\n"
     "TRACE is raw-traces.tar.gz (shared/datasets/msft-itp-elasticflow; read through `tar`) or\n"
-    "one clusterNN.csv extracted from it. Each job becomes a pending gang of 8-GPU tasks (or\n"
-    "one task when it asks for 8 GPUs or fewer); see datasets/README.md for the mapping.\n"
+    "one clusterNN.csv extracted from it (`-`: that CSV on standard input). Each job becomes\n"
+    "a pending gang of 8-GPU tasks (or one task when it asks for 8 GPUs or fewer); see\n"
+    "datasets/README.md for the mapping.\n"
     "\n"
     "Options:\n"
     "  --cluster NN|all    which cluster file of the archive (default all; one queue each)\n"
     "  --at SECONDS        keep only jobs running then (submission <= T < submission+duration)\n"
     "  --limit N           keep the first N jobs in arrival order\n"
     "  --nodes N           8-GPU servers in the assumed fleet (default 256)\n"
-    "  -o FILE             where to write (`-` for standard output)\n";
+    "  -o, --output FILE   where to write (`-` for standard output)\n"
+    "  -h, --help          show this help\n";
 
 /* The assumed server: 8 GPUs, 64 cores, 512Gi; a task gets 6 cores and 48Gi per GPU. */
 #define NODE_GPUS    8
@@ -71,6 +74,12 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= m && !strcmp(s + n - m, suffix);
 }
 
+/* One cluster's CSV (or standard input), not the archive. */
+static bool is_csv(const char *trace)
+{
+	return ends_with(trace, ".csv") || !strcmp(trace, "-");
+}
+
 static int read_rows(csv_reader *c, const itp_opts *o, uint32_t cluster, job_vec *jv)
 {
 	static const char *const hdr[] = {"job_id", "submission_time", "duration", "num_gpu"};
@@ -100,8 +109,7 @@ static int read_cluster(const itp_opts *o, uint32_t cluster, job_vec *jv)
 	csv_reader c;
 	char member[32];
 	snprintf(member, sizeof member, "cluster%02u.csv", cluster);
-	int rc = ends_with(o->trace, ".csv") ? csv_open(&c, o->trace)
-	                                     : csv_open_tar(&c, o->trace, member);
+	int rc = is_csv(o->trace) ? csv_open(&c, o->trace) : csv_open_tar(&c, o->trace, member);
 	if (rc)
 		return -1;
 	rc = read_rows(&c, o, cluster, jv);
@@ -214,52 +222,87 @@ static int write_all(const itp_opts *o, const job_vec *jv)
 	return rc;
 }
 
+enum {
+	OPT_CLUSTER = CMD_LONG,
+	OPT_AT,
+	OPT_LIMIT,
+	OPT_NODES
+};
+
+static const struct option itp_longs[] = {
+    {"help", no_argument, NULL, 'h'},
+    {"output", required_argument, NULL, 'o'},
+    {"cluster", required_argument, NULL, OPT_CLUSTER},
+    {"at", required_argument, NULL, OPT_AT},
+    {"limit", required_argument, NULL, OPT_LIMIT},
+    {"nodes", required_argument, NULL, OPT_NODES},
+    {NULL, 0, NULL, 0},
+};
+
+#define MAX_VALUE 1000000000u /* of --at and --limit */
+
+/* One option or operand; 0 to go on, 2 after a usage error, -1 after --help. */
+static int itp_arg(const cmd_args *a, int c, void *ud)
+{
+	itp_opts *o = ud;
+	uint32_t v;
+	switch (c) {
+	case 'h':
+		fputs(itp_usage, stdout);
+		return -1;
+	case 'o':
+		o->out = a->arg;
+		return 0;
+	case OPT_CLUSTER:
+		if (!strcmp(a->arg, "all")) {
+			o->cluster = 0;
+			return 0;
+		}
+		if (!cmd_u32(a, "cluster", 1, MAX_CLUSTERS, &v))
+			return 2;
+		o->cluster = (int)v;
+		return 0;
+	case OPT_AT:
+		o->has_at = true;
+		if (!cmd_u32(a, "at", 0, MAX_VALUE, &v))
+			return 2;
+		o->at = v;
+		return 0;
+	case OPT_LIMIT:
+		return cmd_u32(a, "limit", 0, MAX_VALUE, &o->limit) ? 0 : 2;
+	case OPT_NODES:
+		return cmd_u32(a, "nodes", 1, 1000000, &o->nodes) ? 0 : 2;
+	case CMD_OPERAND:
+		return cmd_operand(a, &o->trace);
+	default:
+		return 2; /* CMD_ERROR: said already */
+	}
+}
+
 static int parse_itp(int argc, char **argv, itp_opts *o)
 {
-	for (int i = 2; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		char *end = NULL;
-		long long x = v ? strtoll(v, &end, 10) : -1;
-		bool num = v && *v && !*end && x >= 0 && x <= 1000000000;
-		if (!strcmp(a, "-o") && v)
-			o->out = argv[++i];
-		else if (!strcmp(a, "--cluster") && v && !strcmp(v, "all"))
-			o->cluster = 0, i++;
-		else if (!strcmp(a, "--cluster") && num && x >= 1 && x <= MAX_CLUSTERS)
-			o->cluster = (int)x, i++;
-		else if (!strcmp(a, "--at") && num)
-			o->at = x, o->has_at = true, i++;
-		else if (!strcmp(a, "--limit") && num)
-			o->limit = (uint32_t)x, i++;
-		else if (!strcmp(a, "--nodes") && num && x >= 1 && x <= 1000000)
-			o->nodes = (uint32_t)x, i++;
-		else if (a[0] != '-' && !o->trace)
-			o->trace = a;
-		else {
-			fprintf(stderr, "tephra import itp: bad or incomplete option '%s'\n", a);
-			return -1;
-		}
-	}
+	cmd_args a;
+	cmd_args_init(&a, "import itp", argc, argv, "ho:", itp_longs);
+	int rc = cmd_parse(&a, itp_arg, o);
+	if (rc)
+		return rc;
+	if (!o->trace)
+		return cmd_usage_error("import itp", "no trace given");
+	if (!o->out)
+		return cmd_usage_error("import itp", "no output file (-o FILE)");
 	/* A lone CSV is one cluster; without --cluster it is queue c01. */
-	if (o->trace && ends_with(o->trace, ".csv") && !o->cluster)
+	if (is_csv(o->trace) && !o->cluster)
 		o->cluster = 1;
-	return o->trace && o->out ? 0 : -1;
+	return 0;
 }
 
 int import_itp(int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			fputs(itp_usage, stdout);
-			return 0;
-		}
 	itp_opts o = {.nodes = 256};
-	if (parse_itp(argc, argv, &o)) {
-		fputs(itp_usage, stderr);
-		return 2;
-	}
+	int rc = parse_itp(argc, argv, &o);
+	if (rc)
+		return rc < 0 ? 0 : 2;
 	job_vec jv = {0};
-	int rc = 0;
 	for (int c = 1; c <= MAX_CLUSTERS && !rc; c++)
 		if (!o.cluster || o.cluster == c)
 			rc = read_cluster(&o, (uint32_t)c, &jv);

@@ -1,10 +1,12 @@
 # Run one command and check its exit code and what it printed. ctest's PASS_REGULAR_EXPRESSION
 # cannot do both: with it set, ctest ignores the exit code.
-#   cmake -DRC=<exit code> [-DMATCH=<regex>] [-DLINE=<text>] [-DSTDOUT=<file>]
-#         -P cli_expect.cmake -- <command> [<arg>...]
+#   cmake -DRC=<exit code> [-DMATCH=<regex>] [-DLINE=<text>] [-DSTDOUT=<file>] [-DSTDIN=<file>]
+#         [-DMAXLINES=<n>] [-DJSON=<checks>] -P cli_expect.cmake -- <command> [<arg>...]
 # MATCH must match somewhere in stdout+stderr; LINE must equal one whole line of it (leading
 # blanks aside), taken literally; STDOUT sends the command's stdout to that file (e.g.
-# /dev/full) instead of capturing it.
+# /dev/full) instead of capturing it; STDIN feeds the command that file. MAXLINES: stdout+stderr
+# hold at most that many lines. JSON: stdout is one JSON object, and each of the comma-separated
+# checks holds: `a.b` (member b of member a exists) or `a.b=v` (and its value is v).
 cmake_minimum_required(VERSION 3.25)
 
 set(cmd "")
@@ -22,11 +24,18 @@ if(NOT DEFINED RC OR NOT cmd)
                       "[-DSTDOUT=<file>] -P ${CMAKE_CURRENT_LIST_FILE} -- <command> [<arg>...]")
 endif()
 
+set(input "")
+if(DEFINED STDIN)
+  set(input INPUT_FILE "${STDIN}")
+endif()
+set(stdout "")
 if(DEFINED STDOUT)
-  execute_process(COMMAND ${cmd} OUTPUT_FILE "${STDOUT}" ERROR_VARIABLE out RESULT_VARIABLE rc)
+  execute_process(COMMAND ${cmd} ${input} OUTPUT_FILE "${STDOUT}" ERROR_VARIABLE out
+                  RESULT_VARIABLE rc)
 else()
-  execute_process(COMMAND ${cmd} OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
-  string(APPEND out "${err}")
+  execute_process(COMMAND ${cmd} ${input} OUTPUT_VARIABLE stdout ERROR_VARIABLE err
+                  RESULT_VARIABLE rc)
+  set(out "${stdout}${err}")
 endif()
 
 list(JOIN cmd " " shown)
@@ -42,6 +51,34 @@ if(DEFINED LINE)
   string(FIND "${lines}" "\n${LINE}\n" at)
   if(at LESS 0)
     string(APPEND problems "no line: ${LINE}\n")
+  endif()
+endif()
+if(DEFINED MAXLINES)
+  string(REGEX MATCHALL "\n" newlines "${out}")
+  list(LENGTH newlines n)
+  if(n GREATER MAXLINES)
+    string(APPEND problems "${n} lines of output, expected at most ${MAXLINES}\n")
+  endif()
+endif()
+if(DEFINED JSON)
+  string(JSON type ERROR_VARIABLE error TYPE "${stdout}")
+  if(NOT type STREQUAL "OBJECT")
+    string(APPEND problems "stdout is not a JSON object: ${error}\n")
+  else()
+    string(REPLACE "," ";" checks "${JSON}")
+    foreach(check IN LISTS checks)
+      string(REGEX MATCH "^([^=]*)(=(.*))?$" _ "${check}")
+      set(key "${CMAKE_MATCH_1}")
+      set(has_want "${CMAKE_MATCH_2}")
+      set(want "${CMAKE_MATCH_3}")
+      string(REPLACE "." ";" members "${key}")
+      string(JSON got ERROR_VARIABLE error GET "${stdout}" ${members})
+      if(error)
+        string(APPEND problems "JSON ${key}: ${error}\n")
+      elseif(has_want AND NOT got STREQUAL want)
+        string(APPEND problems "JSON ${key} is ${got}, expected ${want}\n")
+      endif()
+    endforeach()
   endif()
 endif()
 if(problems)

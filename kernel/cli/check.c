@@ -18,6 +18,7 @@ static int after_open(run_result *r, void *ud)
 	return TPH_OK;
 }
 
+/* Whether there is anything to check; a scenario without is not run (run_opts.wanted). */
 static bool has_checks(const tph_scenario *scn)
 {
 	return scn->expect.present || scn->probe.present;
@@ -26,11 +27,17 @@ static bool has_checks(const tph_scenario *scn)
 int check_file(const char *path, const run_opts *o, bool quiet, FILE *out)
 {
 	probe_ctx pc = {0};
+	run_opts ro = *o;
+	ro.wanted = has_checks;
 	run_result r;
-	int rc = run_scenario(path, o, &r, after_open, &pc);
+	int rc = run_scenario(path, &ro, &r, after_open, &pc);
 	int verdict;
+	if (!strcmp(path, "-"))
+		path = CLI_STDIN_NAME;
 	if (r.scn && !has_checks(r.scn)) {
 		verdict = CHECK_SKIP;
+		if (!quiet)
+			fprintf(out, "SKIP %s: no expect: or probe: section\n", path);
 	} else if (rc) {
 		fprintf(out, "FAIL %s: %s\n", path, r.diag.msg[0] ? r.diag.msg : tph_strerror(rc));
 		verdict = CHECK_FAIL;

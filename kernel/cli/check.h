@@ -10,8 +10,9 @@ enum {
 	CHECK_FAIL = 2
 };
 
-/* Run and check `path`; print "PASS path" or "FAIL path: reason" plus indented details
- * (only FAIL lines when quiet). Scenarios with neither expect: nor probe: are skipped. */
+/* Run and check `path` ("-": standard input); print "PASS path" or "FAIL path: reason" plus
+ * indented details (only FAIL lines when quiet). A scenario with neither expect: nor probe: is
+ * loaded, not run: "SKIP path: no expect: or probe: section" (not when quiet). */
 int check_file(const char *path, const run_opts *o, bool quiet, FILE *out);
 
 #endif

@@ -6,13 +6,31 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "cmdline.h"
 #include "tephra/tephra.h"
 
-/* Exit codes. */
+/* Exit codes, and CLI_DONE: a parser printed what was asked (--help), exit 0. */
 enum {
+	CLI_DONE = -1,
 	CLI_OK = 0,
 	CLI_FAILED = 1,
 	CLI_USAGE = 2
+};
+
+/* How standard input (`-` as a file) is named in messages. */
+#define CLI_STDIN_NAME "<stdin>"
+
+/* Long options of run and check without a short form (cmdline.h). */
+enum {
+	OPT_CONF = CMD_LONG,
+	OPT_THREADS,
+	OPT_FORMAT,
+	OPT_SUMMARY,
+	OPT_NAIVE,
+	OPT_PROFILE,
+	OPT_SHAPE_CACHE,
+	OPT_PLUGINS,
+	OPT_QUIET
 };
 
 typedef enum out_format {
@@ -21,7 +39,7 @@ typedef enum out_format {
 	OUT_JSON = 2
 } out_format;
 
-/* Options shared by run and check. */
+/* Options shared by run and check. A file named "-" is standard input. */
 typedef struct run_opts {
 	const char *conf_file;  /* --conf: overrides the scenario's conf */
 	int threads;            /* --threads */
@@ -29,7 +47,14 @@ typedef struct run_opts {
 	bool profile;           /* --profile */
 	const char *plugin_dir; /* --plugins: loaded by load_plugins before any scenario */
 	int shape_cache_mb;     /* --shape-cache-mb; 0: the kernel's default */
+	bool notes_name_file;   /* check: the no-conf note names the scenario file */
+	/* NULL, or false for a loaded scenario not worth running (check: nothing to check) */
+	bool (*wanted)(const tph_scenario *scn);
 } run_opts;
+
+/* An option run and check share (--threads, --naive, --plugins) into `o`: 1 when `c` was one,
+ * 0 when not, -1 after a usage error. */
+int run_opt(const cmd_args *a, int c, run_opts *o);
 
 /* One scenario run: everything a writer or the checker needs afterwards. */
 typedef struct run_result {
@@ -49,12 +74,12 @@ typedef struct run_result {
  * an external plugin that overrides a built-in gets one line on stderr. */
 int load_plugins(const char *cmd, const run_opts *o);
 
-/* Load, snapshot, open, (probe hook), run, close. A scenario with extenderResponses gets a
- * loopback server for them first, and the extender plugin's `extender.urlPrefix` points at it
- * (in the conf the session uses: --conf's or the scenario's). Plugins are loaded already
- * (load_plugins). On
- * failure returns a negative status with the message in r->diag; r must still be released with
- * run_release(). */
+/* Load, snapshot, open, (probe hook), run, close. Plugins are loaded already (load_plugins). A
+ * scenario that o->wanted refuses stops after loading, with TPH_DECLINED. A scenario without a
+ * conf, and no --conf, runs Volcano's default conf (TPH_CONF_VOLCANO_DEFAULT), said on stderr. A
+ * scenario with extenderResponses gets a loopback server for them first, and the extender
+ * plugin's `extender.urlPrefix` points at it (in the conf the session uses). On failure returns
+ * a negative status with the message in r->diag; r must still be released with run_release(). */
 int run_scenario(const char *path, const run_opts *o, run_result *r,
                  int (*after_open)(run_result *r, void *ud), void *ud);
 void run_release(run_result *r);
@@ -62,9 +87,12 @@ void run_release(run_result *r);
 void write_text(FILE *f, const run_result *r, bool summary_only);
 void write_yaml(FILE *f, const run_result *r);
 void write_json(FILE *f, const run_result *r);
-
-/* Parse "--threads N" style integers; returns false on garbage. */
-bool parse_int(const char *s, int lo, int hi, int *out);
+/* --summary --format yaml|json: counts, timing and memory (README, "Using it"). */
+void write_summary(FILE *f, const run_result *r, bool json);
+/* The session memory budget: 256 B per node and 128 B per task of the snapshot. */
+double mem_budget(const run_result *r);
+/* A JSON string (also a YAML double-quoted scalar). */
+void json_str(FILE *f, const char *s);
 
 int cmd_run(int argc, char **argv);
 int cmd_check(int argc, char **argv);

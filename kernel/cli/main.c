@@ -5,7 +5,6 @@
 #include "datasets.h"
 
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 static const char usage[] =
@@ -21,26 +20,15 @@ static const char usage[] =
     "  -h, --help       show this help (or `tephra COMMAND --help`)\n"
     "  -V, --version    print the version\n"
     "\n"
+    "Every command takes `--opt=value` or `--opt value`; `--` ends the options, and `-` as\n"
+    "a file means standard input (standard output for -o).\n"
+    "\n"
     "Exit codes: 0 ok, 1 expectations failed, 2 bad input, usage or a failed write.\n";
-
-bool parse_int(const char *s, int lo, int hi, int *out)
-{
-	if (!s || !*s)
-		return false;
-	char *end;
-	long v = strtol(s, &end, 10);
-	if (*end || v < lo || v > hi)
-		return false;
-	*out = (int)v;
-	return true;
-}
 
 static int run_command(int argc, char **argv)
 {
-	if (argc < 2) {
-		fputs(usage, stderr);
-		return CLI_USAGE;
-	}
+	if (argc < 2)
+		return cmd_usage_error(NULL, "no command given (run, check, gen or import)");
 	const char *cmd = argv[1];
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
 		fputs(usage, stdout);
@@ -58,8 +46,9 @@ static int run_command(int argc, char **argv)
 		return tph_cmd_gen(argc - 1, argv + 1);
 	if (!strcmp(cmd, "import"))
 		return tph_cmd_import(argc - 1, argv + 1);
-	fprintf(stderr, "tephra: unknown command '%s'\n\n%s", cmd, usage);
-	return CLI_USAGE;
+	if (cmd[0] == '-')
+		return cmd_usage_error(NULL, "unknown option '%s'", cmd);
+	return cmd_usage_error(NULL, "unknown command '%s'", cmd);
 }
 
 /* Output to a full disk or a closed pipe may fail only when the buffer is flushed at close:

@@ -2,7 +2,7 @@
  * section says (other tools parse it). Everything but timing is deterministic. */
 #include "cli.h"
 
-static void json_str(FILE *f, const char *s)
+void json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; s && *s; s++) {
@@ -157,8 +157,7 @@ static void text_memory(FILE *f, const run_result *r)
 {
 	const double mb = 1024.0 * 1024.0;
 	tph_session_memory m = tph_session_mem(r->ssn);
-	double budget =
-	    256.0 * tph_snapshot_node_count(r->snap) + 128.0 * tph_snapshot_task_count(r->snap);
+	double budget = mem_budget(r);
 	fprintf(
 	    f,
 	    "memory: session %.2f MB after open, %.2f after actions, %.2f at close (arena %.2f +"

@@ -1,10 +1,12 @@
-/* The run pipeline shared by `run` and `check`: load the scenario, take a snapshot, open a
- * session, let the caller look at it (probes), run the actions and close. */
+/* The run pipeline shared by `run` and `check`: load the scenario (and the conf: --conf, the
+ * scenario's, else Volcano's default), take a snapshot, open a session, let the caller look at it
+ * (probes), run the actions and close. */
 #include "cli.h"
 #include "ext_server.h"
 
 #include "load/scenario_int.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -74,15 +76,78 @@ static int serve_extender(run_result *r)
 	return rc < 0 ? tph_diag_set(&r->diag, rc, "cannot set extender.urlPrefix") : TPH_OK;
 }
 
+/* All of standard input (`-` as a file), in a malloc'd buffer. */
+static int read_stdin(char **out, size_t *len, tph_diag *d)
+{
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap);
+	while (buf) {
+		n += fread(buf + n, 1, cap - n, stdin);
+		if (n < cap)
+			break;
+		char *more = realloc(buf, cap *= 2);
+		if (!more)
+			free(buf);
+		buf = more;
+	}
+	if (!buf)
+		return tph_diag_set(d, TPH_ENOMEM, "%s: out of memory", CLI_STDIN_NAME);
+	if (ferror(stdin)) {
+		free(buf);
+		return tph_diag_set(d, TPH_EIO, "%s: %s", CLI_STDIN_NAME, strerror(errno));
+	}
+	*out = buf;
+	*len = n;
+	return TPH_OK;
+}
+
+/* The scenario and the conf: from their files, or standard input for "-". */
+static int load_inputs(const char *path, const char *conf_file, run_result *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	bool scn_stdin = !strcmp(path, "-");
+	bool conf_stdin = conf_file && !strcmp(conf_file, "-");
+	int rc = scn_stdin || conf_stdin ? read_stdin(&buf, &len, &r->diag) : TPH_OK;
+	if (!rc)
+		rc = scn_stdin
+		         ? tph_scenario_load_buffer(buf, len, CLI_STDIN_NAME, &r->scn, &r->diag)
+		         : tph_scenario_load_file(path, &r->scn, &r->diag);
+	if (!rc && conf_stdin)
+		rc = tph_conf_load_string(buf, len, CLI_STDIN_NAME, true, &r->conf_override,
+		                          &r->diag);
+	else if (!rc && conf_file)
+		rc = tph_conf_load_file(conf_file, true, &r->conf_override, &r->diag);
+	free(buf);
+	return rc;
+}
+
+/* No conf in the scenario and no --conf: Volcano's own fallback (pkg/scheduler/util.go,
+ * DefaultSchedulerConf), its absent enable flags meaning what the scenario says they mean. An
+ * empty conf is a conf, not an absent one. */
+static int default_conf(run_result *r, const run_opts *o)
+{
+	if (o->notes_name_file)
+		fprintf(stderr, "tephra: %s: no conf given: using Volcano's default conf\n",
+		        tph_scenario_file(r->scn));
+	else
+		fputs("tephra: no conf given: using Volcano's default conf\n", stderr);
+	return tph_conf_load_string(
+	    TPH_CONF_VOLCANO_DEFAULT, sizeof TPH_CONF_VOLCANO_DEFAULT - 1, "Volcano's default conf",
+	    tph_scenario_enable_flags_default(r->scn), &r->conf_override, &r->diag);
+}
+
 int run_scenario(const char *path, const run_opts *o, run_result *r,
                  int (*after_open)(run_result *r, void *ud), void *ud)
 {
 	memset(r, 0, sizeof *r);
 	r->diag.warn = print_warning;
 	double t0 = now_ms();
-	int rc = tph_scenario_load_file(path, &r->scn, &r->diag);
-	if (!rc && o->conf_file)
-		rc = tph_conf_load_file(o->conf_file, true, &r->conf_override, &r->diag);
+	int rc = load_inputs(path, o->conf_file, r);
+	if (!rc && o->wanted && !o->wanted(r->scn))
+		rc = TPH_DECLINED;
+	if (!rc && !r->conf_override && !tph_scenario_conf(r->scn))
+		rc = default_conf(r, o);
 	r->load_ms = now_ms() - t0;
 	if (!rc)
 		rc = serve_extender(r);

@@ -8,57 +8,126 @@ static const char run_usage[] =
     "\n"
     "Runs the scenario's session (snapshot, open, actions, close) and prints the decisions:\n"
     "binds, evictions, pipelined tasks, podgroup phases, why each unplaced task is pending,\n"
-    "and the time per phase.\n"
+    "and the time per phase. SCENARIO `-` is standard input. A scenario without a conf, run\n"
+    "without --conf, gets Volcano's default conf (a note on stderr says so).\n"
     "\n"
-    "Options:\n"
+    "Options (`--opt=value` or `--opt value`; `--` ends them):\n"
     "  --conf FILE        use this Volcano scheduler conf instead of the scenario's\n"
+    "                     (`-`: standard input)\n"
     "  --threads N        threads for filtering and scoring (default: OMP_NUM_THREADS)\n"
     "  --format FMT       text (default), yaml or json (the spec's decision output)\n"
-    "  --summary          print only a short summary (counts and timings)\n"
+    "  --summary          print only a short summary (counts, timings, memory), in the\n"
+    "                     --format given\n"
     "  --naive            naive mode: no equivalence classes, no incremental updates\n"
-    "  --profile          count calls and time per action and extension point\n"
+    "  --profile          count calls and time per action and extension point (text)\n"
     "  --shape-cache-mb N cap allocate's per-shape candidate state at N MiB (default 256):\n"
     "                     lower peak memory, more nodes evaluated, same decisions\n"
     "  --plugins PATH     load external plugins (a .so file or a directory of them) before\n"
     "                     the scenario, so its conf may name them; one named like a\n"
-    "                     built-in plugin replaces it (with a warning on stderr)\n";
+    "                     built-in plugin replaces it (with a warning on stderr)\n"
+    "  -h, --help         show this help\n";
 
-/* Parse options shared by run and check; returns the index of the first non-option or -1. */
-static int parse_opts(int argc, char **argv, run_opts *o, out_format *fmt, bool *summary,
-                      const char **scenario)
+static const struct option run_longs[] = {
+    {"help", no_argument, NULL, 'h'},
+    {"conf", required_argument, NULL, OPT_CONF},
+    {"threads", required_argument, NULL, OPT_THREADS},
+    {"format", required_argument, NULL, OPT_FORMAT},
+    {"summary", no_argument, NULL, OPT_SUMMARY},
+    {"naive", no_argument, NULL, OPT_NAIVE},
+    {"profile", no_argument, NULL, OPT_PROFILE},
+    {"shape-cache-mb", required_argument, NULL, OPT_SHAPE_CACHE},
+    {"plugins", required_argument, NULL, OPT_PLUGINS},
+    {NULL, 0, NULL, 0},
+};
+
+/* What `tephra run` was asked for. */
+typedef struct run_args {
+	run_opts o;
+	out_format fmt;
+	bool summary;
+	const char *scenario;
+} run_args;
+
+int run_opt(const cmd_args *a, int c, run_opts *o)
 {
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--conf") && v) {
-			o->conf_file = v;
-			i++;
-		} else if (!strcmp(a, "--threads") && v && parse_int(v, 1, 1024, &o->threads)) {
-			i++;
-		} else if (!strcmp(a, "--shape-cache-mb") && v &&
-		           parse_int(v, 1, 1 << 20, &o->shape_cache_mb)) {
-			i++;
-		} else if (!strcmp(a, "--plugins") && v) {
-			o->plugin_dir = v;
-			i++;
-		} else if (!strcmp(a, "--format") && v &&
-		           (!strcmp(v, "text") || !strcmp(v, "yaml") || !strcmp(v, "json"))) {
-			*fmt = v[0] == 't' ? OUT_TEXT : v[0] == 'y' ? OUT_YAML : OUT_JSON;
-			i++;
-		} else if (!strcmp(a, "--summary")) {
-			*summary = true;
-		} else if (!strcmp(a, "--naive")) {
-			o->naive = true;
-		} else if (!strcmp(a, "--profile")) {
-			o->profile = true;
-		} else if (a[0] != '-' && !*scenario) {
-			*scenario = a;
-		} else {
-			fprintf(stderr, "tephra run: bad or incomplete option '%s'\n", a);
+	uint32_t v;
+	switch (c) {
+	case OPT_THREADS:
+		if (!cmd_u32(a, "threads", 1, 1024, &v))
 			return -1;
-		}
+		o->threads = (int)v;
+		return 1;
+	case OPT_NAIVE:
+		o->naive = true;
+		return 1;
+	case OPT_PLUGINS:
+		o->plugin_dir = a->arg;
+		return 1;
+	default:
+		return 0;
 	}
-	return 0;
+}
+
+static bool parse_format(const cmd_args *a, out_format *fmt)
+{
+	static const char *const names[] = {"text", "yaml", "json"};
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(a->arg, names[i])) {
+			*fmt = (out_format)i;
+			return true;
+		}
+	cmd_usage_error("run", "--format wants text, yaml or json, not '%s'", a->arg);
+	return false;
+}
+
+/* One option or operand; CLI_OK to go on. */
+static int run_arg(const cmd_args *a, int c, void *ud)
+{
+	run_args *ra = ud;
+	uint32_t mb;
+	int shared = run_opt(a, c, &ra->o);
+	if (shared)
+		return shared > 0 ? CLI_OK : CLI_USAGE;
+	switch (c) {
+	case 'h':
+		fputs(run_usage, stdout);
+		return CLI_DONE;
+	case OPT_CONF:
+		ra->o.conf_file = a->arg;
+		return CLI_OK;
+	case OPT_FORMAT:
+		return parse_format(a, &ra->fmt) ? CLI_OK : CLI_USAGE;
+	case OPT_SUMMARY:
+		ra->summary = true;
+		return CLI_OK;
+	case OPT_PROFILE:
+		ra->o.profile = true;
+		return CLI_OK;
+	case OPT_SHAPE_CACHE:
+		if (!cmd_u32(a, "shape-cache-mb", 1, 1 << 20, &mb))
+			return CLI_USAGE;
+		ra->o.shape_cache_mb = (int)mb;
+		return CLI_OK;
+	case CMD_OPERAND: /* one scenario at a time */
+		return cmd_operand(a, &ra->scenario);
+	default:
+		return CLI_USAGE; /* CMD_ERROR: said already */
+	}
+}
+
+static int parse_run(int argc, char **argv, run_args *ra)
+{
+	cmd_args a;
+	cmd_args_init(&a, "run", argc, argv, "h", run_longs);
+	int rc = cmd_parse(&a, run_arg, ra);
+	if (rc != CLI_OK)
+		return rc;
+	if (!ra->scenario)
+		return cmd_usage_error("run", "no scenario file given");
+	if (!strcmp(ra->scenario, "-") && ra->o.conf_file && !strcmp(ra->o.conf_file, "-"))
+		return cmd_usage_error("run",
+		                       "the scenario and --conf cannot both be standard input");
+	return CLI_OK;
 }
 
 /* --profile: wall time per action, then calls (and nodes evaluated) per extension point. */
@@ -85,37 +154,28 @@ static void write_profile(FILE *f, const run_result *r)
 
 int cmd_run(int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			fputs(run_usage, stdout);
-			return CLI_OK;
-		}
-	run_opts o = {0};
-	out_format fmt = OUT_TEXT;
-	bool summary = false;
-	const char *scenario = NULL;
-	if (parse_opts(argc, argv, &o, &fmt, &summary, &scenario) < 0 || !scenario) {
-		if (!scenario)
-			fputs("tephra run: no scenario file given\n", stderr);
-		fputs(run_usage, stderr);
-		return CLI_USAGE;
-	}
-	if (load_plugins("run", &o) != CLI_OK)
+	run_args ra = {.fmt = OUT_TEXT};
+	int rc = parse_run(argc, argv, &ra);
+	if (rc != CLI_OK)
+		return rc == CLI_DONE ? CLI_OK : rc;
+	if (load_plugins("run", &ra.o) != CLI_OK)
 		return CLI_USAGE;
 	run_result r;
-	int rc = run_scenario(scenario, &o, &r, NULL, NULL);
+	rc = run_scenario(ra.scenario, &ra.o, &r, NULL, NULL);
 	if (rc) {
 		fprintf(stderr, "tephra run: %s\n", r.diag.msg[0] ? r.diag.msg : tph_strerror(rc));
 		run_release(&r);
 		return CLI_USAGE;
 	}
-	if (fmt == OUT_JSON)
+	if (ra.summary && ra.fmt != OUT_TEXT)
+		write_summary(stdout, &r, ra.fmt == OUT_JSON);
+	else if (ra.fmt == OUT_JSON)
 		write_json(stdout, &r);
-	else if (fmt == OUT_YAML)
+	else if (ra.fmt == OUT_YAML)
 		write_yaml(stdout, &r);
 	else
-		write_text(stdout, &r, summary);
-	if (o.profile && fmt == OUT_TEXT)
+		write_text(stdout, &r, ra.summary);
+	if (ra.o.profile && ra.fmt == OUT_TEXT)
 		write_profile(stdout, &r);
 	run_release(&r);
 	return CLI_OK;

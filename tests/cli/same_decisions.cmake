@@ -17,20 +17,9 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "tephra gen 1k-small failed (${rc})")
 endif()
 
-# run(<name> <args>...): stdout without the timing line in ${name}, stderr in ${name}_err.
-function(run name)
-  execute_process(COMMAND "${TEPHRA}" run "${scenario}" ${ARGN} RESULT_VARIABLE rc
-                  OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "tephra run ${ARGN} failed (${rc}):\n${err}")
-  endif()
-  string(REGEX REPLACE "\n  \"timing\": [^\n]*" "" out "${out}")
-  set(${name} "${out}" PARENT_SCOPE)
-  set(${name}_err "${err}" PARENT_SCOPE)
-endfunction()
-
-run(builtin --format json)
-run(external --format json --plugins "${PLUGIN}")
+include("${CMAKE_CURRENT_LIST_DIR}/decisions.cmake")
+tph_decisions(builtin "${scenario}" --format json)
+tph_decisions(external "${scenario}" --format json --plugins "${PLUGIN}")
 if(NOT external_err MATCHES "tephra: plugin binpack from [^\n]* overrides the built-in")
   message(FATAL_ERROR "no override warning: the external binpack may not have run:\n${external_err}")
 endif()
@@ -45,7 +34,7 @@ endif()
 
 # Calls and nodes evaluated of the scoring extension points (the profile's count columns).
 function(scored name)
-  run(profile --summary --profile ${ARGN})
+  tph_decisions(profile "${scenario}" --summary --profile ${ARGN})
   string(REGEX MATCHALL "\n  (NodeOrder|ScoreLocality) +[0-9]+ +[0-9]+" rows "${profile}")
   if(NOT rows)
     message(FATAL_ERROR "no NodeOrder row in the profile:\n${profile}")
