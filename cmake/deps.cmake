@@ -9,6 +9,9 @@ get_filename_component(TPH_SOURCE_DIR "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
 set(TPH_DEBIAN_PACKAGES
     make g++ libc6-dev pkg-config libyaml-dev libjemalloc-dev libcurl4-openssl-dev libpcre2-dev libcmocka-dev
     libbenchmark-dev clang-format)
+# The Python binding's test (tests/bindings/python.cmake) runs Debian's python3, when there is
+# one, with its venv, pytest, setuptools and wheel: `pip install bindings/python` offline.
+set(TPH_DEBIAN_PYTHON_PACKAGES python3-venv python3-pytest python3-setuptools python3-wheel)
 
 # The shared/ directory beside the repository (fixtures, datasets); TPH_SHARED_DIR overrides.
 function(tph_shared_dir out)
@@ -47,7 +50,11 @@ function(tph_install_missing_packages logdir)
     return()
   endif()
   set(missing "")
-  foreach(pkg IN LISTS TPH_DEBIAN_PACKAGES)
+  set(wanted ${TPH_DEBIAN_PACKAGES})
+  if(EXISTS /usr/bin/python3)
+    list(APPEND wanted ${TPH_DEBIAN_PYTHON_PACKAGES})
+  endif()
+  foreach(pkg IN LISTS wanted)
     execute_process(COMMAND "${DPKG_QUERY}" -W "--showformat=\${Status}" "${pkg}"
                     OUTPUT_VARIABLE status ERROR_QUIET)
     if(NOT status MATCHES "install ok installed")

@@ -1,6 +1,6 @@
-# Test `format`: every C/C++ source in kernel/ plugins/ tests/ bench/ datasets/ examples/ must be
-# as clang-format (.clang-format at the top) writes it. Skipped when clang-format is not installed,
-# unless $TPH_REQUIRE_SHARED is set (and not 0).
+# Test `format`: every C/C++ source in kernel/ plugins/ tests/ bench/ datasets/ examples/ bindings/
+# must be as clang-format (.clang-format at the top) writes it. Skipped when clang-format is not
+# installed, unless $TPH_REQUIRE_SHARED is set (and not 0).
 #   cmake -DSOURCE_DIR=<repository root> -P format.cmake
 cmake_minimum_required(VERSION 3.25)
 
@@ -21,7 +21,7 @@ if(NOT CLANG_FORMAT)
 endif()
 
 set(globs "")
-foreach(dir kernel plugins tests bench datasets examples)
+foreach(dir kernel plugins tests bench datasets examples bindings)
   foreach(ext c h cc cpp cxx hh hpp)
     list(APPEND globs "${SOURCE_DIR}/${dir}/*.${ext}")
   endforeach()

@@ -1,0 +1,3 @@
+module tephra
+
+go 1.18
