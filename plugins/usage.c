@@ -327,6 +327,8 @@ static int us_open(tph_session *s, void *stv, const tph_args *args)
 	for (uint32_t i = 0; i < v->nodes->n; i++)
 		read_node(st, v, i);
 	rc = tph_on_predicate(s, predicate);
+	if (!rc) /* verdicts are fixed at open and read nothing of the task */
+		rc = tph_declare_predicate_locality(s, TPH_PRED_SPEC);
 	/* The shadow cache feeds the score alone. */
 	if (rc || tph_plugin_flag(s, TPH_FLAG_NODE_ORDER) <= 0)
 		return rc;

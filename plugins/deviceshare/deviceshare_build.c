@@ -607,7 +607,10 @@ int ds_build(ds_st *st, tph_session *s)
 	for (tph_idx n = 0; !rc && n < v->nodes->n; n++)
 		if (st->nodes[n].kind == DS_KIND_VGPU)
 			ds_vg_reorder(st, &st->nodes[n]);
-	if (!rc && mark_uniform(st, s, buf))
-		rc = tph_predicate_nonlocal(s);
+	/* the task's device ask is read from its limits and annotations, which a class shares only
+	 * when mark_uniform finds its tasks alike */
+	if (!rc)
+		rc = tph_declare_predicate_locality(s, mark_uniform(st, s, buf) ? TPH_PRED_GLOBAL
+		                                                                : TPH_PRED_LOCAL);
 	return rc;
 }

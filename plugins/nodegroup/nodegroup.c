@@ -303,6 +303,8 @@ static int ng_open(tph_session *s, void *stv, const tph_args *args)
 		rc = build_groups(s, st);
 	if (!rc)
 		rc = build_rows(s, st, tph_plugin_flag(s, TPH_FLAG_HIERARCHY) > 0);
+	if (!rc) /* by the task's queue (its job) and the node's group; limits may widen it */
+		rc = tph_declare_predicate_locality(s, TPH_PRED_LOCAL);
 	if (!rc && tph_plugin_flag(s, TPH_FLAG_PREDICATE) > 0)
 		rc = ng_limits_open(s, st);
 	if (!rc)

@@ -233,6 +233,6 @@ int ng_limits_open(tph_session *s, ng_st *st)
 		rc = tph_on_task_events(s, on_allocate, on_deallocate);
 	/* A placement changes the verdict on every node of its group. */
 	if (!rc)
-		rc = tph_predicate_nonlocal(s);
+		rc = tph_declare_predicate_locality(s, TPH_PRED_GLOBAL);
 	return rc;
 }

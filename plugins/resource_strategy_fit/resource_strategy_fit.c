@@ -211,6 +211,8 @@ static int rsf_open(tph_session *s, void *stv, const tph_args *args)
 	int rc = tph_rsf_args(st, s, args);
 	if (!rc && st->proportional)
 		rc = tph_on_predicate(s, proportional);
+	if (!rc && st->proportional) /* the task's request against the node's idle */
+		rc = tph_declare_predicate_locality(s, TPH_PRED_SPEC);
 	if (!rc && (st->weight > 0 || st->sra_weight > 0))
 		rc = tph_on_node_order(s, node_order);
 	if (!rc && (st->weight > 0 || st->sra_weight > 0))

@@ -27,6 +27,14 @@ static const tph_arg_spec tdm_args[] = {
 
 /* ---- predicate and node order (per node: columns only) ---- */
 
+static bool all_plain(const tph_session *s, const tdm_st *g)
+{
+	for (uint32_t n = 0; n < tph_view_of(s)->nodes->n; n++)
+		if (g->node_state[n] != TDM_NODE_PLAIN)
+			return false;
+	return true;
+}
+
 static void predicate(void *st, const tph_session *s, tph_idx task, const tph_idx *nodes,
                       uint32_t n, tph_reason_code *out)
 {
@@ -324,6 +332,9 @@ static int tdm_open(tph_session *s, void *st, const tph_args *args)
 		rc = tasks_jobs_open(s, g);
 	if (!rc)
 		rc = tph_on_predicate(s, predicate);
+	if (!rc) /* without revocable nodes every verdict passes; with them it reads annotations */
+		rc = tph_declare_predicate_locality(s, all_plain(s, g) ? TPH_PRED_SPEC
+		                                                       : TPH_PRED_GLOBAL);
 	if (!rc)
 		rc = tph_on_node_order(s, node_order);
 	if (!rc)

@@ -1012,21 +1012,33 @@ static void test_score_locality(void **state)
 	fx_free(f);
 }
 
-/* A predicate declared not node-local turns shared verdicts off, unless its enable flag is
- * off; only during open. */
-static void test_predicate_nonlocal(void **state)
+/* Predicate locality is declared per plugin; the session's is the least among the plugins that
+ * register a predicate (none: SPEC); a plugin that declares nothing is GLOBAL; the last
+ * declaration counts; a disabled predicate's declaration is dropped; only during open. */
+static void test_predicate_locality(void **state)
 {
-	fx *f = fx_new(2, NULL, 4, 1);
-	f->pl[0].flags[TPH_FLAG_PREDICATE] = 0;
-	AS(f, 0, tph_predicate_nonlocal(&f->s));
-	assert_false(f->s.pred_nonlocal);
-	assert_int_equal(tph_predicate_nonlocal(&f->s), TPH_EINVAL); /* no plugin opening */
-	AS(f, 1, tph_predicate_nonlocal(&f->s));
-	assert_true(f->s.pred_nonlocal);
+	fx *f = fx_new(3, NULL, 4, 1);
+	assert_int_equal(tph_predicate_locality(&f->s), TPH_PRED_SPEC); /* no predicate */
+	AS(f, 0, tph_on_predicate(&f->s, cb_predicate));
+	assert_int_equal(tph_predicate_locality(&f->s), TPH_PRED_GLOBAL); /* undeclared */
+	AS(f, 0, tph_declare_predicate_locality(&f->s, TPH_PRED_SPEC));
+	assert_int_equal(tph_predicate_locality(&f->s), TPH_PRED_SPEC);
+	AS(f, 1, tph_on_predicate(&f->s, cb_predicate));
+	AS(f, 1, tph_declare_predicate_locality(&f->s, TPH_PRED_SPEC));
+	AS(f, 1, tph_declare_predicate_locality(&f->s, TPH_PRED_LOCAL)); /* the last counts */
+	assert_int_equal(tph_predicate_locality(&f->s), TPH_PRED_LOCAL);
+	f->pl[2].flags[TPH_FLAG_PREDICATE] = 0; /* a disabled predicate says nothing */
+	AS(f, 2, tph_declare_predicate_locality(&f->s, TPH_PRED_GLOBAL));
+	assert_int_equal(tph_predicate_locality(&f->s), TPH_PRED_LOCAL);
+	f->s.cur_plugin = 0;
+	assert_int_equal(tph_declare_predicate_locality(&f->s, 7), TPH_EINVAL);
+	f->s.cur_plugin = -1;
+	assert_int_equal(tph_declare_predicate_locality(&f->s, TPH_PRED_LOCAL), TPH_EINVAL);
 	f->s.frozen = true;
 	f->s.cur_plugin = 1;
-	assert_int_equal(tph_predicate_nonlocal(&f->s), TPH_EFROZEN);
+	assert_int_equal(tph_declare_predicate_locality(&f->s, TPH_PRED_GLOBAL), TPH_EFROZEN);
 	f->s.cur_plugin = -1;
+	assert_int_equal(tph_predicate_locality(&f->s), TPH_PRED_LOCAL);
 	fx_free(f);
 }
 
@@ -1193,7 +1205,7 @@ int main(void)
 	    cmocka_unit_test(test_threads_deterministic),
 	    cmocka_unit_test(test_nested_scratch),
 	    cmocka_unit_test(test_score_locality),
-	    cmocka_unit_test(test_predicate_nonlocal),
+	    cmocka_unit_test(test_predicate_locality),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

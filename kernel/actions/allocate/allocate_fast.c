@@ -4,7 +4,6 @@
 #include "allocate_fast.h"
 
 #include "base/mem.h"
-#include "base/registry_int.h"
 
 #include <math.h>
 #include <string.h>
@@ -14,18 +13,11 @@
 
 /* ---- context ---- */
 
-/* Predicates that read nothing of a task but its spec and request: shapes can then be shared
- * by jobs. (action_eqc.c has already refused predicates that are not node-local.) */
+/* Predicates that read nothing of a task but its spec and request (TPH_PRED_SPEC): shapes can
+ * then be shared by jobs. (action_eqc.c has already refused predicates that are not node-local.) */
 static bool spec_only_predicates(const tph_session *s)
 {
-	const tph_ep_list *l = &s->ep[TPH_EP_PREDICATE];
-	for (uint32_t i = 0; i < l->n; i++) {
-		const char *name = s->plugins[l->e[i].plugin].desc->name;
-		if (strcmp(name, "predicates") && strcmp(name, "resource-strategy-fit") &&
-		    strcmp(name, "usage"))
-			return false;
-	}
-	return true;
+	return tph_predicate_locality(s) >= TPH_PRED_SPEC;
 }
 
 static int scratch(alloc_fast *f)

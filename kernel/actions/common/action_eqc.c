@@ -8,7 +8,6 @@
 #include "session/ep.h"
 #include "session/ep_predicate.h"
 #include "base/mem.h"
-#include "base/registry_int.h"
 
 #include <string.h>
 
@@ -49,28 +48,12 @@ struct tph_eqc {
 	tph_reason_code *sub_codes;
 };
 
-/* Plugins whose predicate reads only the task's spec, request, role and job and the node's
- * own state, unless one said otherwise for this session (tph_predicate_nonlocal). Anything
- * else (external plugins included) turns the classes off. deviceshare also reads the task's
- * limits, annotations and labels, and says so when the tasks of one class differ there. */
+/* Classes need every predicate node-local, as its plugin declared (tph_on_predicate_locality's
+ * contract in tephra/plugin.h; a plugin that declares nothing is not). */
 static bool predicates_node_local(const tph_session *s)
 {
-	if (s->pred_nonlocal)
+	if (tph_predicate_locality(s) < TPH_PRED_LOCAL)
 		return false;
-	static const char *const local[] = {
-	    "predicates", "nodegroup", "usage", "resource-strategy-fit", "deviceshare", NULL};
-	const tph_ep_list *l = &s->ep[TPH_EP_PREDICATE];
-	for (uint32_t i = 0; i < l->n; i++) {
-		const tph_plugin *desc = s->plugins[l->e[i].plugin].desc;
-		const tph_plugin *const *b = tph_builtin_plugins;
-		while (*b && *b != desc) /* a host's plugin may reuse a built-in name */
-			b++;
-		const char *const *ok = local;
-		while (*ok && strcmp(*ok, desc->name))
-			ok++;
-		if (!*b || !*ok)
-			return false;
-	}
 	/* A placed pod's required anti-affinity reaches every node of its topology domain. */
 	for (uint32_t t = 0; t < s->tasks.n; t++)
 		if (s->tasks.spec[t] && s->tasks.spec[t]->n_anti_required)

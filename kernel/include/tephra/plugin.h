@@ -367,17 +367,30 @@ typedef uint32_t (*tph_score_anchors_fn)(void *st, const tph_session *s, tph_idx
 int tph_on_score_locality(tph_session *s, tph_score_locality_fn locality,
                           tph_score_anchors_fn anchors);
 
-/* ---- predicate locality ----
- * Filtering shares verdicts between the tasks of one job with the same pod spec, request row and
- * role, and after a placement on node X evaluates X again, and only X. The kernel does so only
- * while every predicate is node-local: its verdict on node i reads the task's spec, request, role
- * and job and node i's own state (columns, static data, plugin state that only a placement on i
- * changes). The built-in predicates are (as written); any other plugin's predicate is taken as
- * not node-local. A built-in whose predicate reaches beyond the node in this session calls this
- * in on_session_open (nodegroup with queue resource limits: a placement on one node of a group
- * changes the verdict on every node of the group); every task then evaluates every node. Gated
- * by enablePredicate, like the predicate it describes. */
-int tph_predicate_nonlocal(tph_session *s);
+/* ---- predicate locality: what lets filtering share verdicts between tasks ----
+ * Filtering shares verdicts between the tasks of one class (same pod spec, request row, role
+ * and job) and, after a placement on node X, evaluates X again and only X; allocate also shares
+ * a shape's verdicts between jobs. The kernel does so only while every plugin with a predicate
+ * registration declared, in on_session_open, how far its verdicts reach:
+ *
+ *  TPH_PRED_LOCAL   the verdict on node i depends only on the task's pod spec, request row,
+ *                   role and job, and on node i itself: its columns, its static data (labels,
+ *                   taints), and per-node plugin state that only a placement on i changes.
+ *  TPH_PRED_SPEC    as LOCAL, and not on the role or the job either (nor on anything else of
+ *                   the task but its spec and request row): verdicts then serve every job.
+ *  TPH_PRED_GLOBAL  anything else; the default for a plugin that declares nothing. Every task
+ *                   then filters every node (same decisions, more work).
+ *
+ * The last declaration of a plugin counts, so a plugin may declare SPEC at first and GLOBAL once
+ * it finds, say, a queue resource limit that a placement on one node of a group changes for the
+ * whole group. A declaration is gated by enablePredicate, like the predicate it describes;
+ * built-in and external plugins are treated alike. */
+enum {
+	TPH_PRED_GLOBAL = 0,
+	TPH_PRED_LOCAL = 1,
+	TPH_PRED_SPEC = 2
+};
+int tph_declare_predicate_locality(tph_session *s, int locality);
 
 /* ---- parallel spans: the per-node work of a batch callback ----
  * Batch callbacks (BatchNodeOrder, NodeReduce) get every candidate at once on the session's

@@ -201,6 +201,9 @@ bool tph_score_nodes(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_
  * else TPH_SCORE_LOCAL. Either of the last two carries TPH_SCORE_JOB when any plugin's answer
  * does. */
 int tph_score_locality(const tph_session *s, tph_idx task);
+/* The least locality declared by the plugins with a predicate registration (TPH_PRED_*,
+ * tephra/plugin.h): SPEC when none registers a predicate. */
+int tph_predicate_locality(const tph_session *s);
 /* For a task whose locality is TPH_SCORE_ANCHORED: the union of the anchors the plugins name
  * for a call over nodes[0..n), written to out; UINT32_MAX when more than `cap`. */
 uint32_t tph_score_anchors(const tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,

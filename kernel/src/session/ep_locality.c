@@ -67,15 +67,28 @@ int tph_score_locality(const tph_session *s, tph_idx task)
 	return kind == TPH_SCORE_GLOBAL ? kind : kind | job;
 }
 
-int tph_predicate_nonlocal(tph_session *s)
+int tph_declare_predicate_locality(tph_session *s, int locality)
 {
 	if (s->frozen)
 		return TPH_EFROZEN;
-	if (s->cur_plugin < 0 || (uint32_t)s->cur_plugin >= s->n_plugins)
+	if (s->cur_plugin < 0 || (uint32_t)s->cur_plugin >= s->n_plugins ||
+	    locality < TPH_PRED_GLOBAL || locality > TPH_PRED_SPEC)
 		return TPH_EINVAL;
-	if (tph_ep_enabled(&s->plugins[s->cur_plugin], TPH_EP_PREDICATE))
-		s->pred_nonlocal = true;
+	tph_plugin_inst *pi = &s->plugins[s->cur_plugin];
+	if (tph_ep_enabled(pi, TPH_EP_PREDICATE))
+		pi->pred_locality = (int8_t)locality;
 	return TPH_OK;
+}
+
+int tph_predicate_locality(const tph_session *s)
+{
+	const tph_ep_list *l = &s->ep[TPH_EP_PREDICATE];
+	int least = TPH_PRED_SPEC;
+	for (uint32_t i = 0; i < l->n; i++) {
+		int k = s->plugins[l->e[i].plugin].pred_locality;
+		least = k < least ? k : least;
+	}
+	return least;
 }
 
 /* Add a plugin's anchors to out[0..n) without repeats; false when they do not fit. */

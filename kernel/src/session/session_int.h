@@ -44,6 +44,7 @@ typedef struct tph_plugin_inst {
 	const tph_args *args;
 	uint16_t tier;
 	int8_t flags[TPH_FLAG_COUNT]; /* effective enable flags (0/1), by tph_conf_flag */
+	int8_t pred_locality;         /* TPH_PRED_*, as declared at open (GLOBAL if not) */
 } tph_plugin_inst;
 
 typedef struct tph_reason_row {
@@ -94,9 +95,6 @@ struct tph_session {
 	uint32_t n_opened;
 	bool plugins_closed;
 	bool frozen;
-	/* A plugin declared its predicate not node-local (tph_predicate_nonlocal): filtering
-	 * shares no verdicts between tasks. Set during open only. */
-	bool pred_nonlocal;
 	/* An extension point ran out of memory and answered as if it had nothing (no victims,
 	 * no feasible node, score 0): the action that saw it fails with TPH_ENOMEM, so a
 	 * degraded answer never passes for a decision. */
