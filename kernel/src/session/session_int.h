@@ -128,6 +128,11 @@ struct tph_session {
 	struct tph_topo *topo;     /* hypernode tree, job topologies, subjobs (hypernode.h) */
 	tph_eviction eviction;     /* session thread: set by eviction actions around their calls */
 	struct tph_shared *shared; /* session thread: tph_session_shared's objects, newest first */
+	/* Node sampling (tph_node_sampling, resolved: FULL or VOLCANO) and, for VOLCANO, Volcano's
+	 * lastProcessedNodeIndex: read from the cache at open, every PredicateNodes call of every
+	 * action moves it (action_filter.c), stored back in the cache at close. Session thread. */
+	uint8_t sampling;
+	uint32_t sample_rr;
 };
 
 typedef struct tph_act_scratch tph_act_scratch;
