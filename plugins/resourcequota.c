@@ -1,8 +1,8 @@
-/* resourcequota: Volcano's resourcequota plugin. A job may be enqueued only while its
- * minResources, added to what its namespace's quotas have in use and to the minResources of
- * the jobs this session already enqueued there, stay within every quota's hard limits (only
- * the resources both name are compared). Tephra's quotas carry no status.used: nothing is in
- * use when the session opens. */
+/* resourcequota: Volcano's resourcequota plugin (pkg/scheduler/plugins/resourcequota). A job
+ * may be enqueued only while, for every quota of its namespace, each resource that both its
+ * minResources and the quota's hard limits name stays within the limit once the quota's
+ * status.used, the minResources of the jobs this session already enqueued in the namespace and
+ * the job's own are added (quotav1.LessThanOrEqual over the masked sum). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,14 +27,17 @@ static uint32_t ns_index(const rq_st *st, tph_sid ns)
 	return p ? (uint32_t)(p - st->ns) : TPH_NOIDX;
 }
 
-/* quotav1.LessThanOrEqual over the resources the quota and the job both name; a resource the
- * job's minResources leave at zero is taken as not named. */
-static bool within(const tph_session *s, const int64_t *min, const int64_t *pending, uint32_t q)
+/* quotav1.LessThanOrEqual(Mask(used + pending + Mask(min, hard names), min names), hard): the
+ * resources the quota and the job's minResources both name (a zero value names one too). */
+static bool within(const tph_session *s, const int64_t *min, tph_dimmask named,
+                   const int64_t *pending, uint32_t q)
 {
 	const tph_quota_store *qs = tph_view_of(s)->quotas;
-	const int64_t *hard = qs->hard + (size_t)q * tph_view_of(s)->ndim;
+	size_t row = (size_t)q * tph_view_of(s)->ndim;
+	const int64_t *hard = qs->hard + row, *used = qs->used + row;
+	tph_dimmask both = qs->hard_mask[q] & named;
 	for (uint32_t d = 0; d < tph_view_of(s)->ndim && d < 32; d++)
-		if ((qs->hard_mask[q] >> d & 1) && min[d] && pending[d] + min[d] > hard[d])
+		if ((both >> d & 1) && used[d] + pending[d] + min[d] > hard[d])
 			return false;
 	return true;
 }
@@ -43,13 +46,14 @@ static int enqueueable(void *stv, const tph_session *s, tph_idx j)
 {
 	const rq_st *st = stv;
 	uint32_t i = st->job_ns[j];
-	if (!tph_view_of(s)->jobs->has_min_res[j] || i == TPH_NOIDX)
+	const tph_job_store *js = tph_view_of(s)->jobs;
+	if (!js->has_min_res[j] || i == TPH_NOIDX)
 		return TPH_PERMIT;
-	const int64_t *min = tph_view_of(s)->jobs->min_res + (size_t)j * tph_view_of(s)->ndim;
+	const int64_t *min = js->min_res + (size_t)j * tph_view_of(s)->ndim;
 	const int64_t *pending = st->pending + (size_t)i * tph_view_of(s)->ndim;
 	const tph_quota_store *qs = tph_view_of(s)->quotas;
 	for (uint32_t q = 0; q < qs->n; q++)
-		if (qs->ns[q] == st->ns[i] && !within(s, min, pending, q))
+		if (qs->ns[q] == st->ns[i] && !within(s, min, js->min_res_mask[j], pending, q))
 			return TPH_REJECT;
 	return TPH_PERMIT;
 }

@@ -192,12 +192,13 @@ static int build_nums(tph_session *s, tph_k8s_nums *m, const sidset *keys)
 
 /* ---- pods ---- */
 
+/* NodeInfo.update: Requested from the pod's request, NonZeroRequested from its non-zero one
+ * (calculateResource), the GPU count for BalancedAllocation. */
 static void account(tph_k8s_view *v, const tph_session *s, tph_idx t, tph_idx node, int sign)
 {
 	const int64_t *req = tph_view_of(s)->tasks->req + (size_t)t * tph_view_of(s)->ndim;
-	int64_t cpu = req[TPH_RES_CPU], mem = req[TPH_RES_MEMORY];
-	int64_t d[TPH_KV_COUNT] = {cpu, mem, cpu ? cpu : TPH_K8S_DEFAULT_MILLI_CPU,
-	                           mem ? mem : TPH_K8S_DEFAULT_MEMORY,
+	const int64_t *nz = tph_k8s_nonzero(s, t);
+	int64_t d[TPH_KV_COUNT] = {req[TPH_RES_CPU], req[TPH_RES_MEMORY], nz[0], nz[1],
 	                           v->gpu_dim == TPH_NOIDX ? 0 : tph_k8s_value(req[v->gpu_dim])};
 	for (uint32_t k = 0; k < TPH_KV_COUNT; k++)
 		v->sum[(size_t)k * v->n_nodes + node] += sign * d[k];

@@ -19,14 +19,11 @@
 enum {
 	TPH_KV_CPU = 0,
 	TPH_KV_MEM,
-	TPH_KV_NZ_CPU, /* cpu with 100m for a pod that requests none */
-	TPH_KV_NZ_MEM, /* memory with 200Mi for a pod that requests none */
+	TPH_KV_NZ_CPU, /* cpu with 100m for each container that names none (tph_k8s_nonzero) */
+	TPH_KV_NZ_MEM, /* memory with 200Mi for each container that names none */
 	TPH_KV_GPU,    /* nvidia.com/gpu */
 	TPH_KV_COUNT
 };
-
-#define TPH_K8S_DEFAULT_MILLI_CPU 100
-#define TPH_K8S_DEFAULT_MEMORY    (200LL * 1024 * 1024)
 
 /* Topology domains: for each key a pod term or spread constraint of any task uses, the dense
  * id of each node's value, so per-domain counts are flat arrays. */
@@ -88,6 +85,13 @@ static inline bool tph_k8s_has_pod_affinity(const tph_pod_spec *sp)
 {
 	return sp->n_pod_required || sp->n_pod_preferred || sp->n_anti_required ||
 	       sp->n_anti_preferred;
+}
+
+/* kube-scheduler's non-zero cpu and memory request of a task (tph_task_store.nonzero): 100m and
+ * 200Mi for each container that names none. */
+static inline const int64_t *tph_k8s_nonzero(const tph_session *s, tph_idx t)
+{
+	return tph_view_of(s)->tasks->nonzero + (size_t)t * 2;
 }
 
 /* Whole units of a milli-unit count, rounded up as resource.Quantity.Value() does. */

@@ -2,8 +2,8 @@
  * plugins over the candidate nodes, each normalised to 0..100 as Kubernetes does and
  * multiplied by its weight: NodeResourcesFit LeastAllocated / MostAllocated, NodeResources
  * BalancedAllocation, NodeAffinity (preferred terms), TaintToleration (PreferNoSchedule), and
- * InterPodAffinity and PodTopologySpread (nodeorder_pod.c). ImageLocality is its NodeOrder and
- * scores 0 in tephra, whose pods carry no images. */
+ * InterPodAffinity and PodTopologySpread (nodeorder_pod.c). ImageLocality is its NodeOrder
+ * (nodeorder_image.c). */
 #include "nodeorder.h"
 
 #include "tephra/alloc.h"
@@ -47,15 +47,13 @@ static int64_t fit_one(fit_kind k, int64_t req, int64_t cap)
 	return (req > cap ? cap : req) * TPH_MAX_NODE_SCORE / cap;
 }
 
-/* Least: cpu and memory weighted 50/50; Most: 1/1. Both count a pod without a cpu or memory
- * request as 100m / 200Mi (NonZeroRequested), the pod being placed included. */
+/* Least: cpu and memory weighted 50/50; Most: 1/1. Both count a container without a cpu or
+ * memory request as 100m / 200Mi (NonZeroRequested), the pod being placed included. */
 static void fit_scores(const no_st *st, const tph_session *s, tph_idx task, fit_kind k,
                        const tph_idx *nodes, uint32_t n, int64_t *raw)
 {
-	const int64_t *req = tph_view_of(s)->tasks->req + (size_t)task * tph_view_of(s)->ndim,
-	              w = k == LEAST ? 50 : 1;
-	int64_t pod[2] = {req[TPH_RES_CPU] ? req[TPH_RES_CPU] : TPH_K8S_DEFAULT_MILLI_CPU,
-	                  req[TPH_RES_MEMORY] ? req[TPH_RES_MEMORY] : TPH_K8S_DEFAULT_MEMORY};
+	const int64_t w = k == LEAST ? 50 : 1;
+	const int64_t *pod = tph_k8s_nonzero(s, task);
 	const uint32_t dims[2] = {TPH_RES_CPU, TPH_RES_MEMORY},
 	               sums[2] = {TPH_KV_NZ_CPU, TPH_KV_NZ_MEM};
 	const int64_t *sum = st->v->sum;
@@ -366,15 +364,6 @@ static void batch(void *stv, const tph_session *s, tph_idx task, const tph_idx *
 		tph_session_parallel(s, n, add_span, &c);
 }
 
-/* ImageLocality: a pod without images scores 0 everywhere (its sum stays under the minimum
- * threshold). */
-static void image_locality(void *st, const tph_session *s, tph_idx task, const tph_idx *nodes,
-                           uint32_t n, double *out)
-{
-	(void)st, (void)s, (void)task, (void)nodes;
-	memset(out, 0, n * sizeof *out);
-}
-
 /* ---- locality (plugin.h) ---- */
 
 static bool soft_spread(const tph_pod_spec *sp)
@@ -387,7 +376,8 @@ static bool soft_spread(const tph_pod_spec *sp)
 
 /* Pod-to-pod scores count placements on other nodes (InterPodAffinity is skipped only when
  * the pod has no preferred terms and no node held pods with affinity at open). NodeAffinity
- * and TaintToleration normalise labels-only inputs over the candidates: anchored. */
+ * and TaintToleration normalise labels-only inputs over the candidates: anchored.
+ * ImageLocality reads the pod's images and the node's own: local. */
 static int locality(void *stv, const tph_session *s, tph_idx task)
 {
 	const no_st *st = stv;
@@ -465,9 +455,11 @@ static int no_open(tph_session *s, void *stv, const tph_args *args)
 		rc = tph_no_pod_init(st, s);
 	if (!rc)
 		rc = init_prefer(st, s);
+	if (!rc)
+		rc = tph_no_image_init(st, s);
 	if (rc)
 		return rc;
-	rc = tph_on_node_order(s, image_locality);
+	rc = tph_on_node_order(s, tph_no_image_locality);
 	if (!rc)
 		rc = tph_on_batch_node_order(s, batch);
 	if (!rc)

@@ -1,5 +1,5 @@
-/* Private to the nodeorder plugin (nodeorder.c, nodeorder_pod.c): its state and the
- * pod-to-pod scorers (InterPodAffinity, PodTopologySpread). */
+/* Private to the nodeorder plugin (nodeorder.c, nodeorder_pod.c, nodeorder_image.c): its state,
+ * the pod-to-pod scorers (InterPodAffinity, PodTopologySpread) and ImageLocality. */
 #ifndef TPH_NODEORDER_H
 #define TPH_NODEORDER_H
 
@@ -43,6 +43,12 @@ typedef struct no_st {
 	uint32_t *pts_key, *pts_off;
 	double *pts_weight;
 	uint8_t *pts_host;
+	/* ImageLocality, made at open: each node's image names (sorted, from its ImageStates) with
+	 * their scaledImageScore over the session's node count, rows img_off[n] .. img_off[n + 1];
+	 * NULL when the weight is 0 or no pod has a known image */
+	uint32_t *img_off;
+	tph_sid *img_name;
+	int64_t *img_score;
 } no_st;
 
 /* kube-scheduler's score range. */
@@ -76,5 +82,10 @@ static inline int64_t tph_no_pts_norm(int64_t raw, bool skip, int64_t min, int64
 }
 /* Size the scratch the two need (session arena). */
 int tph_no_pod_init(no_st *st, tph_session *s);
+
+/* ImageLocality (nodeorder_image.c): its tables at open, and its NodeOrder callback. */
+int tph_no_image_init(no_st *st, tph_session *s);
+void tph_no_image_locality(void *st, const tph_session *s, tph_idx task, const tph_idx *nodes,
+                           uint32_t n, double *out);
 
 #endif

@@ -1,11 +1,11 @@
 /* predicates: Volcano's predicates plugin, the kube-scheduler Filters it wraps, in its order:
  * the node pod-count check, then NodeUnschedulable, NodeAffinity (nodeSelector and required
- * terms) and TaintToleration, then InterPodAffinity and PodTopologySpread (predicates_pod.c).
- * NodePorts, NodeVolumeLimits, VolumeZone, VolumeBinding and DRA have no data in tephra's
- * format and always pass; their enable keys are accepted. Its event handlers keep the k8s view
- * current, which nodeorder relies on, and assign the cards of the devices a task asks
- * (lib/devices.h, which deviceshare fills); with enablePredicate off they refuse every
- * allocation, as Volcano's Reserve does. */
+ * terms) and TaintToleration, then NodePorts (predicates_ports.c), InterPodAffinity and
+ * PodTopologySpread (predicates_pod.c). NodeVolumeLimits, VolumeZone, VolumeBinding and DRA
+ * have no data in tephra's format and always pass; their enable keys are accepted. Its event
+ * handlers keep the k8s view current, which nodeorder relies on, and assign the cards of the
+ * devices a task asks (lib/devices.h, which deviceshare fills); with enablePredicate off they
+ * refuse every allocation, as Volcano's Reserve does. */
 #include "predicates.h"
 
 #include <stdio.h>
@@ -16,7 +16,7 @@
 #define OFF(f) offsetof(pred_st, f)
 static const tph_arg_spec pred_args[] = {
     {"predicate.NodeAffinityEnable", TPH_ARG_BOOL, "true", 0, 0, OFF(node_affinity), NULL},
-    {"predicate.NodePortsEnable", TPH_ARG_BOOL, "true", 0, 0, OFF(node_ports), "no-op"},
+    {"predicate.NodePortsEnable", TPH_ARG_BOOL, "true", 0, 0, OFF(node_ports), NULL},
     {"predicate.TaintTolerationEnable", TPH_ARG_BOOL, "true", 0, 0, OFF(taint_toleration), NULL},
     {"predicate.PodAffinityEnable", TPH_ARG_BOOL, "true", 0, 0, OFF(pod_affinity), NULL},
     {"predicate.NodeVolumeLimitsEnable", TPH_ARG_BOOL, "true", 0, 0, OFF(volume_limits), "no-op"},
@@ -71,15 +71,18 @@ static tph_reason_code stable(const pred_st *st, const tph_session *s, const tph
 }
 
 /* Volcano's Predicate over one node. Its statuses collapse to one code: the one that aborts
- * (UnschedulableAndUnresolvable) if any, else the first Unschedulable. */
+ * (UnschedulableAndUnresolvable) if any, else the first Unschedulable (the pod count, then
+ * NodePorts, then the pod-to-pod filters). */
 static tph_reason_code verdict(const pred_st *st, const tph_session *s, tph_idx task,
                                const pred_pod *pp, const tph_reason_code *col, tph_idx node)
 {
+	const tph_pod_spec *sp = tph_view_of(s)->tasks->spec[task];
 	tph_reason_code soft = st->max_pods[node] <= (int64_t)st->v->npods[node] ? st->r_podnum : 0;
-	tph_reason_code t =
-	    col ? col[node] : stable(st, s, tph_view_of(s)->tasks->spec[task], node);
+	tph_reason_code t = col ? col[node] : stable(st, s, sp, node);
 	if (t)
 		return t;
+	if (!soft)
+		soft = tph_pred_ports_filter(st, sp, node);
 	bool unres = false;
 	tph_reason_code p = pp ? tph_pred_pod_filter(st, s, pp, task, node, &unres) : TPH_PASS;
 	return unres || !soft ? p : soft;
@@ -158,12 +161,13 @@ static int on_allocate(void *stv, tph_session *s, tph_idx task)
 	}
 	tph_idx old = tph_k8s_view_remove(st->v, s, task);
 	tph_pred_pod_event(st, s, task, old, -1);
+	tph_pred_ports_event(st, s, task, old, -1);
 	tph_idx node = tph_view_of(s)->tasks->node[task];
 	if (node == TPH_NOIDX)
 		return TPH_OK;
 	tph_k8s_view_add(st->v, s, task, node);
 	tph_pred_pod_event(st, s, task, node, +1);
-	return TPH_OK;
+	return tph_pred_ports_event(st, s, task, node, +1);
 }
 
 static int on_deallocate(void *stv, tph_session *s, tph_idx task)
@@ -173,7 +177,25 @@ static int on_deallocate(void *stv, tph_session *s, tph_idx task)
 		st->dev->release(st->dev, s, task);
 	tph_idx old = tph_k8s_view_remove(st->v, s, task);
 	tph_pred_pod_event(st, s, task, old, -1);
-	return TPH_OK;
+	return tph_pred_ports_event(st, s, task, old, -1);
+}
+
+/* ---- BatchNodeOrder: VolumeBinding and DRA scores ----
+ * Volcano registers a BatchNodeOrder that runs the score plugins it wraps, VolumeBinding
+ * (predicate.VolumeBindingEnable) and DRA. Their PreScore skips a pod without unbound claims
+ * or resource claims, the only pods the format has: every node scores 0, whatever node, so the
+ * scores are node-local. */
+static void batch(void *st, const tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
+                  double *out)
+{
+	(void)st, (void)s, (void)task, (void)nodes;
+	memset(out, 0, n * sizeof *out);
+}
+
+static int batch_locality(void *st, const tph_session *s, tph_idx task)
+{
+	(void)st, (void)s, (void)task;
+	return TPH_SCORE_LOCAL;
 }
 
 /* ---- open ---- */
@@ -259,6 +281,7 @@ static void pred_close(tph_session *s, void *stv)
 	for (uint32_t i = 0; st->stable && i < st->n_specs; i++)
 		tph_free(atomic_load(&st->stable[i]));
 	st->stable = NULL;
+	tph_pred_ports_free(st);
 	if (st->lock_init)
 		pthread_mutex_destroy(&st->lock);
 	st->lock_init = false;
@@ -281,11 +304,13 @@ static int register_all(tph_session *s)
 		rc = tph_on_sim_remove_task(s, tph_pred_sim_remove);
 	if (!rc)
 		rc = tph_on_sim_predicate(s, tph_pred_sim_predicate);
+	if (!rc)
+		rc = tph_on_batch_node_order(s, batch);
+	if (!rc)
+		rc = tph_on_score_locality(s, batch_locality, NULL);
 	return rc;
 }
 
-/* Volcano also registers a BatchNodeOrder for VolumeBinding and DRA scores; without volumes
- * or claims both skip, so it adds nothing and is not registered. */
 static int pred_open(tph_session *s, void *stv, const tph_args *args)
 {
 	pred_st *st = stv;
@@ -305,6 +330,8 @@ static int pred_open(tph_session *s, void *stv, const tph_args *args)
 		rc = init_reasons(st, s);
 	if (!rc)
 		rc = init_taints(st, s);
+	if (!rc)
+		rc = tph_pred_ports_init(st, s);
 	if (!rc)
 		rc = register_all(s);
 	if (rc)

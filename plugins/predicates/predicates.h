@@ -1,5 +1,6 @@
-/* Private to the predicates plugin (predicates.c, predicates_pod.c): its session state and the
- * PreFilter state of the pod-to-pod filters (InterPodAffinity, PodTopologySpread). */
+/* Private to the predicates plugin (predicates.c, predicates_pod.c, predicates_ports.c): its
+ * session state, the PreFilter state of the pod-to-pod filters (InterPodAffinity,
+ * PodTopologySpread) and the nodes' used host ports (NodePorts). */
 #ifndef TPH_PREDICATES_H
 #define TPH_PREDICATES_H
 
@@ -43,6 +44,18 @@ typedef struct pred_sim {
 	int32_t *aff, *anti, *exist; /* [key] */
 } pred_sim;
 
+/* NodeInfo.UsedPorts of each node: a set, in the heap (event handlers grow it). */
+typedef struct pred_port_set {
+	tph_port_row *items;
+	uint32_t n, cap;
+} pred_port_set;
+
+typedef struct pred_ports {
+	pred_port_set *node; /* [node]; NULL when NodePorts is off or no pod binds a host port */
+	uint32_t n_nodes;
+	tph_sid any; /* "0.0.0.0" */
+} pred_ports;
+
 typedef struct pred_st {
 	/* arguments (predicate.*Enable) */
 	bool node_affinity, node_ports, taint_toleration, pod_affinity, volume_limits, volume_zone,
@@ -55,10 +68,11 @@ typedef struct pred_st {
 	tph_reason_code *taint_code; /* per taint of each node; TPH_PASS: PreferNoSchedule */
 	tph_sid unsched_key;         /* node.kubernetes.io/unschedulable */
 	tph_reason_code r_podnum, r_unsched, r_nodeaff, r_aff, r_anti, r_exist, r_spread,
-	    r_spread_label;
+	    r_spread_label, r_ports;
 	bool any_pod_terms; /* some task has required pod terms or DoNotSchedule spreads */
 	pred_pod pp;
 	pred_sim sim;
+	pred_ports ports; /* written by event handlers (session thread), read by filters */
 	pthread_mutex_t lock;
 	bool lock_init;
 	_Atomic uint32_t ready_task; /* pp answers for this task at ready_gen */
@@ -85,6 +99,14 @@ tph_reason_code tph_pred_pod_filter(const pred_st *st, const tph_session *s, con
                                     tph_idx task, tph_idx node, bool *unres);
 /* Keep pp current: the view just added `task` on `node` (sign +1) or removed it (-1). */
 void tph_pred_pod_event(pred_st *st, const tph_session *s, tph_idx task, tph_idx node, int sign);
+
+/* NodePorts: the sets at open (predicate.NodePortsEnable, and some pod binds a host port),
+ * the filter on one node (TPH_PASS or r_ports, Unschedulable), the view's add (+1) or removal
+ * (-1) of `task` on `node` (ENOMEM when a set cannot grow), and freeing the sets. */
+int tph_pred_ports_init(pred_st *st, tph_session *s);
+tph_reason_code tph_pred_ports_filter(const pred_st *st, const tph_pod_spec *sp, tph_idx node);
+int tph_pred_ports_event(pred_st *st, const tph_session *s, tph_idx task, tph_idx node, int sign);
+void tph_pred_ports_free(pred_st *st);
 
 /* Simulations over InterPodAffinity only, as Volcano's predicates registers them. */
 int tph_pred_sim_add(void *st, tph_session *s, tph_idx pending, tph_idx task, tph_idx node);

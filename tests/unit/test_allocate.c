@@ -337,6 +337,102 @@ static void test_sampling(void **state)
 	pts_free(&r);
 }
 
+/* One scheduling cycle over cache c (no apply): the node the one bind went to, "" for none. */
+static const char *cycle(tph_cluster *c, const tph_conf *conf, tph_node_sampling mode, char *buf)
+{
+	tph_session_opts o = {.threads = 1, .node_sampling = mode};
+	tph_snapshot *sn;
+	tph_session *s;
+	assert_int_equal(tph_cluster_snapshot(c, 0, &sn, NULL), TPH_OK);
+	assert_int_equal(tph_session_open(sn, conf, &o, &s, NULL), TPH_OK);
+	assert_int_equal(tph_session_run(s, NULL), TPH_OK);
+	assert_int_equal(tph_session_close(s, NULL), TPH_OK);
+	const tph_decision_log *l = tph_session_decisions(s);
+	snprintf(buf, 16, "%s", l->n_binds ? l->binds[0].node : "");
+	tph_session_free(s);
+	tph_snapshot_release(sn);
+	return buf;
+}
+
+/* 250 nodes, one pending task that fits anywhere (and one nominated to n5 when asked). */
+static tph_scenario *sampled(const char *mode, const char *extra)
+{
+	static char yaml[32768];
+	int k = snprintf(yaml, sizeof yaml, "nodeSampling: %s\n%s" Q1 "nodes:\n", mode,
+	                 CONF("allocate", "{}"));
+	for (int i = 0; i < 250; i++)
+		k += snprintf(yaml + k, sizeof yaml - (size_t)k, NODE("n%03d", "4", ""), i);
+	snprintf(yaml + k, sizeof yaml - (size_t)k,
+	         "podGroups:\n" PG("pg", "1", "") "pods:\n" POD("p-0", "pg", "1", "%s"), extra);
+	tph_scenario *sc = NULL;
+	tph_diag d = {0};
+	assert_int_equal(tph_scenario_load_buffer(yaml, strlen(yaml), "s.yaml", &sc, &d), TPH_OK);
+	return sc;
+}
+
+/* Volcano's sampling over 250 nodes finds 250 * 48% = 120 nodes: the scan processes 121 (the
+ * one that passes beyond ends it) and the next session of the cache starts where it stopped:
+ * 0, 121, 242, then (242 + 121) mod 250 = 113. Full mode scans from n000 and leaves the index
+ * alone; a scan of one nominated node brings it back to 0. */
+static void test_volcano_sampling_across_sessions(void **state)
+{
+	(void)state;
+	char b[16];
+	tph_scenario *sc = sampled("volcano", "");
+	tph_cluster *c = tph_scenario_cluster(sc);
+	const tph_conf *conf = tph_scenario_conf(sc);
+	assert_int_equal(tph_cluster_node_sampling_start(c), 0);
+	assert_string_equal(cycle(c, conf, TPH_SAMPLING_CACHE, b), "n000");
+	assert_int_equal(tph_cluster_node_sampling_start(c), 121);
+	assert_string_equal(cycle(c, conf, TPH_SAMPLING_CACHE, b), "n121");
+	assert_int_equal(tph_cluster_node_sampling_start(c), 242);
+	assert_string_equal(cycle(c, conf, TPH_SAMPLING_VOLCANO, b), "n242");
+	assert_int_equal(tph_cluster_node_sampling_start(c), 113);
+	assert_string_equal(cycle(c, conf, TPH_SAMPLING_FULL, b), "n000");
+	assert_int_equal(tph_cluster_node_sampling_start(c), 113);
+	tph_scenario_free(sc);
+	/* a full scenario samples when the session asks */
+	sc = sampled("full", "");
+	c = tph_scenario_cluster(sc);
+	assert_string_equal(cycle(c, tph_scenario_conf(sc), TPH_SAMPLING_CACHE, b), "n000");
+	assert_int_equal(tph_cluster_node_sampling_start(c), 0);
+	assert_string_equal(cycle(c, tph_scenario_conf(sc), TPH_SAMPLING_VOLCANO, b), "n000");
+	assert_string_equal(cycle(c, tph_scenario_conf(sc), TPH_SAMPLING_VOLCANO, b), "n121");
+	tph_scenario_free(sc);
+	sc = sampled("volcano", ", nominatedNodeName: n005");
+	c = tph_scenario_cluster(sc);
+	assert_string_equal(cycle(c, tph_scenario_conf(sc), TPH_SAMPLING_CACHE, b), "n005");
+	assert_int_equal(tph_cluster_node_sampling_start(c), 0);
+	tph_scenario_free(sc);
+}
+
+/* Within a session the index moves from scan to scan; the knobs still override Volcano's 100,
+ * 5% and adaptive percentage: minimum-feasible-nodes 1 over 3 nodes finds one, and the scan
+ * goes on to the next that passes. */
+static void test_volcano_sampling_in_session(void **state)
+{
+	(void)state;
+	const char *rest = Q1 "nodes:\n" NODE("n1", "4", "") NODE("n2", "4", "")
+	    NODE("n3", "4", "") "podGroups:\n" PG("a", "1", "") PG("b", "1", "")
+	        PG("c", "1", "") "pods:\n" POD("a-0", "a", "1", "") POD("b-0", "b", "1", "")
+	            POD("c-0", "c", "1", "");
+	char yaml[4096];
+	run r;
+	/* a-0 scans n1 (found), n2 (beyond): index 2; b-0 from n3: n3, n1 -> index 1; c-0: n2 */
+	snprintf(yaml, sizeof yaml, "nodeSampling: volcano\n%s%s",
+	         CONF_ARGS("allocate", "{}", "{minimum-feasible-nodes: 1}"), rest);
+	run_scenario(&r, yaml, 1, false);
+	assert_string_equal(run_bound(&r, "ns/a-0"), "n1");
+	assert_string_equal(run_bound(&r, "ns/b-0"), "n3");
+	assert_string_equal(run_bound(&r, "ns/c-0"), "n2");
+	pts_free(&r);
+	/* 3 nodes, Volcano's defaults: all are found, each scan ends where it began */
+	snprintf(yaml, sizeof yaml, "nodeSampling: volcano\n%s%s", CONF("allocate", "{}"), rest);
+	run_scenario(&r, yaml, 1, false);
+	assert_string_equal(run_bound(&r, "ns/c-0"), "n1");
+	pts_free(&r);
+}
+
 static void test_nodes_to_find(void **state)
 {
 	(void)state;
@@ -369,6 +465,8 @@ int main(void)
 	    cmocka_unit_test(test_continue_rules),
 	    cmocka_unit_test(test_sampling),
 	    cmocka_unit_test(test_nodes_to_find),
+	    cmocka_unit_test(test_volcano_sampling_across_sessions),
+	    cmocka_unit_test(test_volcano_sampling_in_session),
 	};
 	return cmocka_run_group_tests(tests, spy_setup, NULL);
 }

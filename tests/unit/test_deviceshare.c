@@ -673,7 +673,7 @@ static void test_exclusive(void **state)
 	         THREE, POD("a", "podGroup: g, labels: {workload: infer}"),
 	         POD("b", "podGroup: g"));
 	pts_open(&p, yaml);
-	assert_false(p.s->pred_nonlocal);
+	assert_false((tph_predicate_locality(p.s) == TPH_PRED_GLOBAL));
 	pts_free(&p);
 	snprintf(
 	    yaml, sizeof yaml, "%snodes:\n%spodGroups: [{name: g, namespace: ns}]\npods:\n%s%s",
@@ -682,7 +682,7 @@ static void test_exclusive(void **state)
 	             "'1'}"),
 	    POD("b", "podGroup: g, limits: {volcano.sh/vgpu-number: '1'}"));
 	pts_open(&p, yaml);
-	assert_true(p.s->pred_nonlocal);
+	assert_true((tph_predicate_locality(p.s) == TPH_PRED_GLOBAL));
 	pts_free(&p);
 }
 
@@ -821,7 +821,7 @@ static void test_fast_equals_naive(void **state)
 		tph_session_opts o = {.threads = mode == 2 ? 2 : 1, .naive = mode == 1};
 		pts p;
 		pts_open_with(&p, yaml, &o);
-		assert_true(p.s->pred_nonlocal);
+		assert_true((tph_predicate_locality(p.s) == TPH_PRED_GLOBAL));
 		pts_run(&p);
 		text[mode] = pts_log_text(p.log);
 		pts_free(&p);
@@ -832,7 +832,7 @@ static void test_fast_equals_naive(void **state)
 		free(text[i]);
 	pts p;
 	pts_open(&p, mixed);
-	assert_false(p.s->pred_nonlocal);
+	assert_false((tph_predicate_locality(p.s) == TPH_PRED_GLOBAL));
 	pts_free(&p);
 }
 

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache/cluster_int.h"
 #include "harness.h"
 #include "tephra/tephra.h"
 
@@ -31,6 +32,7 @@ enum {
 	F_RAW = 1 << 8,      /* preferred terms of three weights, nodes with two soft taints */
 	F_ROLES = 1 << 9,    /* roles alternate; only one tolerates taints; one request per role */
 	F_TOPO = 1 << 10,    /* task-topology annotations, tdm zones (with F_ROLES, not F_ANNOT) */
+	F_IMAGES = 1 << 11,  /* node and pod images, init containers, overhead, host ports */
 };
 
 typedef struct mix {
@@ -41,6 +43,7 @@ typedef struct mix {
 	unsigned feat;
 	uint32_t nodes, jobs, tasks;
 	uint64_t seed;
+	bool volcano; /* nodeSampling: volcano */
 } mix;
 
 static uint32_t rnd(uint64_t *s, uint32_t n)
@@ -71,6 +74,9 @@ static void gen_node(FILE *f, const mix *m, uint32_t i)
 	bool gpu = (m->feat & F_GPU) && i % 5 == 0;
 	fprintf(f, "  - {name: n%04u, allocatable: {cpu: '%s', memory: %uGi, pods: '%u'%s},", i,
 	        cpu[i % 3], 64u << (i % 2), i % 11 ? 110 : 6, gpu ? ", nvidia.com/gpu: '8'" : "");
+	if ((m->feat & F_IMAGES) && i % 3)
+		fprintf(f, " images: [{names: [app%u:v1, reg/app%u:v1], sizeBytes: %u}],", i % 5,
+		        i % 5, (200u + 100u * (i % 7)) << 20);
 	fprintf(
 	    f, " labels: {zone: z%u, rack: r%u, kubernetes.io/hostname: n%04u%s}", i % 4, i % 9, i,
 	    !(m->feat & F_TOPO) || i % 4 != 1 ? ""
@@ -117,11 +123,12 @@ static void gen_cluster(FILE *f, const mix *m)
 		                   " volcano.sh/task-topology-task-order: 'odd,even'}");
 	fprintf(f, "pods:\n");
 	for (uint32_t i = 0; i < m->nodes; i += 2)
-		fprintf(f,
-		        "  - {name: sys-%u, namespace: kube, podGroup: sys, phase: Running,"
-		        " nodeName: n%04u, requests: {cpu: '%u', memory: 4Gi}%s}\n",
-		        i, i, 1 + i % 9,
-		        (m->feat & F_RELEASE) && i % 6 == 0 ? ", deleting: true" : "");
+		fprintf(
+		    f,
+		    "  - {name: sys-%u, namespace: kube, podGroup: sys, phase: Running,"
+		    " nodeName: n%04u, requests: {cpu: '%u', memory: 4Gi}%s%s}\n",
+		    i, i, 1 + i % 9, (m->feat & F_RELEASE) && i % 6 == 0 ? ", deleting: true" : "",
+		    (m->feat & F_IMAGES) && i % 10 == 0 ? ", hostPorts: [{hostPort: 9000}]" : "");
 }
 
 /* Scheduling constraints of job j's task k: each kind on a share of the jobs. */
@@ -174,6 +181,17 @@ static void gen_constraints(FILE *f, const mix *m, uint32_t j, uint32_t k, uint6
 		fprintf(f,
 		        ", annotations: {volcano.sh/resource-strategy-scoring-type: MostAllocated,"
 		        " volcano.sh/resource-strategy-weight: '{\"cpu\": 2, \"memory\": 1}'}");
+	if ((m->feat & F_IMAGES) && j % 4 == 1)
+		fprintf(f, ", images: [app%u:v1, sidecar]", j % 5);
+	if ((m->feat & F_IMAGES) && j % 6 == 3)
+		fprintf(f,
+		        ", initContainers: [{name: init, image: reg/app%u, requests: {cpu: '3'}},"
+		        " {name: side, requests: {memory: 1Gi}, restartPolicy: Always}]",
+		        j % 5);
+	if ((m->feat & F_IMAGES) && j % 7 == 2)
+		fprintf(f, ", hostPorts: [{hostPort: %u}]", 9000 + j % 2);
+	if ((m->feat & F_IMAGES) && j % 11 == 6)
+		fprintf(f, ", overhead: {cpu: 250m, memory: 64Mi}");
 	if ((m->feat & F_NOMINATE) && rnd(seed, 30) == 0)
 		fprintf(f, ", nominatedNodeName: n%04u", rnd(seed, m->nodes));
 	if (m->feat & F_TOPO) /* the name task-topology reads; some may use revocable nodes */
@@ -211,7 +229,7 @@ static char *generate(const mix *m, size_t *len)
 	FILE *f = open_memstream(&buf, len);
 	assert_non_null(f);
 	uint64_t seed = m->seed;
-	fprintf(f, "name: %s\n", m->name);
+	fprintf(f, "name: %s\n%s", m->name, m->volcano ? "nodeSampling: volcano\n" : "");
 	gen_conf(f, m);
 	gen_cluster(f, m);
 	for (uint32_t j = 0; j < m->jobs; j++)
@@ -251,6 +269,11 @@ static run decide_capped(const world *w, int threads, bool naive, size_t cache)
 {
 	tph_diag d = {0};
 	tph_session *s;
+	/* every run starts Volcano's scans at index 0, not where the last run left it */
+	tph_cluster *c = tph_scenario_cluster(w->scn);
+	if (c->sampling == TPH_SAMPLING_VOLCANO)
+		assert_int_equal(tph_cluster_set_node_sampling(c, TPH_SAMPLING_VOLCANO, NULL),
+		                 TPH_OK);
 	tph_session_opts o = {
 	    .threads = threads, .naive = naive, .profile = true, .shape_cache_bytes = cache};
 	int rc = tph_session_open(w->snap, tph_scenario_conf(w->scn), &o, &s, &d);
@@ -480,6 +503,32 @@ static void test_task_topology_and_tdm(void **state)
 	check(&filter, false);
 }
 
+/* ImageLocality (node-local scores), NodePorts (a verdict a placement changes on its node
+ * only), init containers and overhead in the requests; then the same under Volcano's node
+ * sampling, where every task takes the normal path and the scans' start index moves. */
+static void test_images_ports_and_sampling(void **state)
+{
+	(void)state;
+	const mix images = {"images",
+	                    "    - name: drf\n    - name: predicates\n    - name: proportion\n"
+	                    "    - name: nodeorder\n      arguments: {imagelocality.weight: 5}\n"
+	                    "    - name: binpack\n",
+	                    NULL,
+	                    NULL,
+	                    F_TAINTS | F_SELECT | F_IMAGES | F_RELEASE,
+	                    300,
+	                    70,
+	                    16,
+	                    47};
+	check(&images, true);
+	mix sampled = images;
+	sampled.name = "sampled";
+	sampled.nodes = 420; /* over 100 nodes: 420 * 47% = 197 are enough */
+	sampled.volcano = true;
+	sampled.seed = 53;
+	check(&sampled, false);
+}
+
 /* ---- two cases built by hand, each with the node the naive path picks ---- */
 
 #define SMALL_CONF                                                                         \
@@ -598,6 +647,7 @@ int main(void)
 	    cmocka_unit_test(test_shards_and_no_error_cache),
 	    cmocka_unit_test(test_filled_cluster),
 	    cmocka_unit_test(test_task_topology_and_tdm),
+	    cmocka_unit_test(test_images_ports_and_sampling),
 	    cmocka_unit_test(test_error_cache_outlives_a_pass),
 	    cmocka_unit_test(test_unknown_node_joins),
 	};

@@ -383,7 +383,7 @@ static void test_limit_events(void **state)
 	         CONF("", "") LIMIT_NODES LIMIT_QUEUE("{\"group1\":{\"cpu\":\"3\"}}")
 	             LIMIT_PODS("  - {name: run, namespace: limit, podGroup: used, phase: Running,"
 	                        " nodeName: n2, requests: {cpu: '2'}}\n"));
-	assert_true(p.s->pred_nonlocal);
+	assert_true((tph_predicate_locality(p.s) == TPH_PRED_GLOBAL));
 	assert_string_equal(pts_passing(&p, "limit/pending2", b, sizeof b), "n1,n2");
 	tph_statement st;
 	tph_stmt_init(&st, p.s);
@@ -413,7 +413,7 @@ static void test_limit_events(void **state)
 	pts_free(&p);
 	/* Without limits the predicate stays node-local. */
 	pts_open(&p, CONF("", "") LIMIT_NODES LIMIT_QUEUE("") LIMIT_PODS(""));
-	assert_false(p.s->pred_nonlocal);
+	assert_false((tph_predicate_locality(p.s) == TPH_PRED_GLOBAL));
 	pts_free(&p);
 }
 
@@ -433,7 +433,7 @@ static void test_locality_and_flags(void **state)
 	assert_int_equal(p.s->ep[TPH_EP_PREDICATE].n, 0);
 	assert_int_equal(p.s->ep[TPH_EP_NODE_ORDER].n, 1);
 	assert_int_equal(p.s->ep[TPH_EP_ALLOCATE_EVENT].n, 0);
-	assert_false(p.s->pred_nonlocal);
+	assert_false((tph_predicate_locality(p.s) == TPH_PRED_GLOBAL));
 	pts_free(&p);
 }
 

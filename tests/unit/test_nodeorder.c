@@ -1,5 +1,6 @@
-/* Unit tests for plugins/nodeorder/nodeorder.c and nodeorder_pod.c: each kube-scheduler scorer with
- * its 0..100 normalisation worked out by hand, the default weights, and the view that follows
+/* Unit tests for plugins/nodeorder/nodeorder.c, nodeorder_pod.c and nodeorder_image.c: each
+ * kube-scheduler scorer with its 0..100 normalisation worked out by hand, the default weights,
+ * ImageLocality over the images Volcano's cache summarised, and the view that follows
  * allocations only when predicates runs in the session (as Volcano's shared NodeMap). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -275,9 +276,63 @@ static void test_view_follows_predicates_only(void **state)
 	pts_free(&p);
 }
 
+/* ImageLocality alone, weight 2. */
+#define IMAGES_ONLY                                                                  \
+	"    - name: nodeorder\n"                                                    \
+	"      arguments: {leastrequested.weight: 0, balancedresource.weight: 0,"    \
+	" nodeaffinity.weight: 0, podaffinity.weight: 0, tainttoleration.weight: 0," \
+	" podtopologyspread.weight: 0, imagelocality.weight: 2}\n"
+
+/* n2 lists nginx:1.25 second (NumNodes 2, the first size); n4 is not ready (counted by the
+ * cache, not in the session's 3 nodes); n3 lists busybox twice (the first entry counts). */
+static const char images_yaml[] =
+    HEAD(IMAGES_ONLY) "nodes:\n"
+                      "  - {name: n1, allocatable: {cpu: '4', pods: '10'}, images: [{names: "
+                      "[nginx:1.25, docker.io/library/nginx:1.25], sizeBytes: 629145600}]}\n"
+                      "  - {name: n2, allocatable: {cpu: '4', pods: '10'}, images: [{names: "
+                      "[nginx:1.25], sizeBytes: 943718400}]}\n"
+                      "  - {name: n3, allocatable: {cpu: '4', pods: '10'}, images: [{names: "
+                      "[busybox:latest], sizeBytes: 104857600}, {names: [busybox:latest], "
+                      "sizeBytes: 5}]}\n"
+                      "  - {name: n4, ready: false, images: [{names: [nginx:1.25]}]}\n"
+                      "pods:\n"
+                      "  - {name: one, namespace: ns, images: [nginx:1.25]}\n"
+                      "  - {name: untagged, namespace: ns, images: [nginx]}\n"
+                      "  - {name: bb, namespace: ns, images: [busybox]}\n"
+                      "  - {name: three, namespace: ns, images: ['busybox:latest', other],"
+                      " initContainers: [{name: i, image: 'nginx:1.25'}]}\n"
+                      "  - {name: none, namespace: ns}\n";
+
+static void test_image_locality(void **state)
+{
+	(void)state;
+	pts p;
+	double got[3];
+	pts_open(&p, images_yaml);
+	/* n1: 600Mi * 1/3 = 209715200; (209715200 - 23Mi) * 100 / (1000Mi - 23Mi) = 18.
+	 * n2: 600Mi * 2/3 = 419430400 -> 38. Weighted 2. */
+	scores(&p, "ns/one", got);
+	expect(got, (double[]){36, 76, 0}, 3);
+	/* "nginx" is "nginx:latest", which no node holds. */
+	scores(&p, "ns/untagged", got);
+	expect(got, (double[]){0, 0, 0}, 3);
+	/* busybox:latest: 100Mi / 3 = 34952533 -> 1. */
+	scores(&p, "ns/bb", got);
+	expect(got, (double[]){0, 0, 2}, 3);
+	/* Three containers (one init): the ceiling is 3000Mi. n1 5, n2 12, n3 0. */
+	scores(&p, "ns/three", got);
+	expect(got, (double[]){10, 24, 0}, 3);
+	scores(&p, "ns/none", got);
+	expect(got, (double[]){0, 0, 0}, 3);
+	/* Node-local: the score of a node is the same over any candidates. */
+	assert_int_equal(tph_score_locality(p.s, pts_task(&p, "ns/one")), TPH_SCORE_LOCAL);
+	pts_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_image_locality),
 	    cmocka_unit_test(test_least_allocated),
 	    cmocka_unit_test(test_most_allocated_and_balanced),
 	    cmocka_unit_test(test_default_weights),

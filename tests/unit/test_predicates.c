@@ -1,7 +1,8 @@
-/* Unit tests for plugins/predicates/predicates.c and predicates_pod.c: node selector and required
- * node affinity operators, taints, unschedulable nodes, the pod-count check, inter-pod affinity and
- * anti-affinity (kept current by allocate/deallocate events), topology spread, the enable
- * arguments and the preempt simulations. */
+/* Unit tests for plugins/predicates/predicates.c, predicates_pod.c and predicates_ports.c: node
+ * selector and required node affinity operators, taints, unschedulable nodes, the pod-count
+ * check, host ports (NodePorts, kept current by events), inter-pod affinity and anti-affinity
+ * (kept current by allocate/deallocate events), topology spread, the enable arguments, the
+ * preempt simulations and the BatchNodeOrder Volcano registers. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -365,9 +366,104 @@ static void test_simulations(void **state)
 	pts_free(&p);
 }
 
+#define PORTS_NODES                                                                             \
+	"nodes:\n"                                                                              \
+	"  - {name: n1, allocatable: {cpu: '4', pods: '10'}}\n"                                 \
+	"  - {name: n2, allocatable: {cpu: '4', pods: '10'}}\n"                                 \
+	"  - {name: n3, allocatable: {cpu: '4', pods: '10'}}\n"                                 \
+	"  - {name: n4, allocatable: {cpu: '4', pods: '10'}}\n"                                 \
+	"pods:\n"                                                                               \
+	"  - {name: web, namespace: ns, phase: Running, nodeName: n1, hostPorts: [{hostPort: "  \
+	"80}]}\n"                                                                               \
+	"  - {name: dns, namespace: ns, phase: Running, nodeName: n2, hostPorts: [{hostPort: "  \
+	"53, protocol: UDP, hostIP: 10.0.0.2}]}\n"                                              \
+	"  - {name: ip80, namespace: ns, phase: Running, nodeName: n3, hostPorts: [{hostPort: " \
+	"80, hostIP: 10.0.0.3}]}\n"                                                             \
+	"  - {name: a, namespace: ns, phase: Running, nodeName: n4, hostPorts: [{hostPort: "    \
+	"8080}]}\n"                                                                             \
+	"  - {name: b, namespace: ns, phase: Running, nodeName: n4, hostPorts: [{hostPort: "    \
+	"8080, protocol: TCP, hostIP: ''}]}\n"                                                  \
+	"  - {name: any80, namespace: ns, hostPorts: [{hostPort: 80}]}\n"                       \
+	"  - {name: on3, namespace: ns, hostPorts: [{hostPort: 80, hostIP: 10.0.0.3}]}\n"       \
+	"  - {name: on9, namespace: ns, hostPorts: [{hostPort: 80, hostIP: 10.0.0.9}]}\n"       \
+	"  - {name: udp80, namespace: ns, hostPorts: [{hostPort: 80, protocol: UDP}]}\n"        \
+	"  - {name: udp53, namespace: ns, hostPorts: [{hostPort: 53, protocol: UDP}]}\n"        \
+	"  - {name: w8080, namespace: ns, hostPorts: [{hostPort: 9}, {hostPort: 8080}]}\n"      \
+	"  - {name: none, namespace: ns}\n"
+
+/* HostPortInfo.CheckConflict: 0.0.0.0 meets every address, an address meets itself and
+ * 0.0.0.0; protocols never meet each other. */
+static void test_node_ports(void **state)
+{
+	(void)state;
+	pts p;
+	char b[64];
+	pts_open(&p, CONF("") PORTS_NODES);
+	assert_string_equal(feasible(&p, "ns/any80", b, sizeof b), "n2,n4");
+	assert_string_equal(feasible(&p, "ns/on3", b, sizeof b), "n2,n4");
+	assert_string_equal(feasible(&p, "ns/on9", b, sizeof b), "n2,n3,n4");
+	assert_string_equal(feasible(&p, "ns/udp80", b, sizeof b), "n1,n2,n3,n4");
+	assert_string_equal(feasible(&p, "ns/udp53", b, sizeof b), "n1,n3,n4");
+	assert_string_equal(feasible(&p, "ns/w8080", b, sizeof b), "n1,n2,n3");
+	assert_string_equal(feasible(&p, "ns/none", b, sizeof b), "n1,n2,n3,n4");
+	assert_string_equal(why(&p, "ns/any80", "n1"),
+	                    "node(s) didn't have free ports for the requested pod ports");
+	tph_reason_code c = tph_predicate_node(p.s, pts_task(&p, "ns/any80"), pts_node(&p, "n1"));
+	assert_false(tph_reason_unresolvable(p.s, c));
+	pts_free(&p);
+	/* predicate.NodePortsEnable: false turns the filter off. */
+	pts_open(&p, CONF("      arguments: {predicate.NodePortsEnable: false}\n") PORTS_NODES);
+	assert_string_equal(feasible(&p, "ns/any80", b, sizeof b), "n1,n2,n3,n4");
+	pts_free(&p);
+}
+
+/* The used ports follow the events; a node's ports are a set, so evicting one of two pods that
+ * bind 8080 frees it (HostPortInfo.Remove), and discarding the eviction binds it again. */
+static void test_node_ports_follow_events(void **state)
+{
+	(void)state;
+	pts p;
+	char b[64];
+	pts_open(&p, CONF("") PORTS_NODES);
+	tph_statement st;
+	tph_stmt_init(&st, p.s);
+	assert_int_equal(tph_stmt_allocate(&st, pts_task(&p, "ns/any80"), pts_node(&p, "n2")),
+	                 TPH_OK);
+	assert_string_equal(feasible(&p, "ns/on9", b, sizeof b), "n3,n4");
+	assert_string_equal(feasible(&p, "ns/udp80", b, sizeof b), "n1,n2,n3,n4");
+	tph_stmt_discard(&st);
+	assert_string_equal(feasible(&p, "ns/on9", b, sizeof b), "n2,n3,n4");
+	tph_stmt_init(&st, p.s);
+	assert_int_equal(tph_stmt_evict(&st, pts_task(&p, "ns/a"), "test"), TPH_OK);
+	assert_string_equal(feasible(&p, "ns/w8080", b, sizeof b), "n1,n2,n3,n4");
+	tph_stmt_discard(&st);
+	assert_string_equal(feasible(&p, "ns/w8080", b, sizeof b), "n1,n2,n3");
+	pts_free(&p);
+}
+
+/* Volcano's predicates registers a BatchNodeOrder (VolumeBinding and DRA scores): 0 on every
+ * node for pods without claims, and node-local. */
+static void test_batch_node_order(void **state)
+{
+	(void)state;
+	pts p;
+	double got[4] = {1, 1, 1, 1};
+	pts_open(&p, CONF("") PORTS_NODES);
+	tph_session *s = p.s;
+	assert_int_equal(s->ep[TPH_EP_BATCH_NODE_ORDER].n, 1);
+	tph_score_nodes(s, pts_task(&p, "ns/any80"), s->ready_nodes, s->n_ready, got);
+	for (int i = 0; i < 4; i++)
+		assert_true(got[i] == 0);
+	assert_int_equal(tph_score_locality(s, pts_task(&p, "ns/any80")), TPH_SCORE_LOCAL);
+	pts_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_node_ports),
+	    cmocka_unit_test(test_node_ports_follow_events),
+	    cmocka_unit_test(test_batch_node_order),
 	    cmocka_unit_test(test_node_affinity_operators),
 	    cmocka_unit_test(test_node_affinity_disabled),
 	    cmocka_unit_test(test_taints_and_unschedulable),

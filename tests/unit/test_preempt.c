@@ -332,6 +332,50 @@ static void test_out_of_memory_is_reported(void **state)
 	    scenario(HEAD("preempt", ""), "", two_nodes, "low", "low", "q1", "", ""));
 }
 
+/* Three full nodes, a low pod on each, two high preemptors in one queue. With one feasible
+ * node to find, the first scan takes n1 and processes n2 (it passes beyond); Volcano's
+ * sampling starts the second preemptor's scan at n3, the knob alone at n1 again. */
+static const char three_nodes[] =
+    "queues: [{name: q1}]\n"
+    "nodes:\n"
+    "  - {name: n1, allocatable: {cpu: '1', memory: 4Gi, pods: '10'}}\n"
+    "  - {name: n2, allocatable: {cpu: '1', memory: 4Gi, pods: '10'}}\n"
+    "  - {name: n3, allocatable: {cpu: '1', memory: 4Gi, pods: '10'}}\n"
+    "podGroups:\n"
+    "  - {name: pgl, namespace: c1, queue: q1, minMember: 0, phase: Running,"
+    " priorityClassName: low}\n"
+    "  - {name: pgh, namespace: c1, queue: q1, minMember: 1, phase: Inqueue,"
+    " priorityClassName: high}\n"
+    "  - {name: pgi, namespace: c1, queue: q1, minMember: 1, phase: Inqueue,"
+    " priorityClassName: high, creationTimestamp: '2026-01-01T00:00:01Z'}\n"
+    "pods:\n"
+    "  - {name: a1, namespace: c1, podGroup: pgl, phase: Running, nodeName: n1,"
+    " requests: {cpu: '1'}, priorityClassName: low}\n"
+    "  - {name: b1, namespace: c1, podGroup: pgl, phase: Running, nodeName: n2,"
+    " requests: {cpu: '1'}, priorityClassName: low}\n"
+    "  - {name: c1, namespace: c1, podGroup: pgl, phase: Running, nodeName: n3,"
+    " requests: {cpu: '1'}, priorityClassName: low}\n"
+    "  - {name: h1, namespace: c1, podGroup: pgh, requests: {cpu: '1'}}\n"
+    "  - {name: i1, namespace: c1, podGroup: pgi, requests: {cpu: '1'}}\n";
+
+static void test_volcano_sampling_moves_scans(void **state)
+{
+	(void)state;
+	char head[4096], doc[8192];
+	const char *none[] = {""};
+	ev_fill(head, sizeof head, HEAD("preempt", "minimum-feasible-nodes: 1"), none);
+	ev_run r;
+	snprintf(doc, sizeof doc, "nodeSampling: volcano\n%s%s", head, three_nodes);
+	ev_run_yaml(&r, doc);
+	assert_string_equal(ev_evictions(&r), "c1/a1:preempt;c1/c1:preempt;");
+	assert_string_equal(ev_pipelined(&r), "c1/h1@n1;c1/i1@n3;");
+	pts_free(&r);
+	snprintf(doc, sizeof doc, "%s%s", head, three_nodes);
+	ev_run_yaml(&r, doc);
+	assert_string_equal(ev_evictions(&r), "c1/a1:preempt;");
+	pts_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -351,6 +395,7 @@ int main(void)
 	    cmocka_unit_test(test_victims_without_job_first),
 	    cmocka_unit_test(test_victims_too_small),
 	    cmocka_unit_test(test_out_of_memory_is_reported),
+	    cmocka_unit_test(test_volcano_sampling_moves_scans),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

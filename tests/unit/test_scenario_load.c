@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cache/cluster_int.h"
 #include "load/conf_int.h"
 #include "load/scenario_int.h"
 #include "tephra/scenario.h"
@@ -582,16 +583,35 @@ static void test_v11_keys(void **state)
 	tph_scenario_free(s);
 }
 
+/* A file made of head and tail that must fail with status rc and a message holding want. */
+typedef struct err_case {
+	const char *head, *tail;
+	int rc;
+	const char *want;
+} err_case;
+
+static void check_errors(const err_case *cases, size_t n)
+{
+	int failures = 0;
+	for (size_t i = 0; i < n; i++) {
+		char yaml[2048], msg[1024];
+		snprintf(yaml, sizeof yaml, "%s%s", cases[i].head, cases[i].tail);
+		int rc = load_bad(yaml, msg, sizeof msg);
+		if (rc != cases[i].rc || !strstr(msg, cases[i].want)) {
+			print_error("case %zu: rc %d, \"%s\"\n  want %d, \"%s\"\n", i, rc, msg,
+			            cases[i].rc, cases[i].want);
+			failures++;
+		}
+	}
+	assert_int_equal(failures, 0);
+}
+
 /* Each bad value of a v1.1 key fails with its location, object and field. */
 static void test_v11_errors(void **state)
 {
 	(void)state;
 	const char *pod = "pods:\n  - name: p1\n    namespace: c1\n";
-	const struct {
-		const char *head, *tail;
-		int rc;
-		const char *want;
-	} cases[] = {
+	const err_case cases[] = {
 	    {pod, "    conditions: [{type: Ready, status: Maybe}]\n", TPH_EINVAL,
 	     "bad.yaml:4:40: pod c1/p1: field conditions[0].status: must be one of "
 	     "True|False|Unknown, got \"Maybe\""},
@@ -679,18 +699,131 @@ static void test_v11_errors(void **state)
 	    {"flavour: volcano\n", "schedulerParams: {}\n", TPH_EINVAL,
 	     "bad.yaml:2:1: scenario: field schedulerParams: unknown field"},
 	};
-	int failures = 0;
-	for (size_t i = 0; i < N_ELEMS(cases); i++) {
-		char yaml[1024], msg[1024];
-		snprintf(yaml, sizeof yaml, "%s%s", cases[i].head, cases[i].tail);
-		int rc = load_bad(yaml, msg, sizeof msg);
-		if (rc != cases[i].rc || !strstr(msg, cases[i].want)) {
-			print_error("case %zu: rc %d, \"%s\"\n  want %d, \"%s\"\n", i, rc, msg,
-			            cases[i].rc, cases[i].want);
-			failures++;
-		}
-	}
-	assert_int_equal(failures, 0);
+	check_errors(cases, N_ELEMS(cases));
+}
+
+/* ---- v1.2 keys (docs/format-additions.md) ------------------------------------------------ */
+
+static const char *v12 =
+    "nodeSampling: volcano\n"
+    "queues: [{name: default}]\n"
+    "nodes:\n"
+    "  - name: n1\n"
+    "    images: [{names: [nginx:1.25, docker.io/library/nginx:1.25], sizeBytes: 1000},"
+    " {names: [busybox]}]\n"
+    "resourceQuotas:\n"
+    "  - {name: q, namespace: c1, hard: {cpu: '4'}, used: {cpu: 1500m, count/pods: '2'}}\n"
+    "pods:\n"
+    "  - name: p1\n"
+    "    namespace: c1\n"
+    "    requests: {cpu: '1'}\n"
+    "    initContainers:\n"
+    "      - {name: init, image: busybox, requests: {cpu: '2'}}\n"
+    "      - {name: side, requests: {memory: 1Gi}, restartPolicy: Always}\n"
+    "    overhead: {cpu: 100m}\n"
+    "    images: [nginx:1.25, app]\n"
+    "    hostPorts: [{hostPort: 80}, {hostPort: 53, protocol: UDP, hostIP: '::1'},"
+    " {hostPort: 80, hostIP: ''}, {hostPort: 80, protocol: SCTP}]\n";
+
+static void test_v12_keys(void **state)
+{
+	(void)state;
+	char yaml[2048];
+	/* the fourth host port repeats the first one ("" is 0.0.0.0): drop it for the good file */
+	snprintf(yaml, sizeof yaml, "%s", v12);
+	char *dup = strstr(yaml, " {hostPort: 80, hostIP: ''},");
+	memmove(dup, dup + strlen(" {hostPort: 80, hostIP: ''},"),
+	        strlen(dup + strlen(" {hostPort: 80, hostIP: ''},")) + 1);
+	tph_scenario *s = load_ok(yaml);
+	assert_int_equal(s->sampling, TPH_SAMPLING_VOLCANO);
+	const tph_node_desc *n = &s->nodes[0].d;
+	assert_int_equal(n->n_images, 2);
+	assert_int_equal(n->images[0].names.n, 2);
+	assert_int_equal(n->images[0].size_bytes, 1000);
+	assert_int_equal(n->images[1].size_bytes, 0);
+	assert_int_equal(s->quotas[0].d.used.n, 2);
+	assert_int_equal(s->quotas[0].d.used.items[0].value, 1500);
+	const tph_pod_desc *p = &s->pods[0].d;
+	assert_int_equal(p->n_init_containers, 2);
+	assert_string_equal(p->init_containers[0].image, "busybox");
+	assert_false(p->init_containers[0].restart_always);
+	assert_null(p->init_containers[1].image);
+	assert_true(p->init_containers[1].restart_always);
+	assert_int_equal(p->overhead.n, 1);
+	assert_int_equal(p->images.n, 2);
+	assert_int_equal(p->n_host_ports, 3);
+	assert_int_equal(p->host_ports[1].protocol, TPH_PROTO_UDP);
+	assert_string_equal(p->host_ports[1].host_ip, "::1");
+	assert_int_equal(p->host_ports[2].protocol, TPH_PROTO_SCTP);
+	/* the cache got the pod's request and the sampling mode */
+	tph_snapshot *snap;
+	assert_int_equal(tph_cluster_snapshot(tph_scenario_cluster(s), 0, &snap, NULL), TPH_OK);
+	assert_int_equal(snap->tasks.req[TPH_RES_CPU], 2100); /* max(1, 2) + 100m */
+	assert_int_equal(snap->cache->sampling, TPH_SAMPLING_VOLCANO);
+	tph_snapshot_release(snap);
+	tph_scenario_free(s);
+	/* full is the default and may be written */
+	s = load_ok("nodeSampling: full\n");
+	assert_int_equal(s->sampling, TPH_SAMPLING_FULL);
+	tph_scenario_free(s);
+	s = load_ok("name: x\n");
+	assert_int_equal(s->sampling, TPH_SAMPLING_CACHE);
+	tph_scenario_free(s);
+}
+
+/* Each bad value of a v1.2 key fails with its location, object and field. */
+static void test_v12_errors(void **state)
+{
+	(void)state;
+	const char *pod = "pods:\n  - name: p1\n    namespace: c1\n";
+	const char *node = "nodes:\n  - name: n1\n";
+	const err_case cases[] = {
+	    {"", v12, TPH_EINVAL,
+	     "bad.yaml:17:90: pod c1/p1: field hostPorts[2].hostPort: host port 80/TCP is listed "
+	     "twice"},
+	    {pod, "    hostPorts: [{hostPort: 0}]\n", TPH_ERANGE,
+	     "bad.yaml:4:28: pod c1/p1: field hostPorts[0].hostPort: 0 is out of range [1, "
+	     "65535]"},
+	    {pod, "    hostPorts: [{hostPort: 80, protocol: tcp}]\n", TPH_EINVAL,
+	     "field hostPorts[0].protocol: must be one of TCP|UDP|SCTP, got \"tcp\""},
+	    {pod, "    hostPorts: [{hostPort: 80, hostIP: localhost}]\n", TPH_EINVAL,
+	     "field hostPorts[0].hostIP: not an IP address (\"localhost\")"},
+	    {pod, "    hostPorts: [{containerPort: 80}]\n", TPH_EINVAL,
+	     "field hostPorts[0].containerPort: unknown field"},
+	    {pod, "    hostPorts: [{protocol: UDP}]\n", TPH_EINVAL,
+	     "field hostPorts[0].hostPort: required field is missing"},
+	    {pod, "    initContainers: [{name: a}, {name: a}]\n", TPH_EINVAL,
+	     "bad.yaml:4:40: pod c1/p1: field initContainers[1].name: init container a is "
+	     "listed twice"},
+	    {pod, "    initContainers: [{image: x}]\n", TPH_EINVAL,
+	     "field initContainers[0].name: required field is missing"},
+	    {pod, "    initContainers: [{name: a, restartPolicy: Never}]\n", TPH_EINVAL,
+	     "field initContainers[0].restartPolicy: must be one of Always, got \"Never\""},
+	    {pod, "    initContainers: [{name: a, requests: {cpu: x}}]\n", TPH_EINVAL,
+	     "field initContainers[0].requests.cpu: not a number (\"x\")"},
+	    {pod, "    initContainers: [{name: a, limits: {}}]\n", TPH_EINVAL,
+	     "field initContainers[0].limits: unknown field"},
+	    {pod, "    initContainers: [{name: a, image: ''}]\n", TPH_EINVAL,
+	     "field initContainers[0].image: empty image name"},
+	    {pod, "    overhead: {cpu: -1}\n", TPH_EINVAL, "field overhead.cpu"},
+	    {pod, "    images: [nginx, '']\n", TPH_EINVAL,
+	     "bad.yaml:4:21: pod c1/p1: field images[1]: empty image name"},
+	    {pod, "    images: nginx\n", TPH_EINVAL, "field images: expected a sequence"},
+	    {node, "    images: [{names: []}]\n", TPH_EINVAL,
+	     "bad.yaml:3:22: node n1: field images[0].names: needs at least one name"},
+	    {node, "    images: [{sizeBytes: 1}]\n", TPH_EINVAL,
+	     "field images[0].names: required field is missing"},
+	    {node, "    images: [{names: [a], sizeBytes: -1}]\n", TPH_ERANGE,
+	     "field images[0].sizeBytes: -1 is out of range"},
+	    {node, "    images: [{names: [a], size: 1}]\n", TPH_EINVAL,
+	     "field images[0].size: unknown field"},
+	    {"resourceQuotas:\n  - {name: q, ", "used: {cpu: lots}}\n", TPH_EINVAL,
+	     "resourceQuota default/q: field used.cpu: not a number (\"lots\")"},
+	    {"name: x\n", "nodeSampling: sometimes\n", TPH_EINVAL,
+	     "bad.yaml:2:15: scenario: field nodeSampling: must be one of full|volcano, got "
+	     "\"sometimes\""},
+	};
+	check_errors(cases, N_ELEMS(cases));
 }
 
 /* Many conditions: the repeated type is found by hashing (pairwise below 17). */
@@ -1263,6 +1396,7 @@ int main(void)
 	    cmocka_unit_test(test_parallel_split), cmocka_unit_test(test_v11_keys),
 	    cmocka_unit_test(test_v11_errors),     cmocka_unit_test(test_many_conditions),
 	    cmocka_unit_test(test_json_bodies),    cmocka_unit_test(test_all_fixtures),
+	    cmocka_unit_test(test_v12_keys),       cmocka_unit_test(test_v12_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -121,7 +121,8 @@ static void evaluate_span(tph_ph *ph, tph_idx task, uint32_t off, uint32_t len)
 }
 
 /* Evaluate ph->eval[0..k) in scan order; with sampling, only until `want` nodes passed (only
- * evaluated nodes can pass). Positions left unevaluated lie past collect()'s cut-off. */
+ * evaluated nodes can pass; VOLCANO sampling scans on to the next feasible node, so its `want`
+ * is one more). Positions left unevaluated lie past collect()'s cut-off. */
 static void evaluate(tph_ph *ph, tph_idx task, uint32_t k, uint32_t want, tph_reason_code *codes)
 {
 	uint32_t done = 0, passed = 0;
@@ -137,7 +138,9 @@ static void evaluate(tph_ph *ph, tph_idx task, uint32_t k, uint32_t want, tph_re
 }
 
 /* Walk the scan in order: feasible nodes out until enough are found, failures into the role's
- * cache; nodes past the cut-off count as never examined. */
+ * cache; nodes past the cut-off count as never examined. Volcano's workers cancel the scan when
+ * a node passes beyond the `want` found: with VOLCANO sampling, that node and the failures
+ * before it are processed (and cached) too, as one worker would, and the node is left out. */
 static uint32_t collect(tph_ph *ph, tph_idx task, bool keep, const tph_idx *nodes, uint32_t n,
                         uint32_t start, tph_reason_code *codes, tph_idx *feas)
 {
@@ -147,8 +150,12 @@ static uint32_t collect(tph_ph *ph, tph_idx task, bool keep, const tph_idx *node
 	uint32_t want = tph_ph_nodes_to_find(&ph->o, n), found = 0, processed = n;
 	for (uint32_t i = 0, at = start; i < n; i++, at = at + 1 == n ? 0 : at + 1) {
 		if (codes[at] == TPH_PASS) {
+			if (found == want) { /* only VOLCANO gets here: the one past the cut */
+				processed = i + 1;
+				break;
+			}
 			feas[found++] = nodes[at];
-			if (found == want) {
+			if (found == want && !ph->o.volcano) {
 				processed = i + 1;
 				break;
 			}
@@ -164,8 +171,7 @@ static uint32_t collect(tph_ph *ph, tph_idx task, bool keep, const tph_idx *node
 	for (uint32_t i = processed, at = (start + processed) % n; i < n;
 	     i++, at = at + 1 == n ? 0 : at + 1)
 		codes[at] = TPH_PASS;
-	if (ph->o.sampling)
-		ph->rr = (uint32_t)(((uint64_t)start + processed) % n);
+	tph_ph_advance(ph->s, &ph->o, &ph->rr, start, processed, n);
 	return found;
 }
 
@@ -178,9 +184,9 @@ uint32_t tph_ph_predicate(tph_ph *ph, tph_idx task, const tph_idx *nodes, uint32
 	/* An empty role would share one cache across unrelated pods (Volcano issue 3527). */
 	bool keep = ph->o.error_cache && ts->role[task] != TPH_SID_EMPTY;
 	const tph_ph_role *cached = keep ? role_find(ph, ts->job[task], ts->role[task]) : NULL;
-	uint32_t start = ph->o.sampling ? ph->rr % n : 0;
+	uint32_t start = tph_ph_start(ph->s, &ph->o, &ph->rr, n);
 	uint32_t k = classify(ph, cached, nodes, n, start, codes_out);
-	evaluate(ph, task, k, tph_ph_nodes_to_find(&ph->o, n), codes_out);
+	evaluate(ph, task, k, tph_ph_nodes_to_find(&ph->o, n) + ph->o.volcano, codes_out);
 	return collect(ph, task, keep, nodes, n, start, codes_out, feasible_out);
 }
 

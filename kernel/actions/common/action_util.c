@@ -92,7 +92,8 @@ void tph_ph_opts_read(tph_session *s, const tph_args *args, const char *action, 
 	ph_args a;
 	tph_args_apply(args, tph_ph_arg_spec, &a, s->diag, action);
 	o->error_cache = a.cache && a.cache_alias;
-	o->sampling = a.min_nodes >= 0 || a.min_pct >= 0 || a.pct >= 0;
+	o->volcano = s->sampling == TPH_SAMPLING_VOLCANO;
+	o->sampling = o->volcano || a.min_nodes >= 0 || a.min_pct >= 0 || a.pct >= 0;
 	o->min_nodes = a.min_nodes >= 0 ? clamp32(a.min_nodes) : 100;
 	o->min_pct = a.min_pct >= 0 ? clamp32(a.min_pct) : 5;
 	o->pct = a.pct >= 0 ? clamp32(a.pct) : 0;
@@ -113,6 +114,27 @@ uint32_t tph_ph_nodes_to_find(const tph_ph_opts *o, uint32_t n_all)
 	if (n < o->min_nodes)
 		n = o->min_nodes;
 	return n < 1 ? 1 : (uint32_t)n;
+}
+
+uint32_t tph_ph_start(const tph_session *s, const tph_ph_opts *o, const uint32_t *rr, uint32_t n)
+{
+	if (!o->sampling || !n)
+		return 0;
+	return (o->volcano ? s->sample_rr : *rr) % n;
+}
+
+/* newIndex := (startIndex + processedNodes) % allNodes (PredicateNodes): a scan of one node
+ * brings the index back to 0. */
+void tph_ph_advance(tph_session *s, const tph_ph_opts *o, uint32_t *rr, uint32_t start,
+                    uint32_t processed, uint32_t n)
+{
+	if (!o->sampling || !n)
+		return;
+	uint32_t next = (uint32_t)(((uint64_t)start + processed) % n);
+	if (o->volcano)
+		s->sample_rr = next;
+	else
+		*rr = next;
 }
 
 /* ---- resources ---- */

@@ -36,8 +36,14 @@ void tph_act_push_job(const tph_session *s, tph_pq *queues, tph_pq *jobs, tph_id
 /* ---- the node-filtering options every placing action shares ---- */
 
 typedef struct tph_ph_opts {
-	bool error_cache;  /* Volcano's predicateErrorCacheEnable (default true) */
-	bool sampling;     /* stop after enough feasible nodes; off unless a knob below is given */
+	bool error_cache; /* Volcano's predicateErrorCacheEnable (default true) */
+	/* stop after enough feasible nodes: with the session's VOLCANO sampling, else when a knob
+	 * below is given */
+	bool sampling;
+	/* VOLCANO sampling (tephra/cluster.h): every scan starts at the session's
+	 * lastProcessedNodeIndex and moves it past the nodes it processed, up to the one that
+	 * found a feasible node beyond the ones it needs (PredicateNodes run by one worker) */
+	bool volcano;
 	int32_t min_nodes; /* --minimum-feasible-nodes (Volcano default 100) */
 	int32_t min_pct;   /* --minimum-percentage-nodes-to-find (5) */
 	int32_t pct;       /* --percentage-nodes-to-find (0: adaptive) */
@@ -49,6 +55,12 @@ extern const tph_arg_spec tph_ph_arg_spec[];
 void tph_ph_opts_read(tph_session *s, const tph_args *args, const char *action, tph_ph_opts *o);
 /* Volcano's CalculateNumOfFeasibleNodesToFind. */
 uint32_t tph_ph_nodes_to_find(const tph_ph_opts *o, uint32_t n_all);
+/* Where a scan over n nodes starts, and what it leaves for the next after processing
+ * `processed` of them (lastProcessedNodeIndex): the session's index with VOLCANO sampling;
+ * *rr, a scan helper's own, with sampling from the knobs; 0 without sampling. */
+uint32_t tph_ph_start(const tph_session *s, const tph_ph_opts *o, const uint32_t *rr, uint32_t n);
+void tph_ph_advance(tph_session *s, const tph_ph_opts *o, uint32_t *rr, uint32_t start,
+                    uint32_t processed, uint32_t n);
 
 /* ---- equivalence classes ---- */
 

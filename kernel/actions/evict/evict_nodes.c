@@ -126,10 +126,14 @@ typedef struct scan {
 	fit_entry *hit;        /* failures cached before this call (taskFailedBefore) */
 	fit_entry *put;        /* where this call's failures go, NULL when not cached */
 	bool hard;             /* hard shard mode */
+	bool volcano;          /* VOLCANO sampling: on to the node past the limit */
+	bool done;             /* the scan stopped */
 	uint32_t found, limit; /* nodes passed so far, how many to find */
+	uint32_t seen;         /* nodes walked (PredicateNodes' processedNodes once done) */
 } scan;
 
-/* One chunk of nodes, in order: cached failure, shard, predicate. Stops at the limit. */
+/* One chunk of nodes, in order: cached failure, shard, predicate. Stops at the limit, or with
+ * VOLCANO sampling at the next node that passes (as action_filter.c's collect). */
 static void scan_chunk(tph_evict_ctx *c, tph_idx task, scan *sc, const tph_idx *in, uint32_t n)
 {
 	const tph_session *s = c->s;
@@ -143,11 +147,15 @@ static void scan_chunk(tph_evict_ctx *c, tph_idx task, scan *sc, const tph_idx *
 			run[m++] = nd;
 	}
 	tph_predicate_nodes(s, task, run, m, c->codes);
-	for (uint32_t i = 0, r = 0; i < n && sc->found < sc->limit; i++) {
+	for (uint32_t i = 0, r = 0; i < n && !sc->done; i++) {
 		tph_idx nd = in[i];
+		sc->seen++;
 		if (r < m && run[r] == nd) {
 			if (!tph_predicate_blocks_preempt(s, c->codes[r++])) {
-				c->nodes[sc->found++] = nd;
+				sc->done = sc->found == sc->limit; /* VOLCANO only */
+				if (!sc->done)
+					c->nodes[sc->found++] = nd;
+				sc->done |= sc->found == sc->limit && !sc->volcano;
 				continue;
 			}
 		} else if (sc->hit && (sc->hit->bits[nd / 64] >> (nd % 64) & 1)) {
@@ -175,11 +183,24 @@ static uint32_t split_shard(tph_evict_ctx *c, uint32_t n)
 	return k;
 }
 
+/* The scan starts at the session's lastProcessedNodeIndex with VOLCANO sampling (the knobs
+ * alone scan from the first node): c->eval rotated to start there. */
+static uint32_t rotate(tph_evict_ctx *c, uint32_t nb)
+{
+	uint32_t rr = 0, start = tph_ph_start(c->s, &c->ph, &rr, nb);
+	if (start) {
+		memcpy(c->nodes, c->eval + start, (nb - start) * sizeof *c->nodes);
+		memcpy(c->nodes + nb - start, c->eval, start * sizeof *c->nodes);
+		memcpy(c->eval, c->nodes, nb * sizeof *c->eval);
+	}
+	return start;
+}
+
 uint32_t tph_evict_nodes(tph_evict_ctx *c, tph_idx task, uint32_t *n_first)
 {
-	uint32_t nb = base_nodes(c, task);
-	scan sc = {NULL, NULL, c->s->snap->shard_mode == TPH_SHARD_HARD, 0,
-	           tph_ph_nodes_to_find(&c->ph, nb)};
+	uint32_t nb = base_nodes(c, task), start = rotate(c, nb), rr = 0;
+	scan sc = {NULL,  NULL, c->s->snap->shard_mode == TPH_SHARD_HARD, c->ph.volcano,
+	           false, 0,    tph_ph_nodes_to_find(&c->ph, nb),         0};
 	tph_idx job;
 	tph_sid role;
 	if (cache_key(c, task, &job, &role)) {
@@ -188,8 +209,9 @@ uint32_t tph_evict_nodes(tph_evict_ctx *c, tph_idx task, uint32_t *n_first)
 		sc.put = sc.hit ? sc.hit : cache_add(c, job, role);
 	}
 	uint32_t step = sc.limit < nb ? CHUNK : (nb ? nb : 1);
-	for (uint32_t off = 0; off < nb && sc.found < sc.limit; off += step)
+	for (uint32_t off = 0; off < nb && !sc.done; off += step)
 		scan_chunk(c, task, &sc, c->eval + off, nb - off < step ? nb - off : step);
+	tph_ph_advance(c->s, &c->ph, &rr, start, sc.done ? sc.seen : nb, nb);
 	*n_first = split_shard(c, sc.found);
 	return sc.found;
 }

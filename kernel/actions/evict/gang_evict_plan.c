@@ -63,24 +63,35 @@ static bool node_ok(const tph_session *s, tph_idx t, tph_idx node)
 }
 
 /* PredicateNodes over nodes[0..n) into c->ac.feas: a role's failed nodes fail again within
- * the trial; with node sampling, the scan stops once enough nodes passed. */
+ * the trial; with node sampling, the scan stops once enough nodes passed (VOLCANO sampling:
+ * from the session's index, on to the next feasible node, as action_filter.c's collect). */
 static uint32_t filter(gev_ctx *c, tph_idx t, const tph_idx *nodes, uint32_t n)
 {
 	tph_session *s = c->s;
 	bool cache = c->ph.error_cache && s->tasks.role[t] != TPH_SID_EMPTY;
 	uint32_t *seen = cache ? role_fail(c, s->tasks.role[t], false) : NULL;
-	uint32_t want = tph_ph_nodes_to_find(&c->ph, n), k = 0;
-	for (uint32_t i = 0; i < n && k < want; i++) {
-		if (seen && seen[nodes[i]] == c->gen)
+	uint32_t want = tph_ph_nodes_to_find(&c->ph, n), k = 0, rr = 0, processed = n;
+	uint32_t start = tph_ph_start(s, &c->ph, &rr, n);
+	for (uint32_t i = 0, at = start; i < n; i++, at = at + 1 == n ? 0 : at + 1) {
+		if (seen && seen[nodes[at]] == c->gen)
 			continue;
-		if (node_ok(s, t, nodes[i])) {
-			c->ac.feas[k++] = nodes[i];
+		if (node_ok(s, t, nodes[at])) {
+			if (k == want) { /* VOLCANO only: the node past the cut ends the scan */
+				processed = i + 1;
+				break;
+			}
+			c->ac.feas[k++] = nodes[at];
+			if (k == want && !c->ph.volcano) {
+				processed = i + 1;
+				break;
+			}
 			continue;
 		}
 		uint32_t *f = cache ? role_fail(c, s->tasks.role[t], true) : NULL;
 		if (f)
-			f[nodes[i]] = c->gen;
+			f[nodes[at]] = c->gen;
 	}
+	tph_ph_advance(s, &c->ph, &rr, start, processed, n);
 	return k;
 }
 

@@ -249,6 +249,11 @@ typedef struct tph_node_numa {
 	const tph_numa_cpu *cpus; /* cpuDetail; each CPU id at most once */
 	uint32_t n_cpus;
 } tph_node_numa;
+/* An image a node holds (an entry of node.status.images): its names and its size. */
+typedef struct tph_node_image {
+	tph_str_list names; /* at least one, none empty */
+	int64_t size_bytes; /* >= 0 */
+} tph_node_image;
 
 typedef struct tph_node_desc {
 	uint32_t size; /* sizeof(tph_node_desc): start from TPH_NODE_DESC_INIT */
@@ -263,6 +268,11 @@ typedef struct tph_node_desc {
 	bool not_ready; /* the node's Ready condition is not True: Volcano leaves it out */
 	tph_node_usage usage;
 	const tph_node_numa *numa; /* NULL: the node has no Numatopology */
+	/* status.images, in order (ImageLocality). The cache summarises them as Volcano's does when
+	 * the node is put: for each name, the size of the first node that brought it and the number
+	 * of nodes holding it at that moment (tph_node_meta.images). */
+	const tph_node_image *images;
+	uint32_t n_images;
 } tph_node_desc;
 
 /* A pod status condition (v1.PodCondition). */
@@ -293,6 +303,31 @@ typedef enum tph_pod_preemptable {
 	TPH_PREEMPTABLE_NO = 2,
 } tph_pod_preemptable;
 
+/* The protocol of a host port (v1.Protocol). */
+typedef enum tph_port_protocol {
+	TPH_PROTO_TCP = 0,
+	TPH_PROTO_UDP = 1,
+	TPH_PROTO_SCTP = 2,
+} tph_port_protocol;
+
+/* A container port bound to the host (v1.ContainerPort with hostPort > 0), of a container or of
+ * a restartable init container: what kube-scheduler's NodePorts filter compares. */
+typedef struct tph_host_port {
+	int32_t port; /* hostPort, 1..65535 */
+	tph_port_protocol protocol;
+	const char *host_ip; /* NULL or "": 0.0.0.0, every address */
+} tph_host_port;
+
+/* An init container (spec.initContainers[i]): its requests count toward the pod's as Volcano's
+ * GetPodResourceRequest says. A restartable one (restartPolicy: Always, a sidecar) keeps running
+ * beside the containers. */
+typedef struct tph_init_container {
+	const char *name;  /* unique within the pod */
+	const char *image; /* NULL: none known (ImageLocality) */
+	tph_res_list requests;
+	bool restart_always;
+} tph_init_container;
+
 typedef struct tph_pod_desc {
 	uint32_t size; /* sizeof(tph_pod_desc): start from TPH_POD_DESC_INIT */
 	const char *name;
@@ -300,7 +335,10 @@ typedef struct tph_pod_desc {
 	const char *pod_group; /* NULL or "": the pod is its own one-member job */
 	tph_pod_phase phase;
 	const char *node_name; /* NULL or "": not bound */
-	tph_res_list requests; /* n == 0: best-effort */
+	/* The containers' requests, summed. The task's request (Volcano's Resreq and InitResreq)
+	 * is the larger, per resource, of this plus the restartable init containers and each init
+	 * container, plus the overhead; a pod whose request is empty is best-effort. */
+	tph_res_list requests;
 	const char *task_spec; /* volcano.sh/task-spec role; NULL: none */
 	tph_kv_list labels;
 	tph_kv_list annotations;
@@ -324,6 +362,16 @@ typedef struct tph_pod_desc {
 	tph_res_list limits; /* n == 0: none */
 	const tph_pod_condition *conditions;
 	uint32_t n_conditions;
+	/* spec.initContainers, in order; and spec.overhead (n == 0: none). */
+	const tph_init_container *init_containers;
+	uint32_t n_init_containers;
+	tph_res_list overhead;
+	/* The image of each container, in order (ImageLocality); n == 0: the pod has one container
+	 * whose image no node holds. */
+	tph_str_list images;
+	/* The host ports the pod's containers bind (NodePorts); no two equal. */
+	const tph_host_port *host_ports;
+	uint32_t n_host_ports;
 } tph_pod_desc;
 
 #define TPH_POD_DESC_INIT                    \
@@ -457,6 +505,7 @@ typedef struct tph_quota_desc {
 	const char *name;
 	const char *namespace_;
 	tph_res_list hard;
+	tph_res_list used; /* status.used: what the namespace already uses; absent: 0 */
 } tph_quota_desc;
 
 /* An intstr.IntOrString as a PodDisruptionBudget's minAvailable/maxUnavailable holds it. */
@@ -501,6 +550,20 @@ typedef enum tph_shard_mode {
 	TPH_SHARD_SOFT = 2,
 } tph_shard_mode;
 
+/* How the placing actions look for feasible nodes (Volcano's PredicateHelper.PredicateNodes).
+ * FULL filters every node (an action's minimum-feasible-nodes, minimum-percentage-nodes-to-find
+ * or percentage-nodes-to-find argument turns sampling on for that action alone). VOLCANO samples
+ * as Volcano's scheduler does by default: every PredicateNodes call (allocate, backfill, preempt,
+ * reclaim, the gang eviction dry runs) stops once CalculateNumOfFeasibleNodesToFind nodes passed
+ * (minimum 100 nodes, 50% less 1% per 125 nodes, at least 5%; those arguments override), starts
+ * where the previous call stopped (lastProcessedNodeIndex), and the index carries from session
+ * to session of one cache, as Volcano's process-wide one does. */
+typedef enum tph_node_sampling {
+	TPH_SAMPLING_CACHE = 0, /* session option: the cache's mode (full unless set) */
+	TPH_SAMPLING_FULL = 1,
+	TPH_SAMPLING_VOLCANO = 2,
+} tph_node_sampling;
+
 /* ---- the cache --------------------------------------------------------------------------- */
 
 int tph_cluster_create(tph_cluster **out);
@@ -539,6 +602,15 @@ int tph_cluster_remove_pdb(tph_cluster *c, const char *ns, const char *name, tph
 /* The shard this scheduler instance owns; nodes named here need not exist yet. */
 int tph_cluster_set_shard(tph_cluster *c, tph_shard_mode mode, const char *name, tph_str_list nodes,
                           tph_diag *d);
+
+/* The node sampling of sessions over this cache's snapshots whose options leave it to the cache
+ * (TPH_SAMPLING_CACHE, the default); TPH_SAMPLING_CACHE here means full. Setting it, even to the
+ * mode it has, starts the carried index over at 0, as a restarted scheduler does. */
+int tph_cluster_set_node_sampling(tph_cluster *c, tph_node_sampling mode, tph_diag *d);
+/* Where the next VOLCANO-sampling session starts its first scan: the index the last such session
+ * closed over this cache's snapshots left (0 before any). Sessions read it at open and store it
+ * at close (atomically: they may close on any thread). */
+uint32_t tph_cluster_node_sampling_start(const tph_cluster *c);
 
 /* Counts of live objects. */
 uint32_t tph_cluster_node_count(const tph_cluster *c);

@@ -156,7 +156,16 @@ typedef struct tph_node_numa_row {
 	uint32_t n_cpus;
 } tph_node_numa_row;
 
-/* Node metadata (cold): labels, annotations, taints, measured usage, NUMA topology. */
+/* One entry of a node's ImageStates: an image name it holds, with the summary Volcano's cache
+ * made when the node was put (addNodeImageStates): the size of the first node that brought the
+ * name, and how many nodes held it then, this one included. */
+typedef struct tph_image_row {
+	tph_sid name;
+	uint32_t num_nodes;
+	int64_t size;
+} tph_image_row;
+
+/* Node metadata (cold): labels, annotations, taints, measured usage, NUMA topology, images. */
 typedef struct tph_node_meta {
 	tph_labels labels;
 	tph_labels annotations;
@@ -164,6 +173,9 @@ typedef struct tph_node_meta {
 	uint32_t n_taints;
 	tph_node_usage usage;
 	const tph_node_numa_row *numa; /* NULL: the node has no Numatopology */
+	/* ---- appended (tph_view.rev >= 1) ---- */
+	const tph_image_row *images; /* sorted by name id, names unique; NULL when none */
+	uint32_t n_images;
 } tph_node_meta;
 
 /* One container limit: a resource name and its amount in exact units (never a dimension). */
@@ -195,6 +207,13 @@ typedef struct tph_pod_meta {
 	uint8_t phase;
 } tph_pod_meta;
 
+/* A host port a pod binds (NodePorts), as kube-scheduler's HostPortInfo keys it. */
+typedef struct tph_port_row {
+	tph_sid ip;       /* the host IP as written; "0.0.0.0" (every address) when none */
+	uint8_t protocol; /* tph_port_protocol */
+	int32_t port;     /* 1..65535 */
+} tph_port_row;
+
 /* A pod's scheduling constraints, interned: pods with equal specs share one id, which is the
  * basis of equivalence classes. */
 typedef struct tph_pod_spec {
@@ -210,6 +229,15 @@ typedef struct tph_pod_spec {
 	uint32_t n_pod_required, n_pod_preferred, n_anti_required, n_anti_preferred;
 	const tph_spread_row *spread;
 	uint32_t n_spread;
+	/* ---- appended (tph_view.rev >= 1) ---- */
+	const tph_port_row *host_ports; /* in the pod's order; NULL when none */
+	uint32_t n_host_ports;
+	/* ImageLocality: the known images of the init containers, then of the containers, as
+	 * normalizedImageName writes them (":latest" added to a name without a tag), repeats kept;
+	 * and how many containers the pod has, init containers included. */
+	const tph_sid *images;
+	uint32_t n_images;
+	uint32_t n_containers;
 } tph_pod_spec;
 
 typedef struct tph_subgroup_row {
@@ -297,6 +325,12 @@ typedef struct tph_task_store {
 	 * whether or not that podgroup exists; Volcano's device code keys pod groups so);
 	 * TPH_SID_NONE: none. */
 	tph_sid *group;
+	/* ---- appended (tph_view.rev >= 1) ---- */
+	/* kube-scheduler's non-zero request of the pod, rows [t * 2 + k], k 0 cpu (millicores), 1
+	 * memory (bytes): each container (and init container) that names no cpu counts 100m, none
+	 * no memory 200Mi (NonMissingContainerRequests), overhead added. req holds the real ones.
+	 */
+	int64_t *nonzero;
 } tph_task_store;
 
 typedef struct tph_job_store {
@@ -323,6 +357,8 @@ typedef struct tph_job_store {
 	int64_t *alloc_req, *pending_req;
 	int32_t *top_prio;
 	uint32_t *be_pending;
+	/* ---- appended (tph_view.rev >= 1) ---- */
+	tph_dimmask *min_res_mask; /* the dimensions minResources names (a zero value included) */
 } tph_job_store;
 
 typedef struct tph_queue_store {
@@ -360,6 +396,8 @@ typedef struct tph_quota_store {
 	tph_sid *name, *ns;
 	int64_t *hard; /* rows [i * ndim + d] */
 	tph_dimmask *hard_mask;
+	/* ---- appended (tph_view.rev >= 1) ---- */
+	int64_t *used; /* status.used, rows [i * ndim + d]; 0 where it names nothing */
 } tph_quota_store;
 
 /* One entry of a PodDisruptionBudget's status.disruptedPods: a pod of the budget's namespace. */
@@ -453,9 +491,18 @@ typedef struct tph_view {
 	/* The snapshot's PodDisruptionBudgets. A kernel whose view has them also fills
 	 * tph_pod_meta.phase, which came with them. */
 	const tph_pdb_store *pdbs;
+	/* Which of the fields appended to the stores and cold rows above this kernel fills: those
+	 * marked "tph_view.rev >= N" for N up to this; TPH_COLUMNS_REV as the kernel was built. */
+	uint32_t rev;
 } tph_view;
 
+/* 1: quota used, job minResources masks, task non-zero requests, pod host ports and images,
+ * node images. */
+#define TPH_COLUMNS_REV 1
+
 #define TPH_VIEW_HAS(v, field) ((v)->size >= offsetof(tph_view, field) + sizeof((v)->field))
+/* Whether the view's kernel fills the fields of revision r. */
+#define TPH_VIEW_REV(v, r) (TPH_VIEW_HAS(v, rev) && (v)->rev >= (r))
 
 static inline const tph_view *tph_view_of(const tph_session *s)
 {

@@ -53,6 +53,9 @@ typedef struct tph_session_opts {
 	 * lowers the session's peak memory and costs evaluations, never decisions: a shape
 	 * evicted to make room is rebuilt from scratch when a task of it comes back. */
 	size_t shape_cache_bytes;
+	/* Node sampling (tephra/cluster.h): TPH_SAMPLING_CACHE (0) leaves it to the cache, whose
+	 * default is the full scan; TPH_SAMPLING_VOLCANO samples as Volcano does by default. */
+	tph_node_sampling node_sampling;
 } tph_session_opts;
 
 /* Open a session. On error nothing is left behind and `d` says why (an unknown plugin, a

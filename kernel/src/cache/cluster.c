@@ -23,11 +23,11 @@ static const tph_coldef node_cols[N_NCOLS] = {COL(uint8_t), COL(tph_sid), ROW,
 static const tph_coldef pod_cols[P_NCOLS] = {
     COL(uint8_t), COL(tph_sid),  COL(tph_sid), COL(tph_sid), COL(tph_sid), COL(tph_sid),
     COL(tph_sid), COL(tph_sid),  COL(tph_sid), COL(tph_sid), COL(uint8_t), COL(uint8_t),
-    COL(int32_t), COL(tph_time), COL(void *),  COL(void *),  ROW};
-static const tph_coldef pg_cols[G_NCOLS] = {COL(uint8_t), COL(tph_sid),  COL(tph_sid), COL(tph_sid),
-                                            COL(tph_sid), COL(tph_sid),  COL(tph_sid), COL(int32_t),
-                                            COL(uint8_t), COL(uint8_t),  COL(uint8_t), COL(int32_t),
-                                            COL(tph_sid), COL(tph_time), COL(void *),  ROW};
+    COL(int32_t), COL(tph_time), COL(void *),  COL(void *),  ROW,          COL(int64_t[2])};
+static const tph_coldef pg_cols[G_NCOLS] = {
+    COL(uint8_t), COL(tph_sid),  COL(tph_sid), COL(tph_sid), COL(tph_sid),    COL(tph_sid),
+    COL(tph_sid), COL(int32_t),  COL(uint8_t), COL(uint8_t), COL(uint8_t),    COL(int32_t),
+    COL(tph_sid), COL(tph_time), COL(void *),  ROW,          COL(tph_dimmask)};
 static const tph_coldef queue_cols[Q_NCOLS] = {
     COL(uint8_t), COL(tph_sid), COL(int32_t),     COL(tph_sid),     COL(uint8_t),
     COL(uint8_t), COL(int32_t), COL(tph_time),    COL(void *),      ROW,
@@ -36,8 +36,8 @@ static const tph_coldef pclass_cols[C_NCOLS] = {COL(uint8_t), COL(tph_sid), COL(
                                                 COL(uint8_t), COL(uint8_t)};
 static const tph_coldef hn_cols[H_NCOLS] = {COL(uint8_t), COL(tph_sid), COL(int32_t),
                                             COL(tph_sid), COL(void *),  COL(uint32_t)};
-static const tph_coldef quota_cols[R_NCOLS] = {COL(uint8_t), COL(tph_sid), COL(tph_sid),
-                                               COL(tph_sid), ROW,          COL(tph_dimmask)};
+static const tph_coldef quota_cols[R_NCOLS] = {
+    COL(uint8_t), COL(tph_sid), COL(tph_sid), COL(tph_sid), ROW, COL(tph_dimmask), ROW};
 static const tph_coldef pdb_cols[D_NCOLS] = {COL(uint8_t), COL(tph_sid), COL(tph_sid),
                                              COL(tph_sid), COL(int32_t), COL(void *)};
 
@@ -106,6 +106,7 @@ static void cluster_free(tph_cluster *c)
 	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
 		tph_kind_free(kinds[i]);
 	tph_snap_free(atomic_exchange(&c->parked, NULL));
+	tph_images_free(c);
 	tph_blobs_free(c);
 	tph_free(c->shard_nodes);
 	tph_free(c->uid_owner);
@@ -148,13 +149,19 @@ int tph_cluster_put_node(tph_cluster *c, const tph_node_desc *n, tph_diag *d)
 	tph_dimplan plan = {0};
 	tph_rlist alloc, cap;
 	const tph_node_meta *meta;
-	uint32_t s;
+	uint32_t s, was = tph_kind_find(&c->nodes, key);
+	const tph_node_meta *old =
+	    was == TPH_NOIDX ? NULL : KCOL(&c->nodes, N_META, tph_node_meta *)[was];
 	bool fresh;
 	if ((rc = tph_res_prepare(c, &n->allocatable, &plan, &alloc, d, obj, "allocatable")) ||
-	    (rc = tph_res_prepare(c, &n->capacity, &plan, &cap, d, obj, "capacity")) ||
-	    (rc = tph_intern_node_meta(c, n, obj, &meta, d)) ||
+	    (rc = tph_res_prepare(c, &n->capacity, &plan, &cap, d, obj, "capacity")))
+		return rc;
+	if (tph_images_reserve(c, n))
+		return tph_cl_oom(d, obj);
+	if ((rc = tph_intern_node_meta(c, n, old, obj, &meta, d)) ||
 	    (rc = tph_cl_reserve(c, &c->nodes, key, &plan, &s, &fresh, d, obj)))
 		return rc;
+	tph_images_commit(c, old, meta); /* the put can no longer fail */
 	tph_kind *k = &c->nodes;
 	tph_res_write(c, &alloc, tph_kind_at(c, k, N_ALLOC, s));
 	tph_res_write(c, n->capacity.n ? &cap : &alloc, tph_kind_at(c, k, N_CAPACITY, s));
@@ -172,7 +179,7 @@ typedef struct pod_rec {
 	tph_sid key, name, ns, uid, role, node, nominated, pg, pclass;
 	uint8_t status, flags;
 	int32_t prio;
-	tph_rlist req;
+	tph_pod_req req;
 	const tph_pod_spec *spec;
 	const tph_pod_meta *meta;
 } pod_rec;
@@ -227,9 +234,9 @@ static bool pod_preemptable(const tph_pod_desc *p)
 static void pod_derive(const tph_pod_desc *p, pod_rec *r)
 {
 	r->status = pod_status(p);
-	r->flags = TPH_TASK_BEST_EFFORT;
-	for (uint32_t i = 0; i < r->req.n; i++)
-		if (r->req.dim[i] != TPH_RES_PODS && r->req.val[i] != 0)
+	r->flags = TPH_TASK_BEST_EFFORT; /* NewTaskInfo: InitResreq.IsEmpty() */
+	for (uint32_t i = 0; i < r->req.row.n; i++)
+		if (r->req.row.dim[i] != TPH_RES_PODS && r->req.row.val[i] != 0)
 			r->flags = 0;
 	if (pod_preemptable(p))
 		r->flags |= TPH_TASK_PREEMPTABLE;
@@ -311,8 +318,9 @@ static void pod_write(tph_cluster *c, uint32_t s, const pod_rec *r, tph_time cre
 	KCOL(k, P_SPEC, const tph_pod_spec *)[s] = r->spec;
 	KCOL(k, P_META, const tph_pod_meta *)[s] = r->meta;
 	int64_t *row = tph_kind_at(c, k, P_REQ, s);
-	tph_res_write(c, &r->req, row);
+	tph_res_write(c, &r->req.row, row);
 	row[TPH_RES_PODS] += 1000; /* every task takes one pods unit */
+	memcpy(tph_kind_at(c, k, P_NZ, s), r->req.nonzero, sizeof r->req.nonzero);
 }
 
 /* Volcano keys a job's tasks by pod UID, so a second pod with a uid already held would take
@@ -357,7 +365,7 @@ int tph_cluster_put_pod(tph_cluster *c, const tph_pod_desc *p, tph_diag *d)
 	if (pod_names(c, p, &r))
 		return tph_cl_oom(d, obj);
 	if ((rc = check_uid(c, &r, obj, d)) ||
-	    (rc = tph_res_prepare(c, &p->requests, &plan, &r.req, d, obj, "requests")) ||
+	    (rc = tph_pod_req_prepare(c, p, &plan, &r.req, d, obj)) ||
 	    (rc = tph_intern_pod_spec(c, p, obj, &r.spec, d)) ||
 	    (rc = tph_intern_pod_meta(c, p, obj, &r.meta, d)) ||
 	    (rc = tph_cl_reserve(c, &c->pods, r.key, &plan, &s, &fresh, d, obj)))
@@ -405,7 +413,17 @@ static int remove_key(tph_cluster *c, tph_kind *k, const char *ns, const char *n
 int tph_cluster_remove_node(tph_cluster *c, const char *name, tph_diag *d)
 {
 	tph_diag_begin(d);
-	return c ? remove_key(c, &c->nodes, NULL, name, d) : no_cache(d, "node");
+	if (!c)
+		return no_cache(d, "node");
+	tph_sid key =
+	    tph_empty(name) ? TPH_SID_NONE : tph_strtab_find(&c->strs, name, strlen(name));
+	uint32_t s = key == TPH_SID_NONE ? TPH_NOIDX : tph_kind_find(&c->nodes, key);
+	const tph_node_meta *old =
+	    s == TPH_NOIDX ? NULL : KCOL(&c->nodes, N_META, tph_node_meta *)[s];
+	int rc = remove_key(c, &c->nodes, NULL, name, d);
+	if (rc == TPH_OK) /* removeNodeImageStates */
+		tph_images_commit(c, old, NULL);
+	return rc;
 }
 
 int tph_cluster_remove_pod(tph_cluster *c, const char *ns, const char *name, tph_diag *d)
@@ -457,6 +475,22 @@ int tph_cluster_set_shard(tph_cluster *c, tph_shard_mode mode, const char *name,
 	c->shard_mode = (uint8_t)mode;
 	c->shard_name = sname;
 	return TPH_OK;
+}
+
+int tph_cluster_set_node_sampling(tph_cluster *c, tph_node_sampling mode, tph_diag *d)
+{
+	tph_diag_begin(d);
+	if (!c || (unsigned)mode > TPH_SAMPLING_VOLCANO)
+		return tph_diag_set(d, TPH_EINVAL, "node sampling: no cache or bad mode");
+	c->sampling = (uint8_t)mode;
+	atomic_store_explicit(&c->sample_start, 0,
+	                      memory_order_release); /* a restarted scheduler */
+	return TPH_OK;
+}
+
+uint32_t tph_cluster_node_sampling_start(const tph_cluster *c)
+{
+	return c ? atomic_load_explicit(&c->sample_start, memory_order_acquire) : 0;
 }
 
 uint32_t tph_cluster_node_count(const tph_cluster *c)

@@ -61,6 +61,7 @@ enum {
 	P_SPEC,
 	P_META,
 	P_REQ,
+	P_NZ, /* int64[2]: kube's non-zero cpu and memory requests (tph_task_store.nonzero) */
 	P_NCOLS
 };
 enum {
@@ -78,6 +79,7 @@ enum {
 	G_CREATION,
 	G_META,
 	G_MIN_RES,
+	G_MIN_MASK,
 	G_NCOLS
 };
 enum {
@@ -114,6 +116,7 @@ enum {
 	R_NS,
 	R_HARD,
 	R_HARD_MASK,
+	R_USED,
 	R_NCOLS
 };
 enum {
@@ -143,8 +146,20 @@ typedef struct tph_blobtab {
 	uint32_t mask, n;
 } tph_blobtab;
 
+/* Volcano's scheduler-cache imageStates (cache.go): per image name, the size the first node
+ * that brought it gave and how many live nodes hold it; a name whose count fell to 0 is gone
+ * (removeNodeImageStates), and comes back with the next node's size. Slots are never freed:
+ * they are bounded by the names ever interned. */
+typedef struct tph_image_states {
+	uint32_t *slot; /* [name sid] slot + 1; 0: never seen */
+	uint32_t map_cap;
+	int64_t *size;
+	uint32_t *count;
+	uint32_t n, cap;
+} tph_image_states;
+
 /* Every field belongs to the host thread that updates the cache (the cache is not thread-safe),
- * except `parked`, which tph_snapshot_release may touch from any thread. */
+ * except `parked`, which tph_snapshot_release may touch from any thread, and `sample_start`. */
 struct tph_cluster {
 	/* Holders: the host (tph_cluster_destroy) and every snapshot not yet let go of; the last
 	 * to let go frees the cache. Atomic: snapshots are released on any thread. */
@@ -178,6 +193,11 @@ struct tph_cluster {
 	/* One released snapshot kept for its arena, whose pages are then already mapped.
 	 * Atomic because a snapshot may be released from another thread than the host's. */
 	_Atomic(tph_snapshot *) parked;
+	tph_image_states images;
+	uint8_t sampling; /* tph_node_sampling; CACHE: full */
+	/* Volcano's lastProcessedNodeIndex as the last VOLCANO-sampling session closed over a
+	 * snapshot of this cache left it; sessions close on any thread. */
+	_Atomic uint32_t sample_start;
 };
 
 /* ---- slot stores (cluster_store.c) ---- */
@@ -192,6 +212,8 @@ static inline uint32_t tph_kind_find(const tph_kind *k, tph_sid key)
 /* Make room for `key`: its slot (existing, or the next free one, compacting or growing the
  * store) goes to *slot and *fresh says whether it is new. Nothing visible changes. */
 int tph_kind_reserve(tph_cluster *c, tph_kind *k, tph_sid key, uint32_t *slot, bool *fresh);
+/* Grow a map indexed by string id (zeroed entries) so that `key` fits. */
+int tph_cl_grow_map(uint32_t **map, uint32_t *cap, tph_sid key);
 /* Publish a reserved slot; cannot fail. */
 void tph_kind_commit(tph_kind *k, tph_sid key, uint32_t slot, bool fresh);
 int tph_kind_remove(tph_kind *k, tph_sid key);
@@ -327,8 +349,11 @@ int tph_intern_pod_spec(tph_cluster *c, const tph_pod_desc *p, const char *obj,
                         const tph_pod_spec **out, tph_diag *d);
 int tph_intern_pod_meta(tph_cluster *c, const tph_pod_desc *p, const char *obj,
                         const tph_pod_meta **out, tph_diag *d);
-int tph_intern_node_meta(tph_cluster *c, const tph_node_desc *n, const char *obj,
-                         const tph_node_meta **out, tph_diag *d);
+/* The node's meta, with its images summarised against the cache's image states as they will be
+ * once `old` (the meta the node is put over, or NULL) gives way to it; nothing changes in the
+ * cache (tph_images_commit does, once the put cannot fail). */
+int tph_intern_node_meta(tph_cluster *c, const tph_node_desc *n, const tph_node_meta *old,
+                         const char *obj, const tph_node_meta **out, tph_diag *d);
 int tph_intern_job_meta(tph_cluster *c, const tph_podgroup_desc *g, const char *obj,
                         const tph_job_meta **out, tph_diag *d);
 int tph_intern_queue_meta(tph_cluster *c, const tph_queue_desc *q, const char *obj,
@@ -347,6 +372,29 @@ typedef void (*tph_cpuset_fn)(void *ud, int32_t lo, int32_t hi);
 int tph_cpuset_parse(const char *s, tph_cpuset_fn each, void *ud, const char **why);
 /* The value of `key` in a kv list, or NULL. */
 const char *tph_kv_find(tph_kv_list l, const char *key);
+
+/* ---- node image states (cluster_images.c) ---- */
+
+/* Room for every name of `n` in the image states (the only step of a node put's image work that
+ * can fail), and the summary one name would get once `old` gives way: its size and node count. */
+int tph_images_reserve(tph_cluster *c, const tph_node_desc *n);
+void tph_images_summary(const tph_cluster *c, tph_sid name, int64_t size, const tph_node_meta *old,
+                        int64_t *size_out, uint32_t *count_out);
+/* A node's put went through over `old` with `fresh` (either may be NULL): move the counts. */
+void tph_images_commit(tph_cluster *c, const tph_node_meta *old, const tph_node_meta *fresh);
+void tph_images_free(tph_cluster *c);
+
+/* ---- pod requests (cluster_pod_req.c) ---- */
+
+/* The task's request row from the pod's requests, init containers and overhead (Volcano's
+ * GetPodResourceRequest, the pods unit aside), over `plan`'s dimensions; and kube-scheduler's
+ * non-zero cpu and memory requests. EINVAL or ERANGE with `d` set on a bad list. */
+typedef struct tph_pod_req {
+	tph_rlist row; /* one entry per dimension given anywhere */
+	int64_t nonzero[2];
+} tph_pod_req;
+int tph_pod_req_prepare(tph_cluster *c, const tph_pod_desc *p, tph_dimplan *plan, tph_pod_req *out,
+                        tph_diag *d, const char *obj);
 
 /* ---- snapshot internals (snapshot.c, snapshot_tasks.c) ---- */
 

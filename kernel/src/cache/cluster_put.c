@@ -1,5 +1,6 @@
 /* Puts for the kinds besides nodes and pods: podgroups, queues, priority classes, hypernodes
- * and quotas. Same shape as cluster.c: validate and prepare, reserve, then write the slot. */
+ * and quotas (hard limits and status.used). Same shape as cluster.c: validate and prepare, reserve,
+ * then write the slot. */
 #include "cache/cluster_int.h"
 
 #include <stdio.h>
@@ -57,7 +58,8 @@ static void pg_write(tph_cluster *c, uint32_t s, const pg_rec *r, const tph_podg
 	KCOL(k, G_TOPO_TIER_NAME, tph_sid)[s] = r->tier_name;
 	KCOL(k, G_CREATION, tph_time)[s] = g->creation;
 	KCOL(k, G_META, const tph_job_meta *)[s] = r->meta;
-	tph_res_write(c, &r->min_res, tph_kind_at(c, k, G_MIN_RES, s));
+	KCOL(k, G_MIN_MASK, tph_dimmask)
+	[s] = tph_res_write(c, &r->min_res, tph_kind_at(c, k, G_MIN_RES, s));
 }
 
 int tph_cluster_put_podgroup(tph_cluster *c, const tph_podgroup_desc *g, tph_diag *d)
@@ -240,10 +242,11 @@ int tph_cluster_put_quota(tph_cluster *c, const tph_quota_desc *q, tph_diag *d)
 	if (err)
 		return tph_cl_oom(d, obj);
 	tph_dimplan plan = {0};
-	tph_rlist hard;
+	tph_rlist hard, used;
 	uint32_t s;
 	bool fresh;
 	if ((rc = tph_res_prepare(c, &q->hard, &plan, &hard, d, obj, "hard")) ||
+	    (rc = tph_res_prepare(c, &q->used, &plan, &used, d, obj, "used")) ||
 	    (rc = tph_cl_reserve(c, &c->quotas, key, &plan, &s, &fresh, d, obj)))
 		return rc;
 	tph_kind *k = &c->quotas;
@@ -251,6 +254,7 @@ int tph_cluster_put_quota(tph_cluster *c, const tph_quota_desc *q, tph_diag *d)
 	KCOL(k, R_NS, tph_sid)[s] = ns;
 	KCOL(k, R_HARD_MASK, tph_dimmask)
 	[s] = tph_res_write(c, &hard, tph_kind_at(c, k, R_HARD, s));
+	tph_res_write(c, &used, tph_kind_at(c, k, R_USED, s));
 	tph_kind_commit(k, key, s, fresh);
 	return TPH_OK;
 }

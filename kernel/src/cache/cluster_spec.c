@@ -3,8 +3,10 @@
  * members. The blob table in cluster_intern.c dedups them. */
 #include "cache/cluster_int.h"
 
+#include "base/mem.h"
 #include "base/regex_go.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- pod spec ---- */
@@ -142,6 +144,99 @@ static void r_spread(tph_rd *r, tph_pod_spec *s)
 	s->spread = sp;
 }
 
+/* Host ports as (ip, protocol, port) records, sorted: kube-scheduler's NodePorts compares them
+ * as sets. A host IP left out is 0.0.0.0 and a protocol TCP (HostPortInfo.sanitize). */
+static int cmp_port(const void *a, const void *b)
+{
+	const uint32_t *x = a, *y = b;
+	for (int i = 0; i < 3; i++)
+		if (x[i] != y[i])
+			return x[i] < y[i] ? -1 : 1;
+	return 0;
+}
+
+static void w_ports(tph_wr *w, const tph_pod_desc *p)
+{
+	const char *f = "hostPorts";
+	if (p->n_host_ports && !p->host_ports)
+		return tph_w_fail(w, f, "no items");
+	tph_w_u32(w, p->n_host_ports);
+	uint32_t start = w->c->nwords;
+	for (uint32_t i = 0; i < p->n_host_ports; i++) {
+		const tph_host_port *hp = &p->host_ports[i];
+		if (hp->port < 1 || hp->port > 65535 || (unsigned)hp->protocol > TPH_PROTO_SCTP)
+			return tph_w_fail(w, f, "item %u: port %d out of 1..65535 or bad protocol",
+			                  i, (int)hp->port);
+		tph_w_str(w, tph_empty(hp->host_ip) ? "0.0.0.0" : hp->host_ip);
+		tph_w_u32(w, (uint32_t)hp->protocol);
+		tph_w_u32(w, (uint32_t)hp->port);
+	}
+	if (w->err)
+		return;
+	uint32_t *rec = w->c->words + start;
+	qsort(rec, p->n_host_ports, 3 * sizeof *rec, cmp_port);
+	for (uint32_t i = 1; i < p->n_host_ports; i++)
+		if (!cmp_port(rec + 3 * i, rec + 3 * (i - 1)))
+			return tph_w_fail(w, f, "port %u/%s on %s given twice", rec[3 * i + 2],
+			                  rec[3 * i + 1] == TPH_PROTO_TCP   ? "TCP"
+			                  : rec[3 * i + 1] == TPH_PROTO_UDP ? "UDP"
+			                                                    : "SCTP",
+			                  tph_strtab_str(&w->c->strs, rec[3 * i]));
+}
+
+/* normalizedImageName (kube-scheduler's ImageLocality): a name whose last ':' does not come
+ * after its last '/' has no tag and gets ":latest". */
+static void w_image(tph_wr *w, const char *img, const char *field)
+{
+	if (!img || !img[0])
+		return tph_w_fail(w, field, "empty image");
+	const char *colon = strrchr(img, ':'), *slash = strrchr(img, '/');
+	if (colon && (!slash || colon > slash))
+		return tph_w_str(w, img);
+	size_t n = strlen(img);
+	if (n + 8 >= UINT32_MAX || tph_grow(&w->c->chars, &w->c->chars_cap, (uint32_t)n + 8, 1)) {
+		w->err = tph_cl_oom(w->d, w->obj);
+		return;
+	}
+	memcpy(w->c->chars, img, n);
+	memcpy(w->c->chars + n, ":latest", 8);
+	tph_w_str(w, w->c->chars);
+}
+
+/* The known images of the init containers, then of the containers, and the container count
+ * (a pod without `images` has one container, of no known image). */
+static void w_images(tph_wr *w, const tph_pod_desc *p)
+{
+	uint32_t known = 0;
+	for (uint32_t i = 0; p->init_containers && i < p->n_init_containers; i++)
+		known += p->init_containers[i].image != NULL;
+	if (p->images.n && !p->images.items)
+		return tph_w_fail(w, "images", "no items");
+	tph_w_u32(w, known + p->images.n);
+	for (uint32_t i = 0; p->init_containers && i < p->n_init_containers; i++)
+		if (p->init_containers[i].image)
+			w_image(w, p->init_containers[i].image, "initContainers");
+	for (uint32_t i = 0; i < p->images.n; i++)
+		w_image(w, p->images.items[i], "images");
+	tph_w_u32(w, p->n_init_containers + (p->images.n ? p->images.n : 1));
+}
+
+static void r_ports_images(tph_rd *r, tph_pod_spec *s)
+{
+	s->n_host_ports = tph_r_u32(r);
+	tph_port_row *ports = tph_r_new(r, s->n_host_ports, sizeof *ports), scratch;
+	for (uint32_t i = 0; i < s->n_host_ports; i++) {
+		tph_port_row *x = ports ? &ports[i] : &scratch;
+		x->ip = tph_r_u32(r);
+		x->protocol = (uint8_t)tph_r_u32(r);
+		x->port = (int32_t)tph_r_u32(r);
+	}
+	s->host_ports = ports;
+	s->n_images = tph_r_u32(r);
+	s->images = tph_r_sids(r, s->n_images);
+	s->n_containers = tph_r_u32(r);
+}
+
 static void *build_spec(tph_rd *r)
 {
 	tph_pod_spec *s = tph_r_new(r, 1, sizeof *s), scratch;
@@ -154,6 +249,7 @@ static void *build_spec(tph_rd *r)
 	t->anti_required = r_podaffs(r, &t->n_anti_required);
 	t->anti_preferred = r_podaffs(r, &t->n_anti_preferred);
 	r_spread(r, t);
+	r_ports_images(r, t);
 	return s;
 }
 
@@ -172,6 +268,8 @@ int tph_intern_pod_spec(tph_cluster *c, const tph_pod_desc *p, const char *obj,
 	w_podaffs(&w, a->anti_required, a->n_anti_required, "podAntiAffinity required");
 	w_podaffs(&w, a->anti_preferred, a->n_anti_preferred, "podAntiAffinity preferred");
 	w_spread(&w, p);
+	w_ports(&w, p);
+	w_images(&w, p);
 	void *fresh;
 	int rc = tph_w_finish(&w, build_spec, (const void **)out, &fresh);
 	if (!rc && fresh)
@@ -309,6 +407,73 @@ static void w_taints(tph_wr *w, const tph_node_desc *n)
 	}
 }
 
+/* status.images as records (name, first, count, size) sorted by name: a name a node lists twice
+ * keeps its first entry (addNodeImageStates), then each gets its summary against the cache. */
+enum {
+	IMG_W = 5
+};
+
+static int cmp_image(const void *a, const void *b)
+{
+	const uint32_t *x = a, *y = b;
+	if (x[0] != y[0])
+		return x[0] < y[0] ? -1 : 1;
+	return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+static void w_node_images(tph_wr *w, const tph_node_desc *n, const tph_node_meta *old)
+{
+	const char *f = "images";
+	if (n->n_images && !n->images)
+		return tph_w_fail(w, f, "no items");
+	uint32_t at = w->c->nwords, k = 0;
+	tph_w_u32(w, 0);
+	for (uint32_t i = 0; i < n->n_images && !w->err; i++) {
+		const tph_node_image *im = &n->images[i];
+		if (!im->names.n || !im->names.items || im->size_bytes < 0)
+			return tph_w_fail(w, f, "item %u: no names or a negative size", i);
+		for (uint32_t j = 0; j < im->names.n; j++, k++) {
+			if (tph_empty(im->names.items[j]))
+				return tph_w_fail(w, f, "item %u: empty name", i);
+			tph_w_str(w, im->names.items[j]);
+			tph_w_u32(w, k);
+			tph_w_u32(w, 0);
+			tph_w_i64(w, im->size_bytes);
+		}
+	}
+	if (w->err)
+		return;
+	uint32_t *rec = w->c->words + at + 1, m = 0;
+	qsort(rec, k, IMG_W * sizeof *rec, cmp_image);
+	for (uint32_t i = 0; i < k; i++) {
+		if (m && rec[IMG_W * i] == rec[IMG_W * (m - 1)])
+			continue;
+		uint32_t *x = rec + IMG_W * m++;
+		memmove(x, rec + IMG_W * i, IMG_W * sizeof *x);
+		int64_t size = (int64_t)((uint64_t)x[3] | (uint64_t)x[4] << 32);
+		tph_images_summary(w->c, x[0], size, old, &size, &x[2]);
+		x[1] = 0; /* canonical: equal image lists make equal blobs */
+		x[3] = (uint32_t)(uint64_t)size;
+		x[4] = (uint32_t)((uint64_t)size >> 32);
+	}
+	w->c->words[at] = m;
+	w->c->nwords = at + 1 + IMG_W * m;
+}
+
+static void r_node_images(tph_rd *r, tph_node_meta *m)
+{
+	m->n_images = tph_r_u32(r);
+	tph_image_row *im = tph_r_new(r, m->n_images, sizeof *im), scratch;
+	for (uint32_t i = 0; i < m->n_images; i++) {
+		tph_image_row *x = im ? &im[i] : &scratch;
+		x->name = tph_r_u32(r);
+		(void)tph_r_u32(r);
+		x->num_nodes = tph_r_u32(r);
+		x->size = tph_r_i64(r);
+	}
+	m->images = im;
+}
+
 static void *build_node_meta(tph_rd *r)
 {
 	tph_node_meta *m = tph_r_new(r, 1, sizeof *m), scratch;
@@ -330,11 +495,12 @@ static void *build_node_meta(tph_rd *r)
 	t->usage.mem_pct = r_f64(r);
 	t->usage.metrics_time = tph_r_i64(r);
 	t->numa = tph_r_node_numa(r);
+	r_node_images(r, t);
 	return m;
 }
 
-int tph_intern_node_meta(tph_cluster *c, const tph_node_desc *n, const char *obj,
-                         const tph_node_meta **out, tph_diag *d)
+int tph_intern_node_meta(tph_cluster *c, const tph_node_desc *n, const tph_node_meta *old,
+                         const char *obj, const tph_node_meta **out, tph_diag *d)
 {
 	tph_wr w;
 	tph_w_begin(&w, c, TPH_B_NODE_META, obj, d);
@@ -348,6 +514,7 @@ int tph_intern_node_meta(tph_cluster *c, const tph_node_desc *n, const char *obj
 	w_f64(&w, u->present ? u->mem_pct : 0.0);
 	tph_w_i64(&w, u->present ? u->metrics_time : 0);
 	tph_w_node_numa(&w, n->numa);
+	w_node_images(&w, n, old);
 	return tph_w_finish(&w, build_node_meta, (const void **)out, NULL);
 }
 

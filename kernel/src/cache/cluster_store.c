@@ -35,21 +35,21 @@ void *tph_kind_at(const tph_cluster *c, const tph_kind *k, uint32_t col, uint32_
 	return (char *)k->col[col] + (size_t)slot * col_size(c, k, col);
 }
 
-static int grow_map(tph_kind *k, tph_sid key)
+int tph_cl_grow_map(uint32_t **map, uint32_t *cap, tph_sid key)
 {
-	if (key < k->map_cap)
+	if (key < *cap)
 		return TPH_OK;
-	uint64_t ncap = k->map_cap ? (uint64_t)k->map_cap * 2 : 256;
+	uint64_t ncap = *cap ? (uint64_t)*cap * 2 : 256;
 	while (ncap <= key)
 		ncap *= 2;
 	if (ncap > UINT32_MAX)
 		ncap = UINT32_MAX;
-	uint32_t *m = tph_realloc(k->map, (size_t)ncap * sizeof *m);
+	uint32_t *m = tph_realloc(*map, (size_t)ncap * sizeof *m);
 	if (!m)
 		return TPH_ENOMEM;
-	memset(m + k->map_cap, 0, (size_t)(ncap - k->map_cap) * sizeof *m);
-	k->map = m;
-	k->map_cap = (uint32_t)ncap;
+	memset(m + *cap, 0, (size_t)(ncap - *cap) * sizeof *m);
+	*map = m;
+	*cap = (uint32_t)ncap;
 	return TPH_OK;
 }
 
@@ -78,7 +78,7 @@ int tph_kind_reserve(tph_cluster *c, tph_kind *k, tph_sid key, uint32_t *slot, b
 		*fresh = false;
 		return TPH_OK;
 	}
-	if (grow_map(k, key) != TPH_OK)
+	if (tph_cl_grow_map(&k->map, &k->map_cap, key) != TPH_OK)
 		return TPH_ENOMEM;
 	if (k->n == k->cap) {
 		/* Reclaim tombstones before growing, so churn does not grow the store forever. */

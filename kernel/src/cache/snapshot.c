@@ -93,6 +93,7 @@ static void lay_tasks(sb *b, tph_task_store *t, const sizes *z)
 	COLS(b, t->spec, z->tasks, false);
 	COLS(b, t->meta, z->tasks, false);
 	COLS(b, t->group, z->tasks, false);
+	COLS(b, t->nonzero, (size_t)z->tasks * 2, false);
 }
 
 static void lay_jobs(sb *b, tph_job_store *j, const sizes *z)
@@ -119,6 +120,7 @@ static void lay_jobs(sb *b, tph_job_store *j, const sizes *z)
 	COLS(b, j->pending_req, (size_t)z->jobs * z->nd, true);
 	COLS(b, j->top_prio, z->jobs, true);
 	COLS(b, j->be_pending, z->jobs, true);
+	COLS(b, j->min_res_mask, z->jobs, false);
 }
 
 static void lay_queues(sb *b, tph_queue_store *q, const sizes *z)
@@ -162,6 +164,7 @@ static void lay_small(sb *b, tph_snapshot *s, const sizes *z)
 	COLS(b, r->ns, r->n, false);
 	COLS(b, r->hard, (size_t)r->n * z->nd, false);
 	COLS(b, r->hard_mask, r->n, false);
+	COLS(b, r->used, (size_t)r->n * z->nd, false);
 	tph_pdb_store *d = &s->pdbs;
 	d->n = z->pdbs;
 	COLS(b, d->name, d->n, false);
@@ -359,6 +362,8 @@ static void fill_small(const tph_cluster *c, tph_snapshot *s)
 		s->quotas.ns[i] = KCOL(r, R_NS, tph_sid)[slot];
 		memcpy(s->quotas.hard + (size_t)i * c->dims.n, tph_kind_at(c, r, R_HARD, slot),
 		       c->dims.n * sizeof(int64_t));
+		memcpy(s->quotas.used + (size_t)i * c->dims.n, tph_kind_at(c, r, R_USED, slot),
+		       c->dims.n * sizeof(int64_t));
 		s->quotas.hard_mask[i++] = KCOL(r, R_HARD_MASK, tph_dimmask)[slot];
 	}
 }
@@ -406,6 +411,7 @@ static void fill_pg_job(const tph_cluster *c, tph_job_store *j, uint32_t slot, u
 	memcpy(j->min_res + (size_t)i * c->dims.n, tph_kind_at(c, k, G_MIN_RES, slot),
 	       c->dims.n * sizeof(int64_t));
 	j->has_min_res[i] = KCOL(k, G_HAS_MIN_RES, uint8_t)[slot];
+	j->min_res_mask[i] = KCOL(k, G_MIN_MASK, tph_dimmask)[slot];
 	j->topo_mode[i] = KCOL(k, G_TOPO_MODE, uint8_t)[slot];
 	j->topo_tier[i] = KCOL(k, G_TOPO_TIER, int32_t)[slot];
 	j->topo_tier_name[i] = KCOL(k, G_TOPO_TIER_NAME, tph_sid)[slot];

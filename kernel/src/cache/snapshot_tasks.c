@@ -58,6 +58,7 @@ static void copy_task_cols(const tph_cluster *c, tph_task_store *t, const tph_sn
 	    {t->spec, k->col[P_SPEC], sizeof *t->spec},
 	    {t->meta, k->col[P_META], sizeof *t->meta},
 	    {t->group, k->col[P_PG], sizeof *t->group},
+	    {t->nonzero, k->col[P_NZ], 2 * sizeof *t->nonzero},
 	};
 	int ncol = (int)(sizeof col / sizeof *col), n = ncol * COPY_PIECES;
 	uint32_t piece = (t->n + COPY_PIECES - 1) / COPY_PIECES;
@@ -92,6 +93,11 @@ static void fill_own_job(const tph_cluster *c, tph_snapshot *s, uint32_t i, uint
 	memcpy(j->min_res + (size_t)i * c->dims.n, ts->req + (size_t)t * c->dims.n,
 	       c->dims.n * sizeof(int64_t));
 	j->has_min_res[i] = 1;
+	tph_dimmask mask = 0; /* the dimensions the pod's request names, as its quota usage does */
+	for (uint32_t d = 0; d < c->dims.n && d < 32; d++)
+		if (j->min_res[(size_t)i * c->dims.n + d])
+			mask |= (tph_dimmask)1 << d;
+	j->min_res_mask[i] = mask;
 	j->topo_mode[i] = TPH_TOPO_NONE;
 	j->topo_tier[i] = -1;
 	j->topo_tier_name[i] = TPH_SID_NONE;

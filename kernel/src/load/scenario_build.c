@@ -134,6 +134,8 @@ int sc_build(sc_ld *L)
 	rc = put_cluster_scoped(L, sc->cluster);
 	if (rc == TPH_OK)
 		rc = put_namespaced(L, sc->cluster);
+	if (rc == TPH_OK && sc->sampling != TPH_SAMPLING_CACHE)
+		rc = tph_cluster_set_node_sampling(sc->cluster, sc->sampling, L->c.d);
 	if (rc == TPH_OK && sc->shard.present) {
 		rc = tph_cluster_set_shard(sc->cluster, sc->shard.mode, sc->shard.name,
 		                           sc->shard.nodes, L->c.d);

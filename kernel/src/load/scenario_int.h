@@ -271,8 +271,9 @@ struct tph_scenario {
 	tph_time now;
 	bool now_given; /* `now:` was written */
 	bool enable_flags_default;
-	tph_conf *conf;       /* owned; NULL: none */
-	tph_cluster *cluster; /* owned */
+	tph_node_sampling sampling; /* `nodeSampling:`; TPH_SAMPLING_CACHE when absent */
+	tph_conf *conf;             /* owned; NULL: none */
+	tph_cluster *cluster;       /* owned */
 
 	tph_sc_pclass *pclasses;
 	uint32_t n_pclasses;

@@ -17,6 +17,7 @@ enum sc_section {
 	SEC_CONF,
 	SEC_CONF_FILE,
 	SEC_EFD,
+	SEC_SAMPLING,
 	SEC_PCLASSES,
 	SEC_QUEUES,
 	SEC_NODES,
@@ -115,6 +116,13 @@ int sc_f_unsupported(yu_ctx *c, yu_node *v, void *dst, const void *aux);
 /* Read `items` of a sequence into an arena array of `size`-byte elements with `fn`. */
 int sc_seq(yu_ctx *c, const yu_node *v, size_t size, void **items, uint32_t *n,
            int (*fn)(yu_ctx *c, yu_node *item, void *dst));
+
+/* Container fields (scenario_containers.c): a pod's images (tph_str_list), initContainers and
+ * hostPorts (into the tph_pod_desc), a node's images (into the tph_node_desc). */
+int sc_f_images(yu_ctx *c, yu_node *v, void *dst, const void *aux);
+int sc_f_init_containers(yu_ctx *c, yu_node *v, void *dst, const void *aux);
+int sc_f_host_ports(yu_ctx *c, yu_node *v, void *dst, const void *aux);
+int sc_f_node_images(yu_ctx *c, yu_node *v, void *dst, const void *aux);
 
 /* Section readers. */
 int sc_load_pclasses(sc_ld *L, const yu_node *seq);

@@ -186,6 +186,7 @@ static const yu_field top_fields[] = {
     SEC("conf", SEC_CONF),
     SEC("confFile", SEC_CONF_FILE),
     SEC("enableFlagsDefault", SEC_EFD),
+    SEC("nodeSampling", SEC_SAMPLING),
     SEC("priorityClasses", SEC_PCLASSES),
     SEC("queues", SEC_QUEUES),
     SEC("nodes", SEC_NODES),
@@ -334,6 +335,14 @@ static int load_header(sc_ld *L)
 	if (rc == TPH_OK && L->sec[SEC_EFD]) {
 		yu_push(&L->c, "enableFlagsDefault");
 		rc = yu_bool(&L->c, L->sec[SEC_EFD], &sc->enable_flags_default);
+		yu_pop(&L->c);
+	}
+	if (rc == TPH_OK && L->sec[SEC_SAMPLING]) {
+		static const char *const modes[] = {"full", "volcano", NULL};
+		int m = 0;
+		yu_push(&L->c, "nodeSampling");
+		rc = yu_enum(&L->c, L->sec[SEC_SAMPLING], modes, &m);
+		sc->sampling = m ? TPH_SAMPLING_VOLCANO : TPH_SAMPLING_FULL;
 		yu_pop(&L->c);
 	}
 	return rc == TPH_OK ? load_conf(L) : rc;

@@ -264,6 +264,7 @@ static const yu_field node_fields[] = {
     YU_F("ready", yu_f_bool_not, tph_node_desc, not_ready, NULL, 0),
     YU_F("usage", f_usage, tph_node_desc, usage, NULL, 0),
     YU_F("numa", sc_f_numa, tph_node_desc, numa, NULL, 0),
+    {"images", sc_f_node_images, 0, NULL, 0},
 };
 
 static int read_node(sc_ld *L, yu_node *item, uint32_t i)
@@ -291,6 +292,7 @@ static const yu_field quota_fields[] = {
     YU_F("name", yu_f_name, tph_quota_desc, name, NULL, YU_REQUIRED),
     YU_F("namespace", yu_f_name, tph_quota_desc, namespace_, NULL, 0),
     YU_F("hard", yu_f_res, tph_quota_desc, hard, NULL, 0),
+    YU_F("used", yu_f_res, tph_quota_desc, used, NULL, 0),
 };
 
 static int read_quota(sc_ld *L, yu_node *item, uint32_t i)

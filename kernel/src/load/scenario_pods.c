@@ -1,5 +1,6 @@
 /* Scenario section for pods, with the Kubernetes shapes they carry: label and node selectors,
- * affinity, tolerations, topology spread constraints and status conditions. */
+ * affinity, tolerations, topology spread constraints and status conditions (containers' fields:
+ * scenario_containers.c). */
 #include "scenario_ld.h"
 
 #include <errno.h>
@@ -456,6 +457,10 @@ static const yu_field pod_fields[] = {
     YU_F("creationTimestamp", yu_f_time, tph_pod_desc, creation, NULL, 0),
     YU_F("uid", sc_f_key, tph_pod_desc, uid, NULL, 0),
     {"conditions", f_conditions, 0, NULL, 0},
+    {"initContainers", sc_f_init_containers, 0, NULL, 0},
+    YU_F("overhead", yu_f_res, tph_pod_desc, overhead, NULL, 0),
+    YU_F("images", sc_f_images, tph_pod_desc, images, NULL, 0),
+    {"hostPorts", sc_f_host_ports, 0, NULL, 0},
 };
 
 static bool is_node(sc_ld *L, const char *name)

@@ -2,6 +2,7 @@
  * the tiers' plugins), run the conf's actions serially, close (plugins' close, phases). */
 #include "session/session_int.h"
 
+#include "cache/cluster_int.h"
 #include "load/conf_int.h"
 #include "ep.h"
 #include "session/topo/hypernode.h"
@@ -197,7 +198,21 @@ static void fill_view(tph_session *s)
 	    .eviction = &s->eviction,
 	    .topo = s->topo,
 	    .pdbs = &sn->pdbs,
+	    .rev = TPH_COLUMNS_REV,
 	};
+}
+
+/* The session's node sampling: its option, else the cache's; VOLCANO starts where the last
+ * session over the cache left Volcano's lastProcessedNodeIndex. */
+static void open_sampling(tph_session *s)
+{
+	tph_cluster *c = s->snap->cache;
+	tph_node_sampling m = s->opts.node_sampling;
+	if (m == TPH_SAMPLING_CACHE)
+		m = (tph_node_sampling)c->sampling;
+	s->sampling = m == TPH_SAMPLING_VOLCANO ? TPH_SAMPLING_VOLCANO : TPH_SAMPLING_FULL;
+	if (s->sampling == TPH_SAMPLING_VOLCANO)
+		s->sample_rr = atomic_load_explicit(&c->sample_start, memory_order_acquire);
 }
 
 static int open_inner(tph_session *s, tph_diag *d)
@@ -214,6 +229,7 @@ static int open_inner(tph_session *s, tph_diag *d)
 	if (rc)
 		return tph_diag_set(d, rc, "session open: %s", tph_strerror(rc));
 	fill_view(s);
+	open_sampling(s);
 	if (s->opts.plugin_dir && (rc = tph_plugins_load(s->opts.plugin_dir, d)))
 		return rc;
 	if ((rc = open_plugins(s, d)))

@@ -2,6 +2,7 @@
  * decision log with names resolved (the only place names are built). */
 #include "session/session_int.h"
 
+#include "cache/cluster_int.h"
 #include "ep.h"
 #include "fit_nodes.h"
 #include "base/diag.h"
@@ -186,6 +187,9 @@ int tph_session_close(tph_session *s, tph_diag *d)
 	int rc = build_log(s);
 	tph_heap_leave(prev);
 	s->closed = true;
+	if (s->sampling == TPH_SAMPLING_VOLCANO) /* the next session goes on from here */
+		atomic_store_explicit(&s->snap->cache->sample_start, s->sample_rr,
+		                      memory_order_release);
 	s->out.close_ms = tph_now_ms() - t0;
 	if (rc)
 		return tph_diag_set(d, rc, "session close: %s", tph_strerror(rc));

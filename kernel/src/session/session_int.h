@@ -132,6 +132,11 @@ struct tph_session {
 	/* The statement whose operation's handlers run now, which records their annotations so a
 	 * discard undoes them; NULL outside (session thread). */
 	struct tph_statement *stmt;
+	/* Node sampling (tph_node_sampling, resolved: FULL or VOLCANO) and, for VOLCANO, Volcano's
+	 * lastProcessedNodeIndex: read from the cache at open, every PredicateNodes call of every
+	 * action moves it (action_filter.c), stored back in the cache at close. Session thread. */
+	uint8_t sampling;
+	uint32_t sample_rr;
 };
 
 typedef struct tph_act_scratch tph_act_scratch;

@@ -90,7 +90,8 @@ NodeDesc = _struct("NodeDesc", [
     ("size", c_uint32), ("name", c_char_p), ("allocatable", ResList), ("capacity", ResList),
     ("labels", KVList), ("annotations", KVList), ("taints", POINTER(Taint)),
     ("n_taints", c_uint32), ("unschedulable", c_bool), ("not_ready", c_bool),
-    ("usage", NodeUsage), ("numa", c_void_p)])  # numa: not carried by the binding (NULL)
+    ("usage", NodeUsage), ("numa", c_void_p),  # numa, images: not carried by the binding
+    ("images", c_void_p), ("n_images", c_uint32)])
 PodCondition = _struct("PodCondition", [
     ("type", c_char_p), ("status", c_int), ("last_transition", tph_time),
     ("last_probe", tph_time), ("reason", c_char_p), ("message", c_char_p)])
@@ -104,7 +105,10 @@ PodDesc = _struct("PodDesc", [
     ("priority_class", c_char_p), ("preempt_never", c_bool), ("preemptable", c_int),
     ("nominated_node", c_char_p), ("deleting", c_bool), ("creation", tph_time),
     ("uid", c_char_p), ("limits", ResList), ("conditions", POINTER(PodCondition)),
-    ("n_conditions", c_uint32)])
+    ("n_conditions", c_uint32),
+    # init containers, overhead, images and host ports: not carried by the binding (none)
+    ("init_containers", c_void_p), ("n_init_containers", c_uint32), ("overhead", ResList),
+    ("images", StrList), ("host_ports", c_void_p), ("n_host_ports", c_uint32)])
 MinTask = _struct("MinTask", [("task_spec", c_char_p), ("min", c_int32)])
 SubgroupPolicy = _struct("SubgroupPolicy", [
     ("name", c_char_p), ("subgroup_size", c_int32), ("min_subgroups", c_int32),
@@ -133,7 +137,8 @@ HyperNodeDesc = _struct("HyperNodeDesc", [
     ("size", c_uint32), ("name", c_char_p), ("tier", c_int32), ("tier_name", c_char_p),
     ("members", POINTER(HyperNodeMember)), ("n_members", c_uint32)])
 QuotaDesc = _struct("QuotaDesc", [("size", c_uint32), ("name", c_char_p),
-                                  ("namespace_", c_char_p), ("hard", ResList)])
+                                  ("namespace_", c_char_p), ("hard", ResList),
+                                  ("used", ResList)])
 IntOrPercent = _struct("IntOrPercent", [("present", c_bool), ("percent", c_bool),
                                         ("value", c_int32)])
 DisruptedPod = _struct("DisruptedPod", [("pod", c_char_p), ("time", tph_time)])
