@@ -144,8 +144,7 @@ static int bind(bf_ctx *c, tph_idx t, tph_idx node)
 	if (!tph_job_ready(s, j))
 		return TPH_OK;
 	/* this task first: usually the job's only Allocated one, so no scan follows */
-	rc = tph_act_dispatch(s, t);
-	return rc ? rc : tph_act_dispatch_job(s, j);
+	return tph_act_dispatch_job(s, j, t);
 }
 
 static int one_task(bf_ctx *c, tph_idx t)

@@ -240,7 +240,7 @@ int alloc_flat_job(alloc_ctx *c, tph_idx j, bool *again)
 		return tph_stmt_commit(&st);
 	}
 	if (tph_job_pipelined(s, j))
-		return tph_act_keep(&st);
+		return tph_stmt_keep(&st);
 	tph_ph_touch_stmt(&c->ph, &st);
 	tph_stmt_discard(&st);
 	return TPH_OK;

@@ -159,7 +159,7 @@ static int job_branch(ahn_ctx *h, ahn_ws *w, bool *again)
 	if (!found)
 		return TPH_OK;
 	if (!tph_job_ready(s, w->job))
-		return tph_act_keep(&st);
+		return tph_stmt_keep(&st);
 	rc = tph_stmt_commit(&st);
 	dec_apply(h, w);
 	*again = w->st[AHN_MAIN].q.n > 0;
@@ -189,7 +189,7 @@ static int flat_branch(ahn_ctx *h, ahn_ws *w, bool *again)
 	if (!ok)
 		return TPH_OK;
 	if (!tph_job_ready(s, w->job))
-		return tph_act_keep(&st);
+		return tph_stmt_keep(&st);
 	rc = tph_stmt_commit(&st);
 	tp->sj.nominated[k] = TPH_NOIDX;
 	*again = ms->cur[k - w->first] < ahn_end(w, k);

@@ -1,6 +1,6 @@
 /* Shared action helpers: the queue and job heaps, node-filtering options, Volcano's resource
- * comparisons for the allocate-or-pipeline choice, and the decision-log entries no statement commit
- * makes (Session.Allocate's dispatch, a pipelined job's kept statement). */
+ * comparisons for the allocate-or-pipeline choice, and Session.dispatch of a ready job (through
+ * a statement, the decision log's one writer). */
 #include "action_util.h"
 
 #include "session/ep.h"
@@ -144,43 +144,37 @@ bool tph_fits_future_idle(const tph_session *s, tph_idx task, tph_idx node)
 	return fits(s, task, node, true);
 }
 
-/* ---- the decision log ---- */
+/* ---- Session.dispatch ---- */
 
-int tph_act_dispatch(tph_session *s, tph_idx task)
+/* Allocated tasks of the job other than `first`, in snapshot order; `left` of them. */
+static int dispatch_rest(tph_statement *st, tph_idx job, tph_idx first, uint32_t left)
 {
-	tph_idx node = s->tasks.node[task];
-	tph_task_move(s, task, TPH_TS_BINDING, node);
-	tph_log *l = &s->log;
-	return tph_log_push(&l->binds, &l->n_binds, &l->cap_binds, (tph_log_row){task, node});
-}
-
-int tph_act_dispatch_job(tph_session *s, tph_idx job)
-{
+	const tph_session *s = st->s;
 	const tph_job_store *js = s->jobs;
-	const uint32_t *cnt = s->js.count + (size_t)job * TPH_TS_COUNT;
-	for (uint32_t i = js->task_off[job]; i < js->task_off[job + 1] && cnt[TPH_TS_ALLOCATED];
-	     i++) {
+	int rc = TPH_OK;
+	for (uint32_t i = js->task_off[job]; i < js->task_off[job + 1] && left && !rc; i++) {
 		tph_idx t = js->task_idx[i];
-		if (s->tasks.status[t] != TPH_TS_ALLOCATED)
+		if (t == first || s->tasks.status[t] != TPH_TS_ALLOCATED)
 			continue;
-		int rc = tph_act_dispatch(s, t);
-		if (rc)
-			return rc;
+		rc = tph_stmt_dispatch(st, t);
+		left--;
 	}
-	return TPH_OK;
+	return rc;
 }
 
-int tph_act_keep(tph_statement *st)
+int tph_act_dispatch_job(tph_session *s, tph_idx job, tph_idx first)
 {
-	tph_session *s = st->s;
-	tph_log *l = &s->log;
-	int rc = TPH_OK;
-	for (uint32_t i = 0; i < st->n && !rc; i++)
-		if (st->ops[i].kind == TPH_OP_PIPELINE)
-			rc = tph_log_push(&l->pipelined, &l->n_pipelined, &l->cap_pipelined,
-			                  (tph_log_row){st->ops[i].task, st->ops[i].node});
-	tph_stmt_free(st);
-	return rc;
+	uint32_t allocated = s->js.count[(size_t)job * TPH_TS_COUNT + TPH_TS_ALLOCATED];
+	tph_statement st;
+	tph_stmt_init(&st, s);
+	int rc = tph_stmt_dispatch(&st, first);
+	if (!rc)
+		rc = dispatch_rest(&st, job, first, allocated - 1);
+	if (rc) {
+		tph_stmt_discard(&st);
+		return rc;
+	}
+	return tph_stmt_commit(&st);
 }
 
 int tph_act_fit_errors(tph_session *s, tph_idx task, const tph_idx *nodes,

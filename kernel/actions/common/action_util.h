@@ -1,7 +1,7 @@
 /* Building blocks of the scheduling actions (enqueue, allocate, backfill and the eviction
  * actions): Volcano's util.PriorityQueue (pq.h), its PredicateHelper (per-role predicate error
  * cache, hard shards, node sampling), equivalence classes that let tasks with one spec share
- * filtering results, and decision-log helpers for what a statement alone does not publish.
+ * filtering results, and Session.dispatch of a ready job's Allocated tasks.
  * Everything here runs on the session's thread. */
 #ifndef TPH_ACTION_UTIL_H
 #define TPH_ACTION_UTIL_H
@@ -122,15 +122,14 @@ void tph_ph_touch(tph_ph *ph, tph_idx node);
 bool tph_fits_idle(const tph_session *s, tph_idx task, tph_idx node);
 bool tph_fits_future_idle(const tph_session *s, tph_idx task, tph_idx node);
 
-/* ---- publishing what no statement commit publishes ---- */
+/* ---- Session.dispatch ---- */
 
-/* Volcano's Session.dispatch: an Allocated task becomes Binding and is logged as a bind. */
-int tph_act_dispatch(tph_session *s, tph_idx task);
-/* Dispatch every Allocated task of a job, in snapshot order. */
-int tph_act_dispatch_job(tph_session *s, tph_idx job);
-/* A statement kept without commit (a pipelined job): log its pipelined tasks, drop the
- * statement and leave its operations in place. */
-int tph_act_keep(tph_statement *st);
+/* The job is ready: its Allocated tasks bind, `first` (Allocated) before the others, which
+ * follow in snapshot order; one statement, committed at once. */
+int tph_act_dispatch_job(tph_session *s, tph_idx job, tph_idx first);
+
+/* ---- fit records ---- */
+
 /* Record that `task` found no node: fit errors for the pending report and the unresolvable
  * nodes preempt reads. */
 int tph_act_fit_errors(tph_session *s, tph_idx task, const tph_idx *nodes,
