@@ -109,6 +109,7 @@ struct alloc_fast {
 	bool soft;                  /* soft sharding splits the groups */
 	tph_reason_code shard_code; /* hard sharding: the verdict outside the shard */
 	uint32_t n;                 /* ready nodes: positions */
+	tph_fit_req fit;            /* the request of the task being picked (alloc_group_req) */
 	uint32_t *pos;              /* [node] position, UINT32_MAX when not ready */
 	uint32_t *shape_of;         /* [task] shape + 1 */
 	af_shape **shapes;

@@ -106,8 +106,7 @@ static uint32_t feasible(ahn_ctx *h, tph_idx t, tph_idx hn, const tph_idx *nodes
 	alloc_ctx *c = h->c;
 	tph_idx nom = s->tasks.nominated[t];
 	uint32_t k = 0;
-	if (nom != TPH_NOIDX && tph_hn_has_node(&s->topo->t, hn, nom) &&
-	    tph_fits_future_idle(s, t, nom))
+	if (nom != TPH_NOIDX && tph_hn_has_node(&s->topo->t, hn, nom) && tph_fits(s, t, nom, true))
 		k = tph_ph_predicate(&c->ph, t, &nom, 1, c->feas, c->codes);
 	if (!k)
 		k = tph_ph_predicate(&c->ph, t, nodes, n, c->feas, c->codes);

@@ -161,7 +161,7 @@ static uint32_t feasible(alloc_ctx *c, tph_idx task)
 	tph_idx nom = s->tasks.nominated[task];
 	uint32_t n = 0;
 	if (nom != TPH_NOIDX && (s->nodes.flags[nom] & TPH_NODE_READY) &&
-	    tph_fits_future_idle(s, task, nom))
+	    tph_fits(s, task, nom, true))
 		n = tph_ph_predicate(&c->ph, task, &nom, 1, c->feas, c->codes);
 	if (!n)
 		n = tph_ph_predicate(&c->ph, task, s->ready_nodes, s->n_ready, c->feas, c->codes);

@@ -1,6 +1,5 @@
-/* Shared action helpers: the queue and job heaps, node-filtering options, Volcano's resource
- * comparisons for the allocate-or-pipeline choice, and Session.dispatch of a ready job (through
- * a statement, the decision log's one writer). */
+/* Shared action helpers: the queue and job heaps, node-filtering options and Session.dispatch
+ * of a ready job (through a statement, the decision log's one writer). */
 #include "action_util.h"
 
 #include "session/ep.h"
@@ -113,35 +112,6 @@ uint32_t tph_ph_nodes_to_find(const tph_ph_opts *o, uint32_t n_all)
 	if (n < o->min_nodes)
 		n = o->min_nodes;
 	return n < 1 ? 1 : (uint32_t)n;
-}
-
-/* ---- resources ---- */
-
-static bool fits(const tph_session *s, tph_idx task, tph_idx node, bool future)
-{
-	const int64_t *req = s->tasks.req + (size_t)task * s->ndim;
-	const tph_node_store *ns = &s->nodes;
-	for (uint32_t d = 0; d < s->ndim; d++) {
-		if (d == TPH_RES_PODS || (d > TPH_RES_MEMORY && req[d] == 0))
-			continue;
-		size_t at = (size_t)d * ns->stride + node;
-		int64_t room = ns->idle[at];
-		if (future)
-			room += ns->releasing[at] - ns->pipelined[at];
-		if (req[d] > room)
-			return false;
-	}
-	return true;
-}
-
-bool tph_fits_idle(const tph_session *s, tph_idx task, tph_idx node)
-{
-	return fits(s, task, node, false);
-}
-
-bool tph_fits_future_idle(const tph_session *s, tph_idx task, tph_idx node)
-{
-	return fits(s, task, node, true);
 }
 
 /* ---- Session.dispatch ---- */

@@ -115,13 +115,6 @@ int tph_ph_role_seed(tph_ph *ph, tph_idx job, tph_sid role, const tph_idx *nodes
 void tph_ph_touch_stmt(tph_ph *ph, const tph_statement *st);
 void tph_ph_touch(tph_ph *ph, tph_idx node);
 
-/* ---- resources ---- */
-
-/* task.InitResreq.LessEqual(node.Idle / node.FutureIdle(), Zero): the pods unit tephra adds
- * to every request is left out, as Volcano's requests do not carry it. */
-bool tph_fits_idle(const tph_session *s, tph_idx task, tph_idx node);
-bool tph_fits_future_idle(const tph_session *s, tph_idx task, tph_idx node);
-
 /* ---- Session.dispatch ---- */
 
 /* The job is ready: its Allocated tasks bind, `first` (Allocated) before the others, which

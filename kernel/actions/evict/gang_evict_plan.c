@@ -6,6 +6,7 @@
 #include "gang_evict.h"
 
 #include "session/ep_predicate.h"
+#include "session/fit.h"
 #include "session/fit_nodes.h"
 #include "base/mem.h"
 
@@ -56,7 +57,7 @@ static bool node_ok(const tph_session *s, tph_idx t, tph_idx node)
 {
 	if (s->snap->shard_mode == TPH_SHARD_HARD && !(s->nodes.flags[node] & TPH_NODE_IN_SHARD))
 		return false;
-	if (!tph_fits_future_idle(s, t, node))
+	if (!tph_fits(s, t, node, true))
 		return false;
 	tph_reason_code code = tph_predicate_node(s, t, node);
 	return code == TPH_PASS || !tph_predicate_blocks_preempt(s, code);
@@ -120,7 +121,7 @@ static int trial_task(gev_ctx *c, tph_idx t, const tph_idx *nodes, uint32_t n, t
 		return TPH_DECLINED;
 	uint32_t k = filter(c, t, c->nodes, m);
 	tph_idx best = k ? alloc_best_node(&c->ac, t, c->ac.feas, k) : TPH_NOIDX;
-	if (best == TPH_NOIDX || !tph_fits_future_idle(s, t, best))
+	if (best == TPH_NOIDX || !tph_fits(s, t, best, true))
 		return TPH_DECLINED;
 	int rc = tph_stmt_pipeline(st, t, best);
 	return rc == TPH_ENOMEM ? rc : rc ? TPH_DECLINED : TPH_OK;
