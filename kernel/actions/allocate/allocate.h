@@ -9,24 +9,15 @@
 #include "session/ep.h"
 #include "session/fit.h"
 
-/* The roles of a job that have a task with recorded fit errors (Volcano's FitFailedRoles),
- * built on the job's first visit and kept current as this action records. */
-typedef struct alloc_roles {
-	tph_sid *v;
-	uint32_t n, cap;
-	bool built;
-} alloc_roles;
-
 typedef struct alloc_ctx {
 	tph_session *s;
 	tph_ph_opts opts;
 	tph_ph ph;
 	tph_eqc *eqc;
-	tph_pq queues;      /* queues with work, by QueueOrder */
-	tph_pq *jobs;       /* [queue] its jobs by JobOrder */
-	tph_pq *tasks;      /* [job] its pending tasks by TaskOrder (Volcano's worksheet) */
-	uint8_t *topo;      /* [job] 1: the hypernode path (allocate_topo.c) */
-	alloc_roles *roles; /* [job] */
+	tph_pq queues; /* queues with work, by QueueOrder */
+	tph_pq *jobs;  /* [queue] its jobs by JobOrder */
+	tph_pq *tasks; /* [job] its pending tasks by TaskOrder (Volcano's worksheet) */
+	uint8_t *topo; /* [job] 1: the hypernode path (allocate_topo.c) */
 	/* scratch for one task over the ready nodes */
 	tph_reason_code *codes;
 	tph_idx *feas, *grouped;
@@ -41,11 +32,6 @@ typedef struct alloc_ctx {
 int alloc_flat_job(alloc_ctx *c, tph_idx job, bool *again);
 /* Volcano's JobInfo.NeedContinueAllocating for a job without sub-group policies. */
 bool alloc_need_continue(alloc_ctx *c, tph_idx job);
-/* Note that `task` now has recorded fit errors (its role joins the failed roles). */
-int alloc_role_failed(alloc_ctx *c, tph_idx task);
-bool alloc_task_has_fit_errors(alloc_ctx *c, tph_idx task);
-/* Volcano's job.ResetFitErr: forget the recorded fit errors of every task of the job. */
-void alloc_reset_fit_errors(alloc_ctx *c, tph_idx job);
 
 /* The groups prioritizeNodes tries in order (an enum, so the order is the comparison) and the
  * group of a node for a task's request (G_NONE: not even FutureIdle fits). */

@@ -302,8 +302,8 @@ static int decide(alloc_fast *f, af_shape *sh, const af_track *t, tph_idx task, 
 /* The task takes the normal path: what its role saw here goes to the helper's cache. */
 static int decline(alloc_fast *f, tph_idx task)
 {
-	int rc = af_track_handover(f, task);
-	return rc ? rc : TPH_DECLINED;
+	af_track_handover(f, task);
+	return TPH_DECLINED;
 }
 
 int alloc_fast_pick(alloc_fast *f, tph_idx task, tph_idx *node, tph_reason_code *codes)

@@ -126,9 +126,6 @@ void alloc_topology_free(alloc_ctx *c)
 	ahn_ctx *h = c->hn;
 	if (!h)
 		return;
-	for (uint32_t j = 0; h->ws && j < c->s->jobs->n; j++)
-		for (uint32_t i = 0; h->ws[j] && i < h->ws[j]->n_sj; i++)
-			tph_free(h->ws[j]->roles[i].v);
 	tph_free(h->job_try.v);
 	tph_free(h->job_best.v);
 	tph_free(h->cand_ops.v);

@@ -3,7 +3,6 @@
 #include "action_util.h"
 
 #include "session/ep.h"
-#include "session/fit_nodes.h"
 #include "base/mem.h"
 
 #include <stddef.h>
@@ -29,6 +28,7 @@ void tph_act_scratch_end(tph_session *s)
 		tph_free(sc->blk[i]);
 	tph_free(sc->blk);
 	*sc = (tph_act_scratch){0};
+	tph_fitlog_drop_roles(s);
 }
 
 /* ---- the queue and job loops ---- */
@@ -145,13 +145,6 @@ int tph_act_dispatch_job(tph_session *s, tph_idx job, tph_idx first)
 		return rc;
 	}
 	return tph_stmt_commit(&st);
-}
-
-int tph_act_fit_errors(tph_session *s, tph_idx task, const tph_idx *nodes,
-                       const tph_reason_code *codes, uint32_t n)
-{
-	int rc = tph_record_fit_errors(s, task, codes, n);
-	return rc ? rc : tph_record_fit_nodes(s, task, nodes, codes, n);
 }
 
 bool tph_conf_has_action(const tph_session *s, const char *action)

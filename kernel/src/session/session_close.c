@@ -3,7 +3,7 @@
 #include "session/session_int.h"
 
 #include "ep.h"
-#include "fit_nodes.h"
+#include "fitlog.h"
 #include "base/mem.h"
 
 #include <stdio.h>
@@ -144,7 +144,7 @@ static int build_log(tph_session *s)
 	if (!rc)
 		rc = build_phases(s);
 	if (!rc)
-		rc = tph_pending_reasons(s, &o->pending, &o->n_pending);
+		rc = tph_fitlog_rows(s, &o->pending, &o->n_pending);
 	tph_fitlog_drop(s);
 	o->actions = s->action_times;
 	o->n_actions = s->n_action_times;
