@@ -140,8 +140,7 @@ static int bind(bf_ctx *c, tph_idx t, tph_idx node)
 	if (!tph_job_ready(s, j))
 		return TPH_OK;
 	/* this task first: usually the job's only Allocated one, so no scan follows */
-	int rc = tph_act_dispatch(s, t);
-	return rc ? rc : tph_act_dispatch_job(s, j);
+	return tph_act_dispatch_job(s, j, t);
 }
 
 static int one_task(bf_ctx *c, tph_idx t)
@@ -151,12 +150,12 @@ static int one_task(bf_ctx *c, tph_idx t)
 	if (pre != TPH_PASS) {
 		for (uint32_t i = 0; i < s->n_ready; i++)
 			c->codes[i] = pre;
-		return tph_act_fit_errors(s, t, s->ready_nodes, c->codes, s->n_ready);
+		return tph_fitlog_nodes(s, t, s->ready_nodes, c->codes, s->n_ready);
 	}
 	tph_ph_reset(&c->ph); /* a new PredicateHelper per task */
 	uint32_t n = tph_ph_predicate(&c->ph, t, s->ready_nodes, s->n_ready, c->feas, c->codes);
 	if (!n)
-		return tph_act_fit_errors(s, t, s->ready_nodes, c->codes, s->n_ready);
+		return tph_fitlog_nodes(s, t, s->ready_nodes, c->codes, s->n_ready);
 	tph_idx node = n == 1 ? c->feas[0] : choose(c, t, n);
 	return node == TPH_NOIDX ? TPH_OK : bind(c, t, node);
 }

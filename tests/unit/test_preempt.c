@@ -11,7 +11,7 @@
 #include "session/victim_order.h"
 #include "evict/evict_util.h"
 #include "evict_test.h"
-#include "session/fit_nodes.h"
+#include "session/fitlog.h"
 #include "base/mem.h"
 
 /* ---- scenarios ---- */
@@ -143,9 +143,9 @@ static void test_recorded_fit_nodes_are_skipped(void **state)
 			h1 = t;
 	const tph_idx nodes[] = {0, 1};
 	const tph_reason_code codes[] = {tph_reason(s, "node(s) were fenced off", true), TPH_PASS};
-	assert_int_equal(tph_record_fit_nodes(s, h1, nodes, codes, 2), TPH_OK);
+	assert_int_equal(tph_fitlog_nodes(s, h1, nodes, codes, 2), TPH_OK);
 	const tph_idx *skip;
-	assert_int_equal(tph_unresolvable_nodes(s, h1, &skip), 1);
+	assert_int_equal(tph_fitlog_unresolvable(s, h1, &skip), 1);
 	assert_int_equal(skip[0], 0);
 	pts_run(&r);
 	assert_string_equal(ev_evictions(&r), "c1/b1:preempt;");

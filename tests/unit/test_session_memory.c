@@ -1,6 +1,6 @@
 /* Session memory: the heap account behind tph_session_mem (mem.c), action scratch freed when its
  * action ends (action_util.c), interned sequences (seqtab.c) and the fit records built on them
- * (pending.c, fit_nodes.c), whose pending reasons must read exactly as before. */
+ * (fitlog.c), shared by tasks that fail alike; the fit log's API is test_fitlog.c's. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,7 +10,7 @@
 #include "harness.h"
 
 #include "common/action_util.h"
-#include "session/fit_nodes.h"
+#include "session/fitlog.h"
 #include "base/mem.h"
 #include "base/seqtab.h"
 #include "tephra/probe.h"
@@ -206,7 +206,7 @@ static void test_alike_failures_share_one_record(void **state)
 	pts_open(&p, too_big);
 	assert_int_equal(tph_session_run(p.s, &p.d), TPH_OK);
 	tph_idx a = pts_task(&p, "ns/a"), b = pts_task(&p, "ns/b"), c = pts_task(&p, "ns/c");
-	assert_true(tph_task_has_fit_errors(p.s, a));
+	assert_true(tph_fitlog_has(p.s, a));
 	assert_int_not_equal(p.s->fit->why[a], 0);
 	assert_int_equal(p.s->fit->why[a], p.s->fit->why[b]);
 	assert_int_equal(p.s->fit->why[a], p.s->fit->why[c]);
@@ -217,57 +217,7 @@ static void test_alike_failures_share_one_record(void **state)
 	assert_int_equal(ra->n_reasons, 1);
 	assert_string_equal(ra->reasons[0], "2 Insufficient cpu");
 	assert_ptr_equal(ra->reasons, rc->reasons);
-	assert_false(tph_task_has_fit_errors(p.s, a)); /* dropped at close */
-	pts_free(&p);
-}
-
-/* The skip message names its task; clearing forgets the record. */
-static void test_skip_and_clear(void **state)
-{
-	(void)state;
-	pts p;
-	pts_open(&p, too_big);
-	tph_idx a = pts_task(&p, "ns/a"), b = pts_task(&p, "ns/b");
-	assert_int_equal(tph_record_skip(p.s, a), TPH_OK);
-	assert_int_equal(tph_record_skip(p.s, b), TPH_OK);
-	assert_int_equal(tph_record_pending_reason(p.s, b, "held"), TPH_OK);
-	assert_int_equal(tph_record_skip(p.s, pts_task(&p, "ns/c")), TPH_OK);
-	tph_clear_fit_errors(p.s, pts_task(&p, "ns/c"));
-	assert_int_equal(tph_session_close(p.s, &p.d), TPH_OK);
-	p.log = tph_session_decisions(p.s);
-	char want[128];
-	snprintf(want, sizeof want, "Task a with role spec %s has already predicated failed, skip",
-	         pts_str(p.s, p.s->tasks.role[a]));
-	assert_string_equal(pending_of(&p, "ns/a")->reasons[0], want);
-	assert_string_equal(pending_of(&p, "ns/b")->reasons[0], "held");
-	assert_int_equal(pending_of(&p, "ns/c")->n_reasons, 0);
-	pts_free(&p);
-}
-
-/* Unresolvable nodes: a record replaces the last, equal lists share storage, reset forgets. */
-static void test_fit_nodes(void **state)
-{
-	(void)state;
-	pts p;
-	pts_open(&p, too_big);
-	tph_session *s = p.s;
-	tph_reason_code un = tph_reason(s, "node(s) were fenced off", true);
-	tph_reason_code soft = tph_reason(s, "node(s) were busy", false);
-	tph_idx a = pts_task(&p, "ns/a"), b = pts_task(&p, "ns/b"), nodes[2] = {0, 1};
-	tph_reason_code codes[2] = {un, soft};
-	const tph_idx *got;
-	assert_int_equal(tph_record_fit_nodes(s, a, nodes, codes, 2), TPH_OK);
-	assert_int_equal(tph_record_fit_nodes(s, b, nodes, codes, 2), TPH_OK);
-	assert_int_equal(tph_unresolvable_nodes(s, a, &got), 1);
-	assert_int_equal(got[0], 0);
-	const tph_idx *got_b;
-	tph_unresolvable_nodes(s, b, &got_b);
-	assert_ptr_equal(got, got_b);
-	codes[0] = soft;
-	assert_int_equal(tph_record_fit_nodes(s, a, nodes, codes, 2), TPH_OK);
-	assert_int_equal(tph_unresolvable_nodes(s, a, &got), 0);
-	tph_reset_fit_nodes(s, pts_job(&p, "ns/pg"));
-	assert_int_equal(tph_unresolvable_nodes(s, b, &got), 0);
+	assert_false(tph_fitlog_has(p.s, a)); /* dropped at close */
 	pts_free(&p);
 }
 
@@ -281,8 +231,6 @@ int main(void)
 	    cmocka_unit_test(test_run_leaves_no_scratch),
 	    cmocka_unit_test(test_seqtab),
 	    cmocka_unit_test(test_alike_failures_share_one_record),
-	    cmocka_unit_test(test_skip_and_clear),
-	    cmocka_unit_test(test_fit_nodes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

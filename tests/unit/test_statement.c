@@ -1,6 +1,7 @@
 /* Statement property test: random allocate / pipeline / evict sequences followed by discard
  * (directly or after a merge) restore every mutable session column bit for bit; commit
- * publishes binds, evictions and pipelined tasks in order. */
+ * publishes binds, evictions and pipelined tasks in order, and is the decision log's one
+ * writer: Session.dispatch and kept statements go through it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +13,8 @@
 #include <string.h>
 
 #include "harness.h"
+
+#include "common/action_util.h"
 
 typedef struct fixture {
 	pts p;
@@ -186,6 +189,42 @@ static void test_commit_publishes_in_order(void **state)
 	assert_string_equal(l->evictions[0].reason, "preempt");
 }
 
+/* Session.Allocate leaves p1 and p2 Allocated (no row); p4 commits; dispatching the job binds
+ * p2 (first) then p1, each once; a dispatch in a discarded statement undoes nothing; a kept
+ * statement logs its pipeline alone. */
+static void test_log_written_by_statements(void **state)
+{
+	fixture *f = *state;
+	tph_session *s = f->p.s;
+	tph_statement st;
+	tph_stmt_init(&st, s);
+	assert_int_equal(tph_stmt_allocate(&st, 1, 1), TPH_OK); /* p1 */
+	assert_int_equal(tph_stmt_allocate(&st, 2, 2), TPH_OK); /* p2 */
+	tph_stmt_free(&st);
+	tph_stmt_init(&st, s);
+	assert_int_equal(tph_stmt_allocate(&st, 4, 4), TPH_OK); /* p4 */
+	assert_int_equal(tph_stmt_commit(&st), TPH_OK);
+	assert_int_equal(tph_act_dispatch_job(s, 0, 2), TPH_OK);
+	assert_int_equal(s->tasks.status[1], TPH_TS_BINDING);
+	tph_stmt_init(&st, s);
+	assert_int_equal(tph_stmt_dispatch(&st, 1), TPH_OK);
+	tph_stmt_discard(&st);
+	assert_int_equal(s->tasks.status[1], TPH_TS_BINDING);
+	tph_stmt_init(&st, s);
+	assert_int_equal(tph_stmt_allocate(&st, 7, 5), TPH_OK); /* p7: kept, not logged */
+	assert_int_equal(tph_stmt_pipeline(&st, 5, 5), TPH_OK); /* p5 */
+	assert_int_equal(tph_stmt_keep(&st), TPH_OK);
+	assert_int_equal(s->tasks.status[7], TPH_TS_ALLOCATED);
+	assert_int_equal(tph_session_close(s, &f->p.d), TPH_OK);
+	const tph_decision_log *l = tph_session_decisions(s);
+	const char *binds[] = {"ns/p4", "ns/p2", "ns/p1"};
+	assert_int_equal(l->n_binds, 3);
+	for (uint32_t i = 0; i < 3; i++)
+		assert_string_equal(l->binds[i].pod, binds[i]);
+	assert_int_equal(l->n_pipelined, 1);
+	assert_string_equal(l->pipelined[0].pod, "ns/p5");
+}
+
 static void test_accounting_follows_volcano(void **state)
 {
 	fixture *f = *state;
@@ -216,6 +255,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_discard_restores_every_column, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_merged_discard_restores, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_commit_publishes_in_order, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_log_written_by_statements, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_accounting_follows_volcano, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

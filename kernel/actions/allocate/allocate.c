@@ -4,8 +4,6 @@
 #include "allocate.h"
 #include "allocate_fast.h"
 
-#include "base/mem.h"
-
 /* Volcano's buildAllocateContext, first pass: which jobs take part (phase, JobValid, a
  * non-empty worksheet), counting their tasks per job and their jobs per queue. */
 static uint32_t select_jobs(alloc_ctx *c, uint32_t *per_queue, uint32_t *per_job)
@@ -71,13 +69,12 @@ static int build(alloc_ctx *c)
 	uint32_t *per_job = TPH_ACT_NEW(s, uint32_t, nj + 1);
 	c->tasks = TPH_ACT_NEW(s, tph_pq, nj + 1);
 	c->topo = TPH_ACT_NEW(s, uint8_t, nj + 1);
-	c->roles = tph_calloc(nj + 1, sizeof *c->roles);
 	c->codes = TPH_ACT_NEW(s, tph_reason_code, nr);
 	c->feas = TPH_ACT_NEW(s, tph_idx, nr);
 	c->grouped = TPH_ACT_NEW(s, tph_idx, nr);
 	c->grp = TPH_ACT_NEW(s, uint8_t, nr);
 	c->scores = TPH_ACT_NEW(s, double, nr);
-	if (!per_queue || !per_job || !c->tasks || !c->topo || !c->roles || !c->codes || !c->feas ||
+	if (!per_queue || !per_job || !c->tasks || !c->topo || !c->codes || !c->feas ||
 	    !c->grouped || !c->grp || !c->scores)
 		return TPH_ENOMEM;
 	uint32_t total = select_jobs(c, per_queue, per_job);
@@ -111,9 +108,6 @@ static int run(alloc_ctx *c)
 
 static void release(alloc_ctx *c)
 {
-	for (uint32_t j = 0; c->roles && j < c->s->jobs->n; j++)
-		tph_free(c->roles[j].v);
-	tph_free(c->roles);
 	alloc_topology_free(c);
 	alloc_fast_free(c->fast);
 	tph_ph_free(&c->ph);

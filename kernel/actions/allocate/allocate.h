@@ -7,25 +7,17 @@
 
 #include "common/action_util.h"
 #include "session/ep.h"
-
-/* The roles of a job that have a task with recorded fit errors (Volcano's FitFailedRoles),
- * built on the job's first visit and kept current as this action records. */
-typedef struct alloc_roles {
-	tph_sid *v;
-	uint32_t n, cap;
-	bool built;
-} alloc_roles;
+#include "session/fit.h"
 
 typedef struct alloc_ctx {
 	tph_session *s;
 	tph_ph_opts opts;
 	tph_ph ph;
 	tph_eqc *eqc;
-	tph_pq queues;      /* queues with work, by QueueOrder */
-	tph_pq *jobs;       /* [queue] its jobs by JobOrder */
-	tph_pq *tasks;      /* [job] its pending tasks by TaskOrder (Volcano's worksheet) */
-	uint8_t *topo;      /* [job] 1: the hypernode path (allocate_topo.c) */
-	alloc_roles *roles; /* [job] */
+	tph_pq queues; /* queues with work, by QueueOrder */
+	tph_pq *jobs;  /* [queue] its jobs by JobOrder */
+	tph_pq *tasks; /* [job] its pending tasks by TaskOrder (Volcano's worksheet) */
+	uint8_t *topo; /* [job] 1: the hypernode path (allocate_topo.c) */
 	/* scratch for one task over the ready nodes */
 	tph_reason_code *codes;
 	tph_idx *feas, *grouped;
@@ -40,14 +32,9 @@ typedef struct alloc_ctx {
 int alloc_flat_job(alloc_ctx *c, tph_idx job, bool *again);
 /* Volcano's JobInfo.NeedContinueAllocating for a job without sub-group policies. */
 bool alloc_need_continue(alloc_ctx *c, tph_idx job);
-/* Note that `task` now has recorded fit errors (its role joins the failed roles). */
-int alloc_role_failed(alloc_ctx *c, tph_idx task);
-bool alloc_task_has_fit_errors(alloc_ctx *c, tph_idx task);
-/* Volcano's job.ResetFitErr: forget the recorded fit errors of every task of the job. */
-void alloc_reset_fit_errors(alloc_ctx *c, tph_idx job);
 
-/* allocate_nodes.c: the groups prioritizeNodes tries in order (an enum, so the order is the
- * comparison) and the group of a node for a task (G_NONE: not even FutureIdle fits). */
+/* The groups prioritizeNodes tries in order (an enum, so the order is the comparison) and the
+ * group of a node for a task's request (G_NONE: not even FutureIdle fits). */
 enum {
 	G_IDLE,
 	G_IDLE_OTHER,
@@ -56,8 +43,22 @@ enum {
 	G_NONE,
 	G_COUNT
 };
-uint8_t alloc_group_of(const tph_session *s, tph_idx task, tph_idx node, bool soft);
-/* Volcano's prioritizeNodes: the best of feas[0..n) trying, in order,
+static inline uint8_t alloc_group_of(const tph_session *s, const tph_fit_req *fit, tph_idx node,
+                                     bool soft)
+{
+	bool other = soft && !(s->nodes.flags[node] & TPH_NODE_IN_SHARD);
+	if (tph_fit_check(&s->nodes, fit, node, false) == TPH_PASS)
+		return other ? G_IDLE_OTHER : G_IDLE;
+	if (tph_fit_check(&s->nodes, fit, node, true) == TPH_PASS)
+		return other ? G_FUTURE_OTHER : G_FUTURE;
+	return G_NONE;
+}
+/* The request alloc_group_of() compares: Volcano's InitResreq, which has no pods unit. */
+static inline void alloc_group_req(const tph_session *s, tph_idx task, tph_fit_req *fit)
+{
+	tph_fit_prepare(s, task, NULL, false, fit);
+}
+/* allocate_nodes.c: Volcano's prioritizeNodes: the best of feas[0..n) trying, in order,
  * nodes whose Idle fits (shard first, in soft sharding), then nodes whose FutureIdle fits.
  * TPH_NOIDX when none. */
 tph_idx alloc_best_node(alloc_ctx *c, tph_idx task, const tph_idx *feas, uint32_t n);

@@ -231,13 +231,13 @@ static uint32_t mask(alloc_fast *f, af_shape *sh, const af_track *t)
 	return k;
 }
 
-static void unmask(alloc_fast *f, af_shape *sh, const af_track *t, tph_idx task)
+static void unmask(alloc_fast *f, af_shape *sh, const af_track *t)
 {
 	for (uint32_t i = 0; i < t->n_ovs; i++) {
 		uint32_t p = t->ovs[i];
 		if (sh->cell[p].grp != AF_MASKED)
 			continue;
-		sh->cell[p].grp = alloc_group_of(f->s, task, f->s->ready_nodes[p], f->soft);
+		sh->cell[p].grp = alloc_group_of(f->s, &f->fit, f->s->ready_nodes[p], f->soft);
 		sh->cnt[sh->cell[p].grp]++;
 		af_tree_update(sh, f->n, p);
 	}
@@ -270,7 +270,8 @@ static int decide(alloc_fast *f, af_shape *sh, const af_track *t, tph_idx task, 
 	const tph_session *s = f->s;
 	tph_idx nom = s->tasks.nominated[task];
 	uint32_t pn = nom == TPH_NOIDX ? NOPOS : f->pos[nom];
-	if (pn != NOPOS && tph_fits_future_idle(s, task, nom) && verdict(sh, t, pn) == TPH_PASS) {
+	if (pn != NOPOS && tph_fit_check(&s->nodes, &f->fit, nom, true) == TPH_PASS &&
+	    verdict(sh, t, pn) == TPH_PASS) {
 		*node = nom;
 		return AF_NODE;
 	}
@@ -295,8 +296,8 @@ static int decide(alloc_fast *f, af_shape *sh, const af_track *t, tph_idx task, 
 /* The task takes the normal path: what its role saw here goes to the helper's cache. */
 static int decline(alloc_fast *f, tph_idx task)
 {
-	int rc = af_track_handover(f, task);
-	return rc ? rc : TPH_DECLINED;
+	af_track_handover(f, task);
+	return TPH_DECLINED;
 }
 
 int alloc_fast_pick(alloc_fast *f, tph_idx task, tph_idx *node, tph_reason_code *codes)
@@ -309,6 +310,7 @@ int alloc_fast_pick(alloc_fast *f, tph_idx task, tph_idx *node, tph_reason_code 
 	af_shape *sh = loc == TPH_SCORE_GLOBAL ? NULL : shape_of(f, task, loc, by_job);
 	bool refuse = !sh || sh->loc != loc;
 	af_track *t = refuse ? NULL : af_track_get(f, task, sh, &refuse);
+	alloc_group_req(s, task, &f->fit);
 	if (refuse || columns(f, sh) || af_sync(f, sh, task))
 		return decline(f, task);
 	sh->used = ++f->clock;
@@ -320,6 +322,6 @@ int alloc_fast_pick(alloc_fast *f, tph_idx task, tph_idx *node, tph_reason_code 
 	*node = TPH_NOIDX;
 	int rc = decide(f, sh, t, task, node, codes);
 	if (masked)
-		unmask(f, sh, t, task);
+		unmask(f, sh, t);
 	return rc;
 }

@@ -18,13 +18,13 @@
  *  - there is no node sampling and no BestNode plugin.
  * A task that does not qualify takes the normal path (alloc_best_node over tph_ph_predicate).
  *
- * The per-role predicate error cache of Volcano's PredicateHelper makes a node that failed a
- * task of (job, role) fail again for the rest of the job's pass, with its first reason. A
- * tracker per (job, role) and pass follows what the role's tasks saw (the shape's verdicts at
- * each of their evaluations) and keeps the first failing reason of each node whose verdict
- * changed since; before a task of the role takes the normal path, the tracker hands that
- * cache over (tph_ph_role_seed). Everything here runs on the session's thread; filtering and
- * scoring still split their spans across threads. */
+ * The per-role error cache (session/fitlog.h) makes a node that failed a task of (job, role)
+ * fail again for the rest of the job's pass, with its first reason. A tracker follows the
+ * cache's entry of (job, role) in place of its codes: it keeps what the role's tasks saw (the
+ * shape's verdicts at each of their evaluations) and the first failing reason of each node
+ * whose verdict changed since; before a task of the role takes the normal path, the tracker
+ * writes the entry's codes and lets go of it. Everything here runs on the session's thread;
+ * filtering and scoring still split their spans across threads. */
 #ifndef TPH_ALLOCATE_FAST_H
 #define TPH_ALLOCATE_FAST_H
 
@@ -88,12 +88,11 @@ typedef struct af_shape {
 	uint32_t anchor[G_COUNT][AF_MAX_ANCHORS]; /* positions */
 } af_shape;
 
-/* What the tasks of one (job, role) saw in the current pass of the job. */
+/* What the tasks of one (job, role) saw in the current pass of the job: the follower of the
+ * cache's entry for the role. */
 typedef struct af_track {
-	tph_idx job;
-	tph_sid role;
-	uint32_t gen; /* the helper's pass generation; dead when it moved on */
-	af_shape *sh;
+	uint32_t gen; /* the cache's pass; dead when it moved on */
+	af_shape *sh; /* NULL once the tracker let go of its entry */
 	uint32_t evals;
 	uint32_t mod_gen, ov_gen; /* stamps of mod_at / ov_at */
 	uint32_t *mod_at, *ov_at; /* [pos] */
@@ -111,6 +110,7 @@ struct alloc_fast {
 	bool soft;                  /* soft sharding splits the groups */
 	tph_reason_code shard_code; /* hard sharding: the verdict outside the shard */
 	uint32_t n;                 /* ready nodes: positions */
+	tph_fit_req fit;            /* the request of the task being picked (alloc_group_req) */
 	uint32_t *pos;              /* [node] position, UINT32_MAX when not ready */
 	uint32_t *shape_of;         /* [task] shape + 1 */
 	af_shape **shapes;
@@ -144,8 +144,9 @@ uint32_t af_tree_leaves(uint32_t n);
 void af_tree_build(af_shape *sh, uint32_t n);
 void af_tree_update(af_shape *sh, uint32_t n, uint32_t p);
 
-/* allocate_fast_track.c: the tracker of (job, role) in the current pass, made and bound to
- * `sh` on its first task; NULL with *decline set when the task must take the normal path. */
+/* allocate_fast_track.c: the tracker of the task's (job, role) in the current pass, made and
+ * bound to `sh` on the role's first task; NULL with *decline set when the task must take the
+ * normal path. */
 af_track *af_track_get(alloc_fast *f, tph_idx task, af_shape *sh, bool *decline);
 /* The verdict of sh (a tracker's shape) at p changed from `old`. */
 void af_track_notify(alloc_fast *f, const af_shape *sh, uint32_t p, tph_reason_code old);
@@ -153,8 +154,8 @@ void af_track_notify(alloc_fast *f, const af_shape *sh, uint32_t p, tph_reason_c
 void af_track_eval(af_track *t);
 /* The verdict the role's cache gives position p (after af_track_eval). */
 tph_reason_code af_track_code(const af_track *t, uint32_t p);
-/* Hand the tracker of the task's (job, role), if live, to the helper's cache and end it. */
-int af_track_handover(alloc_fast *f, tph_idx task);
+/* The tracker of the task's (job, role), if any, writes its entry's codes and ends. */
+void af_track_handover(alloc_fast *f, tph_idx task);
 /* Whether a live tracker is bound to sh (its columns must stay). */
 bool af_track_pins(const alloc_fast *f, const af_shape *sh);
 void af_track_free(alloc_fast *f);

@@ -76,9 +76,10 @@ static void store_codes(alloc_fast *f, af_shape *sh, const uint32_t *plist, uint
 	}
 }
 
-static uint8_t group(const alloc_fast *f, tph_idx task, uint32_t p, tph_reason_code code)
+/* The group of position p for the task being picked (its request in f->fit). */
+static uint8_t group(const alloc_fast *f, uint32_t p, tph_reason_code code)
 {
-	return code == TPH_PASS ? alloc_group_of(f->s, task, f->s->ready_nodes[p], f->soft)
+	return code == TPH_PASS ? alloc_group_of(f->s, &f->fit, f->s->ready_nodes[p], f->soft)
 	                        : G_NONE;
 }
 
@@ -103,7 +104,7 @@ static void build(alloc_fast *f, af_shape *sh, tph_idx task)
 	store_codes(f, sh, NULL, n, f->codes);
 	memset(sh->cnt, 0, sizeof sh->cnt);
 	for (uint32_t p = 0; p < n; p++) {
-		uint8_t g = group(f, task, p, sh->cell[p].code);
+		uint8_t g = group(f, p, sh->cell[p].code);
 		sh->cell[p].grp = g;
 		sh->cnt[g]++;
 		sh->cell[p].key = 0;
@@ -135,9 +136,9 @@ static bool is_anchor(const af_shape *sh, uint32_t g, uint32_t p)
 
 /* A node's new group. For ANCHORED scores a group whose scored set lost an anchor or gained
  * a node it was not scored with is scored again whole, before it is next used. */
-static void regroup(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t p)
+static void regroup(alloc_fast *f, af_shape *sh, uint32_t p)
 {
-	uint8_t og = sh->cell[p].grp, ng = group(f, task, p, sh->cell[p].code);
+	uint8_t og = sh->cell[p].grp, ng = group(f, p, sh->cell[p].code);
 	sh->cell[p].grp = ng;
 	if (og != ng) {
 		sh->cnt[og]--;
@@ -191,7 +192,7 @@ static void update(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k)
 	verdicts(f, task, f->plist, k, f->codes);
 	store_codes(f, sh, f->plist, k, f->codes);
 	for (uint32_t i = 0; i < k; i++)
-		regroup(f, sh, task, f->plist[i]);
+		regroup(f, sh, f->plist[i]);
 	if (sh->loc == TPH_SCORE_LOCAL)
 		rescore_local(f, sh, task, k);
 	else

@@ -1,32 +1,22 @@
-/* Trackers (allocate_fast.h): Volcano's per-role predicate error cache, followed without
- * writing it. In a job's pass the cache of (job, role) holds, for every node that failed an
- * evaluation by a task of the role, the reason of its first failure. A node whose verdict
- * never changed since the role's first evaluation is cached exactly when its current verdict
- * fails, with that reason; so only nodes whose verdict changed need remembering: the shape
- * tells the tracker the verdict each had at the role's last evaluation (mods), and the
- * tracker keeps those that failed then (overlays). */
+/* Trackers (allocate_fast.h): followers of the per-role error cache's entries
+ * (session/fitlog.h), standing in for their codes. In a job's pass the entry of (job, role)
+ * holds, for every node that failed an evaluation by a task of the role, the reason of its
+ * first failure. A node whose verdict never changed since the role's first evaluation is
+ * cached exactly when its current verdict fails, with that reason; so only nodes whose
+ * verdict changed need remembering: the shape tells the tracker the verdict each had at the
+ * role's last evaluation (mods), and the tracker keeps those that failed then (overlays). */
 #include "allocate_fast.h"
 
 #include "base/mem.h"
 
+static tph_fit_cache *cache(const alloc_fast *f)
+{
+	return &f->ph->cache;
+}
+
 static bool live(const alloc_fast *f, const af_track *t)
 {
-	return t->sh && t->gen == f->ph->gen;
-}
-
-static bool keeps_cache(const alloc_fast *f, tph_idx task)
-{
-	return f->ph->o.error_cache && f->s->tasks.role[task] != TPH_SID_EMPTY;
-}
-
-static af_track *find(alloc_fast *f, tph_idx job, tph_sid role)
-{
-	for (uint32_t i = 0; i < f->n_tr; i++) {
-		af_track *t = f->tr[i];
-		if (live(f, t) && t->job == job && t->role == role)
-			return t;
-	}
-	return NULL;
+	return t->sh && t->gen == cache(f)->pass;
 }
 
 static void track_release(af_track *t)
@@ -73,22 +63,22 @@ static af_track *track_take(alloc_fast *f)
 
 af_track *af_track_get(alloc_fast *f, tph_idx task, af_shape *sh, bool *decline)
 {
-	tph_idx job = f->s->tasks.job[task];
-	tph_sid role = f->s->tasks.role[task];
+	tph_fit_role *r = tph_fit_cache_find(cache(f), task);
+	af_track *t = r ? r->follower : NULL;
 	*decline = false;
-	if (!keeps_cache(f, task))
-		return NULL;
-	af_track *t = find(f, job, role);
 	if (t) {
 		*decline = t->sh != sh; /* one role, two shapes: the cache is shared */
 		return *decline ? NULL : t;
 	}
-	/* a task of the role took the normal path in this pass and may have cached failures */
-	if (tph_ph_role_cached(f->ph, job, role) || !(t = track_take(f))) {
+	if (!tph_fit_cache_applies(cache(f), task))
+		return NULL;
+	/* a task of the role took the normal path in this pass and cached failures */
+	if ((r && r->failed) || !(r = tph_fit_cache_get(cache(f), task)) || !(t = track_take(f))) {
 		*decline = true;
 		return NULL;
 	}
-	t->job = job, t->role = role, t->gen = f->ph->gen, t->sh = sh;
+	r->follower = t;
+	t->gen = cache(f)->pass, t->sh = sh;
 	t->evals = t->n_mods = t->n_ovs = 0;
 	t->mod_gen++;
 	t->ov_gen++;
@@ -135,22 +125,19 @@ static tph_reason_code cached(const af_track *t, uint32_t p)
 	return t->mod_at[p] == t->mod_gen ? t->mod_old[p] : t->sh->cell[p].code;
 }
 
-int af_track_handover(alloc_fast *f, tph_idx task)
+void af_track_handover(alloc_fast *f, tph_idx task)
 {
-	af_track *t =
-	    keeps_cache(f, task) ? find(f, f->s->tasks.job[task], f->s->tasks.role[task]) : NULL;
+	tph_fit_role *r = tph_fit_cache_find(cache(f), task);
+	af_track *t = r ? r->follower : NULL;
 	if (!t)
-		return TPH_OK;
-	uint32_t k = 0;
+		return;
 	for (uint32_t p = 0; t->evals && p < f->n; p++) {
 		tph_reason_code c = cached(t, p);
-		if (c != TPH_PASS) {
-			f->nodes[k] = f->s->ready_nodes[p];
-			f->codes[k++] = c;
-		}
+		if (c != TPH_PASS)
+			tph_fit_role_put(r, f->s->ready_nodes[p], c);
 	}
 	t->sh = NULL;
-	return k ? tph_ph_role_seed(f->ph, t->job, t->role, f->nodes, f->codes, k) : TPH_OK;
+	r->follower = NULL;
 }
 
 bool af_track_pins(const alloc_fast *f, const af_shape *sh)

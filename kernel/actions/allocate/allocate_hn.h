@@ -58,11 +58,10 @@ typedef struct ahn_ws {
 	const tph_session *s;
 	tph_idx job, first; /* subjobs first .. first + n_sj */
 	uint32_t n_sj;
-	tph_idx *task;      /* pending tasks grouped by subjob, TaskOrder inside each group */
-	uint32_t *off;      /* [n_sj + 1] */
-	uint8_t *required;  /* [n_sj] kept ahead of the others (minSubGroups) */
-	alloc_roles *roles; /* [n_sj] FitFailedRoles per subjob (jobs with sub-group policies) */
-	tph_idx *hn_saved;  /* [n_sj] SnapshotSubJobStatus */
+	tph_idx *task;     /* pending tasks grouped by subjob, TaskOrder inside each group */
+	uint32_t *off;     /* [n_sj + 1] */
+	uint8_t *required; /* [n_sj] kept ahead of the others (minSubGroups) */
+	tph_idx *hn_saved; /* [n_sj] SnapshotSubJobStatus */
 	ahn_state st[AHN_STATES];
 	/* The bound on tasks a hypernode can take (allocate_hn_bound.c): per bounded dimension,
 	 * the prefix sums of the worksheet's requests sorted ascending; built on first use. */

@@ -3,67 +3,31 @@
  * the fit-error bookkeeping scoped to a subjob (TaskHasFitErrors, NeedContinueAllocating,
  * ResetSubJobFitErr). */
 #include "allocate_hn.h"
-#include "session/fit_nodes.h"
-
-#include "base/mem.h"
+#include "session/fitlog.h"
 
 #include <stdio.h>
 #include <string.h>
 
 /* ---- fit errors per subjob ---- */
 
-static bool roles_has(const alloc_roles *r, tph_sid role)
+/* The subjob whose failed roles count for k's tasks: k itself in a job with sub-group
+ * policies, else none (the job's). */
+static tph_idx roles_scope(const ahn_ws *w, tph_idx k)
 {
-	for (uint32_t i = 0; i < r->n; i++)
-		if (r->v[i] == role)
-			return true;
-	return false;
-}
-
-static int role_failed(ahn_ctx *h, ahn_ws *w, tph_idx k, tph_idx task)
-{
-	int rc = alloc_role_failed(h->c, task);
-	if (rc || !ahn_policy_job(w))
-		return rc;
-	alloc_roles *r = &w->roles[k - w->first];
-	tph_sid role = h->s->tasks.role[task];
-	if (roles_has(r, role))
-		return TPH_OK;
-	if (tph_grow(&r->v, &r->cap, r->n + 1, sizeof *r->v))
-		return TPH_ENOMEM;
-	r->v[r->n++] = role;
-	return TPH_OK;
-}
-
-static bool has_fit_errors(ahn_ctx *h, ahn_ws *w, tph_idx k, tph_idx task)
-{
-	if (!ahn_policy_job(w))
-		return alloc_task_has_fit_errors(h->c, task);
-	tph_sid role = h->s->tasks.role[task];
-	return role != TPH_SID_EMPTY && roles_has(&w->roles[k - w->first], role);
+	return ahn_policy_job(w) ? k : TPH_NOIDX;
 }
 
 void ahn_reset_job_fit(ahn_ctx *h, ahn_ws *w)
 {
-	alloc_reset_fit_errors(h->c, w->job);
-	for (uint32_t i = 0; i < w->n_sj; i++)
-		w->roles[i].n = 0;
+	tph_fitlog_reset_job(h->s, w->job);
 }
 
 void ahn_reset_subjob_fit(ahn_ctx *h, ahn_ws *w, tph_idx k)
 {
-	tph_session *s = h->s;
-	if (!ahn_policy_job(w)) { /* the default subjob holds every task */
-		ahn_reset_job_fit(h, w);
-		return;
-	}
-	const tph_subjobs *o = tph_subjobs_of(s);
-	for (uint32_t i = o->task_off[k]; i < o->task_off[k + 1]; i++) {
-		tph_idx t = o->task[i];
-		tph_clear_fit_errors(s, t);
-		tph_clear_fit_nodes(s, t);
-	}
-	w->roles[k - w->first].n = 0;
+	if (ahn_policy_job(w))
+		tph_fitlog_reset_subjob(h->s, k);
+	else /* the default subjob holds every task */
+		tph_fitlog_reset_job(h->s, w->job);
 }
 
 /* JobInfo.NeedContinueAllocating(subJob). */
@@ -79,17 +43,11 @@ static bool need_continue(ahn_ctx *h, ahn_ws *w, tph_idx k)
 	return o->min_available[k] < (int64_t)(o->task_off[k + 1] - o->task_off[k]);
 }
 
-static int record_codes(ahn_ctx *h, ahn_ws *w, tph_idx k, tph_idx t, const tph_idx *nodes,
-                        uint32_t n)
-{
-	int rc = tph_act_fit_errors(h->s, t, nodes, h->c->codes, n);
-	return rc ? rc : role_failed(h, w, k, t);
-}
-
+/* This path's skip also forgets the task's unresolvable nodes. */
 static int record_skip(ahn_ctx *h, tph_idx t)
 {
-	tph_clear_fit_nodes(h->s, t);
-	return tph_record_skip(h->s, t);
+	tph_fitlog_forget(h->s, t, TPH_FIT_NODES);
+	return tph_fitlog_skip(h->s, t);
 }
 
 /* ---- allocateResourcesForTasks ---- */
@@ -106,8 +64,7 @@ static uint32_t feasible(ahn_ctx *h, tph_idx t, tph_idx hn, const tph_idx *nodes
 	alloc_ctx *c = h->c;
 	tph_idx nom = s->tasks.nominated[t];
 	uint32_t k = 0;
-	if (nom != TPH_NOIDX && tph_hn_has_node(&s->topo->t, hn, nom) &&
-	    tph_fits_future_idle(s, t, nom))
+	if (nom != TPH_NOIDX && tph_hn_has_node(&s->topo->t, hn, nom) && tph_fits(s, t, nom, true))
 		k = tph_ph_predicate(&c->ph, t, &nom, 1, c->feas, c->codes);
 	if (!k)
 		k = tph_ph_predicate(&c->ph, t, nodes, n, c->feas, c->codes);
@@ -128,7 +85,7 @@ static int failed(ahn_ctx *h, hn_run *r, tph_idx t, tph_reason_code pre)
 	if (pre != TPH_PASS)
 		for (uint32_t i = 0; i < r->n; i++)
 			h->c->codes[i] = pre;
-	int rc = record_codes(h, r->w, r->k, t, r->nodes, r->n);
+	int rc = tph_fitlog_nodes(h->s, t, r->nodes, h->c->codes, r->n);
 	if (rc)
 		return rc;
 	return need_continue(h, r->w, r->k) ? T_NEXT : T_STOP;
@@ -141,7 +98,7 @@ static int one_task(ahn_ctx *h, hn_run *r, tph_idx t)
 	tph_idx j = r->w->job;
 	if (!tph_allocatable(s, s->jobs->queue[j], t))
 		return T_NEXT;
-	if (has_fit_errors(h, r->w, r->k, t))
+	if (tph_fitlog_role_failed(s, t, roles_scope(r->w, r->k)))
 		return record_skip(h, t);
 	tph_reason_code pre = tph_prepredicate(s, t);
 	if (pre != TPH_PASS)

@@ -95,9 +95,8 @@ static int ws_alloc(tph_session *s, ahn_ws *w, uint32_t n_tasks)
 	w->task = TPH_ACT_NEW(s, tph_idx, n_tasks + 1);
 	w->off = TPH_ACT_NEW(s, uint32_t, n);
 	w->required = TPH_ACT_NEW(s, uint8_t, n);
-	w->roles = TPH_ACT_NEW(s, alloc_roles, n);
 	w->hn_saved = TPH_ACT_NEW(s, tph_idx, n);
-	if (!w->task || !w->off || !w->required || !w->roles || !w->hn_saved)
+	if (!w->task || !w->off || !w->required || !w->hn_saved)
 		return TPH_ENOMEM;
 	for (int i = 0; i < AHN_STATES; i++) {
 		tph_idx *items = TPH_ACT_NEW(s, tph_idx, n);

@@ -5,72 +5,12 @@
 #include "allocate.h"
 #include "allocate_fast.h"
 
-#include "session/fit_nodes.h"
-#include "base/mem.h"
+#include "session/fitlog.h"
 
 #include <stdio.h>
 #include <string.h>
 
-/* ---- Volcano's FitFailedRoles / TaskHasFitErrors / NeedContinueAllocating ---- */
-
-static int role_add(alloc_roles *r, tph_sid role)
-{
-	for (uint32_t i = 0; i < r->n; i++)
-		if (r->v[i] == role)
-			return TPH_OK;
-	if (tph_grow(&r->v, &r->cap, r->n + 1, sizeof *r->v))
-		return TPH_ENOMEM;
-	r->v[r->n++] = role;
-	return TPH_OK;
-}
-
-static bool role_in(const alloc_roles *r, tph_sid role)
-{
-	for (uint32_t i = 0; i < r->n; i++)
-		if (r->v[i] == role)
-			return true;
-	return false;
-}
-
-/* The job's tasks with recorded fit errors (kept across actions as Volcano keeps
- * job.NodesFitErrors for the session). */
-static alloc_roles *job_roles(alloc_ctx *c, tph_idx j)
-{
-	tph_session *s = c->s;
-	alloc_roles *r = &c->roles[j];
-	if (r->built)
-		return r;
-	r->built = true;
-	const tph_job_store *js = s->jobs;
-	for (uint32_t i = js->task_off[j]; i < js->task_off[j + 1]; i++) {
-		tph_idx t = js->task_idx[i];
-		if (tph_task_has_fit_errors(s, t) && role_add(r, s->tasks.role[t]))
-			break;
-	}
-	return r;
-}
-
-int alloc_role_failed(alloc_ctx *c, tph_idx task)
-{
-	return role_add(job_roles(c, c->s->tasks.job[task]), c->s->tasks.role[task]);
-}
-
-bool alloc_task_has_fit_errors(alloc_ctx *c, tph_idx task)
-{
-	tph_sid role = c->s->tasks.role[task];
-	return role != TPH_SID_EMPTY && role_in(job_roles(c, c->s->tasks.job[task]), role);
-}
-
-void alloc_reset_fit_errors(alloc_ctx *c, tph_idx job)
-{
-	tph_session *s = c->s;
-	const tph_job_store *js = s->jobs;
-	for (uint32_t i = js->task_off[job]; i < js->task_off[job + 1]; i++)
-		tph_clear_fit_errors(s, js->task_idx[i]);
-	tph_reset_fit_nodes(s, job);
-	c->roles[job].n = 0;
-	c->roles[job].built = true;
-}
+/* ---- Volcano's NeedContinueAllocating ---- */
 
 static int32_t min_of_role(const tph_job_meta *m, tph_sid role, int32_t *total)
 {
@@ -102,7 +42,7 @@ static int32_t allocated_of_role(const tph_session *s, tph_idx j, tph_sid role)
 
 /* Case 1: minMember below the roles' sum: ready tasks plus pending tasks of roles that never
  * failed must still reach minMember. */
-static bool enough_left(alloc_ctx *c, tph_idx j, const alloc_roles *failed)
+static bool enough_left(alloc_ctx *c, tph_idx j, const tph_fit_roles *failed)
 {
 	const tph_session *s = c->s;
 	const tph_job_store *js = s->jobs;
@@ -110,7 +50,8 @@ static bool enough_left(alloc_ctx *c, tph_idx j, const alloc_roles *failed)
 	int64_t left = 0;
 	for (uint32_t i = js->task_off[j]; i < js->task_off[j + 1]; i++) {
 		tph_idx t = js->task_idx[i];
-		left += s->tasks.status[t] == TPH_TS_PENDING && !role_in(failed, s->tasks.role[t]);
+		left += s->tasks.status[t] == TPH_TS_PENDING &&
+		        !tph_fit_roles_has(failed, s->tasks.role[t]);
 	}
 	int64_t ready = (int64_t)cnt[TPH_TS_ALLOCATED] + cnt[TPH_TS_BINDING] + cnt[TPH_TS_BOUND] +
 	                cnt[TPH_TS_RUNNING] + cnt[TPH_TS_SUCCEEDED];
@@ -119,13 +60,13 @@ static bool enough_left(alloc_ctx *c, tph_idx j, const alloc_roles *failed)
 
 bool alloc_need_continue(alloc_ctx *c, tph_idx j)
 {
-	const tph_session *s = c->s;
+	tph_session *s = c->s;
 	const tph_job_store *js = s->jobs;
 	int64_t n_tasks = js->task_off[j + 1] - js->task_off[j];
 	/* every task must run; the default sub-job's size is minMember over all the tasks */
 	if (js->min_member[j] >= n_tasks)
 		return false;
-	const alloc_roles *failed = job_roles(c, j);
+	const tph_fit_roles *failed = tph_fitlog_failed_roles(s, j, TPH_NOIDX);
 	int32_t total;
 	min_of_role(js->meta[j], TPH_SID_NONE, &total);
 	if (js->min_member[j] < total)
@@ -145,13 +86,7 @@ static int record_all(alloc_ctx *c, tph_idx task, tph_reason_code code)
 	tph_session *s = c->s;
 	for (uint32_t i = 0; i < s->n_ready; i++)
 		c->codes[i] = code;
-	int rc = tph_act_fit_errors(s, task, s->ready_nodes, c->codes, s->n_ready);
-	return rc ? rc : alloc_role_failed(c, task);
-}
-
-static int record_skip(alloc_ctx *c, tph_idx task)
-{
-	return tph_record_skip(c->s, task);
+	return tph_fitlog_nodes(s, task, s->ready_nodes, c->codes, s->n_ready);
 }
 
 /* The nominated node first (where an earlier preemption made room), then every node. */
@@ -161,7 +96,7 @@ static uint32_t feasible(alloc_ctx *c, tph_idx task)
 	tph_idx nom = s->tasks.nominated[task];
 	uint32_t n = 0;
 	if (nom != TPH_NOIDX && (s->nodes.flags[nom] & TPH_NODE_READY) &&
-	    tph_fits_future_idle(s, task, nom))
+	    tph_fits(s, task, nom, true))
 		n = tph_ph_predicate(&c->ph, task, &nom, 1, c->feas, c->codes);
 	if (!n)
 		n = tph_ph_predicate(&c->ph, task, s->ready_nodes, s->n_ready, c->feas, c->codes);
@@ -192,8 +127,8 @@ static int one_task(alloc_ctx *c, tph_statement *st, tph_idx j, tph_idx t)
 	tph_session *s = c->s;
 	if (!tph_allocatable(s, s->jobs->queue[j], t))
 		return TASK_NEXT;
-	if (alloc_task_has_fit_errors(c, t))
-		return record_skip(c, t);
+	if (tph_fitlog_role_failed(s, t, TPH_NOIDX))
+		return tph_fitlog_skip(s, t);
 	int rc;
 	tph_reason_code pre = tph_prepredicate(s, t);
 	if (pre != TPH_PASS) {
@@ -205,8 +140,7 @@ static int one_task(alloc_ctx *c, tph_statement *st, tph_idx j, tph_idx t)
 	if ((rc = choose(c, t, &best)) < 0)
 		return rc;
 	if (rc == AF_NONE) {
-		rc = tph_act_fit_errors(s, t, s->ready_nodes, c->codes, s->n_ready);
-		if (rc || (rc = alloc_role_failed(c, t)))
+		if ((rc = tph_fitlog_nodes(s, t, s->ready_nodes, c->codes, s->n_ready)))
 			return rc;
 		return alloc_need_continue(c, j) ? TASK_NEXT : TASK_STOP;
 	}
@@ -240,7 +174,7 @@ int alloc_flat_job(alloc_ctx *c, tph_idx j, bool *again)
 		return tph_stmt_commit(&st);
 	}
 	if (tph_job_pipelined(s, j))
-		return tph_act_keep(&st);
+		return tph_stmt_keep(&st);
 	tph_ph_touch_stmt(&c->ph, &st);
 	tph_stmt_discard(&st);
 	return TPH_OK;

@@ -4,16 +4,6 @@
  * before the others within each kind. */
 #include "allocate.h"
 
-uint8_t alloc_group_of(const tph_session *s, tph_idx task, tph_idx node, bool soft)
-{
-	bool other = soft && !(s->nodes.flags[node] & TPH_NODE_IN_SHARD);
-	if (tph_fits_idle(s, task, node))
-		return other ? G_IDLE_OTHER : G_IDLE;
-	if (tph_fits_future_idle(s, task, node))
-		return other ? G_FUTURE_OTHER : G_FUTURE;
-	return G_NONE;
-}
-
 /* Stable partition of feas[0..n) into c->grouped by gradient; off[g] is where group g starts. */
 static void partition(alloc_ctx *c, tph_idx task, const tph_idx *feas, uint32_t n,
                       uint32_t off[G_COUNT + 1])
@@ -21,8 +11,10 @@ static void partition(alloc_ctx *c, tph_idx task, const tph_idx *feas, uint32_t 
 	const tph_session *s = c->s;
 	bool soft = s->snap->shard_mode == TPH_SHARD_SOFT;
 	uint32_t cnt[G_COUNT] = {0};
+	tph_fit_req fit;
+	alloc_group_req(s, task, &fit);
 	for (uint32_t i = 0; i < n; i++)
-		cnt[c->grp[i] = alloc_group_of(s, task, feas[i], soft)]++;
+		cnt[c->grp[i] = alloc_group_of(s, &fit, feas[i], soft)]++;
 	off[0] = 0;
 	for (uint32_t g = 0; g < G_COUNT; g++)
 		off[g + 1] = off[g] + cnt[g];
@@ -56,14 +48,13 @@ tph_idx alloc_best_node(alloc_ctx *c, tph_idx task, const tph_idx *feas, uint32_
 
 int alloc_place(alloc_ctx *c, tph_statement *st, tph_idx task, tph_idx node)
 {
-	tph_session *s = c->s;
-	int rc;
-	if (tph_fits_idle(s, task, node))
-		rc = tph_stmt_allocate(st, task, node);
-	else if (tph_fits_future_idle(s, task, node))
-		rc = tph_stmt_pipeline(st, task, node);
-	else
+	tph_fit_req fit;
+	alloc_group_req(c->s, task, &fit);
+	uint8_t g = alloc_group_of(c->s, &fit, node, false);
+	if (g == G_NONE)
 		return TPH_DECLINED;
+	int rc =
+	    g == G_IDLE ? tph_stmt_allocate(st, task, node) : tph_stmt_pipeline(st, task, node);
 	/* A refused allocation may still have changed plugin state on the node (Volcano's vGPU
 	 * ledger keeps what its allocate event took), so the node is evaluated again either way. */
 	tph_ph_touch(&c->ph, node);

@@ -126,9 +126,6 @@ void alloc_topology_free(alloc_ctx *c)
 	ahn_ctx *h = c->hn;
 	if (!h)
 		return;
-	for (uint32_t j = 0; h->ws && j < c->s->jobs->n; j++)
-		for (uint32_t i = 0; h->ws[j] && i < h->ws[j]->n_sj; i++)
-			tph_free(h->ws[j]->roles[i].v);
 	tph_free(h->job_try.v);
 	tph_free(h->job_best.v);
 	tph_free(h->cand_ops.v);
@@ -159,7 +156,7 @@ static int job_branch(ahn_ctx *h, ahn_ws *w, bool *again)
 	if (!found)
 		return TPH_OK;
 	if (!tph_job_ready(s, w->job))
-		return tph_act_keep(&st);
+		return tph_stmt_keep(&st);
 	rc = tph_stmt_commit(&st);
 	dec_apply(h, w);
 	*again = w->st[AHN_MAIN].q.n > 0;
@@ -189,7 +186,7 @@ static int flat_branch(ahn_ctx *h, ahn_ws *w, bool *again)
 	if (!ok)
 		return TPH_OK;
 	if (!tph_job_ready(s, w->job))
-		return tph_act_keep(&st);
+		return tph_stmt_keep(&st);
 	rc = tph_stmt_commit(&st);
 	tp->sj.nominated[k] = TPH_NOIDX;
 	*again = ms->cur[k - w->first] < ahn_end(w, k);

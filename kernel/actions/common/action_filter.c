@@ -1,6 +1,7 @@
 /* Volcano's PredicateHelper.PredicateNodes for the placing actions: the per-role predicate
- * error cache, the hard-shard rule and optional node sampling over a rotating start, with the
- * node evaluations themselves served by equivalence classes (action_eqc.c) when allowed. */
+ * error cache (session/fitlog.h), the hard-shard rule and optional node sampling over a
+ * rotating start, with the node evaluations themselves served by equivalence classes
+ * (action_eqc.c) when allowed. */
 #include "action_util.h"
 
 #include "session/ep.h"
@@ -9,16 +10,6 @@
 
 #include <string.h>
 
-/* PredicateHelper.taskPredicateErrorCache["job/role"]: the nodes that failed a task of the
- * role, each with its first reason. Present only once a failure was written. */
-struct tph_ph_role {
-	tph_idx job;
-	tph_sid role;
-	uint32_t gen;    /* == ph->gen: present since the last reset */
-	uint32_t *stamp; /* [node] == gen: code[node] is cached */
-	tph_reason_code *code;
-};
-
 int tph_ph_init(tph_ph *ph, tph_session *s, const tph_ph_opts *o, bool with_fit, tph_eqc *eqc)
 {
 	memset(ph, 0, sizeof *ph);
@@ -26,7 +17,7 @@ int tph_ph_init(tph_ph *ph, tph_session *s, const tph_ph_opts *o, bool with_fit,
 	ph->o = *o;
 	ph->with_fit = with_fit;
 	ph->eqc = eqc;
-	ph->gen = 1;
+	tph_fit_cache_init(&ph->cache, s, o->error_cache, true);
 	uint32_t n = s->nodes.n + 1;
 	ph->eval = TPH_ACT_NEW(s, tph_idx, n);
 	ph->feas = TPH_ACT_NEW(s, tph_idx, n);
@@ -41,62 +32,26 @@ int tph_ph_init(tph_ph *ph, tph_session *s, const tph_ph_opts *o, bool with_fit,
 
 void tph_ph_free(tph_ph *ph)
 {
-	tph_free(ph->roles);
-	ph->roles = NULL;
-	ph->n_roles = ph->cap_roles = 0;
+	tph_fit_cache_free(&ph->cache);
 }
 
 void tph_ph_reset(tph_ph *ph)
 {
-	ph->gen++;
-}
-
-static tph_ph_role *role_find(tph_ph *ph, tph_idx job, tph_sid role)
-{
-	for (uint32_t i = 0; i < ph->n_roles; i++) {
-		tph_ph_role *r = &ph->roles[i];
-		if (r->gen == ph->gen && r->job == job && r->role == role)
-			return r;
-	}
-	return NULL;
-}
-
-/* A slot for (job, role): one left over from an earlier helper is reused; its stamps are all
- * older than the current generation. */
-static tph_ph_role *role_add(tph_ph *ph, tph_idx job, tph_sid role)
-{
-	tph_ph_role *r = NULL;
-	for (uint32_t i = 0; i < ph->n_roles && !r; i++)
-		if (ph->roles[i].gen != ph->gen)
-			r = &ph->roles[i];
-	if (!r) {
-		tph_session *s = ph->s;
-		if (tph_grow(&ph->roles, &ph->cap_roles, ph->n_roles + 1, sizeof *ph->roles))
-			return NULL;
-		r = &ph->roles[ph->n_roles];
-		r->stamp = TPH_ACT_NEW(s, uint32_t, s->nodes.n + 1);
-		r->code = TPH_ACT_NEW(s, tph_reason_code, s->nodes.n + 1);
-		if (!r->stamp || !r->code)
-			return NULL;
-		ph->n_roles++;
-	}
-	r->job = job;
-	r->role = role;
-	r->gen = ph->gen;
-	return r;
+	tph_fit_cache_pass(&ph->cache);
 }
 
 /* Split the scan into nodes answered without evaluation (the role's cached failures, nodes
  * outside a hard shard) and the nodes to evaluate, kept in ph->eval / ph->pos. */
-static uint32_t classify(tph_ph *ph, const tph_ph_role *cached, const tph_idx *nodes, uint32_t n,
+static uint32_t classify(tph_ph *ph, const tph_fit_role *cached, const tph_idx *nodes, uint32_t n,
                          uint32_t start, tph_reason_code *codes)
 {
 	const uint8_t *flags = ph->s->nodes.flags;
 	uint32_t k = 0;
 	for (uint32_t i = 0, at = start; i < n; i++, at = at + 1 == n ? 0 : at + 1) {
 		tph_idx node = nodes[at];
-		if (cached && cached->stamp[node] == ph->gen) {
-			codes[at] = cached->code[node];
+		tph_reason_code c = cached ? tph_fit_role_code(cached, node) : TPH_PASS;
+		if (c != TPH_PASS) {
+			codes[at] = c;
 			continue;
 		}
 		if (ph->shard_code && !(flags[node] & TPH_NODE_IN_SHARD)) {
@@ -141,12 +96,11 @@ static void evaluate(tph_ph *ph, tph_idx task, uint32_t k, uint32_t want, tph_re
  * cache; nodes past the cut-off count as never examined. Volcano's workers cancel the scan when
  * a node passes beyond the `want` found: with VOLCANO sampling, that node and the failures
  * before it are processed (and cached) too, as one worker would, and the node is left out. */
-static uint32_t collect(tph_ph *ph, tph_idx task, bool keep, const tph_idx *nodes, uint32_t n,
-                        uint32_t start, tph_reason_code *codes, tph_idx *feas)
+static uint32_t collect(tph_ph *ph, tph_idx task, const tph_idx *nodes, uint32_t n, uint32_t start,
+                        tph_reason_code *codes, tph_idx *feas)
 {
-	tph_idx job = ph->s->tasks.job[task];
-	tph_sid role = ph->s->tasks.role[task];
-	tph_ph_role *r = keep ? role_find(ph, job, role) : NULL;
+	bool keep = tph_fit_cache_applies(&ph->cache, task);
+	tph_fit_role *r = NULL;
 	uint32_t want = tph_ph_nodes_to_find(&ph->o, n), found = 0, processed = n;
 	for (uint32_t i = 0, at = start; i < n; i++, at = at + 1 == n ? 0 : at + 1) {
 		if (codes[at] == TPH_PASS) {
@@ -161,12 +115,12 @@ static uint32_t collect(tph_ph *ph, tph_idx task, bool keep, const tph_idx *node
 			}
 			continue;
 		}
-		if (keep && !r)
-			r = role_add(ph, job, role);
-		if (r) {
-			r->stamp[nodes[at]] = ph->gen;
-			r->code[nodes[at]] = codes[at];
+		if (keep && !r && !(r = tph_fit_cache_get(&ph->cache, task))) {
+			ph->s->oom = true; /* the action fails rather than decide without it */
+			keep = false;
 		}
+		if (r)
+			tph_fit_role_put(r, nodes[at], codes[at]);
 	}
 	for (uint32_t i = processed, at = (start + processed) % n; i < n;
 	     i++, at = at + 1 == n ? 0 : at + 1)
@@ -180,34 +134,11 @@ uint32_t tph_ph_predicate(tph_ph *ph, tph_idx task, const tph_idx *nodes, uint32
 {
 	if (!n)
 		return 0;
-	const tph_task_store *ts = &ph->s->tasks;
-	/* An empty role would share one cache across unrelated pods (Volcano issue 3527). */
-	bool keep = ph->o.error_cache && ts->role[task] != TPH_SID_EMPTY;
-	const tph_ph_role *cached = keep ? role_find(ph, ts->job[task], ts->role[task]) : NULL;
+	const tph_fit_role *cached = tph_fit_cache_find(&ph->cache, task);
 	uint32_t start = tph_ph_start(ph->s, &ph->o, &ph->rr, n);
 	uint32_t k = classify(ph, cached, nodes, n, start, codes_out);
 	evaluate(ph, task, k, tph_ph_nodes_to_find(&ph->o, n) + ph->o.volcano, codes_out);
-	return collect(ph, task, keep, nodes, n, start, codes_out, feasible_out);
-}
-
-bool tph_ph_role_cached(tph_ph *ph, tph_idx job, tph_sid role)
-{
-	return role_find(ph, job, role) != NULL;
-}
-
-int tph_ph_role_seed(tph_ph *ph, tph_idx job, tph_sid role, const tph_idx *nodes,
-                     const tph_reason_code *codes, uint32_t n)
-{
-	tph_ph_role *r = role_find(ph, job, role);
-	for (uint32_t i = 0; i < n; i++) {
-		if (!r && !(r = role_add(ph, job, role)))
-			return TPH_ENOMEM;
-		if (r->stamp[nodes[i]] != ph->gen) {
-			r->stamp[nodes[i]] = ph->gen;
-			r->code[nodes[i]] = codes[i];
-		}
-	}
-	return TPH_OK;
+	return collect(ph, task, nodes, n, start, codes_out, feasible_out);
 }
 
 void tph_ph_touch(tph_ph *ph, tph_idx node)

@@ -1,10 +1,8 @@
-/* Shared action helpers: the queue and job heaps, node-filtering options, Volcano's resource
- * comparisons for the allocate-or-pipeline choice, and the decision-log entries no statement commit
- * makes (Session.Allocate's dispatch, a pipelined job's kept statement). */
+/* Shared action helpers: the queue and job heaps, node-filtering options and Session.dispatch
+ * of a ready job (through a statement, the decision log's one writer). */
 #include "action_util.h"
 
 #include "session/ep.h"
-#include "session/fit_nodes.h"
 #include "base/mem.h"
 
 #include <stddef.h>
@@ -30,6 +28,7 @@ void tph_act_scratch_end(tph_session *s)
 		tph_free(sc->blk[i]);
 	tph_free(sc->blk);
 	*sc = (tph_act_scratch){0};
+	tph_fitlog_drop_roles(s);
 }
 
 /* ---- the queue and job loops ---- */
@@ -137,79 +136,37 @@ void tph_ph_advance(tph_session *s, const tph_ph_opts *o, uint32_t *rr, uint32_t
 		*rr = next;
 }
 
-/* ---- resources ---- */
+/* ---- Session.dispatch ---- */
 
-static bool fits(const tph_session *s, tph_idx task, tph_idx node, bool future)
+/* Allocated tasks of the job other than `first`, in snapshot order; `left` of them. */
+static int dispatch_rest(tph_statement *st, tph_idx job, tph_idx first, uint32_t left)
 {
-	const int64_t *req = s->tasks.req + (size_t)task * s->ndim;
-	const tph_node_store *ns = &s->nodes;
-	for (uint32_t d = 0; d < s->ndim; d++) {
-		if (d == TPH_RES_PODS || (d > TPH_RES_MEMORY && req[d] == 0))
-			continue;
-		size_t at = (size_t)d * ns->stride + node;
-		int64_t room = ns->idle[at];
-		if (future)
-			room += ns->releasing[at] - ns->pipelined[at];
-		if (req[d] > room)
-			return false;
-	}
-	return true;
-}
-
-bool tph_fits_idle(const tph_session *s, tph_idx task, tph_idx node)
-{
-	return fits(s, task, node, false);
-}
-
-bool tph_fits_future_idle(const tph_session *s, tph_idx task, tph_idx node)
-{
-	return fits(s, task, node, true);
-}
-
-/* ---- the decision log ---- */
-
-int tph_act_dispatch(tph_session *s, tph_idx task)
-{
-	tph_idx node = s->tasks.node[task];
-	tph_task_move(s, task, TPH_TS_BINDING, node);
-	tph_log *l = &s->log;
-	return tph_log_push(&l->binds, &l->n_binds, &l->cap_binds, (tph_log_row){task, node});
-}
-
-int tph_act_dispatch_job(tph_session *s, tph_idx job)
-{
+	const tph_session *s = st->s;
 	const tph_job_store *js = s->jobs;
-	const uint32_t *cnt = s->js.count + (size_t)job * TPH_TS_COUNT;
-	for (uint32_t i = js->task_off[job]; i < js->task_off[job + 1] && cnt[TPH_TS_ALLOCATED];
-	     i++) {
-		tph_idx t = js->task_idx[i];
-		if (s->tasks.status[t] != TPH_TS_ALLOCATED)
-			continue;
-		int rc = tph_act_dispatch(s, t);
-		if (rc)
-			return rc;
-	}
-	return TPH_OK;
-}
-
-int tph_act_keep(tph_statement *st)
-{
-	tph_session *s = st->s;
-	tph_log *l = &s->log;
 	int rc = TPH_OK;
-	for (uint32_t i = 0; i < st->n && !rc; i++)
-		if (st->ops[i].kind == TPH_OP_PIPELINE)
-			rc = tph_log_push(&l->pipelined, &l->n_pipelined, &l->cap_pipelined,
-			                  (tph_log_row){st->ops[i].task, st->ops[i].node});
-	tph_stmt_free(st);
+	for (uint32_t i = js->task_off[job]; i < js->task_off[job + 1] && left && !rc; i++) {
+		tph_idx t = js->task_idx[i];
+		if (t == first || s->tasks.status[t] != TPH_TS_ALLOCATED)
+			continue;
+		rc = tph_stmt_dispatch(st, t);
+		left--;
+	}
 	return rc;
 }
 
-int tph_act_fit_errors(tph_session *s, tph_idx task, const tph_idx *nodes,
-                       const tph_reason_code *codes, uint32_t n)
+int tph_act_dispatch_job(tph_session *s, tph_idx job, tph_idx first)
 {
-	int rc = tph_record_fit_errors(s, task, codes, n);
-	return rc ? rc : tph_record_fit_nodes(s, task, nodes, codes, n);
+	uint32_t allocated = s->js.count[(size_t)job * TPH_TS_COUNT + TPH_TS_ALLOCATED];
+	tph_statement st;
+	tph_stmt_init(&st, s);
+	int rc = tph_stmt_dispatch(&st, first);
+	if (!rc)
+		rc = dispatch_rest(&st, job, first, allocated - 1);
+	if (rc) {
+		tph_stmt_discard(&st);
+		return rc;
+	}
+	return tph_stmt_commit(&st);
 }
 
 bool tph_conf_has_action(const tph_session *s, const char *action)

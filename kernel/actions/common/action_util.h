@@ -1,7 +1,7 @@
 /* Building blocks of the scheduling actions (enqueue, allocate, backfill and the eviction
- * actions): Volcano's util.PriorityQueue (pq.h), its PredicateHelper (per-role predicate error
- * cache, hard shards, node sampling), equivalence classes that let tasks with one spec share
- * filtering results, and decision-log helpers for what a statement alone does not publish.
+ * actions): Volcano's util.PriorityQueue (pq.h), its PredicateHelper (the per-role error cache
+ * of session/fitlog.h, hard shards, node sampling), equivalence classes that let tasks with
+ * one spec share filtering results, and Session.dispatch of a ready job's Allocated tasks.
  * Everything here runs on the session's thread. */
 #ifndef TPH_ACTION_UTIL_H
 #define TPH_ACTION_UTIL_H
@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "session/fitlog.h"
 #include "session/pq.h"
 #include "session/session_int.h"
 #include "session/statement.h"
@@ -88,17 +89,13 @@ void tph_eqc_eval(tph_eqc *e, tph_idx task, const tph_idx *nodes, uint32_t n, tp
 
 /* ---- Volcano's PredicateHelper ---- */
 
-typedef struct tph_ph_role tph_ph_role;
-
 typedef struct tph_ph {
 	tph_session *s;
 	tph_ph_opts o;
 	bool with_fit;
-	tph_eqc *eqc; /* may be NULL */
-	tph_ph_role *roles;
-	uint32_t n_roles, cap_roles;
-	uint32_t gen; /* bumped by tph_ph_reset: every role cache empties */
-	uint32_t rr;  /* Volcano's lastProcessedNodeIndex */
+	tph_eqc *eqc;        /* may be NULL */
+	tph_fit_cache cache; /* taskPredicateErrorCache; tph_ph_reset starts a new pass */
+	uint32_t rr;         /* Volcano's lastProcessedNodeIndex */
 	tph_reason_code shard_code;
 	tph_idx *eval, *feas; /* scratch for s->nodes.n nodes */
 	uint32_t *pos;
@@ -116,37 +113,15 @@ void tph_ph_reset(tph_ph *ph);
  * again from the cache; in a hard shard the nodes outside it fail. Returns the count. */
 uint32_t tph_ph_predicate(tph_ph *ph, tph_idx task, const tph_idx *nodes, uint32_t n,
                           tph_idx *feasible_out, tph_reason_code *codes_out);
-/* Whether a task of (job, role) cached failures since the last reset. */
-bool tph_ph_role_cached(tph_ph *ph, tph_idx job, tph_sid role);
-/* Cache the failures codes[i] (never TPH_PASS) of nodes[i] for (job, role), as a scan by a task
- * of the role would, keeping codes cached earlier: how allocate's class-level path
- * (allocate_fast.c) hands what its tasks saw to the tasks that take the normal path. */
-int tph_ph_role_seed(tph_ph *ph, tph_idx job, tph_sid role, const tph_idx *nodes,
-                     const tph_reason_code *codes, uint32_t n);
 /* Report the nodes a statement's operations touched (call before discarding it). */
 void tph_ph_touch_stmt(tph_ph *ph, const tph_statement *st);
 void tph_ph_touch(tph_ph *ph, tph_idx node);
 
-/* ---- resources ---- */
+/* ---- Session.dispatch ---- */
 
-/* task.InitResreq.LessEqual(node.Idle / node.FutureIdle(), Zero): the pods unit tephra adds
- * to every request is left out, as Volcano's requests do not carry it. */
-bool tph_fits_idle(const tph_session *s, tph_idx task, tph_idx node);
-bool tph_fits_future_idle(const tph_session *s, tph_idx task, tph_idx node);
-
-/* ---- publishing what no statement commit publishes ---- */
-
-/* Volcano's Session.dispatch: an Allocated task becomes Binding and is logged as a bind. */
-int tph_act_dispatch(tph_session *s, tph_idx task);
-/* Dispatch every Allocated task of a job, in snapshot order. */
-int tph_act_dispatch_job(tph_session *s, tph_idx job);
-/* A statement kept without commit (a pipelined job): log its pipelined tasks, drop the
- * statement and leave its operations in place. */
-int tph_act_keep(tph_statement *st);
-/* Record that `task` found no node: fit errors for the pending report and the unresolvable
- * nodes preempt reads. */
-int tph_act_fit_errors(tph_session *s, tph_idx task, const tph_idx *nodes,
-                       const tph_reason_code *codes, uint32_t n);
+/* The job is ready: its Allocated tasks bind, `first` (Allocated) before the others, which
+ * follow in snapshot order; one statement, committed at once. */
+int tph_act_dispatch_job(tph_session *s, tph_idx job, tph_idx first);
 
 /* Whether the conf's action list names `action` (Volcano's conf.EnabledActionMap). */
 bool tph_conf_has_action(const tph_session *s, const char *action);

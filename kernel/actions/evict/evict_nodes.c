@@ -5,27 +5,12 @@
 
 #include "session/ep.h"
 #include "session/ep_predicate.h"
-#include "session/fit_nodes.h"
-#include "base/mem.h"
+#include "session/fitlog.h"
 
 #include <string.h>
 
 /* Nodes examined per step when sampling stops the scan early; otherwise all at once. */
 #define CHUNK 256u
-
-/* PredicateHelper's taskPredicateErrorCache: per (job, role), the nodes that failed. Entries
- * of one job are chained from head[job]; the bit sets live in the arena. */
-typedef struct fit_entry {
-	tph_sid role;
-	uint32_t next; /* entry index + 1; 0 ends the chain */
-	uint64_t *bits;
-} fit_entry;
-
-struct tph_fit_cache {
-	uint32_t *head; /* per job: entry index + 1 */
-	fit_entry *e;
-	uint32_t n, cap;
-};
 
 static int build_node_index(tph_evict_ctx *c)
 {
@@ -49,13 +34,8 @@ int tph_evict_open(tph_evict_ctx *c, tph_session *s, const tph_ph_opts *ph, bool
 	c->run = TPH_ACT_NEW(s, tph_idx, nn);
 	c->codes = TPH_ACT_NEW(s, tph_reason_code, nn);
 	c->mark = TPH_ACT_NEW(s, uint32_t, nn);
-	if (keep_cache && ph->error_cache) {
-		c->cache = TPH_ACT_NEW(s, tph_fit_cache, 1);
-		if (c->cache && !(c->cache->head = TPH_ACT_NEW(s, uint32_t, s->jobs->n + 1)))
-			c->cache = NULL;
-		if (!c->cache)
-			return TPH_ENOMEM;
-	}
+	/* the failures alone: preempt never reports them */
+	tph_fit_cache_init(&c->cache, s, keep_cache && ph->error_cache, false);
 	if (!c->cands || !c->victims || !c->vheap || !c->nodes || !c->eval || !c->run ||
 	    !c->codes || !c->mark)
 		return TPH_ENOMEM;
@@ -64,41 +44,7 @@ int tph_evict_open(tph_evict_ctx *c, tph_session *s, const tph_ph_opts *ph, bool
 
 void tph_evict_close(tph_evict_ctx *c)
 {
-	if (c->cache)
-		tph_free(c->cache->e);
-	c->cache = NULL;
-}
-
-/* ---- error cache ---- */
-
-static fit_entry *cache_find(const tph_fit_cache *fc, tph_idx job, tph_sid role)
-{
-	for (uint32_t i = fc->head[job]; i; i = fc->e[i - 1].next)
-		if (fc->e[i - 1].role == role)
-			return &fc->e[i - 1];
-	return NULL;
-}
-
-/* A new, empty group (the caller found none). */
-static fit_entry *cache_add(tph_evict_ctx *c, tph_idx job, tph_sid role)
-{
-	tph_fit_cache *fc = c->cache;
-	uint64_t *bits = TPH_ACT_NEW(c->s, uint64_t, c->s->nodes.n / 64 + 1);
-	if (!bits || tph_grow(&fc->e, &fc->cap, fc->n + 1, sizeof *fc->e)) {
-		tph_evict_fail(c, TPH_ENOMEM);
-		return NULL;
-	}
-	fc->e[fc->n] = (fit_entry){role, fc->head[job], bits};
-	fc->head[job] = ++fc->n;
-	return &fc->e[fc->n - 1];
-}
-
-/* The task's group, when its failures are cached at all (Volcano skips roleless tasks). */
-static bool cache_key(const tph_evict_ctx *c, tph_idx task, tph_idx *job, tph_sid *role)
-{
-	*job = c->s->tasks.job[task];
-	*role = c->s->tasks.role[task];
-	return c->cache && *job != TPH_NOIDX && *role != TPH_SID_EMPTY && *role != TPH_SID_NONE;
+	tph_fit_cache_free(&c->cache);
 }
 
 /* ---- candidate nodes ---- */
@@ -108,7 +54,7 @@ static uint32_t base_nodes(tph_evict_ctx *c, tph_idx task)
 {
 	const tph_session *s = c->s;
 	const tph_idx *skip;
-	uint32_t ns = tph_unresolvable_nodes(s, task, &skip);
+	uint32_t ns = tph_fitlog_unresolvable(s, task, &skip);
 	if (++c->stamp == 0) {
 		memset(c->mark, 0, (s->nodes.n + 1) * sizeof *c->mark);
 		c->stamp = 1;
@@ -123,8 +69,7 @@ static uint32_t base_nodes(tph_evict_ctx *c, tph_idx task)
 }
 
 typedef struct scan {
-	fit_entry *hit;        /* failures cached before this call (taskFailedBefore) */
-	fit_entry *put;        /* where this call's failures go, NULL when not cached */
+	tph_fit_role *cache;   /* the role's cached failures; NULL when not cached */
 	bool hard;             /* hard shard mode */
 	bool volcano;          /* VOLCANO sampling: on to the node past the limit */
 	bool done;             /* the scan stopped */
@@ -141,7 +86,7 @@ static void scan_chunk(tph_evict_ctx *c, tph_idx task, scan *sc, const tph_idx *
 	uint32_t m = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		tph_idx nd = in[i];
-		bool cached = sc->hit && (sc->hit->bits[nd / 64] >> (nd % 64) & 1);
+		bool cached = sc->cache && tph_fit_role_has(sc->cache, nd);
 		bool outside = sc->hard && !(s->nodes.flags[nd] & TPH_NODE_IN_SHARD);
 		if (!cached && !outside)
 			run[m++] = nd;
@@ -158,11 +103,11 @@ static void scan_chunk(tph_evict_ctx *c, tph_idx task, scan *sc, const tph_idx *
 				sc->done |= sc->found == sc->limit && !sc->volcano;
 				continue;
 			}
-		} else if (sc->hit && (sc->hit->bits[nd / 64] >> (nd % 64) & 1)) {
+		} else if (sc->cache && tph_fit_role_has(sc->cache, nd)) {
 			continue; /* Volcano re-reports the cached error; nothing new to cache */
 		}
-		if (sc->put)
-			sc->put->bits[nd / 64] |= (uint64_t)1 << (nd % 64);
+		if (sc->cache)
+			tph_fit_role_put(sc->cache, nd, TPH_PASS);
 	}
 }
 
@@ -199,15 +144,17 @@ static uint32_t rotate(tph_evict_ctx *c, uint32_t nb)
 uint32_t tph_evict_nodes(tph_evict_ctx *c, tph_idx task, uint32_t *n_first)
 {
 	uint32_t nb = base_nodes(c, task), start = rotate(c, nb), rr = 0;
-	scan sc = {NULL,  NULL, c->s->snap->shard_mode == TPH_SHARD_HARD, c->ph.volcano,
-	           false, 0,    tph_ph_nodes_to_find(&c->ph, nb),         0};
-	tph_idx job;
-	tph_sid role;
-	if (cache_key(c, task, &job, &role)) {
-		/* Volcano creates the group at its first failure; an empty group caches nothing. */
-		sc.hit = cache_find(c->cache, job, role);
-		sc.put = sc.hit ? sc.hit : cache_add(c, job, role);
-	}
+	scan sc = {NULL,
+	           c->s->snap->shard_mode == TPH_SHARD_HARD,
+	           c->ph.volcano,
+	           false,
+	           0,
+	           tph_ph_nodes_to_find(&c->ph, nb),
+	           0};
+	/* Volcano creates the group at its first failure; an empty group caches nothing. */
+	if (tph_fit_cache_applies(&c->cache, task) &&
+	    !(sc.cache = tph_fit_cache_get(&c->cache, task)))
+		tph_evict_fail(c, TPH_ENOMEM);
 	uint32_t step = sc.limit < nb ? CHUNK : (nb ? nb : 1);
 	for (uint32_t off = 0; off < nb && !sc.done; off += step)
 		scan_chunk(c, task, &sc, c->eval + off, nb - off < step ? nb - off : step);

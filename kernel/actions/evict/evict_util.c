@@ -2,6 +2,7 @@
 #include "evict_util.h"
 
 #include "session/ep.h"
+#include "session/fit.h"
 
 void tph_future_idle(const tph_session *s, tph_idx node, int64_t *out)
 {
@@ -21,14 +22,7 @@ void tph_vec_add_task(const tph_session *s, tph_idx task, int sign, int64_t *out
 
 bool tph_req_fits(const tph_session *s, tph_idx task, const int64_t *avail)
 {
-	const int64_t *req = s->tasks.req + (size_t)task * s->ndim;
-	for (uint32_t d = 0; d < s->ndim; d++) {
-		if (d > TPH_RES_MEMORY && req[d] == 0)
-			continue;
-		if (req[d] > avail[d])
-			return false;
-	}
-	return true;
+	return tph_fits_row(s, task, avail);
 }
 
 bool tph_validate_victims(const tph_session *s, tph_idx task, tph_idx node, const tph_idx *victims,

@@ -12,8 +12,6 @@
 
 /* ---- per-action context ---- */
 
-typedef struct tph_fit_cache tph_fit_cache;
-
 typedef struct tph_evict_ctx {
 	tph_session *s;
 	int err;             /* first fatal error (out of memory); the action returns it */
@@ -26,8 +24,8 @@ typedef struct tph_evict_ctx {
 	tph_reason_code *codes;           /* scratch (n_ready) */
 	uint32_t *mark;                   /* per node: == stamp when skipped for this task */
 	uint32_t stamp;
-	tph_ph_opts ph;       /* node sampling, as allocate reads it */
-	tph_fit_cache *cache; /* predicate error cache; NULL when disabled */
+	tph_ph_opts ph;      /* node sampling, as allocate reads it */
+	tph_fit_cache cache; /* predicate error cache, one pass for the whole action */
 } tph_evict_ctx;
 
 /* Build the context. `ph` gives the sampling knobs and predicateErrorCacheEnable; `keep_cache`

@@ -107,6 +107,7 @@ static int ctx_open(gev_ctx *c, tph_session *s, const tph_args *args, gev_kind k
 	}
 	/* the dry run honours allocate's predicateErrorCacheEnable (and sampling knobs) */
 	tph_ph_opts_read(s, alloc ? &alloc->args : NULL, "allocate", &c->ph);
+	tph_fit_cache_init(&c->cache, s, c->ph.error_cache, false);
 	int rc = scratch(c);
 	if (!rc)
 		rc = node_tasks(c);
@@ -289,7 +290,6 @@ int gev_execute(tph_session *s, const tph_args *args, gev_kind k)
 		while (!rc && (j = tph_pq_pop(&l.jobs[q])) != TPH_NOIDX)
 			rc = turn(&c, q, j);
 	}
-	tph_free(c.role);
-	tph_free(c.fail);
+	tph_fit_cache_free(&c.cache);
 	return rc;
 }

@@ -77,10 +77,7 @@ typedef struct gev_ctx {
 	alloc_ctx ac; /* only s, feas, grouped, grp and scores: alloc_best_node's scratch */
 	tph_idx *nodes;
 	uint32_t *skip, skip_gen; /* [node]: the task's unresolvable nodes */
-	/* PredicateHelper's error cache per role: fail[r][node] == gen when the role failed the
-	 * node in this trial */
-	tph_sid *role;
-	uint32_t **fail, n_role, cap_role, gen;
+	tph_fit_cache cache;      /* PredicateHelper's error cache: one pass per trial */
 	gev_nom *nom;
 	uint32_t n_nom;
 } gev_ctx;

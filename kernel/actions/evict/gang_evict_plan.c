@@ -6,8 +6,8 @@
 #include "gang_evict.h"
 
 #include "session/ep_predicate.h"
-#include "session/fit_nodes.h"
-#include "base/mem.h"
+#include "session/fit.h"
+#include "session/fitlog.h"
 
 #include <string.h>
 
@@ -33,30 +33,13 @@ int gev_pending(gev_ctx *c)
 
 /* ---- the predicate helper of a trial (util.PredicateHelper with simulatePredicate) ---- */
 
-/* The role's failed-node stamps, made on the role's first failure. */
-static uint32_t *role_fail(gev_ctx *c, tph_sid role, bool make)
-{
-	for (uint32_t i = 0; i < c->n_role; i++)
-		if (c->role[i] == role)
-			return c->fail[i];
-	if (!make)
-		return NULL;
-	uint32_t cap = c->cap_role;
-	uint32_t *f = TPH_ACT_NEW(c->s, uint32_t, c->s->nodes.n + 1);
-	if (!f || tph_grow(&c->role, &cap, c->n_role + 1, sizeof *c->role) ||
-	    tph_grow(&c->fail, &c->cap_role, c->n_role + 1, sizeof *c->fail))
-		return NULL;
-	c->role[c->n_role] = role;
-	return c->fail[c->n_role++] = f;
-}
-
 /* A node for the preemptor's task: FutureIdle fits, then PredicateForPreemptAction (only an
  * UnschedulableAndUnresolvable failure counts). */
 static bool node_ok(const tph_session *s, tph_idx t, tph_idx node)
 {
 	if (s->snap->shard_mode == TPH_SHARD_HARD && !(s->nodes.flags[node] & TPH_NODE_IN_SHARD))
 		return false;
-	if (!tph_fits_future_idle(s, t, node))
+	if (!tph_fits(s, t, node, true))
 		return false;
 	tph_reason_code code = tph_predicate_node(s, t, node);
 	return code == TPH_PASS || !tph_predicate_blocks_preempt(s, code);
@@ -68,12 +51,12 @@ static bool node_ok(const tph_session *s, tph_idx t, tph_idx node)
 static uint32_t filter(gev_ctx *c, tph_idx t, const tph_idx *nodes, uint32_t n)
 {
 	tph_session *s = c->s;
-	bool cache = c->ph.error_cache && s->tasks.role[t] != TPH_SID_EMPTY;
-	uint32_t *seen = cache ? role_fail(c, s->tasks.role[t], false) : NULL;
+	bool keep = tph_fit_cache_applies(&c->cache, t);
+	tph_fit_role *r = tph_fit_cache_find(&c->cache, t);
 	uint32_t want = tph_ph_nodes_to_find(&c->ph, n), k = 0, rr = 0, processed = n;
 	uint32_t start = tph_ph_start(s, &c->ph, &rr, n);
 	for (uint32_t i = 0, at = start; i < n; i++, at = at + 1 == n ? 0 : at + 1) {
-		if (seen && seen[nodes[at]] == c->gen)
+		if (r && tph_fit_role_has(r, nodes[at]))
 			continue;
 		if (node_ok(s, t, nodes[at])) {
 			if (k == want) { /* VOLCANO only: the node past the cut ends the scan */
@@ -87,9 +70,12 @@ static uint32_t filter(gev_ctx *c, tph_idx t, const tph_idx *nodes, uint32_t n)
 			}
 			continue;
 		}
-		uint32_t *f = cache ? role_fail(c, s->tasks.role[t], true) : NULL;
-		if (f)
-			f[nodes[at]] = c->gen;
+		if (keep && !r && !(r = tph_fit_cache_get(&c->cache, t))) {
+			s->oom = true; /* the action fails rather than decide without it */
+			keep = false;
+		}
+		if (r)
+			tph_fit_role_put(r, nodes[at], TPH_PASS);
 	}
 	tph_ph_advance(s, &c->ph, &rr, start, processed, n);
 	return k;
@@ -101,7 +87,7 @@ static uint32_t schedulable(gev_ctx *c, tph_idx t, const tph_idx *nodes, uint32_
 {
 	tph_session *s = c->s;
 	const tph_idx *unres;
-	uint32_t nu = tph_unresolvable_nodes(s, t, &unres), skipped = 0, k = 0;
+	uint32_t nu = tph_fitlog_unresolvable(s, t, &unres), skipped = 0, k = 0;
 	if (++c->skip_gen == 0) {
 		memset(c->skip, 0, (s->nodes.n + 1) * sizeof *c->skip);
 		c->skip_gen = 1;
@@ -131,7 +117,7 @@ static int trial_task(gev_ctx *c, tph_idx t, const tph_idx *nodes, uint32_t n, t
 		return TPH_DECLINED;
 	uint32_t k = filter(c, t, c->nodes, m);
 	tph_idx best = k ? alloc_best_node(&c->ac, t, c->ac.feas, k) : TPH_NOIDX;
-	if (best == TPH_NOIDX || !tph_fits_future_idle(s, t, best))
+	if (best == TPH_NOIDX || !tph_fits(s, t, best, true))
 		return TPH_DECLINED;
 	int rc = tph_stmt_pipeline(st, t, best);
 	return rc == TPH_ENOMEM ? rc : rc ? TPH_DECLINED : TPH_OK;
@@ -150,7 +136,7 @@ static int trial(gev_ctx *c, tph_idx k, tph_idx hn, tph_statement *tr, bool *ok)
 	tph_stmt_init(tr, s);
 	if (!n)
 		return TPH_OK;
-	c->gen++; /* a new PredicateHelper */
+	tph_fit_cache_pass(&c->cache); /* a new PredicateHelper */
 	for (uint32_t p = w->st[AHN_TRY].cur[k - w->first]; p < ahn_end(w, k) && !rc; p++)
 		rc = trial_task(c, w->task[p], nodes, n, tr);
 	*ok =

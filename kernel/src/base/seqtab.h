@@ -1,5 +1,5 @@
 /* Interned sequences of uint32: equal sequences get one id and are stored once. The fit records
- * of a session (pending.c, fit_nodes.c) use it, because tasks of one job, and the same task
+ * of a session (session/fitlog.c) use it, because tasks of one job, and the same task
  * across attempts, keep failing for the same reasons on the same nodes: a record costs a
  * 4-byte id per task, and only distinct sequences cost storage. Session thread only. */
 #ifndef TPH_SEQTAB_H

@@ -5,6 +5,7 @@
  * count. */
 #include "ep.h"
 #include "ep_predicate.h"
+#include "fit.h"
 #include "prof.h"
 #include "base/omp_team.h"
 
@@ -72,61 +73,28 @@ static int ensure_cols(tph_session *s, tph_ep_ctx *c, uint32_t n)
 
 /* ---- resource fit ---- */
 
-/* The dimensions to check for one task: Volcano's LessEqualWithResourcesName compares cpu and
- * memory always and every scalar (pods included) the request carries. */
-typedef struct fit_req {
-	uint32_t n;
-	uint32_t dim[TPH_RES_MAX];
-	int64_t req[TPH_RES_MAX];
-	tph_reason_code code[TPH_RES_MAX];
-} fit_req;
-
-static void fit_prepare(const tph_session *s, const tph_ep_ctx *c, tph_idx task, fit_req *r)
-{
-	const int64_t *req = s->tasks.req + (size_t)task * s->ndim;
-	r->n = 0;
-	for (uint32_t d = 0; d < s->ndim && d < TPH_RES_MAX; d++) {
-		if (d > TPH_RES_MEMORY && req[d] == 0)
-			continue;
-		r->dim[r->n] = d;
-		r->req[r->n] = req[d];
-		r->code[r->n++] = c->insuff[d];
-	}
-}
-
-static tph_reason_code fit(const tph_node_store *ns, const fit_req *r, tph_idx node)
-{
-	for (uint32_t k = 0; k < r->n; k++) {
-		size_t at = (size_t)r->dim[k] * ns->stride + node;
-		int64_t future_idle = ns->idle[at] + ns->releasing[at] - ns->pipelined[at];
-		if (r->req[k] > future_idle)
-			return r->code[k];
-	}
-	return TPH_PASS;
-}
-
 tph_reason_code tph_fit_node(const tph_session *s, tph_idx task, tph_idx node)
 {
 	tph_ep_ctx *c = ctx((tph_session *)s);
 	if (!c)
 		return TPH_REASON_INVALID;
-	fit_req r;
-	fit_prepare(s, c, task, &r);
-	return fit(&s->nodes, &r, node);
+	tph_fit_req r;
+	tph_fit_prepare(s, task, c->insuff, true, &r);
+	return tph_fit_check(&s->nodes, &r, node, true);
 }
 
 /* ---- filtering ---- */
 
 /* Fit, then each predicate over the nodes still feasible, in registration order; the first
  * failure names the reason. Returns the feasible count of the span. */
-static uint32_t filter_span(const tph_session *s, const fit_req *r, tph_idx task,
+static uint32_t filter_span(const tph_session *s, const tph_fit_req *r, tph_idx task,
                             const tph_idx *nodes, uint32_t n, tph_reason_code *reason)
 {
 	tph_idx live[SPAN];
 	uint32_t pos[SPAN];
 	uint32_t m = 0;
 	for (uint32_t i = 0; i < n; i++) {
-		reason[i] = fit(&s->nodes, r, nodes[i]);
+		reason[i] = tph_fit_check(&s->nodes, r, nodes[i], true);
 		if (reason[i] == TPH_PASS) {
 			live[m] = nodes[i];
 			pos[m++] = i;
@@ -182,8 +150,8 @@ static uint32_t filter_nodes(tph_session *s, tph_idx task, const tph_idx *nodes,
 		s->oom = true;
 		return filter_fail(nodes, n, reason_out);
 	}
-	fit_req r;
-	fit_prepare(s, c, task, &r);
+	tph_fit_req r;
+	tph_fit_prepare(s, task, c->insuff, true, &r);
 	const long spans = (long)n_spans(n);
 	uint32_t *cnt = c->chunk_cnt, total = 0;
 	const int nt = tph_span_threads(s, n);

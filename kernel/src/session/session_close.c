@@ -4,8 +4,8 @@
 
 #include "cache/cluster_int.h"
 #include "ep.h"
-#include "fit_nodes.h"
 #include "base/diag.h"
+#include "fitlog.h"
 #include "base/mem.h"
 
 #include <stdio.h>
@@ -59,36 +59,42 @@ static void fit_rows(tph_log_row **rows, uint32_t *cap, uint32_t n)
 	}
 }
 
-/* Binds (`binds`) carry the annotations plugins set on their tasks. */
+/* Pipelined rows are only those still pipelined at close, in the order they were made. */
+static bool still_pipelined(const tph_session *s, tph_log_row r)
+{
+	return s->tasks.status[r.task] == TPH_TS_PIPELINED && s->tasks.node[r.task] == r.node;
+}
+
+/* How a log's rows are read: binds carry the annotations plugins set on their tasks; pipelined
+ * rows count only while still pipelined. */
+enum rows {
+	ROWS_PLAIN,
+	ROWS_BINDS,
+	ROWS_PIPELINED
+};
+
+/* The rows in[0..n) with names resolved. */
 static int convert_rows(tph_session *s, const tph_log_row *in, const char *const *why, uint32_t n,
-                        bool binds, const tph_decision **out, uint32_t *n_out)
+                        enum rows what, const tph_decision **out, uint32_t *n_out)
 {
 	tph_decision *d = TPH_ARENA_NEW(&s->arena, tph_decision, n + 1);
 	if (!d)
 		return TPH_ENOMEM;
+	uint32_t k = 0;
 	for (uint32_t i = 0; i < n; i++) {
-		d[i].pod = tph_ssn_task_key(s, in[i].task);
-		d[i].node = node_name(s, in[i].node);
-		d[i].reason = why ? why[i] : NULL;
-		d[i].annotations = (tph_kv_list){NULL, 0};
-		if (binds && tph_bind_annotations(s, in[i].task, &d[i].annotations))
+		if (what == ROWS_PIPELINED && !still_pipelined(s, in[i]))
+			continue;
+		d[k].pod = tph_ssn_task_key(s, in[i].task);
+		d[k].node = node_name(s, in[i].node);
+		d[k].reason = why ? why[i] : NULL;
+		d[k].annotations = (tph_kv_list){NULL, 0};
+		if (what == ROWS_BINDS && tph_bind_annotations(s, in[i].task, &d[k].annotations))
 			return TPH_ENOMEM;
+		k++;
 	}
 	*out = d;
-	*n_out = n;
+	*n_out = k;
 	return TPH_OK;
-}
-
-/* Pipelined rows are only those still pipelined at close, in the order they were made. */
-static uint32_t keep_pipelined(tph_session *s)
-{
-	uint32_t k = 0;
-	for (uint32_t i = 0; i < s->log.n_pipelined; i++) {
-		tph_log_row r = s->log.pipelined[i];
-		if (s->tasks.status[r.task] == TPH_TS_PIPELINED && s->tasks.node[r.task] == r.node)
-			s->log.pipelined[k++] = r;
-	}
-	return k;
 }
 
 static const char *job_key(tph_session *s, tph_idx j)
@@ -139,21 +145,20 @@ static int build_log(tph_session *s)
 {
 	tph_decision_log *o = &s->out;
 	tph_log *l = &s->log;
-	l->n_pipelined = keep_pipelined(s);
-	int rc = convert_rows(s, l->binds, NULL, l->n_binds, true, &o->binds, &o->n_binds);
+	int rc = convert_rows(s, l->binds, NULL, l->n_binds, ROWS_BINDS, &o->binds, &o->n_binds);
 	if (!rc)
-		rc = convert_rows(s, l->evictions, l->reasons, l->n_evictions, false, &o->evictions,
-		                  &o->n_evictions);
+		rc = convert_rows(s, l->evictions, l->reasons, l->n_evictions, ROWS_PLAIN,
+		                  &o->evictions, &o->n_evictions);
 	if (!rc)
-		rc = convert_rows(s, l->pipelined, NULL, l->n_pipelined, false, &o->pipelined,
-		                  &o->n_pipelined);
+		rc = convert_rows(s, l->pipelined, NULL, l->n_pipelined, ROWS_PIPELINED,
+		                  &o->pipelined, &o->n_pipelined);
 	fit_rows(&l->binds, &l->cap_binds, l->n_binds);
 	fit_rows(&l->evictions, &l->cap_evictions, l->n_evictions);
 	fit_rows(&l->pipelined, &l->cap_pipelined, l->n_pipelined);
 	if (!rc)
 		rc = build_phases(s);
 	if (!rc)
-		rc = tph_pending_reasons(s, &o->pending, &o->n_pending);
+		rc = tph_fitlog_rows(s, &o->pending, &o->n_pending);
 	tph_fitlog_drop(s);
 	o->actions = s->action_times;
 	o->n_actions = s->n_action_times;

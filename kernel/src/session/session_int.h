@@ -107,7 +107,7 @@ struct tph_session {
 
 	/* Why each task is still pending, and the nodes its last failed placement found
 	 * UnschedulableAndUnresolvable (Volcano's job.NodesFitErrors); set by actions, see
-	 * fit_nodes.h. NULL until the first record. */
+	 * fitlog.h. NULL until the first record. */
 	struct tph_fitlog *fit;
 	/* Heap blocks of the action running now, freed when it ends (action_util.h). */
 	struct tph_act_scratch {
@@ -146,15 +146,8 @@ void tph_act_scratch_end(tph_session *s);
 /* Arena allocation for framework code; NULL on OOM. */
 void *tph_ssn_alloc(tph_session *s, size_t size);
 
-/* Record why `task` found no node: `codes[i]` is the verdict for each of n nodes. Replaces
- * what was recorded before for the task ("3 node(s) had insufficient cpu", ...). */
-int tph_record_fit_errors(tph_session *s, tph_idx task, const tph_reason_code *codes, uint32_t n);
-/* Record a single task-level reason (a failed pre-predicate, a job-level refusal). */
-int tph_record_pending_reason(tph_session *s, tph_idx task, const char *reason);
 /* The annotations plugins set on `task` (and did not remove), keys sorted, in the arena. */
 int tph_bind_annotations(tph_session *s, tph_idx task, tph_kv_list *out);
-/* Build the pending rows of the decision log (tasks still Pending at close). */
-int tph_pending_reasons(tph_session *s, const tph_pending_row **out, uint32_t *n_out);
 /* Run on_session_close of every opened plugin, once (close and free both call it). */
 void tph_close_plugins(tph_session *s);
 /* Flag a job as unschedulable in this session (gang's close-time condition). */

@@ -140,12 +140,19 @@ int tph_stmt_evict(tph_statement *st, tph_idx task, const char *reason)
 	return apply(st, TPH_OP_EVICT, task, TPH_NOIDX, reason);
 }
 
+int tph_stmt_dispatch(tph_statement *st, tph_idx task)
+{
+	return record(st, TPH_OP_DISPATCH, task, st->s->tasks.node[task], NULL);
+}
+
 void tph_stmt_discard(tph_statement *st)
 {
 	tph_session *s = st->s;
 	while (st->n) {
 		tph_stmt_op *op = &st->ops[--st->n];
 		undo_anns(st, st->n);
+		if (op->kind == TPH_OP_DISPATCH)
+			continue;
 		tph_task_move(s, op->task, op->prev_status, op->prev_node);
 		/* Volcano's unevict re-allocates; unallocate/unpipeline deallocate. */
 		if (op->kind == TPH_OP_EVICT)
@@ -156,7 +163,7 @@ void tph_stmt_discard(tph_statement *st)
 	tph_stmt_free(st);
 }
 
-int tph_log_push(tph_log_row **rows, uint32_t *n, uint32_t *cap, tph_log_row r)
+static int log_push(tph_log_row **rows, uint32_t *n, uint32_t *cap, tph_log_row r)
 {
 	if (tph_grow(rows, cap, *n + 1, sizeof **rows))
 		return TPH_ENOMEM;
@@ -170,16 +177,17 @@ static int commit_op(tph_session *s, const tph_stmt_op *op)
 	tph_log_row r = {op->task, op->node};
 	switch (op->kind) {
 	case TPH_OP_ALLOCATE:
+	case TPH_OP_DISPATCH:
 		tph_task_move(s, op->task, TPH_TS_BINDING, op->node);
-		return tph_log_push(&l->binds, &l->n_binds, &l->cap_binds, r);
+		return log_push(&l->binds, &l->n_binds, &l->cap_binds, r);
 	case TPH_OP_PIPELINE:
-		return tph_log_push(&l->pipelined, &l->n_pipelined, &l->cap_pipelined, r);
+		return log_push(&l->pipelined, &l->n_pipelined, &l->cap_pipelined, r);
 	default:
 		if (tph_grow(&l->reasons, &l->cap_reasons, l->n_evictions + 1, sizeof *l->reasons))
 			return TPH_ENOMEM;
 		l->reasons[l->n_evictions] = op->reason;
 		r.node = op->prev_node;
-		return tph_log_push(&l->evictions, &l->n_evictions, &l->cap_evictions, r);
+		return log_push(&l->evictions, &l->n_evictions, &l->cap_evictions, r);
 	}
 }
 
@@ -188,6 +196,16 @@ int tph_stmt_commit(tph_statement *st)
 	int rc = TPH_OK;
 	for (uint32_t i = 0; i < st->n && !rc; i++)
 		rc = commit_op(st->s, &st->ops[i]);
+	tph_stmt_free(st);
+	return rc;
+}
+
+int tph_stmt_keep(tph_statement *st)
+{
+	int rc = TPH_OK;
+	for (uint32_t i = 0; i < st->n && !rc; i++)
+		if (st->ops[i].kind == TPH_OP_PIPELINE)
+			rc = commit_op(st->s, &st->ops[i]);
 	tph_stmt_free(st);
 	return rc;
 }

@@ -1,7 +1,9 @@
 /* Statements: allocate / pipeline / evict recorded with what undoing them needs; commit
  * publishes them to the decision log, discard undoes them in reverse and restores every
  * session column bit for bit. Event handlers fire as in Volcano; an error from one rolls the
- * operation back. */
+ * operation back. The decision log (binds, evictions, pipelined) has no other writer: what
+ * Volcano publishes outside a commit (Session.dispatch, a pipelined job's kept statement)
+ * goes through the operations below too, so its rows keep the order they were made in. */
 #ifndef TPH_STATEMENT_H
 #define TPH_STATEMENT_H
 
@@ -11,6 +13,7 @@ typedef enum tph_op_kind {
 	TPH_OP_ALLOCATE = 0,
 	TPH_OP_PIPELINE = 1,
 	TPH_OP_EVICT = 2,
+	TPH_OP_DISPATCH = 3, /* applied at commit only: nothing to undo */
 } tph_op_kind;
 
 typedef struct tph_stmt_op {
@@ -52,8 +55,15 @@ int tph_stmt_evict(tph_statement *st, tph_idx task, const char *reason);
 /* Volcano's Session.Allocate (backfill): the task is Allocated on `node` outside any
  * statement, every allocate handler runs and their failures are ignored. */
 void tph_ssn_allocate(tph_session *s, tph_idx task, tph_idx node);
-/* Publish: allocations become Binding and binds, evictions and pipelines are logged. */
+/* Volcano's Session.dispatch of a task already Allocated (by a statement that was not
+ * committed, as Session.Allocate leaves it): at commit it becomes Binding and binds. */
+int tph_stmt_dispatch(tph_statement *st, tph_idx task);
+/* Publish: allocations and dispatches become Binding and binds, evictions and pipelines are
+ * logged. */
 int tph_stmt_commit(tph_statement *st);
+/* Keep without commit (a pipelined job): log the pipelines, leave every operation in place
+ * and free the statement. */
+int tph_stmt_keep(tph_statement *st);
 /* Undo every operation in reverse. */
 void tph_stmt_discard(tph_statement *st);
 /* Record that a handler of the statement's last operation changed `ann` from `prev` (called
@@ -62,10 +72,6 @@ int tph_stmt_note_ann(tph_statement *st, tph_ann *ann, const char *prev);
 /* Move src's operations after dst's (src is left empty). */
 int tph_stmt_merge(tph_statement *dst, tph_statement *src);
 void tph_stmt_free(tph_statement *st);
-
-/* Append r to one of the session's decision-log lists (rows[0..*n), growing *cap). Shared
- * with the actions' logging of what no commit publishes. TPH_ENOMEM when out of memory. */
-int tph_log_push(tph_log_row **rows, uint32_t *n, uint32_t *cap, tph_log_row r);
 
 /* Change a task's status (and node) with node and job accounting, no events. Shared by the
  * statement and the actions' direct updates. */
