@@ -9,11 +9,13 @@
 
 /* getPodHyperNodeBinPackingScore / getSubJobHyperNodeBinPackingScore: the weighted average of
  * (used + request) / allocatable over the requested weighted resources, 0 when one overflows. */
-static double binpack(const nta_st *st, const tph_session *s, const int64_t *req, tph_idx h)
+/* `nd` dimensions (hoisted by the callers: a hot loop over nodes and tiers). */
+static double binpack(const nta_st *st, uint32_t nd, const int64_t *req, tph_idx h)
 {
 	double total = 0;
 	int64_t wsum = 0;
-	for (uint32_t d = 0; d < tph_view_of(s)->ndim && d < TPH_RES_MAX; d++) {
+	nd = nd < TPH_RES_MAX ? nd : TPH_RES_MAX;
+	for (uint32_t d = 0; d < nd; d++) {
 		if (req[d] <= 0 || !st->has[d])
 			continue;
 		size_t at = (size_t)d * st->nh + h;
@@ -76,12 +78,13 @@ static void normal_span(void *cv, uint32_t k, uint32_t b, uint32_t e)
 	const nta_call *c = cv;
 	const nta_st *st = c->st;
 	const tph_hn_tree *t = &tph_view_of(c->s)->topo->t;
+	const uint32_t nd = tph_view_of(c->s)->ndim;
 	(void)k;
 	for (uint32_t i = b; i < e; i++) {
 		double total = 0;
 		for (int32_t tier = st->min_tier; tier <= st->max_tier; tier++) {
 			tph_idx h = at_tier(t, c->nodes[i], tier);
-			double score = h == TPH_NOIDX ? 1.0 : binpack(st, c->s, c->req, h);
+			double score = h == TPH_NOIDX ? 1.0 : binpack(st, nd, c->req, h);
 			total += st->tier_w[tier - st->min_tier] * score;
 		}
 		c->out[i] = nta_scale(st, total / st->tier_w_sum);
@@ -207,7 +210,7 @@ void nta_hypernode_order(void *stv, const tph_session *s, tph_idx sj, const tph_
 		st->sj_req_of = sj;
 	}
 	for (uint32_t i = 0; i < n; i++)
-		out[i] = binpack(st, s, req, hns[i]);
+		out[i] = binpack(st, tph_view_of(s)->ndim, req, hns[i]);
 	break_ties(st, s, sj, NULL, hns, n, out);
 	for (uint32_t i = 0; i < n; i++)
 		out[i] = nta_scale(st, out[i]);
