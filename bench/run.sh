@@ -202,3 +202,12 @@ w("")
 open(out, "w").write("\n".join(lines))
 print("wrote", out)
 EOF
+
+# What each plugin costs a session (bench/plugin_cost.sh), appended to the report.
+if [ -f "$build/scenarios/10k-standard.yaml" ]; then
+	{
+		printf '\n## Plugin costs (10k-standard, session ms, medians of %s)\n\n' "$reps"
+		TPH_BENCH_REPS=$reps "$root/bench/plugin_cost.sh" "$build/bin/tephra" \
+			"$build/scenarios/10k-standard.yaml"
+	} >>"$out"
+fi
