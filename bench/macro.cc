@@ -17,8 +17,8 @@ namespace tb
 
 using benchmark::Counter;
 
-static const char *const kProfiles[] = {"1k-small", "10k-standard", "10k-preempt", "10k-topology",
-                                        "100k-nodes"};
+static const char *const kProfiles[] = {"1k-small",     "10k-standard", "10k-preempt",
+                                        "10k-topology", "100k-nodes",   "10k-mixed"};
 
 static std::string scenario_path(const std::string &profile)
 {

@@ -10,11 +10,13 @@
 #include <stdio.h>
 
 /* What a profile builds besides the common cluster: plain batch load, a full cluster of
- * preemptable work under high-priority arrivals, or network-topology-aware gangs. */
+ * preemptable work under high-priority arrivals, network-topology-aware gangs, or a realistic
+ * mix of the three under Volcano's Helm-chart conf with every action. */
 typedef enum tph_gen_kind {
 	TPH_GEN_STANDARD = 0,
 	TPH_GEN_PREEMPT = 1,
 	TPH_GEN_TOPOLOGY = 2,
+	TPH_GEN_MIXED = 3,
 } tph_gen_kind;
 
 /* Generator knobs; a profile fills all of them and flags override single fields. */

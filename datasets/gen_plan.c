@@ -30,7 +30,8 @@ static int grow(void **p, uint32_t *cap, uint32_t need, size_t size)
 static uint32_t pick_queue(gen_state *g, gen_rng *r, bool running)
 {
 	uint32_t nq = g->o->queues;
-	if (running && g->o->kind == TPH_GEN_PREEMPT && nq >= 4 && rng_pct(r, 60))
+	bool piled = g->o->kind == TPH_GEN_PREEMPT || g->o->kind == TPH_GEN_MIXED;
+	if (running && piled && nq >= 4 && rng_pct(r, 60))
 		return rng_below(r, nq / 4);
 	return rng_weighted(r, g->queue_weight, nq);
 }
@@ -44,8 +45,9 @@ static int new_running_job(gen_state *g, gen_rng *r, uint32_t *cap)
 	j->queue = pick_queue(g, r, true);
 	j->min = rng_range(r, 1, 8); /* the size it will reach; trimmed at the end */
 	j->phase = PHASE_RUNNING;
+	bool mixed = g->o->kind == TPH_GEN_MIXED;
 	j->prio = g->o->kind == TPH_GEN_PREEMPT ? PRIO_LOW
-	          : rng_pct(r, 70)              ? PRIO_NORMAL
+	          : rng_pct(r, mixed ? 50 : 70) ? PRIO_NORMAL
 	                                        : PRIO_LOW;
 	j->created = GEN_NOW - (int64_t)rng_range(r, 3600, 86400);
 	return 0;
@@ -165,7 +167,10 @@ static void job_constraints(gen_state *g, gen_rng *r, gen_job *j)
 	} else if (rng_pct(r, g->o->pod_affinity_pct)) {
 		j->flags |= j->size <= 16 ? JOB_ANTI : JOB_SPREAD;
 	}
-	if (g->o->tiers && g->o->kind == TPH_GEN_TOPOLOGY) {
+	/* the mixed profile: a fifth of the gangs ask for a topology */
+	bool topo =
+	    g->o->kind == TPH_GEN_TOPOLOGY || (g->o->kind == TPH_GEN_MIXED && rng_pct(r, 20));
+	if (g->o->tiers && topo) {
 		uint32_t t = rng_below(r, 100);
 		j->flags |= t < 60 ? JOB_TOPO_HARD : t < 80 ? JOB_TOPO_SOFT : 0;
 		j->topo_tier = (uint8_t)(j->size <= g->o->rack_size || g->o->tiers < 2 ? 1 : 2);
@@ -181,12 +186,10 @@ static void plan_job(gen_state *g, gen_rng *r, gen_job *j, uint32_t size)
 	if (size >= 4 && rng_pct(r, 50))
 		j->flags |= JOB_MASTER;
 	j->min = rng_pct(r, 75) ? size : (size * 3 + 3) / 4;
-	bool preempt = g->o->kind == TPH_GEN_PREEMPT;
+	bool preempt = g->o->kind == TPH_GEN_PREEMPT, mixed = g->o->kind == TPH_GEN_MIXED;
 	uint32_t p = rng_below(r, 100);
-	j->prio = preempt ? (p < 70 ? PRIO_HIGH : PRIO_NORMAL)
-	                  : (p < 10   ? PRIO_HIGH
-	                     : p < 80 ? PRIO_NORMAL
-	                              : PRIO_LOW);
+	uint32_t high = preempt ? 70 : mixed ? 30 : 10, normal = preempt ? 100 : 80;
+	j->prio = p < high ? PRIO_HIGH : p < normal ? PRIO_NORMAL : PRIO_LOW;
 	j->phase = rng_pct(r, preempt ? 90 : 80) ? PHASE_INQUEUE : PHASE_PENDING;
 	j->created = GEN_NOW - (int64_t)rng_range(r, 1, 7200);
 	job_constraints(g, r, j);
