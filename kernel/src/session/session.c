@@ -12,7 +12,9 @@
 #include "base/registry_int.h"
 #include "tephra/registry.h"
 
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 #ifdef TPH_HAVE_OPENMP
 #include <omp.h>
@@ -114,15 +116,35 @@ int tph_session_shared(tph_session *s, const char *key, size_t size, tph_shared_
 	return TPH_OK;
 }
 
+/* No more threads than the cores other processes leave free. With OMP_DYNAMIC=false every
+ * parallel region waits for all its workers, and a worker descheduled for a busy core holds the
+ * region for a time slice: two threads on two loaded cores measured 36x one thread. The 1-minute
+ * load average, less this process's own running thread, says how many cores are busy. Teams
+ * never change a decision, only the time; TPH_THREADS_EXACT=1 keeps the count asked for. */
+static int free_cores_cap(int want)
+{
+	const char *exact = getenv("TPH_THREADS_EXACT");
+	double load;
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	if (want <= 1 || (exact && *exact && strcmp(exact, "0")) || cores < 1 ||
+	    getloadavg(&load, 1) != 1)
+		return want;
+	double others = load > 1.0 ? load - 1.0 : 0.0;
+	long spare = (long)((double)cores - others + 0.5);
+	spare = spare < 1 ? 1 : spare;
+	return want < spare ? want : (int)spare;
+}
+
 static int resolve_threads(const tph_session_opts *o)
 {
+	int want = 1;
 	if (o && o->threads > 0)
-		return o->threads;
+		want = o->threads;
 #ifdef TPH_HAVE_OPENMP
-	return omp_get_max_threads();
-#else
-	return 1;
+	else
+		want = omp_get_max_threads();
 #endif
+	return free_cores_cap(want);
 }
 
 static int open_plugin(tph_session *s, uint32_t i, uint32_t t, uint32_t p, tph_diag *d)
