@@ -156,8 +156,7 @@ void tph_job_mark_unschedulable(tph_session *s, tph_idx job);
 /* Queue of a task's job (TPH_NOIDX without a job). */
 static inline tph_idx tph_task_queue(const tph_session *s, tph_idx t)
 {
-	tph_idx j = s->tasks.job[t];
-	return j == TPH_NOIDX ? TPH_NOIDX : s->jobs->queue[j];
+	return tph_task_queue_of(&s->view, t); /* the plugins' rule (tephra/columns.h) */
 }
 
 /* "namespace/name" of a task: the cluster interned it as the pod's key, so the snapshot's
