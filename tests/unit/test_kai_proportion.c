@@ -1327,6 +1327,48 @@ static void kai_fixture_fair_share_and_reclaim(void **state)
 	qs_free(s);
 }
 
+/* KAI proportion_test.go "getVictimResources": tasks of 1 cpu, 1Gi, all Pending. */
+static uint32_t victim_vectors(uint32_t nt, uint32_t min, kai_victim_res *out)
+{
+	kai_victim_task t[4];
+	for (uint32_t i = 0; i < nt; i++)
+		t[i] = (kai_victim_task){.podset = 0, .v = {1000, 1073741824.0, 0}};
+	uint32_t count[1];
+	return kai_victim_vectors(9, t, nt, (uint32_t[]){min}, count, 1, true, out);
+}
+
+static void kai_victim_resources(void **state)
+{
+	(void)state;
+	kai_victim_res out[5];
+	assert_int_equal(victim_vectors(1, 2, out), 1); /* MinAvailable above the task count */
+	assert_double_equal(out[0].v[CPU], 1000, 0);
+	assert_int_equal(victim_vectors(3, 1, out), 3); /* 2 elastic + 1 core */
+	for (int i = 0; i < 3; i++)
+		assert_double_equal(out[i].v[CPU], 1000, 0);
+	assert_int_equal(victim_vectors(2, 2, out), 1); /* all core, together */
+	assert_double_equal(out[0].v[CPU], 2000, 0);
+	assert_int_equal(out[0].queue, 9);
+	assert_int_equal(out[0].involved, 3);
+	assert_int_equal(victim_vectors(2, 0, out), 2); /* zero MinAvailable: all elastic */
+	/* two pod sets, minimum 1 each; a moved task is left out only when asked */
+	const kai_victim_task t[] = {{0, {0, 0, 1}, false},
+	                             {1, {0, 0, 2}, false},
+	                             {0, {0, 0, 4}, true},
+	                             {1, {0, 0, 8}, false},
+	                             {0, {0, 0, 16}, false}};
+	uint32_t count[2];
+	assert_int_equal(kai_victim_vectors(0, t, 5, (uint32_t[]){1, 1}, count, 2, true, out), 3);
+	assert_double_equal(out[0].v[GPU], 8, 0);
+	assert_double_equal(out[1].v[GPU], 16, 0);
+	assert_double_equal(out[2].v[GPU], 3, 0);
+	assert_int_equal(kai_victim_vectors(0, t, 5, (uint32_t[]){1, 1}, count, 2, false, out), 4);
+	assert_double_equal(out[0].v[GPU], 4, 0);
+	assert_double_equal(out[3].v[GPU], 3, 0);
+	/* only moved core tasks: no core vector */
+	assert_int_equal(kai_victim_vectors(0, t + 2, 1, (uint32_t[]){1}, count, 1, true, out), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1357,6 +1399,7 @@ int main(void)
 	    cmocka_unit_test(kai_queue_order_cases),
 	    cmocka_unit_test(kai_queue_order_rules),
 	    cmocka_unit_test(kai_fixture_fair_share_and_reclaim),
+	    cmocka_unit_test(kai_victim_resources),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -188,6 +188,25 @@ typedef struct kai_victim_res {
 	uint8_t involved;
 } kai_victim_res;
 
+/* One task of a victim job as the scenario lists it: its pod set (an index into the job's pod
+ * sets), its accepted resources, and whether it is only moved (an active allocated status:
+ * re-placed by the scenario). */
+typedef struct kai_victim_task {
+	uint32_t podset;
+	double v[KAI_NRES];
+	bool moved;
+} kai_victim_task;
+
+/* getVictimResources for one victim job of queue `queue`: per pod set, the first min_avail of
+ * its tasks (in t's order) are core, the rest elastic; each elastic task is one vector, the
+ * core tasks of every pod set together one more, after them. Moved tasks are left out when
+ * skip_moved (allowConsolidatingReclaim). out has room for nt + 1; count is scratch of nps.
+ * Returns the vectors written. KAI lists elastic tasks pod set by pod set in Go map order;
+ * tephra in task order. The involved mask assumes the gpu slot holds all GPUs (kai_involved). */
+uint32_t kai_victim_vectors(uint32_t queue, const kai_victim_task *t, uint32_t nt,
+                            const uint32_t *min_avail, uint32_t *count, uint32_t nps,
+                            bool skip_moved, kai_victim_res *out);
+
 size_t kai_reclaim_scratch_bytes(uint32_t n);
 /* Reclaimable (ReclaimScenarioValidator), over the queue state cloned at the job solution's
  * start, with saturation = relcaimerSaturationMultiplier (>= 1). Victim queues are visited in
