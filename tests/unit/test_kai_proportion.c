@@ -1369,6 +1369,149 @@ static void kai_victim_resources(void **state)
 	assert_int_equal(kai_victim_vectors(0, t + 2, 1, (uint32_t[]){1}, count, 1, true, out), 0);
 }
 
+/* KAI capacity_policy_test.go: IsJobOverQueueCapacity, IsNonPreemptibleJobOverQuota and
+ * IsTaskAllocationOnNodeOverCapacity over top <- mid <- leaf, one resource each; gpu-memory
+ * requests of half a GPU's memory (DefaultGpuMemory 100 of 100) are 0.5 GPUs. */
+typedef struct cap_case {
+	int res;
+	rsh lvl[3]; /* top, mid, leaf */
+	double req;
+	bool preemptible, np_only, ok;
+} cap_case;
+
+static void kai_capacity_policy_cases(void **state)
+{
+	(void)state;
+	const double half = kai_gpu_memory_fraction(1, 50, 100);
+	const cap_case cases[] = {
+	    /* max allowed: gpu memory over / below limit, non-preemptible over quota */
+	    {GPU, {{.m = 3, .a = 3}, {.m = 3, .a = 3}, {.m = 3, .a = 3}}, half, true, false, false},
+	    {GPU, {{.m = 3, .a = 2}, {.m = 3, .a = 2}, {.m = 3, .a = 2}}, half, true, false, true},
+	    {GPU,
+	     {{.m = U, .np = 3, .d = 3}, {.m = U, .np = 3, .d = 3}, {.m = U, .np = 3, .d = 3}},
+	     half,
+	     false,
+	     false,
+	     false},
+	    {GPU, {{.m = 3, .a = 2}, {.m = 3, .a = 2}, {.m = 3, .a = 2}}, 1, true, false, true},
+	    {GPU, {{.m = 3, .a = 3}, {.m = 3, .a = 2}, {.m = 3, .a = 2}}, 1, true, false, false},
+	    /* allocated non-preemptible over quota (job check, then the quota check alone) */
+	    {GPU,
+	     {{.m = U, .np = 2, .d = 3}, {.m = U, .np = 2, .d = 3}, {.m = U, .np = 2, .d = 3}},
+	     1,
+	     false,
+	     false,
+	     true},
+	    {GPU,
+	     {{.m = U, .np = 3, .d = 3}, {.m = U, .np = 2, .d = 3}, {.m = U, .np = 2, .d = 3}},
+	     1,
+	     false,
+	     false,
+	     false},
+	    {GPU,
+	     {{.m = U, .np = 2, .d = 3}, {.m = U, .np = 2, .d = 3}, {.m = U, .np = 2, .d = 3}},
+	     1,
+	     false,
+	     true,
+	     true},
+	    {GPU,
+	     {{.m = U, .np = 3, .d = 3}, {.m = U, .np = 2, .d = 3}, {.m = U, .np = 2, .d = 3}},
+	     1,
+	     false,
+	     true,
+	     false},
+	    /* task on node: cpu */
+	    {CPU,
+	     {{.m = U, .np = 2000, .d = 3000},
+	      {.m = U, .np = 2000, .d = 3000},
+	      {.m = U, .np = 2000, .d = 3000}},
+	     1000,
+	     false,
+	     false,
+	     true},
+	    {CPU,
+	     {{.m = U, .np = 3000, .d = 3000},
+	      {.m = U, .np = 2000, .d = 3000},
+	      {.m = U, .np = 2000, .d = 3000}},
+	     1000,
+	     false,
+	     false,
+	     false},
+	    {CPU,
+	     {{.m = U, .np = 2000, .d = 3000},
+	      {.m = U, .np = 2000, .d = 3000},
+	      {.m = U, .np = 2000, .d = 3000}},
+	     1000,
+	     true,
+	     false,
+	     true},
+	    {CPU,
+	     {{.m = U, .np = 3000, .d = 3000},
+	      {.m = U, .np = 2000, .d = 3000},
+	      {.m = U, .np = 2000, .d = 3000}},
+	     1000,
+	     true,
+	     false,
+	     true},
+	    {CPU,
+	     {{.m = 3000, .a = 2000, .np = 2000, .d = 3000},
+	      {.m = 3000, .a = 2000, .np = 2000, .d = 3000},
+	      {.m = 3000, .a = 2000, .np = 2000, .d = 3000}},
+	     500,
+	     false,
+	     false,
+	     true},
+	    {CPU,
+	     {{.m = 3000, .a = 2000, .np = 2000, .d = 4000},
+	      {.m = 3000, .a = 2000, .np = 2000, .d = 4000},
+	      {.m = 3000, .a = 2000, .np = 2000, .d = 4000}},
+	     1100,
+	     false,
+	     false,
+	     false},
+	    {CPU,
+	     {{.m = 3000, .a = 2000, .np = 2000, .d = 3000},
+	      {.m = 3000, .a = 2000, .np = 2000, .d = 3000},
+	      {.m = 3000, .a = 2000, .np = 2000, .d = 3000}},
+	     500,
+	     true,
+	     false,
+	     true},
+	    {CPU,
+	     {{.m = 3000, .a = 2000, .np = 2000, .d = 4000},
+	      {.m = 3000, .a = 2000, .np = 2000, .d = 4000},
+	      {.m = 3000, .a = 2000, .np = 2000, .d = 4000}},
+	     1100,
+	     true,
+	     false,
+	     false},
+	    /* multi-device fractions: 2 x 0.6 GPU against 0.4 of quota 1; a 2-GPU task, limit 1 */
+	    {GPU,
+	     {{.m = U, .np = 0.4, .d = 1}, {.m = U, .d = U}, {.m = U, .d = U}},
+	     1.2,
+	     false,
+	     false,
+	     false},
+	    {GPU, {{.m = 1, .d = U}, {.m = U, .d = U}, {.m = U, .d = U}}, 2, false, false, false},
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+		const cap_case *t = &cases[c];
+		qs *s = qs_new(3);
+		s->q.parent[1] = 0;
+		s->q.parent[2] = 1;
+		for (uint32_t i = 0; i < 3; i++)
+			put(s, i, t->res, t->lvl[i]);
+		double req[KAI_NRES] = {0};
+		req[t->res] = t->req;
+		kai_verdict v;
+		int reason = t->np_only
+		                 ? kai_nonpreemptible_over_quota(&s->q, 2, req, t->preemptible, &v)
+		                 : kai_job_over_capacity(&s->q, 2, req, t->preemptible, &v);
+		assert_int_equal(reason == KAI_SCHEDULABLE, t->ok);
+		qs_free(s);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1389,6 +1532,7 @@ int main(void)
 	    cmocka_unit_test(kai_capacity_single_queue),
 	    cmocka_unit_test(kai_capacity_path),
 	    cmocka_unit_test(kai_capacity_messages),
+	    cmocka_unit_test(kai_capacity_policy_cases),
 	    cmocka_unit_test(kai_strategies),
 	    cmocka_unit_test(kai_can_reclaim_cases),
 	    cmocka_unit_test(kai_reclaimable_single_department),
