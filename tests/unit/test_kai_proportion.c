@@ -1245,9 +1245,31 @@ static void kai_queue_order_rules(void **state)
 	(void)state;
 	const double total[3] = {0, 0, 10};
 	static const double none[3] = NONE3;
+	qs *s;
+	/* KAI TestPrioritizeUnderUtilized: r over its fair share in all three resources */
+	s = qs_new(2);
+	for (int res = 0; res < KAI_NRES; res++) {
+		put(s, 0, res, (rsh){.f = 1, .a = 1});
+		put(s, 1, res, (rsh){.f = 1, .a = 2});
+	}
+	assert_int_equal(order(s, total, none, none), -1);
+	s = qs_new(2); /* over in two of three is not over */
+	for (int res = 0; res < KAI_NRES; res++) {
+		put(s, 0, res, (rsh){.f = 1, .a = 1, .d = 5});
+		put(s, 1, res, (rsh){.f = 1, .a = res == CPU ? 1 : 2, .d = 5});
+	}
+	s->q.priority[1] = 200;
+	assert_int_equal(order(s, total, none, none), 1);
+	/* KAI TestPrioritizeUnderQuotaWithJob: r over quota, l within */
+	s = qs_new(2);
+	for (int res = 0; res < KAI_NRES; res++) {
+		put(s, 0, res, (rsh){.d = 1, .f = 5});
+		put(s, 1, res, (rsh){.d = 1, .a = 2, .f = 5});
+	}
+	assert_int_equal(order(s, total, none, none), -1);
 	/* equal on every rule up to the share: l holds 6 of 10, r 5; l's popped victims give 2 */
 	rsh l = {.d = U, .f = 10, .m = U, .a = 6}, r = {.d = U, .f = 10, .m = U, .a = 5};
-	qs *s = two_for_order(l, 0, r, 0);
+	s = two_for_order(l, 0, r, 0);
 	kai_qo_side ls = {.queue = 0}, rs = {.queue = 1};
 	assert_int_equal(kai_queue_order(&s->q, total, &ls, &rs), 1);
 	ls.victims[GPU] = 2;
