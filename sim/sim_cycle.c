@@ -97,13 +97,18 @@ static void book_eviction(loop *l, const tph_decision *e)
 	}
 }
 
-/* The session wrote no phase back that differs from the snapshot's. */
+/* The session wrote no phase back that differs from the snapshot's. A pod without a podgroup
+ * has no phase to write back: the next snapshot starts it from the same one again. */
 static bool phases_kept(const tph_session *s)
 {
 	const tph_view *v = tph_view_of(s);
-	for (uint32_t j = 0; j < v->jobs->n; j++)
-		if (v->js->phase[j] != v->jobs->phase[j])
+	const tph_job_store *js = v->jobs;
+	for (uint32_t j = 0; j < js->n; j++) {
+		bool own = js->task_off[j + 1] > js->task_off[j] &&
+		           (v->tasks->flags[js->task_idx[js->task_off[j]]] & TPH_TASK_OWN_JOB);
+		if (!own && v->js->phase[j] != js->phase[j])
 			return false;
+	}
 	return true;
 }
 
