@@ -63,12 +63,15 @@ int sim_record(loop *l)
 	return 0;
 }
 
-/* Cycles from `t` on that decide nothing, up to the one at or after the next event. */
+/* Cycles from `t` on that decide nothing, up to the one at or after the next event (past the
+ * end of the window when nothing happens before it; INT64_MAX without a window). */
 static int64_t skip_to(const loop *l, int64_t t)
 {
-	int64_t e = sim_next_event(l), p = l->o->period_ms;
-	if (e == INT64_MAX || e > l->w->end_ms)
+	int64_t e = sim_next_event(l), p = l->o->period_ms, end = l->w->end_ms;
+	if (e == INT64_MAX && end == INT64_MAX)
 		return INT64_MAX;
+	if (e > end)
+		e = end + 1;
 	return e <= t ? t : t + (e - t + p - 1) / p * p;
 }
 
@@ -92,7 +95,7 @@ static int run_cycles(loop *l, bool skippable)
 			if (l->r->n_rows)
 				l->r->rows[l->r->n_rows - 1].cycles += (uint32_t)n;
 			l->r->cycles += n;
-			if (next == INT64_MAX)
+			if (next == INT64_MAX || next > w->end_ms)
 				return 0;
 			t = next;
 			continue;

@@ -3,7 +3,9 @@
 # page is XHTML with inline SVG) with every plot present by id; a second run gives the same JSON
 # lines once the timing keys are removed.
 #   cmake -DTEPHRA=<tephra> -DWORK=<dir> -DNAME=<name> -DRUNS=<summaries> -DPLOTS=<ids>
-#         [-DALIBABA=<trace dir> -DLIMIT=<pods>] -P simulate.cmake -- <simulate arguments>
+#         [-DNOSKIP=1] [-DCAPACITY=1] [-DALIBABA=<trace dir> -DLIMIT=<pods>]
+#         -P simulate.cmake -- <simulate arguments>
+# NOSKIP: a third run with --no-skip must decide the same. CAPACITY: no cycle lines expected.
 # With ALIBABA, the first LIMIT pods of the trace are imported with their durations and the
 # scenario is the first argument; a missing trace skips (`simulate: skipped (...)`), or fails
 # when TPH_REQUIRE_SHARED is set.
@@ -39,15 +41,15 @@ if(DEFINED ALIBABA)
 endif()
 
 function(simulate tag)
-  execute_process(COMMAND "${TEPHRA}" simulate ${args} --jsonl "${WORK}/${NAME}-${tag}.jsonl"
+  execute_process(COMMAND "${TEPHRA}" simulate ${args} ${ARGN} --jsonl "${WORK}/${NAME}-${tag}.jsonl"
                           --html "${WORK}/${NAME}-${tag}.html"
                   RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_VARIABLE out)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "tephra simulate ${args} exited ${rc}:\n${out}${err}")
   endif()
 endfunction()
-simulate(a)
-simulate(b)
+simulate(a --threads 1)
+simulate(b --threads 2)
 
 # Every line is an object with these keys; the last one per run is the summary.
 set(cycle_keys run t cycles alloc.cpu alloc.memory alloc.gpu pending_tasks running_tasks pending_jobs
@@ -84,7 +86,7 @@ if(NOT n_summaries EQUAL RUNS)
   message(FATAL_ERROR "${NAME}: ${n_summaries} summary lines, expected ${RUNS}")
 endif()
 
-# Same workload, same seed: same lines but for the timing keys.
+# Same workload, same seed, 1 or 2 threads: same lines but for the timing keys.
 function(untimed file out)
   file(READ "${file}" text)
   string(REGEX REPLACE "\"[a-z_]*_ms\":[-0-9.e+]+" "" text "${text}")
@@ -94,6 +96,22 @@ untimed("${WORK}/${NAME}-a.jsonl" a)
 untimed("${WORK}/${NAME}-b.jsonl" b)
 if(NOT a STREQUAL b)
   message(FATAL_ERROR "${NAME}: two runs differ beyond timing: diff ${WORK}/${NAME}-a.jsonl ${WORK}/${NAME}-b.jsonl")
+endif()
+
+# Skipping idle cycles is exact: running every cycle decides the same (the summaries agree but
+# for the sessions run and the timing).
+if(NOSKIP)
+  simulate(all --no-skip)
+  function(summaries file out)
+    file(STRINGS "${file}" s REGEX "\"summary\":true")
+    string(REGEX REPLACE "\"([a-z_]*_ms|sessions)\":[-0-9.e+]+" "" s "${s}")
+    set(${out} "${s}" PARENT_SCOPE)
+  endfunction()
+  summaries("${WORK}/${NAME}-a.jsonl" skipped)
+  summaries("${WORK}/${NAME}-all.jsonl" every)
+  if(NOT skipped STREQUAL every)
+    message(FATAL_ERROR "${NAME}: --no-skip decides otherwise:\n${skipped}\n${every}")
+  endif()
 endif()
 
 set(html "${WORK}/${NAME}-a.html")
