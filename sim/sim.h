@@ -116,6 +116,8 @@ int sim_workload_from_scenario(tph_scenario *scn, sim_workload *w, tph_diag *d);
  * clock) and remove from the cache the pods and podgroups that arrive after it. */
 int sim_workload_start(sim_workload *w, tph_diag *d);
 void sim_workload_free(sim_workload *w);
+/* (Re)build the pod name index after pods were added. 0 or -1 (out of memory). */
+int sim_workload_index(sim_workload *w);
 /* The pod named "namespace/name", or UINT32_MAX. */
 uint32_t sim_pod_find(const sim_workload *w, const char *key);
 

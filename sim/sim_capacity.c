@@ -1,7 +1,9 @@
-/* `--capacity`: the experiment of the FGD paper (Weng et al., ATC'23) on any workload. Jobs
- * arrive one per cycle in a random order drawn from the seed, nothing departs, and a job the
- * session could not place is dropped (FGD's simulator discards it) rather than retried, until
- * the arrived GPU request reaches the stop percentage of the cluster's GPUs. Each cycle is a full
+/* `--capacity`: the experiment of the FGD paper (Weng et al., ATC'23) on any workload. The
+ * workload is inflated as FGD's simulator does (jobs drawn again with replacement until their GPU
+ * request reaches the stop percentage of the cluster's GPUs); jobs arrive one per cycle in a
+ * random order drawn from the seed, nothing departs, and a job the session could not place is
+ * dropped (FGD's simulator discards it) rather than retried, until the arrived GPU request
+ * reaches the stop percentage. Each cycle is a full
  * session: batching arrivals would let the session's job order (priority, queue share, creation)
  * reorder them, which is not the one-by-one placement the experiment measures. */
 #include "sim_loop.h"
@@ -10,26 +12,109 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int shuffle(sim_workload *w, uint64_t seed, int64_t period)
+static bool fresh(const sim_job *j)
+{
+	return j->n_pods && !j->placed && !j->done;
+}
+
+static int64_t gpu_of(const sim_workload *w, const sim_job *j)
+{
+	int64_t g = 0;
+	for (uint32_t p = j->first_pod; p < j->first_pod + j->n_pods; p++)
+		g += w->pods[p].req[R_GPU];
+	return g;
+}
+
+static char *suffixed(sim_arena *a, const char *name, uint32_t k)
+{
+	size_t n = strlen(name) + 16;
+	char *s = sim_alloc(a, n);
+	if (s)
+		snprintf(s, n, "%s-c%u", name, k);
+	return s;
+}
+
+/* Job `src` again, as clone k: the same spec under new names, appended to the arrays. */
+static void clone(sim_workload *w, uint32_t src, uint32_t k)
+{
+	sim_job *j = &w->jobs[w->n_jobs];
+	*j = w->jobs[src];
+	if (j->d.name)
+		j->d.name = suffixed(&w->arena, j->d.name, k);
+	j->first_pod = w->n_pods;
+	for (uint32_t p = 0; p < j->n_pods; p++) {
+		sim_pod *pod = &w->pods[w->n_pods++];
+		*pod = w->pods[w->jobs[src].first_pod + p];
+		pod->d.name = suffixed(&w->arena, pod->d.name, k);
+		pod->d.uid = NULL;
+		pod->d.pod_group = j->d.name;
+		pod->job = w->n_jobs;
+	}
+	w->n_jobs++;
+}
+
+/* FGD's inflation: jobs drawn again (with replacement) until the workload's GPU request reaches
+ * the stop percentage; the originals and the copies then arrive in one shuffled order. */
+static int inflate(sim_workload *w, gen_rng *r, double stop_pct, uint32_t *order, uint32_t n)
+{
+	int64_t total = 0, target = (int64_t)(stop_pct / 100 * (double)w->cap[R_GPU]);
+	uint32_t extra = 0, extra_pods = 0, cap = n + 1;
+	uint32_t *draws = malloc(cap * sizeof *draws);
+	if (!draws)
+		return -1;
+	for (uint32_t i = 0; i < n; i++)
+		total += gpu_of(w, &w->jobs[order[i]]);
+	for (int64_t t = total; n && t < target; extra++) {
+		if (extra == cap) {
+			uint32_t *nd = realloc(draws, (cap *= 2) * sizeof *nd);
+			if (!nd)
+				return free(draws), -1;
+			draws = nd;
+		}
+		draws[extra] = order[rng_below(r, n)];
+		t += gpu_of(w, &w->jobs[draws[extra]]);
+		extra_pods += w->jobs[draws[extra]].n_pods;
+	}
+	sim_job *jobs = sim_alloc(&w->arena, (w->n_jobs + extra + 1) * sizeof *jobs);
+	sim_pod *pods = sim_alloc(&w->arena, (w->n_pods + extra_pods + 1) * sizeof *pods);
+	if (jobs && pods) {
+		memcpy(jobs, w->jobs, w->n_jobs * sizeof *jobs);
+		memcpy(pods, w->pods, w->n_pods * sizeof *pods);
+		w->jobs = jobs, w->pods = pods;
+		for (uint32_t i = 0; i < extra; i++)
+			clone(w, draws[i], i + 1);
+	}
+	free(draws);
+	return w->arena.failed || sim_workload_index(w) ? -1 : 0;
+}
+
+static int shuffle(sim_workload *w, uint64_t seed, int64_t period, double stop_pct)
 {
 	gen_rng r = rng_stream(seed, 103);
 	uint32_t n = 0, *order = malloc((w->n_jobs + 1) * sizeof *order);
 	if (!order)
 		return -1;
 	for (uint32_t j = 0; j < w->n_jobs; j++)
-		if (w->jobs[j].n_pods && !w->jobs[j].placed && !w->jobs[j].done)
+		if (fresh(&w->jobs[j]))
 			order[n++] = j;
+	uint32_t first = w->n_jobs;
+	int rc = inflate(w, &r, stop_pct, order, n);
+	uint32_t *all = rc ? NULL : realloc(order, (w->n_jobs + 1) * sizeof *order);
+	if (!all)
+		return free(order), -1;
+	for (uint32_t j = first; j < w->n_jobs; j++)
+		all[n++] = j;
 	for (uint32_t i = n; i > 1; i--) {
-		uint32_t k = rng_below(&r, i), t = order[i - 1];
-		order[i - 1] = order[k];
-		order[k] = t;
+		uint32_t k = rng_below(&r, i), t = all[i - 1];
+		all[i - 1] = all[k];
+		all[k] = t;
 	}
 	for (uint32_t i = 0; i < n; i++) {
-		w->jobs[order[i]].arrive_ms = w->now_ms + (int64_t)(i + 1) * period;
-		w->jobs[order[i]].dur_ms = -1;
-		w->jobs[order[i]].dropped = false;
+		w->jobs[all[i]].arrive_ms = w->now_ms + (int64_t)(i + 1) * period;
+		w->jobs[all[i]].dur_ms = -1;
+		w->jobs[all[i]].dropped = false;
 	}
-	free(order);
+	free(all);
 	w->end_ms = INT64_MAX;
 	return 0;
 }
@@ -99,7 +184,7 @@ int sim_capacity(sim_workload *w, const tph_conf *conf, const sim_opts *o, uint6
 		fprintf(stderr, "tephra simulate: --capacity: the cluster has no GPUs\n");
 		return 2;
 	}
-	if (shuffle(w, seed, o->period_ms) || sim_workload_start(w, &d))
+	if (shuffle(w, seed, o->period_ms, stop_pct) || sim_workload_start(w, &d))
 		return 2;
 	loop l;
 	double t0 = sim_now_ms();

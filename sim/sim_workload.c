@@ -21,8 +21,9 @@ static uint64_t key_hash(const char *ns, const char *name)
 	return fnv(fnv(fnv(0xcbf29ce484222325ull, ns, strlen(ns)), "/", 1), name, strlen(name));
 }
 
-static int index_pods(sim_workload *w)
+int sim_workload_index(sim_workload *w)
 {
+	free(w->slot);
 	w->n_slots = 16;
 	while (w->n_slots < 2 * w->n_pods)
 		w->n_slots *= 2;
@@ -203,7 +204,7 @@ int sim_workload_from_scenario(tph_scenario *scn, sim_workload *w, tph_diag *d)
 	tph_session_free(s);
 	tph_snapshot_release(snap);
 	tph_conf_free(conf);
-	if (!rc && index_pods(w))
+	if (!rc && sim_workload_index(w))
 		rc = TPH_ENOMEM;
 	if (rc)
 		fprintf(stderr, "tephra simulate: %s: %s\n", tph_scenario_file(scn),

@@ -5,7 +5,8 @@
 #   cmake -DTEPHRA=<tephra> -DWORK=<dir> -DNAME=<name> -DRUNS=<summaries> -DPLOTS=<ids>
 #         [-DNOSKIP=1] [-DCAPACITY=1] [-DALIBABA=<trace dir> -DLIMIT=<pods>]
 #         -P simulate.cmake -- <simulate arguments>
-# NOSKIP: a third run with --no-skip must decide the same. CAPACITY: no cycle lines expected.
+# NOSKIP: a third run with --no-skip must decide the same. CAPACITY=<stop %>: no cycle lines
+# expected, the curve reaches the stop with at least MIN_ARRIVALS arrivals.
 # With ALIBABA, the first LIMIT pods of the trace are imported with their durations and the
 # scenario is the first argument; a missing trace skips (`simulate: skipped (...)`), or fails
 # when TPH_REQUIRE_SHARED is set.
@@ -25,6 +26,9 @@ file(MAKE_DIRECTORY "${WORK}")
 find_program(XMLLINT xmllint REQUIRED)
 
 if(DEFINED ALIBABA)
+  if(DEFINED ENV{TPH_SHARED_DIR} AND NOT "$ENV{TPH_SHARED_DIR}" STREQUAL "")
+    set(ALIBABA "$ENV{TPH_SHARED_DIR}/datasets/alibaba-openb-gpu2023")  # as the other tests do
+  endif()
   if(NOT EXISTS "${ALIBABA}/openb_pod_list_default.csv")
     if(DEFINED ENV{TPH_REQUIRE_SHARED} AND NOT "$ENV{TPH_REQUIRE_SHARED}" MATCHES "^(0|)$")
       message(FATAL_ERROR "${ALIBABA} is missing (TPH_REQUIRE_SHARED is set)")
@@ -70,6 +74,13 @@ foreach(line IN LISTS lines)
     math(EXPR n_summaries "${n_summaries} + 1")
     string(JSON b GET "${line}" binds)
     math(EXPR binds "${binds} + ${b}")
+    if(CAPACITY)  # the curve reaches the stop percentage, inflating the workload if it must
+      string(JSON reached GET "${line}" capacity final_request_pct)
+      string(JSON arrivals GET "${line}" capacity arrivals)
+      if(reached LESS CAPACITY OR arrivals LESS MIN_ARRIVALS)
+        message(FATAL_ERROR "capacity: ${arrivals} arrivals reached ${reached}%, not ${CAPACITY}%")
+      endif()
+    endif()
   endif()
   foreach(k IN LISTS keys)
     string(REPLACE "." ";" path "${k}")
