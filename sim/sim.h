@@ -57,6 +57,7 @@ typedef struct sim_job {
 	uint32_t done;   /* pods completed */
 	int32_t min_member;
 	int64_t start_ms; /* when minMember pods were first placed; -1: not yet */
+	int64_t end_ms;   /* when its last pod completed; -1: not yet */
 	bool arrived;
 	bool dropped; /* outside the simulated window: never arrives */
 } sim_job;
@@ -220,6 +221,8 @@ int sim_capacity(sim_workload *w, const tph_conf *conf, const sim_opts *o, uint6
 /* One cycle as a JSON line, and the closing summary line (sim/README.md lists the keys). */
 void sim_jsonl_cycle(FILE *f, const sim_run *r, uint32_t row);
 void sim_jsonl_summary(FILE *f, const sim_run *r);
+/* One line per job that arrived: its arrival, wait and end (sim/README.md). */
+void sim_jsonl_jobs(FILE *f, const sim_workload *w, const sim_run *r);
 /* The summary figures the report's table and the JSON summary share. */
 typedef struct sim_summary {
 	double wait_p50_s, wait_p90_s, wait_p99_s;

@@ -6,9 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void str(FILE *f, const char *s)
+static void body(FILE *f, const char *s)
 {
-	fputc('"', f);
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 		if (c == '"' || c == '\\')
@@ -18,6 +17,12 @@ static void str(FILE *f, const char *s)
 		else
 			fputc(c, f);
 	}
+}
+
+static void str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	body(f, s);
 	fputc('"', f);
 }
 
@@ -66,6 +71,45 @@ void sim_jsonl_cycle(FILE *f, const sim_run *r, uint32_t row)
 	fputs("},\"session_ms\":", f);
 	num(f, c->session_ms);
 	fputs("}\n", f);
+}
+
+/* Seconds after the first cycle, or null for a time that has not come. */
+static void at(FILE *f, const char *key, int64_t ms, int64_t t0)
+{
+	fprintf(f, ",\"%s\":", key);
+	if (ms < 0)
+		fputs("null", f);
+	else
+		num(f, (double)(ms - t0) / 1000.0);
+}
+
+void sim_jsonl_jobs(FILE *f, const sim_workload *w, const sim_run *r)
+{
+	int64_t t0 = r->n_rows ? r->rows[0].t_ms : w->t0_ms;
+	for (uint32_t i = 0; i < w->n_jobs; i++) {
+		const sim_job *j = &w->jobs[i];
+		if (!j->arrived || !j->n_pods)
+			continue;
+		const tph_pod_desc *p = &w->pods[j->first_pod].d;
+		fputs("{\"run\":", f);
+		str(f, r->label);
+		fputs(",\"job\":\"", f);
+		body(f, j->d.name ? j->d.namespace_ : p->namespace_);
+		fputc('/', f);
+		body(f, j->d.name ? j->d.name : p->name);
+		fputs("\",\"queue\":", f);
+		str(f, w->queues[j->queue].name);
+		fprintf(f, ",\"pods\":%u,\"min_member\":%d", j->n_pods, j->min_member);
+		at(f, "arrival", j->arrive_ms > t0 ? j->arrive_ms : t0, t0);
+		at(f, "start", j->start_ms < 0 ? -1 : j->start_ms > t0 ? j->start_ms : t0, t0);
+		fputs(",\"wait\":", f);
+		if (j->start_ms < 0)
+			fputs("null", f);
+		else
+			num(f, (double)(j->start_ms - j->arrive_ms) / 1000.0);
+		at(f, "end", j->end_ms, t0);
+		fputs("}\n", f);
+	}
 }
 
 void sim_summarise(sim_run *r, sim_summary *s)

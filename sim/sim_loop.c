@@ -91,12 +91,12 @@ static int finish_job(loop *l, sim_job *j)
 	return rc;
 }
 
-static int complete(loop *l, uint32_t pi)
+static int complete(loop *l, uint32_t pi, int64_t due)
 {
 	sim_pod *p = &l->w->pods[pi];
 	sim_job *j = &l->w->jobs[p->job];
-	if (p->state != POD_RUNNING)
-		return 0; /* evicted since: its completion is stale */
+	if (p->state != POD_RUNNING || p->end_ms != due)
+		return 0; /* evicted since (and maybe running again): a stale completion */
 	sim_book(l, p, -1);
 	p->state = POD_DONE;
 	j->done++;
@@ -104,8 +104,10 @@ static int complete(loop *l, uint32_t pi)
 	for (int r = 0; r < R_N; r++)
 		l->w->queues[j->queue].request[r] -= p->req[r];
 	int rc = put_pod(l, p, TPH_POD_SUCCEEDED);
-	if (!rc && j->done == j->n_pods)
+	if (!rc && j->done == j->n_pods) {
+		j->end_ms = p->end_ms;
 		rc = finish_job(l, j);
+	}
 	return rc;
 }
 
@@ -147,8 +149,10 @@ int sim_events(loop *l, int64_t t)
 	for (uint32_t i = 0; i < l->n_bound && !rc; i++)
 		rc = start(l, l->bound[i]);
 	l->n_evicted = l->n_bound = 0;
-	while (!rc && l->heap.n && l->heap.t[0] <= t)
-		rc = complete(l, sim_heap_pop(&l->heap));
+	while (!rc && l->heap.n && l->heap.t[0] <= t) {
+		int64_t due = l->heap.t[0];
+		rc = complete(l, sim_heap_pop(&l->heap), due);
+	}
 	while (!rc && l->next < l->w->n_waiting &&
 	       l->w->jobs[l->w->arrival_order[l->next]].arrive_ms <= t)
 		rc = arrive(l, &l->w->jobs[l->w->arrival_order[l->next++]]);

@@ -102,8 +102,10 @@ static int one_run(const sim_args *g, const sim_opts *o, uint32_t i, sim_run *r)
 	if (!rc)
 		rc = g->capacity ? sim_capacity(&w, conf, o, g->seed, g->stop, r)
 		                 : sim_run_loop(&w, conf, o, r);
-	if (!rc && o->jsonl)
+	if (!rc && o->jsonl) {
+		sim_jsonl_jobs(o->jsonl, &w, r);
 		sim_jsonl_summary(o->jsonl, r);
+	}
 	sim_workload_free(&w);
 	tph_conf_free(own);
 	tph_scenario_free(scn);

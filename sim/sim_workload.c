@@ -143,7 +143,7 @@ static void read_job(const tph_session *s, sim_workload *w, tph_idx j, uint32_t 
 	job->n_pods = b - a;
 	job->arrive_ms = js->creation[j];
 	job->dur_ms = own ? -1 : duration_ms(&job->d);
-	job->start_ms = -1;
+	job->start_ms = job->end_ms = -1;
 	for (uint32_t k = a; k < b; k++) {
 		tph_idx t = js->task_idx[k];
 		sim_pod *p = &w->pods[w->n_pods++];
