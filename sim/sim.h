@@ -74,6 +74,8 @@ typedef struct sim_queue {
 	int32_t weight;
 	int64_t capability[3]; /* < 0: unlimited */
 	int64_t allocated[3], request[3], deserved[3];
+	double got; /* sim_deserved's scratch */
+	bool met;
 } sim_queue;
 
 /* Resource dimensions the metrics follow: cpu, memory and one GPU resource. */

@@ -96,9 +96,9 @@ static int one_run(const sim_args *g, const sim_opts *o, uint32_t i, sim_run *r)
 	int rc = load(g, &scn, &w);
 	if (!rc)
 		rc = conf_for(g, i, scn, &own, &conf);
-	r->label = g->n_confs               ? g->confs[i]
-	           : tph_scenario_conf(scn) ? "scenario conf"
-	                                    : "Volcano default conf";
+	r->label = g->n_confs                      ? g->confs[i]
+	           : scn && tph_scenario_conf(scn) ? "scenario conf"
+	                                           : "Volcano default conf";
 	if (!rc)
 		rc = g->capacity ? sim_capacity(&w, conf, o, g->seed, g->stop, r)
 		                 : sim_run_loop(&w, conf, o, r);
@@ -112,11 +112,9 @@ static int one_run(const sim_args *g, const sim_opts *o, uint32_t i, sim_run *r)
 	return rc;
 }
 
-static int write_html(const sim_args *g, sim_run *runs, uint32_t n)
+/* The report into `of` (opened before the runs, so that a bad path fails first). */
+static int write_html(const sim_args *g, out_file *of, sim_run *runs, uint32_t n)
 {
-	out_file of;
-	if (out_file_open(&of, g->html, WHO))
-		return 2;
 	char title[512];
 	const char *what = g->profile ? g->profile : g->scenario;
 	if (n > 1)
@@ -126,8 +124,8 @@ static int write_html(const sim_args *g, sim_run *runs, uint32_t n)
 		snprintf(title, sizeof title, "%s%s: %s", what, g->capacity ? " capacity" : "",
 		         runs[0].label);
 	sim_run *ptr[2] = {&runs[0], &runs[1]};
-	int err = sim_html_write(of.f, title, ptr, n) ? errno : 0;
-	return out_file_close(&of, err, WHO) ? 2 : 0;
+	int err = sim_html_write(of->f, title, ptr, n) ? errno : 0;
+	return out_file_close(of, err, WHO) ? 2 : 0;
 }
 
 int tph_cmd_simulate(int argc, char **argv)
@@ -140,9 +138,14 @@ int tph_cmd_simulate(int argc, char **argv)
 	              .threads = (int)g.threads,
 	              .no_skip = g.no_skip,
 	              .progress = isatty(STDERR_FILENO)};
-	out_file jf;
+	out_file jf, hf;
 	if (g.jsonl && out_file_open(&jf, g.jsonl, WHO))
 		return 2;
+	if (g.html && out_file_open(&hf, g.html, WHO)) {
+		if (g.jsonl)
+			out_file_discard(&jf);
+		return 2;
+	}
 	o.jsonl = g.jsonl ? jf.f : NULL;
 	sim_run runs[2] = {{0}};
 	uint32_t n = g.n_confs == 2 ? 2 : 1;
@@ -150,8 +153,10 @@ int tph_cmd_simulate(int argc, char **argv)
 		rc = one_run(&g, &o, i, &runs[i]);
 	if (g.jsonl && (rc ? (out_file_discard(&jf), 0) : out_file_close(&jf, 0, WHO)))
 		rc = 2;
-	if (!rc && g.html)
-		rc = write_html(&g, runs, n);
+	if (g.html && rc)
+		out_file_discard(&hf);
+	else if (g.html)
+		rc = write_html(&g, &hf, runs, n);
 	for (uint32_t i = 0; i < n; i++) {
 		if (!rc)
 			fprintf(stderr,

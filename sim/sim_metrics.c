@@ -127,34 +127,32 @@ void sim_frag_free(sim_frag *f)
  * request and capability, until nothing is left or every queue is met. */
 static void fill(sim_queue *q, uint32_t n, int r, int64_t total)
 {
-	double left = (double)total, *got = calloc(n + 1, sizeof *got);
-	uint8_t *met = calloc(n + 1, 1);
-	for (int round = 0; got && met && left > 0.5 && round < 64; round++) {
-		double wsum = 0;
+	double left = (double)total;
+	for (uint32_t i = 0; i < n; i++)
+		q[i].got = 0, q[i].met = q[i].weight <= 0;
+	for (int round = 0; left > 0.5 && round < 64; round++) {
+		double wsum = 0, share = left;
 		for (uint32_t i = 0; i < n; i++)
-			wsum += met[i] ? 0 : q[i].weight;
+			wsum += q[i].met ? 0 : q[i].weight;
 		if (wsum <= 0)
 			break;
-		double share = left;
 		for (uint32_t i = 0; i < n; i++) {
-			if (met[i] || q[i].weight <= 0)
+			if (q[i].met)
 				continue;
 			double want = (double)q[i].request[r];
 			if (q[i].capability[r] >= 0 && q[i].capability[r] < want)
 				want = (double)q[i].capability[r];
 			double give = share * q[i].weight / wsum;
-			if (got[i] + give >= want) {
-				give = want - got[i];
-				met[i] = 1;
+			if (q[i].got + give >= want) {
+				give = want - q[i].got;
+				q[i].met = true;
 			}
-			got[i] += give;
+			q[i].got += give;
 			left -= give;
 		}
 	}
 	for (uint32_t i = 0; i < n; i++)
-		q[i].deserved[r] = got ? (int64_t)got[i] : 0;
-	free(got);
-	free(met);
+		q[i].deserved[r] = (int64_t)q[i].got;
 }
 
 void sim_deserved(sim_queue *q, uint32_t n, const int64_t *total)
