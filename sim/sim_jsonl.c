@@ -153,6 +153,7 @@ void sim_jsonl_summary(FILE *f, const sim_run *r)
 	num(f, s.wait_p99_s);
 	fputc('}', f);
 	res3(f, "mean_alloc", s.mean_alloc);
+	fputs(",\"deserved_source\":\"simulator\"", f);
 	fputs(",\"mean_frag\":", f);
 	num(f, s.mean_frag);
 	if (r->n_cap) {
