@@ -19,12 +19,10 @@ bool sim_conf_timeless(const tph_conf *conf)
 	return true;
 }
 
-static const sim_workload *cmp_w;
-
-static int by_name(const void *a, const void *b)
+static int by_name(const void *a, const void *b, void *w)
 {
-	return strcmp(cmp_w->nodes[*(const uint32_t *)a].name,
-	              cmp_w->nodes[*(const uint32_t *)b].name);
+	const sim_node *n = ((const sim_workload *)w)->nodes;
+	return strcmp(n[*(const uint32_t *)a].name, n[*(const uint32_t *)b].name);
 }
 
 static int32_t node_find(const loop *l, const char *name)
@@ -171,8 +169,7 @@ int loop_init(loop *l, sim_workload *w, const tph_conf *conf, const sim_opts *o,
 		return TPH_ENOMEM;
 	for (uint32_t i = 0; i < w->n_nodes; i++)
 		l->node_order[i] = i;
-	cmp_w = w;
-	qsort(l->node_order, w->n_nodes, sizeof *l->node_order, by_name);
+	qsort_r(l->node_order, w->n_nodes, sizeof *l->node_order, by_name, w);
 	for (uint32_t j = 0; j < w->n_jobs; j++)
 		w->jobs[j].placed = 0; /* counted again as the running pods are booked */
 	for (uint32_t p = 0; p < w->n_pods; p++) {

@@ -3,7 +3,7 @@
 # page is XHTML with inline SVG) with every plot present by id; a second run gives the same JSON
 # lines once the timing keys are removed.
 #   cmake -DTEPHRA=<tephra> -DWORK=<dir> -DNAME=<name> -DRUNS=<summaries> -DPLOTS=<ids>
-#         [-DNOSKIP=1] [-DCAPACITY=1] [-DALIBABA=<trace dir> -DLIMIT=<pods>]
+#         [-DNOSKIP=1] [-DCAPACITY=1] [-DALIBABA=<trace dir> -DLIMIT=<pods>] [-DITP=<csv>]
 #         -P simulate.cmake -- <simulate arguments>
 # NOSKIP: a third run with --no-skip must decide the same. CAPACITY=<stop %>: no cycle lines
 # expected, the curve reaches the stop with at least MIN_ARRIVALS arrivals.
@@ -25,6 +25,14 @@ endforeach()
 file(MAKE_DIRECTORY "${WORK}")
 find_program(XMLLINT xmllint REQUIRED)
 
+if(DEFINED ITP)  # a small ITP cluster file: its jobs carry elasticflow/duration
+  execute_process(COMMAND "${TEPHRA}" import itp "${ITP}" --nodes 4 -o "${WORK}/${NAME}.yaml"
+                  RESULT_VARIABLE rc ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "import itp failed:\n${err}")
+  endif()
+  list(PREPEND args "${WORK}/${NAME}.yaml")
+endif()
 if(DEFINED ALIBABA)
   if(DEFINED ENV{TPH_SHARED_DIR} AND NOT "$ENV{TPH_SHARED_DIR}" STREQUAL "")
     set(ALIBABA "$ENV{TPH_SHARED_DIR}/datasets/alibaba-openb-gpu2023")  # as the other tests do
