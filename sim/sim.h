@@ -185,7 +185,7 @@ typedef struct sim_run {
 	int64_t *waits; /* per started job, ms */
 	uint32_t n_waits;
 	uint64_t cycles, sessions, binds, evictions, jobs_done;
-	double wall_ms, session_ms;
+	double wall_ms, session_ms, session_max_ms;
 	/* The capacity experiment: arrived GPU request against the GPU allocation ratio. */
 	double *cap_x, *cap_y;
 	uint32_t n_cap;

@@ -153,6 +153,8 @@ int sim_cycle_run(loop *l, int64_t t)
 	l->r->binds += l->row.binds;
 	l->r->evictions += l->row.evictions;
 	l->r->session_ms += l->row.session_ms;
+	if (l->row.session_ms > l->r->session_max_ms)
+		l->r->session_max_ms = l->row.session_ms;
 	return rc;
 }
 

@@ -233,10 +233,12 @@ static void table(FILE *f, sim_run *const *runs, uint32_t n)
 	ROW("mean GPU fragmentation (%)", 100 * s[i].mean_frag, 1);
 	ROW("session time mean (ms)", s[i].session_ms_mean, 2);
 	ROW("session time max (ms)", s[i].session_ms_max, 2);
-	ROW("capacity: arrived GPU request (%)",
-	    runs[i]->n_cap ? runs[i]->cap_x[runs[i]->n_cap - 1] : 0, 1);
-	ROW("capacity: GPUs allocated at the end (%)",
-	    runs[i]->n_cap ? runs[i]->cap_y[runs[i]->n_cap - 1] : 0, 1);
+	if (runs[0]->n_cap) {
+		ROW("capacity: arrived GPU request (%)",
+		    runs[i]->n_cap ? runs[i]->cap_x[runs[i]->n_cap - 1] : 0, 1);
+		ROW("capacity: GPUs allocated at the end (%)",
+		    runs[i]->n_cap ? runs[i]->cap_y[runs[i]->n_cap - 1] : 0, 1);
+	}
 	ROW("wall time (s)", runs[i]->wall_ms / 1000, 1);
 #undef ROW
 	fputs("</table>\n", f);

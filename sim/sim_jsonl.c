@@ -125,9 +125,8 @@ void sim_summarise(sim_run *r, sim_summary *s)
 			s->mean_alloc[k] += c->alloc[k] * c->cycles;
 		s->mean_frag += c->frag * c->cycles;
 		cycles += c->cycles;
-		if (c->session_ms > s->session_ms_max)
-			s->session_ms_max = c->session_ms;
 	}
+	s->session_ms_max = r->session_max_ms;
 	for (int k = 0; k < R_N && cycles; k++)
 		s->mean_alloc[k] /= cycles;
 	s->mean_frag = cycles ? s->mean_frag / cycles : 0;
