@@ -8,7 +8,7 @@ get_filename_component(TPH_SOURCE_DIR "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
 # generator; a cmake installed without recommends does not bring it.
 set(TPH_DEBIAN_PACKAGES
     make g++ libc6-dev pkg-config libyaml-dev libjemalloc-dev libcurl4-openssl-dev libpcre2-dev libcmocka-dev
-    libbenchmark-dev clang-format)
+    libbenchmark-dev clang-format libxml2-utils)
 # The Python binding's test (tests/bindings/python.cmake) runs Debian's python3, when there is
 # one, with its venv, pytest, setuptools and wheel: `pip install bindings/python` offline.
 set(TPH_DEBIAN_PYTHON_PACKAGES python3-venv python3-pytest python3-setuptools python3-wheel)

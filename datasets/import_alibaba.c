@@ -26,12 +26,14 @@ static const char alibaba_usage[] =
     "  --gang-window S     identical pods created within S seconds form one gang (max 128)\n"
     "  --queues N          spread gangs round-robin over N queues (default 1)\n"
     "  --inqueue           podgroups start Inqueue (default Pending: enqueue admits them)\n"
+    "  --durations         annotate each podgroup with its run time in seconds\n"
+    "                      (tephra.io/duration: deletion - scheduled, for tephra simulate)\n"
     "  -o, --output FILE   where to write (`-` for standard output)\n"
     "  -h, --help          show this help\n";
 
 typedef struct ali_pod {
 	char name[40];
-	int64_t cpu, mem_mib, gpu_milli_total, created, deleted;
+	int64_t cpu, mem_mib, gpu_milli_total, created, deleted, run_s;
 	uint8_t prio;
 	uint32_t row;
 } ali_pod;
@@ -39,7 +41,7 @@ typedef struct ali_pod {
 typedef struct ali_opts {
 	const char *dir, *pods, *out;
 	int64_t at;
-	bool has_at, inqueue;
+	bool has_at, inqueue, durations;
 	uint32_t limit, queues, window;
 } ali_opts;
 
@@ -55,11 +57,15 @@ static uint8_t qos_prio(const char *qos)
 
 static bool parse_pod(const csv_reader *c, ali_pod *p)
 {
-	int64_t ngpu, gmilli;
+	int64_t ngpu, gmilli, sched = 0;
 	if (c->n < 10 || !csv_i64(c, 1, false, &p->cpu) || !csv_i64(c, 2, false, &p->mem_mib) ||
 	    !csv_i64(c, 3, false, &ngpu) || !csv_i64(c, 4, true, &gmilli) ||
-	    !csv_i64(c, 8, false, &p->created) || !csv_i64(c, 9, true, &p->deleted))
+	    !csv_i64(c, 8, false, &p->created) || !csv_i64(c, 9, true, &p->deleted) ||
+	    (c->n > 10 && !csv_i64(c, 10, true, &sched)))
 		return false;
+	/* Run time from the start; a pod never scheduled is counted from its creation. */
+	int64_t from = c->n > 10 && *c->field[10] ? sched : p->created;
+	p->run_s = p->deleted > from ? p->deleted - from : 0;
 	snprintf(p->name, sizeof p->name, "%s", c->field[0]);
 	p->gpu_milli_total = ngpu * (gmilli ? gmilli : 1000);
 	p->prio = qos_prio(c->field[6]);
@@ -193,6 +199,14 @@ static void write_queues(gen_out *w, const ali_opts *o)
 		out_fmt(w, "  - {name: q%u, weight: 1}\n", q);
 }
 
+static int64_t longest_run(const ali_pod *p, uint32_t a, uint32_t b)
+{
+	int64_t m = 0;
+	for (uint32_t i = a; i < b; i++)
+		m = p[i].run_s > m ? p[i].run_s : m;
+	return m;
+}
+
 static void write_groups(gen_out *w, const ali_opts *o, const ali_pod *p, const uint32_t *start,
                          uint32_t ng)
 {
@@ -208,6 +222,9 @@ static void write_groups(gen_out *w, const ali_opts *o, const ali_pod *p, const 
 		out_fmt(w, ", phase: %s, priorityClassName: %s, creationTimestamp: ",
 		        o->inqueue ? "Inqueue" : "Pending", prio_names[f->prio]);
 		out_time(w, TRACE_EPOCH + f->created);
+		if (o->durations) /* the gang's longest pod */
+			out_fmt(w, ", annotations: {tephra.io/duration: \"%lld\"}",
+			        (long long)longest_run(p, start[g], start[g + 1]));
 		out_str(w, "}\n");
 	}
 }
@@ -262,7 +279,8 @@ enum {
 	OPT_LIMIT,
 	OPT_WINDOW,
 	OPT_QUEUES,
-	OPT_INQUEUE
+	OPT_INQUEUE,
+	OPT_DURATIONS
 };
 
 static const struct option alibaba_longs[] = {
@@ -274,6 +292,7 @@ static const struct option alibaba_longs[] = {
     {"gang-window", required_argument, NULL, OPT_WINDOW},
     {"queues", required_argument, NULL, OPT_QUEUES},
     {"inqueue", no_argument, NULL, OPT_INQUEUE},
+    {"durations", no_argument, NULL, OPT_DURATIONS},
     {NULL, 0, NULL, 0},
 };
 
@@ -308,6 +327,9 @@ static int alibaba_arg(const cmd_args *a, int c, void *ud)
 		return cmd_u32(a, "queues", 1, 10000, &o->queues) ? 0 : 2;
 	case OPT_INQUEUE:
 		o->inqueue = true;
+		return 0;
+	case OPT_DURATIONS:
+		o->durations = true;
 		return 0;
 	case CMD_OPERAND:
 		return cmd_operand(a, &o->dir);

@@ -3,6 +3,7 @@
  * output that could not be written. */
 #include "cli.h"
 #include "datasets.h"
+#include "sim.h"
 
 #include <errno.h>
 #include <string.h>
@@ -15,6 +16,7 @@ static const char usage[] =
     "  check PATH...    run scenarios with expect:/probe: sections and report PASS/FAIL\n"
     "  gen PROFILE      write a synthetic scenario (10k-standard, 10k-preempt, ...)\n"
     "  import TRACE     turn a real trace (alibaba, itp) into a scenario\n"
+    "  simulate ...     replay a workload over time; JSON lines and an HTML report\n"
     "\n"
     "Options:\n"
     "  -h, --help       show this help (or `tephra COMMAND --help`)\n"
@@ -28,7 +30,8 @@ static const char usage[] =
 static int run_command(int argc, char **argv)
 {
 	if (argc < 2)
-		return cmd_usage_error(NULL, "no command given (run, check, gen or import)");
+		return cmd_usage_error(NULL,
+		                       "no command given (run, check, gen, import or simulate)");
 	const char *cmd = argv[1];
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
 		fputs(usage, stdout);
@@ -46,6 +49,8 @@ static int run_command(int argc, char **argv)
 		return tph_cmd_gen(argc - 1, argv + 1);
 	if (!strcmp(cmd, "import"))
 		return tph_cmd_import(argc - 1, argv + 1);
+	if (!strcmp(cmd, "simulate"))
+		return tph_cmd_simulate(argc - 1, argv + 1);
 	if (cmd[0] == '-')
 		return cmd_usage_error(NULL, "unknown option '%s'", cmd);
 	return cmd_usage_error(NULL, "unknown command '%s'", cmd);
