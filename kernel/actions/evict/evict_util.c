@@ -1,8 +1,22 @@
-/* FutureIdle arithmetic and the pending-task queues shared by the eviction actions. */
+/* FutureIdle arithmetic, the pending-task queues and the class test shared by the eviction
+ * actions. */
 #include "evict_util.h"
 
 #include "session/ep.h"
 #include "session/fit.h"
+#include "session/fitlog.h"
+
+#include <string.h>
+
+bool tph_evict_same_class(const tph_session *s, tph_idx a, tph_idx b)
+{
+	if (!tph_eqc_same_class(s, a, b) || s->tasks.priority[a] != s->tasks.priority[b] ||
+	    s->tasks.flags[a] != s->tasks.flags[b] || !tph_eqc_spec_local(s->tasks.spec[b]))
+		return false;
+	const tph_idx *x, *y;
+	uint32_t nx = tph_fitlog_unresolvable(s, a, &x), ny = tph_fitlog_unresolvable(s, b, &y);
+	return nx == ny && (x == y || !memcmp(x, y, nx * sizeof *x));
+}
 
 void tph_future_idle(const tph_session *s, tph_idx node, int64_t *out)
 {

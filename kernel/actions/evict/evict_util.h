@@ -15,6 +15,7 @@
 typedef struct tph_evict_ctx {
 	tph_session *s;
 	int err;             /* first fatal error (out of memory); the action returns it */
+	bool fast;           /* the exact shortcuts (not --naive) */
 	uint32_t *node_off;  /* CSR: tasks Bound or Running on node n when the action started */
 	tph_idx *node_tasks; /* node_tasks[node_off[n] .. node_off[n+1]) in task order */
 	uint32_t max_on_node;
@@ -48,6 +49,11 @@ static inline const tph_idx *tph_evict_on_node(const tph_evict_ctx *c, tph_idx n
  * GetPredicatedNodeByShard. Writes c->nodes: the in-shard group, then the others; returns the
  * total and sets *n_first to the first group's size. */
 uint32_t tph_evict_nodes(tph_evict_ctx *c, tph_idx task, uint32_t *n_first);
+
+/* Whether a failed preemptor (or reclaimer) a tells how b fares, the session unchanged: one
+ * class (tph_eqc_same_class), priority and flags, a node-local spec, the same nodes recorded as
+ * unresolvable. The caller checks the plugins' localities (tephra/plugin.h). */
+bool tph_evict_same_class(const tph_session *s, tph_idx a, tph_idx b);
 
 /* ---- resources: FutureIdle = idle + releasing - pipelined, per dimension ---- */
 
