@@ -43,6 +43,8 @@ typedef struct tph_preempt_ctx {
 	tph_idx failed;
 	tph_preempt_scope failed_scope;
 	uint32_t epoch, failed_epoch; /* epoch: bumped whenever the action changes the session */
+	int64_t *qrel;      /* fast: per node, ndim each: what qrel_of's preemptable tasks held */
+	tph_idx qrel_of;    /* the queue qrel is for (TPH_NOIDX: none yet) */
 	tph_idx *live;      /* normal, fast: positions of the nodes that may take the preemptor */
 	tph_idx *live_node; /* normal, fast: those nodes */
 	double *scores;     /* normal: scores of the candidate nodes (n_ready) */
@@ -72,6 +74,10 @@ uint32_t tph_preemptees(const tph_evict_ctx *c, tph_idx preemptor, tph_preempt_s
  * tph_refused_add remembers such a release. */
 bool tph_preempt_bound(tph_preempt_ctx *c, tph_idx preemptor, tph_preempt_scope scope,
                        tph_idx node);
+/* A looser bound at a few loads per node: FutureIdle plus every preemptable task of the
+ * preemptor's queue that was on the node when the action started (victims come from those
+ * alone, and no task joins them). False: tph_preempt_bound fails too. */
+bool tph_preempt_queue_bound(tph_preempt_ctx *c, tph_idx preemptor, tph_idx node);
 bool tph_refused_covers(const tph_preempt_ctx *c, const int64_t *rel);
 void tph_refused_add(tph_preempt_ctx *c, const int64_t *rel);
 

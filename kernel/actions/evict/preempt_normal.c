@@ -179,7 +179,8 @@ static bool normal_fast(tph_preempt_ctx *c, tph_statement *stmt, tph_idx p, tph_
 	tph_session *s = c->ev.s;
 	uint32_t m = 0;
 	for (uint32_t i = 0; i < n; i++)
-		if (tph_preempt_bound(c, p, scope, nodes[i])) {
+		if (tph_preempt_queue_bound(c, p, nodes[i]) &&
+		    tph_preempt_bound(c, p, scope, nodes[i])) {
 			c->live[m] = i;
 			c->live_node[m++] = nodes[i];
 		}
