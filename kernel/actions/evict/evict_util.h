@@ -67,6 +67,13 @@ bool tph_req_fits(const tph_session *s, tph_idx task, const int64_t *avail);
 bool tph_validate_victims(const tph_session *s, tph_idx task, tph_idx node, const tph_idx *victims,
                           uint32_t n);
 
+/* Upper bounds on what victims can release, exact shortcuts' first filter: rows[n * ndim ..]
+ * gets the requests of the preemptable tasks on node n at action start (the only candidates
+ * the victim filters see) whose job's queue is marked in queues[]; tph_evict_rows_fit says
+ * whether FutureIdle plus that row fits the task (false: no subset of them makes room). */
+void tph_evict_release_rows(const tph_evict_ctx *c, const uint8_t *queues, int64_t *rows);
+bool tph_evict_rows_fit(const tph_evict_ctx *c, const int64_t *rows, tph_idx task, tph_idx node);
+
 /* Pending tasks of `job` pushed into a task-order heap over `buf` (room for the job's tasks). */
 /* The tasks Bound or Running on each node when an eviction action starts (what Volcano's
  * NodeInfo.Tasks offers the victim filters), as CSR in the session arena:

@@ -11,39 +11,19 @@ bool tph_preempt_bound(tph_preempt_ctx *c, tph_idx preemptor, tph_preempt_scope 
 	return tph_validate_victims(c->ev.s, preemptor, node, c->ev.cands, n);
 }
 
-/* qrel for `queue`, rebuilt when the queue changes (the action works queue by queue). */
-static void queue_rows(tph_preempt_ctx *c, tph_idx queue)
-{
-	const tph_session *s = c->ev.s;
-	uint32_t nd = s->ndim;
-	memset(c->qrel, 0, (size_t)s->nodes.n * nd * sizeof *c->qrel);
-	for (tph_idx n = 0; n < s->nodes.n; n++) {
-		uint32_t k;
-		const tph_idx *on = tph_evict_on_node(&c->ev, n, &k);
-		for (uint32_t i = 0; i < k; i++) {
-			tph_idx t = on[i], j = s->tasks.job[t];
-			if ((s->tasks.flags[t] & TPH_TASK_PREEMPTABLE) && j != TPH_NOIDX &&
-			    s->jobs->queue[j] == queue)
-				tph_vec_add_task(s, t, +1, c->qrel + (size_t)n * nd);
-		}
-	}
-	c->qrel_of = queue;
-}
-
 bool tph_preempt_queue_bound(tph_preempt_ctx *c, tph_idx preemptor, tph_idx node)
 {
-	const tph_session *s = c->ev.s;
-	tph_idx q = tph_task_queue(s, preemptor);
+	tph_idx q = tph_task_queue(c->ev.s, preemptor);
 	if (q == TPH_NOIDX)
 		return true;
-	if (q != c->qrel_of)
-		queue_rows(c, q);
-	int64_t avail[TPH_RES_MAX];
-	tph_future_idle(s, node, avail);
-	const int64_t *rel = c->qrel + (size_t)node * s->ndim;
-	for (uint32_t d = 0; d < s->ndim; d++)
-		avail[d] += rel[d];
-	return tph_req_fits(s, preemptor, avail);
+	if (q != c->qrel_of) { /* the action works queue by queue */
+		if (c->qrel_of != TPH_NOIDX)
+			c->qmask[c->qrel_of] = 0;
+		c->qmask[q] = 1;
+		tph_evict_release_rows(&c->ev, c->qmask, c->qrel);
+		c->qrel_of = q;
+	}
+	return tph_evict_rows_fit(&c->ev, c->qrel, preemptor, node);
 }
 
 static bool le_row(const int64_t *a, const int64_t *b, uint32_t nd)

@@ -16,6 +16,7 @@ typedef struct reclaim_run {
 	/* The last reclaimer that found no node, while nothing changed since (epoch): the next of
 	 * its class fails alike when memo_ok (the localities of tephra/plugin.h hold). */
 	bool memo_ok;
+	int64_t *rel; /* fast: tph_evict_release_rows over the reclaimable queues */
 	tph_idx failed;
 	uint32_t epoch, failed_epoch;
 } reclaim_run;
@@ -59,9 +60,14 @@ static bool evict_until_fits(tph_evict_ctx *c, tph_statement *ns, tph_idx task, 
 	return tph_req_fits(s, task, avail);
 }
 
-static bool try_node(tph_evict_ctx *c, tph_statement *stmt, tph_idx task, tph_idx node)
+static bool try_node(tph_evict_ctx *c, const int64_t *rel, tph_statement *stmt, tph_idx task,
+                     tph_idx node)
 {
 	tph_session *s = c->s;
+	/* Reclaimees are preemptable tasks of reclaimable queues: when all of them would not do,
+	 * none of their subsets will. */
+	if (rel && !tph_evict_rows_fit(c, rel, task, node))
+		return false;
 	uint32_t nc = reclaimees(c, tph_task_queue(s, task), node, c->cands);
 	if (!nc)
 		return false;
@@ -85,11 +91,12 @@ static bool try_node(tph_evict_ctx *c, tph_statement *stmt, tph_idx task, tph_id
 }
 
 /* reclaimForTask: the candidate nodes, in-shard ones first, until one takes the task. */
-static bool reclaim_for_task(tph_evict_ctx *c, tph_statement *stmt, tph_idx task)
+static bool reclaim_for_task(tph_evict_ctx *c, const int64_t *rel, tph_statement *stmt,
+                             tph_idx task)
 {
 	uint32_t n0, n = tph_evict_nodes(c, task, &n0);
 	for (uint32_t i = 0; i < n && !c->err; i++)
-		if (try_node(c, stmt, task, c->nodes[i]))
+		if (try_node(c, rel, stmt, task, c->nodes[i]))
 			return true;
 	return false;
 }
@@ -100,7 +107,7 @@ static void reclaim_task(reclaim_run *r, tph_statement *st, tph_idx t)
 	if (r->memo_ok && r->failed != TPH_NOIDX && r->failed_epoch == r->epoch &&
 	    tph_evict_same_class(r->ev.s, r->failed, t))
 		return;
-	if (reclaim_for_task(&r->ev, st, t)) {
+	if (reclaim_for_task(&r->ev, r->rel, st, t)) {
 		r->epoch++;
 	} else if (!r->ev.err) {
 		r->failed = t;
@@ -202,6 +209,12 @@ static int reclaim_execute(tph_session *s, const tph_args *args)
 	            tph_victims_locality(s, true) == TPH_VICTIM_CLASS && tph_eqc_usable(s);
 	if (!rc)
 		rc = run_setup(&r);
+	if (!rc && r.ev.fast) {
+		r.rel = TPH_ACT_NEW(s, int64_t, ((size_t)s->nodes.n + 1) * s->ndim);
+		rc = r.rel ? TPH_OK : TPH_ENOMEM;
+		if (!rc)
+			tph_evict_release_rows(&r.ev, s->queues->reclaimable, r.rel);
+	}
 	for (tph_idx q; !rc && !r.ev.err && (q = tph_pq_pop(&r.queues)) != TPH_NOIDX;) {
 		if (tph_overused(s, q))
 			continue;
