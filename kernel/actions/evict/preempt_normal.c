@@ -1,6 +1,8 @@
 /* Volcano's normalPreempt: score the candidate nodes, then on each in score order evict the
  * lowest-ordered victims until the preemptor fits (queue allocatable, FutureIdle, predicates),
- * and pipeline it there. Each node's evictions live in their own statement until they succeed. */
+ * and pipeline it there. Each node's evictions live in their own statement until they succeed.
+ * Unless --naive, the nodes bound to fail before any eviction are left out of the order, and
+ * evictions Allocatable is known to refuse are not made (preempt_skip.c). */
 #include "preempt.h"
 
 #include "session/ep.h"
