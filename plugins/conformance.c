@@ -35,6 +35,8 @@ static int conformance_open(tph_session *s, void *st, const tph_args *args)
 	int rc = tph_on_preemptable(s, evictable);
 	if (!rc)
 		rc = tph_on_reclaimable(s, evictable);
+	if (!rc) /* the evictor is not read */
+		rc = tph_declare_victim_locality(s, TPH_VICTIM_CLASS);
 	if (!rc)
 		rc = tph_on_unified_evictable(s, evictable);
 	return rc;

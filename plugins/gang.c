@@ -282,6 +282,8 @@ static int gang_open(tph_session *s, void *st, const tph_args *args)
 		rc = tph_on_reclaimable(s, victims);
 	if (!rc)
 		rc = tph_on_preemptable(s, victims);
+	if (!rc) /* the preemptor is not read */
+		rc = tph_declare_victim_locality(s, TPH_VICTIM_CLASS);
 	if (!rc)
 		rc = tph_on_unified_evictable(s, evict_all);
 	if (!rc)

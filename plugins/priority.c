@@ -94,6 +94,8 @@ static int priority_open(tph_session *s, void *st, const tph_args *args)
 		rc = tph_on_subjob_order(s, subjob_order);
 	if (!rc)
 		rc = tph_on_preemptable(s, preemptable);
+	if (!rc) /* the preemptor's job and priority */
+		rc = tph_declare_victim_locality(s, TPH_VICTIM_CLASS);
 	if (!rc)
 		rc = tph_on_unified_evictable(s, unified_evictable);
 	if (!rc)

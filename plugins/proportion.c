@@ -443,8 +443,10 @@ static int prop_open(tph_session *s, void *stv, const tph_args *args)
 		return rc;
 	rc = tph_on_queue_order(s, queue_order);
 	rc = rc ? rc : tph_on_reclaimable(s, reclaimable);
+	rc = rc ? rc : tph_declare_victim_locality(s, TPH_VICTIM_CLASS); /* reads no reclaimer */
 	rc = rc ? rc : tph_on_overused(s, overused);
 	rc = rc ? rc : tph_on_allocatable(s, allocatable);
+	rc = rc ? rc : tph_declare_allocatable_locality(s, TPH_ALLOC_QUEUE);
 	rc = rc ? rc : tph_on_sim_allocatable(s, sim_allocatable);
 	rc = rc ? rc : tph_on_preemptive(s, allocatable);
 	rc = rc ? rc : tph_on_prepredicate(s, prepredicate);

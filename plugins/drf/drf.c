@@ -199,6 +199,8 @@ static int drf_open(tph_session *s, void *stv, const tph_args *args)
 	int rc = st->hierarchy ? open_hierarchy(s, st) : TPH_OK;
 	if (!rc)
 		rc = tph_on_preemptable(s, preemptable);
+	if (!rc) /* the preemptor's job and request */
+		rc = tph_declare_victim_locality(s, TPH_VICTIM_CLASS);
 	if (!rc)
 		rc = tph_on_job_order(s, job_order);
 	if (!rc)

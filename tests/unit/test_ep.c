@@ -1042,6 +1042,62 @@ static void test_predicate_locality(void **state)
 	fx_free(f);
 }
 
+/* Allocatable locality: QUEUE only when every plugin with an Allocatable registration
+ * declared it (none registered: QUEUE); the last declaration counts; a disabled Allocatable's
+ * declaration is dropped; only during open. */
+static void test_allocatable_locality(void **state)
+{
+	fx *f = fx_new(3, NULL, 4, 1);
+	assert_int_equal(tph_allocatable_locality(&f->s), TPH_ALLOC_QUEUE);
+	AS(f, 0, tph_on_allocatable(&f->s, cb_qtpred));
+	assert_int_equal(tph_allocatable_locality(&f->s), TPH_ALLOC_GLOBAL); /* undeclared */
+	AS(f, 0, tph_declare_allocatable_locality(&f->s, TPH_ALLOC_QUEUE));
+	assert_int_equal(tph_allocatable_locality(&f->s), TPH_ALLOC_QUEUE);
+	AS(f, 1, tph_on_allocatable(&f->s, cb_qtpred));
+	AS(f, 1, tph_declare_allocatable_locality(&f->s, TPH_ALLOC_QUEUE));
+	AS(f, 1, tph_declare_allocatable_locality(&f->s, TPH_ALLOC_GLOBAL)); /* the last counts */
+	assert_int_equal(tph_allocatable_locality(&f->s), TPH_ALLOC_GLOBAL);
+	AS(f, 1, tph_declare_allocatable_locality(&f->s, TPH_ALLOC_QUEUE));
+	f->pl[2].flags[TPH_FLAG_ALLOCATABLE] = 0; /* a disabled Allocatable says nothing */
+	AS(f, 2, tph_declare_allocatable_locality(&f->s, TPH_ALLOC_GLOBAL));
+	assert_int_equal(tph_allocatable_locality(&f->s), TPH_ALLOC_QUEUE);
+	f->s.cur_plugin = 0;
+	assert_int_equal(tph_declare_allocatable_locality(&f->s, 2), TPH_EINVAL);
+	f->s.cur_plugin = -1;
+	assert_int_equal(tph_declare_allocatable_locality(&f->s, TPH_ALLOC_QUEUE), TPH_EINVAL);
+	f->s.frozen = true;
+	f->s.cur_plugin = 1;
+	assert_int_equal(tph_declare_allocatable_locality(&f->s, TPH_ALLOC_GLOBAL), TPH_EFROZEN);
+	f->s.cur_plugin = -1;
+	assert_int_equal(tph_allocatable_locality(&f->s), TPH_ALLOC_QUEUE);
+	fx_free(f);
+}
+
+/* Victim locality: one declaration speaks for a plugin's Preemptable and Reclaimable; each
+ * list is CLASS only when all its plugins declared it; gated by either flag. */
+static void test_victim_locality(void **state)
+{
+	fx *f = fx_new(3, NULL, 4, 1);
+	assert_int_equal(tph_victims_locality(&f->s, false), TPH_VICTIM_CLASS);
+	AS(f, 0, tph_on_preemptable(&f->s, cb_victims));
+	AS(f, 0, tph_on_reclaimable(&f->s, cb_victims));
+	AS(f, 1, tph_on_reclaimable(&f->s, cb_victims));
+	assert_int_equal(tph_victims_locality(&f->s, false), TPH_VICTIM_GLOBAL);
+	AS(f, 0, tph_declare_victim_locality(&f->s, TPH_VICTIM_CLASS));
+	assert_int_equal(tph_victims_locality(&f->s, false), TPH_VICTIM_CLASS);
+	assert_int_equal(tph_victims_locality(&f->s, true), TPH_VICTIM_GLOBAL); /* plugin 1 */
+	f->pl[1].flags[TPH_FLAG_PREEMPTABLE] = 0; /* Reclaimable alone still lets it declare */
+	AS(f, 1, tph_declare_victim_locality(&f->s, TPH_VICTIM_CLASS));
+	assert_int_equal(tph_victims_locality(&f->s, true), TPH_VICTIM_CLASS);
+	f->s.cur_plugin = 0;
+	assert_int_equal(tph_declare_victim_locality(&f->s, -1), TPH_EINVAL);
+	f->s.frozen = true;
+	assert_int_equal(tph_declare_victim_locality(&f->s, TPH_VICTIM_GLOBAL), TPH_EFROZEN);
+	f->s.cur_plugin = -1;
+	assert_int_equal(tph_victims_locality(&f->s, false), TPH_VICTIM_CLASS);
+	fx_free(f);
+}
+
 static void register_scorers(fx *f)
 {
 	for (int i = 0; i < 6; i++)
@@ -1206,6 +1262,8 @@ int main(void)
 	    cmocka_unit_test(test_nested_scratch),
 	    cmocka_unit_test(test_score_locality),
 	    cmocka_unit_test(test_predicate_locality),
+	    cmocka_unit_test(test_allocatable_locality),
+	    cmocka_unit_test(test_victim_locality),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

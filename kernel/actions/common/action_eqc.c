@@ -74,9 +74,14 @@ bool tph_eqc_spec_local(const tph_pod_spec *sp)
 	return true;
 }
 
+bool tph_eqc_usable(const tph_session *s)
+{
+	return !s->opts.naive && predicates_node_local(s);
+}
+
 tph_eqc *tph_eqc_new(tph_session *s, bool with_fit)
 {
-	if (s->opts.naive || !predicates_node_local(s))
+	if (!tph_eqc_usable(s))
 		return NULL;
 	tph_eqc *e = tph_calloc(1, sizeof *e);
 	if (!e)
@@ -156,7 +161,7 @@ static uint64_t key_hash(const tph_session *s, tph_idx t)
 	return h;
 }
 
-static bool key_eq(const tph_session *s, tph_idx a, tph_idx b)
+bool tph_eqc_same_class(const tph_session *s, tph_idx a, tph_idx b)
 {
 	const tph_task_store *ts = &s->tasks;
 	return ts->job[a] == ts->job[b] && ts->spec[a] == ts->spec[b] &&
@@ -215,7 +220,7 @@ static uint32_t class_of(tph_eqc *e, tph_idx t)
 		for (uint32_t i = e->tcap ? (uint32_t)h & (e->tcap - 1) : 0; e->tcap && e->table[i];
 		     i = (i + 1) & (e->tcap - 1)) {
 			uint32_t k = e->table[i] - 1;
-			if (e->hash[k] == h && key_eq(s, e->rep[k], t)) {
+			if (e->hash[k] == h && tph_eqc_same_class(s, e->rep[k], t)) {
 				c = k;
 				break;
 			}

@@ -74,6 +74,10 @@ typedef struct tph_eqc tph_eqc;
 /* NULL when classes cannot be used (naive mode, a predicate that is not node-local, or out of
  * memory); callers then filter every task directly. with_fit: the resource fit comes first
  * (allocate), else predicates alone (backfill). */
+/* Whether classes may be used: not naive, every predicate node-local (tph_eqc_new's test). */
+bool tph_eqc_usable(const tph_session *s);
+/* Whether tasks a and b are of one class: same job, spec pointer, role and request row. */
+bool tph_eqc_same_class(const tph_session *s, tph_idx a, tph_idx b);
 tph_eqc *tph_eqc_new(tph_session *s, bool with_fit);
 void tph_eqc_free(tph_eqc *e);
 /* A task was placed on or removed from `node`: its verdicts must be recomputed. */

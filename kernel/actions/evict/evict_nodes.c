@@ -22,6 +22,7 @@ int tph_evict_open(tph_evict_ctx *c, tph_session *s, const tph_ph_opts *ph, bool
 	memset(c, 0, sizeof *c);
 	c->s = s;
 	c->ph = *ph;
+	c->fast = !s->opts.naive;
 	uint32_t nn = s->nodes.n + 1;
 	if (build_node_index(c))
 		return TPH_ENOMEM;

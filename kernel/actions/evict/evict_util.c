@@ -1,8 +1,22 @@
-/* FutureIdle arithmetic and the pending-task queues shared by the eviction actions. */
+/* FutureIdle arithmetic, the pending-task queues and the class test shared by the eviction
+ * actions. */
 #include "evict_util.h"
 
 #include "session/ep.h"
 #include "session/fit.h"
+#include "session/fitlog.h"
+
+#include <string.h>
+
+bool tph_evict_same_class(const tph_session *s, tph_idx a, tph_idx b)
+{
+	if (!tph_eqc_same_class(s, a, b) || s->tasks.priority[a] != s->tasks.priority[b] ||
+	    s->tasks.flags[a] != s->tasks.flags[b] || !tph_eqc_spec_local(s->tasks.spec[b]))
+		return false;
+	const tph_idx *x, *y;
+	uint32_t nx = tph_fitlog_unresolvable(s, a, &x), ny = tph_fitlog_unresolvable(s, b, &y);
+	return nx == ny && (x == y || !memcmp(x, y, nx * sizeof *x));
+}
 
 void tph_future_idle(const tph_session *s, tph_idx node, int64_t *out)
 {
@@ -32,6 +46,34 @@ bool tph_validate_victims(const tph_session *s, tph_idx task, tph_idx node, cons
 	tph_future_idle(s, node, avail);
 	for (uint32_t i = 0; i < n; i++)
 		tph_vec_add_task(s, victims[i], +1, avail);
+	return tph_req_fits(s, task, avail);
+}
+
+void tph_evict_release_rows(const tph_evict_ctx *c, const uint8_t *queues, int64_t *rows)
+{
+	const tph_session *s = c->s;
+	uint32_t nd = s->ndim;
+	memset(rows, 0, (size_t)s->nodes.n * nd * sizeof *rows);
+	for (tph_idx n = 0; n < s->nodes.n; n++) {
+		uint32_t k;
+		const tph_idx *on = tph_evict_on_node(c, n, &k);
+		for (uint32_t i = 0; i < k; i++) {
+			tph_idx t = on[i], j = s->tasks.job[t];
+			if ((s->tasks.flags[t] & TPH_TASK_PREEMPTABLE) && j != TPH_NOIDX &&
+			    queues[s->jobs->queue[j]])
+				tph_vec_add_task(s, t, +1, rows + (size_t)n * nd);
+		}
+	}
+}
+
+bool tph_evict_rows_fit(const tph_evict_ctx *c, const int64_t *rows, tph_idx task, tph_idx node)
+{
+	const tph_session *s = c->s;
+	int64_t avail[TPH_RES_MAX];
+	tph_future_idle(s, node, avail);
+	const int64_t *rel = rows + (size_t)node * s->ndim;
+	for (uint32_t d = 0; d < s->ndim; d++)
+		avail[d] += rel[d];
 	return tph_req_fits(s, task, avail);
 }
 

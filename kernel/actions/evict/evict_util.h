@@ -15,6 +15,7 @@
 typedef struct tph_evict_ctx {
 	tph_session *s;
 	int err;             /* first fatal error (out of memory); the action returns it */
+	bool fast;           /* the exact shortcuts (not --naive) */
 	uint32_t *node_off;  /* CSR: tasks Bound or Running on node n when the action started */
 	tph_idx *node_tasks; /* node_tasks[node_off[n] .. node_off[n+1]) in task order */
 	uint32_t max_on_node;
@@ -49,6 +50,11 @@ static inline const tph_idx *tph_evict_on_node(const tph_evict_ctx *c, tph_idx n
  * total and sets *n_first to the first group's size. */
 uint32_t tph_evict_nodes(tph_evict_ctx *c, tph_idx task, uint32_t *n_first);
 
+/* Whether a failed preemptor (or reclaimer) a tells how b fares, the session unchanged: one
+ * class (tph_eqc_same_class), priority and flags, a node-local spec, the same nodes recorded as
+ * unresolvable. The caller checks the plugins' localities (tephra/plugin.h). */
+bool tph_evict_same_class(const tph_session *s, tph_idx a, tph_idx b);
+
 /* ---- resources: FutureIdle = idle + releasing - pipelined, per dimension ---- */
 
 void tph_future_idle(const tph_session *s, tph_idx node, int64_t *out);
@@ -60,6 +66,13 @@ bool tph_req_fits(const tph_session *s, tph_idx task, const int64_t *avail);
 /* util.ValidateVictims: the request fits FutureIdle plus the victims' requests. */
 bool tph_validate_victims(const tph_session *s, tph_idx task, tph_idx node, const tph_idx *victims,
                           uint32_t n);
+
+/* Upper bounds on what victims can release, exact shortcuts' first filter: rows[n * ndim ..]
+ * gets the requests of the preemptable tasks on node n at action start (the only candidates
+ * the victim filters see) whose job's queue is marked in queues[]; tph_evict_rows_fit says
+ * whether FutureIdle plus that row fits the task (false: no subset of them makes room). */
+void tph_evict_release_rows(const tph_evict_ctx *c, const uint8_t *queues, int64_t *rows);
+bool tph_evict_rows_fit(const tph_evict_ctx *c, const int64_t *rows, tph_idx task, tph_idx node);
 
 /* Pending tasks of `job` pushed into a task-order heap over `buf` (room for the job's tasks). */
 /* The tasks Bound or Running on each node when an eviction action starts (what Volcano's

@@ -64,8 +64,18 @@ int tph_preempt_scratch(tph_preempt_ctx *c)
 	c->cand_node = TPH_ACT_NEW(s, tph_idx, nn);
 	c->cand_off = TPH_ACT_NEW(s, uint32_t, nn + 1);
 	c->cand_vict = TPH_ACT_NEW(s, tph_idx, c->ev.node_off[s->nodes.n] + 1);
-	bool ok =
-	    c->scores && c->order && c->removed && c->cand_node && c->cand_off && c->cand_vict;
+	c->qrel = TPH_ACT_NEW(s, int64_t, (size_t)nn * s->ndim);
+	c->qrel_of = TPH_NOIDX;
+	c->qmask = TPH_ACT_NEW(s, uint8_t, s->queues->n + 1);
+	c->live = TPH_ACT_NEW(s, tph_idx, nn);
+	c->live_node = TPH_ACT_NEW(s, tph_idx, nn);
+	c->fast = c->ev.fast;
+	c->alloc_queue = tph_allocatable_locality(s) == TPH_ALLOC_QUEUE;
+	c->failed = TPH_NOIDX;
+	c->memo_ok = c->fast && c->alloc_queue && !c->o.topology_aware && !c->ev.ph.sampling &&
+	             tph_victims_locality(s, false) == TPH_VICTIM_CLASS && tph_eqc_usable(s);
+	bool ok = c->scores && c->order && c->removed && c->cand_node && c->cand_off &&
+	          c->cand_vict && c->qrel && c->qmask && c->live && c->live_node;
 	return ok ? TPH_OK : TPH_ENOMEM;
 }
 
@@ -84,12 +94,20 @@ static bool eligible(const tph_session *s, tph_idx p)
 	return tph_predicate_node(s, p, nom) != TPH_PASS;
 }
 
-/* Volcano's preempt(): the candidate nodes in shard groups, each group tried in turn. */
-static bool preempt_one(tph_preempt_ctx *c, tph_statement *stmt, tph_idx p, tph_preempt_scope scope)
+/* The last failed preemptor, in an unchanged session, was of p's class (tephra/plugin.h's
+ * victim locality) and skipped the same nodes as unresolvable: p fails as it did. */
+static bool fails_like_last(const tph_preempt_ctx *c, tph_idx p, tph_preempt_scope scope)
 {
-	tph_session *s = c->ev.s;
-	if (!eligible(s, p) || tph_prepredicate(s, p) != TPH_PASS)
+	const tph_session *s = c->ev.s;
+	tph_idx f = c->failed;
+	if (!c->memo_ok || f == TPH_NOIDX || c->failed_epoch != c->epoch ||
+	    c->failed_scope != scope)
 		return false;
+	return tph_evict_same_class(s, f, p);
+}
+
+static bool try_groups(tph_preempt_ctx *c, tph_statement *stmt, tph_idx p, tph_preempt_scope scope)
+{
 	uint32_t n0, n = tph_evict_nodes(&c->ev, p, &n0);
 	const tph_idx *g[2] = {c->ev.nodes, c->ev.nodes + n0};
 	const uint32_t ng[2] = {n0, n - n0};
@@ -98,6 +116,26 @@ static bool preempt_one(tph_preempt_ctx *c, tph_statement *stmt, tph_idx p, tph_
 		                              : tph_preempt_normal(c, stmt, p, scope, g[i], ng[i]);
 		if (ok)
 			return true;
+	}
+	return false;
+}
+
+/* Volcano's preempt(): the candidate nodes in shard groups, each group tried in turn. */
+static bool preempt_one(tph_preempt_ctx *c, tph_statement *stmt, tph_idx p, tph_preempt_scope scope)
+{
+	tph_session *s = c->ev.s;
+	if (!eligible(s, p) || tph_prepredicate(s, p) != TPH_PASS || fails_like_last(c, p, scope))
+		return false;
+	c->n_refused = 0; /* what Allocatable refused is this preemptor's */
+	c->score_failed = false;
+	if (try_groups(c, stmt, p, scope)) {
+		c->epoch++;
+		return true;
+	}
+	if (!c->ev.err && !c->score_failed) {
+		c->failed = p;
+		c->failed_scope = scope;
+		c->failed_epoch = c->epoch;
 	}
 	return false;
 }
@@ -174,8 +212,10 @@ static int run_setup(preempt_run *r)
 	return TPH_OK;
 }
 
-static void finish(tph_evict_ctx *ev, tph_statement *st, bool commit)
+static void finish(tph_preempt_ctx *c, tph_statement *st, bool commit)
 {
+	tph_evict_ctx *ev = &c->ev;
+	c->epoch++;
 	if (commit)
 		tph_evict_fail(ev, tph_stmt_commit(st));
 	else
@@ -195,7 +235,7 @@ static void between_jobs(preempt_run *r, tph_idx q)
 				break;
 			preempt_one(&r->c, &st, t, TPH_PREEMPT_OTHER_JOBS);
 		}
-		finish(&r->c.ev, &st, !r->c.ev.err && tph_job_pipelined(s, j));
+		finish(&r->c, &st, !r->c.ev.err && tph_job_pipelined(s, j));
 	}
 }
 
@@ -212,7 +252,7 @@ static void within_jobs(preempt_run *r, tph_idx q)
 			tph_statement st;
 			tph_stmt_init(&st, s);
 			bool ok = preempt_one(&r->c, &st, t, TPH_PREEMPT_SAME_JOB);
-			finish(&r->c.ev, &st, ok && !r->c.ev.err);
+			finish(&r->c, &st, ok && !r->c.ev.err);
 			if (!ok)
 				break;
 		}

@@ -26,9 +26,28 @@ typedef struct tph_scored {
 	uint32_t pos;
 } tph_scored;
 
+/* Release rows after which Allocatable still refused the current preemptor (preempt_skip.c). */
+#define TPH_REFUSED_MAX 8u
+
 typedef struct tph_preempt_ctx {
 	tph_evict_ctx ev;
 	tph_preempt_opts o;
+	bool fast;        /* the exact shortcuts (not --naive) */
+	bool alloc_queue; /* every Allocatable declared TPH_ALLOC_QUEUE (tephra/plugin.h) */
+	uint32_t n_refused;
+	int64_t refused[TPH_REFUSED_MAX][TPH_RES_MAX];
+	/* The last preemptor that found no node, while nothing changed since (epoch): the next of
+	 * its class fails alike when memo_ok (the localities of tephra/plugin.h hold). */
+	bool memo_ok;
+	bool score_failed; /* a BatchNodeOrder failed for the current preemptor */
+	tph_idx failed;
+	tph_preempt_scope failed_scope;
+	uint32_t epoch, failed_epoch; /* epoch: bumped whenever the action changes the session */
+	int64_t *qrel;      /* fast: per node, ndim each: what qrel_of's preemptable tasks held */
+	tph_idx qrel_of;    /* the queue qrel is for (TPH_NOIDX: none yet) */
+	uint8_t *qmask;     /* per queue: 1 for qrel_of alone */
+	tph_idx *live;      /* normal, fast: positions of the nodes that may take the preemptor */
+	tph_idx *live_node; /* normal, fast: those nodes */
 	double *scores;     /* normal: scores of the candidate nodes (n_ready) */
 	tph_scored *order;  /* normal: the nodes by score, a heap (n_ready) */
 	uint8_t *removed;   /* topology: per potential victim, removed in the simulation */
@@ -47,6 +66,21 @@ bool tph_preempt_filter(const tph_session *s, tph_idx preemptor, tph_idx task,
 /* The tasks on `node` that pass the filter, into out; returns how many. */
 uint32_t tph_preemptees(const tph_evict_ctx *c, tph_idx preemptor, tph_preempt_scope scope,
                         tph_idx node, tph_idx *out);
+
+/* Shortcuts (preempt_skip.c), exact because a node whose try ends without pipelining leaves
+ * the session as it found it. tph_preempt_bound: FutureIdle plus every task the filter passes on
+ * the node fits the preemptor (Preemptable keeps a subset, so without it ValidateVictims
+ * fails). tph_refused_covers: an earlier node of this preemptor, whose victims released at least
+ * `rel` on every dimension, still left Allocatable refusing it (so will this node's);
+ * tph_refused_add remembers such a release. */
+bool tph_preempt_bound(tph_preempt_ctx *c, tph_idx preemptor, tph_preempt_scope scope,
+                       tph_idx node);
+/* A looser bound at a few loads per node: FutureIdle plus every preemptable task of the
+ * preemptor's queue that was on the node when the action started (victims come from those
+ * alone, and no task joins them). False: tph_preempt_bound fails too. */
+bool tph_preempt_queue_bound(tph_preempt_ctx *c, tph_idx preemptor, tph_idx node);
+bool tph_refused_covers(const tph_preempt_ctx *c, const int64_t *rel);
+void tph_refused_add(tph_preempt_ctx *c, const int64_t *rel);
 
 /* normalPreempt and topologyAwarePreempt over nodes[0..n): true when the preemptor was
  * pipelined; its evictions and pipeline are then merged into stmt. */

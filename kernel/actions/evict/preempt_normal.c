@@ -1,6 +1,8 @@
 /* Volcano's normalPreempt: score the candidate nodes, then on each in score order evict the
  * lowest-ordered victims until the preemptor fits (queue allocatable, FutureIdle, predicates),
- * and pipeline it there. Each node's evictions live in their own statement until they succeed. */
+ * and pipeline it there. Each node's evictions live in their own statement until they succeed.
+ * Unless --naive, the nodes bound to fail before any eviction are left out of the order, and
+ * evictions Allocatable is known to refuse are not made (preempt_skip.c). */
 #include "preempt.h"
 
 #include "session/ep.h"
@@ -32,34 +34,54 @@ static int cmp_scored(const void *a, const void *b)
 	return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
-/* preemptorFitsOnNode. */
-static bool fits_on_node(const tph_session *s, tph_idx queue, tph_idx p, tph_idx node)
+/* preemptorFitsOnNode, with the reason when not. */
+enum {
+	FITS,
+	REFUSED,
+	NO_ROOM
+};
+
+static int fits_on_node(const tph_session *s, tph_idx queue, tph_idx p, tph_idx node)
 {
 	if (!tph_allocatable(s, queue, p))
-		return false;
+		return REFUSED;
 	int64_t fi[TPH_RES_MAX];
 	tph_future_idle(s, node, fi);
-	return tph_req_fits(s, p, fi) && tph_predicate_node(s, p, node) == TPH_PASS;
+	bool ok = tph_req_fits(s, p, fi) && tph_predicate_node(s, p, node) == TPH_PASS;
+	return ok ? FITS : NO_ROOM;
 }
 
-/* Evict victims in victim order until the preemptor fits; true when it does. */
+/* Evict victims in victim order until the preemptor fits. A try that evicted every victim
+ * and still met Allocatable's refusal teaches the fast path about `rel` (their requests). */
 static bool evict_until_fits(tph_preempt_ctx *c, tph_statement *ns, tph_idx p, tph_idx node,
-                             uint32_t nv)
+                             uint32_t nv, const int64_t *rel)
 {
 	tph_session *s = c->ev.s;
 	tph_victim_order vo = {s, p};
 	tph_pq h;
 	tph_victims_queue(&h, &vo, c->ev.victims, nv, c->ev.vheap);
 	tph_idx queue = tph_task_queue(s, p);
-	bool fits = fits_on_node(s, queue, p, node);
-	while (!fits && h.n) {
+	int fit = fits_on_node(s, queue, p, node);
+	bool all = true;
+	while (fit != FITS && h.n) {
 		int rc = tph_stmt_evict(ns, tph_pq_pop(&h), "preempt");
 		tph_evict_fail(&c->ev, rc);
-		fits = fits_on_node(s, queue, p, node);
+		all &= rc == TPH_OK;
+		fit = fits_on_node(s, queue, p, node);
 	}
-	return fits;
+	if (fit == REFUSED && all && rel)
+		tph_refused_add(c, rel);
+	return fit == FITS;
 }
 
+static void release_row(const tph_session *s, const tph_idx *v, uint32_t n, int64_t *rel)
+{
+	memset(rel, 0, s->ndim * sizeof *rel);
+	for (uint32_t i = 0; i < n; i++)
+		tph_vec_add_task(s, v[i], +1, rel);
+}
+
+/* One node of normalPreempt. */
 static bool try_node(tph_preempt_ctx *c, tph_statement *stmt, tph_idx p, tph_preempt_scope scope,
                      tph_idx node)
 {
@@ -68,9 +90,16 @@ static bool try_node(tph_preempt_ctx *c, tph_statement *stmt, tph_idx p, tph_pre
 	uint32_t nv = tph_preemptable(s, p, c->ev.cands, nc, c->ev.victims);
 	if (!tph_validate_victims(s, p, node, c->ev.victims, nv))
 		return false;
+	int64_t rel[TPH_RES_MAX], *learn = NULL;
+	if (c->fast && c->alloc_queue) {
+		release_row(s, c->ev.victims, nv, rel);
+		if (tph_refused_covers(c, rel))
+			return false;
+		learn = rel;
+	}
 	tph_statement ns;
 	tph_stmt_init(&ns, s);
-	if (evict_until_fits(c, &ns, p, node, nv)) {
+	if (evict_until_fits(c, &ns, p, node, nv, learn)) {
 		/* out of memory in the pipeline or the merge ends the action (tph_evict_fail) */
 		int rc = tph_stmt_pipeline(&ns, p, node);
 		if (rc == TPH_OK && (rc = tph_stmt_merge(stmt, &ns)) == TPH_OK)
@@ -113,25 +142,68 @@ static uint32_t pop_first(tph_scored *h, uint32_t *n)
 	return pos;
 }
 
+/* Try nodes[heap[i].pos] for the n entries of heap in SortNodes order. */
+static bool try_in_order(tph_preempt_ctx *c, tph_statement *stmt, tph_idx p,
+                         tph_preempt_scope scope, const tph_idx *nodes, tph_scored *heap,
+                         uint32_t n)
+{
+	for (uint32_t i = n / 2; i-- > 0;)
+		sift_down(heap, n, i);
+	for (uint32_t k = 0; k < HEAP_TRIES && n && !c->ev.err; k++)
+		if (try_node(c, stmt, p, scope, nodes[pop_first(heap, &n)]))
+			return true;
+	qsort(heap, n, sizeof *heap, cmp_scored);
+	for (uint32_t i = 0; i < n && !c->ev.err; i++)
+		if (try_node(c, stmt, p, scope, nodes[heap[i].pos]))
+			return true;
+	return false;
+}
+
+/* Volcano's loop: score every node, try them all in score order. */
+static bool normal_naive(tph_preempt_ctx *c, tph_statement *stmt, tph_idx p,
+                         tph_preempt_scope scope, const tph_idx *nodes, uint32_t n)
+{
+	tph_scored *heap = c->order;
+	/* A failed BatchNodeOrder leaves Volcano's SortNodes nothing to try. */
+	if (!tph_score_nodes(c->ev.s, p, nodes, n, c->scores))
+		return false;
+	for (uint32_t i = 0; i < n; i++)
+		heap[i] = (tph_scored){order_key(c->scores[i]), i};
+	return try_in_order(c, stmt, p, scope, nodes, heap, n);
+}
+
+/* The same tries less those that would fail before evicting: only nodes that pass the bound
+ * are ordered (their relative order is the full one's, positions kept), none scored when none
+ * passes, and with node-local scores only they are scored. */
+static bool normal_fast(tph_preempt_ctx *c, tph_statement *stmt, tph_idx p, tph_preempt_scope scope,
+                        const tph_idx *nodes, uint32_t n)
+{
+	tph_session *s = c->ev.s;
+	uint32_t m = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (tph_preempt_queue_bound(c, p, nodes[i]) &&
+		    tph_preempt_bound(c, p, scope, nodes[i])) {
+			c->live[m] = i;
+			c->live_node[m++] = nodes[i];
+		}
+	if (!m)
+		return false;
+	bool local = (tph_score_locality(s, p) & ~TPH_SCORE_JOB) == TPH_SCORE_LOCAL;
+	if (!tph_score_nodes(s, p, local ? c->live_node : nodes, local ? m : n, c->scores)) {
+		c->score_failed = true;
+		return false;
+	}
+	tph_scored *heap = c->order;
+	for (uint32_t k = 0; k < m; k++)
+		heap[k] = (tph_scored){order_key(c->scores[local ? k : c->live[k]]), c->live[k]};
+	return try_in_order(c, stmt, p, scope, nodes, heap, m);
+}
+
 bool tph_preempt_normal(tph_preempt_ctx *c, tph_statement *stmt, tph_idx preemptor,
                         tph_preempt_scope scope, const tph_idx *nodes, uint32_t n)
 {
 	if (!n)
 		return false;
-	tph_scored *heap = c->order;
-	/* A failed BatchNodeOrder leaves Volcano's SortNodes nothing to try. */
-	if (!tph_score_nodes(c->ev.s, preemptor, nodes, n, c->scores))
-		return false;
-	for (uint32_t i = 0; i < n; i++)
-		heap[i] = (tph_scored){order_key(c->scores[i]), i};
-	for (uint32_t i = n / 2; i-- > 0;)
-		sift_down(heap, n, i);
-	for (uint32_t k = 0; k < HEAP_TRIES && n && !c->ev.err; k++)
-		if (try_node(c, stmt, preemptor, scope, nodes[pop_first(heap, &n)]))
-			return true;
-	qsort(heap, n, sizeof *heap, cmp_scored);
-	for (uint32_t i = 0; i < n && !c->ev.err; i++)
-		if (try_node(c, stmt, preemptor, scope, nodes[heap[i].pos]))
-			return true;
-	return false;
+	return c->fast ? normal_fast(c, stmt, preemptor, scope, nodes, n)
+	               : normal_naive(c, stmt, preemptor, scope, nodes, n);
 }

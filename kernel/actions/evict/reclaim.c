@@ -13,6 +13,12 @@ typedef struct reclaim_run {
 	tph_pq *jheap; /* per queue: its starving jobs */
 	tph_pq *theap; /* per starving job: its pending tasks */
 	tph_idx *tbuf; /* job j's task heap at tbuf + task_off[j] */
+	/* The last reclaimer that found no node, while nothing changed since (epoch): the next of
+	 * its class fails alike when memo_ok (the localities of tephra/plugin.h hold). */
+	bool memo_ok;
+	int64_t *rel; /* fast: tph_evict_release_rows over the reclaimable queues */
+	tph_idx failed;
+	uint32_t epoch, failed_epoch;
 } reclaim_run;
 
 /* Running, preemptable tasks on the node whose jobs sit in another, reclaimable queue. */
@@ -54,11 +60,19 @@ static bool evict_until_fits(tph_evict_ctx *c, tph_statement *ns, tph_idx task, 
 	return tph_req_fits(s, task, avail);
 }
 
-static bool try_node(tph_evict_ctx *c, tph_statement *stmt, tph_idx task, tph_idx node)
+static bool try_node(tph_evict_ctx *c, const int64_t *rel, tph_statement *stmt, tph_idx task,
+                     tph_idx node)
 {
 	tph_session *s = c->s;
+	/* Reclaimees are preemptable tasks of reclaimable queues: when all of them would not do,
+	 * none of their subsets will. */
+	if (rel && !tph_evict_rows_fit(c, rel, task, node))
+		return false;
 	uint32_t nc = reclaimees(c, tph_task_queue(s, task), node, c->cands);
 	if (!nc)
+		return false;
+	/* Reclaimable keeps a subset: when all of them would not do, its victims will not. */
+	if (c->fast && !tph_validate_victims(s, task, node, c->cands, nc))
 		return false;
 	uint32_t nv = tph_reclaimable(s, task, c->cands, nc, c->victims);
 	if (!tph_validate_victims(s, task, node, c->victims, nv))
@@ -77,12 +91,28 @@ static bool try_node(tph_evict_ctx *c, tph_statement *stmt, tph_idx task, tph_id
 }
 
 /* reclaimForTask: the candidate nodes, in-shard ones first, until one takes the task. */
-static void reclaim_for_task(tph_evict_ctx *c, tph_statement *stmt, tph_idx task)
+static bool reclaim_for_task(tph_evict_ctx *c, const int64_t *rel, tph_statement *stmt,
+                             tph_idx task)
 {
 	uint32_t n0, n = tph_evict_nodes(c, task, &n0);
 	for (uint32_t i = 0; i < n && !c->err; i++)
-		if (try_node(c, stmt, task, c->nodes[i]))
-			return;
+		if (try_node(c, rel, stmt, task, c->nodes[i]))
+			return true;
+	return false;
+}
+
+/* A failed reclaimer leaves the session as it found it: the next of its class fails too. */
+static void reclaim_task(reclaim_run *r, tph_statement *st, tph_idx t)
+{
+	if (r->memo_ok && r->failed != TPH_NOIDX && r->failed_epoch == r->epoch &&
+	    tph_evict_same_class(r->ev.s, r->failed, t))
+		return;
+	if (reclaim_for_task(&r->ev, r->rel, st, t)) {
+		r->epoch++;
+	} else if (!r->ev.err) {
+		r->failed = t;
+		r->failed_epoch = r->epoch;
+	}
 }
 
 /* ---- the loops ---- */
@@ -159,8 +189,9 @@ static void reclaim_job(reclaim_run *r, tph_idx q, tph_idx j)
 			continue;
 		if (!tph_preemptive(s, q, t) || tph_prepredicate(s, t) != TPH_PASS)
 			continue;
-		reclaim_for_task(&r->ev, &st, t);
+		reclaim_task(r, &st, t);
 	}
+	r->epoch++;
 	if (!r->ev.err && tph_job_pipelined(s, j))
 		tph_evict_fail(&r->ev, tph_stmt_commit(&st));
 	else
@@ -173,8 +204,17 @@ static int reclaim_execute(tph_session *s, const tph_args *args)
 	tph_ph_opts_read(s, args, "reclaim", &ph);
 	reclaim_run r = {0};
 	int rc = tph_evict_open(&r.ev, s, &ph, false);
+	r.failed = TPH_NOIDX;
+	r.memo_ok = r.ev.fast && !ph.sampling &&
+	            tph_victims_locality(s, true) == TPH_VICTIM_CLASS && tph_eqc_usable(s);
 	if (!rc)
 		rc = run_setup(&r);
+	if (!rc && r.ev.fast) {
+		r.rel = TPH_ACT_NEW(s, int64_t, ((size_t)s->nodes.n + 1) * s->ndim);
+		rc = r.rel ? TPH_OK : TPH_ENOMEM;
+		if (!rc)
+			tph_evict_release_rows(&r.ev, s->queues->reclaimable, r.rel);
+	}
 	for (tph_idx q; !rc && !r.ev.err && (q = tph_pq_pop(&r.queues)) != TPH_NOIDX;) {
 		if (tph_overused(s, q))
 			continue;

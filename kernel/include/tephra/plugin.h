@@ -392,6 +392,50 @@ enum {
 };
 int tph_declare_predicate_locality(tph_session *s, int locality);
 
+/* ---- allocatable locality: what lets preempt skip evictions it knows are in vain ----
+ * Preempt evicts a node's victims (all of the preemptor's queue) one by one until the
+ * preemptor fits; when Allocatable still refuses it once every victim is gone, the evictions
+ * were in vain and are undone. Having seen that on one node, preempt skips, for the same
+ * preemptor and session state, every node whose victims request no more on any dimension,
+ * without evicting there, provided every plugin with an Allocatable registration declared:
+ *
+ *  TPH_ALLOC_QUEUE   the verdict on (queue q, task t) depends only on t's request row and on
+ *                    q's plugin state; deallocating (evicting) tasks of other queues leaves it
+ *                    unchanged, deallocating tasks of q changes it only through the sum of
+ *                    their request rows, and a larger sum (no smaller on any dimension) never
+ *                    turns a yes into a no (proportion: allocated + request within deserved).
+ *  TPH_ALLOC_GLOBAL  anything else (hierarchical queues, whose parents other queues share); the
+ *                    default for a plugin that declares nothing. Preempt then evicts on every
+ *                    node (same decisions, more work).
+ *
+ * Declared in on_session_open; the last declaration of a plugin counts; gated by
+ * enabledAllocatable, like the verdict it describes. */
+enum {
+	TPH_ALLOC_GLOBAL = 0,
+	TPH_ALLOC_QUEUE = 1
+};
+int tph_declare_allocatable_locality(tph_session *s, int locality);
+
+/* ---- victim locality: what lets preempt know a preemptor's fate from its predecessor's ----
+ * A preemptor that found no node leaves the session as it found it; the next preemptor of its
+ * class (same job, pod spec, request row, role, priority and flags), met before anything
+ * changed, then fails the same way, and preempt fails it without looking again, provided every
+ * plugin with a Preemptable registration declared (besides node-local predicates and
+ * TPH_ALLOC_QUEUE above):
+ *
+ *  TPH_VICTIM_CLASS   its verdicts depend on the evicting task only through its class (the
+ *                     fields above), besides the candidates and the session's state.
+ *  TPH_VICTIM_GLOBAL  anything else (the evicting task's name, its node, ...); the default.
+ *
+ * The declaration speaks for the plugin's Preemptable and Reclaimable registrations alike;
+ * declared in on_session_open, the last declaration counts; gated by enablePreemptable or
+ * enableReclaimable. */
+enum {
+	TPH_VICTIM_GLOBAL = 0,
+	TPH_VICTIM_CLASS = 1
+};
+int tph_declare_victim_locality(tph_session *s, int locality);
+
 /* ---- parallel spans: the per-node work of a batch callback ----
  * Batch callbacks (BatchNodeOrder, NodeReduce) get every candidate at once on the session's
  * thread, because they normalise over the candidates (a maximum, a minimum). They may still

@@ -204,6 +204,12 @@ int tph_score_locality(const tph_session *s, tph_idx task);
 /* The least locality declared by the plugins with a predicate registration (TPH_PRED_*,
  * tephra/plugin.h): SPEC when none registers a predicate. */
 int tph_predicate_locality(const tph_session *s);
+/* TPH_ALLOC_QUEUE when every plugin with an Allocatable registration declared it
+ * (tephra/plugin.h), else TPH_ALLOC_GLOBAL. */
+int tph_allocatable_locality(const tph_session *s);
+/* TPH_VICTIM_CLASS when every plugin with a Preemptable (reclaim: Reclaimable) registration
+ * declared it, else TPH_VICTIM_GLOBAL. */
+int tph_victims_locality(const tph_session *s, bool reclaim);
 /* For a task whose locality is TPH_SCORE_ANCHORED: the union of the anchors the plugins name
  * for a call over nodes[0..n), written to out; UINT32_MAX when more than `cap`. */
 uint32_t tph_score_anchors(const tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,

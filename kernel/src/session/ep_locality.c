@@ -2,7 +2,9 @@
  * scores, on which allocate's class-level scores (allocate_fast.c) rely. A plugin's locality
  * callback speaks for all its score registrations; a scoring plugin without one is GLOBAL.
  * Predicate locality: a built-in's declaration that its predicate is not node-local
- * (action_eqc.c reads it). */
+ * (action_eqc.c reads it). Allocatable locality: whether preempt may skip nodes whose
+ * evictions could not make Allocatable say yes (preempt_normal.c reads it). Victim locality:
+ * whether preempt and reclaim may fail a task as the last of its class failed. */
 #include "ep.h"
 #include "prof.h"
 
@@ -67,17 +69,26 @@ int tph_score_locality(const tph_session *s, tph_idx task)
 	return kind == TPH_SCORE_GLOBAL ? kind : kind | job;
 }
 
+/* The plugin now opening, when it may declare `locality` (0..most); else NULL and *rc says
+ * why. */
+static tph_plugin_inst *declaring(tph_session *s, int locality, int most, int *rc)
+{
+	*rc = TPH_OK;
+	if (s->frozen)
+		*rc = TPH_EFROZEN;
+	else if (s->cur_plugin < 0 || (uint32_t)s->cur_plugin >= s->n_plugins || locality < 0 ||
+	         locality > most)
+		*rc = TPH_EINVAL;
+	return *rc ? NULL : &s->plugins[s->cur_plugin];
+}
+
 int tph_declare_predicate_locality(tph_session *s, int locality)
 {
-	if (s->frozen)
-		return TPH_EFROZEN;
-	if (s->cur_plugin < 0 || (uint32_t)s->cur_plugin >= s->n_plugins ||
-	    locality < TPH_PRED_GLOBAL || locality > TPH_PRED_SPEC)
-		return TPH_EINVAL;
-	tph_plugin_inst *pi = &s->plugins[s->cur_plugin];
-	if (tph_ep_enabled(pi, TPH_EP_PREDICATE))
+	int rc;
+	tph_plugin_inst *pi = declaring(s, locality, TPH_PRED_SPEC, &rc);
+	if (pi && tph_ep_enabled(pi, TPH_EP_PREDICATE))
 		pi->pred_locality = (int8_t)locality;
-	return TPH_OK;
+	return rc;
 }
 
 int tph_predicate_locality(const tph_session *s)
@@ -89,6 +100,51 @@ int tph_predicate_locality(const tph_session *s)
 		least = k < least ? k : least;
 	}
 	return least;
+}
+
+int tph_declare_allocatable_locality(tph_session *s, int locality)
+{
+	int rc;
+	tph_plugin_inst *pi = declaring(s, locality, TPH_ALLOC_QUEUE, &rc);
+	if (pi && tph_ep_enabled(pi, TPH_EP_ALLOCATABLE))
+		pi->alloc_locality = (int8_t)locality;
+	return rc;
+}
+
+int tph_declare_victim_locality(tph_session *s, int locality)
+{
+	int rc;
+	tph_plugin_inst *pi = declaring(s, locality, TPH_VICTIM_CLASS, &rc);
+	if (pi &&
+	    (tph_ep_enabled(pi, TPH_EP_PREEMPTABLE) || tph_ep_enabled(pi, TPH_EP_RECLAIMABLE)))
+		pi->victim_locality = (int8_t)locality;
+	return rc;
+}
+
+/* Whether every plugin registered at `ep` declared the locality `want` (alloc: Allocatable's,
+ * else the victims'). */
+static bool all_declared_as(const tph_session *s, tph_ep ep, bool alloc, int want)
+{
+	const tph_ep_list *l = &s->ep[ep];
+	for (uint32_t i = 0; i < l->n; i++) {
+		const tph_plugin_inst *pi = &s->plugins[l->e[i].plugin];
+		if ((alloc ? pi->alloc_locality : pi->victim_locality) != want)
+			return false;
+	}
+	return true;
+}
+
+int tph_allocatable_locality(const tph_session *s)
+{
+	return all_declared_as(s, TPH_EP_ALLOCATABLE, true, TPH_ALLOC_QUEUE) ? TPH_ALLOC_QUEUE
+	                                                                     : TPH_ALLOC_GLOBAL;
+}
+
+int tph_victims_locality(const tph_session *s, bool reclaim)
+{
+	tph_ep ep = reclaim ? TPH_EP_RECLAIMABLE : TPH_EP_PREEMPTABLE;
+	return all_declared_as(s, ep, false, TPH_VICTIM_CLASS) ? TPH_VICTIM_CLASS
+	                                                       : TPH_VICTIM_GLOBAL;
 }
 
 /* Add a plugin's anchors to out[0..n) without repeats; false when they do not fit. */

@@ -45,6 +45,8 @@ typedef struct tph_plugin_inst {
 	uint16_t tier;
 	int8_t flags[TPH_FLAG_COUNT]; /* effective enable flags (0/1), by tph_conf_flag */
 	int8_t pred_locality;         /* TPH_PRED_*, as declared at open (GLOBAL if not) */
+	int8_t alloc_locality;        /* TPH_ALLOC_*, as declared at open (GLOBAL if not) */
+	int8_t victim_locality;       /* TPH_VICTIM_*, as declared at open (GLOBAL if not) */
 } tph_plugin_inst;
 
 typedef struct tph_reason_row {

@@ -1,0 +1,58 @@
+/* The preempt action's exact shortcuts (not taken with --naive): a bound that rules a node out
+ * before Preemptable runs, and the release rows after which Allocatable still refused the
+ * preemptor, which rule out, without evicting, every node whose victims release no more. */
+#include "preempt.h"
+
+#include <string.h>
+
+bool tph_preempt_bound(tph_preempt_ctx *c, tph_idx preemptor, tph_preempt_scope scope, tph_idx node)
+{
+	uint32_t n = tph_preemptees(&c->ev, preemptor, scope, node, c->ev.cands);
+	return tph_validate_victims(c->ev.s, preemptor, node, c->ev.cands, n);
+}
+
+bool tph_preempt_queue_bound(tph_preempt_ctx *c, tph_idx preemptor, tph_idx node)
+{
+	tph_idx q = tph_task_queue(c->ev.s, preemptor);
+	if (q == TPH_NOIDX)
+		return true;
+	if (q != c->qrel_of) { /* the action works queue by queue */
+		if (c->qrel_of != TPH_NOIDX)
+			c->qmask[c->qrel_of] = 0;
+		c->qmask[q] = 1;
+		tph_evict_release_rows(&c->ev, c->qmask, c->qrel);
+		c->qrel_of = q;
+	}
+	return tph_evict_rows_fit(&c->ev, c->qrel, preemptor, node);
+}
+
+static bool le_row(const int64_t *a, const int64_t *b, uint32_t nd)
+{
+	for (uint32_t d = 0; d < nd; d++)
+		if (a[d] > b[d])
+			return false;
+	return true;
+}
+
+bool tph_refused_covers(const tph_preempt_ctx *c, const int64_t *rel)
+{
+	for (uint32_t k = 0; k < c->n_refused; k++)
+		if (le_row(rel, c->refused[k], c->ev.s->ndim))
+			return true;
+	return false;
+}
+
+/* Rows the new one covers go; when all slots hold rows it does not cover, the oldest goes. */
+void tph_refused_add(tph_preempt_ctx *c, const int64_t *rel)
+{
+	uint32_t nd = c->ev.s->ndim, k = 0;
+	for (uint32_t i = 0; i < c->n_refused; i++)
+		if (!le_row(c->refused[i], rel, nd))
+			memmove(c->refused[k++], c->refused[i], nd * sizeof *rel);
+	if (k == TPH_REFUSED_MAX) {
+		memmove(c->refused[0], c->refused[1], (k - 1) * sizeof c->refused[0]);
+		k--;
+	}
+	memcpy(c->refused[k], rel, nd * sizeof *rel);
+	c->n_refused = k + 1;
+}
