@@ -19,6 +19,10 @@ typedef struct kl {
 	bool more;
 } kl;
 
+/* A JSON string (also a YAML double-quoted scalar): json_str of cli.h, written in runs. */
+void kq(FILE *f, const char *s);
+/* A mapping key: plain when that is safe, else as kq. */
+void kk(FILE *f, const char *key);
 void kl_open(kl *l, FILE *f, const char *indent);
 void kl_close(kl *l);
 /* `key: ` after a comma when needed; the caller writes the value. */

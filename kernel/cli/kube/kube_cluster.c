@@ -149,12 +149,12 @@ static int member(kl *l, yu_ctx *c, const yu_node *m)
 	const yu_node *labels = kget(c, m, "selector.labelMatch");
 	kl_key(l, NULL);
 	if (exact) {
-		json_str(l->f, exact);
+		kq(l->f, exact);
 		return TPH_OK;
 	}
 	if (regex) {
 		fputs("{regex: ", l->f);
-		json_str(l->f, regex);
+		kq(l->f, regex);
 		fputc('}', l->f);
 		return TPH_OK;
 	}

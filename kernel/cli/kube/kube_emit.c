@@ -6,6 +6,39 @@
 
 #include <string.h>
 
+void kq(FILE *f, const char *s)
+{
+	putc_unlocked('"', f);
+	const char *run = s;
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c != '"' && c != '\\' && c >= 0x20)
+			continue;
+		fwrite_unlocked(run, 1, (size_t)(s - run), f);
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else
+			fprintf(f, "\\u%04x", c);
+		run = s + 1;
+	}
+	fwrite_unlocked(run, 1, (size_t)(s - run), f);
+	putc_unlocked('"', f);
+}
+
+/* Plain when every byte is one a plain flow scalar may hold anywhere (readers take a key's
+ * text, whatever its style, and the loaders' fast path takes only plain keys). */
+void kk(FILE *f, const char *key)
+{
+	const char *p = key;
+	while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+	       *p == '.' || *p == '_' || *p == '/' || (*p == '-' && p > key))
+		p++;
+	if (*p || p == key)
+		kq(f, key);
+	else
+		fwrite_unlocked(key, 1, (size_t)(p - key), f);
+}
+
 void kl_open(kl *l, FILE *f, const char *indent)
 {
 	l->f = f;
@@ -33,7 +66,7 @@ void kl_key(kl *l, const char *key)
 void kl_str(kl *l, const char *key, const char *v)
 {
 	kl_key(l, key);
-	json_str(l->f, v);
+	kq(l->f, v);
 }
 
 void kl_raw(kl *l, const char *key, const char *v)
@@ -76,7 +109,7 @@ static int tree(FILE *f, yu_ctx *c, const yu_node *v, const char *const *drop, i
 		if (keeps_plain(v))
 			fputs(yu_is_null(v) ? "null" : yu_sv(v), f);
 		else
-			json_str(f, yu_sv(v));
+			kq(f, yu_sv(v));
 		return TPH_OK;
 	}
 	fputc(v->type == YU_MAP ? '{' : '[', f);
@@ -98,7 +131,7 @@ static int tree(FILE *f, yu_ctx *c, const yu_node *v, const char *const *drop, i
 				continue;
 			}
 			fputs(more ? ", " : "", f);
-			json_str(f, yu_sv(key));
+			kk(f, yu_sv(key));
 			fputs(": ", f);
 		} else {
 			yu_push_idx(c, (int32_t)i);
@@ -135,9 +168,9 @@ int kl_strmap(kl *l, yu_ctx *c, const char *key, const yu_node *v, const void *s
 				kl_key(l, key), fputc('{', l->f);
 			fputs(open ? ", " : "", l->f);
 			open = true;
-			json_str(l->f, yu_sv(k));
+			kk(l->f, yu_sv(k));
 			fputs(": ", l->f);
-			json_str(l->f, yu_is_null(val) ? "" : yu_sv(val));
+			kq(l->f, yu_is_null(val) ? "" : yu_sv(val));
 		}
 	}
 	if (open)
@@ -163,9 +196,9 @@ int kl_res(kl *l, yu_ctx *c, const char *key, const yu_node *v, const void *aux)
 		}
 		if (rc == TPH_OK) {
 			fputs(i ? ", " : "", l->f);
-			json_str(l->f, yu_sv(k));
+			kk(l->f, yu_sv(k));
 			fputs(": ", l->f);
-			json_str(l->f, yu_sv(val));
+			kq(l->f, yu_sv(val));
 		}
 	}
 	if (rc == TPH_OK)
@@ -321,9 +354,9 @@ void kres_write(kl *l, const char *key, const kres *r)
 		tph_quantity_format(r->v[i], tph_res_unit_of(r->name[i], strlen(r->name[i])), q,
 		                    sizeof q);
 		fputs(i ? ", " : "", l->f);
-		json_str(l->f, r->name[i]);
+		kk(l->f, r->name[i]);
 		fputs(": ", l->f);
-		json_str(l->f, q);
+		kq(l->f, q);
 	}
 	fputc('}', l->f);
 }

@@ -21,12 +21,12 @@ static int conf_text(kx *x, const yu_node *root, FILE *f)
 	const yu_node *conf = kget(&x->c, root, "conf");
 	const char *file = kstr(&x->c, root, "confFile");
 	if (conf && conf->type == YU_SCALAR) {
-		json_str(f, yu_sv(conf));
+		kq(f, yu_sv(conf));
 		return TPH_OK;
 	}
 	const char *json;
 	if (conf) /* an inline mapping: its JSON text is a conf in YAML */
-		return yu_json(&x->c, conf, &json) < 0 ? TPH_EINVAL : (json_str(f, json), TPH_OK);
+		return yu_json(&x->c, conf, &json) < 0 ? TPH_EINVAL : (kq(f, json), TPH_OK);
 	char path[4096], dir[4096];
 	snprintf(dir, sizeof dir, "%s", x->path);
 	int n = file[0] == '/' ? snprintf(path, sizeof path, "%s", file)
@@ -38,7 +38,7 @@ static int conf_text(kx *x, const yu_node *root, FILE *f)
 	int rc = yu_read_file(path, &buf, &len, x->d);
 	if (rc < 0)
 		return rc;
-	json_str(f, buf);
+	kq(f, buf);
 	yu_free(buf);
 	return TPH_OK;
 }
@@ -64,7 +64,7 @@ static int configmap(kx *x, const yu_node *root)
 		if (rc < 0)
 			return rc;
 		fprintf(x->out, "%s\"" KUBE_ANN_PREFIX "%s\": ", more ? ", " : "", *p);
-		json_str(x->out, json);
+		kq(x->out, json);
 		more = true;
 	}
 	fputs("}}", x->out);
@@ -99,7 +99,7 @@ static void namespaces(kx *x, const yu_node *root)
 			if (yu_map_put(&seen, ns, strlen(ns), NULL, 0, 0, NULL) != 1)
 				continue;
 			fputs("- {apiVersion: v1, kind: Namespace, metadata: {name: ", x->out);
-			json_str(x->out, ns);
+			kq(x->out, ns);
 			fputs("}}\n", x->out);
 		}
 	}

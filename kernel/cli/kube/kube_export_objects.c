@@ -53,17 +53,17 @@ void kx_annotations(kl *m, kx *x, const yu_node *item, const kx_ann *extra, int 
 		if (over)
 			continue;
 		kl_key(&a, NULL);
-		json_str(a.f, k);
+		kk(a.f, k);
 		fputs(": ", a.f);
-		json_str(a.f, yu_sv(yu_at(&x->c, ann->u.pairs[i].value)));
+		kq(a.f, yu_sv(yu_at(&x->c, ann->u.pairs[i].value)));
 	}
 	for (int j = 0; j < n; j++) {
 		if (!extra[j].value)
 			continue;
 		kl_key(&a, NULL);
-		json_str(a.f, extra[j].key);
+		kk(a.f, extra[j].key);
 		fputs(": ", a.f);
-		json_str(a.f, extra[j].value);
+		kq(a.f, extra[j].value);
 	}
 	kx_end(&a);
 }
@@ -184,14 +184,14 @@ static int member(kl *l, kx *x, const yu_node *m)
 		bool hn = yu_map_get(&x->hypernodes, yu_sv(m), m->len, NULL, 0, &v);
 		fprintf(l->f,
 		        "{type: %s, selector: {exactMatch: {name: ", hn ? "HyperNode" : "Node");
-		json_str(l->f, yu_sv(m));
+		kq(l->f, yu_sv(m));
 		fputs("}}}", l->f);
 		return TPH_OK;
 	}
 	const char *regex = kstr(&x->c, m, "regex");
 	if (regex) {
 		fputs("{type: Node, selector: {regexMatch: {pattern: ", l->f);
-		json_str(l->f, regex);
+		kq(l->f, regex);
 		fputs("}}}", l->f);
 		return TPH_OK;
 	}

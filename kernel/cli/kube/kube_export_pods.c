@@ -109,8 +109,8 @@ static int containers(kl *s, kx *x, const yu_node *it)
 	for (uint32_t i = 0; rc == TPH_OK && i < n; i++) {
 		kl ct = {s->f, false};
 		fprintf(s->f, "%s{name: c%u, image: ", i ? ", " : "", i);
-		json_str(s->f, images && images->len ? yu_sv(yu_at(&x->c, images->u.items[i]))
-		                                     : KUBE_NO_IMAGE);
+		kq(s->f,
+		   images && images->len ? yu_sv(yu_at(&x->c, images->u.items[i])) : KUBE_NO_IMAGE);
 		ct.more = true;
 		if (i == 0 && (kget(&x->c, it, "requests") || kget(&x->c, it, "limits"))) {
 			kl r = kx_begin(&ct, "resources");

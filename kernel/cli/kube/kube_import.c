@@ -247,7 +247,7 @@ int kube_configmap(kube_import *k, yu_ctx *c, const yu_node *obj)
 		return rc;
 	remember(k, KS_HEAD, c, conf);
 	fputs("conf: ", k->head);
-	json_str(k->head, yu_sv(conf));
+	kq(k->head, yu_sv(conf));
 	fputc('\n', k->head);
 	return carried_keys(k, c, kget(c, obj, "metadata.annotations"));
 }
@@ -309,7 +309,7 @@ int kube_import_write(kube_import *k, const char *name, FILE *out)
 	lines(k, 1, NULL);
 	if (!head_has(k, "name")) {
 		fputs("name: ", out);
-		json_str(out, name);
+		kq(out, name);
 		fputc('\n', out);
 		lines(k, 1, NULL);
 	}

@@ -75,7 +75,7 @@ static void images(kl *l, yu_ctx *c, const yu_node *ctrs)
 	fputc('[', l->f);
 	for (uint32_t i = 0; i < ctrs->len; i++) {
 		fputs(i ? ", " : "", l->f);
-		json_str(l->f, kstr(c, yu_at(c, ctrs->u.items[i]), "image"));
+		kq(l->f, kstr(c, yu_at(c, ctrs->u.items[i]), "image"));
 	}
 	fputc(']', l->f);
 }

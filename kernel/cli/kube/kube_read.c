@@ -40,8 +40,9 @@ static int list_items(kube_import *k, yu_ctx *c, const yu_node *items)
 
 static int one_doc(kube_import *k, const char *file, const char *buf, size_t len, int line)
 {
-	yu_doc doc;
-	int rc = yu_load(buf, len, file, line, 0, &doc, k->d);
+	yu_doc doc; /* a List's items parse in parallel; it has no line base, so only from line 0 */
+	int rc = line ? yu_load(buf, len, file, line, 0, &doc, k->d)
+	              : yu_load_parallel(buf, len, file, &doc, k->d);
 	if (rc < 0)
 		return rc;
 	yu_arena scratch = {0};
