@@ -1,12 +1,15 @@
 # Test `kube.roundtrip`: export then import gives the same decisions, on every fixture.
-#   cmake -DTEPHRA=<tephra> -DSHARED=<fixture dir> -DWORK=<scratch dir> -P roundtrip.cmake
+#   cmake -DTEPHRA=<tephra> -DSHARED=<fixture dir> | -DFIXTURES=<dir> -DWORK=<scratch dir>
+#         -P roundtrip.cmake
 # For each *.yaml under SHARED: `tephra run --format json` of the fixture and of
 # `tephra import kube` of `tephra export kube` of it must print the same JSON once `timing` is
 # removed. $TPH_SHARED_DIR (set at test time) names another shared/ directory; without the
 # fixtures the test skips, unless $TPH_REQUIRE_SHARED is set (and not 0).
 cmake_minimum_required(VERSION 3.25)
 
-if(DEFINED ENV{TPH_SHARED_DIR} AND NOT "$ENV{TPH_SHARED_DIR}" STREQUAL "")
+if(DEFINED FIXTURES) # tephra's own scenarios: always there
+  set(SHARED "${FIXTURES}")
+elseif(DEFINED ENV{TPH_SHARED_DIR} AND NOT "$ENV{TPH_SHARED_DIR}" STREQUAL "")
   set(SHARED "$ENV{TPH_SHARED_DIR}/conformance")
 endif()
 if(NOT IS_DIRECTORY "${SHARED}")

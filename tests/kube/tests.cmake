@@ -18,3 +18,50 @@ add_test(NAME kube.roundtrip
                  -DWORK=${CMAKE_CURRENT_BINARY_DIR}/kube-roundtrip -P ${kube_dir}/roundtrip.cmake)
 set_tests_properties(kube.roundtrip PROPERTIES TIMEOUT 900
                      SKIP_REGULAR_EXPRESSION "kube.roundtrip: skipped \\(")
+add_test(NAME kube.roundtrip.own
+         COMMAND ${CMAKE_COMMAND} -DTEPHRA=$<TARGET_FILE:tephra>
+                 -DFIXTURES=${CMAKE_CURRENT_SOURCE_DIR}/scenarios
+                 -DWORK=${CMAKE_CURRENT_BINARY_DIR}/kube-roundtrip-own -P ${kube_dir}/roundtrip.cmake)
+
+# A directory: files in name order, recursively (.hidden.yaml and notes.txt are not read), a
+# NodeList with merge keys, multi-document YAML, JSON; its one bind.
+add_test(NAME kube.dir COMMAND ${CMAKE_COMMAND} -DTEPHRA=$<TARGET_FILE:tephra> -DFILE=${kube_dir}/dir
+                               "-DBINDS=team-a/solo=n1" -P ${kube_dir}/binds.cmake)
+tph_cli_test(kube.dir.order RC 0
+             MATCH "name: \"solo\"[^\n]*\n[^\n]*name: \"job-b-0\"[^\n]*\n[^\n]*name: \"job-b-1\""
+             COMMAND ${tephra} import kube ${kube_dir}/dir)
+tph_cli_test(kube.dir.merge RC 0
+             MATCH "name: \"n2\"[^\n]*pods: \"110\"[^\n]*zone: \"zone-b\", kubernetes.io/os: \"linux\""
+             COMMAND ${tephra} import kube ${kube_dir}/dir)
+# Standard input, the skipped kinds and other schedulers' pods on no node, one warning each.
+tph_cli_test(kube.stdin RC 0 STDIN ${kube_dir}/realistic.json
+             MATCH "name: \"kube import of -\"[^\n]*\n.*skipped 6 objects of kind ConfigMap [^\n]*\n[^\n]*skipped 1 pod of other schedulers on no node"
+             COMMAND ${tephra} import kube -)
+# run --kube takes --conf over the dump's ConfigMap: enqueue alone binds nothing.
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/kube-enqueue-only.conf "actions: \"enqueue\"\ntiers:\n- plugins:\n  - name: gang\n")
+tph_cli_test(kube.run.conf RC 0 MATCH "^[^\n]*: 0 tasks bound"
+             COMMAND ${tephra} run --kube ${kube_dir}/realistic.yaml
+                     --conf ${CMAKE_CURRENT_BINARY_DIR}/kube-enqueue-only.conf)
+tph_cli_test(kube.usage.both RC 2 MATCH "tephra run: a scenario and --kube cannot both be given"
+             COMMAND ${tephra} run ${gangs} --kube ${kube_dir}/realistic.yaml)
+tph_cli_test(kube.usage.no_input RC 2 MATCH "tephra import kube: no file or directory given"
+             COMMAND ${tephra} import kube)
+tph_cli_test(kube.usage.export RC 2 MATCH "tephra export: no format given \\(kube\\)"
+             COMMAND ${tephra} export)
+tph_cli_test(kube.usage.export_format RC 2 MATCH "tephra export: unknown format 'json' \\(kube\\)"
+             COMMAND ${tephra} export json ${gangs})
+tph_cli_test(kube.help.import RC 0 MATCH "^usage: tephra import kube FILE\\|DIR\\.\\.\\."
+             COMMAND ${tephra} import kube --help)
+tph_cli_test(kube.help.export RC 0 MATCH "^usage: tephra export kube SCENARIO"
+             COMMAND ${tephra} export kube --help)
+tph_cli_test(kube.missing RC 2 MATCH "tephra import kube: [^\n]*no-such-dump.yaml: No such file"
+             COMMAND ${tephra} import kube ${kube_dir}/no-such-dump.yaml)
+# A bad scenario fails export with the loader's message, and nothing is written.
+tph_cli_test(kube.export.bad RC 2 MATCH "006-bad-quantity.yaml:[0-9]+:[0-9]+: pod c1/p1: field requests.cpu"
+             COMMAND ${tephra} export kube ${CMAKE_CURRENT_SOURCE_DIR}/bad/006-bad-quantity.yaml)
+tph_cli_test(kube.export.expect_dropped RC 0
+             MATCH "^# dropped: expect \\(no Kubernetes home\\)\napiVersion: v1\nkind: List\n.*warning: [^\n]*expect: dropped"
+             COMMAND ${tephra} export kube ${gangs})
+# Another scheduler's name: the volcano pods of the dump become other schedulers' pods.
+tph_cli_test(kube.scheduler_name RC 0 MATCH "skipped 10 pods of other schedulers on no node"
+             COMMAND ${tephra} import kube ${kube_dir}/realistic.yaml --scheduler-name=my-scheduler)
