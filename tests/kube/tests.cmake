@@ -65,3 +65,12 @@ tph_cli_test(kube.export.expect_dropped RC 0
 # Another scheduler's name: the volcano pods of the dump become other schedulers' pods.
 tph_cli_test(kube.scheduler_name RC 0 MATCH "skipped 10 pods of other schedulers on no node"
              COMMAND ${tephra} import kube ${kube_dir}/realistic.yaml --scheduler-name=my-scheduler)
+# confFile: inlined in the ConfigMap, relative to the scenario (run from elsewhere).
+tph_cli_test(kube.export.conffile RC 0 WORKDIR ${CMAKE_CURRENT_BINARY_DIR}
+             MATCH "kind: ConfigMap[^\n]*volcano-scheduler.conf: \"# Volcano's default scheduler conf[^\n]*actions: \\\\\"enqueue, allocate, backfill"
+             COMMAND ${tephra} export kube ${kube_dir}/conffile/scenario.yaml)
+# Names the API server refuses (a queue with '_', an upper-case namespace): exported, with one
+# warning that names the first.
+tph_cli_test(kube.export.bad_names RC 0
+             MATCH "warning: [^\n]*: 2 names that Kubernetes refuses \\(e.g. Queue \"team_a\"\\)"
+             COMMAND ${tephra} export kube ${kube_dir}/bad-names.yaml)

@@ -176,6 +176,13 @@ int kube_export(const char *path, FILE *out, tph_diag *d)
 			                  path, flavour);
 		if (rc == TPH_OK)
 			rc = walk(&x, yu_at(&x.c, doc.root));
+		if (rc == TPH_OK && x.bad_names)
+			tph_diag_warn(
+			    d,
+			    "%s: %u name%s that Kubernetes refuses (e.g. %s): kubectl apply "
+			    "will not create %s; import reads %s",
+			    path, x.bad_names, x.bad_names == 1 ? "" : "s", x.bad_example,
+			    x.bad_names == 1 ? "it" : "them", x.bad_names == 1 ? "it" : "them");
 		yu_map_free(&x.hypernodes);
 		yu_arena_free(&x.arena);
 		yu_doc_free(&doc);

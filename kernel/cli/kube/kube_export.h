@@ -11,12 +11,17 @@ typedef struct kx {
 	tph_diag *d;
 	yu_ctx c; /* over the scenario's document */
 	yu_arena arena;
-	yu_map hypernodes; /* names of the scenario's hypernodes: a member's type */
+	yu_map hypernodes;     /* names of the scenario's hypernodes: a member's type */
+	uint32_t bad_names;    /* names the API server refuses (one warning at the end) */
+	char bad_example[160]; /* the first of them */
 } kx;
 
 /* Open `key: {` inside `l`; the returned line writes the members; kx_end closes it. */
 kl kx_begin(kl *l, const char *key);
 void kx_end(kl *inner);
+/* `metadata: {name, namespace}` of a scenario object (namespace "default" when absent, none
+ * unless `namespaced`), left open for more; names Kubernetes refuses are counted. */
+kl kx_meta(kl *l, kx *x, const yu_node *item, const char *kind, bool namespaced);
 /* `annotations: {...}` of a scenario object, and `extra` keys (those whose value is not NULL)
  * written over its own. Nothing when there are none. */
 typedef struct kx_ann {

@@ -75,14 +75,42 @@ static void head(kl *l, kx *x, const char *api, const char *kind)
 	kl_raw(l, "kind", kind);
 }
 
-/* metadata: name, and namespace ("default" when absent) for namespaced kinds. */
-static kl meta(kl *l, kx *x, const yu_node *item, bool namespaced)
+/* A DNS-1123 subdomain (dots: object names, at most 253 bytes) or label (namespaces, 63):
+ * lowercase letters, digits and '-', each dot-separated part starting and ending with either. */
+static bool dns_name(const char *s, size_t max, bool dots)
+{
+	size_t n = strlen(s);
+	if (!n || n > max)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		bool edge = i == 0 || i == n - 1 || s[i - 1] == '.' || s[i + 1] == '.';
+		if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))
+			continue;
+		if (!((c == '-' && !edge) || (c == '.' && dots && !edge)))
+			return false;
+	}
+	return true;
+}
+
+static void check_name(kx *x, const char *kind, const char *name, bool label)
+{
+	if (dns_name(name, label ? 63 : 253, !label))
+		return;
+	if (!x->bad_names++)
+		snprintf(x->bad_example, sizeof x->bad_example, "%s \"%s\"", kind, name);
+}
+
+kl kx_meta(kl *l, kx *x, const yu_node *item, const char *kind, bool namespaced)
 {
 	kl m = kx_begin(l, "metadata");
-	kl_str(&m, "name", kstr(&x->c, item, "name"));
+	const char *name = kstr(&x->c, item, "name");
+	kl_str(&m, "name", name);
+	check_name(x, kind, name, false);
 	if (namespaced) {
 		const char *ns = kstr(&x->c, item, "namespace");
 		kl_str(&m, "namespace", ns && *ns ? ns : "default");
+		check_name(x, "namespace", ns && *ns ? ns : "default", true);
 	}
 	return m;
 }
@@ -94,7 +122,7 @@ int kx_pclass(kx *x, const yu_node *it)
 	                           {"preemptionPolicy", "preemptionPolicy"}};
 	kl l;
 	head(&l, x, "scheduling.k8s.io/v1", "PriorityClass");
-	kl m = meta(&l, x, it, false);
+	kl m = kx_meta(&l, x, it, "PriorityClass", false);
 	kx_end(&m);
 	int rc = KX_SECTION(&l, x, it, NULL, same);
 	kl_close(&l);
@@ -105,7 +133,7 @@ int kx_queue(kx *x, const yu_node *it)
 {
 	kl l;
 	head(&l, x, "scheduling.volcano.sh/v1beta1", "Queue");
-	kl m = meta(&l, x, it, false);
+	kl m = kx_meta(&l, x, it, "Queue", false);
 	int rc = kx_copy(&m, x, it, "creationTimestamp", "creationTimestamp", kl_tree);
 	kx_annotations(&m, x, it, NULL, 0);
 	kx_end(&m);
@@ -149,7 +177,7 @@ int kx_node(kx *x, const yu_node *it)
 {
 	kl l;
 	head(&l, x, "v1", "Node");
-	kl m = meta(&l, x, it, false);
+	kl m = kx_meta(&l, x, it, "Node", false);
 	int rc = kx_copy(&m, x, it, "labels", "labels", kl_tree);
 	/* usage and numa have no home on a Node: JSON in annotations, read back by import */
 	kx_ann extra[2] = {{KUBE_ANN_PREFIX "usage", NULL}, {KUBE_ANN_PREFIX "numa", NULL}};
@@ -206,7 +234,7 @@ int kx_hypernode(kx *x, const yu_node *it)
 {
 	kl l;
 	head(&l, x, "topology.volcano.sh/v1alpha1", "HyperNode");
-	kl m = meta(&l, x, it, false);
+	kl m = kx_meta(&l, x, it, "HyperNode", false);
 	kx_end(&m);
 	static const kxf same[] = {{"tier", "tier"}, {"tierName", "tierName"}};
 	kl s = kx_begin(&l, "spec");
@@ -229,7 +257,7 @@ int kx_quota(kx *x, const yu_node *it)
 	static const kxf status[] = {{"hard", "hard"}, {"used", "used"}};
 	kl l;
 	head(&l, x, "v1", "ResourceQuota");
-	kl m = meta(&l, x, it, true);
+	kl m = kx_meta(&l, x, it, "ResourceQuota", true);
 	kx_end(&m);
 	int rc = KX_SECTION(&l, x, it, "spec", spec);
 	if (rc == TPH_OK && kget(&x->c, it, "used"))
@@ -246,7 +274,7 @@ int kx_pdb(kx *x, const yu_node *it)
 	static const kxf status[] = {{"disruptedPods", "disruptedPods"}};
 	kl l;
 	head(&l, x, "policy/v1", "PodDisruptionBudget");
-	kl m = meta(&l, x, it, true);
+	kl m = kx_meta(&l, x, it, "PodDisruptionBudget", true);
 	kx_end(&m);
 	int rc = KX_SECTION(&l, x, it, "spec", spec);
 	kl st =

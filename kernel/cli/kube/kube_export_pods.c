@@ -14,10 +14,7 @@ int kx_podgroup(kx *x, const yu_node *it)
 	kl_open(&l, x->out, "");
 	kl_raw(&l, "apiVersion", "scheduling.volcano.sh/v1beta1");
 	kl_raw(&l, "kind", "PodGroup");
-	kl m = kx_begin(&l, "metadata");
-	const char *ns = kstr(&x->c, it, "namespace");
-	kl_str(&m, "name", kstr(&x->c, it, "name"));
-	kl_str(&m, "namespace", ns && *ns ? ns : "default");
+	kl m = kx_meta(&l, x, it, "PodGroup", true);
 	int rc = kx_copy(&m, x, it, "uid", "uid", kl_tree);
 	if (rc == TPH_OK)
 		rc = kx_copy(&m, x, it, "creationTimestamp", "creationTimestamp", kl_tree);
@@ -46,10 +43,7 @@ int kx_podgroup(kx *x, const yu_node *it)
 
 static int pod_meta(kl *l, kx *x, const yu_node *it)
 {
-	kl m = kx_begin(l, "metadata");
-	const char *ns = kstr(&x->c, it, "namespace");
-	kl_str(&m, "name", kstr(&x->c, it, "name"));
-	kl_str(&m, "namespace", ns && *ns ? ns : "default");
+	kl m = kx_meta(l, x, it, "Pod", true);
 	int rc = kx_copy(&m, x, it, "uid", "uid", kl_tree);
 	if (rc == TPH_OK)
 		rc = kx_copy(&m, x, it, "creationTimestamp", "creationTimestamp", kl_tree);
