@@ -269,7 +269,7 @@ static bool head_has(const kube_import *k, const char *key)
 /* Lines written so far, and where each came from (none for headers). */
 static void lines(kube_import *k, uint32_t n, const korigin *from)
 {
-	if (k->oom || (k->n_lines + n) / 64 + 1 > 1 << 26) {
+	if (k->oom || n >= UINT32_MAX - k->n_lines) {
 		k->oom = true;
 		return;
 	}
