@@ -74,3 +74,10 @@ tph_cli_test(kube.export.conffile RC 0 WORKDIR ${CMAKE_CURRENT_BINARY_DIR}
 tph_cli_test(kube.export.bad_names RC 0
              MATCH "warning: [^\n]*: 2 names that Kubernetes refuses \\(e.g. Queue \"team_a\"\\)"
              COMMAND ${tephra} export kube ${kube_dir}/bad-names.yaml)
+# Pods on a node the dump does not hold: on no node, a bound one counted as Running.
+add_test(NAME kube.missing_node
+         COMMAND ${CMAKE_COMMAND} -DTEPHRA=$<TARGET_FILE:tephra> -DFILE=${kube_dir}/missing-node.yaml
+                 "-DBINDS=ns/a-1=n1;ns/a-2=n1" -P ${kube_dir}/binds.cmake)
+tph_cli_test(kube.missing_node.warning RC 0
+             MATCH "name: \"a-0\", namespace: \"ns\", podGroup: \"gang-a\", phase: \"Running\", [^\n]*\n.*warning: 2 pods on nodes the dump does not hold"
+             COMMAND ${tephra} import kube ${kube_dir}/missing-node.yaml)

@@ -139,6 +139,16 @@ typedef struct kube_import {
 	korigin *line_orig; /* per line of the written scenario (file UINT32_MAX: none) */
 	uint32_t n_lines;
 	bool oom;
+	yu_map node_names; /* every Node read (keys in names) */
+	yu_arena names;
+	/* a pod's `phase` and `nodeName` in the pods section, kept apart in case its node is not
+	 * in the dump (kube_import_write) */
+	struct kplaced {
+		size_t from, to;
+		const char *node, *phase; /* in names; phase NULL: none written */
+		bool ours;
+	} * placed;
+	uint32_t n_placed, cap_placed;
 	char conf_from[256]; /* "ns/name" of the ConfigMap that gave the conf; "" none */
 	struct {
 		char kind[64];
@@ -158,6 +168,10 @@ void kube_import_free(kube_import *k);
 
 /* The file whose objects follow (kube_read.c). */
 int kube_file(kube_import *k, const char *name);
+/* Remember a Node's name; write a pod's phase and nodeName as kube_import_write may change
+ * them (kube_import.c). */
+int kube_node_name(kube_import *k, const char *name);
+int kube_placement(kube_import *k, kl *l, yu_ctx *c, const yu_node *obj, bool ours);
 /* Open the scenario line of `obj` in section `sec` ("  - {"), remembering where it came from. */
 kl kube_item(kube_import *k, int sec, const yu_ctx *c, const yu_node *obj);
 /* Load the scenario kube_import_write wrote into `buf`; an error on one of its lines is told

@@ -80,6 +80,8 @@ int kube_node(kube_import *k, yu_ctx *c, const yu_node *obj)
 	bool ready = true;
 	if (rc == TPH_OK)
 		rc = node_ready(c, obj, &ready);
+	if (rc == TPH_OK)
+		rc = kube_node_name(k, name);
 	if (rc < 0)
 		return rc;
 	static const kfield fields[] = {

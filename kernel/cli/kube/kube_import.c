@@ -19,7 +19,8 @@ int kube_import_init(kube_import *k, const char *scheduler_name, tph_diag *d)
 	for (int i = 0; i < KS_COUNT; i++)
 		if (!(k->sec[i] = open_memstream(&k->buf[i], &k->len[i])))
 			return tph_diag_set(d, TPH_ENOMEM, "out of memory");
-	if (!(k->head = open_memstream(&k->head_buf, &k->head_len)))
+	if (!(k->head = open_memstream(&k->head_buf, &k->head_len)) ||
+	    yu_map_init(&k->node_names, 1024) < 0)
 		return tph_diag_set(d, TPH_ENOMEM, "out of memory");
 	return TPH_OK;
 }
@@ -37,6 +38,9 @@ void kube_import_free(kube_import *k)
 		free(k->files[i]);
 	free(k->files);
 	free(k->line_orig);
+	free(k->placed);
+	yu_map_free(&k->node_names);
+	yu_arena_free(&k->names);
 	if (k->head)
 		fclose(k->head);
 	free(k->head_buf);
@@ -76,6 +80,35 @@ static void remember(kube_import *k, int sec, const yu_ctx *c, const yu_node *ob
 		return;
 	}
 	o->v[o->n++] = (korigin){k->n_files - 1, yu_line(c, obj), yu_col(c, obj)};
+}
+
+int kube_node_name(kube_import *k, const char *name)
+{
+	const char *copy = yu_strndup(&k->names, name, strlen(name));
+	if (!copy || yu_map_put(&k->node_names, copy, strlen(copy), NULL, 0, 0, NULL) < 0)
+		return tph_diag_set(k->d, TPH_ENOMEM, "out of memory");
+	return TPH_OK;
+}
+
+int kube_placement(kube_import *k, kl *l, yu_ctx *c, const yu_node *obj, bool ours)
+{
+	const char *node = kstr(c, obj, "spec.nodeName"), *phase = kstr(c, obj, "status.phase");
+	long from = ftell(l->f);
+	int rc = kl_at(l, c, obj, "status.phase", "phase", kl_scalar, NULL);
+	if (rc == TPH_OK)
+		rc = kl_at(l, c, obj, "spec.nodeName", "nodeName", kl_scalar, NULL);
+	if (rc < 0 || !node || !*node)
+		return rc;
+	struct kplaced *p = NULL;
+	if (room((void **)&k->placed, &k->cap_placed, k->n_placed, sizeof *k->placed))
+		p = &k->placed[k->n_placed++];
+	if (p)
+		*p = (struct kplaced){
+		    (size_t)from, (size_t)ftell(l->f), yu_strndup(&k->names, node, strlen(node)),
+		    phase ? yu_strndup(&k->names, phase, strlen(phase)) : NULL, ours};
+	if (from < 0 || !p || !p->node || (phase && !p->phase))
+		return tph_diag_set(k->d, TPH_ENOMEM, "out of memory");
+	return TPH_OK;
 }
 
 kl kube_item(kube_import *k, int sec, const yu_ctx *c, const yu_node *obj)
@@ -298,6 +331,36 @@ static void warn_skipped(kube_import *k)
 		                    "conf (Volcano's default conf applies)");
 }
 
+/* The pods section, with the pods whose node the dump does not hold on no node: Volcano's
+ * cache keeps such a pod on a node of that name that never makes its snapshot (it has no
+ * Node object, so it is not ready): the pod holds nothing anyone sees, and counts for its
+ * job as it is; a bound one (Pending with a node) as Running, both being allocated. */
+static void write_pods(kube_import *k, FILE *out)
+{
+	size_t at = 0;
+	uint32_t missing = 0, v;
+	for (uint32_t i = 0; i < k->n_placed; i++) {
+		const struct kplaced *p = &k->placed[i];
+		if (yu_map_get(&k->node_names, p->node, strlen(p->node), NULL, 0, &v))
+			continue;
+		fwrite(k->buf[KS_PODS] + at, 1, p->from - at, out);
+		bool bound = !p->phase || !strcmp(p->phase, "Pending");
+		if (p->phase || (bound && p->ours)) {
+			fputs(", phase: ", out);
+			kq(out, bound && p->ours ? "Running" : p->phase);
+		}
+		at = p->to;
+		missing++;
+	}
+	fwrite(k->buf[KS_PODS] + at, 1, k->len[KS_PODS] - at, out);
+	if (missing)
+		tph_diag_warn(
+		    k->d,
+		    "%u pod%s on nodes the dump does not hold: on no node, as Volcano keeps "
+		    "them on a node it never schedules to (bound ones count as Running)",
+		    missing, missing == 1 ? "" : "s");
+}
+
 int kube_import_write(kube_import *k, const char *name, FILE *out)
 {
 	for (int i = 0; i < KS_COUNT; i++)
@@ -320,7 +383,10 @@ int kube_import_write(kube_import *k, const char *name, FILE *out)
 			continue;
 		fprintf(out, "%s:%s\n", section_keys[i], k->len[i] ? "" : " []");
 		lines(k, 1, NULL);
-		fwrite(k->buf[i], 1, k->len[i], out);
+		if (i == KS_PODS)
+			write_pods(k, out);
+		else
+			fwrite(k->buf[i], 1, k->len[i], out);
 		lines(k, k->orig[i].n, k->orig[i].v);
 	}
 	return k->oom ? tph_diag_set(k->d, TPH_ENOMEM, "out of memory") : TPH_OK;

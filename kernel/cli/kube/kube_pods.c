@@ -238,8 +238,6 @@ static int pod_fields(kl *l, yu_ctx *c, const yu_node *obj, bool ours)
 	    {"metadata.creationTimestamp", "creationTimestamp", kl_scalar, NULL},
 	    {"metadata.labels", "labels", kl_strmap, NULL},
 	    {"metadata.annotations", "annotations", kl_strmap, ann_skipped},
-	    {"status.phase", "phase", kl_scalar, NULL},
-	    {"spec.nodeName", "nodeName", kl_scalar, NULL},
 	    {"spec.priorityClassName", "priorityClassName", kl_scalar, NULL},
 	    {"spec.priority", "priority", kl_plain, "an integer"},
 	    {"spec.preemptionPolicy", "preemptionPolicy", kl_scalar, NULL},
@@ -284,7 +282,9 @@ int kube_pod(kube_import *k, yu_ctx *c, const yu_node *obj)
 		kl_str(&l, "podGroup", yu_sv(group));
 	if (!ours) /* the kernel calls every name but "volcano" another scheduler's */
 		kl_str(&l, "schedulerName", strcmp(sched, "volcano") ? sched : "volcano (other)");
-	rc = pod_fields(&l, c, obj, ours);
+	rc = kube_placement(k, &l, c, obj, ours);
+	if (rc == TPH_OK)
+		rc = pod_fields(&l, c, obj, ours);
 	kl_close(&l);
 	return rc;
 }
