@@ -30,7 +30,8 @@ enum {
 	OPT_PROFILE,
 	OPT_SHAPE_CACHE,
 	OPT_PLUGINS,
-	OPT_QUIET
+	OPT_QUIET,
+	OPT_KUBE
 };
 
 typedef enum out_format {
@@ -50,6 +51,9 @@ typedef struct run_opts {
 	bool notes_name_file;   /* check: the no-conf note names the scenario file */
 	/* NULL, or false for a loaded scenario not worth running (check: nothing to check) */
 	bool (*wanted)(const tph_scenario *scn);
+	/* run --kube: kubectl dumps imported in memory (kube/kube.h) instead of a scenario file */
+	const char *kube[16];
+	int n_kube;
 } run_opts;
 
 /* An option run and check share (--threads, --naive, --plugins) into `o`: 1 when `c` was one,

@@ -4,6 +4,7 @@
 #include "cli.h"
 #include "datasets.h"
 #include "sim.h"
+#include "kube/kube.h"
 
 #include <errno.h>
 #include <string.h>
@@ -15,7 +16,9 @@ static const char usage[] =
     "  run SCENARIO     run the session(s) of a scenario file and print the decisions\n"
     "  check PATH...    run scenarios with expect:/probe: sections and report PASS/FAIL\n"
     "  gen PROFILE      write a synthetic scenario (10k-standard, 10k-preempt, ...)\n"
-    "  import TRACE     turn a real trace (alibaba, itp) into a scenario\n"
+    "  import TRACE     turn a real trace (alibaba, itp) or kubectl objects (kube) into a\n"
+    "                   scenario\n"
+    "  export kube      write a scenario as Kubernetes objects (kubectl apply)\n"
     "  simulate ...     replay a workload over time; JSON lines and an HTML report\n"
     "\n"
     "Options:\n"
@@ -30,8 +33,8 @@ static const char usage[] =
 static int run_command(int argc, char **argv)
 {
 	if (argc < 2)
-		return cmd_usage_error(NULL,
-		                       "no command given (run, check, gen, import or simulate)");
+		return cmd_usage_error(
+		    NULL, "no command given (run, check, gen, import, export or simulate)");
 	const char *cmd = argv[1];
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
 		fputs(usage, stdout);
@@ -47,10 +50,14 @@ static int run_command(int argc, char **argv)
 		return cmd_check(argc - 1, argv + 1);
 	if (!strcmp(cmd, "gen"))
 		return tph_cmd_gen(argc - 1, argv + 1);
+	if (!strcmp(cmd, "import") && argc > 2 && !strcmp(argv[2], "kube"))
+		return cmd_import_kube(argc - 2, argv + 2);
 	if (!strcmp(cmd, "import"))
 		return tph_cmd_import(argc - 1, argv + 1);
 	if (!strcmp(cmd, "simulate"))
 		return tph_cmd_simulate(argc - 1, argv + 1);
+	if (!strcmp(cmd, "export"))
+		return cmd_export(argc - 1, argv + 1);
 	if (cmd[0] == '-')
 		return cmd_usage_error(NULL, "unknown option '%s'", cmd);
 	return cmd_usage_error(NULL, "unknown command '%s'", cmd);

@@ -3,6 +3,7 @@
  * (probes), run the actions and close. */
 #include "cli.h"
 #include "ext_server.h"
+#include "kube/kube.h"
 
 #include "load/scenario_int.h"
 
@@ -101,15 +102,24 @@ static int read_stdin(char **out, size_t *len, tph_diag *d)
 	return TPH_OK;
 }
 
+/* run --kube: the dumps imported in memory, loaded as the scenario. */
+static int load_kube(const run_opts *o, run_result *r)
+{
+	return kube_scenario(o->kube, o->n_kube, NULL, &r->scn, &r->diag);
+}
+
 /* The scenario and the conf: from their files, or standard input for "-". */
-static int load_inputs(const char *path, const char *conf_file, run_result *r)
+static int load_inputs(const char *path, const run_opts *o, run_result *r)
 {
 	char *buf = NULL;
 	size_t len = 0;
-	bool scn_stdin = !strcmp(path, "-");
+	const char *conf_file = o->conf_file;
+	bool scn_stdin = !o->n_kube && !strcmp(path, "-");
 	bool conf_stdin = conf_file && !strcmp(conf_file, "-");
 	int rc = scn_stdin || conf_stdin ? read_stdin(&buf, &len, &r->diag) : TPH_OK;
-	if (!rc)
+	if (!rc && o->n_kube)
+		rc = load_kube(o, r);
+	else if (!rc)
 		rc = scn_stdin
 		         ? tph_scenario_load_buffer(buf, len, CLI_STDIN_NAME, &r->scn, &r->diag)
 		         : tph_scenario_load_file(path, &r->scn, &r->diag);
@@ -143,7 +153,7 @@ int run_scenario(const char *path, const run_opts *o, run_result *r,
 	memset(r, 0, sizeof *r);
 	r->diag.warn = print_warning;
 	double t0 = now_ms();
-	int rc = load_inputs(path, o->conf_file, r);
+	int rc = load_inputs(path, o, r);
 	if (!rc && o->wanted && !o->wanted(r->scn))
 		rc = TPH_DECLINED;
 	if (!rc && !r->conf_override && !tph_scenario_conf(r->scn))

@@ -5,6 +5,7 @@
 
 static const char run_usage[] =
     "usage: tephra run SCENARIO [options]\n"
+    "       tephra run --kube FILE|DIR [--kube ...] [options]\n"
     "\n"
     "Runs the scenario's session (snapshot, open, actions, close) and prints the decisions:\n"
     "binds, evictions, pipelined tasks, podgroup phases, why each unplaced task is pending,\n"
@@ -12,6 +13,9 @@ static const char run_usage[] =
     "without --conf, gets Volcano's default conf (a note on stderr says so).\n"
     "\n"
     "Options (`--opt=value` or `--opt value`; `--` ends them):\n"
+    "  --kube FILE|DIR    run kubectl objects (`kubectl get ... -o yaml|json`) instead of\n"
+    "                     a scenario, imported in memory as `tephra import kube` does;\n"
+    "                     repeat it for several dumps\n"
     "  --conf FILE        use this Volcano scheduler conf instead of the scenario's\n"
     "                     (`-`: standard input)\n"
     "  --threads N        threads for filtering and scoring (default: OMP_NUM_THREADS)\n"
@@ -37,6 +41,7 @@ static const struct option run_longs[] = {
     {"profile", no_argument, NULL, OPT_PROFILE},
     {"shape-cache-mb", required_argument, NULL, OPT_SHAPE_CACHE},
     {"plugins", required_argument, NULL, OPT_PLUGINS},
+    {"kube", required_argument, NULL, OPT_KUBE},
     {NULL, 0, NULL, 0},
 };
 
@@ -108,6 +113,12 @@ static int run_arg(const cmd_args *a, int c, void *ud)
 			return CLI_USAGE;
 		ra->o.shape_cache_mb = (int)mb;
 		return CLI_OK;
+	case OPT_KUBE:
+		if (ra->o.n_kube == (int)(sizeof ra->o.kube / sizeof ra->o.kube[0]))
+			return cmd_usage_error("run", "--kube given more than %d times",
+			                       ra->o.n_kube);
+		ra->o.kube[ra->o.n_kube++] = a->arg;
+		return CLI_OK;
 	case CMD_OPERAND: /* one scenario at a time */
 		return cmd_operand(a, &ra->scenario);
 	default:
@@ -122,8 +133,12 @@ static int parse_run(int argc, char **argv, run_args *ra)
 	int rc = cmd_parse(&a, run_arg, ra);
 	if (rc != CLI_OK)
 		return rc;
-	if (!ra->scenario)
+	if (ra->scenario && ra->o.n_kube)
+		return cmd_usage_error("run", "a scenario and --kube cannot both be given");
+	if (!ra->scenario && !ra->o.n_kube)
 		return cmd_usage_error("run", "no scenario file given");
+	if (!ra->scenario)
+		ra->scenario = ra->o.kube[0];
 	if (!strcmp(ra->scenario, "-") && ra->o.conf_file && !strcmp(ra->o.conf_file, "-"))
 		return cmd_usage_error("run",
 		                       "the scenario and --conf cannot both be standard input");

@@ -372,6 +372,11 @@ typedef struct tph_pod_desc {
 	/* The host ports the pod's containers bind (NodePorts); no two equal. */
 	const tph_host_port *host_ports;
 	uint32_t n_host_ports;
+	/* spec.schedulerName; NULL, "" or "volcano": this scheduler's. A pod of another scheduler
+	 * that names no podgroup (or one that does not exist) belongs to no job, as in Volcano's
+	 * cache (getOrCreateJob): it holds its node's resources when placed, and is never
+	 * scheduled, evicted or counted in a queue. */
+	const char *scheduler_name;
 } tph_pod_desc;
 
 #define TPH_POD_DESC_INIT                    \

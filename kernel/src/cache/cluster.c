@@ -242,6 +242,8 @@ static void pod_derive(const tph_pod_desc *p, pod_rec *r)
 		r->flags |= TPH_TASK_PREEMPTABLE;
 	if (p->preempt_never)
 		r->flags |= TPH_TASK_PREEMPT_NEVER;
+	if (!tph_empty(p->scheduler_name) && strcmp(p->scheduler_name, "volcano"))
+		r->flags |= P_FOREIGN;
 	r->prio = 0;
 	if (p->has_priority) {
 		r->flags |= P_PRIO_FIXED | P_PRIO_SPEC;

@@ -131,6 +131,8 @@ enum {
  * the pod names a priority itself (pod.Spec.Priority is set even without a class). */
 #define P_PRIO_FIXED 0x80u
 #define P_PRIO_SPEC  0x40u
+/* Another scheduler's pod: without a podgroup it has no job (tph_pod_desc.scheduler_name). */
+#define P_FOREIGN 0x20u
 
 /* ---- cold-data interning ---- */
 

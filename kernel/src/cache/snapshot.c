@@ -232,9 +232,11 @@ static uint32_t count_own(const tph_cluster *c)
 	const tph_kind *k = &c->pods;
 	const uint8_t *live = KCOL(k, K_LIVE, uint8_t);
 	const tph_sid *pg = KCOL(k, P_PG, tph_sid);
+	const uint8_t *flags = KCOL(k, P_FLAGS, uint8_t);
 	uint32_t n = 0;
-	for (uint32_t s = 0; s < k->n; s++)
-		n += live[s] && tph_kind_find(&c->pgs, pg[s]) == TPH_NOIDX;
+	for (uint32_t s = 0; s < k->n; s++) /* another scheduler's pod has no job (task_job) */
+		n += live[s] && !(flags[s] & P_FOREIGN) &&
+		     tph_kind_find(&c->pgs, pg[s]) == TPH_NOIDX;
 	return n;
 }
 

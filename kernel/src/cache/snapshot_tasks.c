@@ -225,6 +225,8 @@ static uint32_t task_job(tpass *x, uint32_t t, uint32_t slot, uint8_t *f)
 	}
 	if (x->last_g != TPH_NOIDX)
 		return x->m->job[x->last_g];
+	if (KCOL(k, P_FLAGS, uint8_t)[slot] & P_FOREIGN)
+		return TPH_NOIDX; /* another scheduler's: on its node, in no job */
 	*f |= TPH_TASK_OWN_JOB;
 	uint32_t j = x->m->qdef == TPH_NOIDX ? TPH_NOIDX : x->next_own++;
 	if (j == TPH_NOIDX)

@@ -461,6 +461,7 @@ static const yu_field pod_fields[] = {
     YU_F("overhead", yu_f_res, tph_pod_desc, overhead, NULL, 0),
     YU_F("images", sc_f_images, tph_pod_desc, images, NULL, 0),
     {"hostPorts", sc_f_host_ports, 0, NULL, 0},
+    YU_F("schedulerName", f_opt_str, tph_pod_desc, scheduler_name, NULL, 0),
 };
 
 static bool is_node(sc_ld *L, const char *name)

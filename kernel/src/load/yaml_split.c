@@ -1,9 +1,9 @@
 /* Parallel parsing of large scenario files. A scenario's bulk sits in a few top-level block
- * sequences (pods:, nodes:, podGroups:). Their bodies are cut into chunks at item lines (a
- * line of exactly the items' indentation followed by "- ") and each chunk parses on its own as
- * a block sequence, in parallel, into its own id range of one node array; the rest of the file
- * (the bodies removed) parses as the main part. The chunks' items are then grafted under the
- * section keys.
+ * sequences (pods:, nodes:, podGroups:; a kubectl List's items:). Their bodies are cut into chunks
+ * at item lines (a line of exactly the items' indentation followed by "- ") and each chunk parses
+ * on its own as a block sequence, in parallel, into its own id range of one node array; the rest of
+ * the file (the bodies removed) parses as the main part. The chunks' items are then grafted under
+ * the section keys.
  *
  * Equivalence with a sequential parse: the text before each section key is unchanged, so the
  * main part proves the key is a top-level mapping key (checked: found at its line, column 0,
@@ -31,7 +31,8 @@ unsigned long yu_fast_done;
 #define MAX_SECTIONS 4
 #define MAX_PARTS    64
 
-static const char *const section_keys[] = {"pods", "nodes", "podGroups", NULL};
+/* items: a kubectl List (kernel/cli/kube) */
+static const char *const section_keys[] = {"pods", "nodes", "podGroups", "items", NULL};
 
 typedef struct section {
 	size_t key_line;  /* 0-based line of "pods:" in the file */

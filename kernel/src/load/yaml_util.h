@@ -329,6 +329,12 @@ int yu_str_list(yu_ctx *c, const yu_node *n, tph_str_list *out);
  * and nesting beyond 100 levels are errors. */
 int yu_json(yu_ctx *c, const yu_node *n, const char **out);
 
+/* Resolve YAML merge keys (a plain `<<` key whose value is a mapping or a sequence of them) in
+ * every mapping of `doc`, as go-yaml does: a mapping keeps its own pairs and gains each merged
+ * pair whose key it lacks, earlier sources first (yaml_merge.c). `c` (over `doc`) names the
+ * file in errors: a merge of something else, or of a mapping into itself. */
+int yu_resolve_merges(yu_ctx *c, yu_doc *doc);
+
 /* ---- table-driven mappings ---------------------------------------------------------------------
  */
 

@@ -108,7 +108,8 @@ PodDesc = _struct("PodDesc", [
     ("n_conditions", c_uint32),
     # init containers, overhead, images and host ports: not carried by the binding (none)
     ("init_containers", c_void_p), ("n_init_containers", c_uint32), ("overhead", ResList),
-    ("images", StrList), ("host_ports", c_void_p), ("n_host_ports", c_uint32)])
+    ("images", StrList), ("host_ports", c_void_p), ("n_host_ports", c_uint32),
+    ("scheduler_name", c_char_p)])
 MinTask = _struct("MinTask", [("task_spec", c_char_p), ("min", c_int32)])
 SubgroupPolicy = _struct("SubgroupPolicy", [
     ("name", c_char_p), ("subgroup_size", c_int32), ("min_subgroups", c_int32),
