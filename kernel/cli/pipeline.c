@@ -113,9 +113,15 @@ static int load_inputs(const char *path, const char *conf_file, run_result *r)
 		rc = scn_stdin
 		         ? tph_scenario_load_buffer(buf, len, CLI_STDIN_NAME, &r->scn, &r->diag)
 		         : tph_scenario_load_file(path, &r->scn, &r->diag);
-	if (!rc && conf_stdin)
+	bool kai = !rc && tph_scenario_flavour(r->scn) == TPH_CONF_KAI;
+	if (!rc && conf_stdin && kai)
+		rc =
+		    tph_conf_load_kai_string(buf, len, CLI_STDIN_NAME, &r->conf_override, &r->diag);
+	else if (!rc && conf_stdin)
 		rc = tph_conf_load_string(buf, len, CLI_STDIN_NAME, true, &r->conf_override,
 		                          &r->diag);
+	else if (!rc && conf_file && kai)
+		rc = tph_conf_load_kai_file(conf_file, &r->conf_override, &r->diag);
 	else if (!rc && conf_file)
 		rc = tph_conf_load_file(conf_file, true, &r->conf_override, &r->diag);
 	free(buf);
@@ -127,11 +133,17 @@ static int load_inputs(const char *path, const char *conf_file, run_result *r)
  * empty conf is a conf, not an absent one. */
 static int default_conf(run_result *r, const run_opts *o)
 {
+	bool kai = tph_scenario_flavour(r->scn) == TPH_CONF_KAI;
+	const char *whose = kai ? "KAI" : "Volcano";
 	if (o->notes_name_file)
-		fprintf(stderr, "tephra: %s: no conf given: using Volcano's default conf\n",
-		        tph_scenario_file(r->scn));
+		fprintf(stderr, "tephra: %s: no conf given: using %s's default conf\n",
+		        tph_scenario_file(r->scn), whose);
 	else
-		fputs("tephra: no conf given: using Volcano's default conf\n", stderr);
+		fprintf(stderr, "tephra: no conf given: using %s's default conf\n", whose);
+	if (kai)
+		return tph_conf_load_kai_string(TPH_CONF_KAI_DEFAULT,
+		                                sizeof TPH_CONF_KAI_DEFAULT - 1,
+		                                "KAI's default conf", &r->conf_override, &r->diag);
 	return tph_conf_load_string(
 	    TPH_CONF_VOLCANO_DEFAULT, sizeof TPH_CONF_VOLCANO_DEFAULT - 1, "Volcano's default conf",
 	    tph_scenario_enable_flags_default(r->scn), &r->conf_override, &r->diag);
