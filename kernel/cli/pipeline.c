@@ -149,6 +149,22 @@ static int default_conf(run_result *r, const run_opts *o)
 	    tph_scenario_enable_flags_default(r->scn), &r->conf_override, &r->diag);
 }
 
+/* A kai scenario: its own snapshot and session, the conf's actions run (no probe hook: the kai
+ * probes are not built yet, and the checker says so). */
+static int run_kai(run_result *r)
+{
+	const tph_conf *conf = r->conf_override ? r->conf_override : tph_scenario_conf(r->scn);
+	double t0 = now_ms();
+	int rc = tph_kai_snapshot_build(tph_scenario_kai_cluster(r->scn), tph_scenario_now(r->scn),
+	                                &r->kai_snap, &r->diag);
+	if (!rc)
+		rc = tph_kai_session_open(r->kai_snap, conf, &r->kai_ssn, &r->diag);
+	if (!rc)
+		rc = tph_kai_session_run(r->kai_ssn, &r->diag);
+	r->session_ms = now_ms() - t0;
+	return rc;
+}
+
 int run_scenario(const char *path, const run_opts *o, run_result *r,
                  int (*after_open)(run_result *r, void *ud), void *ud)
 {
@@ -161,6 +177,8 @@ int run_scenario(const char *path, const run_opts *o, run_result *r,
 	if (!rc && !r->conf_override && !tph_scenario_conf(r->scn))
 		rc = default_conf(r, o);
 	r->load_ms = now_ms() - t0;
+	if (!rc && tph_scenario_flavour(r->scn) == TPH_CONF_KAI)
+		return run_kai(r);
 	if (!rc)
 		rc = serve_extender(r);
 	if (rc)
@@ -185,6 +203,8 @@ int run_scenario(const char *path, const run_opts *o, run_result *r,
 
 void run_release(run_result *r)
 {
+	tph_kai_session_free(r->kai_ssn);
+	tph_kai_snapshot_free(r->kai_snap);
 	tph_session_free(r->ssn);
 	if (r->snap)
 		tph_snapshot_release(r->snap);

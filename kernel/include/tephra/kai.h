@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "tephra/cluster.h"
+#include "tephra/conf.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -212,6 +213,165 @@ typedef struct tph_kai_params {
 		.staleness_grace_ms = 60000, .full_hierarchy_fairness = true,           \
 		.stuck_in_releasing_ms = 120000, .scheduler_name = "kai-scheduler"      \
 	}
+
+/* ---- a KAI cluster and its snapshot ------------------------------------------------------ */
+
+/* Everything a KAI session reads, as arrays of descriptors (strings and arrays borrowed for the
+ * duration of tph_kai_snapshot_build, which copies what it keeps). kai_pods[i] is pods[i]'s KAI
+ * part (NULL: every pod at TPH_KAI_POD_DESC_INIT). */
+typedef struct tph_kai_cluster_desc {
+	uint32_t size; /* sizeof(tph_kai_cluster_desc): start from TPH_KAI_CLUSTER_DESC_INIT */
+	const tph_kai_params *params; /* NULL: TPH_KAI_PARAMS_INIT */
+	const tph_priority_class_desc *pclasses;
+	uint32_t n_pclasses;
+	const tph_kai_topology_desc *topologies;
+	uint32_t n_topologies;
+	const tph_kai_queue_desc *queues;
+	uint32_t n_queues;
+	const tph_node_desc *nodes;
+	uint32_t n_nodes;
+	const tph_kai_podgroup_desc *podgroups;
+	uint32_t n_podgroups;
+	const tph_pod_desc *pods;
+	const tph_kai_pod_desc *kai_pods;
+	uint32_t n_pods;
+} tph_kai_cluster_desc;
+
+#define TPH_KAI_CLUSTER_DESC_INIT                    \
+	{                                            \
+		.size = sizeof(tph_kai_cluster_desc) \
+	}
+
+/* The read-only columns of a KAI snapshot, struct-of-arrays (one entry per object, in the
+ * order given; every reference resolved to an index, -1 for none). Owned by the snapshot. */
+typedef struct tph_kai_queues {
+	uint32_t n;
+	const char *const *name;
+	const int32_t *parent;   /* -1: top level */
+	const uint8_t *dropped;  /* a missing ancestor: KAI drops the queue and its jobs */
+	const uint8_t *has_kids; /* a queue with children: its jobs are never scheduled */
+	const int32_t *priority;
+	const tph_time *creation;
+	const tph_kai_share *res;              /* [q * TPH_KAI_DIMS + dim] */
+	const int64_t *preempt_min_runtime_ms; /* as given (TPH_KAI_INHERIT: not given) */
+	const int64_t *reclaim_min_runtime_ms;
+} tph_kai_queues;
+
+typedef struct tph_kai_jobs {
+	uint32_t n;
+	const char *const *name;
+	const char *const *namespace_;
+	const int32_t *queue;    /* -1: no such queue (or dropped): never scheduled */
+	const int32_t *priority; /* from the class, the shorthand, else the default class or 50 */
+	const uint8_t *preemptible;  /* as written, else priority < 100 */
+	const int32_t *min_subgroup; /* the root's, resolved: unset = its number of children */
+	const tph_time *creation;
+	const tph_time *last_start;        /* 0: never started */
+	const tph_time *last_eviction;     /* 0: none */
+	const tph_time *stale_since;       /* 0: not marked stale */
+	const int64_t *staleness_grace_ms; /* own, else schedulerParams'; negative: never */
+	const int64_t *preemption_delay_ms;
+	const uint32_t *sg_first; /* its sub-groups: [sg_first, sg_first + sg_count) */
+	const uint32_t *sg_count; /* at least 1: without subGroups, one pod set "default" */
+	const tph_kai_topo_constraint *topology;
+} tph_kai_jobs;
+
+/* Every job's sub-group tree, flattened: a job's entries are contiguous, parents before
+ * children in the order written. */
+typedef struct tph_kai_subgroups {
+	uint32_t n;
+	const char *const *name;
+	const uint32_t *job;
+	const int32_t *parent;       /* -1: a child of the job's root */
+	const uint8_t *pod_set;      /* a leaf (pods name it), else a set */
+	const int32_t *min_member;   /* a pod set's minimum; 0 for sets */
+	const int32_t *min_subgroup; /* a set's, resolved; 0 for pod sets */
+	const tph_kai_topo_constraint *topology;
+} tph_kai_subgroups;
+
+typedef struct tph_kai_tasks {
+	uint32_t n;
+	const char *const *name;
+	const char *const *namespace_;
+	const int32_t *job;     /* -1: no podgroup (never scheduled) */
+	const int32_t *pod_set; /* a sub-group index; -1: names no pod set of its job */
+	const uint8_t *status;  /* tph_kai_status, never DERIVED */
+	const int32_t *node;    /* -1: none (a Pending pod's nodeName holds nothing) */
+	const int32_t *nominated_node;
+	const double *gpus; /* whole GPUs (nvidia.com/gpu); fractions in gpu_fraction */
+	const double *gpu_fraction;
+	const int64_t *gpu_memory_mib;
+	const int32_t *gpu_devices;
+	const int32_t *task_priority; /* the label; 0 without */
+	const tph_time *creation;
+	const int64_t *cpu_milli;
+	const int64_t *memory; /* bytes */
+} tph_kai_tasks;
+
+typedef struct tph_kai_nodes {
+	uint32_t n;
+	const char *const *name;
+	const int32_t *gpus;           /* nvidia.com/gpu.count, else allocatable nvidia.com/gpu */
+	const int64_t *gpu_memory_mib; /* per device, floored to 100; 100 when not labelled */
+	const uint8_t *memory_synced;  /* the node has the nvidia.com/gpu.memory label */
+	const uint8_t *ready;
+	const int64_t *cpu_milli; /* allocatable */
+	const int64_t *memory;
+} tph_kai_nodes;
+
+typedef struct tph_kai_view {
+	tph_time now;
+	tph_kai_params params;
+	tph_kai_queues queues;
+	tph_kai_jobs jobs;
+	tph_kai_subgroups subgroups;
+	tph_kai_tasks tasks;
+	tph_kai_nodes nodes;
+} tph_kai_view;
+
+typedef struct tph_kai_snapshot tph_kai_snapshot;
+
+/* Build a snapshot: copy the descriptors into columns, resolve every name (a podgroup's queue, a
+ * pod's podgroup, pod set and node) and every default. Refused (TPH_EINVAL, naming the object):
+ * a descriptor not from its INIT macro, two objects of a kind with one name, a pod bound to a
+ * node that is not given. Free it with tph_kai_snapshot_free. */
+int tph_kai_snapshot_build(const tph_kai_cluster_desc *c, tph_time now, tph_kai_snapshot **out,
+                           tph_diag *d);
+void tph_kai_snapshot_free(tph_kai_snapshot *s);
+const tph_kai_view *tph_kai_snapshot_view(const tph_kai_snapshot *s);
+
+/* ---- a KAI session ------------------------------------------------------------------------ */
+
+/* A session over a KAI snapshot with a conf of flavour kai (tph_conf_load_kai_string): its
+ * actions run in the conf's order, once each, when tph_kai_session_run is called. The caller
+ * keeps the snapshot and the conf until tph_kai_session_free. */
+typedef struct tph_kai_session tph_kai_session;
+
+/* One committed decision: a task evicted (by `action`), bound or pipelined (to `node`). */
+typedef struct tph_kai_decision {
+	uint32_t task;
+	int32_t node;       /* -1 for an eviction */
+	const char *action; /* "stalegangeviction", ... */
+} tph_kai_decision;
+
+/* TPH_EINVAL for a conf that is not KAI's. */
+int tph_kai_session_open(const tph_kai_snapshot *snap, const tph_conf *conf, tph_kai_session **out,
+                         tph_diag *d);
+/* Run every action of the conf; TPH_ENOTSUP, naming it, at the first action not built yet
+ * (the decisions of the actions before it stay). */
+int tph_kai_session_run(tph_kai_session *s, tph_diag *d);
+void tph_kai_session_free(tph_kai_session *s);
+
+/* The session's view of the cluster as the actions left it: each task's status (a
+ * tph_kai_status) and node (-1: none), each job's last-start and stale-since timestamps. */
+const uint8_t *tph_kai_session_status(const tph_kai_session *s);
+const int32_t *tph_kai_session_node(const tph_kai_session *s);
+const tph_time *tph_kai_session_last_start(const tph_kai_session *s);
+const tph_time *tph_kai_session_stale_since(const tph_kai_session *s);
+/* The committed decisions of each kind, in the order they were made. */
+uint32_t tph_kai_session_evictions(const tph_kai_session *s, const tph_kai_decision **out);
+uint32_t tph_kai_session_binds(const tph_kai_session *s, const tph_kai_decision **out);
+uint32_t tph_kai_session_pipelined(const tph_kai_session *s, const tph_kai_decision **out);
 
 #pragma GCC visibility pop
 #ifdef __cplusplus

@@ -60,6 +60,10 @@ const tph_conf *tph_scenario_conf(const tph_scenario *s);
 /* Which scheduler's scenario it is (`flavour:`); its conf, if any, has the same flavour. */
 tph_conf_flavour tph_scenario_flavour(const tph_scenario *s);
 
+/* A kai scenario's objects as the descriptor arrays tph_kai_snapshot_build takes (owned by the
+ * scenario); NULL for a volcano scenario. */
+const struct tph_kai_cluster_desc *tph_scenario_kai_cluster(const tph_scenario *s);
+
 /* What an enable flag left out of the conf means (`enableFlagsDefault:`, default true). */
 bool tph_scenario_enable_flags_default(const tph_scenario *s);
 

@@ -151,6 +151,38 @@ static int kai_new(sc_ld *L, const yu_node *root)
 	return TPH_OK;
 }
 
+/* The wrapped objects (descriptor + source line) as plain descriptor arrays, what
+ * tph_kai_snapshot_build takes. */
+#define UNWRAP(L, dst, src, n, T)                                        \
+	do {                                                             \
+		T *a_ = yu_alloc_array(&(L)->sc->arena, (n), sizeof(T)); \
+		if (!a_)                                                 \
+			return sc_nomem((L), root);                      \
+		for (uint32_t i_ = 0; i_ < (n); i_++)                    \
+			a_[i_] = (src)[i_].d;                            \
+		(dst) = a_;                                              \
+	} while (0)
+
+static int gather(sc_ld *L, const yu_node *root)
+{
+	tph_scenario *sc = L->sc;
+	tph_sc_kai *k = sc->kai;
+	tph_kai_cluster_desc *c = &k->cluster;
+	*c = (tph_kai_cluster_desc)TPH_KAI_CLUSTER_DESC_INIT;
+	c->params = &k->params;
+	UNWRAP(L, c->pclasses, sc->pclasses, sc->n_pclasses, tph_priority_class_desc);
+	UNWRAP(L, c->topologies, k->topologies, k->n_topologies, tph_kai_topology_desc);
+	UNWRAP(L, c->queues, k->queues, k->n_queues, tph_kai_queue_desc);
+	UNWRAP(L, c->nodes, sc->nodes, sc->n_nodes, tph_node_desc);
+	UNWRAP(L, c->podgroups, k->podgroups, k->n_podgroups, tph_kai_podgroup_desc);
+	UNWRAP(L, c->pods, sc->pods, sc->n_pods, tph_pod_desc);
+	c->kai_pods = k->pods;
+	c->n_pclasses = sc->n_pclasses, c->n_topologies = k->n_topologies;
+	c->n_queues = k->n_queues, c->n_nodes = sc->n_nodes, c->n_podgroups = k->n_podgroups;
+	c->n_pods = sc->n_pods;
+	return TPH_OK;
+}
+
 int sc_kai_decode(sc_ld *L, const yu_node *root)
 {
 	int rc = kai_new(L, root);
@@ -168,5 +200,5 @@ int sc_kai_decode(sc_ld *L, const yu_node *root)
 	}
 	if (rc == TPH_OK && !L->sc->now_given)
 		L->sc->now = L->latest;
-	return rc;
+	return rc == TPH_OK ? gather(L, root) : rc;
 }

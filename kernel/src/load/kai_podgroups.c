@@ -4,6 +4,8 @@
  * cycle, minMember only on pod sets and minSubGroup only on sets. */
 #include "kai_ld.h"
 
+#include "cache/kai_snap.h"
+
 #include <string.h>
 
 /* ---- topology constraints ------------------------------------------------------------------- */
@@ -81,16 +83,6 @@ static int64_t find_subgroup(const tph_kai_podgroup_desc *g, const char *name)
 	return -1;
 }
 
-static uint32_t children_of(const tph_kai_podgroup_desc *g, const char *name)
-{
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < g->n_subgroups; i++) {
-		const char *p = g->subgroups[i].parent;
-		n += name ? p && strcmp(p, name) == 0 : !p;
-	}
-	return n;
-}
-
 /* Sub-group i's own checks: a unique name, a known parent, no cycle through it, and the
  * minimum that suits its kind. `at` is its item. */
 static int check_subgroup(yu_ctx *c, const tph_kai_podgroup_desc *g, uint32_t i, yu_node *at)
@@ -106,7 +98,7 @@ static int check_subgroup(yu_ctx *c, const tph_kai_podgroup_desc *g, uint32_t i,
 	     steps++, p = find_subgroup(g, g->subgroups[p].parent))
 		if (p == i || steps > g->n_subgroups)
 			key = "parent", why = "sub-group parents form a cycle";
-	uint32_t kids = children_of(g, s->name);
+	uint32_t kids = tph_kai_children(g, s->name);
 	if (!why && kids && s->min_member != TPH_KAI_UNSET)
 		key = "minMember",
 		why = "a sub-group with sub-groups takes minSubGroup, not minMember";
@@ -233,7 +225,7 @@ static int read_tree(sc_ld *L, yu_node *item, tph_kai_podgroup_desc *g)
 		if (rc < 0)
 			return rc;
 	}
-	uint32_t kids = children_of(g, NULL);
+	uint32_t kids = tph_kai_children(g, NULL);
 	yu_node *m = yu_map_find(&L->c, item, "minSubGroup");
 	yu_push(&L->c, "minSubGroup");
 	int rc = TPH_OK;

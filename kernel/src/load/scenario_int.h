@@ -378,7 +378,8 @@ typedef struct tph_sc_kai {
 	uint32_t n_podgroups;
 	tph_kai_pod_desc *pods; /* n_pods of the scenario */
 	tph_sc_kai_expect expect;
-	tph_sc_kai_probe probe; /* beside the Volcano-shaped probes of tph_scenario.probe */
+	tph_sc_kai_probe probe;       /* beside the Volcano-shaped probes of tph_scenario.probe */
+	tph_kai_cluster_desc cluster; /* the objects as descriptor arrays (kai snapshot input) */
 } tph_sc_kai;
 
 /* ---- the scenario

@@ -587,6 +587,11 @@ const tph_conf *tph_scenario_conf(const tph_scenario *s)
 	return s->conf;
 }
 
+const tph_kai_cluster_desc *tph_scenario_kai_cluster(const tph_scenario *s)
+{
+	return s->kai ? &s->kai->cluster : NULL;
+}
+
 tph_conf_flavour tph_scenario_flavour(const tph_scenario *s)
 {
 	return s->flavour;
