@@ -15,7 +15,10 @@ typedef struct probe_ctx {
 static int after_open(run_result *r, void *ud)
 {
 	probe_ctx *pc = ud;
-	tph_check_probe(r->scn, r->ssn, &pc->report);
+	if (r->kai_ssn)
+		tph_kai_check_probe(r->scn, r->kai_ssn, &pc->report);
+	else
+		tph_check_probe(r->scn, r->ssn, &pc->report);
 	return TPH_OK;
 }
 

@@ -149,9 +149,8 @@ static int default_conf(run_result *r, const run_opts *o)
 	    tph_scenario_enable_flags_default(r->scn), &r->conf_override, &r->diag);
 }
 
-/* A kai scenario: its own snapshot and session, the conf's actions run (no probe hook: the kai
- * probes are not built yet, and the checker says so). */
-static int run_kai(run_result *r)
+/* A kai scenario: its own snapshot and session, the probe hook, then the conf's actions. */
+static int run_kai(run_result *r, int (*after_open)(run_result *r, void *ud), void *ud)
 {
 	const tph_conf *conf = r->conf_override ? r->conf_override : tph_scenario_conf(r->scn);
 	double t0 = now_ms();
@@ -159,6 +158,8 @@ static int run_kai(run_result *r)
 	                                &r->kai_snap, &r->diag);
 	if (!rc)
 		rc = tph_kai_session_open(r->kai_snap, conf, &r->kai_ssn, &r->diag);
+	if (!rc && after_open)
+		rc = after_open(r, ud);
 	if (!rc)
 		rc = tph_kai_session_run(r->kai_ssn, &r->diag);
 	r->session_ms = now_ms() - t0;
@@ -178,7 +179,7 @@ int run_scenario(const char *path, const run_opts *o, run_result *r,
 		rc = default_conf(r, o);
 	r->load_ms = now_ms() - t0;
 	if (!rc && tph_scenario_flavour(r->scn) == TPH_CONF_KAI)
-		return run_kai(r);
+		return run_kai(r, after_open, ud);
 	if (!rc)
 		rc = serve_extender(r);
 	if (rc)

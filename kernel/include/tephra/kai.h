@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "tephra/cluster.h"
+#include "tephra/args.h"
 #include "tephra/conf.h"
 
 #ifdef __cplusplus
@@ -372,6 +373,62 @@ const tph_time *tph_kai_session_stale_since(const tph_kai_session *s);
 uint32_t tph_kai_session_evictions(const tph_kai_session *s, const tph_kai_decision **out);
 uint32_t tph_kai_session_binds(const tph_kai_session *s, const tph_kai_decision **out);
 uint32_t tph_kai_session_pipelined(const tph_kai_session *s, const tph_kai_decision **out);
+
+/* ---- KAI plugins and their extension points ----------------------------------------------- */
+
+/* A KAI plugin is one constant descriptor, found by name in the built-in table when a session
+ * opens its conf. on_session_open registers callbacks (only then) with its state; arguments are
+ * KAI's strings (tephra/args.h getters or tph_args_apply; a bad value warns and keeps the
+ * default, as KAI does). Slots are only ever appended. */
+#define TPH_KAI_PLUGIN_ABI 1
+
+typedef struct tph_kai_plugin {
+	uint32_t abi; /* TPH_KAI_PLUGIN_ABI */
+	const char *name;
+	/* Allocate state in *state (tph_calloc), read `args`, register callbacks. */
+	int (*on_session_open)(tph_kai_session *s, const tph_args *args, void **state, tph_diag *d);
+	/* Free the state; may be NULL. */
+	void (*on_session_close)(tph_kai_session *s, void *state);
+} tph_kai_plugin;
+
+/* The two actions that take victims from running jobs and ask plugins first. */
+typedef enum tph_kai_evict_action {
+	TPH_KAI_RECLAIM = 0,
+	TPH_KAI_PREEMPT = 1,
+} tph_kai_evict_action;
+
+/* A scenario: a preemptor job and, per victim job, the tasks it would give up. */
+typedef struct tph_kai_scenario {
+	uint32_t preemptor;         /* a job */
+	uint32_t n_victims;         /* victim jobs */
+	const uint32_t *victim_job; /* [n_victims] */
+	const uint32_t *task_first; /* [n_victims + 1]: victim v's tasks are */
+	const uint32_t *tasks;      /*   tasks[task_first[v] .. task_first[v + 1]) */
+} tph_kai_scenario;
+
+/* ReclaimVictimFilter / PreemptVictimFilter: may `preemptor` take from job `victim`? */
+typedef bool (*tph_kai_victim_filter_fn)(void *state, const tph_kai_session *s, uint32_t preemptor,
+                                         uint32_t victim);
+/* ReclaimScenarioValidator / PreemptScenarioValidator: is the scenario acceptable? */
+typedef bool (*tph_kai_scenario_validator_fn)(void *state, const tph_kai_session *s,
+                                              const tph_kai_scenario *sc);
+
+/* Registration, from on_session_open only (TPH_EINVAL afterwards, TPH_ENOMEM). */
+int tph_kai_add_victim_filter(tph_kai_session *s, tph_kai_evict_action a,
+                              tph_kai_victim_filter_fn fn, void *state);
+int tph_kai_add_scenario_validator(tph_kai_session *s, tph_kai_evict_action a,
+                                   tph_kai_scenario_validator_fn fn, void *state);
+
+/* Dispatch with KAI's rules: every filter, and every validator, must pass (none: true). */
+bool tph_kai_victim_allowed(const tph_kai_session *s, tph_kai_evict_action a, uint32_t preemptor,
+                            uint32_t victim);
+bool tph_kai_scenario_valid(const tph_kai_session *s, tph_kai_evict_action a,
+                            const tph_kai_scenario *sc);
+
+/* What plugins read of a session: its snapshot's columns and the state the actions left
+ * (tph_kai_session_status, _node, _last_start above); job j's tasks, in snapshot order. */
+const tph_kai_view *tph_kai_session_view(const tph_kai_session *s);
+uint32_t tph_kai_session_job_tasks(const tph_kai_session *s, uint32_t j, const uint32_t **out);
 
 #pragma GCC visibility pop
 #ifdef __cplusplus

@@ -6,6 +6,8 @@
 
 #include "kai_int.h"
 
+#include "base/mem.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -141,6 +143,72 @@ static void check_decisions(const tph_kai_session *s, const tph_sc_kai_expect *e
 	check_bound("pipelined", npi, e->max_pipelined, r);
 }
 
+static const char *const actions[] = {"reclaim", "preempt"};
+
+static void check_filters(const tph_kai_session *s, const tph_sc_kai_probe *p, tph_check_report *r)
+{
+	for (uint32_t i = 0; i < p->n_victim_filters; i++) {
+		const tph_sc_kai_victim_filter *f = &p->victim_filters[i];
+		tph_kai_evict_action a =
+		    f->action == TPH_SC_KAI_RECLAIM ? TPH_KAI_RECLAIM : TPH_KAI_PREEMPT;
+		bool got = tph_kai_victim_allowed(s, a, f->preemptor.idx, f->victim.idx);
+		if (got != f->allowed)
+			tph_report_fail(
+			    r, "probe victimFilter[%u] (%s, %s takes from %s): %s, want %s",
+			    (unsigned)i, actions[f->action], f->preemptor.key, f->victim.key,
+			    got ? "allowed" : "refused", f->allowed ? "allowed" : "refused");
+	}
+}
+
+/* One scenarioValid row as the tph_kai_scenario the validators take. */
+static bool scenario_of(const tph_sc_kai_scenario_valid *v, tph_kai_scenario *sc, uint32_t **bufs)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < v->n_victims; i++)
+		n += v->victims[i].pods.n;
+	uint32_t *jobs = tph_calloc((size_t)v->n_victims + 1, sizeof *jobs);
+	uint32_t *first = tph_calloc((size_t)v->n_victims + 1, sizeof *first);
+	uint32_t *tasks = tph_calloc((size_t)n + 1, sizeof *tasks);
+	bufs[0] = jobs, bufs[1] = first, bufs[2] = tasks;
+	if (!jobs || !first || !tasks)
+		return false;
+	for (uint32_t i = 0, k = 0; i < v->n_victims; i++) {
+		jobs[i] = v->victims[i].job.idx;
+		for (uint32_t t = 0; t < v->victims[i].pods.n; t++)
+			tasks[k++] = v->victims[i].pods.items[t].idx;
+		first[i + 1] = k;
+	}
+	*sc = (tph_kai_scenario){v->preemptor.idx, v->n_victims, jobs, first, tasks};
+	return true;
+}
+
+static void check_validators(const tph_kai_session *s, const tph_sc_kai_probe *p,
+                             tph_check_report *r)
+{
+	for (uint32_t i = 0; i < p->n_scenario_valid; i++) {
+		const tph_sc_kai_scenario_valid *v = &p->scenario_valid[i];
+		tph_kai_evict_action a =
+		    v->action == TPH_SC_KAI_RECLAIM ? TPH_KAI_RECLAIM : TPH_KAI_PREEMPT;
+		uint32_t *bufs[3];
+		tph_kai_scenario sc;
+		if (!scenario_of(v, &sc, bufs))
+			tph_report_fail(r, "probe scenarioValid[%u]: out of memory", (unsigned)i);
+		else if (tph_kai_scenario_valid(s, a, &sc) != v->valid)
+			tph_report_fail(r, "probe scenarioValid[%u] (%s by %s): %s, want %s",
+			                (unsigned)i, actions[v->action], v->preemptor.key,
+			                v->valid ? "invalid" : "valid",
+			                v->valid ? "valid" : "invalid");
+		for (int k = 0; k < 3; k++)
+			tph_free(bufs[k]);
+	}
+}
+
+void tph_kai_check_probe(const tph_scenario *sc, const tph_kai_session *s, tph_check_report *r)
+{
+	check_filters(s, &sc->kai->probe, r);
+	check_validators(s, &sc->kai->probe, r);
+}
+
 /* What a kai scenario may ask that is not built yet: a failure each, never a silent pass. */
 static void check_unbuilt(const tph_scenario *sc, tph_check_report *r)
 {
@@ -150,9 +218,6 @@ static void check_unbuilt(const tph_scenario *sc, tph_check_report *r)
 	    p->task_order.present || p->queue_order.present)
 		tph_report_fail(r,
 		                "probe: kai node, job, task and queue order probes not built yet");
-	if (k->n_victim_filters || k->n_scenario_valid)
-		tph_report_fail(r,
-		                "probe: kai victim filters and scenario validators not built yet");
 	if (k->can_reclaim.present || k->n_fair_shares)
 		tph_report_fail(r, "probe: canReclaim and fairShare not built yet (proportion)");
 	if (sc->kai->expect.nodes.present)

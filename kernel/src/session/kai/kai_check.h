@@ -7,5 +7,7 @@
 /* Every difference between the session's state and decisions and `sc`'s expectations (and
  * every kai probe or expectation not built yet) becomes a line of `r`. */
 void tph_kai_check(const tph_scenario *sc, const tph_kai_session *s, tph_check_report *r);
+/* The kai probes, answered from the open session before any action. */
+void tph_kai_check_probe(const tph_scenario *sc, const tph_kai_session *s, tph_check_report *r);
 
 #endif

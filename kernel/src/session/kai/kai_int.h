@@ -13,6 +13,23 @@ typedef struct tph_kai_decisions {
 	uint32_t n, cap;
 } tph_kai_decisions;
 
+/* A registered callback and its plugin's state. */
+typedef struct tph_kai_hook {
+	void *fn;
+	void *state;
+} tph_kai_hook;
+
+typedef struct tph_kai_hooks {
+	tph_kai_hook *items;
+	uint32_t n, cap;
+} tph_kai_hooks;
+
+/* An opened plugin: its descriptor and state, for on_session_close. */
+typedef struct tph_kai_open_plugin {
+	const tph_kai_plugin *p;
+	void *state;
+} tph_kai_open_plugin;
+
 struct tph_kai_session {
 	const tph_kai_view *v;
 	const tph_conf *conf;
@@ -24,7 +41,22 @@ struct tph_kai_session {
 	uint32_t *job_tasks;
 	tph_kai_decisions evictions, binds, pipelined;
 	const char *action; /* the action running, for the decisions it makes */
+	/* Extension points, per evicting action (tph_kai_evict_action); frozen after open. */
+	tph_kai_hooks victim_filters[2], validators[2];
+	bool frozen;
+	tph_kai_open_plugin *plugins;
+	uint32_t n_plugins;
+	uint32_t n_unbuilt; /* plugins of the conf left out: not built yet */
 };
+
+/* The built plugins, NULL-terminated (plugins/kai/builtin.c). */
+extern const tph_kai_plugin *const tph_kai_builtin_plugins[];
+
+/* Open every plugin of the conf (kai_ep.c): a known KAI plugin not built yet is left out with
+ * a warning; then freeze the registry. Close them in reverse order. */
+int tph_kai_open_plugins(tph_kai_session *s, tph_diag *d);
+void tph_kai_close_plugins(tph_kai_session *s);
+void tph_kai_free_hooks(tph_kai_session *s);
 
 /* A KAI action: `run` makes the action's decisions over the whole session. */
 typedef struct tph_kai_action {

@@ -125,9 +125,11 @@ int tph_kai_session_open(const tph_kai_snapshot *snap, const tph_conf *conf, tph
 		return tph_diag_set(d, TPH_ENOMEM, "kai session: out of memory");
 	s->v = tph_kai_snapshot_view(snap);
 	s->conf = conf;
-	if (copy_state(s) < 0) {
+	int rc = copy_state(s) < 0 ? tph_diag_set(d, TPH_ENOMEM, "kai session: out of memory")
+	                           : tph_kai_open_plugins(s, d);
+	if (rc < 0) {
 		tph_kai_session_free(s);
-		return tph_diag_set(d, TPH_ENOMEM, "kai session: out of memory");
+		return rc;
 	}
 	*out = s;
 	return TPH_OK;
@@ -161,6 +163,8 @@ void tph_kai_session_free(tph_kai_session *s)
 {
 	if (!s)
 		return;
+	tph_kai_close_plugins(s);
+	tph_kai_free_hooks(s);
 	tph_free(s->status);
 	tph_free(s->node);
 	tph_free(s->last_start);
