@@ -15,8 +15,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/mem.h"
 #include "load/conf_int.h"
 #include "load/scenario_int.h"
+#include "tephra/kai.h"
 #include "tephra/scenario.h"
 #include "shared_data.h"
 
@@ -502,6 +504,72 @@ static void test_warnings(void **state)
 	tph_scenario_free(s);
 }
 
+/* ---- truncations and allocation failures --------------------------------------------------- */
+
+/* Every prefix of the full kai scenario loads or fails cleanly, naming the file. */
+static void test_truncations(void **state)
+{
+	(void)state;
+	size_t len = strlen(full);
+	unsigned ok = 0, failed = 0;
+	for (size_t cut = 0; cut <= len; cut++) {
+		tph_diag d = {.warn = count_warning};
+		tph_scenario *s = NULL;
+		int rc = tph_scenario_load_buffer(full, cut, "cut.yaml", &s, &d);
+		if (rc == TPH_OK) {
+			ok++;
+			tph_scenario_free(s);
+			continue;
+		}
+		failed++;
+		assert_null(s);
+		if (!strstr(d.msg, "cut.yaml"))
+			fail_msg("cut at %zu: message without the file: %s", cut, d.msg);
+	}
+	assert_true(failed > 0 && ok > 0);
+}
+
+/* Load, snapshot and open a session with the Nth allocation failing, N = 1, 2, ... until the
+ * injected failure is no longer reached: each step fails cleanly or succeeds. */
+static int load_to_session(void)
+{
+	tph_diag d = {.warn = count_warning};
+	tph_scenario *s = NULL;
+	tph_kai_snapshot *snap = NULL;
+	tph_kai_session *ssn = NULL;
+	int rc = tph_scenario_load_buffer(full, strlen(full), "full.yaml", &s, &d);
+	if (rc == TPH_OK)
+		rc = tph_kai_snapshot_build(tph_scenario_kai_cluster(s), tph_scenario_now(s), &snap,
+		                            &d);
+	if (rc == TPH_OK)
+		rc = tph_kai_session_open(snap, tph_scenario_conf(s), &ssn, &d);
+	if (rc < 0)
+		assert_true(d.msg[0] != '\0');
+	tph_kai_session_free(ssn);
+	tph_kai_snapshot_free(snap);
+	tph_scenario_free(s);
+	return rc;
+}
+
+static void test_allocation_failures(void **state)
+{
+	(void)state;
+	long n;
+	for (n = 1;; n++) {
+		tph_mem_fail_after(n, 0);
+		int rc = load_to_session();
+		long attempts = tph_mem_attempts();
+		tph_mem_fail_after(0, 0);
+		if (rc == TPH_OK) {
+			assert_true(attempts < n);
+			break;
+		}
+		assert_true(rc < 0);
+	}
+	print_message("%ld allocation points checked\n", n - 1);
+	assert_true(n > 10);
+}
+
 /* ---- every fixture of ../shared/conformance-kai --------------------------------------------- */
 
 static int load_tree(const char *dir, unsigned *count)
@@ -564,6 +632,7 @@ int main(void)
 	    cmocka_unit_test(test_every_key),     cmocka_unit_test(test_defaults),
 	    cmocka_unit_test(test_conf_defaults), cmocka_unit_test(test_conf_unknown_plugin),
 	    cmocka_unit_test(test_errors),        cmocka_unit_test(test_warnings),
+	    cmocka_unit_test(test_truncations),   cmocka_unit_test(test_allocation_failures),
 	    cmocka_unit_test(test_all_fixtures),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -24,6 +24,7 @@ typedef struct kai_build {
 	tph_strtab names; /* "q:<name>", "n:<name>", "g:<ns>/<name>", "t:<ns>/<name>" */
 	int32_t *idx;     /* [sid] object index + 1 */
 	uint32_t idx_cap;
+	bool oom; /* a string copy failed: the build fails at its end */
 	char key[1024];
 } kai_build;
 
@@ -32,7 +33,9 @@ typedef struct kai_build {
 static const char *dup(kai_build *B, const char *s)
 {
 	s = s ? s : "";
-	return tph_arena_strndup(&B->s->arena, s, strlen(s));
+	char *copy = tph_arena_strndup(&B->s->arena, s, strlen(s));
+	B->oom |= !copy;
+	return copy ? copy : "";
 }
 
 static tph_sid key_of(kai_build *B, char kind, const char *ns, const char *name)
@@ -481,6 +484,8 @@ int tph_kai_snapshot_build(const tph_kai_cluster_desc *c, tph_time now, tph_kai_
 		rc = build_jobs(&B);
 	if (rc == TPH_OK)
 		rc = build_tasks(&B);
+	if (rc == TPH_OK && B.oom)
+		rc = tph_diag_set(d, TPH_ENOMEM, "kai snapshot: out of memory");
 	tph_strtab_free(&B.names);
 	tph_free(B.idx);
 	if (rc < 0) {
