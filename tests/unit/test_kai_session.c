@@ -26,6 +26,10 @@ typedef struct fixture {
 	tph_kai_pod_desc kai[6];
 	tph_priority_class_desc classes[1];
 	tph_kai_params params;
+	tph_kai_topology_desc topo[1];
+	const char *levels[2];
+	tph_kv labels[3][2];
+	tph_node_desc more_nodes[3];
 	tph_kai_cluster_desc c;
 } fixture;
 
@@ -123,6 +127,41 @@ static void test_columns(void **state)
 	assert_int_equal(v->tasks.node[1], -1);
 	assert_int_equal(v->nodes.gpu_memory_mib[0], 100); /* not labelled */
 	assert_false(v->nodes.memory_synced[0]);
+	tph_kai_snapshot_free(s);
+}
+
+/* Topology levels cut the nodes into domains by label value, dense per level; a node without
+ * the label is in none. */
+static void test_topology_domains(void **state)
+{
+	(void)state;
+	fixture f;
+	setup_fixture(&f);
+	static const char *const zones[3] = {"z1", "z2", "z1"};
+	for (int i = 0; i < 3; i++) {
+		f.more_nodes[i] = (tph_node_desc)TPH_NODE_DESC_INIT;
+		f.labels[i][0] = (tph_kv){"zone", zones[i]};
+		f.labels[i][1] = (tph_kv){"rack", i == 1 ? "r9" : "r1"};
+		f.more_nodes[i].labels = (tph_kv_list){f.labels[i], i == 2 ? 1u : 2u};
+	}
+	f.more_nodes[0].name = "n0", f.more_nodes[1].name = "n1", f.more_nodes[2].name = "n2";
+	f.levels[0] = "zone", f.levels[1] = "rack";
+	f.topo[0] = (tph_kai_topology_desc)TPH_KAI_TOPOLOGY_DESC_INIT;
+	f.topo[0].name = "t";
+	f.topo[0].levels = (tph_str_list){f.levels, 2};
+	f.c.nodes = f.more_nodes, f.c.n_nodes = 3;
+	f.c.topologies = f.topo, f.c.n_topologies = 1;
+	tph_kai_snapshot *s = build(&f);
+	const tph_kai_topologies *t = &tph_kai_snapshot_view(s)->topologies;
+	assert_int_equal(t->n_all_levels, 2);
+	assert_string_equal(t->level_label[1], "rack");
+	assert_int_equal(t->n_domains[0], 2);
+	assert_int_equal(t->domain[0], 0);
+	assert_int_equal(t->domain[1], 1);
+	assert_int_equal(t->domain[2], 0); /* z1 again */
+	assert_int_equal(t->n_domains[1], 2);
+	assert_int_equal(t->domain[3 + 1], 1);  /* r9 */
+	assert_int_equal(t->domain[3 + 2], -1); /* n2 has no rack label */
 	tph_kai_snapshot_free(s);
 }
 
@@ -263,9 +302,9 @@ static void test_not_built(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_columns),    cmocka_unit_test(test_refused),
-	    cmocka_unit_test(test_stale_gang), cmocka_unit_test(test_not_stale),
-	    cmocka_unit_test(test_not_built),
+	    cmocka_unit_test(test_columns),          cmocka_unit_test(test_refused),
+	    cmocka_unit_test(test_topology_domains), cmocka_unit_test(test_stale_gang),
+	    cmocka_unit_test(test_not_stale),        cmocka_unit_test(test_not_built),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

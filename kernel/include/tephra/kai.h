@@ -320,6 +320,22 @@ typedef struct tph_kai_nodes {
 	const int64_t *memory;
 } tph_kai_nodes;
 
+/* Topology objects and the domains their levels cut the nodes into. Level l of all topologies
+ * (levels numbered across topologies: topology t owns [level_first[t], level_first[t] +
+ * n_levels[t]), highest first) puts node i in domain domain[l * nodes.n + i]: an id dense per
+ * level (0 .. n_domains[l] - 1, by first appearance in node order), -1 when the node lacks
+ * the level's label. */
+typedef struct tph_kai_topologies {
+	uint32_t n;
+	const char *const *name;
+	const uint32_t *level_first;
+	const uint32_t *n_levels;
+	uint32_t n_all_levels;
+	const char *const *level_label; /* [level] node label key */
+	const uint32_t *n_domains;      /* [level] */
+	const int32_t *domain;          /* [level * nodes.n + node] */
+} tph_kai_topologies;
+
 typedef struct tph_kai_view {
 	tph_time now;
 	tph_kai_params params;
@@ -328,6 +344,7 @@ typedef struct tph_kai_view {
 	tph_kai_subgroups subgroups;
 	tph_kai_tasks tasks;
 	tph_kai_nodes nodes;
+	tph_kai_topologies topologies;
 } tph_kai_view;
 
 typedef struct tph_kai_snapshot tph_kai_snapshot;

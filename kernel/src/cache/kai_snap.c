@@ -21,8 +21,10 @@ typedef struct kai_build {
 	tph_kai_snapshot *s;
 	const tph_kai_cluster_desc *c;
 	tph_diag *d;
-	tph_strtab names; /* "q:<name>", "n:<name>", "g:<ns>/<name>", "t:<ns>/<name>" */
-	int32_t *idx;     /* [sid] object index + 1 */
+	/* "q:<queue>", "n:<node>", "o:<topology>", "g:<ns>/<podgroup>", "t:<ns>/<pod>",
+	 * "d:<level>/<label value>" */
+	tph_strtab names;
+	int32_t *idx; /* [sid] object index + 1 */
 	uint32_t idx_cap;
 	bool oom; /* a string copy failed: the build fails at its end */
 	char key[1024];
@@ -447,6 +449,67 @@ static int build_tasks(kai_build *B)
 	return rc;
 }
 
+/* ---- topologies --------------------------------------------------------------------------------
+ */
+
+/* Level l's domains: each node's label value, numbered by first appearance ("d:<l>:<value>"). */
+static int level_domains(kai_build *B, uint32_t l, const char *label, uint32_t *n_domains,
+                         int32_t *domain)
+{
+	const tph_kai_cluster_desc *c = B->c;
+	for (uint32_t i = 0; i < c->n_nodes; i++) {
+		const char *value = label_of(&c->nodes[i].labels, label);
+		domain[i] = -1;
+		if (!value)
+			continue;
+		char scope[32];
+		snprintf(scope, sizeof scope, "%u", (unsigned)l);
+		int32_t id = find(B, 'd', scope, value);
+		if (id < 0) {
+			id = (int32_t)(*n_domains)++;
+			int rc = put_name(B, 'd', scope, value, (uint32_t)id, "domain");
+			if (rc < 0)
+				return rc;
+		}
+		domain[i] = id;
+	}
+	return TPH_OK;
+}
+
+static int build_topologies(kai_build *B)
+{
+	const tph_kai_cluster_desc *c = B->c;
+	uint32_t n = c->n_topologies, levels = 0, nn = c->n_nodes;
+	for (uint32_t t = 0; t < n; t++) {
+		if (c->topologies[t].size != sizeof c->topologies[t] || !c->topologies[t].name)
+			return tph_diag_set(B->d, TPH_EINVAL,
+			                    "kai snapshot: topology %u: start from "
+			                    "TPH_KAI_TOPOLOGY_DESC_INIT and give a name",
+			                    t);
+		levels += c->topologies[t].levels.n;
+	}
+	const char **name = ALLOC(B, n, const char *), **label = ALLOC(B, levels, const char *);
+	uint32_t *first = ALLOC(B, n, uint32_t), *nl = ALLOC(B, n, uint32_t);
+	uint32_t *nd = ALLOC(B, levels, uint32_t);
+	int32_t *domain = ALLOC(B, (size_t)levels * nn, int32_t);
+	if (!name || !label || !first || !nl || !nd || !domain)
+		return tph_diag_set(B->d, TPH_ENOMEM, "kai snapshot: out of memory");
+	int rc = TPH_OK;
+	for (uint32_t t = 0, l = 0; rc == TPH_OK && t < n; t++) {
+		const tph_kai_topology_desc *d = &c->topologies[t];
+		name[t] = dup(B, d->name);
+		first[t] = l, nl[t] = d->levels.n;
+		rc = put_name(B, 'o', NULL, d->name, t, "topology");
+		for (uint32_t k = 0; rc == TPH_OK && k < d->levels.n; k++, l++) {
+			label[l] = dup(B, d->levels.items[k]);
+			rc = level_domains(B, l, d->levels.items[k], &nd[l],
+			                   &domain[(size_t)l * nn]);
+		}
+	}
+	B->s->v.topologies = (tph_kai_topologies){n, name, first, nl, levels, label, nd, domain};
+	return rc;
+}
+
 /* ---- entry points -----------------------------------------------------------------------------
  */
 
@@ -480,6 +543,8 @@ int tph_kai_snapshot_build(const tph_kai_cluster_desc *c, tph_time now, tph_kai_
 	rc = build_queues(&B);
 	if (rc == TPH_OK)
 		rc = build_nodes(&B);
+	if (rc == TPH_OK)
+		rc = build_topologies(&B);
 	if (rc == TPH_OK)
 		rc = build_jobs(&B);
 	if (rc == TPH_OK)
