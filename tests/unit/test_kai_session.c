@@ -165,6 +165,36 @@ static void test_topology_domains(void **state)
 	tph_kai_snapshot_free(s);
 }
 
+/* fullHierarchyFairness: false puts every queue that has a parent under one implicit "default"
+ * (unlimited) and drops the parentless ones; a node pool marks the nodes of the partition. */
+static void test_flat_and_pool(void **state)
+{
+	(void)state;
+	fixture f;
+	setup_fixture(&f);
+	f.params.full_hierarchy_fairness = false;
+	f.groups[2].queue = "default";
+	tph_kv pool_label = {"pool", "a"};
+	f.nodes[0].labels = (tph_kv_list){&pool_label, 1};
+	f.params.node_pool_key = "pool", f.params.node_pool_value = "b";
+	tph_kai_snapshot *s = build(&f);
+	const tph_kai_view *v = tph_kai_snapshot_view(s);
+	assert_int_equal(v->queues.n, 4);
+	assert_string_equal(v->queues.name[3], "default");
+	assert_true(v->queues.dropped[0] && !v->queues.dropped[1] && !v->queues.dropped[2]);
+	assert_int_equal(v->queues.parent[1], 3);
+	assert_int_equal(v->queues.parent[2], 3); /* its own parent was missing: flattened too */
+	assert_true(v->queues.has_kids[3] && v->queues.res[3 * TPH_KAI_DIMS].quota == -1);
+	assert_int_equal(v->jobs.queue[0], 1);
+	assert_int_equal(v->jobs.queue[2], 3); /* queue "default" is the implicit one */
+	assert_false(v->nodes.in_pool[0]);
+	tph_kai_snapshot_free(s);
+	f.params.node_pool_value = "a";
+	s = build(&f);
+	assert_true(tph_kai_snapshot_view(s)->nodes.in_pool[0]);
+	tph_kai_snapshot_free(s);
+}
+
 static void test_refused(void **state)
 {
 	(void)state;
@@ -303,8 +333,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_columns),          cmocka_unit_test(test_refused),
-	    cmocka_unit_test(test_topology_domains), cmocka_unit_test(test_stale_gang),
-	    cmocka_unit_test(test_not_stale),        cmocka_unit_test(test_not_built),
+	    cmocka_unit_test(test_topology_domains), cmocka_unit_test(test_flat_and_pool),
+	    cmocka_unit_test(test_stale_gang),       cmocka_unit_test(test_not_stale),
+	    cmocka_unit_test(test_not_built),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -318,6 +318,10 @@ typedef struct tph_kai_nodes {
 	const uint8_t *ready;
 	const int64_t *cpu_milli; /* allocatable */
 	const int64_t *memory;
+	/* In this scheduler's node pool (schedulerParams nodePoolLabelKey/Value: the label equals
+	 * the value, or is absent when the value is ""); 1 for every node without a pool key.
+	 * Actions leave the other nodes alone. */
+	const uint8_t *in_pool;
 } tph_kai_nodes;
 
 /* Topology objects and the domains their levels cut the nodes into. Level l of all topologies

@@ -97,16 +97,49 @@ static const char *label_of(const tph_kv_list *l, const char *key)
 /* ---- queues -----------------------------------------------------------------------------------
  */
 
+/* fullHierarchyFairness: false. KAI flattens the tree: every queue with a parent goes under one
+ * implicit queue "default" (index n: quota and limit unlimited, weight 1, named by its key so
+ * podgroups of queue "default" find it) and parentless queues are dropped. */
+static void flatten_queues(kai_build *B, uint32_t n, const char **name, int32_t *parent,
+                           uint8_t *dropped, uint8_t *kids, int32_t *prio, tph_kai_share *res,
+                           int64_t *pmr, int64_t *rmr)
+{
+	name[n] = "default";
+	parent[n] = -1;
+	prio[n] = 100;
+	pmr[n] = rmr[n] = TPH_KAI_INHERIT;
+	for (int d = 0; d < TPH_KAI_DIMS; d++)
+		res[(size_t)n * TPH_KAI_DIMS + d] =
+		    (tph_kai_share){TPH_KAI_UNLIMITED, 1, TPH_KAI_UNLIMITED};
+	for (uint32_t i = 0; i < n; i++) {
+		bool child = B->c->queues[i].parent != NULL;
+		parent[i] = child ? (int32_t)n : -1;
+		dropped[i] = !child;
+		kids[n] |= child;
+	}
+	tph_sid sid = key_of(B, 'q', NULL, "default");
+	uint32_t old = B->idx_cap;
+	if (sid == TPH_SID_NONE || tph_grow(&B->idx, &B->idx_cap, sid + 1, sizeof *B->idx)) {
+		B->oom = true;
+		return;
+	}
+	memset(B->idx + old, 0, (size_t)(B->idx_cap - old) * sizeof *B->idx);
+	B->idx[sid] = (int32_t)n + 1;
+}
+
 static int build_queues(kai_build *B)
 {
 	const tph_kai_cluster_desc *c = B->c;
 	tph_kai_queues *q = &B->s->v.queues;
-	uint32_t n = q->n = c->n_queues;
+	bool flat = !B->s->v.params.full_hierarchy_fairness;
+	uint32_t n = c->n_queues;
+	q->n = n + flat;
+	/* ALLOC leaves one spare row: the implicit queue of a flattened tree */
 	const char **name = ALLOC(B, n, const char *);
 	int32_t *parent = ALLOC(B, n, int32_t), *prio = ALLOC(B, n, int32_t);
 	uint8_t *dropped = ALLOC(B, n, uint8_t), *kids = ALLOC(B, n, uint8_t);
 	tph_time *creation = ALLOC(B, n, tph_time);
-	tph_kai_share *res = ALLOC(B, (size_t)n * TPH_KAI_DIMS, tph_kai_share);
+	tph_kai_share *res = ALLOC(B, ((size_t)n + 1) * TPH_KAI_DIMS, tph_kai_share);
 	int64_t *pmr = ALLOC(B, n, int64_t), *rmr = ALLOC(B, n, int64_t);
 	if (!name || !parent || !prio || !dropped || !kids || !creation || !res || !pmr || !rmr)
 		return tph_diag_set(B->d, TPH_ENOMEM, "kai snapshot: out of memory");
@@ -127,7 +160,9 @@ static int build_queues(kai_build *B)
 		rmr[i] = d->reclaim_min_runtime_ms;
 		rc = put_name(B, 'q', NULL, d->name, i, "queue");
 	}
-	for (uint32_t i = 0; rc == TPH_OK && i < n; i++) {
+	if (rc == TPH_OK && flat)
+		flatten_queues(B, n, name, parent, dropped, kids, prio, res, pmr, rmr);
+	for (uint32_t i = 0; rc == TPH_OK && !flat && i < n; i++) {
 		parent[i] = find(B, 'q', NULL, c->queues[i].parent);
 		dropped[i] = c->queues[i].parent && parent[i] < 0;
 		if (parent[i] >= 0)
@@ -138,7 +173,7 @@ static int build_queues(kai_build *B)
 		for (int32_t p = parent[i], steps = 0; p >= 0 && steps <= (int32_t)n;
 		     p = parent[p], steps++)
 			dropped[i] |= dropped[p];
-	*q = (tph_kai_queues){n, name, parent, dropped, kids, prio, creation, res, pmr, rmr};
+	*q = (tph_kai_queues){n + flat, name, parent, dropped, kids, prio, creation, res, pmr, rmr};
 	return rc;
 }
 
@@ -163,7 +198,10 @@ static int build_nodes(kai_build *B)
 	int64_t *mem_mib = ALLOC(B, n, int64_t), *cpu = ALLOC(B, n, int64_t),
 	        *mem = ALLOC(B, n, int64_t);
 	uint8_t *synced = ALLOC(B, n, uint8_t), *ready = ALLOC(B, n, uint8_t);
-	if (!name || !gpus || !mem_mib || !cpu || !mem || !synced || !ready)
+	uint8_t *pool = ALLOC(B, n, uint8_t);
+	const char *pool_key = B->s->v.params.node_pool_key;
+	const char *pool_value = B->s->v.params.node_pool_value;
+	if (!name || !gpus || !mem_mib || !cpu || !mem || !synced || !ready || !pool)
 		return tph_diag_set(B->d, TPH_ENOMEM, "kai snapshot: out of memory");
 	int rc = TPH_OK;
 	for (uint32_t i = 0; rc == TPH_OK && i < n; i++) {
@@ -185,9 +223,11 @@ static int build_nodes(kai_build *B)
 		ready[i] = !d->not_ready;
 		cpu[i] = res_of(&d->allocatable, "cpu");
 		mem[i] = res_of(&d->allocatable, "memory");
+		const char *in = pool_key[0] ? label_of(&d->labels, pool_key) : NULL;
+		pool[i] = !pool_key[0] || (in ? strcmp(in, pool_value) == 0 : !pool_value[0]);
 		rc = put_name(B, 'n', NULL, d->name, i, "node");
 	}
-	*nd = (tph_kai_nodes){n, name, gpus, mem_mib, synced, ready, cpu, mem};
+	*nd = (tph_kai_nodes){n, name, gpus, mem_mib, synced, ready, cpu, mem, pool};
 	return rc;
 }
 
