@@ -5,13 +5,21 @@
 # entry, a fixture on disk (*.yaml under SHARED) that the check did not report as PASS or FAIL,
 # a fixture it skipped (SKIP: no expect: or probe: section, so it checks nothing), or a check run
 # that crashed or printed no `N passed, N failed[, N skipped]` summary.
-# $TPH_SHARED_DIR, when set at test time, names the shared/ directory: SHARED becomes its conformance/.
+# $TPH_SHARED_DIR, when set at test time, names the shared/ directory: SHARED becomes its
+# conformance/ (its SUBDIR/ with -DSUBDIR=..., as test `conformance.kai` passes conformance-kai;
+# -DNAME=... names the gate in its messages).
 # $TPH_REQUIRE_SHARED (set and not 0) turns a missing fixture directory from a skip into a failure.
 # Test `conformance.selftest.*` runs this gate against a stub binary (conformance_stub.sh).
 cmake_minimum_required(VERSION 3.25)
 
+if(NOT DEFINED NAME)
+  set(NAME conformance)
+endif()
+if(NOT DEFINED SUBDIR)
+  set(SUBDIR conformance)
+endif()
 if(DEFINED ENV{TPH_SHARED_DIR} AND NOT "$ENV{TPH_SHARED_DIR}" STREQUAL "")
-  set(SHARED "$ENV{TPH_SHARED_DIR}/conformance")
+  set(SHARED "$ENV{TPH_SHARED_DIR}/${SUBDIR}")
 endif()
 foreach(var TEPHRA SHARED PENDING)
   if(NOT DEFINED ${var})
@@ -24,10 +32,10 @@ endforeach()
 if(NOT IS_DIRECTORY "${SHARED}")
   if(DEFINED ENV{TPH_REQUIRE_SHARED} AND NOT "$ENV{TPH_REQUIRE_SHARED}" MATCHES "^0?$")
     # Plain message(): FATAL_ERROR would re-wrap the line.
-    message("conformance: no fixture directory ${SHARED} (TPH_REQUIRE_SHARED is set)")
-    message(FATAL_ERROR "conformance: failed")
+    message("${NAME}: no fixture directory ${SHARED} (TPH_REQUIRE_SHARED is set)")
+    message(FATAL_ERROR "${NAME}: failed")
   endif()
-  message("conformance: skipped (no fixture directory ${SHARED})")
+  message("${NAME}: skipped (no fixture directory ${SHARED})")
   if(CMAKE_VERSION VERSION_GREATER_EQUAL 3.29)
     cmake_language(EXIT 77)
   endif()
@@ -112,8 +120,8 @@ function(fail_run why)
     set(shown "...\n${shown}")
   endif()
   # Plain message(): FATAL_ERROR would re-wrap the program's lines.
-  message("${shown}\nconformance: `${TEPHRA} check ${SHARED}` ${why} (exit: ${rc})")
-  message(FATAL_ERROR "conformance: the check did not run")
+  message("${shown}\n${NAME}: `${TEPHRA} check ${SHARED}` ${why} (exit: ${rc})")
+  message(FATAL_ERROR "${NAME}: the check did not run")
 endfunction()
 
 if(NOT rc MATCHES "^[0-9]+$")
@@ -162,7 +170,7 @@ foreach(line IN LISTS lines)
     if(verdict STREQUAL "PASS")
       math(EXPR npass "${npass} + 1")
       if(DEFINED reason_${path})
-        problem("PASS ${path}: now passes: remove it from tests/conformance-pending.txt")
+        problem("PASS ${path}: now passes: remove it from ${PENDING}")
         math(EXPR nunexpected "${nunexpected} + 1")
       endif()
     else()
@@ -225,10 +233,10 @@ if(NOT nreported EQUAL nfixtures)
   problem("tephra check reported ${nreported} results for ${nfixtures} fixtures on disk")
 endif()
 
-set(line "conformance: ${npass} passed, ${npending_fail} pending (expected failures), ")
+set(line "${NAME}: ${npass} passed, ${npending_fail} pending (expected failures), ")
 string(APPEND line "${nunexpected} unexpected, ${nmissing} of ${nfixtures} fixtures not reported")
 if(problems)
   message("${problems}${line}")
-  message(FATAL_ERROR "conformance: failed, see above")
+  message(FATAL_ERROR "${NAME}: failed, see above")
 endif()
 message("${line}")

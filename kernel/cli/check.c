@@ -3,6 +3,7 @@
 #include "check.h"
 
 #include "session/check_core.h"
+#include "session/kai/kai_check.h"
 #include "load/scenario_int.h"
 
 #include <string.h>
@@ -14,7 +15,10 @@ typedef struct probe_ctx {
 static int after_open(run_result *r, void *ud)
 {
 	probe_ctx *pc = ud;
-	tph_check_probe(r->scn, r->ssn, &pc->report);
+	if (r->kai_ssn)
+		tph_kai_check_probe(r->scn, r->kai_ssn, &pc->report);
+	else
+		tph_check_probe(r->scn, r->ssn, &pc->report);
 	return TPH_OK;
 }
 
@@ -42,7 +46,10 @@ int check_file(const char *path, const run_opts *o, bool quiet, FILE *out)
 		fprintf(out, "FAIL %s: %s\n", path, r.diag.msg[0] ? r.diag.msg : tph_strerror(rc));
 		verdict = CHECK_FAIL;
 	} else {
-		tph_check_expect(r.scn, r.ssn, &pc.report);
+		if (r.kai_ssn)
+			tph_kai_check(r.scn, r.kai_ssn, &pc.report);
+		else
+			tph_check_expect(r.scn, r.ssn, &pc.report);
 		verdict = pc.report.failures ? CHECK_FAIL : CHECK_PASS;
 		if (verdict == CHECK_FAIL)
 			fprintf(out, "FAIL %s: %u difference(s)\n%s", path, pc.report.failures,

@@ -71,6 +71,8 @@ typedef struct run_result {
 	size_t mem_open, mem_run; /* tph_session_bytes after open and after the actions */
 	tph_diag diag;
 	struct ext_server *extender; /* serves the scenario's extenderResponses (ext_server.h) */
+	tph_kai_snapshot *kai_snap;  /* a kai scenario's snapshot and session (no snap, ssn) */
+	tph_kai_session *kai_ssn;
 } run_result;
 
 /* Load --plugins, if given, before any scenario or conf: loading a conf checks its plugin names
@@ -89,6 +91,8 @@ int run_scenario(const char *path, const run_opts *o, run_result *r,
 void run_release(run_result *r);
 
 void write_text(FILE *f, const run_result *r, bool summary_only);
+/* A kai scenario's decisions (output_kai.c): text, or one JSON object (also for yaml). */
+void write_kai(FILE *f, const run_result *r, bool json);
 void write_yaml(FILE *f, const run_result *r);
 void write_json(FILE *f, const run_result *r);
 /* --summary --format yaml|json: counts, timing and memory (README, "Using it"). */

@@ -123,9 +123,15 @@ static int load_inputs(const char *path, const run_opts *o, run_result *r)
 		rc = scn_stdin
 		         ? tph_scenario_load_buffer(buf, len, CLI_STDIN_NAME, &r->scn, &r->diag)
 		         : tph_scenario_load_file(path, &r->scn, &r->diag);
-	if (!rc && conf_stdin)
+	bool kai = !rc && tph_scenario_flavour(r->scn) == TPH_CONF_KAI;
+	if (!rc && conf_stdin && kai)
+		rc =
+		    tph_conf_load_kai_string(buf, len, CLI_STDIN_NAME, &r->conf_override, &r->diag);
+	else if (!rc && conf_stdin)
 		rc = tph_conf_load_string(buf, len, CLI_STDIN_NAME, true, &r->conf_override,
 		                          &r->diag);
+	else if (!rc && conf_file && kai)
+		rc = tph_conf_load_kai_file(conf_file, &r->conf_override, &r->diag);
 	else if (!rc && conf_file)
 		rc = tph_conf_load_file(conf_file, true, &r->conf_override, &r->diag);
 	free(buf);
@@ -137,14 +143,37 @@ static int load_inputs(const char *path, const run_opts *o, run_result *r)
  * empty conf is a conf, not an absent one. */
 static int default_conf(run_result *r, const run_opts *o)
 {
+	bool kai = tph_scenario_flavour(r->scn) == TPH_CONF_KAI;
+	const char *whose = kai ? "KAI" : "Volcano";
 	if (o->notes_name_file)
-		fprintf(stderr, "tephra: %s: no conf given: using Volcano's default conf\n",
-		        tph_scenario_file(r->scn));
+		fprintf(stderr, "tephra: %s: no conf given: using %s's default conf\n",
+		        tph_scenario_file(r->scn), whose);
 	else
-		fputs("tephra: no conf given: using Volcano's default conf\n", stderr);
+		fprintf(stderr, "tephra: no conf given: using %s's default conf\n", whose);
+	if (kai)
+		return tph_conf_load_kai_string(TPH_CONF_KAI_DEFAULT,
+		                                sizeof TPH_CONF_KAI_DEFAULT - 1,
+		                                "KAI's default conf", &r->conf_override, &r->diag);
 	return tph_conf_load_string(
 	    TPH_CONF_VOLCANO_DEFAULT, sizeof TPH_CONF_VOLCANO_DEFAULT - 1, "Volcano's default conf",
 	    tph_scenario_enable_flags_default(r->scn), &r->conf_override, &r->diag);
+}
+
+/* A kai scenario: its own snapshot and session, the probe hook, then the conf's actions. */
+static int run_kai(run_result *r, int (*after_open)(run_result *r, void *ud), void *ud)
+{
+	const tph_conf *conf = r->conf_override ? r->conf_override : tph_scenario_conf(r->scn);
+	double t0 = now_ms();
+	int rc = tph_kai_snapshot_build(tph_scenario_kai_cluster(r->scn), tph_scenario_now(r->scn),
+	                                &r->kai_snap, &r->diag);
+	if (!rc)
+		rc = tph_kai_session_open(r->kai_snap, conf, &r->kai_ssn, &r->diag);
+	if (!rc && after_open)
+		rc = after_open(r, ud);
+	if (!rc)
+		rc = tph_kai_session_run(r->kai_ssn, &r->diag);
+	r->session_ms = now_ms() - t0;
+	return rc;
 }
 
 int run_scenario(const char *path, const run_opts *o, run_result *r,
@@ -159,6 +188,8 @@ int run_scenario(const char *path, const run_opts *o, run_result *r,
 	if (!rc && !r->conf_override && !tph_scenario_conf(r->scn))
 		rc = default_conf(r, o);
 	r->load_ms = now_ms() - t0;
+	if (!rc && tph_scenario_flavour(r->scn) == TPH_CONF_KAI)
+		return run_kai(r, after_open, ud);
 	if (!rc)
 		rc = serve_extender(r);
 	if (rc)
@@ -183,6 +214,8 @@ int run_scenario(const char *path, const run_opts *o, run_result *r,
 
 void run_release(run_result *r)
 {
+	tph_kai_session_free(r->kai_ssn);
+	tph_kai_snapshot_free(r->kai_snap);
 	tph_session_free(r->ssn);
 	if (r->snap)
 		tph_snapshot_release(r->snap);

@@ -182,7 +182,9 @@ int cmd_run(int argc, char **argv)
 		run_release(&r);
 		return CLI_USAGE;
 	}
-	if (ra.summary && ra.fmt != OUT_TEXT)
+	if (r.kai_ssn)
+		write_kai(stdout, &r, ra.fmt != OUT_TEXT);
+	else if (ra.summary && ra.fmt != OUT_TEXT)
 		write_summary(stdout, &r, ra.fmt == OUT_JSON);
 	else if (ra.fmt == OUT_JSON)
 		write_json(stdout, &r);
@@ -190,7 +192,7 @@ int cmd_run(int argc, char **argv)
 		write_yaml(stdout, &r);
 	else
 		write_text(stdout, &r, ra.summary);
-	if (ra.o.profile && ra.fmt == OUT_TEXT)
+	if (ra.o.profile && ra.fmt == OUT_TEXT && !r.kai_ssn)
 		write_profile(stdout, &r);
 	run_release(&r);
 	return CLI_OK;

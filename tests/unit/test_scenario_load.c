@@ -692,12 +692,12 @@ static void test_v11_errors(void **state)
 	     "probe: field victimTasks[0].victims: required field is missing"},
 	    {pod, "probe: {victimTasks: [{candidates: [c1/p1], victims: [], actor: c1/p1}]}\n",
 	     TPH_EINVAL, "probe: field victimTasks[0].actor: unknown field"},
-	    {"name: x\n", "flavour: kai\nschedulerParams: {}\n", TPH_ENOTSUP,
-	     "bad.yaml:2:10: scenario: field flavour: flavour kai is not built yet"},
+	    {"name: x\n", "flavour: kai\nshard: {}\n", TPH_EINVAL,
+	     "bad.yaml:3:8: scenario: field shard: only a volcano scenario has this key"},
 	    {"name: x\n", "flavour: slurm\n", TPH_EINVAL,
 	     "bad.yaml:2:10: scenario: field flavour: must be one of volcano|kai, got \"slurm\""},
 	    {"flavour: volcano\n", "schedulerParams: {}\n", TPH_EINVAL,
-	     "bad.yaml:2:1: scenario: field schedulerParams: unknown field"},
+	     "bad.yaml:2:18: scenario: field schedulerParams: only a kai scenario has this key"},
 	};
 	check_errors(cases, N_ELEMS(cases));
 }

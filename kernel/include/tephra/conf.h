@@ -89,6 +89,51 @@ bool tph_conf_flag_follows_default(tph_conf_flag f);
 	"  - name: proportion\n"                     \
 	"  - name: nodeorder\n"
 
+/* Which scheduler a conf configures: a session decides as its conf's scheduler does. */
+typedef enum tph_conf_flavour {
+	TPH_CONF_VOLCANO = 0, /* volcano-scheduler.conf */
+	TPH_CONF_KAI = 1,     /* KAI-Scheduler's SchedulerConfiguration */
+} tph_conf_flavour;
+
+tph_conf_flavour tph_conf_flavour_of(const tph_conf *conf);
+
+/* KAI's built-in configuration (conf_util.defaultSchedulerConf), used by KAI when its ConfigMap
+ * is empty or omits actions or tiers. */
+#define TPH_CONF_KAI_DEFAULT                                                          \
+	"actions: \"allocate, consolidation, reclaim, preempt, stalegangeviction\"\n" \
+	"tiers:\n"                                                                    \
+	"- plugins:\n"                                                                \
+	"  - name: predicates\n"                                                      \
+	"  - name: proportion\n"                                                      \
+	"  - name: priority\n"                                                        \
+	"  - name: elastic\n"                                                         \
+	"  - name: kubeflow\n"                                                        \
+	"  - name: ray\n"                                                             \
+	"  - name: nodeavailability\n"                                                \
+	"  - name: gpusharingorder\n"                                                 \
+	"  - name: gpupack\n"                                                         \
+	"  - name: resourcetype\n"                                                    \
+	"  - name: subgrouporder\n"                                                   \
+	"  - name: taskorder\n"                                                       \
+	"  - name: nominatednode\n"                                                   \
+	"  - name: dynamicresources\n"                                                \
+	"  - name: nodeplacement\n"                                                   \
+	"    arguments: {cpu: binpack, gpu: binpack}\n"                               \
+	"  - name: minruntime\n"                                                      \
+	"  - name: topology\n"                                                        \
+	"  - name: snapshot\n"                                                        \
+	"  - name: sg-nodelocalgreedy\n"                                              \
+	"  - name: sg-multinodegang\n"
+
+/* Load KAI's SchedulerConfiguration (`actions` as a comma string, `tiers` of plugins with
+ * string `arguments`, `queueDepthPerAction`, `scenarioSearchBudgets`). Tiers are flattened
+ * into one; a plugin tephra does not know is left out with a warning and an argument that does
+ * not parse gets the plugin's default with a warning (as KAI logs and goes on); an unknown
+ * action is an error. Missing `actions` or `tiers` take those of TPH_CONF_KAI_DEFAULT. */
+int tph_conf_load_kai_string(const char *text, size_t len, const char *display_name, tph_conf **out,
+                             tph_diag *d);
+int tph_conf_load_kai_file(const char *path, tph_conf **out, tph_diag *d);
+
 /* Load a conf file. `enable_flags_default` is what an absent flag means (true as in Volcano's
  * loader; false as when tiers are built in code). On error *out is NULL and `d` names the file,
  * line, column, the object (`conf tier 1 plugin gang`) and the field. */

@@ -6,7 +6,7 @@
  * a fresh cluster cache; on any error nothing is kept, *out is NULL and the diag holds one
  * message `FILE:LINE:COL: OBJECT: field FIELD: why`. Warnings (a pod whose podGroup does not
  * exist, ...) go to the diag's warning sink. A loaded scenario owns its cache and its conf.
- * Only the default flavour is built: `flavour: kai` fails with TPH_ENOTSUP. */
+ * `flavour: kai` (shared/spec/kai-format.md) loads KAI's objects and conf (docs/kai.md). */
 #ifndef TEPHRA_SCENARIO_H
 #define TEPHRA_SCENARIO_H
 
@@ -56,6 +56,13 @@ tph_cluster *tph_scenario_cluster(tph_scenario *s);
 /* The scheduler configuration (`conf:` or `confFile:`), or NULL when the scenario has none
  * (the host then chooses one, e.g. TPH_CONF_VOLCANO_DEFAULT). Owned by the scenario. */
 const tph_conf *tph_scenario_conf(const tph_scenario *s);
+
+/* Which scheduler's scenario it is (`flavour:`); its conf, if any, has the same flavour. */
+tph_conf_flavour tph_scenario_flavour(const tph_scenario *s);
+
+/* A kai scenario's objects as the descriptor arrays tph_kai_snapshot_build takes (owned by the
+ * scenario); NULL for a volcano scenario. */
+const struct tph_kai_cluster_desc *tph_scenario_kai_cluster(const tph_scenario *s);
 
 /* What an enable flag left out of the conf means (`enableFlagsDefault:`, default true). */
 bool tph_scenario_enable_flags_default(const tph_scenario *s);

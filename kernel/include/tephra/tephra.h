@@ -7,6 +7,7 @@
 #include "tephra/args.h"
 #include "tephra/cluster.h"
 #include "tephra/conf.h"
+#include "tephra/kai.h"
 #include "tephra/plugin.h"
 #include "tephra/probe.h"
 #include "tephra/registry.h"

@@ -21,4 +21,13 @@ bool tph_plugin_name_known(const char *name);
 /* True if `name` (NUL-terminated) is an action name Volcano registers. NULL is not. */
 bool tph_action_name_known(const char *name);
 
+/* KAI-Scheduler's names (the kai flavour has registries of its own): every plugin its factory
+ * registers (pkg/scheduler/plugins/factory.go) and every action (pkg/scheduler/actions). */
+extern const char *const tph_kai_plugin_names[];
+extern const size_t tph_kai_plugin_name_count;
+extern const char *const tph_kai_action_names[];
+extern const size_t tph_kai_action_name_count;
+bool tph_kai_plugin_name_known(const char *name);
+bool tph_kai_action_name_known(const char *name);
+
 #endif

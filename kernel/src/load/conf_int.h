@@ -68,6 +68,28 @@ typedef struct tph_conf_action_args {
 	uint32_t col;
 } tph_conf_action_args;
 
+/* One `queueDepthPerAction` entry of a KAI conf. */
+typedef struct tph_conf_depth {
+	const char *action;
+	int32_t depth; /* >= 1 */
+} tph_conf_depth;
+
+/* One generator's entry of KAI's scenarioSearchBudgets.maxGeneratorSearchDuration. */
+typedef struct tph_conf_budget {
+	const char *name; /* "default", "NodeLocalGreedy", ... */
+	int64_t ms;
+} tph_conf_budget;
+
+/* KAI's scenarioSearchBudgets, read and kept; tephra never cuts a search by time (docs/kai.md). */
+typedef struct tph_conf_kai_budgets {
+	tph_conf_budget *action; /* maxActionSearchDuration, per action or "default" */
+	uint32_t n_action;
+	int64_t job_ms;     /* maxJobSearchDuration */
+	int64_t min_job_ms; /* minJobSearchDuration */
+	tph_conf_budget *generator;
+	uint32_t n_generator;
+} tph_conf_kai_budgets;
+
 struct tph_conf {
 	/* Holders: whoever loaded it (tph_conf_free) and each open session (tph_conf_hold); the
 	 * last to let go frees it. Atomic: sessions open and close on any thread. */
@@ -83,6 +105,12 @@ struct tph_conf {
 	uint32_t n_configurations;
 	bool has_metrics;
 	tph_arg metrics; /* Volcano's `metrics` map, kept verbatim */
+	/* The kai flavour: one tier (KAI flattens them), plugins without enable flags whose
+	 * arguments are string maps, and the two keys below. */
+	tph_conf_flavour flavour;
+	tph_conf_depth *queue_depth;
+	uint32_t n_queue_depth;
+	tph_conf_kai_budgets budgets;
 };
 
 /* One more holder of `conf` (a session), let go of with tph_conf_free. */
@@ -100,5 +128,10 @@ int tph_conf_from_node(yu_ctx *c, const yu_node *root, bool enable_flags_default
  * the bases so that messages point into `file`. */
 int tph_conf_load_embedded(const char *text, size_t len, const char *file, int line_base,
                            int col_base, bool enable_flags_default, tph_conf **out, tph_diag *d);
+
+/* The same two for KAI's SchedulerConfiguration (conf_kai.c). */
+int tph_kai_conf_from_node(yu_ctx *c, const yu_node *root, tph_conf **out);
+int tph_kai_conf_load_embedded(const char *text, size_t len, const char *file, int line_base,
+                               int col_base, tph_conf **out, tph_diag *d);
 
 #endif

@@ -1,6 +1,6 @@
 /* Loads Volcano's scheduler configuration (actions, tiers of plugins with their enable flags
  * and arguments, per-action configurations) into the structs of conf.h. */
-#include "load/conf_int.h"
+#include "load/conf_ld.h"
 #include "base/names.h"
 #include "base/diag.h"
 #include "base/registry_int.h"
@@ -36,17 +36,11 @@ bool tph_conf_flag_follows_default(tph_conf_flag f)
 #define ARG_MAX_DEPTH 64
 #define ARG_MAX_NODES 100000u
 
-typedef struct conf_ld {
-	yu_ctx c;
-	tph_conf *conf;
-	uint32_t arg_nodes; /* guards against alias bombs and alias cycles */
-} conf_ld;
-
 static int copy_arg(conf_ld *L, const yu_node *n, tph_arg *out, int depth);
 
 /* A string the conf keeps, copied into its own arena: a conf may outlive the document it was
  * read from (a scenario's inline conf, still held by a session after tph_scenario_free). */
-static int conf_str(conf_ld *L, const yu_node *n, const char **out)
+int conf_str(conf_ld *L, const yu_node *n, const char **out)
 {
 	int rc = yu_str(&L->c, n, out);
 	if (rc == TPH_OK && !(*out = yu_strndup(&L->conf->arena, *out, n->len)))
@@ -54,15 +48,8 @@ static int conf_str(conf_ld *L, const yu_node *n, const char **out)
 	return rc;
 }
 
-/* Reads `item`, row `i` of a sequence, into `row`. */
-typedef int (*row_fn)(conf_ld *L, const yu_node *item, uint32_t i, void *row, const void *arg);
-
-/* A sequence of rows (the tiers, a tier's plugins, the configurations) into an array of
- * `size`-byte rows in the conf's arena, stored through `items` (the address of the row
- * pointer, set before the first row is read) with their number in *n. Rows name themselves
- * in messages, so each starts with an empty path. */
-static int each_row(conf_ld *L, const yu_node *v, size_t size, void *items, uint32_t *n, row_fn fn,
-                    const void *arg)
+int conf_each_row(conf_ld *L, const yu_node *v, size_t size, void *items, uint32_t *n, row_fn fn,
+                  const void *arg)
 {
 	int rc = yu_want_seq(&L->c, v);
 	if (rc < 0)
@@ -129,8 +116,7 @@ static int copy_arg(conf_ld *L, const yu_node *n, tph_arg *out, int depth)
 	return conf_str(L, n, &out->text);
 }
 
-/* `arguments:` of a plugin or an action: a mapping, or null for none. */
-static int read_args(conf_ld *L, const yu_node *v, tph_arg *out)
+int conf_read_args(conf_ld *L, const yu_node *v, tph_arg *out)
 {
 	out->kind = TPH_ARGV_MAP;
 	out->text = "";
@@ -191,7 +177,7 @@ static int plugin_key(conf_ld *L, const yu_node *k, const yu_node *v, tph_conf_p
 		return plugin_name(L, v, p);
 	if (bit == TPH_FLAG_COUNT + 1) {
 		p->has_args = !yu_is_null(v);
-		return read_args(L, v, &p->args);
+		return conf_read_args(L, v, &p->args);
 	}
 	if (yu_is_null(v))
 		return TPH_OK;
@@ -202,10 +188,9 @@ static int plugin_key(conf_ld *L, const yu_node *k, const yu_node *v, tph_conf_p
 	return rc;
 }
 
-static int read_plugin(conf_ld *L, const yu_node *n, uint32_t idx, void *row, const void *arg)
+int conf_read_plugin(conf_ld *L, const yu_node *n, uint32_t idx, uint32_t tier, tph_conf_plugin *p,
+                     conf_key_fn key_fn)
 {
-	tph_conf_plugin *p = row;
-	uint32_t tier = *(const uint32_t *)arg;
 	snprintf(L->c.obj_buf, sizeof L->c.obj_buf, "conf tier %u plugin", (unsigned)tier + 1);
 	yu_node *nm = yu_map_find(&L->c, n, "name");
 	bool named = nm && nm->type == YU_SCALAR && !yu_is_null(nm);
@@ -226,7 +211,7 @@ static int read_plugin(conf_ld *L, const yu_node *n, uint32_t idx, void *row, co
 			return yu_err(&L->c, k, TPH_EINVAL, "a key must be a string, got %s",
 			              yu_kind(k));
 		yu_push(&L->c, yu_sv(k));
-		rc = plugin_key(L, k, yu_at(&L->c, q->value), p, &seen);
+		rc = key_fn(L, k, yu_at(&L->c, q->value), p, &seen);
 		yu_pop(&L->c);
 	}
 	if (rc == TPH_OK && !p->name) {
@@ -235,6 +220,11 @@ static int read_plugin(conf_ld *L, const yu_node *n, uint32_t idx, void *row, co
 		yu_pop(&L->c);
 	}
 	return rc;
+}
+
+static int read_plugin(conf_ld *L, const yu_node *n, uint32_t idx, void *row, const void *arg)
+{
+	return conf_read_plugin(L, n, idx, *(const uint32_t *)arg, row, plugin_key);
 }
 
 /* Volcano refuses proportion together with drf in hierarchy mode in one tier. */
@@ -252,9 +242,8 @@ static int check_tier(conf_ld *L, const yu_node *n, const tph_conf_tier *t)
 	return TPH_OK;
 }
 
-static int read_tier(conf_ld *L, const yu_node *n, uint32_t tier, void *row, const void *arg)
+int conf_read_tier(conf_ld *L, const yu_node *n, uint32_t tier, tph_conf_tier *t, row_fn plugin_fn)
 {
-	tph_conf_tier *t = row;
 	snprintf(L->c.obj_buf, sizeof L->c.obj_buf, "conf tier %u", (unsigned)tier + 1);
 	yu_set_obj(&L->c, L->c.obj_buf, NULL, NULL, -1);
 	t->line = yu_line(&L->c, n);
@@ -270,11 +259,18 @@ static int read_tier(conf_ld *L, const yu_node *n, uint32_t tier, void *row, con
 		else if (seen)
 			rc = yu_err(&L->c, k, TPH_EINVAL, "duplicate field");
 		else if (!yu_is_null(v))
-			rc = each_row(L, v, sizeof *t->plugins, &t->plugins, &t->n_plugins,
-			              read_plugin, &tier);
+			rc = conf_each_row(L, v, sizeof *t->plugins, &t->plugins, &t->n_plugins,
+			                   plugin_fn, &tier);
 		seen = true;
 		yu_pop(&L->c);
 	}
+	return rc;
+}
+
+static int read_tier(conf_ld *L, const yu_node *n, uint32_t tier, void *row, const void *arg)
+{
+	tph_conf_tier *t = row;
+	int rc = conf_read_tier(L, n, tier, t, read_plugin);
 	if (rc == TPH_OK) {
 		snprintf(L->c.obj_buf, sizeof L->c.obj_buf, "conf tier %u", (unsigned)tier + 1);
 		yu_set_obj(&L->c, L->c.obj_buf, NULL, NULL, -1);
@@ -287,7 +283,8 @@ static int read_tiers(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 {
 	conf_ld *L = (conf_ld *)c; /* the context is the loader's first member */
 	tph_conf *conf = L->conf;
-	int rc = each_row(L, v, sizeof *conf->tiers, &conf->tiers, &conf->n_tiers, read_tier, NULL);
+	int rc =
+	    conf_each_row(L, v, sizeof *conf->tiers, &conf->tiers, &conf->n_tiers, read_tier, NULL);
 	if (rc != TPH_OK && !conf->tiers)
 		return rc;
 	yu_set_obj(&L->c, "conf", NULL, NULL, -1);
@@ -297,7 +294,8 @@ static int read_tiers(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 /* ---- actions and configurations
  * ------------------------------------------------------------------ */
 
-static int add_action(conf_ld *L, const yu_node *v, const char *s, size_t len)
+static int add_action(conf_ld *L, const yu_node *v, const char *s, size_t len,
+                      bool (*known)(const char *), const char *whose)
 {
 	while (len && isspace((unsigned char)*s))
 		s++, len--;
@@ -309,16 +307,14 @@ static int add_action(conf_ld *L, const yu_node *v, const char *s, size_t len)
 	char *name = yu_strndup(&conf->arena, s, len);
 	if (!name)
 		return yu_err(&L->c, v, TPH_ENOMEM, "out of memory");
-	if (!tph_action_name_known(name))
-		return yu_err(&L->c, v, TPH_EINVAL, "unknown action \"%s\"", name);
+	if (!known(name))
+		return yu_err(&L->c, v, TPH_EINVAL, "unknown %saction \"%s\"", whose, name);
 	conf->actions[conf->n_actions++] = name;
 	return TPH_OK;
 }
 
-/* A comma-separated string, as Volcano splits it; a blank string is no action at all. */
-static int read_actions(yu_ctx *c, yu_node *v, void *dst, const void *aux)
+int conf_read_actions(conf_ld *L, const yu_node *v, bool (*known)(const char *), const char *whose)
 {
-	conf_ld *L = (conf_ld *)c; /* the context is the loader's first member */
 	int rc = yu_want_scalar(&L->c, v, "a comma-separated string");
 	if (rc < 0)
 		return rc;
@@ -336,10 +332,17 @@ static int read_actions(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 	for (size_t start = 0; rc == TPH_OK && start <= len;) {
 		const char *comma = memchr(s + start, ',', len - start);
 		size_t end = comma ? (size_t)(comma - s) : len;
-		rc = add_action(L, v, s + start, end - start);
+		rc = add_action(L, v, s + start, end - start, known, whose);
 		start = end + 1;
 	}
 	return rc;
+}
+
+/* A comma-separated string, as Volcano splits it; a blank string is no action at all. */
+static int read_actions(yu_ctx *c, yu_node *v, void *dst, const void *aux)
+{
+	/* the context is the loader's first member */
+	return conf_read_actions((conf_ld *)c, v, tph_action_name_known, "");
 }
 
 static int config_key(conf_ld *L, const yu_node *k, const yu_node *v, tph_conf_action_args *a,
@@ -353,7 +356,7 @@ static int config_key(conf_ld *L, const yu_node *k, const yu_node *v, tph_conf_a
 		return yu_err(&L->c, k, TPH_EINVAL, "duplicate field");
 	*seen |= bit;
 	if (bit == 2u)
-		return read_args(L, v, &a->args);
+		return conf_read_args(L, v, &a->args);
 	int rc = yu_want_scalar(&L->c, v, "an action name");
 	if (rc == TPH_OK && !tph_action_name_known(yu_sv(v)))
 		rc = yu_err(&L->c, v, TPH_EINVAL, "unknown action \"%s\"", yu_sv(v));
@@ -409,8 +412,8 @@ static int read_configurations(yu_ctx *c, yu_node *v, void *dst, const void *aux
 	conf_ld *L = (conf_ld *)c; /* the context is the loader's first member */
 	tph_conf *conf = L->conf;
 	uint32_t n;
-	int rc = each_row(L, v, sizeof *conf->configurations, &conf->configurations, &n,
-	                  configuration_row, NULL);
+	int rc = conf_each_row(L, v, sizeof *conf->configurations, &conf->configurations, &n,
+	                       configuration_row, NULL);
 	if (rc != TPH_OK && !conf->configurations)
 		return rc;
 	yu_set_obj(&L->c, "conf", NULL, NULL, -1);
@@ -421,7 +424,7 @@ static int read_metrics(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 {
 	conf_ld *L = (conf_ld *)c; /* the context is the loader's first member */
 	L->conf->has_metrics = true;
-	return read_args(L, v, &L->conf->metrics);
+	return conf_read_args(L, v, &L->conf->metrics);
 }
 
 /* ---- entry points
@@ -439,7 +442,7 @@ static const yu_field root_fields[] = {
  * probe-only scenarios of the spec). */
 #define NO_ACTIONS "conf has no actions (write actions: \"\" to run none)"
 
-static int conf_new(const char *file, bool efd, tph_conf **out, tph_diag *d)
+int conf_new(const char *file, bool efd, tph_conf **out, tph_diag *d)
 {
 	tph_conf *conf = yu_calloc(1, sizeof *conf);
 	if (!conf || !(conf->file = yu_strndup(&conf->arena, file, strlen(file)))) {

@@ -132,7 +132,9 @@ int sc_build(sc_ld *L)
 	if (tph_cl_reserve_strings(sc->cluster, strings < UINT32_MAX / 2 ? (uint32_t)strings : 0))
 		return tph_diag_set(L->c.d, TPH_ENOMEM, "%s: out of memory", sc->file);
 	rc = put_cluster_scoped(L, sc->cluster);
-	if (rc == TPH_OK)
+	/* A kai scenario's pods and podgroups live in sc->kai until the cache holds KAI's objects
+	 * (docs/kai.md): its cache has the nodes and priority classes only. */
+	if (rc == TPH_OK && !sc->kai)
 		rc = put_namespaced(L, sc->cluster);
 	if (rc == TPH_OK && sc->sampling != TPH_SAMPLING_CACHE)
 		rc = tph_cluster_set_node_sampling(sc->cluster, sc->sampling, L->c.d);

@@ -14,14 +14,8 @@ const char *const tph_sc_task_status_names[TPH_SC_TS_COUNT + 1] = {
 static const char *const pg_phase_names[] = {"Pending", "Inqueue",   "Running",
                                              "Unknown", "Completed", NULL};
 
-typedef enum ref_kind {
-	REF_POD = 0,
-	REF_PODGROUP = 1,
-	REF_QUEUE = 2,
-	REF_NODE = 3,
-} ref_kind;
-
-static const int ref_kinds[] = {REF_POD, REF_PODGROUP, REF_QUEUE, REF_NODE};
+const int sc_ref_kinds[] = {REF_POD, REF_PODGROUP, REF_QUEUE, REF_NODE};
+#define ref_kinds sc_ref_kinds
 static const char *const ref_names[] = {"pod", "podGroup", "queue", "node"};
 
 /* ---- references
@@ -34,15 +28,17 @@ static bool lookup(sc_ld *L, ref_kind kind, const char *s, size_t len, uint32_t 
 	if (kind == REF_NODE)
 		return yu_map_get(&L->names, s, len, NULL, 0, idx) && !(*idx & SC_HN_BIT);
 	const char *slash = memchr(s, '/', len);
+	const yu_map *m = kind == REF_POD ? &L->pods : &L->podgroups;
+	if (!slash) /* a kai key: the namespace is "" */
+		return yu_map_get(m, "", 0, s, len, idx);
 	size_t ns = (size_t)(slash - s);
-	return yu_map_get(kind == REF_POD ? &L->pods : &L->podgroups, s, ns, slash + 1,
-	                  len - ns - 1, idx);
+	return yu_map_get(m, s, ns, slash + 1, len - ns - 1, idx);
 }
 
-static int resolve(yu_ctx *c, const yu_node *n, ref_kind kind, tph_sc_ref *out)
+int sc_resolve(yu_ctx *c, const yu_node *n, ref_kind kind, tph_sc_ref *out)
 {
 	sc_ld *L = sc_ld_of(c);
-	bool keyed = kind == REF_POD || kind == REF_PODGROUP;
+	bool keyed = (kind == REF_POD || kind == REF_PODGROUP) && !L->kai;
 	int rc = yu_want_scalar(c, n, keyed ? "a namespace/name key" : "a name");
 	if (rc < 0)
 		return rc;
@@ -77,17 +73,11 @@ static int pair_key(yu_ctx *c, const yu_node *v, uint32_t i, ref_kind kind, tph_
 	yu_node *k = yu_at(c, p->key);
 	*val = yu_at(c, p->value);
 	yu_push(c, yu_sv(k));
-	return resolve(c, k, kind, key);
+	return sc_resolve(c, k, kind, key);
 }
 
-/* Reads the value of a keyed row into the rest of `row` (its key is resolved already). */
-typedef int (*row_fn)(yu_ctx *c, yu_node *val, void *row);
-
-/* A mapping of keyed rows (pod -> node, podgroup -> phase, ...): keys are unique and name
- * `kind` objects; row i (`size` bytes, a tph_sc_ref first) gets key i resolved, then `fn`
- * reads value i into it, with the key on the path. */
-static int keyed_rows(yu_ctx *c, const yu_node *v, ref_kind kind, size_t size, row_fn fn,
-                      uint32_t *n, void **items)
+int sc_keyed_rows(yu_ctx *c, const yu_node *v, ref_kind kind, size_t size, sc_row_fn fn,
+                  uint32_t *n, void **items)
 {
 	int rc = pairs_of(c, v, n, size, items);
 	for (uint32_t i = 0; rc == TPH_OK && i < *n; i++) {
@@ -125,7 +115,7 @@ static int read_refs(yu_ctx *c, const yu_node *v, ref_kind kind, tph_sc_refs *ou
 	for (uint32_t i = 0; rc == TPH_OK && i < out->n; i++) {
 		yu_node *item = yu_at(c, v->u.items[i]);
 		yu_push_idx(c, (int32_t)i);
-		rc = resolve(c, item, kind, &out->items[i]);
+		rc = sc_resolve(c, item, kind, &out->items[i]);
 		int put = rc < 0 ? 1 : yu_map_put(&seen, yu_sv(item), item->len, NULL, 0, i, NULL);
 		if (put < 0)
 			rc = yu_err(c, item, TPH_ENOMEM, "out of memory");
@@ -137,7 +127,7 @@ static int read_refs(yu_ctx *c, const yu_node *v, ref_kind kind, tph_sc_refs *ou
 	return rc;
 }
 
-static int f_refs(yu_ctx *c, yu_node *v, void *dst, const void *aux)
+int sc_f_refs(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 {
 	return read_refs(c, v, (ref_kind) * (const int *)aux, dst);
 }
@@ -148,12 +138,12 @@ static int node_list_row(yu_ctx *c, yu_node *val, void *row)
 }
 
 /* key -> [nodes] (pipelined: podgroups; feasibleNodes: pods) */
-static int f_keyed_nodes(yu_ctx *c, yu_node *v, void *dst, const void *aux)
+int sc_f_keyed_nodes(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 {
 	tph_sc_keyed_nodes_list *out = dst;
 	void *items = NULL;
-	int rc = keyed_rows(c, v, (ref_kind) * (const int *)aux, sizeof *out->items, node_list_row,
-	                    &out->n, &items);
+	int rc = sc_keyed_rows(c, v, (ref_kind) * (const int *)aux, sizeof *out->items,
+	                       node_list_row, &out->n, &items);
 	out->items = items;
 	out->present = true;
 	return rc;
@@ -165,12 +155,12 @@ static int flag_row(yu_ctx *c, yu_node *val, void *row)
 }
 
 /* key -> bool (podgroups or queues) */
-static int f_flags(yu_ctx *c, yu_node *v, void *dst, const void *aux)
+int sc_f_flags(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 {
 	tph_sc_flags *out = dst;
 	void *items = NULL;
-	int rc = keyed_rows(c, v, (ref_kind) * (const int *)aux, sizeof *out->items, flag_row,
-	                    &out->n, &items);
+	int rc = sc_keyed_rows(c, v, (ref_kind) * (const int *)aux, sizeof *out->items, flag_row,
+	                       &out->n, &items);
 	out->items = items;
 	out->present = true;
 	return rc;
@@ -181,20 +171,20 @@ static int f_flags(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 
 static int bind_row(yu_ctx *c, yu_node *val, void *row)
 {
-	return resolve(c, val, REF_NODE, &((tph_sc_bind *)row)->node);
+	return sc_resolve(c, val, REF_NODE, &((tph_sc_bind *)row)->node);
 }
 
-static int f_binds(yu_ctx *c, yu_node *v, void *dst, const void *aux)
+int sc_f_binds(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 {
 	tph_sc_binds *out = dst;
 	void *items = NULL;
-	int rc = keyed_rows(c, v, REF_POD, sizeof *out->items, bind_row, &out->n, &items);
+	int rc = sc_keyed_rows(c, v, REF_POD, sizeof *out->items, bind_row, &out->n, &items);
 	out->items = items;
 	out->present = true;
 	return rc;
 }
 
-static int f_count(yu_ctx *c, yu_node *v, void *dst, const void *aux)
+int sc_f_count(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 {
 	return yu_int(c, v, 0, INT32_MAX, (int64_t *)dst);
 }
@@ -211,7 +201,7 @@ static int f_phases(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 {
 	tph_sc_phases *out = dst;
 	void *items = NULL;
-	int rc = keyed_rows(c, v, REF_PODGROUP, sizeof *out->items, phase_row, &out->n, &items);
+	int rc = sc_keyed_rows(c, v, REF_PODGROUP, sizeof *out->items, phase_row, &out->n, &items);
 	out->items = items;
 	out->present = true;
 	return rc;
@@ -239,8 +229,8 @@ static int f_status_counts(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 {
 	tph_sc_status_counts *out = dst;
 	void *items = NULL;
-	int rc =
-	    keyed_rows(c, v, REF_PODGROUP, sizeof *out->items, read_status_counts, &out->n, &items);
+	int rc = sc_keyed_rows(c, v, REF_PODGROUP, sizeof *out->items, read_status_counts, &out->n,
+	                       &items);
 	out->items = items;
 	out->present = true;
 	return rc;
@@ -275,22 +265,28 @@ static int f_bind_anns(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 {
 	tph_sc_bind_anns *out = dst;
 	void *items = NULL;
-	int rc = keyed_rows(c, v, REF_POD, sizeof *out->items, bind_ann_row, &out->n, &items);
+	int rc = sc_keyed_rows(c, v, REF_POD, sizeof *out->items, bind_ann_row, &out->n, &items);
 	out->items = items;
 	out->present = true;
 	return rc;
 }
 
 static const yu_field expect_fields[] = {
-    YU_F("binds", f_binds, tph_sc_expect, binds, NULL, 0),
-    YU_F("bindCount", f_count, tph_sc_expect, bind_count, NULL, 0),
-    YU_F("evictions", f_refs, tph_sc_expect, evictions, &ref_kinds[REF_POD], 0),
-    YU_F("evictionCount", f_count, tph_sc_expect, eviction_count, NULL, 0),
-    YU_F("pipelined", f_keyed_nodes, tph_sc_expect, pipelined, &ref_kinds[REF_PODGROUP], 0),
+    YU_F("binds", sc_f_binds, tph_sc_expect, binds, NULL, 0),
+    YU_F("bindCount", sc_f_count, tph_sc_expect, bind_count, NULL, 0),
+    YU_F("evictions", sc_f_refs, tph_sc_expect, evictions, &ref_kinds[REF_POD], 0),
+    YU_F("evictionCount", sc_f_count, tph_sc_expect, eviction_count, NULL, 0),
+    YU_F("pipelined", sc_f_keyed_nodes, tph_sc_expect, pipelined, &ref_kinds[REF_PODGROUP], 0),
     YU_F("podGroupPhases", f_phases, tph_sc_expect, podgroup_phases, NULL, 0),
     YU_F("taskStatusCounts", f_status_counts, tph_sc_expect, task_status_counts, NULL, 0),
     YU_F("bindsPerHyperNode", f_ints, tph_sc_expect, binds_per_hypernode, NULL, 0),
     YU_F("bindAnnotations", f_bind_anns, tph_sc_expect, bind_annotations, NULL, 0),
+    SC_KAI_ONLY("tasks"),
+    SC_KAI_ONLY("podGroups"),
+    SC_KAI_ONLY("nodes"),
+    SC_KAI_ONLY("maxBinds"),
+    SC_KAI_ONLY("maxEvictions"),
+    SC_KAI_ONLY("maxPipelined"),
 };
 
 int sc_load_expect(sc_ld *L, const yu_node *map)
@@ -317,16 +313,16 @@ static int score_row(yu_ctx *c, yu_node *val, void *row)
 {
 	tph_sc_score_row *r = row;
 	void *items = NULL;
-	int rc = keyed_rows(c, val, REF_NODE, sizeof *r->items, score_cell, &r->n, &items);
+	int rc = sc_keyed_rows(c, val, REF_NODE, sizeof *r->items, score_cell, &r->n, &items);
 	r->items = items;
 	return rc;
 }
 
-static int f_scores(yu_ctx *c, yu_node *v, void *dst, const void *aux)
+int sc_f_scores(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 {
 	tph_sc_score_rows *out = dst;
 	void *items = NULL;
-	int rc = keyed_rows(c, v, REF_POD, sizeof *out->items, score_row, &out->n, &items);
+	int rc = sc_keyed_rows(c, v, REF_POD, sizeof *out->items, score_row, &out->n, &items);
 	out->items = items;
 	out->present = true;
 	return rc;
@@ -334,7 +330,7 @@ static int f_scores(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 
 static int f_pod_ref(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 {
-	return resolve(c, v, REF_POD, dst);
+	return sc_resolve(c, v, REF_POD, dst);
 }
 
 typedef struct victims_raw {
@@ -345,9 +341,9 @@ typedef struct victims_raw {
 static const yu_field victims_fields[] = {
     YU_F("preemptor", f_pod_ref, victims_raw, preemptor, NULL, 0),
     YU_F("reclaimer", f_pod_ref, victims_raw, reclaimer, NULL, 0),
-    YU_F("candidates", f_refs, victims_raw, candidates, &ref_kinds[REF_POD], YU_REQUIRED),
-    YU_F("preemptable", f_refs, victims_raw, preemptable, &ref_kinds[REF_POD], 0),
-    YU_F("reclaimable", f_refs, victims_raw, reclaimable, &ref_kinds[REF_POD], 0),
+    YU_F("candidates", sc_f_refs, victims_raw, candidates, &ref_kinds[REF_POD], YU_REQUIRED),
+    YU_F("preemptable", sc_f_refs, victims_raw, preemptable, &ref_kinds[REF_POD], 0),
+    YU_F("reclaimable", sc_f_refs, victims_raw, reclaimable, &ref_kinds[REF_POD], 0),
 };
 
 static int check_victims(yu_ctx *c, const yu_node *item, const victims_raw *r)
@@ -413,8 +409,9 @@ static int f_victims(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 }
 
 static const yu_field victim_tasks_fields[] = {
-    YU_F("candidates", f_refs, tph_sc_victim_tasks, candidates, &ref_kinds[REF_POD], YU_REQUIRED),
-    YU_F("victims", f_refs, tph_sc_victim_tasks, victims, &ref_kinds[REF_POD], YU_REQUIRED),
+    YU_F("candidates", sc_f_refs, tph_sc_victim_tasks, candidates, &ref_kinds[REF_POD],
+         YU_REQUIRED),
+    YU_F("victims", sc_f_refs, tph_sc_victim_tasks, victims, &ref_kinds[REF_POD], YU_REQUIRED),
 };
 
 static int read_victim_tasks(yu_ctx *c, yu_node *item, void *dst)
@@ -437,19 +434,23 @@ static int f_victim_tasks(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 }
 
 static const yu_field probe_fields[] = {
-    YU_F("nodeScores", f_scores, tph_sc_probe, node_scores, NULL, 0),
-    YU_F("feasibleNodes", f_keyed_nodes, tph_sc_probe, feasible_nodes, &ref_kinds[REF_POD], 0),
-    YU_F("jobOrder", f_refs, tph_sc_probe, job_order, &ref_kinds[REF_PODGROUP], 0),
-    YU_F("taskOrder", f_refs, tph_sc_probe, task_order, &ref_kinds[REF_POD], 0),
-    YU_F("queueOrder", f_refs, tph_sc_probe, queue_order, &ref_kinds[REF_QUEUE], 0),
-    YU_F("jobEnqueueable", f_flags, tph_sc_probe, job_enqueueable, &ref_kinds[REF_PODGROUP], 0),
-    YU_F("jobReady", f_flags, tph_sc_probe, job_ready, &ref_kinds[REF_PODGROUP], 0),
-    YU_F("jobPipelined", f_flags, tph_sc_probe, job_pipelined, &ref_kinds[REF_PODGROUP], 0),
-    YU_F("jobStarving", f_flags, tph_sc_probe, job_starving, &ref_kinds[REF_PODGROUP], 0),
-    YU_F("jobValid", f_flags, tph_sc_probe, job_valid, &ref_kinds[REF_PODGROUP], 0),
-    YU_F("overused", f_flags, tph_sc_probe, overused, &ref_kinds[REF_QUEUE], 0),
+    YU_F("nodeScores", sc_f_scores, tph_sc_probe, node_scores, NULL, 0),
+    YU_F("feasibleNodes", sc_f_keyed_nodes, tph_sc_probe, feasible_nodes, &ref_kinds[REF_POD], 0),
+    YU_F("jobOrder", sc_f_refs, tph_sc_probe, job_order, &ref_kinds[REF_PODGROUP], 0),
+    YU_F("taskOrder", sc_f_refs, tph_sc_probe, task_order, &ref_kinds[REF_POD], 0),
+    YU_F("queueOrder", sc_f_refs, tph_sc_probe, queue_order, &ref_kinds[REF_QUEUE], 0),
+    YU_F("jobEnqueueable", sc_f_flags, tph_sc_probe, job_enqueueable, &ref_kinds[REF_PODGROUP], 0),
+    YU_F("jobReady", sc_f_flags, tph_sc_probe, job_ready, &ref_kinds[REF_PODGROUP], 0),
+    YU_F("jobPipelined", sc_f_flags, tph_sc_probe, job_pipelined, &ref_kinds[REF_PODGROUP], 0),
+    YU_F("jobStarving", sc_f_flags, tph_sc_probe, job_starving, &ref_kinds[REF_PODGROUP], 0),
+    YU_F("jobValid", sc_f_flags, tph_sc_probe, job_valid, &ref_kinds[REF_PODGROUP], 0),
+    YU_F("overused", sc_f_flags, tph_sc_probe, overused, &ref_kinds[REF_QUEUE], 0),
     YU_F("victims", f_victims, tph_sc_probe, victims, NULL, 0),
     YU_F("victimTasks", f_victim_tasks, tph_sc_probe, victim_tasks, NULL, 0),
+    SC_KAI_ONLY("victimFilter"),
+    SC_KAI_ONLY("scenarioValid"),
+    SC_KAI_ONLY("canReclaim"),
+    SC_KAI_ONLY("fairShare"),
 };
 
 int sc_load_probe(sc_ld *L, const yu_node *map)

@@ -10,6 +10,7 @@
 
 #include "load/conf_int.h"
 #include "tephra/cluster.h"
+#include "tephra/kai.h"
 #include "tephra/scenario.h"
 #include "yaml_util.h"
 
@@ -260,6 +261,127 @@ typedef struct tph_sc_probe {
 	tph_sc_victim_tasks_list victim_tasks;
 } tph_sc_probe;
 
+/* ---- the kai flavour (shared/spec/kai-format.md) ------------------------------------------- */
+
+typedef struct tph_sc_kai_queue {
+	tph_kai_queue_desc d;
+	uint32_t line;
+} tph_sc_kai_queue;
+
+typedef struct tph_sc_kai_topology {
+	tph_kai_topology_desc d;
+	uint32_t line;
+} tph_sc_kai_topology;
+
+typedef struct tph_sc_kai_podgroup {
+	tph_kai_podgroup_desc d; /* namespace "" when absent */
+	uint32_t line;
+} tph_sc_kai_podgroup;
+
+/* A task expectation (`tasks:` per pod, `podGroups:` per podgroup). */
+typedef struct tph_sc_kai_task_exp {
+	tph_sc_ref key;        /* a pod or a podgroup */
+	tph_kai_status status; /* TPH_KAI_TS_DERIVED: not checked */
+	bool has_node;
+	tph_sc_ref node;
+	bool has_gpus;
+	double accepted_gpus;
+	int64_t older_than_ms; /* lastStartTimestampOlderThan; -1: absent */
+} tph_sc_kai_task_exp;
+
+typedef struct tph_sc_kai_task_exps {
+	bool present;
+	uint32_t n;
+	tph_sc_kai_task_exp *items;
+} tph_sc_kai_task_exps;
+
+/* `nodes:`: a node's whole-GPU ledger; NaN: not checked. */
+typedef struct tph_sc_kai_node_exp {
+	tph_sc_ref node;
+	double idle_gpus;
+	double releasing_gpus;
+} tph_sc_kai_node_exp;
+
+typedef struct tph_sc_kai_node_exps {
+	bool present;
+	uint32_t n;
+	tph_sc_kai_node_exp *items;
+} tph_sc_kai_node_exps;
+
+typedef struct tph_sc_kai_expect {
+	bool present;
+	tph_sc_loc loc;
+	tph_sc_kai_task_exps tasks;
+	tph_sc_kai_task_exps podgroups;
+	tph_sc_kai_node_exps nodes;
+	tph_sc_binds binds;    /* exact */
+	tph_sc_refs evictions; /* exact */
+	int64_t max_binds;     /* -1: absent */
+	int64_t max_evictions;
+	int64_t max_pipelined;
+} tph_sc_kai_expect;
+
+typedef enum tph_sc_kai_action {
+	TPH_SC_KAI_RECLAIM = 0,
+	TPH_SC_KAI_PREEMPT = 1,
+} tph_sc_kai_action;
+
+/* probe.victimFilter: may `preemptor` take `victim`'s pods in that action? */
+typedef struct tph_sc_kai_victim_filter {
+	tph_sc_kai_action action;
+	tph_sc_ref preemptor; /* podgroups */
+	tph_sc_ref victim;
+	bool allowed;
+	tph_sc_loc loc;
+} tph_sc_kai_victim_filter;
+
+/* One victim job of a probe.scenarioValid scenario and the pods it gives up. */
+typedef struct tph_sc_kai_victim_job {
+	tph_sc_ref job;
+	tph_sc_refs pods;
+} tph_sc_kai_victim_job;
+
+typedef struct tph_sc_kai_scenario_valid {
+	tph_sc_kai_action action;
+	tph_sc_ref preemptor;
+	tph_sc_kai_victim_job *victims;
+	uint32_t n_victims;
+	bool valid;
+	tph_sc_loc loc;
+} tph_sc_kai_scenario_valid;
+
+/* probe.fairShare: a queue's share per dimension; NaN: not checked. */
+typedef struct tph_sc_kai_fair_share {
+	tph_sc_ref queue;
+	double share[TPH_KAI_DIMS];
+} tph_sc_kai_fair_share;
+
+typedef struct tph_sc_kai_probe {
+	uint32_t n_victim_filters;
+	tph_sc_kai_victim_filter *victim_filters;
+	uint32_t n_scenario_valid;
+	tph_sc_kai_scenario_valid *scenario_valid;
+	tph_sc_flags can_reclaim; /* podgroups */
+	uint32_t n_fair_shares;
+	tph_sc_kai_fair_share *fair_shares;
+} tph_sc_kai_probe;
+
+/* What a kai scenario adds; pods and nodes sit in the scenario's own lists (`pods[i]`'s KAI
+ * part is `pods[i]` here), priority classes too. */
+typedef struct tph_sc_kai {
+	tph_kai_params params;
+	tph_sc_kai_queue *queues;
+	uint32_t n_queues;
+	tph_sc_kai_topology *topologies;
+	uint32_t n_topologies;
+	tph_sc_kai_podgroup *podgroups;
+	uint32_t n_podgroups;
+	tph_kai_pod_desc *pods; /* n_pods of the scenario */
+	tph_sc_kai_expect expect;
+	tph_sc_kai_probe probe;       /* beside the Volcano-shaped probes of tph_scenario.probe */
+	tph_kai_cluster_desc cluster; /* the objects as descriptor arrays (kai snapshot input) */
+} tph_sc_kai;
+
 /* ---- the scenario
  * ------------------------------------------------------------------------------------ */
 
@@ -297,6 +419,9 @@ struct tph_scenario {
 
 	tph_sc_expect expect;
 	tph_sc_probe probe;
+
+	tph_conf_flavour flavour;
+	tph_sc_kai *kai; /* flavour kai: its objects and expectations; NULL otherwise */
 
 	double parse_ms, decode_ms, build_ms;
 };

@@ -30,6 +30,8 @@ enum sc_section {
 	SEC_PODS,
 	SEC_EXPECT,
 	SEC_PROBE,
+	SEC_KAI_PARAMS,
+	SEC_KAI_TOPOLOGIES,
 	SEC_COUNT
 };
 
@@ -45,7 +47,9 @@ typedef struct sc_ld {
 	yu_map pclasses;
 	yu_map quotas;
 	yu_map pdbs;
-	tph_time latest; /* latest creationTimestamp read */
+	tph_time latest;   /* latest creationTimestamp read */
+	bool kai;          /* flavour: kai (keys of namespace "" are bare names) */
+	yu_map topologies; /* kai: Topology objects by name */
 	yu_node *sec[SEC_COUNT];
 } sc_ld;
 
@@ -124,6 +128,59 @@ int sc_f_init_containers(yu_ctx *c, yu_node *v, void *dst, const void *aux);
 int sc_f_host_ports(yu_ctx *c, yu_node *v, void *dst, const void *aux);
 int sc_f_node_images(yu_ctx *c, yu_node *v, void *dst, const void *aux);
 
+/* ---- expect / probe helpers (scenario_expect.c), shared with the kai readers ---- */
+
+typedef enum ref_kind {
+	REF_POD = 0,
+	REF_PODGROUP = 1,
+	REF_QUEUE = 2,
+	REF_NODE = 3,
+} ref_kind;
+
+/* The kinds as ints, for a yu_field's aux (&sc_ref_kinds[REF_POD]). */
+extern const int sc_ref_kinds[];
+
+/* Resolve a reference to an object of `kind` ("ns/name" for pods and podgroups; a bare name
+ * in a kai scenario means namespace ""); an unknown object is a located error. */
+int sc_resolve(yu_ctx *c, const yu_node *n, ref_kind kind, tph_sc_ref *out);
+
+/* Reads the value of a keyed row into the rest of `row` (its key is resolved already). */
+typedef int (*sc_row_fn)(yu_ctx *c, yu_node *val, void *row);
+
+/* A mapping of keyed rows (pod -> node, podgroup -> phase, ...): keys are unique and name
+ * `kind` objects; row i (`size` bytes, a tph_sc_ref first) gets key i resolved, then `fn`
+ * reads value i into it, with the key on the path. */
+int sc_keyed_rows(yu_ctx *c, const yu_node *v, ref_kind kind, size_t size, sc_row_fn fn,
+                  uint32_t *n, void **items);
+
+/* yu_walk handlers: references (aux: &sc_ref_kinds[kind]) into tph_sc_refs; key -> [nodes]
+ * into tph_sc_keyed_nodes_list; key -> bool into tph_sc_flags; pod -> node into tph_sc_binds;
+ * a count (0..INT32_MAX) into int64_t; pod -> node -> score into tph_sc_score_rows. */
+int sc_f_refs(yu_ctx *c, yu_node *v, void *dst, const void *aux);
+int sc_f_keyed_nodes(yu_ctx *c, yu_node *v, void *dst, const void *aux);
+int sc_f_flags(yu_ctx *c, yu_node *v, void *dst, const void *aux);
+int sc_f_binds(yu_ctx *c, yu_node *v, void *dst, const void *aux);
+int sc_f_count(yu_ctx *c, yu_node *v, void *dst, const void *aux);
+int sc_f_scores(yu_ctx *c, yu_node *v, void *dst, const void *aux);
+
+/* Kubernetes shapes shared with the kai readers (scenario_pods.c, scenario_objects.c): a pod's
+ * affinity and tolerations (into a tph_pod_desc), a node's taints (into a tph_node_desc). */
+int sc_f_affinity(yu_ctx *c, yu_node *v, void *dst, const void *aux);
+int sc_f_tolerations(yu_ctx *c, yu_node *v, void *dst, const void *aux);
+int sc_f_taints(yu_ctx *c, yu_node *v, void *dst, const void *aux);
+
+/* A yu_walk handler for a key only the other flavour reads: always an error naming that
+ * flavour (aux: its name). The macros make table rows of it. */
+int sc_f_other_flavour(yu_ctx *c, yu_node *v, void *dst, const void *aux);
+#define SC_VOLCANO_ONLY(key)                             \
+	{                                                \
+		key, sc_f_other_flavour, 0, "volcano", 0 \
+	}
+#define SC_KAI_ONLY(key)                             \
+	{                                            \
+		key, sc_f_other_flavour, 0, "kai", 0 \
+	}
+
 /* Section readers. */
 int sc_load_pclasses(sc_ld *L, const yu_node *seq);
 int sc_load_queues(sc_ld *L, const yu_node *seq);
@@ -142,6 +199,10 @@ int sc_load_probe(sc_ld *L, const yu_node *map);
  * name a node or a hypernode and hypernodes form no cycle. */
 int sc_check_queue_parents(sc_ld *L);
 int sc_resolve_hypernodes(sc_ld *L);
+
+/* The header keys (name, now, the conf, ...) and the name maps, once the sections are stashed. */
+int sc_load_header(sc_ld *L);
+int sc_init_maps(sc_ld *L);
 
 /* Fill the scenario's fresh cache from the decoded objects. */
 int sc_build(sc_ld *L);

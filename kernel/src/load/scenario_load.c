@@ -1,7 +1,7 @@
 /* Scenario loading, top level: parse the document, read the top-level keys, the conf and the
  * sections in dependency order, apply the `now` default, then fill a fresh cache. Section
  * readers live in scenario_objects.c, scenario_topo.c, scenario_pods.c and scenario_expect.c. */
-#include "scenario_ld.h"
+#include "kai_ld.h"
 
 #include "base/diag.h"
 
@@ -168,15 +168,15 @@ int sc_seq(yu_ctx *c, const yu_node *v, size_t size, void **items, uint32_t *n,
 
 /* ---- top level ------------------------------------------------------------------------------- */
 
-static int f_stash(yu_ctx *c, yu_node *v, void *dst, const void *aux)
+int sc_f_stash(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 {
 	*(yu_node **)dst = v;
 	return TPH_OK;
 }
 
-#define SEC(key, id)                                                                   \
-	{                                                                              \
-		key, f_stash, offsetof(sc_ld, sec) + (id) * sizeof(yu_node *), NULL, 0 \
+#define SEC(key, id)                                                                      \
+	{                                                                                 \
+		key, sc_f_stash, offsetof(sc_ld, sec) + (id) * sizeof(yu_node *), NULL, 0 \
 	}
 
 static const yu_field top_fields[] = {
@@ -199,6 +199,8 @@ static const yu_field top_fields[] = {
     SEC("pods", SEC_PODS),
     SEC("expect", SEC_EXPECT),
     SEC("probe", SEC_PROBE),
+    SC_KAI_ONLY("schedulerParams"),
+    SC_KAI_ONLY("topologies"),
 };
 
 /* The indentation a literal block's header fixes (`|2`: two more than the line holding it), or
@@ -250,6 +252,9 @@ static int load_conf_text(sc_ld *L, const yu_node *v)
 	if (v->style == YAML_LITERAL_SCALAR_STYLE)
 		block_origin(L, v, &line, &col);
 	tph_scenario *sc = L->sc;
+	if (L->kai)
+		return tph_kai_conf_load_embedded(yu_sv(v), v->len, sc->file, line, col, &sc->conf,
+		                                  L->c.d);
 	return tph_conf_load_embedded(yu_sv(v), v->len, sc->file, line, col,
 	                              sc->enable_flags_default, &sc->conf, L->c.d);
 }
@@ -283,7 +288,9 @@ static int load_conf_file(sc_ld *L, const yu_node *v)
 	rc = yu_read_file(path, &buf, &len, &tmp);
 	if (rc < 0)
 		return yu_err(&L->c, v, rc, "%s", tmp.msg);
-	rc = tph_conf_load_string(buf, len, path, sc->enable_flags_default, &sc->conf, L->c.d);
+	rc = L->kai ? tph_conf_load_kai_string(buf, len, path, &sc->conf, L->c.d)
+	            : tph_conf_load_string(buf, len, path, sc->enable_flags_default, &sc->conf,
+	                                   L->c.d);
 	yu_free(buf);
 	return rc;
 }
@@ -307,7 +314,9 @@ static int load_conf(sc_ld *L)
 	} else if (conf) {
 		yu_push(&L->c, "conf");
 		rc = yu_want_map(&L->c, conf);
-		if (rc == TPH_OK)
+		if (rc == TPH_OK && L->kai)
+			rc = tph_kai_conf_from_node(&L->c, conf, &L->sc->conf);
+		else if (rc == TPH_OK)
 			rc = tph_conf_from_node(&L->c, conf, L->sc->enable_flags_default,
 			                        &L->sc->conf);
 	}
@@ -315,7 +324,7 @@ static int load_conf(sc_ld *L)
 	return rc;
 }
 
-static int load_header(sc_ld *L)
+int sc_load_header(sc_ld *L)
 {
 	tph_scenario *sc = L->sc;
 	int rc = TPH_OK;
@@ -354,9 +363,10 @@ static size_t sec_len(const sc_ld *L, int id)
 	return n && n->type == YU_SEQ ? yu_seq_len(n) : 0;
 }
 
-static int init_maps(sc_ld *L)
+int sc_init_maps(sc_ld *L)
 {
 	if (yu_map_init(&L->names, sec_len(L, SEC_NODES) + sec_len(L, SEC_HYPERNODES)) < 0 ||
+	    yu_map_init(&L->topologies, sec_len(L, SEC_KAI_TOPOLOGIES)) < 0 ||
 	    yu_map_init(&L->pods, sec_len(L, SEC_PODS)) < 0 ||
 	    yu_map_init(&L->podgroups, sec_len(L, SEC_PODGROUPS)) < 0 ||
 	    yu_map_init(&L->queues, sec_len(L, SEC_QUEUES)) < 0 ||
@@ -370,6 +380,7 @@ static int init_maps(sc_ld *L)
 static void free_maps(sc_ld *L)
 {
 	yu_map_free(&L->names);
+	yu_map_free(&L->topologies);
 	yu_map_free(&L->pods);
 	yu_map_free(&L->podgroups);
 	yu_map_free(&L->queues);
@@ -394,7 +405,7 @@ static const struct {
 };
 
 /* The flavour decides how the rest of the file reads, so it is checked before anything else
- * (a kai scenario's keys are unknown to the volcano reader). Only volcano is built. */
+ * (a kai scenario's keys are unknown to the volcano reader). */
 static int check_flavour(sc_ld *L, const yu_node *root)
 {
 	static const char *const flavours[] = {"volcano", "kai", NULL};
@@ -404,10 +415,16 @@ static int check_flavour(sc_ld *L, const yu_node *root)
 	int which;
 	yu_push(&L->c, "flavour");
 	int rc = yu_enum(&L->c, v, flavours, &which);
-	if (rc == TPH_OK && which != 0)
-		rc = yu_err(&L->c, v, TPH_ENOTSUP, "flavour %s is not built yet", flavours[which]);
 	yu_pop(&L->c);
+	L->kai = rc == TPH_OK && which == 1;
+	L->sc->flavour = L->kai ? TPH_CONF_KAI : TPH_CONF_VOLCANO;
 	return rc;
+}
+
+int sc_f_other_flavour(yu_ctx *c, yu_node *v, void *dst, const void *aux)
+{
+	const char *flavour = aux;
+	return yu_err(c, v, TPH_EINVAL, "only a %s scenario has this key", flavour);
 }
 
 static int decode(sc_ld *L, const yu_node *root)
@@ -417,12 +434,14 @@ static int decode(sc_ld *L, const yu_node *root)
 		return yu_err(&L->c, root, TPH_EINVAL, "a scenario must be a mapping, got %s",
 		              yu_kind(root));
 	int rc = check_flavour(L, root);
+	if (rc == TPH_OK && L->kai)
+		return sc_kai_decode(L, root);
 	if (rc == TPH_OK)
 		rc = yu_walk(&L->c, root, top_fields, sizeof top_fields / sizeof top_fields[0], L);
 	if (rc == TPH_OK)
-		rc = load_header(L);
+		rc = sc_load_header(L);
 	if (rc == TPH_OK)
-		rc = init_maps(L);
+		rc = sc_init_maps(L);
 	for (size_t i = 0; rc == TPH_OK && i < sizeof section_order / sizeof section_order[0];
 	     i++) {
 		const yu_node *n = L->sec[section_order[i].id];
@@ -566,6 +585,16 @@ tph_cluster *tph_scenario_cluster(tph_scenario *s)
 const tph_conf *tph_scenario_conf(const tph_scenario *s)
 {
 	return s->conf;
+}
+
+const tph_kai_cluster_desc *tph_scenario_kai_cluster(const tph_scenario *s)
+{
+	return s->kai ? &s->kai->cluster : NULL;
+}
+
+tph_conf_flavour tph_scenario_flavour(const tph_scenario *s)
+{
+	return s->flavour;
 }
 
 bool tph_scenario_enable_flags_default(const tph_scenario *s)

@@ -100,6 +100,11 @@ static const yu_field queue_fields[] = {
     YU_F("annotations", yu_f_kv, tph_queue_desc, annotations, NULL, 0),
     {"affinity", f_queue_affinity, 0, NULL, 0},
     YU_F("creationTimestamp", yu_f_time, tph_queue_desc, creation, NULL, 0),
+    SC_KAI_ONLY("parentQueue"),
+    SC_KAI_ONLY("resources"),
+    SC_KAI_ONLY("preemptMinRuntime"),
+    SC_KAI_ONLY("reclaimMinRuntime"),
+    SC_KAI_ONLY("displayName"),
 };
 
 static int read_queue(sc_ld *L, yu_node *item, uint32_t i)
@@ -210,7 +215,7 @@ static int read_taint(yu_ctx *c, yu_node *item, void *dst)
 	return yu_walk(c, item, taint_fields, sizeof taint_fields / sizeof taint_fields[0], t);
 }
 
-static int f_taints(yu_ctx *c, yu_node *v, void *dst, const void *aux)
+int sc_f_taints(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 {
 	tph_node_desc *n = dst;
 	void *items = NULL;
@@ -259,7 +264,7 @@ static const yu_field node_fields[] = {
     YU_F("capacity", yu_f_res, tph_node_desc, capacity, NULL, 0),
     YU_F("labels", yu_f_kv, tph_node_desc, labels, NULL, 0),
     YU_F("annotations", yu_f_kv, tph_node_desc, annotations, NULL, 0),
-    {"taints", f_taints, 0, NULL, 0},
+    {"taints", sc_f_taints, 0, NULL, 0},
     YU_F("unschedulable", yu_f_bool, tph_node_desc, unschedulable, NULL, 0),
     YU_F("ready", yu_f_bool_not, tph_node_desc, not_ready, NULL, 0),
     YU_F("usage", f_usage, tph_node_desc, usage, NULL, 0),

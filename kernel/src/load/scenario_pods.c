@@ -257,7 +257,7 @@ static const yu_field affinity_fields[] = {
     {"podAntiAffinity", f_pod_anti_affinity, 0, NULL, 0},
 };
 
-static int f_affinity(yu_ctx *c, yu_node *v, void *dst, const void *aux)
+int sc_f_affinity(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 {
 	tph_pod_desc *p = dst;
 	tph_affinity *a = yu_alloc_array(c->arena, 1, sizeof *a);
@@ -308,7 +308,7 @@ static int read_toleration(yu_ctx *c, yu_node *item, void *dst)
 	return rc;
 }
 
-static int f_tolerations(yu_ctx *c, yu_node *v, void *dst, const void *aux)
+int sc_f_tolerations(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 {
 	tph_pod_desc *p = dst;
 	void *items = NULL;
@@ -445,8 +445,8 @@ static const yu_field pod_fields[] = {
     YU_F("labels", yu_f_kv, tph_pod_desc, labels, NULL, 0),
     YU_F("annotations", yu_f_kv, tph_pod_desc, annotations, NULL, 0),
     YU_F("nodeSelector", yu_f_kv, tph_pod_desc, node_selector, NULL, 0),
-    {"tolerations", f_tolerations, 0, NULL, 0},
-    {"affinity", f_affinity, 0, NULL, 0},
+    {"tolerations", sc_f_tolerations, 0, NULL, 0},
+    {"affinity", sc_f_affinity, 0, NULL, 0},
     {"topologySpreadConstraints", f_spread, 0, NULL, 0},
     YU_F("priorityClassName", sc_f_key, tph_pod_desc, priority_class, NULL, 0),
     {"priority", f_priority, 0, NULL, 0},
@@ -460,6 +460,9 @@ static const yu_field pod_fields[] = {
     {"initContainers", sc_f_init_containers, 0, NULL, 0},
     YU_F("overhead", yu_f_res, tph_pod_desc, overhead, NULL, 0),
     YU_F("images", sc_f_images, tph_pod_desc, images, NULL, 0),
+    SC_KAI_ONLY("status"),
+    SC_KAI_ONLY("gpuGroups"),
+    SC_KAI_ONLY("schedulerName"),
     {"hostPorts", sc_f_host_ports, 0, NULL, 0},
     YU_F("schedulerName", f_opt_str, tph_pod_desc, scheduler_name, NULL, 0),
 };

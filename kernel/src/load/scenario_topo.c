@@ -332,6 +332,13 @@ static const yu_field podgroup_fields[] = {
     YU_F("uid", sc_f_key, tph_podgroup_desc, uid, NULL, 0),
     YU_F("networkTopology", sc_f_net_topology, tph_podgroup_desc, topology, NULL, 0),
     {"subGroupPolicy", f_subgroups, 0, NULL, 0},
+    SC_KAI_ONLY("preemptibility"),
+    SC_KAI_ONLY("minSubGroup"),
+    SC_KAI_ONLY("subGroups"),
+    SC_KAI_ONLY("topologyConstraint"),
+    SC_KAI_ONLY("preemptionDelay"),
+    SC_KAI_ONLY("stalenessGracePeriod"),
+    SC_KAI_ONLY("priority"),
 };
 
 const char *sc_join(sc_ld *L, const char *a, char sep, const char *b)

@@ -271,6 +271,8 @@ int tph_session_open(const tph_snapshot *snap, const tph_conf *conf, const tph_s
 	if (!out || !snap)
 		return tph_diag_set(d, TPH_EINVAL, "session open: no snapshot or no output");
 	*out = NULL;
+	if (tph_conf_flavour_of(conf) == TPH_CONF_KAI)
+		return tph_diag_set(d, TPH_ENOTSUP, "session open: kai sessions are not built yet");
 	tph_session *s = tph_calloc(1, sizeof *s);
 	if (!s)
 		return tph_diag_set(d, TPH_ENOMEM, "session open: out of memory");

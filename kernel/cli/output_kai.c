@@ -1,0 +1,69 @@
+/* `tephra run` output for a kai scenario: the session's committed decisions (kai-format.md,
+ * "Decision output additions"): binds and pipelined pods with their nodes, evictions with the
+ * KAI action as their reason. Text is one line per decision; json (and yaml, whose flow style
+ * it is) one object. */
+#include "cli.h"
+
+#include <string.h>
+
+typedef struct kai_list {
+	const char *key, *verb;
+	uint32_t n;
+	const tph_kai_decision *d;
+} kai_list;
+
+/* A pod's key: its bare name in namespace "", else namespace/name; quoted in json. */
+static void pod_name(FILE *f, const tph_kai_view *v, uint32_t t, bool json)
+{
+	char key[512];
+	const char *ns = v->tasks.namespace_[t];
+	snprintf(key, sizeof key, "%s%s%s", ns, ns[0] ? "/" : "", v->tasks.name[t]);
+	if (json)
+		json_str(f, key);
+	else
+		fputs(key, f);
+}
+
+static void write_json_list(FILE *f, const tph_kai_view *v, const kai_list *l)
+{
+	fprintf(f, "  \"%s\": [", l->key);
+	for (uint32_t i = 0; i < l->n; i++) {
+		fputs(i ? ",\n    {\"pod\": " : "\n    {\"pod\": ", f);
+		pod_name(f, v, l->d[i].task, true);
+		fputs(l->d[i].node >= 0 ? ", \"node\": " : ", \"reason\": ", f);
+		json_str(f, l->d[i].node >= 0 ? v->nodes.name[l->d[i].node] : l->d[i].action);
+		fputs("}", f);
+	}
+	fputs(l->n ? "\n  ]" : "]", f);
+}
+
+void write_kai(FILE *f, const run_result *r, bool json)
+{
+	const tph_kai_view *v = tph_kai_snapshot_view(r->kai_snap);
+	kai_list l[3] = {{"binds", "bind", 0, NULL},
+	                 {"pipelined", "pipeline", 0, NULL},
+	                 {"evictions", "evict", 0, NULL}};
+	l[0].n = tph_kai_session_binds(r->kai_ssn, &l[0].d);
+	l[1].n = tph_kai_session_pipelined(r->kai_ssn, &l[1].d);
+	l[2].n = tph_kai_session_evictions(r->kai_ssn, &l[2].d);
+	if (json) {
+		fputs("{\n  \"scenario\": ", f);
+		json_str(f, tph_scenario_name(r->scn));
+		fputs(",\n  \"flavour\": \"kai\",\n", f);
+		for (int k = 0; k < 3; k++) {
+			write_json_list(f, v, &l[k]);
+			fputs(k < 2 ? ",\n" : "\n}\n", f);
+		}
+		return;
+	}
+	for (int k = 0; k < 3; k++)
+		for (uint32_t i = 0; i < l[k].n; i++) {
+			fprintf(f, "%s ", l[k].verb);
+			pod_name(f, v, l[k].d[i].task, false);
+			if (l[k].d[i].node >= 0)
+				fprintf(f, " -> %s\n", v->nodes.name[l[k].d[i].node]);
+			else
+				fprintf(f, " (%s)\n", l[k].d[i].action);
+		}
+	fprintf(f, "%u binds, %u pipelined, %u evictions\n", l[0].n, l[1].n, l[2].n);
+}

@@ -1,0 +1,458 @@
+/* The `kai` flavour's objects: what KAI-Scheduler reads beyond the Kubernetes objects that
+ * tephra/cluster.h already describes (../shared/spec/kai-format.md).
+ *
+ * A KAI cluster is described with the shared descriptors where KAI reads the same thing (a
+ * node is a tph_node_desc: allocatable, labels such as nvidia.com/gpu.count and
+ * nvidia.com/gpu.memory, taints; a pod's Kubernetes part is a tph_pod_desc) and with the
+ * descriptors below for what only KAI has: Queue v2 with its per-resource quota triples and
+ * tree, PodGroup v2alpha2 with its sub-group tree and timestamps, a pod's KAI status and GPU
+ * request, Topology objects, and the scheduler's command-line parameters. Every descriptor
+ * starts from its INIT macro, which sets `size` and KAI's defaults; new fields are only ever
+ * appended.
+ *
+ * Units: gpu in GPUs (fractions allowed), cpu in millicores, memory in bytes (the scenario's
+ * megabytes times 10^6); durations in milliseconds. */
+#ifndef TEPHRA_KAI_H
+#define TEPHRA_KAI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tephra/cluster.h"
+#include "tephra/args.h"
+#include "tephra/conf.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+#pragma GCC visibility push(default)
+
+/* The KAI resource dimensions of a queue's quota triple, in this order. */
+typedef enum tph_kai_dim {
+	TPH_KAI_GPU = 0,
+	TPH_KAI_CPU = 1,
+	TPH_KAI_MEMORY = 2,
+	TPH_KAI_DIMS = 3,
+} tph_kai_dim;
+
+/* "gpu", "cpu", "memory", indexed by tph_kai_dim. */
+const char *tph_kai_dim_name(tph_kai_dim d);
+
+/* Unlimited, for a quota or a limit. */
+#define TPH_KAI_UNLIMITED (-1.0)
+
+/* One dimension of a queue: its deserved quota, its over-quota weight and its limit. A queue
+ * that leaves a dimension out has all three 0 (KAI reads the zero values). */
+typedef struct tph_kai_share {
+	double quota;             /* TPH_KAI_UNLIMITED or >= 0 */
+	double over_quota_weight; /* >= 0 */
+	double limit;             /* TPH_KAI_UNLIMITED or >= 0 */
+} tph_kai_share;
+
+/* No min-runtime given: inherited from the parent queue, then the minruntime plugin's default. */
+#define TPH_KAI_INHERIT (-1)
+
+typedef struct tph_kai_queue_desc {
+	uint32_t size; /* sizeof(tph_kai_queue_desc): start from TPH_KAI_QUEUE_DESC_INIT */
+	const char *name;
+	const char *parent;       /* NULL: a top-level queue */
+	int32_t priority;         /* the macro sets KAI's default, 100 */
+	tph_time creation;        /* the last tie-break of queue order */
+	const char *display_name; /* NULL: none */
+	tph_kai_share res[TPH_KAI_DIMS];
+	int64_t preempt_min_runtime_ms; /* TPH_KAI_INHERIT or >= 0 */
+	int64_t reclaim_min_runtime_ms; /* TPH_KAI_INHERIT or >= 0 */
+} tph_kai_queue_desc;
+
+#define TPH_KAI_QUEUE_DESC_INIT                                      \
+	{                                                            \
+		.size = sizeof(tph_kai_queue_desc), .priority = 100, \
+		.preempt_min_runtime_ms = TPH_KAI_INHERIT,           \
+		.reclaim_min_runtime_ms = TPH_KAI_INHERIT            \
+	}
+
+/* A Topology object: node-label levels, highest first. */
+typedef struct tph_kai_topology_desc {
+	uint32_t size; /* sizeof(tph_kai_topology_desc): start from TPH_KAI_TOPOLOGY_DESC_INIT */
+	const char *name;
+	tph_str_list levels; /* node label keys */
+} tph_kai_topology_desc;
+
+#define TPH_KAI_TOPOLOGY_DESC_INIT                    \
+	{                                             \
+		.size = sizeof(tph_kai_topology_desc) \
+	}
+
+/* A topology constraint of a podgroup or a sub-group; all NULL: none. */
+typedef struct tph_kai_topo_constraint {
+	const char *topology;       /* a Topology's name */
+	const char *required_level; /* one of its level labels, or NULL */
+	const char *preferred_level;
+} tph_kai_topo_constraint;
+
+/* Unset counts: minMember / minSubGroup not written. */
+#define TPH_KAI_UNSET (-1)
+
+/* A node of a podgroup's sub-group tree. A sub-group that is some sub-group's parent is a set
+ * (minSubGroup of its children must be satisfied); the others are pod sets (minMember pods). */
+typedef struct tph_kai_subgroup {
+	const char *name;     /* unique within the podgroup */
+	const char *parent;   /* NULL: a child of the root */
+	int32_t min_member;   /* a pod set's; TPH_KAI_UNSET: 0 */
+	int32_t min_subgroup; /* a set's; TPH_KAI_UNSET: all its children */
+	tph_kai_topo_constraint topology;
+} tph_kai_subgroup;
+
+typedef enum tph_kai_preemptibility {
+	TPH_KAI_PREEMPTIBLE_UNSET = 0, /* preemptible iff priority < 100 */
+	TPH_KAI_PREEMPTIBLE = 1,
+	TPH_KAI_NON_PREEMPTIBLE = 2,
+} tph_kai_preemptibility;
+
+typedef struct tph_kai_podgroup_desc {
+	uint32_t size;    /* sizeof(tph_kai_podgroup_desc): start from TPH_KAI_PODGROUP_DESC_INIT */
+	const char *name; /* also its UID */
+	const char *namespace_; /* NULL: "" (keys are then the bare name) */
+	const char *queue;
+	const char *priority_class; /* NULL: the global default class, else 50 */
+	bool has_priority;          /* `priority:` given directly (tephra shorthand) */
+	int32_t priority;
+	tph_kai_preemptibility preemptibility;
+	int32_t min_member;   /* the default pod set's; the macro sets 1; 0 = no gang */
+	int32_t min_subgroup; /* the root's; TPH_KAI_UNSET: all its direct sub-groups */
+	const tph_kai_subgroup *subgroups; /* n == 0: one pod set, "default" */
+	uint32_t n_subgroups;
+	tph_kai_topo_constraint topology;
+	int64_t preemption_delay_ms; /* -1: none */
+	bool has_staleness_grace;    /* else the scheduler's global default */
+	int64_t staleness_grace_ms;  /* negative: never evicted as stale */
+	tph_time creation;
+	tph_time last_start;    /* kai.scheduler/last-start-timestamp; 0: never started */
+	tph_time last_eviction; /* kai.scheduler/last-eviction-timestamp; 0: none */
+	tph_time stale_since;   /* kai.scheduler/stale-podgroup-timestamp; 0: not stale */
+} tph_kai_podgroup_desc;
+
+#define TPH_KAI_PODGROUP_DESC_INIT                                       \
+	{                                                                \
+		.size = sizeof(tph_kai_podgroup_desc), .min_member = 1,  \
+		.min_subgroup = TPH_KAI_UNSET, .preemption_delay_ms = -1 \
+	}
+
+/* KAI's task statuses (pod_status.PodStatus), in the order of the format. */
+typedef enum tph_kai_status {
+	TPH_KAI_TS_DERIVED =
+	    0, /* not written: from phase, node and deletion, as KAI's cache does */
+	TPH_KAI_TS_PENDING,
+	TPH_KAI_TS_GATED,
+	TPH_KAI_TS_ALLOCATED,
+	TPH_KAI_TS_PIPELINED,
+	TPH_KAI_TS_BINDING,
+	TPH_KAI_TS_BOUND,
+	TPH_KAI_TS_RUNNING,
+	TPH_KAI_TS_RELEASING,
+	TPH_KAI_TS_STUCK_RELEASING,
+	TPH_KAI_TS_SUCCEEDED,
+	TPH_KAI_TS_FAILED,
+	TPH_KAI_TS_UNKNOWN,
+	TPH_KAI_TS_COUNT
+} tph_kai_status;
+
+/* "Pending", "Gated", ... ("" for TPH_KAI_TS_DERIVED); NULL past the end. */
+const char *tph_kai_status_name(tph_kai_status s);
+
+/* How a running pod got its GPU (the received-resource-type annotation). */
+typedef enum tph_kai_received {
+	TPH_KAI_RECEIVED_NONE = 0,
+	TPH_KAI_RECEIVED_REGULAR = 1,
+	TPH_KAI_RECEIVED_FRACTION = 2,
+	TPH_KAI_RECEIVED_MIG = 3,
+} tph_kai_received;
+
+/* What KAI adds to a pod (beside its tph_pod_desc, matched by namespace and name). The GPU
+ * request comes from the pod's annotations; the loader reads them into the fields below. */
+typedef struct tph_kai_pod_desc {
+	uint32_t size; /* sizeof(tph_kai_pod_desc): start from TPH_KAI_POD_DESC_INIT */
+	tph_kai_status status;
+	double gpu_fraction;    /* gpu-fraction, in (0, 1]; 0: none (or out of range: ignored) */
+	int64_t gpu_memory_mib; /* gpu-memory; 0: none */
+	int32_t gpu_devices;    /* gpu-fraction-num-devices; the macro sets 1 */
+	tph_kai_received received;
+	tph_str_list gpu_groups;    /* shared GPUs the pod sits on; equal names = same GPU */
+	const char *scheduler_name; /* NULL: "kai-scheduler" */
+	const char *subgroup;       /* the kai.scheduler/subgroup-name label; NULL: "default" */
+	bool has_task_priority;     /* the kai.scheduler/task-priority label */
+	int32_t task_priority;
+} tph_kai_pod_desc;
+
+#define TPH_KAI_POD_DESC_INIT                                      \
+	{                                                          \
+		.size = sizeof(tph_kai_pod_desc), .gpu_devices = 1 \
+	}
+
+/* KAI's command-line SchedulerParams that change decisions; the macro sets KAI's defaults. */
+typedef struct tph_kai_params {
+	uint32_t size; /* sizeof(tph_kai_params): start from TPH_KAI_PARAMS_INIT */
+	int32_t max_consolidation_preemptees; /* 0: no consolidation; -1: unlimited */
+	bool allow_consolidating_reclaim;
+	bool use_scheduling_signatures;
+	int64_t staleness_grace_ms; /* negative: never evict stale gangs */
+	bool full_hierarchy_fairness;
+	bool restrict_scheduling_nodes;
+	int64_t stuck_in_releasing_ms;
+	const char *scheduler_name;
+	bool has_gpu_memory; /* nodeGPUMemoryMiB given: else computed from the nodes' labels */
+	int64_t gpu_memory_min_mib;
+	int64_t gpu_memory_max_mib;
+	const char *node_pool_key; /* "" or NULL: no partition */
+	const char *node_pool_value;
+} tph_kai_params;
+
+#define TPH_KAI_PARAMS_INIT                                                             \
+	{                                                                               \
+		.size = sizeof(tph_kai_params), .max_consolidation_preemptees = 16,     \
+		.allow_consolidating_reclaim = true, .use_scheduling_signatures = true, \
+		.staleness_grace_ms = 60000, .full_hierarchy_fairness = true,           \
+		.stuck_in_releasing_ms = 120000, .scheduler_name = "kai-scheduler"      \
+	}
+
+/* ---- a KAI cluster and its snapshot ------------------------------------------------------ */
+
+/* Everything a KAI session reads, as arrays of descriptors (strings and arrays borrowed for the
+ * duration of tph_kai_snapshot_build, which copies what it keeps). kai_pods[i] is pods[i]'s KAI
+ * part (NULL: every pod at TPH_KAI_POD_DESC_INIT). */
+typedef struct tph_kai_cluster_desc {
+	uint32_t size; /* sizeof(tph_kai_cluster_desc): start from TPH_KAI_CLUSTER_DESC_INIT */
+	const tph_kai_params *params; /* NULL: TPH_KAI_PARAMS_INIT */
+	const tph_priority_class_desc *pclasses;
+	uint32_t n_pclasses;
+	const tph_kai_topology_desc *topologies;
+	uint32_t n_topologies;
+	const tph_kai_queue_desc *queues;
+	uint32_t n_queues;
+	const tph_node_desc *nodes;
+	uint32_t n_nodes;
+	const tph_kai_podgroup_desc *podgroups;
+	uint32_t n_podgroups;
+	const tph_pod_desc *pods;
+	const tph_kai_pod_desc *kai_pods;
+	uint32_t n_pods;
+} tph_kai_cluster_desc;
+
+#define TPH_KAI_CLUSTER_DESC_INIT                    \
+	{                                            \
+		.size = sizeof(tph_kai_cluster_desc) \
+	}
+
+/* The read-only columns of a KAI snapshot, struct-of-arrays (one entry per object, in the
+ * order given; every reference resolved to an index, -1 for none). Owned by the snapshot. */
+typedef struct tph_kai_queues {
+	uint32_t n;
+	const char *const *name;
+	const int32_t *parent;   /* -1: top level */
+	const uint8_t *dropped;  /* a missing ancestor: KAI drops the queue and its jobs */
+	const uint8_t *has_kids; /* a queue with children: its jobs are never scheduled */
+	const int32_t *priority;
+	const tph_time *creation;
+	const tph_kai_share *res;              /* [q * TPH_KAI_DIMS + dim] */
+	const int64_t *preempt_min_runtime_ms; /* as given (TPH_KAI_INHERIT: not given) */
+	const int64_t *reclaim_min_runtime_ms;
+} tph_kai_queues;
+
+typedef struct tph_kai_jobs {
+	uint32_t n;
+	const char *const *name;
+	const char *const *namespace_;
+	const int32_t *queue;    /* -1: no such queue (or dropped): never scheduled */
+	const int32_t *priority; /* from the class, the shorthand, else the default class or 50 */
+	const uint8_t *preemptible;  /* as written, else priority < 100 */
+	const int32_t *min_subgroup; /* the root's, resolved: unset = its number of children */
+	const tph_time *creation;
+	const tph_time *last_start;        /* 0: never started */
+	const tph_time *last_eviction;     /* 0: none */
+	const tph_time *stale_since;       /* 0: not marked stale */
+	const int64_t *staleness_grace_ms; /* own, else schedulerParams'; negative: never */
+	const int64_t *preemption_delay_ms;
+	const uint32_t *sg_first; /* its sub-groups: [sg_first, sg_first + sg_count) */
+	const uint32_t *sg_count; /* at least 1: without subGroups, one pod set "default" */
+	const tph_kai_topo_constraint *topology;
+} tph_kai_jobs;
+
+/* Every job's sub-group tree, flattened: a job's entries are contiguous, parents before
+ * children in the order written. */
+typedef struct tph_kai_subgroups {
+	uint32_t n;
+	const char *const *name;
+	const uint32_t *job;
+	const int32_t *parent;       /* -1: a child of the job's root */
+	const uint8_t *pod_set;      /* a leaf (pods name it), else a set */
+	const int32_t *min_member;   /* a pod set's minimum; 0 for sets */
+	const int32_t *min_subgroup; /* a set's, resolved; 0 for pod sets */
+	const tph_kai_topo_constraint *topology;
+} tph_kai_subgroups;
+
+typedef struct tph_kai_tasks {
+	uint32_t n;
+	const char *const *name;
+	const char *const *namespace_;
+	const int32_t *job;     /* -1: no podgroup (never scheduled) */
+	const int32_t *pod_set; /* a sub-group index; -1: names no pod set of its job */
+	const uint8_t *status;  /* tph_kai_status, never DERIVED */
+	const int32_t *node;    /* -1: none (a Pending pod's nodeName holds nothing) */
+	const int32_t *nominated_node;
+	const double *gpus; /* whole GPUs (nvidia.com/gpu); fractions in gpu_fraction */
+	const double *gpu_fraction;
+	const int64_t *gpu_memory_mib;
+	const int32_t *gpu_devices;
+	const int32_t *task_priority; /* the label; 0 without */
+	const tph_time *creation;
+	const int64_t *cpu_milli;
+	const int64_t *memory; /* bytes */
+} tph_kai_tasks;
+
+typedef struct tph_kai_nodes {
+	uint32_t n;
+	const char *const *name;
+	const int32_t *gpus;           /* nvidia.com/gpu.count, else allocatable nvidia.com/gpu */
+	const int64_t *gpu_memory_mib; /* per device, floored to 100; 100 when not labelled */
+	const uint8_t *memory_synced;  /* the node has the nvidia.com/gpu.memory label */
+	const uint8_t *ready;
+	const int64_t *cpu_milli; /* allocatable */
+	const int64_t *memory;
+	/* In this scheduler's node pool (schedulerParams nodePoolLabelKey/Value: the label equals
+	 * the value, or is absent when the value is ""); 1 for every node without a pool key.
+	 * Actions leave the other nodes alone. */
+	const uint8_t *in_pool;
+} tph_kai_nodes;
+
+/* Topology objects and the domains their levels cut the nodes into. Level l of all topologies
+ * (levels numbered across topologies: topology t owns [level_first[t], level_first[t] +
+ * n_levels[t]), highest first) puts node i in domain domain[l * nodes.n + i]: an id dense per
+ * level (0 .. n_domains[l] - 1, by first appearance in node order), -1 when the node lacks
+ * the level's label. */
+typedef struct tph_kai_topologies {
+	uint32_t n;
+	const char *const *name;
+	const uint32_t *level_first;
+	const uint32_t *n_levels;
+	uint32_t n_all_levels;
+	const char *const *level_label; /* [level] node label key */
+	const uint32_t *n_domains;      /* [level] */
+	const int32_t *domain;          /* [level * nodes.n + node] */
+} tph_kai_topologies;
+
+typedef struct tph_kai_view {
+	tph_time now;
+	tph_kai_params params;
+	tph_kai_queues queues;
+	tph_kai_jobs jobs;
+	tph_kai_subgroups subgroups;
+	tph_kai_tasks tasks;
+	tph_kai_nodes nodes;
+	tph_kai_topologies topologies;
+} tph_kai_view;
+
+typedef struct tph_kai_snapshot tph_kai_snapshot;
+
+/* Build a snapshot: copy the descriptors into columns, resolve every name (a podgroup's queue, a
+ * pod's podgroup, pod set and node) and every default. Refused (TPH_EINVAL, naming the object):
+ * a descriptor not from its INIT macro, two objects of a kind with one name, a pod bound to a
+ * node that is not given. Free it with tph_kai_snapshot_free. */
+int tph_kai_snapshot_build(const tph_kai_cluster_desc *c, tph_time now, tph_kai_snapshot **out,
+                           tph_diag *d);
+void tph_kai_snapshot_free(tph_kai_snapshot *s);
+const tph_kai_view *tph_kai_snapshot_view(const tph_kai_snapshot *s);
+
+/* ---- a KAI session ------------------------------------------------------------------------ */
+
+/* A session over a KAI snapshot with a conf of flavour kai (tph_conf_load_kai_string): its
+ * actions run in the conf's order, once each, when tph_kai_session_run is called. The caller
+ * keeps the snapshot and the conf until tph_kai_session_free. */
+typedef struct tph_kai_session tph_kai_session;
+
+/* One committed decision: a task evicted (by `action`), bound or pipelined (to `node`). */
+typedef struct tph_kai_decision {
+	uint32_t task;
+	int32_t node;       /* -1 for an eviction */
+	const char *action; /* "stalegangeviction", ... */
+} tph_kai_decision;
+
+/* TPH_EINVAL for a conf that is not KAI's. */
+int tph_kai_session_open(const tph_kai_snapshot *snap, const tph_conf *conf, tph_kai_session **out,
+                         tph_diag *d);
+/* Run every action of the conf; TPH_ENOTSUP, naming it, at the first action not built yet
+ * (the decisions of the actions before it stay). */
+int tph_kai_session_run(tph_kai_session *s, tph_diag *d);
+void tph_kai_session_free(tph_kai_session *s);
+
+/* The session's view of the cluster as the actions left it: each task's status (a
+ * tph_kai_status) and node (-1: none), each job's last-start and stale-since timestamps. */
+const uint8_t *tph_kai_session_status(const tph_kai_session *s);
+const int32_t *tph_kai_session_node(const tph_kai_session *s);
+const tph_time *tph_kai_session_last_start(const tph_kai_session *s);
+const tph_time *tph_kai_session_stale_since(const tph_kai_session *s);
+/* The committed decisions of each kind, in the order they were made. */
+uint32_t tph_kai_session_evictions(const tph_kai_session *s, const tph_kai_decision **out);
+uint32_t tph_kai_session_binds(const tph_kai_session *s, const tph_kai_decision **out);
+uint32_t tph_kai_session_pipelined(const tph_kai_session *s, const tph_kai_decision **out);
+
+/* ---- KAI plugins and their extension points ----------------------------------------------- */
+
+/* A KAI plugin is one constant descriptor, found by name in the built-in table when a session
+ * opens its conf. on_session_open registers callbacks (only then) with its state; arguments are
+ * KAI's strings (tephra/args.h getters or tph_args_apply; a bad value warns and keeps the
+ * default, as KAI does). Slots are only ever appended. */
+#define TPH_KAI_PLUGIN_ABI 1
+
+typedef struct tph_kai_plugin {
+	uint32_t abi; /* TPH_KAI_PLUGIN_ABI */
+	const char *name;
+	/* Allocate state in *state (tph_calloc), read `args`, register callbacks. */
+	int (*on_session_open)(tph_kai_session *s, const tph_args *args, void **state, tph_diag *d);
+	/* Free the state; may be NULL. */
+	void (*on_session_close)(tph_kai_session *s, void *state);
+} tph_kai_plugin;
+
+/* The two actions that take victims from running jobs and ask plugins first. */
+typedef enum tph_kai_evict_action {
+	TPH_KAI_RECLAIM = 0,
+	TPH_KAI_PREEMPT = 1,
+} tph_kai_evict_action;
+
+/* A scenario: a preemptor job and, per victim job, the tasks it would give up. */
+typedef struct tph_kai_scenario {
+	uint32_t preemptor;         /* a job */
+	uint32_t n_victims;         /* victim jobs */
+	const uint32_t *victim_job; /* [n_victims] */
+	const uint32_t *task_first; /* [n_victims + 1]: victim v's tasks are */
+	const uint32_t *tasks;      /*   tasks[task_first[v] .. task_first[v + 1]) */
+} tph_kai_scenario;
+
+/* ReclaimVictimFilter / PreemptVictimFilter: may `preemptor` take from job `victim`? */
+typedef bool (*tph_kai_victim_filter_fn)(void *state, const tph_kai_session *s, uint32_t preemptor,
+                                         uint32_t victim);
+/* ReclaimScenarioValidator / PreemptScenarioValidator: is the scenario acceptable? */
+typedef bool (*tph_kai_scenario_validator_fn)(void *state, const tph_kai_session *s,
+                                              const tph_kai_scenario *sc);
+
+/* Registration, from on_session_open only (TPH_EINVAL afterwards, TPH_ENOMEM). */
+int tph_kai_add_victim_filter(tph_kai_session *s, tph_kai_evict_action a,
+                              tph_kai_victim_filter_fn fn, void *state);
+int tph_kai_add_scenario_validator(tph_kai_session *s, tph_kai_evict_action a,
+                                   tph_kai_scenario_validator_fn fn, void *state);
+
+/* Dispatch with KAI's rules: every filter, and every validator, must pass (none: true). */
+bool tph_kai_victim_allowed(const tph_kai_session *s, tph_kai_evict_action a, uint32_t preemptor,
+                            uint32_t victim);
+bool tph_kai_scenario_valid(const tph_kai_session *s, tph_kai_evict_action a,
+                            const tph_kai_scenario *sc);
+
+/* What plugins read of a session: its snapshot's columns and the state the actions left
+ * (tph_kai_session_status, _node, _last_start above); job j's tasks, in snapshot order. */
+const tph_kai_view *tph_kai_session_view(const tph_kai_session *s);
+uint32_t tph_kai_session_job_tasks(const tph_kai_session *s, uint32_t j, const uint32_t **out);
+
+#pragma GCC visibility pop
+#ifdef __cplusplus
+}
+#endif
+#endif

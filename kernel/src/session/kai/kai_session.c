@@ -1,0 +1,216 @@
+/* The KAI session: open over a snapshot and a KAI conf, run the conf's actions in order from the
+ * built-in table, and keep the state and the decisions they leave (tephra/kai.h). KAI's plugins
+ * and extension points are not built yet: the actions built so far need none. */
+#include "kai_int.h"
+
+#include "base/diag.h"
+#include "base/mem.h"
+#include "load/conf_int.h"
+
+#include <string.h>
+
+bool tph_kai_alive(uint8_t st)
+{
+	return st == TPH_KAI_TS_ALLOCATED || st == TPH_KAI_TS_PIPELINED ||
+	       st == TPH_KAI_TS_BINDING || st == TPH_KAI_TS_BOUND || st == TPH_KAI_TS_RUNNING ||
+	       st == TPH_KAI_TS_PENDING;
+}
+
+bool tph_kai_active_allocated(uint8_t st)
+{
+	return st == TPH_KAI_TS_ALLOCATED || st == TPH_KAI_TS_PIPELINED ||
+	       st == TPH_KAI_TS_BINDING || st == TPH_KAI_TS_BOUND || st == TPH_KAI_TS_RUNNING;
+}
+
+bool tph_kai_active_used(uint8_t st)
+{
+	return tph_kai_active_allocated(st) || st == TPH_KAI_TS_RELEASING;
+}
+
+/* Sub-group k satisfied: a pod set by its counted tasks, a set by its satisfied children. */
+static bool satisfied(const tph_kai_view *v, uint32_t k, const uint32_t *count)
+{
+	const tph_kai_subgroups *sg = &v->subgroups;
+	if (sg->pod_set[k])
+		return (int64_t)count[k] >= sg->min_member[k];
+	uint32_t j = sg->job[k], first = v->jobs.sg_first[j], ok = 0;
+	for (uint32_t c = first; c < first + v->jobs.sg_count[j]; c++)
+		ok += sg->parent[c] == (int32_t)k && satisfied(v, c, count);
+	return ok >= (uint32_t)sg->min_subgroup[k];
+}
+
+bool tph_kai_gang_satisfied(const tph_kai_session *s, uint32_t j, bool (*counts)(uint8_t))
+{
+	const tph_kai_view *v = s->v;
+	uint32_t first = v->jobs.sg_first[j], n = v->jobs.sg_count[j];
+	uint32_t count[64] = {0}, *cnt = n <= 64 ? count : tph_calloc(n, sizeof *cnt);
+	if (!cnt)
+		return true; /* out of memory: claim nothing is wrong (no eviction follows) */
+	for (uint32_t i = s->job_first[j]; i < s->job_first[j + 1]; i++) {
+		uint32_t t = s->job_tasks[i];
+		int32_t ps = v->tasks.pod_set[t];
+		if (ps >= 0 && counts(s->status[t]))
+			cnt[(uint32_t)ps - first]++;
+	}
+	uint32_t ok = 0;
+	for (uint32_t c = first; c < first + n; c++)
+		ok += v->subgroups.parent[c] < 0 && satisfied(v, c, cnt - first);
+	if (cnt != count)
+		tph_free(cnt);
+	return ok >= (uint32_t)v->jobs.min_subgroup[j];
+}
+
+static int record(tph_kai_decisions *l, uint32_t t, int32_t node, const char *action)
+{
+	if (tph_grow(&l->items, &l->cap, l->n + 1, sizeof *l->items))
+		return TPH_ENOMEM;
+	l->items[l->n++] = (tph_kai_decision){t, node, action};
+	return TPH_OK;
+}
+
+int tph_kai_evict(tph_kai_session *s, uint32_t t)
+{
+	s->status[t] = TPH_KAI_TS_RELEASING;
+	return record(&s->evictions, t, -1, s->action);
+}
+
+/* Tasks grouped by job (a counting sort: each job's tasks keep their snapshot order). */
+static int group_tasks(tph_kai_session *s)
+{
+	const tph_kai_view *v = s->v;
+	uint32_t nj = v->jobs.n, nt = v->tasks.n;
+	s->job_first = tph_calloc((size_t)nj + 2, sizeof *s->job_first);
+	s->job_tasks = tph_calloc((size_t)nt + 1, sizeof *s->job_tasks);
+	if (!s->job_first || !s->job_tasks)
+		return TPH_ENOMEM;
+	for (uint32_t t = 0; t < nt; t++)
+		if (v->tasks.job[t] >= 0)
+			s->job_first[v->tasks.job[t] + 2]++;
+	for (uint32_t j = 0; j < nj; j++)
+		s->job_first[j + 2] += s->job_first[j + 1];
+	for (uint32_t t = 0; t < nt; t++)
+		if (v->tasks.job[t] >= 0)
+			s->job_tasks[s->job_first[v->tasks.job[t] + 1]++] = t;
+	return TPH_OK;
+}
+
+static int copy_state(tph_kai_session *s)
+{
+	const tph_kai_view *v = s->v;
+	uint32_t nt = v->tasks.n, nj = v->jobs.n;
+	s->status = tph_malloc((size_t)nt + 1);
+	s->node = tph_malloc(((size_t)nt + 1) * sizeof *s->node);
+	s->last_start = tph_malloc(((size_t)nj + 1) * sizeof *s->last_start);
+	s->stale_since = tph_malloc(((size_t)nj + 1) * sizeof *s->stale_since);
+	if (!s->status || !s->node || !s->last_start || !s->stale_since)
+		return TPH_ENOMEM;
+	memcpy(s->status, v->tasks.status, nt);
+	memcpy(s->node, v->tasks.node, (size_t)nt * sizeof *s->node);
+	memcpy(s->last_start, v->jobs.last_start, (size_t)nj * sizeof *s->last_start);
+	memcpy(s->stale_since, v->jobs.stale_since, (size_t)nj * sizeof *s->stale_since);
+	return group_tasks(s);
+}
+
+int tph_kai_session_open(const tph_kai_snapshot *snap, const tph_conf *conf, tph_kai_session **out,
+                         tph_diag *d)
+{
+	tph_diag_begin(d);
+	if (!out || !snap || !conf)
+		return tph_diag_set(d, TPH_EINVAL, "kai session: no snapshot, conf or output");
+	*out = NULL;
+	if (tph_conf_flavour_of(conf) != TPH_CONF_KAI)
+		return tph_diag_set(d, TPH_EINVAL, "kai session: %s is not a KAI conf", conf->file);
+	tph_kai_session *s = tph_calloc(1, sizeof *s);
+	if (!s)
+		return tph_diag_set(d, TPH_ENOMEM, "kai session: out of memory");
+	s->v = tph_kai_snapshot_view(snap);
+	s->conf = conf;
+	int rc = copy_state(s) < 0 ? tph_diag_set(d, TPH_ENOMEM, "kai session: out of memory")
+	                           : tph_kai_open_plugins(s, d);
+	if (rc < 0) {
+		tph_kai_session_free(s);
+		return rc;
+	}
+	*out = s;
+	return TPH_OK;
+}
+
+static const tph_kai_action *find_action(const char *name)
+{
+	for (size_t i = 0; tph_kai_builtin_actions[i]; i++)
+		if (strcmp(tph_kai_builtin_actions[i]->name, name) == 0)
+			return tph_kai_builtin_actions[i];
+	return NULL;
+}
+
+int tph_kai_session_run(tph_kai_session *s, tph_diag *d)
+{
+	tph_diag_begin(d);
+	for (uint32_t i = 0; i < s->conf->n_actions; i++) {
+		const tph_kai_action *a = find_action(s->conf->actions[i]);
+		if (!a)
+			return tph_diag_set(d, TPH_ENOTSUP, "kai: action %s not built yet",
+			                    s->conf->actions[i]);
+		s->action = a->name;
+		int rc = a->run(s, d);
+		if (rc < 0)
+			return rc;
+	}
+	return TPH_OK;
+}
+
+void tph_kai_session_free(tph_kai_session *s)
+{
+	if (!s)
+		return;
+	tph_kai_close_plugins(s);
+	tph_kai_free_hooks(s);
+	tph_free(s->status);
+	tph_free(s->node);
+	tph_free(s->last_start);
+	tph_free(s->stale_since);
+	tph_free(s->job_first);
+	tph_free(s->job_tasks);
+	tph_free(s->evictions.items);
+	tph_free(s->binds.items);
+	tph_free(s->pipelined.items);
+	tph_free(s);
+}
+
+const uint8_t *tph_kai_session_status(const tph_kai_session *s)
+{
+	return s->status;
+}
+
+const int32_t *tph_kai_session_node(const tph_kai_session *s)
+{
+	return s->node;
+}
+
+const tph_time *tph_kai_session_last_start(const tph_kai_session *s)
+{
+	return s->last_start;
+}
+
+const tph_time *tph_kai_session_stale_since(const tph_kai_session *s)
+{
+	return s->stale_since;
+}
+
+uint32_t tph_kai_session_evictions(const tph_kai_session *s, const tph_kai_decision **out)
+{
+	*out = s->evictions.items;
+	return s->evictions.n;
+}
+
+uint32_t tph_kai_session_binds(const tph_kai_session *s, const tph_kai_decision **out)
+{
+	*out = s->binds.items;
+	return s->binds.n;
+}
+
+uint32_t tph_kai_session_pipelined(const tph_kai_session *s, const tph_kai_decision **out)
+{
+	*out = s->pipelined.items;
+	return s->pipelined.n;
+}
