@@ -50,8 +50,13 @@ typedef struct tph_qreport {
 } tph_qreport;
 
 /* Why queue q holds back `task` (TPH_NOIDX: any): closed, overused ("queue q1 overused: cpu
- * allocated 30 of deserved 24") or at its share, with numbers when a plugin reported them. */
-void tph_queue_why(tph_session *s, tph_idx q, tph_idx task, char *buf, size_t cap);
+ * allocated 30 of deserved 24") or at its share, with numbers when a plugin reported them;
+ * `tent` (NULL: none) is what the task's job held then and a discard has undone. */
+void tph_queue_why(tph_session *s, tph_idx q, tph_idx task, const int64_t *tent, char *buf,
+                   size_t cap);
+/* Why a job in hard network-topology mode found no hypernode: its tier and the roomiest
+ * hypernode within it (jobwhy_topo.c). */
+void tph_jobwhy_topology(tph_session *s, tph_idx job, char *buf, size_t cap);
 /* The plugin that reported queue q, or NULL. */
 const char *tph_queue_reporter(const tph_session *s, tph_idx q);
 

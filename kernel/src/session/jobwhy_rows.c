@@ -6,6 +6,7 @@
 
 #include "cache/cluster_int.h"
 #include "fitlog.h"
+#include "tephra/topology.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -158,18 +159,25 @@ static void put_sorted(line *l, hstr *h, uint32_t n)
 		put(l, "%s%s", i ? ", " : "", h[i].s);
 }
 
-/* TaskSchedulingReason of a pending task, from its last transaction. */
-static const char *sched_reason(const tph_session *s, tph_idx t)
+/* TaskSchedulingReason of a pending task, from its last transaction: Schedulable (allocated),
+ * Unschedulable (none, or pipelined), else the status's name. */
+enum {
+	SR_SCHEDULABLE,
+	SR_UNSCHEDULABLE,
+	SR_OTHER /* + status */
+};
+
+static uint32_t sched_reason(const tph_session *s, tph_idx t)
 {
 	uint8_t tx = s->why->last_tx[t];
 	if (!tx || tx - 1 == TPH_TS_PENDING || tx - 1 == TPH_TS_PIPELINED)
-		return "Unschedulable";
-	return tph_ts_allocated((uint8_t)(tx - 1)) ? "Schedulable" : tph_task_status_names[tx - 1];
+		return SR_UNSCHEDULABLE;
+	return tph_ts_allocated((uint8_t)(tx - 1)) ? SR_SCHEDULABLE : SR_OTHER + tx - 1u;
 }
 
 static void put_statuses(const tph_session *s, line *l, const jfacts *f)
 {
-	hstr h[TPH_TS_COUNT + 1];
+	hstr h[SR_OTHER + TPH_TS_COUNT + 1]; /* either list fits */
 	uint32_t n = 0;
 	const uint32_t *c = s->js.count + (size_t)f->j * TPH_TS_COUNT;
 	for (uint32_t st = 0; st < TPH_TS_COUNT; st++)
@@ -181,20 +189,19 @@ static void put_statuses(const tph_session *s, line *l, const jfacts *f)
 	put_sorted(l, h, n);
 	if (!f->pending)
 		return;
-	static const char *const names[] = {"Schedulable", "Unschedulable", "Releasing", "Failed"};
-	uint32_t k[4] = {0}, m = 0;
+	uint32_t k[SR_OTHER + TPH_TS_COUNT] = {0}, m = 0;
 	const tph_job_store *js = s->jobs;
 	for (uint32_t i = js->task_off[f->j]; i < js->task_off[f->j + 1]; i++) {
 		tph_idx t = js->task_idx[i];
-		if (s->tasks.status[t] != TPH_TS_PENDING)
-			continue;
-		const char *r = sched_reason(s, t);
-		for (uint32_t x = 0; x < 4; x++)
-			k[x] += !strcmp(r, names[x]);
+		if (s->tasks.status[t] == TPH_TS_PENDING)
+			k[sched_reason(s, t)]++;
 	}
-	for (uint32_t x = 0; x < 4; x++)
+	for (uint32_t x = 0; x < SR_OTHER + TPH_TS_COUNT; x++)
 		if (k[x])
-			snprintf(h[m++].s, sizeof h[0].s, "%u %s", k[x], names[x]);
+			snprintf(h[m++].s, sizeof h[0].s, "%u %s", k[x],
+			         x == SR_SCHEDULABLE     ? "Schedulable"
+			         : x == SR_UNSCHEDULABLE ? "Unschedulable"
+			                                 : tph_task_status_names[x - SR_OTHER]);
 	put(l, "; Pending: ");
 	put_sorted(l, h, m);
 }
@@ -268,6 +275,22 @@ static bool conf_runs(const tph_session *s, const char *action)
 }
 
 /* "needs 8, 5 placeable" for a gang; "3 of 4 tasks pending" without one. */
+/* The requests of the job's pending tasks whose last transaction allocated them. */
+static void tentative(const tph_session *s, tph_idx j, int64_t *out)
+{
+	const tph_job_store *js = s->jobs;
+	memset(out, 0, s->ndim * sizeof *out);
+	for (uint32_t i = js->task_off[j]; i < js->task_off[j + 1]; i++) {
+		tph_idx t = js->task_idx[i];
+		uint8_t tx = s->why->last_tx[t];
+		if (s->tasks.status[t] != TPH_TS_PENDING || !tx ||
+		    !tph_ts_allocated((uint8_t)(tx - 1)))
+			continue;
+		for (uint32_t d = 0; d < s->ndim; d++)
+			out[d] += s->tasks.req[(size_t)t * s->ndim + d];
+	}
+}
+
 static void put_needs(const tph_session *s, line *l, const jfacts *f)
 {
 	if (s->jobs->min_member[f->j] > 0)
@@ -345,16 +368,19 @@ static tph_job_why classify(tph_session *s, const jfacts *f, tph_job_row *r, lin
 	if ((w->note[j] & TPH_NOTE_QUEUE) ||
 	    (untried && (w->overused[q] || s->queues->state[q] != TPH_QUEUE_OPEN))) {
 		char buf[512];
-		tph_queue_why(s, q, first_pending(s, j), buf, sizeof buf);
+		int64_t tent[TPH_RES_MAX];
+		tentative(s, j, tent);
+		tph_queue_why(s, q, first_pending(s, j), tent, buf, sizeof buf);
 		r->plugin = tph_queue_reporter(s, q);
 		put(l, "%s; ", buf);
 		put_needs(s, l, f);
 		return TPH_WHY_QUEUE;
 	}
 	bool gang_short = (int64_t)(f->ready + f->sched_pending) < s->jobs->min_member[j];
-	if (gang_short && s->jobs->topo_mode[j] == TPH_TOPO_HARD) {
-		put(l, "hard network topology (highest tier %d): no hypernode within it fits; ",
-		    s->jobs->topo_tier[j]);
+	if (gang_short && tph_topo_job_contains_hard(s, j)) {
+		char buf[512];
+		tph_jobwhy_topology(s, j, buf, sizeof buf);
+		put(l, "%s; ", buf);
 		put_needs(s, l, f);
 		if (f->unfit)
 			put(l, ": %u task%s fit no node", f->unfit, pl(f->unfit));

@@ -91,15 +91,17 @@ static const char *dim_name(const tph_session *s, uint32_t d)
 	return tph_strtab_str(s->snap->strs, s->snap->dims.name[d]);
 }
 
-/* "cpu allocated 30 of deserved 24": the dimension where alloc (+ req) passes deserved the
- * most, cpu when none does. */
-static int put_over(const tph_session *s, char *buf, size_t cap, const int64_t *a,
-                    const int64_t *req, const int64_t *des)
+/* "cpu allocated 30 of deserved 24", or with a request "cpu allocated 3 + 4 placed for this
+ * job + 2 requested > deserved 8": the dimension that passes deserved by the largest ratio
+ * (pods aside), cpu when none does. `tent` (may be NULL) is what the job held when its tasks
+ * were refused: its allocations a discard has since undone. */
+static void put_over(const tph_session *s, char *buf, size_t cap, const int64_t *a,
+                     const int64_t *tent, const int64_t *req, const int64_t *des)
 {
 	uint32_t best = TPH_RES_CPU;
 	double worst = 0;
 	for (uint32_t d = 0; d < s->ndim; d++) {
-		int64_t need = a[d] + (req ? req[d] : 0);
+		int64_t need = a[d] + (tent ? tent[d] : 0) + (req ? req[d] : 0);
 		if (d == TPH_RES_PODS || des[d] == INT64_MAX || (req && req[d] <= 0) || need <= 0)
 			continue;
 		double r = des[d] > 0 ? (double)need / (double)des[d] : 1e300;
@@ -108,20 +110,28 @@ static int put_over(const tph_session *s, char *buf, size_t cap, const int64_t *
 			worst = r;
 		}
 	}
-	char x[48], y[48], z[48];
+	char x[48], t[48], y[48], z[48];
 	qty(s, best, a[best], x, sizeof x);
 	qty(s, best, des[best], z, sizeof z);
-	if (!req)
-		return snprintf(buf, cap, "%s allocated %s of deserved %s", dim_name(s, best), x,
-		                z);
+	if (!req) {
+		snprintf(buf, cap, "%s allocated %s of deserved %s", dim_name(s, best), x, z);
+		return;
+	}
 	qty(s, best, req[best], y, sizeof y);
-	return snprintf(buf, cap, "%s allocated %s + %s requested > deserved %s", dim_name(s, best),
-	                x, y, z);
+	if (tent && tent[best]) {
+		qty(s, best, tent[best], t, sizeof t);
+		snprintf(buf, cap,
+		         "%s allocated %s + %s placed for this job + %s requested > deserved %s",
+		         dim_name(s, best), x, t, y, z);
+	} else
+		snprintf(buf, cap, "%s allocated %s + %s requested > deserved %s",
+		         dim_name(s, best), x, y, z);
 }
 
 static const char *const state_names[] = {"Open", "Closed", "Closing"};
 
-void tph_queue_why(tph_session *s, tph_idx q, tph_idx task, char *buf, size_t cap)
+void tph_queue_why(tph_session *s, tph_idx q, tph_idx task, const int64_t *tent, char *buf,
+                   size_t cap)
 {
 	const char *name = tph_strtab_str(s->snap->strs, s->queues->name[q]);
 	uint8_t st = s->queues->state[q];
@@ -139,7 +149,7 @@ void tph_queue_why(tph_session *s, tph_idx q, tph_idx task, char *buf, size_t ca
 	const int64_t *req =
 	    over || task == TPH_NOIDX ? NULL : s->tasks.req + (size_t)task * s->ndim;
 	snprintf(buf + k, cap - (size_t)k, ": ");
-	put_over(s, buf + k + 2, cap - (size_t)k - 2, a, req, des);
+	put_over(s, buf + k + 2, cap - (size_t)k - 2, a, tent, req, des);
 }
 
 static const char *const kind_words[TPH_WHY_COUNT] = {
