@@ -3,6 +3,7 @@
  * decision output (docs/format-additions.md). */
 #include "cli.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static void qty(FILE *f, const tph_decision_log *l, uint32_t d, int64_t v)
@@ -41,6 +42,17 @@ static void json_res(FILE *f, const tph_decision_log *l, const int64_t *row)
 		fputc('"', f);
 	}
 	fputc('}', f);
+}
+
+/* The shortest of %.15g and %.17g that reads back as the same double, so readers get the
+ * plugin's value exactly. */
+static void json_double(FILE *f, double v)
+{
+	char b[40];
+	snprintf(b, sizeof b, "%.15g", v);
+	if (strtod(b, NULL) != v)
+		snprintf(b, sizeof b, "%.17g", v);
+	fputs(b, f);
 }
 
 static void json_or_null(FILE *f, const char *s)
@@ -88,7 +100,7 @@ static void json_queue(FILE *f, const tph_decision_log *l, const tph_queue_row *
 	json_str(f, q->name);
 	fprintf(f, ", \"state\": \"%s\", \"weight\": %d, \"share\": ", q->state, q->weight);
 	if (q->share >= 0)
-		fprintf(f, "%.6g", q->share);
+		json_double(f, q->share);
 	else
 		fputs("null", f);
 	fputs(", \"reportedBy\": ", f);
