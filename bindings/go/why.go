@@ -47,6 +47,7 @@ type QueueStatus struct {
 	Inqueue    map[string]string `json:"inqueue"`
 	Capability map[string]string `json:"capability"`
 	Guarantee  map[string]string `json:"guarantee"`
+	Status     map[string]int    `json:"status"` // podgroups by phase (Volcano's queue status)
 	Pending    map[string]int    `json:"pending"`
 	Summary    string            `json:"summary"`
 }
@@ -105,7 +106,10 @@ func queueStatuses(l *C.tph_decision_log) []QueueStatus {
 			Allocated: resources(l, q.allocated), Deserved: resources(l, q.deserved),
 			Request: resources(l, q.request), Inqueue: resources(l, q.inqueue),
 			Capability: resources(l, q.capability), Guarantee: resources(l, q.guarantee),
-			Pending: map[string]int{"jobs": int(q.jobs_pending)}}
+			Pending: map[string]int{"jobs": int(q.jobs_pending)}, Status: map[string]int{}}
+		for i, phase := range []string{"pending", "inqueue", "running", "unknown", "completed"} {
+			s.Status[phase] = int(q.podgroups[i])
+		}
 		if q.share >= 0 {
 			share := float64(q.share)
 			s.Share = &share

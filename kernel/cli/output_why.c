@@ -109,6 +109,11 @@ static void json_queue(FILE *f, const tph_decision_log *l, const tph_queue_row *
 		fprintf(f, ", \"%s\": ", keys[i]);
 		json_res(f, l, rows[i]);
 	}
+	fprintf(f,
+	        ", \"status\": {\"pending\": %u, \"inqueue\": %u, \"running\": %u, \"unknown\": "
+	        "%u, \"completed\": %u}",
+	        q->podgroups[0], q->podgroups[1], q->podgroups[2], q->podgroups[3],
+	        q->podgroups[4]);
 	fprintf(f, ", \"pending\": {\"jobs\": %u", q->jobs_pending);
 	for (int k = 0; k < TPH_WHY_COUNT; k++)
 		if (q->by_why[k])
@@ -182,6 +187,8 @@ static void text_queue(FILE *f, const tph_decision_log *l, const tph_queue_row *
 	fprintf(f, "queue     %s %s weight %d", q->name, q->state, q->weight);
 	if (q->share >= 0)
 		fprintf(f, " share %.3g (%s)", q->share, q->reported_by);
+	fprintf(f, "; podgroups %u pending, %u inqueue, %u running", q->podgroups[0],
+	        q->podgroups[1], q->podgroups[2]);
 	text_res(f, l, "allocated", q->allocated);
 	text_res(f, l, "deserved", q->deserved);
 	text_res(f, l, "request", q->request);

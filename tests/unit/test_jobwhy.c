@@ -291,6 +291,8 @@ static void test_queue_readout(void **state)
 	assert_int_equal(cpu(q.deserved), 4000);
 	assert_true(q.share > 0.99 && q.share < 1.01);
 	assert_string_equal(q.summary, "q1: no job pending");
+	assert_int_equal(q.podgroups[TPH_PG_INQUEUE], 1); /* bound this session: not yet Running */
+	assert_int_equal(q.podgroups[TPH_PG_PENDING] + q.podgroups[TPH_PG_RUNNING], 0);
 	const tph_queue_row idle = qrow(&p, "idle");
 	assert_null(idle.deserved); /* proportion reports only queues that have jobs */
 	assert_true(idle.share < 0);

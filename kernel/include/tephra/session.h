@@ -152,6 +152,9 @@ typedef struct tph_queue_row {
 	const int64_t *deserved, *request, *inqueue, *capability, *guarantee;
 	double share;
 	const char *reported_by; /* the plugin whose report this is, or NULL */
+	/* Volcano's queue status counts: its podgroups by the phase close gave them (Pending,
+	 * Inqueue, Running, Unknown, Completed; tph_phase_row's order). */
+	uint32_t podgroups[5];
 	uint32_t jobs_pending;
 	uint32_t by_why[TPH_WHY_COUNT]; /* pending jobs per kind */
 	/* "q1: 40 jobs pending, 31 by queue share, 9 gang short" ("q1: no job pending"). */

@@ -200,6 +200,9 @@ static int base_rows(tph_session *s)
 		r->reported_by = tph_queue_reporter(s, q);
 		r->share = r->reported_by ? s->why->reports[q].share : -1;
 	}
+	for (tph_idx j = 0; j < s->jobs->n; j++)
+		if (s->js.phase[j] < 5)
+			rows[s->jobs->queue[j]].podgroups[s->js.phase[j]]++;
 	s->out.queues = rows;
 	s->out.n_queues = nq;
 	s->out.dims = dims;

@@ -167,7 +167,7 @@ QueueRow = _struct("QueueRow", [
     ("name", c_char_p), ("state", c_char_p), ("weight", c_int32), ("allocated", _I64P),
     ("deserved", _I64P), ("request", _I64P), ("inqueue", _I64P), ("capability", _I64P),
     ("guarantee", _I64P), ("share", c_double), ("reported_by", c_char_p),
-    ("jobs_pending", c_uint32), ("by_why", c_uint32 * WHY_COUNT), ("summary", c_char_p)])
+    ("podgroups", c_uint32 * 5), ("jobs_pending", c_uint32), ("by_why", c_uint32 * WHY_COUNT), ("summary", c_char_p)])
 DecisionLog = _struct("DecisionLog", [
     ("binds", POINTER(DecisionRow)), ("n_binds", c_uint32),
     ("evictions", POINTER(DecisionRow)), ("n_evictions", c_uint32),

@@ -71,6 +71,7 @@ class QueueStatus:
     inqueue: Optional[Dict[str, str]]
     capability: Optional[Dict[str, str]]
     guarantee: Optional[Dict[str, str]]
+    status: Dict[str, int]  # podgroups by phase, as Volcano's queue status counts them
     pending: Dict[str, int]
     summary: str  # "q1: 40 jobs pending, 31 by queue share, 9 gang short"
 
@@ -116,6 +117,8 @@ def _queues(log, lib):
                ("allocated", "deserved", "request", "inqueue", "capability", "guarantee")}
         out.append(QueueStatus(_s(q.name), _s(q.state), q.weight,
                                q.share if q.share >= 0 else None, _s(q.reported_by),
+                               status=dict(zip(("pending", "inqueue", "running", "unknown",
+                                                "completed"), q.podgroups)),
                                pending=pending, summary=_s(q.summary), **res))
     return out
 
