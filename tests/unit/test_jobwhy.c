@@ -313,12 +313,36 @@ static void test_why_names(void **state)
 	assert_int_equal(tph_queue_report_set(NULL, 0, NULL), TPH_EINVAL);
 }
 
+/* The rows are the same with 1 and 4 threads. */
+static void test_threads(void **state)
+{
+	(void)state;
+	pts a, b;
+	tph_session_opts one = {.threads = 1}, four = {.threads = 4};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		pts_open_with(&a, cases[i].yaml, &one);
+		pts_run(&a);
+		pts_open_with(&b, cases[i].yaml, &four);
+		pts_run(&b);
+		assert_int_equal(a.log->n_jobs, b.log->n_jobs);
+		for (uint32_t k = 0; k < a.log->n_jobs; k++) {
+			assert_string_equal(a.log->jobs[k].message, b.log->jobs[k].message);
+			assert_true((a.log->jobs[k].cond_message == NULL) ==
+			            (b.log->jobs[k].cond_message == NULL));
+		}
+		for (uint32_t k = 0; k < a.log->n_queues; k++)
+			assert_string_equal(a.log->queues[k].summary, b.log->queues[k].summary);
+		pts_free(&a);
+		pts_free(&b);
+	}
+}
+
 int main(void)
 {
 	enum {
 		N = sizeof cases / sizeof *cases
 	};
-	struct CMUnitTest tests[N + 5];
+	struct CMUnitTest tests[N + 6];
 	for (int i = 0; i < N; i++) {
 		tests[i] =
 		    (struct CMUnitTest)cmocka_unit_test_prestate(test_case, (void *)&cases[i]);
@@ -327,8 +351,8 @@ int main(void)
 	const struct CMUnitTest more[] = {
 	    cmocka_unit_test(test_gang_condition), cmocka_unit_test(test_no_condition_when_ready),
 	    cmocka_unit_test(test_plugin_reason),  cmocka_unit_test(test_queue_readout),
-	    cmocka_unit_test(test_why_names),
+	    cmocka_unit_test(test_why_names),      cmocka_unit_test(test_threads),
 	};
 	memcpy(tests + N, more, sizeof more);
-	return _cmocka_run_group_tests("test_jobwhy", tests, N + 5, NULL, NULL);
+	return _cmocka_run_group_tests("test_jobwhy", tests, N + 6, NULL, NULL);
 }

@@ -232,11 +232,12 @@ int tph_plugin_flag(const tph_session *s, tph_conf_flag flag);
 void tph_job_mark_unschedulable(tph_session *s, tph_idx job);
 
 /* Say why `job` is refused, in one line for people with numbers ("queue q1 overused: cpu
- * allocated 30 of deserved 24"): a JobEnqueueable callback that votes TPH_REJECT, or a
- * JobValid one that refuses, calls it before it returns, and the job's pending reason (the
- * decision log's tph_job_row) names the plugin and quotes the text. The newest call wins; the
- * text is copied into the session arena (cut at 512 bytes). Session thread only; a callback
- * that is not refusing should not call it (formatting costs, and the text would be kept). */
+ * allocated 30 of deserved 24"): a JobEnqueueable callback that votes TPH_REJECT calls it
+ * before it returns, and the job's pending reason (the decision log's tph_job_row) names the
+ * plugin and quotes the text. (A JobValid callback says why in its tph_valid_result.) The newest
+ * call wins; the text is copied into the session arena (cut at 512 bytes). Session thread only; a
+ * callback that is not refusing should not call it (formatting costs, and the text would be kept).
+ */
 void tph_job_reason(const tph_session *s, tph_idx job, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
