@@ -343,12 +343,44 @@ static void put_not_enqueued(const tph_session *s, line *l, const tph_job_row *r
 		put(l, "not enqueued: podgroup is Pending and no action admitted it");
 }
 
+/* "<why the queue holds it back>; needs 1, 0 placeable". */
+static void put_queue(tph_session *s, const jfacts *f, tph_job_row *r, line *l)
+{
+	tph_idx q = s->jobs->queue[f->j];
+	char buf[512];
+	int64_t tent[TPH_RES_MAX];
+	tentative(s, f->j, tent);
+	tph_queue_why(s, q, first_pending(s, f->j), tent, buf, sizeof buf);
+	r->plugin = tph_queue_reporter(s, q);
+	put(l, "%s; ", buf);
+	put_needs(s, l, f);
+}
+
+/* "needs 3, 1 placeable: 2 tasks fit no node — 2 Insufficient cpu", after the hard topology's
+ * reason when the job has one. */
+static void put_short(tph_session *s, const jfacts *f, line *l, bool topology)
+{
+	if (topology) {
+		char buf[512];
+		tph_jobwhy_topology(s, f->j, buf, sizeof buf);
+		put(l, "%s; ", buf);
+	}
+	put_needs(s, l, f);
+	if (f->unfit)
+		put(l, ": %u task%s fit no node", f->unfit, pl(f->unfit));
+	put_unfit(s, l, f->j);
+	if (!topology)
+		put_untried(s, l, f);
+}
+
 /* The kind that applies first (tph_job_why's order) and its line. */
 static tph_job_why classify(tph_session *s, const jfacts *f, tph_job_row *r, line *l)
 {
 	const tph_jobwhy *w = s->why;
 	tph_idx j = f->j, q = s->jobs->queue[j];
 	bool untried = f->pending && !f->unfit && !f->sched_pending;
+	bool held = w->overused[q] || s->queues->state[q] != TPH_QUEUE_OPEN;
+	bool gang_short = (int64_t)(f->ready + f->sched_pending) < s->jobs->min_member[j];
 	if (w->invalid[j].reason) {
 		r->plugin = plugin_name(s, w->invalid_by[j]);
 		put(l, "job invalid: %s: %s", w->invalid[j].reason, w->invalid[j].message);
@@ -365,35 +397,14 @@ static tph_job_why classify(tph_session *s, const jfacts *f, tph_job_row *r, lin
 		put_needs(s, l, f);
 		return TPH_WHY_PIPELINED;
 	}
-	if ((w->note[j] & TPH_NOTE_QUEUE) ||
-	    (untried && (w->overused[q] || s->queues->state[q] != TPH_QUEUE_OPEN))) {
-		char buf[512];
-		int64_t tent[TPH_RES_MAX];
-		tentative(s, j, tent);
-		tph_queue_why(s, q, first_pending(s, j), tent, buf, sizeof buf);
-		r->plugin = tph_queue_reporter(s, q);
-		put(l, "%s; ", buf);
-		put_needs(s, l, f);
+	if ((w->note[j] & TPH_NOTE_QUEUE) || (untried && held)) {
+		put_queue(s, f, r, l);
 		return TPH_WHY_QUEUE;
 	}
-	bool gang_short = (int64_t)(f->ready + f->sched_pending) < s->jobs->min_member[j];
-	if (gang_short && tph_topo_job_contains_hard(s, j)) {
-		char buf[512];
-		tph_jobwhy_topology(s, j, buf, sizeof buf);
-		put(l, "%s; ", buf);
-		put_needs(s, l, f);
-		if (f->unfit)
-			put(l, ": %u task%s fit no node", f->unfit, pl(f->unfit));
-		put_unfit(s, l, j);
-		return TPH_WHY_TOPOLOGY;
-	}
 	if (gang_short) {
-		put_needs(s, l, f);
-		if (f->unfit)
-			put(l, ": %u task%s fit no node", f->unfit, pl(f->unfit));
-		put_unfit(s, l, j);
-		put_untried(s, l, f);
-		return TPH_WHY_GANG;
+		bool topology = tph_topo_job_contains_hard(s, j);
+		put_short(s, f, l, topology);
+		return topology ? TPH_WHY_TOPOLOGY : TPH_WHY_GANG;
 	}
 	if (f->unfit) {
 		put(l, "%u of %u pending tasks fit no node", f->unfit, f->pending);
