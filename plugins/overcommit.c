@@ -1,9 +1,11 @@
 /* overcommit: Volcano's overcommit plugin, the enqueue gate. A job may enter the queue while
  * the minResources of every inqueue job, its own included, fit the cluster's allocatable
  * scaled by `overcommit-factor` minus what the nodes already use. */
+#include "lib/why.h"
 #include "tephra/plugin.h"
 
 #include <stddef.h>
+#include <stdio.h>
 
 #define DEFAULT_FACTOR 1.2
 
@@ -76,6 +78,22 @@ static void compute_inqueue(overcommit_st *o, const tph_session *s)
 	}
 }
 
+/* Volcano's event text with the figures: what is inqueue, the job's minResources and the
+ * idle resource (total * overcommit-factor - used) in exact units. */
+static void refused(const overcommit_st *o, const tph_session *s, tph_idx j, const int64_t *min)
+{
+	int64_t idle[TPH_RES_MAX], req[TPH_RES_MAX];
+	for (uint32_t d = 0; d < tph_view_of(s)->ndim; d++) {
+		idle[d] = o->idle[d] <= 0 ? 0 : (int64_t)(o->idle[d] / o->scale[d]);
+		req[d] = d == TPH_RES_PODS ? 0 : min[d];
+	}
+	char scope[64];
+	snprintf(scope, sizeof scope, "cluster, overcommit-factor %g", o->factor);
+	why_over(s, j,
+	         &(why_over_args){"resource in cluster is overused", "overused", scope, "inqueue",
+	                          "idle", o->inqueue, req, idle});
+}
+
 /* Best-effort jobs (no minResources) always enter. Otherwise only the dimensions the job asks
  * for are compared; pods never are. */
 static int enqueueable(void *st, const tph_session *s, tph_idx j)
@@ -87,8 +105,10 @@ static int enqueueable(void *st, const tph_session *s, tph_idx j)
 	for (uint32_t d = 0; d < tph_view_of(s)->ndim; d++) {
 		if (d == TPH_RES_PODS || min[d] <= 0)
 			continue;
-		if ((double)(o->inqueue[d] + min[d]) * o->scale[d] > o->idle[d])
+		if ((double)(o->inqueue[d] + min[d]) * o->scale[d] > o->idle[d]) {
+			refused(o, s, j, min);
 			return TPH_REJECT;
+		}
 	}
 	return TPH_PERMIT;
 }

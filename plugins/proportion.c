@@ -9,8 +9,10 @@
  * key set, computed in Volcano's order of operations; every comparison against it converts
  * the exact side to those units and applies Volcano's 0.1 tolerance where Volcano does. */
 #include "lib/vres.h"
+#include "lib/why.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 typedef struct prop_st {
@@ -329,8 +331,10 @@ static int job_enqueueable(void *stv, const tph_session *s, tph_idx j)
 {
 	const prop_st *st = stv;
 	tph_idx q = tph_view_of(s)->jobs->queue[j];
-	if (tph_view_of(s)->queues->state[q] != TPH_QUEUE_OPEN)
+	if (tph_view_of(s)->queues->state[q] != TPH_QUEUE_OPEN) {
+		tph_job_reason(s, j, "queue %s is not open", tph_session_queue_name(s, q));
 		return TPH_REJECT;
+	}
 	if (!tph_view_of(s)->jobs->has_min_res[j])
 		return TPH_PERMIT;
 	int64_t mn[TPH_RES_MAX], base[TPH_RES_MAX];
@@ -338,7 +342,15 @@ static int job_enqueueable(void *stv, const tph_session *s, tph_idx j)
 	for (uint32_t d = 0; d < st->nd; d++)
 		base[d] = qrow(st, st->alloc, q)[d] + qrow(st, st->inqueue, q)[d] -
 		          qrow(st, st->elastic, q)[d];
-	return vr_fits(&st->v, base, mn, qrow(st, st->realcap, q)) ? TPH_PERMIT : TPH_REJECT;
+	if (vr_fits(&st->v, base, mn, qrow(st, st->realcap, q)))
+		return TPH_PERMIT;
+	char scope[300];
+	snprintf(scope, sizeof scope, "queue %s", tph_session_queue_name(s, q));
+	why_over(s, j,
+	         &(why_over_args){"queue resource quota insufficient", "insufficient", scope,
+	                          "allocated+inqueue-elastic", "capability", base, mn,
+	                          qrow(st, st->realcap, q)});
+	return TPH_REJECT;
 }
 
 static void job_enqueued(void *stv, tph_session *s, tph_idx j)
@@ -429,6 +441,29 @@ static int on_deallocate(void *stv, tph_session *s, tph_idx t)
 	return on_event(stv, s, t, -1);
 }
 
+/* The queue figures for the decision log: deserved back in exact units (Volcano's units
+ * divided out, rounded down). */
+static void prop_close(tph_session *s, void *stv)
+{
+	prop_st *st = stv;
+	int64_t des[TPH_RES_MAX];
+	if (!st->has || !st->des || !st->share) /* its open failed */
+		return;
+	for (tph_idx q = 0; q < st->nq; q++) {
+		if (!st->has[q])
+			continue;
+		for (uint32_t d = 0; d < st->nd; d++)
+			des[d] = vr_exact(&st->v, d, st->des[(size_t)q * st->nd + d]);
+		tph_queue_report r = {des,
+		                      qrow(st, st->request, q),
+		                      qrow(st, st->inqueue, q),
+		                      qrow(st, st->realcap, q),
+		                      qrow(st, st->guar, q),
+		                      st->share[q]};
+		tph_queue_report_set(s, q, &r);
+	}
+}
+
 static int prop_open(tph_session *s, void *stv, const tph_args *args)
 {
 	prop_st *st = stv;
@@ -463,5 +498,5 @@ const tph_plugin tph_plugin_proportion = {
     .args = NULL,
     .state_size = sizeof(prop_st),
     .on_session_open = prop_open,
-    .on_session_close = NULL,
+    .on_session_close = prop_close,
 };

@@ -3,9 +3,11 @@
  * minResources and the quota's hard limits name stays within the limit once the quota's
  * status.used, the minResources of the jobs this session already enqueued in the namespace and
  * the job's own are added (quotav1.LessThanOrEqual over the masked sum). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/why.h"
 #include "tephra/plugin.h"
 
 typedef struct rq_st {
@@ -42,6 +44,28 @@ static bool within(const tph_session *s, const int64_t *min, tph_dimmask named,
 	return true;
 }
 
+/* Volcano's event text ("resource quota insufficient") with the quota and its figures. */
+static void refused(const tph_session *s, tph_idx j, const int64_t *min, tph_dimmask named,
+                    const int64_t *pending, uint32_t q)
+{
+	const tph_quota_store *qs = tph_view_of(s)->quotas;
+	uint32_t nd = tph_view_of(s)->ndim;
+	int64_t base[TPH_RES_MAX], req[TPH_RES_MAX], hard[TPH_RES_MAX];
+	tph_dimmask both = qs->hard_mask[q] & named;
+	for (uint32_t d = 0; d < nd; d++) {
+		bool on = d < 32 && (both >> d & 1);
+		base[d] = qs->used[(size_t)q * nd + d] + pending[d];
+		req[d] = on ? min[d] : 0;
+		hard[d] = on ? qs->hard[(size_t)q * nd + d] : INT64_MAX;
+	}
+	char scope[600];
+	snprintf(scope, sizeof scope, "resource quota %s/%s", tph_session_str(s, qs->ns[q]),
+	         tph_session_str(s, qs->name[q]));
+	why_over(s, j,
+	         &(why_over_args){"resource quota insufficient", "insufficient", scope, "used",
+	                          "hard", base, req, hard});
+}
+
 static int enqueueable(void *stv, const tph_session *s, tph_idx j)
 {
 	const rq_st *st = stv;
@@ -53,8 +77,10 @@ static int enqueueable(void *stv, const tph_session *s, tph_idx j)
 	const int64_t *pending = st->pending + (size_t)i * tph_view_of(s)->ndim;
 	const tph_quota_store *qs = tph_view_of(s)->quotas;
 	for (uint32_t q = 0; q < qs->n; q++)
-		if (qs->ns[q] == st->ns[i] && !within(s, min, js->min_res_mask[j], pending, q))
+		if (qs->ns[q] == st->ns[i] && !within(s, min, js->min_res_mask[j], pending, q)) {
+			refused(s, j, min, js->min_res_mask[j], pending, q);
 			return TPH_REJECT;
+		}
 	return TPH_PERMIT;
 }
 

@@ -42,11 +42,11 @@ func TestSameAsCLI(t *testing.T) {
 	}
 	// Only what the JSON carries (no timings).
 	got = &Decisions{Binds: got.Binds, Evictions: got.Evictions, Pipelined: got.Pipelined,
-		PodGroups: got.PodGroups, Pending: got.Pending}
+		PodGroups: got.PodGroups, Pending: got.Pending, Jobs: got.Jobs, Queues: got.Queues}
 	if !reflect.DeepEqual(got, &want) {
 		t.Errorf("binding:\n%+v\ntephra run --format json:\n%+v", got, &want)
 	}
-	if len(want.Binds) == 0 || len(want.Pending) == 0 {
+	if len(want.Binds) == 0 || len(want.Pending) == 0 || len(want.Jobs) == 0 || len(want.Queues) == 0 {
 		t.Errorf("the scenario decides too little: %s", out)
 	}
 }

@@ -220,8 +220,10 @@ type Decisions struct {
 	Actions   []ActionTime     `json:"-"`
 	OpenTime  time.Duration    `json:"-"`
 	CloseTime time.Duration    `json:"-"`
-	JobsTotal int              `json:"-"` // podgroups in the session
-	JobsReady int              `json:"-"` // of which allocated and succeeded tasks reach minMember
+	JobsTotal int              `json:"-"`      // podgroups in the session
+	JobsReady int              `json:"-"`      // of which allocated and succeeded tasks reach minMember
+	Jobs      []PendingJob     `json:"jobs"`   // every pending job, and why
+	Queues    []QueueStatus    `json:"queues"` // every queue after close
 }
 
 func goString(p *C.char) string {
@@ -267,6 +269,7 @@ func (s *Session) Decisions() (*Decisions, error) {
 		OpenTime:  millisDuration(l.open_ms), CloseTime: millisDuration(l.close_ms),
 		JobsTotal: int(l.jobs_total), JobsReady: int(l.jobs_ready),
 		PodGroups: make([]PodGroupStatus, 0, l.n_phases), Pending: make([]PendingPod, 0, l.n_pending),
+		Jobs: pendingJobs(l), Queues: queueStatuses(l),
 	}
 	for _, p := range unsafe.Slice(l.phases, l.n_phases) {
 		out.PodGroups = append(out.PodGroups, PodGroupStatus{goString(p.podgroup), goString(p.phase)})

@@ -3,6 +3,7 @@
  * any other by the JobEnqueueable vote. Admission fires JobEnqueued and makes it Inqueue. */
 #include "common/action_util.h"
 #include "session/ep.h"
+#include "session/jobwhy.h"
 
 typedef struct enq_ctx {
 	tph_pq queues;
@@ -47,10 +48,12 @@ static int enqueue_execute(tph_session *s, const tph_args *args)
 		tph_idx j = tph_pq_pop(&c.jobs[q]);
 		if (j == TPH_NOIDX)
 			continue;
-		if (!s->jobs->has_min_res[j] || tph_job_enqueueable(s, j)) {
+		uint32_t by = 0;
+		if (!s->jobs->has_min_res[j] || tph_job_enqueueable_by(s, j, &by)) {
 			tph_job_enqueued(s, j);
 			s->js.phase[j] = TPH_PG_INQUEUE;
-		}
+		} else
+			tph_jobwhy_rejected(s, j, by);
 		tph_pq_push(&c.queues, q);
 	}
 	return TPH_OK;

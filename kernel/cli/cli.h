@@ -59,6 +59,8 @@ typedef struct run_opts {
 /* An option run and check share (--threads, --naive, --plugins) into `o`: 1 when `c` was one,
  * 0 when not, -1 after a usage error. */
 int run_opt(const cmd_args *a, int c, run_opts *o);
+/* --format's value into *fmt; false after a usage error naming `cmd`. */
+bool parse_format(const char *cmd, const cmd_args *a, out_format *fmt);
 
 /* One scenario run: everything a writer or the checker needs afterwards. */
 typedef struct run_result {
@@ -102,7 +104,15 @@ double mem_budget(const run_result *r);
 /* A JSON string (also a YAML double-quoted scalar). */
 void json_str(FILE *f, const char *s);
 
+/* Why jobs are pending and the queue readout (output_why.c), only the job `job` when it is
+ * not NULL: JSON's `"jobs"` and `"queues"` keys (the object's last), YAML's, and text lines
+ * (with each job's podgroup condition when `conditions`). */
+void json_why(FILE *f, const tph_decision_log *l, const char *job);
+void yaml_why(FILE *f, const tph_decision_log *l, const char *job);
+void text_why(FILE *f, const tph_decision_log *l, const char *job, bool conditions);
+
 int cmd_run(int argc, char **argv);
+int cmd_explain(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 
 #endif

@@ -15,6 +15,7 @@ static const char usage[] =
     "Commands:\n"
     "  run SCENARIO     run the session(s) of a scenario file and print the decisions\n"
     "  check PATH...    run scenarios with expect:/probe: sections and report PASS/FAIL\n"
+    "  explain SCENARIO say why each pending job is pending, and each queue's readout\n"
     "  gen PROFILE      write a synthetic scenario (10k-standard, 10k-preempt, ...)\n"
     "  import TRACE     turn a real trace (alibaba, itp) or kubectl objects (kube) into a\n"
     "                   scenario\n"
@@ -34,7 +35,8 @@ static int run_command(int argc, char **argv)
 {
 	if (argc < 2)
 		return cmd_usage_error(
-		    NULL, "no command given (run, check, gen, import, export or simulate)");
+		    NULL,
+		    "no command given (run, check, explain, gen, import, export or simulate)");
 	const char *cmd = argv[1];
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
 		fputs(usage, stdout);
@@ -48,6 +50,8 @@ static int run_command(int argc, char **argv)
 		return cmd_run(argc - 1, argv + 1);
 	if (!strcmp(cmd, "check"))
 		return cmd_check(argc - 1, argv + 1);
+	if (!strcmp(cmd, "explain"))
+		return cmd_explain(argc - 1, argv + 1);
 	if (!strcmp(cmd, "gen"))
 		return tph_cmd_gen(argc - 1, argv + 1);
 	if (!strcmp(cmd, "import") && argc > 2 && !strcmp(argv[2], "kube"))

@@ -90,7 +90,9 @@ void write_json(FILE *f, const run_result *r)
 		json_str(f, l->actions[i].action);
 		fprintf(f, ": %.3f", l->actions[i].ms);
 	}
-	fputs("}}\n}\n", f);
+	fputs("}},\n", f);
+	json_why(f, l, NULL);
+	fputs("}\n", f);
 }
 
 /* JSON strings are valid YAML double-quoted scalars, so one escaper serves both. */
@@ -139,6 +141,7 @@ void write_yaml(FILE *f, const run_result *r)
 	}
 	yaml_pending(f, l);
 	fprintf(f, "timing: {load_ms: %.3f, session_ms: %.3f}\n", r->load_ms, r->session_ms);
+	yaml_why(f, l, NULL);
 }
 
 static void text_timing(FILE *f, const run_result *r)
@@ -202,4 +205,5 @@ void write_text(FILE *f, const run_result *r, bool summary_only)
 			fprintf(f, "%s%s", k ? "; " : ": ", l->pending[i].reasons[k]);
 		fputc('\n', f);
 	}
+	text_why(f, l, NULL, false);
 }

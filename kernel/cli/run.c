@@ -9,7 +9,9 @@ static const char run_usage[] =
     "\n"
     "Runs the scenario's session (snapshot, open, actions, close) and prints the decisions:\n"
     "binds, evictions, pipelined tasks, podgroup phases, why each unplaced task is pending,\n"
-    "and the time per phase. SCENARIO `-` is standard input. A scenario without a conf, run\n"
+    "the time per phase, then why each pending job is pending and every queue's readout\n"
+    "(deserved, allocated, request, share; see `tephra explain`). SCENARIO `-` is standard input. "
+    "A scenario without a conf, run\n"
     "without --conf, gets Volcano's default conf (a note on stderr says so).\n"
     "\n"
     "Options (`--opt=value` or `--opt value`; `--` ends them):\n"
@@ -73,7 +75,7 @@ int run_opt(const cmd_args *a, int c, run_opts *o)
 	}
 }
 
-static bool parse_format(const cmd_args *a, out_format *fmt)
+bool parse_format(const char *cmd, const cmd_args *a, out_format *fmt)
 {
 	static const char *const names[] = {"text", "yaml", "json"};
 	for (int i = 0; i < 3; i++)
@@ -81,7 +83,7 @@ static bool parse_format(const cmd_args *a, out_format *fmt)
 			*fmt = (out_format)i;
 			return true;
 		}
-	cmd_usage_error("run", "--format wants text, yaml or json, not '%s'", a->arg);
+	cmd_usage_error(cmd, "--format wants text, yaml or json, not '%s'", a->arg);
 	return false;
 }
 
@@ -101,7 +103,7 @@ static int run_arg(const cmd_args *a, int c, void *ud)
 		ra->o.conf_file = a->arg;
 		return CLI_OK;
 	case OPT_FORMAT:
-		return parse_format(a, &ra->fmt) ? CLI_OK : CLI_USAGE;
+		return parse_format("run", a, &ra->fmt) ? CLI_OK : CLI_USAGE;
 	case OPT_SUMMARY:
 		ra->summary = true;
 		return CLI_OK;

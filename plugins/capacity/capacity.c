@@ -5,6 +5,9 @@
  * also checks ancestors that the reclaimer does not share. Queues must be Open to allocate,
  * reclaim or enqueue. Attributes are built in capacity_hierarchy.c. */
 #include "capacity.h"
+#include "lib/why.h"
+
+#include <stdio.h>
 
 #include <string.h>
 
@@ -293,10 +296,18 @@ static int job_enqueueable(void *stv, const tph_session *s, tph_idx j)
 {
 	const cap_st *st = stv;
 	tph_idx q = tph_view_of(s)->jobs->queue[j];
-	if (!st->ready || (st->hier && !cap_leaf(st, q)))
+	const char *qn = tph_session_queue_name(s, q);
+	if (!st->ready || (st->hier && !cap_leaf(st, q))) {
+		tph_job_reason(s, j,
+		               st->ready ? "queue %s is not a leaf queue"
+		                         : "queue hierarchy is invalid (queue %s)",
+		               qn);
 		return TPH_REJECT;
-	if (tph_view_of(s)->queues->state[q] != TPH_QUEUE_OPEN)
+	}
+	if (tph_view_of(s)->queues->state[q] != TPH_QUEUE_OPEN) {
+		tph_job_reason(s, j, "queue %s is not open", qn);
 		return TPH_REJECT;
+	}
 	if (!tph_view_of(s)->jobs->has_min_res[j] || !st->has[q])
 		return TPH_PERMIT;
 	int64_t mn[TPH_RES_MAX], base[TPH_RES_MAX];
@@ -306,8 +317,16 @@ static int job_enqueueable(void *stv, const tph_session *s, tph_idx j)
 		for (uint32_t d = 0; d < st->nd; d++)
 			base[d] = cap_row(st, st->alloc, x)[d] + cap_row(st, st->inqueue, x)[d] -
 			          cap_row(st, st->elastic, x)[d];
-		if (!vr_fits(&st->v, base, mn, cap_row(st, st->realcap, x)))
+		if (!vr_fits(&st->v, base, mn, cap_row(st, st->realcap, x))) {
+			char scope[300];
+			snprintf(scope, sizeof scope, "queue %s", tph_session_queue_name(s, x));
+			why_over(s, j,
+			         &(why_over_args){"queue resource quota insufficient",
+			                          "insufficient", scope,
+			                          "allocated+inqueue-elastic", "capability", base,
+			                          mn, cap_row(st, st->realcap, x)});
 			return TPH_REJECT;
+		}
 	}
 	return TPH_PERMIT;
 }
@@ -445,6 +464,22 @@ static int anc_scratch(tph_session *s, cap_st *st)
 	return st->anc_rows ? TPH_OK : TPH_ENOMEM;
 }
 
+/* The queue figures for the decision log. */
+static void cap_close(tph_session *s, void *stv)
+{
+	cap_st *st = stv;
+	if (!st->has || !st->des || !st->share) /* its open failed */
+		return;
+	for (tph_idx q = 0; q < st->nq; q++) {
+		if (!st->has[q])
+			continue;
+		tph_queue_report r = {cap_row(st, st->des, q),     cap_row(st, st->request, q),
+		                      cap_row(st, st->inqueue, q), cap_row(st, st->realcap, q),
+		                      cap_row(st, st->guar, q),    st->share[q]};
+		tph_queue_report_set(s, q, &r);
+	}
+}
+
 static int cap_open(tph_session *s, void *stv, const tph_args *args)
 {
 	cap_st *st = stv;
@@ -483,5 +518,5 @@ const tph_plugin tph_plugin_capacity = {
     .args = cap_args,
     .state_size = sizeof(cap_st),
     .on_session_open = cap_open,
-    .on_session_close = NULL,
+    .on_session_close = cap_close,
 };

@@ -89,6 +89,14 @@ double vr_vol(const vr_dims *v, uint32_t d, int64_t x)
 	}
 }
 
+int64_t vr_exact(const vr_dims *v, uint32_t d, double x)
+{
+	double e = v->kind[d] == VR_COUNT        ? x * 1000.0
+	           : v->kind[d] == VR_MILLIBYTES ? x / 1000.0
+	                                         : x;
+	return e >= 9.2e18 ? VR_INF : (int64_t)e;
+}
+
 void vr_add_req(const vr_dims *v, const tph_session *s, tph_idx t, int64_t *row, int sign)
 {
 	const int64_t *req = tph_view_of(s)->tasks->req + (size_t)t * tph_view_of(s)->ndim;

@@ -61,6 +61,9 @@ static inline int64_t vr_sub(int64_t a, int64_t b)
 
 /* A value in Volcano's float units (for the plugins that keep floats as Volcano does). */
 double vr_vol(const vr_dims *v, uint32_t d, int64_t x);
+/* The inverse, for reports: a value in Volcano's units back in exact units (rounded down;
+ * a value beyond int64 reads VR_INF). */
+int64_t vr_exact(const vr_dims *v, uint32_t d, double x);
 
 /* row += sign * (task t's request as Volcano's Resreq: visible dimensions, no pods). */
 void vr_add_req(const vr_dims *v, const tph_session *s, tph_idx t, int64_t *row, int sign);

@@ -96,8 +96,10 @@ static int one_task(ahn_ctx *h, hn_run *r, tph_idx t)
 	tph_session *s = h->s;
 	tph_topo *tp = s->topo;
 	tph_idx j = r->w->job;
-	if (!tph_allocatable(s, s->jobs->queue[j], t))
+	if (!tph_allocatable(s, s->jobs->queue[j], t)) {
+		tph_jobwhy_note(s, j, TPH_NOTE_QUEUE);
 		return T_NEXT;
+	}
 	if (tph_fitlog_role_failed(s, t, roles_scope(r->w, r->k)))
 		return record_skip(h, t);
 	tph_reason_code pre = tph_prepredicate(s, t);

@@ -125,8 +125,10 @@ enum {
 static int one_task(alloc_ctx *c, tph_statement *st, tph_idx j, tph_idx t)
 {
 	tph_session *s = c->s;
-	if (!tph_allocatable(s, s->jobs->queue[j], t))
+	if (!tph_allocatable(s, s->jobs->queue[j], t)) {
+		tph_jobwhy_note(s, j, TPH_NOTE_QUEUE);
 		return TASK_NEXT;
+	}
 	if (tph_fitlog_role_failed(s, t, TPH_NOIDX))
 		return tph_fitlog_skip(s, t);
 	int rc;

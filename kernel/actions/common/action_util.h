@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "session/fitlog.h"
+#include "session/jobwhy.h"
 #include "session/pq.h"
 #include "session/session_int.h"
 #include "session/statement.h"

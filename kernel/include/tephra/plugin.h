@@ -231,6 +231,30 @@ int tph_plugin_flag(const tph_session *s, tph_conf_flag flag);
  * Unschedulable condition at close for jobs it marked). Session thread only. */
 void tph_job_mark_unschedulable(tph_session *s, tph_idx job);
 
+/* Say why `job` is refused, in one line for people with numbers ("queue q1 overused: cpu
+ * allocated 30 of deserved 24"): a JobEnqueueable callback that votes TPH_REJECT calls it
+ * before it returns, and the job's pending reason (the decision log's tph_job_row) names the
+ * plugin and quotes the text. (A JobValid callback says why in its tph_valid_result.) The newest
+ * call wins; the text is copied into the session arena (cut at 512 bytes). Session thread only; a
+ * callback that is not refusing should not call it (formatting costs, and the text would be kept).
+ */
+void tph_job_reason(const tph_session *s, tph_idx job, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* A queue's figures as a plugin computes them (Volcano's proportion/capacity queueAttr), in
+ * exact units per session dimension; a NULL row is not known, INT64_MAX is unlimited. */
+typedef struct tph_queue_report {
+	const int64_t *deserved, *request, *inqueue, *capability, *guarantee;
+	double share;
+} tph_queue_report;
+/* Report them for the decision log's queue rows (tph_queue_row): from on_session_close,
+ * when they are final. The rows are copied; a later report of the queue replaces an earlier
+ * one. TPH_EINVAL for a queue out of range, TPH_ENOMEM. */
+int tph_queue_report_set(tph_session *s, tph_idx queue, const tph_queue_report *r);
+
 /* ---- bind annotations ----
  * Volcano's plugins add annotations to a task's binding (TaskInfo.PodAnnotations: the device
  * assignment of deviceshare's cards, say); the decision log lists them on the task's bind

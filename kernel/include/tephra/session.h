@@ -97,6 +97,70 @@ typedef struct tph_action_time {
 	double ms;
 } tph_action_time;
 
+/* Why a job is pending: one kind per job, the first that applies in this order. */
+typedef enum tph_job_why {
+	TPH_WHY_INVALID = 0,      /* a JobValid check refused it (gang: "not enough valid tasks") */
+	TPH_WHY_NOT_ENQUEUED = 1, /* a JobEnqueueable vote rejected it: it stays Pending */
+	TPH_WHY_QUEUE = 2,        /* its queue: closed, overused or not allocatable (its share) */
+	TPH_WHY_PIPELINED = 3,    /* pipelined: waits for resources other tasks are releasing */
+	TPH_WHY_TOPOLOGY = 4,     /* hard network topology: no hypernode in its tier fits it */
+	TPH_WHY_GANG = 5,         /* fewer placeable tasks than minMember */
+	TPH_WHY_UNPLACED = 6,     /* minMember is met, but some tasks fit no node */
+	TPH_WHY_NOT_TRIED = 7,    /* no action tried its tasks this session */
+	TPH_WHY_COUNT
+} tph_job_why;
+
+/* The name of a kind ("Invalid", "NotEnqueued", "QueueShare", "Pipelined", "Topology",
+ * "GangShort", "Unplaceable", "NotTried"); NULL out of range. */
+const char *tph_job_why_name(tph_job_why why);
+
+/* A pending job: a podgroup with a task left Pending, or left Pending/Inqueue with fewer
+ * ready tasks than minMember. Numbers are the session's at close. */
+typedef struct tph_job_row {
+	const char *podgroup; /* "namespace/name" */
+	const char *queue;
+	tph_job_why why;
+	/* The plugin that refused it (Invalid, NotEnqueued, QueueShare), else NULL. */
+	const char *plugin;
+	/* One line for people, with numbers ("needs 8, 5 placeable: 3 tasks fit no node — 2
+	 * Insufficient nvidia.com/gpu, 1 node(s) didn't match Pod's node affinity/selector"). */
+	const char *message;
+	int32_t min_member;
+	uint32_t tasks;     /* all its tasks */
+	uint32_t ready;     /* Volcano's ReadyTaskNum: allocated statuses plus Succeeded */
+	uint32_t placeable; /* ready + pending tasks whose last transaction allocated them */
+	uint32_t pending;   /* tasks still Pending */
+	uint32_t unfit;     /* pending tasks with a fit error (they fit no node) */
+	/* The podgroup condition Volcano's gang plugin writes at close (type "Unschedulable",
+	 * reason "NotEnoughResources", message "3/8 tasks in gang unschedulable: ..."), or all
+	 * NULL when gang is not in the conf or writes none for this job. */
+	const char *cond_type, *cond_reason, *cond_message;
+} tph_job_row;
+
+/* A queue after close, as Volcano's queue status and its proportion and capacity plugins
+ * hold it. Rows are exact values per session dimension (tph_decision_log.dims). */
+typedef struct tph_queue_row {
+	const char *name;
+	const char *state; /* "Open", "Closed", "Closing" */
+	int32_t weight;
+	/* Volcano's status.allocated: requests of its jobs' tasks in an allocated status (its
+	 * children's too, when the snapshot has a root queue). Always set. */
+	const int64_t *allocated;
+	/* What proportion or capacity computed (tph_queue_report); NULL when neither reported:
+	 * deserved, its jobs' requests, inqueue (minResources of admitted jobs), the real
+	 * capability and the guarantee. INT64_MAX: unlimited. share < 0: not reported. */
+	const int64_t *deserved, *request, *inqueue, *capability, *guarantee;
+	double share;
+	const char *reported_by; /* the plugin whose report this is, or NULL */
+	/* Volcano's queue status counts: its podgroups by the phase close gave them (Pending,
+	 * Inqueue, Running, Unknown, Completed; tph_phase_row's order). */
+	uint32_t podgroups[5];
+	uint32_t jobs_pending;
+	uint32_t by_why[TPH_WHY_COUNT]; /* pending jobs per kind */
+	/* "q1: 40 jobs pending, 31 by queue share, 9 gang short" ("q1: no job pending"). */
+	const char *summary;
+} tph_queue_row;
+
 typedef struct tph_decision_log {
 	const tph_decision *binds;
 	uint32_t n_binds;
@@ -113,6 +177,14 @@ typedef struct tph_decision_log {
 	double open_ms, close_ms;
 	uint32_t jobs_total; /* podgroups in the session */
 	uint32_t jobs_ready; /* of which allocated + succeeded tasks reach minMember */
+	/* ---- appended: why jobs are pending, and the queues ---- */
+	const tph_job_row *jobs; /* every pending job, in podgroup order */
+	uint32_t n_jobs;
+	const tph_queue_row *queues; /* every queue, in snapshot order */
+	uint32_t n_queues;
+	const char *const *dims;  /* names of the queue rows' dimensions */
+	const uint8_t *dim_units; /* their tph_res_unit, for tph_quantity_format */
+	uint32_t n_dims;
 } tph_decision_log;
 
 /* NULL before close. */

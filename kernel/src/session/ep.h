@@ -102,6 +102,8 @@ bool tph_task_pod_index(const char *name, int64_t *out);
 
 /* Any Reject -> false; a tier in which some plugin Permits -> true; default true. */
 bool tph_job_enqueueable(const tph_session *s, tph_idx job);
+/* The same, with *by set to the index of the plugin that vetoed when it returns false. */
+bool tph_job_enqueueable_by(const tph_session *s, tph_idx job, uint32_t *by);
 bool tph_job_pipelined(const tph_session *s, tph_idx job);
 /* Falls back to tph_job_pipelined(job) when the job has no subgroup policy. */
 bool tph_subjob_pipelined(const tph_session *s, tph_idx job, tph_idx subjob);
@@ -119,6 +121,8 @@ bool tph_overused(const tph_session *s, tph_idx queue);
 bool tph_job_starving(const tph_session *s, tph_idx job);
 /* TPH_OK, or the first failing plugin's status with *out filled (out may be NULL). */
 int tph_job_valid(const tph_session *s, tph_idx job, tph_valid_result *out);
+/* The same, with *by set to the failing plugin's index (by may be NULL). */
+int tph_job_valid_by(const tph_session *s, tph_idx job, tph_valid_result *out, uint32_t *by);
 /* Every registration, in order. */
 void tph_job_enqueued(tph_session *s, tph_idx job);
 void tph_reserved_nodes(tph_session *s);

@@ -198,16 +198,20 @@ int tph_victim_queue_order(const tph_session *s, tph_idx qa, tph_idx qb, tph_idx
 
 /* ---- votes and predicates ---- */
 
-/* JobEnqueueable / JobPipelined: a Reject vetoes; a Permit ends the walk at its tier's end. */
-static bool vote(const tph_session *s, tph_ep ep, tph_idx x)
+/* JobEnqueueable / JobPipelined: a Reject vetoes; a Permit ends the walk at its tier's end.
+ * `by`, when given, gets the index of the plugin that vetoed. */
+static bool vote(const tph_session *s, tph_ep ep, tph_idx x, uint32_t *by)
 {
 	TPH_PROF(s, ep);
 	const tph_ep_list *l = &s->ep[ep];
 	bool permit = false;
 	for (uint32_t i = 0; i < l->n; i++) {
 		int v = CALL(tph_job_vote_fn, &l->e[i])(l->e[i].st, s, x);
-		if (v < 0)
+		if (v < 0) {
+			if (by)
+				*by = l->e[i].plugin;
 			return false;
+		}
 		permit |= v > 0;
 		if (permit && (i + 1 == l->n || l->e[i + 1].tier != l->e[i].tier))
 			return true;
@@ -234,19 +238,24 @@ static bool has_subjob_policy(const tph_session *s, tph_idx job)
 
 bool tph_job_enqueueable(const tph_session *s, tph_idx job)
 {
-	return vote(s, TPH_EP_JOB_ENQUEUEABLE, job);
+	return vote(s, TPH_EP_JOB_ENQUEUEABLE, job, NULL);
+}
+
+bool tph_job_enqueueable_by(const tph_session *s, tph_idx job, uint32_t *by)
+{
+	return vote(s, TPH_EP_JOB_ENQUEUEABLE, job, by);
 }
 
 bool tph_job_pipelined(const tph_session *s, tph_idx job)
 {
-	return vote(s, TPH_EP_JOB_PIPELINED, job);
+	return vote(s, TPH_EP_JOB_PIPELINED, job, NULL);
 }
 
 bool tph_subjob_pipelined(const tph_session *s, tph_idx job, tph_idx subjob)
 {
 	if (!has_subjob_policy(s, job))
 		return tph_job_pipelined(s, job);
-	return vote(s, TPH_EP_SUBJOB_PIPELINED, subjob);
+	return vote(s, TPH_EP_SUBJOB_PIPELINED, subjob, NULL);
 }
 
 bool tph_job_ready(const tph_session *s, tph_idx job)
@@ -303,7 +312,7 @@ bool tph_job_starving(const tph_session *s, tph_idx job)
 	return true;
 }
 
-int tph_job_valid(const tph_session *s, tph_idx job, tph_valid_result *out)
+int tph_job_valid_by(const tph_session *s, tph_idx job, tph_valid_result *out, uint32_t *by)
 {
 	TPH_PROF(s, TPH_EP_JOB_VALID);
 	const tph_ep_list *l = &s->ep[TPH_EP_JOB_VALID];
@@ -313,10 +322,17 @@ int tph_job_valid(const tph_session *s, tph_idx job, tph_valid_result *out)
 		if (rc != TPH_OK) {
 			if (out)
 				*out = r;
+			if (by)
+				*by = l->e[i].plugin;
 			return rc;
 		}
 	}
 	return TPH_OK;
+}
+
+int tph_job_valid(const tph_session *s, tph_idx job, tph_valid_result *out)
+{
+	return tph_job_valid_by(s, job, out, NULL);
 }
 
 void tph_job_enqueued(tph_session *s, tph_idx job)

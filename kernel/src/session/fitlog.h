@@ -150,6 +150,11 @@ static inline tph_reason_code tph_fit_role_code(const tph_fit_role *r, tph_idx n
 /* The pending rows of the decision log: every task still Pending, with its reasons (strings
  * in the session arena, made once per distinct record). */
 int tph_fitlog_rows(tph_session *s, const tph_pending_row **out, uint32_t *n_out);
+/* The reasons record of `task`: its pairs (count, code) at *out, as many as returned (0: no
+ * record). Valid until tph_fitlog_drop. */
+uint32_t tph_fitlog_pairs(const tph_session *s, tph_idx task, const uint32_t **out);
+/* The text of one pair without its count: the reason, the literal or the skip message. */
+const char *tph_fitlog_pair_text(tph_session *s, tph_idx task, const uint32_t *pair);
 /* Free the heap parts once the rows are built: nothing is recorded or read after that. */
 void tph_fitlog_drop(tph_session *s);
 

@@ -9,20 +9,40 @@
 
 #include <stdio.h>
 
-static const char *format(tph_session *s, const tph_fitlog *fl, tph_idx task, const uint32_t *p)
+static const char *skip_text(tph_session *s, tph_idx task)
 {
 	const tph_strtab *st = s->snap->strs;
 	char buf[512];
-	int len;
+	int len = snprintf(
+	    buf, sizeof buf, "Task %s with role spec %s has already predicated failed, skip",
+	    tph_strtab_str(st, s->tasks.name[task]), tph_strtab_str(st, s->tasks.role[task]));
+	return tph_arena_strndup(&s->arena, buf,
+	                         (size_t)len < sizeof buf ? (size_t)len : sizeof buf - 1);
+}
+
+const char *tph_fitlog_pair_text(tph_session *s, tph_idx task, const uint32_t *p)
+{
 	if (p[0])
-		len = snprintf(buf, sizeof buf, "%u %s", p[0], s->reasons[p[1]].text);
-	else if (p[1] != TPH_FITLOG_SKIP)
-		return fl->texts[p[1]];
-	else
-		len = snprintf(buf, sizeof buf,
-		               "Task %s with role spec %s has already predicated failed, skip",
-		               tph_strtab_str(st, s->tasks.name[task]),
-		               tph_strtab_str(st, s->tasks.role[task]));
+		return s->reasons[p[1]].text;
+	return p[1] != TPH_FITLOG_SKIP ? s->fit->texts[p[1]] : skip_text(s, task);
+}
+
+uint32_t tph_fitlog_pairs(const tph_session *s, tph_idx task, const uint32_t **out)
+{
+	const tph_fitlog *fl = s->fit;
+	uint32_t id = fl && fl->why ? fl->why[task] : 0, n = 0;
+	if (!id)
+		return 0;
+	*out = tph_seq_get(&fl->seqs, id, &n);
+	return n / 2;
+}
+
+static const char *format(tph_session *s, tph_idx task, const uint32_t *p)
+{
+	if (!p[0])
+		return tph_fitlog_pair_text(s, task, p);
+	char buf[512];
+	int len = snprintf(buf, sizeof buf, "%u %s", p[0], s->reasons[p[1]].text);
 	return tph_arena_strndup(&s->arena, buf,
 	                         (size_t)len < sizeof buf ? (size_t)len : sizeof buf - 1);
 }
@@ -40,7 +60,7 @@ static const char *const *reasons_of(tph_session *s, const tph_fitlog *fl, const
 		return made[id];
 	const char **r = TPH_ARENA_NEW(&s->arena, const char *, n / 2 + 1);
 	for (uint32_t i = 0; r && i < n / 2; i++)
-		if (!(r[i] = format(s, fl, task, p + 2 * i)))
+		if (!(r[i] = format(s, task, p + 2 * i)))
 			return NULL;
 	return made[id] = r;
 }

@@ -6,6 +6,7 @@
 #include "ep.h"
 #include "base/diag.h"
 #include "fitlog.h"
+#include "jobwhy.h"
 #include "base/mem.h"
 
 #include <stdio.h>
@@ -159,6 +160,8 @@ static int build_log(tph_session *s)
 		rc = build_phases(s);
 	if (!rc)
 		rc = tph_fitlog_rows(s, &o->pending, &o->n_pending);
+	if (!rc)
+		rc = tph_queue_rows(s);
 	tph_fitlog_drop(s);
 	o->actions = s->action_times;
 	o->n_actions = s->n_action_times;
@@ -173,8 +176,10 @@ void tph_close_plugins(tph_session *s)
 	s->plugins_closed = true;
 	for (uint32_t i = 0; i < s->n_opened; i++) {
 		tph_plugin_inst *pi = &s->plugins[i];
+		s->closing = (uint16_t)(i + 1);
 		if (pi->desc && pi->desc->on_session_close)
 			pi->desc->on_session_close(s, pi->st);
+		s->closing = 0;
 	}
 }
 
@@ -188,8 +193,10 @@ int tph_session_close(tph_session *s, tph_diag *d)
 	s->diag = d; /* plugins' warnings go to the call in progress */
 	double t0 = tph_now_ms();
 	tph_heap_acct *prev = tph_heap_enter(&s->heap);
+	int rc = tph_jobwhy_before_close(s);
 	tph_close_plugins(s);
-	int rc = build_log(s);
+	if (!rc)
+		rc = build_log(s);
 	tph_heap_leave(prev);
 	s->closed = true;
 	if (s->sampling == TPH_SAMPLING_VOLCANO) /* the next session goes on from here */

@@ -96,6 +96,7 @@ struct tph_session {
 	 * close, or at free for a session that was never closed (or failed to open). */
 	uint32_t n_opened;
 	bool plugins_closed;
+	uint16_t closing; /* index + 1 of the plugin whose on_session_close runs, else 0 */
 	bool frozen;
 	/* An extension point ran out of memory and answered as if it had nothing (no victims,
 	 * no feasible node, score 0): the action that saw it fails with TPH_ENOMEM, so a
@@ -111,6 +112,9 @@ struct tph_session {
 	 * UnschedulableAndUnresolvable (Volcano's job.NodesFitErrors); set by actions, see
 	 * fitlog.h. NULL until the first record. */
 	struct tph_fitlog *fit;
+	/* Why jobs stay pending: marks, plugins' reasons, queue reports (jobwhy.h). NULL until
+	 * the first. Session thread. */
+	struct tph_jobwhy *why;
 	/* Heap blocks of the action running now, freed when it ends (action_util.h). */
 	struct tph_act_scratch {
 		void **blk;

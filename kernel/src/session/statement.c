@@ -2,6 +2,7 @@
 #include "statement.h"
 
 #include "ep.h"
+#include "jobwhy.h"
 #include "session/topo/hypernode.h"
 #include "base/mem.h"
 
@@ -153,6 +154,7 @@ void tph_stmt_discard(tph_statement *st)
 		undo_anns(st, st->n);
 		if (op->kind == TPH_OP_DISPATCH)
 			continue;
+		tph_jobwhy_discarded(s, op->task, s->tasks.status[op->task]);
 		tph_task_move(s, op->task, op->prev_status, op->prev_node);
 		/* Volcano's unevict re-allocates; unallocate/unpipeline deallocate. */
 		if (op->kind == TPH_OP_EVICT)
@@ -175,6 +177,7 @@ static int commit_op(tph_session *s, const tph_stmt_op *op)
 {
 	tph_log *l = &s->log;
 	tph_log_row r = {op->task, op->node};
+	tph_jobwhy_committed(s, op->task);
 	switch (op->kind) {
 	case TPH_OP_ALLOCATE:
 	case TPH_OP_DISPATCH:

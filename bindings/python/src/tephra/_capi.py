@@ -157,6 +157,18 @@ PhaseRow = _struct("PhaseRow", [("podgroup", c_char_p), ("phase", c_char_p)])
 PendingRow = _struct("PendingRow", [("pod", c_char_p), ("reasons", POINTER(c_char_p)),
                                     ("n_reasons", c_uint32)])
 ActionTime = _struct("ActionTime", [("action", c_char_p), ("ms", c_double)])
+WHY_COUNT = 8  # TPH_WHY_COUNT
+JobRow = _struct("JobRow", [
+    ("podgroup", c_char_p), ("queue", c_char_p), ("why", c_int), ("plugin", c_char_p),
+    ("message", c_char_p), ("min_member", c_int32), ("tasks", c_uint32), ("ready", c_uint32),
+    ("placeable", c_uint32), ("pending", c_uint32), ("unfit", c_uint32),
+    ("cond_type", c_char_p), ("cond_reason", c_char_p), ("cond_message", c_char_p)])
+_I64P = POINTER(c_int64)
+QueueRow = _struct("QueueRow", [
+    ("name", c_char_p), ("state", c_char_p), ("weight", c_int32), ("allocated", _I64P),
+    ("deserved", _I64P), ("request", _I64P), ("inqueue", _I64P), ("capability", _I64P),
+    ("guarantee", _I64P), ("share", c_double), ("reported_by", c_char_p),
+    ("podgroups", c_uint32 * 5), ("jobs_pending", c_uint32), ("by_why", c_uint32 * WHY_COUNT), ("summary", c_char_p)])
 DecisionLog = _struct("DecisionLog", [
     ("binds", POINTER(DecisionRow)), ("n_binds", c_uint32),
     ("evictions", POINTER(DecisionRow)), ("n_evictions", c_uint32),
@@ -165,7 +177,10 @@ DecisionLog = _struct("DecisionLog", [
     ("pending", POINTER(PendingRow)), ("n_pending", c_uint32),
     ("actions", POINTER(ActionTime)), ("n_actions", c_uint32),
     ("open_ms", c_double), ("close_ms", c_double), ("jobs_total", c_uint32),
-    ("jobs_ready", c_uint32)])
+    ("jobs_ready", c_uint32),
+    ("jobs", POINTER(JobRow)), ("n_jobs", c_uint32),
+    ("queues", POINTER(QueueRow)), ("n_queues", c_uint32),
+    ("dims", POINTER(c_char_p)), ("dim_units", POINTER(ctypes.c_uint8)), ("n_dims", c_uint32)])
 
 # Volcano's built-in conf: TPH_CONF_VOLCANO_DEFAULT of tephra/conf.h.
 VOLCANO_DEFAULT_CONF = (b'actions: "enqueue, allocate, backfill"\n'
@@ -233,6 +248,8 @@ _PROTOTYPES = {
     "tph_quantity_parse": (c_int, [c_char_p, c_size_t, c_int, POINTER(c_int64),
                                    POINTER(c_char_p)]),
     "tph_res_unit_of": (c_int, [c_char_p, c_size_t]),
+    "tph_quantity_format": (c_size_t, [c_int64, c_int, ctypes.c_char_p, c_size_t]),
+    "tph_job_why_name": (c_char_p, [c_int]),
 }
 
 
