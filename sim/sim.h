@@ -182,6 +182,10 @@ typedef struct sim_run {
 	double *queue_alloc, *queue_deserved; /* [row * n_queues + q], GPU else cpu share */
 	uint32_t n_queues;
 	const char **queue_names;
+	/* The plugin whose deserved the queue plot shows ("proportion", "capacity"), or NULL
+	 * "" when no session reported one and the simulator computed it (sim_deserved). Copied:
+	 * the session's string dies with it, the workload's arena may die before the run. */
+	char deserved_source[64];
 	int64_t *waits; /* per started job, ms */
 	uint32_t n_waits;
 	uint64_t cycles, sessions, binds, evictions, jobs_done;

@@ -3,6 +3,7 @@
  * arrival until the window ends or nothing is left to happen. */
 #include "sim_loop.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,6 +111,39 @@ static bool phases_kept(const tph_session *s)
 	return true;
 }
 
+static uint32_t dim_of(const tph_decision_log *log, const char *name)
+{
+	for (uint32_t d = 0; d < log->n_dims; d++)
+		if (!strcmp(log->dims[d], name))
+			return d;
+	return TPH_NOIDX;
+}
+
+/* The session's own deserved (the queue readout of proportion or capacity) replaces the
+ * simulator's estimate whenever the conf has a plugin that reports it: the plot then shows
+ * what the scheduler itself worked with. Rows come in snapshot order, as the workload's
+ * queues were read; a name that differs means the order does not hold, and the estimate stays. */
+static void take_deserved(loop *l, const tph_decision_log *log)
+{
+	sim_workload *w = l->w;
+	l->reported = false;
+	if (log->n_queues != w->n_queues)
+		return;
+	uint32_t dim[R_N] = {dim_of(log, "cpu"), dim_of(log, "memory"), dim_of(log, w->gpu_res)};
+	for (uint32_t q = 0; q < w->n_queues; q++) {
+		const tph_queue_row *row = &log->queues[q];
+		if (!row->deserved || strcmp(row->name, w->queues[q].name))
+			return;
+	}
+	for (uint32_t q = 0; q < w->n_queues; q++)
+		for (int r = 0; r < R_N; r++)
+			w->queues[q].deserved[r] =
+			    dim[r] == TPH_NOIDX ? 0 : log->queues[q].deserved[dim[r]];
+	l->reported = true;
+	const char *by = log->queues[0].reported_by ? log->queues[0].reported_by : "session";
+	snprintf(l->r->deserved_source, sizeof l->r->deserved_source, "%s", by);
+}
+
 static int book(loop *l, const tph_session *s, int64_t t)
 {
 	const tph_decision_log *log = tph_session_decisions(s);
@@ -118,6 +152,7 @@ static int book(loop *l, const tph_session *s, int64_t t)
 		rc = book_bind(l, &log->binds[i], t);
 	for (uint32_t i = 0; i < log->n_evictions; i++)
 		book_eviction(l, &log->evictions[i]);
+	take_deserved(l, log);
 	l->row.binds = log->n_binds;
 	l->row.evictions = log->n_evictions;
 	l->row.pipelined = log->n_pipelined;

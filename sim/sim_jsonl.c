@@ -152,7 +152,8 @@ void sim_jsonl_summary(FILE *f, const sim_run *r)
 	num(f, s.wait_p99_s);
 	fputc('}', f);
 	res3(f, "mean_alloc", s.mean_alloc);
-	fputs(",\"deserved_source\":\"simulator\"", f);
+	fputs(",\"deserved_source\":", f);
+	str(f, r->deserved_source[0] ? r->deserved_source : "simulator");
 	fputs(",\"mean_frag\":", f);
 	num(f, s.mean_frag);
 	if (r->n_cap) {

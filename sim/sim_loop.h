@@ -50,6 +50,7 @@ typedef struct loop {
 	int64_t used[R_N];
 	uint32_t pending_tasks, running_tasks, pending_jobs, running_jobs;
 	bool changed;  /* the cache changed since the last session */
+	bool reported; /* the last session's conf reported deserved (proportion, capacity) */
 	bool quiet;    /* the last session decided nothing and changed no phase */
 	sim_cycle row; /* the cycle being recorded */
 } loop;

@@ -47,9 +47,8 @@ int sim_record(loop *l)
 	c->pending_jobs = l->pending_jobs;
 	c->running_jobs = l->running_jobs;
 	c->frag = sim_frag_measure(&l->frag, w, l->used);
-	/* Merge hook: once the session exposes proportion's queue readout (the explain branch),
-	 * read deserved from the closed session instead of computing it here. */
-	sim_deserved(w->queues, w->n_queues, w->cap);
+	if (!l->reported)
+		sim_deserved(w->queues, w->n_queues, w->cap);
 	int m = main_res(w);
 	for (uint32_t q = 0; q < w->n_queues; q++) {
 		double cap = w->cap[m] ? (double)w->cap[m] : 1;

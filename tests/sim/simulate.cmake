@@ -88,6 +88,12 @@ foreach(line IN LISTS lines)
     math(EXPR n_summaries "${n_summaries} + 1")
     string(JSON b GET "${line}" binds)
     math(EXPR binds "${binds} + ${b}")
+    if(DESERVED)  # whose deserved the queue plot shows: the session's readout when it has one
+      string(JSON src GET "${line}" deserved_source)
+      if(NOT src STREQUAL DESERVED)
+        message(FATAL_ERROR "${NAME}: deserved_source ${src}, expected ${DESERVED}")
+      endif()
+    endif()
     if(CAPACITY)  # the curve reaches the stop percentage, inflating the workload if it must
       string(JSON reached GET "${line}" capacity final_request_pct)
       string(JSON arrivals GET "${line}" capacity arrivals)

@@ -462,7 +462,6 @@ static const yu_field pod_fields[] = {
     YU_F("images", sc_f_images, tph_pod_desc, images, NULL, 0),
     SC_KAI_ONLY("status"),
     SC_KAI_ONLY("gpuGroups"),
-    SC_KAI_ONLY("schedulerName"),
     {"hostPorts", sc_f_host_ports, 0, NULL, 0},
     YU_F("schedulerName", f_opt_str, tph_pod_desc, scheduler_name, NULL, 0),
 };
