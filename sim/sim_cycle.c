@@ -121,26 +121,32 @@ static uint32_t dim_of(const tph_decision_log *log, const char *name)
 
 /* The session's own deserved (the queue readout of proportion or capacity) replaces the
  * simulator's estimate whenever the conf has a plugin that reports it: the plot then shows
- * what the scheduler itself worked with. Rows come in snapshot order, as the workload's
- * queues were read; a name that differs means the order does not hold, and the estimate stays. */
+ * what the scheduler itself worked with. A queue the plugin left out (a hierarchy's root)
+ * deserves nothing of its own. Rows come in snapshot order, as the workload's queues were
+ * read; a name that differs means the order does not hold, and the estimate stays. */
 static void take_deserved(loop *l, const tph_decision_log *log)
 {
 	sim_workload *w = l->w;
+	const char *by = NULL;
 	l->reported = false;
 	if (log->n_queues != w->n_queues)
 		return;
-	uint32_t dim[R_N] = {dim_of(log, "cpu"), dim_of(log, "memory"), dim_of(log, w->gpu_res)};
 	for (uint32_t q = 0; q < w->n_queues; q++) {
 		const tph_queue_row *row = &log->queues[q];
-		if (!row->deserved || strcmp(row->name, w->queues[q].name))
+		if (strcmp(row->name, w->queues[q].name))
 			return;
+		if (row->deserved && !by)
+			by = row->reported_by ? row->reported_by : "session";
 	}
-	for (uint32_t q = 0; q < w->n_queues; q++)
+	if (!by)
+		return;
+	uint32_t dim[R_N] = {dim_of(log, "cpu"), dim_of(log, "memory"), dim_of(log, w->gpu_res)};
+	for (uint32_t q = 0; q < w->n_queues; q++) {
+		const int64_t *d = log->queues[q].deserved;
 		for (int r = 0; r < R_N; r++)
-			w->queues[q].deserved[r] =
-			    dim[r] == TPH_NOIDX ? 0 : log->queues[q].deserved[dim[r]];
+			w->queues[q].deserved[r] = !d || dim[r] == TPH_NOIDX ? 0 : d[dim[r]];
+	}
 	l->reported = true;
-	const char *by = log->queues[0].reported_by ? log->queues[0].reported_by : "session";
 	snprintf(l->r->deserved_source, sizeof l->r->deserved_source, "%s", by);
 }
 
