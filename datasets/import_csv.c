@@ -129,6 +129,17 @@ bool csv_header_is(const csv_reader *c, const char *const *names, uint32_t n)
 	return true;
 }
 
+int csv_header(csv_reader *c, const char *const *names, uint32_t n)
+{
+	if (csv_next(c) == 1 && csv_header_is(c, names, n))
+		return 0;
+	fprintf(stderr, "tephra import: %s:1: not the header wanted (", c->path);
+	for (uint32_t i = 0; i < n; i++)
+		fprintf(stderr, "%s%s", i ? "," : "", names[i]);
+	fprintf(stderr, ")\n");
+	return -1;
+}
+
 void import_header(gen_out *w, const char *name, const char *source, int64_t now)
 {
 	out_fmt(w, "# imported by `tephra import` from %s\nname: \"%s\"\nnow: ", source, name);
