@@ -25,15 +25,18 @@ typedef struct csv_reader {
 	char *field[CSV_MAX_FIELDS];
 	uint32_t n;
 	const char *path; /* for messages */
+	bool bad; /* a line held a NUL byte or could not be read: said, and csv_close fails */
 } csv_reader;
 
 /* Open a plain CSV file ("-": standard input). Returns 0, or -1 with a message on stderr. */
 int csv_open(csv_reader *c, const char *path);
 /* Open `member` of a gzip tarball by running `tar -xzOf archive member`. */
 int csv_open_tar(csv_reader *c, const char *archive, const char *member);
-/* Read the next line into fields. Returns 1 for a line, 0 at the end, -1 on error. */
+/* Read the next line into fields. Returns 1 for a line, 0 at the end, -1 on error (a read
+ * error or a NUL byte, which would cut the line short: said on stderr, and csv_close fails). */
 int csv_next(csv_reader *c);
-/* Close; for an archive, also reap tar. Returns -1 when tar failed (e.g. no such member). */
+/* Close; for an archive, also reap tar. Returns -1 when tar failed (e.g. no such member) or
+ * csv_next met an error. */
 int csv_close(csv_reader *c);
 
 /* Field i as an integer (0 for an empty field when allow_empty); false on garbage. */

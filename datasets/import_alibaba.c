@@ -123,7 +123,8 @@ static int read_pods(const ali_opts *o, const char *path, ali_pod **out, uint32_
 			rc = csv_sum(&c, "memory_mib", pods[n++].mem_mib, MAX_TOTAL_MIB, &mib) ? 0
 			                                                                       : -1;
 	}
-	csv_close(&c);
+	if (csv_close(&c))
+		rc = -1;
 	*out = pods;
 	*n_out = n;
 	return rc;
