@@ -45,6 +45,14 @@ typedef struct ali_opts {
 	uint32_t limit, queues, window;
 } ali_opts;
 
+/* Per pod, so that a gang of 128 stays within one value's limit (2^53: tephra/resource.h). */
+#define MAX_CPU_MILLI 1000000000 /* a million cores */
+#define MAX_POD_MIB   (1 << 26)  /* 64 TiB */
+#define MAX_NODE_MIB  ((int64_t)1 << 33)
+#define MAX_GPUS      1000000
+#define MAX_NAME      253 /* a Kubernetes object name */
+#define MAX_TOTAL_MIB (CSV_TOTAL_MAX / MIB)
+
 static const char *const prio_names[] = {"high", "normal", "low"};
 
 /* LS and Guaranteed are latency-sensitive, Burstable in between, BE best effort. */
@@ -58,10 +66,14 @@ static uint8_t qos_prio(const char *qos)
 static bool parse_pod(const csv_reader *c, ali_pod *p)
 {
 	int64_t ngpu, gmilli, sched = 0;
-	if (c->n < 10 || !csv_i64(c, 1, false, &p->cpu) || !csv_i64(c, 2, false, &p->mem_mib) ||
-	    !csv_i64(c, 3, false, &ngpu) || !csv_i64(c, 4, true, &gmilli) ||
-	    !csv_i64(c, 8, false, &p->created) || !csv_i64(c, 9, true, &p->deleted) ||
-	    (c->n > 10 && !csv_i64(c, 10, true, &sched)))
+	if (!csv_name(c, 0, "name", sizeof p->name - 1, false) ||
+	    !csv_int(c, 1, "cpu_milli", 0, MAX_CPU_MILLI, false, &p->cpu) ||
+	    !csv_int(c, 2, "memory_mib", 0, MAX_POD_MIB, false, &p->mem_mib) ||
+	    !csv_int(c, 3, "num_gpu", 0, MAX_GPUS, false, &ngpu) ||
+	    !csv_int(c, 4, "gpu_milli", 0, 1000, true, &gmilli) ||
+	    !csv_int(c, 8, "creation_time", 0, CSV_MAX_TIME, false, &p->created) ||
+	    !csv_int(c, 9, "deletion_time", 0, CSV_MAX_TIME, true, &p->deleted) ||
+	    (c->n > 10 && !csv_int(c, 10, "scheduled_time", 0, CSV_MAX_TIME, true, &sched)))
 		return false;
 	/* Run time from the start; a pod never scheduled is counted from its creation. */
 	int64_t from = c->n > 10 && *c->field[10] ? sched : p->created;
@@ -70,6 +82,18 @@ static bool parse_pod(const csv_reader *c, ali_pod *p)
 	p->gpu_milli_total = ngpu * (gmilli ? gmilli : 1000);
 	p->prio = qos_prio(c->field[6]);
 	return true;
+}
+
+/* Pods are written by name into one namespace: a name given twice would not load. */
+static int distinct_pods(const ali_pod *p, uint32_t n, const char *path)
+{
+	csv_names names = {0};
+	int rc = 0;
+	for (uint32_t i = 0; i < n && !rc; i++)
+		rc = csv_names_add(&names, p[i].name, p[i].row);
+	rc = rc ? rc : csv_names_check(&names, path, "name");
+	csv_names_free(&names);
+	return rc;
 }
 
 static bool keep_pod(const ali_opts *o, const ali_pod *p)
@@ -86,7 +110,8 @@ static int read_pods(const ali_opts *o, const char *path, ali_pod **out, uint32_
 		return -1;
 	ali_pod *pods = NULL;
 	uint32_t n = 0, cap = 0;
-	int rc = csv_next(&c) == 1 && csv_header_is(&c, hdr, 5) ? 0 : -1;
+	int64_t mib = 0;
+	int rc = csv_header(&c, hdr, 5);
 	while (!rc && csv_next(&c) == 1) {
 		if (n == cap) {
 			cap = cap ? cap * 2 : 4096;
@@ -101,11 +126,11 @@ static int read_pods(const ali_opts *o, const char *path, ali_pod **out, uint32_
 		if (!parse_pod(&c, &pods[n]))
 			rc = -1;
 		else if (keep_pod(o, &pods[n]))
-			n++;
+			rc = csv_sum(&c, "memory_mib", pods[n++].mem_mib, MAX_TOTAL_MIB, &mib) ? 0
+			                                                                       : -1;
 	}
-	if (rc)
-		fprintf(stderr, "tephra import: %s:%u: not a pod list row\n", path, c.line_no);
-	csv_close(&c);
+	if (csv_close(&c))
+		rc = -1;
 	*out = pods;
 	*n_out = n;
 	return rc;
@@ -152,6 +177,33 @@ static void write_requests(gen_out *w, const ali_pod *p, int64_t times)
 	out_str(w, "}");
 }
 
+static bool read_node(const csv_reader *c, int64_t *v, int64_t *mib)
+{
+	return csv_name(c, 0, "sn", MAX_NAME, false) &&
+	       csv_int(c, 1, "cpu_milli", 0, MAX_CPU_MILLI, false, &v[0]) &&
+	       csv_int(c, 2, "memory_mib", 0, MAX_NODE_MIB, false, &v[1]) &&
+	       csv_int(c, 3, "gpu", 0, MAX_GPUS, true, &v[2]) &&
+	       csv_name(c, 4, "model", MAX_NAME, true) &&
+	       csv_sum(c, "memory_mib", v[1], MAX_TOTAL_MIB, mib);
+}
+
+static void write_node(gen_out *w, const csv_reader *c, const int64_t *v)
+{
+	out_fmt(w, "  - {name: %s, allocatable: {cpu: ", c->field[0]);
+	out_milli(w, v[0]);
+	out_str(w, ", memory: ");
+	out_bytes(w, v[1] * MIB);
+	out_str(w, ", pods: \"110\"");
+	if (v[2]) {
+		out_str(w, ", nvidia.com/gpu: ");
+		out_milli(w, v[2] * 1000);
+	}
+	out_fmt(w, "}, labels: {kubernetes.io/hostname: %s", c->field[0]);
+	if (*c->field[4])
+		out_fmt(w, ", alibabacloud.com/gpu-card-model: %s", c->field[4]);
+	out_str(w, "}}\n");
+}
+
 static int write_nodes(gen_out *w, const char *dir)
 {
 	static const char *const hdr[] = {"sn", "cpu_milli", "memory_mib", "gpu", "model"};
@@ -160,32 +212,19 @@ static int write_nodes(gen_out *w, const char *dir)
 	csv_reader c;
 	if (csv_open(&c, path))
 		return -1;
-	int rc = csv_next(&c) == 1 && csv_header_is(&c, hdr, 5) ? 0 : -1;
+	csv_names names = {0};
+	int rc = csv_header(&c, hdr, 5);
 	out_str(w, "nodes:\n");
-	int64_t cpu, mem, gpu;
+	int64_t v[3], mib = 0;
 	while (!rc && csv_next(&c) == 1) {
-		if (c.n < 5 || !csv_i64(&c, 1, false, &cpu) || !csv_i64(&c, 2, false, &mem) ||
-		    !csv_i64(&c, 3, true, &gpu)) {
+		if (!read_node(&c, v, &mib) || csv_names_add(&names, c.field[0], c.line_no))
 			rc = -1;
-			break;
-		}
-		out_fmt(w, "  - {name: %s, allocatable: {cpu: ", c.field[0]);
-		out_milli(w, cpu);
-		out_str(w, ", memory: ");
-		out_bytes(w, mem * MIB);
-		out_str(w, ", pods: \"110\"");
-		if (gpu) {
-			out_str(w, ", nvidia.com/gpu: ");
-			out_milli(w, gpu * 1000);
-		}
-		out_fmt(w, "}, labels: {kubernetes.io/hostname: %s", c.field[0]);
-		if (*c.field[4])
-			out_fmt(w, ", alibabacloud.com/gpu-card-model: %s", c.field[4]);
-		out_str(w, "}}\n");
+		else
+			write_node(w, &c, v);
 	}
-	if (rc)
-		fprintf(stderr, "tephra import: %s:%u: not a node list row\n", path, c.line_no);
-	return csv_close(&c) || rc ? -1 : 0;
+	rc = csv_close(&c) || rc ? -1 : csv_names_check(&names, path, "sn");
+	csv_names_free(&names);
+	return rc;
 }
 
 static void write_queues(gen_out *w, const ali_opts *o)
@@ -362,9 +401,13 @@ int import_alibaba(int argc, char **argv)
 	snprintf(path, sizeof path, "%s/openb_pod_list_default.csv", o.dir);
 	ali_pod *pods = NULL;
 	uint32_t n = 0;
-	rc = read_pods(&o, o.pods ? o.pods : path, &pods, &n);
-	qsort(pods, n, sizeof *pods, by_arrival);
+	const char *list = o.pods ? o.pods : path;
+	rc = read_pods(&o, list, &pods, &n);
+	if (n)
+		qsort(pods, n, sizeof *pods, by_arrival);
 	n = o.limit && o.limit < n ? o.limit : n;
+	if (!rc)
+		rc = distinct_pods(pods, n, list);
 	uint32_t *start = rc ? NULL : malloc((n + 1) * sizeof *start);
 	rc = start ? write_all(&o, pods, n, start) : -1;
 	free(start);

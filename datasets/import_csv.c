@@ -75,18 +75,24 @@ int csv_next(csv_reader *c)
 {
 	errno = 0;
 	ssize_t len = getline(&c->line, &c->cap, c->f);
-	if (len < 0)
-		return ferror(c->f) ? -1 : 0;
+	if (len < 0 && !ferror(c->f))
+		return 0;
 	c->line_no++;
+	if (len < 0 || memchr(c->line, '\0', (size_t)len)) {
+		fprintf(stderr, "tephra import: %s:%u: %s\n", c->path, c->line_no,
+		        len < 0 ? strerror(errno) : "a NUL byte in the line");
+		c->bad = true;
+		return -1;
+	}
 	split(c, (size_t)len);
 	return 1;
 }
 
 int csv_close(csv_reader *c)
 {
-	int rc = 0;
+	int rc = c->bad ? -1 : 0;
 	if (c->f == stdin)
-		rc = ferror(stdin) ? -1 : 0; /* left open */
+		rc = ferror(stdin) ? -1 : rc; /* left open */
 	else if (c->f && fclose(c->f) != 0)
 		rc = -1;
 	if (c->child > 0) {
@@ -127,6 +133,17 @@ bool csv_header_is(const csv_reader *c, const char *const *names, uint32_t n)
 		if (strcmp(c->field[i], names[i]) != 0)
 			return false;
 	return true;
+}
+
+int csv_header(csv_reader *c, const char *const *names, uint32_t n)
+{
+	if (csv_next(c) == 1 && csv_header_is(c, names, n))
+		return 0;
+	fprintf(stderr, "tephra import: %s:1: not the header wanted (", c->path);
+	for (uint32_t i = 0; i < n; i++)
+		fprintf(stderr, "%s%s", i ? "," : "", names[i]);
+	fprintf(stderr, ")\n");
+	return -1;
 }
 
 void import_header(gen_out *w, const char *name, const char *source, int64_t now)

@@ -34,6 +34,10 @@ static const char itp_usage[] =
 #define CPU_PER_GPU  6000
 #define MEM_PER_GPU  (48 * GIB)
 #define MAX_CLUSTERS 10
+/* A job's GPUs at most (the traces' largest is 8930), and all jobs' together: their memory
+ * stays within a cluster's total (CSV_TOTAL_MAX). */
+#define MAX_JOB_GPUS   65536
+#define MAX_TOTAL_GPUS (CSV_TOTAL_MAX / MEM_PER_GPU)
 
 typedef struct itp_job {
 	char id[40];
@@ -52,6 +56,7 @@ typedef struct itp_opts {
 typedef struct job_vec {
 	itp_job *v;
 	uint32_t n, cap;
+	int64_t gpus; /* of the jobs kept */
 } job_vec;
 
 static int push(job_vec *jv, const itp_job *j)
@@ -80,25 +85,28 @@ static bool is_csv(const char *trace)
 	return ends_with(trace, ".csv") || !strcmp(trace, "-");
 }
 
+static bool read_job(csv_reader *c, itp_job *j)
+{
+	return csv_name(c, 0, "job_id", sizeof j->id - 1, false) &&
+	       csv_int(c, 1, "submission_time", 0, CSV_MAX_TIME, false, &j->submit) &&
+	       csv_int(c, 2, "duration", 0, CSV_MAX_TIME, false, &j->duration) &&
+	       csv_int(c, 3, "num_gpu", 0, MAX_JOB_GPUS, false, &j->gpus);
+}
+
 static int read_rows(csv_reader *c, const itp_opts *o, uint32_t cluster, job_vec *jv)
 {
 	static const char *const hdr[] = {"job_id", "submission_time", "duration", "num_gpu"};
-	if (csv_next(c) != 1 || !csv_header_is(c, hdr, 4)) {
-		fprintf(stderr, "tephra import: %s: not an ITP trace (header)\n", c->path);
+	if (csv_header(c, hdr, 4))
 		return -1;
-	}
 	itp_job j = {.cluster = cluster};
 	while (csv_next(c) == 1) {
-		if (c->n < 4 || !csv_i64(c, 1, false, &j.submit) ||
-		    !csv_i64(c, 2, false, &j.duration) || !csv_i64(c, 3, false, &j.gpus) ||
-		    j.gpus < 0) {
-			fprintf(stderr, "tephra import: %s:%u: bad row\n", c->path, c->line_no);
+		if (!read_job(c, &j))
 			return -1;
-		}
 		snprintf(j.id, sizeof j.id, "%s", c->field[0]);
 		j.row = c->line_no - 1;
 		bool alive = !o->has_at || (j.submit <= o->at && o->at < j.submit + j.duration);
-		if (alive && push(jv, &j))
+		if (alive &&
+		    (!csv_sum(c, "num_gpu", j.gpus, MAX_TOTAL_GPUS, &jv->gpus) || push(jv, &j)))
 			return -1;
 	}
 	return 0;
@@ -307,7 +315,8 @@ int import_itp(int argc, char **argv)
 		if (!o.cluster || o.cluster == c)
 			rc = read_cluster(&o, (uint32_t)c, &jv);
 	if (!rc) {
-		qsort(jv.v, jv.n, sizeof *jv.v, by_arrival);
+		if (jv.n)
+			qsort(jv.v, jv.n, sizeof *jv.v, by_arrival);
 		jv.n = o.limit && o.limit < jv.n ? o.limit : jv.n;
 		rc = write_all(&o, &jv);
 	}

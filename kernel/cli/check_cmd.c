@@ -89,7 +89,7 @@ static int walk(const char *path, path_list *out)
 			continue;
 		if (S_ISDIR(es.st_mode))
 			rc = walk(full, out);
-		else if (is_yaml(e->d_name))
+		else if (S_ISREG(es.st_mode) && is_yaml(e->d_name)) /* a FIFO would block */
 			rc = push(out, full);
 	}
 	closedir(d);

@@ -2,6 +2,11 @@
  * section says (other tools parse it). Everything but timing is deterministic. */
 #include "cli.h"
 
+#include "base/msg_text.h"
+
+#include <stdlib.h>
+#include <string.h>
+
 void json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
@@ -170,13 +175,38 @@ static void text_memory(FILE *f, const run_result *r)
 	    tph_snapshot_bytes(r->snap) / mb);
 }
 
+/* Names and reasons come from the input: in text, to a terminal, a control byte is \xNN (JSON
+ * and YAML escape them their own way). */
+static void text_str(FILE *f, const char *s)
+{
+	size_t cap = 4 * strlen(s) + 1;
+	char small[512], *buf = cap <= sizeof small ? small : malloc(cap);
+	if (!buf)
+		return;
+	tph_msg_escape(buf, cap, s);
+	fputs(buf, f);
+	if (buf != small)
+		free(buf);
+}
+
+/* "<prefix><a><middle><b>\n", a and b escaped. */
+static void text_row(FILE *f, const char *prefix, const char *a, const char *middle, const char *b)
+{
+	fputs(prefix, f);
+	text_str(f, a);
+	fputs(middle, f);
+	text_str(f, b);
+	fputc('\n', f);
+}
+
 static void text_summary(FILE *f, const run_result *r)
 {
 	const tph_decision_log *l = r->log;
 	double secs = r->session_ms / 1e3;
-	fprintf(f, "%s: %u tasks bound, %u evicted, %u pipelined, %u/%u jobs ready, %u pending",
-	        tph_scenario_name(r->scn), l->n_binds, l->n_evictions, l->n_pipelined,
-	        l->jobs_ready, l->jobs_total, l->n_pending);
+	text_str(f, tph_scenario_name(r->scn));
+	fprintf(f, ": %u tasks bound, %u evicted, %u pipelined, %u/%u jobs ready, %u pending",
+	        l->n_binds, l->n_evictions, l->n_pipelined, l->jobs_ready, l->jobs_total,
+	        l->n_pending);
 	if (secs > 0)
 		fprintf(f, ", %.0f tasks/s", l->n_binds / secs);
 	fputc('\n', f);
@@ -191,18 +221,23 @@ void write_text(FILE *f, const run_result *r, bool summary_only)
 	if (summary_only)
 		return;
 	for (uint32_t i = 0; i < l->n_binds; i++)
-		fprintf(f, "bind      %s -> %s\n", l->binds[i].pod, l->binds[i].node);
-	for (uint32_t i = 0; i < l->n_evictions; i++)
-		fprintf(f, "evict     %s (%s)\n", l->evictions[i].pod,
-		        l->evictions[i].reason ? l->evictions[i].reason : "");
+		text_row(f, "bind      ", l->binds[i].pod, " -> ", l->binds[i].node);
+	for (uint32_t i = 0; i < l->n_evictions; i++) { /* reasons are the kernel's own words */
+		fputs("evict     ", f);
+		text_str(f, l->evictions[i].pod);
+		fprintf(f, " (%s)\n", l->evictions[i].reason ? l->evictions[i].reason : "");
+	}
 	for (uint32_t i = 0; i < l->n_pipelined; i++)
-		fprintf(f, "pipeline  %s -> %s\n", l->pipelined[i].pod, l->pipelined[i].node);
+		text_row(f, "pipeline  ", l->pipelined[i].pod, " -> ", l->pipelined[i].node);
 	for (uint32_t i = 0; i < l->n_phases; i++)
-		fprintf(f, "podgroup  %s %s\n", l->phases[i].podgroup, l->phases[i].phase);
+		text_row(f, "podgroup  ", l->phases[i].podgroup, " ", l->phases[i].phase);
 	for (uint32_t i = 0; i < l->n_pending; i++) {
-		fprintf(f, "pending   %s", l->pending[i].pod);
-		for (uint32_t k = 0; k < l->pending[i].n_reasons; k++)
-			fprintf(f, "%s%s", k ? "; " : ": ", l->pending[i].reasons[k]);
+		fputs("pending   ", f);
+		text_str(f, l->pending[i].pod);
+		for (uint32_t k = 0; k < l->pending[i].n_reasons; k++) {
+			fputs(k ? "; " : ": ", f);
+			text_str(f, l->pending[i].reasons[k]);
+		}
 		fputc('\n', f);
 	}
 	text_why(f, l, NULL, false);

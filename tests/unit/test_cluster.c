@@ -85,6 +85,30 @@ static void test_put_replace_remove_order(void **state)
 	tph_cluster_destroy(c);
 }
 
+/* Sums over a kind stay at most TPH_RES_TOTAL_MAX: at 2^53 each, 128 nodes fit and a 129th
+ * fails the snapshot; replaced and removed nodes no longer count. */
+static void test_cluster_totals_bounded(void **state)
+{
+	(void)state;
+	tph_cluster *c = cache();
+	char name[16];
+	for (int i = 0; i < 128; i++) {
+		snprintf(name, sizeof name, "n%d", i);
+		assert_int_equal(put_node(c, name, TPH_RES_VALUE_MAX), 0);
+	}
+	assert_int_equal(put_node(c, "n0", TPH_RES_VALUE_MAX), 0); /* a replacement */
+	tph_snapshot_release(snap(c));
+	assert_int_equal(put_node(c, "n128", TPH_RES_VALUE_MAX), 0);
+	tph_snapshot *s = (tph_snapshot *)0x1;
+	tph_diag d = {0};
+	assert_int_equal(tph_cluster_snapshot(c, 0, &s, &d), TPH_ERANGE);
+	assert_null(s);
+	assert_non_null(strstr(d.msg, "node n128: allocatable: cpu summed over every node passes"));
+	assert_int_equal(tph_cluster_remove_node(c, "n5", NULL), 0);
+	tph_snapshot_release(snap(c));
+	tph_cluster_destroy(c);
+}
+
 static void test_pod_churn_keeps_order(void **state)
 {
 	(void)state;
@@ -687,6 +711,7 @@ int main(void)
 	    cmocka_unit_test(test_set_shard_and_remove_kinds),
 	    cmocka_unit_test(test_descriptors_need_init),
 	    cmocka_unit_test(test_init_means_defaults),
+	    cmocka_unit_test(test_cluster_totals_bounded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

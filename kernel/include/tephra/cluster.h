@@ -621,7 +621,9 @@ uint32_t tph_cluster_node_sampling_start(const tph_cluster *c);
 uint32_t tph_cluster_node_count(const tph_cluster *c);
 uint32_t tph_cluster_pod_count(const tph_cluster *c);
 
-/* Take an immutable snapshot (copies columns, not objects). `now` is the session clock. */
+/* Take an immutable snapshot (copies columns, not objects). `now` is the session clock. Fails
+ * with TPH_ERANGE, naming the object and field, when a resource summed over the objects of one
+ * kind passes TPH_RES_TOTAL_MAX (resource.h). */
 int tph_cluster_snapshot(tph_cluster *c, tph_time now, tph_snapshot **out, tph_diag *d);
 /* Give up the caller's hold on a snapshot; sessions opened over it keep their own until they
  * are freed. NULL is a no-op. Safe from any thread. */

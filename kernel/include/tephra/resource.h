@@ -30,6 +30,13 @@ enum {
  * sums over the objects of a cluster stay far from int64 overflow. */
 #define TPH_RES_VALUE_MAX (INT64_C(1) << 53)
 
+/* The most of one resource a cluster holds, summed over the objects of one kind (node
+ * allocatable, pod requests, podgroup minResources, queue capability/deserved/guarantee,
+ * quota hard/used): 2^60 units, 128 times TPH_RES_VALUE_MAX (an exbibyte of memory, 10^15
+ * cpus). Sums of a few such totals, which sessions and plugins keep, then stay in int64. A
+ * snapshot of a cache above it fails with TPH_ERANGE, naming the object where the sum passes. */
+#define TPH_RES_TOTAL_MAX (INT64_C(1) << 60)
+
 /* The most distinct resource names one cluster cache holds: cpu, memory, pods,
  * ephemeral-storage and 28 more. Hot loops keep a request row on the stack and per-dimension
  * sets are 32-bit masks. A put that would add one more fails with TPH_ERANGE, naming the

@@ -282,6 +282,21 @@ int tph_cl_put_begin(const tph_cluster *c, bool given, uint32_t size, size_t wan
  * names cut to a bounded length (base/msg_text.h); `ns` NULL: cluster-scoped. */
 void tph_cl_obj(char *obj, size_t cap, const char *kind, const char *ns, const char *name);
 
+/* ---- cluster-wide totals (cluster_totals.c) ---- */
+
+/* Where tph_cl_check_totals found a sum too large: the kind and slot of the object at which
+ * the running sum passed the bound. */
+typedef struct tph_cl_total_at {
+	const tph_kind *kind;
+	uint32_t slot;
+} tph_cl_total_at;
+
+/* TPH_OK when, for every resource, the rows of each kind (node allocatable and capacity, pod
+ * requests, podgroup minResources, queue capability, deserved and guarantee, quota hard and
+ * used) sum to at most TPH_RES_TOTAL_MAX; else TPH_ERANGE naming the object and field at which
+ * the sum passes it, and `at` (may be NULL) says where. */
+int tph_cl_check_totals(const tph_cluster *c, tph_cl_total_at *at, tph_diag *d);
+
 /* ---- cold data: canonical blobs (cluster_intern.c) ---- */
 
 /* Writes a descriptor part as words into c->words, validating and interning as it goes; the

@@ -524,6 +524,9 @@ int tph_cluster_snapshot(tph_cluster *c, tph_time now, tph_snapshot **out, tph_d
 	*out = NULL;
 	if (!c)
 		return tph_diag_set(d, TPH_EINVAL, "snapshot: no cache");
+	int rc = tph_cl_check_totals(c, NULL, d);
+	if (rc)
+		return rc;
 	tph_snap_maps m;
 	sizes z;
 	tph_snapshot *s = NULL;

@@ -120,6 +120,32 @@ static int put_namespaced(sc_ld *L, tph_cluster *cl)
 	return rc;
 }
 
+/* The cache is fresh and every put succeeded, so an object's slot is its index in its section. */
+static int check_totals(sc_ld *L)
+{
+	const tph_scenario *sc = L->sc;
+	const tph_cluster *cl = sc->cluster;
+	tph_cl_total_at at = {0};
+	int rc = tph_cl_check_totals(cl, &at, L->c.d);
+	uint32_t i = at.slot;
+	if (rc == TPH_OK)
+		return rc;
+	if (at.kind == &cl->nodes)
+		return wrap(L, rc, "nodes", i, "node", NULL, sc->nodes[i].d.name,
+		            sc->nodes[i].line);
+	if (at.kind == &cl->queues)
+		return wrap(L, rc, "queues", i, "queue", NULL, sc->queues[i].d.name,
+		            sc->queues[i].line);
+	if (at.kind == &cl->pgs)
+		return wrap(L, rc, "podGroups", i, "podGroup", sc->podgroups[i].d.namespace_,
+		            sc->podgroups[i].d.name, sc->podgroups[i].line);
+	if (at.kind == &cl->quotas)
+		return wrap(L, rc, "resourceQuotas", i, "resourceQuota", sc->quotas[i].d.namespace_,
+		            sc->quotas[i].d.name, sc->quotas[i].line);
+	return wrap(L, rc, "pods", i, "pod", sc->pods[i].d.namespace_, sc->pods[i].d.name,
+	            sc->pods[i].line);
+}
+
 int sc_build(sc_ld *L)
 {
 	tph_scenario *sc = L->sc;
@@ -136,6 +162,8 @@ int sc_build(sc_ld *L)
 	 * (docs/kai.md): its cache has the nodes and priority classes only. */
 	if (rc == TPH_OK && !sc->kai)
 		rc = put_namespaced(L, sc->cluster);
+	if (rc == TPH_OK)
+		rc = check_totals(L);
 	if (rc == TPH_OK && sc->sampling != TPH_SAMPLING_CACHE)
 		rc = tph_cluster_set_node_sampling(sc->cluster, sc->sampling, L->c.d);
 	if (rc == TPH_OK && sc->shard.present) {

@@ -476,9 +476,17 @@ int yu_read_file(const char *path, char **buf, size_t *len, tph_diag *d)
 		return tph_diag_set(d, errno == ENOENT ? TPH_ENOENT : TPH_EIO,
 		                    "%s: cannot open: %s", path, strerror(errno));
 	struct stat st;
+	bool known = fstat(fileno(f), &st) == 0;
+	/* a device (/dev/zero) never ends; a pipe does, and is how `<(...)` arrives */
+	if (known && (S_ISDIR(st.st_mode) || S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))) {
+		fclose(f);
+		return tph_diag_set(d, TPH_EINVAL, "%s: %s", path,
+		                    S_ISDIR(st.st_mode) ? "is a directory, not a file"
+		                                        : "is a device, not a file or a pipe");
+	}
 	/* room for the NUL and one more byte, so reading to the end does not look like a full
 	 * buffer (which would copy it into one twice the size) */
-	size_t cap = fstat(fileno(f), &st) == 0 && st.st_size > 0 ? (size_t)st.st_size + 2 : 4096;
+	size_t cap = known && st.st_size > 0 ? (size_t)st.st_size + 2 : 4096;
 	size_t n = 0;
 	char *b = yu_malloc(cap);
 	int rc = b ? TPH_OK : tph_diag_set(d, TPH_ENOMEM, "%s: out of memory", path);

@@ -1,6 +1,6 @@
 /* expect: checks over the closed session: binds, evictions, pipelined tasks, phases, task
- * status counts, bind annotations. Lookups by name are linear or sorted scans: checking is not
- * a hot path. */
+ * status counts, bind annotations. Lookups in lists that grow with the cluster (binds,
+ * evictions) go through sorted keys (check_keys.c); the rest are short scans. */
 #include "check_core.h"
 
 #include "cache/cluster_int.h"
@@ -12,17 +12,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void report_line(tph_check_report *r, const char *raw);
+
 void tph_report_fail(tph_check_report *r, const char *fmt, ...)
 {
-	char raw[1024], line[1024];
+	char raw[1024];
+	/* a probe can differ on every node for every task: past the cap only the count grows */
+	if (r->failures++ >= TPH_REPORT_MAX_LINES) {
+		if (r->failures == TPH_REPORT_MAX_LINES + 1)
+			report_line(r, "(further differences are counted, not listed)");
+		return;
+	}
 	va_list ap;
 	va_start(ap, fmt);
 	int n = vsnprintf(raw, sizeof raw, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return;
+	if (n >= 0)
+		report_line(r, raw);
+}
+
+static void report_line(tph_check_report *r, const char *raw)
+{
+	char line[1024];
 	size_t len = tph_msg_escape(line, sizeof line, raw); /* names come from the scenario */
-	r->failures++;
 	if (r->len + len + 4 > r->cap) {
 		size_t cap = (r->cap ? r->cap * 2 : 1024) + len + 4;
 		char *nb = tph_realloc(r->buf, cap);
@@ -67,6 +79,9 @@ tph_idx tph_check_task(const tph_session *s, const tph_sc_ref *ref)
 tph_idx tph_check_node(const tph_session *s, const tph_sc_ref *ref)
 {
 	const tph_strtab *st = s->snap->strs;
+	/* as for tasks, the scenario index is the node index unless nodes were left out */
+	if (ref->idx < s->nodes.n && !strcmp(tph_strtab_str(st, s->nodes.name[ref->idx]), ref->key))
+		return ref->idx;
 	for (tph_idx n = 0; n < s->nodes.n; n++)
 		if (!strcmp(tph_strtab_str(st, s->nodes.name[n]), ref->key))
 			return n;
@@ -89,40 +104,6 @@ tph_idx tph_check_queue(const tph_session *s, const char *name)
 	return TPH_NOIDX;
 }
 
-static const tph_decision *find_row(const tph_decision *rows, uint32_t n, const char *pod)
-{
-	for (uint32_t i = 0; i < n; i++)
-		if (!strcmp(rows[i].pod, pod))
-			return &rows[i];
-	return NULL;
-}
-
-static bool bind_expected(const tph_sc_binds *b, const char *pod)
-{
-	for (uint32_t i = 0; i < b->n; i++)
-		if (!strcmp(b->items[i].pod.key, pod))
-			return true;
-	return false;
-}
-
-static void check_binds(const tph_sc_expect *e, const tph_decision_log *l, tph_check_report *r)
-{
-	for (uint32_t i = 0; i < e->binds.n; i++) {
-		const tph_sc_bind *b = &e->binds.items[i];
-		const tph_decision *got = find_row(l->binds, l->n_binds, b->pod.key);
-		if (!got)
-			tph_report_fail(r, "binds: %s expected on %s, not bound", b->pod.key,
-			                b->node.key);
-		else if (strcmp(got->node, b->node.key))
-			tph_report_fail(r, "binds: %s expected on %s, bound to %s", b->pod.key,
-			                b->node.key, got->node);
-	}
-	for (uint32_t i = 0; i < l->n_binds; i++)
-		if (!bind_expected(&e->binds, l->binds[i].pod))
-			tph_report_fail(r, "binds: unexpected bind %s -> %s", l->binds[i].pod,
-			                l->binds[i].node);
-}
-
 static bool ref_listed(const tph_sc_refs *refs, const char *key)
 {
 	for (uint32_t i = 0; i < refs->n; i++)
@@ -131,16 +112,76 @@ static bool ref_listed(const tph_sc_refs *refs, const char *key)
 	return false;
 }
 
+/* The decision rows' pods, sorted; NULL (reported) when out of memory. */
+static tph_keyed *row_keys(const tph_decision *rows, uint32_t n, const char *what,
+                           tph_check_report *r)
+{
+	tph_keyed *v = tph_keyed_new(n);
+	if (!v) {
+		tph_report_fail(r, "%s: out of memory", what);
+		return NULL;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		v[i] = (tph_keyed){rows[i].pod, i};
+	tph_keyed_sort(v, n);
+	return v;
+}
+
+static tph_keyed *ref_keys(const tph_sc_refs *refs, tph_check_report *r)
+{
+	tph_keyed *v = tph_keyed_new(refs->n);
+	if (!v) {
+		tph_report_fail(r, "evictions: out of memory");
+		return NULL;
+	}
+	for (uint32_t i = 0; i < refs->n; i++)
+		v[i] = (tph_keyed){refs->items[i].key, i};
+	tph_keyed_sort(v, refs->n);
+	return v;
+}
+
+static void check_binds(const tph_sc_expect *e, const tph_decision_log *l, tph_check_report *r)
+{
+	tph_keyed *got = row_keys(l->binds, l->n_binds, "binds", r);
+	tph_keyed *want = got ? tph_keyed_new(e->binds.n) : NULL;
+	if (got && !want)
+		tph_report_fail(r, "binds: out of memory");
+	for (uint32_t i = 0; want && i < e->binds.n; i++)
+		want[i] = (tph_keyed){e->binds.items[i].pod.key, i};
+	if (want)
+		tph_keyed_sort(want, e->binds.n);
+	for (uint32_t i = 0; want && i < e->binds.n; i++) {
+		const tph_sc_bind *b = &e->binds.items[i];
+		uint32_t k = tph_keyed_find(got, l->n_binds, b->pod.key);
+		if (k == UINT32_MAX)
+			tph_report_fail(r, "binds: %s expected on %s, not bound", b->pod.key,
+			                b->node.key);
+		else if (strcmp(l->binds[k].node, b->node.key))
+			tph_report_fail(r, "binds: %s expected on %s, bound to %s", b->pod.key,
+			                b->node.key, l->binds[k].node);
+	}
+	for (uint32_t i = 0; want && i < l->n_binds; i++)
+		if (tph_keyed_find(want, e->binds.n, l->binds[i].pod) == UINT32_MAX)
+			tph_report_fail(r, "binds: unexpected bind %s -> %s", l->binds[i].pod,
+			                l->binds[i].node);
+	tph_free(got);
+	tph_free(want);
+}
+
 static void check_evictions(const tph_sc_expect *e, const tph_decision_log *l, tph_check_report *r)
 {
-	for (uint32_t i = 0; i < e->evictions.n; i++)
-		if (!find_row(l->evictions, l->n_evictions, e->evictions.items[i].key))
+	tph_keyed *got = row_keys(l->evictions, l->n_evictions, "evictions", r);
+	tph_keyed *want = got ? ref_keys(&e->evictions, r) : NULL;
+	for (uint32_t i = 0; want && i < e->evictions.n; i++)
+		if (tph_keyed_find(got, l->n_evictions, e->evictions.items[i].key) == UINT32_MAX)
 			tph_report_fail(r, "evictions: %s expected to be evicted, was not",
 			                e->evictions.items[i].key);
-	for (uint32_t i = 0; i < l->n_evictions; i++)
-		if (!ref_listed(&e->evictions, l->evictions[i].pod))
+	for (uint32_t i = 0; want && i < l->n_evictions; i++)
+		if (tph_keyed_find(want, e->evictions.n, l->evictions[i].pod) == UINT32_MAX)
 			tph_report_fail(r, "evictions: unexpected eviction of %s",
 			                l->evictions[i].pod);
+	tph_free(got);
+	tph_free(want);
 }
 
 static void check_counts(const tph_sc_expect *e, const tph_decision_log *l, tph_check_report *r)
@@ -266,9 +307,11 @@ out:
 static void check_bind_annotations(const tph_sc_expect *e, const tph_decision_log *l,
                                    tph_check_report *r)
 {
-	for (uint32_t i = 0; i < e->bind_annotations.n; i++) {
+	tph_keyed *bound = row_keys(l->binds, l->n_binds, "bindAnnotations", r);
+	for (uint32_t i = 0; bound && i < e->bind_annotations.n; i++) {
 		const tph_sc_bind_ann *want = &e->bind_annotations.items[i];
-		const tph_decision *got = find_row(l->binds, l->n_binds, want->pod.key);
+		uint32_t at = tph_keyed_find(bound, l->n_binds, want->pod.key);
+		const tph_decision *got = at == UINT32_MAX ? NULL : &l->binds[at];
 		if (!got) {
 			tph_report_fail(r, "bindAnnotations: %s expected bound, not bound",
 			                want->pod.key);
@@ -289,6 +332,7 @@ static void check_bind_annotations(const tph_sc_expect *e, const tph_decision_lo
 				    want->pod.key, kv->key, v, kv->value);
 		}
 	}
+	tph_free(bound);
 }
 
 void tph_check_expect(const tph_scenario *sc, const tph_session *s, tph_check_report *r)

@@ -47,51 +47,47 @@ static void probe_feasible(const tph_sc_keyed_nodes *kn, tph_session *s, tph_che
 	uint32_t n = s->n_ready;
 	tph_idx *feas = tph_calloc(n + 1, sizeof *feas);
 	tph_reason_code *why = tph_calloc(n + 1, sizeof *why);
-	if (!feas || !why || t == TPH_NOIDX)
+	uint8_t *mark = tph_calloc(s->nodes.n + 1, 1); /* 1: listed, 2: feasible */
+	if (!feas || !why || !mark || t == TPH_NOIDX)
 		goto done;
 	uint32_t k = tph_filter_nodes(s, t, s->ready_nodes, n, why, feas);
+	for (uint32_t x = 0; x < kn->nodes.n; x++) {
+		tph_idx want = tph_check_node(s, &kn->nodes.items[x]);
+		if (want != TPH_NOIDX)
+			mark[want] |= 1;
+	}
 	const tph_strtab *st = s->snap->strs;
 	for (uint32_t i = 0; i < k; i++) {
-		const char *name = tph_strtab_str(st, s->nodes.name[feas[i]]);
-		bool listed = false;
-		for (uint32_t x = 0; x < kn->nodes.n && !listed; x++)
-			listed = !strcmp(kn->nodes.items[x].key, name);
-		if (!listed)
+		mark[feas[i]] |= 2;
+		if (!(mark[feas[i]] & 1))
 			tph_report_fail(r, "feasibleNodes: %s is feasible on %s, not listed",
-			                kn->key.key, name);
+			                kn->key.key, tph_strtab_str(st, s->nodes.name[feas[i]]));
 	}
 	for (uint32_t x = 0; x < kn->nodes.n; x++) {
 		tph_idx want = tph_check_node(s, &kn->nodes.items[x]);
-		bool found = false;
-		for (uint32_t i = 0; i < k && !found; i++)
-			found = feas[i] == want;
-		if (!found)
+		if (want == TPH_NOIDX || !(mark[want] & 2))
 			tph_report_fail(r, "feasibleNodes: %s expected feasible on %s, is not",
 			                kn->key.key, kn->nodes.items[x].key);
 	}
 done:
 	tph_free(feas);
 	tph_free(why);
+	tph_free(mark);
 }
 
-typedef int (*order_fn)(const tph_session *s, tph_idx a, tph_idx b);
-
 /* Sort the listed objects with the session's order and compare with the listed sequence. */
-static void probe_order(const char *what, const tph_sc_refs *refs, tph_idx *ids, order_fn cmp,
+static void probe_order(const char *what, const tph_sc_refs *refs, tph_idx *ids, tph_order_fn cmp,
                         const tph_session *s, tph_check_report *r)
 {
 	uint32_t n = refs->n;
 	uint32_t *pos = tph_calloc(n + 1, sizeof *pos);
-	if (!pos)
-		return;
-	for (uint32_t i = 0; i < n; i++)
+	for (uint32_t i = 0; pos && i < n; i++)
 		pos[i] = i;
-	for (uint32_t i = 1; i < n; i++) /* insertion sort: stable, n is tiny */
-		for (uint32_t k = i; k > 0 && cmp(s, ids[pos[k]], ids[pos[k - 1]]) < 0; k--) {
-			uint32_t x = pos[k];
-			pos[k] = pos[k - 1];
-			pos[k - 1] = x;
-		}
+	if (!pos || tph_stable_order(pos, n, ids, cmp, s) != TPH_OK) {
+		tph_report_fail(r, "%s: out of memory", what);
+		tph_free(pos);
+		return;
+	}
 	for (uint32_t i = 0; i < n; i++)
 		if (pos[i] != i) {
 			tph_report_fail(r, "%s: expected %s at position %u, got %s", what,
@@ -105,7 +101,7 @@ static void probe_orders(const tph_sc_probe *p, tph_session *s, tph_check_report
 {
 	const tph_sc_refs *lists[3] = {&p->job_order, &p->task_order, &p->queue_order};
 	static const char *const what[3] = {"jobOrder", "taskOrder", "queueOrder"};
-	static const order_fn fns[3] = {tph_job_order, tph_task_order, tph_queue_order};
+	static const tph_order_fn fns[3] = {tph_job_order, tph_task_order, tph_queue_order};
 	for (int k = 0; k < 3; k++) {
 		const tph_sc_refs *refs = lists[k];
 		tph_idx *ids = tph_calloc(refs->n + 1, sizeof *ids);
@@ -184,12 +180,19 @@ static void probe_flags(const tph_sc_probe *p, const tph_session *s, tph_check_r
 	}
 }
 
-static bool listed(const tph_sc_refs *refs, const char *key)
+/* The keys of `refs`, sorted for lookups; NULL (reported as a failure of `what`) when out of
+ * memory. */
+static tph_keyed *listed_keys(const tph_sc_refs *refs, const char *what, tph_check_report *r)
 {
+	tph_keyed *v = tph_keyed_new(refs->n);
+	if (!v) {
+		tph_report_fail(r, "%s: out of memory", what);
+		return NULL;
+	}
 	for (uint32_t x = 0; x < refs->n; x++)
-		if (!strcmp(refs->items[x].key, key))
-			return true;
-	return false;
+		v[x] = (tph_keyed){refs->items[x].key, x};
+	tph_keyed_sort(v, refs->n);
+	return v;
 }
 
 /* The tasks of `refs` in order (n + 1 entries, heap); NULL when out of memory or when one is
@@ -217,27 +220,32 @@ static void probe_victims(const tph_sc_victims *v, tph_session *s, tph_check_rep
 	uint32_t n = v->candidates.n;
 	const char *what = v->reclaim ? "victims (reclaimable)" : "victims (preemptable)";
 	tph_idx *cands = task_ids(s, &v->candidates, what, r);
+	tph_keyed *want = cands ? listed_keys(&v->victims, what, r) : NULL;
 	tph_idx *out = tph_calloc(n + 1, sizeof *out);
+	uint8_t *is_out = tph_calloc(s->tasks.n + 1, 1);
 	tph_idx actor = tph_check_task(s, &v->actor);
-	if (cands && !out)
+	if (want && (!out || !is_out))
 		tph_report_fail(r, "%s: out of memory", what);
-	if (!cands || !out || actor == TPH_NOIDX)
+	if (!want || !out || !is_out || actor == TPH_NOIDX)
 		goto done;
 	uint32_t k = v->reclaim ? tph_reclaimable(s, actor, cands, n, out)
 	                        : tph_preemptable(s, actor, cands, n, out);
+	for (uint32_t x = 0; x < k; x++)
+		is_out[out[x]] = 1;
 	for (uint32_t i = 0; i < n; i++) {
-		bool want = listed(&v->victims, v->candidates.items[i].key), got = false;
-		for (uint32_t x = 0; x < k; x++)
-			got |= out[x] == cands[i];
-		if (want != got)
-			tph_report_fail(r, "%s: %s of %s expected %s, got %s", what,
-			                v->candidates.items[i].key, v->actor.key,
-			                want ? "a victim" : "not a victim",
+		const char *key = v->candidates.items[i].key;
+		bool w = tph_keyed_find(want, v->victims.n, key) != UINT32_MAX,
+		     got = is_out[cands[i]];
+		if (w != got)
+			tph_report_fail(r, "%s: %s of %s expected %s, got %s", what, key,
+			                v->actor.key, w ? "a victim" : "not a victim",
 			                got ? "a victim" : "not");
 	}
 done:
 	tph_free(cands);
+	tph_free(want);
 	tph_free(out);
+	tph_free(is_out);
 }
 
 /* VictimTasks over the candidates in the order given (tier by tier, the first tier naming any
@@ -246,22 +254,25 @@ static void probe_victim_tasks(const tph_sc_victim_tasks *v, tph_session *s, tph
 {
 	uint32_t n = v->candidates.n;
 	tph_idx *cands = task_ids(s, &v->candidates, "victimTasks", r);
+	tph_keyed *want = cands ? listed_keys(&v->victims, "victimTasks", r) : NULL;
 	uint8_t *got = tph_calloc(n + 1, 1);
-	if (!cands || !got) {
-		if (cands)
+	if (!want || !got) {
+		if (want)
 			tph_report_fail(r, "victimTasks: out of memory");
 		goto done;
 	}
 	tph_victim_tasks(s, cands, n, got);
 	for (uint32_t i = 0; i < n; i++) {
-		bool want = listed(&v->victims, v->candidates.items[i].key);
-		if (want != (got[i] != 0))
-			tph_report_fail(
-			    r, "victimTasks: %s expected %s, got %s", v->candidates.items[i].key,
-			    want ? "a victim" : "not a victim", got[i] ? "a victim" : "not");
+		const char *key = v->candidates.items[i].key;
+		bool w = tph_keyed_find(want, v->victims.n, key) != UINT32_MAX;
+		if (w != (got[i] != 0))
+			tph_report_fail(r, "victimTasks: %s expected %s, got %s", key,
+			                w ? "a victim" : "not a victim",
+			                got[i] ? "a victim" : "not");
 	}
 done:
 	tph_free(cands);
+	tph_free(want);
 	tph_free(got);
 }
 

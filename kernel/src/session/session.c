@@ -147,6 +147,18 @@ static int resolve_threads(const tph_session_opts *o)
 	return free_cores_cap(want);
 }
 
+/* A plugin that refuses its arguments at open (Volcano exits there) is bad input: point at the
+ * plugin's `arguments` when the conf came from a file; its warning said which one. */
+static int open_failed(const tph_args *args, uint32_t t, const char *name, int rc, tph_diag *d)
+{
+	if (rc == TPH_EINVAL && args->file && args->line)
+		return tph_diag_set(d, rc,
+		                    "%s:%u:%u: conf tier %u plugin %s: field arguments: refused at "
+		                    "session open (see the warning above)",
+		                    args->file, args->line, args->col, t + 1, name);
+	return tph_diag_set(d, rc, "plugin %s: on_session_open failed: %s", name, tph_strerror(rc));
+}
+
 static int open_plugin(tph_session *s, uint32_t i, uint32_t t, uint32_t p, tph_diag *d)
 {
 	const char *name = tph_conf_plugin_name(s->conf, t, p);
@@ -171,8 +183,7 @@ static int open_plugin(tph_session *s, uint32_t i, uint32_t t, uint32_t p, tph_d
 	rc = pi->desc->on_session_open(s, pi->st, pi->args);
 	s->cur_plugin = -1;
 	if (rc && d && !d->msg[0])
-		tph_diag_set(d, rc, "plugin %s: on_session_open failed: %s", name,
-		             tph_strerror(rc));
+		open_failed(pi->args, t, name, rc, d);
 	return rc;
 }
 
