@@ -111,9 +111,10 @@ static int cache(nta_st *st, tph_session *s)
 	st->mark = tph_session_alloc(s, (t->n + 1) * sizeof *st->mark);
 	st->row = tph_session_alloc(s, (tph_view_of(s)->ndim + 1) * sizeof *st->row);
 	st->sj_req = tph_session_alloc(s, (tph_view_of(s)->ndim + 1) * sizeof *st->sj_req);
+	st->hb = tph_session_alloc(s, (t->n + 1) * sizeof *st->hb);
 	st->sj_req_of = TPH_NOIDX;
 	if (!st->used || !st->idle || !st->future || !st->where || !st->eligible || !st->row ||
-	    !st->cnt || !st->mark || !st->sj_req)
+	    !st->cnt || !st->mark || !st->sj_req || !st->hb)
 		return TPH_ENOMEM;
 	memcpy(st->used, t->used, cells * sizeof *st->used);
 	memcpy(st->idle, t->idle, cells * sizeof *st->idle);
@@ -231,6 +232,8 @@ static int nta_open(tph_session *s, void *stv, const tph_args *args)
 		rc = tph_on_hypernode_order(s, nta_hypernode_order);
 	if (!rc)
 		rc = tph_on_batch_node_order(s, nta_batch_node_order);
+	if (!rc)
+		rc = tph_on_score_locality(s, nta_score_locality, NULL);
 	if (!rc)
 		rc = tph_on_hypernode_gradient_job(s, gradient_job);
 	if (!rc)
