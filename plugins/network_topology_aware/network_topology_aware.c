@@ -128,6 +128,40 @@ static int cache(nta_st *st, tph_session *s)
 	return TPH_OK;
 }
 
+/* The node's deepest hypernode when its hypernodes are that one's ancestors-or-self, one each
+ * (a tree gives that; anything else keeps per-node scoring). */
+static tph_idx chain_of(const tph_hn_tree *t, tph_idx node)
+{
+	uint32_t b = t->of_off[node], e = t->of_off[node + 1];
+	if (b == e || !t->ready)
+		return TPH_NOIDX;
+	tph_idx d = t->of[b];
+	for (uint32_t k = b + 1; k < e; k++)
+		d = t->depth[t->of[k]] > t->depth[d] ? t->of[k] : d;
+	for (uint32_t k = b; k < e; k++) {
+		tph_idx h = t->of[k];
+		if (t->pre[d] < t->pre[h] || t->pre[d] >= t->pre[h] + t->size[h])
+			return TPH_NOIDX;
+	}
+	return e - b == t->depth[d] + 1 ? d : TPH_NOIDX;
+}
+
+static int chains(nta_st *st, tph_session *s)
+{
+	const tph_hn_tree *t = &tph_view_of(s)->topo->t;
+	uint32_t n = tph_view_of(s)->nodes->n;
+	st->chain = tph_session_alloc(s, (n + 1) * sizeof *st->chain);
+	st->chain_score = tph_session_alloc(s, (t->n + 1) * sizeof *st->chain_score);
+	st->chain_mark = tph_session_alloc(s, (t->n + 1) * sizeof *st->chain_mark);
+	if (!st->chain || !st->chain_score || !st->chain_mark)
+		return TPH_ENOMEM;
+	memset(st->chain_mark, 0, (t->n + 1) * sizeof *st->chain_mark);
+	st->chain_gen = 0;
+	for (tph_idx i = 0; i < n; i++)
+		st->chain[i] = chain_of(t, i);
+	return TPH_OK;
+}
+
 static void move_used(nta_st *st, const tph_session *s, tph_idx task, tph_idx node, int sign)
 {
 	const tph_hn_tree *t = &tph_view_of(s)->topo->t;
@@ -228,6 +262,8 @@ static int nta_open(tph_session *s, void *stv, const tph_args *args)
 	int rc = tier_weights(st, s);
 	if (!rc)
 		rc = cache(st, s);
+	if (!rc)
+		rc = chains(st, s);
 	if (!rc)
 		rc = tph_on_hypernode_order(s, nta_hypernode_order);
 	if (!rc)

@@ -1,5 +1,5 @@
 /* network-topology-aware: state shared by its two files. network_topology_aware.c holds the
- * arguments, the resource cache, the events and the hypernode gradients;
+ * arguments, the resource cache, the node chains, the events and the hypernode gradients;
  * network_topology_aware_score.c the node scores (BatchNodeOrder) and the hypernode scores
  * (HyperNodeOrder). */
 #ifndef TPH_NETWORK_TOPOLOGY_AWARE_H
@@ -37,6 +37,12 @@ typedef struct nta_st {
 	tph_idx sj_req_of; /* TPH_NOIDX: none yet */
 	int64_t *row;      /* [ndim] scratch */
 	double *hb; /* [nh] normal pods' binpack per hypernode, for one call (session thread) */
+	/* [nodes] the deepest hypernode holding the node when the node's hypernodes are exactly
+	 * it and its ancestors (then nodes with the same chain score alike), else TPH_NOIDX; and
+	 * per chain, the score of one call's task (session thread), valid where mark == gen. */
+	tph_idx *chain;
+	double *chain_score;
+	uint32_t *chain_mark, chain_gen;
 } nta_st;
 
 /* 100 * weight * score (scaleFinalScore). */
