@@ -111,9 +111,10 @@ static int cache(nta_st *st, tph_session *s)
 	st->mark = tph_session_alloc(s, (t->n + 1) * sizeof *st->mark);
 	st->row = tph_session_alloc(s, (tph_view_of(s)->ndim + 1) * sizeof *st->row);
 	st->sj_req = tph_session_alloc(s, (tph_view_of(s)->ndim + 1) * sizeof *st->sj_req);
+	st->hb = tph_session_alloc(s, (t->n + 1) * sizeof *st->hb);
 	st->sj_req_of = TPH_NOIDX;
 	if (!st->used || !st->idle || !st->future || !st->where || !st->eligible || !st->row ||
-	    !st->cnt || !st->mark || !st->sj_req)
+	    !st->cnt || !st->mark || !st->sj_req || !st->hb)
 		return TPH_ENOMEM;
 	memcpy(st->used, t->used, cells * sizeof *st->used);
 	memcpy(st->idle, t->idle, cells * sizeof *st->idle);
@@ -124,6 +125,40 @@ static int cache(nta_st *st, tph_session *s)
 		bool held = tph_ts_allocated(status) || status == TPH_TS_RELEASING;
 		st->where[k] = held ? tph_view_of(s)->tasks->node[k] : TPH_NOIDX;
 	}
+	return TPH_OK;
+}
+
+/* The node's deepest hypernode when its hypernodes are that one's ancestors-or-self, one each
+ * (a tree gives that; anything else keeps per-node scoring). */
+static tph_idx chain_of(const tph_hn_tree *t, tph_idx node)
+{
+	uint32_t b = t->of_off[node], e = t->of_off[node + 1];
+	if (b == e || !t->ready)
+		return TPH_NOIDX;
+	tph_idx d = t->of[b];
+	for (uint32_t k = b + 1; k < e; k++)
+		d = t->depth[t->of[k]] > t->depth[d] ? t->of[k] : d;
+	for (uint32_t k = b; k < e; k++) {
+		tph_idx h = t->of[k];
+		if (t->pre[d] < t->pre[h] || t->pre[d] >= t->pre[h] + t->size[h])
+			return TPH_NOIDX;
+	}
+	return e - b == t->depth[d] + 1 ? d : TPH_NOIDX;
+}
+
+static int chains(nta_st *st, tph_session *s)
+{
+	const tph_hn_tree *t = &tph_view_of(s)->topo->t;
+	uint32_t n = tph_view_of(s)->nodes->n;
+	st->chain = tph_session_alloc(s, (n + 1) * sizeof *st->chain);
+	st->chain_score = tph_session_alloc(s, (t->n + 1) * sizeof *st->chain_score);
+	st->chain_mark = tph_session_alloc(s, (t->n + 1) * sizeof *st->chain_mark);
+	if (!st->chain || !st->chain_score || !st->chain_mark)
+		return TPH_ENOMEM;
+	memset(st->chain_mark, 0, (t->n + 1) * sizeof *st->chain_mark);
+	st->chain_gen = 0;
+	for (tph_idx i = 0; i < n; i++)
+		st->chain[i] = chain_of(t, i);
 	return TPH_OK;
 }
 
@@ -228,9 +263,13 @@ static int nta_open(tph_session *s, void *stv, const tph_args *args)
 	if (!rc)
 		rc = cache(st, s);
 	if (!rc)
+		rc = chains(st, s);
+	if (!rc)
 		rc = tph_on_hypernode_order(s, nta_hypernode_order);
 	if (!rc)
 		rc = tph_on_batch_node_order(s, nta_batch_node_order);
+	if (!rc)
+		rc = tph_on_score_locality(s, nta_score_locality, NULL);
 	if (!rc)
 		rc = tph_on_hypernode_gradient_job(s, gradient_job);
 	if (!rc)

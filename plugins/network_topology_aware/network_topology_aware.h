@@ -1,5 +1,5 @@
 /* network-topology-aware: state shared by its two files. network_topology_aware.c holds the
- * arguments, the resource cache, the events and the hypernode gradients;
+ * arguments, the resource cache, the node chains, the events and the hypernode gradients;
  * network_topology_aware_score.c the node scores (BatchNodeOrder) and the hypernode scores
  * (HyperNodeOrder). */
 #ifndef TPH_NETWORK_TOPOLOGY_AWARE_H
@@ -36,6 +36,13 @@ typedef struct nta_st {
 	int64_t *sj_req;   /* [ndim] the summed requests of subjob sj_req_of (HyperNodeOrder) */
 	tph_idx sj_req_of; /* TPH_NOIDX: none yet */
 	int64_t *row;      /* [ndim] scratch */
+	double *hb; /* [nh] normal pods' binpack per hypernode, for one call (session thread) */
+	/* [nodes] the deepest hypernode holding the node when the node's hypernodes are exactly
+	 * it and its ancestors (then nodes with the same chain score alike), else TPH_NOIDX; and
+	 * per chain, the score of one call's task (session thread), valid where mark == gen. */
+	tph_idx *chain;
+	double *chain_score;
+	uint32_t *chain_mark, chain_gen;
 } nta_st;
 
 /* 100 * weight * score (scaleFinalScore). */
@@ -47,6 +54,10 @@ static inline double nta_scale(const nta_st *st, double score)
 /* BatchNodeOrder and HyperNodeOrder (network_topology_aware_score.c). */
 void nta_batch_node_order(void *st, const tph_session *s, tph_idx task, const tph_idx *nodes,
                           uint32_t n, double *out);
+/* Score locality (plugin.h): LOCAL where the node scores are zero everywhere (no job; a
+ * network-aware subjob not being placed yet; normal pods with hypernode binpacking off), LOCAL
+ * with TPH_SCORE_HYPERNODE for the hypernode binpacking of normal pods, else GLOBAL. */
+int nta_score_locality(void *st, const tph_session *s, tph_idx task);
 void nta_hypernode_order(void *st, const tph_session *s, tph_idx subjob, const tph_idx *hns,
                          uint32_t n, double *out);
 

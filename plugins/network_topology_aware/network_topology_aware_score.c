@@ -70,38 +70,83 @@ typedef struct nta_call {
 	const int64_t *req;
 	const tph_idx *nodes;
 	double *out;
-	tph_idx placing; /* network_aware: the hypernode the subjob is being placed in */
+	tph_idx placing;  /* network_aware: the hypernode the subjob is being placed in */
+	const double *hb; /* normal_pods: binpack of every hypernode for the task, or NULL */
 } nta_call;
+
+static double normal_node(const nta_call *c, tph_idx node)
+{
+	const nta_st *st = c->st;
+	const tph_hn_tree *t = &tph_view_of(c->s)->topo->t;
+	const uint32_t nd = tph_view_of(c->s)->ndim;
+	double total = 0;
+	for (int32_t tier = st->min_tier; tier <= st->max_tier; tier++) {
+		tph_idx h = at_tier(t, node, tier);
+		double score = h == TPH_NOIDX ? 1.0 : c->hb ? c->hb[h] : binpack(st, nd, c->req, h);
+		total += st->tier_w[tier - st->min_tier] * score;
+	}
+	return nta_scale(st, total / st->tier_w_sum);
+}
 
 static void normal_span(void *cv, uint32_t k, uint32_t b, uint32_t e)
 {
 	const nta_call *c = cv;
+	(void)k;
+	for (uint32_t i = b; i < e; i++)
+		c->out[i] = normal_node(c, c->nodes[i]);
+}
+
+/* The same scores from the table: a node whose hypernodes are one chain scores as the first
+ * node of its chain in the call did (the session thread fills the chain scores first). */
+static void chain_span(void *cv, uint32_t k, uint32_t b, uint32_t e)
+{
+	const nta_call *c = cv;
 	const nta_st *st = c->st;
-	const tph_hn_tree *t = &tph_view_of(c->s)->topo->t;
-	const uint32_t nd = tph_view_of(c->s)->ndim;
 	(void)k;
 	for (uint32_t i = b; i < e; i++) {
-		double total = 0;
-		for (int32_t tier = st->min_tier; tier <= st->max_tier; tier++) {
-			tph_idx h = at_tier(t, c->nodes[i], tier);
-			double score = h == TPH_NOIDX ? 1.0 : binpack(st, nd, c->req, h);
-			total += st->tier_w[tier - st->min_tier] * score;
+		tph_idx ch = st->chain[c->nodes[i]];
+		c->out[i] = ch != TPH_NOIDX ? st->chain_score[ch] : normal_node(c, c->nodes[i]);
+	}
+}
+
+static void chain_scores(nta_st *st, const nta_call *c, uint32_t n)
+{
+	if (++st->chain_gen == 0) { /* wrapped: old marks would look current */
+		memset(st->chain_mark, 0, (st->nh + 1) * sizeof *st->chain_mark);
+		st->chain_gen = 1;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		tph_idx ch = st->chain[c->nodes[i]];
+		if (ch != TPH_NOIDX && st->chain_mark[ch] != st->chain_gen) {
+			st->chain_mark[ch] = st->chain_gen;
+			st->chain_score[ch] = normal_node(c, c->nodes[i]);
 		}
-		c->out[i] = nta_scale(st, total / st->tier_w_sum);
 	}
 }
 
 /* batchNodeOrderFnForNormalPods: a tier without a hypernode over the node scores full. Per
  * node, so spans of nodes go to the session's threads. */
-static void normal_pods(const nta_st *st, const tph_session *s, tph_idx task, const tph_idx *nodes,
+static void normal_pods(nta_st *st, const tph_session *s, tph_idx task, const tph_idx *nodes,
                         uint32_t n, double *out)
 {
 	memset(out, 0, n * sizeof *out);
 	if (!st->normal_enable || !(st->tier_w_sum > 0))
 		return;
-	nta_call c = {st,    s,   tph_view_of(s)->tasks->req + (size_t)task * tph_view_of(s)->ndim,
-	              nodes, out, TPH_NOIDX};
-	tph_session_parallel(s, n, normal_span, &c);
+	const uint32_t nd = tph_view_of(s)->ndim;
+	nta_call c = {st,        s,   tph_view_of(s)->tasks->req + (size_t)task * nd, nodes, out,
+	              TPH_NOIDX, NULL};
+	/* Nodes under one hypernode share its binpack, and nodes with the same hypernodes their
+	 * whole score: over more nodes than hypernodes, each is computed once (the same value as
+	 * per node) before the spans read them. */
+	if (n < st->nh) {
+		tph_session_parallel(s, n, normal_span, &c);
+		return;
+	}
+	for (tph_idx h = 0; h < st->nh; h++)
+		st->hb[h] = binpack(st, nd, c.req, h);
+	c.hb = st->hb;
+	chain_scores(st, &c, n);
+	tph_session_parallel(s, n, chain_span, &c);
 }
 
 /* scoreHyperNodeWithTier: (maxTier - tier) / (maxTier - minTier) inside the tiers. */
@@ -178,19 +223,50 @@ static void network_aware(nta_st *st, const tph_session *s, tph_idx task, tph_id
 		out[i] = nta_scale(st, out[i]);
 }
 
+/* Which of batchNodeOrderFn's branches scores the task. */
+enum {
+	NTA_NO_JOB,
+	NTA_AWARE,
+	NTA_NORMAL
+};
+static int branch(const tph_session *s, tph_idx task, tph_idx sj)
+{
+	if (tph_view_of(s)->tasks->job[task] == TPH_NOIDX)
+		return NTA_NO_JOB;
+	return sj != TPH_NOIDX && tph_view_of(s)->topo->sj.topo_has[sj] ? NTA_AWARE : NTA_NORMAL;
+}
+
 void nta_batch_node_order(void *stv, const tph_session *s, tph_idx task, const tph_idx *nodes,
                           uint32_t n, double *out)
 {
 	nta_st *st = stv;
 	tph_idx sj = tph_task_subjob(s, task);
-	if (tph_view_of(s)->tasks->job[task] == TPH_NOIDX) {
-		memset(out, 0, n * sizeof *out);
-		return;
-	}
-	if (sj != TPH_NOIDX && tph_view_of(s)->topo->sj.topo_has[sj])
+	switch (branch(s, task, sj)) {
+	case NTA_AWARE:
 		network_aware(st, s, task, sj, nodes, n, out);
-	else
+		break;
+	case NTA_NORMAL:
 		normal_pods(st, s, task, nodes, n, out);
+		break;
+	default:
+		memset(out, 0, n * sizeof *out);
+	}
+}
+
+int nta_score_locality(void *stv, const tph_session *s, tph_idx task)
+{
+	const nta_st *st = stv;
+	switch (branch(s, task, tph_task_subjob(s, task))) {
+	case NTA_AWARE: /* the LCA tiers and the tie break read where the subjob is going */
+		return tph_view_of(s)->topo->task_job_hn[task] == TPH_NOIDX ? TPH_SCORE_LOCAL
+		                                                            : TPH_SCORE_GLOBAL;
+	case NTA_NORMAL:
+		return st->normal_enable && st->tier_w_sum > 0
+		           ? TPH_SCORE_LOCAL | TPH_SCORE_HYPERNODE
+		           : TPH_SCORE_LOCAL;
+	default:
+		return TPH_SCORE_LOCAL;
+	}
 }
 
 void nta_hypernode_order(void *stv, const tph_session *s, tph_idx sj, const tph_idx *hns,

@@ -1006,6 +1006,19 @@ static void test_score_locality(void **state)
 	assert_int_equal(tph_score_locality(&f->s, 0), TPH_SCORE_GLOBAL);
 	f->sp[0].locality = 7; /* not an answer: GLOBAL */
 	assert_int_equal(tph_score_locality(&f->s, 0), TPH_SCORE_GLOBAL);
+	/* TPH_SCORE_HYPERNODE carries through beside LOCAL, but makes ANCHORED GLOBAL. */
+	f->sp[0].locality = TPH_SCORE_LOCAL | TPH_SCORE_HYPERNODE;
+	f->sp[1].locality = TPH_SCORE_LOCAL | TPH_SCORE_JOB;
+	assert_int_equal(tph_score_locality(&f->s, 0),
+	                 TPH_SCORE_LOCAL | TPH_SCORE_JOB | TPH_SCORE_HYPERNODE);
+	f->sp[1].locality = TPH_SCORE_ANCHORED;
+	assert_int_equal(tph_score_locality(&f->s, 0), TPH_SCORE_GLOBAL);
+	f->sp[0].locality = TPH_SCORE_LOCAL;
+	f->sp[1].locality = TPH_SCORE_ANCHORED | TPH_SCORE_HYPERNODE;
+	assert_int_equal(tph_score_locality(&f->s, 0), TPH_SCORE_GLOBAL);
+	assert_int_equal(tph_score_anchors(&f->s, 0, nodes, 3, out, 8), 0);
+	f->sp[1].locality = TPH_SCORE_HYPERNODE; /* alone it is no answer */
+	assert_int_equal(tph_score_locality(&f->s, 0), TPH_SCORE_GLOBAL);
 	f->sp[0].locality = TPH_SCORE_LOCAL, f->sp[1].locality = TPH_SCORE_LOCAL;
 	AS(f, 2, tph_on_best_node(&f->s, cb_best));
 	assert_int_equal(tph_score_locality(&f->s, 0), TPH_SCORE_GLOBAL);
@@ -1147,6 +1160,37 @@ static void test_score_matches_volcano(void **state)
 	fx_free(f);
 }
 
+/* Scores cut at a BatchNodeOrder plugin add up to tph_score_nodes' bits at every cut, and
+ * the cut is where the plugins answering TPH_SCORE_HYPERNODE are exactly the last batch ones. */
+static void test_score_split(void **state)
+{
+	fx *f = fx_cluster(6);
+	register_scorers(f);
+	enum {
+		N = 300
+	};
+	tph_idx nodes[N];
+	double want[N], pre[N], bat[N], got[N];
+	for (uint32_t i = 0; i < N; i++)
+		nodes[i] = (i * 11) % BIG;
+	tph_score_nodes(&f->s, 4, nodes, N, want);
+	for (uint32_t tail = 0; tail <= f->s.ep[TPH_EP_BATCH_NODE_ORDER].n; tail++) {
+		assert_true(tph_score_nodes_head(&f->s, 4, nodes, N, tail, pre, bat));
+		assert_true(tph_score_nodes_tail(&f->s, 4, nodes, N, tail, pre, bat, got));
+		assert_memory_equal(got, want, sizeof want);
+	}
+	for (int i = 0; i < 6; i++)
+		AS(f, i, tph_on_score_locality(&f->s, cb_locality, NULL));
+	assert_int_equal(tph_score_hn_tail(&f->s, 4), UINT32_MAX); /* nobody answers so */
+	f->sp[5].locality = TPH_SCORE_LOCAL | TPH_SCORE_HYPERNODE;
+	assert_int_equal(tph_score_hn_tail(&f->s, 4), 1);
+	f->sp[2].locality = TPH_SCORE_LOCAL | TPH_SCORE_HYPERNODE; /* it has a NodeOrder too */
+	assert_int_equal(tph_score_hn_tail(&f->s, 4), UINT32_MAX);
+	f->sp[5].locality = TPH_SCORE_LOCAL; /* and it is not the last batch plugin */
+	assert_int_equal(tph_score_hn_tail(&f->s, 4), UINT32_MAX);
+	fx_free(f);
+}
+
 static void test_best_node(void **state)
 {
 	uint16_t tiers[] = {0, 1};
@@ -1257,6 +1301,7 @@ int main(void)
 	    cmocka_unit_test(test_fit_matches_naive),
 	    cmocka_unit_test(test_predicates_first_failure),
 	    cmocka_unit_test(test_score_matches_volcano),
+	    cmocka_unit_test(test_score_split),
 	    cmocka_unit_test(test_best_node),
 	    cmocka_unit_test(test_threads_deterministic),
 	    cmocka_unit_test(test_nested_scratch),

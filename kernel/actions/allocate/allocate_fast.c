@@ -35,8 +35,10 @@ static int scratch(alloc_fast *f)
 	f->codes = tph_malloc(n * sizeof *f->codes);
 	f->vbuf = tph_malloc(n * sizeof *f->vbuf);
 	f->scores = tph_malloc(n * sizeof *f->scores);
+	f->pre = tph_malloc(n * sizeof *f->pre);
+	f->bat = tph_malloc(n * sizeof *f->bat);
 	if (!f->pos || !f->shape_of || !f->plist || !f->sub || !f->at || !f->mark || !f->nodes ||
-	    !f->feas || !f->codes || !f->vbuf || !f->scores)
+	    !f->feas || !f->codes || !f->vbuf || !f->scores || !f->pre || !f->bat)
 		return TPH_ENOMEM;
 	memset(f->pos, 0xff, ((size_t)s->nodes.n + 1) * sizeof *f->pos);
 	for (uint32_t p = 0; p < f->n; p++)
@@ -88,6 +90,8 @@ void alloc_fast_free(alloc_fast *f)
 	tph_free(f->codes);
 	tph_free(f->vbuf);
 	tph_free(f->scores);
+	tph_free(f->pre);
+	tph_free(f->bat);
 	tph_free(f);
 }
 
@@ -123,7 +127,8 @@ static int rehash(alloc_fast *f, uint32_t cap)
 	return TPH_OK;
 }
 
-static af_shape *shape_add(alloc_fast *f, tph_idx t, tph_idx job, uint64_t h, int loc)
+static af_shape *shape_add(alloc_fast *f, tph_idx t, tph_idx job, uint64_t h, int loc,
+                           uint32_t tail)
 {
 	const tph_session *s = f->s;
 	af_shape *sh = tph_calloc(1, sizeof *sh);
@@ -135,7 +140,8 @@ static af_shape *shape_add(alloc_fast *f, tph_idx t, tph_idx job, uint64_t h, in
 	                 .req = s->tasks.req + (size_t)t * s->ndim,
 	                 .job = job,
 	                 .hash = h,
-	                 .loc = loc};
+	                 .loc = loc,
+	                 .tail = tail};
 	f->shapes[f->n_shapes++] = sh;
 	if ((uint64_t)f->n_shapes * 2 > f->tcap && rehash(f, f->tcap ? f->tcap * 2 : 64))
 		return NULL; /* kept in the list (freed at the end), not findable */
@@ -146,9 +152,9 @@ static af_shape *shape_add(alloc_fast *f, tph_idx t, tph_idx job, uint64_t h, in
 	return sh;
 }
 
-/* The task's shape (made with locality `loc` when new), keyed on its job too when `by_job`;
- * NULL when out of memory. */
-static af_shape *shape_of(alloc_fast *f, tph_idx t, int loc, bool by_job)
+/* The task's shape (made with locality `loc` and split `tail` when new), keyed on its job too
+ * when `by_job`; NULL when out of memory. */
+static af_shape *shape_of(alloc_fast *f, tph_idx t, int loc, uint32_t tail, bool by_job)
 {
 	if (f->shape_of[t])
 		return f->shapes[f->shape_of[t] - 1];
@@ -166,7 +172,7 @@ static af_shape *shape_of(alloc_fast *f, tph_idx t, int loc, bool by_job)
 			return sh;
 		}
 	}
-	af_shape *sh = shape_add(f, t, job, h, loc);
+	af_shape *sh = shape_add(f, t, job, h, loc, tail);
 	if (sh)
 		f->shape_of[t] = f->n_shapes;
 	return sh;
@@ -194,7 +200,7 @@ static int columns(alloc_fast *f, af_shape *sh)
 {
 	if (sh->cell)
 		return TPH_OK;
-	size_t need = af_shape_bytes(f->n);
+	size_t need = af_shape_bytes(sh, f->n);
 	while (f->bytes + need > f->budget && evict_one(f, sh))
 		;
 	if (af_shape_alloc(sh, f->n))
@@ -307,8 +313,9 @@ int alloc_fast_pick(alloc_fast *f, tph_idx task, tph_idx *node, tph_reason_code 
 	                                                  : TPH_SCORE_GLOBAL;
 	bool by_job = loc & TPH_SCORE_JOB;
 	loc &= ~TPH_SCORE_JOB;
-	af_shape *sh = loc == TPH_SCORE_GLOBAL ? NULL : shape_of(f, task, loc, by_job);
-	bool refuse = !sh || sh->loc != loc;
+	uint32_t tail = loc & TPH_SCORE_HYPERNODE ? tph_score_hn_tail(s, task) : AF_NOTAIL;
+	af_shape *sh = loc == TPH_SCORE_GLOBAL ? NULL : shape_of(f, task, loc, tail, by_job);
+	bool refuse = !sh || sh->loc != loc || sh->tail != tail;
 	af_track *t = refuse ? NULL : af_track_get(f, task, sh, &refuse);
 	alloc_group_req(s, task, &f->fit);
 	if (refuse || columns(f, sh) || af_sync(f, sh, task))

@@ -14,7 +14,10 @@
  *  - every scoring plugin answers TPH_SCORE_LOCAL or TPH_SCORE_ANCHORED for the task
  *    (plugin.h); for ANCHORED the group X leaves or joins is scored again whole when X was
  *    one of its anchors or was never in the set the group was scored over; an answer with
- *    TPH_SCORE_JOB keys the task's shape on its job,
+ *    TPH_SCORE_JOB keys the task's shape on its job; with TPH_SCORE_HYPERNODE a touched node
+ *    that lies in a hypernode has every feasible node of the shape scored again (its
+ *    verdicts stay; when the flagged plugins are the last BatchNodeOrder ones, only they run
+ *    again, over the kept sums of the others),
  *  - there is no node sampling and no BestNode plugin.
  * A task that does not qualify takes the normal path (alloc_best_node over tph_ph_predicate).
  *
@@ -51,6 +54,7 @@ int alloc_fast_pick(alloc_fast *f, tph_idx task, tph_idx *node, tph_reason_code 
 #define AF_MAX_ANCHORS 8u           /* anchors kept per group */
 #define AF_VOLATILE    UINT32_MAX   /* n_anchor: too many; any change rescores the group */
 #define AF_MASKED      (G_NONE + 1) /* grp of a node a tracker holds failed for one query */
+#define AF_NOTAIL      UINT32_MAX   /* af_shape.tail: the scores do not split */
 
 /* One node for one shape; one cache line holds what a touched node needs. */
 typedef struct af_cell {
@@ -73,7 +77,7 @@ typedef struct af_shape {
 	const int64_t *req; /* the request row of the task that made it */
 	tph_idx job;        /* TPH_NOIDX unless the shape keys on the job */
 	uint64_t hash;
-	int loc;       /* TPH_SCORE_LOCAL or TPH_SCORE_ANCHORED */
+	int loc;       /* TPH_SCORE_LOCAL (perhaps | TPH_SCORE_HYPERNODE) or TPH_SCORE_ANCHORED */
 	bool built;    /* the columns hold a whole state, current as of `seen` */
 	uint32_t seen; /* touch-log length the columns reflect */
 	uint32_t lost; /* the log's lost counter at `seen` */
@@ -84,6 +88,11 @@ typedef struct af_shape {
 	uint32_t cap;  /* tournament leaves, a power of two */
 	uint32_t cnt[G_COUNT];
 	bool dirty[G_COUNT]; /* ANCHORED: the group's scores must be computed again */
+	/* TPH_SCORE_HYPERNODE (tph_score_hn_tail): the BatchNodeOrder plugin where the scores
+	 * split, or AF_NOTAIL; with a tail, part[2p] and part[2p + 1] keep the head's pre and bat
+	 * of each feasible position, so a change of hypernode state runs only the tail. */
+	uint32_t tail;
+	double *part;
 	uint32_t n_anchor[G_COUNT];
 	uint32_t anchor[G_COUNT][AF_MAX_ANCHORS]; /* positions */
 } af_shape;
@@ -124,7 +133,7 @@ struct alloc_fast {
 	uint32_t *plist, *sub, *at, *mark, mark_gen;
 	tph_idx *nodes, *feas;
 	tph_reason_code *codes, *vbuf;
-	double *scores;
+	double *scores, *pre, *bat;
 };
 
 /* allocate_fast_shape.c: bring a shape up to date for `task` (built when needed);
@@ -133,7 +142,7 @@ int af_sync(alloc_fast *f, af_shape *sh, tph_idx task);
 /* Score group g of an ANCHORED shape again, over its members. */
 int af_rescore(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t g);
 /* Bytes of a shape's columns for n positions; making and freeing them. */
-size_t af_shape_bytes(uint32_t n);
+size_t af_shape_bytes(const af_shape *sh, uint32_t n);
 int af_shape_alloc(af_shape *sh, uint32_t n);
 void af_shape_release(af_shape *sh);
 

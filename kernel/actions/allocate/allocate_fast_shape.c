@@ -4,6 +4,7 @@
 #include "allocate_fast.h"
 
 #include "base/mem.h"
+#include "tephra/topology.h"
 
 #include <math.h>
 #include <string.h>
@@ -12,9 +13,10 @@
 
 /* ---- columns ---- */
 
-size_t af_shape_bytes(uint32_t n)
+size_t af_shape_bytes(const af_shape *sh, uint32_t n)
 {
-	return sizeof(af_cell) * ((size_t)n + 1) + 2 * sizeof(af_win) * af_tree_leaves(n);
+	size_t part = sh->tail == AF_NOTAIL ? 0 : 2 * sizeof(double) * ((size_t)n + 1);
+	return sizeof(af_cell) * ((size_t)n + 1) + 2 * sizeof(af_win) * af_tree_leaves(n) + part;
 }
 
 int af_shape_alloc(af_shape *sh, uint32_t n)
@@ -22,11 +24,13 @@ int af_shape_alloc(af_shape *sh, uint32_t n)
 	sh->cap = af_tree_leaves(n);
 	sh->cell = tph_malloc(((size_t)n + 1) * sizeof *sh->cell);
 	sh->win = tph_malloc(2 * (size_t)sh->cap * sizeof *sh->win);
-	if (!sh->cell || !sh->win) {
+	if (sh->tail != AF_NOTAIL)
+		sh->part = tph_malloc(2 * ((size_t)n + 1) * sizeof *sh->part);
+	if (!sh->cell || !sh->win || (sh->tail != AF_NOTAIL && !sh->part)) {
 		af_shape_release(sh);
 		return TPH_ENOMEM;
 	}
-	sh->bytes = af_shape_bytes(n);
+	sh->bytes = af_shape_bytes(sh, n);
 	sh->built = false;
 	return TPH_OK;
 }
@@ -35,8 +39,10 @@ void af_shape_release(af_shape *sh)
 {
 	tph_free(sh->cell);
 	tph_free(sh->win);
+	tph_free(sh->part);
 	sh->cell = NULL;
 	sh->win = NULL;
+	sh->part = NULL;
 	sh->bytes = 0;
 	sh->built = false;
 }
@@ -83,15 +89,41 @@ static uint8_t group(const alloc_fast *f, uint32_t p, tph_reason_code code)
 	                        : G_NONE;
 }
 
-/* Total scores of positions plist[0..m), as tph_score_nodes computes them over those nodes;
- * f->nodes keeps the nodes for the caller. */
+static void keys(af_shape *sh, const uint32_t *plist, uint32_t m, const double *total)
+{
+	for (uint32_t i = 0; i < m; i++)
+		sh->cell[plist[i]].key = isnan(total[i]) ? -(double)INFINITY : total[i];
+}
+
+/* A split shape: the totals of plist[0..m) from the kept head sums, running only the tail. */
+static void score_tail(alloc_fast *f, af_shape *sh, tph_idx task, const uint32_t *plist, uint32_t m)
+{
+	for (uint32_t i = 0; i < m; i++) {
+		f->nodes[i] = f->s->ready_nodes[plist[i]];
+		f->pre[i] = sh->part[2 * (size_t)plist[i]];
+		f->bat[i] = sh->part[2 * (size_t)plist[i] + 1];
+	}
+	tph_score_nodes_tail(f->s, task, f->nodes, m, sh->tail, f->pre, f->bat, f->scores);
+	keys(sh, plist, m, f->scores);
+}
+
+/* Total scores of positions plist[0..m), as tph_score_nodes computes them over those nodes
+ * (a split shape keeps the head's sums); f->nodes keeps the nodes for the caller. */
 static void score(alloc_fast *f, af_shape *sh, tph_idx task, const uint32_t *plist, uint32_t m)
 {
 	for (uint32_t i = 0; i < m; i++)
 		f->nodes[i] = f->s->ready_nodes[plist[i]];
-	tph_score_nodes(f->s, task, f->nodes, m, f->scores);
-	for (uint32_t i = 0; i < m; i++)
-		sh->cell[plist[i]].key = isnan(f->scores[i]) ? -(double)INFINITY : f->scores[i];
+	if (!sh->part) {
+		tph_score_nodes(f->s, task, f->nodes, m, f->scores);
+		keys(sh, plist, m, f->scores);
+		return;
+	}
+	tph_score_nodes_head(f->s, task, f->nodes, m, sh->tail, f->pre, f->bat);
+	for (uint32_t i = 0; i < m; i++) {
+		sh->part[2 * (size_t)plist[i]] = f->pre[i];
+		sh->part[2 * (size_t)plist[i] + 1] = f->bat[i];
+	}
+	score_tail(f, sh, task, plist, m);
 }
 
 /* ---- a whole build ---- */
@@ -187,17 +219,38 @@ static void rescore_anchored(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t
 	}
 }
 
-static void update(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k)
+/* TPH_SCORE_HYPERNODE: every feasible position, the verdicts kept (with a split, the head's
+ * sums too: the touched positions already have theirs). */
+static void rescore_all(alloc_fast *f, af_shape *sh, tph_idx task)
 {
-	verdicts(f, task, f->plist, k, f->codes);
-	store_codes(f, sh, f->plist, k, f->codes);
+	uint32_t m = 0;
+	for (uint32_t p = 0; p < f->n; p++)
+		if (sh->cell[p].grp < G_NONE)
+			f->sub[m++] = p;
+	if (m && sh->part)
+		score_tail(f, sh, task, f->sub, m);
+	else if (m)
+		score(f, sh, task, f->sub, m);
+}
+
+/* The touched positions f->plist[0..k) evaluated again; `wide`: every score too. */
+static void update(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k, bool wide)
+{
+	if (k) {
+		verdicts(f, task, f->plist, k, f->codes);
+		store_codes(f, sh, f->plist, k, f->codes);
+	}
 	for (uint32_t i = 0; i < k; i++)
 		regroup(f, sh, f->plist[i]);
-	if (sh->loc == TPH_SCORE_LOCAL)
+	if (wide && sh->part)
+		rescore_local(f, sh, task, k);
+	if (wide)
+		rescore_all(f, sh, task);
+	else if ((sh->loc & ~TPH_SCORE_HYPERNODE) == TPH_SCORE_LOCAL)
 		rescore_local(f, sh, task, k);
 	else
 		rescore_anchored(f, sh, task, k);
-	if ((uint64_t)k * 8 > f->n) /* a walk per node costs about 8 of a build's per node */
+	if (wide || (uint64_t)k * 8 > f->n) /* a walk per node costs about 8 of a build's */
 		af_tree_build(sh, f->n);
 	else
 		for (uint32_t i = 0; i < k; i++)
@@ -223,6 +276,22 @@ static uint32_t touched(alloc_fast *f, const af_shape *sh, const tph_idx *log, u
 	return k;
 }
 
+/* TPH_SCORE_HYPERNODE: whether a node logged since the shape was current lies in a hypernode,
+ * whose aggregates its change moved for every node under that hypernode. Every ready node
+ * lies under the cluster top, so one such node asks for every score again. */
+static bool hn_touched(const alloc_fast *f, const af_shape *sh, const tph_idx *log, uint32_t n_log)
+{
+	if (!(sh->loc & TPH_SCORE_HYPERNODE) || sh->seen == n_log)
+		return false;
+	if (!f->s->topo)
+		return true;
+	const uint32_t *of_off = f->s->topo->t.of_off;
+	for (uint32_t i = sh->seen; i < n_log; i++)
+		if (of_off[log[i]] != of_off[log[i] + 1])
+			return true;
+	return false;
+}
+
 int af_sync(alloc_fast *f, af_shape *sh, tph_idx task)
 {
 	uint32_t n_log, lost, k = NOPOS;
@@ -231,10 +300,11 @@ int af_sync(alloc_fast *f, af_shape *sh, tph_idx task)
 		return TPH_ENOMEM;
 	if (sh->built && sh->lost == lost && n_log - sh->seen <= (uint64_t)f->n * 4)
 		k = touched(f, sh, log, n_log);
+	bool wide = k != NOPOS && hn_touched(f, sh, log, n_log);
 	if (k == NOPOS)
 		build(f, sh, task);
-	else if (k)
-		update(f, sh, task, k);
+	else if (k || wide)
+		update(f, sh, task, k, wide);
 	sh->seen = n_log;
 	sh->lost = lost;
 	return TPH_OK;

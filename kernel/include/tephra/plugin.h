@@ -374,14 +374,23 @@ tph_idx tph_session_task_subjob(const tph_session *s, tph_idx task);
  * the task's job (its queue, its podgroup), so allocate keeps the scores of such a task per job
  * instead of sharing them across jobs (nodegroup's queue affinity).
  *
- * The answer may differ per task. Both callbacks run on the session's thread and must not
+ * TPH_SCORE_HYPERNODE, or'ed into LOCAL (with ANCHORED the answer counts as GLOBAL), relaxes
+ * another: the score of node i may also read aggregates of the hypernodes that hold i, which
+ * the plugin keeps with its own task events (network-topology-aware's hypernode binpacking).
+ * A placement or removal on node X may then change the score of every node that shares a
+ * hypernode with X; allocate keeps the task's predicate verdicts between tasks and scores its
+ * candidates again after such a change. A node in no hypernode stays node-local.
+ *
+ * The answer may differ per task (a plugin whose score is constant for some tasks says LOCAL
+ * for those). Both callbacks run on the session's thread and must not
  * write session state; the anchors callback may be NULL when the plugin never answers
  * TPH_SCORE_ANCHORED. Gated by enableNodeOrder, like the scores it describes. */
 enum {
 	TPH_SCORE_GLOBAL = 0,
 	TPH_SCORE_LOCAL = 1,
 	TPH_SCORE_ANCHORED = 2,
-	TPH_SCORE_JOB = 4
+	TPH_SCORE_JOB = 4,
+	TPH_SCORE_HYPERNODE = 8
 };
 #define TPH_SCORE_MAX_ANCHORS 4u
 typedef int (*tph_score_locality_fn)(void *st, const tph_session *s, tph_idx task);

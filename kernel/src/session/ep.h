@@ -199,6 +199,19 @@ tph_reason_code tph_fit_node(const tph_session *s, tph_idx task, tph_idx node);
  * tries none). */
 bool tph_score_nodes(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
                      double *total_out);
+/* tph_score_nodes cut at BatchNodeOrder plugin `tail` (<= their count), for allocate's reuse
+ * of TPH_SCORE_HYPERNODE scores: the head writes pre[i] (reduce + order) and bat[i] (the batch
+ * sum of the plugins before `tail`); the tail adds the plugins from `tail` on to bat and gives
+ * total[i] = pre[i] + that, the same bits as tph_score_nodes. Each returns false, with NaN in
+ * pre or total, when a BatchNodeOrder callback failed. */
+bool tph_score_nodes_head(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
+                          uint32_t tail, double *pre, double *bat);
+bool tph_score_nodes_tail(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
+                          uint32_t tail, const double *pre, const double *bat, double *total);
+/* For a task whose locality carries TPH_SCORE_HYPERNODE: where its scores split, the first of
+ * the BatchNodeOrder plugins that answered with the flag when those are exactly the last ones
+ * (and register no other score); else UINT32_MAX. */
+uint32_t tph_score_hn_tail(const tph_session *s, tph_idx task);
 /* The locality of `task`'s scores over every scoring plugin (ep_locality.c; the meanings are
  * plugin.h's): TPH_SCORE_GLOBAL when a scoring plugin registered no locality callback or
  * answers GLOBAL, or when BestNode plugins decide; TPH_SCORE_ANCHORED when any answers so;

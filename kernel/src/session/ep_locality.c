@@ -44,12 +44,18 @@ static bool all_declared(const tph_session *s)
 	return true;
 }
 
-/* One plugin's answer: LOCAL or ANCHORED, each perhaps with TPH_SCORE_JOB, else GLOBAL. */
+#define FLAGS (TPH_SCORE_JOB | TPH_SCORE_HYPERNODE)
+
+/* One plugin's answer: LOCAL or ANCHORED, each perhaps with TPH_SCORE_JOB, LOCAL perhaps with
+ * TPH_SCORE_HYPERNODE, else GLOBAL. */
 static int answer(const tph_session *s, const tph_ep_entry *e, tph_idx task)
 {
 	int a = CALL(tph_score_locality_fn, e)(e->st, s, task);
-	int kind = a & ~TPH_SCORE_JOB;
-	return kind == TPH_SCORE_LOCAL || kind == TPH_SCORE_ANCHORED ? a : TPH_SCORE_GLOBAL;
+	int kind = a & ~FLAGS;
+	if (kind == TPH_SCORE_ANCHORED && (a & TPH_SCORE_HYPERNODE))
+		return TPH_SCORE_GLOBAL;
+	return kind == TPH_SCORE_LOCAL || kind == TPH_SCORE_ANCHORED ? a & (kind | FLAGS)
+	                                                             : TPH_SCORE_GLOBAL;
 }
 
 int tph_score_locality(const tph_session *s, tph_idx task)
@@ -59,14 +65,41 @@ int tph_score_locality(const tph_session *s, tph_idx task)
 	if (s->ep[TPH_EP_BEST_NODE].n || !all_declared(s))
 		return TPH_SCORE_GLOBAL;
 	const tph_ep_list *l = &s->ep[TPH_EP_SCORE_LOCALITY];
-	int kind = TPH_SCORE_LOCAL, job = 0;
+	int kind = TPH_SCORE_LOCAL, flags = 0;
 	for (uint32_t i = 0; i < l->n && kind != TPH_SCORE_GLOBAL; i++) {
 		int a = answer(s, &l->e[i], task);
-		job |= a & TPH_SCORE_JOB;
-		a &= ~TPH_SCORE_JOB;
+		flags |= a & FLAGS;
+		a &= ~FLAGS;
 		kind = a == TPH_SCORE_LOCAL ? kind : a;
 	}
-	return kind == TPH_SCORE_GLOBAL ? kind : kind | job;
+	/* hypernode aggregates with anchored normalisation: nothing the fast path can keep */
+	if (kind == TPH_SCORE_ANCHORED && (flags & TPH_SCORE_HYPERNODE))
+		return TPH_SCORE_GLOBAL;
+	return kind == TPH_SCORE_GLOBAL ? kind : kind | flags;
+}
+
+static bool hn_answer(const tph_session *s, uint16_t plugin, tph_idx task)
+{
+	const tph_ep_entry *e = entry_of(s, TPH_EP_SCORE_LOCALITY, plugin);
+	return e && (answer(s, e, task) & TPH_SCORE_HYPERNODE);
+}
+
+uint32_t tph_score_hn_tail(const tph_session *s, tph_idx task)
+{
+	static const tph_ep others[] = {TPH_EP_NODE_ORDER, TPH_EP_NODE_MAP, TPH_EP_NODE_REDUCE};
+	const tph_ep_list *b = &s->ep[TPH_EP_BATCH_NODE_ORDER], *l = &s->ep[TPH_EP_SCORE_LOCALITY];
+	uint32_t hn = 0, tail = b->n;
+	for (uint32_t i = 0; i < l->n; i++) {
+		if (!(answer(s, &l->e[i], task) & TPH_SCORE_HYPERNODE))
+			continue;
+		hn++;
+		for (size_t k = 0; k < sizeof others / sizeof *others; k++)
+			if (entry_of(s, others[k], l->e[i].plugin))
+				return UINT32_MAX;
+	}
+	while (tail && hn_answer(s, b->e[tail - 1].plugin, task))
+		tail--;
+	return hn && b->n - tail == hn ? tail : UINT32_MAX;
 }
 
 /* The plugin now opening, when it may declare `locality` (0..most); else NULL and *rc says
@@ -170,7 +203,7 @@ uint32_t tph_score_anchors(const tph_session *s, tph_idx task, const tph_idx *no
 	const tph_ep_list *l = &s->ep[TPH_EP_SCORE_LOCALITY];
 	uint32_t k = 0;
 	for (uint32_t i = 0; i < l->n; i++) {
-		if ((answer(s, &l->e[i], task) & ~TPH_SCORE_JOB) != TPH_SCORE_ANCHORED)
+		if ((answer(s, &l->e[i], task) & ~FLAGS) != TPH_SCORE_ANCHORED)
 			continue;
 		const tph_ep_entry *a = entry_of(s, TPH_EP_SCORE_ANCHORS, l->e[i].plugin);
 		tph_idx mine[TPH_SCORE_MAX_ANCHORS];

@@ -299,22 +299,29 @@ static bool reduce_pass(tph_session *s, tph_ep_ctx *c, tph_idx task, const tph_i
 /* BatchNodeOrderFn: one call per plugin with every node, summed in registration order. The
  * first plugin that fails (tph_score_fail) ends the walk, as Volcano's BatchNodeOrderFn returns
  * its error at once. */
+/* Plugins [from, to) of the list added to acc. The first plugin writes the sum directly: 0.0 + x
+ * differs from x only for x == -0.0, and the sign of a zero batch score cannot reach a total
+ * (see combine_span). */
+static void batch_range(tph_session *s, tph_ep_ctx *c, tph_idx task, const tph_idx *nodes,
+                        uint32_t n, uint32_t from, uint32_t to, double *acc)
+{
+	const tph_ep_list *l = &s->ep[TPH_EP_BATCH_NODE_ORDER];
+	for (uint32_t p = from; p < to && !c->batch_failed; p++) {
+		double *col = p ? c->map : acc;
+		memset(col, 0, n * sizeof *col);
+		CALL(tph_score_fn, &l->e[p])(l->e[p].st, s, task, nodes, n, col);
+		for (uint32_t i = 0; p && i < n; i++)
+			acc[i] += col[i];
+	}
+}
+
 static bool batch_pass(tph_session *s, tph_ep_ctx *c, tph_idx task, const tph_idx *nodes,
                        uint32_t n)
 {
 	const tph_ep_list *l = &s->ep[TPH_EP_BATCH_NODE_ORDER];
 	if (!l->n)
 		return false;
-	/* The first plugin writes the sum directly: 0.0 + x differs from x only for x == -0.0,
-	 * and the sign of a zero batch score cannot reach a total (see combine_span). */
-	memset(c->batch, 0, n * sizeof *c->batch);
-	CALL(tph_score_fn, &l->e[0])(l->e[0].st, s, task, nodes, n, c->batch);
-	for (uint32_t p = 1; p < l->n && !c->batch_failed; p++) {
-		memset(c->map, 0, n * sizeof *c->map);
-		CALL(tph_score_fn, &l->e[p])(l->e[p].st, s, task, nodes, n, c->map);
-		for (uint32_t i = 0; i < n; i++)
-			c->batch[i] += c->map[i];
-	}
+	batch_range(s, c, task, nodes, n, 0, l->n, c->batch);
 	return true;
 }
 
@@ -370,6 +377,48 @@ static bool score_nodes(tph_session *s, tph_idx task, const tph_idx *nodes, uint
 	return true;
 }
 
+/* ---- split at a batch plugin (ep.h) ---- */
+
+static bool score_head(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
+                       uint32_t tail, double *pre, double *bat)
+{
+	tph_ep_ctx *c = ctx(s);
+	if (!c || ensure_cols(s, c, n)) {
+		s->oom = true;
+		memset(pre, 0, n * sizeof *pre);
+		memset(bat, 0, n * sizeof *bat);
+		return true;
+	}
+	c->batch_failed = false;
+	span_pass(s, NULL, task, nodes, n, pre);
+	bool has_r = reduce_pass(s, c, task, nodes, n);
+	memset(bat, 0, n * sizeof *bat);
+	batch_range(s, c, task, nodes, n, 0, tail, bat);
+	bool ok = !c->batch_failed;
+	c->batch_failed = false;
+	for (uint32_t i = 0; i < n; i++) /* combine_span's first two sums */
+		pre[i] = ok ? 0.0 + (has_r ? c->reduce[i] : 0.0) + pre[i] : (double)NAN;
+	return ok;
+}
+
+static bool score_tail(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
+                       uint32_t tail, const double *pre, const double *bat, double *total)
+{
+	tph_ep_ctx *c = ctx(s);
+	if (!c || ensure_cols(s, c, n)) {
+		s->oom = true;
+		memset(total, 0, n * sizeof *total);
+		return true;
+	}
+	memcpy(total, bat, n * sizeof *total);
+	batch_range(s, c, task, nodes, n, tail, s->ep[TPH_EP_BATCH_NODE_ORDER].n, total);
+	bool ok = !c->batch_failed;
+	c->batch_failed = false;
+	for (uint32_t i = 0; i < n; i++)
+		total[i] = ok ? pre[i] + total[i] : (double)NAN;
+	return ok;
+}
+
 /* ---- the profiled entry points (prof.h): one branch when not profiling ---- */
 
 uint32_t tph_filter_nodes(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
@@ -391,6 +440,26 @@ bool tph_score_nodes(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_
 	double t0 = tph_now_ms();
 	bool ok = score_nodes(s, task, nodes, n, total_out);
 	tph_prof_add(s, TPH_EP_NODE_ORDER, n, tph_now_ms() - t0);
+	return ok;
+}
+
+bool tph_score_nodes_head(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
+                          uint32_t tail, double *pre, double *bat)
+{
+	double t0 = s->prof ? tph_now_ms() : 0;
+	bool ok = score_head(s, task, nodes, n, tail, pre, bat);
+	if (s->prof)
+		tph_prof_add(s, TPH_EP_NODE_ORDER, n, tph_now_ms() - t0);
+	return ok;
+}
+
+bool tph_score_nodes_tail(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
+                          uint32_t tail, const double *pre, const double *bat, double *total)
+{
+	double t0 = s->prof ? tph_now_ms() : 0;
+	bool ok = score_tail(s, task, nodes, n, tail, pre, bat, total);
+	if (s->prof)
+		tph_prof_add(s, TPH_EP_NODE_ORDER, n, tph_now_ms() - t0);
 	return ok;
 }
 
