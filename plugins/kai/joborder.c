@@ -1,0 +1,68 @@
+/* KAI's JobOrder plugins: priority (plugins/priority: the higher priority first) and elastic
+ * (plugins/elastic: a job below its minimum before one at or above it, a job at its minimum
+ * before one above it). Neither keeps state. */
+#include "kai_plugins.h"
+
+int64_t tph_kai_job_min(const tph_kai_view *v, uint32_t j)
+{
+	int64_t min = 0;
+	for (uint32_t c = v->jobs.sg_first[j]; c < v->jobs.sg_first[j] + v->jobs.sg_count[j]; c++)
+		min += v->subgroups.pod_set[c] ? v->subgroups.min_member[c] : 0;
+	return min;
+}
+
+static int64_t active_allocated(const tph_kai_session *s, uint32_t j)
+{
+	const uint8_t *st = tph_kai_session_status(s);
+	const uint32_t *t;
+	uint32_t n = tph_kai_session_job_tasks(s, j, &t);
+	int64_t c = 0;
+	for (uint32_t i = 0; i < n; i++)
+		c += tph_kai_active_allocated(st[t[i]]);
+	return c;
+}
+
+static int elastic_rule(const tph_kai_session *s, uint32_t l, uint32_t r)
+{
+	const tph_kai_view *v = tph_kai_session_view(s);
+	int64_t la = active_allocated(s, l), lm = tph_kai_job_min(v, l);
+	int64_t ra = active_allocated(s, r), rm = tph_kai_job_min(v, r);
+	if ((la < lm && ra >= rm) || (la == lm && ra > rm))
+		return -1;
+	if ((la >= lm && ra < rm) || (la > lm && ra == rm))
+		return 1;
+	return 0;
+}
+
+static int elastic_order(void *state, const tph_kai_session *s, uint32_t l, uint32_t r)
+{
+	(void)state;
+	return elastic_rule(s, l, r);
+}
+
+static int priority_order(void *state, const tph_kai_session *s, uint32_t l, uint32_t r)
+{
+	const int32_t *p = tph_kai_session_view(s)->jobs.priority;
+	(void)state;
+	return p[l] > p[r] ? -1 : p[l] < p[r];
+}
+
+static int open_priority(tph_kai_session *s, const tph_args *args, void **state, tph_diag *d)
+{
+	(void)args;
+	*state = NULL;
+	int rc = tph_kai_add_job_order(s, priority_order, NULL);
+	return rc < 0 ? tph_diag_set(d, rc, "priority: cannot register") : TPH_OK;
+}
+
+static int open_elastic(tph_kai_session *s, const tph_args *args, void **state, tph_diag *d)
+{
+	(void)args;
+	*state = NULL;
+	int rc = tph_kai_add_job_order(s, elastic_order, NULL);
+	return rc < 0 ? tph_diag_set(d, rc, "elastic: cannot register") : TPH_OK;
+}
+
+const tph_kai_plugin tph_kai_plugin_priority = {TPH_KAI_PLUGIN_ABI, "priority", open_priority,
+                                                NULL};
+const tph_kai_plugin tph_kai_plugin_elastic = {TPH_KAI_PLUGIN_ABI, "elastic", open_elastic, NULL};
