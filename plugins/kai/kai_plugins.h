@@ -8,7 +8,7 @@
 bool tph_kai_cpu_only(const tph_kai_view *v, uint32_t t);
 
 /* A job's gang minimum: its pod sets' minMember together (the podgroup's minMember when it
- * has no sub-groups) (joborder.c). */
+ * has no sub-groups) (orders.c). */
 int64_t tph_kai_job_min(const tph_kai_view *v, uint32_t j);
 
 #endif

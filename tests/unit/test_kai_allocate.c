@@ -334,6 +334,30 @@ static void test_tasks_to_allocate(void **state)
 	close_kai(&f);
 }
 
+/* TaskOrder: taskorder puts the higher task-priority label first; without it, the fallback
+ * (created first, then name) decides, so the gang of one takes t-a. */
+static void test_task_order(void **state)
+{
+	(void)state;
+	static const char body[] =
+	    Q "nodes: [{name: n0, allocatable: {cpu: \"1\", memory: 8G}}]\n"
+	      "podGroups: [{name: t, queue: q, minMember: 1}]\n"
+	      "pods:\n"
+	      "  - {name: t-a, podGroup: t, status: Pending, requests: {cpu: \"1\"}}\n"
+	      "  - {name: t-b, podGroup: t, status: Pending, requests: {cpu: \"1\"}, labels: "
+	      "{kai.scheduler/task-priority: \"10\"}}\n";
+	kf f;
+	open_kai(&f, "allocate", "[{name: taskorder}]", body);
+	run_ok(&f);
+	assert_int_equal(status_of(&f, "t-b"), TPH_KAI_TS_BINDING);
+	assert_int_equal(status_of(&f, "t-a"), TPH_KAI_TS_PENDING);
+	close_kai(&f);
+	open_kai(&f, "allocate", "[]", body);
+	run_ok(&f);
+	assert_int_equal(status_of(&f, "t-a"), TPH_KAI_TS_BINDING);
+	close_kai(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -347,6 +371,7 @@ int main(void)
 	    cmocka_unit_test(test_nominated),
 	    cmocka_unit_test(test_proportion),
 	    cmocka_unit_test(test_tasks_to_allocate),
+	    cmocka_unit_test(test_task_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,6 @@
-/* KAI's JobOrder plugins: priority (plugins/priority: the higher priority first) and elastic
+/* KAI's order plugins: priority (plugins/priority: the higher priority first) and elastic
  * (plugins/elastic: a job below its minimum before one at or above it, a job at its minimum
- * before one above it). Neither keeps state. */
+ * before one above it) order jobs; taskorder orders tasks. None keeps state. */
 #include "kai_plugins.h"
 
 int64_t tph_kai_job_min(const tph_kai_view *v, uint32_t j)
@@ -66,3 +66,22 @@ static int open_elastic(tph_kai_session *s, const tph_args *args, void **state, 
 const tph_kai_plugin tph_kai_plugin_priority = {TPH_KAI_PLUGIN_ABI, "priority", open_priority,
                                                 NULL};
 const tph_kai_plugin tph_kai_plugin_elastic = {TPH_KAI_PLUGIN_ABI, "elastic", open_elastic, NULL};
+
+/* taskorder (plugins/taskorder): the higher kai.scheduler/task-priority label first. */
+static int task_priority_order(void *state, const tph_kai_session *s, uint32_t l, uint32_t r)
+{
+	const int32_t *p = tph_kai_session_view(s)->tasks.task_priority;
+	(void)state;
+	return p[l] > p[r] ? -1 : p[l] < p[r];
+}
+
+static int open_taskorder(tph_kai_session *s, const tph_args *args, void **state, tph_diag *d)
+{
+	(void)args;
+	*state = NULL;
+	int rc = tph_kai_add_task_order(s, task_priority_order, NULL);
+	return rc < 0 ? tph_diag_set(d, rc, "taskorder: cannot register") : TPH_OK;
+}
+
+const tph_kai_plugin tph_kai_plugin_taskorder = {TPH_KAI_PLUGIN_ABI, "taskorder", open_taskorder,
+                                                 NULL};
