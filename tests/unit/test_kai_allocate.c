@@ -307,6 +307,40 @@ static void test_proportion(void **state)
 	close_kai(&f);
 }
 
+/* A discarded statement undoes the plugins' accounting too (event handlers with sign -1): the
+ * gang of three places two pods, fails the third and is rolled back; then the queue, limited
+ * to 2 GPUs, still takes the 2-GPU job. Without the undo it would count 2 GPUs in use. */
+static void test_rollback_events(void **state)
+{
+	(void)state;
+	kf f;
+	open_kai(
+	    &f, "allocate", "[{name: proportion}]",
+	    "queues: [{name: q, resources: {gpu: {quota: -1, limit: 2}, cpu: {quota: -1, "
+	    "limit: -1}, memory: {quota: -1, limit: -1}}}]\n"
+	    "nodes:\n"
+	    "  - {name: n0, allocatable: {cpu: \"8\", memory: 8G, nvidia.com/gpu: \"1\"}}\n"
+	    "  - {name: n1, allocatable: {cpu: \"8\", memory: 8G, nvidia.com/gpu: \"1\"}}\n"
+	    "podGroups:\n"
+	    "  - {name: a3, queue: q, minMember: 3, creationTimestamp: "
+	    "\"2025-01-01T00:00:00Z\"}\n"
+	    "  - {name: b2, queue: q, minMember: 2, creationTimestamp: "
+	    "\"2025-01-02T00:00:00Z\"}\n"
+	    "pods:\n"
+	    "  - {name: a-0, podGroup: a3, status: Pending, requests: {nvidia.com/gpu: 1, cpu: "
+	    "\"1\"}}\n"
+	    "  - {name: a-1, podGroup: a3, status: Pending, requests: {cpu: \"1\"}}\n"
+	    "  - {name: a-2, podGroup: a3, status: Pending, requests: {nvidia.com/gpu: 1, cpu: "
+	    "\"9\"}}\n"
+	    "  - {name: b-0, podGroup: b2, status: Pending, requests: {nvidia.com/gpu: 1}}\n"
+	    "  - {name: b-1, podGroup: b2, status: Pending, requests: {nvidia.com/gpu: 1}}\n");
+	run_ok(&f);
+	assert_int_equal(status_of(&f, "a-0"), TPH_KAI_TS_PENDING);
+	assert_int_equal(status_of(&f, "b-0"), TPH_KAI_TS_BINDING);
+	assert_int_equal(status_of(&f, "b-1"), TPH_KAI_TS_BINDING);
+	close_kai(&f);
+}
+
 /* GetTasksToAllocate: a gang below its minimum asks for the missing pods; a satisfied one for
  * one more. */
 static void test_tasks_to_allocate(void **state)
@@ -372,6 +406,7 @@ int main(void)
 	    cmocka_unit_test(test_proportion),
 	    cmocka_unit_test(test_tasks_to_allocate),
 	    cmocka_unit_test(test_task_order),
+	    cmocka_unit_test(test_rollback_events),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
