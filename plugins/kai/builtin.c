@@ -12,6 +12,7 @@ extern const tph_kai_plugin tph_kai_plugin_nominatednode;
 extern const tph_kai_plugin tph_kai_plugin_priority;
 extern const tph_kai_plugin tph_kai_plugin_proportion;
 extern const tph_kai_plugin tph_kai_plugin_resourcetype;
+extern const tph_kai_plugin tph_kai_plugin_subgrouporder;
 extern const tph_kai_plugin tph_kai_plugin_taskorder;
 
 /* One plugin per line. */
@@ -25,6 +26,7 @@ const tph_kai_plugin *const tph_kai_builtin_plugins[] = {
     &tph_kai_plugin_priority,
     &tph_kai_plugin_proportion,
     &tph_kai_plugin_resourcetype,
+    &tph_kai_plugin_subgrouporder,
     &tph_kai_plugin_taskorder,
     NULL,
 };

@@ -307,6 +307,39 @@ static void test_proportion(void **state)
 	close_kai(&f);
 }
 
+/* PodSetOrder: subgrouporder puts a pod set below its minimum first, then the lower ratio of
+ * allocated pods to minMember; the fallback is the name. */
+static void test_pod_set_order(void **state)
+{
+	(void)state;
+	static const char body[] =
+	    Q "nodes: [{name: n0, allocatable: {cpu: \"8\", memory: 8G}}]\n"
+	      "podGroups:\n"
+	      "  - name: j\n    queue: q\n    subGroups:\n"
+	      "      - {name: a, minMember: 1}\n      - {name: b, minMember: 1}\n"
+	      "      - {name: c, minMember: 2}\n"
+	      "pods:\n"
+	      "  - {name: a-0, podGroup: j, labels: {kai.scheduler/subgroup-name: a}, status: "
+	      "Running, nodeName: n0}\n"
+	      "  - {name: a-1, podGroup: j, labels: {kai.scheduler/subgroup-name: a}, status: "
+	      "Running, nodeName: n0}\n"
+	      "  - {name: b-0, podGroup: j, labels: {kai.scheduler/subgroup-name: b}, status: "
+	      "Pending}\n"
+	      "  - {name: c-0, podGroup: j, labels: {kai.scheduler/subgroup-name: c}, status: "
+	      "Running, nodeName: n0}\n"
+	      "  - {name: c-1, podGroup: j, labels: {kai.scheduler/subgroup-name: c}, status: "
+	      "Running, nodeName: n0}\n";
+	kf f;
+	open_kai(&f, "", "[{name: subgrouporder}]", body);
+	/* sub-groups 0 a (2/1), 1 b (0/1), 2 c (2/2) */
+	assert_true(tph_kai_pod_set_order(f.s, 1, 0) < 0);
+	assert_true(tph_kai_pod_set_order(f.s, 2, 0) < 0);
+	close_kai(&f);
+	open_kai(&f, "", "[]", body);
+	assert_true(tph_kai_pod_set_order(f.s, 0, 1) < 0);
+	close_kai(&f);
+}
+
 /* A discarded statement undoes the plugins' accounting too (event handlers with sign -1): the
  * gang of three places two pods, fails the third and is rolled back; then the queue, limited
  * to 2 GPUs, still takes the 2-GPU job. Without the undo it would count 2 GPUs in use. */
@@ -407,6 +440,7 @@ int main(void)
 	    cmocka_unit_test(test_tasks_to_allocate),
 	    cmocka_unit_test(test_task_order),
 	    cmocka_unit_test(test_rollback_events),
+	    cmocka_unit_test(test_pod_set_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

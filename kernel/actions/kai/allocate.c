@@ -126,7 +126,9 @@ static int place_set(tph_kai_alloc *a, uint32_t j, int32_t set)
 {
 	const tph_kai_view *v = a->s->v;
 	uint32_t first = v->jobs.sg_first[j], end = first + v->jobs.sg_count[j];
-	for (int pass = 0; pass < 2; pass++)
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass)
+			tph_kai_order_subgroups(a->s, j); /* pod sets by the state now */
 		for (uint32_t i = first; i < end; i++) {
 			uint32_t c = a->s->sg_order[i];
 			if (v->subgroups.parent[c] != set || v->subgroups.pod_set[c] != pass)
@@ -135,6 +137,7 @@ static int place_set(tph_kai_alloc *a, uint32_t j, int32_t set)
 			if (rc <= 0)
 				return rc;
 		}
+	}
 	return 1;
 }
 

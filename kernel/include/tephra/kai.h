@@ -452,6 +452,9 @@ bool tph_kai_scenario_valid(const tph_kai_session *s, tph_kai_evict_action a,
  * name; for queues also creation, then name). */
 typedef int (*tph_kai_job_order_fn)(void *state, const tph_kai_session *s, uint32_t l, uint32_t r);
 typedef int (*tph_kai_task_order_fn)(void *state, const tph_kai_session *s, uint32_t l, uint32_t r);
+/* PodSetOrder (SubGroupOrder over two pod sets of one job, sub-group indices); fallback: name. */
+typedef int (*tph_kai_pod_set_order_fn)(void *state, const tph_kai_session *s, uint32_t l,
+                                        uint32_t r);
 /* QueueOrder with each side's best pending job (-1: none). */
 typedef int (*tph_kai_queue_order_fn)(void *state, const tph_kai_session *s, uint32_t lq,
                                       uint32_t rq, int32_t ljob, int32_t rjob);
@@ -474,6 +477,7 @@ typedef void (*tph_kai_event_fn)(void *state, const tph_kai_session *s, uint32_t
 
 int tph_kai_add_job_order(tph_kai_session *s, tph_kai_job_order_fn fn, void *state);
 int tph_kai_add_task_order(tph_kai_session *s, tph_kai_task_order_fn fn, void *state);
+int tph_kai_add_pod_set_order(tph_kai_session *s, tph_kai_pod_set_order_fn fn, void *state);
 int tph_kai_add_queue_order(tph_kai_session *s, tph_kai_queue_order_fn fn, void *state);
 int tph_kai_add_node_pre_order(tph_kai_session *s, tph_kai_node_pre_order_fn fn, void *state);
 int tph_kai_add_node_order(tph_kai_session *s, tph_kai_node_order_fn fn, void *state);
@@ -484,6 +488,7 @@ int tph_kai_add_event_handler(tph_kai_session *s, tph_kai_event_fn fn, void *sta
  * the node (then *score is unset). */
 int tph_kai_job_order(const tph_kai_session *s, uint32_t l, uint32_t r);
 int tph_kai_task_order(const tph_kai_session *s, uint32_t l, uint32_t r);
+int tph_kai_pod_set_order(const tph_kai_session *s, uint32_t l, uint32_t r);
 int tph_kai_queue_order(const tph_kai_session *s, uint32_t lq, uint32_t rq, int32_t ljob,
                         int32_t rjob);
 void tph_kai_node_pre_order(const tph_kai_session *s, uint32_t task, const uint32_t *nodes,

@@ -44,8 +44,8 @@ struct tph_kai_session {
 	/* Extension points, per evicting action (tph_kai_evict_action); frozen after open. */
 	tph_kai_hooks victim_filters[2], validators[2];
 	/* The allocate action's points (tephra/kai.h). */
-	tph_kai_hooks job_order, task_order, queue_order, node_pre_order, node_order, job_capacity,
-	    events;
+	tph_kai_hooks job_order, task_order, pod_set_order, queue_order, node_pre_order, node_order,
+	    job_capacity, events;
 	/* KAI's node ledger, [node * TPH_KAI_DIMS + dim] (kai_ledger.c). */
 	double *idle, *releasing;
 	/* Every job's sub-groups, each job's slice in sub-group order; scratch counts per
@@ -113,8 +113,9 @@ static inline uint32_t tph_kai_stmt_checkpoint(const tph_kai_session *s)
 void tph_kai_stmt_rollback(tph_kai_session *s, uint32_t checkpoint);
 int tph_kai_stmt_commit(tph_kai_session *s);
 
-/* Fill order with every job's sub-groups, each job's slice in sub-group order (kai_tasks.c). */
-void tph_kai_order_subgroups(const tph_kai_view *v, uint32_t *order);
+/* Sort job j's slice of sg_order: children grouped by parent, sets (by name) before pod sets
+ * (by PodSetOrder over the current state); a set keeps its place (kai_tasks.c). */
+void tph_kai_order_subgroups(const tph_kai_session *s, uint32_t j);
 
 /* Record a committed bind or pipeline by the running action. */
 int tph_kai_record_bind(tph_kai_session *s, uint32_t t, int32_t node);

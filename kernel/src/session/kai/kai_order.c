@@ -28,6 +28,11 @@ int tph_kai_add_task_order(tph_kai_session *s, tph_kai_task_order_fn fn, void *s
 	return tph_kai_hooks_add(s, &s->task_order, (void *)fn, state);
 }
 
+int tph_kai_add_pod_set_order(tph_kai_session *s, tph_kai_pod_set_order_fn fn, void *state)
+{
+	return tph_kai_hooks_add(s, &s->pod_set_order, (void *)fn, state);
+}
+
 int tph_kai_add_queue_order(tph_kai_session *s, tph_kai_queue_order_fn fn, void *state)
 {
 	return tph_kai_hooks_add(s, &s->queue_order, (void *)fn, state);
@@ -53,6 +58,18 @@ int tph_kai_add_event_handler(tph_kai_session *s, tph_kai_event_fn fn, void *sta
 	return tph_kai_hooks_add(s, &s->events, (void *)fn, state);
 }
 
+/* The first non-zero answer of an order point whose functions compare two indices (JobOrder,
+ * TaskOrder and PodSetOrder share the signature). */
+static int first_nonzero(const tph_kai_session *s, const tph_kai_hooks *h, uint32_t l, uint32_t r)
+{
+	for (uint32_t i = 0; i < h->n; i++) {
+		int c = ((tph_kai_job_order_fn)h->items[i].fn)(h->items[i].state, s, l, r);
+		if (c)
+			return c;
+	}
+	return 0;
+}
+
 /* KAI's fallback for equal objects: created first, then the smaller name (the UID). */
 static int by_creation(tph_time lc, tph_time rc, const char *ln, const char *rn)
 {
@@ -64,26 +81,29 @@ static int by_creation(tph_time lc, tph_time rc, const char *ln, const char *rn)
 
 int tph_kai_job_order(const tph_kai_session *s, uint32_t l, uint32_t r)
 {
-	const tph_kai_hooks *h = &s->job_order;
-	for (uint32_t i = 0; i < h->n; i++) {
-		int c = ((tph_kai_job_order_fn)h->items[i].fn)(h->items[i].state, s, l, r);
-		if (c)
-			return c;
-	}
+	int c = first_nonzero(s, &s->job_order, l, r);
+	if (c)
+		return c;
 	const tph_kai_jobs *j = &s->v->jobs;
 	return by_creation(j->creation[l], j->creation[r], j->name[l], j->name[r]);
 }
 
 int tph_kai_task_order(const tph_kai_session *s, uint32_t l, uint32_t r)
 {
-	const tph_kai_hooks *h = &s->task_order;
-	for (uint32_t i = 0; i < h->n; i++) {
-		int c = ((tph_kai_task_order_fn)h->items[i].fn)(h->items[i].state, s, l, r);
-		if (c)
-			return c;
-	}
+	int c = first_nonzero(s, &s->task_order, l, r);
+	if (c)
+		return c;
 	const tph_kai_tasks *t = &s->v->tasks;
 	return by_creation(t->creation[l], t->creation[r], t->name[l], t->name[r]);
+}
+
+int tph_kai_pod_set_order(const tph_kai_session *s, uint32_t l, uint32_t r)
+{
+	int c = first_nonzero(s, &s->pod_set_order, l, r);
+	if (c)
+		return c;
+	c = strcmp(s->v->subgroups.name[l], s->v->subgroups.name[r]);
+	return (c > 0) - (c < 0);
 }
 
 int tph_kai_queue_order(const tph_kai_session *s, uint32_t lq, uint32_t rq, int32_t ljob,
@@ -134,9 +154,9 @@ bool tph_kai_job_schedulable(const tph_kai_session *s, uint32_t job, const uint3
 
 void tph_kai_free_order_hooks(tph_kai_session *s)
 {
-	tph_kai_hooks *all[] = {&s->job_order,      &s->task_order, &s->queue_order,
-	                        &s->node_pre_order, &s->node_order, &s->job_capacity,
-	                        &s->events};
+	tph_kai_hooks *all[] = {&s->job_order,    &s->task_order,     &s->pod_set_order,
+	                        &s->queue_order,  &s->node_pre_order, &s->node_order,
+	                        &s->job_capacity, &s->events};
 	for (size_t i = 0; i < sizeof all / sizeof *all; i++)
 		tph_free(all[i]->items);
 }

@@ -122,7 +122,8 @@ static int copy_state(tph_kai_session *s)
 	s->sg_alloc = tph_calloc((size_t)v->subgroups.n + 1, sizeof *s->sg_alloc);
 	if (!s->sg_order || !s->sg_alloc)
 		return TPH_ENOMEM;
-	tph_kai_order_subgroups(v, s->sg_order);
+	for (uint32_t k = 0; k < v->subgroups.n; k++)
+		s->sg_order[k] = k;
 	int rc = group_tasks(s);
 	return rc < 0 ? rc : tph_kai_ledger_build(s);
 }

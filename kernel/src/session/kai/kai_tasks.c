@@ -3,25 +3,35 @@
  * the missing members from its unsatisfied children, best child first; a satisfied set takes
  * from its best child with something to give (elastic phase). A pod set below its minMember
  * gives exactly the missing tasks or none; at its minimum, one task. Tasks in TaskOrder,
- * children in sub-group order (KAI's fallback: by name). */
+ * children in sub-group order (sg_cmp). */
 #include "kai_int.h"
 
 #include <string.h>
 
-/* Sub-group order: KAI's fallback, the name (the subgrouporder plugin is not built yet). */
-void tph_kai_order_subgroups(const tph_kai_view *v, uint32_t *order)
+/* Siblings first grouped by parent (root first), sets before pod sets; sets by name, pod sets
+ * by PodSetOrder (then name). Sets never move, so a walk over a set's children may re-sort. */
+static int sg_cmp(const tph_kai_session *s, uint32_t a, uint32_t b)
 {
-	for (uint32_t j = 0; j < v->jobs.n; j++) {
-		uint32_t first = v->jobs.sg_first[j];
-		for (uint32_t c = first; c < first + v->jobs.sg_count[j]; c++) {
-			uint32_t at = c;
-			while (at > first &&
-			       strcmp(v->subgroups.name[c], v->subgroups.name[order[at - 1]]) < 0) {
-				order[at] = order[at - 1];
-				at--;
-			}
-			order[at] = c;
+	const tph_kai_subgroups *sg = &s->v->subgroups;
+	if (sg->parent[a] != sg->parent[b])
+		return sg->parent[a] < sg->parent[b] ? -1 : 1;
+	if (sg->pod_set[a] != sg->pod_set[b])
+		return sg->pod_set[a] ? 1 : -1;
+	if (sg->pod_set[a])
+		return tph_kai_pod_set_order(s, a, b);
+	return strcmp(sg->name[a], sg->name[b]);
+}
+
+void tph_kai_order_subgroups(const tph_kai_session *s, uint32_t j)
+{
+	uint32_t *order = s->sg_order, first = s->v->jobs.sg_first[j];
+	for (uint32_t c = first; c < first + s->v->jobs.sg_count[j]; c++) {
+		uint32_t at = c, k = order[c];
+		while (at > first && sg_cmp(s, k, order[at - 1]) < 0) {
+			order[at] = order[at - 1];
+			at--;
 		}
+		order[at] = k;
 	}
 }
 
@@ -115,6 +125,7 @@ static uint32_t from_set(tph_kai_picker *a, uint32_t j, int32_t set)
 
 uint32_t tph_kai_tasks_to_allocate(const tph_kai_session *s, uint32_t j, uint32_t *out)
 {
+	tph_kai_order_subgroups(s, j);
 	tph_kai_picker pk = {s, s->sg_order, s->sg_alloc, out, 0}, *a = &pk;
 	const tph_kai_view *v = s->v;
 	uint32_t first = v->jobs.sg_first[j];
