@@ -5,12 +5,31 @@
  * bound on idle resources, pipelined onto releasing ones. A job that pipelined a pod while its
  * gang is short of allocated pods is pipelined whole. A committed job with pending pods goes
  * back to its queue (one more pod per turn); a job newly allocated gets last-start `now`. */
-#include "allocate_int.h"
-
 #include "base/mem.h"
 #include "session/kai/kai_int.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+/* A node scored for one task. */
+typedef struct ranked {
+	double score;
+	uint32_t rank; /* name_rank */
+	uint32_t node;
+} ranked;
+
+/* The action's working state; scratch sized once per run. */
+typedef struct tph_kai_alloc {
+	tph_kai_session *s;
+	uint8_t *queued; /* [job] waiting in the job queues */
+	uint32_t *tasks; /* the tasks this turn tries, in order */
+	uint32_t n_tasks;
+	uint32_t *q_first; /* [queue + 1]: queue q's jobs are q_jobs[q_first[q] .. [q + 1]) */
+	uint32_t *q_jobs;
+	uint32_t *name_rank; /* [node] its name's position in byte order (score ties) */
+	uint32_t *nodes;     /* [node] the in-pool nodes */
+	ranked *ranked;      /* [node] one task's scored nodes, best first */
+} tph_kai_alloc;
 
 static bool schedulable_queue(const tph_kai_view *v, int32_t q)
 {
@@ -30,12 +49,12 @@ static bool has_pending(const tph_kai_session *s, uint32_t j)
 /* The best queued job of leaf queue q, or -1. */
 static int32_t best_job(const tph_kai_alloc *a, uint32_t q)
 {
-	const tph_kai_view *v = a->s->v;
 	int32_t best = -1;
-	for (uint32_t j = 0; j < v->jobs.n; j++)
-		if (a->queued[j] && v->jobs.queue[j] == (int32_t)q &&
-		    (best < 0 || tph_kai_job_order(a->s, j, (uint32_t)best) < 0))
+	for (uint32_t i = a->q_first[q]; i < a->q_first[q + 1]; i++) {
+		uint32_t j = a->q_jobs[i];
+		if (a->queued[j] && (best < 0 || tph_kai_job_order(a->s, j, (uint32_t)best) < 0))
 			best = (int32_t)j;
+	}
 	return best;
 }
 
@@ -59,35 +78,32 @@ static int32_t pick(const tph_kai_alloc *a, int32_t parent)
 	return best_j;
 }
 
-static int by_score(const tph_kai_alloc *a, uint32_t l, uint32_t r)
+/* Highest score first; equal scores by node name (its precomputed rank). */
+static int by_score(const void *pa, const void *pb)
 {
-	if (a->score[l] != a->score[r])
-		return a->score[l] > a->score[r] ? -1 : 1;
-	return strcmp(a->s->v->nodes.name[l], a->s->v->nodes.name[r]);
+	const ranked *l = pa, *r = pb;
+	if (l->score != r->score)
+		return l->score > r->score ? -1 : 1;
+	return l->rank < r->rank ? -1 : l->rank > r->rank;
 }
 
 /* The in-pool nodes by summed score, highest first, ties by name; a node a plugin drops is
- * left out. Returns how many. */
+ * left out. Returns how many (in a->ranked). */
 static uint32_t ordered_nodes(tph_kai_alloc *a, uint32_t t)
 {
 	const tph_kai_view *v = a->s->v;
-	uint32_t n = 0;
+	uint32_t n = 0, kept = 0;
 	for (uint32_t i = 0; i < v->nodes.n; i++)
 		if (v->nodes.in_pool[i])
 			a->nodes[n++] = i;
 	tph_kai_node_pre_order(a->s, t, a->nodes, n);
-	uint32_t kept = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t node = a->nodes[i];
-		if (tph_kai_node_score(a->s, t, node, &a->score[node]) < 0)
-			continue;
-		uint32_t at = kept++;
-		while (at > 0 && by_score(a, node, a->nodes[at - 1]) < 0) {
-			a->nodes[at] = a->nodes[at - 1];
-			at--;
-		}
-		a->nodes[at] = node;
+		double sc;
+		if (tph_kai_node_score(a->s, t, node, &sc) == 0)
+			a->ranked[kept++] = (ranked){sc, a->name_rank[node], node};
 	}
+	qsort(a->ranked, kept, sizeof *a->ranked, by_score);
 	return kept;
 }
 
@@ -97,7 +113,7 @@ static int place_task(tph_kai_alloc *a, uint32_t t)
 {
 	uint32_t n = ordered_nodes(a, t);
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t node = a->nodes[i];
+		uint32_t node = a->ranked[i].node;
 		if (!tph_kai_fits_future(a->s, t, node))
 			continue;
 		int rc = tph_kai_fits_idle(a->s, t, node) ? tph_kai_stmt_allocate(a->s, t, node)
@@ -211,19 +227,71 @@ static int loop(tph_kai_alloc *a)
 	return TPH_OK;
 }
 
+static int by_name(const void *pa, const void *pb)
+{
+	return strcmp(*(const char *const *)pa, *(const char *const *)pb);
+}
+
+/* The position of `name` in the sorted names (node names are unique). */
+static uint32_t name_rank(const char **sorted, uint32_t n, const char *name)
+{
+	uint32_t lo = 0, hi = n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (strcmp(sorted[mid], name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Jobs grouped by queue (a counting sort), and node names ranked once. */
+static void index_run(tph_kai_alloc *a, const char **names)
+{
+	const tph_kai_view *v = a->s->v;
+	for (uint32_t j = 0; j < v->jobs.n; j++)
+		if (v->jobs.queue[j] >= 0)
+			a->q_first[v->jobs.queue[j] + 2]++;
+	for (uint32_t q = 0; q < v->queues.n; q++)
+		a->q_first[q + 2] += a->q_first[q + 1];
+	for (uint32_t j = 0; j < v->jobs.n; j++)
+		if (v->jobs.queue[j] >= 0)
+			a->q_jobs[a->q_first[v->jobs.queue[j] + 1]++] = j;
+	for (uint32_t n = 0; n < v->nodes.n; n++)
+		names[n] = v->nodes.name[n];
+	qsort(names, v->nodes.n, sizeof *names, by_name);
+	for (uint32_t n = 0; n < v->nodes.n; n++)
+		a->name_rank[n] = name_rank(names, v->nodes.n, v->nodes.name[n]);
+}
+
 static int run(tph_kai_session *s, tph_diag *d)
 {
 	const tph_kai_view *v = s->v;
+	size_t nn = (size_t)v->nodes.n + 1;
 	tph_kai_alloc a = {.s = s};
+	const char **names = tph_calloc(nn, sizeof *names);
 	a.queued = tph_calloc((size_t)v->jobs.n + 1, 1);
 	a.tasks = tph_calloc((size_t)v->tasks.n + 1, sizeof *a.tasks);
-	a.nodes = tph_calloc((size_t)v->nodes.n + 1, sizeof *a.nodes);
-	a.score = tph_calloc((size_t)v->nodes.n + 1, sizeof *a.score);
-	int rc = a.queued && a.tasks && a.nodes && a.score ? loop(&a) : TPH_ENOMEM;
+	a.q_first = tph_calloc((size_t)v->queues.n + 2, sizeof *a.q_first);
+	a.q_jobs = tph_calloc((size_t)v->jobs.n + 1, sizeof *a.q_jobs);
+	a.name_rank = tph_calloc(nn, sizeof *a.name_rank);
+	a.nodes = tph_calloc(nn, sizeof *a.nodes);
+	a.ranked = tph_calloc(nn, sizeof *a.ranked);
+	int rc = TPH_ENOMEM;
+	if (names && a.queued && a.tasks && a.q_first && a.q_jobs && a.name_rank && a.nodes &&
+	    a.ranked) {
+		index_run(&a, names);
+		rc = loop(&a);
+	}
+	tph_free(names);
 	tph_free(a.queued);
 	tph_free(a.tasks);
+	tph_free(a.q_first);
+	tph_free(a.q_jobs);
+	tph_free(a.name_rank);
 	tph_free(a.nodes);
-	tph_free(a.score);
+	tph_free(a.ranked);
 	return rc < 0 ? tph_diag_set(d, rc, "allocate: out of memory") : TPH_OK;
 }
 
