@@ -4,12 +4,30 @@
 /* Read by the kai session (kernel/src/session/kai/kai_ep.c). */
 extern const tph_kai_plugin *const tph_kai_builtin_plugins[];
 
+extern const tph_kai_plugin tph_kai_plugin_elastic;
 extern const tph_kai_plugin tph_kai_plugin_minruntime;
+extern const tph_kai_plugin tph_kai_plugin_nodeavailability;
+extern const tph_kai_plugin tph_kai_plugin_nodeplacement;
+extern const tph_kai_plugin tph_kai_plugin_nominatednode;
+extern const tph_kai_plugin tph_kai_plugin_priority;
+extern const tph_kai_plugin tph_kai_plugin_proportion;
+extern const tph_kai_plugin tph_kai_plugin_resourcetype;
+extern const tph_kai_plugin tph_kai_plugin_subgrouporder;
+extern const tph_kai_plugin tph_kai_plugin_taskorder;
 
 /* One plugin per line. */
 /* clang-format off */
 const tph_kai_plugin *const tph_kai_builtin_plugins[] = {
+    &tph_kai_plugin_elastic,
     &tph_kai_plugin_minruntime,
+    &tph_kai_plugin_nodeavailability,
+    &tph_kai_plugin_nodeplacement,
+    &tph_kai_plugin_nominatednode,
+    &tph_kai_plugin_priority,
+    &tph_kai_plugin_proportion,
+    &tph_kai_plugin_resourcetype,
+    &tph_kai_plugin_subgrouporder,
+    &tph_kai_plugin_taskorder,
     NULL,
 };
 /* clang-format on */

@@ -6,7 +6,7 @@
  * queues: the victim's top-level queue, else the default). Victim filters let elastic jobs
  * through; the scenario validators refuse to shrink a protected elastic job below its minimum. */
 #include "tephra/alloc.h"
-#include "tephra/kai.h"
+#include "kai_plugins.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -89,19 +89,12 @@ static bool is_protected(const mr_state *m, const tph_kai_session *s, tph_kai_ev
 	       tph_kai_session_view(s)->now < start + min_runtime(m, s, a, preemptor, victim);
 }
 
-/* The gang minimum over the job's pod sets, and whether it has more pods than that. */
-static int64_t min_available(const tph_kai_view *v, uint32_t j)
-{
-	int64_t sum = 0;
-	for (uint32_t k = v->jobs.sg_first[j]; k < v->jobs.sg_first[j] + v->jobs.sg_count[j]; k++)
-		sum += v->subgroups.pod_set[k] ? v->subgroups.min_member[k] : 0;
-	return sum;
-}
-
+/* Whether the job has more pods than its gang minimum. */
 static bool elastic(const tph_kai_session *s, uint32_t j)
 {
 	const uint32_t *tasks;
-	return min_available(tph_kai_session_view(s), j) < tph_kai_session_job_tasks(s, j, &tasks);
+	return tph_kai_job_min(tph_kai_session_view(s), j) <
+	       tph_kai_session_job_tasks(s, j, &tasks);
 }
 
 static int64_t actively_running(const tph_kai_session *s, uint32_t j)
@@ -143,7 +136,7 @@ static bool validate(void *state, const tph_kai_session *s, tph_kai_evict_action
 		if (!elastic(s, j) || !is_protected(state, s, a, sc->preemptor, j))
 			continue;
 		int64_t taken = sc->task_first[i + 1] - sc->task_first[i];
-		if (min_available(v, j) > actively_running(s, j) - taken)
+		if (tph_kai_job_min(v, j) > actively_running(s, j) - taken)
 			return false;
 	}
 	return true;

@@ -309,12 +309,12 @@ static void test_not_built(void **state)
 	fixture f;
 	setup_fixture(&f);
 	tph_kai_snapshot *snap = build(&f);
-	tph_conf *conf = kai_conf("stalegangeviction, allocate");
+	tph_conf *conf = kai_conf("stalegangeviction, consolidation");
 	tph_diag d = {0};
 	tph_kai_session *s = NULL;
 	assert_int_equal(tph_kai_session_open(snap, conf, &s, &d), TPH_OK);
 	assert_int_equal(tph_kai_session_run(s, &d), TPH_ENOTSUP);
-	assert_string_equal(d.msg, "kai: action allocate not built yet");
+	assert_string_equal(d.msg, "kai: action consolidation not built yet");
 	const tph_kai_decision *ev;
 	assert_int_equal(tph_kai_session_evictions(s, &ev), 1);
 	tph_kai_session_free(s);

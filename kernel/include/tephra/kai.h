@@ -446,6 +446,77 @@ bool tph_kai_victim_allowed(const tph_kai_session *s, tph_kai_evict_action a, ui
 bool tph_kai_scenario_valid(const tph_kai_session *s, tph_kai_evict_action a,
                             const tph_kai_scenario *sc);
 
+/* ---- the allocate action's extension points (KAI-NOTES section 3) ----
+ * Orders return < 0 when l goes first, > 0 when r does, 0 for "no opinion": the first
+ * non-zero answer of the registered functions wins, then KAI's fallback (creation time, then
+ * name; for queues also creation, then name). */
+typedef int (*tph_kai_job_order_fn)(void *state, const tph_kai_session *s, uint32_t l, uint32_t r);
+typedef int (*tph_kai_task_order_fn)(void *state, const tph_kai_session *s, uint32_t l, uint32_t r);
+/* PodSetOrder (SubGroupOrder over two pod sets of one job, sub-group indices); fallback: name. */
+typedef int (*tph_kai_pod_set_order_fn)(void *state, const tph_kai_session *s, uint32_t l,
+                                        uint32_t r);
+/* QueueOrder with each side's best pending job (-1: none). */
+typedef int (*tph_kai_queue_order_fn)(void *state, const tph_kai_session *s, uint32_t lq,
+                                      uint32_t rq, int32_t ljob, int32_t rjob);
+/* NodePreOrder: once per task before its nodes are scored, over the nodes it fits on (idle
+ * plus releasing), so a plugin can take the range it scores against. */
+typedef void (*tph_kai_node_pre_order_fn)(void *state, const tph_kai_session *s, uint32_t task,
+                                          const uint32_t *nodes, uint32_t n);
+/* NodeOrder: *score for placing task on node; scores are SUMMED over plugins; a negative return
+ * drops the node from the task's list. */
+typedef int (*tph_kai_node_order_fn)(void *state, const tph_kai_session *s, uint32_t task,
+                                     uint32_t node, double *score);
+/* IsJobOverQueueCapacity: may job j take the tasks it is about to allocate? Only the first
+ * registered counts; none registered: schedulable. */
+typedef bool (*tph_kai_job_capacity_fn)(void *state, const tph_kai_session *s, uint32_t job,
+                                        const uint32_t *tasks, uint32_t n);
+/* Event handler: task placed on node virtually (sign +1: allocate or pipeline) or taken back
+ * (sign -1: undo at a rollback or a discarded statement). */
+typedef void (*tph_kai_event_fn)(void *state, const tph_kai_session *s, uint32_t task, int32_t node,
+                                 int sign);
+
+int tph_kai_add_job_order(tph_kai_session *s, tph_kai_job_order_fn fn, void *state);
+int tph_kai_add_task_order(tph_kai_session *s, tph_kai_task_order_fn fn, void *state);
+int tph_kai_add_pod_set_order(tph_kai_session *s, tph_kai_pod_set_order_fn fn, void *state);
+int tph_kai_add_queue_order(tph_kai_session *s, tph_kai_queue_order_fn fn, void *state);
+int tph_kai_add_node_pre_order(tph_kai_session *s, tph_kai_node_pre_order_fn fn, void *state);
+int tph_kai_add_node_order(tph_kai_session *s, tph_kai_node_order_fn fn, void *state);
+int tph_kai_add_job_capacity(tph_kai_session *s, tph_kai_job_capacity_fn fn, void *state);
+int tph_kai_add_event_handler(tph_kai_session *s, tph_kai_event_fn fn, void *state);
+
+/* Dispatch with KAI's rules (above). tph_kai_node_score: the sum, or -1 when a plugin drops
+ * the node (then *score is unset). */
+int tph_kai_job_order(const tph_kai_session *s, uint32_t l, uint32_t r);
+int tph_kai_task_order(const tph_kai_session *s, uint32_t l, uint32_t r);
+int tph_kai_pod_set_order(const tph_kai_session *s, uint32_t l, uint32_t r);
+int tph_kai_queue_order(const tph_kai_session *s, uint32_t lq, uint32_t rq, int32_t ljob,
+                        int32_t rjob);
+void tph_kai_node_pre_order(const tph_kai_session *s, uint32_t task, const uint32_t *nodes,
+                            uint32_t n);
+int tph_kai_node_score(const tph_kai_session *s, uint32_t task, uint32_t node, double *score);
+bool tph_kai_job_schedulable(const tph_kai_session *s, uint32_t job, const uint32_t *tasks,
+                             uint32_t n);
+
+/* KAI's node ledger as the actions left it, [node * TPH_KAI_DIMS + dim]: idle (allocatable
+ * less every pod holding the node) and releasing (held by Releasing pods, free once they go).
+ * GPUs are whole devices; cpu millicores; memory bytes. */
+const double *tph_kai_session_idle(const tph_kai_session *s);
+const double *tph_kai_session_releasing(const tph_kai_session *s);
+/* KAI's status sets (pod_status) over tph_kai_status values: alive (pending or allocated),
+ * active-allocated (Allocated, Pipelined, Binding, Bound, Running), active-used (those and
+ * Releasing: holding a node). */
+bool tph_kai_alive(uint8_t status);
+bool tph_kai_active_used(uint8_t status);
+bool tph_kai_active_allocated(uint8_t status);
+
+/* KAI's GetTasksToAllocate: the pending tasks job j tries in its next allocate turn, in order,
+ * written to out (room for the job's tasks); returns how many. Walking the sub-group tree, a
+ * set below its minimum takes the missing members from its unsatisfied children; a satisfied
+ * set takes from its first child that has something (one pod more: elastic growth). */
+uint32_t tph_kai_tasks_to_allocate(const tph_kai_session *s, uint32_t j, uint32_t *out);
+/* A task's request in the same units, [dim]. */
+void tph_kai_task_request(const tph_kai_session *s, uint32_t task, double req[TPH_KAI_DIMS]);
+
 /* What plugins read of a session: its snapshot's columns and the state the actions left
  * (tph_kai_session_status, _node, _last_start above); job j's tasks, in snapshot order. */
 const tph_kai_view *tph_kai_session_view(const tph_kai_session *s);

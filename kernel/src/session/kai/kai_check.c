@@ -220,8 +220,24 @@ static void check_unbuilt(const tph_scenario *sc, tph_check_report *r)
 		                "probe: kai node, job, task and queue order probes not built yet");
 	if (k->can_reclaim.present || k->n_fair_shares)
 		tph_report_fail(r, "probe: canReclaim and fairShare not built yet (proportion)");
-	if (sc->kai->expect.nodes.present)
-		tph_report_fail(r, "expect nodes: the kai node GPU ledger is not built yet");
+}
+
+/* `nodes:` against the session's node ledger (whole GPUs; fractional pods hold whole devices
+ * until GPU sharing is built, docs/kai.md). */
+static void check_nodes(const tph_kai_session *s, const tph_sc_kai_node_exps *e,
+                        tph_check_report *r)
+{
+	for (uint32_t i = 0; i < e->n; i++) {
+		const tph_sc_kai_node_exp *x = &e->items[i];
+		size_t at = (size_t)x->node.idx * TPH_KAI_DIMS + TPH_KAI_GPU;
+		double idle = s->idle[at], rel = s->releasing[at];
+		if (!isnan(x->idle_gpus) && idle != x->idle_gpus)
+			tph_report_fail(r, "node %s: idleGPUs %g, want %g", x->node.key, idle,
+			                x->idle_gpus);
+		if (!isnan(x->releasing_gpus) && rel != x->releasing_gpus)
+			tph_report_fail(r, "node %s: releasingGPUs %g, want %g", x->node.key, rel,
+			                x->releasing_gpus);
+	}
 }
 
 void tph_kai_check(const tph_scenario *sc, const tph_kai_session *s, tph_check_report *r)
@@ -230,5 +246,6 @@ void tph_kai_check(const tph_scenario *sc, const tph_kai_session *s, tph_check_r
 	check_unbuilt(sc, r);
 	check_tasks(s, &e->tasks, r);
 	check_podgroups(s, &e->podgroups, r);
+	check_nodes(s, &e->nodes, r);
 	check_decisions(s, e, r);
 }

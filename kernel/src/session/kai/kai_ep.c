@@ -8,22 +8,12 @@
 
 #include <string.h>
 
-static int add(tph_kai_session *s, tph_kai_hooks *h, void *fn, void *state)
-{
-	if (s->frozen || !fn)
-		return TPH_EINVAL;
-	if (tph_grow(&h->items, &h->cap, h->n + 1, sizeof *h->items))
-		return TPH_ENOMEM;
-	h->items[h->n++] = (tph_kai_hook){fn, state};
-	return TPH_OK;
-}
-
 int tph_kai_add_victim_filter(tph_kai_session *s, tph_kai_evict_action a,
                               tph_kai_victim_filter_fn fn, void *state)
 {
 	if ((unsigned)a > TPH_KAI_PREEMPT)
 		return TPH_EINVAL;
-	return add(s, &s->victim_filters[a], (void *)fn, state);
+	return tph_kai_hooks_add(s, &s->victim_filters[a], (void *)fn, state);
 }
 
 int tph_kai_add_scenario_validator(tph_kai_session *s, tph_kai_evict_action a,
@@ -31,7 +21,7 @@ int tph_kai_add_scenario_validator(tph_kai_session *s, tph_kai_evict_action a,
 {
 	if ((unsigned)a > TPH_KAI_PREEMPT)
 		return TPH_EINVAL;
-	return add(s, &s->validators[a], (void *)fn, state);
+	return tph_kai_hooks_add(s, &s->validators[a], (void *)fn, state);
 }
 
 bool tph_kai_victim_allowed(const tph_kai_session *s, tph_kai_evict_action a, uint32_t preemptor,
@@ -106,6 +96,7 @@ void tph_kai_free_hooks(tph_kai_session *s)
 		tph_free(s->victim_filters[a].items);
 		tph_free(s->validators[a].items);
 	}
+	tph_kai_free_order_hooks(s);
 }
 
 const tph_kai_view *tph_kai_session_view(const tph_kai_session *s)

@@ -43,6 +43,17 @@ struct tph_kai_session {
 	const char *action; /* the action running, for the decisions it makes */
 	/* Extension points, per evicting action (tph_kai_evict_action); frozen after open. */
 	tph_kai_hooks victim_filters[2], validators[2];
+	/* The allocate action's points (tephra/kai.h). */
+	tph_kai_hooks job_order, task_order, pod_set_order, queue_order, node_pre_order, node_order,
+	    job_capacity, events;
+	/* KAI's node ledger, [node * TPH_KAI_DIMS + dim] (kai_ledger.c). */
+	double *idle, *releasing;
+	/* Every job's sub-groups, each job's slice in sub-group order; scratch counts per
+	 * sub-group (kai_tasks.c). */
+	uint32_t *sg_order, *sg_alloc;
+	/* The open statement's operations, newest last (kai_stmt.c). */
+	struct tph_kai_op *ops;
+	uint32_t n_ops, cap_ops;
 	bool frozen;
 	tph_kai_open_plugin *plugins;
 	uint32_t n_plugins;
@@ -57,6 +68,9 @@ extern const tph_kai_plugin *const tph_kai_builtin_plugins[];
 int tph_kai_open_plugins(tph_kai_session *s, tph_diag *d);
 void tph_kai_close_plugins(tph_kai_session *s);
 void tph_kai_free_hooks(tph_kai_session *s);
+/* Append a callback to a point's list (kai_order.c); TPH_EINVAL once frozen. */
+int tph_kai_hooks_add(tph_kai_session *s, tph_kai_hooks *h, void *fn, void *state);
+void tph_kai_free_order_hooks(tph_kai_session *s);
 
 /* A KAI action: `run` makes the action's decisions over the whole session. */
 typedef struct tph_kai_action {
@@ -70,10 +84,42 @@ extern const tph_kai_action *const tph_kai_builtin_actions[];
 /* Evict task t now (KAI's Evict outside a statement): Releasing, recorded. */
 int tph_kai_evict(tph_kai_session *s, uint32_t t);
 
-/* KAI's status sets (pod_status): alive, active-used (holding a node), active-allocated. */
-bool tph_kai_alive(uint8_t status);
-bool tph_kai_active_used(uint8_t status);
-bool tph_kai_active_allocated(uint8_t status);
+/* One operation of a statement: task t moved from status `was` (node -1) to `now` on `node`. */
+typedef struct tph_kai_op {
+	uint32_t task;
+	int32_t node;
+	uint8_t was, now;
+} tph_kai_op;
+
+/* The node ledger (kai_ledger.c): built at open from every pod holding a node. */
+int tph_kai_ledger_build(tph_kai_session *s);
+/* Task t enters (sign +1) or leaves (-1) node n's ledger in status st. */
+void tph_kai_ledger_take(tph_kai_session *s, uint32_t t, uint32_t n, uint8_t st, int sign);
+/* Whether task t fits node n's idle resources, or idle plus releasing. */
+bool tph_kai_fits_idle(const tph_kai_session *s, uint32_t t, uint32_t n);
+bool tph_kai_fits_future(const tph_kai_session *s, uint32_t t, uint32_t n);
+
+/* KAI's Statement (kai_stmt.c): virtual operations on the session state and ledger, with
+ * event handlers called, undone by rollback to a checkpoint or by discard; commit records
+ * Allocated tasks as binds (status Binding) and Pipelined ones as pipelined. */
+int tph_kai_stmt_allocate(tph_kai_session *s, uint32_t t, uint32_t n);
+int tph_kai_stmt_pipeline(tph_kai_session *s, uint32_t t, uint32_t n);
+/* Every Allocated task of job j in the statement becomes Pipelined (the ledger keeps them). */
+void tph_kai_stmt_to_pipelined(tph_kai_session *s, uint32_t j);
+static inline uint32_t tph_kai_stmt_checkpoint(const tph_kai_session *s)
+{
+	return s->n_ops;
+}
+void tph_kai_stmt_rollback(tph_kai_session *s, uint32_t checkpoint);
+int tph_kai_stmt_commit(tph_kai_session *s);
+
+/* Sort job j's slice of sg_order: children grouped by parent, sets (by name) before pod sets
+ * (by PodSetOrder over the current state); a set keeps its place (kai_tasks.c). */
+void tph_kai_order_subgroups(const tph_kai_session *s, uint32_t j);
+
+/* Record a committed bind or pipeline by the running action. */
+int tph_kai_record_bind(tph_kai_session *s, uint32_t t, int32_t node);
+int tph_kai_record_pipelined(tph_kai_session *s, uint32_t t, int32_t node);
 
 /* Whether job j's gang is satisfied when each task counts for `counts(status)`: every pod set
  * at its minMember, every set with minSubGroup children satisfied, the root likewise. */

@@ -1,6 +1,6 @@
 /* The KAI session: open over a snapshot and a KAI conf, run the conf's actions in order from the
- * built-in table, and keep the state and the decisions they leave (tephra/kai.h). KAI's plugins
- * and extension points are not built yet: the actions built so far need none. */
+ * built-in table, and keep the state and the decisions they leave (tephra/kai.h). Plugins and
+ * extension points: kai_ep.c; the node ledger: kai_ledger.c; the statement: kai_stmt.c. */
 #include "kai_int.h"
 
 #include "base/diag.h"
@@ -74,6 +74,16 @@ int tph_kai_evict(tph_kai_session *s, uint32_t t)
 	return record(&s->evictions, t, -1, s->action);
 }
 
+int tph_kai_record_bind(tph_kai_session *s, uint32_t t, int32_t node)
+{
+	return record(&s->binds, t, node, s->action);
+}
+
+int tph_kai_record_pipelined(tph_kai_session *s, uint32_t t, int32_t node)
+{
+	return record(&s->pipelined, t, node, s->action);
+}
+
 /* Tasks grouped by job (a counting sort: each job's tasks keep their snapshot order). */
 static int group_tasks(tph_kai_session *s)
 {
@@ -108,7 +118,14 @@ static int copy_state(tph_kai_session *s)
 	memcpy(s->node, v->tasks.node, (size_t)nt * sizeof *s->node);
 	memcpy(s->last_start, v->jobs.last_start, (size_t)nj * sizeof *s->last_start);
 	memcpy(s->stale_since, v->jobs.stale_since, (size_t)nj * sizeof *s->stale_since);
-	return group_tasks(s);
+	s->sg_order = tph_calloc((size_t)v->subgroups.n + 1, sizeof *s->sg_order);
+	s->sg_alloc = tph_calloc((size_t)v->subgroups.n + 1, sizeof *s->sg_alloc);
+	if (!s->sg_order || !s->sg_alloc)
+		return TPH_ENOMEM;
+	for (uint32_t k = 0; k < v->subgroups.n; k++)
+		s->sg_order[k] = k;
+	int rc = group_tasks(s);
+	return rc < 0 ? rc : tph_kai_ledger_build(s);
 }
 
 int tph_kai_session_open(const tph_kai_snapshot *snap, const tph_conf *conf, tph_kai_session **out,
@@ -171,6 +188,11 @@ void tph_kai_session_free(tph_kai_session *s)
 	tph_free(s->stale_since);
 	tph_free(s->job_first);
 	tph_free(s->job_tasks);
+	tph_free(s->idle);
+	tph_free(s->releasing);
+	tph_free(s->ops);
+	tph_free(s->sg_order);
+	tph_free(s->sg_alloc);
 	tph_free(s->evictions.items);
 	tph_free(s->binds.items);
 	tph_free(s->pipelined.items);

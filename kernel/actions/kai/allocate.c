@@ -1,0 +1,298 @@
+/* KAI's allocate action (actions/allocate, actions/common/allocate.go; KAI-NOTES section 1):
+ * ready jobs with pending pods, in hierarchical queue order; per job a statement: the tasks of
+ * this turn (tph_kai_tasks_to_allocate), IsJobOverQueueCapacity, then the sub-group tree — child
+ * sets, then pod sets, each in sub-group order — placing each task on the best-scored node it fits:
+ * bound on idle resources, pipelined onto releasing ones. A job that pipelined a pod while its
+ * gang is short of allocated pods is pipelined whole. A committed job with pending pods goes
+ * back to its queue (one more pod per turn); a job newly allocated gets last-start `now`. */
+#include "base/mem.h"
+#include "session/kai/kai_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A node scored for one task. */
+typedef struct ranked {
+	double score;
+	uint32_t rank; /* name_rank */
+	uint32_t node;
+} ranked;
+
+/* The action's working state; scratch sized once per run. */
+typedef struct tph_kai_alloc {
+	tph_kai_session *s;
+	uint8_t *queued; /* [job] waiting in the job queues */
+	uint32_t *tasks; /* the tasks this turn tries, in order */
+	uint32_t n_tasks;
+	uint32_t *q_first; /* [queue + 1]: queue q's jobs are q_jobs[q_first[q] .. [q + 1]) */
+	uint32_t *q_jobs;
+	uint32_t *name_rank; /* [node] its name's position in byte order (score ties) */
+	uint32_t *nodes;     /* [node] the in-pool nodes */
+	ranked *ranked;      /* [node] one task's scored nodes, best first */
+} tph_kai_alloc;
+
+static bool schedulable_queue(const tph_kai_view *v, int32_t q)
+{
+	return q >= 0 && !v->queues.dropped[q] && !v->queues.has_kids[q];
+}
+
+static bool has_pending(const tph_kai_session *s, uint32_t j)
+{
+	for (uint32_t i = s->job_first[j]; i < s->job_first[j + 1]; i++) {
+		uint32_t t = s->job_tasks[i];
+		if (s->status[t] == TPH_KAI_TS_PENDING && s->v->tasks.pod_set[t] >= 0)
+			return true;
+	}
+	return false;
+}
+
+/* The best queued job of leaf queue q, or -1. */
+static int32_t best_job(const tph_kai_alloc *a, uint32_t q)
+{
+	int32_t best = -1;
+	for (uint32_t i = a->q_first[q]; i < a->q_first[q + 1]; i++) {
+		uint32_t j = a->q_jobs[i];
+		if (a->queued[j] && (best < 0 || tph_kai_job_order(a->s, j, (uint32_t)best) < 0))
+			best = (int32_t)j;
+	}
+	return best;
+}
+
+/* Down the queue tree from `parent` (-1: the top): among its children with a queued job below,
+ * the first by QueueOrder asked with each one's best job; its best job, or -1. */
+static int32_t pick(const tph_kai_alloc *a, int32_t parent)
+{
+	const tph_kai_view *v = a->s->v;
+	int32_t best_q = -1, best_j = -1;
+	for (uint32_t q = 0; q < v->queues.n; q++) {
+		if (v->queues.parent[q] != parent || v->queues.dropped[q])
+			continue;
+		int32_t j = v->queues.has_kids[q] ? pick(a, (int32_t)q) : best_job(a, q);
+		if (j < 0)
+			continue;
+		if (best_q < 0 || tph_kai_queue_order(a->s, q, (uint32_t)best_q, j, best_j) < 0) {
+			best_q = (int32_t)q;
+			best_j = j;
+		}
+	}
+	return best_j;
+}
+
+/* Highest score first; equal scores by node name (its precomputed rank). */
+static int by_score(const void *pa, const void *pb)
+{
+	const ranked *l = pa, *r = pb;
+	if (l->score != r->score)
+		return l->score > r->score ? -1 : 1;
+	return l->rank < r->rank ? -1 : l->rank > r->rank;
+}
+
+/* The in-pool nodes by summed score, highest first, ties by name; a node a plugin drops is
+ * left out. Returns how many (in a->ranked). */
+static uint32_t ordered_nodes(tph_kai_alloc *a, uint32_t t)
+{
+	const tph_kai_view *v = a->s->v;
+	uint32_t n = 0, kept = 0;
+	for (uint32_t i = 0; i < v->nodes.n; i++)
+		if (v->nodes.in_pool[i])
+			a->nodes[n++] = i;
+	tph_kai_node_pre_order(a->s, t, a->nodes, n);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t node = a->nodes[i];
+		double sc;
+		if (tph_kai_node_score(a->s, t, node, &sc) == 0)
+			a->ranked[kept++] = (ranked){sc, a->name_rank[node], node};
+	}
+	qsort(a->ranked, kept, sizeof *a->ranked, by_score);
+	return kept;
+}
+
+/* Place task t: the first node it fits (idle plus releasing); bound there when idle suffices,
+ * else pipelined. 1 placed, 0 not, < 0 error. */
+static int place_task(tph_kai_alloc *a, uint32_t t)
+{
+	uint32_t n = ordered_nodes(a, t);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t node = a->ranked[i].node;
+		if (!tph_kai_fits_future(a->s, t, node))
+			continue;
+		int rc = tph_kai_fits_idle(a->s, t, node) ? tph_kai_stmt_allocate(a->s, t, node)
+		                                          : tph_kai_stmt_pipeline(a->s, t, node);
+		return rc < 0 ? rc : 1;
+	}
+	return 0;
+}
+
+/* The tasks of pod set ps, in the turn's order. */
+static int place_pod_set(tph_kai_alloc *a, uint32_t ps)
+{
+	for (uint32_t i = 0; i < a->n_tasks; i++) {
+		uint32_t t = a->tasks[i];
+		if (a->s->v->tasks.pod_set[t] != (int32_t)ps)
+			continue;
+		int rc = place_task(a, t);
+		if (rc <= 0)
+			return rc;
+	}
+	return 1;
+}
+
+/* Sub-group set `set` (-1: the root) of job j: child sets first, then pod sets. */
+static int place_set(tph_kai_alloc *a, uint32_t j, int32_t set)
+{
+	const tph_kai_view *v = a->s->v;
+	uint32_t first = v->jobs.sg_first[j], end = first + v->jobs.sg_count[j];
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass)
+			tph_kai_order_subgroups(a->s, j); /* pod sets by the state now */
+		for (uint32_t i = first; i < end; i++) {
+			uint32_t c = a->s->sg_order[i];
+			if (v->subgroups.parent[c] != set || v->subgroups.pod_set[c] != pass)
+				continue;
+			int rc = pass ? place_pod_set(a, c) : place_set(a, j, (int32_t)c);
+			if (rc <= 0)
+				return rc;
+		}
+	}
+	return 1;
+}
+
+static bool allocated_not_pipelined(uint8_t st)
+{
+	return st != TPH_KAI_TS_PIPELINED && tph_kai_active_allocated(st);
+}
+
+static bool any_pipelined(const tph_kai_session *s, uint32_t j)
+{
+	for (uint32_t i = s->job_first[j]; i < s->job_first[j + 1]; i++)
+		if (s->status[s->job_tasks[i]] == TPH_KAI_TS_PIPELINED)
+			return true;
+	return false;
+}
+
+/* One turn of job j in the open statement: 1 allocated (*pipelined set), 0 not, < 0 error. */
+static int attempt(tph_kai_alloc *a, uint32_t j, bool *pipelined)
+{
+	tph_kai_session *s = a->s;
+	uint32_t n = a->n_tasks = tph_kai_tasks_to_allocate(s, j, a->tasks);
+	if (!n || !tph_kai_job_schedulable(s, j, a->tasks, n))
+		return 0;
+	int rc = place_set(a, j, -1);
+	if (rc <= 0)
+		return rc;
+	*pipelined = any_pipelined(s, j) && !tph_kai_gang_satisfied(s, j, allocated_not_pipelined);
+	if (*pipelined)
+		tph_kai_stmt_to_pipelined(s, j);
+	return 1;
+}
+
+static bool any_allocated(const tph_kai_session *s, uint32_t j)
+{
+	for (uint32_t i = s->job_first[j]; i < s->job_first[j + 1]; i++)
+		if (tph_kai_active_allocated(s->status[s->job_tasks[i]]))
+			return true;
+	return false;
+}
+
+static int turn(tph_kai_alloc *a, uint32_t j)
+{
+	tph_kai_session *s = a->s;
+	bool already = any_allocated(s, j), pipelined = false;
+	int rc = attempt(a, j, &pipelined);
+	if (rc <= 0) {
+		tph_kai_stmt_rollback(s, 0);
+		return rc;
+	}
+	rc = tph_kai_stmt_commit(s);
+	if (rc < 0)
+		return rc;
+	if (!pipelined && !already)
+		s->last_start[j] = s->v->now;
+	a->queued[j] = has_pending(s, j);
+	return TPH_OK;
+}
+
+static int loop(tph_kai_alloc *a)
+{
+	const tph_kai_view *v = a->s->v;
+	for (uint32_t j = 0; j < v->jobs.n; j++)
+		a->queued[j] = schedulable_queue(v, v->jobs.queue[j]) && has_pending(a->s, j) &&
+		               tph_kai_gang_satisfied(a->s, j, tph_kai_alive);
+	for (int32_t j; (j = pick(a, -1)) >= 0;) {
+		a->queued[j] = 0;
+		int rc = turn(a, (uint32_t)j);
+		if (rc < 0)
+			return rc;
+	}
+	return TPH_OK;
+}
+
+static int by_name(const void *pa, const void *pb)
+{
+	return strcmp(*(const char *const *)pa, *(const char *const *)pb);
+}
+
+/* The position of `name` in the sorted names (node names are unique). */
+static uint32_t name_rank(const char **sorted, uint32_t n, const char *name)
+{
+	uint32_t lo = 0, hi = n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (strcmp(sorted[mid], name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Jobs grouped by queue (a counting sort), and node names ranked once. */
+static void index_run(tph_kai_alloc *a, const char **names)
+{
+	const tph_kai_view *v = a->s->v;
+	for (uint32_t j = 0; j < v->jobs.n; j++)
+		if (v->jobs.queue[j] >= 0)
+			a->q_first[v->jobs.queue[j] + 2]++;
+	for (uint32_t q = 0; q < v->queues.n; q++)
+		a->q_first[q + 2] += a->q_first[q + 1];
+	for (uint32_t j = 0; j < v->jobs.n; j++)
+		if (v->jobs.queue[j] >= 0)
+			a->q_jobs[a->q_first[v->jobs.queue[j] + 1]++] = j;
+	for (uint32_t n = 0; n < v->nodes.n; n++)
+		names[n] = v->nodes.name[n];
+	qsort(names, v->nodes.n, sizeof *names, by_name);
+	for (uint32_t n = 0; n < v->nodes.n; n++)
+		a->name_rank[n] = name_rank(names, v->nodes.n, v->nodes.name[n]);
+}
+
+static int run(tph_kai_session *s, tph_diag *d)
+{
+	const tph_kai_view *v = s->v;
+	size_t nn = (size_t)v->nodes.n + 1;
+	tph_kai_alloc a = {.s = s};
+	const char **names = tph_calloc(nn, sizeof *names);
+	a.queued = tph_calloc((size_t)v->jobs.n + 1, 1);
+	a.tasks = tph_calloc((size_t)v->tasks.n + 1, sizeof *a.tasks);
+	a.q_first = tph_calloc((size_t)v->queues.n + 2, sizeof *a.q_first);
+	a.q_jobs = tph_calloc((size_t)v->jobs.n + 1, sizeof *a.q_jobs);
+	a.name_rank = tph_calloc(nn, sizeof *a.name_rank);
+	a.nodes = tph_calloc(nn, sizeof *a.nodes);
+	a.ranked = tph_calloc(nn, sizeof *a.ranked);
+	int rc = TPH_ENOMEM;
+	if (names && a.queued && a.tasks && a.q_first && a.q_jobs && a.name_rank && a.nodes &&
+	    a.ranked) {
+		index_run(&a, names);
+		rc = loop(&a);
+	}
+	tph_free(names);
+	tph_free(a.queued);
+	tph_free(a.tasks);
+	tph_free(a.q_first);
+	tph_free(a.q_jobs);
+	tph_free(a.name_rank);
+	tph_free(a.nodes);
+	tph_free(a.ranked);
+	return rc < 0 ? tph_diag_set(d, rc, "allocate: out of memory") : TPH_OK;
+}
+
+const tph_kai_action tph_kai_action_allocate = {"allocate", run};

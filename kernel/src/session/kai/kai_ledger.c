@@ -1,0 +1,95 @@
+/* KAI's node ledger (api/node_info): per node, idle = allocatable less every pod holding it,
+ * releasing = what Releasing pods hold (free once they go); a Pipelined pod has already
+ * claimed part of the releasing amount. Shared GPUs are not modelled yet: a fractional pod
+ * holds its devices whole (docs/kai.md says so). */
+#include "kai_int.h"
+
+#include "base/mem.h"
+
+void tph_kai_task_request(const tph_kai_session *s, uint32_t t, double req[TPH_KAI_DIMS])
+{
+	const tph_kai_tasks *k = &s->v->tasks;
+	double frac = k->gpu_fraction[t] > 0 ? k->gpu_fraction[t] * k->gpu_devices[t] : 0;
+	req[TPH_KAI_GPU] = k->gpus[t] + frac;
+	req[TPH_KAI_CPU] = (double)k->cpu_milli[t];
+	req[TPH_KAI_MEMORY] = (double)k->memory[t];
+}
+
+/* What a task takes from the ledger: a fractional pod holds whole devices (see above). */
+static void ledger_request(const tph_kai_session *s, uint32_t t, double req[TPH_KAI_DIMS])
+{
+	const tph_kai_tasks *k = &s->v->tasks;
+	tph_kai_task_request(s, t, req);
+	if (k->gpu_fraction[t] > 0 || k->gpu_memory_mib[t] > 0)
+		req[TPH_KAI_GPU] = k->gpus[t] + k->gpu_devices[t];
+}
+
+void tph_kai_ledger_take(tph_kai_session *s, uint32_t t, uint32_t n, uint8_t st, int sign)
+{
+	double req[TPH_KAI_DIMS];
+	ledger_request(s, t, req);
+	double *idle = s->idle + (size_t)n * TPH_KAI_DIMS;
+	double *rel = s->releasing + (size_t)n * TPH_KAI_DIMS;
+	for (int d = 0; d < TPH_KAI_DIMS; d++) {
+		double x = sign * req[d];
+		if (st == TPH_KAI_TS_RELEASING) {
+			rel[d] += x;
+			idle[d] -= x;
+		} else if (st == TPH_KAI_TS_PIPELINED) {
+			rel[d] -= x;
+		} else {
+			idle[d] -= x;
+		}
+	}
+}
+
+int tph_kai_ledger_build(tph_kai_session *s)
+{
+	const tph_kai_view *v = s->v;
+	uint32_t nn = v->nodes.n;
+	s->idle = tph_calloc((size_t)nn * TPH_KAI_DIMS + 1, sizeof *s->idle);
+	s->releasing = tph_calloc((size_t)nn * TPH_KAI_DIMS + 1, sizeof *s->releasing);
+	if (!s->idle || !s->releasing)
+		return TPH_ENOMEM;
+	for (uint32_t n = 0; n < nn; n++) {
+		s->idle[n * TPH_KAI_DIMS + TPH_KAI_GPU] = v->nodes.gpus[n];
+		s->idle[n * TPH_KAI_DIMS + TPH_KAI_CPU] = (double)v->nodes.cpu_milli[n];
+		s->idle[n * TPH_KAI_DIMS + TPH_KAI_MEMORY] = (double)v->nodes.memory[n];
+	}
+	for (uint32_t t = 0; t < v->tasks.n; t++)
+		if (s->node[t] >= 0 && tph_kai_active_used(s->status[t]))
+			tph_kai_ledger_take(s, t, (uint32_t)s->node[t], s->status[t], +1);
+	return TPH_OK;
+}
+
+static bool fits(const tph_kai_session *s, uint32_t t, uint32_t n, bool with_releasing)
+{
+	double req[TPH_KAI_DIMS];
+	ledger_request(s, t, req);
+	const double *idle = s->idle + (size_t)n * TPH_KAI_DIMS;
+	const double *rel = s->releasing + (size_t)n * TPH_KAI_DIMS;
+	for (int d = 0; d < TPH_KAI_DIMS; d++)
+		if (req[d] > idle[d] + (with_releasing ? rel[d] : 0))
+			return false;
+	return true;
+}
+
+bool tph_kai_fits_idle(const tph_kai_session *s, uint32_t t, uint32_t n)
+{
+	return fits(s, t, n, false);
+}
+
+bool tph_kai_fits_future(const tph_kai_session *s, uint32_t t, uint32_t n)
+{
+	return fits(s, t, n, true);
+}
+
+const double *tph_kai_session_idle(const tph_kai_session *s)
+{
+	return s->idle;
+}
+
+const double *tph_kai_session_releasing(const tph_kai_session *s)
+{
+	return s->releasing;
+}

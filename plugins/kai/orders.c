@@ -1,0 +1,125 @@
+/* KAI's order plugins: priority (plugins/priority: the higher priority first) and elastic
+ * (plugins/elastic: a job below its minimum before one at or above it, a job at its minimum
+ * before one above it) order jobs; taskorder orders tasks; subgrouporder pod sets. None keeps
+ * state. */
+#include "kai_plugins.h"
+
+int64_t tph_kai_job_min(const tph_kai_view *v, uint32_t j)
+{
+	int64_t min = 0;
+	for (uint32_t c = v->jobs.sg_first[j]; c < v->jobs.sg_first[j] + v->jobs.sg_count[j]; c++)
+		min += v->subgroups.pod_set[c] ? v->subgroups.min_member[c] : 0;
+	return min;
+}
+
+static int64_t active_allocated(const tph_kai_session *s, uint32_t j)
+{
+	const uint8_t *st = tph_kai_session_status(s);
+	const uint32_t *t;
+	uint32_t n = tph_kai_session_job_tasks(s, j, &t);
+	int64_t c = 0;
+	for (uint32_t i = 0; i < n; i++)
+		c += tph_kai_active_allocated(st[t[i]]);
+	return c;
+}
+
+static int elastic_rule(const tph_kai_session *s, uint32_t l, uint32_t r)
+{
+	const tph_kai_view *v = tph_kai_session_view(s);
+	int64_t la = active_allocated(s, l), lm = tph_kai_job_min(v, l);
+	int64_t ra = active_allocated(s, r), rm = tph_kai_job_min(v, r);
+	if ((la < lm && ra >= rm) || (la == lm && ra > rm))
+		return -1;
+	if ((la >= lm && ra < rm) || (la > lm && ra == rm))
+		return 1;
+	return 0;
+}
+
+static int elastic_order(void *state, const tph_kai_session *s, uint32_t l, uint32_t r)
+{
+	(void)state;
+	return elastic_rule(s, l, r);
+}
+
+static int priority_order(void *state, const tph_kai_session *s, uint32_t l, uint32_t r)
+{
+	const int32_t *p = tph_kai_session_view(s)->jobs.priority;
+	(void)state;
+	return p[l] > p[r] ? -1 : p[l] < p[r];
+}
+
+static int open_priority(tph_kai_session *s, const tph_args *args, void **state, tph_diag *d)
+{
+	(void)args;
+	*state = NULL;
+	int rc = tph_kai_add_job_order(s, priority_order, NULL);
+	return rc < 0 ? tph_diag_set(d, rc, "priority: cannot register") : TPH_OK;
+}
+
+static int open_elastic(tph_kai_session *s, const tph_args *args, void **state, tph_diag *d)
+{
+	(void)args;
+	*state = NULL;
+	int rc = tph_kai_add_job_order(s, elastic_order, NULL);
+	return rc < 0 ? tph_diag_set(d, rc, "elastic: cannot register") : TPH_OK;
+}
+
+const tph_kai_plugin tph_kai_plugin_priority = {TPH_KAI_PLUGIN_ABI, "priority", open_priority,
+                                                NULL};
+const tph_kai_plugin tph_kai_plugin_elastic = {TPH_KAI_PLUGIN_ABI, "elastic", open_elastic, NULL};
+
+/* taskorder (plugins/taskorder): the higher kai.scheduler/task-priority label first. */
+static int task_priority_order(void *state, const tph_kai_session *s, uint32_t l, uint32_t r)
+{
+	const int32_t *p = tph_kai_session_view(s)->tasks.task_priority;
+	(void)state;
+	return p[l] > p[r] ? -1 : p[l] < p[r];
+}
+
+static int open_taskorder(tph_kai_session *s, const tph_args *args, void **state, tph_diag *d)
+{
+	(void)args;
+	*state = NULL;
+	int rc = tph_kai_add_task_order(s, task_priority_order, NULL);
+	return rc < 0 ? tph_diag_set(d, rc, "taskorder: cannot register") : TPH_OK;
+}
+
+const tph_kai_plugin tph_kai_plugin_taskorder = {TPH_KAI_PLUGIN_ABI, "taskorder", open_taskorder,
+                                                 NULL};
+
+/* subgrouporder (plugins/subgrouporder): a pod set below its minMember first (two below: no
+ * opinion); above, the lower ratio of active allocated pods to minMember first. */
+static int64_t pod_set_allocated(const tph_kai_session *s, uint32_t ps)
+{
+	const tph_kai_view *v = tph_kai_session_view(s);
+	const uint8_t *st = tph_kai_session_status(s);
+	const uint32_t *t;
+	uint32_t n = tph_kai_session_job_tasks(s, v->subgroups.job[ps], &t);
+	int64_t c = 0;
+	for (uint32_t i = 0; i < n; i++)
+		c += v->tasks.pod_set[t[i]] == (int32_t)ps && tph_kai_active_allocated(st[t[i]]);
+	return c;
+}
+
+static int pod_set_order(void *state, const tph_kai_session *s, uint32_t l, uint32_t r)
+{
+	const int32_t *min = tph_kai_session_view(s)->subgroups.min_member;
+	int64_t la = pod_set_allocated(s, l), ra = pod_set_allocated(s, r);
+	bool lsat = la >= min[l], rsat = ra >= min[r];
+	(void)state;
+	if (!lsat || !rsat)
+		return lsat == rsat ? 0 : lsat ? 1 : -1;
+	double lr = (double)la / (double)min[l], rr = (double)ra / (double)min[r];
+	return lr < rr ? -1 : lr > rr;
+}
+
+static int open_subgrouporder(tph_kai_session *s, const tph_args *args, void **state, tph_diag *d)
+{
+	(void)args;
+	*state = NULL;
+	int rc = tph_kai_add_pod_set_order(s, pod_set_order, NULL);
+	return rc < 0 ? tph_diag_set(d, rc, "subgrouporder: cannot register") : TPH_OK;
+}
+
+const tph_kai_plugin tph_kai_plugin_subgrouporder = {TPH_KAI_PLUGIN_ABI, "subgrouporder",
+                                                     open_subgrouporder, NULL};

@@ -1,0 +1,208 @@
+/* KAI's proportion plugin (plugins/proportion) wired into the kai session over the pure
+ * arithmetic of proportion/ (proportion_int.h, plugins/kai/README.md): at open the queue columns,
+ * their allocated and requested resources and the cluster totals, then the fair-share division;
+ * it registers QueueOrder, IsJobOverQueueCapacity and the event handlers that keep the
+ * allocated accounting current through the statement's virtual operations. */
+#include "proportion/proportion_int.h"
+
+#include "tephra/alloc.h"
+#include "tephra/kai.h"
+
+#include <stddef.h>
+#include <string.h>
+
+typedef struct prop_state {
+	kai_queues q;
+	void *mem, *scratch;
+	double total[KAI_NRES];
+	double k;
+	uint32_t *tasks; /* scratch: a job's tasks to allocate */
+	int64_t min_gpu_mib, max_gpu_mib;
+} prop_state;
+
+static const tph_arg_spec prop_args[] = {
+    {"kValue", TPH_ARG_FLOAT, "1", -1e300, 1e300, offsetof(prop_state, k),
+     "weight of historical usage in the over-quota division", NULL},
+    {NULL, 0, NULL, 0, 0, 0, NULL, NULL},
+};
+
+/* tephra's dimension order (gpu, cpu, memory) to the arithmetic's (cpu, memory, gpu). */
+static const int res_of_dim[TPH_KAI_DIMS] = {KAI_GPU, KAI_CPU, KAI_MEM};
+
+/* A task's resources in the arithmetic's order; a GPU-memory request as a fraction of
+ * device_mib (the smallest node GPU memory for requests, the largest for capacity checks). */
+static void task_res(const tph_kai_session *s, uint32_t t, int64_t device_mib, double out[KAI_NRES])
+{
+	const tph_kai_tasks *k = &tph_kai_session_view(s)->tasks;
+	double req[TPH_KAI_DIMS];
+	tph_kai_task_request(s, t, req);
+	for (int d = 0; d < TPH_KAI_DIMS; d++)
+		out[res_of_dim[d]] = req[d];
+	if (k->gpu_memory_mib[t] > 0)
+		out[KAI_GPU] +=
+		    kai_gpu_memory_fraction(k->gpu_devices[t], k->gpu_memory_mib[t], device_mib);
+}
+
+static int32_t queue_of_task(const tph_kai_view *v, uint32_t t)
+{
+	int32_t j = v->tasks.job[t];
+	return j < 0 ? -1 : v->jobs.queue[j];
+}
+
+static void set_queues(prop_state *p, const tph_kai_view *v)
+{
+	const tph_kai_queues *vq = &v->queues;
+	for (uint32_t i = 0; i < vq->n; i++) {
+		p->q.parent[i] = vq->parent[i] < 0 ? KAI_NOQ : (uint32_t)vq->parent[i];
+		p->q.priority[i] = vq->priority[i];
+		p->q.created[i] = vq->creation[i];
+		uint32_t rank = 0;
+		for (uint32_t o = 0; o < vq->n; o++)
+			rank += strcmp(vq->name[o], vq->name[i]) < 0;
+		p->q.rank[i] = rank;
+		for (int d = 0; d < TPH_KAI_DIMS; d++) {
+			const tph_kai_share *sh = &vq->res[i * TPH_KAI_DIMS + d];
+			kai_share *r = &p->q.r[res_of_dim[d]];
+			r->deserved[i] = sh->quota;
+			r->max_allowed[i] = sh->limit;
+			r->weight[i] = sh->over_quota_weight;
+		}
+	}
+}
+
+/* updateQueuesCurrentResourceUsage: allocated tasks and pending requests, up the tree. */
+static void account_tasks(prop_state *p, const tph_kai_session *s)
+{
+	const tph_kai_view *v = tph_kai_session_view(s);
+	const uint8_t *st = tph_kai_session_status(s);
+	for (uint32_t t = 0; t < v->tasks.n; t++) {
+		int32_t q = queue_of_task(v, t);
+		if (q < 0 || v->queues.dropped[q])
+			continue;
+		double r[KAI_NRES];
+		task_res(s, t, p->min_gpu_mib, r);
+		bool pre = v->jobs.preemptible[v->tasks.job[t]];
+		if (tph_kai_active_allocated(st[t]))
+			kai_account_allocated(&p->q, (uint32_t)q, r, pre);
+		else if (st[t] == TPH_KAI_TS_PENDING)
+			kai_account_pending(&p->q, (uint32_t)q, r);
+	}
+}
+
+static void totals(prop_state *p, const tph_kai_view *v)
+{
+	const tph_kai_nodes *n = &v->nodes;
+	double none[KAI_NRES] = {0};
+	p->min_gpu_mib = p->max_gpu_mib = 0;
+	for (uint32_t i = 0; i < n->n; i++) {
+		if (!n->in_pool[i])
+			continue;
+		double alloc[KAI_NRES] = {0};
+		alloc[KAI_CPU] = (double)n->cpu_milli[i];
+		alloc[KAI_MEM] = (double)n->memory[i];
+		alloc[KAI_GPU] = n->gpus[i];
+		kai_total_add_node(p->total, alloc, none, n->ready[i], false);
+		if (n->gpus[i] > 0) {
+			int64_t m = n->gpu_memory_mib[i];
+			p->min_gpu_mib = !p->min_gpu_mib || m < p->min_gpu_mib ? m : p->min_gpu_mib;
+			p->max_gpu_mib = m > p->max_gpu_mib ? m : p->max_gpu_mib;
+		}
+	}
+}
+
+/* The init resources of job j's next turn (GetTasksToAllocateInitResource). */
+static void job_res(const tph_kai_session *s, const uint32_t *tasks, uint32_t n, int64_t device_mib,
+                    double out[KAI_NRES])
+{
+	memset(out, 0, KAI_NRES * sizeof *out);
+	for (uint32_t i = 0; i < n; i++) {
+		double r[KAI_NRES];
+		task_res(s, tasks[i], device_mib, r);
+		for (int k = 0; k < KAI_NRES; k++)
+			out[k] += r[k];
+	}
+}
+
+static int queue_order(void *state, const tph_kai_session *s, uint32_t lq, uint32_t rq,
+                       int32_t ljob, int32_t rjob)
+{
+	prop_state *p = state;
+	kai_qo_side l = {.queue = lq}, r = {.queue = rq};
+	if (ljob >= 0) {
+		uint32_t n = tph_kai_tasks_to_allocate(s, (uint32_t)ljob, p->tasks);
+		job_res(s, p->tasks, n, p->min_gpu_mib, l.job);
+	}
+	if (rjob >= 0) {
+		uint32_t n = tph_kai_tasks_to_allocate(s, (uint32_t)rjob, p->tasks);
+		job_res(s, p->tasks, n, p->min_gpu_mib, r.job);
+	}
+	return kai_queue_order(&p->q, p->total, &l, &r);
+}
+
+static bool job_capacity(void *state, const tph_kai_session *s, uint32_t j, const uint32_t *tasks,
+                         uint32_t n)
+{
+	prop_state *p = state;
+	const tph_kai_view *v = tph_kai_session_view(s);
+	double req[KAI_NRES];
+	job_res(s, tasks, n, p->max_gpu_mib, req);
+	kai_verdict verdict;
+	return kai_job_over_capacity(&p->q, (uint32_t)v->jobs.queue[j], req, v->jobs.preemptible[j],
+	                             &verdict) == KAI_SCHEDULABLE;
+}
+
+static void on_event(void *state, const tph_kai_session *s, uint32_t t, int32_t node, int sign)
+{
+	prop_state *p = state;
+	const tph_kai_view *v = tph_kai_session_view(s);
+	int32_t q = queue_of_task(v, t);
+	(void)node;
+	if (q < 0)
+		return;
+	double r[KAI_NRES];
+	task_res(s, t, p->min_gpu_mib, r);
+	kai_account_event(&p->q, (uint32_t)q, r, v->jobs.preemptible[v->tasks.job[t]], sign);
+}
+
+static int open_prop(tph_kai_session *s, const tph_args *args, void **state, tph_diag *d)
+{
+	const tph_kai_view *v = tph_kai_session_view(s);
+	prop_state *p = tph_calloc(1, sizeof *p);
+	if (!p)
+		return tph_diag_set(d, TPH_ENOMEM, "proportion: out of memory");
+	*state = p;
+	tph_args_apply(args, prop_args, p, d, "proportion");
+	p->k = p->k < 0 ? 0 : p->k;
+	p->mem = tph_malloc(kai_queues_bytes(v->queues.n));
+	p->scratch = tph_malloc(kai_share_scratch_bytes(v->queues.n));
+	p->tasks = tph_calloc((size_t)v->tasks.n + 1, sizeof *p->tasks);
+	if (!p->mem || !p->scratch || !p->tasks)
+		return tph_diag_set(d, TPH_ENOMEM, "proportion: out of memory");
+	kai_queues_init(&p->q, v->queues.n, p->mem);
+	set_queues(p, v);
+	totals(p, v);
+	account_tasks(p, s);
+	if (kai_share_tree(&p->q, p->total, p->k, p->scratch) < 0)
+		return tph_diag_set(d, TPH_EINVAL, "proportion: the queue tree has a cycle");
+	int rc = tph_kai_add_queue_order(s, queue_order, p);
+	if (rc == TPH_OK)
+		rc = tph_kai_add_job_capacity(s, job_capacity, p);
+	if (rc == TPH_OK)
+		rc = tph_kai_add_event_handler(s, on_event, p);
+	return rc < 0 ? tph_diag_set(d, rc, "proportion: cannot register") : TPH_OK;
+}
+
+static void close_prop(tph_kai_session *s, void *state)
+{
+	prop_state *p = state;
+	(void)s;
+	if (!p)
+		return;
+	tph_free(p->mem);
+	tph_free(p->scratch);
+	tph_free(p->tasks);
+	tph_free(p);
+}
+
+const tph_kai_plugin tph_kai_plugin_proportion = {TPH_KAI_PLUGIN_ABI, "proportion", open_prop,
+                                                  close_prop};
