@@ -1,7 +1,9 @@
 /* KAI's allocate action (actions/allocate, actions/common/allocate.go; KAI-NOTES section 1):
  * ready jobs with pending pods, in hierarchical queue order; per job a statement: the tasks of
- * this turn (tph_kai_tasks_to_allocate), IsJobOverQueueCapacity, then the sub-group tree — child
- * sets, then pod sets, each in sub-group order — placing each task on the best-scored node it fits:
+ * this turn (PreJobAllocation, tph_kai_tasks_to_allocate), IsJobOverQueueCapacity, then the
+ * sub-group tree — child sets, then pod sets, each in sub-group order, each on the node sets
+ * SubsetNodes proposes for it (tried in order from a checkpoint) — placing each task on the
+ * best-scored node of its set it fits:
  * bound on idle resources, pipelined onto releasing ones. A job that pipelined a pod while its
  * gang is short of allocated pods is pipelined whole. A committed job with pending pods goes
  * back to its queue (one more pod per turn); a job newly allocated gets last-start `now`. */
@@ -27,8 +29,10 @@ typedef struct tph_kai_alloc {
 	uint32_t *q_first; /* [queue + 1]: queue q's jobs are q_jobs[q_first[q] .. [q + 1]) */
 	uint32_t *q_jobs;
 	uint32_t *name_rank; /* [node] its name's position in byte order (score ties) */
-	uint32_t *nodes;     /* [node] the in-pool nodes */
-	ranked *ranked;      /* [node] one task's scored nodes, best first */
+	uint32_t *nodes;     /* [node] one task's candidate nodes */
+	uint32_t *pool;      /* [node] the in-pool nodes: the root's node set */
+	uint32_t n_pool;
+	ranked *ranked; /* [node] one task's scored nodes, best first */
 } tph_kai_alloc;
 
 static bool schedulable_queue(const tph_kai_view *v, int32_t q)
@@ -87,15 +91,12 @@ static int by_score(const void *pa, const void *pb)
 	return l->rank < r->rank ? -1 : l->rank > r->rank;
 }
 
-/* The in-pool nodes by summed score, highest first, ties by name; a node a plugin drops is
+/* The nodes of a set by summed score, highest first, ties by name; a node a plugin drops is
  * left out. Returns how many (in a->ranked). */
-static uint32_t ordered_nodes(tph_kai_alloc *a, uint32_t t)
+static uint32_t ordered_nodes(tph_kai_alloc *a, uint32_t t, const uint32_t *set, uint32_t n)
 {
-	const tph_kai_view *v = a->s->v;
-	uint32_t n = 0, kept = 0;
-	for (uint32_t i = 0; i < v->nodes.n; i++)
-		if (v->nodes.in_pool[i])
-			a->nodes[n++] = i;
+	uint32_t kept = 0;
+	memcpy(a->nodes, set, n * sizeof *set);
 	tph_kai_node_pre_order(a->s, t, a->nodes, n);
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t node = a->nodes[i];
@@ -107,11 +108,19 @@ static uint32_t ordered_nodes(tph_kai_alloc *a, uint32_t t)
 	return kept;
 }
 
-/* Place task t: the first node it fits (idle plus releasing); bound there when idle suffices,
- * else pipelined. 1 placed, 0 not, < 0 error. */
-static int place_task(tph_kai_alloc *a, uint32_t t)
+/* A node set to try, and the subtree's tasks of this turn. */
+typedef struct scope {
+	const uint32_t *nodes;
+	uint32_t n_nodes;
+	const uint32_t *tasks;
+	uint32_t n_tasks;
+} scope;
+
+/* Place task t: the first node of the set it fits (idle plus releasing); bound there when idle
+ * suffices, else pipelined. 1 placed, 0 not, < 0 error. */
+static int place_task(tph_kai_alloc *a, uint32_t t, const scope *sc)
 {
-	uint32_t n = ordered_nodes(a, t);
+	uint32_t n = ordered_nodes(a, t, sc->nodes, sc->n_nodes);
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t node = a->ranked[i].node;
 		if (!tph_kai_fits_future(a->s, t, node))
@@ -123,22 +132,61 @@ static int place_task(tph_kai_alloc *a, uint32_t t)
 	return 0;
 }
 
-/* The tasks of pod set ps, in the turn's order. */
-static int place_pod_set(tph_kai_alloc *a, uint32_t ps)
+static int place_members(tph_kai_alloc *a, uint32_t j, int32_t set, const scope *sc);
+static int place_pod_set(tph_kai_alloc *a, const scope *sc);
+
+/* Whether sub-group sg is `set` or below it (-1: the root, above every sub-group). */
+static bool under(const tph_kai_view *v, int32_t sg, int32_t set)
 {
-	for (uint32_t i = 0; i < a->n_tasks; i++) {
-		uint32_t t = a->tasks[i];
-		if (a->s->v->tasks.pod_set[t] != (int32_t)ps)
-			continue;
-		int rc = place_task(a, t);
+	for (; sg >= 0; sg = v->subgroups.parent[sg])
+		if (sg == set)
+			return true;
+	return set < 0;
+}
+
+/* Sub-group `sg` (-1: the root) of job j, on the nodes of `outer`: its tasks of this turn (none:
+ * done), then each node set SubsetNodes proposes, in order, from a checkpoint, until one takes
+ * them all. 1 placed, 0 not, < 0 error. */
+static int place_subgroup(tph_kai_alloc *a, uint32_t j, int32_t sg, const scope *outer)
+{
+	const tph_kai_view *v = a->s->v;
+	uint32_t *mine = tph_calloc((size_t)outer->n_tasks + 1, sizeof *mine), n = 0;
+	tph_kai_node_sets sets = {0};
+	if (!mine)
+		return TPH_ENOMEM;
+	for (uint32_t i = 0; i < outer->n_tasks; i++)
+		if (under(v, v->tasks.pod_set[outer->tasks[i]], sg))
+			mine[n++] = outer->tasks[i];
+	int rc =
+	    n ? tph_kai_subset_nodes(a->s, j, sg, mine, n, outer->nodes, outer->n_nodes, &sets) : 1;
+	for (uint32_t i = 0; n && rc >= 0 && i < sets.n; i++) {
+		uint32_t cp = tph_kai_stmt_checkpoint(a->s);
+		scope sc = {sets.nodes + sets.first[i], sets.first[i + 1] - sets.first[i], mine, n};
+		rc = sg >= 0 && v->subgroups.pod_set[sg] ? place_pod_set(a, &sc)
+		                                         : place_members(a, j, sg, &sc);
+		if (rc != 0)
+			break;
+		tph_kai_stmt_rollback(a->s, cp);
+	}
+	tph_kai_node_sets_free(&sets);
+	tph_free(mine);
+	return rc;
+}
+
+/* The pod set's tasks of this turn, in order, on the set's nodes. */
+static int place_pod_set(tph_kai_alloc *a, const scope *sc)
+{
+	for (uint32_t i = 0; i < sc->n_tasks; i++) {
+		int rc = place_task(a, sc->tasks[i], sc);
 		if (rc <= 0)
 			return rc;
 	}
 	return 1;
 }
 
-/* Sub-group set `set` (-1: the root) of job j: child sets first, then pod sets. */
-static int place_set(tph_kai_alloc *a, uint32_t j, int32_t set)
+/* The members of set `set` (-1: the root) of job j: child sets first, then pod sets, each in
+ * sub-group order. */
+static int place_members(tph_kai_alloc *a, uint32_t j, int32_t set, const scope *sc)
 {
 	const tph_kai_view *v = a->s->v;
 	uint32_t first = v->jobs.sg_first[j], end = first + v->jobs.sg_count[j];
@@ -149,7 +197,7 @@ static int place_set(tph_kai_alloc *a, uint32_t j, int32_t set)
 			uint32_t c = a->s->sg_order[i];
 			if (v->subgroups.parent[c] != set || v->subgroups.pod_set[c] != pass)
 				continue;
-			int rc = pass ? place_pod_set(a, c) : place_set(a, j, (int32_t)c);
+			int rc = place_subgroup(a, j, (int32_t)c, sc);
 			if (rc <= 0)
 				return rc;
 		}
@@ -174,10 +222,12 @@ static bool any_pipelined(const tph_kai_session *s, uint32_t j)
 static int attempt(tph_kai_alloc *a, uint32_t j, bool *pipelined)
 {
 	tph_kai_session *s = a->s;
+	tph_kai_pre_job_allocation(s, j);
 	uint32_t n = a->n_tasks = tph_kai_tasks_to_allocate(s, j, a->tasks);
 	if (!n || !tph_kai_job_schedulable(s, j, a->tasks, n))
 		return 0;
-	int rc = place_set(a, j, -1);
+	scope all = {a->pool, a->n_pool, a->tasks, n};
+	int rc = place_subgroup(a, j, -1, &all);
 	if (rc <= 0)
 		return rc;
 	*pipelined = any_pipelined(s, j) && !tph_kai_gang_satisfied(s, j, allocated_not_pipelined);
@@ -246,7 +296,7 @@ static uint32_t name_rank(const char **sorted, uint32_t n, const char *name)
 	return lo;
 }
 
-/* Jobs grouped by queue (a counting sort), and node names ranked once. */
+/* Jobs grouped by queue (a counting sort), node names ranked once, the in-pool nodes. */
 static void index_run(tph_kai_alloc *a, const char **names)
 {
 	const tph_kai_view *v = a->s->v;
@@ -263,6 +313,9 @@ static void index_run(tph_kai_alloc *a, const char **names)
 	qsort(names, v->nodes.n, sizeof *names, by_name);
 	for (uint32_t n = 0; n < v->nodes.n; n++)
 		a->name_rank[n] = name_rank(names, v->nodes.n, v->nodes.name[n]);
+	for (uint32_t n = 0; n < v->nodes.n; n++)
+		if (v->nodes.in_pool[n])
+			a->pool[a->n_pool++] = n;
 }
 
 static int run(tph_kai_session *s, tph_diag *d)
@@ -277,10 +330,11 @@ static int run(tph_kai_session *s, tph_diag *d)
 	a.q_jobs = tph_calloc((size_t)v->jobs.n + 1, sizeof *a.q_jobs);
 	a.name_rank = tph_calloc(nn, sizeof *a.name_rank);
 	a.nodes = tph_calloc(nn, sizeof *a.nodes);
+	a.pool = tph_calloc(nn, sizeof *a.pool);
 	a.ranked = tph_calloc(nn, sizeof *a.ranked);
 	int rc = TPH_ENOMEM;
 	if (names && a.queued && a.tasks && a.q_first && a.q_jobs && a.name_rank && a.nodes &&
-	    a.ranked) {
+	    a.pool && a.ranked) {
 		index_run(&a, names);
 		rc = loop(&a);
 	}
@@ -291,6 +345,7 @@ static int run(tph_kai_session *s, tph_diag *d)
 	tph_free(a.q_jobs);
 	tph_free(a.name_rank);
 	tph_free(a.nodes);
+	tph_free(a.pool);
 	tph_free(a.ranked);
 	return rc < 0 ? tph_diag_set(d, rc, "allocate: out of memory") : TPH_OK;
 }

@@ -484,6 +484,38 @@ int tph_kai_add_node_order(tph_kai_session *s, tph_kai_node_order_fn fn, void *s
 int tph_kai_add_job_capacity(tph_kai_session *s, tph_kai_job_capacity_fn fn, void *state);
 int tph_kai_add_event_handler(tph_kai_session *s, tph_kai_event_fn fn, void *state);
 
+/* A list of node sets (SubsetNodes' answer): set i is nodes[first[i] .. first[i + 1]), node
+ * indices of the view. Zero-initialise; tph_kai_node_sets_free releases it. */
+typedef struct tph_kai_node_sets {
+	uint32_t *nodes;
+	uint32_t *first; /* [n + 1] once a set is pushed */
+	uint32_t n;
+	uint32_t cap_nodes, cap_first;
+} tph_kai_node_sets;
+/* Append one set (a copy of nodes[0..n)); TPH_ENOMEM on failure. */
+int tph_kai_node_sets_push(tph_kai_node_sets *ns, const uint32_t *nodes, uint32_t n);
+void tph_kai_node_sets_free(tph_kai_node_sets *ns);
+
+/* SubsetNodes: the node sets job `job` may try for the sub-group `subgroup` (-1: its root) and
+ * its turn's tasks in that subtree, pushed onto *out in the order to try, from `nodes`. An
+ * empty answer means "nowhere"; < 0 aborts the job's turn. */
+typedef int (*tph_kai_subset_nodes_fn)(void *state, const tph_kai_session *s, uint32_t job,
+                                       int32_t subgroup, const uint32_t *tasks, uint32_t n_tasks,
+                                       const uint32_t *nodes, uint32_t n_nodes,
+                                       tph_kai_node_sets *out);
+/* PreJobAllocation: called once before each of a job's allocation turns. */
+typedef void (*tph_kai_pre_job_allocation_fn)(void *state, const tph_kai_session *s, uint32_t job);
+int tph_kai_add_subset_nodes(tph_kai_session *s, tph_kai_subset_nodes_fn fn, void *state);
+int tph_kai_add_pre_job_allocation(tph_kai_session *s, tph_kai_pre_job_allocation_fn fn,
+                                   void *state);
+/* KAI's tree expansion: starting from the one set `nodes`, each registered function in turn
+ * splits every set the previous one gave, the subsets kept in order (none registered: the one
+ * set). *out is reset first. */
+int tph_kai_subset_nodes(const tph_kai_session *s, uint32_t job, int32_t subgroup,
+                         const uint32_t *tasks, uint32_t n_tasks, const uint32_t *nodes,
+                         uint32_t n_nodes, tph_kai_node_sets *out);
+void tph_kai_pre_job_allocation(const tph_kai_session *s, uint32_t job);
+
 /* Dispatch with KAI's rules (above). tph_kai_node_score: the sum, or -1 when a plugin drops
  * the node (then *score is unset). */
 int tph_kai_job_order(const tph_kai_session *s, uint32_t l, uint32_t r);

@@ -58,6 +58,8 @@ struct tph_kai_session {
 	tph_kai_open_plugin *plugins;
 	uint32_t n_plugins;
 	uint32_t n_unbuilt; /* plugins of the conf left out: not built yet */
+	/* SubsetNodes and PreJobAllocation (kai_subset.c). */
+	tph_kai_hooks subset_nodes, pre_job_allocation;
 };
 
 /* The built plugins, NULL-terminated (plugins/kai/builtin.c). */
@@ -71,6 +73,7 @@ void tph_kai_free_hooks(tph_kai_session *s);
 /* Append a callback to a point's list (kai_order.c); TPH_EINVAL once frozen. */
 int tph_kai_hooks_add(tph_kai_session *s, tph_kai_hooks *h, void *fn, void *state);
 void tph_kai_free_order_hooks(tph_kai_session *s);
+void tph_kai_free_subset_hooks(tph_kai_session *s);
 
 /* A KAI action: `run` makes the action's decisions over the whole session. */
 typedef struct tph_kai_action {
