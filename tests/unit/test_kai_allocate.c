@@ -425,9 +425,110 @@ static void test_task_order(void **state)
 	close_kai(&f);
 }
 
+/* Nodes, podgroups and pods of the shared-GPU tests. */
+#define GPU_NODE(name, gpus, mem)                                                            \
+	"  - {name: " name ", allocatable: {cpu: \"8\", memory: 8G, nvidia.com/gpu: \"" gpus \
+	"\"}, labels: {nvidia.com/gpu.count: \"" gpus "\", nvidia.com/gpu.memory: \"" mem "\"}}\n"
+#define UNLABELLED_NODE(name, gpus)                                                          \
+	"  - {name: " name ", allocatable: {cpu: \"8\", memory: 8G, nvidia.com/gpu: \"" gpus \
+	"\"}}\n"
+#define PG(name) "  - {name: " name ", queue: q}\n"
+#define PENDING(job, ann) \
+	"  - {name: " job "-0, podGroup: " job ", status: Pending, annotations: {" ann "}}\n"
+#define PENDING_GPU(job)                                                                        \
+	"  - {name: " job "-0, podGroup: " job ", status: Pending, requests: {nvidia.com/gpu: " \
+	"1}}\n"
+#define HOLDING(pod, job, status, node, group, frac)                                 \
+	"  - {name: " pod ", podGroup: " job ", status: " status ", nodeName: " node \
+	", gpuGroups: [" group "], annotations: {gpu-fraction: \"" frac "\"}}\n"
+
+/* Fractional pods share one device while their fractions sum to at most 1; the shared device
+ * leaves the node's idle whole GPUs; a fraction that fits no shared device takes a whole one. */
+static void test_gpu_sharing(void **state)
+{
+	(void)state;
+	kf f;
+	open_kai(&f, "allocate", "[{name: nodeavailability}]",
+	         Q "nodes:\n" GPU_NODE("n0", "2", "100") "podGroups:\n" PG("a") PG("b") PG("c")
+	             PG("d") "pods:\n" PENDING("a", "gpu-fraction: \"0.5\"")
+	                 PENDING("b", "gpu-fraction: \"0.5\"") PENDING("c", "gpu-fraction: \"0.6\"")
+	                     PENDING_GPU("d"));
+	run_ok(&f);
+	assert_int_equal(status_of(&f, "a-0"), TPH_KAI_TS_BINDING);
+	assert_int_equal(status_of(&f, "b-0"), TPH_KAI_TS_BINDING);
+	assert_int_equal(status_of(&f, "c-0"), TPH_KAI_TS_BINDING);
+	/* a and b share one device, c holds the other: no whole GPU is left for d. */
+	assert_int_equal(status_of(&f, "d-0"), TPH_KAI_TS_PENDING);
+	assert_true(tph_kai_session_idle(f.s)[TPH_KAI_GPU] == 0);
+	close_kai(&f);
+}
+
+/* Running pods sit on the device their gpuGroups names: equal names share one device,
+ * distinct names hold two. */
+static void test_gpu_groups(void **state)
+{
+	(void)state;
+	kf f;
+	open_kai(&f, "allocate", "[{name: nodeavailability}]",
+	         Q "nodes:\n" GPU_NODE("n0", "2", "100")
+	             GPU_NODE("n1", "2", "100") "podGroups:\n" PG("r") PG("p")
+	                 PG("w") "pods:\n" HOLDING("r-0", "r", "Running", "n0", "g", "0.25")
+	                     HOLDING("r-1", "r", "Running", "n0", "g", "0.25")
+	                         HOLDING("r-2", "r", "Running", "n1", "x", "0.25")
+	                             HOLDING("r-3", "r", "Running", "n1", "y", "0.25")
+	                                 PENDING_GPU("p") PENDING_GPU("w"));
+	const double *idle = tph_kai_session_idle(f.s);
+	assert_true(idle[TPH_KAI_GPU] == 1);
+	assert_true(idle[TPH_KAI_DIMS + TPH_KAI_GPU] == 0);
+	run_ok(&f);
+	/* Only n0 has a whole GPU left: one whole-GPU job runs there, the other waits. */
+	assert_string_equal(node_of(&f, "p-0"), "n0");
+	assert_int_equal(status_of(&f, "w-0"), TPH_KAI_TS_PENDING);
+	close_kai(&f);
+}
+
+/* gpu-memory becomes a fraction of the node's memory per device; a node without the memory
+ * label serves no memory request. */
+static void test_gpu_memory(void **state)
+{
+	(void)state;
+	kf f;
+	open_kai(&f, "allocate", "[{name: nodeavailability}]",
+	         Q "nodes:\n" GPU_NODE("n0", "1",
+	                               "1000") UNLABELLED_NODE("n1", "4") "podGroups:\n" PG("a")
+	             PG("b") PG("c") "pods:\n" PENDING("a", "gpu-memory: \"400\"")
+	                 PENDING("b", "gpu-memory: \"600\"") PENDING("c", "gpu-memory: \"100\""));
+	run_ok(&f);
+	assert_string_equal(node_of(&f, "a-0"), "n0");
+	assert_string_equal(node_of(&f, "b-0"), "n0");
+	assert_int_equal(status_of(&f, "c-0"), TPH_KAI_TS_PENDING);
+	close_kai(&f);
+}
+
+/* KAI takes the first GPU the pod fits once Releasing pods go: a shared device half releasing
+ * pipelines the pod even though the node's other GPU is idle. */
+static void test_gpu_releasing(void **state)
+{
+	(void)state;
+	kf f;
+	open_kai(&f, "allocate", "[{name: nodeavailability}]",
+	         Q "nodes:\n" GPU_NODE("n0", "2", "100") "podGroups:\n" PG("r") PG("x")
+	             PG("p") "pods:\n" HOLDING("r-0", "r", "Running", "n0", "g", "0.5")
+	                 HOLDING("x-0", "x", "Releasing", "n0", "g", "0.5")
+	                     PENDING("p", "gpu-fraction: \"0.5\""));
+	run_ok(&f);
+	assert_int_equal(status_of(&f, "p-0"), TPH_KAI_TS_PIPELINED);
+	assert_true(tph_kai_session_idle(f.s)[TPH_KAI_GPU] == 1);
+	close_kai(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_gpu_sharing),
+	    cmocka_unit_test(test_gpu_groups),
+	    cmocka_unit_test(test_gpu_memory),
+	    cmocka_unit_test(test_gpu_releasing),
 	    cmocka_unit_test(test_gang),
 	    cmocka_unit_test(test_elastic_growth),
 	    cmocka_unit_test(test_pipeline_whole_job),

@@ -307,6 +307,9 @@ typedef struct tph_kai_tasks {
 	const tph_time *creation;
 	const int64_t *cpu_milli;
 	const int64_t *memory; /* bytes */
+	/* The first of gpuGroups: the shared GPU a running one-device fractional pod sits on ("":
+	 * none; equal names on one node = the same GPU). */
+	const char *const *gpu_group;
 } tph_kai_tasks;
 
 typedef struct tph_kai_nodes {

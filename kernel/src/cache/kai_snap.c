@@ -420,7 +420,7 @@ static int32_t pod_set_of(const tph_kai_view *v, int32_t j, const char *name)
 }
 
 typedef struct task_cols {
-	const char **name, **ns;
+	const char **name, **ns, **gpu_group;
 	int32_t *job, *pod_set, *node, *nominated, *devices, *prio;
 	uint8_t *status;
 	double *gpus, *fraction;
@@ -437,10 +437,10 @@ static int alloc_tasks(kai_build *B, uint32_t n, task_cols *t)
 	t->status = ALLOC(B, n, uint8_t), t->gpus = ALLOC(B, n, double);
 	t->fraction = ALLOC(B, n, double), t->gpu_mib = ALLOC(B, n, int64_t);
 	t->cpu = ALLOC(B, n, int64_t), t->mem = ALLOC(B, n, int64_t);
-	t->creation = ALLOC(B, n, tph_time);
-	bool ok = t->name && t->ns && t->job && t->pod_set && t->node && t->nominated &&
-	          t->devices && t->prio && t->status && t->gpus && t->fraction && t->gpu_mib &&
-	          t->cpu && t->mem && t->creation;
+	t->creation = ALLOC(B, n, tph_time), t->gpu_group = ALLOC(B, n, const char *);
+	bool ok = t->gpu_group && t->name && t->ns && t->job && t->pod_set && t->node &&
+	          t->nominated && t->devices && t->prio && t->status && t->gpus && t->fraction &&
+	          t->gpu_mib && t->cpu && t->mem && t->creation;
 	return ok ? TPH_OK : tph_diag_set(B->d, TPH_ENOMEM, "kai snapshot: out of memory");
 }
 
@@ -471,6 +471,7 @@ static int fill_task(kai_build *B, uint32_t i, task_cols *t)
 	t->devices[i] = k->gpu_devices;
 	t->prio[i] = k->has_task_priority ? k->task_priority : 0;
 	t->creation[i] = p->creation;
+	t->gpu_group[i] = dup(B, k->gpu_groups.n ? k->gpu_groups.items[0] : "");
 	t->cpu[i] = res_of(&p->requests, "cpu");
 	t->mem[i] = res_of(&p->requests, "memory");
 	return put_name(B, 't', ns, p->name, i, "pod");
@@ -483,9 +484,10 @@ static int build_tasks(kai_build *B)
 	int rc = alloc_tasks(B, n, &t);
 	for (uint32_t i = 0; rc == TPH_OK && i < n; i++)
 		rc = fill_task(B, i, &t);
-	B->s->v.tasks = (tph_kai_tasks){
-	    n,      t.name,     t.ns,      t.job,     t.pod_set, t.status,   t.node, t.nominated,
-	    t.gpus, t.fraction, t.gpu_mib, t.devices, t.prio,    t.creation, t.cpu,  t.mem};
+	B->s->v.tasks =
+	    (tph_kai_tasks){n,      t.name,      t.ns,   t.job,      t.pod_set,  t.status,
+	                    t.node, t.nominated, t.gpus, t.fraction, t.gpu_mib,  t.devices,
+	                    t.prio, t.creation,  t.cpu,  t.mem,      t.gpu_group};
 	return rc;
 }
 

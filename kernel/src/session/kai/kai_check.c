@@ -16,13 +16,18 @@ static const char *status_name(uint8_t st)
 	return tph_kai_status_name((tph_kai_status)st);
 }
 
-/* GPUs a task holds: whole ones, or its fraction on each of its devices, while allocated. */
+/* GPUs a task holds: whole ones, or its fraction on each of its devices, while allocated. A
+ * gpu-memory pod's fraction is its memory over its node's memory per device, as KAI grants it. */
 static double accepted_gpus(const tph_kai_session *s, uint32_t t)
 {
 	const tph_kai_tasks *k = &s->v->tasks;
 	if (!tph_kai_active_allocated(s->status[t]))
 		return 0;
-	return k->gpus[t] + k->gpu_fraction[t] * k->gpu_devices[t];
+	double frac = k->gpu_fraction[t];
+	if (frac <= 0 && k->gpu_memory_mib[t] > 0 && s->node[t] >= 0)
+		frac =
+		    (double)k->gpu_memory_mib[t] / (double)s->v->nodes.gpu_memory_mib[s->node[t]];
+	return k->gpus[t] + frac * k->gpu_devices[t];
 }
 
 /* Allocated, Binding, Bound and Running imply the job started: it has a last-start time. */

@@ -48,6 +48,14 @@ struct tph_kai_session {
 	    job_capacity, events;
 	/* KAI's node ledger, [node * TPH_KAI_DIMS + dim] (kai_ledger.c). */
 	double *idle, *releasing;
+	/* Shared GPUs (kai_gpu.c): node n's devices are dev_first[n] .. dev_first[n + 1], each with
+	 * the fraction its shared pods use, the part of it that frees once Releasing pods go
+	 * (less what Pipelined pods claimed), and its gpuGroups name (NULL: none yet);
+	 * task_dev[t] is the device a shared task sits on (-1: none). */
+	uint32_t *dev_first;
+	double *dev_used, *dev_rel;
+	const char **dev_group;
+	int32_t *task_dev;
 	/* Every job's sub-groups, each job's slice in sub-group order; scratch counts per
 	 * sub-group (kai_tasks.c). */
 	uint32_t *sg_order, *sg_alloc;
@@ -101,6 +109,17 @@ void tph_kai_ledger_take(tph_kai_session *s, uint32_t t, uint32_t n, uint8_t st,
 /* Whether task t fits node n's idle resources, or idle plus releasing. */
 bool tph_kai_fits_idle(const tph_kai_session *s, uint32_t t, uint32_t n);
 bool tph_kai_fits_future(const tph_kai_session *s, uint32_t t, uint32_t n);
+
+/* Shared GPUs (kai_gpu.c). Whether task t takes a part of one shared device; its fraction of a
+ * device of node n (above 1: cannot fit); the device it would get there (-1: none fits even
+ * once Releasing pods go; *now: it fits without waiting), shared devices first, then a whole
+ * one; task t entering (+1) or leaving (-1) its device in status st. */
+int tph_kai_gpu_build(tph_kai_session *s);
+void tph_kai_gpu_free(tph_kai_session *s);
+bool tph_kai_gpu_shared(const tph_kai_session *s, uint32_t t);
+double tph_kai_gpu_fraction(const tph_kai_session *s, uint32_t t, uint32_t n);
+int32_t tph_kai_gpu_pick(const tph_kai_session *s, uint32_t t, uint32_t n, bool *now);
+void tph_kai_gpu_take(tph_kai_session *s, uint32_t t, uint32_t n, uint8_t st, int sign);
 
 /* KAI's Statement (kai_stmt.c): virtual operations on the session state and ledger, with
  * event handlers called, undone by rollback to a checkpoint or by discard; commit records

@@ -1,7 +1,7 @@
 /* KAI's node ledger (api/node_info): per node, idle = allocatable less every pod holding it,
  * releasing = what Releasing pods hold (free once they go); a Pipelined pod has already
- * claimed part of the releasing amount. Shared GPUs are not modelled yet: a fractional pod
- * holds its devices whole (docs/kai.md says so). */
+ * claimed part of the releasing amount. A one-device fractional pod sits on a shared device
+ * (kai_gpu.c); a multi-device one holds its devices whole (docs/kai.md says so). */
 #include "kai_int.h"
 
 #include "base/mem.h"
@@ -15,12 +15,15 @@ void tph_kai_task_request(const tph_kai_session *s, uint32_t t, double req[TPH_K
 	req[TPH_KAI_MEMORY] = (double)k->memory[t];
 }
 
-/* What a task takes from the ledger: a fractional pod holds whole devices (see above). */
+/* What a task takes from the ledger's vectors: a multi-device fractional pod holds whole
+ * devices; a one-device one's device is counted by kai_gpu.c. */
 static void ledger_request(const tph_kai_session *s, uint32_t t, double req[TPH_KAI_DIMS])
 {
 	const tph_kai_tasks *k = &s->v->tasks;
 	tph_kai_task_request(s, t, req);
-	if (k->gpu_fraction[t] > 0 || k->gpu_memory_mib[t] > 0)
+	if (tph_kai_gpu_shared(s, t))
+		req[TPH_KAI_GPU] = k->gpus[t];
+	else if (k->gpu_fraction[t] > 0 || k->gpu_memory_mib[t] > 0)
 		req[TPH_KAI_GPU] = k->gpus[t] + k->gpu_devices[t];
 }
 
@@ -28,6 +31,8 @@ void tph_kai_ledger_take(tph_kai_session *s, uint32_t t, uint32_t n, uint8_t st,
 {
 	double req[TPH_KAI_DIMS];
 	ledger_request(s, t, req);
+	if (tph_kai_gpu_shared(s, t))
+		tph_kai_gpu_take(s, t, n, st, sign);
 	double *idle = s->idle + (size_t)n * TPH_KAI_DIMS;
 	double *rel = s->releasing + (size_t)n * TPH_KAI_DIMS;
 	for (int d = 0; d < TPH_KAI_DIMS; d++) {
@@ -56,15 +61,23 @@ int tph_kai_ledger_build(tph_kai_session *s)
 		s->idle[n * TPH_KAI_DIMS + TPH_KAI_CPU] = (double)v->nodes.cpu_milli[n];
 		s->idle[n * TPH_KAI_DIMS + TPH_KAI_MEMORY] = (double)v->nodes.memory[n];
 	}
+	int rc = tph_kai_gpu_build(s);
+	if (rc != TPH_OK)
+		return rc;
 	for (uint32_t t = 0; t < v->tasks.n; t++)
 		if (s->node[t] >= 0 && tph_kai_active_used(s->status[t]))
 			tph_kai_ledger_take(s, t, (uint32_t)s->node[t], s->status[t], +1);
 	return TPH_OK;
 }
 
+/* A shared pod fits now only where the device it would get fits it now (kai_gpu.c). */
 static bool fits(const tph_kai_session *s, uint32_t t, uint32_t n, bool with_releasing)
 {
 	double req[TPH_KAI_DIMS];
+	bool now = true;
+	if (tph_kai_gpu_shared(s, t) &&
+	    (tph_kai_gpu_pick(s, t, n, &now) < 0 || (!now && !with_releasing)))
+		return false;
 	ledger_request(s, t, req);
 	const double *idle = s->idle + (size_t)n * TPH_KAI_DIMS;
 	const double *rel = s->releasing + (size_t)n * TPH_KAI_DIMS;
