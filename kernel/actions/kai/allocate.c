@@ -277,27 +277,14 @@ static int loop(tph_kai_alloc *a)
 	return TPH_OK;
 }
 
+/* Entries are addresses inside the view's name column, so a sorted entry tells its node. */
 static int by_name(const void *pa, const void *pb)
 {
-	return strcmp(*(const char *const *)pa, *(const char *const *)pb);
-}
-
-/* The position of `name` in the sorted names (node names are unique). */
-static uint32_t name_rank(const char **sorted, uint32_t n, const char *name)
-{
-	uint32_t lo = 0, hi = n;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (strcmp(sorted[mid], name) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return strcmp(**(const char *const *const *)pa, **(const char *const *const *)pb);
 }
 
 /* Jobs grouped by queue (a counting sort), node names ranked once, the in-pool nodes. */
-static void index_run(tph_kai_alloc *a, const char **names)
+static void index_run(tph_kai_alloc *a, const char *const **names)
 {
 	const tph_kai_view *v = a->s->v;
 	for (uint32_t j = 0; j < v->jobs.n; j++)
@@ -309,10 +296,10 @@ static void index_run(tph_kai_alloc *a, const char **names)
 		if (v->jobs.queue[j] >= 0)
 			a->q_jobs[a->q_first[v->jobs.queue[j] + 1]++] = j;
 	for (uint32_t n = 0; n < v->nodes.n; n++)
-		names[n] = v->nodes.name[n];
+		names[n] = &v->nodes.name[n];
 	qsort(names, v->nodes.n, sizeof *names, by_name);
-	for (uint32_t n = 0; n < v->nodes.n; n++)
-		a->name_rank[n] = name_rank(names, v->nodes.n, v->nodes.name[n]);
+	for (uint32_t r = 0; r < v->nodes.n; r++)
+		a->name_rank[names[r] - v->nodes.name] = r;
 	for (uint32_t n = 0; n < v->nodes.n; n++)
 		if (v->nodes.in_pool[n])
 			a->pool[a->n_pool++] = n;
@@ -323,7 +310,7 @@ static int run(tph_kai_session *s, tph_diag *d)
 	const tph_kai_view *v = s->v;
 	size_t nn = (size_t)v->nodes.n + 1;
 	tph_kai_alloc a = {.s = s};
-	const char **names = tph_calloc(nn, sizeof *names);
+	const char *const **names = tph_calloc(nn, sizeof *names);
 	a.queued = tph_calloc((size_t)v->jobs.n + 1, 1);
 	a.tasks = tph_calloc((size_t)v->tasks.n + 1, sizeof *a.tasks);
 	a.q_first = tph_calloc((size_t)v->queues.n + 2, sizeof *a.q_first);
