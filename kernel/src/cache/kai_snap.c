@@ -26,11 +26,24 @@ typedef struct kai_build {
 	tph_strtab names;
 	int32_t *idx; /* [sid] object index + 1 */
 	uint32_t idx_cap;
-	bool oom; /* a string copy failed: the build fails at its end */
+	bool oom; /* a copy or a column failed: the build fails (columns: at once) */
 	char key[1024];
 } kai_build;
 
-#define ALLOC(B, n, T) ((T *)tph_arena_calloc(&(B)->s->arena, (size_t)(n) + 1, sizeof(T), 8))
+/* One column of n (+1) zeroed T; a failure is remembered in B->oom, so a group of columns is
+ * checked once after it is allocated. */
+static void *col_alloc(kai_build *B, size_t n, size_t size)
+{
+	void *p = tph_arena_calloc(&B->s->arena, n + 1, size, 8);
+	B->oom |= !p;
+	return p;
+}
+#define ALLOC(B, n, T) ((T *)col_alloc((B), (size_t)(n), sizeof(T)))
+
+static int cols_done(kai_build *B)
+{
+	return B->oom ? tph_diag_set(B->d, TPH_ENOMEM, "kai snapshot: out of memory") : TPH_OK;
+}
 
 static const char *dup(kai_build *B, const char *s)
 {
@@ -299,9 +312,7 @@ static int alloc_subgroups(kai_build *B, uint32_t n, tph_kai_subgroups *sg)
 	sg->min_member = ALLOC(B, n, int32_t);
 	sg->min_subgroup = ALLOC(B, n, int32_t);
 	sg->topology = ALLOC(B, n, tph_kai_topo_constraint);
-	bool ok = sg->name && sg->job && sg->parent && sg->pod_set && sg->min_member &&
-	          sg->min_subgroup && sg->topology;
-	return ok ? TPH_OK : tph_diag_set(B->d, TPH_ENOMEM, "kai snapshot: out of memory");
+	return cols_done(B);
 }
 
 typedef struct job_cols {
@@ -324,10 +335,7 @@ static int alloc_jobs(kai_build *B, uint32_t n, job_cols *j)
 	j->grace = ALLOC(B, n, int64_t), j->delay = ALLOC(B, n, int64_t);
 	j->sg_first = ALLOC(B, n, uint32_t), j->sg_count = ALLOC(B, n, uint32_t);
 	j->topo = ALLOC(B, n, tph_kai_topo_constraint);
-	bool ok = j->name && j->ns && j->queue && j->prio && j->min_sg && j->preemptible &&
-	          j->creation && j->last_start && j->last_eviction && j->stale && j->grace &&
-	          j->delay && j->sg_first && j->sg_count && j->topo;
-	return ok ? TPH_OK : tph_diag_set(B->d, TPH_ENOMEM, "kai snapshot: out of memory");
+	return cols_done(B);
 }
 
 static void fill_job(kai_build *B, uint32_t i, job_cols *j)
@@ -438,10 +446,7 @@ static int alloc_tasks(kai_build *B, uint32_t n, task_cols *t)
 	t->fraction = ALLOC(B, n, double), t->gpu_mib = ALLOC(B, n, int64_t);
 	t->cpu = ALLOC(B, n, int64_t), t->mem = ALLOC(B, n, int64_t);
 	t->creation = ALLOC(B, n, tph_time), t->gpu_group = ALLOC(B, n, const char *);
-	bool ok = t->gpu_group && t->name && t->ns && t->job && t->pod_set && t->node &&
-	          t->nominated && t->devices && t->prio && t->status && t->gpus && t->fraction &&
-	          t->gpu_mib && t->cpu && t->mem && t->creation;
-	return ok ? TPH_OK : tph_diag_set(B->d, TPH_ENOMEM, "kai snapshot: out of memory");
+	return cols_done(B);
 }
 
 static int fill_task(kai_build *B, uint32_t i, task_cols *t)
