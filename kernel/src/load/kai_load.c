@@ -122,13 +122,8 @@ int sc_kai_params(sc_ld *L, const yu_node *map)
 
 /* ---- top level ------------------------------------------------------------------------------ */
 
-typedef int (*kai_section_fn)(sc_ld *L, const yu_node *n);
-
 /* Sections in dependency order: what a section refers to is read before it. */
-static const struct {
-	int id;
-	kai_section_fn fn;
-} section_order[] = {
+static const sc_step section_order[] = {
     {SEC_KAI_PARAMS, sc_kai_params},
     {SEC_PCLASSES, sc_load_pclasses},
     {SEC_KAI_TOPOLOGIES, sc_kai_topologies},
@@ -187,18 +182,8 @@ int sc_kai_decode(sc_ld *L, const yu_node *root)
 {
 	int rc = kai_new(L, root);
 	if (rc == TPH_OK)
-		rc = yu_walk(&L->c, root, top_fields, sizeof top_fields / sizeof top_fields[0], L);
-	if (rc == TPH_OK)
-		rc = sc_load_header(L);
-	if (rc == TPH_OK)
-		rc = sc_init_maps(L);
-	for (size_t i = 0; rc == TPH_OK && i < sizeof section_order / sizeof section_order[0];
-	     i++) {
-		const yu_node *n = L->sec[section_order[i].id];
-		if (n)
-			rc = section_order[i].fn(L, n);
-	}
-	if (rc == TPH_OK && !L->sc->now_given)
-		L->sc->now = L->latest;
+		rc = sc_decode_sections(L, root, top_fields,
+		                        sizeof top_fields / sizeof top_fields[0], section_order,
+		                        sizeof section_order / sizeof section_order[0]);
 	return rc == TPH_OK ? gather(L, root) : rc;
 }

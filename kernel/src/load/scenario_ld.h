@@ -204,6 +204,16 @@ int sc_resolve_hypernodes(sc_ld *L);
 int sc_load_header(sc_ld *L);
 int sc_init_maps(sc_ld *L);
 
+/* One flavour's reading of a scenario: its top-level keys, then its sections in dependency
+ * order (what a section refers to is read before it), then `now` from the latest timestamp
+ * when the file gives none. */
+typedef struct sc_step {
+	int id; /* enum sc_section */
+	int (*fn)(sc_ld *L, const yu_node *n);
+} sc_step;
+int sc_decode_sections(sc_ld *L, const yu_node *root, const yu_field *top, size_t n_top,
+                       const sc_step *order, size_t n_order);
+
 /* Fill the scenario's fresh cache from the decoded objects. */
 int sc_build(sc_ld *L);
 

@@ -389,20 +389,39 @@ static void free_maps(sc_ld *L)
 	yu_map_free(&L->pdbs);
 }
 
-typedef int (*sc_section_fn)(sc_ld *L, const yu_node *n);
+/* Queues, then their parents checked, before anything that names a queue is read. */
+static int load_queues(sc_ld *L, const yu_node *n)
+{
+	int rc = sc_load_queues(L, n);
+	return rc == TPH_OK ? sc_check_queue_parents(L) : rc;
+}
 
-/* Sections in dependency order: what a section refers to is read before it. */
-static const struct {
-	int id;
-	sc_section_fn fn;
-} section_order[] = {
-    {SEC_PCLASSES, sc_load_pclasses},   {SEC_QUEUES, sc_load_queues},
+static const sc_step section_order[] = {
+    {SEC_PCLASSES, sc_load_pclasses},   {SEC_QUEUES, load_queues},
     {SEC_NODES, sc_load_nodes},         {SEC_HYPERNODES, sc_load_hypernodes},
     {SEC_QUOTAS, sc_load_quotas},       {SEC_PDBS, sc_load_pdbs},
     {SEC_SHARD, sc_load_shard},         {SEC_EXT_RESPONSES, sc_load_ext_responses},
     {SEC_PODGROUPS, sc_load_podgroups}, {SEC_PODS, sc_load_pods},
     {SEC_EXPECT, sc_load_expect},       {SEC_PROBE, sc_load_probe},
 };
+
+int sc_decode_sections(sc_ld *L, const yu_node *root, const yu_field *top, size_t n_top,
+                       const sc_step *order, size_t n_order)
+{
+	int rc = yu_walk(&L->c, root, top, n_top, L);
+	if (rc == TPH_OK)
+		rc = sc_load_header(L);
+	if (rc == TPH_OK)
+		rc = sc_init_maps(L);
+	for (size_t i = 0; rc == TPH_OK && i < n_order; i++) {
+		const yu_node *n = L->sec[order[i].id];
+		if (n)
+			rc = order[i].fn(L, n);
+	}
+	if (rc == TPH_OK && !L->sc->now_given)
+		L->sc->now = L->latest;
+	return rc;
+}
 
 /* The flavour decides how the rest of the file reads, so it is checked before anything else
  * (a kai scenario's keys are unknown to the volcano reader). */
@@ -437,21 +456,9 @@ static int decode(sc_ld *L, const yu_node *root)
 	if (rc == TPH_OK && L->kai)
 		return sc_kai_decode(L, root);
 	if (rc == TPH_OK)
-		rc = yu_walk(&L->c, root, top_fields, sizeof top_fields / sizeof top_fields[0], L);
-	if (rc == TPH_OK)
-		rc = sc_load_header(L);
-	if (rc == TPH_OK)
-		rc = sc_init_maps(L);
-	for (size_t i = 0; rc == TPH_OK && i < sizeof section_order / sizeof section_order[0];
-	     i++) {
-		const yu_node *n = L->sec[section_order[i].id];
-		if (n)
-			rc = section_order[i].fn(L, n);
-		if (rc == TPH_OK && section_order[i].id == SEC_QUEUES)
-			rc = sc_check_queue_parents(L);
-	}
-	if (rc == TPH_OK && !L->sc->now_given)
-		L->sc->now = L->latest;
+		rc = sc_decode_sections(L, root, top_fields,
+		                        sizeof top_fields / sizeof top_fields[0], section_order,
+		                        sizeof section_order / sizeof section_order[0]);
 	return rc;
 }
 
