@@ -532,6 +532,33 @@ int tph_kai_node_score(const tph_kai_session *s, uint32_t task, uint32_t node, d
 bool tph_kai_job_schedulable(const tph_kai_session *s, uint32_t job, const uint32_t *tasks,
                              uint32_t n);
 
+/* ---- the points of reclaim, preempt and consolidation (KAI-NOTES sections 3 and 5) ----
+ * CanReclaimResources: may `job` take resources from other queues at all? Only the first
+ * registered counts; none registered: no. */
+typedef bool (*tph_kai_can_reclaim_fn)(void *state, const tph_kai_session *s, uint32_t job);
+/* OnJobSolutionStart: the solver starts on a new pending job (a plugin resets the state its
+ * scenario validators simulate with). All run. */
+typedef void (*tph_kai_solution_start_fn)(void *state, const tph_kai_session *s);
+/* IsTaskAllocationOnNodeOverCapacity: may `task` be placed on `node` as far as its queue's
+ * capacity goes? Only the first registered counts; none registered: yes. */
+typedef bool (*tph_kai_task_capacity_fn)(void *state, const tph_kai_session *s, uint32_t task,
+                                         uint32_t node);
+
+int tph_kai_add_can_reclaim(tph_kai_session *s, tph_kai_can_reclaim_fn fn, void *state);
+int tph_kai_add_job_solution_start(tph_kai_session *s, tph_kai_solution_start_fn fn, void *state);
+/* IsNonPreemptibleJobOverQueueQuota, with IsJobOverQueueCapacity's signature (true: within). */
+int tph_kai_add_nonpreemptible_quota(tph_kai_session *s, tph_kai_job_capacity_fn fn, void *state);
+int tph_kai_add_task_capacity(tph_kai_session *s, tph_kai_task_capacity_fn fn, void *state);
+
+/* Dispatch with KAI's rules (above). Scenario validators (tph_kai_scenario_valid) are asked
+ * with the scenario applied in the solver's open statement: a victim task re-placed is then
+ * Pipelined (tph_kai_session_status), one that is killed Releasing. */
+bool tph_kai_can_reclaim(const tph_kai_session *s, uint32_t job);
+void tph_kai_job_solution_start(const tph_kai_session *s);
+bool tph_kai_nonpreemptible_within_quota(const tph_kai_session *s, uint32_t job,
+                                         const uint32_t *tasks, uint32_t n);
+bool tph_kai_task_within_capacity(const tph_kai_session *s, uint32_t task, uint32_t node);
+
 /* KAI's node ledger as the actions left it, [node * TPH_KAI_DIMS + dim]: idle (allocatable
  * less every pod holding the node) and releasing (held by Releasing pods, free once they go).
  * GPUs are whole devices; cpu millicores; memory bytes. */

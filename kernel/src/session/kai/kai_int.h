@@ -68,6 +68,8 @@ struct tph_kai_session {
 	uint32_t n_unbuilt; /* plugins of the conf left out: not built yet */
 	/* SubsetNodes and PreJobAllocation (kai_subset.c). */
 	tph_kai_hooks subset_nodes, pre_job_allocation;
+	/* The solver's points (kai_points.c). */
+	tph_kai_hooks can_reclaim, solution_start, nonpreemptible_quota, task_capacity;
 };
 
 /* The built plugins, NULL-terminated (plugins/kai/builtin.c). */
@@ -82,6 +84,7 @@ void tph_kai_free_hooks(tph_kai_session *s);
 int tph_kai_hooks_add(tph_kai_session *s, tph_kai_hooks *h, void *fn, void *state);
 void tph_kai_free_order_hooks(tph_kai_session *s);
 void tph_kai_free_subset_hooks(tph_kai_session *s);
+void tph_kai_free_solver_hooks(tph_kai_session *s);
 
 /* A KAI action: `run` makes the action's decisions over the whole session. */
 typedef struct tph_kai_action {

@@ -1,0 +1,154 @@
+/* Unit tests for the points reclaim, preempt and consolidation ask (session/kai/kai_points.c):
+ * three count only their first registration, none registered has KAI's default answer, and
+ * OnJobSolutionStart runs every registration. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "session/kai/kai_int.h"
+#include "tephra/tephra.h"
+
+static const char scenario[] =
+    "flavour: kai\nnow: \"2026-01-01T00:00:00Z\"\nconf: |\n  actions: \"allocate\"\n"
+    "  tiers:\n  - plugins: [{name: priority}]\n"
+    "queues: [{name: q, resources: {gpu: {quota: -1, limit: -1}, cpu: {quota: -1, "
+    "limit: -1}, memory: {quota: -1, limit: -1}}}]\n"
+    "nodes:\n  - {name: n0, allocatable: {cpu: \"8\", memory: 8G, nvidia.com/gpu: \"1\"}}\n"
+    "podGroups: [{name: j, queue: q}]\n"
+    "pods:\n  - {name: j-0, podGroup: j, status: Pending, requests: {nvidia.com/gpu: 1}}\n";
+
+typedef struct kf {
+	tph_scenario *sc;
+	tph_kai_snapshot *snap;
+	tph_kai_session *s;
+} kf;
+
+static void open_kai(kf *f)
+{
+	tph_diag d = {0};
+	assert_int_equal(tph_scenario_load_buffer(scenario, strlen(scenario), "t.yaml", &f->sc, &d),
+	                 0);
+	assert_int_equal(tph_kai_snapshot_build(tph_scenario_kai_cluster(f->sc),
+	                                        tph_scenario_now(f->sc), &f->snap, &d),
+	                 0);
+	assert_int_equal(tph_kai_session_open(f->snap, tph_scenario_conf(f->sc), &f->s, &d), 0);
+	f->s->frozen = false; /* register as a plugin would at open */
+}
+
+static void close_kai(kf *f)
+{
+	tph_kai_session_free(f->s);
+	tph_kai_snapshot_free(f->snap);
+	tph_scenario_free(f->sc);
+}
+
+static bool yes_reclaim(void *st, const tph_kai_session *s, uint32_t job)
+{
+	(void)s, (void)job;
+	++*(int *)st;
+	return true;
+}
+
+static bool no_reclaim(void *st, const tph_kai_session *s, uint32_t job)
+{
+	(void)s, (void)job;
+	++*(int *)st;
+	return false;
+}
+
+static bool job_over(void *st, const tph_kai_session *s, uint32_t job, const uint32_t *t,
+                     uint32_t n)
+{
+	(void)s, (void)job, (void)t, (void)n;
+	++*(int *)st;
+	return false;
+}
+
+static bool job_within(void *st, const tph_kai_session *s, uint32_t job, const uint32_t *t,
+                       uint32_t n)
+{
+	(void)s, (void)job, (void)t, (void)n;
+	++*(int *)st;
+	return true;
+}
+
+static bool task_over(void *st, const tph_kai_session *s, uint32_t task, uint32_t node)
+{
+	(void)s, (void)task, (void)node;
+	++*(int *)st;
+	return false;
+}
+
+static void count_start(void *st, const tph_kai_session *s)
+{
+	(void)s;
+	++*(int *)st;
+}
+
+static void test_defaults_with_none_registered(void **state)
+{
+	(void)state;
+	kf f;
+	open_kai(&f);
+	uint32_t t = 0;
+	assert_false(tph_kai_can_reclaim(f.s, 0));
+	assert_true(tph_kai_nonpreemptible_within_quota(f.s, 0, &t, 1));
+	assert_true(tph_kai_task_within_capacity(f.s, 0, 0));
+	tph_kai_job_solution_start(f.s); /* nothing to run, nothing to fail */
+	close_kai(&f);
+}
+
+static void test_first_registered_only(void **state)
+{
+	(void)state;
+	kf f;
+	open_kai(&f);
+	int first = 0, second = 0, q1 = 0, q2 = 0, c1 = 0, c2 = 0;
+	assert_int_equal(tph_kai_add_can_reclaim(f.s, yes_reclaim, &first), 0);
+	assert_int_equal(tph_kai_add_can_reclaim(f.s, no_reclaim, &second), 0);
+	assert_int_equal(tph_kai_add_nonpreemptible_quota(f.s, job_over, &q1), 0);
+	assert_int_equal(tph_kai_add_nonpreemptible_quota(f.s, job_within, &q2), 0);
+	assert_int_equal(tph_kai_add_task_capacity(f.s, task_over, &c1), 0);
+	assert_int_equal(tph_kai_add_task_capacity(f.s, task_over, &c2), 0);
+	uint32_t t = 0;
+	assert_true(tph_kai_can_reclaim(f.s, 0));
+	assert_false(tph_kai_nonpreemptible_within_quota(f.s, 0, &t, 1));
+	assert_false(tph_kai_task_within_capacity(f.s, 0, 0));
+	assert_int_equal(first, 1);
+	assert_int_equal(second, 0);
+	assert_int_equal(q1, 1);
+	assert_int_equal(q2, 0);
+	assert_int_equal(c1, 1);
+	assert_int_equal(c2, 0);
+	close_kai(&f);
+}
+
+static void test_solution_start_runs_all(void **state)
+{
+	(void)state;
+	kf f;
+	open_kai(&f);
+	int a = 0, b = 0;
+	assert_int_equal(tph_kai_add_job_solution_start(f.s, count_start, &a), 0);
+	assert_int_equal(tph_kai_add_job_solution_start(f.s, count_start, &b), 0);
+	tph_kai_job_solution_start(f.s);
+	assert_int_equal(a, 1);
+	assert_int_equal(b, 1);
+	f.s->frozen = true;
+	assert_int_equal(tph_kai_add_can_reclaim(f.s, yes_reclaim, &a), TPH_EINVAL);
+	close_kai(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_defaults_with_none_registered),
+	    cmocka_unit_test(test_first_registered_only),
+	    cmocka_unit_test(test_solution_start_runs_all),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
