@@ -321,6 +321,20 @@ static yu_node *section_value(plan *pl, const yu_node *root, const section *s)
 	return NULL;
 }
 
+/* libyaml gives a missing value (`- ? k` with no `:`) the position of the token after it. In the
+ * whole file that is the next item's "-", at the items' indent; a chunk ends before that line, so
+ * there it is the chunk's end, column 0. Such values are the last nodes a chunk made. */
+static void fix_chunk_ends(plan *pl, const section *s)
+{
+	for (int i = s->first_part; i + 1 < s->first_part + s->n_parts; i++) {
+		const part *pt = &pl->parts[i];
+		uint32_t next_line = (uint32_t)pl->parts[i + 1].line;
+		for (uint32_t id = pt->doc.n; id-- > pt->first && pl->nodes[id].line == next_line;)
+			if (pl->nodes[id].col == 0)
+				pl->nodes[id].col = s->indent;
+	}
+}
+
 static int graft(plan *pl, const section *s, yu_node *v)
 {
 	uint32_t n = 0;
@@ -330,6 +344,7 @@ static int graft(plan *pl, const section *s, yu_node *v)
 			return TPH_DECLINED;
 		n += pl->nodes[d->root].len;
 	}
+	fix_chunk_ends(pl, s);
 	uint32_t *items = yu_alloc_array(&pl->parts[0].doc.arena, n, sizeof *items);
 	if (!items)
 		return TPH_ENOMEM;
