@@ -12,8 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "session/kai/kai_int.h"
-#include "tephra/tephra.h"
+#include "kai_harness.h"
 
 #define Q                                                                                        \
 	"{gpu: {quota: -1, limit: -1}, cpu: {quota: -1, limit: -1}, memory: {quota: -1, limit: " \
@@ -100,32 +99,6 @@ static const char scenario[] =
                                                                                                                          "  - {name: run-2, podGroup: run, status: Running, nodeName: n9, gpuGroups: [\"0\"], "
                                                                                                                          "annotations: {gpu-fraction: \"0.5\"}}\n";
 
-typedef struct kf {
-	tph_scenario *sc;
-	tph_kai_snapshot *snap;
-	tph_kai_session *s;
-} kf;
-
-static void open_yaml(kf *f, const char *yaml)
-{
-	tph_diag d = {0};
-	int rc = tph_scenario_load_buffer(yaml, strlen(yaml), "t.yaml", &f->sc, &d);
-	if (rc)
-		fprintf(stderr, "%s\n", d.msg);
-	assert_int_equal(rc, 0);
-	assert_int_equal(tph_kai_snapshot_build(tph_scenario_kai_cluster(f->sc),
-	                                        tph_scenario_now(f->sc), &f->snap, &d),
-	                 0);
-	assert_int_equal(tph_kai_session_open(f->snap, tph_scenario_conf(f->sc), &f->s, &d), 0);
-}
-
-static void close_kai(kf *f)
-{
-	tph_kai_session_free(f->s);
-	tph_kai_snapshot_free(f->snap);
-	tph_scenario_free(f->sc);
-}
-
 static uint32_t task_named(const kf *f, const char *name)
 {
 	const tph_kai_tasks *t = &tph_kai_snapshot_view(f->snap)->tasks;
@@ -152,7 +125,7 @@ static void test_node_rules(void **state)
 {
 	(void)state;
 	kf f;
-	open_yaml(&f, scenario);
+	kf_open(&f, scenario);
 	/* taints (NoSchedule, NoExecute; PreferNoSchedule ignored), unschedulable, not ready, max
 	 * pods; a whole-GPU pod is "regular" on a single-strategy MIG node, not on a mixed one */
 	feasible(&f, "plain", "10001101010");
@@ -168,20 +141,20 @@ static void test_node_rules(void **state)
 	/* a CPU pod passes the GPU type rules everywhere */
 	feasible(&f, "cpu", "10001101110");
 	feasible(&f, "mig", "00000000100");
-	close_kai(&f);
+	kf_close(&f);
 }
 
 static void test_pre_predicate(void **state)
 {
 	(void)state;
 	kf f;
-	open_yaml(&f, scenario);
+	kf_open(&f, scenario);
 	uint32_t huge = task_named(&f, "huge"), plain = task_named(&f, "plain");
 	assert_false(tph_kai_pre_predicate(f.s, huge, 0));
 	assert_true(tph_kai_victim_invariant_fails(f.s, huge));
 	assert_true(tph_kai_pre_predicate(f.s, plain, 0));
 	assert_false(tph_kai_victim_invariant_fails(f.s, plain));
-	close_kai(&f);
+	kf_close(&f);
 }
 
 /* Within capacity on one node only. */
@@ -196,12 +169,12 @@ static void test_queue_capacity(void **state)
 {
 	(void)state;
 	kf f;
-	open_yaml(&f, scenario);
+	kf_open(&f, scenario);
 	uint32_t only = 4;
 	f.s->frozen = false;
 	assert_int_equal(tph_kai_add_task_capacity(f.s, within_on_one, &only), 0);
 	feasible(&f, "plain", "00001000000");
-	close_kai(&f);
+	kf_close(&f);
 }
 
 static const char restricted[] =
@@ -230,11 +203,11 @@ static void test_restricted_nodes(void **state)
 {
 	(void)state;
 	kf f;
-	open_yaml(&f, restricted);
+	kf_open(&f, restricted);
 	feasible(&f, "plain", "100");
 	feasible(&f, "frac", "100");
 	feasible(&f, "cpu", "010");
-	close_kai(&f);
+	kf_close(&f);
 }
 
 /* Gt/Lt compare the label's integer value; a node without it, or with a non-integer one,
@@ -275,10 +248,10 @@ static void test_gt_lt(void **state)
 {
 	(void)state;
 	kf f;
-	open_yaml(&f, gt_lt);
+	kf_open(&f, gt_lt);
 	feasible(&f, "gt", "0100");
 	feasible(&f, "lt", "1000");
-	close_kai(&f);
+	kf_close(&f);
 }
 
 static bool yes(void *st, const tph_kai_session *s, uint32_t task, uint32_t x)
@@ -314,7 +287,7 @@ static void test_dispatch_rules(void **state)
 {
 	(void)state;
 	kf f;
-	open_yaml(&f, restricted);
+	kf_open(&f, restricted);
 	f.s->frozen = false;
 	double out[TPH_KAI_DIMS] = {-1, -1, -1}, one = 1, two = 2;
 	int a = 0, b = 0, c = 0, v1 = 0, v2 = 0;
@@ -347,7 +320,7 @@ static void test_dispatch_rules(void **state)
 	tph_free(f.s->predicate.items), tph_free(f.s->pre_predicate.items);
 	tph_free(f.s->victim_invariant.items);
 	f.s->predicate = keep, f.s->pre_predicate = keep_pre, f.s->victim_invariant = keep_vi;
-	close_kai(&f);
+	kf_close(&f);
 }
 
 int main(void)

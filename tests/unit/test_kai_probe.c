@@ -10,9 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kai_harness.h"
 #include "session/kai/kai_check.h"
-#include "session/kai/kai_int.h"
-#include "tephra/tephra.h"
 
 static const char scenario[] =
     "flavour: kai\nnow: \"2026-01-01T00:00:00Z\"\nconf: |\n  actions: \"\"\n"
@@ -24,36 +23,6 @@ static const char scenario[] =
     "pods:\n  - {name: a-0, podGroup: a, status: Pending, requests: {nvidia.com/gpu: 1}}\n"
     "  - {name: b-0, podGroup: b, status: Pending, requests: {nvidia.com/gpu: 1}}\n"
     "probe:\n  canReclaim: {a: true, b: false}\n";
-
-typedef struct kf {
-	tph_scenario *sc;
-	tph_kai_snapshot *snap;
-	tph_kai_session *s;
-	tph_check_report r;
-} kf;
-
-static void open_kai(kf *f, const char *yaml)
-{
-	tph_diag d = {0};
-	memset(f, 0, sizeof *f);
-	int rc = tph_scenario_load_buffer(yaml, strlen(yaml), "t.yaml", &f->sc, &d);
-	if (rc)
-		fprintf(stderr, "%s\n", d.msg);
-	assert_int_equal(rc, 0);
-	assert_int_equal(tph_kai_snapshot_build(tph_scenario_kai_cluster(f->sc),
-	                                        tph_scenario_now(f->sc), &f->snap, &d),
-	                 0);
-	assert_int_equal(tph_kai_session_open(f->snap, tph_scenario_conf(f->sc), &f->s, &d), 0);
-	f->s->frozen = false; /* register as a plugin would at open */
-}
-
-static void close_kai(kf *f)
-{
-	tph_report_free(&f->r);
-	tph_kai_session_free(f->s);
-	tph_kai_snapshot_free(f->snap);
-	tph_scenario_free(f->sc);
-}
 
 /* Job 0 (a) may reclaim, the others not. */
 static bool first_job_only(void *st, const tph_kai_session *s, uint32_t job)
@@ -72,18 +41,20 @@ static void test_can_reclaim(void **state)
 {
 	(void)state;
 	kf f;
-	open_kai(&f, scenario);
+	kf_open(&f, scenario);
+	f.s->frozen = false; /* register as a plugin would at open */
 	assert_int_equal(tph_kai_add_can_reclaim(f.s, first_job_only, NULL), 0);
 	tph_kai_check_probe(f.sc, f.s, &f.r);
 	assert_int_equal(f.r.failures, 0);
-	close_kai(&f);
+	kf_close(&f);
 
-	open_kai(&f, scenario);
+	kf_open(&f, scenario);
+	f.s->frozen = false; /* register as a plugin would at open */
 	assert_int_equal(tph_kai_add_can_reclaim(f.s, nobody, NULL), 0);
 	tph_kai_check_probe(f.sc, f.s, &f.r);
 	assert_int_equal(f.r.failures, 1);
 	assert_non_null(strstr(f.r.buf, "probe canReclaim a: false, want true"));
-	close_kai(&f);
+	kf_close(&f);
 }
 
 static void test_fair_share_needs_a_plugin(void **state)
@@ -92,12 +63,13 @@ static void test_fair_share_needs_a_plugin(void **state)
 	char yaml[sizeof scenario + 64];
 	snprintf(yaml, sizeof yaml, "%s  fairShare: {q: {gpu: 1}}\n", scenario);
 	kf f;
-	open_kai(&f, yaml);
+	kf_open(&f, yaml);
+	f.s->frozen = false;
 	assert_int_equal(tph_kai_add_can_reclaim(f.s, first_job_only, NULL), 0);
 	tph_kai_check_probe(f.sc, f.s, &f.r);
 	assert_int_equal(f.r.failures, 1);
 	assert_non_null(strstr(f.r.buf, "probe fairShare q: no plugin computes it"));
-	close_kai(&f);
+	kf_close(&f);
 }
 
 int main(void)
