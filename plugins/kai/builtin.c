@@ -9,6 +9,7 @@ extern const tph_kai_plugin tph_kai_plugin_minruntime;
 extern const tph_kai_plugin tph_kai_plugin_nodeavailability;
 extern const tph_kai_plugin tph_kai_plugin_nodeplacement;
 extern const tph_kai_plugin tph_kai_plugin_nominatednode;
+extern const tph_kai_plugin tph_kai_plugin_predicates;
 extern const tph_kai_plugin tph_kai_plugin_priority;
 extern const tph_kai_plugin tph_kai_plugin_proportion;
 extern const tph_kai_plugin tph_kai_plugin_resourcetype;
@@ -23,6 +24,7 @@ const tph_kai_plugin *const tph_kai_builtin_plugins[] = {
     &tph_kai_plugin_nodeavailability,
     &tph_kai_plugin_nodeplacement,
     &tph_kai_plugin_nominatednode,
+    &tph_kai_plugin_predicates,
     &tph_kai_plugin_priority,
     &tph_kai_plugin_proportion,
     &tph_kai_plugin_resourcetype,

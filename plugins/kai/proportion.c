@@ -164,6 +164,15 @@ static void on_event(void *state, const tph_kai_session *s, uint32_t t, int32_t 
 	kai_account_event(&p->q, (uint32_t)q, r, v->jobs.preemptible[v->tasks.job[t]], sign);
 }
 
+/* QueueFairShare: the division's result, in tephra's dimension order. */
+static void fair_share(void *state, const tph_kai_session *s, uint32_t q, double out[TPH_KAI_DIMS])
+{
+	const prop_state *p = state;
+	(void)s;
+	for (int d = 0; d < TPH_KAI_DIMS; d++)
+		out[d] = p->q.r[res_of_dim[d]].fair[q];
+}
+
 static int open_prop(tph_kai_session *s, const tph_args *args, void **state, tph_diag *d)
 {
 	const tph_kai_view *v = tph_kai_session_view(s);
@@ -189,6 +198,8 @@ static int open_prop(tph_kai_session *s, const tph_args *args, void **state, tph
 		rc = tph_kai_add_job_capacity(s, job_capacity, p);
 	if (rc == TPH_OK)
 		rc = tph_kai_add_event_handler(s, on_event, p);
+	if (rc == TPH_OK)
+		rc = tph_kai_add_fair_share(s, fair_share, p);
 	return rc < 0 ? tph_diag_set(d, rc, "proportion: cannot register") : TPH_OK;
 }
 

@@ -116,14 +116,17 @@ typedef struct scope {
 	uint32_t n_tasks;
 } scope;
 
-/* Place task t: the first node of the set it fits (idle plus releasing); bound there when idle
- * suffices, else pipelined. 1 placed, 0 not, < 0 error. */
+/* Place task t (PrePredicate first): the first node of the set it fits (idle plus releasing)
+ * whose predicates pass; bound there when idle suffices, else pipelined. 1 placed, 0 not, < 0
+ * error. */
 static int place_task(tph_kai_alloc *a, uint32_t t, const scope *sc)
 {
+	if (!tph_kai_pre_predicate(a->s, t, (uint32_t)a->s->v->tasks.job[t]))
+		return 0;
 	uint32_t n = ordered_nodes(a, t, sc->nodes, sc->n_nodes);
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t node = a->ranked[i].node;
-		if (!tph_kai_fits_future(a->s, t, node))
+		if (!tph_kai_fits_future(a->s, t, node) || !tph_kai_predicate(a->s, t, node))
 			continue;
 		int rc = tph_kai_fits_idle(a->s, t, node) ? tph_kai_stmt_allocate(a->s, t, node)
 		                                          : tph_kai_stmt_pipeline(a->s, t, node);

@@ -20,6 +20,8 @@
 
 #include "tephra/cluster.h"
 #include "tephra/args.h"
+#include "tephra/columns.h"
+#include "tephra/k8s.h"
 #include "tephra/conf.h"
 
 #ifdef __cplusplus
@@ -310,6 +312,12 @@ typedef struct tph_kai_tasks {
 	/* The first of gpuGroups: the shared GPU a running one-device fractional pod sits on ("":
 	 * none; equal names on one node = the same GPU). */
 	const char *const *gpu_group;
+	/* ---- appended: what the predicates plugin reads ---- */
+	/* The pod's scheduling constraints (node selector, required node affinity, tolerations),
+	 * interned: pods with equal constraints share one row (and its id), whose ids compare
+	 * with the node labels and taints of tph_kai_nodes.meta (tephra/k8s.h matches them). */
+	const tph_pod_spec *const *spec;
+	const uint8_t *mig; /* requests a MIG profile (a resource named nvidia.com/mig-*) */
 } tph_kai_tasks;
 
 typedef struct tph_kai_nodes {
@@ -325,7 +333,29 @@ typedef struct tph_kai_nodes {
 	 * the value, or is absent when the value is ""); 1 for every node without a pool key.
 	 * Actions leave the other nodes alone. */
 	const uint8_t *in_pool;
+	/* ---- appended: what the predicates plugin reads ---- */
+	const uint8_t *unschedulable; /* spec.unschedulable */
+	const int64_t *max_pods;      /* allocatable pods; -1 when not given (no limit) */
+	const uint8_t *mig;           /* tph_kai_mig */
+	const uint8_t *workers;       /* TPH_KAI_GPU_WORKER | TPH_KAI_CPU_WORKER labels present */
+	const tph_node_meta *const *meta; /* labels and taints, interned as the tasks' specs */
+	/* The node labels that node-affinity Gt/Lt requirements of the tasks name, parsed once
+	 * (tph_k8s_node_affinity's `nums`). */
+	const tph_k8s_nums *label_nums;
 } tph_kai_nodes;
+
+/* A node's MIG mode (node-role.kubernetes.io/mig-enabled, else an allocatable MIG resource;
+ * then nvidia.com/mig.strategy). */
+typedef enum tph_kai_mig {
+	TPH_KAI_MIG_OFF = 0,
+	TPH_KAI_MIG_NONE = 1, /* enabled, no (or an unknown) strategy */
+	TPH_KAI_MIG_SINGLE = 2,
+	TPH_KAI_MIG_MIXED = 3,
+} tph_kai_mig;
+
+/* The node-role labels restrictSchedulingNodes reads (KAI's default keys). */
+#define TPH_KAI_GPU_WORKER 1u /* node-role.kubernetes.io/gpu-worker */
+#define TPH_KAI_CPU_WORKER 2u /* node-role.kubernetes.io/cpu-worker */
 
 /* Topology objects and the domains their levels cut the nodes into. Level l of all topologies
  * (levels numbered across topologies: topology t owns [level_first[t], level_first[t] +
@@ -558,6 +588,42 @@ void tph_kai_job_solution_start(const tph_kai_session *s);
 bool tph_kai_nonpreemptible_within_quota(const tph_kai_session *s, uint32_t job,
                                          const uint32_t *tasks, uint32_t n);
 bool tph_kai_task_within_capacity(const tph_kai_session *s, uint32_t task, uint32_t node);
+
+/* ---- the predicates (KAI-NOTES section 3) ----
+ * PrePredicate: may `task` of `job` be placed at all (once per task, before its nodes are
+ * scored)? Every registered function must pass; none registered: yes. */
+typedef bool (*tph_kai_pre_predicate_fn)(void *state, const tph_kai_session *s, uint32_t task,
+                                         uint32_t job);
+/* VictimInvariantPrePredicate: does `task` fail for a reason no eviction can change (the
+ * solver's actions then skip its job)? The first function that says so decides. */
+typedef bool (*tph_kai_victim_invariant_fn)(void *state, const tph_kai_session *s, uint32_t task);
+/* Predicate: may `task` go on `node`, which its request fits (idle plus releasing)? Every
+ * registered function must pass; the first refusal rejects the node. */
+typedef bool (*tph_kai_predicate_fn)(void *state, const tph_kai_session *s, uint32_t task,
+                                     uint32_t node);
+/* QueueFairShare: queue q's fair share per dimension (GPUs, millicores, bytes) into out.
+ * Only the first registered counts. */
+typedef void (*tph_kai_fair_share_fn)(void *state, const tph_kai_session *s, uint32_t q,
+                                      double out[TPH_KAI_DIMS]);
+
+int tph_kai_add_pre_predicate(tph_kai_session *s, tph_kai_pre_predicate_fn fn, void *state);
+int tph_kai_add_victim_invariant(tph_kai_session *s, tph_kai_victim_invariant_fn fn, void *state);
+int tph_kai_add_predicate(tph_kai_session *s, tph_kai_predicate_fn fn, void *state);
+int tph_kai_add_fair_share(tph_kai_session *s, tph_kai_fair_share_fn fn, void *state);
+
+/* Dispatch with KAI's rules (above). tph_kai_victim_invariant_fails: true when a function
+ * says the task fails whatever is evicted. tph_kai_fair_share: false when none is registered
+ * (out untouched). */
+bool tph_kai_pre_predicate(const tph_kai_session *s, uint32_t task, uint32_t job);
+bool tph_kai_victim_invariant_fails(const tph_kai_session *s, uint32_t task);
+bool tph_kai_predicate(const tph_kai_session *s, uint32_t task, uint32_t node);
+bool tph_kai_fair_share(const tph_kai_session *s, uint32_t q, double out[TPH_KAI_DIMS]);
+
+/* Whether a shared-GPU task placed on `node` now would open a new GPU group (a device no
+ * shared pod uses yet, or none fits), which KAI's reservation pod makes cost a second pod. */
+bool tph_kai_gpu_new_group(const tph_kai_session *s, uint32_t task, uint32_t node);
+/* Whether task t takes a part of one shared device (a one-device fraction or GPU memory). */
+bool tph_kai_task_shared_gpu(const tph_kai_session *s, uint32_t t);
 
 /* KAI's node ledger as the actions left it, [node * TPH_KAI_DIMS + dim]: idle (allocatable
  * less every pod holding the node) and releasing (held by Releasing pods, free once they go).

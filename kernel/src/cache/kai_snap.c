@@ -15,6 +15,7 @@
 struct tph_kai_snapshot {
 	tph_arena arena; /* owns every column and string */
 	tph_kai_view v;
+	tph_cluster *k8s; /* owns the interned labels, taints and pod specs (kai_snap_k8s.c) */
 };
 
 typedef struct kai_build {
@@ -596,6 +597,8 @@ int tph_kai_snapshot_build(const tph_kai_cluster_desc *c, tph_time now, tph_kai_
 		rc = build_jobs(&B);
 	if (rc == TPH_OK)
 		rc = build_tasks(&B);
+	if (rc == TPH_OK)
+		rc = tph_kai_snap_k8s(&s->arena, c, &s->v.nodes, &s->v.tasks, &s->k8s, d);
 	if (rc == TPH_OK && B.oom)
 		rc = tph_diag_set(d, TPH_ENOMEM, "kai snapshot: out of memory");
 	tph_strtab_free(&B.names);
@@ -613,6 +616,7 @@ void tph_kai_snapshot_free(tph_kai_snapshot *s)
 	if (!s)
 		return;
 	tph_arena_destroy(&s->arena);
+	tph_cluster_destroy(s->k8s);
 	tph_free(s);
 }
 

@@ -164,6 +164,7 @@ static const yu_field pod_fields[] = {
     YU_F("schedulerName", yu_f_name, kai_pod_rd, k.scheduler_name, NULL, 0),
     YU_F("nominatedNodeName", yu_f_name, kai_pod_rd, d.nominated_node, NULL, 0),
     YU_F("creationTimestamp", yu_f_time, kai_pod_rd, d.creation, NULL, 0),
+    YU_F("nodeSelector", yu_f_kv, kai_pod_rd, d.node_selector, NULL, 0),
     YU_F("affinity", sc_f_affinity, kai_pod_rd, d, NULL, 0),
     YU_F("tolerations", sc_f_tolerations, kai_pod_rd, d, NULL, 0),
     SC_VOLCANO_ONLY("taskSpec"),

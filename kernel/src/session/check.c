@@ -31,6 +31,17 @@ void tph_report_fail(tph_check_report *r, const char *fmt, ...)
 		report_line(r, raw);
 }
 
+void tph_report_order(tph_check_report *r, const char *what, const tph_sc_refs *refs,
+                      const uint32_t *pos)
+{
+	for (uint32_t i = 0; i < refs->n; i++)
+		if (pos[i] != i) {
+			tph_report_fail(r, "%s: expected %s at position %u, got %s", what,
+			                refs->items[i].key, i + 1, refs->items[pos[i]].key);
+			return;
+		}
+}
+
 static void report_line(tph_check_report *r, const char *raw)
 {
 	char line[1024];

@@ -24,6 +24,10 @@ void tph_report_fail(tph_check_report *r, const char *fmt, ...)
 #endif
     ;
 void tph_report_free(tph_check_report *r);
+/* An order probe: pos[i] is the listed position of the object the session's order puts i-th;
+ * the first one out of place is reported as `<what>: expected <key> at position <i>, got ..`. */
+void tph_report_order(tph_check_report *r, const char *what, const tph_sc_refs *refs,
+                      const uint32_t *pos);
 
 /* Object lookups by the keys the scenario uses (not hot paths). TPH_NOIDX when absent. */
 tph_idx tph_check_task(const tph_session *s, const tph_sc_ref *ref);

@@ -88,12 +88,7 @@ static void probe_order(const char *what, const tph_sc_refs *refs, tph_idx *ids,
 		tph_free(pos);
 		return;
 	}
-	for (uint32_t i = 0; i < n; i++)
-		if (pos[i] != i) {
-			tph_report_fail(r, "%s: expected %s at position %u, got %s", what,
-			                refs->items[i].key, i + 1, refs->items[pos[i]].key);
-			break;
-		}
+	tph_report_order(r, what, refs, pos);
 	tph_free(pos);
 }
 

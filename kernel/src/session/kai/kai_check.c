@@ -1,7 +1,7 @@
 /* Checking a KAI session against a kai scenario's expect: (kai-format.md, "Expectations"): task
  * and podgroup statuses and nodes, granted GPUs, last-start timestamps, exact binds and
- * evictions, and the bounds on committed decisions. The kai probes and the node GPU ledger are
- * not built yet: a scenario that asks for them fails, saying so. */
+ * evictions, the bounds on committed decisions and the node GPU ledger; the victim filter and
+ * scenario validator probes (the others: kai_probe.c). */
 #include "kai_check.h"
 
 #include "kai_int.h"
@@ -212,19 +212,7 @@ void tph_kai_check_probe(const tph_scenario *sc, const tph_kai_session *s, tph_c
 {
 	check_filters(s, &sc->kai->probe, r);
 	check_validators(s, &sc->kai->probe, r);
-}
-
-/* What a kai scenario may ask that is not built yet: a failure each, never a silent pass. */
-static void check_unbuilt(const tph_scenario *sc, tph_check_report *r)
-{
-	const tph_sc_probe *p = &sc->probe;
-	const tph_sc_kai_probe *k = &sc->kai->probe;
-	if (p->node_scores.present || p->feasible_nodes.present || p->job_order.present ||
-	    p->task_order.present || p->queue_order.present)
-		tph_report_fail(r,
-		                "probe: kai node, job, task and queue order probes not built yet");
-	if (k->can_reclaim.present || k->n_fair_shares)
-		tph_report_fail(r, "probe: canReclaim and fairShare not built yet (proportion)");
+	tph_kai_check_plugin_probes(sc, s, r);
 }
 
 /* `nodes:` against the session's node ledger (whole GPUs; fractional pods hold whole devices
@@ -248,7 +236,6 @@ static void check_nodes(const tph_kai_session *s, const tph_sc_kai_node_exps *e,
 void tph_kai_check(const tph_scenario *sc, const tph_kai_session *s, tph_check_report *r)
 {
 	const tph_sc_kai_expect *e = &sc->kai->expect;
-	check_unbuilt(sc, r);
 	check_tasks(s, &e->tasks, r);
 	check_podgroups(s, &e->podgroups, r);
 	check_nodes(s, &e->nodes, r);

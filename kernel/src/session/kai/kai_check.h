@@ -9,5 +9,9 @@
 void tph_kai_check(const tph_scenario *sc, const tph_kai_session *s, tph_check_report *r);
 /* The kai probes, answered from the open session before any action. */
 void tph_kai_check_probe(const tph_scenario *sc, const tph_kai_session *s, tph_check_report *r);
+/* The probes that ask plugins (kai_probe.c): nodeScores, feasibleNodes, job/task/queue order,
+ * canReclaim, fairShare. */
+void tph_kai_check_plugin_probes(const tph_scenario *sc, const tph_kai_session *s,
+                                 tph_check_report *r);
 
 #endif

@@ -99,6 +99,7 @@ void tph_kai_free_hooks(tph_kai_session *s)
 	tph_kai_free_order_hooks(s);
 	tph_kai_free_subset_hooks(s);
 	tph_kai_free_solver_hooks(s);
+	tph_kai_free_pred_hooks(s);
 }
 
 const tph_kai_view *tph_kai_session_view(const tph_kai_session *s)

@@ -70,6 +70,8 @@ struct tph_kai_session {
 	tph_kai_hooks subset_nodes, pre_job_allocation;
 	/* The solver's points (kai_points.c). */
 	tph_kai_hooks can_reclaim, solution_start, nonpreemptible_quota, task_capacity;
+	/* The predicates and the fair-share getter (kai_pred.c). */
+	tph_kai_hooks pre_predicate, victim_invariant, predicate, fair_share;
 };
 
 /* The built plugins, NULL-terminated (plugins/kai/builtin.c). */
@@ -85,6 +87,7 @@ int tph_kai_hooks_add(tph_kai_session *s, tph_kai_hooks *h, void *fn, void *stat
 void tph_kai_free_order_hooks(tph_kai_session *s);
 void tph_kai_free_subset_hooks(tph_kai_session *s);
 void tph_kai_free_solver_hooks(tph_kai_session *s);
+void tph_kai_free_pred_hooks(tph_kai_session *s);
 
 /* A KAI action: `run` makes the action's decisions over the whole session. */
 typedef struct tph_kai_action {
