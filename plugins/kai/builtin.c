@@ -14,6 +14,7 @@ extern const tph_kai_plugin tph_kai_plugin_proportion;
 extern const tph_kai_plugin tph_kai_plugin_resourcetype;
 extern const tph_kai_plugin tph_kai_plugin_subgrouporder;
 extern const tph_kai_plugin tph_kai_plugin_taskorder;
+extern const tph_kai_plugin tph_kai_plugin_topology;
 
 /* One plugin per line. */
 /* clang-format off */
@@ -28,6 +29,7 @@ const tph_kai_plugin *const tph_kai_builtin_plugins[] = {
     &tph_kai_plugin_resourcetype,
     &tph_kai_plugin_subgrouporder,
     &tph_kai_plugin_taskorder,
+    &tph_kai_plugin_topology,
     NULL,
 };
 /* clang-format on */
