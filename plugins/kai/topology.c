@@ -1,13 +1,7 @@
-/* KAI's topology plugin (plugins/topology/topology_plugin.go, job_filtering.go,
- * node_scoring.go). SubsetNodes: for a job's root or sub-group with a topology constraint, the
- * domains of its required level (and, with a preferred level, of that level first, then each
- * level up to the required one, or up to the root) that can hold the sub-group's tasks, in KAI's
- * order — deepest level first, bin-packed (fuller after the job first, then by ID); the domain
- * that holds the sub-group's active pods, if any. NodeOrder: with a preferred level, nodes score
- * 10^5 * floor(10 * (i + 1) / n) by their preferred domain's place i of n in that order (a node
- * outside those domains is dropped), for the sub-group and the sub-groups below it without
- * scores of their own. PreJobAllocation forgets the scores. */
-#include "kai_plugins.h"
+/* KAI's topology plugin (plugins/topology: topology_plugin.go, job_filtering.go,
+ * node_scoring.go): SubsetNodes offers a constrained root or sub-group the domains that can hold
+ * its tasks, in KAI's order; NodeOrder scores nodes by their preferred domain's place; the steps
+ * are docs/kai.md's "The topology plugin". */
 #include "topology_int.h"
 
 #include "tephra/alloc.h"
@@ -128,7 +122,8 @@ static bool mark_active(topo_call *c, uint32_t j, const uint32_t *tasks, uint32_
 	uint32_t n = tph_kai_session_job_tasks(c->s, j, &mine);
 	bool any = false;
 	for (uint32_t i = 0; i < c->n_tasks; i++)
-		x->pod_set[v->tasks.pod_set[tasks[i]]] = 1;
+		if (v->tasks.pod_set[tasks[i]] >= 0)
+			x->pod_set[v->tasks.pod_set[tasks[i]]] = 1;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t t = mine[i];
 		int32_t ps = v->tasks.pod_set[t];
@@ -142,7 +137,8 @@ static bool mark_active(topo_call *c, uint32_t j, const uint32_t *tasks, uint32_
 			x->active[dom] = 1, x->marked[(*n_marked)++] = dom;
 	}
 	for (uint32_t i = 0; i < c->n_tasks; i++)
-		x->pod_set[v->tasks.pod_set[tasks[i]]] = 0;
+		if (v->tasks.pod_set[tasks[i]] >= 0)
+			x->pod_set[v->tasks.pod_set[tasks[i]]] = 0;
 	return any;
 }
 

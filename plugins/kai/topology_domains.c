@@ -94,10 +94,17 @@ static void sum_tasks(topo_call *c, const uint32_t *tasks, double most[TPH_KAI_D
 	c->by_pods = gpu_pods == 0 || gpu_pods == c->n_tasks;
 }
 
-/* KAI's calcNodeAccommodation: how many pods of the largest request node n holds, idle plus
- * releasing (plus its shared GPUs' room for a fractional request). */
+/* KAI's calcNodeAccommodation: how many pods of the largest request node n holds (up to the
+ * task count) on idle plus releasing resources (plus its shared GPUs' room for a fractional
+ * request); none where a resource is short, even one the pods do not ask for (an
+ * over-committed node). */
 static int64_t accommodation(const topo_call *c, const double most[TPH_KAI_DIMS], uint32_t n)
 {
+	bool asks = false;
+	for (int k = 0; k < TPH_KAI_DIMS; k++)
+		asks |= most[k] > 0;
+	if (!asks)
+		return (int64_t)c->n_tasks;
 	const double *idle = tph_kai_session_idle(c->s) + (size_t)n * TPH_KAI_DIMS;
 	const double *rel = tph_kai_session_releasing(c->s) + (size_t)n * TPH_KAI_DIMS;
 	double room[TPH_KAI_DIMS];
@@ -105,17 +112,17 @@ static int64_t accommodation(const topo_call *c, const double most[TPH_KAI_DIMS]
 		room[k] = idle[k] + rel[k];
 	if (most[TPH_KAI_GPU] > 0 && most[TPH_KAI_GPU] < 1)
 		room[TPH_KAI_GPU] += tph_kai_session_shared_gpus_free(c->s, n);
-	int64_t least = -1;
-	for (int k = 0; k < TPH_KAI_DIMS; k++) {
-		if (most[k] <= 0)
-			continue;
+	for (int k = 0; k < TPH_KAI_DIMS; k++)
 		if (most[k] > room[k])
 			return 0;
-		double q = room[k] / most[k];
+	int64_t least = INT64_MAX;
+	for (int k = 0; k < TPH_KAI_DIMS; k++) {
+		double q = most[k] > 0 ? room[k] / most[k] : 9e18;
 		int64_t pods = q >= 9e18 ? INT64_MAX : (int64_t)q;
-		least = least < 0 || pods < least ? pods : least;
+		least = pods < least ? pods : least;
 	}
-	return least < 0 ? (int64_t)c->n_tasks : least;
+	/* Only "at least the task count" is ever asked: capped, the domain sums cannot overflow. */
+	return least < (int64_t)c->n_tasks ? least : (int64_t)c->n_tasks;
 }
 
 /* The subtree's domain ranges per depth, zeroed. */

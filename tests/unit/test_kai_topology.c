@@ -353,6 +353,26 @@ static void test_capacity_accounting(void **state)
 	close_kai(&f);
 }
 
+/* A node short of a resource the pods do not even ask for (memory over-committed by a running
+ * pod) holds none of them, as KAI's per-node accommodation compares every resource: r2 cannot
+ * hold the 2-GPU pod, though its GPUs are free. */
+static void test_overcommitted_node(void **state)
+{
+	(void)state;
+	kf f;
+	open_kai(&f, PLUGINS,
+	         SMALL "podGroups:\n  - {name: one, queue: q, " RACK
+	               "}\n  - {name: hog, queue: q}\n"
+	               "pods:\n"
+	               "  - {name: one-0, podGroup: one, status: Pending, requests: "
+	               "{nvidia.com/gpu: 2}}\n"
+	               "  - {name: hog-0, podGroup: hog, status: Running, nodeName: m2, requests: "
+	               "{memory: 9G}}\n");
+	assert_true(tph_kai_session_idle(f.s)[2 * TPH_KAI_DIMS + TPH_KAI_MEMORY] < 0);
+	assert_string_equal(sets_of(&f, "one", NULL, 0), "");
+	close_kai(&f);
+}
+
 /* A job with an active pod in a domain of its required level stays there: the elastic job's
  * next pod is offered r2 only, though r1 (as full, and first by ID) would come first. */
 static void test_active_pods_pin(void **state)
@@ -434,8 +454,8 @@ int main(void)
 	    cmocka_unit_test(test_domains_are_paths),   cmocka_unit_test(test_fuller_domain_first),
 	    cmocka_unit_test(test_required_one_domain), cmocka_unit_test(test_preferred_then_relax),
 	    cmocka_unit_test(test_node_scores),         cmocka_unit_test(test_subgroups_under_root),
-	    cmocka_unit_test(test_capacity_accounting), cmocka_unit_test(test_active_pods_pin),
-	    cmocka_unit_test(test_constraint_errors),
+	    cmocka_unit_test(test_capacity_accounting), cmocka_unit_test(test_overcommitted_node),
+	    cmocka_unit_test(test_active_pods_pin),     cmocka_unit_test(test_constraint_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
