@@ -215,10 +215,11 @@ static int subset(void *state, const tph_kai_session *s, uint32_t j, int32_t sg,
 {
 	topo_state *p = state;
 	const topo_need *need = sg < 0 ? &p->job_need[j] : &p->sg_need[sg];
+	if (need->topo == NEED_MISSING) /* nowhere, even without tasks, as KAI checks it first */
+		return TPH_OK;
 	if (need->topo == NEED_NONE || !n_tasks)
 		return tph_kai_node_sets_push(out, nodes, n_nodes);
-	/* A missing topology is nowhere; KAI's configuration errors fail the sub-group too. */
-	if (need->topo == NEED_MISSING || need->bad)
+	if (need->bad) /* KAI's configuration errors fail the sub-group too */
 		return TPH_OK;
 	topo_call c = {.s = s, .t = &p->trees[need->topo], .x = &p->x, .n_tasks = n_tasks};
 	c.nn = tph_kai_session_view(s)->nodes.n;

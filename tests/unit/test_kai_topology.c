@@ -443,6 +443,17 @@ static void test_constraint_errors(void **state)
 	assert_string_equal(sets_of(&f, "free", NULL, 0), "");
 	reopen_with(&f, "free", (tph_kai_topo_constraint){"other", "k8s.io/rack", NULL});
 	assert_string_equal(sets_of(&f, "free", NULL, 0), "");
+	/* Without tasks a constrained set stays as given, but a missing topology is nowhere even
+	 * then: KAI looks it up first. */
+	tph_kai_node_sets ns = {0};
+	const uint32_t all[] = {0, 1};
+	assert_int_equal(tph_kai_subset_nodes(f.s, job_of(&f, "free"), -1, NULL, 0, all, 2, &ns),
+	                 0);
+	assert_int_equal(ns.n, 0);
+	assert_int_equal(tph_kai_subset_nodes(f.s, job_of(&f, "racked"), -1, NULL, 0, all, 2, &ns),
+	                 0);
+	assert_int_equal(ns.n, 1);
+	tph_kai_node_sets_free(&ns);
 	reopen_with(&f, "free", (tph_kai_topo_constraint){"topo", NULL, NULL});
 	assert_string_equal(sets_of(&f, "free", NULL, 0), "");
 	close_kai(&f);
