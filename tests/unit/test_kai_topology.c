@@ -459,14 +459,142 @@ static void test_constraint_errors(void **state)
 	close_kai(&f);
 }
 
+#define MULTI_TOPOLOGIES                                                                \
+	"topologies:\n  - {name: rack-topology, levels: [{nodeLabel: rack-domain}]}\n"  \
+	"  - {name: zone-topology, levels: [{nodeLabel: zone-domain}]}\n"               \
+	"queues: [{name: q, resources: {gpu: {quota: -1, limit: -1}, cpu: {quota: -1, " \
+	"limit: -1}, memory: {quota: -1, limit: -1}}}]\n"
+#define GPU8(name, rack, zone)                                                                  \
+	"  - {name: " name ", allocatable: {cpu: \"64\", memory: 64G, nvidia.com/gpu: \"8\"}, " \
+	"labels: {rack-domain: " rack ", zone-domain: " zone "}}\n"
+#define POD4(name, job, sg)                                                                        \
+	"  - {name: " name ", podGroup: " job ", status: Pending, requests: {nvidia.com/gpu: 4}, " \
+	"labels: {kai.scheduler/subgroup-name: " sg "}}\n"
+#define SEED(name, node)                                                                       \
+	"  - {name: " name ", podGroup: seed, status: Running, nodeName: " node ", requests: " \
+	"{nvidia.com/gpu: 4}}\n"
+
+/* Whether every pod named prefix-0 .. prefix-2 is Binding on one of `nodes` (comma-joined)
+ * and all on nodes with the same `label` value, returned (KAI's multi-topology test asserts
+ * its sub-groups this way: by domain and node set, not pod by pod). */
+static const char *one_domain(const kf *f, const char *prefix, const char *nodes, const char *label)
+{
+	const char *domain = NULL;
+	for (int i = 0; i < 3; i++) {
+		char name[32];
+		snprintf(name, sizeof name, "%s-%d", prefix, i);
+		assert_int_equal(tph_kai_session_status(f->s)[task_of(f, name)],
+		                 TPH_KAI_TS_BINDING);
+		const char *node = node_of(f, name);
+		char list[128], want[32];
+		snprintf(list, sizeof list, ",%s,", nodes);
+		snprintf(want, sizeof want, ",%s,", node);
+		assert_non_null(strstr(list, want));
+		const tph_kai_view *v = tph_kai_session_view(f->s);
+		uint32_t n = node_index(f, node), level = strcmp(label, "rack-domain") == 0 ? 0 : 1;
+		const char *value =
+		    v->topologies
+		        .domain_value[level * v->nodes.n +
+		                      (uint32_t)v->topologies.domain[level * v->nodes.n + n]];
+		if (domain)
+			assert_string_equal(value, domain);
+		domain = value;
+	}
+	return domain;
+}
+
+/* KAI's allocate_multi_topology_test.go, first case: two pod sets of one job under different
+ * Topology objects; the rack workers fill the fullest rack (rack-a: node0, node1), the zone
+ * workers the fullest zone (zone-x: node2, node4). */
+static void test_topologies_per_subgroup(void **state)
+{
+	(void)state;
+	kf f;
+	open_kai(&f, "[{name: topology}, {name: nodeplacement}, {name: subgrouporder}]",
+	         MULTI_TOPOLOGIES "nodes:\n" GPU8("node0", "rack-a", "zone-x") GPU8(
+	             "node1", "rack-a", "zone-y") GPU8("node2", "rack-b", "zone-x")
+	             GPU8("node3", "rack-b", "zone-y") GPU8("node4", "rack-c", "zone-x") GPU8(
+	                 "node5", "rack-c",
+	                 "zone-y") "podGroups:\n  - {name: seed, queue: q, minMember: 0}\n"
+	                           "  - name: j\n    queue: q\n    minSubGroup: 2\n    subGroups:\n"
+	                           "      - {name: rack-workers, minMember: 3, topologyConstraint: "
+	                           "{topology: "
+	                           "rack-topology, requiredTopologyLevel: rack-domain}}\n"
+	                           "      - {name: zone-workers, minMember: 3, topologyConstraint: "
+	                           "{topology: "
+	                           "zone-topology, requiredTopologyLevel: zone-domain}}\n"
+	                           "pods:\n" SEED("seed-0", "node0") SEED("seed-1", "node2")
+	                               POD4("r-0", "j", "rack-workers")
+	                                   POD4("r-1", "j", "rack-workers")
+	                                       POD4("r-2", "j", "rack-workers")
+	                                           POD4("z-0", "j", "zone-workers")
+	                                               POD4("z-1", "j", "zone-workers")
+	                                                   POD4("z-2", "j", "zone-workers"));
+	run_ok(&f);
+	assert_string_equal(one_domain(&f, "r", "node0,node1", "rack-domain"), "rack-a");
+	assert_string_equal(one_domain(&f, "z", "node2,node4", "zone-domain"), "zone-x");
+	close_kai(&f);
+}
+
+/* Its second case: a parent set under the zone topology, its two pod sets under the rack
+ * topology: both children in zone-x (the fuller zone), each in one rack, not the same one,
+ * rack-a and rack-b (the fuller racks). */
+static void test_topologies_per_level(void **state)
+{
+	(void)state;
+	kf f;
+	open_kai(&f, "[{name: topology}, {name: nodeplacement}, {name: subgrouporder}]",
+	         MULTI_TOPOLOGIES "nodes:\n" GPU8("node0", "rack-a", "zone-x") GPU8(
+	             "node1", "rack-a", "zone-x") GPU8("node2", "rack-b", "zone-x")
+	             GPU8("node3", "rack-b", "zone-x") GPU8("node4", "rack-c", "zone-x") GPU8(
+	                 "node5", "rack-c", "zone-x") GPU8("node6", "rack-a", "zone-y")
+	                 GPU8("node7", "rack-a", "zone-y") GPU8("node8", "rack-b", "zone-y") GPU8(
+	                     "node9", "rack-b", "zone-y") GPU8("node10", "rack-c", "zone-y")
+	                     GPU8("node11", "rack-c",
+	                          "zone-y") "podGroups:\n  - {name: seed, queue: q, minMember: 0}\n"
+	                                    "  - name: j\n    queue: q\n    subGroups:\n"
+	                                    "      - {name: parent, minSubGroup: 2, "
+	                                    "topologyConstraint: {topology: "
+	                                    "zone-topology, requiredTopologyLevel: zone-domain}}\n"
+	                                    "      - {name: child-a, parent: parent, minMember: 3, "
+	                                    "topologyConstraint: {topology: "
+	                                    "rack-topology, requiredTopologyLevel: rack-domain}}\n"
+	                                    "      - {name: child-b, parent: parent, minMember: 3, "
+	                                    "topologyConstraint: {topology: "
+	                                    "rack-topology, requiredTopologyLevel: rack-domain}}\n"
+	                                    "pods:\n" SEED("seed-0", "node0")
+	                                        SEED("seed-1", "node2") POD4("a-0", "j", "child-a")
+	                                            POD4("a-1", "j", "child-a")
+	                                                POD4("a-2", "j", "child-a")
+	                                                    POD4("b-0", "j", "child-b")
+	                                                        POD4("b-1", "j", "child-b")
+	                                                            POD4("b-2", "j", "child-b"));
+	run_ok(&f);
+	assert_string_equal(
+	    one_domain(&f, "a", "node0,node1,node2,node3,node4,node5", "zone-domain"), "zone-x");
+	assert_string_equal(
+	    one_domain(&f, "b", "node0,node1,node2,node3,node4,node5", "zone-domain"), "zone-x");
+	const char *ra = one_domain(&f, "a", "node0,node1,node2,node3", "rack-domain");
+	const char *rb = one_domain(&f, "b", "node0,node1,node2,node3", "rack-domain");
+	assert_string_not_equal(ra, rb);
+	close_kai(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_domains_are_paths),   cmocka_unit_test(test_fuller_domain_first),
-	    cmocka_unit_test(test_required_one_domain), cmocka_unit_test(test_preferred_then_relax),
-	    cmocka_unit_test(test_node_scores),         cmocka_unit_test(test_subgroups_under_root),
-	    cmocka_unit_test(test_capacity_accounting), cmocka_unit_test(test_overcommitted_node),
-	    cmocka_unit_test(test_active_pods_pin),     cmocka_unit_test(test_constraint_errors),
+	    cmocka_unit_test(test_domains_are_paths),
+	    cmocka_unit_test(test_fuller_domain_first),
+	    cmocka_unit_test(test_required_one_domain),
+	    cmocka_unit_test(test_preferred_then_relax),
+	    cmocka_unit_test(test_node_scores),
+	    cmocka_unit_test(test_subgroups_under_root),
+	    cmocka_unit_test(test_capacity_accounting),
+	    cmocka_unit_test(test_overcommitted_node),
+	    cmocka_unit_test(test_active_pods_pin),
+	    cmocka_unit_test(test_constraint_errors),
+	    cmocka_unit_test(test_topologies_per_subgroup),
+	    cmocka_unit_test(test_topologies_per_level),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
