@@ -15,6 +15,7 @@ extern const tph_kai_plugin tph_kai_plugin_proportion;
 extern const tph_kai_plugin tph_kai_plugin_resourcetype;
 extern const tph_kai_plugin tph_kai_plugin_subgrouporder;
 extern const tph_kai_plugin tph_kai_plugin_taskorder;
+extern const tph_kai_plugin tph_kai_plugin_topology;
 
 /* One plugin per line. */
 /* clang-format off */
@@ -30,6 +31,7 @@ const tph_kai_plugin *const tph_kai_builtin_plugins[] = {
     &tph_kai_plugin_resourcetype,
     &tph_kai_plugin_subgrouporder,
     &tph_kai_plugin_taskorder,
+    &tph_kai_plugin_topology,
     NULL,
 };
 /* clang-format on */

@@ -368,9 +368,10 @@ typedef struct tph_kai_topologies {
 	const uint32_t *level_first;
 	const uint32_t *n_levels;
 	uint32_t n_all_levels;
-	const char *const *level_label; /* [level] node label key */
-	const uint32_t *n_domains;      /* [level] */
-	const int32_t *domain;          /* [level * nodes.n + node] */
+	const char *const *level_label;  /* [level] node label key */
+	const uint32_t *n_domains;       /* [level] */
+	const int32_t *domain;           /* [level * nodes.n + node] */
+	const char *const *domain_value; /* [level * nodes.n + id]: domain id's label value */
 } tph_kai_topologies;
 
 typedef struct tph_kai_view {
@@ -630,6 +631,10 @@ bool tph_kai_task_shared_gpu(const tph_kai_session *s, uint32_t t);
  * GPUs are whole devices; cpu millicores; memory bytes. */
 const double *tph_kai_session_idle(const tph_kai_session *s);
 const double *tph_kai_session_releasing(const tph_kai_session *s);
+/* What node n's shared GPUs (devices that fractional pods hold part of, out of the idle whole
+ * GPUs) still offer, in GPUs: per device 1 less its pods' fractions plus the Releasing ones'
+ * (KAI's AvailableSharedGPUFractions, the topology plugin's room for fractional pods). */
+double tph_kai_session_shared_gpus_free(const tph_kai_session *s, uint32_t node);
 /* KAI's status sets (pod_status) over tph_kai_status values: alive (pending or allocated),
  * active-allocated (Allocated, Pipelined, Binding, Bound, Running), active-used (those and
  * Releasing: holding a node). */

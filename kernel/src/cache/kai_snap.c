@@ -500,9 +500,10 @@ static int build_tasks(kai_build *B)
 /* ---- topologies --------------------------------------------------------------------------------
  */
 
-/* Level l's domains: each node's label value, numbered by first appearance ("d:<l>:<value>"). */
+/* Level l's domains: each node's label value, numbered by first appearance ("d:<l>:<value>"),
+ * and each id's value. */
 static int level_domains(kai_build *B, uint32_t l, const char *label, uint32_t *n_domains,
-                         int32_t *domain)
+                         int32_t *domain, const char **values)
 {
 	const tph_kai_cluster_desc *c = B->c;
 	for (uint32_t i = 0; i < c->n_nodes; i++) {
@@ -514,6 +515,7 @@ static int level_domains(kai_build *B, uint32_t l, const char *label, uint32_t *
 		snprintf(scope, sizeof scope, "%u", (unsigned)l);
 		int32_t id = find(B, 'd', scope, value);
 		if (id < 0) {
+			values[*n_domains] = dup(B, value);
 			id = (int32_t)(*n_domains)++;
 			int rc = put_name(B, 'd', scope, value, (uint32_t)id, "domain");
 			if (rc < 0)
@@ -540,7 +542,8 @@ static int build_topologies(kai_build *B)
 	uint32_t *first = ALLOC(B, n, uint32_t), *nl = ALLOC(B, n, uint32_t);
 	uint32_t *nd = ALLOC(B, levels, uint32_t);
 	int32_t *domain = ALLOC(B, (size_t)levels * nn, int32_t);
-	if (!name || !label || !first || !nl || !nd || !domain)
+	const char **value = ALLOC(B, (size_t)levels * nn, const char *);
+	if (!name || !label || !first || !nl || !nd || !domain || !value)
 		return tph_diag_set(B->d, TPH_ENOMEM, "kai snapshot: out of memory");
 	int rc = TPH_OK;
 	for (uint32_t t = 0, l = 0; rc == TPH_OK && t < n; t++) {
@@ -551,10 +554,11 @@ static int build_topologies(kai_build *B)
 		for (uint32_t k = 0; rc == TPH_OK && k < d->levels.n; k++, l++) {
 			label[l] = dup(B, d->levels.items[k]);
 			rc = level_domains(B, l, d->levels.items[k], &nd[l],
-			                   &domain[(size_t)l * nn]);
+			                   &domain[(size_t)l * nn], &value[(size_t)l * nn]);
 		}
 	}
-	B->s->v.topologies = (tph_kai_topologies){n, name, first, nl, levels, label, nd, domain};
+	B->s->v.topologies =
+	    (tph_kai_topologies){n, name, first, nl, levels, label, nd, domain, value};
 	return rc;
 }
 
