@@ -310,6 +310,10 @@ typedef struct tph_kai_tasks {
 	/* The first of gpuGroups: the shared GPU a running one-device fractional pod sits on ("":
 	 * none; equal names on one node = the same GPU). */
 	const char *const *gpu_group;
+	/* Every gpuGroups name (a multi-device shared pod sits on several), in the order given. */
+	const tph_str_list *gpu_groups;
+	/* The pod's labels (plugins read roles from them: kubeflow, ray); cold data, read once. */
+	const tph_kv_list *labels;
 } tph_kai_tasks;
 
 typedef struct tph_kai_nodes {
@@ -583,6 +587,35 @@ void tph_kai_task_request(const tph_kai_session *s, uint32_t task, double req[TP
  * (tph_kai_session_status, _node, _last_start above); job j's tasks, in snapshot order. */
 const tph_kai_view *tph_kai_session_view(const tph_kai_session *s);
 uint32_t tph_kai_session_job_tasks(const tph_kai_session *s, uint32_t j, const uint32_t **out);
+
+/* ---- shared GPUs and GpuOrder (KAI-NOTES sections 1 and 3) ----
+ * A fractional or gpu-memory pod takes `gpu_devices` devices of its node: devices shared pods
+ * already use that still fit it (once Releasing pods go), and free whole ones. GpuOrder scores
+ * each candidate for (task, node): `dev` is a device index (tph_kai_session_devices) or
+ * TPH_KAI_WHOLE_GPU for a free whole GPU; scores are SUMMED over plugins, a negative return
+ * drops the candidate. The pod takes the best-scored candidates; equal scores keep devices in
+ * index order (a node's devices named by running pods first, by name) before whole GPUs. */
+#define TPH_KAI_WHOLE_GPU (-1)
+typedef int (*tph_kai_gpu_order_fn)(void *state, const tph_kai_session *s, uint32_t task,
+                                    uint32_t node, int32_t dev, double *score);
+int tph_kai_add_gpu_order(tph_kai_session *s, tph_kai_gpu_order_fn fn, void *state);
+/* The sum, or -1 when a plugin drops the candidate (*score then unset). */
+int tph_kai_gpu_order(const tph_kai_session *s, uint32_t task, uint32_t node, int32_t dev,
+                      double *score);
+/* Node n's devices are dev_first[n] .. dev_first[n + 1] (one per nvidia.com/gpu.count). */
+const uint32_t *tph_kai_session_devices(const tph_kai_session *s);
+/* KAI's GetUsedGpuPortion: the GPU memory shared pods use on device `dev` of node `node` over
+ * the node's memory per device. TPH_EINVAL when that memory is below 100 MiB (KAI's error). */
+int tph_kai_gpu_used_portion(const tph_kai_session *s, uint32_t node, uint32_t dev,
+                             double *portion);
+/* Whether task fits some device of node that shared pods already use (KAI's
+ * IsTaskFitOnGpuGroup over the node's GPU groups). */
+bool tph_kai_gpu_fits_shared(const tph_kai_session *s, uint32_t task, uint32_t node);
+/* The devices a placed shared task sits on (its gpuGroups), written to *out; how many (0: none
+ * or not shared). A device's gpuGroups name: the running pods' name, NULL for a device first
+ * taken in this session (KAI names it with a fresh UUID). */
+uint32_t tph_kai_task_devices(const tph_kai_session *s, uint32_t task, const int32_t **out);
+const char *tph_kai_device_name(const tph_kai_session *s, uint32_t dev);
 
 #pragma GCC visibility pop
 #ifdef __cplusplus
