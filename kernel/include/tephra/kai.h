@@ -602,7 +602,9 @@ int tph_kai_add_gpu_order(tph_kai_session *s, tph_kai_gpu_order_fn fn, void *sta
 /* The sum, or -1 when a plugin drops the candidate (*score then unset). */
 int tph_kai_gpu_order(const tph_kai_session *s, uint32_t task, uint32_t node, int32_t dev,
                       double *score);
-/* Node n's devices are dev_first[n] .. dev_first[n + 1] (one per nvidia.com/gpu.count). */
+/* Node n's devices are dev_first[n] .. dev_first[n + 1]: two per GPU of nvidia.com/gpu.count,
+ * since KAI's devices are GPU-group names and a GPU whose shared pods are all leaving can
+ * already be promised whole to a new group. */
 const uint32_t *tph_kai_session_devices(const tph_kai_session *s);
 /* KAI's GetUsedGpuPortion: the GPU memory shared pods use on device `dev` of node `node` over
  * the node's memory per device. TPH_EINVAL when that memory is below 100 MiB (KAI's error). */

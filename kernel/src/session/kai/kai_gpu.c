@@ -3,8 +3,9 @@
  * such pods while their memory fits the device. Per device KAI keeps three memory figures (used,
  * allocated, releasing) and moves one whole GPU of the node's idle and releasing vectors when a
  * device starts or stops being used; the rules below are KAI's, case by case. Devices are a
- * node's slots dev_first[n] .. dev_first[n + 1]; those named by running pods' gpuGroups come
- * first, by name (kai-format.md "Fallback orders"). Choosing devices is kai_gpu_pick.c. */
+ * node's slots dev_first[n] .. dev_first[n + 1], two per GPU; those named by running pods'
+ * gpuGroups come first, by name (kai-format.md "Fallback orders"). Choosing devices is
+ * kai_gpu_pick.c. */
 #include "kai_int.h"
 
 #include "base/mem.h"
@@ -253,9 +254,11 @@ int tph_kai_gpu_build(tph_kai_session *s)
 	s->task_n_dev = tph_calloc((size_t)nt + 1, sizeof *s->task_n_dev);
 	if (!s->dev_first || !s->gpu_used || !s->task_dev_first || !s->task_n_dev)
 		return TPH_ENOMEM;
+	/* Two slots per GPU: KAI's devices are group names, and a GPU whose shared pods are all
+	 * leaving can already be promised whole to a new group. */
 	for (uint32_t n = 0; n < nn; n++)
 		s->dev_first[n + 1] =
-		    s->dev_first[n] + (uint32_t)(v->nodes.gpus[n] > 0 ? v->nodes.gpus[n] : 0);
+		    s->dev_first[n] + 2 * (uint32_t)(v->nodes.gpus[n] > 0 ? v->nodes.gpus[n] : 0);
 	for (uint32_t t = 0; t < nt; t++)
 		s->task_dev_first[t + 1] =
 		    s->task_dev_first[t] + (tph_kai_gpu_shared(s, t) && v->tasks.gpu_devices[t] > 0
