@@ -242,6 +242,44 @@ static void test_releasing_device(void **state)
 	close_kai(&f);
 }
 
+/* A gang whose second pod can only pipeline is pipelined whole: the first pod, allocated a
+ * device, keeps that device as it turns Pipelined. */
+static void test_pipelined_gang_keeps_device(void **state)
+{
+	(void)state;
+	kf f;
+	open_kai(
+	    &f, "[{name: gpupack}]",
+	    "nodes:\n" NODE("n0", "2") "podGroups:\n" PG(
+	        "r", "0") "  - {name: j, queue: q, minMember: 2}\npods:\n"
+	                  "  - {name: r-0, podGroup: r, status: Releasing, nodeName: n0, requests: "
+	                  "{nvidia.com/gpu: 1}}\n" PENDING("j-0", "j", "gpu-fraction: \"0.75\"")
+	                      PENDING("j-1", "j", "gpu-fraction: \"0.75\""));
+	run(&f);
+	assert_int_equal(status_of(&f, "j-0"), TPH_KAI_TS_PIPELINED);
+	assert_int_equal(status_of(&f, "j-1"), TPH_KAI_TS_PIPELINED);
+	const int32_t *d0, *d1;
+	assert_int_equal(tph_kai_task_devices(f.s, task_of(&f, "j-0"), &d0), 1);
+	assert_int_equal(tph_kai_task_devices(f.s, task_of(&f, "j-1"), &d1), 1);
+	assert_int_not_equal(d0[0], d1[0]);
+	close_kai(&f);
+}
+
+/* A device count no node can give leaves the pod pending (and costs no memory per device). */
+static void test_too_many_devices(void **state)
+{
+	(void)state;
+	kf f;
+	open_kai(
+	    &f, "[{name: gpupack}]",
+	    "nodes:\n" NODE("n0", "2") "podGroups:\n" PG("p", "0") "pods:\n" PENDING(
+	        "p-0", "p", "gpu-fraction: \"0.5\", gpu-fraction-num-devices: \"2000000000\""));
+	run(&f);
+	assert_int_equal(status_of(&f, "p-0"), TPH_KAI_TS_PENDING);
+	assert_true(idle_gpus(&f, 0) == 2);
+	close_kai(&f);
+}
+
 #define ROLE_PODS(key, leader)                                                                 \
 	"nodes:\n" NODE("n0",                                                                  \
 	                "1") "podGroups: [{name: j, queue: q, minMember: 1}]\npods:\n"         \
@@ -281,10 +319,16 @@ static void test_kubeflow_ray(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_gpupack),          cmocka_unit_test(test_gpuspread),
-	    cmocka_unit_test(test_gpu_order_rules),  cmocka_unit_test(test_gpusharingorder),
-	    cmocka_unit_test(test_multi_device),     cmocka_unit_test(test_pipelined_device),
-	    cmocka_unit_test(test_releasing_device), cmocka_unit_test(test_kubeflow_ray),
+	    cmocka_unit_test(test_gpupack),
+	    cmocka_unit_test(test_gpuspread),
+	    cmocka_unit_test(test_gpu_order_rules),
+	    cmocka_unit_test(test_gpusharingorder),
+	    cmocka_unit_test(test_multi_device),
+	    cmocka_unit_test(test_pipelined_device),
+	    cmocka_unit_test(test_releasing_device),
+	    cmocka_unit_test(test_kubeflow_ray),
+	    cmocka_unit_test(test_pipelined_gang_keeps_device),
+	    cmocka_unit_test(test_too_many_devices),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

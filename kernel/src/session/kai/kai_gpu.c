@@ -139,9 +139,9 @@ static int32_t named(const tph_kai_session *s, uint32_t n, const char *name)
 static uint32_t devices_for(tph_kai_session *s, uint32_t t, uint32_t n, int32_t *out)
 {
 	const tph_kai_tasks *k = &s->v->tasks;
-	uint32_t c = 0, want = (uint32_t)k->gpu_devices[t];
+	uint32_t c = 0, want = s->task_dev_first[t + 1] - s->task_dev_first[t];
 	if (s->gpu_keep)
-		return want;
+		return s->task_n_dev[t];
 	if (k->node[t] == (int32_t)n && tph_kai_active_used(k->status[t]) && k->gpu_groups[t].n) {
 		for (uint32_t i = 0; i < k->gpu_groups[t].n && c < want; i++)
 			if ((out[c] = named(s, n, k->gpu_groups[t].items[i])) >= 0)
@@ -168,7 +168,7 @@ void tph_kai_gpu_take(tph_kai_session *s, uint32_t t, uint32_t n, uint8_t st, in
 	if (sign < 0) {
 		for (uint32_t i = 0; i < s->task_n_dev[t]; i++)
 			device_remove(s, n, (uint32_t)devs[i], m, st);
-		s->task_n_dev[t] = 0;
+		s->task_n_dev[t] = s->gpu_keep ? s->task_n_dev[t] : 0;
 		return;
 	}
 	bool building = s->v->tasks.node[t] == (int32_t)n && !s->gpu_keep;
@@ -244,30 +244,47 @@ static int alloc_devices(tph_kai_session *s, uint32_t n_dev)
 	           : TPH_ENOMEM;
 }
 
-int tph_kai_gpu_build(tph_kai_session *s)
+/* Two slots per GPU: KAI's devices are group names, and a GPU whose shared pods are all leaving
+ * can already be promised whole to a new group. Returns the widest node's count, 0 when the
+ * total would not fit a device index. */
+static uint32_t slot_devices(tph_kai_session *s)
 {
 	const tph_kai_view *v = s->v;
-	uint32_t nn = v->nodes.n, nt = v->tasks.n;
+	uint64_t total = 0, widest = 0;
+	for (uint32_t n = 0; n < v->nodes.n; n++) {
+		uint64_t c = 2 * (uint64_t)(v->nodes.gpus[n] > 0 ? v->nodes.gpus[n] : 0);
+		widest = c > widest ? c : widest;
+		total += c;
+		if (total >= INT32_MAX)
+			return 0;
+		s->dev_first[n + 1] = (uint32_t)total;
+	}
+	return (uint32_t)widest + 1;
+}
+
+/* A shared task's room for devices: its device count, never more than a node has. */
+static void slot_tasks(tph_kai_session *s, uint32_t widest)
+{
+	const tph_kai_tasks *k = &s->v->tasks;
+	for (uint32_t t = 0; t < k->n; t++) {
+		uint32_t want = tph_kai_gpu_shared(s, t) ? (uint32_t)k->gpu_devices[t] : 0;
+		s->task_dev_first[t + 1] = s->task_dev_first[t] + (want < widest ? want : widest);
+	}
+}
+
+int tph_kai_gpu_build(tph_kai_session *s)
+{
+	uint32_t nn = s->v->nodes.n, nt = s->v->tasks.n;
 	s->dev_first = tph_calloc((size_t)nn + 1, sizeof *s->dev_first);
 	s->gpu_used = tph_calloc((size_t)nn + 1, sizeof *s->gpu_used);
 	s->task_dev_first = tph_calloc((size_t)nt + 1, sizeof *s->task_dev_first);
 	s->task_n_dev = tph_calloc((size_t)nt + 1, sizeof *s->task_n_dev);
 	if (!s->dev_first || !s->gpu_used || !s->task_dev_first || !s->task_n_dev)
 		return TPH_ENOMEM;
-	/* Two slots per GPU: KAI's devices are group names, and a GPU whose shared pods are all
-	 * leaving can already be promised whole to a new group. */
-	for (uint32_t n = 0; n < nn; n++)
-		s->dev_first[n + 1] =
-		    s->dev_first[n] + 2 * (uint32_t)(v->nodes.gpus[n] > 0 ? v->nodes.gpus[n] : 0);
-	for (uint32_t t = 0; t < nt; t++)
-		s->task_dev_first[t + 1] =
-		    s->task_dev_first[t] + (tph_kai_gpu_shared(s, t) && v->tasks.gpu_devices[t] > 0
-		                                ? (uint32_t)v->tasks.gpu_devices[t]
-		                                : 0);
-	uint32_t widest = 0;
-	for (uint32_t n = 0; n < nn; n++)
-		if (s->dev_first[n + 1] - s->dev_first[n] > widest)
-			widest = s->dev_first[n + 1] - s->dev_first[n];
+	uint32_t widest = slot_devices(s);
+	if (!widest)
+		return TPH_ENOMEM;
+	slot_tasks(s, widest);
 	s->task_devs = tph_calloc((size_t)s->task_dev_first[nt] + 1, sizeof *s->task_devs);
 	s->gpu_cands = tph_kai_gpu_cands_alloc(widest);
 	if (!s->task_devs || !s->gpu_cands || alloc_devices(s, s->dev_first[nn]) != TPH_OK)

@@ -62,7 +62,7 @@ struct tph_kai_session {
 	uint32_t *task_dev_first, *task_n_dev;
 	int32_t *task_devs;
 	double *gpu_used;
-	bool gpu_keep; /* the next take puts the task back on the devices it just left */
+	bool gpu_keep; /* a status change: the task leaves and retakes the same devices */
 	tph_kai_hooks gpu_order;
 	struct tph_kai_gpu_cand *gpu_cands; /* pick scratch, two per device of the largest node */
 	/* Every job's sub-groups, each job's slice in sub-group order; scratch counts per
