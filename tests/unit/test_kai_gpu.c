@@ -177,6 +177,27 @@ static void test_gpusharingorder(void **state)
 	close_kai(&f);
 }
 
+/* KAI's IsTaskAllocatable (nodeavailability's 1000) for a shared pod: no idle whole GPU, but a
+ * used device with room counts; a pod bigger than that room does not fit now. */
+static void test_availability_shared(void **state)
+{
+	(void)state;
+	kf f;
+	open_kai(&f, "[{name: nodeavailability}]",
+	         "nodes:\n" NODE("n0", "1") "podGroups:\n" PG("r", "0") PG("p", "1")
+	             PG("b", "2") "pods:\n" SHARED("r-0", "r", "Running", "n0", "g",
+	                                           "gpu-fraction: \"0.5\"")
+	                 PENDING("p-0", "p", "gpu-fraction: \"0.5\"")
+	                     PENDING("b-0", "b", "gpu-fraction: \"0.75\""));
+	assert_true(idle_gpus(&f, 0) == 0);
+	double sc;
+	assert_true(tph_kai_task_allocatable(f.s, task_of(&f, "p-0"), 0));
+	assert_int_equal(tph_kai_node_score(f.s, task_of(&f, "p-0"), 0, &sc), 0);
+	assert_true(sc == 1000);
+	assert_false(tph_kai_task_allocatable(f.s, task_of(&f, "b-0"), 0));
+	close_kai(&f);
+}
+
 /* A fraction on two devices takes two distinct devices (the shared one it fits, gpupack first,
  * then a whole GPU) and leaves the node's other GPUs idle; a running one sits on the two
  * devices its gpuGroups name. */
@@ -329,6 +350,7 @@ int main(void)
 	    cmocka_unit_test(test_kubeflow_ray),
 	    cmocka_unit_test(test_pipelined_gang_keeps_device),
 	    cmocka_unit_test(test_too_many_devices),
+	    cmocka_unit_test(test_availability_shared),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

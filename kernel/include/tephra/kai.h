@@ -610,6 +610,10 @@ const uint32_t *tph_kai_session_devices(const tph_kai_session *s);
  * the node's memory per device. TPH_EINVAL when that memory is below 100 MiB (KAI's error). */
 int tph_kai_gpu_used_portion(const tph_kai_session *s, uint32_t node, uint32_t dev,
                              double *portion);
+/* KAI's IsTaskAllocatable: task fits node's idle resources now. A shared pod: its cpu and
+ * memory fit, and the node's idle whole GPUs plus the used devices that fit it (once Releasing
+ * pods go, as KAI counts them) are at least its device count. */
+bool tph_kai_task_allocatable(const tph_kai_session *s, uint32_t task, uint32_t node);
 /* Whether task fits some device of node that shared pods already use (KAI's
  * IsTaskFitOnGpuGroup over the node's GPU groups). */
 bool tph_kai_gpu_fits_shared(const tph_kai_session *s, uint32_t task, uint32_t node);

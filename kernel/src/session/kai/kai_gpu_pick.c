@@ -69,8 +69,10 @@ static uint32_t fitting_devices(const tph_kai_session *s, uint32_t t, uint32_t n
 
 /* KAI's IsTaskAllocatable for a shared pod: cpu and memory fit idle, and idle whole GPUs plus
  * the used devices that fit it are enough. */
-static bool allocatable_now(const tph_kai_session *s, uint32_t t, uint32_t n)
+bool tph_kai_gpu_allocatable(const tph_kai_session *s, uint32_t t, uint32_t n)
 {
+	if (tph_kai_gpu_fraction(s, t, n) > 1 + EPS)
+		return false;
 	const double *idle = s->idle + (size_t)n * TPH_KAI_DIMS;
 	double req[TPH_KAI_DIMS];
 	tph_kai_task_request(s, t, req);
@@ -129,7 +131,7 @@ int32_t tph_kai_gpu_pick(const tph_kai_session *s, uint32_t t, uint32_t n, int32
 	uint32_t k = candidates(s, t, n), want = (uint32_t)s->v->tasks.gpu_devices[t], got = 0;
 	uint32_t next = s->dev_first[n];
 	int64_t m = tph_kai_gpu_memory(s, t, n), mem = s->v->nodes.gpu_memory_mib[n];
-	bool now = allocatable_now(s, t, n);
+	bool now = tph_kai_gpu_allocatable(s, t, n);
 	*releasing = false;
 	for (uint32_t i = 0; i < k && got < want; i++) {
 		int32_t g = s->gpu_cands[i].dev;

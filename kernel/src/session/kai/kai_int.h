@@ -139,6 +139,8 @@ int32_t tph_kai_gpu_pick(const tph_kai_session *s, uint32_t t, uint32_t n, int32
 void tph_kai_gpu_take(tph_kai_session *s, uint32_t t, uint32_t n, uint8_t st, int sign);
 /* KAI's GetResourceGpuMemory: the MiB task t takes of each of its devices on node n. */
 int64_t tph_kai_gpu_memory(const tph_kai_session *s, uint32_t t, uint32_t n);
+/* KAI's IsTaskAllocatable for a shared pod (kai_gpu_pick.c). */
+bool tph_kai_gpu_allocatable(const tph_kai_session *s, uint32_t t, uint32_t n);
 /* The pick's scratch for nodes of up to `devices` devices (kai_gpu_pick.c); tph_free it. */
 struct tph_kai_gpu_cand *tph_kai_gpu_cands_alloc(uint32_t devices);
 

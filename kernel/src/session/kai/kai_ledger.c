@@ -85,6 +85,19 @@ static bool fits(const tph_kai_session *s, uint32_t t, uint32_t n, bool with_rel
 	return true;
 }
 
+bool tph_kai_task_allocatable(const tph_kai_session *s, uint32_t t, uint32_t n)
+{
+	if (tph_kai_gpu_shared(s, t))
+		return tph_kai_gpu_allocatable(s, t, n);
+	double req[TPH_KAI_DIMS];
+	tph_kai_task_request(s, t, req);
+	const double *idle = s->idle + (size_t)n * TPH_KAI_DIMS;
+	for (int d = 0; d < TPH_KAI_DIMS; d++)
+		if (req[d] > idle[d])
+			return false;
+	return true;
+}
+
 bool tph_kai_fits_idle(const tph_kai_session *s, uint32_t t, uint32_t n)
 {
 	return fits(s, t, n, false);
