@@ -171,11 +171,14 @@ void tph_kai_gpu_take(tph_kai_session *s, uint32_t t, uint32_t n, uint8_t st, in
 		s->task_n_dev[t] = s->gpu_keep ? s->task_n_dev[t] : 0;
 		return;
 	}
-	bool building = s->v->tasks.node[t] == (int32_t)n && !s->gpu_keep;
+	bool placed_here = s->v->tasks.node[t] == (int32_t)n;
 	uint32_t c = devices_for(s, t, n, devs);
 	/* too few: over-committed, KAI's ledger has no room for it either */
 	for (uint32_t i = 0; i < c; i++) {
-		if (s->dev_used[devs[i]] == 0 && !(building && s->dev_group[devs[i]]))
+		/* a device the snapshot names, or kept across a status change, keeps its identity
+		 */
+		bool named_here = placed_here && s->dev_group[devs[i]];
+		if (s->dev_used[devs[i]] == 0 && !s->gpu_keep && !named_here)
 			fresh(s, (uint32_t)devs[i]);
 		device_add(s, n, (uint32_t)devs[i], m, st);
 	}
