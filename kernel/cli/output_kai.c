@@ -1,7 +1,7 @@
 /* `tephra run` output for a kai scenario: the session's committed decisions (kai-format.md,
- * "Decision output additions"): binds and pipelined pods with their nodes, evictions with the
- * KAI action as their reason. Text is one line per decision; json (and yaml, whose flow style
- * it is) one object. */
+ * "Decision output additions"): binds and pipelined pods with their nodes (and a shared-GPU
+ * pod's gpuGroups), evictions with the KAI action as their reason. Text is one line per decision;
+ * json (and yaml, whose flow style it is) one object. */
 #include "cli.h"
 
 #include <string.h>
@@ -24,14 +24,46 @@ static void pod_name(FILE *f, const tph_kai_view *v, uint32_t t, bool json)
 		fputs(key, f);
 }
 
-static void write_json_list(FILE *f, const tph_kai_view *v, const kai_list *l)
+/* The gpuGroups of a placed shared pod, comma-separated (json: a list of strings). A device no
+ * running pod named is "<node>/gpu<k>", its k-th device (KAI names it with a fresh UUID). */
+static void gpu_groups(FILE *f, const tph_kai_session *s, const tph_kai_decision *d, bool json)
 {
+	const tph_kai_view *v = tph_kai_session_view(s);
+	const int32_t *devs;
+	uint32_t n = d->node >= 0 ? tph_kai_task_devices(s, d->task, &devs) : 0;
+	if (!n)
+		return;
+	fputs(json ? ", \"gpuGroups\": [" : " gpuGroups ", f);
+	for (uint32_t i = 0; i < n; i++) {
+		char fresh[300];
+		const char *name = tph_kai_device_name(s, (uint32_t)devs[i]);
+		if (!name) {
+			uint32_t first = tph_kai_session_devices(s)[d->node];
+			snprintf(fresh, sizeof fresh, "%s/gpu%u", v->nodes.name[d->node],
+			         (uint32_t)devs[i] - first);
+			name = fresh;
+		}
+		if (i)
+			fputs(json ? ", " : ",", f);
+		if (json)
+			json_str(f, name);
+		else
+			fputs(name, f);
+	}
+	if (json)
+		fputc(']', f);
+}
+
+static void write_json_list(FILE *f, const tph_kai_session *s, const kai_list *l)
+{
+	const tph_kai_view *v = tph_kai_session_view(s);
 	fprintf(f, "  \"%s\": [", l->key);
 	for (uint32_t i = 0; i < l->n; i++) {
 		fputs(i ? ",\n    {\"pod\": " : "\n    {\"pod\": ", f);
 		pod_name(f, v, l->d[i].task, true);
 		fputs(l->d[i].node >= 0 ? ", \"node\": " : ", \"reason\": ", f);
 		json_str(f, l->d[i].node >= 0 ? v->nodes.name[l->d[i].node] : l->d[i].action);
+		gpu_groups(f, s, &l->d[i], true);
 		fputs("}", f);
 	}
 	fputs(l->n ? "\n  ]" : "]", f);
@@ -51,7 +83,7 @@ void write_kai(FILE *f, const run_result *r, bool json)
 		json_str(f, tph_scenario_name(r->scn));
 		fputs(",\n  \"flavour\": \"kai\",\n", f);
 		for (int k = 0; k < 3; k++) {
-			write_json_list(f, v, &l[k]);
+			write_json_list(f, r->kai_ssn, &l[k]);
 			fputs(k < 2 ? ",\n" : "\n}\n", f);
 		}
 		return;
@@ -61,9 +93,11 @@ void write_kai(FILE *f, const run_result *r, bool json)
 			fprintf(f, "%s ", l[k].verb);
 			pod_name(f, v, l[k].d[i].task, false);
 			if (l[k].d[i].node >= 0)
-				fprintf(f, " -> %s\n", v->nodes.name[l[k].d[i].node]);
+				fprintf(f, " -> %s", v->nodes.name[l[k].d[i].node]);
 			else
-				fprintf(f, " (%s)\n", l[k].d[i].action);
+				fprintf(f, " (%s)", l[k].d[i].action);
+			gpu_groups(f, r->kai_ssn, &l[k].d[i], false);
+			fputc('\n', f);
 		}
 	fprintf(f, "%u binds, %u pipelined, %u evictions\n", l[0].n, l[1].n, l[2].n);
 }

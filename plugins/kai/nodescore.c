@@ -22,14 +22,8 @@ static int nominated(void *state, const tph_kai_session *s, uint32_t t, uint32_t
 static int availability(void *state, const tph_kai_session *s, uint32_t t, uint32_t node,
                         double *score)
 {
-	const double *idle = tph_kai_session_idle(s) + (size_t)node * TPH_KAI_DIMS;
-	double req[TPH_KAI_DIMS];
 	(void)state;
-	tph_kai_task_request(s, t, req);
-	*score = 1000;
-	for (int d = 0; d < TPH_KAI_DIMS; d++)
-		if (req[d] > idle[d])
-			*score = 0;
+	*score = tph_kai_task_allocatable(s, t, node) ? 1000 : 0;
 	return 0;
 }
 

@@ -11,13 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kai_fixture.h"
 #include "tephra/tephra.h"
-
-typedef struct kf {
-	tph_scenario *sc;
-	tph_kai_snapshot *snap;
-	tph_kai_session *s;
-} kf;
 
 /* Conf with the given actions and plugins (a YAML flow list of plugin entries). */
 static void open_kai(kf *f, const char *actions, const char *plugins, const char *rest)
@@ -27,46 +22,7 @@ static void open_kai(kf *f, const char *actions, const char *plugins, const char
 	         "flavour: kai\nnow: \"2026-01-01T00:00:00Z\"\nconf: |\n  actions: \"%s\"\n"
 	         "  tiers:\n  - plugins: %s\n%s",
 	         actions, plugins, rest);
-	tph_diag d = {0};
-	assert_int_equal(tph_scenario_load_buffer(text, strlen(text), "t.yaml", &f->sc, &d), 0);
-	assert_int_equal(tph_kai_snapshot_build(tph_scenario_kai_cluster(f->sc),
-	                                        tph_scenario_now(f->sc), &f->snap, &d),
-	                 0);
-	assert_int_equal(tph_kai_session_open(f->snap, tph_scenario_conf(f->sc), &f->s, &d), 0);
-}
-
-static void run_ok(kf *f)
-{
-	tph_diag d = {0};
-	assert_int_equal(tph_kai_session_run(f->s, &d), 0);
-}
-
-static void close_kai(kf *f)
-{
-	tph_kai_session_free(f->s);
-	tph_kai_snapshot_free(f->snap);
-	tph_scenario_free(f->sc);
-}
-
-static uint32_t task_of(const kf *f, const char *name)
-{
-	const tph_kai_view *v = tph_kai_session_view(f->s);
-	for (uint32_t t = 0; t < v->tasks.n; t++)
-		if (strcmp(v->tasks.name[t], name) == 0)
-			return t;
-	fail_msg("no task %s", name);
-	return 0;
-}
-
-static const char *node_of(const kf *f, const char *task)
-{
-	int32_t n = tph_kai_session_node(f->s)[task_of(f, task)];
-	return n < 0 ? "" : tph_kai_session_view(f->s)->nodes.name[n];
-}
-
-static uint8_t status_of(const kf *f, const char *task)
-{
-	return tph_kai_session_status(f->s)[task_of(f, task)];
+	kai_load(f, text);
 }
 
 #define Q                                                                               \

@@ -318,6 +318,10 @@ typedef struct tph_kai_tasks {
 	 * with the node labels and taints of tph_kai_nodes.meta (tephra/k8s.h matches them). */
 	const tph_pod_spec *const *spec;
 	const uint8_t *mig; /* requests a MIG profile (a resource named nvidia.com/mig-*) */
+	/* Every gpuGroups name (a multi-device shared pod sits on several), in the order given. */
+	const tph_str_list *gpu_groups;
+	/* The pod's labels (plugins read roles from them: kubeflow, ray); cold data, read once. */
+	const tph_kv_list *labels;
 } tph_kai_tasks;
 
 typedef struct tph_kai_nodes {
@@ -654,6 +658,41 @@ void tph_kai_task_request(const tph_kai_session *s, uint32_t task, double req[TP
  * (tph_kai_session_status, _node, _last_start above); job j's tasks, in snapshot order. */
 const tph_kai_view *tph_kai_session_view(const tph_kai_session *s);
 uint32_t tph_kai_session_job_tasks(const tph_kai_session *s, uint32_t j, const uint32_t **out);
+
+/* ---- shared GPUs and GpuOrder (KAI-NOTES sections 1 and 3) ----
+ * A fractional or gpu-memory pod takes `gpu_devices` devices of its node: devices shared pods
+ * already use that still fit it (once Releasing pods go), and free whole ones. GpuOrder scores
+ * each candidate for (task, node): `dev` is a device index (tph_kai_session_devices) or
+ * TPH_KAI_WHOLE_GPU for a free whole GPU; scores are SUMMED over plugins, a negative return
+ * drops the candidate. The pod takes the best-scored candidates; equal scores keep devices in
+ * index order (a node's devices named by running pods first, by name) before whole GPUs. */
+#define TPH_KAI_WHOLE_GPU (-1)
+typedef int (*tph_kai_gpu_order_fn)(void *state, const tph_kai_session *s, uint32_t task,
+                                    uint32_t node, int32_t dev, double *score);
+int tph_kai_add_gpu_order(tph_kai_session *s, tph_kai_gpu_order_fn fn, void *state);
+/* The sum, or -1 when a plugin drops the candidate (*score then unset). */
+int tph_kai_gpu_order(const tph_kai_session *s, uint32_t task, uint32_t node, int32_t dev,
+                      double *score);
+/* Node n's devices are dev_first[n] .. dev_first[n + 1]: two per GPU of nvidia.com/gpu.count,
+ * since KAI's devices are GPU-group names and a GPU whose shared pods are all leaving can
+ * already be promised whole to a new group. */
+const uint32_t *tph_kai_session_devices(const tph_kai_session *s);
+/* KAI's GetUsedGpuPortion: the GPU memory shared pods use on device `dev` of node `node` over
+ * the node's memory per device. TPH_EINVAL when that memory is below 100 MiB (KAI's error). */
+int tph_kai_gpu_used_portion(const tph_kai_session *s, uint32_t node, uint32_t dev,
+                             double *portion);
+/* KAI's IsTaskAllocatable: task fits node's idle resources now. A shared pod: its cpu and
+ * memory fit, and the node's idle whole GPUs plus the used devices that fit it (once Releasing
+ * pods go, as KAI counts them) are at least its device count. */
+bool tph_kai_task_allocatable(const tph_kai_session *s, uint32_t task, uint32_t node);
+/* Whether task fits some device of node that shared pods already use (KAI's
+ * IsTaskFitOnGpuGroup over the node's GPU groups). */
+bool tph_kai_gpu_fits_shared(const tph_kai_session *s, uint32_t task, uint32_t node);
+/* The devices a placed shared task sits on (its gpuGroups), written to *out; how many (0: none
+ * or not shared). A device's gpuGroups name: the running pods' name, NULL for a device first
+ * taken in this session (KAI names it with a fresh UUID). */
+uint32_t tph_kai_task_devices(const tph_kai_session *s, uint32_t task, const int32_t **out);
+const char *tph_kai_device_name(const tph_kai_session *s, uint32_t dev);
 
 #pragma GCC visibility pop
 #ifdef __cplusplus

@@ -435,6 +435,8 @@ typedef struct task_cols {
 	double *gpus, *fraction;
 	int64_t *gpu_mib, *cpu, *mem;
 	tph_time *creation;
+	tph_str_list *groups;
+	tph_kv_list *labels;
 } task_cols;
 
 static int alloc_tasks(kai_build *B, uint32_t n, task_cols *t)
@@ -447,7 +449,24 @@ static int alloc_tasks(kai_build *B, uint32_t n, task_cols *t)
 	t->fraction = ALLOC(B, n, double), t->gpu_mib = ALLOC(B, n, int64_t);
 	t->cpu = ALLOC(B, n, int64_t), t->mem = ALLOC(B, n, int64_t);
 	t->creation = ALLOC(B, n, tph_time), t->gpu_group = ALLOC(B, n, const char *);
+	t->groups = ALLOC(B, n, tph_str_list), t->labels = ALLOC(B, n, tph_kv_list);
 	return cols_done(B);
+}
+
+static tph_str_list dup_strs(kai_build *B, const tph_str_list *l)
+{
+	const char **items = ALLOC(B, l->n, const char *);
+	for (uint32_t i = 0; items && i < l->n; i++)
+		items[i] = dup(B, l->items[i]);
+	return (tph_str_list){items, items ? l->n : 0};
+}
+
+static tph_kv_list dup_kvs(kai_build *B, const tph_kv_list *l)
+{
+	tph_kv *items = ALLOC(B, l->n, tph_kv);
+	for (uint32_t i = 0; items && i < l->n; i++)
+		items[i] = (tph_kv){dup(B, l->items[i].key), dup(B, l->items[i].value)};
+	return (tph_kv_list){items, items ? l->n : 0};
 }
 
 static int fill_task(kai_build *B, uint32_t i, task_cols *t)
@@ -478,6 +497,8 @@ static int fill_task(kai_build *B, uint32_t i, task_cols *t)
 	t->prio[i] = k->has_task_priority ? k->task_priority : 0;
 	t->creation[i] = p->creation;
 	t->gpu_group[i] = dup(B, k->gpu_groups.n ? k->gpu_groups.items[0] : "");
+	t->groups[i] = dup_strs(B, &k->gpu_groups);
+	t->labels[i] = dup_kvs(B, &p->labels);
 	t->cpu[i] = res_of(&p->requests, "cpu");
 	t->mem[i] = res_of(&p->requests, "memory");
 	return put_name(B, 't', ns, p->name, i, "pod");
@@ -494,6 +515,8 @@ static int build_tasks(kai_build *B)
 	    (tph_kai_tasks){n,      t.name,      t.ns,   t.job,      t.pod_set,  t.status,
 	                    t.node, t.nominated, t.gpus, t.fraction, t.gpu_mib,  t.devices,
 	                    t.prio, t.creation,  t.cpu,  t.mem,      t.gpu_group};
+	B->s->v.tasks.gpu_groups = t.groups;
+	B->s->v.tasks.labels = t.labels;
 	return rc;
 }
 

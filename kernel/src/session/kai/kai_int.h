@@ -49,13 +49,22 @@ struct tph_kai_session {
 	/* KAI's node ledger, [node * TPH_KAI_DIMS + dim] (kai_ledger.c). */
 	double *idle, *releasing;
 	/* Shared GPUs (kai_gpu.c): node n's devices are dev_first[n] .. dev_first[n + 1], each with
-	 * the fraction its shared pods use, the part of it that frees once Releasing pods go
-	 * (less what Pipelined pods claimed), and its gpuGroups name (NULL: none yet);
-	 * task_dev[t] is the device a shared task sits on (-1: none). */
+	 * KAI's three memory figures in MiB — used (every shared pod on it), allocated (all but
+	 * Pipelined ones), releasing (Releasing pods less what Pipelined ones claimed) — its flags
+	 * (KAI_DEV_*) and its gpuGroups name (NULL: a device first taken in this session). A shared
+	 * task holds task_n_dev[t] devices, task_devs[task_dev_first[t] ..]; gpu_used[n] is the
+	 * whole GPUs other pods use (KAI's UsedVector). Written only by the statement's ledger
+	 * calls, serially. */
 	uint32_t *dev_first;
-	double *dev_used, *dev_rel;
+	int64_t *dev_used, *dev_alloc, *dev_rel;
+	uint8_t *dev_flags;
 	const char **dev_group;
-	int32_t *task_dev;
+	uint32_t *task_dev_first, *task_n_dev;
+	int32_t *task_devs;
+	double *gpu_used;
+	bool gpu_keep; /* a status change: the task leaves and retakes the same devices */
+	tph_kai_hooks gpu_order;
+	struct tph_kai_gpu_cand *gpu_cands; /* pick scratch, two per device of the largest node */
 	/* Every job's sub-groups, each job's slice in sub-group order; scratch counts per
 	 * sub-group (kai_tasks.c). */
 	uint32_t *sg_order, *sg_alloc;
@@ -116,16 +125,30 @@ void tph_kai_ledger_take(tph_kai_session *s, uint32_t t, uint32_t n, uint8_t st,
 bool tph_kai_fits_idle(const tph_kai_session *s, uint32_t t, uint32_t n);
 bool tph_kai_fits_future(const tph_kai_session *s, uint32_t t, uint32_t n);
 
-/* Shared GPUs (kai_gpu.c). Whether task t takes a part of one shared device; its fraction of a
- * device of node n (above 1: cannot fit); the device it would get there (-1: none fits even
- * once Releasing pods go; *now: it fits without waiting), shared devices first, then a whole
- * one; task t entering (+1) or leaving (-1) its device in status st. */
+/* Shared GPUs (kai_gpu.c). Whether task t takes parts of shared devices (a fraction or GPU
+ * memory, on gpu_devices devices); its fraction of a device of node n (above 1: cannot fit);
+ * the devices it would get there (KAI's FittingGPUs and GetNodePreferableGpuForSharing:
+ * candidates by GpuOrder, written to out, room for its device count; -1: too few fit even
+ * once Releasing pods go; *releasing: some device or the node fits it only then); task t
+ * entering (+1) or leaving (-1) its devices in status st. */
+#define KAI_DEV_MARKED 1u /* KAI's ReleasingSharedGPUs: counted once in the releasing vector */
+#define KAI_DEV_SEEN   2u /* KAI's AllocatedSharedGPUsMemory has an entry: it can fit now */
 int tph_kai_gpu_build(tph_kai_session *s);
 void tph_kai_gpu_free(tph_kai_session *s);
 bool tph_kai_gpu_shared(const tph_kai_session *s, uint32_t t);
 double tph_kai_gpu_fraction(const tph_kai_session *s, uint32_t t, uint32_t n);
-int32_t tph_kai_gpu_pick(const tph_kai_session *s, uint32_t t, uint32_t n, bool *now);
+int32_t tph_kai_gpu_pick(const tph_kai_session *s, uint32_t t, uint32_t n, int32_t *out,
+                         bool *releasing);
+/* Whether the devices pick would give shared task t on node n include one no pod uses yet (a new
+ * GPU group: KAI's reservation pod takes a pod slot), or none fit. */
+bool tph_kai_gpu_opens_group(const tph_kai_session *s, uint32_t t, uint32_t n);
 void tph_kai_gpu_take(tph_kai_session *s, uint32_t t, uint32_t n, uint8_t st, int sign);
+/* KAI's GetResourceGpuMemory: the MiB task t takes of each of its devices on node n. */
+int64_t tph_kai_gpu_memory(const tph_kai_session *s, uint32_t t, uint32_t n);
+/* KAI's IsTaskAllocatable for a shared pod (kai_gpu_pick.c). */
+bool tph_kai_gpu_allocatable(const tph_kai_session *s, uint32_t t, uint32_t n);
+/* The pick's scratch for nodes of up to `devices` devices (kai_gpu_pick.c); tph_free it. */
+struct tph_kai_gpu_cand *tph_kai_gpu_cands_alloc(uint32_t devices);
 
 /* KAI's Statement (kai_stmt.c): virtual operations on the session state and ledger, with
  * event handlers called, undone by rollback to a checkpoint or by discard; commit records

@@ -1,7 +1,7 @@
 /* KAI's node ledger (api/node_info): per node, idle = allocatable less every pod holding it,
  * releasing = what Releasing pods hold (free once they go); a Pipelined pod has already
- * claimed part of the releasing amount. A one-device fractional pod sits on a shared device
- * (kai_gpu.c); a multi-device one holds its devices whole (docs/kai.md says so). */
+ * claimed part of the releasing amount. A fractional or gpu-memory pod sits on shared devices
+ * (kai_gpu.c), which move the node's GPUs as KAI's shared-GPU ledger does. */
 #include "kai_int.h"
 
 #include "base/mem.h"
@@ -15,22 +15,20 @@ void tph_kai_task_request(const tph_kai_session *s, uint32_t t, double req[TPH_K
 	req[TPH_KAI_MEMORY] = (double)k->memory[t];
 }
 
-/* What a task takes from the ledger's vectors: a multi-device fractional pod holds whole
- * devices; a one-device one's device is counted by kai_gpu.c. */
+/* What a task takes from the ledger's vectors: a shared pod's devices are counted by
+ * kai_gpu.c. */
 static void ledger_request(const tph_kai_session *s, uint32_t t, double req[TPH_KAI_DIMS])
 {
-	const tph_kai_tasks *k = &s->v->tasks;
 	tph_kai_task_request(s, t, req);
 	if (tph_kai_gpu_shared(s, t))
-		req[TPH_KAI_GPU] = k->gpus[t];
-	else if (k->gpu_fraction[t] > 0 || k->gpu_memory_mib[t] > 0)
-		req[TPH_KAI_GPU] = k->gpus[t] + k->gpu_devices[t];
+		req[TPH_KAI_GPU] = s->v->tasks.gpus[t];
 }
 
 void tph_kai_ledger_take(tph_kai_session *s, uint32_t t, uint32_t n, uint8_t st, int sign)
 {
 	double req[TPH_KAI_DIMS];
 	ledger_request(s, t, req);
+	s->gpu_used[n] += sign * req[TPH_KAI_GPU];
 	if (tph_kai_gpu_shared(s, t))
 		tph_kai_gpu_take(s, t, n, st, sign);
 	double *idle = s->idle + (size_t)n * TPH_KAI_DIMS;
@@ -70,19 +68,32 @@ int tph_kai_ledger_build(tph_kai_session *s)
 	return TPH_OK;
 }
 
-/* A shared pod fits now only where the device it would get fits it now (kai_gpu.c). */
+/* A shared pod fits where KAI finds it devices, now only when none of them (nor the node)
+ * waits for Releasing pods (kai_gpu_pick.c); its GPUs are not compared with the vectors. */
 static bool fits(const tph_kai_session *s, uint32_t t, uint32_t n, bool with_releasing)
 {
 	double req[TPH_KAI_DIMS];
-	bool now = true;
-	if (tph_kai_gpu_shared(s, t) &&
-	    (tph_kai_gpu_pick(s, t, n, &now) < 0 || (!now && !with_releasing)))
+	bool shared = tph_kai_gpu_shared(s, t), later = false;
+	if (shared && (tph_kai_gpu_pick(s, t, n, NULL, &later) < 0 || (later && !with_releasing)))
 		return false;
 	ledger_request(s, t, req);
 	const double *idle = s->idle + (size_t)n * TPH_KAI_DIMS;
 	const double *rel = s->releasing + (size_t)n * TPH_KAI_DIMS;
-	for (int d = 0; d < TPH_KAI_DIMS; d++)
+	for (int d = shared ? TPH_KAI_GPU + 1 : 0; d < TPH_KAI_DIMS; d++)
 		if (req[d] > idle[d] + (with_releasing ? rel[d] : 0))
+			return false;
+	return true;
+}
+
+bool tph_kai_task_allocatable(const tph_kai_session *s, uint32_t t, uint32_t n)
+{
+	if (tph_kai_gpu_shared(s, t))
+		return tph_kai_gpu_allocatable(s, t, n);
+	double req[TPH_KAI_DIMS];
+	tph_kai_task_request(s, t, req);
+	const double *idle = s->idle + (size_t)n * TPH_KAI_DIMS;
+	for (int d = 0; d < TPH_KAI_DIMS; d++)
+		if (req[d] > idle[d])
 			return false;
 	return true;
 }

@@ -69,9 +69,7 @@ bool tph_kai_task_shared_gpu(const tph_kai_session *s, uint32_t t)
 
 bool tph_kai_gpu_new_group(const tph_kai_session *s, uint32_t task, uint32_t node)
 {
-	bool now;
-	int32_t g = tph_kai_gpu_pick(s, task, node, &now);
-	return g < 0 || s->dev_used[g] <= 1e-9;
+	return tph_kai_gpu_opens_group(s, task, node);
 }
 
 void tph_kai_free_pred_hooks(tph_kai_session *s)

@@ -43,8 +43,10 @@ void tph_kai_stmt_to_pipelined(tph_kai_session *s, uint32_t j)
 		if (o->now != TPH_KAI_TS_ALLOCATED || s->v->tasks.job[o->task] != (int32_t)j ||
 		    s->status[o->task] != TPH_KAI_TS_ALLOCATED)
 			continue;
+		s->gpu_keep = true; /* same devices: the pod's gpuGroups stay */
 		tph_kai_ledger_take(s, o->task, (uint32_t)o->node, TPH_KAI_TS_ALLOCATED, -1);
 		tph_kai_ledger_take(s, o->task, (uint32_t)o->node, TPH_KAI_TS_PIPELINED, +1);
+		s->gpu_keep = false;
 		o->now = TPH_KAI_TS_PIPELINED;
 		s->status[o->task] = TPH_KAI_TS_PIPELINED;
 	}

@@ -1,0 +1,61 @@
+/* A kai session over a scenario written in the test, and lookups by pod name: shared by the kai
+ * unit tests (test_kai_allocate.c, test_kai_gpu.c). Include after cmocka.h. */
+#ifndef TPH_TEST_KAI_FIXTURE_H
+#define TPH_TEST_KAI_FIXTURE_H
+
+#include <string.h>
+
+#include "tephra/tephra.h"
+
+typedef struct kf {
+	tph_scenario *sc;
+	tph_kai_snapshot *snap;
+	tph_kai_session *s;
+} kf;
+
+/* Load the scenario text, build its snapshot and open a session over its conf. */
+static inline void kai_load(kf *f, const char *text)
+{
+	tph_diag d = {0};
+	assert_int_equal(tph_scenario_load_buffer(text, strlen(text), "t.yaml", &f->sc, &d), 0);
+	assert_int_equal(tph_kai_snapshot_build(tph_scenario_kai_cluster(f->sc),
+	                                        tph_scenario_now(f->sc), &f->snap, &d),
+	                 0);
+	assert_int_equal(tph_kai_session_open(f->snap, tph_scenario_conf(f->sc), &f->s, &d), 0);
+}
+
+static inline void run_ok(kf *f)
+{
+	tph_diag d = {0};
+	assert_int_equal(tph_kai_session_run(f->s, &d), 0);
+}
+
+static inline void close_kai(kf *f)
+{
+	tph_kai_session_free(f->s);
+	tph_kai_snapshot_free(f->snap);
+	tph_scenario_free(f->sc);
+}
+
+static inline uint32_t task_of(const kf *f, const char *name)
+{
+	const tph_kai_view *v = tph_kai_session_view(f->s);
+	for (uint32_t t = 0; t < v->tasks.n; t++)
+		if (strcmp(v->tasks.name[t], name) == 0)
+			return t;
+	fail_msg("no task %s", name);
+	return 0;
+}
+
+static inline const char *node_of(const kf *f, const char *task)
+{
+	int32_t n = tph_kai_session_node(f->s)[task_of(f, task)];
+	return n < 0 ? "" : tph_kai_session_view(f->s)->nodes.name[n];
+}
+
+static inline uint8_t status_of(const kf *f, const char *task)
+{
+	return tph_kai_session_status(f->s)[task_of(f, task)];
+}
+
+#endif
