@@ -70,6 +70,10 @@ struct tph_kai_session {
 	tph_kai_hooks subset_nodes, pre_job_allocation;
 	/* The solver's points (kai_points.c). */
 	tph_kai_hooks can_reclaim, solution_start, nonpreemptible_quota, task_capacity;
+	/* Wall time of each action the last run ran (tph_kai_session_action_times). */
+	tph_kai_action_time *times;
+	uint32_t n_times;
+	bool naive; /* tph_kai_session_set_naive: the actions' literal loops */
 };
 
 /* The built plugins, NULL-terminated (plugins/kai/builtin.c). */
