@@ -66,6 +66,8 @@ std::string decisions_digest(const tph_session *s);
 
 void register_micro();
 void register_macro();
+// The KAI flavour's session on the 10k-gpu profile (macro_kai.cc).
+void register_macro_kai();
 
 } // namespace tb
 

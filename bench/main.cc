@@ -21,6 +21,7 @@ int main(int argc, char **argv)
 	if (!micro || std::strcmp(micro, "0") != 0)
 		tb::register_micro();
 	tb::register_macro();
+	tb::register_macro_kai();
 	benchmark::RunSpecifiedBenchmarks();
 	benchmark::Shutdown();
 	return 0;

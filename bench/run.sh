@@ -19,7 +19,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-"$root/build-bench"}
 reps=${TPH_BENCH_REPS:-5}
 filter=${TPH_BENCH_FILTER:-.}
-profiles=${TPH_BENCH_PROFILES:-"1k-small 10k-standard 10k-preempt 10k-topology 10k-mixed"}
+profiles=${TPH_BENCH_PROFILES:-"1k-small 10k-standard 10k-preempt 10k-topology 10k-mixed 10k-gpu"}
 out=${TPH_BENCH_OUT:-"$root/bench/RESULTS.md"}
 
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTPH_WERROR="${TPH_BENCH_WERROR:-ON}" \

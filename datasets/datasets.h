@@ -11,12 +11,15 @@
 
 /* What a profile builds besides the common cluster: plain batch load, a full cluster of
  * preemptable work under high-priority arrivals, network-topology-aware gangs, or a realistic
- * mix of the three under Volcano's Helm-chart conf with every action. */
+ * mix of the three under Volcano's Helm-chart conf with every action; or a KAI cluster of GPU
+ * nodes, departments and quota'd queues with shared-GPU, gang and elastic work (`flavour: kai`,
+ * KAI's default conf; datasets/gen_kai.h). */
 typedef enum tph_gen_kind {
 	TPH_GEN_STANDARD = 0,
 	TPH_GEN_PREEMPT = 1,
 	TPH_GEN_TOPOLOGY = 2,
 	TPH_GEN_MIXED = 3,
+	TPH_GEN_KAI_GPU = 4,
 } tph_gen_kind;
 
 /* Generator knobs; a profile fills all of them and flags override single fields. */

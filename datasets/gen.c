@@ -1,6 +1,7 @@
 /* `tephra gen`'s core: the named profiles, their scheduler confs, and the driver that plans the
  * cluster and workload and writes the sections in the spec's order. */
 #include "gen.h"
+#include "gen_kai.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -51,11 +52,13 @@ static const gen_profile profiles[] = {
     {"10k-topology", TPH_GEN_TOPOLOGY, 10000, 50000, 16, 2000, 128, 30, 40, 2},
     {"100k-nodes", TPH_GEN_STANDARD, 100000, 200000, 64, 10000, 128, 30, 15, 0},
     {"10k-mixed", TPH_GEN_MIXED, 10000, 30000, 16, 1500, 128, 80, 15, 2},
+    {"10k-gpu", TPH_GEN_KAI_GPU, 10000, 20000, 64, 0, 32, 85, 100, 0},
 };
 #define N_PROFILES (sizeof profiles / sizeof profiles[0])
 
 const char *const tph_gen_profiles[N_PROFILES + 1] = {
-    "1k-small", "10k-standard", "10k-preempt", "10k-topology", "100k-nodes", "10k-mixed", NULL,
+    "1k-small",   "10k-standard", "10k-preempt", "10k-topology",
+    "100k-nodes", "10k-mixed",    "10k-gpu",     NULL,
 };
 
 int tph_gen_profile(const char *name, tph_gen_opts *o)
@@ -85,7 +88,7 @@ static bool opts_valid(const tph_gen_opts *o)
 {
 	return o->nodes >= 1 && o->queues >= 1 && o->queues <= 100000 && o->max_gang >= 1 &&
 	       o->load_pct <= 98 && o->gpu_pct <= 100 && o->tiers <= 4 && o->rack_size >= 1 &&
-	       o->pod_affinity_pct <= 100 && o->kind <= TPH_GEN_MIXED;
+	       o->pod_affinity_pct <= 100 && o->kind <= TPH_GEN_KAI_GPU;
 }
 
 static void write_header(gen_state *g)
@@ -125,6 +128,23 @@ static void release(gen_state *g)
 	free(g->jobs);
 }
 
+/* The Volcano profiles: plan, then write the sections in the spec's order. */
+static int gen_volcano(const tph_gen_opts *o, gen_out *w, tph_gen_stats *st)
+{
+	gen_state g = {.o = o, .w = w};
+	write_header(&g);
+	int rc = plan(&g);
+	if (!rc) {
+		gen_write_nodes(&g);
+		gen_write_hypernodes(&g);
+		gen_write_podgroups(&g);
+		gen_write_pods(&g);
+	}
+	*st = g.st;
+	release(&g);
+	return rc;
+}
+
 int tph_gen_write(const tph_gen_opts *o, FILE *f, tph_gen_stats *st)
 {
 	if (!opts_valid(o)) {
@@ -135,25 +155,33 @@ int tph_gen_write(const tph_gen_opts *o, FILE *f, tph_gen_stats *st)
 	if (!w)
 		return -1;
 	out_init(w, f);
-	gen_state g = {.o = o, .w = w};
-	write_header(&g);
-	int rc = plan(&g), err = rc ? ENOMEM : 0; /* planning fails only for memory */
-	if (!rc) {
-		gen_write_nodes(&g);
-		gen_write_hypernodes(&g);
-		gen_write_podgroups(&g);
-		gen_write_pods(&g);
-	}
+	tph_gen_stats s = {0};
+	int rc = o->kind == TPH_GEN_KAI_GPU ? gen_kai_write(o, w, &s) : gen_volcano(o, w, &s);
+	int err = rc ? ENOMEM : 0; /* planning fails only for memory */
 	if (!out_flush(w) && !err) {
 		rc = -1;
 		err = w->errnum;
 	}
-	g.st.bytes = w->total;
+	s.bytes = w->total;
 	if (st)
-		*st = g.st;
-	release(&g);
+		*st = s;
 	free(w);
 	if (rc)
 		errno = err;
 	return rc;
+}
+
+int gen_grow(void **p, uint32_t *cap, uint32_t need, size_t size)
+{
+	if (need <= *cap)
+		return 0;
+	uint32_t c = *cap ? *cap : 1024;
+	while (c < need)
+		c *= 2;
+	void *np = realloc(*p, (size_t)c * size);
+	if (!np)
+		return -1;
+	*p = np;
+	*cap = c;
+	return 0;
 }

@@ -88,6 +88,10 @@ static inline const gen_node_type *gen_node(const gen_state *g, uint32_t i)
 	return &gen_node_types[g->rack_type[i / g->o->rack_size]];
 }
 
+/* Grow *p (of *cap elements of `size` bytes, doubling from 1,024) to hold `need`; 0, or -1
+ * when memory runs out (*p unchanged). gen.c. */
+int gen_grow(void **p, uint32_t *cap, uint32_t need, size_t size);
+
 /* gen_cluster.c */
 int gen_plan_racks(gen_state *g);
 void gen_write_classes(gen_state *g);

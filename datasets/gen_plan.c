@@ -10,21 +10,6 @@ enum {
 	SECTION_JOBS = 5
 };
 
-static int grow(void **p, uint32_t *cap, uint32_t need, size_t size)
-{
-	if (need <= *cap)
-		return 0;
-	uint32_t c = *cap ? *cap : 1024;
-	while (c < need)
-		c *= 2;
-	void *np = realloc(*p, (size_t)c * size);
-	if (!np)
-		return -1;
-	*p = np;
-	*cap = c;
-	return 0;
-}
-
 /* Queues for running work: by weight, except that under preemption the first quarter of the
  * queues holds most of it, so they are over their share and reclaim has victims. */
 static uint32_t pick_queue(gen_state *g, gen_rng *r, bool running)
@@ -38,7 +23,7 @@ static uint32_t pick_queue(gen_state *g, gen_rng *r, bool running)
 
 static int new_running_job(gen_state *g, gen_rng *r, uint32_t *cap)
 {
-	if (grow((void **)&g->rjobs, cap, g->n_rjobs + 1, sizeof *g->rjobs))
+	if (gen_grow((void **)&g->rjobs, cap, g->n_rjobs + 1, sizeof *g->rjobs))
 		return -1;
 	gen_job *j = &g->rjobs[g->n_rjobs++];
 	*j = (gen_job){0};
@@ -83,7 +68,7 @@ static int fill_node(gen_state *g, gen_rng *r, uint32_t i, uint32_t *cap, uint32
 		if (!g->n_rjobs || g->rjobs[g->n_rjobs - 1].size >= g->rjobs[g->n_rjobs - 1].min)
 			if (new_running_job(g, r, jcap))
 				return -1;
-		if (grow((void **)&g->run, cap, g->n_run + 1, sizeof *g->run))
+		if (gen_grow((void **)&g->run, cap, g->n_run + 1, sizeof *g->run))
 			return -1;
 		p.node = i;
 		p.job = g->n_rjobs - 1;
@@ -204,7 +189,7 @@ int gen_plan_jobs(gen_state *g)
 	while (left) {
 		uint32_t size = gang_size(&r, p_one, o->max_gang);
 		size = size > left ? left : size;
-		if (grow((void **)&g->jobs, &cap, g->n_jobs + 1, sizeof *g->jobs))
+		if (gen_grow((void **)&g->jobs, &cap, g->n_jobs + 1, sizeof *g->jobs))
 			return -1;
 		plan_job(g, &r, &g->jobs[g->n_jobs++], size);
 		left -= size;

@@ -75,6 +75,7 @@ typedef struct run_result {
 	struct ext_server *extender; /* serves the scenario's extenderResponses (ext_server.h) */
 	tph_kai_snapshot *kai_snap;  /* a kai scenario's snapshot and session (no snap, ssn) */
 	tph_kai_session *kai_ssn;
+	double kai_snap_ms, kai_open_ms; /* parts of session_ms */
 } run_result;
 
 /* Load --plugins, if given, before any scenario or conf: loading a conf checks its plugin names
@@ -93,8 +94,11 @@ int run_scenario(const char *path, const run_opts *o, run_result *r,
 void run_release(run_result *r);
 
 void write_text(FILE *f, const run_result *r, bool summary_only);
-/* A kai scenario's decisions (output_kai.c): text, or one JSON object (also for yaml). */
-void write_kai(FILE *f, const run_result *r, bool json);
+/* A kai scenario's decisions (output_kai.c): text, or one JSON object (also for yaml); with
+ * `summary` (text) the counts and timing instead of one line per decision. */
+void write_kai(FILE *f, const run_result *r, bool json, bool summary);
+/* --profile for a kai scenario: wall time per action. */
+void write_kai_profile(FILE *f, const run_result *r);
 void write_yaml(FILE *f, const run_result *r);
 void write_json(FILE *f, const run_result *r);
 /* --summary --format yaml|json: counts, timing and memory (README, "Using it"). */

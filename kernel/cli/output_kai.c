@@ -69,7 +69,47 @@ static void write_json_list(FILE *f, const tph_kai_session *s, const kai_list *l
 	fputs(l->n ? "\n  ]" : "]", f);
 }
 
-void write_kai(FILE *f, const run_result *r, bool json)
+/* Pending tasks at open and after the actions. */
+static void count_pending(const run_result *r, uint32_t *before, uint32_t *after)
+{
+	const tph_kai_view *v = tph_kai_snapshot_view(r->kai_snap);
+	const uint8_t *now = tph_kai_session_status(r->kai_ssn);
+	*before = *after = 0;
+	for (uint32_t t = 0; t < v->tasks.n; t++) {
+		*before += v->tasks.status[t] == TPH_KAI_TS_PENDING;
+		*after += now[t] == TPH_KAI_TS_PENDING;
+	}
+}
+
+static void write_kai_summary(FILE *f, const run_result *r, const kai_list *l)
+{
+	uint32_t before, after;
+	count_pending(r, &before, &after);
+	const double s = r->session_ms / 1e3;
+	fprintf(f,
+	        "%s: %u binds, %u pipelined, %u evictions, %u of %u pending tasks left, %.0f "
+	        "binds/s\n",
+	        tph_scenario_name(r->scn), l[0].n, l[1].n, l[2].n, after, before,
+	        s > 0 ? l[0].n / s : 0.0);
+	fprintf(f, "timing: load %.2f ms, session %.2f ms (snapshot %.2f, open %.2f", r->load_ms,
+	        r->session_ms, r->kai_snap_ms, r->kai_open_ms);
+	const tph_kai_action_time *t;
+	uint32_t n = tph_kai_session_action_times(r->kai_ssn, &t);
+	for (uint32_t i = 0; i < n; i++)
+		fprintf(f, ", %s %.2f", t[i].action, t[i].ms);
+	fputs(")\n", f);
+}
+
+void write_kai_profile(FILE *f, const run_result *r)
+{
+	const tph_kai_action_time *t;
+	uint32_t n = tph_kai_session_action_times(r->kai_ssn, &t);
+	fputs("profile: action            calls         ms\n", f);
+	for (uint32_t i = 0; i < n; i++)
+		fprintf(f, "  %-22s %7u %10.2f\n", t[i].action, 1u, t[i].ms);
+}
+
+void write_kai(FILE *f, const run_result *r, bool json, bool summary)
 {
 	const tph_kai_view *v = tph_kai_snapshot_view(r->kai_snap);
 	kai_list l[3] = {{"binds", "bind", 0, NULL},
@@ -86,6 +126,10 @@ void write_kai(FILE *f, const run_result *r, bool json)
 			write_json_list(f, r->kai_ssn, &l[k]);
 			fputs(k < 2 ? ",\n" : "\n}\n", f);
 		}
+		return;
+	}
+	if (summary) {
+		write_kai_summary(f, r, l);
 		return;
 	}
 	for (int k = 0; k < 3; k++)

@@ -160,14 +160,18 @@ static int default_conf(run_result *r, const run_opts *o)
 }
 
 /* A kai scenario: its own snapshot and session, the probe hook, then the conf's actions. */
-static int run_kai(run_result *r, int (*after_open)(run_result *r, void *ud), void *ud)
+static int run_kai(run_result *r, bool naive, int (*after_open)(run_result *r, void *ud), void *ud)
 {
 	const tph_conf *conf = r->conf_override ? r->conf_override : tph_scenario_conf(r->scn);
 	double t0 = now_ms();
 	int rc = tph_kai_snapshot_build(tph_scenario_kai_cluster(r->scn), tph_scenario_now(r->scn),
 	                                &r->kai_snap, &r->diag);
+	r->kai_snap_ms = now_ms() - t0;
 	if (!rc)
 		rc = tph_kai_session_open(r->kai_snap, conf, &r->kai_ssn, &r->diag);
+	if (!rc)
+		tph_kai_session_set_naive(r->kai_ssn, naive);
+	r->kai_open_ms = now_ms() - t0 - r->kai_snap_ms;
 	if (!rc && after_open)
 		rc = after_open(r, ud);
 	if (!rc)
@@ -189,7 +193,7 @@ int run_scenario(const char *path, const run_opts *o, run_result *r,
 		rc = default_conf(r, o);
 	r->load_ms = now_ms() - t0;
 	if (!rc && tph_scenario_flavour(r->scn) == TPH_CONF_KAI)
-		return run_kai(r, after_open, ud);
+		return run_kai(r, o->naive, after_open, ud);
 	if (!rc)
 		rc = serve_extender(r);
 	if (rc)

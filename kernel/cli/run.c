@@ -185,7 +185,7 @@ int cmd_run(int argc, char **argv)
 		return CLI_USAGE;
 	}
 	if (r.kai_ssn)
-		write_kai(stdout, &r, ra.fmt != OUT_TEXT);
+		write_kai(stdout, &r, ra.fmt != OUT_TEXT, ra.summary);
 	else if (ra.summary && ra.fmt != OUT_TEXT)
 		write_summary(stdout, &r, ra.fmt == OUT_JSON);
 	else if (ra.fmt == OUT_JSON)
@@ -194,8 +194,8 @@ int cmd_run(int argc, char **argv)
 		write_yaml(stdout, &r);
 	else
 		write_text(stdout, &r, ra.summary);
-	if (ra.o.profile && ra.fmt == OUT_TEXT && !r.kai_ssn)
-		write_profile(stdout, &r);
+	if (ra.o.profile && ra.fmt == OUT_TEXT)
+		(r.kai_ssn ? write_kai_profile : write_profile)(stdout, &r);
 	run_release(&r);
 	return CLI_OK;
 }

@@ -117,8 +117,76 @@ static void test_every_profile_loads(void **state)
 	(void)state;
 	for (const char *const *p = tph_gen_profiles; *p; p++) {
 		tph_gen_opts o = small(*p);
-		check_loads(&o);
+		if (o.kind != TPH_GEN_KAI_GPU) /* test_kai_gpu_loads */
+			check_loads(&o);
 	}
+}
+
+static uint32_t count_kai_status(const tph_kai_view *v, uint8_t status)
+{
+	uint32_t k = 0;
+	for (uint32_t t = 0; t < v->tasks.n; t++)
+		k += v->tasks.status[t] == status;
+	return k;
+}
+
+/* 10k-gpu loads as a kai scenario without a conf (KAI's default), with no warning; every
+ * count matches; every queue is in the tree (none dropped); running shared-GPU pods share
+ * devices; and a KAI session with allocate runs over it. */
+static void check_kai_loads(const tph_gen_opts *o)
+{
+	tph_gen_stats st;
+	buf b = gen(o, &st);
+	tph_diag d = {0};
+	tph_scenario *sc = NULL;
+	if (tph_scenario_load_buffer(b.p, b.n, o->profile, &sc, &d))
+		fail_msg("%s: %s", o->profile, d.msg);
+	assert_int_equal(d.warnings, 0);
+	assert_int_equal(tph_scenario_flavour(sc), TPH_CONF_KAI);
+	assert_null(tph_scenario_conf(sc));
+	tph_kai_snapshot *sn = NULL;
+	assert_int_equal(
+	    tph_kai_snapshot_build(tph_scenario_kai_cluster(sc), tph_scenario_now(sc), &sn, &d),
+	    TPH_OK);
+	const tph_kai_view *v = tph_kai_snapshot_view(sn);
+	assert_int_equal(v->nodes.n, o->nodes);
+	assert_int_equal(v->queues.n, st.queues);
+	for (uint32_t q = 0; q < v->queues.n; q++)
+		assert_false(v->queues.dropped[q]);
+	assert_int_equal(v->jobs.n, st.jobs + st.running_jobs);
+	assert_int_equal(count_kai_status(v, TPH_KAI_TS_PENDING), st.tasks);
+	assert_int_equal(count_kai_status(v, TPH_KAI_TS_RUNNING), st.running_tasks);
+	assert_true(st.tasks >= o->tasks); /* elastic running jobs add their pending growth */
+	uint32_t shared = 0;
+	for (uint32_t t = 0; t < v->tasks.n; t++)
+		shared += v->tasks.gpu_fraction[t] > 0;
+	assert_true(shared > 0);
+	assert_int_equal(st.bytes, b.n);
+	tph_conf *conf = NULL;
+	static const char alloc[] = "actions: \"allocate, stalegangeviction\"\n";
+	assert_int_equal(tph_conf_load_kai_string(alloc, sizeof alloc - 1, "conf", &conf, &d), 0);
+	tph_kai_session *ss = NULL;
+	assert_int_equal(tph_kai_session_open(sn, conf, &ss, &d), TPH_OK);
+	assert_int_equal(tph_kai_session_run(ss, &d), TPH_OK);
+	const tph_kai_decision *binds;
+	assert_true(!st.tasks || tph_kai_session_binds(ss, &binds) > 0);
+	tph_kai_session_free(ss);
+	tph_conf_free(conf);
+	tph_kai_snapshot_free(sn);
+	tph_scenario_free(sc);
+	free(b.p);
+}
+
+static void test_kai_gpu_loads(void **state)
+{
+	(void)state;
+	tph_gen_opts o = small("10k-gpu");
+	check_kai_loads(&o);
+	o.nodes = 57, o.tasks = 999, o.queues = 13, o.max_gang = 64, o.load_pct = 98;
+	o.rack_size = 7, o.seed = 3;
+	check_kai_loads(&o);
+	o.load_pct = 0, o.tasks = 0, o.queues = 1;
+	check_kai_loads(&o);
 }
 
 static void test_counts_match_flags(void **state)
@@ -296,6 +364,7 @@ int main(void)
 	    cmocka_unit_test(test_same_seed_same_bytes),
 	    cmocka_unit_test(test_different_seeds_differ),
 	    cmocka_unit_test(test_every_profile_loads),
+	    cmocka_unit_test(test_kai_gpu_loads),
 	    cmocka_unit_test(test_counts_match_flags),
 	    cmocka_unit_test(test_unknown_profile_and_bad_opts),
 	    cmocka_unit_test(test_output_replaced_whole),

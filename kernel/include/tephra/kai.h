@@ -433,6 +433,19 @@ uint32_t tph_kai_session_evictions(const tph_kai_session *s, const tph_kai_decis
 uint32_t tph_kai_session_binds(const tph_kai_session *s, const tph_kai_decision **out);
 uint32_t tph_kai_session_pipelined(const tph_kai_session *s, const tph_kai_decision **out);
 
+/* The wall time of each action the last tph_kai_session_run ran, in the conf's order (one that
+ * failed included; none not built); timing never changes a decision. Owned by the session. */
+typedef struct tph_kai_action_time {
+	const char *action;
+	double ms;
+} tph_kai_action_time;
+uint32_t tph_kai_session_action_times(const tph_kai_session *s, const tph_kai_action_time **out);
+/* Naive mode (`tephra run --naive`), set before tph_kai_session_run: allocate sorts every node
+ * of a task's set by score and walks them, and compares every queued job of a queue on every
+ * pick, as KAI's code reads, instead of its exact shortcuts (the best fitting node in one pass,
+ * each queue's best job kept). The decisions are the same; tests compare the two. */
+void tph_kai_session_set_naive(tph_kai_session *s, bool naive);
+
 /* ---- KAI plugins and their extension points ----------------------------------------------- */
 
 /* A KAI plugin is one constant descriptor, found by name in the built-in table when a session
@@ -487,7 +500,11 @@ bool tph_kai_scenario_valid(const tph_kai_session *s, tph_kai_evict_action a,
 /* ---- the allocate action's extension points (KAI-NOTES section 3) ----
  * Orders return < 0 when l goes first, > 0 when r does, 0 for "no opinion": the first
  * non-zero answer of the registered functions wins, then KAI's fallback (creation time, then
- * name; for queues also creation, then name). */
+ * name; for queues also creation, then name). A JobOrder compares two jobs by their own state
+ * only (their pods, their podgroups): allocate keeps each queue's best job until one of that
+ * queue's jobs changes, as KAI's per-queue heaps do. NodeOrder scores are pure (the same
+ * session, task and node give the same score, whatever was scored before) and never NaN:
+ * allocate scores only the nodes a task fits. */
 typedef int (*tph_kai_job_order_fn)(void *state, const tph_kai_session *s, uint32_t l, uint32_t r);
 typedef int (*tph_kai_task_order_fn)(void *state, const tph_kai_session *s, uint32_t l, uint32_t r);
 /* PodSetOrder (SubGroupOrder over two pod sets of one job, sub-group indices); fallback: name. */
@@ -603,7 +620,8 @@ typedef bool (*tph_kai_pre_predicate_fn)(void *state, const tph_kai_session *s, 
  * solver's actions then skip its job)? The first function that says so decides. */
 typedef bool (*tph_kai_victim_invariant_fn)(void *state, const tph_kai_session *s, uint32_t task);
 /* Predicate: may `task` go on `node`, which its request fits (idle plus releasing)? Every
- * registered function must pass; the first refusal rejects the node. */
+ * registered function must pass; the first refusal rejects the node. Pure, as NodeOrder is:
+ * allocate asks it only of a node that would beat the best found so far. */
 typedef bool (*tph_kai_predicate_fn)(void *state, const tph_kai_session *s, uint32_t task,
                                      uint32_t node);
 /* QueueFairShare: queue q's fair share per dimension (GPUs, millicores, bytes) into out.

@@ -81,6 +81,10 @@ struct tph_kai_session {
 	tph_kai_hooks can_reclaim, solution_start, nonpreemptible_quota, task_capacity;
 	/* The predicates and the fair-share getter (kai_pred.c). */
 	tph_kai_hooks pre_predicate, victim_invariant, predicate, fair_share;
+	/* Wall time of each action the last run ran (tph_kai_session_action_times). */
+	tph_kai_action_time *times;
+	uint32_t n_times;
+	bool naive; /* tph_kai_session_set_naive: the actions' literal loops */
 };
 
 /* The built plugins, NULL-terminated (plugins/kai/builtin.c). */

@@ -8,6 +8,7 @@
 #include "load/conf_int.h"
 
 #include <string.h>
+#include <time.h>
 
 bool tph_kai_alive(uint8_t st)
 {
@@ -160,20 +161,45 @@ static const tph_kai_action *find_action(const char *name)
 	return NULL;
 }
 
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
 int tph_kai_session_run(tph_kai_session *s, tph_diag *d)
 {
 	tph_diag_begin(d);
+	tph_free(s->times);
+	s->n_times = 0;
+	s->times = tph_calloc(s->conf->n_actions ? s->conf->n_actions : 1, sizeof *s->times);
+	if (!s->times)
+		return tph_diag_set(d, TPH_ENOMEM, "kai session: out of memory");
 	for (uint32_t i = 0; i < s->conf->n_actions; i++) {
 		const tph_kai_action *a = find_action(s->conf->actions[i]);
 		if (!a)
 			return tph_diag_set(d, TPH_ENOTSUP, "kai: action %s not built yet",
 			                    s->conf->actions[i]);
 		s->action = a->name;
+		double t0 = now_ms();
 		int rc = a->run(s, d);
+		s->times[s->n_times++] = (tph_kai_action_time){a->name, now_ms() - t0};
 		if (rc < 0)
 			return rc;
 	}
 	return TPH_OK;
+}
+
+void tph_kai_session_set_naive(tph_kai_session *s, bool naive)
+{
+	s->naive = naive;
+}
+
+uint32_t tph_kai_session_action_times(const tph_kai_session *s, const tph_kai_action_time **out)
+{
+	*out = s->times;
+	return s->n_times;
 }
 
 void tph_kai_session_free(tph_kai_session *s)
@@ -197,6 +223,7 @@ void tph_kai_session_free(tph_kai_session *s)
 	tph_free(s->evictions.items);
 	tph_free(s->binds.items);
 	tph_free(s->pipelined.items);
+	tph_free(s->times);
 	tph_free(s);
 }
 
