@@ -54,6 +54,14 @@ uint32_t tph_preemptees(const tph_evict_ctx *c, tph_idx preemptor, tph_preempt_s
 	return k;
 }
 
+/* The bounds normal_fast applies (preempt_skip.c), for the kept candidates. */
+static bool cands_bound(void *arg, tph_idx p, uint32_t scope, tph_idx node)
+{
+	tph_preempt_ctx *c = arg;
+	return tph_preempt_queue_bound(c, p, node) &&
+	       tph_preempt_bound(c, p, (tph_preempt_scope)scope, node);
+}
+
 int tph_preempt_scratch(tph_preempt_ctx *c)
 {
 	tph_session *s = c->ev.s;
@@ -76,7 +84,10 @@ int tph_preempt_scratch(tph_preempt_ctx *c)
 	             tph_victims_locality(s, false) == TPH_VICTIM_CLASS && tph_eqc_usable(s);
 	bool ok = c->scores && c->order && c->removed && c->cand_node && c->cand_off &&
 	          c->cand_vict && c->qrel && c->qmask && c->live && c->live_node;
-	return ok ? TPH_OK : TPH_ENOMEM;
+	if (!ok || tph_ecands_init(&c->cands, &c->ev, cands_bound, c))
+		return TPH_ENOMEM;
+	c->cands.on &= !c->o.topology_aware; /* its dry runs log nothing */
+	return TPH_OK;
 }
 
 /* taskEligibleToPreempt. A nominated node that already fits the task makes it ineligible, as
@@ -108,7 +119,7 @@ static bool fails_like_last(const tph_preempt_ctx *c, tph_idx p, tph_preempt_sco
 
 static bool try_groups(tph_preempt_ctx *c, tph_statement *stmt, tph_idx p, tph_preempt_scope scope)
 {
-	uint32_t n0, n = tph_evict_nodes(&c->ev, p, &n0);
+	uint32_t n0, n = tph_ecands_nodes(&c->cands, &c->ev, p, scope, &n0);
 	const tph_idx *g[2] = {c->ev.nodes, c->ev.nodes + n0};
 	const uint32_t ng[2] = {n0, n - n0};
 	for (int i = 0; i < 2 && !c->ev.err; i++) {
@@ -216,6 +227,7 @@ static void finish(tph_preempt_ctx *c, tph_statement *st, bool commit)
 {
 	tph_evict_ctx *ev = &c->ev;
 	c->epoch++;
+	tph_ecands_touch_stmt(&c->cands, st);
 	if (commit)
 		tph_evict_fail(ev, tph_stmt_commit(st));
 	else

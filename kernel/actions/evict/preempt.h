@@ -55,6 +55,7 @@ typedef struct tph_preempt_ctx {
 	uint32_t *cand_off; /* topology: victims of candidate k: cand_vict[cand_off[k] ..) */
 	tph_idx *cand_vict;
 	uint32_t n_cand;
+	tph_ecands cands; /* evict_cands.c, keyed on the scope */
 } tph_preempt_ctx;
 
 int tph_preempt_scratch(tph_preempt_ctx *c);

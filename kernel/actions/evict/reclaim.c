@@ -19,6 +19,7 @@ typedef struct reclaim_run {
 	int64_t *rel; /* fast: tph_evict_release_rows over the reclaimable queues */
 	tph_idx failed;
 	uint32_t epoch, failed_epoch;
+	tph_ecands cands; /* evict_cands.c */
 } reclaim_run;
 
 /* Running, preemptable tasks on the node whose jobs sit in another, reclaimable queue. */
@@ -60,20 +61,40 @@ static bool evict_until_fits(tph_evict_ctx *c, tph_statement *ns, tph_idx task, 
 	return tph_req_fits(s, task, avail);
 }
 
-static bool try_node(tph_evict_ctx *c, const int64_t *rel, tph_statement *stmt, tph_idx task,
-                     tph_idx node)
+/* What rules a node out before Reclaimable runs: c->cands gets the reclaimees, *nc their
+ * count. */
+static bool may_take(const tph_evict_ctx *c, const int64_t *rel, tph_idx task, tph_idx node,
+                     uint32_t *nc)
 {
-	tph_session *s = c->s;
+	const tph_session *s = c->s;
+	*nc = 0;
 	/* Reclaimees are preemptable tasks of reclaimable queues: when all of them would not do,
 	 * none of their subsets will. */
 	if (rel && !tph_evict_rows_fit(c, rel, task, node))
 		return false;
-	uint32_t nc = reclaimees(c, tph_task_queue(s, task), node, c->cands);
-	if (!nc)
-		return false;
+	*nc = reclaimees(c, tph_task_queue(s, task), node, c->cands);
 	/* Reclaimable keeps a subset: when all of them would not do, its victims will not. */
-	if (c->fast && !tph_validate_victims(s, task, node, c->cands, nc))
+	return *nc && (!c->fast || tph_validate_victims(s, task, node, c->cands, *nc));
+}
+
+static bool cands_bound(void *arg, tph_idx task, uint32_t key, tph_idx node)
+{
+	const reclaim_run *r = arg;
+	uint32_t nc;
+	(void)key;
+	return may_take(&r->ev, r->rel, task, node, &nc);
+}
+
+static bool try_node(reclaim_run *r, tph_statement *stmt, tph_idx task, tph_idx node)
+{
+	tph_evict_ctx *c = &r->ev;
+	tph_session *s = c->s;
+	uint32_t nc = 0;
+	if (r->cands.served ? !tph_ecands_live(&r->cands, node)
+	                    : !may_take(c, r->rel, task, node, &nc))
 		return false;
+	if (r->cands.served)
+		nc = reclaimees(c, tph_task_queue(s, task), node, c->cands);
 	uint32_t nv = tph_reclaimable(s, task, c->cands, nc, c->victims);
 	if (!tph_validate_victims(s, task, node, c->victims, nv))
 		return false;
@@ -82,21 +103,23 @@ static bool try_node(tph_evict_ctx *c, const int64_t *rel, tph_statement *stmt, 
 	if (evict_until_fits(c, &ns, task, node, nv)) {
 		/* out of memory in the pipeline or the merge ends the action (tph_evict_fail) */
 		int rc = tph_stmt_pipeline(&ns, task, node);
+		tph_ecands_touch(&r->cands, node);
 		if (rc == TPH_OK && (rc = tph_stmt_merge(stmt, &ns)) == TPH_OK)
 			return true;
 		tph_evict_fail(c, rc);
 	}
 	tph_stmt_discard(&ns);
+	tph_ecands_touch(&r->cands, node);
 	return false;
 }
 
 /* reclaimForTask: the candidate nodes, in-shard ones first, until one takes the task. */
-static bool reclaim_for_task(tph_evict_ctx *c, const int64_t *rel, tph_statement *stmt,
-                             tph_idx task)
+static bool reclaim_for_task(reclaim_run *r, tph_statement *stmt, tph_idx task)
 {
-	uint32_t n0, n = tph_evict_nodes(c, task, &n0);
+	tph_evict_ctx *c = &r->ev;
+	uint32_t n0, n = tph_ecands_nodes(&r->cands, c, task, 0, &n0);
 	for (uint32_t i = 0; i < n && !c->err; i++)
-		if (try_node(c, rel, stmt, task, c->nodes[i]))
+		if (try_node(r, stmt, task, c->nodes[i]))
 			return true;
 	return false;
 }
@@ -107,7 +130,7 @@ static void reclaim_task(reclaim_run *r, tph_statement *st, tph_idx t)
 	if (r->memo_ok && r->failed != TPH_NOIDX && r->failed_epoch == r->epoch &&
 	    tph_evict_same_class(r->ev.s, r->failed, t))
 		return;
-	if (reclaim_for_task(&r->ev, r->rel, st, t)) {
+	if (reclaim_for_task(r, st, t)) {
 		r->epoch++;
 	} else if (!r->ev.err) {
 		r->failed = t;
@@ -192,6 +215,7 @@ static void reclaim_job(reclaim_run *r, tph_idx q, tph_idx j)
 		reclaim_task(r, &st, t);
 	}
 	r->epoch++;
+	tph_ecands_touch_stmt(&r->cands, &st);
 	if (!r->ev.err && tph_job_pipelined(s, j))
 		tph_evict_fail(&r->ev, tph_stmt_commit(&st));
 	else
@@ -215,6 +239,8 @@ static int reclaim_execute(tph_session *s, const tph_args *args)
 		if (!rc)
 			tph_evict_release_rows(&r.ev, s->queues->reclaimable, r.rel);
 	}
+	if (!rc)
+		rc = tph_ecands_init(&r.cands, &r.ev, cands_bound, &r);
 	for (tph_idx q; !rc && !r.ev.err && (q = tph_pq_pop(&r.queues)) != TPH_NOIDX;) {
 		if (tph_overused(s, q))
 			continue;
