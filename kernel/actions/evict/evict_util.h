@@ -111,6 +111,10 @@ bool tph_validate_victims(const tph_session *s, tph_idx task, tph_idx node, cons
  * whether FutureIdle plus that row fits the task (false: no subset of them makes room). */
 void tph_evict_release_rows(const tph_evict_ctx *c, const uint8_t *queues, int64_t *rows);
 bool tph_evict_rows_fit(const tph_evict_ctx *c, const int64_t *rows, tph_idx task, tph_idx node);
+/* The same tasks as a list per node, in the node index's order: tasks[off[n] .. off[n+1])
+ * (off has room for every node + 1, tasks for the index's entries). */
+void tph_evict_marked_tasks(const tph_evict_ctx *c, const uint8_t *queues, uint32_t *off,
+                            tph_idx *tasks);
 
 /* Pending tasks of `job` pushed into a task-order heap over `buf` (room for the job's tasks). */
 /* The tasks Bound or Running on each node when an eviction action starts (what Volcano's

@@ -43,9 +43,11 @@ typedef struct tph_preempt_ctx {
 	tph_idx failed;
 	tph_preempt_scope failed_scope;
 	uint32_t epoch, failed_epoch; /* epoch: bumped whenever the action changes the session */
-	int64_t *qrel;      /* fast: per node, ndim each: what qrel_of's preemptable tasks held */
-	tph_idx qrel_of;    /* the queue qrel is for (TPH_NOIDX: none yet) */
-	uint8_t *qmask;     /* per queue: 1 for qrel_of alone */
+	int64_t *qrel;   /* fast: per node, ndim each: what qrel_of's preemptable tasks held */
+	tph_idx qrel_of; /* the queue qrel is for (TPH_NOIDX: none yet) */
+	uint8_t *qmask;  /* per queue: 1 for qrel_of alone */
+	uint32_t *qoff;  /* fast: per node, the tasks qrel sums: qtask[qoff[n] .. qoff[n+1]) */
+	tph_idx *qtask;
 	tph_idx *live;      /* normal, fast: positions of the nodes that may take the preemptor */
 	tph_idx *live_node; /* normal, fast: those nodes */
 	double *scores;     /* normal: scores of the candidate nodes (n_ready) */

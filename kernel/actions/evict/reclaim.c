@@ -16,18 +16,28 @@ typedef struct reclaim_run {
 	/* The last reclaimer that found no node, while nothing changed since (epoch): the next of
 	 * its class fails alike when memo_ok (the localities of tephra/plugin.h hold). */
 	bool memo_ok;
-	int64_t *rel; /* fast: tph_evict_release_rows over the reclaimable queues */
+	int64_t *rel;   /* fast: tph_evict_release_rows over the reclaimable queues */
+	uint32_t *roff; /* fast: the tasks rel sums, per node: rtask[roff[n] .. roff[n+1]) */
+	tph_idx *rtask;
 	tph_idx failed;
 	uint32_t epoch, failed_epoch;
 	tph_ecands cands; /* evict_cands.c */
 } reclaim_run;
 
-/* Running, preemptable tasks on the node whose jobs sit in another, reclaimable queue. */
-static uint32_t reclaimees(const tph_evict_ctx *c, tph_idx queue, tph_idx node, tph_idx *out)
+/* Running, preemptable tasks on the node whose jobs sit in another, reclaimable queue. Fast
+ * mode walks only the preemptable tasks of reclaimable queues (the same order). */
+static uint32_t reclaimees(const reclaim_run *r, tph_idx queue, tph_idx node, tph_idx *out)
 {
+	const tph_evict_ctx *c = &r->ev;
 	const tph_session *s = c->s;
-	uint32_t n, k = 0;
-	const tph_idx *on = tph_evict_on_node(c, node, &n);
+	uint32_t n = 0, k = 0;
+	const tph_idx *on;
+	if (r->rtask) {
+		on = r->rtask + r->roff[node];
+		n = r->roff[node + 1] - r->roff[node];
+	} else {
+		on = tph_evict_on_node(c, node, &n);
+	}
 	for (uint32_t i = 0; i < n; i++) {
 		tph_idx t = on[i], j = s->tasks.job[t];
 		if (s->tasks.status[t] != TPH_TS_RUNNING ||
@@ -63,16 +73,17 @@ static bool evict_until_fits(tph_evict_ctx *c, tph_statement *ns, tph_idx task, 
 
 /* What rules a node out before Reclaimable runs: c->cands gets the reclaimees, *nc their
  * count. */
-static bool may_take(const tph_evict_ctx *c, const int64_t *rel, tph_idx task, tph_idx node,
-                     uint32_t *nc)
+static bool may_take(const reclaim_run *r, tph_idx task, tph_idx node, uint32_t *nc)
 {
+	const tph_evict_ctx *c = &r->ev;
 	const tph_session *s = c->s;
+	const int64_t *rel = r->rel;
 	*nc = 0;
 	/* Reclaimees are preemptable tasks of reclaimable queues: when all of them would not do,
 	 * none of their subsets will. */
 	if (rel && !tph_evict_rows_fit(c, rel, task, node))
 		return false;
-	*nc = reclaimees(c, tph_task_queue(s, task), node, c->cands);
+	*nc = reclaimees(r, tph_task_queue(s, task), node, c->cands);
 	/* Reclaimable keeps a subset: when all of them would not do, its victims will not. */
 	return *nc && (!c->fast || tph_validate_victims(s, task, node, c->cands, *nc));
 }
@@ -82,7 +93,7 @@ static bool cands_bound(void *arg, tph_idx task, uint32_t key, tph_idx node)
 	const reclaim_run *r = arg;
 	uint32_t nc;
 	(void)key;
-	return may_take(&r->ev, r->rel, task, node, &nc);
+	return may_take(r, task, node, &nc);
 }
 
 static bool try_node(reclaim_run *r, tph_statement *stmt, tph_idx task, tph_idx node)
@@ -90,11 +101,10 @@ static bool try_node(reclaim_run *r, tph_statement *stmt, tph_idx task, tph_idx 
 	tph_evict_ctx *c = &r->ev;
 	tph_session *s = c->s;
 	uint32_t nc = 0;
-	if (r->cands.served ? !tph_ecands_live(&r->cands, node)
-	                    : !may_take(c, r->rel, task, node, &nc))
+	if (r->cands.served ? !tph_ecands_live(&r->cands, node) : !may_take(r, task, node, &nc))
 		return false;
 	if (r->cands.served)
-		nc = reclaimees(c, tph_task_queue(s, task), node, c->cands);
+		nc = reclaimees(r, tph_task_queue(s, task), node, c->cands);
 	uint32_t nv = tph_reclaimable(s, task, c->cands, nc, c->victims);
 	if (!tph_validate_victims(s, task, node, c->victims, nv))
 		return false;
@@ -235,9 +245,13 @@ static int reclaim_execute(tph_session *s, const tph_args *args)
 		rc = run_setup(&r);
 	if (!rc && r.ev.fast) {
 		r.rel = TPH_ACT_NEW(s, int64_t, ((size_t)s->nodes.n + 1) * s->ndim);
-		rc = r.rel ? TPH_OK : TPH_ENOMEM;
-		if (!rc)
+		r.roff = TPH_ACT_NEW(s, uint32_t, s->nodes.n + 1);
+		r.rtask = TPH_ACT_NEW(s, tph_idx, r.ev.node_off[s->nodes.n] + 1);
+		rc = r.rel && r.roff && r.rtask ? TPH_OK : TPH_ENOMEM;
+		if (!rc) {
 			tph_evict_release_rows(&r.ev, s->queues->reclaimable, r.rel);
+			tph_evict_marked_tasks(&r.ev, s->queues->reclaimable, r.roff, r.rtask);
+		}
 	}
 	if (!rc)
 		rc = tph_ecands_init(&r.cands, &r.ev, cands_bound, &r);
