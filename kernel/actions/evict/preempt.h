@@ -78,6 +78,10 @@ uint32_t tph_preemptees(const tph_evict_ctx *c, tph_idx preemptor, tph_preempt_s
  * tph_refused_add remembers such a release. */
 bool tph_preempt_bound(tph_preempt_ctx *c, tph_idx preemptor, tph_preempt_scope scope,
                        tph_idx node);
+/* tph_preemptees, walking only the preemptable tasks of the preemptor's queue when they are
+ * listed (fast mode, after tph_preempt_queue_bound for that queue). */
+uint32_t tph_preempt_cands_on(const tph_preempt_ctx *c, tph_idx preemptor, tph_preempt_scope scope,
+                              tph_idx node, tph_idx *out);
 /* A looser bound at a few loads per node: FutureIdle plus every preemptable task of the
  * preemptor's queue that was on the node when the action started (victims come from those
  * alone, and no task joins them). False: tph_preempt_bound fails too. */

@@ -86,7 +86,7 @@ static bool try_node(tph_preempt_ctx *c, tph_statement *stmt, tph_idx p, tph_pre
                      tph_idx node)
 {
 	tph_session *s = c->ev.s;
-	uint32_t nc = tph_preemptees(&c->ev, p, scope, node, c->ev.cands);
+	uint32_t nc = tph_preempt_cands_on(c, p, scope, node, c->ev.cands);
 	uint32_t nv = tph_preemptable(s, p, c->ev.cands, nc, c->ev.victims);
 	if (!tph_validate_victims(s, p, node, c->ev.victims, nv))
 		return false;

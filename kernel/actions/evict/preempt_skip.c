@@ -6,21 +6,25 @@
 #include <string.h>
 
 /* The filter passes only preemptable tasks of the preemptor's queue: once qtask lists them
- * (tph_preempt_queue_bound), only they are walked. */
-bool tph_preempt_bound(tph_preempt_ctx *c, tph_idx preemptor, tph_preempt_scope scope, tph_idx node)
+ * (tph_preempt_queue_bound), only they are walked, in the node index's order. */
+uint32_t tph_preempt_cands_on(const tph_preempt_ctx *c, tph_idx preemptor, tph_preempt_scope scope,
+                              tph_idx node, tph_idx *out)
 {
 	const tph_session *s = c->ev.s;
 	tph_idx q = tph_task_queue(s, preemptor);
-	if (q == TPH_NOIDX || q != c->qrel_of) {
-		uint32_t n = tph_preemptees(&c->ev, preemptor, scope, node, c->ev.cands);
-		return tph_validate_victims(s, preemptor, node, c->ev.cands, n);
-	}
-	int64_t avail[TPH_RES_MAX];
-	tph_future_idle(s, node, avail);
+	if (!c->fast || q == TPH_NOIDX || q != c->qrel_of)
+		return tph_preemptees(&c->ev, preemptor, scope, node, out);
+	uint32_t k = 0;
 	for (uint32_t i = c->qoff[node]; i < c->qoff[node + 1]; i++)
 		if (tph_preempt_filter(s, preemptor, c->qtask[i], scope))
-			tph_vec_add_task(s, c->qtask[i], +1, avail);
-	return tph_req_fits(s, preemptor, avail);
+			out[k++] = c->qtask[i];
+	return k;
+}
+
+bool tph_preempt_bound(tph_preempt_ctx *c, tph_idx preemptor, tph_preempt_scope scope, tph_idx node)
+{
+	uint32_t n = tph_preempt_cands_on(c, preemptor, scope, node, c->ev.cands);
+	return tph_validate_victims(c->ev.s, preemptor, node, c->ev.cands, n);
 }
 
 bool tph_preempt_queue_bound(tph_preempt_ctx *c, tph_idx preemptor, tph_idx node)
