@@ -58,8 +58,7 @@ uint32_t tph_preemptees(const tph_evict_ctx *c, tph_idx preemptor, tph_preempt_s
 static bool cands_bound(void *arg, tph_idx p, uint32_t scope, tph_idx node)
 {
 	tph_preempt_ctx *c = arg;
-	return tph_preempt_queue_bound(c, p, node) &&
-	       tph_preempt_bound(c, p, (tph_preempt_scope)scope, node);
+	return tph_preempt_bounds(c, p, (tph_preempt_scope)scope, node);
 }
 
 int tph_preempt_scratch(tph_preempt_ctx *c)

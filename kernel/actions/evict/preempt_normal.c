@@ -184,8 +184,7 @@ static bool normal_fast(tph_preempt_ctx *c, tph_statement *stmt, tph_idx p, tph_
 	uint32_t m = 0;
 	for (uint32_t i = 0; i < n; i++)
 		if (c->cands.served ? tph_ecands_live(&c->cands, nodes[i])
-		                    : tph_preempt_queue_bound(c, p, nodes[i]) &&
-		                          tph_preempt_bound(c, p, scope, nodes[i])) {
+		                    : tph_preempt_bounds(c, p, scope, nodes[i])) {
 			c->live[m] = i;
 			c->live_node[m++] = nodes[i];
 		}

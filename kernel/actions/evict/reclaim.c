@@ -77,15 +77,22 @@ static bool may_take(const reclaim_run *r, tph_idx task, tph_idx node, uint32_t 
 {
 	const tph_evict_ctx *c = &r->ev;
 	const tph_session *s = c->s;
-	const int64_t *rel = r->rel;
+	int64_t fi[TPH_RES_MAX], up[TPH_RES_MAX];
+	tph_future_idle(s, node, fi); /* read once for both bounds */
 	*nc = 0;
 	/* Reclaimees are preemptable tasks of reclaimable queues: when all of them would not do,
 	 * none of their subsets will. */
-	if (rel && !tph_evict_rows_fit(c, rel, task, node))
+	for (uint32_t d = 0; r->rel && d < s->ndim; d++)
+		up[d] = fi[d] + r->rel[(size_t)node * s->ndim + d];
+	if (r->rel && !tph_req_fits(s, task, up))
 		return false;
 	*nc = reclaimees(r, tph_task_queue(s, task), node, c->cands);
+	if (!*nc || !c->fast)
+		return *nc != 0;
 	/* Reclaimable keeps a subset: when all of them would not do, its victims will not. */
-	return *nc && (!c->fast || tph_validate_victims(s, task, node, c->cands, *nc));
+	for (uint32_t i = 0; i < *nc; i++)
+		tph_vec_add_task(s, c->cands[i], +1, fi);
+	return tph_req_fits(s, task, fi);
 }
 
 static bool cands_bound(void *arg, tph_idx task, uint32_t key, tph_idx node)
