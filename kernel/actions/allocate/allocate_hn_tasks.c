@@ -2,6 +2,7 @@
  * hypernode's nodes as candidates), the nomination fast path (allocateFromNomination) and
  * the fit-error bookkeeping scoped to a subjob (TaskHasFitErrors, NeedContinueAllocating,
  * ResetSubJobFitErr). */
+#include "allocate_fast.h"
 #include "allocate_hn.h"
 #include "session/fitlog.h"
 
@@ -91,6 +92,34 @@ static int failed(ahn_ctx *h, hn_run *r, tph_idx t, tph_reason_code pre)
 	return need_continue(h, r->w, r->k) ? T_NEXT : T_STOP;
 }
 
+/* The node for t among hn's nodes: from its shape when it qualifies (allocate_fast.h), else
+ * by filtering and prioritizeNodes. AF_NODE with *best (TPH_NOIDX: no score won) once the
+ * task's JobAllocatedHyperNode is `placing` (set before scoring, as Volcano does), or AF_NONE
+ * with the verdicts of r->nodes in c->codes. */
+static int choose(ahn_ctx *h, hn_run *r, tph_idx t, tph_idx *best)
+{
+	alloc_ctx *c = h->c;
+	tph_topo *tp = h->s->topo;
+	bool mark = tp->sj.topo_has[r->k];
+	tph_idx was = tp->task_job_hn[t];
+	if (mark)
+		tp->task_job_hn[t] = r->placing;
+	int rc = c->fast ? alloc_fast_pick_among(c->fast, t, r->nodes, r->n, best, c->codes)
+	                 : TPH_DECLINED;
+	if (rc == AF_NODE)
+		return rc;
+	tp->task_job_hn[t] = was;
+	if (rc != TPH_DECLINED)
+		return rc;
+	uint32_t n = feasible(h, t, r->hn, r->nodes, r->n);
+	if (!n)
+		return AF_NONE;
+	if (mark)
+		tp->task_job_hn[t] = r->placing;
+	*best = alloc_best_node(c, t, c->feas, n);
+	return AF_NODE;
+}
+
 static int one_task(ahn_ctx *h, hn_run *r, tph_idx t)
 {
 	tph_session *s = h->s;
@@ -105,15 +134,13 @@ static int one_task(ahn_ctx *h, hn_run *r, tph_idx t)
 	tph_reason_code pre = tph_prepredicate(s, t);
 	if (pre != TPH_PASS)
 		return failed(h, r, t, pre);
-	uint32_t n = feasible(h, t, r->hn, r->nodes, r->n);
-	if (!n)
+	tph_idx best;
+	int rc = choose(h, r, t, &best);
+	if (rc == AF_NONE)
 		return failed(h, r, t, TPH_PASS);
-	if (tp->sj.topo_has[r->k])
-		tp->task_job_hn[t] = r->placing;
-	tph_idx best = alloc_best_node(h->c, t, h->c->feas, n);
 	if (best == TPH_NOIDX)
 		return T_NEXT;
-	int rc = alloc_place(h->c, r->st, t, best);
+	rc = alloc_place(h->c, r->st, t, best);
 	if (rc == TPH_ENOMEM)
 		return rc;
 	if (rc < 0)

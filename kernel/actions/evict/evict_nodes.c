@@ -50,8 +50,7 @@ void tph_evict_close(tph_evict_ctx *c)
 
 /* ---- candidate nodes ---- */
 
-/* The session's nodes less the task's recorded unresolvable ones, into c->eval. */
-static uint32_t base_nodes(tph_evict_ctx *c, tph_idx task)
+uint32_t tph_evict_base_nodes(tph_evict_ctx *c, tph_idx task)
 {
 	const tph_session *s = c->s;
 	const tph_idx *skip;
@@ -112,8 +111,7 @@ static void scan_chunk(tph_evict_ctx *c, tph_idx task, scan *sc, const tph_idx *
 	}
 }
 
-/* Soft sharding: nodes of the shard first, the rest after, each in order. */
-static uint32_t split_shard(tph_evict_ctx *c, uint32_t n)
+uint32_t tph_evict_split_shard(tph_evict_ctx *c, uint32_t n)
 {
 	const tph_session *s = c->s;
 	if (s->snap->shard_mode != TPH_SHARD_SOFT)
@@ -144,7 +142,7 @@ static uint32_t rotate(tph_evict_ctx *c, uint32_t nb)
 
 uint32_t tph_evict_nodes(tph_evict_ctx *c, tph_idx task, uint32_t *n_first)
 {
-	uint32_t nb = base_nodes(c, task), start = rotate(c, nb), rr = 0;
+	uint32_t nb = tph_evict_base_nodes(c, task), start = rotate(c, nb), rr = 0;
 	scan sc = {NULL,
 	           c->s->snap->shard_mode == TPH_SHARD_HARD,
 	           c->ph.volcano,
@@ -160,6 +158,6 @@ uint32_t tph_evict_nodes(tph_evict_ctx *c, tph_idx task, uint32_t *n_first)
 	for (uint32_t off = 0; off < nb && !sc.done; off += step)
 		scan_chunk(c, task, &sc, c->eval + off, nb - off < step ? nb - off : step);
 	tph_ph_advance(c->s, &c->ph, &rr, start, sc.done ? sc.seen : nb, nb);
-	*n_first = split_shard(c, sc.found);
+	*n_first = tph_evict_split_shard(c, sc.found);
 	return sc.found;
 }

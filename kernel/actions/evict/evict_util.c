@@ -66,6 +66,24 @@ void tph_evict_release_rows(const tph_evict_ctx *c, const uint8_t *queues, int64
 	}
 }
 
+void tph_evict_marked_tasks(const tph_evict_ctx *c, const uint8_t *queues, uint32_t *off,
+                            tph_idx *tasks)
+{
+	const tph_session *s = c->s;
+	off[0] = 0;
+	for (tph_idx n = 0; n < s->nodes.n; n++) {
+		uint32_t k, m = off[n];
+		const tph_idx *on = tph_evict_on_node(c, n, &k);
+		for (uint32_t i = 0; i < k; i++) {
+			tph_idx t = on[i], j = s->tasks.job[t];
+			if ((s->tasks.flags[t] & TPH_TASK_PREEMPTABLE) && j != TPH_NOIDX &&
+			    queues[s->jobs->queue[j]])
+				tasks[m++] = t;
+		}
+		off[n + 1] = m;
+	}
+}
+
 bool tph_evict_rows_fit(const tph_evict_ctx *c, const int64_t *rows, tph_idx task, tph_idx node)
 {
 	const tph_session *s = c->s;

@@ -49,6 +49,44 @@ static inline const tph_idx *tph_evict_on_node(const tph_evict_ctx *c, tph_idx n
  * GetPredicatedNodeByShard. Writes c->nodes: the in-shard group, then the others; returns the
  * total and sets *n_first to the first group's size. */
 uint32_t tph_evict_nodes(tph_evict_ctx *c, tph_idx task, uint32_t *n_first);
+/* Its steps: the session's ready nodes less the task's recorded unresolvable ones, into
+ * c->eval (marking those with c->stamp in c->mark); and, in soft sharding, c->nodes[0..n)
+ * reordered shard first (each part in order), returning the shard's count (else n). */
+uint32_t tph_evict_base_nodes(tph_evict_ctx *c, tph_idx task);
+uint32_t tph_evict_split_shard(tph_evict_ctx *c, uint32_t n);
+
+/* ---- candidate nodes kept per class (evict_cands.c) ---- */
+
+/* The action's bound for a candidate node of `task` (key: what else the class is keyed on,
+ * such as preempt's scope): false when trying the node cannot succeed. A function of the
+ * node's state only, for tasks of one class. */
+typedef bool (*tph_ecands_bound)(void *arg, tph_idx task, uint32_t key, tph_idx node);
+
+/* What tph_evict_nodes finds, and the bound of each node found, kept for the last class that
+ * looked (not --naive, no sampling, node-local predicates): per node its state, the log of
+ * nodes the action changed since. rep: the class's first task, TPH_NOIDX when nothing is
+ * kept; served: the current task's nodes came from the state (tph_ecands_live answers). */
+typedef struct tph_ecands {
+	bool on, served;
+	tph_idx rep;
+	uint32_t key, cap;
+	uint8_t *state;
+	tph_idx *log, *todo;
+	uint32_t n_log, *mark, stamp;
+	tph_ecands_bound bound;
+	void *arg;
+} tph_ecands;
+
+int tph_ecands_init(tph_ecands *k, tph_evict_ctx *c, tph_ecands_bound bound, void *arg);
+/* tph_evict_nodes for task p, from the kept class when p is of it. */
+uint32_t tph_ecands_nodes(tph_ecands *k, tph_evict_ctx *c, tph_idx p, uint32_t key,
+                          uint32_t *n_first);
+/* The bound's answer for a node of the task it served. */
+bool tph_ecands_live(const tph_ecands *k, tph_idx node);
+/* Every change the action makes to a node: the node, or each operation of a statement about
+ * to be committed or discarded. */
+void tph_ecands_touch(tph_ecands *k, tph_idx node);
+void tph_ecands_touch_stmt(tph_ecands *k, const tph_statement *st);
 
 /* Whether a failed preemptor (or reclaimer) a tells how b fares, the session unchanged: one
  * class (tph_eqc_same_class), priority and flags, a node-local spec, the same nodes recorded as
@@ -73,6 +111,10 @@ bool tph_validate_victims(const tph_session *s, tph_idx task, tph_idx node, cons
  * whether FutureIdle plus that row fits the task (false: no subset of them makes room). */
 void tph_evict_release_rows(const tph_evict_ctx *c, const uint8_t *queues, int64_t *rows);
 bool tph_evict_rows_fit(const tph_evict_ctx *c, const int64_t *rows, tph_idx task, tph_idx node);
+/* The same tasks as a list per node, in the node index's order: tasks[off[n] .. off[n+1])
+ * (off has room for every node + 1, tasks for the index's entries). */
+void tph_evict_marked_tasks(const tph_evict_ctx *c, const uint8_t *queues, uint32_t *off,
+                            tph_idx *tasks);
 
 /* Pending tasks of `job` pushed into a task-order heap over `buf` (room for the job's tasks). */
 /* The tasks Bound or Running on each node when an eviction action starts (what Volcano's

@@ -54,6 +54,13 @@ uint32_t tph_preemptees(const tph_evict_ctx *c, tph_idx preemptor, tph_preempt_s
 	return k;
 }
 
+/* The bounds normal_fast applies (preempt_skip.c), for the kept candidates. */
+static bool cands_bound(void *arg, tph_idx p, uint32_t scope, tph_idx node)
+{
+	tph_preempt_ctx *c = arg;
+	return tph_preempt_bounds(c, p, (tph_preempt_scope)scope, node);
+}
+
 int tph_preempt_scratch(tph_preempt_ctx *c)
 {
 	tph_session *s = c->ev.s;
@@ -67,6 +74,8 @@ int tph_preempt_scratch(tph_preempt_ctx *c)
 	c->qrel = TPH_ACT_NEW(s, int64_t, (size_t)nn * s->ndim);
 	c->qrel_of = TPH_NOIDX;
 	c->qmask = TPH_ACT_NEW(s, uint8_t, s->queues->n + 1);
+	c->qoff = TPH_ACT_NEW(s, uint32_t, nn);
+	c->qtask = TPH_ACT_NEW(s, tph_idx, c->ev.node_off[s->nodes.n] + 1);
 	c->live = TPH_ACT_NEW(s, tph_idx, nn);
 	c->live_node = TPH_ACT_NEW(s, tph_idx, nn);
 	c->fast = c->ev.fast;
@@ -75,8 +84,12 @@ int tph_preempt_scratch(tph_preempt_ctx *c)
 	c->memo_ok = c->fast && c->alloc_queue && !c->o.topology_aware && !c->ev.ph.sampling &&
 	             tph_victims_locality(s, false) == TPH_VICTIM_CLASS && tph_eqc_usable(s);
 	bool ok = c->scores && c->order && c->removed && c->cand_node && c->cand_off &&
-	          c->cand_vict && c->qrel && c->qmask && c->live && c->live_node;
-	return ok ? TPH_OK : TPH_ENOMEM;
+	          c->cand_vict && c->qrel && c->qmask && c->qoff && c->qtask && c->live &&
+	          c->live_node;
+	if (!ok || tph_ecands_init(&c->cands, &c->ev, cands_bound, c))
+		return TPH_ENOMEM;
+	c->cands.on &= !c->o.topology_aware; /* its dry runs log nothing */
+	return TPH_OK;
 }
 
 /* taskEligibleToPreempt. A nominated node that already fits the task makes it ineligible, as
@@ -108,7 +121,7 @@ static bool fails_like_last(const tph_preempt_ctx *c, tph_idx p, tph_preempt_sco
 
 static bool try_groups(tph_preempt_ctx *c, tph_statement *stmt, tph_idx p, tph_preempt_scope scope)
 {
-	uint32_t n0, n = tph_evict_nodes(&c->ev, p, &n0);
+	uint32_t n0, n = tph_ecands_nodes(&c->cands, &c->ev, p, scope, &n0);
 	const tph_idx *g[2] = {c->ev.nodes, c->ev.nodes + n0};
 	const uint32_t ng[2] = {n0, n - n0};
 	for (int i = 0; i < 2 && !c->ev.err; i++) {
@@ -216,6 +229,7 @@ static void finish(tph_preempt_ctx *c, tph_statement *st, bool commit)
 {
 	tph_evict_ctx *ev = &c->ev;
 	c->epoch++;
+	tph_ecands_touch_stmt(&c->cands, st);
 	if (commit)
 		tph_evict_fail(ev, tph_stmt_commit(st));
 	else

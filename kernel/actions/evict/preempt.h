@@ -43,9 +43,11 @@ typedef struct tph_preempt_ctx {
 	tph_idx failed;
 	tph_preempt_scope failed_scope;
 	uint32_t epoch, failed_epoch; /* epoch: bumped whenever the action changes the session */
-	int64_t *qrel;      /* fast: per node, ndim each: what qrel_of's preemptable tasks held */
-	tph_idx qrel_of;    /* the queue qrel is for (TPH_NOIDX: none yet) */
-	uint8_t *qmask;     /* per queue: 1 for qrel_of alone */
+	int64_t *qrel;   /* fast: per node, ndim each: what qrel_of's preemptable tasks held */
+	tph_idx qrel_of; /* the queue qrel is for (TPH_NOIDX: none yet) */
+	uint8_t *qmask;  /* per queue: 1 for qrel_of alone */
+	uint32_t *qoff;  /* fast: per node, the tasks qrel sums: qtask[qoff[n] .. qoff[n+1]) */
+	tph_idx *qtask;
 	tph_idx *live;      /* normal, fast: positions of the nodes that may take the preemptor */
 	tph_idx *live_node; /* normal, fast: those nodes */
 	double *scores;     /* normal: scores of the candidate nodes (n_ready) */
@@ -55,6 +57,7 @@ typedef struct tph_preempt_ctx {
 	uint32_t *cand_off; /* topology: victims of candidate k: cand_vict[cand_off[k] ..) */
 	tph_idx *cand_vict;
 	uint32_t n_cand;
+	tph_ecands cands; /* evict_cands.c, keyed on the scope */
 } tph_preempt_ctx;
 
 int tph_preempt_scratch(tph_preempt_ctx *c);
@@ -68,17 +71,20 @@ uint32_t tph_preemptees(const tph_evict_ctx *c, tph_idx preemptor, tph_preempt_s
                         tph_idx node, tph_idx *out);
 
 /* Shortcuts (preempt_skip.c), exact because a node whose try ends without pipelining leaves
- * the session as it found it. tph_preempt_bound: FutureIdle plus every task the filter passes on
- * the node fits the preemptor (Preemptable keeps a subset, so without it ValidateVictims
- * fails). tph_refused_covers: an earlier node of this preemptor, whose victims released at least
+ * the session as it found it. tph_preempt_bounds: two bounds that rule a node out before
+ * Preemptable runs: FutureIdle plus every preemptable task of the preemptor's queue that was
+ * on the node when the action started fits the preemptor (victims come from those alone, and
+ * no task joins them: a few loads per node), and FutureIdle plus every task the filter passes
+ * on the node fits it (Preemptable keeps a subset, so without it ValidateVictims fails).
+ * tph_refused_covers: an earlier node of this preemptor, whose victims released at least
  * `rel` on every dimension, still left Allocatable refusing it (so will this node's);
  * tph_refused_add remembers such a release. */
-bool tph_preempt_bound(tph_preempt_ctx *c, tph_idx preemptor, tph_preempt_scope scope,
-                       tph_idx node);
-/* A looser bound at a few loads per node: FutureIdle plus every preemptable task of the
- * preemptor's queue that was on the node when the action started (victims come from those
- * alone, and no task joins them). False: tph_preempt_bound fails too. */
-bool tph_preempt_queue_bound(tph_preempt_ctx *c, tph_idx preemptor, tph_idx node);
+bool tph_preempt_bounds(tph_preempt_ctx *c, tph_idx preemptor, tph_preempt_scope scope,
+                        tph_idx node);
+/* tph_preemptees, walking only the preemptable tasks of the preemptor's queue when they are
+ * listed (fast mode, once tph_preempt_bounds ran for that queue). */
+uint32_t tph_preempt_cands_on(const tph_preempt_ctx *c, tph_idx preemptor, tph_preempt_scope scope,
+                              tph_idx node, tph_idx *out);
 bool tph_refused_covers(const tph_preempt_ctx *c, const int64_t *rel);
 void tph_refused_add(tph_preempt_ctx *c, const int64_t *rel);
 

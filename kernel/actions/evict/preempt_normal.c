@@ -86,7 +86,7 @@ static bool try_node(tph_preempt_ctx *c, tph_statement *stmt, tph_idx p, tph_pre
                      tph_idx node)
 {
 	tph_session *s = c->ev.s;
-	uint32_t nc = tph_preemptees(&c->ev, p, scope, node, c->ev.cands);
+	uint32_t nc = tph_preempt_cands_on(c, p, scope, node, c->ev.cands);
 	uint32_t nv = tph_preemptable(s, p, c->ev.cands, nc, c->ev.victims);
 	if (!tph_validate_victims(s, p, node, c->ev.victims, nv))
 		return false;
@@ -102,11 +102,13 @@ static bool try_node(tph_preempt_ctx *c, tph_statement *stmt, tph_idx p, tph_pre
 	if (evict_until_fits(c, &ns, p, node, nv, learn)) {
 		/* out of memory in the pipeline or the merge ends the action (tph_evict_fail) */
 		int rc = tph_stmt_pipeline(&ns, p, node);
+		tph_ecands_touch(&c->cands, node);
 		if (rc == TPH_OK && (rc = tph_stmt_merge(stmt, &ns)) == TPH_OK)
 			return true;
 		tph_evict_fail(&c->ev, rc);
 	}
 	tph_stmt_discard(&ns);
+	tph_ecands_touch(&c->cands, node);
 	return false;
 }
 
@@ -181,8 +183,8 @@ static bool normal_fast(tph_preempt_ctx *c, tph_statement *stmt, tph_idx p, tph_
 	tph_session *s = c->ev.s;
 	uint32_t m = 0;
 	for (uint32_t i = 0; i < n; i++)
-		if (tph_preempt_queue_bound(c, p, nodes[i]) &&
-		    tph_preempt_bound(c, p, scope, nodes[i])) {
+		if (c->cands.served ? tph_ecands_live(&c->cands, nodes[i])
+		                    : tph_preempt_bounds(c, p, scope, nodes[i])) {
 			c->live[m] = i;
 			c->live_node[m++] = nodes[i];
 		}

@@ -5,25 +5,56 @@
 
 #include <string.h>
 
-bool tph_preempt_bound(tph_preempt_ctx *c, tph_idx preemptor, tph_preempt_scope scope, tph_idx node)
+/* The filter passes only preemptable tasks of the preemptor's queue: once qtask lists them
+ * (use_queue), only they are walked, in the node index's order. */
+uint32_t tph_preempt_cands_on(const tph_preempt_ctx *c, tph_idx preemptor, tph_preempt_scope scope,
+                              tph_idx node, tph_idx *out)
 {
-	uint32_t n = tph_preemptees(&c->ev, preemptor, scope, node, c->ev.cands);
-	return tph_validate_victims(c->ev.s, preemptor, node, c->ev.cands, n);
+	const tph_session *s = c->ev.s;
+	tph_idx q = tph_task_queue(s, preemptor);
+	if (!c->fast || q == TPH_NOIDX || q != c->qrel_of)
+		return tph_preemptees(&c->ev, preemptor, scope, node, out);
+	uint32_t k = 0;
+	for (uint32_t i = c->qoff[node]; i < c->qoff[node + 1]; i++)
+		if (tph_preempt_filter(s, preemptor, c->qtask[i], scope))
+			out[k++] = c->qtask[i];
+	return k;
 }
 
-bool tph_preempt_queue_bound(tph_preempt_ctx *c, tph_idx preemptor, tph_idx node)
+/* qrel and qtask for queue q (the action works queue by queue). */
+static void use_queue(tph_preempt_ctx *c, tph_idx q)
 {
-	tph_idx q = tph_task_queue(c->ev.s, preemptor);
-	if (q == TPH_NOIDX)
-		return true;
-	if (q != c->qrel_of) { /* the action works queue by queue */
-		if (c->qrel_of != TPH_NOIDX)
-			c->qmask[c->qrel_of] = 0;
-		c->qmask[q] = 1;
-		tph_evict_release_rows(&c->ev, c->qmask, c->qrel);
-		c->qrel_of = q;
+	if (q == c->qrel_of)
+		return;
+	if (c->qrel_of != TPH_NOIDX)
+		c->qmask[c->qrel_of] = 0;
+	c->qmask[q] = 1;
+	tph_evict_release_rows(&c->ev, c->qmask, c->qrel);
+	tph_evict_marked_tasks(&c->ev, c->qmask, c->qoff, c->qtask);
+	c->qrel_of = q;
+}
+
+bool tph_preempt_bounds(tph_preempt_ctx *c, tph_idx preemptor, tph_preempt_scope scope,
+                        tph_idx node)
+{
+	const tph_session *s = c->ev.s;
+	tph_idx q = tph_task_queue(s, preemptor);
+	if (q == TPH_NOIDX) { /* no queue bound */
+		uint32_t n = tph_preemptees(&c->ev, preemptor, scope, node, c->ev.cands);
+		return tph_validate_victims(s, preemptor, node, c->ev.cands, n);
 	}
-	return tph_evict_rows_fit(&c->ev, c->qrel, preemptor, node);
+	use_queue(c, q);
+	int64_t fi[TPH_RES_MAX], up[TPH_RES_MAX];
+	const int64_t *rel = c->qrel + (size_t)node * s->ndim;
+	tph_future_idle(s, node, fi); /* read once for both bounds */
+	for (uint32_t d = 0; d < s->ndim; d++)
+		up[d] = fi[d] + rel[d];
+	if (!tph_req_fits(s, preemptor, up))
+		return false;
+	for (uint32_t i = c->qoff[node]; i < c->qoff[node + 1]; i++)
+		if (tph_preempt_filter(s, preemptor, c->qtask[i], scope))
+			tph_vec_add_task(s, c->qtask[i], +1, fi);
+	return tph_req_fits(s, preemptor, fi);
 }
 
 static bool le_row(const int64_t *a, const int64_t *b, uint32_t nd)

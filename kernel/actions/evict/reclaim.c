@@ -16,17 +16,28 @@ typedef struct reclaim_run {
 	/* The last reclaimer that found no node, while nothing changed since (epoch): the next of
 	 * its class fails alike when memo_ok (the localities of tephra/plugin.h hold). */
 	bool memo_ok;
-	int64_t *rel; /* fast: tph_evict_release_rows over the reclaimable queues */
+	int64_t *rel;   /* fast: tph_evict_release_rows over the reclaimable queues */
+	uint32_t *roff; /* fast: the tasks rel sums, per node: rtask[roff[n] .. roff[n+1]) */
+	tph_idx *rtask;
 	tph_idx failed;
 	uint32_t epoch, failed_epoch;
+	tph_ecands cands; /* evict_cands.c */
 } reclaim_run;
 
-/* Running, preemptable tasks on the node whose jobs sit in another, reclaimable queue. */
-static uint32_t reclaimees(const tph_evict_ctx *c, tph_idx queue, tph_idx node, tph_idx *out)
+/* Running, preemptable tasks on the node whose jobs sit in another, reclaimable queue. Fast
+ * mode walks only the preemptable tasks of reclaimable queues (the same order). */
+static uint32_t reclaimees(const reclaim_run *r, tph_idx queue, tph_idx node, tph_idx *out)
 {
+	const tph_evict_ctx *c = &r->ev;
 	const tph_session *s = c->s;
-	uint32_t n, k = 0;
-	const tph_idx *on = tph_evict_on_node(c, node, &n);
+	uint32_t n = 0, k = 0;
+	const tph_idx *on;
+	if (r->rtask) {
+		on = r->rtask + r->roff[node];
+		n = r->roff[node + 1] - r->roff[node];
+	} else {
+		on = tph_evict_on_node(c, node, &n);
+	}
 	for (uint32_t i = 0; i < n; i++) {
 		tph_idx t = on[i], j = s->tasks.job[t];
 		if (s->tasks.status[t] != TPH_TS_RUNNING ||
@@ -60,20 +71,47 @@ static bool evict_until_fits(tph_evict_ctx *c, tph_statement *ns, tph_idx task, 
 	return tph_req_fits(s, task, avail);
 }
 
-static bool try_node(tph_evict_ctx *c, const int64_t *rel, tph_statement *stmt, tph_idx task,
-                     tph_idx node)
+/* What rules a node out before Reclaimable runs: c->cands gets the reclaimees, *nc their
+ * count. */
+static bool may_take(const reclaim_run *r, tph_idx task, tph_idx node, uint32_t *nc)
 {
-	tph_session *s = c->s;
+	const tph_evict_ctx *c = &r->ev;
+	const tph_session *s = c->s;
+	int64_t fi[TPH_RES_MAX], up[TPH_RES_MAX];
+	tph_future_idle(s, node, fi); /* read once for both bounds */
+	*nc = 0;
 	/* Reclaimees are preemptable tasks of reclaimable queues: when all of them would not do,
 	 * none of their subsets will. */
-	if (rel && !tph_evict_rows_fit(c, rel, task, node))
+	for (uint32_t d = 0; r->rel && d < s->ndim; d++)
+		up[d] = fi[d] + r->rel[(size_t)node * s->ndim + d];
+	if (r->rel && !tph_req_fits(s, task, up))
 		return false;
-	uint32_t nc = reclaimees(c, tph_task_queue(s, task), node, c->cands);
-	if (!nc)
-		return false;
+	*nc = reclaimees(r, tph_task_queue(s, task), node, c->cands);
+	if (!*nc || !c->fast)
+		return *nc != 0;
 	/* Reclaimable keeps a subset: when all of them would not do, its victims will not. */
-	if (c->fast && !tph_validate_victims(s, task, node, c->cands, nc))
+	for (uint32_t i = 0; i < *nc; i++)
+		tph_vec_add_task(s, c->cands[i], +1, fi);
+	return tph_req_fits(s, task, fi);
+}
+
+static bool cands_bound(void *arg, tph_idx task, uint32_t key, tph_idx node)
+{
+	const reclaim_run *r = arg;
+	uint32_t nc;
+	(void)key;
+	return may_take(r, task, node, &nc);
+}
+
+static bool try_node(reclaim_run *r, tph_statement *stmt, tph_idx task, tph_idx node)
+{
+	tph_evict_ctx *c = &r->ev;
+	tph_session *s = c->s;
+	uint32_t nc = 0;
+	if (r->cands.served ? !tph_ecands_live(&r->cands, node) : !may_take(r, task, node, &nc))
 		return false;
+	if (r->cands.served)
+		nc = reclaimees(r, tph_task_queue(s, task), node, c->cands);
 	uint32_t nv = tph_reclaimable(s, task, c->cands, nc, c->victims);
 	if (!tph_validate_victims(s, task, node, c->victims, nv))
 		return false;
@@ -82,21 +120,23 @@ static bool try_node(tph_evict_ctx *c, const int64_t *rel, tph_statement *stmt, 
 	if (evict_until_fits(c, &ns, task, node, nv)) {
 		/* out of memory in the pipeline or the merge ends the action (tph_evict_fail) */
 		int rc = tph_stmt_pipeline(&ns, task, node);
+		tph_ecands_touch(&r->cands, node);
 		if (rc == TPH_OK && (rc = tph_stmt_merge(stmt, &ns)) == TPH_OK)
 			return true;
 		tph_evict_fail(c, rc);
 	}
 	tph_stmt_discard(&ns);
+	tph_ecands_touch(&r->cands, node);
 	return false;
 }
 
 /* reclaimForTask: the candidate nodes, in-shard ones first, until one takes the task. */
-static bool reclaim_for_task(tph_evict_ctx *c, const int64_t *rel, tph_statement *stmt,
-                             tph_idx task)
+static bool reclaim_for_task(reclaim_run *r, tph_statement *stmt, tph_idx task)
 {
-	uint32_t n0, n = tph_evict_nodes(c, task, &n0);
+	tph_evict_ctx *c = &r->ev;
+	uint32_t n0, n = tph_ecands_nodes(&r->cands, c, task, 0, &n0);
 	for (uint32_t i = 0; i < n && !c->err; i++)
-		if (try_node(c, rel, stmt, task, c->nodes[i]))
+		if (try_node(r, stmt, task, c->nodes[i]))
 			return true;
 	return false;
 }
@@ -107,7 +147,7 @@ static void reclaim_task(reclaim_run *r, tph_statement *st, tph_idx t)
 	if (r->memo_ok && r->failed != TPH_NOIDX && r->failed_epoch == r->epoch &&
 	    tph_evict_same_class(r->ev.s, r->failed, t))
 		return;
-	if (reclaim_for_task(&r->ev, r->rel, st, t)) {
+	if (reclaim_for_task(r, st, t)) {
 		r->epoch++;
 	} else if (!r->ev.err) {
 		r->failed = t;
@@ -192,6 +232,7 @@ static void reclaim_job(reclaim_run *r, tph_idx q, tph_idx j)
 		reclaim_task(r, &st, t);
 	}
 	r->epoch++;
+	tph_ecands_touch_stmt(&r->cands, &st);
 	if (!r->ev.err && tph_job_pipelined(s, j))
 		tph_evict_fail(&r->ev, tph_stmt_commit(&st));
 	else
@@ -211,10 +252,16 @@ static int reclaim_execute(tph_session *s, const tph_args *args)
 		rc = run_setup(&r);
 	if (!rc && r.ev.fast) {
 		r.rel = TPH_ACT_NEW(s, int64_t, ((size_t)s->nodes.n + 1) * s->ndim);
-		rc = r.rel ? TPH_OK : TPH_ENOMEM;
-		if (!rc)
+		r.roff = TPH_ACT_NEW(s, uint32_t, s->nodes.n + 1);
+		r.rtask = TPH_ACT_NEW(s, tph_idx, r.ev.node_off[s->nodes.n] + 1);
+		rc = r.rel && r.roff && r.rtask ? TPH_OK : TPH_ENOMEM;
+		if (!rc) {
 			tph_evict_release_rows(&r.ev, s->queues->reclaimable, r.rel);
+			tph_evict_marked_tasks(&r.ev, s->queues->reclaimable, r.roff, r.rtask);
+		}
 	}
+	if (!rc)
+		rc = tph_ecands_init(&r.cands, &r.ev, cands_bound, &r);
 	for (tph_idx q; !rc && !r.ev.err && (q = tph_pq_pop(&r.queues)) != TPH_NOIDX;) {
 		if (tph_overused(s, q))
 			continue;
