@@ -1,23 +1,32 @@
 /* A kai session over a scenario written in the test, and lookups by pod name: shared by the kai
- * unit tests (test_kai_allocate.c, test_kai_gpu.c). Include after cmocka.h. */
+ * unit tests. Every step fails the test on an error, printing the loader's message. Include
+ * after cmocka.h. */
 #ifndef TPH_TEST_KAI_FIXTURE_H
 #define TPH_TEST_KAI_FIXTURE_H
 
+#include <stdio.h>
 #include <string.h>
 
+#include "session/check_core.h"
+#include "session/kai/kai_int.h"
 #include "tephra/tephra.h"
 
 typedef struct kf {
 	tph_scenario *sc;
 	tph_kai_snapshot *snap;
 	tph_kai_session *s;
+	tph_check_report r; /* for probe tests */
 } kf;
 
 /* Load the scenario text, build its snapshot and open a session over its conf. */
 static inline void kai_load(kf *f, const char *text)
 {
 	tph_diag d = {0};
-	assert_int_equal(tph_scenario_load_buffer(text, strlen(text), "t.yaml", &f->sc, &d), 0);
+	memset(f, 0, sizeof *f);
+	int rc = tph_scenario_load_buffer(text, strlen(text), "t.yaml", &f->sc, &d);
+	if (rc)
+		fprintf(stderr, "%s\n", d.msg);
+	assert_int_equal(rc, 0);
 	assert_int_equal(tph_kai_snapshot_build(tph_scenario_kai_cluster(f->sc),
 	                                        tph_scenario_now(f->sc), &f->snap, &d),
 	                 0);
@@ -32,6 +41,7 @@ static inline void run_ok(kf *f)
 
 static inline void close_kai(kf *f)
 {
+	tph_report_free(&f->r);
 	tph_kai_session_free(f->s);
 	tph_kai_snapshot_free(f->snap);
 	tph_scenario_free(f->sc);

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kai_harness.h"
+#include "kai_fixture.h"
 
 #define Q                                                                                        \
 	"{gpu: {quota: -1, limit: -1}, cpu: {quota: -1, limit: -1}, memory: {quota: -1, limit: " \
@@ -125,7 +125,7 @@ static void test_node_rules(void **state)
 {
 	(void)state;
 	kf f;
-	kf_open(&f, scenario);
+	kai_load(&f, scenario);
 	/* taints (NoSchedule, NoExecute; PreferNoSchedule ignored), unschedulable, not ready, max
 	 * pods; a whole-GPU pod is "regular" on a single-strategy MIG node, not on a mixed one */
 	feasible(&f, "plain", "10001101010");
@@ -141,20 +141,20 @@ static void test_node_rules(void **state)
 	/* a CPU pod passes the GPU type rules everywhere */
 	feasible(&f, "cpu", "10001101110");
 	feasible(&f, "mig", "00000000100");
-	kf_close(&f);
+	close_kai(&f);
 }
 
 static void test_pre_predicate(void **state)
 {
 	(void)state;
 	kf f;
-	kf_open(&f, scenario);
+	kai_load(&f, scenario);
 	uint32_t huge = task_named(&f, "huge"), plain = task_named(&f, "plain");
 	assert_false(tph_kai_pre_predicate(f.s, huge, 0));
 	assert_true(tph_kai_victim_invariant_fails(f.s, huge));
 	assert_true(tph_kai_pre_predicate(f.s, plain, 0));
 	assert_false(tph_kai_victim_invariant_fails(f.s, plain));
-	kf_close(&f);
+	close_kai(&f);
 }
 
 /* Within capacity on one node only. */
@@ -169,12 +169,12 @@ static void test_queue_capacity(void **state)
 {
 	(void)state;
 	kf f;
-	kf_open(&f, scenario);
+	kai_load(&f, scenario);
 	uint32_t only = 4;
 	f.s->frozen = false;
 	assert_int_equal(tph_kai_add_task_capacity(f.s, within_on_one, &only), 0);
 	feasible(&f, "plain", "00001000000");
-	kf_close(&f);
+	close_kai(&f);
 }
 
 static const char restricted[] =
@@ -203,11 +203,11 @@ static void test_restricted_nodes(void **state)
 {
 	(void)state;
 	kf f;
-	kf_open(&f, restricted);
+	kai_load(&f, restricted);
 	feasible(&f, "plain", "100");
 	feasible(&f, "frac", "100");
 	feasible(&f, "cpu", "010");
-	kf_close(&f);
+	close_kai(&f);
 }
 
 /* Gt/Lt compare the label's integer value; a node without it, or with a non-integer one,
@@ -248,10 +248,10 @@ static void test_gt_lt(void **state)
 {
 	(void)state;
 	kf f;
-	kf_open(&f, gt_lt);
+	kai_load(&f, gt_lt);
 	feasible(&f, "gt", "0100");
 	feasible(&f, "lt", "1000");
-	kf_close(&f);
+	close_kai(&f);
 }
 
 static bool yes(void *st, const tph_kai_session *s, uint32_t task, uint32_t x)
@@ -287,7 +287,7 @@ static void test_dispatch_rules(void **state)
 {
 	(void)state;
 	kf f;
-	kf_open(&f, restricted);
+	kai_load(&f, restricted);
 	f.s->frozen = false;
 	double out[TPH_KAI_DIMS] = {-1, -1, -1}, one = 1, two = 2;
 	int a = 0, b = 0, c = 0, v1 = 0, v2 = 0;
@@ -320,7 +320,7 @@ static void test_dispatch_rules(void **state)
 	tph_free(f.s->predicate.items), tph_free(f.s->pre_predicate.items);
 	tph_free(f.s->victim_invariant.items);
 	f.s->predicate = keep, f.s->pre_predicate = keep_pre, f.s->victim_invariant = keep_vi;
-	kf_close(&f);
+	close_kai(&f);
 }
 
 int main(void)

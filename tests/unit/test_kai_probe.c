@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kai_harness.h"
+#include "kai_fixture.h"
 #include "session/kai/kai_check.h"
 
 static const char scenario[] =
@@ -41,20 +41,20 @@ static void test_can_reclaim(void **state)
 {
 	(void)state;
 	kf f;
-	kf_open(&f, scenario);
+	kai_load(&f, scenario);
 	f.s->frozen = false; /* register as a plugin would at open */
 	assert_int_equal(tph_kai_add_can_reclaim(f.s, first_job_only, NULL), 0);
 	tph_kai_check_probe(f.sc, f.s, &f.r);
 	assert_int_equal(f.r.failures, 0);
-	kf_close(&f);
+	close_kai(&f);
 
-	kf_open(&f, scenario);
+	kai_load(&f, scenario);
 	f.s->frozen = false; /* register as a plugin would at open */
 	assert_int_equal(tph_kai_add_can_reclaim(f.s, nobody, NULL), 0);
 	tph_kai_check_probe(f.sc, f.s, &f.r);
 	assert_int_equal(f.r.failures, 1);
 	assert_non_null(strstr(f.r.buf, "probe canReclaim a: false, want true"));
-	kf_close(&f);
+	close_kai(&f);
 }
 
 static void test_fair_share_needs_a_plugin(void **state)
@@ -63,13 +63,13 @@ static void test_fair_share_needs_a_plugin(void **state)
 	char yaml[sizeof scenario + 64];
 	snprintf(yaml, sizeof yaml, "%s  fairShare: {q: {gpu: 1}}\n", scenario);
 	kf f;
-	kf_open(&f, yaml);
+	kai_load(&f, yaml);
 	f.s->frozen = false;
 	assert_int_equal(tph_kai_add_can_reclaim(f.s, first_job_only, NULL), 0);
 	tph_kai_check_probe(f.sc, f.s, &f.r);
 	assert_int_equal(f.r.failures, 1);
 	assert_non_null(strstr(f.r.buf, "probe fairShare q: no plugin computes it"));
-	kf_close(&f);
+	close_kai(&f);
 }
 
 int main(void)

@@ -10,14 +10,7 @@
 
 #include <string.h>
 
-#include "session/kai/kai_int.h"
-#include "tephra/tephra.h"
-
-typedef struct kf {
-	tph_scenario *sc;
-	tph_kai_snapshot *snap;
-	tph_kai_session *s;
-} kf;
+#include "kai_fixture.h"
 
 static const char scenario[] =
     "flavour: kai\nnow: \"2026-01-01T00:00:00Z\"\nconf: |\n  actions: \"allocate\"\n"
@@ -36,21 +29,8 @@ static const char scenario[] =
 
 static void open_kai(kf *f)
 {
-	tph_diag d = {0};
-	assert_int_equal(tph_scenario_load_buffer(scenario, strlen(scenario), "t.yaml", &f->sc, &d),
-	                 0);
-	assert_int_equal(tph_kai_snapshot_build(tph_scenario_kai_cluster(f->sc),
-	                                        tph_scenario_now(f->sc), &f->snap, &d),
-	                 0);
-	assert_int_equal(tph_kai_session_open(f->snap, tph_scenario_conf(f->sc), &f->s, &d), 0);
+	kai_load(f, scenario);
 	f->s->frozen = false; /* register as a plugin would at open */
-}
-
-static void close_kai(kf *f)
-{
-	tph_kai_session_free(f->s);
-	tph_kai_snapshot_free(f->snap);
-	tph_scenario_free(f->sc);
 }
 
 /* Splits a set into its first half and the rest. */
