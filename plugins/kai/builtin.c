@@ -12,6 +12,8 @@ extern const tph_kai_plugin tph_kai_plugin_nominatednode;
 extern const tph_kai_plugin tph_kai_plugin_priority;
 extern const tph_kai_plugin tph_kai_plugin_proportion;
 extern const tph_kai_plugin tph_kai_plugin_resourcetype;
+extern const tph_kai_plugin tph_kai_plugin_sg_multinodegang;
+extern const tph_kai_plugin tph_kai_plugin_sg_nodelocalgreedy;
 extern const tph_kai_plugin tph_kai_plugin_subgrouporder;
 extern const tph_kai_plugin tph_kai_plugin_taskorder;
 
@@ -26,6 +28,8 @@ const tph_kai_plugin *const tph_kai_builtin_plugins[] = {
     &tph_kai_plugin_priority,
     &tph_kai_plugin_proportion,
     &tph_kai_plugin_resourcetype,
+    &tph_kai_plugin_sg_multinodegang,
+    &tph_kai_plugin_sg_nodelocalgreedy,
     &tph_kai_plugin_subgrouporder,
     &tph_kai_plugin_taskorder,
     NULL,

@@ -42,7 +42,7 @@ typedef struct scope {
 } scope;
 
 /* Place task t: the first node of the set it fits (idle plus releasing); bound there when idle
- * suffices, else pipelined. 1 placed, 0 not, < 0 error. */
+ * suffices (and the turn is not pipeline-only), else pipelined. 1 placed, 0 not, < 0 error. */
 static int place_task(tph_kai_placer *a, uint32_t t, const scope *sc)
 {
 	uint32_t n = ordered_nodes(a, t, sc->nodes, sc->n_nodes);
@@ -50,8 +50,9 @@ static int place_task(tph_kai_placer *a, uint32_t t, const scope *sc)
 		uint32_t node = a->ranked[i].node;
 		if (!tph_kai_fits_future(a->s, t, node))
 			continue;
-		int rc = tph_kai_fits_idle(a->s, t, node) ? tph_kai_stmt_allocate(a->s, t, node)
-		                                          : tph_kai_stmt_pipeline(a->s, t, node);
+		int rc = !a->pipeline_only && tph_kai_fits_idle(a->s, t, node)
+		             ? tph_kai_stmt_allocate(a->s, t, node)
+		             : tph_kai_stmt_pipeline(a->s, t, node);
 		return rc < 0 ? rc : 1;
 	}
 	return 0;

@@ -1,7 +1,8 @@
-/* KAI's Statement (framework/statement.go): allocate and pipeline are virtual — the session
- * state, the node ledger and the plugins' accounting (event handlers) change at once, and every
- * change is logged so a checkpoint can be rolled back and a discarded statement leaves nothing.
- * Commit turns Allocated tasks into binds (Binding) and keeps Pipelined ones as pipelined. */
+/* KAI's Statement (framework/statement.go): allocate, pipeline and evict are virtual — the
+ * session state, the node ledger and the plugins' accounting (event handlers) change at once,
+ * and every change is logged so a checkpoint can be rolled back and a discarded statement
+ * leaves nothing. Commit turns Allocated tasks into binds (Binding), keeps Pipelined ones as
+ * pipelined and records the evictions that stand. */
 #include "kai_int.h"
 
 #include "base/mem.h"
@@ -13,11 +14,49 @@ static void fire(tph_kai_session *s, uint32_t t, int32_t node, int sign)
 		((tph_kai_event_fn)h->items[i].fn)(h->items[i].state, s, t, node, sign);
 }
 
-static int place(tph_kai_session *s, uint32_t t, uint32_t n, uint8_t st)
+static int log_op(tph_kai_session *s, tph_kai_op o)
 {
 	if (tph_grow(&s->ops, &s->cap_ops, s->n_ops + 1, sizeof *s->ops))
 		return TPH_ENOMEM;
-	s->ops[s->n_ops++] = (tph_kai_op){t, (int32_t)n, s->status[t], st};
+	s->ops[s->n_ops++] = o;
+	return TPH_OK;
+}
+
+/* Task t between Releasing and an active status on its own node: the ledger follows. */
+static void swap_in_place(tph_kai_session *s, uint32_t t, uint8_t from_st, uint8_t to_st)
+{
+	uint32_t n = (uint32_t)s->node[t];
+	tph_kai_ledger_take(s, t, n, from_st, -1);
+	tph_kai_ledger_take(s, t, n, to_st, +1);
+	s->status[t] = to_st;
+}
+
+/* A victim evicted in this statement pipelined back onto its own node is unevicted. */
+static int unevict(tph_kai_session *s, uint32_t t)
+{
+	uint32_t i = s->n_ops;
+	while (i > 0 && !(s->ops[i - 1].task == t && s->ops[i - 1].kind == TPH_KAI_OP_EVICT))
+		i--;
+	uint8_t back = s->ops[i - 1].was;
+	int rc =
+	    log_op(s, (tph_kai_op){t, s->node[t], s->node[t], s->task_dev[t], TPH_KAI_TS_RELEASING,
+	                           back, TPH_KAI_OP_UNEVICT, s->virt[t]});
+	if (rc < 0)
+		return rc;
+	swap_in_place(s, t, TPH_KAI_TS_RELEASING, back);
+	s->virt[t] = 0;
+	fire(s, t, s->node[t], +1);
+	return TPH_OK;
+}
+
+static int place(tph_kai_session *s, uint32_t t, uint32_t n, uint8_t st)
+{
+	if (s->virt[t] && s->node[t] == (int32_t)n && st == TPH_KAI_TS_PIPELINED)
+		return unevict(s, t);
+	int rc = log_op(s, (tph_kai_op){t, (int32_t)n, s->node[t], s->task_dev[t], s->status[t], st,
+	                                TPH_KAI_OP_PLACE, s->virt[t]});
+	if (rc < 0)
+		return rc;
 	s->status[t] = st;
 	s->node[t] = (int32_t)n;
 	tph_kai_ledger_take(s, t, n, st, +1);
@@ -35,12 +74,25 @@ int tph_kai_stmt_pipeline(tph_kai_session *s, uint32_t t, uint32_t n)
 	return place(s, t, n, TPH_KAI_TS_PIPELINED);
 }
 
+int tph_kai_stmt_evict(tph_kai_session *s, uint32_t t)
+{
+	int rc = log_op(s, (tph_kai_op){t, s->node[t], s->node[t], s->task_dev[t], s->status[t],
+	                                TPH_KAI_TS_RELEASING, TPH_KAI_OP_EVICT, s->virt[t]});
+	if (rc < 0)
+		return rc;
+	swap_in_place(s, t, s->status[t], TPH_KAI_TS_RELEASING);
+	s->virt[t] = 1;
+	fire(s, t, s->node[t], -1);
+	return TPH_OK;
+}
+
 /* A converted task stays on its node but now claims releasing resources, not idle ones. */
 void tph_kai_stmt_to_pipelined(tph_kai_session *s, uint32_t j)
 {
 	for (uint32_t i = 0; i < s->n_ops; i++) {
 		tph_kai_op *o = &s->ops[i];
-		if (o->now != TPH_KAI_TS_ALLOCATED || s->v->tasks.job[o->task] != (int32_t)j ||
+		if (o->kind != TPH_KAI_OP_PLACE || o->now != TPH_KAI_TS_ALLOCATED ||
+		    s->v->tasks.job[o->task] != (int32_t)j ||
 		    s->status[o->task] != TPH_KAI_TS_ALLOCATED)
 			continue;
 		tph_kai_ledger_take(s, o->task, (uint32_t)o->node, TPH_KAI_TS_ALLOCATED, -1);
@@ -54,11 +106,26 @@ void tph_kai_stmt_rollback(tph_kai_session *s, uint32_t checkpoint)
 {
 	while (s->n_ops > checkpoint) {
 		tph_kai_op o = s->ops[--s->n_ops];
-		fire(s, o.task, o.node, -1);
-		tph_kai_ledger_take(s, o.task, (uint32_t)o.node, o.now, -1);
-		s->status[o.task] = o.was;
-		s->node[o.task] = -1;
+		if (o.kind == TPH_KAI_OP_PLACE) {
+			fire(s, o.task, o.node, -1);
+			tph_kai_ledger_take(s, o.task, (uint32_t)o.node, o.now, -1);
+			s->status[o.task] = o.was;
+			s->node[o.task] = o.from;
+			s->task_dev[o.task] = o.dev; /* a moved victim's old device */
+		} else {
+			fire(s, o.task, o.node, o.kind == TPH_KAI_OP_EVICT ? +1 : -1);
+			swap_in_place(s, o.task, o.now, o.was);
+		}
+		s->virt[o.task] = o.virt;
 	}
+}
+
+/* An eviction stands unless its task came back to its node (unevicted) later on. */
+static bool evicted(const tph_kai_session *s, const tph_kai_op *o)
+{
+	uint8_t st = s->status[o->task];
+	return st == TPH_KAI_TS_RELEASING ||
+	       (st == TPH_KAI_TS_PIPELINED && s->node[o->task] != o->node);
 }
 
 int tph_kai_stmt_commit(tph_kai_session *s)
@@ -66,7 +133,12 @@ int tph_kai_stmt_commit(tph_kai_session *s)
 	int rc = TPH_OK;
 	for (uint32_t i = 0; rc == TPH_OK && i < s->n_ops; i++) {
 		tph_kai_op o = s->ops[i];
-		if (o.now == TPH_KAI_TS_ALLOCATED) {
+		s->virt[o.task] = 0;
+		if (o.kind == TPH_KAI_OP_EVICT && evicted(s, &o))
+			rc = tph_kai_record_eviction(s, o.task);
+		else if (o.kind != TPH_KAI_OP_PLACE)
+			continue;
+		else if (o.now == TPH_KAI_TS_ALLOCATED) {
 			s->status[o.task] = TPH_KAI_TS_BINDING;
 			rc = tph_kai_record_bind(s, o.task, o.node);
 		} else {
