@@ -10,9 +10,13 @@
 
 #define EPS 1e-9
 
+/* A task's GPUs: a placed shared pod's accepted part of its device (a GPU-memory request over
+ * its node's memory per device), else its request. */
 static double gpus_of(const tph_kai_session *s, uint32_t t)
 {
 	double req[TPH_KAI_DIMS];
+	if (s->node[t] >= 0 && tph_kai_gpu_shared(s, t))
+		return tph_kai_gpu_fraction(s, t, (uint32_t)s->node[t]);
 	tph_kai_task_request(s, t, req);
 	return req[TPH_KAI_GPU];
 }

@@ -45,7 +45,13 @@ int32_t tph_kai_gpu_pick(const tph_kai_session *s, uint32_t t, uint32_t n, bool 
 			whole = whole < 0 ? (int32_t)g : whole;
 			continue;
 		}
-		if (s->dev_used[g] - s->dev_rel[g] + f <= 1 + EPS) {
+		/* A device only releasing pods hold is a releasing whole GPU: another pod may have
+		 * claimed it (pipelined whole) meanwhile. */
+		bool claimed = s->dev_used[g] - s->dev_rel[g] <= EPS &&
+		               s->idle[(size_t)n * TPH_KAI_DIMS + TPH_KAI_GPU] +
+		                       s->releasing[(size_t)n * TPH_KAI_DIMS + TPH_KAI_GPU] <
+		                   1 - EPS;
+		if (!claimed && s->dev_used[g] - s->dev_rel[g] + f <= 1 + EPS) {
 			*now = s->dev_used[g] + f <= 1 + EPS;
 			return (int32_t)g;
 		}
@@ -56,11 +62,12 @@ int32_t tph_kai_gpu_pick(const tph_kai_session *s, uint32_t t, uint32_t n, bool 
 	return f <= 1 + EPS && future ? whole : -1;
 }
 
-/* The device task t sits on: a running pod's named group, else the pick. */
+/* The device task t sits on: a running pod's named group, else the pick (also for a victim
+ * the solver re-places: its group names where it was). */
 static int32_t device_of(tph_kai_session *s, uint32_t t, uint32_t n)
 {
 	const char *name = s->v->tasks.gpu_group[t];
-	if (*name)
+	if (*name && !s->virt[t])
 		for (uint32_t g = s->dev_first[n]; g < s->dev_first[n + 1]; g++)
 			if (s->dev_group[g] && strcmp(s->dev_group[g], name) == 0)
 				return (int32_t)g;

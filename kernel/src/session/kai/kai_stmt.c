@@ -43,15 +43,24 @@ static int unevict(tph_kai_session *s, uint32_t t)
 	                           back, TPH_KAI_OP_UNEVICT, s->virt[t]});
 	if (rc < 0)
 		return rc;
+	s->virt[t] = 0; /* back on its own device (kai_gpu.c reads virt) */
 	swap_in_place(s, t, TPH_KAI_TS_RELEASING, back);
-	s->virt[t] = 0;
 	fire(s, t, s->node[t], +1);
 	return TPH_OK;
 }
 
+/* KAI unevicts a victim pipelined back where it was: its node and, for a shared pod, its
+ * device (another device of the same node is a move). */
+static bool same_place(const tph_kai_session *s, uint32_t t, uint32_t n)
+{
+	bool now;
+	return s->node[t] == (int32_t)n &&
+	       (!tph_kai_gpu_shared(s, t) || tph_kai_gpu_pick(s, t, n, &now) == s->task_dev[t]);
+}
+
 static int place(tph_kai_session *s, uint32_t t, uint32_t n, uint8_t st)
 {
-	if (s->virt[t] && s->node[t] == (int32_t)n && st == TPH_KAI_TS_PIPELINED)
+	if (s->virt[t] && st == TPH_KAI_TS_PIPELINED && same_place(s, t, n))
 		return unevict(s, t);
 	int rc = log_op(s, (tph_kai_op){t, (int32_t)n, s->node[t], s->task_dev[t], s->status[t], st,
 	                                TPH_KAI_OP_PLACE, s->virt[t]});
@@ -114,18 +123,20 @@ void tph_kai_stmt_rollback(tph_kai_session *s, uint32_t checkpoint)
 			s->task_dev[o.task] = o.dev; /* a moved victim's old device */
 		} else {
 			fire(s, o.task, o.node, o.kind == TPH_KAI_OP_EVICT ? +1 : -1);
+			s->virt[o.task] = o.virt;
 			swap_in_place(s, o.task, o.now, o.was);
 		}
 		s->virt[o.task] = o.virt;
 	}
 }
 
-/* An eviction stands unless its task came back to its node (unevicted) later on. */
-static bool evicted(const tph_kai_session *s, const tph_kai_op *o)
+/* An eviction stands unless its task was unevicted (came back to its place) later on. */
+static bool evicted(const tph_kai_session *s, uint32_t i)
 {
-	uint8_t st = s->status[o->task];
-	return st == TPH_KAI_TS_RELEASING ||
-	       (st == TPH_KAI_TS_PIPELINED && s->node[o->task] != o->node);
+	for (uint32_t k = i + 1; k < s->n_ops; k++)
+		if (s->ops[k].task == s->ops[i].task && s->ops[k].kind == TPH_KAI_OP_UNEVICT)
+			return false;
+	return true;
 }
 
 int tph_kai_stmt_commit(tph_kai_session *s)
@@ -134,7 +145,7 @@ int tph_kai_stmt_commit(tph_kai_session *s)
 	for (uint32_t i = 0; rc == TPH_OK && i < s->n_ops; i++) {
 		tph_kai_op o = s->ops[i];
 		s->virt[o.task] = 0;
-		if (o.kind == TPH_KAI_OP_EVICT && evicted(s, &o))
+		if (o.kind == TPH_KAI_OP_EVICT && evicted(s, i))
 			rc = tph_kai_record_eviction(s, o.task);
 		else if (o.kind != TPH_KAI_OP_PLACE)
 			continue;
