@@ -207,13 +207,11 @@ static int probe_discard(tph_kai_solver *sv, uint8_t g, uint32_t k)
 	return rc;
 }
 
-/* KAI's searchMaxSolvableK: k = 1, 2, 4 ... up to n while probes solve, then a binary search
- * between the last solved and the first unsolved. The largest k solved (0: none), < 0 error. */
-static int64_t max_k(tph_kai_solver *sv, uint8_t g)
+int64_t tph_kai_search_k(uint32_t n, int (*probe)(void *ctx, uint32_t k), void *ctx)
 {
-	uint32_t n = sv->n_tasks, lo = 0, hi = 0, k = 1;
+	uint32_t lo = 0, hi = 0, k = 1;
 	for (;;) {
-		int rc = probe_discard(sv, g, k);
+		int rc = probe(ctx, k);
 		if (rc < 0)
 			return rc;
 		if (rc == 0) {
@@ -227,7 +225,7 @@ static int64_t max_k(tph_kai_solver *sv, uint8_t g)
 	}
 	while (hi - lo > 1) {
 		uint32_t mid = (lo + hi) / 2;
-		int rc = probe_discard(sv, g, mid);
+		int rc = probe(ctx, mid);
 		if (rc < 0)
 			return rc;
 		if (rc)
@@ -236,6 +234,18 @@ static int64_t max_k(tph_kai_solver *sv, uint8_t g)
 			hi = mid;
 	}
 	return lo;
+}
+
+/* The generator a search probes with. */
+typedef struct search_ctx {
+	tph_kai_solver *sv;
+	uint8_t g;
+} search_ctx;
+
+static int search_probe(void *ctx, uint32_t k)
+{
+	search_ctx *c = ctx;
+	return probe_discard(c->sv, c->g, k);
 }
 
 static uint32_t active_used(const tph_kai_session *s, uint32_t j)
@@ -257,7 +267,8 @@ int tph_kai_solve_job(tph_kai_solver *sv, uint32_t j)
 	for (uint32_t i = 0; i < s->n_generators; i++) {
 		uint8_t g = s->generators[i];
 		sv->n_rec = 0;
-		int64_t k = max_k(sv, g);
+		search_ctx ctx = {sv, g};
+		int64_t k = tph_kai_search_k(sv->n_tasks, search_probe, &ctx);
 		if (k <= 0) {
 			if (k < 0)
 				return (int)k;
