@@ -363,6 +363,62 @@ static void test_consolidation_off(void **state)
 	close_kai(&f);
 }
 
+/* ---- reclaim: proportion's points ---- */
+
+#define TWO_QUEUES(q1_running)                                                                \
+	"queues:\n"                                                                           \
+	"  - {name: q1, resources: {gpu: {quota: 1, limit: -1, overQuotaWeight: 1}, cpu: "    \
+	"{quota: -1, limit: -1}, memory: {quota: -1, limit: -1}}}\n"                          \
+	"  - {name: q2, resources: {gpu: {quota: 1, limit: -1, overQuotaWeight: 1}, cpu: "    \
+	"{quota: -1, limit: -1}, memory: {quota: -1, limit: -1}}}\n"                          \
+	"nodes: [{name: n0, allocatable: {cpu: \"8\", memory: 8G, nvidia.com/gpu: \"3\"}}]\n" \
+	"podGroups:\n"                                                                        \
+	"  - {name: e, queue: q2, priority: 50, minMember: 1}\n"                              \
+	"  - {name: r, queue: q1, priority: 50}\n"                                            \
+	"  - {name: p, queue: q1, priority: 50}\n"                                            \
+	"pods:\n"                                                                             \
+	"  - {name: e-0, podGroup: e, status: Running, nodeName: n0, requests: "              \
+	"{nvidia.com/gpu: 1}}\n"                                                              \
+	"  - {name: e-1, podGroup: e, status: Running, nodeName: n0, requests: "              \
+	"{nvidia.com/gpu: 1}}\n" q1_running                                                   \
+	"  - {name: p-0, podGroup: p, status: Pending, requests: {nvidia.com/gpu: 1}}\n"
+#define PROPORTION                                                                           \
+	"[{name: proportion}, {name: priority}, {name: elastic}, {name: nodeavailability}, " \
+	"{name: sg-nodelocalgreedy}, {name: sg-multinodegang}]"
+
+/* q2 holds two GPUs of three with a quota of one; q1, under its share, reclaims one of them
+ * (one pod of q2's elastic job). */
+static void test_reclaim_under_share(void **state)
+{
+	(void)state;
+	kf f;
+	open_kai(&f, "reclaim", PROPORTION,
+	         TWO_QUEUES("  - {name: r-0, podGroup: r, status: Running, nodeName: n0, requests: "
+	                    "{nvidia.com/gpu: 1}}\n"));
+	run_ok(&f);
+	const tph_kai_decision *d;
+	assert_int_equal(tph_kai_session_evictions(f.s, &d), 1);
+	assert_string_equal(d[0].action, "reclaim");
+	assert_int_equal(tph_kai_session_view(f.s)->tasks.job[d[0].task], 0); /* e's pod */
+	assert_int_equal(status_of(&f, "p-0"), TPH_KAI_TS_PIPELINED);
+	close_kai(&f);
+}
+
+/* Without the proportion plugin nothing registers CanReclaimResources: KAI's answer is no. */
+static void test_reclaim_needs_proportion(void **state)
+{
+	(void)state;
+	kf f;
+	open_kai(&f, "reclaim", SOLVER_PLUGINS,
+	         TWO_QUEUES("  - {name: r-0, podGroup: r, status: Running, nodeName: n0, requests: "
+	                    "{nvidia.com/gpu: 1}}\n"));
+	run_ok(&f);
+	const tph_kai_decision *d;
+	assert_int_equal(tph_kai_session_evictions(f.s, &d), 0);
+	assert_int_equal(status_of(&f, "p-0"), TPH_KAI_TS_PENDING);
+	close_kai(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -373,6 +429,8 @@ int main(void)
 	    cmocka_unit_test(test_validator_rolls_back),
 	    cmocka_unit_test(test_consolidation_moves),
 	    cmocka_unit_test(test_consolidation_off),
+	    cmocka_unit_test(test_reclaim_under_share),
+	    cmocka_unit_test(test_reclaim_needs_proportion),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
