@@ -120,12 +120,16 @@ static int reallocate(tph_kai_solver *sv)
 			     k < s->job_first[j + 1] && !sv->job_in[j]; k++)
 				sv->job_in[j] = s->status[s->job_tasks[k]] == TPH_KAI_TS_PENDING;
 		}
-	for (uint32_t i = 0; i < sv->n_victims; i++)
-		sv->job_in[v->tasks.job[sv->victims[i]]] =
-		    sv->job_mark[v->tasks.job[sv->victims[i]]] = 1;
+	uint32_t left = 1; /* the preemptor and the victim jobs not popped yet: then stop */
+	for (uint32_t i = 0; i < sv->n_victims; i++) {
+		uint32_t j = (uint32_t)v->tasks.job[sv->victims[i]];
+		left += !sv->job_mark[j];
+		sv->job_in[j] = sv->job_mark[j] = 1;
+	}
 	sv->job_in[sv->job] = 1;
 	int rc = 0;
-	for (int32_t j; (j = tph_kai_jobq_pop(sv, sv->job_in, false)) >= 0;) {
+	for (int32_t j; left && (j = tph_kai_jobq_pop(sv, sv->job_in, false)) >= 0;) {
+		left -= (uint32_t)j == sv->job || sv->job_mark[j];
 		if ((uint32_t)j == sv->job) {
 			rc = allocate_job(sv, sv->job, sv->tasks, sv->k);
 			if (rc <= 0)
@@ -207,11 +211,11 @@ static int probe_discard(tph_kai_solver *sv, uint8_t g, uint32_t k)
 	return rc;
 }
 
-int64_t tph_kai_search_k(uint32_t n, int (*probe)(void *ctx, uint32_t k), void *ctx)
+int64_t tph_kai_search_k(uint32_t n, int (*try_k)(void *ctx, uint32_t k), void *ctx)
 {
 	uint32_t lo = 0, hi = 0, k = 1;
 	for (;;) {
-		int rc = probe(ctx, k);
+		int rc = try_k(ctx, k);
 		if (rc < 0)
 			return rc;
 		if (rc == 0) {
@@ -225,7 +229,7 @@ int64_t tph_kai_search_k(uint32_t n, int (*probe)(void *ctx, uint32_t k), void *
 	}
 	while (hi - lo > 1) {
 		uint32_t mid = (lo + hi) / 2;
-		int rc = probe(ctx, mid);
+		int rc = try_k(ctx, mid);
 		if (rc < 0)
 			return rc;
 		if (rc)

@@ -53,7 +53,7 @@ int tph_kai_solve_job(tph_kai_solver *sv, uint32_t j);
 /* KAI's searchMaxSolvableK over n tasks: probe k = 1, 2, 4 ... up to n while probes solve
  * (probe: 1 solved, 0 not, < 0 error), then a binary search between the last solved and the
  * first unsolved. The largest k solved (0: none), or the error. */
-int64_t tph_kai_search_k(uint32_t n, int (*probe)(void *ctx, uint32_t k), void *ctx);
+int64_t tph_kai_search_k(uint32_t n, int (*try_k)(void *ctx, uint32_t k), void *ctx);
 
 /* Try one scenario: the recorded victims plus pot[0..n). 1 solved (statement open), 0 not. */
 int tph_kai_solver_try(tph_kai_solver *sv, const uint32_t *pot, uint32_t n);
