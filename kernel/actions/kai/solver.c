@@ -17,6 +17,7 @@ int tph_kai_solver_init(tph_kai_solver *sv, tph_kai_session *s, tph_kai_solver_r
 	sv->pl.pipeline_only = true;
 	sv->q_first = tph_calloc((size_t)v->queues.n + 2, sizeof *sv->q_first);
 	sv->q_jobs = tph_calloc(nj, sizeof *sv->q_jobs);
+	sv->pend = tph_calloc(nj, sizeof *sv->pend);
 	sv->pool = tph_calloc(nn, sizeof *sv->pool);
 	sv->tasks = tph_calloc(nt, sizeof *sv->tasks);
 	sv->rec = tph_calloc(nt, sizeof *sv->rec);
@@ -26,7 +27,6 @@ int tph_kai_solver_init(tph_kai_solver *sv, tph_kai_session *s, tph_kai_solver_r
 	sv->vjob = tph_calloc(nj, sizeof *sv->vjob);
 	sv->vfirst = tph_calloc(nj + 1, sizeof *sv->vfirst);
 	sv->order = tph_calloc(2 * nt, sizeof *sv->order);
-	sv->picked = tph_calloc(nt, sizeof *sv->picked);
 	sv->sub = tph_calloc(2 * nt, sizeof *sv->sub);
 	sv->tmp = tph_calloc(nt + nn, sizeof *sv->tmp);
 	sv->cand = tph_calloc(nj, 1);
@@ -43,8 +43,8 @@ int tph_kai_solver_init(tph_kai_solver *sv, tph_kai_session *s, tph_kai_solver_r
 	sv->taken_list = tph_calloc(nt, sizeof *sv->taken_list);
 	sv->rem = tph_calloc((size_t)v->subgroups.n + 1, sizeof *sv->rem);
 	if (rc == TPH_OK &&
-	    !(sv->q_first && sv->q_jobs && sv->pool && sv->tasks && sv->rec && sv->pot &&
-	      sv->batch_end && sv->victims && sv->vjob && sv->vfirst && sv->order && sv->picked &&
+	    !(sv->q_first && sv->q_jobs && sv->pend && sv->pool && sv->tasks && sv->rec &&
+	      sv->pot && sv->batch_end && sv->victims && sv->vjob && sv->vfirst && sv->order &&
 	      sv->sub && sv->tmp && sv->cand && sv->vq_in && sv->taken && sv->job_in &&
 	      sv->job_mark && sv->node_seen && sv->cap && sv->rf && sv->req && sv->in_rec &&
 	      sv->saved && sv->taken_list && sv->rem))
@@ -56,11 +56,11 @@ int tph_kai_solver_init(tph_kai_solver *sv, tph_kai_session *s, tph_kai_solver_r
 
 void tph_kai_solver_free(tph_kai_solver *sv)
 {
-	void *all[] = {sv->q_first,   sv->q_jobs,     sv->pool, sv->tasks,  sv->rec,   sv->pot,
-	               sv->batch_end, sv->victims,    sv->vjob, sv->vfirst, sv->order, sv->picked,
-	               sv->sub,       sv->tmp,        sv->cand, sv->vq_in,  sv->taken, sv->job_in,
-	               sv->job_mark,  sv->node_seen,  sv->cap,  sv->rf,     sv->req,   sv->in_rec,
-	               sv->saved,     sv->taken_list, sv->rem};
+	void *all[] = {sv->q_first,  sv->q_jobs,     sv->pend,    sv->pool,  sv->tasks,  sv->rec,
+	               sv->pot,      sv->batch_end,  sv->victims, sv->vjob,  sv->vfirst, sv->order,
+	               sv->sub,      sv->tmp,        sv->cand,    sv->vq_in, sv->taken,  sv->job_in,
+	               sv->job_mark, sv->node_seen,  sv->cap,     sv->rf,    sv->req,    sv->in_rec,
+	               sv->saved,    sv->taken_list, sv->rem};
 	for (size_t i = 0; i < sizeof all / sizeof *all; i++)
 		tph_free(all[i]);
 	tph_kai_placer_free(&sv->pl);
@@ -112,14 +112,8 @@ static int reallocate(tph_kai_solver *sv)
 {
 	tph_kai_session *s = sv->s;
 	const tph_kai_view *v = s->v;
-	for (uint32_t q = 0; q < v->queues.n; q++)
-		for (uint32_t i = sv->q_first[q]; i < sv->q_first[q + 1]; i++) {
-			uint32_t j = sv->q_jobs[i];
-			sv->job_in[j] = 0;
-			for (uint32_t k = s->job_first[j];
-			     k < s->job_first[j + 1] && !sv->job_in[j]; k++)
-				sv->job_in[j] = s->status[s->job_tasks[k]] == TPH_KAI_TS_PENDING;
-		}
+	for (uint32_t i = 0; i < sv->n_pend; i++)
+		sv->job_in[sv->pend[i]] = 1;
 	uint32_t left = 1; /* the preemptor and the victim jobs not popped yet: then stop */
 	for (uint32_t i = 0; i < sv->n_victims; i++) {
 		uint32_t j = (uint32_t)v->tasks.job[sv->victims[i]];
@@ -143,9 +137,25 @@ static int reallocate(tph_kai_solver *sv)
 			}
 		}
 	}
-	for (uint32_t j = 0; j < v->jobs.n; j++)
+	for (uint32_t i = 0; i < sv->n_pend; i++)
+		sv->job_in[sv->pend[i]] = 0;
+	for (uint32_t i = 0; i < sv->n_victims; i++) {
+		uint32_t j = (uint32_t)v->tasks.job[sv->victims[i]];
 		sv->job_in[j] = sv->job_mark[j] = 0;
+	}
+	sv->job_in[sv->job] = 0;
 	return rc;
+}
+
+/* The recorded victims become tasks[0..n); in_rec marks exactly them. */
+static void set_recorded(tph_kai_solver *sv, const uint32_t *tasks, uint32_t n)
+{
+	for (uint32_t i = 0; i < sv->n_rec; i++)
+		sv->in_rec[sv->rec[i]] = 0;
+	memmove(sv->rec, tasks, n * sizeof *sv->rec);
+	sv->n_rec = n;
+	for (uint32_t i = 0; i < n; i++)
+		sv->in_rec[tasks[i]] = 1;
 }
 
 /* The victims a solved scenario leaves: killed (Releasing) first, then moved (Pipelined);
@@ -160,8 +170,7 @@ static void record_victims(tph_kai_solver *sv)
 			if (st[sv->victims[i]] == want)
 				sv->tmp[n++] = sv->victims[i];
 		}
-	memcpy(sv->rec, sv->tmp, n * sizeof *sv->rec);
-	sv->n_rec = n;
+	set_recorded(sv, sv->tmp, n);
 }
 
 int tph_kai_solver_try(tph_kai_solver *sv, const uint32_t *pot, uint32_t n)
@@ -260,17 +269,35 @@ static uint32_t active_used(const tph_kai_session *s, uint32_t j)
 	return c;
 }
 
+/* The jobs with a Pending pod: re-allocation orders them with the victims (KAI's
+ * GetJobsToAllocate); scenarios roll back, so they hold for the whole job's search. */
+static void pending_jobs(tph_kai_solver *sv)
+{
+	const tph_kai_session *s = sv->s;
+	sv->n_pend = 0;
+	for (uint32_t q = 0; q < s->v->queues.n; q++)
+		for (uint32_t i = sv->q_first[q]; i < sv->q_first[q + 1]; i++) {
+			uint32_t j = sv->q_jobs[i];
+			for (uint32_t k = s->job_first[j]; k < s->job_first[j + 1]; k++)
+				if (s->status[s->job_tasks[k]] == TPH_KAI_TS_PENDING) {
+					sv->pend[sv->n_pend++] = j;
+					break;
+				}
+		}
+}
+
 int tph_kai_solve_job(tph_kai_solver *sv, uint32_t j)
 {
 	tph_kai_session *s = sv->s;
 	sv->job = j;
+	pending_jobs(sv);
 	sv->n_tasks = tph_kai_tasks_to_allocate(s, j, sv->tasks);
 	if (!sv->n_tasks)
 		return 0;
 	uint32_t before = active_used(s, j);
 	for (uint32_t i = 0; i < s->n_generators; i++) {
 		uint8_t g = s->generators[i];
-		sv->n_rec = 0;
+		set_recorded(sv, NULL, 0);
 		search_ctx ctx = {sv, g};
 		int64_t k = tph_kai_search_k(sv->n_tasks, search_probe, &ctx);
 		if (k <= 0) {

@@ -24,9 +24,11 @@ struct tph_kai_solver {
 	tph_kai_solver_rules rules;
 	uint32_t *q_first, *q_jobs; /* jobs by leaf queue: queue q's are q_jobs[q_first[q] ..) */
 	uint32_t *pool, n_pool;     /* the in-pool nodes: where tasks are re-placed */
+	uint32_t *pend, n_pend;     /* jobs with a Pending pod, found once per solved job */
 	/* The job being solved: its tasks of this turn; the probe places the first k. */
 	uint32_t job, *tasks, n_tasks, k;
-	/* Victims of the last solved probe (KAI's recorded victims), carried into later probes. */
+	/* Victims of the last solved probe (KAI's recorded victims), carried into later probes;
+	 * in_rec[t] marks exactly them. */
 	uint32_t *rec, n_rec;
 	/* The victims queue of one generator run: candidate jobs still in it, tasks popped. */
 	uint8_t *cand, *vq_in, *taken, *in_rec, *saved;
@@ -37,7 +39,7 @@ struct tph_kai_solver {
 	uint32_t *pot, n_pot, *batch_end, n_batch;
 	/* Scratch: a scenario's victims, the jobs of a re-allocation, the scenario for validators,
 	 * per-node capacities, node lists. */
-	uint32_t *victims, n_victims, *vjob, *vfirst, n_vjobs, *order, *picked, *sub, *tmp;
+	uint32_t *victims, n_victims, *vjob, *vfirst, n_vjobs, *order, *sub, *tmp;
 	uint8_t *job_in, *node_seen, *job_mark;
 	double *cap, *rf, *req;
 	uint64_t scenarios; /* scenarios simulated (the count a deterministic budget would cap) */

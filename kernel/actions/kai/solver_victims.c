@@ -161,10 +161,6 @@ void tph_kai_victims_reset(tph_kai_solver *sv)
 	const tph_kai_view *v = sv->s->v;
 	for (uint32_t j = 0; j < v->jobs.n; j++)
 		sv->vq_in[j] = sv->cand[j];
-	for (uint32_t t = 0; t < v->tasks.n; t++)
-		sv->in_rec[t] = 0;
-	for (uint32_t i = 0; i < sv->n_rec; i++)
-		sv->in_rec[sv->rec[i]] = 1;
 }
 
 int tph_kai_victims_next(tph_kai_solver *sv)
