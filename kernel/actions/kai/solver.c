@@ -152,7 +152,8 @@ static void set_recorded(tph_kai_solver *sv, const uint32_t *tasks, uint32_t n)
 {
 	for (uint32_t i = 0; i < sv->n_rec; i++)
 		sv->in_rec[sv->rec[i]] = 0;
-	memmove(sv->rec, tasks, n * sizeof *sv->rec);
+	if (n) /* tasks is NULL when clearing */
+		memmove(sv->rec, tasks, n * sizeof *sv->rec);
 	sv->n_rec = n;
 	for (uint32_t i = 0; i < n; i++)
 		sv->in_rec[tasks[i]] = 1;
