@@ -90,8 +90,9 @@ static int log_place(tph_kai_session *s, uint32_t t, uint32_t n, uint8_t st)
 	int rc = log_op(s, o);
 	if (rc < 0)
 		return rc;
-	memcpy(s->op_devs + s->n_op_devs, s->task_devs + s->task_dev_first[t],
-	       k * sizeof *s->op_devs);
+	if (k) /* op_devs stays NULL while no shared pod moved */
+		memcpy(s->op_devs + s->n_op_devs, s->task_devs + s->task_dev_first[t],
+		       k * sizeof *s->op_devs);
 	s->n_op_devs += k;
 	return TPH_OK;
 }
@@ -164,8 +165,9 @@ void tph_kai_stmt_rollback(tph_kai_session *s, uint32_t checkpoint)
 			s->status[o.task] = o.was;
 			s->node[o.task] = o.from;
 			/* a moved victim's old devices */
-			memcpy(s->task_devs + s->task_dev_first[o.task], s->op_devs + o.devs_at,
-			       o.n_devs * sizeof *s->op_devs);
+			if (o.n_devs)
+				memcpy(s->task_devs + s->task_dev_first[o.task],
+				       s->op_devs + o.devs_at, o.n_devs * sizeof *s->op_devs);
 			s->task_n_dev[o.task] = o.n_devs;
 			s->n_op_devs = o.devs_at;
 		} else {
