@@ -18,6 +18,8 @@ extern const tph_kai_plugin tph_kai_plugin_priority;
 extern const tph_kai_plugin tph_kai_plugin_proportion;
 extern const tph_kai_plugin tph_kai_plugin_ray;
 extern const tph_kai_plugin tph_kai_plugin_resourcetype;
+extern const tph_kai_plugin tph_kai_plugin_sg_multinodegang;
+extern const tph_kai_plugin tph_kai_plugin_sg_nodelocalgreedy;
 extern const tph_kai_plugin tph_kai_plugin_subgrouporder;
 extern const tph_kai_plugin tph_kai_plugin_taskorder;
 extern const tph_kai_plugin tph_kai_plugin_topology;
@@ -39,6 +41,8 @@ const tph_kai_plugin *const tph_kai_builtin_plugins[] = {
     &tph_kai_plugin_proportion,
     &tph_kai_plugin_ray,
     &tph_kai_plugin_resourcetype,
+    &tph_kai_plugin_sg_multinodegang,
+    &tph_kai_plugin_sg_nodelocalgreedy,
     &tph_kai_plugin_subgrouporder,
     &tph_kai_plugin_taskorder,
     &tph_kai_plugin_topology,

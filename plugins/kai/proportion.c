@@ -1,8 +1,11 @@
 /* KAI's proportion plugin (plugins/proportion) wired into the kai session over the pure
  * arithmetic of proportion/ (proportion_int.h, plugins/kai/README.md): at open the queue columns,
  * their allocated and requested resources and the cluster totals, then the fair-share division;
- * it registers QueueOrder, IsJobOverQueueCapacity and the event handlers that keep the
- * allocated accounting current through the statement's virtual operations. */
+ * it registers QueueOrder, QueueFairShare, the capacity checks (IsJobOverQueueCapacity,
+ * IsNonPreemptibleJobOverQueueQuota, IsTaskAllocationOnNodeOverCapacity), the reclaim points
+ * (CanReclaimResources, ReclaimVictimFilter, ReclaimScenarioValidator over the queue state
+ * OnJobSolutionStart clones) and the event handlers that keep the allocated accounting current
+ * through the statement's virtual operations. */
 #include "proportion/proportion_int.h"
 
 #include "tephra/alloc.h"
@@ -13,16 +16,22 @@
 
 typedef struct prop_state {
 	kai_queues q;
-	void *mem, *scratch;
+	kai_queues sim; /* the queues as the job solution started (OnJobSolutionStart) */
+	void *mem, *sim_mem, *scratch, *rscratch;
 	double total[KAI_NRES];
-	double k;
+	double k, saturation;
 	uint32_t *tasks; /* scratch: a job's tasks to allocate */
 	int64_t min_gpu_mib, max_gpu_mib;
+	kai_victim_task *vt;         /* scratch of the scenario validator, [tasks] */
+	kai_victim_res *vic;         /* [tasks + jobs] */
+	uint32_t *min_avail, *count; /* [sub-groups] */
 } prop_state;
 
 static const tph_arg_spec prop_args[] = {
     {"kValue", TPH_ARG_FLOAT, "1", -1e300, 1e300, offsetof(prop_state, k),
      "weight of historical usage in the over-quota division", NULL},
+    {"relcaimerSaturationMultiplier", TPH_ARG_FLOAT, "1", -1e300, 1e300,
+     offsetof(prop_state, saturation), "reclaimer saturation multiplier (>= 1)", NULL},
     {NULL, 0, NULL, 0, 0, 0, NULL, NULL},
 };
 
@@ -151,6 +160,103 @@ static bool job_capacity(void *state, const tph_kai_session *s, uint32_t j, cons
 	                             &verdict) == KAI_SCHEDULABLE;
 }
 
+static bool nonpreemptible_quota(void *state, const tph_kai_session *s, uint32_t j,
+                                 const uint32_t *tasks, uint32_t n)
+{
+	prop_state *p = state;
+	const tph_kai_view *v = tph_kai_session_view(s);
+	double req[KAI_NRES];
+	job_res(s, tasks, n, p->max_gpu_mib, req);
+	kai_verdict verdict;
+	return kai_nonpreemptible_over_quota(&p->q, (uint32_t)v->jobs.queue[j], req,
+	                                     v->jobs.preemptible[j], &verdict) == KAI_SCHEDULABLE;
+}
+
+/* A task's quota on one node: a GPU-memory request as a fraction of that node's GPU memory. */
+static bool task_capacity(void *state, const tph_kai_session *s, uint32_t t, uint32_t node)
+{
+	prop_state *p = state;
+	const tph_kai_view *v = tph_kai_session_view(s);
+	double req[KAI_NRES];
+	task_res(s, t, v->nodes.gpu_memory_mib[node], req);
+	int32_t j = v->tasks.job[t];
+	kai_verdict verdict;
+	return j < 0 || kai_job_over_capacity(&p->q, (uint32_t)v->jobs.queue[j], req,
+	                                      v->jobs.preemptible[j], &verdict) == KAI_SCHEDULABLE;
+}
+
+/* buildReclaimerInfo: the queue, the init resources of the job's next turn, preemptibility. */
+static kai_reclaimer reclaimer(prop_state *p, const tph_kai_session *s, uint32_t j)
+{
+	const tph_kai_view *v = tph_kai_session_view(s);
+	kai_reclaimer r = {.queue = (uint32_t)v->jobs.queue[j],
+	                   .preemptible = v->jobs.preemptible[j]};
+	uint32_t n = tph_kai_tasks_to_allocate(s, j, p->tasks);
+	job_res(s, p->tasks, n, p->min_gpu_mib, r.req);
+	r.involved = kai_involved(r.req);
+	return r;
+}
+
+static bool can_reclaim(void *state, const tph_kai_session *s, uint32_t j)
+{
+	prop_state *p = state;
+	kai_reclaimer r = reclaimer(p, s, j);
+	return kai_can_reclaim(&p->q, &r);
+}
+
+static bool victim_filter(void *state, const tph_kai_session *s, uint32_t preemptor,
+                          uint32_t victim)
+{
+	prop_state *p = state;
+	kai_reclaimer r = reclaimer(p, s, preemptor);
+	return kai_filter_victim(&p->q, &r, (uint32_t)tph_kai_session_view(s)->jobs.queue[victim]);
+}
+
+static void solution_start(void *state, const tph_kai_session *s)
+{
+	prop_state *p = state;
+	(void)s;
+	kai_queues_copy(&p->sim, &p->q);
+}
+
+/* getVictimResources of one victim job: its scenario tasks per pod set (the job's pod sets
+ * numbered from its first sub-group), those re-placed (an active status now) left out when
+ * consolidating reclaim is allowed. Returns the vectors written at out. */
+static uint32_t victim_res(prop_state *p, const tph_kai_session *s, uint32_t j,
+                           const uint32_t *tasks, uint32_t n, kai_victim_res *out)
+{
+	const tph_kai_view *v = tph_kai_session_view(s);
+	const uint8_t *st = tph_kai_session_status(s);
+	uint32_t first = v->jobs.sg_first[j], nps = v->jobs.sg_count[j], m = 0;
+	for (uint32_t c = 0; c < nps; c++)
+		p->min_avail[c] = v->subgroups.pod_set[first + c]
+		                      ? (uint32_t)v->subgroups.min_member[first + c]
+		                      : 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (v->tasks.pod_set[tasks[i]] < 0)
+			continue;
+		p->vt[m].podset = (uint32_t)v->tasks.pod_set[tasks[i]] - first;
+		p->vt[m].moved = tph_kai_active_allocated(st[tasks[i]]);
+		task_res(s, tasks[i], p->min_gpu_mib, p->vt[m].v);
+		m++;
+	}
+	return kai_victim_vectors((uint32_t)v->jobs.queue[j], p->vt, m, p->min_avail, p->count, nps,
+	                          v->params.allow_consolidating_reclaim, out);
+}
+
+static bool reclaim_valid(void *state, const tph_kai_session *s, const tph_kai_scenario *sc)
+{
+	prop_state *p = state;
+	kai_reclaimer r = reclaimer(p, s, sc->preemptor);
+	uint32_t nv = 0;
+	for (uint32_t i = 0; i < sc->n_victims; i++) {
+		const uint32_t *t = sc->tasks + sc->task_first[i];
+		uint32_t n = sc->task_first[i + 1] - sc->task_first[i];
+		nv += victim_res(p, s, sc->victim_job[i], t, n, p->vic + nv);
+	}
+	return kai_reclaimable(&p->sim, &r, p->vic, nv, p->saturation, p->rscratch);
+}
+
 static void on_event(void *state, const tph_kai_session *s, uint32_t t, int32_t node, int sign)
 {
 	prop_state *p = state;
@@ -182,12 +288,22 @@ static int open_prop(tph_kai_session *s, const tph_args *args, void **state, tph
 	*state = p;
 	tph_args_apply(args, prop_args, p, d, "proportion");
 	p->k = p->k < 0 ? 0 : p->k;
+	p->saturation = p->saturation < 1 ? 1 : p->saturation;
+	size_t nt = (size_t)v->tasks.n + 1, nsg = (size_t)v->subgroups.n + 1;
 	p->mem = tph_malloc(kai_queues_bytes(v->queues.n));
+	p->sim_mem = tph_malloc(kai_queues_bytes(v->queues.n));
 	p->scratch = tph_malloc(kai_share_scratch_bytes(v->queues.n));
-	p->tasks = tph_calloc((size_t)v->tasks.n + 1, sizeof *p->tasks);
-	if (!p->mem || !p->scratch || !p->tasks)
+	p->rscratch = tph_malloc(kai_reclaim_scratch_bytes(v->queues.n) + 8);
+	p->tasks = tph_calloc(nt, sizeof *p->tasks);
+	p->vt = tph_calloc(nt, sizeof *p->vt);
+	p->vic = tph_calloc(nt + v->jobs.n, sizeof *p->vic);
+	p->min_avail = tph_calloc(nsg, sizeof *p->min_avail);
+	p->count = tph_calloc(nsg, sizeof *p->count);
+	if (!p->mem || !p->sim_mem || !p->scratch || !p->rscratch || !p->tasks || !p->vt ||
+	    !p->vic || !p->min_avail || !p->count)
 		return tph_diag_set(d, TPH_ENOMEM, "proportion: out of memory");
 	kai_queues_init(&p->q, v->queues.n, p->mem);
+	kai_queues_init(&p->sim, v->queues.n, p->sim_mem);
 	set_queues(p, v);
 	totals(p, v);
 	account_tasks(p, s);
@@ -200,6 +316,18 @@ static int open_prop(tph_kai_session *s, const tph_args *args, void **state, tph
 		rc = tph_kai_add_event_handler(s, on_event, p);
 	if (rc == TPH_OK)
 		rc = tph_kai_add_fair_share(s, fair_share, p);
+	if (rc == TPH_OK)
+		rc = tph_kai_add_can_reclaim(s, can_reclaim, p);
+	if (rc == TPH_OK)
+		rc = tph_kai_add_victim_filter(s, TPH_KAI_RECLAIM, victim_filter, p);
+	if (rc == TPH_OK)
+		rc = tph_kai_add_scenario_validator(s, TPH_KAI_RECLAIM, reclaim_valid, p);
+	if (rc == TPH_OK)
+		rc = tph_kai_add_job_solution_start(s, solution_start, p);
+	if (rc == TPH_OK)
+		rc = tph_kai_add_nonpreemptible_quota(s, nonpreemptible_quota, p);
+	if (rc == TPH_OK)
+		rc = tph_kai_add_task_capacity(s, task_capacity, p);
 	return rc < 0 ? tph_diag_set(d, rc, "proportion: cannot register") : TPH_OK;
 }
 
@@ -210,8 +338,14 @@ static void close_prop(tph_kai_session *s, void *state)
 	if (!p)
 		return;
 	tph_free(p->mem);
+	tph_free(p->sim_mem);
 	tph_free(p->scratch);
+	tph_free(p->rscratch);
 	tph_free(p->tasks);
+	tph_free(p->vt);
+	tph_free(p->vic);
+	tph_free(p->min_avail);
+	tph_free(p->count);
 	tph_free(p);
 }
 

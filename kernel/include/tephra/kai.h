@@ -647,6 +647,16 @@ bool tph_kai_fair_share(const tph_kai_session *s, uint32_t q, double out[TPH_KAI
 bool tph_kai_gpu_new_group(const tph_kai_session *s, uint32_t task, uint32_t node);
 /* Whether task t takes a part of one shared device (a one-device fraction or GPU memory). */
 bool tph_kai_task_shared_gpu(const tph_kai_session *s, uint32_t t);
+/* ScenarioGenerator (sg-nodelocalgreedy, sg-multinodegang): the job solver of reclaim, preempt
+ * and consolidation tries the registered generators in registration order for each job. Both
+ * are built into the solver (kernel/actions/kai/solver_gen.c); a plugin enables one by
+ * registering it. A generator registered twice counts once (KAI keys them by name). */
+typedef enum tph_kai_generator {
+	TPH_KAI_GEN_NODE_LOCAL_GREEDY = 0, /* per-node scenarios of the accumulated victims */
+	TPH_KAI_GEN_MULTI_NODE_GANG = 1,   /* accumulated victims, node subsets by capacity */
+	TPH_KAI_N_GENERATORS
+} tph_kai_generator;
+int tph_kai_add_scenario_generator(tph_kai_session *s, tph_kai_generator g);
 
 /* KAI's node ledger as the actions left it, [node * TPH_KAI_DIMS + dim]: idle (allocatable
  * less every pod holding the node) and releasing (held by Releasing pods, free once they go).

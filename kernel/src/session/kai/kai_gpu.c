@@ -134,15 +134,17 @@ static int32_t named(const tph_kai_session *s, uint32_t n, const char *name)
 	return -1;
 }
 
-/* The devices task t takes on n: where the snapshot placed it, its gpuGroups; put back after a
- * status change, the ones it left; else KAI's choice. */
+/* The devices task t takes on n: where the snapshot placed it, its gpuGroups (not for a victim
+ * the solver re-places: they name where it was); put back after a status change, the ones it
+ * left; else KAI's choice. */
 static uint32_t devices_for(tph_kai_session *s, uint32_t t, uint32_t n, int32_t *out)
 {
 	const tph_kai_tasks *k = &s->v->tasks;
 	uint32_t c = 0, want = s->task_dev_first[t + 1] - s->task_dev_first[t];
 	if (s->gpu_keep)
 		return s->task_n_dev[t];
-	if (k->node[t] == (int32_t)n && tph_kai_active_used(k->status[t]) && k->gpu_groups[t].n) {
+	if (k->node[t] == (int32_t)n && tph_kai_active_used(k->status[t]) && k->gpu_groups[t].n &&
+	    !s->virt[t]) {
 		for (uint32_t i = 0; i < k->gpu_groups[t].n && c < want; i++)
 			if ((out[c] = named(s, n, k->gpu_groups[t].items[i])) >= 0)
 				c++;

@@ -68,9 +68,14 @@ struct tph_kai_session {
 	/* Every job's sub-groups, each job's slice in sub-group order; scratch counts per
 	 * sub-group (kai_tasks.c). */
 	uint32_t *sg_order, *sg_alloc;
-	/* The open statement's operations, newest last (kai_stmt.c). */
+	/* The open statement's operations, newest last (kai_stmt.c); virt[t]: task t evicted in
+	 * the open statement (KAI's IsVirtualStatus: re-placeable by a pipeline-only turn). */
 	struct tph_kai_op *ops;
+	uint8_t *virt;
 	uint32_t n_ops, cap_ops;
+	/* The device lists placements replaced, a stack beside ops (tph_kai_op devs_at). */
+	int32_t *op_devs;
+	uint32_t n_op_devs, cap_op_devs;
 	bool frozen;
 	tph_kai_open_plugin *plugins;
 	uint32_t n_plugins;
@@ -85,6 +90,9 @@ struct tph_kai_session {
 	tph_kai_action_time *times;
 	uint32_t n_times;
 	bool naive; /* tph_kai_session_set_naive: the actions' literal loops */
+	/* Scenario generators (tph_kai_generator values, registration order, each once). */
+	uint8_t generators[TPH_KAI_N_GENERATORS];
+	uint32_t n_generators;
 };
 
 /* The built plugins, NULL-terminated (plugins/kai/builtin.c). */
@@ -114,11 +122,22 @@ extern const tph_kai_action *const tph_kai_builtin_actions[];
 /* Evict task t now (KAI's Evict outside a statement): Releasing, recorded. */
 int tph_kai_evict(tph_kai_session *s, uint32_t t);
 
-/* One operation of a statement: task t moved from status `was` (node -1) to `now` on `node`. */
+/* One operation of a statement: task t moved from status `was` on node `from` to `now` on
+ * `node`. A placement (allocate, pipeline) charges `node` only: a victim pipelined elsewhere
+ * still releases its old node. An eviction and an unevict (a victim pipelined back onto its
+ * own node, KAI's Unevict) move the task between Releasing and its old status in place;
+ * `virt` is the task's virtual-eviction mark before the operation. */
+typedef enum tph_kai_op_kind {
+	TPH_KAI_OP_PLACE,
+	TPH_KAI_OP_EVICT,
+	TPH_KAI_OP_UNEVICT
+} tph_kai_op_kind;
 typedef struct tph_kai_op {
 	uint32_t task;
-	int32_t node;
-	uint8_t was, now;
+	int32_t node, from;
+	/* the task's shared devices before: op_devs[devs_at ..], n_devs of them */
+	uint32_t devs_at, n_devs;
+	uint8_t was, now, kind, virt;
 } tph_kai_op;
 
 /* The node ledger (kai_ledger.c): built at open from every pod holding a node. */
@@ -166,6 +185,9 @@ static inline uint32_t tph_kai_stmt_checkpoint(const tph_kai_session *s)
 	return s->n_ops;
 }
 void tph_kai_stmt_rollback(tph_kai_session *s, uint32_t checkpoint);
+/* Evict task t (active on its node) in the statement: Releasing there, marked virtual; commit
+ * records the eviction unless the task was pipelined back onto the same node meanwhile. */
+int tph_kai_stmt_evict(tph_kai_session *s, uint32_t t);
 int tph_kai_stmt_commit(tph_kai_session *s);
 
 /* Sort job j's slice of sg_order: children grouped by parent, sets (by name) before pod sets
@@ -175,6 +197,7 @@ void tph_kai_order_subgroups(const tph_kai_session *s, uint32_t j);
 /* Record a committed bind or pipeline by the running action. */
 int tph_kai_record_bind(tph_kai_session *s, uint32_t t, int32_t node);
 int tph_kai_record_pipelined(tph_kai_session *s, uint32_t t, int32_t node);
+int tph_kai_record_eviction(tph_kai_session *s, uint32_t t);
 
 /* Whether job j's gang is satisfied when each task counts for `counts(status)`: every pod set
  * at its minMember, every set with minSubGroup children satisfied, the root likewise. */

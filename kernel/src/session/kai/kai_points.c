@@ -25,6 +25,17 @@ int tph_kai_add_task_capacity(tph_kai_session *s, tph_kai_task_capacity_fn fn, v
 	return tph_kai_hooks_add(s, &s->task_capacity, (void *)fn, state);
 }
 
+int tph_kai_add_scenario_generator(tph_kai_session *s, tph_kai_generator g)
+{
+	if (s->frozen || (unsigned)g >= TPH_KAI_N_GENERATORS)
+		return TPH_EINVAL;
+	for (uint32_t i = 0; i < s->n_generators; i++)
+		if (s->generators[i] == g)
+			return TPH_OK;
+	s->generators[s->n_generators++] = (uint8_t)g;
+	return TPH_OK;
+}
+
 bool tph_kai_can_reclaim(const tph_kai_session *s, uint32_t job)
 {
 	const tph_kai_hooks *h = &s->can_reclaim;

@@ -75,6 +75,11 @@ int tph_kai_evict(tph_kai_session *s, uint32_t t)
 	return record(&s->evictions, t, -1, s->action);
 }
 
+int tph_kai_record_eviction(tph_kai_session *s, uint32_t t)
+{
+	return record(&s->evictions, t, -1, s->action);
+}
+
 int tph_kai_record_bind(tph_kai_session *s, uint32_t t, int32_t node)
 {
 	return record(&s->binds, t, node, s->action);
@@ -119,6 +124,9 @@ static int copy_state(tph_kai_session *s)
 	memcpy(s->node, v->tasks.node, (size_t)nt * sizeof *s->node);
 	memcpy(s->last_start, v->jobs.last_start, (size_t)nj * sizeof *s->last_start);
 	memcpy(s->stale_since, v->jobs.stale_since, (size_t)nj * sizeof *s->stale_since);
+	s->virt = tph_calloc((size_t)nt + 1, 1);
+	if (!s->virt)
+		return TPH_ENOMEM;
 	s->sg_order = tph_calloc((size_t)v->subgroups.n + 1, sizeof *s->sg_order);
 	s->sg_alloc = tph_calloc((size_t)v->subgroups.n + 1, sizeof *s->sg_alloc);
 	if (!s->sg_order || !s->sg_alloc)
@@ -218,6 +226,8 @@ void tph_kai_session_free(tph_kai_session *s)
 	tph_free(s->releasing);
 	tph_kai_gpu_free(s);
 	tph_free(s->ops);
+	tph_free(s->virt);
+	tph_free(s->op_devs);
 	tph_free(s->sg_order);
 	tph_free(s->sg_alloc);
 	tph_free(s->evictions.items);

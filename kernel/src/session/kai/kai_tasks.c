@@ -70,6 +70,14 @@ static bool sg_satisfied(const tph_kai_picker *a, uint32_t k)
 	       v->subgroups.min_subgroup[k];
 }
 
+/* Pending, or evicted in the open statement (KAI's ShouldAllocate outside a real allocation:
+ * the solver re-places its victims; allocate's statements never evict). */
+static bool to_allocate(const tph_kai_session *s, uint32_t t)
+{
+	return s->status[t] == TPH_KAI_TS_PENDING ||
+	       (s->status[t] == TPH_KAI_TS_RELEASING && s->virt[t]);
+}
+
 /* Append pod set ps's tasks to take (see the top); returns how many. */
 static uint32_t from_pod_set(tph_kai_picker *a, uint32_t j, uint32_t ps)
 {
@@ -77,7 +85,7 @@ static uint32_t from_pod_set(tph_kai_picker *a, uint32_t j, uint32_t ps)
 	uint32_t n = 0, *out = a->tasks + a->n_tasks;
 	for (uint32_t i = s->job_first[j]; i < s->job_first[j + 1]; i++) {
 		uint32_t t = s->job_tasks[i];
-		if (s->v->tasks.pod_set[t] != (int32_t)ps || s->status[t] != TPH_KAI_TS_PENDING)
+		if (s->v->tasks.pod_set[t] != (int32_t)ps || !to_allocate(s, t))
 			continue;
 		uint32_t at = n++;
 		while (at > 0 && tph_kai_task_order(s, t, out[at - 1]) < 0) {

@@ -1,0 +1,99 @@
+/* The loop reclaim, preempt and consolidation share (actions/{reclaim,preempt,consolidation}):
+ * jobs with a pending pod, ready (enough alive pods per gang) and outside their preemption
+ * delay, in queue order, each once; per job, unless a task of its next turn fails
+ * VictimInvariantPrePredicate, the action admits it, its victim candidates are
+ * the jobs with an active pod the action's filter accepts, and the solver's statement is
+ * committed when it solves. */
+#include "solver.h"
+
+#include "base/mem.h"
+
+static bool has_pending(const tph_kai_session *s, uint32_t j)
+{
+	for (uint32_t i = s->job_first[j]; i < s->job_first[j + 1]; i++)
+		if (s->status[s->job_tasks[i]] == TPH_KAI_TS_PENDING)
+			return true;
+	return false;
+}
+
+static bool any_active(const tph_kai_session *s, uint32_t j)
+{
+	for (uint32_t i = s->job_first[j]; i < s->job_first[j + 1]; i++)
+		if (tph_kai_active_allocated(s->status[s->job_tasks[i]]))
+			return true;
+	return false;
+}
+
+/* KAI's IsWithinPreemptionDelay: a positive delay from creation, or the last eviction if
+ * later, not yet over. */
+static bool within_delay(const tph_kai_view *v, uint32_t j)
+{
+	tph_time anchor = v->jobs.creation[j];
+	if (v->jobs.last_eviction[j] > anchor)
+		anchor = v->jobs.last_eviction[j];
+	int64_t delay = v->jobs.preemption_delay_ms[j];
+	return delay > 0 && v->now < anchor + delay;
+}
+
+/* Jobs the action tries, flagged in `in`. */
+static void queue_jobs(tph_kai_solver *sv, uint8_t *in, bool preemptible_only)
+{
+	const tph_kai_session *s = sv->s;
+	const tph_kai_view *v = s->v;
+	for (uint32_t q = 0; q < v->queues.n; q++)
+		for (uint32_t i = sv->q_first[q]; i < sv->q_first[q + 1]; i++) {
+			uint32_t j = sv->q_jobs[i];
+			in[j] = has_pending(s, j) && tph_kai_gang_satisfied(s, j, tph_kai_alive) &&
+			        !within_delay(v, j) &&
+			        (!preemptible_only || v->jobs.preemptible[j]);
+		}
+}
+
+/* The victim candidates of preemptor p: preemptible jobs of a leaf queue with an active pod
+ * that the action's filter accepts. */
+static void candidates(tph_kai_solver *sv, uint32_t p)
+{
+	const tph_kai_view *v = sv->s->v;
+	for (uint32_t j = 0; j < v->jobs.n; j++)
+		sv->cand[j] = 0;
+	for (uint32_t q = 0; q < v->queues.n; q++)
+		for (uint32_t i = sv->q_first[q]; i < sv->q_first[q + 1]; i++) {
+			uint32_t j = sv->q_jobs[i];
+			sv->cand[j] = j != p && v->jobs.preemptible[j] && any_active(sv->s, j) &&
+			              sv->rules.candidate(sv, p, j);
+		}
+}
+
+/* KAI's VictimInvariantPrePredicateFailureForTasks: a task of the job's next turn that fails
+ * whatever is evicted keeps the job out of the action. */
+static bool victim_invariant_fails(tph_kai_solver *sv, uint32_t j)
+{
+	uint32_t n = tph_kai_tasks_to_allocate(sv->s, j, sv->tasks);
+	for (uint32_t i = 0; i < n; i++)
+		if (tph_kai_victim_invariant_fails(sv->s, sv->tasks[i]))
+			return true;
+	return false;
+}
+
+int tph_kai_solver_run(tph_kai_session *s, tph_kai_solver_rules rules, bool preemptible_only,
+                       bool (*admit)(tph_kai_solver *sv, uint32_t j), tph_diag *d)
+{
+	tph_kai_solver sv;
+	int rc = tph_kai_solver_init(&sv, s, rules);
+	uint8_t *in = rc == TPH_OK ? tph_calloc((size_t)s->v->jobs.n + 1, 1) : NULL;
+	if (rc == TPH_OK && !in)
+		rc = TPH_ENOMEM;
+	if (rc == TPH_OK)
+		queue_jobs(&sv, in, preemptible_only);
+	for (int32_t j; rc >= 0 && (j = tph_kai_jobq_pop(&sv, in, false)) >= 0;) {
+		if (victim_invariant_fails(&sv, (uint32_t)j) || (admit && !admit(&sv, (uint32_t)j)))
+			continue;
+		candidates(&sv, (uint32_t)j);
+		rc = tph_kai_solve_job(&sv, (uint32_t)j);
+		if (rc > 0)
+			rc = tph_kai_stmt_commit(s);
+	}
+	tph_free(in);
+	tph_kai_solver_free(&sv);
+	return rc < 0 ? tph_diag_set(d, rc, "%s: out of memory", s->action) : TPH_OK;
+}
