@@ -123,12 +123,65 @@ static void test_solution_start_runs_all(void **state)
 	close_kai(&f);
 }
 
+/* tph_kai_sort_tasks gives the order an insertion sort by tph_kai_task_order gives, both ways
+ * (ties between equal creation times broken by name). */
+static void test_sort_tasks_matches_insertion(void **state)
+{
+	(void)state;
+	static const char many[] =
+	    "flavour: kai\nnow: \"2026-01-01T00:00:00Z\"\nconf: |\n  actions: \"allocate\"\n"
+	    "  tiers:\n  - plugins: [{name: priority}]\n"
+	    "queues: [{name: q, resources: {gpu: {quota: -1, limit: -1}, cpu: {quota: -1, "
+	    "limit: -1}, memory: {quota: -1, limit: -1}}}]\n"
+	    "nodes:\n  - {name: n0, allocatable: {cpu: \"8\", memory: 8G}}\n"
+	    "podGroups: [{name: j, queue: q}]\n"
+	    "pods:\n"
+	    "  - {name: e, podGroup: j, status: Pending, creationTimestamp: "
+	    "\"2025-01-01T00:00:03Z\"}\n"
+	    "  - {name: a, podGroup: j, status: Pending, creationTimestamp: "
+	    "\"2025-01-01T00:00:05Z\"}\n"
+	    "  - {name: d, podGroup: j, status: Pending, creationTimestamp: "
+	    "\"2025-01-01T00:00:01Z\"}\n"
+	    "  - {name: c, podGroup: j, status: Pending, creationTimestamp: "
+	    "\"2025-01-01T00:00:03Z\"}\n"
+	    "  - {name: b, podGroup: j, status: Pending, creationTimestamp: "
+	    "\"2025-01-01T00:00:02Z\"}\n"
+	    "  - {name: g, podGroup: j, status: Pending, creationTimestamp: "
+	    "\"2025-01-01T00:00:01Z\"}\n"
+	    "  - {name: f, podGroup: j, status: Pending, creationTimestamp: "
+	    "\"2025-01-01T00:00:09Z\"}\n";
+	kf f;
+	kai_load(&f, many);
+	for (int dir = -1; dir <= 1; dir += 2) {
+		uint32_t got[7], want[7];
+		for (uint32_t i = 0; i < 7; i++) {
+			got[i] = 6 - i;
+			uint32_t at = i;
+			while (at > 0 && dir * tph_kai_task_order(f.s, 6 - i, want[at - 1]) < 0) {
+				want[at] = want[at - 1];
+				at--;
+			}
+			want[at] = 6 - i;
+		}
+		tph_kai_sort_tasks(f.s, got, 7, dir);
+		assert_memory_equal(got, want, sizeof got);
+	}
+	/* the fallback order itself: created first, then by name */
+	const char *const first[] = {"d", "g", "b", "c", "e", "a", "f"};
+	uint32_t t[7] = {0, 1, 2, 3, 4, 5, 6};
+	tph_kai_sort_tasks(f.s, t, 7, +1);
+	for (int i = 0; i < 7; i++)
+		assert_string_equal(f.s->v->tasks.name[t[i]], first[i]);
+	close_kai(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_defaults_with_none_registered),
 	    cmocka_unit_test(test_first_registered_only),
 	    cmocka_unit_test(test_solution_start_runs_all),
+	    cmocka_unit_test(test_sort_tasks_matches_insertion),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -50,13 +50,9 @@ static uint32_t from_pod_set(const tph_kai_solver *sv, uint32_t ps, uint32_t *ou
 		uint32_t t = s->job_tasks[i];
 		if (s->v->tasks.pod_set[t] != (int32_t)ps || !left(sv, t))
 			continue;
-		uint32_t at = n++;
-		while (at > 0 && tph_kai_task_order(s, t, out[at - 1]) > 0) {
-			out[at] = out[at - 1];
-			at--;
-		}
-		out[at] = t;
+		out[n++] = t;
 	}
+	tph_kai_sort_tasks(s, out, n, -1);
 	return n < max ? n : max;
 }
 

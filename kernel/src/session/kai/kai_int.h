@@ -72,6 +72,7 @@ struct tph_kai_session {
 	 * the open statement (KAI's IsVirtualStatus: re-placeable by a pipeline-only turn). */
 	struct tph_kai_op *ops;
 	uint8_t *virt;
+	uint32_t *order_tmp; /* [task] tph_kai_sort_tasks' merge buffer */
 	uint32_t n_ops, cap_ops;
 	/* The device lists placements replaced, a stack beside ops (tph_kai_op devs_at). */
 	int32_t *op_devs;
@@ -202,5 +203,9 @@ int tph_kai_record_eviction(tph_kai_session *s, uint32_t t);
 /* Whether job j's gang is satisfied when each task counts for `counts(status)`: every pod set
  * at its minMember, every set with minSubGroup children satisfied, the root likewise. */
 bool tph_kai_gang_satisfied(const tph_kai_session *s, uint32_t j, bool (*counts)(uint8_t));
+
+/* Sort tasks by TaskOrder (dir +1: first first; -1: last first), stable, in O(n log n)
+ * comparisons: jobs of hundreds of pods are sorted per turn and per solver probe. */
+void tph_kai_sort_tasks(const tph_kai_session *s, uint32_t *t, uint32_t n, int dir);
 
 #endif

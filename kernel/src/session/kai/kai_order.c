@@ -97,6 +97,32 @@ int tph_kai_task_order(const tph_kai_session *s, uint32_t l, uint32_t r)
 	return by_creation(t->creation[l], t->creation[r], t->name[l], t->name[r]);
 }
 
+void tph_kai_sort_tasks(const tph_kai_session *s, uint32_t *t, uint32_t n, int dir)
+{
+	uint32_t *tmp = s->order_tmp, *src = t, *dst = tmp;
+	for (uint64_t w = 1; w < n; w *= 2) {
+		for (uint64_t lo = 0; lo < n; lo += 2 * w) {
+			uint32_t mid = (uint32_t)(lo + w < n ? lo + w : n);
+			uint32_t hi = (uint32_t)(lo + 2 * w < n ? lo + 2 * w : n);
+			uint32_t i = (uint32_t)lo, j = mid, k = (uint32_t)lo;
+			/* the right side goes first only when strictly before: stable */
+			while (i < mid && j < hi)
+				dst[k++] = dir * tph_kai_task_order(s, src[j], src[i]) < 0
+				               ? src[j++]
+				               : src[i++];
+			while (i < mid)
+				dst[k++] = src[i++];
+			while (j < hi)
+				dst[k++] = src[j++];
+		}
+		uint32_t *x = src;
+		src = dst;
+		dst = x;
+	}
+	if (src != t)
+		memcpy(t, src, (size_t)n * sizeof *t);
+}
+
 int tph_kai_pod_set_order(const tph_kai_session *s, uint32_t l, uint32_t r)
 {
 	int c = first_nonzero(s, &s->pod_set_order, l, r);

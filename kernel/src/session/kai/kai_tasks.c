@@ -87,13 +87,9 @@ static uint32_t from_pod_set(tph_kai_picker *a, uint32_t j, uint32_t ps)
 		uint32_t t = s->job_tasks[i];
 		if (s->v->tasks.pod_set[t] != (int32_t)ps || !to_allocate(s, t))
 			continue;
-		uint32_t at = n++;
-		while (at > 0 && tph_kai_task_order(s, t, out[at - 1]) < 0) {
-			out[at] = out[at - 1];
-			at--;
-		}
-		out[at] = t;
+		out[n++] = t;
 	}
+	tph_kai_sort_tasks(s, out, n, +1);
 	int64_t have = a->allocated[ps], min = s->v->subgroups.min_member[ps];
 	uint32_t want = have >= min ? (n ? 1 : 0) : (uint32_t)(min - have);
 	if (have < min && n < want)
