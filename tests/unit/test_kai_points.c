@@ -175,6 +175,32 @@ static void test_sort_tasks_matches_insertion(void **state)
 	close_kai(&f);
 }
 
+/* KAI's Session.Evict outside a statement (stalegangeviction): the pod turns Releasing, its
+ * node's ledger moves its GPU from used to releasing, and the eviction is recorded. */
+static void test_evict_now_moves_ledger(void **state)
+{
+	(void)state;
+	static const char running[] =
+	    "flavour: kai\nnow: \"2026-01-01T00:00:00Z\"\nconf: |\n  actions: \"allocate\"\n"
+	    "  tiers:\n  - plugins: [{name: priority}]\n"
+	    "queues: [{name: q, resources: {gpu: {quota: -1, limit: -1}, cpu: {quota: -1, "
+	    "limit: -1}, memory: {quota: -1, limit: -1}}}]\n"
+	    "nodes:\n  - {name: n0, allocatable: {cpu: \"8\", memory: 8G, nvidia.com/gpu: \"2\"}}\n"
+	    "podGroups: [{name: j, queue: q}]\n"
+	    "pods:\n  - {name: j-0, podGroup: j, status: Running, nodeName: n0, "
+	    "requests: {nvidia.com/gpu: 1}}\n";
+	kf f;
+	kai_load(&f, running);
+	const double *idle = tph_kai_session_idle(f.s), *rel = tph_kai_session_releasing(f.s);
+	assert_true(idle[TPH_KAI_GPU] == 1 && rel[TPH_KAI_GPU] == 0);
+	assert_int_equal(tph_kai_evict(f.s, 0), 0);
+	assert_int_equal(tph_kai_session_status(f.s)[0], TPH_KAI_TS_RELEASING);
+	assert_true(idle[TPH_KAI_GPU] == 1 && rel[TPH_KAI_GPU] == 1);
+	const tph_kai_decision *ev;
+	assert_int_equal(tph_kai_session_evictions(f.s, &ev), 1);
+	close_kai(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -182,6 +208,7 @@ int main(void)
 	    cmocka_unit_test(test_first_registered_only),
 	    cmocka_unit_test(test_solution_start_runs_all),
 	    cmocka_unit_test(test_sort_tasks_matches_insertion),
+	    cmocka_unit_test(test_evict_now_moves_ledger),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -53,6 +53,13 @@ static const tph_kai_plugin *find_plugin(const char *name)
 	return NULL;
 }
 
+/* KAI plugins that only serve HTTP (the snapshot dump, the job-order reflection): nothing of a
+ * session's decisions comes from them, so they are opened as nothing, without a warning. */
+static bool http_only(const char *name)
+{
+	return strcmp(name, "snapshot") == 0 || strcmp(name, "reflectjoborder") == 0;
+}
+
 int tph_kai_open_plugins(tph_kai_session *s, tph_diag *d)
 {
 	const tph_conf *c = s->conf;
@@ -64,7 +71,7 @@ int tph_kai_open_plugins(tph_kai_session *s, tph_diag *d)
 		const tph_conf_plugin *cp = &c->tiers[0].plugins[i];
 		const tph_kai_plugin *p = find_plugin(cp->name);
 		if (!p) {
-			s->n_unbuilt++;
+			s->n_unbuilt += !http_only(cp->name);
 			continue;
 		}
 		tph_kai_open_plugin *o = &s->plugins[s->n_plugins++];

@@ -120,7 +120,9 @@ typedef struct tph_kai_action {
 /* The built actions, NULL-terminated (kernel/actions/kai/builtin.c). */
 extern const tph_kai_action *const tph_kai_builtin_actions[];
 
-/* Evict task t now (KAI's Evict outside a statement): Releasing, recorded. */
+/* Evict task t now (KAI's Session.Evict, outside a statement): Releasing, recorded; its node's
+ * ledger moves its resources to releasing and the event handlers hear a deallocation, so an
+ * action after stalegangeviction sees what KAI's does. */
 int tph_kai_evict(tph_kai_session *s, uint32_t t);
 
 /* One operation of a statement: task t moved from status `was` on node `from` to `now` on
@@ -207,5 +209,9 @@ bool tph_kai_gang_satisfied(const tph_kai_session *s, uint32_t j, bool (*counts)
 /* Sort tasks by TaskOrder (dir +1: first first; -1: last first), stable, in O(n log n)
  * comparisons: jobs of hundreds of pods are sorted per turn and per solver probe. */
 void tph_kai_sort_tasks(const tph_kai_session *s, uint32_t *t, uint32_t n, int dir);
+
+/* Task t (active on its node, else just marked) turns Releasing now, outside any statement:
+ * the ledger and the event handlers follow (kai_stmt.c). */
+void tph_kai_release_now(tph_kai_session *s, uint32_t t);
 
 #endif

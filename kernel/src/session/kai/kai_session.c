@@ -71,7 +71,7 @@ static int record(tph_kai_decisions *l, uint32_t t, int32_t node, const char *ac
 
 int tph_kai_evict(tph_kai_session *s, uint32_t t)
 {
-	s->status[t] = TPH_KAI_TS_RELEASING;
+	tph_kai_release_now(s, t);
 	return record(&s->evictions, t, -1, s->action);
 }
 

@@ -44,6 +44,15 @@ static void swap_in_place(tph_kai_session *s, uint32_t t, uint8_t from_st, uint8
 	s->status[t] = to_st;
 }
 
+void tph_kai_release_now(tph_kai_session *s, uint32_t t)
+{
+	if (s->node[t] >= 0 && tph_kai_active_used(s->status[t])) {
+		swap_in_place(s, t, s->status[t], TPH_KAI_TS_RELEASING);
+		fire(s, t, s->node[t], -1);
+	}
+	s->status[t] = TPH_KAI_TS_RELEASING;
+}
+
 /* A victim evicted in this statement pipelined back onto its own node is unevicted. */
 static int unevict(tph_kai_session *s, uint32_t t)
 {
