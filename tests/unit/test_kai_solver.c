@@ -392,25 +392,26 @@ static void test_validator_rolls_back(void **state)
 
 /* ---- consolidation: moved, not killed ---- */
 
+/* a and b hold one GPU each on n0 and n1; p needs two on one node. */
+#define SPLIT_PAIR                                                                                \
+	"podGroups:\n"                                                                            \
+	"  - {name: a, queue: q, priority: 50}\n"                                                 \
+	"  - {name: b, queue: q, priority: 50}\n"                                                 \
+	"  - {name: p, queue: q, priority: 50}\n"                                                 \
+	"pods:\n"                                                                                 \
+	"  - {name: a-0, podGroup: a, status: Running, nodeName: n0, requests: {nvidia.com/gpu: " \
+	"1}}\n"                                                                                   \
+	"  - {name: b-0, podGroup: b, status: Running, nodeName: n1, requests: {nvidia.com/gpu: " \
+	"1}}\n"                                                                                   \
+	"  - {name: p-0, podGroup: p, status: Pending, requests: {nvidia.com/gpu: 2}}\n"
+
 /* A 2-GPU pod fits no node while a and b hold one GPU each on n0 and n1: consolidation moves b
  * next to a (evicted and pipelined, nobody killed) and pipelines the pending pod on n1. */
 static void test_consolidation_moves(void **state)
 {
 	(void)state;
 	kf f;
-	open_kai(&f, "consolidation", SOLVER_PLUGINS,
-	         TWO_NODES
-	         "podGroups:\n"
-	         "  - {name: a, queue: q, priority: 50}\n"
-	         "  - {name: b, queue: q, priority: 50}\n"
-	         "  - {name: p, queue: q, priority: 50}\n"
-	         "pods:\n"
-	         "  - {name: a-0, podGroup: a, status: Running, nodeName: n0, requests: "
-	         "{nvidia.com/gpu: 1}}\n"
-	         "  - {name: b-0, podGroup: b, status: Running, nodeName: n1, requests: "
-	         "{nvidia.com/gpu: 1}}\n"
-	         "  - {name: p-0, podGroup: p, status: Pending, requests: {nvidia.com/gpu: "
-	         "2}}\n");
+	open_kai(&f, "consolidation", SOLVER_PLUGINS, TWO_NODES SPLIT_PAIR);
 	run_ok(&f);
 	char ev[64];
 	evictions(&f, ev, sizeof ev);
@@ -429,19 +430,7 @@ static void test_consolidation_off(void **state)
 {
 	(void)state;
 	kf f;
-	open_limit(&f, 0, "consolidation", SOLVER_PLUGINS,
-	           TWO_NODES
-	           "podGroups:\n"
-	           "  - {name: a, queue: q, priority: 50}\n"
-	           "  - {name: b, queue: q, priority: 50}\n"
-	           "  - {name: p, queue: q, priority: 50}\n"
-	           "pods:\n"
-	           "  - {name: a-0, podGroup: a, status: Running, nodeName: n0, requests: "
-	           "{nvidia.com/gpu: 1}}\n"
-	           "  - {name: b-0, podGroup: b, status: Running, nodeName: n1, requests: "
-	           "{nvidia.com/gpu: 1}}\n"
-	           "  - {name: p-0, podGroup: p, status: Pending, requests: {nvidia.com/gpu: "
-	           "2}}\n");
+	open_limit(&f, 0, "consolidation", SOLVER_PLUGINS, TWO_NODES SPLIT_PAIR);
 	run_ok(&f);
 	const tph_kai_decision *d;
 	assert_int_equal(tph_kai_session_evictions(f.s, &d), 0);
