@@ -13,6 +13,7 @@ extern const tph_kai_plugin tph_kai_plugin_minruntime;
 extern const tph_kai_plugin tph_kai_plugin_nodeavailability;
 extern const tph_kai_plugin tph_kai_plugin_nodeplacement;
 extern const tph_kai_plugin tph_kai_plugin_nominatednode;
+extern const tph_kai_plugin tph_kai_plugin_podaffinity;
 extern const tph_kai_plugin tph_kai_plugin_predicates;
 extern const tph_kai_plugin tph_kai_plugin_priority;
 extern const tph_kai_plugin tph_kai_plugin_proportion;
@@ -36,6 +37,7 @@ const tph_kai_plugin *const tph_kai_builtin_plugins[] = {
     &tph_kai_plugin_nodeavailability,
     &tph_kai_plugin_nodeplacement,
     &tph_kai_plugin_nominatednode,
+    &tph_kai_plugin_podaffinity,
     &tph_kai_plugin_predicates,
     &tph_kai_plugin_priority,
     &tph_kai_plugin_proportion,

@@ -5,8 +5,13 @@
  * room for one more pod (two when a shared GPU opens a new group: its reservation pod), not
  * ready or unschedulable, whose labels miss the task's node selector or required node affinity,
  * with a NoSchedule/NoExecute taint the task does not tolerate, or, with
- * restrictSchedulingNodes, without the worker label of the task's kind. Labels and taints are
+ * restrictSchedulingNodes, without the worker label of the task's kind, or against the
+ * required pod affinity and anti-affinity of the task or of the placed pods (InterPodAffinity's
+ * PreFilter and Filter, counted in interpod.c; a task whose PreFilter once skipped is never
+ * filtered again in the session, as KAI remembers the skip per pod). Labels and taints are
  * interned ids (tph_kai_view, tephra/k8s.h): no string work per task and node. */
+#include "interpod_int.h"
+
 #include "tephra/alloc.h"
 #include "tephra/k8s.h"
 #include "tephra/kai.h"
@@ -14,6 +19,8 @@
 typedef struct pred_state {
 	double max_res[TPH_KAI_DIMS]; /* the largest allocatable of a node in the pool */
 	int64_t *pods;                /* [node] pods that leave it no room: all but Releasing */
+	ip_index *ix;                 /* NULL: no pod has a required pod (anti-)affinity term */
+	uint8_t *ip_skip;             /* [task] InterPodAffinity's PreFilter skipped it */
 } pred_state;
 
 static bool any_gpu(const tph_kai_tasks *k, uint32_t t)
@@ -34,8 +41,11 @@ static bool over_every_node(const pred_state *p, const tph_kai_session *s, uint3
 
 static bool pre_predicate(void *state, const tph_kai_session *s, uint32_t t, uint32_t job)
 {
+	pred_state *p = state;
 	(void)job;
-	return !over_every_node(state, s, t);
+	if (p->ix && ip_filter_skips(p->ix, t))
+		p->ip_skip[t] = 1;
+	return !over_every_node(p, s, t);
 }
 
 static bool victim_invariant(void *state, const tph_kai_session *s, uint32_t t)
@@ -90,6 +100,11 @@ static bool worker_fits(const tph_kai_view *v, uint32_t t, uint32_t n)
 	return (v->nodes.workers[n] & want) != 0;
 }
 
+static bool inter_pod_ok(const pred_state *p, uint32_t t, uint32_t n)
+{
+	return !p->ix || p->ip_skip[t] || ip_filter(p->ix, t, n);
+}
+
 static bool predicate(void *state, const tph_kai_session *s, uint32_t t, uint32_t n)
 {
 	const tph_kai_view *v = tph_kai_session_view(s);
@@ -102,7 +117,7 @@ static bool predicate(void *state, const tph_kai_session *s, uint32_t t, uint32_
 	if (!pods_fit(state, s, t, n) || !v->nodes.ready[n] || v->nodes.unschedulable[n])
 		return false;
 	return tph_k8s_node_affinity(sp, m, v->nodes.label_nums, n) && tolerated(sp, m) &&
-	       worker_fits(v, t, n);
+	       worker_fits(v, t, n) && inter_pod_ok(state, t, n);
 }
 
 static bool holds_room(uint8_t st)
@@ -115,9 +130,10 @@ static bool holds_room(uint8_t st)
 static void on_event(void *state, const tph_kai_session *s, uint32_t t, int32_t node, int sign)
 {
 	pred_state *p = state;
-	(void)s, (void)t;
 	if (node >= 0)
 		p->pods[node] += sign;
+	if (p->ix)
+		ip_event(p->ix, s, t, node, sign);
 }
 
 static void open_totals(pred_state *p, const tph_kai_session *s)
@@ -143,10 +159,12 @@ static int open_pred(tph_kai_session *s, const tph_args *args, void **state, tph
 	const tph_kai_view *v = tph_kai_session_view(s);
 	(void)args;
 	pred_state *p = tph_calloc(1, sizeof *p);
-	if (p)
+	if (p) {
 		p->pods = tph_calloc((size_t)v->nodes.n + 1, sizeof *p->pods);
+		p->ip_skip = tph_calloc((size_t)v->tasks.n + 1, 1);
+	}
 	*state = p;
-	if (!p || !p->pods)
+	if (!p || !p->pods || !p->ip_skip || ip_build(s, IP_REQUIRED, &p->ix) < 0)
 		return tph_diag_set(d, TPH_ENOMEM, "predicates: out of memory");
 	open_totals(p, s);
 	int rc = tph_kai_add_pre_predicate(s, pre_predicate, p);
@@ -163,8 +181,11 @@ static void close_pred(tph_kai_session *s, void *state)
 {
 	pred_state *p = state;
 	(void)s;
-	if (p)
+	if (p) {
 		tph_free(p->pods);
+		tph_free(p->ip_skip);
+		ip_free(p->ix);
+	}
 	tph_free(p);
 }
 

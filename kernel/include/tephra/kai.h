@@ -322,6 +322,12 @@ typedef struct tph_kai_tasks {
 	const tph_str_list *gpu_groups;
 	/* The pod's labels (plugins read roles from them: kubeflow, ray); cold data, read once. */
 	const tph_kv_list *labels;
+	/* ---- appended: what inter-pod affinity reads (predicates, podaffinity) ---- */
+	/* The pod's labels interned with the ids of `spec` and the nodes' meta (pods with equal
+	 * labels share one row), and its namespace's id, so a pod (anti-)affinity term of `spec`
+	 * matches a pod with tph_k8s_term_matches and no string work. */
+	const tph_pod_meta *const *meta;
+	const tph_sid *ns;
 } tph_kai_tasks;
 
 typedef struct tph_kai_nodes {

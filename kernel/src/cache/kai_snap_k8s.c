@@ -1,9 +1,9 @@
 /* The Kubernetes part of a KAI snapshot: node labels and taints, pods' node selectors, required
- * node affinity and tolerations, interned once by the cluster cache's own machinery (a private
- * tph_cluster the snapshot keeps), so the predicates plugin matches ids with tephra/k8s.h and
- * never strings; plus the per-node facts KAI's predicates read from labels (MIG mode, worker
- * roles, max pods, the integer values Gt/Lt requirements compare) and whether a pod asks for a
- * MIG profile. */
+ * node affinity, tolerations, pod (anti-)affinity terms, labels and namespaces, interned once by
+ * the cluster cache's own machinery (a private tph_cluster the snapshot keeps), so the predicates
+ * plugin matches ids with tephra/k8s.h and never strings; plus the per-node facts KAI's predicates
+ * read from labels (MIG mode, worker roles, max pods, the integer values Gt/Lt requirements
+ * compare) and whether a pod asks for a MIG profile. */
 #include "cluster_int.h"
 #include "base/mem.h"
 #include "kai_snap.h"
@@ -95,8 +95,10 @@ static int tasks_k8s(tph_cluster *cl, tph_arena *a, const tph_kai_cluster_desc *
 {
 	uint32_t n = c->n_pods;
 	const tph_pod_spec **spec = tph_arena_calloc(a, (size_t)n + 1, sizeof *spec, 8);
+	const tph_pod_meta **meta = tph_arena_calloc(a, (size_t)n + 1, sizeof *meta, 8);
+	tph_sid *ns = tph_arena_calloc(a, (size_t)n + 1, sizeof *ns, 8);
 	uint8_t *mig = tph_arena_calloc(a, (size_t)n + 1, 1, 8);
-	if (!spec || !mig)
+	if (!spec || !meta || !ns || !mig)
 		return tph_diag_set(d, TPH_ENOMEM, "kai snapshot: out of memory");
 	for (uint32_t i = 0; i < n; i++) {
 		const tph_pod_desc *p = &c->pods[i];
@@ -104,11 +106,16 @@ static int tasks_k8s(tph_cluster *cl, tph_arena *a, const tph_kai_cluster_desc *
 		snprintf(obj, sizeof obj, "kai snapshot: pod %s/%s",
 		         p->namespace_ ? p->namespace_ : "", p->name);
 		int rc = tph_intern_pod_spec(cl, p, obj, &spec[i], d);
+		if (rc == TPH_OK)
+			rc = tph_intern_pod_meta(cl, p, obj, &meta[i], d);
 		if (rc < 0)
 			return rc;
+		ns[i] = tph_strtab_intern_cstr(&cl->strs, p->namespace_ ? p->namespace_ : "");
+		if (ns[i] == TPH_SID_NONE)
+			return tph_diag_set(d, TPH_ENOMEM, "kai snapshot: out of memory");
 		mig[i] = has_mig_resource(&p->requests);
 	}
-	t->spec = spec, t->mig = mig;
+	t->spec = spec, t->mig = mig, t->meta = meta, t->ns = ns;
 	return TPH_OK;
 }
 
