@@ -33,6 +33,20 @@ static inline void kai_load(kf *f, const char *text)
 	assert_int_equal(tph_kai_session_open(f->snap, tph_scenario_conf(f->sc), &f->s, &d), 0);
 }
 
+/* kai_load over a scenario with actions, one tier of `plugins` (a YAML flow list), an
+ * unlimited queue `q` and the rest as given. */
+static inline void kai_open_tier(kf *f, const char *actions, const char *plugins, const char *rest)
+{
+	char text[8192];
+	snprintf(text, sizeof text,
+	         "flavour: kai\nnow: \"2026-01-01T00:00:00Z\"\nconf: |\n  actions: \"%s\"\n"
+	         "  tiers:\n  - plugins: %s\n"
+	         "queues: [{name: q, resources: {gpu: {quota: -1, limit: -1}, cpu: {quota: -1, "
+	         "limit: -1}, memory: {quota: -1, limit: -1}}}]\n%s",
+	         actions, plugins, rest);
+	kai_load(f, text);
+}
+
 static inline void run_ok(kf *f)
 {
 	tph_diag d = {0};

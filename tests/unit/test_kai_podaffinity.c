@@ -16,20 +16,16 @@
 
 static void open_aff(kf *f, const char *plugins, const char *pods)
 {
-	char text[8192];
-	snprintf(text, sizeof text,
-	         "flavour: kai\nnow: \"2026-01-01T00:00:00Z\"\nconf: |\n  actions: \"\"\n"
-	         "  tiers:\n  - plugins: %s\n"
-	         "queues: [{name: q, resources: {gpu: {quota: -1, limit: -1}, cpu: {quota: -1, "
-	         "limit: -1}, memory: {quota: -1, limit: -1}}}]\n"
+	char rest[4096];
+	snprintf(rest, sizeof rest,
 	         "nodes:\n"
 	         "  - {name: a0, allocatable: {cpu: \"8\", memory: 8G}, labels: {zone: a}}\n"
 	         "  - {name: b0, allocatable: {cpu: \"8\", memory: 8G}, labels: {zone: b}}\n"
 	         "  - {name: c0, allocatable: {cpu: \"8\", memory: 8G}}\n"
 	         "podGroups: [{name: g, queue: q, minMember: 0}]\n"
 	         "pods:\n%s",
-	         plugins, pods);
-	kai_load(f, text);
+	         pods);
+	kai_open_tier(f, "", plugins, rest);
 }
 
 #define POD(name, app, extra)                                                                  \

@@ -513,7 +513,9 @@ bool tph_kai_scenario_valid(const tph_kai_session *s, tph_kai_evict_action a,
  * allocate scores only the nodes a task fits. */
 typedef int (*tph_kai_job_order_fn)(void *state, const tph_kai_session *s, uint32_t l, uint32_t r);
 typedef int (*tph_kai_task_order_fn)(void *state, const tph_kai_session *s, uint32_t l, uint32_t r);
-/* PodSetOrder (SubGroupOrder over two pod sets of one job, sub-group indices); fallback: name. */
+/* SubGroupOrder over two members of one sub-group set (sub-group indices: sets and pod sets
+ * alike, as KAI sorts a set's members together); fallback: name. The point keeps its first
+ * name, PodSetOrder, from when it ordered pod sets only. */
 typedef int (*tph_kai_pod_set_order_fn)(void *state, const tph_kai_session *s, uint32_t l,
                                         uint32_t r);
 /* QueueOrder with each side's best pending job (-1: none). */

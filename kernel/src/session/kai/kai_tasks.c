@@ -6,20 +6,15 @@
  * children in sub-group order (sg_cmp). */
 #include "kai_int.h"
 
-#include <string.h>
-
-/* Siblings first grouped by parent (root first), sets before pod sets; sets by name, pod sets
- * by PodSetOrder (then name). Sets never move, so a walk over a set's children may re-sort. */
+/* Siblings grouped by parent (root first), then sets and pod sets together by SubGroupOrder
+ * (then name), as KAI sorts a set's members. The order follows the state, so a walk that
+ * places tasks copies a set's members before it places any (place.c). */
 static int sg_cmp(const tph_kai_session *s, uint32_t a, uint32_t b)
 {
 	const tph_kai_subgroups *sg = &s->v->subgroups;
 	if (sg->parent[a] != sg->parent[b])
 		return sg->parent[a] < sg->parent[b] ? -1 : 1;
-	if (sg->pod_set[a] != sg->pod_set[b])
-		return sg->pod_set[a] ? 1 : -1;
-	if (sg->pod_set[a])
-		return tph_kai_pod_set_order(s, a, b);
-	return strcmp(sg->name[a], sg->name[b]);
+	return tph_kai_pod_set_order(s, a, b);
 }
 
 void tph_kai_order_subgroups(const tph_kai_session *s, uint32_t j)
