@@ -19,7 +19,8 @@
 enum {
 	EC_PASS = 1, /* the scan keeps the node (no blocking predicate, not cached, in shard) */
 	EC_LIVE = 2, /* and the bound passes */
-	EC_OUT = 4   /* not ready or unresolvable for the class: never looked at */
+	EC_OUT = 4,  /* not ready or unresolvable for the class: never looked at */
+	EC_SCORE = 8 /* score[] holds the class's score of the node */
 };
 
 int tph_ecands_init(tph_ecands *k, tph_evict_ctx *c, tph_ecands_bound bound, void *arg)
@@ -38,7 +39,12 @@ int tph_ecands_init(tph_ecands *k, tph_evict_ctx *c, tph_ecands_bound bound, voi
 	k->log = TPH_ACT_NEW(s, tph_idx, nn);
 	k->todo = TPH_ACT_NEW(s, tph_idx, nn);
 	k->mark = TPH_ACT_NEW(s, uint32_t, nn);
-	if (!k->state || !k->log || !k->todo || !k->mark)
+	k->score = TPH_ACT_NEW(s, double, nn);
+	k->ver = TPH_ACT_NEW(s, uint32_t, nn);
+	k->fi = TPH_ACT_NEW(s, int64_t, (size_t)nn * s->ndim);
+	k->fi_ver = TPH_ACT_NEW(s, uint32_t, nn);
+	if (!k->state || !k->log || !k->todo || !k->mark || !k->score || !k->ver || !k->fi ||
+	    !k->fi_ver)
 		return TPH_ENOMEM;
 	memset(k->mark, 0, nn * sizeof *k->mark);
 	return TPH_OK;
@@ -46,7 +52,10 @@ int tph_ecands_init(tph_ecands *k, tph_evict_ctx *c, tph_ecands_bound bound, voi
 
 void tph_ecands_touch(tph_ecands *k, tph_idx node)
 {
-	if (!k->on || k->rep == TPH_NOIDX)
+	if (!k->on)
+		return;
+	k->ver[node]++;
+	if (k->rep == TPH_NOIDX)
 		return;
 	if (k->n_log == k->cap)
 		k->rep = TPH_NOIDX; /* more than a build's worth: build again */
@@ -150,4 +159,32 @@ uint32_t tph_ecands_nodes(tph_ecands *k, tph_evict_ctx *c, tph_idx p, uint32_t k
 bool tph_ecands_live(const tph_ecands *k, tph_idx node)
 {
 	return (k->state[node] & EC_LIVE) != 0;
+}
+
+bool tph_ecands_score(const tph_ecands *k, tph_idx node, double *out)
+{
+	if (!(k->state[node] & EC_SCORE))
+		return false;
+	*out = k->score[node];
+	return true;
+}
+
+void tph_ecands_keep_score(tph_ecands *k, tph_idx node, double score)
+{
+	k->score[node] = score;
+	k->state[node] |= EC_SCORE;
+}
+
+void tph_ecands_future_idle(tph_ecands *k, const tph_session *s, tph_idx node, int64_t *out)
+{
+	if (!k->on) {
+		tph_future_idle(s, node, out);
+		return;
+	}
+	int64_t *row = k->fi + (size_t)node * s->ndim;
+	if (k->fi_ver[node] != k->ver[node] + 1) {
+		tph_future_idle(s, node, row);
+		k->fi_ver[node] = k->ver[node] + 1;
+	}
+	memcpy(out, row, s->ndim * sizeof *out);
 }

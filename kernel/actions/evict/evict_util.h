@@ -75,6 +75,10 @@ typedef struct tph_ecands {
 	uint32_t n_log, *mark, stamp;
 	tph_ecands_bound bound;
 	void *arg;
+	double *score; /* per node: the class's score, valid while the state says so */
+	uint32_t *ver; /* per node: bumped at each touch, whatever the class */
+	int64_t *fi;   /* per node, ndim each: FutureIdle when the node's ver was fi_ver - 1 */
+	uint32_t *fi_ver;
 } tph_ecands;
 
 int tph_ecands_init(tph_ecands *k, tph_evict_ctx *c, tph_ecands_bound bound, void *arg);
@@ -83,9 +87,22 @@ uint32_t tph_ecands_nodes(tph_ecands *k, tph_evict_ctx *c, tph_idx p, uint32_t k
                           uint32_t *n_first);
 /* The bound's answer for a node of the task it served. */
 bool tph_ecands_live(const tph_ecands *k, tph_idx node);
+/* A score kept for a node of the task it served, by an earlier task of its class since the
+ * node last changed: true and *out set, or false. Only for scores that are node-local
+ * (TPH_SCORE_LOCAL, with or without TPH_SCORE_JOB: a class is one job) for the class. */
+bool tph_ecands_score(const tph_ecands *k, tph_idx node, double *out);
+void tph_ecands_keep_score(tph_ecands *k, tph_idx node, double score);
 /* Every change the action makes to a node: the node, or each operation of a statement about
  * to be committed or discarded. */
 void tph_ecands_touch(tph_ecands *k, tph_idx node);
+/* How often `node` was touched so far (while on: a cache of per-node sums the action keeps
+ * holds while the count it was made at holds). */
+static inline uint32_t tph_ecands_ver(const tph_ecands *k, tph_idx node)
+{
+	return k->ver[node];
+}
+/* tph_future_idle, from a row kept since the node was last touched while on. */
+void tph_ecands_future_idle(tph_ecands *k, const tph_session *s, tph_idx node, int64_t *out);
 void tph_ecands_touch_stmt(tph_ecands *k, const tph_statement *st);
 
 /* Whether a failed preemptor (or reclaimer) a tells how b fares, the session unchanged: one

@@ -76,6 +76,11 @@ int tph_preempt_scratch(tph_preempt_ctx *c)
 	c->qmask = TPH_ACT_NEW(s, uint8_t, s->queues->n + 1);
 	c->qoff = TPH_ACT_NEW(s, uint32_t, nn);
 	c->qtask = TPH_ACT_NEW(s, tph_idx, c->ev.node_off[s->nodes.n] + 1);
+	c->crel = TPH_ACT_NEW(s, int64_t, (size_t)nn * s->ndim);
+	c->qrun = TPH_ACT_NEW(s, int64_t, (size_t)nn * s->ndim);
+	c->qrun_ver = TPH_ACT_NEW(s, uint32_t, nn);
+	c->own = TPH_ACT_NEW(s, uint32_t, nn);
+	c->own_of = TPH_NOIDX;
 	c->live = TPH_ACT_NEW(s, tph_idx, nn);
 	c->live_node = TPH_ACT_NEW(s, tph_idx, nn);
 	c->fast = c->ev.fast;
@@ -84,8 +89,8 @@ int tph_preempt_scratch(tph_preempt_ctx *c)
 	c->memo_ok = c->fast && c->alloc_queue && !c->o.topology_aware && !c->ev.ph.sampling &&
 	             tph_victims_locality(s, false) == TPH_VICTIM_CLASS && tph_eqc_usable(s);
 	bool ok = c->scores && c->order && c->removed && c->cand_node && c->cand_off &&
-	          c->cand_vict && c->qrel && c->qmask && c->qoff && c->qtask && c->live &&
-	          c->live_node;
+	          c->cand_vict && c->qrel && c->qmask && c->qoff && c->qtask && c->crel &&
+	          c->qrun && c->qrun_ver && c->own && c->live && c->live_node;
 	if (!ok || tph_ecands_init(&c->cands, &c->ev, cands_bound, c))
 		return TPH_ENOMEM;
 	c->cands.on &= !c->o.topology_aware; /* its dry runs log nothing */
