@@ -79,14 +79,20 @@ typedef struct tph_ecands {
 	uint32_t *ver; /* per node: bumped at each touch, whatever the class */
 	int64_t *fi;   /* per node, ndim each: FutureIdle when the node's ver was fi_ver - 1 */
 	uint32_t *fi_ver;
+	uint64_t *live; /* bit per node: the state's live flag, walked in node order */
 } tph_ecands;
 
 int tph_ecands_init(tph_ecands *k, tph_evict_ctx *c, tph_ecands_bound bound, void *arg);
-/* tph_evict_nodes for task p, from the kept class when p is of it. */
-uint32_t tph_ecands_nodes(tph_ecands *k, tph_evict_ctx *c, tph_idx p, uint32_t key,
+/* tph_evict_nodes for task p, from the kept class when p is of it; when served and
+ * live_only, only the nodes the bound passes (in the same order, split by shard alike), for a
+ * caller to whom every other node fails without a trace. */
+uint32_t tph_ecands_nodes(tph_ecands *k, tph_evict_ctx *c, tph_idx p, uint32_t key, bool live_only,
                           uint32_t *n_first);
 /* The bound's answer for a node of the task it served. */
-bool tph_ecands_live(const tph_ecands *k, tph_idx node);
+static inline bool tph_ecands_live(const tph_ecands *k, tph_idx node)
+{
+	return k->live[node >> 6] >> (node & 63) & 1;
+}
 /* A score kept for a node of the task it served, by an earlier task of its class since the
  * node last changed: true and *out set, or false. Only for scores that are node-local
  * (TPH_SCORE_LOCAL, with or without TPH_SCORE_JOB: a class is one job) for the class. */

@@ -126,7 +126,9 @@ static bool fails_like_last(const tph_preempt_ctx *c, tph_idx p, tph_preempt_sco
 
 static bool try_groups(tph_preempt_ctx *c, tph_statement *stmt, tph_idx p, tph_preempt_scope scope)
 {
-	uint32_t n0, n = tph_ecands_nodes(&c->cands, &c->ev, p, scope, &n0);
+	/* node-local scores: normal_fast orders and scores the live nodes alone */
+	bool local = (tph_score_locality(c->ev.s, p) & ~TPH_SCORE_JOB) == TPH_SCORE_LOCAL;
+	uint32_t n0, n = tph_ecands_nodes(&c->cands, &c->ev, p, scope, local, &n0);
 	const tph_idx *g[2] = {c->ev.nodes, c->ev.nodes + n0};
 	const uint32_t ng[2] = {n0, n - n0};
 	for (int i = 0; i < 2 && !c->ev.err; i++) {

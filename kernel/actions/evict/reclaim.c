@@ -190,7 +190,7 @@ static bool try_node(reclaim_run *r, tph_statement *stmt, tph_idx task, tph_idx 
 static bool reclaim_for_task(reclaim_run *r, tph_statement *stmt, tph_idx task)
 {
 	tph_evict_ctx *c = &r->ev;
-	uint32_t n0, n = tph_ecands_nodes(&r->cands, c, task, 0, &n0);
+	uint32_t n0, n = tph_ecands_nodes(&r->cands, c, task, 0, true, &n0);
 	for (uint32_t i = 0; i < n && !c->err; i++)
 		if (try_node(r, stmt, task, c->nodes[i]))
 			return true;
