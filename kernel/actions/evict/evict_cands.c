@@ -187,16 +187,17 @@ void tph_ecands_keep_score(tph_ecands *k, tph_idx node, double score)
 	k->state[node] |= EC_SCORE;
 }
 
-void tph_ecands_future_idle(tph_ecands *k, const tph_session *s, tph_idx node, int64_t *out)
+const int64_t *tph_ecands_future_idle(tph_ecands *k, const tph_session *s, tph_idx node,
+                                      int64_t *buf)
 {
 	if (!k->on) {
-		tph_future_idle(s, node, out);
-		return;
+		tph_future_idle(s, node, buf);
+		return buf;
 	}
 	int64_t *row = k->fi + (size_t)node * s->ndim;
 	if (k->fi_ver[node] != k->ver[node] + 1) {
 		tph_future_idle(s, node, row);
 		k->fi_ver[node] = k->ver[node] + 1;
 	}
-	memcpy(out, row, s->ndim * sizeof *out);
+	return row;
 }

@@ -107,8 +107,10 @@ static inline uint32_t tph_ecands_ver(const tph_ecands *k, tph_idx node)
 {
 	return k->ver[node];
 }
-/* tph_future_idle, from a row kept since the node was last touched while on. */
-void tph_ecands_future_idle(tph_ecands *k, const tph_session *s, tph_idx node, int64_t *out);
+/* tph_future_idle: a row kept since the node was last touched (while on), else buf filled;
+ * valid until the next call. */
+const int64_t *tph_ecands_future_idle(tph_ecands *k, const tph_session *s, tph_idx node,
+                                      int64_t *buf);
 void tph_ecands_touch_stmt(tph_ecands *k, const tph_statement *st);
 
 /* Whether a failed preemptor (or reclaimer) a tells how b fares, the session unchanged: one

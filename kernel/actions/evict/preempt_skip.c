@@ -85,10 +85,9 @@ static void cands_sum(tph_preempt_ctx *c, tph_idx p, tph_preempt_scope scope, tp
 	if (kept)
 		mark_own(c, s->tasks.job[p]);
 	if (kept && c->own[node] != c->own_stamp) {
-		if (scope == TPH_PREEMPT_SAME_JOB)
-			memset(cr, 0, s->ndim * sizeof *cr);
-		else
-			memcpy(cr, qrun_row(c, node), s->ndim * sizeof *cr);
+		const int64_t *row = scope == TPH_PREEMPT_SAME_JOB ? NULL : qrun_row(c, node);
+		for (uint32_t d = 0; d < s->ndim; d++)
+			cr[d] = row ? row[d] : 0;
 		return;
 	}
 	memset(cr, 0, s->ndim * sizeof *cr);
@@ -107,9 +106,9 @@ bool tph_preempt_bounds(tph_preempt_ctx *c, tph_idx preemptor, tph_preempt_scope
 		return tph_validate_victims(s, preemptor, node, c->ev.cands, n);
 	}
 	use_queue(c, q);
-	int64_t fi[TPH_RES_MAX], up[TPH_RES_MAX];
+	int64_t buf[TPH_RES_MAX], up[TPH_RES_MAX];
 	const int64_t *rel = c->qrel + (size_t)node * s->ndim;
-	tph_ecands_future_idle(&c->cands, s, node, fi); /* read once for both bounds */
+	const int64_t *fi = tph_ecands_future_idle(&c->cands, s, node, buf); /* for both bounds */
 	for (uint32_t d = 0; d < s->ndim; d++)
 		up[d] = fi[d] + rel[d];
 	if (!tph_req_fits(s, preemptor, up))
@@ -117,8 +116,8 @@ bool tph_preempt_bounds(tph_preempt_ctx *c, tph_idx preemptor, tph_preempt_scope
 	int64_t *cr = c->crel + (size_t)node * s->ndim;
 	cands_sum(c, preemptor, scope, node, cr);
 	for (uint32_t d = 0; d < s->ndim; d++)
-		fi[d] += cr[d];
-	return tph_req_fits(s, preemptor, fi);
+		up[d] = fi[d] + cr[d];
+	return tph_req_fits(s, preemptor, up);
 }
 
 static bool le_row(const int64_t *a, const int64_t *b, uint32_t nd)

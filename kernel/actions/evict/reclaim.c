@@ -85,7 +85,9 @@ static bool may_take(reclaim_run *r, tph_idx task, tph_idx node, uint32_t *nc)
 	const tph_evict_ctx *c = &r->ev;
 	const tph_session *s = c->s;
 	int64_t fi[TPH_RES_MAX], up[TPH_RES_MAX];
-	tph_ecands_future_idle(&r->cands, s, node, fi); /* read once for both bounds */
+	const int64_t *kept = tph_ecands_future_idle(&r->cands, s, node, fi); /* for both bounds */
+	for (uint32_t d = 0; kept != fi && d < s->ndim; d++)
+		fi[d] = kept[d];
 	*nc = 0;
 	/* Reclaimees are preemptable tasks of reclaimable queues: when all of them would not do,
 	 * none of their subsets will. */
@@ -131,14 +133,14 @@ static bool cands_bound(void *arg, tph_idx task, uint32_t key, tph_idx node)
 	(void)key;
 	if (!r->rrun || q == TPH_NOIDX || q >= 64 || (r->rqueues[node] >> q & 1))
 		return may_take(r, task, node, &nc);
-	int64_t fi[TPH_RES_MAX];
-	tph_ecands_future_idle(&r->cands, s, node, fi);
+	int64_t buf[TPH_RES_MAX], sum[TPH_RES_MAX];
+	const int64_t *fi = tph_ecands_future_idle(&r->cands, s, node, buf);
 	const int64_t *row = rrun_row(r, node);
 	if (!row[s->ndim])
 		return false;
 	for (uint32_t d = 0; d < s->ndim; d++)
-		fi[d] += row[d];
-	return tph_req_fits(s, task, fi);
+		sum[d] = fi[d] + row[d];
+	return tph_req_fits(s, task, sum);
 }
 
 /* rrun and rqueues, with the kept candidates (whose touches rrun_ver follows). */
