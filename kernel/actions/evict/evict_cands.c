@@ -7,7 +7,11 @@
  * answers read only that node: node-local predicates of a spec-local pod, its FutureIdle, the
  * statuses of the tasks that were on it at the start, and the role's cached failures, which
  * only this class's scans add to while the slot is kept (another class's scan takes the slot
- * and builds it again). The action logs the node of every statement operation. */
+ * and builds it again). The action logs the node of every statement operation.
+ *
+ * Also kept, for the action's bounds: a touch count per node and the node's FutureIdle at its
+ * last count (a node changes only through the operations it is touched for), and for preempt
+ * the class's node-local scores (tph_ecands_score), cleared with the node's state. */
 #include "evict_util.h"
 
 #include "session/ep.h"
