@@ -7,7 +7,11 @@
  * answers read only that node: node-local predicates of a spec-local pod, its FutureIdle, the
  * statuses of the tasks that were on it at the start, and the role's cached failures, which
  * only this class's scans add to while the slot is kept (another class's scan takes the slot
- * and builds it again). The action logs the node of every statement operation. */
+ * and builds it again). The action logs the node of every statement operation.
+ *
+ * Also kept, for the action's bounds: a touch count per node and the node's FutureIdle at its
+ * last count (a node changes only through the operations it is touched for), and for preempt
+ * the class's node-local scores (tph_ecands_score), cleared with the node's state. */
 #include "evict_util.h"
 
 #include "session/ep.h"
@@ -18,8 +22,9 @@
 
 enum {
 	EC_PASS = 1, /* the scan keeps the node (no blocking predicate, not cached, in shard) */
-	EC_LIVE = 2, /* and the bound passes */
-	EC_OUT = 4   /* not ready or unresolvable for the class: never looked at */
+	EC_LIVE = 2, /* and the bound passes (also in the live bitmap) */
+	EC_OUT = 4,  /* not ready or unresolvable for the class: never looked at */
+	EC_SCORE = 8 /* score[] holds the class's score of the node */
 };
 
 int tph_ecands_init(tph_ecands *k, tph_evict_ctx *c, tph_ecands_bound bound, void *arg)
@@ -38,7 +43,13 @@ int tph_ecands_init(tph_ecands *k, tph_evict_ctx *c, tph_ecands_bound bound, voi
 	k->log = TPH_ACT_NEW(s, tph_idx, nn);
 	k->todo = TPH_ACT_NEW(s, tph_idx, nn);
 	k->mark = TPH_ACT_NEW(s, uint32_t, nn);
-	if (!k->state || !k->log || !k->todo || !k->mark)
+	k->score = TPH_ACT_NEW(s, double, nn);
+	k->ver = TPH_ACT_NEW(s, uint32_t, nn);
+	k->fi = TPH_ACT_NEW(s, int64_t, (size_t)nn * s->ndim);
+	k->fi_ver = TPH_ACT_NEW(s, uint32_t, nn);
+	k->live = TPH_ACT_NEW(s, uint64_t, nn / 64 + 1);
+	if (!k->state || !k->log || !k->todo || !k->mark || !k->score || !k->ver || !k->fi ||
+	    !k->fi_ver || !k->live)
 		return TPH_ENOMEM;
 	memset(k->mark, 0, nn * sizeof *k->mark);
 	return TPH_OK;
@@ -46,7 +57,10 @@ int tph_ecands_init(tph_ecands *k, tph_evict_ctx *c, tph_ecands_bound bound, voi
 
 void tph_ecands_touch(tph_ecands *k, tph_idx node)
 {
-	if (!k->on || k->rep == TPH_NOIDX)
+	if (!k->on)
+		return;
+	k->ver[node]++;
+	if (k->rep == TPH_NOIDX)
 		return;
 	if (k->n_log == k->cap)
 		k->rep = TPH_NOIDX; /* more than a build's worth: build again */
@@ -74,6 +88,7 @@ static void evaluate(tph_ecands *k, tph_evict_ctx *c, tph_idx p, tph_fit_role *r
 	for (uint32_t i = 0; i < n; i++) {
 		tph_idx nd = todo[i];
 		k->state[nd] = 0;
+		k->live[nd >> 6] &= ~(UINT64_C(1) << (nd & 63));
 		if ((r && tph_fit_role_has(r, nd)) ||
 		    (hard && !(s->nodes.flags[nd] & TPH_NODE_IN_SHARD)))
 			continue;
@@ -89,6 +104,7 @@ static void evaluate(tph_ecands *k, tph_evict_ctx *c, tph_idx p, tph_fit_role *r
 		}
 		bool live = k->bound(k->arg, p, k->key, nd);
 		k->state[nd] = EC_PASS | (live ? EC_LIVE : 0);
+		k->live[nd >> 6] |= (uint64_t)live << (nd & 63);
 	}
 }
 
@@ -97,6 +113,7 @@ static void build(tph_ecands *k, tph_evict_ctx *c, tph_idx p, tph_fit_role *r)
 {
 	uint32_t nb = tph_evict_base_nodes(c, p);
 	memset(k->state, EC_OUT, k->cap);
+	memset(k->live, 0, (k->cap / 64 + 1) * sizeof *k->live);
 	k->rep = p;
 	evaluate(k, c, p, r, c->eval, nb);
 }
@@ -119,7 +136,17 @@ static void update(tph_ecands *k, tph_evict_ctx *c, tph_idx p, tph_fit_role *r)
 	evaluate(k, c, p, r, k->todo, n);
 }
 
-uint32_t tph_ecands_nodes(tph_ecands *k, tph_evict_ctx *c, tph_idx p, uint32_t key,
+/* The live nodes in node order, which is the ready nodes' order. */
+static uint32_t live_nodes(const tph_ecands *k, tph_idx *out)
+{
+	uint32_t n = 0;
+	for (uint32_t w = 0; w <= k->cap / 64; w++)
+		for (uint64_t b = k->live[w]; b; b &= b - 1)
+			out[n++] = (tph_idx)(w * 64 + (uint32_t)__builtin_ctzll(b));
+	return n;
+}
+
+uint32_t tph_ecands_nodes(tph_ecands *k, tph_evict_ctx *c, tph_idx p, uint32_t key, bool live_only,
                           uint32_t *n_first)
 {
 	tph_session *s = c->s;
@@ -139,15 +166,42 @@ uint32_t tph_ecands_nodes(tph_ecands *k, tph_evict_ctx *c, tph_idx p, uint32_t k
 		build(k, c, p, r);
 	k->n_log = 0;
 	uint32_t n = 0;
-	for (uint32_t i = 0; i < s->n_ready; i++)
-		if (k->state[s->ready_nodes[i]] & EC_PASS)
-			c->nodes[n++] = s->ready_nodes[i];
+	if (live_only)
+		n = live_nodes(k, c->nodes);
+	else
+		for (uint32_t i = 0; i < s->n_ready; i++)
+			if (k->state[s->ready_nodes[i]] & EC_PASS)
+				c->nodes[n++] = s->ready_nodes[i];
 	*n_first = tph_evict_split_shard(c, n);
 	k->served = true;
 	return n;
 }
 
-bool tph_ecands_live(const tph_ecands *k, tph_idx node)
+bool tph_ecands_score(const tph_ecands *k, tph_idx node, double *out)
 {
-	return (k->state[node] & EC_LIVE) != 0;
+	if (!(k->state[node] & EC_SCORE))
+		return false;
+	*out = k->score[node];
+	return true;
+}
+
+void tph_ecands_keep_score(tph_ecands *k, tph_idx node, double score)
+{
+	k->score[node] = score;
+	k->state[node] |= EC_SCORE;
+}
+
+const int64_t *tph_ecands_future_idle(tph_ecands *k, const tph_session *s, tph_idx node,
+                                      int64_t *buf)
+{
+	if (!k->on) {
+		tph_future_idle(s, node, buf);
+		return buf;
+	}
+	int64_t *row = k->fi + (size_t)node * s->ndim;
+	if (k->fi_ver[node] != k->ver[node] + 1) {
+		tph_future_idle(s, node, row);
+		k->fi_ver[node] = k->ver[node] + 1;
+	}
+	return row;
 }

@@ -75,17 +75,42 @@ typedef struct tph_ecands {
 	uint32_t n_log, *mark, stamp;
 	tph_ecands_bound bound;
 	void *arg;
+	double *score; /* per node: the class's score, valid while the state says so */
+	uint32_t *ver; /* per node: bumped at each touch, whatever the class */
+	int64_t *fi;   /* per node, ndim each: FutureIdle when the node's ver was fi_ver - 1 */
+	uint32_t *fi_ver;
+	uint64_t *live; /* bit per node: the state's live flag, walked in node order */
 } tph_ecands;
 
 int tph_ecands_init(tph_ecands *k, tph_evict_ctx *c, tph_ecands_bound bound, void *arg);
-/* tph_evict_nodes for task p, from the kept class when p is of it. */
-uint32_t tph_ecands_nodes(tph_ecands *k, tph_evict_ctx *c, tph_idx p, uint32_t key,
+/* tph_evict_nodes for task p, from the kept class when p is of it; when served and
+ * live_only, only the nodes the bound passes (in the same order, split by shard alike), for a
+ * caller to whom every other node fails without a trace. */
+uint32_t tph_ecands_nodes(tph_ecands *k, tph_evict_ctx *c, tph_idx p, uint32_t key, bool live_only,
                           uint32_t *n_first);
 /* The bound's answer for a node of the task it served. */
-bool tph_ecands_live(const tph_ecands *k, tph_idx node);
+static inline bool tph_ecands_live(const tph_ecands *k, tph_idx node)
+{
+	return k->live[node >> 6] >> (node & 63) & 1;
+}
+/* A score kept for a node of the task it served, by an earlier task of its class since the
+ * node last changed: true and *out set, or false. Only for scores that are node-local
+ * (TPH_SCORE_LOCAL, with or without TPH_SCORE_JOB: a class is one job) for the class. */
+bool tph_ecands_score(const tph_ecands *k, tph_idx node, double *out);
+void tph_ecands_keep_score(tph_ecands *k, tph_idx node, double score);
 /* Every change the action makes to a node: the node, or each operation of a statement about
  * to be committed or discarded. */
 void tph_ecands_touch(tph_ecands *k, tph_idx node);
+/* How often `node` was touched so far (while on: a cache of per-node sums the action keeps
+ * holds while the count it was made at holds). */
+static inline uint32_t tph_ecands_ver(const tph_ecands *k, tph_idx node)
+{
+	return k->ver[node];
+}
+/* tph_future_idle: a row kept since the node was last touched (while on), else buf filled;
+ * valid until the next call. */
+const int64_t *tph_ecands_future_idle(tph_ecands *k, const tph_session *s, tph_idx node,
+                                      int64_t *buf);
 void tph_ecands_touch_stmt(tph_ecands *k, const tph_statement *st);
 
 /* Whether a failed preemptor (or reclaimer) a tells how b fares, the session unchanged: one

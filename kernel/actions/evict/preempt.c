@@ -76,6 +76,11 @@ int tph_preempt_scratch(tph_preempt_ctx *c)
 	c->qmask = TPH_ACT_NEW(s, uint8_t, s->queues->n + 1);
 	c->qoff = TPH_ACT_NEW(s, uint32_t, nn);
 	c->qtask = TPH_ACT_NEW(s, tph_idx, c->ev.node_off[s->nodes.n] + 1);
+	c->crel = TPH_ACT_NEW(s, int64_t, (size_t)nn * s->ndim);
+	c->qrun = TPH_ACT_NEW(s, int64_t, (size_t)nn * s->ndim);
+	c->qrun_ver = TPH_ACT_NEW(s, uint32_t, nn);
+	c->own = TPH_ACT_NEW(s, uint32_t, nn);
+	c->own_of = TPH_NOIDX;
 	c->live = TPH_ACT_NEW(s, tph_idx, nn);
 	c->live_node = TPH_ACT_NEW(s, tph_idx, nn);
 	c->fast = c->ev.fast;
@@ -84,8 +89,8 @@ int tph_preempt_scratch(tph_preempt_ctx *c)
 	c->memo_ok = c->fast && c->alloc_queue && !c->o.topology_aware && !c->ev.ph.sampling &&
 	             tph_victims_locality(s, false) == TPH_VICTIM_CLASS && tph_eqc_usable(s);
 	bool ok = c->scores && c->order && c->removed && c->cand_node && c->cand_off &&
-	          c->cand_vict && c->qrel && c->qmask && c->qoff && c->qtask && c->live &&
-	          c->live_node;
+	          c->cand_vict && c->qrel && c->qmask && c->qoff && c->qtask && c->crel &&
+	          c->qrun && c->qrun_ver && c->own && c->live && c->live_node;
 	if (!ok || tph_ecands_init(&c->cands, &c->ev, cands_bound, c))
 		return TPH_ENOMEM;
 	c->cands.on &= !c->o.topology_aware; /* its dry runs log nothing */
@@ -121,7 +126,9 @@ static bool fails_like_last(const tph_preempt_ctx *c, tph_idx p, tph_preempt_sco
 
 static bool try_groups(tph_preempt_ctx *c, tph_statement *stmt, tph_idx p, tph_preempt_scope scope)
 {
-	uint32_t n0, n = tph_ecands_nodes(&c->cands, &c->ev, p, scope, &n0);
+	/* node-local scores: normal_fast orders and scores the live nodes alone */
+	bool local = (tph_score_locality(c->ev.s, p) & ~TPH_SCORE_JOB) == TPH_SCORE_LOCAL;
+	uint32_t n0, n = tph_ecands_nodes(&c->cands, &c->ev, p, scope, local, &n0);
 	const tph_idx *g[2] = {c->ev.nodes, c->ev.nodes + n0};
 	const uint32_t ng[2] = {n0, n - n0};
 	for (int i = 0; i < 2 && !c->ev.err; i++) {

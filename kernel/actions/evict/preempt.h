@@ -48,6 +48,16 @@ typedef struct tph_preempt_ctx {
 	uint8_t *qmask;  /* per queue: 1 for qrel_of alone */
 	uint32_t *qoff;  /* fast: per node, the tasks qrel sums: qtask[qoff[n] .. qoff[n+1]) */
 	tph_idx *qtask;
+	/* fast: per node, ndim each: what the filter's candidates there held when
+	 * tph_preempt_bounds last passed its first bound on the node (tph_preempt_covered) */
+	int64_t *crel;
+	/* kept candidates on: per node, ndim each, what qtask's Bound or Running tasks there hold,
+	 * summed when the node's tph_ecands_ver was qrun_ver - 1 (0: not summed for qrel_of) */
+	int64_t *qrun;
+	uint32_t *qrun_ver;
+	uint32_t *own; /* per node: == own_stamp where job own_of had a task Bound or Running */
+	uint32_t own_stamp;
+	tph_idx own_of;
 	tph_idx *live;      /* normal, fast: positions of the nodes that may take the preemptor */
 	tph_idx *live_node; /* normal, fast: those nodes */
 	double *scores;     /* normal: scores of the candidate nodes (n_ready) */
@@ -86,6 +96,11 @@ bool tph_preempt_bounds(tph_preempt_ctx *c, tph_idx preemptor, tph_preempt_scope
 uint32_t tph_preempt_cands_on(const tph_preempt_ctx *c, tph_idx preemptor, tph_preempt_scope scope,
                               tph_idx node, tph_idx *out);
 bool tph_refused_covers(const tph_preempt_ctx *c, const int64_t *rel);
+/* The victims a try on `node` could evict release no more than a remembered refusal: the try
+ * fails (with the localities tph_refused_add needs). Reads what the last tph_preempt_bounds
+ * call on the node found, so only for a node that call passed, unchanged since, for a
+ * preemptor of the same class and scope. */
+bool tph_preempt_covered(const tph_preempt_ctx *c, tph_idx preemptor, tph_idx node);
 void tph_refused_add(tph_preempt_ctx *c, const int64_t *rel);
 
 /* normalPreempt and topologyAwarePreempt over nodes[0..n): true when the preemptor was

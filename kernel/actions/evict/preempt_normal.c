@@ -86,6 +86,8 @@ static bool try_node(tph_preempt_ctx *c, tph_statement *stmt, tph_idx p, tph_pre
                      tph_idx node)
 {
 	tph_session *s = c->ev.s;
+	if (tph_preempt_covered(c, p, node))
+		return false;
 	uint32_t nc = tph_preempt_cands_on(c, p, scope, node, c->ev.cands);
 	uint32_t nv = tph_preemptable(s, p, c->ev.cands, nc, c->ev.victims);
 	if (!tph_validate_victims(s, p, node, c->ev.victims, nv))
@@ -144,6 +146,18 @@ static uint32_t pop_first(tph_scored *h, uint32_t *n)
 	return pos;
 }
 
+/* The entries whose tries a remembered refusal already fails go before the sort (their order
+ * among the others does not matter: they fail without a trace). */
+static uint32_t drop_covered(const tph_preempt_ctx *c, tph_idx p, const tph_idx *nodes,
+                             tph_scored *heap, uint32_t n)
+{
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (!tph_preempt_covered(c, p, nodes[heap[i].pos]))
+			heap[k++] = heap[i];
+	return k;
+}
+
 /* Try nodes[heap[i].pos] for the n entries of heap in SortNodes order. */
 static bool try_in_order(tph_preempt_ctx *c, tph_statement *stmt, tph_idx p,
                          tph_preempt_scope scope, const tph_idx *nodes, tph_scored *heap,
@@ -154,6 +168,7 @@ static bool try_in_order(tph_preempt_ctx *c, tph_statement *stmt, tph_idx p,
 	for (uint32_t k = 0; k < HEAP_TRIES && n && !c->ev.err; k++)
 		if (try_node(c, stmt, p, scope, nodes[pop_first(heap, &n)]))
 			return true;
+	n = drop_covered(c, p, nodes, heap, n);
 	qsort(heap, n, sizeof *heap, cmp_scored);
 	for (uint32_t i = 0; i < n && !c->ev.err; i++)
 		if (try_node(c, stmt, p, scope, nodes[heap[i].pos]))
@@ -174,13 +189,82 @@ static bool normal_naive(tph_preempt_ctx *c, tph_statement *stmt, tph_idx p,
 	return try_in_order(c, stmt, p, scope, nodes, heap, n);
 }
 
+/* c->scores[0..m) for the live nodes, node-local scores: those the class kept for unchanged
+ * nodes, the others scored (each node's score is the same in any call) and kept. */
+static bool kept_scores(tph_preempt_ctx *c, tph_idx p, uint32_t m)
+{
+	tph_idx *todo = c->ev.run;
+	uint32_t t = 0;
+	for (uint32_t k = 0; k < m; k++)
+		if (!tph_ecands_score(&c->cands, c->live_node[k], &c->scores[k]))
+			todo[t++] = c->live_node[k];
+	if (!t)
+		return true;
+	if (!tph_score_nodes(c->ev.s, p, todo, t, c->scores))
+		return false;
+	for (uint32_t i = 0; i < t; i++)
+		tph_ecands_keep_score(&c->cands, todo[i], c->scores[i]);
+	for (uint32_t k = 0; k < m; k++)
+		tph_ecands_score(&c->cands, c->live_node[k], &c->scores[k]);
+	return true;
+}
+
+#define MAX_ANCHORS 32u
+
+/* The nodes to score when the scores are anchored: the live ones and the anchors of the
+ * call over all n (any such subset scores each of its nodes as the full call would), in
+ * node order, into c->ev.run; UINT32_MAX when the plugins name too many anchors. */
+static uint32_t anchored_set(tph_preempt_ctx *c, tph_idx p, const tph_idx *nodes, uint32_t n,
+                             uint32_t m)
+{
+	tph_evict_ctx *ev = &c->ev;
+	tph_idx a[MAX_ANCHORS];
+	uint32_t na = tph_score_anchors(ev->s, p, nodes, n, a, MAX_ANCHORS);
+	if (na == UINT32_MAX)
+		return UINT32_MAX;
+	if (++ev->stamp == 0) {
+		memset(ev->mark, 0, (ev->s->nodes.n + 1) * sizeof *ev->mark);
+		ev->stamp = 1;
+	}
+	for (uint32_t i = 0; i < na; i++)
+		ev->mark[a[i]] = ev->stamp;
+	uint32_t t = 0;
+	for (uint32_t i = 0, k = 0; i < n; i++) {
+		bool live = k < m && c->live[k] == i;
+		k += live;
+		if (live || ev->mark[nodes[i]] == ev->stamp)
+			ev->run[t++] = nodes[i];
+	}
+	return t;
+}
+
+/* c->scores[0..m): the scores of the live nodes, each as Volcano's call over all n nodes
+ * gives it, scoring no more nodes than the plugins' localities require. */
+static bool live_scores(tph_preempt_ctx *c, tph_idx p, const tph_idx *nodes, uint32_t n, uint32_t m)
+{
+	tph_session *s = c->ev.s;
+	int loc = tph_score_locality(s, p) & ~TPH_SCORE_JOB;
+	if (loc == TPH_SCORE_LOCAL)
+		return c->cands.served ? kept_scores(c, p, m)
+		                       : tph_score_nodes(s, p, c->live_node, m, c->scores);
+	uint32_t t = loc == TPH_SCORE_ANCHORED ? anchored_set(c, p, nodes, n, m) : UINT32_MAX;
+	const tph_idx *set = t == UINT32_MAX ? nodes : c->ev.run;
+	t = t == UINT32_MAX ? n : t;
+	if (!tph_score_nodes(s, p, set, t, c->scores))
+		return false;
+	/* keep the live ones, in order: each sits at or after its live index */
+	for (uint32_t j = 0, k = 0; j < t && k < m; j++)
+		if (set[j] == c->live_node[k])
+			c->scores[k++] = c->scores[j];
+	return true;
+}
+
 /* The same tries less those that would fail before evicting: only nodes that pass the bound
  * are ordered (their relative order is the full one's, positions kept), none scored when none
- * passes, and with node-local scores only they are scored. */
+ * passes, and only the nodes the scores' locality needs are scored. */
 static bool normal_fast(tph_preempt_ctx *c, tph_statement *stmt, tph_idx p, tph_preempt_scope scope,
                         const tph_idx *nodes, uint32_t n)
 {
-	tph_session *s = c->ev.s;
 	uint32_t m = 0;
 	for (uint32_t i = 0; i < n; i++)
 		if (c->cands.served ? tph_ecands_live(&c->cands, nodes[i])
@@ -190,14 +274,13 @@ static bool normal_fast(tph_preempt_ctx *c, tph_statement *stmt, tph_idx p, tph_
 		}
 	if (!m)
 		return false;
-	bool local = (tph_score_locality(s, p) & ~TPH_SCORE_JOB) == TPH_SCORE_LOCAL;
-	if (!tph_score_nodes(s, p, local ? c->live_node : nodes, local ? m : n, c->scores)) {
+	if (!live_scores(c, p, nodes, n, m)) {
 		c->score_failed = true;
 		return false;
 	}
 	tph_scored *heap = c->order;
 	for (uint32_t k = 0; k < m; k++)
-		heap[k] = (tph_scored){order_key(c->scores[local ? k : c->live[k]]), c->live[k]};
+		heap[k] = (tph_scored){order_key(c->scores[k]), c->live[k]};
 	return try_in_order(c, stmt, p, scope, nodes, heap, m);
 }
 

@@ -31,7 +31,69 @@ static void use_queue(tph_preempt_ctx *c, tph_idx q)
 	c->qmask[q] = 1;
 	tph_evict_release_rows(&c->ev, c->qmask, c->qrel);
 	tph_evict_marked_tasks(&c->ev, c->qmask, c->qoff, c->qtask);
+	memset(c->qrun_ver, 0, (c->ev.s->nodes.n + 1) * sizeof *c->qrun_ver);
 	c->qrel_of = q;
+}
+
+/* The nodes where job j has a task Bound or Running. During the action a task leaves those
+ * states only when evicted and returns to them only on its own node (an undo), so the marks
+ * stay a superset of where the job's tasks can pass the filter. */
+static void mark_own(tph_preempt_ctx *c, tph_idx j)
+{
+	const tph_session *s = c->ev.s;
+	if (j == c->own_of)
+		return;
+	if (++c->own_stamp == 0) {
+		memset(c->own, 0, (s->nodes.n + 1) * sizeof *c->own);
+		c->own_stamp = 1;
+	}
+	for (uint32_t i = s->jobs->task_off[j]; i < s->jobs->task_off[j + 1]; i++) {
+		tph_idx t = s->jobs->task_idx[i];
+		uint8_t st = s->tasks.status[t];
+		if ((st == TPH_TS_BOUND || st == TPH_TS_RUNNING) && s->tasks.node[t] != TPH_NOIDX)
+			c->own[s->tasks.node[t]] = c->own_stamp;
+	}
+	c->own_of = j;
+}
+
+/* qrun's row of the node, summed again when the node was touched since. */
+static const int64_t *qrun_row(tph_preempt_ctx *c, tph_idx node)
+{
+	const tph_session *s = c->ev.s;
+	int64_t *row = c->qrun + (size_t)node * s->ndim;
+	uint32_t ver = tph_ecands_ver(&c->cands, node) + 1;
+	if (c->qrun_ver[node] == ver)
+		return row;
+	memset(row, 0, s->ndim * sizeof *row);
+	for (uint32_t i = c->qoff[node]; i < c->qoff[node + 1]; i++) {
+		uint8_t st = s->tasks.status[c->qtask[i]];
+		if (st == TPH_TS_BOUND || st == TPH_TS_RUNNING)
+			tph_vec_add_task(s, c->qtask[i], +1, row);
+	}
+	c->qrun_ver[node] = ver;
+	return row;
+}
+
+/* What the filter's candidates on the node hold, into cr. Without the preemptor's own job's
+ * tasks there, the filter passes every Bound or Running task of qtask (other jobs) or none
+ * (its own job), unless the preemptor is BestEffort. */
+static void cands_sum(tph_preempt_ctx *c, tph_idx p, tph_preempt_scope scope, tph_idx node,
+                      int64_t *cr)
+{
+	const tph_session *s = c->ev.s;
+	bool kept = c->cands.on && !(s->tasks.flags[p] & TPH_TASK_BEST_EFFORT);
+	if (kept)
+		mark_own(c, s->tasks.job[p]);
+	if (kept && c->own[node] != c->own_stamp) {
+		const int64_t *row = scope == TPH_PREEMPT_SAME_JOB ? NULL : qrun_row(c, node);
+		for (uint32_t d = 0; d < s->ndim; d++)
+			cr[d] = row ? row[d] : 0;
+		return;
+	}
+	memset(cr, 0, s->ndim * sizeof *cr);
+	for (uint32_t i = c->qoff[node]; i < c->qoff[node + 1]; i++)
+		if (tph_preempt_filter(s, p, c->qtask[i], scope))
+			tph_vec_add_task(s, c->qtask[i], +1, cr);
 }
 
 bool tph_preempt_bounds(tph_preempt_ctx *c, tph_idx preemptor, tph_preempt_scope scope,
@@ -44,17 +106,18 @@ bool tph_preempt_bounds(tph_preempt_ctx *c, tph_idx preemptor, tph_preempt_scope
 		return tph_validate_victims(s, preemptor, node, c->ev.cands, n);
 	}
 	use_queue(c, q);
-	int64_t fi[TPH_RES_MAX], up[TPH_RES_MAX];
+	int64_t buf[TPH_RES_MAX], up[TPH_RES_MAX];
 	const int64_t *rel = c->qrel + (size_t)node * s->ndim;
-	tph_future_idle(s, node, fi); /* read once for both bounds */
+	const int64_t *fi = tph_ecands_future_idle(&c->cands, s, node, buf); /* for both bounds */
 	for (uint32_t d = 0; d < s->ndim; d++)
 		up[d] = fi[d] + rel[d];
 	if (!tph_req_fits(s, preemptor, up))
 		return false;
-	for (uint32_t i = c->qoff[node]; i < c->qoff[node + 1]; i++)
-		if (tph_preempt_filter(s, preemptor, c->qtask[i], scope))
-			tph_vec_add_task(s, c->qtask[i], +1, fi);
-	return tph_req_fits(s, preemptor, fi);
+	int64_t *cr = c->crel + (size_t)node * s->ndim;
+	cands_sum(c, preemptor, scope, node, cr);
+	for (uint32_t d = 0; d < s->ndim; d++)
+		up[d] = fi[d] + cr[d];
+	return tph_req_fits(s, preemptor, up);
 }
 
 static bool le_row(const int64_t *a, const int64_t *b, uint32_t nd)
@@ -71,6 +134,15 @@ bool tph_refused_covers(const tph_preempt_ctx *c, const int64_t *rel)
 		if (le_row(rel, c->refused[k], c->ev.s->ndim))
 			return true;
 	return false;
+}
+
+bool tph_preempt_covered(const tph_preempt_ctx *c, tph_idx preemptor, tph_idx node)
+{
+	const tph_session *s = c->ev.s;
+	tph_idx q = tph_task_queue(s, preemptor);
+	if (!c->fast || !c->alloc_queue || !c->n_refused || q == TPH_NOIDX || q != c->qrel_of)
+		return false;
+	return tph_refused_covers(c, c->crel + (size_t)node * s->ndim);
 }
 
 /* Rows the new one covers go; when all slots hold rows it does not cover, the oldest goes. */

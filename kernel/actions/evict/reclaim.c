@@ -6,6 +6,8 @@
 
 #include "session/ep.h"
 
+#include <string.h>
+
 typedef struct reclaim_run {
 	tph_evict_ctx ev;
 	tph_pq queues;
@@ -19,6 +21,11 @@ typedef struct reclaim_run {
 	int64_t *rel;   /* fast: tph_evict_release_rows over the reclaimable queues */
 	uint32_t *roff; /* fast: the tasks rel sums, per node: rtask[roff[n] .. roff[n+1]) */
 	tph_idx *rtask;
+	/* kept candidates on: per node, ndim + 1 each, what rtask's Running tasks there hold and
+	 * their count, summed when the node's tph_ecands_ver was rrun_ver - 1 (0: never) */
+	int64_t *rrun;
+	uint32_t *rrun_ver;
+	uint64_t *rqueues; /* per node: bit q for a queue q < 64 with a task of rtask there */
 	tph_idx failed;
 	uint32_t epoch, failed_epoch;
 	tph_ecands cands; /* evict_cands.c */
@@ -73,12 +80,14 @@ static bool evict_until_fits(tph_evict_ctx *c, tph_statement *ns, tph_idx task, 
 
 /* What rules a node out before Reclaimable runs: c->cands gets the reclaimees, *nc their
  * count. */
-static bool may_take(const reclaim_run *r, tph_idx task, tph_idx node, uint32_t *nc)
+static bool may_take(reclaim_run *r, tph_idx task, tph_idx node, uint32_t *nc)
 {
 	const tph_evict_ctx *c = &r->ev;
 	const tph_session *s = c->s;
 	int64_t fi[TPH_RES_MAX], up[TPH_RES_MAX];
-	tph_future_idle(s, node, fi); /* read once for both bounds */
+	const int64_t *kept = tph_ecands_future_idle(&r->cands, s, node, fi); /* for both bounds */
+	for (uint32_t d = 0; kept != fi && d < s->ndim; d++)
+		fi[d] = kept[d];
 	*nc = 0;
 	/* Reclaimees are preemptable tasks of reclaimable queues: when all of them would not do,
 	 * none of their subsets will. */
@@ -95,12 +104,61 @@ static bool may_take(const reclaim_run *r, tph_idx task, tph_idx node, uint32_t 
 	return tph_req_fits(s, task, fi);
 }
 
+/* rrun's row of the node, summed again when the node was touched since. */
+static const int64_t *rrun_row(reclaim_run *r, tph_idx node)
+{
+	const tph_session *s = r->ev.s;
+	int64_t *row = r->rrun + (size_t)node * (s->ndim + 1);
+	uint32_t ver = tph_ecands_ver(&r->cands, node) + 1;
+	if (r->rrun_ver[node] == ver)
+		return row;
+	memset(row, 0, (s->ndim + 1) * sizeof *row);
+	for (uint32_t i = r->roff[node]; i < r->roff[node + 1]; i++)
+		if (r->ev.s->tasks.status[r->rtask[i]] == TPH_TS_RUNNING) {
+			tph_vec_add_task(s, r->rtask[i], +1, row);
+			row[s->ndim]++;
+		}
+	r->rrun_ver[node] = ver;
+	return row;
+}
+
+/* may_take's answer. Where the reclaimer's queue has no task of rtask, the reclaimees are
+ * rtask's Running tasks, whose sum and count rrun keeps. */
 static bool cands_bound(void *arg, tph_idx task, uint32_t key, tph_idx node)
 {
-	const reclaim_run *r = arg;
+	reclaim_run *r = arg;
+	const tph_session *s = r->ev.s;
+	tph_idx q = tph_task_queue(s, task);
 	uint32_t nc;
 	(void)key;
-	return may_take(r, task, node, &nc);
+	if (!r->rrun || q == TPH_NOIDX || q >= 64 || (r->rqueues[node] >> q & 1))
+		return may_take(r, task, node, &nc);
+	int64_t buf[TPH_RES_MAX], sum[TPH_RES_MAX];
+	const int64_t *fi = tph_ecands_future_idle(&r->cands, s, node, buf);
+	const int64_t *row = rrun_row(r, node);
+	if (!row[s->ndim])
+		return false;
+	for (uint32_t d = 0; d < s->ndim; d++)
+		sum[d] = fi[d] + row[d];
+	return tph_req_fits(s, task, sum);
+}
+
+/* rrun and rqueues, with the kept candidates (whose touches rrun_ver follows). */
+static int keep_sums(reclaim_run *r)
+{
+	tph_session *s = r->ev.s;
+	uint32_t nn = s->nodes.n + 1;
+	r->rrun = TPH_ACT_NEW(s, int64_t, (size_t)nn * (s->ndim + 1));
+	r->rrun_ver = TPH_ACT_NEW(s, uint32_t, nn);
+	r->rqueues = TPH_ACT_NEW(s, uint64_t, nn);
+	if (!r->rrun || !r->rrun_ver || !r->rqueues)
+		return TPH_ENOMEM;
+	for (tph_idx n = 0; n < s->nodes.n; n++)
+		for (uint32_t i = r->roff[n]; i < r->roff[n + 1]; i++) {
+			tph_idx q = s->jobs->queue[s->tasks.job[r->rtask[i]]];
+			r->rqueues[n] |= q < 64 ? UINT64_C(1) << q : 0;
+		}
+	return TPH_OK;
 }
 
 static bool try_node(reclaim_run *r, tph_statement *stmt, tph_idx task, tph_idx node)
@@ -134,7 +192,7 @@ static bool try_node(reclaim_run *r, tph_statement *stmt, tph_idx task, tph_idx 
 static bool reclaim_for_task(reclaim_run *r, tph_statement *stmt, tph_idx task)
 {
 	tph_evict_ctx *c = &r->ev;
-	uint32_t n0, n = tph_ecands_nodes(&r->cands, c, task, 0, &n0);
+	uint32_t n0, n = tph_ecands_nodes(&r->cands, c, task, 0, true, &n0);
 	for (uint32_t i = 0; i < n && !c->err; i++)
 		if (try_node(r, stmt, task, c->nodes[i]))
 			return true;
@@ -262,6 +320,8 @@ static int reclaim_execute(tph_session *s, const tph_args *args)
 	}
 	if (!rc)
 		rc = tph_ecands_init(&r.cands, &r.ev, cands_bound, &r);
+	if (!rc && r.cands.on && r.rtask)
+		rc = keep_sums(&r);
 	for (tph_idx q; !rc && !r.ev.err && (q = tph_pq_pop(&r.queues)) != TPH_NOIDX;) {
 		if (tph_overused(s, q))
 			continue;
