@@ -57,14 +57,14 @@ int tph_kai_solver_init(tph_kai_solver *sv, tph_kai_session *s, tph_kai_solver_r
 
 void tph_kai_solver_free(tph_kai_solver *sv)
 {
-	void *all[] = {sv->q_first,    sv->q_jobs, sv->pend,      sv->pool,     sv->tasks,
-	               sv->rec,        sv->pot,    sv->batch_end, sv->victims,  sv->vjob,
-	               sv->vfirst,     sv->order,  sv->sub,       sv->tmp,      sv->cand,
-	               sv->vq_in,      sv->taken,  sv->job_in,    sv->job_mark, sv->node_seen,
-	               sv->cap,        sv->rf,     sv->req,       sv->in_rec,   sv->saved,
-	               sv->taken_list, sv->rem,    sv->vq_popped};
+	void *all[] = {sv->q_first,  sv->q_jobs,     sv->pend,    sv->pool,  sv->tasks,  sv->rec,
+	               sv->pot,      sv->batch_end,  sv->victims, sv->vjob,  sv->vfirst, sv->order,
+	               sv->sub,      sv->tmp,        sv->cand,    sv->vq_in, sv->taken,  sv->job_in,
+	               sv->job_mark, sv->node_seen,  sv->cap,     sv->rf,    sv->req,    sv->in_rec,
+	               sv->saved,    sv->taken_list, sv->rem};
 	for (size_t i = 0; i < sizeof all / sizeof *all; i++)
 		tph_free(all[i]);
+	tph_free(sv->vq_popped);
 	tph_kai_placer_free(&sv->pl);
 }
 
