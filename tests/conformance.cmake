@@ -7,7 +7,8 @@
 # that crashed or printed no `N passed, N failed[, N skipped]` summary.
 # $TPH_SHARED_DIR, when set at test time, names the shared/ directory: SHARED becomes its
 # conformance/ (its SUBDIR/ with -DSUBDIR=..., as test `conformance.kai` passes conformance-kai;
-# -DNAME=... names the gate in its messages).
+# -DNAME=... names the gate in its messages). -DLOCAL=ON keeps SHARED as given: a folder of the
+# tree (tests/kai/held) that the shared directory does not hold.
 # $TPH_REQUIRE_SHARED (set and not 0) turns a missing fixture directory from a skip into a failure.
 # Test `conformance.selftest.*` runs this gate against a stub binary (conformance_stub.sh).
 cmake_minimum_required(VERSION 3.25)
@@ -18,7 +19,7 @@ endif()
 if(NOT DEFINED SUBDIR)
   set(SUBDIR conformance)
 endif()
-if(DEFINED ENV{TPH_SHARED_DIR} AND NOT "$ENV{TPH_SHARED_DIR}" STREQUAL "")
+if(DEFINED ENV{TPH_SHARED_DIR} AND NOT "$ENV{TPH_SHARED_DIR}" STREQUAL "" AND NOT LOCAL)
   set(SHARED "$ENV{TPH_SHARED_DIR}/${SUBDIR}")
 endif()
 foreach(var TEPHRA SHARED PENDING)

@@ -132,11 +132,19 @@ static void job_res(const tph_kai_session *s, const uint32_t *tasks, uint32_t n,
 	}
 }
 
+static void victims_res(const double *v, double out[KAI_NRES])
+{
+	for (int d = 0; v && d < TPH_KAI_DIMS; d++)
+		out[res_of_dim[d]] = v[d];
+}
+
 static int queue_order(void *state, const tph_kai_session *s, uint32_t lq, uint32_t rq,
-                       int32_t ljob, int32_t rjob)
+                       int32_t ljob, int32_t rjob, const double *lvictims, const double *rvictims)
 {
 	prop_state *p = state;
 	kai_qo_side l = {.queue = lq}, r = {.queue = rq};
+	victims_res(lvictims, l.victims);
+	victims_res(rvictims, r.victims);
 	if (ljob >= 0) {
 		uint32_t n = tph_kai_tasks_to_allocate(s, (uint32_t)ljob, p->tasks);
 		job_res(s, p->tasks, n, p->min_gpu_mib, l.job);

@@ -253,7 +253,7 @@ static void test_proportion(void **state)
 	    "  - {name: big-0, podGroup: big, status: Pending, requests: {nvidia.com/gpu: 1}}\n"
 	    "  - {name: jb-0, podGroup: jb, status: Pending, requests: {nvidia.com/gpu: 1}}\n");
 	/* a holds its quota; b holds nothing: b first, whatever their creation order */
-	assert_true(tph_kai_queue_order(f.s, 1, 0, 2, 1) < 0);
+	assert_true(tph_kai_queue_order(f.s, 1, 0, 2, 1, NULL, NULL) < 0);
 	uint32_t t = task_of(&f, "big-0");
 	assert_false(tph_kai_job_schedulable(f.s, 1, &t, 1));
 	assert_int_equal(tph_kai_add_job_order(f.s, NULL, NULL), TPH_EINVAL);

@@ -1,10 +1,10 @@
 /* Unit tests for KAI's job solver (kernel/actions/kai/solver*.c) and the statement's evictions
  * (session/kai/kai_stmt.c): the k-search's probe sizes, the victims queue's order (lowest
- * first, one elastic pod at a time), a scenario a validator rejects rolled back whole, and
- * victims moved (evicted and pipelined elsewhere) versus killed (left Releasing) versus put back
- * (unevicted: no eviction at all), a moved shared pod's devices and the predicates' pod count
- * through rollback, and a job failing VictimInvariantPrePredicate skipped. Each scenario is
- * small and written here. */
+ * first, one elastic pod at a time; QueueOrder asked with the victims popped so far), a scenario a
+ * validator rejects rolled back whole, and victims moved (evicted and pipelined elsewhere) versus
+ * killed (left Releasing) versus put back (unevicted: no eviction at all), a moved shared pod's
+ * devices and the predicates' pod count through rollback, and a job failing
+ * VictimInvariantPrePredicate skipped. Each scenario is small and written here. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -494,6 +494,54 @@ static void test_reclaim_needs_proportion(void **state)
 	close_kai(&f);
 }
 
+/* ---- reclaim: the victims queue asks QueueOrder with the victims popped so far ---- */
+
+#define QUOTA(name, gpus, weight)                             \
+	"  - {name: " name ", resources: {gpu: {quota: " gpus \
+	", limit: -1, overQuotaWeight: " weight               \
+	"}, cpu: {quota: -1, limit: -1}, memory: {quota: -1, limit: -1}}}\n"
+#define RUN1(job, queue, prio) "  - {name: " job ", queue: " queue ", priority: " prio "}\n"
+#define POD1(job)                                                                  \
+	"  - {name: " job "-0, podGroup: " job ", status: Running, nodeName: n0, " \
+	"requests: {nvidia.com/gpu: 1}}\n"
+
+/* qa and qb hold two GPUs each over a quota of one. The victims queue pops qb's lowest job
+ * first (equal queues: the later created gives back first); then qb's popped job and its next
+ * leave it at no share while qa's next leaves it at its quota, so qa gives next (KAI's
+ * getVictimsForQueue; with the next victim alone the queues would tie and qb give again). */
+static void test_victims_queue_counts_popped(void **state)
+{
+	(void)state;
+	kf f;
+	open_kai(&f, "reclaim", PROPORTION,
+	         "queues:\n" QUOTA("qa", "1", "1") QUOTA("qb", "1", "1") QUOTA(
+	             "qr", "2",
+	             "0") "nodes: [{name: n0, allocatable: {cpu: \"8\", memory: 8G, "
+	                  "nvidia.com/gpu: \"4\"}}]\n"
+	                  "podGroups:\n" RUN1("a1", "qa", "50") RUN1("a0", "qa", "49")
+	                      RUN1("b1", "qb", "50") RUN1(
+	                          "b0", "qb",
+	                          "49") "  - {name: r, queue: qr, priority: 50, minMember: 2}\n"
+	                                "pods:\n" POD1("a1") POD1("a0") POD1("b1")
+	                                    POD1("b0") "  - {name: r-0, podGroup: r, status: "
+	                                               "Pending, requests: {nvidia.com/gpu: 1}}\n"
+	                                               "  - {name: r-1, podGroup: r, status: "
+	                                               "Pending, requests: {nvidia.com/gpu: 1}}\n");
+	tph_kai_solver sv;
+	assert_int_equal(tph_kai_solver_init(&sv, f.s, (tph_kai_solver_rules){0}), 0);
+	const tph_kai_view *v = tph_kai_session_view(f.s);
+	for (uint32_t j = 0; j < v->jobs.n; j++)
+		sv.cand[j] = strcmp(v->jobs.name[j], "r") != 0;
+	tph_kai_victims_reset(&sv);
+	char order[64] = "";
+	for (int32_t j; (j = tph_kai_jobq_pop(&sv, sv.vq_in, true)) >= 0;)
+		snprintf(order + strlen(order), sizeof order - strlen(order), "%s%s",
+		         *order ? " " : "", v->jobs.name[j]);
+	assert_string_equal(order, "b0 a0 b1 a1");
+	tph_kai_solver_free(&sv);
+	close_kai(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -509,6 +557,7 @@ int main(void)
 	    cmocka_unit_test(test_consolidation_off),
 	    cmocka_unit_test(test_reclaim_under_share),
 	    cmocka_unit_test(test_reclaim_needs_proportion),
+	    cmocka_unit_test(test_victims_queue_counts_popped),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -71,7 +71,8 @@ static int32_t pick(tph_kai_alloc *a, int32_t parent)
 		int32_t j = v->queues.has_kids[q] ? pick(a, (int32_t)q) : best_job(a, q);
 		if (j < 0)
 			continue;
-		if (best_q < 0 || tph_kai_queue_order(a->s, q, (uint32_t)best_q, j, best_j) < 0) {
+		if (best_q < 0 ||
+		    tph_kai_queue_order(a->s, q, (uint32_t)best_q, j, best_j, NULL, NULL) < 0) {
 			best_q = (int32_t)q;
 			best_j = j;
 		}

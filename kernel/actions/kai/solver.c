@@ -42,12 +42,13 @@ int tph_kai_solver_init(tph_kai_solver *sv, tph_kai_session *s, tph_kai_solver_r
 	sv->saved = tph_calloc(nt, 1);
 	sv->taken_list = tph_calloc(nt, sizeof *sv->taken_list);
 	sv->rem = tph_calloc((size_t)v->subgroups.n + 1, sizeof *sv->rem);
+	sv->vq_popped = tph_calloc((size_t)v->queues.n * TPH_KAI_DIMS + 1, sizeof *sv->vq_popped);
 	if (rc == TPH_OK &&
 	    !(sv->q_first && sv->q_jobs && sv->pend && sv->pool && sv->tasks && sv->rec &&
 	      sv->pot && sv->batch_end && sv->victims && sv->vjob && sv->vfirst && sv->order &&
 	      sv->sub && sv->tmp && sv->cand && sv->vq_in && sv->taken && sv->job_in &&
 	      sv->job_mark && sv->node_seen && sv->cap && sv->rf && sv->req && sv->in_rec &&
-	      sv->saved && sv->taken_list && sv->rem))
+	      sv->saved && sv->taken_list && sv->rem && sv->vq_popped))
 		rc = TPH_ENOMEM;
 	if (rc == TPH_OK)
 		tph_kai_solver_index(sv);
@@ -63,6 +64,7 @@ void tph_kai_solver_free(tph_kai_solver *sv)
 	               sv->saved,    sv->taken_list, sv->rem};
 	for (size_t i = 0; i < sizeof all / sizeof *all; i++)
 		tph_free(all[i]);
+	tph_free(sv->vq_popped);
 	tph_kai_placer_free(&sv->pl);
 }
 

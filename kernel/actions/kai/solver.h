@@ -34,6 +34,7 @@ struct tph_kai_solver {
 	uint8_t *cand, *vq_in, *taken, *in_rec, *saved;
 	uint32_t *taken_list, n_taken; /* the tasks with taken[t] set, to clear and mask them */
 	uint32_t *rem;                 /* [sub-group] a victim job's tasks left in the queue */
+	double *vq_popped; /* [queue * TPH_KAI_DIMS] the allocated requests of the jobs it popped */
 	/* The accumulated scenario: potential victim tasks in pop order, batch b (one pop) ending
 	 * at batch_end[b]. */
 	uint32_t *pot, n_pot, *batch_end, n_batch;

@@ -1,10 +1,13 @@
 /* KAI's JobsOrderByQueues (actions/utils/job_order_by_queue.go) for the solver: the next job
  * comes down the queue tree, each level's child queues compared by QueueOrder asked with their
- * best job, the leaf's jobs by JobOrder. A victims queue reverses both comparisons: the queue
- * that should give back first, its lowest job first. KAI asks QueueOrder of a victims queue
- * with the victims popped so far; tephra's QueueOrder point takes one job per side, the next
- * victim (docs/kai.md). Every pop re-evaluates the comparisons, as a heap kept exact would. */
+ * best job, the leaf's jobs by JobOrder. A victims queue reverses both comparisons (the queue
+ * that should give back first, its lowest job first) and asks QueueOrder with no job but each
+ * side's victims: those its best leaf popped so far plus its next (getVictimsForQueue), as
+ * summed allocated requests (kai.h). Every pop re-evaluates the comparisons, as a heap kept
+ * exact would. */
 #include "solver.h"
+
+#include <string.h>
 
 static bool schedulable(const tph_kai_view *v, int32_t q)
 {
@@ -29,10 +32,40 @@ static int32_t best_job(const tph_kai_solver *sv, const uint8_t *in, uint32_t q,
 	return best;
 }
 
+/* pod_status.AllocatedStatus: what a job's AllocatedVector sums (Releasing and Pipelined not). */
+static bool allocated_status(uint8_t st)
+{
+	return st == TPH_KAI_TS_ALLOCATED || st == TPH_KAI_TS_BINDING || st == TPH_KAI_TS_BOUND ||
+	       st == TPH_KAI_TS_RUNNING;
+}
+
+/* Job j's AllocatedVector as the victims queue holds it (its popped tasks read Releasing). */
+static void add_allocated(const tph_kai_session *s, uint32_t j, double out[TPH_KAI_DIMS])
+{
+	for (uint32_t i = s->job_first[j]; i < s->job_first[j + 1]; i++) {
+		uint32_t t = s->job_tasks[i];
+		double req[TPH_KAI_DIMS];
+		if (!allocated_status(s->status[t]))
+			continue;
+		tph_kai_task_request(s, t, req);
+		for (int d = 0; d < TPH_KAI_DIMS; d++)
+			out[d] += req[d];
+	}
+}
+
+/* QueueOrder's victims of a side whose best job is j: its leaf's popped jobs and j. */
+static void victims_of(const tph_kai_solver *sv, uint32_t j, double out[TPH_KAI_DIMS])
+{
+	const double *popped = sv->vq_popped + (size_t)sv->s->v->jobs.queue[j] * TPH_KAI_DIMS;
+	memcpy(out, popped, TPH_KAI_DIMS * sizeof *out);
+	add_allocated(sv->s, j, out);
+}
+
 static int32_t pick(const tph_kai_solver *sv, const uint8_t *in, int32_t parent, bool victims)
 {
 	const tph_kai_view *v = sv->s->v;
 	int32_t best_q = -1, best_j = -1;
+	double vic[TPH_KAI_DIMS], best_vic[TPH_KAI_DIMS];
 	for (uint32_t q = 0; q < v->queues.n; q++) {
 		if (v->queues.parent[q] != parent || v->queues.dropped[q])
 			continue;
@@ -40,11 +73,17 @@ static int32_t pick(const tph_kai_solver *sv, const uint8_t *in, int32_t parent,
 		                                  : best_job(sv, in, q, victims);
 		if (j < 0)
 			continue;
+		if (victims)
+			victims_of(sv, (uint32_t)j, vic);
 		int c =
-		    best_q < 0 ? -1 : tph_kai_queue_order(sv->s, q, (uint32_t)best_q, j, best_j);
+		    best_q < 0 ? -1
+		    : victims
+		        ? tph_kai_queue_order(sv->s, q, (uint32_t)best_q, -1, -1, vic, best_vic)
+		        : tph_kai_queue_order(sv->s, q, (uint32_t)best_q, j, best_j, NULL, NULL);
 		if (best_q < 0 || (victims ? c > 0 : c < 0)) {
 			best_q = (int32_t)q;
 			best_j = j;
+			memcpy(best_vic, vic, sizeof vic);
 		}
 	}
 	return best_j;
@@ -53,8 +92,12 @@ static int32_t pick(const tph_kai_solver *sv, const uint8_t *in, int32_t parent,
 int32_t tph_kai_jobq_pop(const tph_kai_solver *sv, uint8_t *in, bool victims)
 {
 	int32_t j = pick(sv, in, -1, victims);
-	if (j >= 0)
-		in[j] = 0;
+	if (j < 0)
+		return j;
+	in[j] = 0;
+	if (victims) /* KAI's poppedJobsByQueue keeps the job as popped */
+		add_allocated(sv->s, (uint32_t)j,
+		              sv->vq_popped + (size_t)sv->s->v->jobs.queue[j] * TPH_KAI_DIMS);
 	return j;
 }
 

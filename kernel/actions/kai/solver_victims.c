@@ -5,6 +5,8 @@
  * of the job back. A job reads as KAI's clone of it with the popped tasks gone. */
 #include "solver.h"
 
+#include <string.h>
+
 static bool left(const tph_kai_solver *sv, uint32_t t)
 {
 	return !sv->taken[t] && tph_kai_active_allocated(sv->s->status[t]);
@@ -155,6 +157,7 @@ void tph_kai_victims_reset(tph_kai_solver *sv)
 		sv->taken[sv->taken_list[i]] = 0;
 	sv->n_taken = sv->n_pot = sv->n_batch = 0;
 	const tph_kai_view *v = sv->s->v;
+	memset(sv->vq_popped, 0, (size_t)v->queues.n * TPH_KAI_DIMS * sizeof *sv->vq_popped);
 	for (uint32_t j = 0; j < v->jobs.n; j++)
 		sv->vq_in[j] = sv->cand[j];
 }

@@ -518,9 +518,15 @@ typedef int (*tph_kai_task_order_fn)(void *state, const tph_kai_session *s, uint
  * name, PodSetOrder, from when it ordered pod sets only. */
 typedef int (*tph_kai_pod_set_order_fn)(void *state, const tph_kai_session *s, uint32_t l,
                                         uint32_t r);
-/* QueueOrder with each side's best pending job (-1: none). */
+/* QueueOrder with each side's best pending job (-1: none). In a victims queue (reclaim's and
+ * preempt's solver walk it reversed) the jobs are -1 and lvictims/rvictims, NULL elsewhere, are
+ * KAI's lVictims/rVictims summed, [TPH_KAI_DIMS] in tph_kai_task_request's units: the requests
+ * of the tasks in an allocated status (Allocated, Binding, Bound, Running) of every victim job
+ * the queue gave so far, each as it was when popped (an elastic job popped twice counts twice,
+ * the second time without the tasks taken the first), and of the one it would give next. */
 typedef int (*tph_kai_queue_order_fn)(void *state, const tph_kai_session *s, uint32_t lq,
-                                      uint32_t rq, int32_t ljob, int32_t rjob);
+                                      uint32_t rq, int32_t ljob, int32_t rjob,
+                                      const double *lvictims, const double *rvictims);
 /* NodePreOrder: once per task before its nodes are scored, over the nodes it fits on (idle
  * plus releasing), so a plugin can take the range it scores against. */
 typedef void (*tph_kai_node_pre_order_fn)(void *state, const tph_kai_session *s, uint32_t task,
@@ -585,7 +591,7 @@ int tph_kai_job_order(const tph_kai_session *s, uint32_t l, uint32_t r);
 int tph_kai_task_order(const tph_kai_session *s, uint32_t l, uint32_t r);
 int tph_kai_pod_set_order(const tph_kai_session *s, uint32_t l, uint32_t r);
 int tph_kai_queue_order(const tph_kai_session *s, uint32_t lq, uint32_t rq, int32_t ljob,
-                        int32_t rjob);
+                        int32_t rjob, const double *lvictims, const double *rvictims);
 void tph_kai_node_pre_order(const tph_kai_session *s, uint32_t task, const uint32_t *nodes,
                             uint32_t n);
 int tph_kai_node_score(const tph_kai_session *s, uint32_t task, uint32_t node, double *score);

@@ -133,12 +133,12 @@ int tph_kai_pod_set_order(const tph_kai_session *s, uint32_t l, uint32_t r)
 }
 
 int tph_kai_queue_order(const tph_kai_session *s, uint32_t lq, uint32_t rq, int32_t ljob,
-                        int32_t rjob)
+                        int32_t rjob, const double *lvictims, const double *rvictims)
 {
 	const tph_kai_hooks *h = &s->queue_order;
 	for (uint32_t i = 0; i < h->n; i++) {
 		int c = ((tph_kai_queue_order_fn)h->items[i].fn)(h->items[i].state, s, lq, rq, ljob,
-		                                                 rjob);
+		                                                 rjob, lvictims, rvictims);
 		if (c)
 			return c;
 	}

@@ -112,7 +112,7 @@ static int order_of(const tph_kai_session *s, int kind, uint32_t l, uint32_t r)
 		return tph_kai_job_order(s, l, r);
 	if (kind == O_TASK)
 		return tph_kai_task_order(s, l, r);
-	return tph_kai_queue_order(s, l, r, best_job(s, l), best_job(s, r));
+	return tph_kai_queue_order(s, l, r, best_job(s, l), best_job(s, r), NULL, NULL);
 }
 
 /* Sort the listed objects (a stable insertion sort) and compare with the listed sequence. */
