@@ -122,7 +122,7 @@ static int group_full(ahn_ctx *h, ahn_ws *w, const tph_idx *hns, uint32_t n, int
 		bool last = i + 1 == n;
 		tph_statement st;
 		job_res r;
-		if (!last && ahn_hopeless(h, w, hns[i], need))
+		if (!last && ahn_doomed(h, w, hns[i], need))
 			continue;
 		int rc = release_held(h, go);
 		if (rc || (rc = job_try(h, w, hns[i], last, &st, &r)))
@@ -194,6 +194,8 @@ static int group_fast(ahn_ctx *h, ahn_ws *w, tph_idx k, const tph_idx *hns, uint
 	}
 	for (uint32_t x = 0; x < m && go->best == TPH_NOIDX; x++) {
 		uint32_t i = h->ranked[x].i;
+		if (i + 1 < n && ahn_doomed(h, w, hns[i], need))
+			continue;
 		int rc = job_try(h, w, hns[i], i + 1 == n, &st, &r);
 		if (rc)
 			return rc;
