@@ -234,15 +234,21 @@ static int64_t cut_room(const ahn_ctx *h, const ahn_ws *w, const ahn_cut *c, tph
 	return total;
 }
 
-/* The one class's verdicts of hn's nodes into h->verdict, or NULL when the worksheet has
- * several classes or classes are off. */
+/* The one class's verdicts of hn's nodes into h->verdict, asked for a pending task of it (as a
+ * run asks), or NULL when the worksheet has several classes, none pending, or classes are
+ * off. */
 static const tph_reason_code *class_verdicts(ahn_ctx *h, const ahn_ws *w, tph_idx hn)
 {
 	if (w->one_class == TPH_NOIDX || !h->c->eqc)
 		return NULL;
+	uint32_t i = 0, end = w->off[w->n_sj];
+	while (i < end && h->s->tasks.status[w->task[i]] != TPH_TS_PENDING)
+		i++;
+	if (i == end)
+		return NULL;
 	const tph_idx *nodes;
 	uint32_t n = tph_hn_nodes(&h->s->topo->t, hn, &nodes);
-	tph_eqc_eval(h->c->eqc, w->one_class, nodes, n, h->verdict);
+	tph_eqc_eval(h->c->eqc, w->task[i], nodes, n, h->verdict);
 	return h->verdict;
 }
 

@@ -22,10 +22,9 @@
 #define SLOT_BUDGET ((size_t)64 << 20)
 
 typedef struct eq_slot {
-	uint32_t cls; /* CLS_NONE: free */
-	uint32_t
-	    base; /* the touch clock when the class took the column: older stamps are not its */
-	uint64_t used;            /* LRU clock */
+	uint32_t cls;  /* CLS_NONE: free */
+	uint32_t base; /* tick when the class took the column: older stamps are not its */
+	uint64_t used; /* LRU clock */
 	tph_reason_code *verdict; /* [node] */
 	uint32_t *at;             /* [node] touch clock + 1 when verdict[node] was evaluated */
 } eq_slot;
