@@ -3,7 +3,8 @@
  * topology that does not fit, minMember below the replicas, the recorder, the nomination fast
  * path and its fallback, hypernodes that do not form a tree; then the exact shortcuts
  * (resource bound, best-score-first, first-step memo) against the naive search on random
- * clusters. */
+ * clusters, and the one class's verdicts skipping dry runs, with verdict columns evaluated
+ * only where asked. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -326,6 +327,92 @@ static void test_shortcuts_exact(void **state)
 	}
 }
 
+/* Racks of four 4-cpu nodes, `racks` of them; rack `gpu` has nodes labelled kind: gpu. One
+ * job, hard at tier 1, of two 1-cpu pods that select kind: gpu. */
+static void gpu_racks(uint32_t racks, uint32_t gpu)
+{
+	size_t at = (size_t)snprintf(yaml, sizeof yaml,
+	                             "name: g\nenableFlagsDefault: true\nconf: |\n"
+	                             "  actions: \"allocate\"\n  tiers:\n  - plugins:\n"
+	                             "    - name: gang\n    - name: predicates\n"
+	                             "    - name: network-topology-aware\n"
+	                             "queues: [{name: q1}]\nnodes:\n");
+	for (uint32_t i = 0; i < 4 * racks; i++)
+		at += (size_t)snprintf(yaml + at, sizeof yaml - at,
+		                       "  - {name: n%u, allocatable: {cpu: '4', memory: 8Gi, pods: "
+		                       "'10'}%s}\n",
+		                       i, i / 4 == gpu ? ", labels: {kind: gpu}" : "");
+	at += (size_t)snprintf(yaml + at, sizeof yaml - at, "hyperNodes:\n");
+	for (uint32_t r = 0; r < racks; r++)
+		at += (size_t)snprintf(yaml + at, sizeof yaml - at,
+		                       "  - {name: r%u, tier: 1, members: [n%u, n%u, n%u, n%u]}\n",
+		                       r, 4 * r, 4 * r + 1, 4 * r + 2, 4 * r + 3);
+	snprintf(yaml + at, sizeof yaml - at,
+	         "podGroups:\n"
+	         "  - {name: j, namespace: ns, queue: q1, minMember: 2, phase: Inqueue,"
+	         " networkTopology: {mode: hard, highestTierAllowed: 1}}\n"
+	         "pods:\n"
+	         "  - {name: w-0, namespace: ns, podGroup: j, requests: {cpu: '1'},"
+	         " nodeSelector: {kind: gpu}}\n"
+	         "  - {name: w-1, namespace: ns, podGroup: j, requests: {cpu: '1'},"
+	         " nodeSelector: {kind: gpu}}\n");
+}
+
+/* Decide over `yaml` with the profile on: *pre and *nodes get PrePredicate calls (one per
+ * task a dry run tries) and Predicate nodes (verdicts evaluated); every bind must land in rack
+ * `rack`. Returns the binds. */
+static uint32_t profiled(bool naive, uint32_t rack, uint64_t *pre, uint64_t *nodes)
+{
+	pts p;
+	tph_session_opts o = {.threads = 1, .naive = naive, .profile = true};
+	pts_open_with(&p, yaml, &o);
+	pts_run(&p);
+	const tph_profile_row *rows;
+	uint32_t n, binds = p.log->n_binds;
+	assert_int_equal(tph_session_profile(p.s, &rows, &n), TPH_OK);
+	*pre = *nodes = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (!strcmp(rows[i].ep, "PrePredicate"))
+			*pre = rows[i].calls;
+		if (!strcmp(rows[i].ep, "Predicate"))
+			*nodes = rows[i].nodes;
+	}
+	for (uint32_t i = 0; i < binds; i++) {
+		unsigned node = 0;
+		assert_int_equal(sscanf(p.log->binds[i].node, "n%u", &node), 1);
+		assert_int_equal(node / 4, rack);
+	}
+	pts_free(&p);
+	return binds;
+}
+
+/* Five racks whose nodes the job's selector refuses, then the one it fits: the resource
+ * bound passes them all, the class's verdicts skip their dry runs, so only the last rack's
+ * two tasks are tried (the literal search tries the first task in each rack too). */
+static void test_class_bound(void **state)
+{
+	(void)state;
+	uint64_t pre, nodes, npre, nnodes;
+	gpu_racks(6, 5);
+	assert_int_equal(profiled(false, 5, &pre, &nodes), 2);
+	assert_int_equal(profiled(true, 5, &npre, &nnodes), 2);
+	assert_int_equal(pre, 2);
+	assert_true(npre > pre);
+}
+
+/* The rack that fits comes first among forty: its run succeeds at once, and the verdict
+ * columns evaluate only the nodes asked about (its four, then the one the first task took),
+ * not the cluster's 160. */
+static void test_class_columns_partial(void **state)
+{
+	(void)state;
+	uint64_t pre, nodes;
+	gpu_racks(40, 0);
+	assert_int_equal(profiled(false, 0, &pre, &nodes), 2);
+	assert_int_equal(pre, 2);
+	assert_int_equal(nodes, 5);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -337,6 +424,8 @@ int main(void)
 	    cmocka_unit_test(test_nomination_invalidated),
 	    cmocka_unit_test(test_flat_nomination),
 	    cmocka_unit_test(test_shortcuts_exact),
+	    cmocka_unit_test(test_class_bound),
+	    cmocka_unit_test(test_class_columns_partial),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -70,6 +70,9 @@ typedef struct ahn_ws {
 	int64_t *prefix; /* [n_dim * (tasks + 1)] */
 	ahn_cut *cut;
 	uint32_t n_cut;
+	/* A task whose class (tph_eqc_same_class) every task of the worksheet shares, TPH_NOIDX
+	 * when they are of several; built with the prefix sums. */
+	tph_idx one_class;
 } ahn_ws;
 
 /* A hypernode of a job-level group with its score known in advance (allocate_hn_job.c). */
@@ -102,7 +105,8 @@ typedef struct ahn_ctx {
 	 * allocateForJob call failed its first-step dry run at hn. */
 	bool prune, memo_on, gang_job, gang_sj;
 	uint32_t gen, *memo;
-	struct ahn_rank *ranked; /* [hypernodes] allocate_hn_job.c's group order */
+	struct ahn_rank *ranked;  /* [hypernodes] allocate_hn_job.c's group order */
+	tph_reason_code *verdict; /* [nodes] scratch of the class-verdict bound */
 	/* The job-level dry run under way: fidelity (its fit errors may survive: every candidate
 	 * that ends a gradient group runs for real), first_step, and what makes its score known
 	 * in advance (simple: one subjob step, won by the job-level hypernode alone). */
@@ -145,8 +149,11 @@ int ahn_bound_init(ahn_ctx *h);
 int64_t ahn_need(const ahn_ctx *h, const ahn_ws *w, tph_idx k);
 /* An upper bound on the worksheet's tasks hn's nodes can take now (INT64_MAX: no bound). */
 int64_t ahn_room(ahn_ctx *h, ahn_ws *w, tph_idx hn);
-/* Whether a dry run at hn needing `need` tasks is sure to fail. */
+/* Whether a dry run at hn needing `need` tasks is sure to fail, by resources alone. */
 bool ahn_hopeless(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need);
+/* The same, or by the worksheet's one class's verdicts of hn's nodes (which it evaluates, so
+ * it is asked just before a run, which would evaluate them too). */
+bool ahn_doomed(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need);
 
 /* allocate_hn_tasks.c */
 /* allocateResourcesForTasks of subjob `k` over the nodes of `hn`, its task queue at *cur.

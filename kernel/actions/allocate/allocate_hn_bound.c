@@ -3,9 +3,12 @@
  * more placed tasks. A hypernode's nodes can take at most as many tasks as the smallest
  * requests add up to within its summed future idle, and at most, summed over its nodes, as
  * many as the smallest requests fit each node's future idle (upper bounds on what fits node
- * by node, valid while no node has a negative future idle). A dry run whose need exceeds the
- * bound fails for sure, so it is skipped; its fit errors are not needed when another run
- * resets them (see allocate_hn_job.c). */
+ * by node, valid while no node has a negative future idle). When every task of the worksheet
+ * is of one equivalence class, a node its class's verdict fails takes none: the run places
+ * only on passing nodes, so a failing node is never touched and its verdict stands (the
+ * classes' own contract, action_eqc.c). A dry run whose need exceeds the bound fails for
+ * sure, so it is skipped; its fit errors are not needed when another run resets them (see
+ * allocate_hn_job.c). */
 #include "allocate_hn.h"
 
 #include "base/mem.h"
@@ -53,7 +56,8 @@ int ahn_bound_init(ahn_ctx *h)
 	tph_session *s = h->s;
 	h->memo = TPH_ACT_NEW(s, uint32_t, s->topo->t.n + 1);
 	h->ranked = TPH_ACT_NEW(s, ahn_rank, s->topo->t.n + 1);
-	if (!h->memo || !h->ranked)
+	h->verdict = TPH_ACT_NEW(s, tph_reason_code, s->nodes.n + 1);
+	if (!h->memo || !h->ranked || !h->verdict)
 		return TPH_ENOMEM;
 	/* node sampling rotates its start on every filter call: every run must happen, in order;
 	 * naive mode keeps the plain search as the reference */
@@ -164,6 +168,10 @@ static int prefix_build(ahn_ctx *h, ahn_ws *w)
 		w->dim[nd++] = d;
 	}
 	w->n_dim = nd ? nd : UINT32_MAX;
+	w->one_class = n ? w->task[0] : TPH_NOIDX;
+	for (uint32_t i = 1; i < n && w->one_class != TPH_NOIDX; i++)
+		if (!tph_eqc_same_class(s, w->task[0], w->task[i]))
+			w->one_class = TPH_NOIDX;
 	return nd ? cuts_build(h, w) : TPH_OK;
 }
 
@@ -200,15 +208,18 @@ int64_t ahn_room(ahn_ctx *h, ahn_ws *w, tph_idx hn)
 
 /* Node by node, for one cut (a request row v): tasks asking for at least v in every
  * dimension are at most min over d of floor(future idle / v[d]) per node, the others at most
- * their number. Counts until `need` is reached. */
+ * their number; with `verdict` (the one class's verdicts of hn's nodes), none on a node it
+ * fails. Counts until `need` is reached. */
 static int64_t cut_room(const ahn_ctx *h, const ahn_ws *w, const ahn_cut *c, tph_idx hn,
-                        int64_t need)
+                        int64_t need, const tph_reason_code *verdict)
 {
 	const tph_node_store *ns = &h->s->nodes;
 	const tph_idx *nodes;
 	uint32_t n = tph_hn_nodes(&h->s->topo->t, hn, &nodes);
 	int64_t total = c->below;
 	for (uint32_t i = 0; i < n && total < need; i++) {
+		if (verdict && verdict[i] != TPH_PASS)
+			continue;
 		int64_t most = INT64_MAX;
 		for (uint32_t x = 0; x < w->n_dim; x++) {
 			if (!c->v[x])
@@ -223,6 +234,24 @@ static int64_t cut_room(const ahn_ctx *h, const ahn_ws *w, const ahn_cut *c, tph
 	return total;
 }
 
+/* The one class's verdicts of hn's nodes into h->verdict, asked for a pending task of it (as a
+ * run asks), or NULL when the worksheet has several classes, none pending, or classes are
+ * off. */
+static const tph_reason_code *class_verdicts(ahn_ctx *h, const ahn_ws *w, tph_idx hn)
+{
+	if (w->one_class == TPH_NOIDX || !h->c->eqc)
+		return NULL;
+	uint32_t i = 0, end = w->off[w->n_sj];
+	while (i < end && h->s->tasks.status[w->task[i]] != TPH_TS_PENDING)
+		i++;
+	if (i == end)
+		return NULL;
+	const tph_idx *nodes;
+	uint32_t n = tph_hn_nodes(&h->s->topo->t, hn, &nodes);
+	tph_eqc_eval(h->c->eqc, w->task[i], nodes, n, h->verdict);
+	return h->verdict;
+}
+
 bool ahn_hopeless(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need)
 {
 	if (!h->prune)
@@ -230,7 +259,17 @@ bool ahn_hopeless(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need)
 	if (ahn_room(h, w, hn) < need)
 		return true;
 	for (uint32_t i = 0; w->n_dim != UINT32_MAX && i < w->n_cut; i++)
-		if (w->cut[i].below < need && cut_room(h, w, &w->cut[i], hn, need) < need)
+		if (w->cut[i].below < need && cut_room(h, w, &w->cut[i], hn, need, NULL) < need)
 			return true;
 	return false;
+}
+
+bool ahn_doomed(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need)
+{
+	if (ahn_hopeless(h, w, hn, need))
+		return true;
+	if (!h->prune || w->n_dim == UINT32_MAX || w->n_cut != 1 || w->cut[0].below)
+		return false;
+	const tph_reason_code *v = class_verdicts(h, w, hn);
+	return v && cut_room(h, w, &w->cut[0], hn, need, v) < need;
 }

@@ -122,7 +122,7 @@ static int group_full(ahn_ctx *h, ahn_ws *w, const tph_idx *hns, uint32_t n, int
 		bool last = i + 1 == n;
 		tph_statement st;
 		job_res r;
-		if (!last && ahn_hopeless(h, w, hns[i], need))
+		if (!last && ahn_doomed(h, w, hns[i], need))
 			continue;
 		int rc = release_held(h, go);
 		if (rc || (rc = job_try(h, w, hns[i], last, &st, &r)))
@@ -149,17 +149,21 @@ static int by_score(const void *a, const void *b)
 }
 
 /* The group's candidates that can win, best score first: each hypernode's own score for the
- * single subjob k, those sure to fail left out. UINT32_MAX when a score is NaN or -inf (no
- * score may beat it, and a success with it ends Volcano's search: the plain order decides). */
+ * single subjob k, those whose summed room is short left out (the node-by-node bounds are
+ * asked only of the runs the order reaches, ahn_doomed). UINT32_MAX when the score of one
+ * that may succeed is NaN or -inf (no score may beat it, and a success with it ends Volcano's
+ * search: the plain order decides). */
 static uint32_t rank(ahn_ctx *h, ahn_ws *w, tph_idx k, const tph_idx *hns, uint32_t n, int64_t need)
 {
 	ahn_rank *o = h->ranked;
 	uint32_t m = 0;
 	for (uint32_t i = 0; i < n; i++) {
-		if (ahn_hopeless(h, w, hns[i], need))
+		if (h->prune && ahn_room(h, w, hns[i]) < need)
 			continue;
 		double sc;
 		tph_hn_order(h->s, k, &hns[i], 1, &sc);
+		if (!(sc > -(double)INFINITY) && ahn_hopeless(h, w, hns[i], need))
+			continue;
 		if (!(sc > -(double)INFINITY))
 			return UINT32_MAX;
 		o[m++] = (ahn_rank){sc, i};
@@ -194,6 +198,8 @@ static int group_fast(ahn_ctx *h, ahn_ws *w, tph_idx k, const tph_idx *hns, uint
 	}
 	for (uint32_t x = 0; x < m && go->best == TPH_NOIDX; x++) {
 		uint32_t i = h->ranked[x].i;
+		if (i + 1 < n && ahn_doomed(h, w, hns[i], need))
+			continue;
 		int rc = job_try(h, w, hns[i], i + 1 == n, &st, &r);
 		if (rc)
 			return rc;

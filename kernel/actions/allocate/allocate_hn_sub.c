@@ -80,7 +80,7 @@ static bool skip(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need, bool last)
 		return false;
 	if (h->memo_on && h->first_step && h->memo[hn] == h->gen)
 		return true;
-	return ahn_hopeless(h, w, hn, need);
+	return ahn_doomed(h, w, hn, need);
 }
 
 /* One dry run; *ok when it leaves operations behind (st then holds them, applied). */

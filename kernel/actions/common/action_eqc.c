@@ -1,6 +1,8 @@
 /* Equivalence classes for node filtering: tasks of one job with the same spec pointer, request
- * row and role share a verdict column over the nodes. A log of touched nodes keeps each column
- * current: a class brought up to date re-evaluates only the nodes touched since it last was.
+ * row and role share a verdict column over the nodes. Each verdict carries the touch clock of
+ * its evaluation and each node the clock of its last touch, so a class evaluates again only the
+ * nodes it is asked about that were touched since (the hypernode path asks about one rack at a
+ * time: a class never pays for the nodes it is not asked about).
  * Valid only when a node's verdict depends on that node alone, so classes are refused when a
  * predicate plugin might look further (inter-pod terms, unknown plugins). */
 #include "action_util.h"
@@ -15,16 +17,16 @@
 #define SMALL_EVAL 4u         /* fewer nodes than this: evaluate directly */
 /* Verdict columns kept at once, LRU beyond: the classes a pass keeps coming back to are far
  * fewer (the generated profiles do the same filtering work with 256 columns as with 3,000),
- * and each column costs 2 bytes per node, which is session memory while the action runs. */
+ * and each column costs 6 bytes per node, which is session memory while the action runs. */
 #define MAX_SLOTS   256u
 #define SLOT_BUDGET ((size_t)64 << 20)
 
 typedef struct eq_slot {
 	uint32_t cls;  /* CLS_NONE: free */
-	uint32_t seen; /* change-log length the column reflects */
+	uint32_t base; /* tick when the class took the column: older stamps are not its */
 	uint64_t used; /* LRU clock */
-	bool valid;
 	tph_reason_code *verdict; /* [node] */
+	uint32_t *at;             /* [node] touch clock + 1 when verdict[node] was evaluated */
 } eq_slot;
 
 struct tph_eqc {
@@ -40,11 +42,13 @@ struct tph_eqc {
 	eq_slot *slots;
 	uint32_t n_slots, cap_slots, max_slots;
 	uint64_t clock;
-	tph_idx *log; /* touched nodes, in order */
+	tph_idx *log; /* touched nodes, in order (for tph_eqc_log's readers) */
 	uint32_t n_log, cap_log;
-	uint32_t lost;            /* bumped when a touch could not be logged */
-	uint32_t *mark, mark_gen; /* [node] dedupe of a sync */
+	uint32_t lost;     /* bumped when a touch could not be logged */
+	uint32_t tick;     /* touch clock: touches and column takeovers */
+	uint32_t *touched; /* [node] the clock of its last touch */
 	tph_idx *sub, *sub_feas;
+	uint32_t *sub_pos;
 	tph_reason_code *sub_codes;
 };
 
@@ -90,14 +94,15 @@ tph_eqc *tph_eqc_new(tph_session *s, bool with_fit)
 	e->s = s;
 	e->with_fit = with_fit;
 	e->cls = tph_calloc(s->tasks.n + 1, sizeof *e->cls);
-	e->mark = tph_calloc(nn, sizeof *e->mark);
+	e->touched = tph_calloc(nn, sizeof *e->touched);
 	e->sub = tph_malloc(nn * sizeof *e->sub);
+	e->sub_pos = tph_malloc(nn * sizeof *e->sub_pos);
 	e->sub_feas = tph_malloc(nn * sizeof *e->sub_feas);
 	e->sub_codes = tph_malloc(nn * sizeof *e->sub_codes);
-	size_t per = (size_t)nn * sizeof(tph_reason_code);
+	size_t per = (size_t)nn * (sizeof(tph_reason_code) + sizeof(uint32_t));
 	size_t max = SLOT_BUDGET / per;
 	e->max_slots = max < 4 ? 4 : max > MAX_SLOTS ? MAX_SLOTS : (uint32_t)max;
-	if (!e->cls || !e->mark || !e->sub || !e->sub_feas || !e->sub_codes) {
+	if (!e->cls || !e->touched || !e->sub || !e->sub_pos || !e->sub_feas || !e->sub_codes) {
 		tph_eqc_free(e);
 		return NULL;
 	}
@@ -108,8 +113,10 @@ void tph_eqc_free(tph_eqc *e)
 {
 	if (!e)
 		return;
-	for (uint32_t i = 0; i < e->n_slots; i++)
+	for (uint32_t i = 0; i < e->n_slots; i++) {
 		tph_free(e->slots[i].verdict);
+		tph_free(e->slots[i].at);
+	}
 	tph_free(e->slots);
 	tph_free(e->cls);
 	tph_free(e->table);
@@ -117,19 +124,32 @@ void tph_eqc_free(tph_eqc *e)
 	tph_free(e->hash);
 	tph_free(e->slot_of);
 	tph_free(e->log);
-	tph_free(e->mark);
+	tph_free(e->touched);
 	tph_free(e->sub);
+	tph_free(e->sub_pos);
 	tph_free(e->sub_feas);
 	tph_free(e->sub_codes);
 	tph_free(e);
 }
 
+/* Out of clock: forget every column's stamps (never in practice: 2^32 touches). */
+static void clock_reset(tph_eqc *e)
+{
+	uint32_t nn = e->s->nodes.n + 1;
+	for (uint32_t i = 0; i < e->n_slots; i++) {
+		memset(e->slots[i].at, 0, nn * sizeof *e->slots[i].at);
+		e->slots[i].base = 0;
+	}
+	memset(e->touched, 0, nn * sizeof *e->touched);
+	e->tick = 0;
+}
+
 void tph_eqc_touch(tph_eqc *e, tph_idx node)
 {
-	/* Out of memory: forget every column rather than miss a change. */
+	if (e->tick >= UINT32_MAX - 2)
+		clock_reset(e);
+	e->touched[node] = ++e->tick;
 	if (tph_grow(&e->log, &e->cap_log, e->n_log + 1, sizeof *e->log)) {
-		for (uint32_t i = 0; i < e->n_slots; i++)
-			e->slots[i].valid = false;
 		e->lost++;
 		return;
 	}
@@ -238,13 +258,16 @@ static eq_slot *slot_new(tph_eqc *e)
 {
 	if (e->n_slots >= e->max_slots)
 		return NULL;
-	tph_reason_code *v = tph_malloc((e->s->nodes.n + 1) * sizeof *v);
-	if (!v || tph_grow(&e->slots, &e->cap_slots, e->n_slots + 1, sizeof *e->slots)) {
+	uint32_t nn = e->s->nodes.n + 1;
+	tph_reason_code *v = tph_malloc(nn * sizeof *v);
+	uint32_t *at = tph_calloc(nn, sizeof *at);
+	if (!v || !at || tph_grow(&e->slots, &e->cap_slots, e->n_slots + 1, sizeof *e->slots)) {
 		tph_free(v);
+		tph_free(at);
 		return NULL;
 	}
 	eq_slot *sl = &e->slots[e->n_slots++];
-	*sl = (eq_slot){.cls = CLS_NONE, .verdict = v};
+	*sl = (eq_slot){.cls = CLS_NONE, .verdict = v, .at = at};
 	return sl;
 }
 
@@ -262,8 +285,10 @@ static eq_slot *slot_bind(tph_eqc *e, uint32_t c)
 		return NULL;
 	if (sl->cls != CLS_NONE)
 		e->slot_of[sl->cls] = 0;
+	if (e->tick >= UINT32_MAX - 2)
+		clock_reset(e);
 	sl->cls = c;
-	sl->valid = false;
+	sl->base = ++e->tick; /* every stamp so far is at most this: none counts for c */
 	e->slot_of[c] = (uint32_t)(sl - e->slots) + 1;
 	return sl;
 }
@@ -274,39 +299,6 @@ static void direct(tph_eqc *e, tph_idx task, const tph_idx *nodes, uint32_t n, t
 		tph_filter_nodes(e->s, task, nodes, n, out, e->sub_feas);
 	else
 		tph_predicate_nodes(e->s, task, nodes, n, out);
-}
-
-static void refresh(tph_eqc *e, eq_slot *sl, tph_idx task, const tph_idx *nodes, uint32_t n)
-{
-	direct(e, task, nodes, n, e->sub_codes);
-	for (uint32_t i = 0; i < n; i++)
-		sl->verdict[nodes[i]] = e->sub_codes[i];
-}
-
-/* Bring a column up to date: the touched nodes again, or every candidate when too many were
- * touched since it was computed. */
-static void slot_sync(tph_eqc *e, eq_slot *sl, tph_idx task)
-{
-	const tph_session *s = e->s;
-	uint32_t limit = s->n_ready / 8 + 1, k = 0;
-	bool full = !sl->valid || e->n_log - sl->seen > s->n_ready;
-	if (!full && sl->seen != e->n_log) {
-		e->mark_gen++;
-		for (uint32_t p = sl->seen; p < e->n_log && k <= limit; p++) {
-			tph_idx node = e->log[p];
-			if (e->mark[node] != e->mark_gen) {
-				e->mark[node] = e->mark_gen;
-				e->sub[k++] = node;
-			}
-		}
-		full = k > limit;
-	}
-	if (full)
-		refresh(e, sl, task, s->ready_nodes, s->n_ready);
-	else if (k)
-		refresh(e, sl, task, e->sub, k);
-	sl->valid = true;
-	sl->seen = e->n_log;
 }
 
 void tph_eqc_eval(tph_eqc *e, tph_idx task, const tph_idx *nodes, uint32_t n, tph_reason_code *out)
@@ -321,8 +313,24 @@ void tph_eqc_eval(tph_eqc *e, tph_idx task, const tph_idx *nodes, uint32_t n, tp
 		direct(e, task, nodes, n, out);
 		return;
 	}
-	slot_sync(e, sl, task);
 	sl->used = ++e->clock;
-	for (uint32_t i = 0; i < n; i++)
-		out[i] = sl->verdict[nodes[i]];
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		tph_idx node = nodes[i];
+		uint32_t at = sl->at[node];
+		if (at > sl->base && at > e->touched[node]) {
+			out[i] = sl->verdict[node];
+			continue;
+		}
+		e->sub[k] = node;
+		e->sub_pos[k++] = i;
+	}
+	if (!k)
+		return;
+	direct(e, task, e->sub, k, e->sub_codes);
+	for (uint32_t j = 0; j < k; j++) {
+		sl->verdict[e->sub[j]] = e->sub_codes[j];
+		sl->at[e->sub[j]] = e->tick + 1;
+		out[e->sub_pos[j]] = e->sub_codes[j];
+	}
 }
