@@ -1,6 +1,6 @@
 /* KAI's order plugins: priority (plugins/priority: the higher priority first) and elastic
  * (plugins/elastic: a job below its minimum before one at or above it, a job at its minimum
- * before one above it) order jobs; taskorder orders tasks; subgrouporder pod sets. None keeps
+ * before one above it) order jobs; taskorder orders tasks; subgrouporder sub-groups. None keeps
  * state. */
 #include "kai_plugins.h"
 
@@ -87,8 +87,9 @@ static int open_taskorder(tph_kai_session *s, const tph_args *args, void **state
 const tph_kai_plugin tph_kai_plugin_taskorder = {TPH_KAI_PLUGIN_ABI, "taskorder", open_taskorder,
                                                  NULL};
 
-/* subgrouporder (plugins/subgrouporder): a pod set below its minMember first (two below: no
- * opinion); above, the lower ratio of active allocated pods to minMember first. */
+/* subgrouporder (plugins/subgrouporder) over sibling sub-groups, sets and pod sets alike: one
+ * below its threshold first (two below: no opinion); an optional one (threshold 0) after a
+ * required one, two optional by fewer allocated; else the lower allocated/threshold ratio. */
 static int64_t pod_set_allocated(const tph_kai_session *s, uint32_t ps)
 {
 	const tph_kai_view *v = tph_kai_session_view(s);
@@ -101,15 +102,34 @@ static int64_t pod_set_allocated(const tph_kai_session *s, uint32_t ps)
 	return c;
 }
 
-static int pod_set_order(void *state, const tph_kai_session *s, uint32_t l, uint32_t r)
+/* KAI's GetNumActiveAllocatedMembers and GetMinMembersToSatisfy: a pod set's active allocated
+ * pods against its minMember, a set's satisfied direct children against its minSubGroup. */
+static int64_t member_allocated(const tph_kai_session *s, uint32_t k, int64_t *threshold)
 {
-	const int32_t *min = tph_kai_session_view(s)->subgroups.min_member;
-	int64_t la = pod_set_allocated(s, l), ra = pod_set_allocated(s, r);
-	bool lsat = la >= min[l], rsat = ra >= min[r];
+	const tph_kai_view *v = tph_kai_session_view(s);
+	if (v->subgroups.pod_set[k]) {
+		*threshold = v->subgroups.min_member[k];
+		return pod_set_allocated(s, k);
+	}
+	*threshold = v->subgroups.min_subgroup[k];
+	uint32_t j = v->subgroups.job[k], first = v->jobs.sg_first[j];
+	int64_t sat = 0, min;
+	for (uint32_t c = first; c < first + v->jobs.sg_count[j]; c++)
+		if (v->subgroups.parent[c] == (int32_t)k)
+			sat += member_allocated(s, c, &min) >= min;
+	return sat;
+}
+
+static int subgroup_order(void *state, const tph_kai_session *s, uint32_t l, uint32_t r)
+{
+	int64_t lmin, rmin, la = member_allocated(s, l, &lmin), ra = member_allocated(s, r, &rmin);
+	bool lsat = la >= lmin, rsat = ra >= rmin;
 	(void)state;
 	if (!lsat || !rsat)
 		return lsat == rsat ? 0 : lsat ? 1 : -1;
-	double lr = (double)la / (double)min[l], rr = (double)ra / (double)min[r];
+	if (!lmin || !rmin)
+		return lmin != rmin ? (lmin ? -1 : 1) : (la > ra) - (la < ra);
+	double lr = (double)la / (double)lmin, rr = (double)ra / (double)rmin;
 	return lr < rr ? -1 : lr > rr;
 }
 
@@ -117,7 +137,7 @@ static int open_subgrouporder(tph_kai_session *s, const tph_args *args, void **s
 {
 	(void)args;
 	*state = NULL;
-	int rc = tph_kai_add_pod_set_order(s, pod_set_order, NULL);
+	int rc = tph_kai_add_pod_set_order(s, subgroup_order, NULL);
 	return rc < 0 ? tph_diag_set(d, rc, "subgrouporder: cannot register") : TPH_OK;
 }
 

@@ -171,23 +171,20 @@ static int place_pod_set(tph_kai_placer *a, const scope *sc)
 	return 1;
 }
 
-/* The members of set `set` (-1: the root) of job j: child sets first, then pod sets, each in
- * sub-group order. */
+/* The members of set `set` (-1: the root) of job j in sub-group order, taken once before the
+ * first is placed (KAI's orderedMembers in allocateMembersOnNodes). */
 static int place_members(tph_kai_placer *a, uint32_t j, int32_t set, const scope *sc)
 {
 	const tph_kai_view *v = a->s->v;
 	uint32_t first = v->jobs.sg_first[j], end = first + v->jobs.sg_count[j];
-	for (int pass = 0; pass < 2; pass++) {
-		if (pass)
-			tph_kai_order_subgroups(a->s, j); /* pod sets by the state now */
-		for (uint32_t i = first; i < end; i++) {
-			uint32_t c = a->s->sg_order[i];
-			if (v->subgroups.parent[c] != set || v->subgroups.pod_set[c] != pass)
-				continue;
-			int rc = place_subgroup(a, j, (int32_t)c, sc);
-			if (rc <= 0)
-				return rc;
-		}
+	tph_kai_order_members(a->s, j, set);
+	for (uint32_t i = first; i < end; i++) {
+		uint32_t c = a->s->sg_order[i];
+		if (v->subgroups.parent[c] != set)
+			continue;
+		int rc = place_subgroup(a, j, (int32_t)c, sc);
+		if (rc <= 0)
+			return rc;
 	}
 	return 1;
 }

@@ -322,6 +322,8 @@ typedef struct tph_kai_tasks {
 	const tph_str_list *gpu_groups;
 	/* The pod's labels (plugins read roles from them: kubeflow, ray); cold data, read once. */
 	const tph_kv_list *labels;
+	/* ---- appended: MIG instances as node resources ---- */
+	const int64_t *mig_request; /* [task * nodes.n_mig + profile]: instances requested */
 } tph_kai_tasks;
 
 typedef struct tph_kai_nodes {
@@ -346,6 +348,13 @@ typedef struct tph_kai_nodes {
 	/* The node labels that node-affinity Gt/Lt requirements of the tasks name, parsed once
 	 * (tph_k8s_node_affinity's `nums`). */
 	const tph_k8s_nums *label_nums;
+	/* ---- appended: MIG instances as node resources ---- */
+	/* The MIG profiles (resources named nvidia.com/mig-*) some node offers or some pod asks
+	 * for, and each node's allocatable instances of each, [node * n_mig + profile]; KAI fits
+	 * them as it fits cpu and memory (its resource vector holds every MIG resource). */
+	uint32_t n_mig;
+	const char *const *mig_names;
+	const int64_t *mig_alloc;
 } tph_kai_nodes;
 
 /* A node's MIG mode (node-role.kubernetes.io/mig-enabled, else an allocatable MIG resource;
@@ -507,7 +516,8 @@ bool tph_kai_scenario_valid(const tph_kai_session *s, tph_kai_evict_action a,
  * allocate scores only the nodes a task fits. */
 typedef int (*tph_kai_job_order_fn)(void *state, const tph_kai_session *s, uint32_t l, uint32_t r);
 typedef int (*tph_kai_task_order_fn)(void *state, const tph_kai_session *s, uint32_t l, uint32_t r);
-/* PodSetOrder (SubGroupOrder over two pod sets of one job, sub-group indices); fallback: name. */
+/* PodSetOrder (KAI's SubGroupOrder over two sibling sub-groups of one job, sets or pod sets,
+ * sub-group indices); fallback: name. */
 typedef int (*tph_kai_pod_set_order_fn)(void *state, const tph_kai_session *s, uint32_t l,
                                         uint32_t r);
 /* QueueOrder with each side's best pending job (-1: none). */

@@ -225,6 +225,8 @@ void tph_kai_session_free(tph_kai_session *s)
 	tph_free(s->job_tasks);
 	tph_free(s->idle);
 	tph_free(s->releasing);
+	tph_free(s->mig_idle);
+	tph_free(s->mig_rel);
 	tph_kai_gpu_free(s);
 	tph_free(s->ops);
 	tph_free(s->virt);
