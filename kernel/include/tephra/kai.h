@@ -678,8 +678,8 @@ const double *tph_kai_session_releasing(const tph_kai_session *s);
  * (KAI's AvailableSharedGPUFractions, the topology plugin's room for fractional pods). */
 double tph_kai_session_shared_gpus_free(const tph_kai_session *s, uint32_t node);
 /* KAI's status sets (pod_status) over tph_kai_status values: alive (pending or allocated),
- * active-allocated (Allocated, Pipelined, Binding, Bound, Running), active-used (those and
- * Releasing: holding a node). */
+ * active-allocated (Allocated, Pipelined, Binding, Bound, Running), active-used (those,
+ * Releasing and StuckInReleasing: holding a node; a stuck pod's resources are not releasing). */
 bool tph_kai_alive(uint8_t status);
 bool tph_kai_active_used(uint8_t status);
 bool tph_kai_active_allocated(uint8_t status);
