@@ -1,7 +1,7 @@
 /* KAI's order plugins: priority (plugins/priority: the higher priority first) and elastic
  * (plugins/elastic: a job below its minimum before one at or above it, a job at its minimum
- * before one above it) order jobs; taskorder orders tasks; subgrouporder the members of a
- * sub-group set (sets and pod sets alike). None keeps state. */
+ * before one above it) order jobs; taskorder orders tasks; subgrouporder sub-groups. None keeps
+ * state. */
 #include "kai_plugins.h"
 
 int64_t tph_kai_job_min(const tph_kai_view *v, uint32_t j)
@@ -87,56 +87,50 @@ static int open_taskorder(tph_kai_session *s, const tph_args *args, void **state
 const tph_kai_plugin tph_kai_plugin_taskorder = {TPH_KAI_PLUGIN_ABI, "taskorder", open_taskorder,
                                                  NULL};
 
-/* subgrouporder (plugins/subgrouporder): a member's count is a pod set's active allocated pods
- * or a set's satisfied direct children, its threshold the pod set's minMember or the set's
- * minSubGroup; one below its threshold first (two below: no opinion); then one with a
- * threshold before one without; two without: the fewer counted first; else the lower ratio of
- * count to threshold. */
-static int64_t member_count(const tph_kai_session *s, uint32_t k);
-
-static int64_t member_min(const tph_kai_view *v, uint32_t k)
-{
-	return v->subgroups.pod_set[k] ? v->subgroups.min_member[k] : v->subgroups.min_subgroup[k];
-}
-
-static int64_t member_count(const tph_kai_session *s, uint32_t k)
+/* subgrouporder (plugins/subgrouporder) over sibling sub-groups, sets and pod sets alike: one
+ * below its threshold first (two below: no opinion); an optional one (threshold 0) after a
+ * required one, two optional by fewer allocated; else the lower allocated/threshold ratio. */
+static int64_t pod_set_allocated(const tph_kai_session *s, uint32_t ps)
 {
 	const tph_kai_view *v = tph_kai_session_view(s);
-	uint32_t j = v->subgroups.job[k], first = v->jobs.sg_first[j];
+	const uint8_t *st = tph_kai_session_status(s);
+	const uint32_t *t;
+	uint32_t n = tph_kai_session_job_tasks(s, v->subgroups.job[ps], &t);
 	int64_t c = 0;
-	if (v->subgroups.pod_set[k]) {
-		const uint8_t *st = tph_kai_session_status(s);
-		const uint32_t *t;
-		uint32_t n = tph_kai_session_job_tasks(s, j, &t);
-		for (uint32_t i = 0; i < n; i++)
-			c += v->tasks.pod_set[t[i]] == (int32_t)k &&
-			     tph_kai_active_allocated(st[t[i]]);
-		return c;
-	}
-	for (uint32_t x = first; x < first + v->jobs.sg_count[j]; x++)
-		if (v->subgroups.parent[x] == (int32_t)k)
-			c += member_count(s, x) >= member_min(v, x);
+	for (uint32_t i = 0; i < n; i++)
+		c += v->tasks.pod_set[t[i]] == (int32_t)ps && tph_kai_active_allocated(st[t[i]]);
 	return c;
 }
 
-static int by_ratio(int64_t lc, int64_t lmin, int64_t rc, int64_t rmin)
+/* KAI's GetNumActiveAllocatedMembers and GetMinMembersToSatisfy: a pod set's active allocated
+ * pods against its minMember, a set's satisfied direct children against its minSubGroup. */
+static int64_t member_allocated(const tph_kai_session *s, uint32_t k, int64_t *threshold)
 {
-	bool lsat = lc >= lmin, rsat = rc >= rmin;
-	if (!lsat || !rsat)
-		return lsat == rsat ? 0 : lsat ? 1 : -1;
-	if ((lmin == 0) != (rmin == 0))
-		return lmin == 0 ? 1 : -1;
-	if (lmin == 0)
-		return lc < rc ? -1 : lc > rc;
-	double lr = (double)lc / (double)lmin, rr = (double)rc / (double)rmin;
-	return lr < rr ? -1 : lr > rr;
+	const tph_kai_view *v = tph_kai_session_view(s);
+	if (v->subgroups.pod_set[k]) {
+		*threshold = v->subgroups.min_member[k];
+		return pod_set_allocated(s, k);
+	}
+	*threshold = v->subgroups.min_subgroup[k];
+	uint32_t j = v->subgroups.job[k], first = v->jobs.sg_first[j];
+	int64_t sat = 0, min;
+	for (uint32_t c = first; c < first + v->jobs.sg_count[j]; c++)
+		if (v->subgroups.parent[c] == (int32_t)k)
+			sat += member_allocated(s, c, &min) >= min;
+	return sat;
 }
 
 static int subgroup_order(void *state, const tph_kai_session *s, uint32_t l, uint32_t r)
 {
-	const tph_kai_view *v = tph_kai_session_view(s);
+	int64_t lmin, rmin, la = member_allocated(s, l, &lmin), ra = member_allocated(s, r, &rmin);
+	bool lsat = la >= lmin, rsat = ra >= rmin;
 	(void)state;
-	return by_ratio(member_count(s, l), member_min(v, l), member_count(s, r), member_min(v, r));
+	if (!lsat || !rsat)
+		return lsat == rsat ? 0 : lsat ? 1 : -1;
+	if (!lmin || !rmin)
+		return lmin != rmin ? (lmin ? -1 : 1) : (la > ra) - (la < ra);
+	double lr = (double)la / (double)lmin, rr = (double)ra / (double)rmin;
+	return lr < rr ? -1 : lr > rr;
 }
 
 static int open_subgrouporder(tph_kai_session *s, const tph_args *args, void **state, tph_diag *d)

@@ -171,25 +171,22 @@ static int place_pod_set(tph_kai_placer *a, const scope *sc)
 	return 1;
 }
 
-/* The members of set `set` (-1: the root) of job j, sets and pod sets together in sub-group
- * order taken once before the first is placed (KAI's orderedMembers): placing moves the order,
- * so the members are copied out of sg_order first. */
+/* The members of set `set` (-1: the root) of job j in sub-group order, taken once before the
+ * first is placed (KAI's orderedMembers in allocateMembersOnNodes). */
 static int place_members(tph_kai_placer *a, uint32_t j, int32_t set, const scope *sc)
 {
 	const tph_kai_view *v = a->s->v;
-	uint32_t first = v->jobs.sg_first[j], end = first + v->jobs.sg_count[j], n = 0;
-	uint32_t *kids = tph_calloc((size_t)(end - first) + 1, sizeof *kids);
-	if (!kids)
-		return TPH_ENOMEM;
-	tph_kai_order_subgroups(a->s, j);
-	for (uint32_t i = first; i < end; i++)
-		if (v->subgroups.parent[a->s->sg_order[i]] == set)
-			kids[n++] = a->s->sg_order[i];
-	int rc = 1;
-	for (uint32_t i = 0; i < n && rc > 0; i++)
-		rc = place_subgroup(a, j, (int32_t)kids[i], sc);
-	tph_free(kids);
-	return rc;
+	uint32_t first = v->jobs.sg_first[j], end = first + v->jobs.sg_count[j];
+	tph_kai_order_members(a->s, j, set);
+	for (uint32_t i = first; i < end; i++) {
+		uint32_t c = a->s->sg_order[i];
+		if (v->subgroups.parent[c] != set)
+			continue;
+		int rc = place_subgroup(a, j, (int32_t)c, sc);
+		if (rc <= 0)
+			return rc;
+	}
+	return 1;
 }
 
 int tph_kai_place_job(tph_kai_placer *p, uint32_t j, const uint32_t *tasks, uint32_t n_tasks,

@@ -328,6 +328,8 @@ typedef struct tph_kai_tasks {
 	 * matches a pod with tph_k8s_term_matches and no string work. */
 	const tph_pod_meta *const *meta;
 	const tph_sid *ns;
+	/* ---- appended: MIG instances as node resources ---- */
+	const int64_t *mig_request; /* [task * nodes.n_mig + profile]: instances requested */
 } tph_kai_tasks;
 
 typedef struct tph_kai_nodes {
@@ -352,6 +354,13 @@ typedef struct tph_kai_nodes {
 	/* The node labels that node-affinity Gt/Lt requirements of the tasks name, parsed once
 	 * (tph_k8s_node_affinity's `nums`). */
 	const tph_k8s_nums *label_nums;
+	/* ---- appended: MIG instances as node resources ---- */
+	/* The MIG profiles (resources named nvidia.com/mig-*) some node offers or some pod asks
+	 * for, and each node's allocatable instances of each, [node * n_mig + profile]; KAI fits
+	 * them as it fits cpu and memory (its resource vector holds every MIG resource). */
+	uint32_t n_mig;
+	const char *const *mig_names;
+	const int64_t *mig_alloc;
 } tph_kai_nodes;
 
 /* A node's MIG mode (node-role.kubernetes.io/mig-enabled, else an allocatable MIG resource;
@@ -682,8 +691,8 @@ const double *tph_kai_session_releasing(const tph_kai_session *s);
  * (KAI's AvailableSharedGPUFractions, the topology plugin's room for fractional pods). */
 double tph_kai_session_shared_gpus_free(const tph_kai_session *s, uint32_t node);
 /* KAI's status sets (pod_status) over tph_kai_status values: alive (pending or allocated),
- * active-allocated (Allocated, Pipelined, Binding, Bound, Running), active-used (those and
- * Releasing: holding a node). */
+ * active-allocated (Allocated, Pipelined, Binding, Bound, Running), active-used (those,
+ * Releasing and StuckInReleasing: holding a node; a stuck pod's resources are not releasing). */
 bool tph_kai_alive(uint8_t status);
 bool tph_kai_active_used(uint8_t status);
 bool tph_kai_active_allocated(uint8_t status);

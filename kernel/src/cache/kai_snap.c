@@ -626,6 +626,8 @@ int tph_kai_snapshot_build(const tph_kai_cluster_desc *c, tph_time now, tph_kai_
 		rc = build_tasks(&B);
 	if (rc == TPH_OK)
 		rc = tph_kai_snap_k8s(&s->arena, c, &s->v.nodes, &s->v.tasks, &s->k8s, d);
+	if (rc == TPH_OK)
+		rc = tph_kai_snap_mig(&s->arena, c, &s->v.nodes, &s->v.tasks, d);
 	if (rc == TPH_OK && B.oom)
 		rc = tph_diag_set(d, TPH_ENOMEM, "kai snapshot: out of memory");
 	tph_strtab_free(&B.names);

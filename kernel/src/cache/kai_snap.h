@@ -13,4 +13,8 @@ uint32_t tph_kai_children(const tph_kai_podgroup_desc *g, const char *parent);
 int tph_kai_snap_k8s(tph_arena *a, const tph_kai_cluster_desc *c, tph_kai_nodes *nd,
                      tph_kai_tasks *t, tph_cluster **out, tph_diag *d);
 
+/* The MIG columns of nodes and tasks (kai_snap_mig.c), in arena `a`. */
+int tph_kai_snap_mig(tph_arena *a, const tph_kai_cluster_desc *c, tph_kai_nodes *nd,
+                     tph_kai_tasks *t, tph_diag *d);
+
 #endif

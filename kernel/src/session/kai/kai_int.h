@@ -48,6 +48,8 @@ struct tph_kai_session {
 	    job_capacity, events;
 	/* KAI's node ledger, [node * TPH_KAI_DIMS + dim] (kai_ledger.c). */
 	double *idle, *releasing;
+	/* The same two for MIG instances, [node * v->nodes.n_mig + profile]. */
+	int64_t *mig_idle, *mig_rel;
 	/* Shared GPUs (kai_gpu.c): node n's devices are dev_first[n] .. dev_first[n + 1], each with
 	 * KAI's three memory figures in MiB — used (every shared pod on it), allocated (all but
 	 * Pipelined ones), releasing (Releasing pods less what Pipelined ones claimed) — its flags
@@ -193,9 +195,12 @@ void tph_kai_stmt_rollback(tph_kai_session *s, uint32_t checkpoint);
 int tph_kai_stmt_evict(tph_kai_session *s, uint32_t t);
 int tph_kai_stmt_commit(tph_kai_session *s);
 
-/* Sort job j's slice of sg_order: children grouped by parent, sets (by name) before pod sets
- * (by PodSetOrder over the current state); a set keeps its place (kai_tasks.c). */
+/* Sort job j's slice of sg_order: children grouped by parent, each group by SubGroupOrder over
+ * the current state (kai_tasks.c). */
 void tph_kai_order_subgroups(const tph_kai_session *s, uint32_t j);
+/* Sort only the children of `set` (-1: the root) among the places they hold in job j's slice,
+ * so a walk over a parent's children survives the sort of a child's own members. */
+void tph_kai_order_members(const tph_kai_session *s, uint32_t j, int32_t set);
 
 /* Record a committed bind or pipeline by the running action. */
 int tph_kai_record_bind(tph_kai_session *s, uint32_t t, int32_t node);

@@ -6,6 +6,8 @@
 
 #include "base/mem.h"
 
+#include <string.h>
+
 void tph_kai_task_request(const tph_kai_session *s, uint32_t t, double req[TPH_KAI_DIMS])
 {
 	const tph_kai_tasks *k = &s->v->tasks;
@@ -24,8 +26,38 @@ static void ledger_request(const tph_kai_session *s, uint32_t t, double req[TPH_
 		req[TPH_KAI_GPU] = s->v->tasks.gpus[t];
 }
 
+/* MIG instances move between idle and releasing as the vectors do. */
+static void mig_take(tph_kai_session *s, uint32_t t, uint32_t n, uint8_t st, int sign)
+{
+	uint32_t m = s->v->nodes.n_mig;
+	const int64_t *req = s->v->tasks.mig_request + (size_t)t * m;
+	int64_t *idle = s->mig_idle + (size_t)n * m, *rel = s->mig_rel + (size_t)n * m;
+	for (uint32_t p = 0; p < m; p++) {
+		int64_t x = sign * req[p];
+		if (st != TPH_KAI_TS_PIPELINED)
+			idle[p] -= x;
+		if (st == TPH_KAI_TS_RELEASING)
+			rel[p] += x;
+		else if (st == TPH_KAI_TS_PIPELINED)
+			rel[p] -= x;
+	}
+}
+
+static bool mig_fits(const tph_kai_session *s, uint32_t t, uint32_t n, bool with_releasing)
+{
+	uint32_t m = s->v->nodes.n_mig;
+	const int64_t *req = s->v->tasks.mig_request + (size_t)t * m;
+	const int64_t *idle = s->mig_idle + (size_t)n * m, *rel = s->mig_rel + (size_t)n * m;
+	for (uint32_t p = 0; p < m; p++)
+		if (req[p] > idle[p] + (with_releasing ? rel[p] : 0))
+			return false;
+	return true;
+}
+
 void tph_kai_ledger_take(tph_kai_session *s, uint32_t t, uint32_t n, uint8_t st, int sign)
 {
+	if (s->v->nodes.n_mig)
+		mig_take(s, t, n, st, sign);
 	double req[TPH_KAI_DIMS];
 	ledger_request(s, t, req);
 	s->gpu_used[n] += sign * req[TPH_KAI_GPU];
@@ -52,8 +84,13 @@ int tph_kai_ledger_build(tph_kai_session *s)
 	uint32_t nn = v->nodes.n;
 	s->idle = tph_calloc((size_t)nn * TPH_KAI_DIMS + 1, sizeof *s->idle);
 	s->releasing = tph_calloc((size_t)nn * TPH_KAI_DIMS + 1, sizeof *s->releasing);
-	if (!s->idle || !s->releasing)
+	size_t nm = (size_t)nn * v->nodes.n_mig;
+	s->mig_idle = tph_calloc(nm + 1, sizeof *s->mig_idle);
+	s->mig_rel = tph_calloc(nm + 1, sizeof *s->mig_rel);
+	if (!s->idle || !s->releasing || !s->mig_idle || !s->mig_rel)
 		return TPH_ENOMEM;
+	if (nm)
+		memcpy(s->mig_idle, v->nodes.mig_alloc, nm * sizeof *s->mig_idle);
 	for (uint32_t n = 0; n < nn; n++) {
 		s->idle[n * TPH_KAI_DIMS + TPH_KAI_GPU] = v->nodes.gpus[n];
 		s->idle[n * TPH_KAI_DIMS + TPH_KAI_CPU] = (double)v->nodes.cpu_milli[n];
@@ -82,7 +119,7 @@ static bool fits(const tph_kai_session *s, uint32_t t, uint32_t n, bool with_rel
 	for (int d = shared ? TPH_KAI_GPU + 1 : 0; d < TPH_KAI_DIMS; d++)
 		if (req[d] > idle[d] + (with_releasing ? rel[d] : 0))
 			return false;
-	return true;
+	return !s->v->nodes.n_mig || mig_fits(s, t, n, with_releasing);
 }
 
 bool tph_kai_task_allocatable(const tph_kai_session *s, uint32_t t, uint32_t n)
@@ -95,7 +132,7 @@ bool tph_kai_task_allocatable(const tph_kai_session *s, uint32_t t, uint32_t n)
 	for (int d = 0; d < TPH_KAI_DIMS; d++)
 		if (req[d] > idle[d])
 			return false;
-	return true;
+	return !s->v->nodes.n_mig || mig_fits(s, t, n, false);
 }
 
 bool tph_kai_fits_idle(const tph_kai_session *s, uint32_t t, uint32_t n)

@@ -25,7 +25,8 @@ bool tph_kai_active_allocated(uint8_t st)
 
 bool tph_kai_active_used(uint8_t st)
 {
-	return tph_kai_active_allocated(st) || st == TPH_KAI_TS_RELEASING;
+	return tph_kai_active_allocated(st) || st == TPH_KAI_TS_RELEASING ||
+	       st == TPH_KAI_TS_STUCK_RELEASING;
 }
 
 /* Sub-group k satisfied: a pod set by its counted tasks, a set by its satisfied children. */
@@ -225,6 +226,8 @@ void tph_kai_session_free(tph_kai_session *s)
 	tph_free(s->job_tasks);
 	tph_free(s->idle);
 	tph_free(s->releasing);
+	tph_free(s->mig_idle);
+	tph_free(s->mig_rel);
 	tph_kai_gpu_free(s);
 	tph_free(s->ops);
 	tph_free(s->virt);

@@ -1,14 +1,15 @@
 /* Which pending tasks of a job the allocate action tries in one turn (KAI's GetTasksToAllocate,
- * api/podgroup_info): walking the sub-group tree, a set below its minimum (gang phase) takes
- * the missing members from its unsatisfied children, best child first; a satisfied set takes
+ * api/podgroup_info): walking the sub-group tree, a set below its minimum K (gang phase) takes
+ * from its K best children, the satisfied among them giving nothing; a satisfied set takes
  * from its best child with something to give (elastic phase). A pod set below its minMember
  * gives exactly the missing tasks or none; at its minimum, one task. Tasks in TaskOrder,
  * children in sub-group order (sg_cmp). */
 #include "kai_int.h"
 
-/* Siblings grouped by parent (root first), then sets and pod sets together by SubGroupOrder
- * (then name), as KAI sorts a set's members. The order follows the state, so a walk that
- * places tasks copies a set's members before it places any (place.c). */
+#include <string.h>
+
+/* Siblings grouped by parent (root first), each group by SubGroupOrder over sets and pod sets
+ * alike, then name (KAI sorts a set's members, GetMembers, by SubGroupOrderFn). */
 static int sg_cmp(const tph_kai_session *s, uint32_t a, uint32_t b)
 {
 	const tph_kai_subgroups *sg = &s->v->subgroups;
@@ -25,6 +26,26 @@ void tph_kai_order_subgroups(const tph_kai_session *s, uint32_t j)
 		while (at > first && sg_cmp(s, k, order[at - 1]) < 0) {
 			order[at] = order[at - 1];
 			at--;
+		}
+		order[at] = k;
+	}
+}
+
+void tph_kai_order_members(const tph_kai_session *s, uint32_t j, int32_t set)
+{
+	const int32_t *parent = s->v->subgroups.parent;
+	uint32_t *order = s->sg_order, first = s->v->jobs.sg_first[j];
+	for (uint32_t i = first; i < first + s->v->jobs.sg_count[j]; i++) {
+		uint32_t at = i, k = order[i];
+		if (parent[k] != set)
+			continue;
+		for (uint32_t p = i; p-- > first;) {
+			if (parent[order[p]] != set)
+				continue;
+			if (tph_kai_pod_set_order(s, k, order[p]) >= 0)
+				break;
+			order[at] = order[p];
+			at = p;
 		}
 		order[at] = k;
 	}
@@ -102,14 +123,17 @@ static uint32_t from_child(tph_kai_picker *a, uint32_t j, uint32_t c, bool gang)
 	return a->s->v->subgroups.pod_set[c] ? from_pod_set(a, j, c) : from_set(a, j, (int32_t)c);
 }
 
+/* Below its minimum K, a set takes from its first K children in sub-group order (a satisfied
+ * one among them gives nothing), as KAI's collectTasksFromSubGroupSet does; at or above it,
+ * from the first child with something to give. */
 static uint32_t from_set(tph_kai_picker *a, uint32_t j, int32_t set)
 {
 	const tph_kai_view *v = a->s->v;
 	uint32_t first = v->jobs.sg_first[j], end = first + v->jobs.sg_count[j];
-	int64_t k = set_min(v, j, set), sat = satisfied_kids(a, j, set);
-	bool gang = sat < k;
+	int64_t k = set_min(v, j, set), seen = 0;
+	bool gang = satisfied_kids(a, j, set) < k;
 	uint32_t got = 0;
-	for (uint32_t i = first; i < end && (!gang || sat < k); i++) {
+	for (uint32_t i = first; i < end && (!gang || seen < k); i++) {
 		uint32_t c = a->sg_order[i];
 		if (v->subgroups.parent[c] != set)
 			continue;
@@ -117,7 +141,7 @@ static uint32_t from_set(tph_kai_picker *a, uint32_t j, int32_t set)
 		if (m && !gang)
 			return m;
 		got += m;
-		sat += m > 0;
+		seen++;
 	}
 	return got;
 }
