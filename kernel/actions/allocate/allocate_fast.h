@@ -56,7 +56,7 @@ int alloc_fast_pick_among(alloc_fast *f, tph_idx task, const tph_idx *nodes, uin
 
 /* ---- private to allocate_fast*.c ---- */
 
-#define AF_BLOCK       32u          /* positions per tournament leaf */
+#define AF_BLOCK       64u          /* positions per tournament leaf */
 #define AF_MAX_ANCHORS 8u           /* anchors kept per group */
 #define AF_VOLATILE    UINT32_MAX   /* n_anchor: too many; any change rescores the group */
 #define AF_MASKED      (G_NONE + 1) /* grp of a node a tracker holds failed for one query */
@@ -167,8 +167,12 @@ af_track *af_track_get(alloc_fast *f, tph_idx task, af_shape *sh, bool *decline)
 void af_track_notify(alloc_fast *f, const af_shape *sh, uint32_t p, tph_reason_code old);
 /* An evaluation by a task of the tracker's role: fold the changes since the last one. */
 void af_track_eval(af_track *t);
-/* The verdict the role's cache gives position p (after af_track_eval). */
-tph_reason_code af_track_code(const af_track *t, uint32_t p);
+/* The verdict the role's cache gives position p (after af_track_eval); inline for the
+ * loops over a hypernode's nodes. */
+static inline tph_reason_code af_track_code(const af_track *t, uint32_t p)
+{
+	return t->ov_at[p] == t->ov_gen ? t->ov_code[p] : t->sh->cell[p].code;
+}
 /* The tracker of the task's (job, role), if any, writes its entry's codes and ends. */
 void af_track_handover(alloc_fast *f, tph_idx task);
 /* Whether a live tracker is bound to sh (its columns must stay). */

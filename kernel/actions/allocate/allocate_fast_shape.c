@@ -257,21 +257,29 @@ static void update(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k, bool w
 			af_tree_update(sh, f->n, f->plist[i]);
 }
 
-/* The distinct ready positions logged since the shape was current, into f->plist; NOPOS when
- * more than half the nodes (a build is cheaper). */
+/* The distinct ready positions logged since the shape was current, into f->plist. Even when
+ * most nodes changed this beats a build, which evaluates every node; many positions are put
+ * back in ascending order, so the evaluations walk the node columns forward. */
 static uint32_t touched(alloc_fast *f, const af_shape *sh, const tph_idx *log, uint32_t n_log)
 {
-	uint32_t limit = f->n / 2 + 1, k = 0;
-	f->mark_gen++;
+	uint32_t k = 0, gen = ++f->mark_gen, *mark = f->mark, *plist = f->plist;
+	const uint32_t *pos = f->pos;
+	/* No branch (repeats are common and unpredictable): every entry is written at plist[k]
+	 * and kept only when fresh; a node that is not ready marks the spare slot f->n. */
 	for (uint32_t i = sh->seen; i < n_log; i++) {
-		uint32_t p = f->pos[log[i]];
-		if (p == NOPOS || f->mark[p] == f->mark_gen)
-			continue;
-		if (k == limit)
-			return NOPOS;
-		f->mark[p] = f->mark_gen;
-		f->plist[k++] = p;
-		__builtin_prefetch(&sh->cell[p], 1); /* cold for a shape back after a while */
+		uint32_t p = pos[log[i]], q = p == NOPOS ? f->n : p;
+		uint32_t fresh = (mark[q] != gen) & (p != NOPOS);
+		mark[q] = gen;
+		plist[k] = p;
+		k += fresh;
+		__builtin_prefetch(&sh->cell[q], 1); /* cold for a shape back after a while */
+	}
+	if ((uint64_t)k * 8 > f->n) {
+		k = 0;
+		for (uint32_t p = 0; p < f->n; p++) {
+			plist[k] = p;
+			k += mark[p] == gen;
+		}
 	}
 	return k;
 }

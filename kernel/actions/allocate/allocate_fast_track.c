@@ -112,11 +112,6 @@ void af_track_eval(af_track *t)
 	t->evals++;
 }
 
-tph_reason_code af_track_code(const af_track *t, uint32_t p)
-{
-	return t->ov_at[p] == t->ov_gen ? t->ov_code[p] : t->sh->cell[p].code;
-}
-
 /* What the cache holds for p as of the role's last evaluation. */
 static tph_reason_code cached(const af_track *t, uint32_t p)
 {

@@ -30,16 +30,21 @@ static af_win entry(const af_shape *sh, uint32_t p)
 	return (af_win){sh->cell[p].key, p, sh->cell[p].grp};
 }
 
+/* One pass with the best so far in registers; the start (group UINT8_MAX) loses to any cell,
+ * so an empty block alone gives NOPOS. */
 static af_win block_winner(const af_shape *sh, uint32_t n, uint32_t b)
 {
-	af_win w = {0, NOPOS, 0};
-	uint32_t lo = b * AF_BLOCK, hi = n - lo < AF_BLOCK ? n : lo + AF_BLOCK;
+	uint32_t lo = b * AF_BLOCK, hi = n - lo < AF_BLOCK ? n : lo + AF_BLOCK, best = NOPOS;
+	uint8_t grp = UINT8_MAX;
+	double key = 0;
 	for (uint32_t p = lo; p < hi; p++) {
 		const af_cell *c = &sh->cell[p];
-		if (w.pos == NOPOS || c->grp < w.grp || (c->grp == w.grp && c->key > w.key))
-			w = entry(sh, p);
+		bool win = c->grp < grp || (c->grp == grp && c->key > key);
+		best = win ? p : best;
+		key = win ? c->key : key;
+		grp = win ? c->grp : grp;
 	}
-	return w;
+	return best == NOPOS ? (af_win){0, NOPOS, 0} : entry(sh, best);
 }
 
 static af_win merge(const af_win *left, const af_win *right)
