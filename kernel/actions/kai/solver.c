@@ -42,12 +42,15 @@ int tph_kai_solver_init(tph_kai_solver *sv, tph_kai_session *s, tph_kai_solver_r
 	sv->saved = tph_calloc(nt, 1);
 	sv->taken_list = tph_calloc(nt, sizeof *sv->taken_list);
 	sv->rem = tph_calloc((size_t)v->subgroups.n + 1, sizeof *sv->rem);
+	sv->q_best = tph_calloc((size_t)v->queues.n + 1, sizeof *sv->q_best);
+	sv->re_best = tph_calloc((size_t)v->queues.n + 1, sizeof *sv->re_best);
+	sv->free0 = tph_calloc(nn, sizeof *sv->free0);
 	if (rc == TPH_OK &&
 	    !(sv->q_first && sv->q_jobs && sv->pend && sv->pool && sv->tasks && sv->rec &&
 	      sv->pot && sv->batch_end && sv->victims && sv->vjob && sv->vfirst && sv->order &&
 	      sv->sub && sv->tmp && sv->cand && sv->vq_in && sv->taken && sv->job_in &&
 	      sv->job_mark && sv->node_seen && sv->cap && sv->rf && sv->req && sv->in_rec &&
-	      sv->saved && sv->taken_list && sv->rem))
+	      sv->saved && sv->taken_list && sv->rem && sv->q_best && sv->re_best && sv->free0))
 		rc = TPH_ENOMEM;
 	if (rc == TPH_OK)
 		tph_kai_solver_index(sv);
@@ -56,14 +59,16 @@ int tph_kai_solver_init(tph_kai_solver *sv, tph_kai_session *s, tph_kai_solver_r
 
 void tph_kai_solver_free(tph_kai_solver *sv)
 {
-	void *all[] = {sv->q_first,  sv->q_jobs,     sv->pend,    sv->pool,  sv->tasks,  sv->rec,
-	               sv->pot,      sv->batch_end,  sv->victims, sv->vjob,  sv->vfirst, sv->order,
-	               sv->sub,      sv->tmp,        sv->cand,    sv->vq_in, sv->taken,  sv->job_in,
-	               sv->job_mark, sv->node_seen,  sv->cap,     sv->rf,    sv->req,    sv->in_rec,
-	               sv->saved,    sv->taken_list, sv->rem};
+	void *all[] = {sv->q_first,    sv->q_jobs, sv->pend,      sv->pool,     sv->tasks,
+	               sv->rec,        sv->pot,    sv->batch_end, sv->victims,  sv->vjob,
+	               sv->vfirst,     sv->order,  sv->sub,       sv->tmp,      sv->cand,
+	               sv->vq_in,      sv->taken,  sv->job_in,    sv->job_mark, sv->node_seen,
+	               sv->cap,        sv->rf,     sv->req,       sv->in_rec,   sv->saved,
+	               sv->taken_list, sv->rem,    sv->q_best,    sv->re_best,  sv->free0};
 	for (size_t i = 0; i < sizeof all / sizeof *all; i++)
 		tph_free(all[i]);
 	tph_kai_placer_free(&sv->pl);
+	tph_kai_memo_free(&sv->memo);
 }
 
 /* KAI's AllocateJob pipeline-only: PreJobAllocation, IsJobOverQueueCapacity, the placement walk.
@@ -122,7 +127,8 @@ static int reallocate(tph_kai_solver *sv)
 	}
 	sv->job_in[sv->job] = 1;
 	int rc = 0;
-	for (int32_t j; left && (j = tph_kai_jobq_pop(sv, sv->job_in, false)) >= 0;) {
+	tph_kai_jobq_forget(sv, sv->re_best);
+	for (int32_t j; left && (j = tph_kai_jobq_pop(sv, sv->job_in, sv->re_best, false)) >= 0;) {
 		left -= (uint32_t)j == sv->job || sv->job_mark[j];
 		if ((uint32_t)j == sv->job) {
 			rc = allocate_job(sv, sv->job, sv->tasks, sv->k);
@@ -177,6 +183,8 @@ static void record_victims(tph_kai_solver *sv)
 int tph_kai_solver_try(tph_kai_solver *sv, const uint32_t *pot, uint32_t n)
 {
 	tph_kai_session *s = sv->s;
+	if (tph_kai_memo_failed_before(sv, pot, n))
+		return 0;
 	sv->n_victims = 0;
 	for (uint32_t i = 0; i < sv->n_rec + n; i++) {
 		uint32_t t = i < sv->n_rec ? sv->rec[i] : pot[i - sv->n_rec];
@@ -188,9 +196,7 @@ int tph_kai_solver_try(tph_kai_solver *sv, const uint32_t *pot, uint32_t n)
 		}
 	}
 	sv->scenarios++;
-	if (!sv->n_victims)
-		return 0;
-	int rc = reallocate(sv);
+	int rc = sv->n_victims ? reallocate(sv) : 0;
 	tph_kai_scenario sc;
 	if (rc > 0) {
 		group_victims(sv, &sc);
@@ -198,7 +204,7 @@ int tph_kai_solver_try(tph_kai_solver *sv, const uint32_t *pot, uint32_t n)
 	}
 	if (rc <= 0)
 		tph_kai_stmt_rollback(s, 0);
-	return rc;
+	return rc == 0 ? tph_kai_memo_add(sv, pot, n) : rc;
 }
 
 /* One probe with generator g: the first k tasks. */
@@ -291,11 +297,13 @@ int tph_kai_solve_job(tph_kai_solver *sv, uint32_t j)
 {
 	tph_kai_session *s = sv->s;
 	sv->job = j;
+	tph_kai_memo_reset(&sv->memo);
 	pending_jobs(sv);
 	sv->n_tasks = tph_kai_tasks_to_allocate(s, j, sv->tasks);
 	if (!sv->n_tasks)
 		return 0;
 	uint32_t before = active_used(s, j);
+	tph_kai_gen_start(sv);
 	for (uint32_t i = 0; i < s->n_generators; i++) {
 		uint8_t g = s->generators[i];
 		set_recorded(sv, NULL, 0);

@@ -3,7 +3,9 @@
  * best job, the leaf's jobs by JobOrder. A victims queue reverses both comparisons: the queue
  * that should give back first, its lowest job first. KAI asks QueueOrder of a victims queue
  * with the victims popped so far; tephra's QueueOrder point takes one job per side, the next
- * victim (docs/kai.md). Every pop re-evaluates the comparisons, as a heap kept exact would. */
+ * victim (docs/kai.md). Every pop re-evaluates QueueOrder, as a heap kept exact would; a leaf's
+ * best job may be cached, as JobOrder compares two jobs by their own state and only the job
+ * popped changes between pops of the solver's queues. */
 #include "solver.h"
 
 static bool schedulable(const tph_kai_view *v, int32_t q)
@@ -18,26 +20,32 @@ static bool job_first(const tph_kai_session *s, uint32_t l, uint32_t r, bool vic
 	return victims ? c > 0 : c < 0;
 }
 
-static int32_t best_job(const tph_kai_solver *sv, const uint8_t *in, uint32_t q, bool victims)
+static int32_t best_job(const tph_kai_solver *sv, const uint8_t *in, int32_t *cache, uint32_t q,
+                        bool victims)
 {
+	if (cache && cache[q] != -2)
+		return cache[q];
 	int32_t best = -1;
 	for (uint32_t i = sv->q_first[q]; i < sv->q_first[q + 1]; i++) {
 		uint32_t j = sv->q_jobs[i];
 		if (in[j] && (best < 0 || job_first(sv->s, j, (uint32_t)best, victims)))
 			best = (int32_t)j;
 	}
+	if (cache)
+		cache[q] = best;
 	return best;
 }
 
-static int32_t pick(const tph_kai_solver *sv, const uint8_t *in, int32_t parent, bool victims)
+static int32_t pick(const tph_kai_solver *sv, const uint8_t *in, int32_t *cache, int32_t parent,
+                    bool victims)
 {
 	const tph_kai_view *v = sv->s->v;
 	int32_t best_q = -1, best_j = -1;
 	for (uint32_t q = 0; q < v->queues.n; q++) {
 		if (v->queues.parent[q] != parent || v->queues.dropped[q])
 			continue;
-		int32_t j = v->queues.has_kids[q] ? pick(sv, in, (int32_t)q, victims)
-		                                  : best_job(sv, in, q, victims);
+		int32_t j = v->queues.has_kids[q] ? pick(sv, in, cache, (int32_t)q, victims)
+		                                  : best_job(sv, in, cache, q, victims);
 		if (j < 0)
 			continue;
 		int c =
@@ -50,12 +58,22 @@ static int32_t pick(const tph_kai_solver *sv, const uint8_t *in, int32_t parent,
 	return best_j;
 }
 
-int32_t tph_kai_jobq_pop(const tph_kai_solver *sv, uint8_t *in, bool victims)
+int32_t tph_kai_jobq_pop(const tph_kai_solver *sv, uint8_t *in, int32_t *cache, bool victims)
 {
-	int32_t j = pick(sv, in, -1, victims);
+	if (sv->s->naive)
+		cache = NULL;
+	int32_t j = pick(sv, in, cache, -1, victims);
 	if (j >= 0)
 		in[j] = 0;
+	if (j >= 0 && cache)
+		cache[sv->s->v->jobs.queue[j]] = -2;
 	return j;
+}
+
+void tph_kai_jobq_forget(const tph_kai_solver *sv, int32_t *cache)
+{
+	for (uint32_t q = 0; q < sv->s->v->queues.n; q++)
+		cache[q] = -2;
 }
 
 void tph_kai_solver_index(tph_kai_solver *sv)

@@ -94,6 +94,9 @@ struct tph_kai_session {
 	/* Scenario generators (tph_kai_generator values, registration order, each once). */
 	uint8_t generators[TPH_KAI_N_GENERATORS];
 	uint32_t n_generators;
+	/* [job] KAI's scheduling signature, 0 until first asked, then kept for the session as KAI
+	 * caches it on the podgroup (kernel/actions/kai/solver_sig.c). */
+	uint64_t *job_sig;
 };
 
 /* The built plugins, NULL-terminated (plugins/kai/builtin.c). */
