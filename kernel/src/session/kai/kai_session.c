@@ -155,6 +155,8 @@ int tph_kai_session_open(const tph_kai_snapshot *snap, const tph_conf *conf, tph
 	s->conf = conf;
 	int rc = copy_state(s) < 0 ? tph_diag_set(d, TPH_ENOMEM, "kai session: out of memory")
 	                           : tph_kai_open_plugins(s, d);
+	if (rc == TPH_OK && tph_kai_rank_tasks(s) < 0)
+		rc = tph_diag_set(d, TPH_ENOMEM, "kai session: out of memory");
 	if (rc < 0) {
 		tph_kai_session_free(s);
 		return rc;
@@ -231,6 +233,7 @@ void tph_kai_session_free(tph_kai_session *s)
 	tph_free(s->virt);
 	tph_free(s->order_tmp);
 	tph_free(s->job_sig);
+	tph_free(s->task_rank);
 	tph_free(s->op_devs);
 	tph_free(s->sg_order);
 	tph_free(s->sg_alloc);
