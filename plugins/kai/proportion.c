@@ -278,9 +278,8 @@ static void on_event(void *state, const tph_kai_session *s, uint32_t t, int32_t 
 	(void)node;
 	if (q < 0)
 		return;
-	double r[KAI_NRES];
-	task_res(s, t, p->min_gpu_mib, r);
-	kai_account_event(&p->q, (uint32_t)q, r, v->jobs.preemptible[v->tasks.job[t]], sign);
+	kai_account_event(&p->q, (uint32_t)q, p->res_min + (size_t)t * KAI_NRES,
+	                  v->jobs.preemptible[v->tasks.job[t]], sign);
 }
 
 /* QueueFairShare: the division's result, in tephra's dimension order. */

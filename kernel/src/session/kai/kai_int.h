@@ -97,7 +97,8 @@ struct tph_kai_session {
 	/* [job] KAI's scheduling signature, 0 until first asked, then kept for the session as KAI
 	 * caches it on the podgroup (kernel/actions/kai/solver_sig.c). */
 	uint64_t *job_sig;
-	uint32_t *task_rank; /* [task] TaskOrder's rank, equal for equal tasks (kai_order.c) */
+	uint32_t *task_rank;  /* [task] TaskOrder's rank, equal for equal tasks (kai_order.c) */
+	uint32_t *job_ranked; /* job_tasks with each job's slice stably sorted by task_rank */
 };
 
 /* The built plugins, NULL-terminated (plugins/kai/builtin.c). */
@@ -215,7 +216,7 @@ bool tph_kai_gang_satisfied(const tph_kai_session *s, uint32_t j, bool (*counts)
  * naive mode it compares the ranks tph_kai_rank_tasks gave (TaskOrder is static, tephra/kai.h),
  * equal tasks equal ranks, so the order is the same. */
 void tph_kai_sort_tasks(const tph_kai_session *s, uint32_t *t, uint32_t n, int dir);
-/* Rank every task by TaskOrder once the plugins are open (s->task_rank). */
+/* Rank every task by TaskOrder once the plugins are open (s->task_rank, s->job_ranked). */
 int tph_kai_rank_tasks(tph_kai_session *s);
 
 /* Task t (active on its node, else just marked) turns Releasing now, outside any statement:

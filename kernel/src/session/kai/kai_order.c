@@ -150,6 +150,14 @@ int tph_kai_rank_tasks(tph_kai_session *s)
 	}
 	s->task_rank = rank;
 	tph_free(all);
+	uint32_t nj = s->v->jobs.n;
+	s->job_ranked = tph_malloc(((size_t)s->job_first[nj] + 1) * sizeof *s->job_ranked);
+	if (!s->job_ranked)
+		return TPH_ENOMEM;
+	memcpy(s->job_ranked, s->job_tasks, (size_t)s->job_first[nj] * sizeof *s->job_ranked);
+	for (uint32_t j = 0; j < nj; j++)
+		tph_kai_sort_tasks(s, s->job_ranked + s->job_first[j],
+		                   s->job_first[j + 1] - s->job_first[j], 1);
 	return TPH_OK;
 }
 

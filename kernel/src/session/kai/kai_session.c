@@ -234,6 +234,7 @@ void tph_kai_session_free(tph_kai_session *s)
 	tph_free(s->order_tmp);
 	tph_free(s->job_sig);
 	tph_free(s->task_rank);
+	tph_free(s->job_ranked);
 	tph_free(s->op_devs);
 	tph_free(s->sg_order);
 	tph_free(s->sg_alloc);
