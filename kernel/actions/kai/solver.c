@@ -44,13 +44,12 @@ int tph_kai_solver_init(tph_kai_solver *sv, tph_kai_session *s, tph_kai_solver_r
 	sv->rem = tph_calloc((size_t)v->subgroups.n + 1, sizeof *sv->rem);
 	sv->q_best = tph_calloc((size_t)v->queues.n + 1, sizeof *sv->q_best);
 	sv->re_best = tph_calloc((size_t)v->queues.n + 1, sizeof *sv->re_best);
-	sv->free0 = tph_calloc(nn, sizeof *sv->free0);
 	if (rc == TPH_OK &&
 	    !(sv->q_first && sv->q_jobs && sv->pend && sv->pool && sv->tasks && sv->rec &&
 	      sv->pot && sv->batch_end && sv->victims && sv->vjob && sv->vfirst && sv->order &&
 	      sv->sub && sv->tmp && sv->cand && sv->vq_in && sv->taken && sv->job_in &&
 	      sv->job_mark && sv->node_seen && sv->cap && sv->rf && sv->req && sv->in_rec &&
-	      sv->saved && sv->taken_list && sv->rem && sv->q_best && sv->re_best && sv->free0))
+	      sv->saved && sv->taken_list && sv->rem && sv->q_best && sv->re_best))
 		rc = TPH_ENOMEM;
 	if (rc == TPH_OK)
 		tph_kai_solver_index(sv);
@@ -64,7 +63,7 @@ void tph_kai_solver_free(tph_kai_solver *sv)
 	               sv->vfirst,     sv->order,  sv->sub,       sv->tmp,      sv->cand,
 	               sv->vq_in,      sv->taken,  sv->job_in,    sv->job_mark, sv->node_seen,
 	               sv->cap,        sv->rf,     sv->req,       sv->in_rec,   sv->saved,
-	               sv->taken_list, sv->rem,    sv->q_best,    sv->re_best,  sv->free0};
+	               sv->taken_list, sv->rem,    sv->q_best,    sv->re_best};
 	for (size_t i = 0; i < sizeof all / sizeof *all; i++)
 		tph_free(all[i]);
 	tph_kai_placer_free(&sv->pl);
@@ -303,7 +302,6 @@ int tph_kai_solve_job(tph_kai_solver *sv, uint32_t j)
 	if (!sv->n_tasks)
 		return 0;
 	uint32_t before = active_used(s, j);
-	tph_kai_gen_start(sv);
 	for (uint32_t i = 0; i < s->n_generators; i++) {
 		uint8_t g = s->generators[i];
 		set_recorded(sv, NULL, 0);

@@ -64,9 +64,6 @@ struct tph_kai_solver {
 	uint8_t *job_in, *node_seen, *job_mark;
 	/* [queue] tph_kai_jobq_pop's caches: the victims queue's, re-placement's. */
 	int32_t *q_best, *re_best;
-	/* [node] idle and releasing GPUs at the start of the job's search (fast mode): every
-	 * scenario starts from there, the statement rolled back. */
-	double *free0;
 	double *cap, *rf, *req;
 	uint64_t scenarios; /* scenarios simulated (the count a deterministic budget would cap) */
 	tph_kai_memo memo;
@@ -105,8 +102,6 @@ int tph_kai_victims_next(tph_kai_solver *sv);
 /* The generators (solver_gen.c): enumerate scenarios for the current probe and try each; 1 at
  * the first solved, 0 exhausted, < 0 error. */
 int tph_kai_gen_node_local_greedy(tph_kai_solver *sv);
-/* Before a job's search: note each node's free GPUs (sv->free0). */
-void tph_kai_gen_start(tph_kai_solver *sv);
 int tph_kai_gen_multi_node_gang(tph_kai_solver *sv);
 
 /* Hierarchical job order (solver_queue.c) over the jobs with in[j] set: the best job by

@@ -46,18 +46,6 @@ double tph_kai_free_gpus(const tph_kai_session *s, uint32_t n)
 	return free;
 }
 
-/* Node n's idle and releasing GPUs as every scenario of the job's search starts. */
-static double free_at(const tph_kai_solver *sv, uint32_t n)
-{
-	return sv->s->naive ? tph_kai_free_gpus(sv->s, n) : sv->free0[n];
-}
-
-void tph_kai_gen_start(tph_kai_solver *sv)
-{
-	for (uint32_t n = 0; !sv->s->naive && n < sv->s->v->nodes.n; n++)
-		sv->free0[n] = tph_kai_free_gpus(sv->s, n);
-}
-
 static int by_desc(const void *a, const void *b)
 {
 	double l = *(const double *)a, r = *(const double *)b;
@@ -72,7 +60,7 @@ static bool idle_gpus_fit(tph_kai_solver *sv)
 	const tph_kai_session *s = sv->s;
 	uint32_t nn = s->v->nodes.n, k = sv->k, top = 0;
 	for (uint32_t n = 0; n < nn; n++)
-		sv->cap[n] = free_at(sv, n);
+		sv->cap[n] = tph_kai_free_gpus(s, n);
 	for (uint32_t i = 0; i < sv->n_rec + sv->n_pot; i++) {
 		uint32_t t = i < sv->n_rec ? sv->rec[i] : sv->pot[i - sv->n_rec];
 		if (s->node[t] >= 0)
@@ -167,7 +155,7 @@ static uint32_t victim_nodes(tph_kai_solver *sv, uint32_t *nodes)
 		if (!sv->node_seen[at]) {
 			sv->node_seen[at] = 1;
 			nodes[n++] = (uint32_t)at;
-			sv->cap[at] = sv->rf[at] + free_at(sv, (uint32_t)at);
+			sv->cap[at] = sv->rf[at] + tph_kai_free_gpus(s, (uint32_t)at);
 		}
 		sv->cap[at] += gpus_of(s, sv->pot[i]);
 	}
@@ -187,7 +175,7 @@ static int emit(tph_kai_solver *sv)
 	}
 	for (uint32_t i = 0; i < sv->n_pool; i++)
 		if (!sv->node_seen[sv->pool[i]])
-			baseline += free_at(sv, sv->pool[i]) + sv->rf[sv->pool[i]];
+			baseline += tph_kai_free_gpus(s, sv->pool[i]) + sv->rf[sv->pool[i]];
 	for (uint32_t i = 0; i < n; i++) { /* viable nodes by capacity, then first appearance */
 		uint32_t c = cands[i], at = kept;
 		sv->node_seen[c] = 0;
