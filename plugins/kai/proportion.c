@@ -25,6 +25,9 @@ typedef struct prop_state {
 	kai_victim_task *vt;         /* scratch of the scenario validator, [tasks] */
 	kai_victim_res *vic;         /* [tasks + jobs] */
 	uint32_t *min_avail, *count; /* [sub-groups] */
+	/* [task * KAI_NRES] task_res at min_gpu_mib, once at open: QueueOrder sums a job's turn
+	 * per comparison, and the solver compares queues per pop. */
+	double *res_min;
 } prop_state;
 
 static const tph_arg_spec prop_args[] = {
@@ -120,6 +123,16 @@ static void totals(prop_state *p, const tph_kai_view *v)
 }
 
 /* The init resources of job j's next turn (GetTasksToAllocateInitResource). */
+/* job_res at min_gpu_mib, from the rows noted at open (the same sums in the same order). */
+static void job_res_min(const prop_state *p, const uint32_t *tasks, uint32_t n,
+                        double out[KAI_NRES])
+{
+	memset(out, 0, KAI_NRES * sizeof *out);
+	for (uint32_t i = 0; i < n; i++)
+		for (int k = 0; k < KAI_NRES; k++)
+			out[k] += p->res_min[(size_t)tasks[i] * KAI_NRES + k];
+}
+
 static void job_res(const tph_kai_session *s, const uint32_t *tasks, uint32_t n, int64_t device_mib,
                     double out[KAI_NRES])
 {
@@ -147,11 +160,11 @@ static int queue_order(void *state, const tph_kai_session *s, uint32_t lq, uint3
 	victims_res(rvictims, r.victims);
 	if (ljob >= 0) {
 		uint32_t n = tph_kai_tasks_to_allocate(s, (uint32_t)ljob, p->tasks);
-		job_res(s, p->tasks, n, p->min_gpu_mib, l.job);
+		job_res_min(p, p->tasks, n, l.job);
 	}
 	if (rjob >= 0) {
 		uint32_t n = tph_kai_tasks_to_allocate(s, (uint32_t)rjob, p->tasks);
-		job_res(s, p->tasks, n, p->min_gpu_mib, r.job);
+		job_res_min(p, p->tasks, n, r.job);
 	}
 	return kai_queue_order(&p->q, p->total, &l, &r);
 }
@@ -273,9 +286,8 @@ static void on_event(void *state, const tph_kai_session *s, uint32_t t, int32_t 
 	(void)node;
 	if (q < 0)
 		return;
-	double r[KAI_NRES];
-	task_res(s, t, p->min_gpu_mib, r);
-	kai_account_event(&p->q, (uint32_t)q, r, v->jobs.preemptible[v->tasks.job[t]], sign);
+	kai_account_event(&p->q, (uint32_t)q, p->res_min + (size_t)t * KAI_NRES,
+	                  v->jobs.preemptible[v->tasks.job[t]], sign);
 }
 
 /* QueueFairShare: the division's result, in tephra's dimension order. */
@@ -307,13 +319,16 @@ static int open_prop(tph_kai_session *s, const tph_args *args, void **state, tph
 	p->vic = tph_calloc(nt + v->jobs.n, sizeof *p->vic);
 	p->min_avail = tph_calloc(nsg, sizeof *p->min_avail);
 	p->count = tph_calloc(nsg, sizeof *p->count);
+	p->res_min = tph_malloc(nt * KAI_NRES * sizeof *p->res_min);
 	if (!p->mem || !p->sim_mem || !p->scratch || !p->rscratch || !p->tasks || !p->vt ||
-	    !p->vic || !p->min_avail || !p->count)
+	    !p->vic || !p->min_avail || !p->count || !p->res_min)
 		return tph_diag_set(d, TPH_ENOMEM, "proportion: out of memory");
 	kai_queues_init(&p->q, v->queues.n, p->mem);
 	kai_queues_init(&p->sim, v->queues.n, p->sim_mem);
 	set_queues(p, v);
 	totals(p, v);
+	for (uint32_t t = 0; t < v->tasks.n; t++)
+		task_res(s, t, p->min_gpu_mib, p->res_min + (size_t)t * KAI_NRES);
 	account_tasks(p, s);
 	if (kai_share_tree(&p->q, p->total, p->k, p->scratch) < 0)
 		return tph_diag_set(d, TPH_EINVAL, "proportion: the queue tree has a cycle");
@@ -354,6 +369,7 @@ static void close_prop(tph_kai_session *s, void *state)
 	tph_free(p->vic);
 	tph_free(p->min_avail);
 	tph_free(p->count);
+	tph_free(p->res_min);
 	tph_free(p);
 }
 

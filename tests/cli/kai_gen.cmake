@@ -4,10 +4,9 @@
 # `seed:extra tephra gen options` (commas for spaces), written under WORK. The scenario runs KAI's
 # default conf; while an action of it is not built (the run stops with "not built yet"), the
 # default conf's built actions run instead, with its tiers, and the test says so. ACTIONS (a
-# comma list), when given, is the conf's actions instead: the solver's reclaim and consolidation
-# take minutes on these sizes (the job solver tries scenarios per job, docs/kai.md), so ctest
-# runs allocate, preempt and stalegangeviction here and the solver at fixture scale
-# (fast_naive.kai_fixtures).
+# comma list), when given, is the conf's actions instead: in --naive mode the solver's reclaim
+# and consolidation take minutes on the larger cuts (every scenario simulated, docs/kai.md), so
+# ctest runs them there without those two, and the whole default conf on smaller cuts.
 #   cmake -DTEPHRA=<tephra> -DWORK=<scratch dir> -DPROFILES=... [-DACTIONS=...] -P kai_gen.cmake
 cmake_minimum_required(VERSION 3.25)
 

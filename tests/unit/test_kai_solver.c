@@ -534,7 +534,7 @@ static void test_victims_queue_counts_popped(void **state)
 		sv.cand[j] = strcmp(v->jobs.name[j], "r") != 0;
 	tph_kai_victims_reset(&sv);
 	char order[64] = "";
-	for (int32_t j; (j = tph_kai_jobq_pop(&sv, sv.vq_in, true)) >= 0;)
+	for (int32_t j; (j = tph_kai_jobq_pop(&sv, sv.vq_in, NULL, true)) >= 0;)
 		snprintf(order + strlen(order), sizeof order - strlen(order), "%s%s",
 		         *order ? " " : "", v->jobs.name[j]);
 	assert_string_equal(order, "b0 a0 b1 a1");

@@ -5,6 +5,7 @@
 
 #include "base/mem.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 /* Highest score first; equal scores by node name (its precomputed rank). */
@@ -52,10 +53,11 @@ static int64_t best_fitting(tph_kai_placer *a, uint32_t t, const uint32_t *set, 
 	tph_kai_node_pre_order(a->s, t, a->nodes, n);
 	/* A lower bound of what the task takes from the ledger (whole GPUs; cpu and memory as
 	 * they are), compared as tph_kai_fits_future compares: a node it rules out fails that
-	 * test too, so most of a busy cluster is passed over with three loads. */
+	 * test too, so most of a busy cluster is passed over with three loads. A shared pod's
+	 * GPUs are not compared with the vectors (its devices are), so it has no GPU bound. */
 	const tph_kai_tasks *k = &a->s->v->tasks;
-	const double need[TPH_KAI_DIMS] = {k->gpus[t], (double)k->cpu_milli[t],
-	                                   (double)k->memory[t]};
+	const double need[TPH_KAI_DIMS] = {tph_kai_gpu_shared(a->s, t) ? -HUGE_VAL : k->gpus[t],
+	                                   (double)k->cpu_milli[t], (double)k->memory[t]};
 	const double *idle = a->s->idle, *rel = a->s->releasing;
 	int64_t best = -1;
 	double best_sc = 0;

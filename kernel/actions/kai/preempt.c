@@ -24,7 +24,7 @@ static bool admit(tph_kai_solver *sv, uint32_t j)
 
 static int run(tph_kai_session *s, tph_diag *d)
 {
-	tph_kai_solver_rules rules = {candidate, valid, NULL};
+	tph_kai_solver_rules rules = {candidate, valid, NULL, NULL, true};
 	return tph_kai_solver_run(s, rules, false, admit, d);
 }
 

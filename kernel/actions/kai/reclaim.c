@@ -16,17 +16,21 @@ static bool valid(tph_kai_solver *sv, const tph_kai_scenario *sc)
 	return tph_kai_scenario_valid(sv->s, TPH_KAI_RECLAIM, sc);
 }
 
+static bool eligible(tph_kai_solver *sv, uint32_t j)
+{
+	return tph_kai_can_reclaim(sv->s, j);
+}
+
 static bool admit(tph_kai_solver *sv, uint32_t j)
 {
-	if (!tph_kai_can_reclaim(sv->s, j))
-		return false;
+	(void)j;
 	tph_kai_job_solution_start(sv->s);
 	return true;
 }
 
 static int run(tph_kai_session *s, tph_diag *d)
 {
-	tph_kai_solver_rules rules = {candidate, valid, NULL};
+	tph_kai_solver_rules rules = {candidate, valid, NULL, eligible, true};
 	return tph_kai_solver_run(s, rules, false, admit, d);
 }
 

@@ -43,12 +43,14 @@ int tph_kai_solver_init(tph_kai_solver *sv, tph_kai_session *s, tph_kai_solver_r
 	sv->taken_list = tph_calloc(nt, sizeof *sv->taken_list);
 	sv->rem = tph_calloc((size_t)v->subgroups.n + 1, sizeof *sv->rem);
 	sv->vq_popped = tph_calloc((size_t)v->queues.n * TPH_KAI_DIMS + 1, sizeof *sv->vq_popped);
+	sv->q_best = tph_calloc((size_t)v->queues.n + 1, sizeof *sv->q_best);
+	sv->re_best = tph_calloc((size_t)v->queues.n + 1, sizeof *sv->re_best);
 	if (rc == TPH_OK &&
 	    !(sv->q_first && sv->q_jobs && sv->pend && sv->pool && sv->tasks && sv->rec &&
 	      sv->pot && sv->batch_end && sv->victims && sv->vjob && sv->vfirst && sv->order &&
 	      sv->sub && sv->tmp && sv->cand && sv->vq_in && sv->taken && sv->job_in &&
 	      sv->job_mark && sv->node_seen && sv->cap && sv->rf && sv->req && sv->in_rec &&
-	      sv->saved && sv->taken_list && sv->rem && sv->vq_popped))
+	      sv->saved && sv->taken_list && sv->rem && sv->vq_popped && sv->q_best && sv->re_best))
 		rc = TPH_ENOMEM;
 	if (rc == TPH_OK)
 		tph_kai_solver_index(sv);
@@ -57,15 +59,17 @@ int tph_kai_solver_init(tph_kai_solver *sv, tph_kai_session *s, tph_kai_solver_r
 
 void tph_kai_solver_free(tph_kai_solver *sv)
 {
-	void *all[] = {sv->q_first,  sv->q_jobs,     sv->pend,    sv->pool,  sv->tasks,  sv->rec,
-	               sv->pot,      sv->batch_end,  sv->victims, sv->vjob,  sv->vfirst, sv->order,
-	               sv->sub,      sv->tmp,        sv->cand,    sv->vq_in, sv->taken,  sv->job_in,
-	               sv->job_mark, sv->node_seen,  sv->cap,     sv->rf,    sv->req,    sv->in_rec,
-	               sv->saved,    sv->taken_list, sv->rem};
+	void *all[] = {sv->q_first,    sv->q_jobs, sv->pend,      sv->pool,     sv->tasks,
+	               sv->rec,        sv->pot,    sv->batch_end, sv->victims,  sv->vjob,
+	               sv->vfirst,     sv->order,  sv->sub,       sv->tmp,      sv->cand,
+	               sv->vq_in,      sv->taken,  sv->job_in,    sv->job_mark, sv->node_seen,
+	               sv->cap,        sv->rf,     sv->req,       sv->in_rec,   sv->saved,
+	               sv->taken_list, sv->rem,    sv->q_best,    sv->re_best};
 	for (size_t i = 0; i < sizeof all / sizeof *all; i++)
 		tph_free(all[i]);
 	tph_free(sv->vq_popped);
 	tph_kai_placer_free(&sv->pl);
+	tph_kai_memo_free(&sv->memo);
 }
 
 /* KAI's AllocateJob pipeline-only: PreJobAllocation, IsJobOverQueueCapacity, the placement walk.
@@ -124,7 +128,8 @@ static int reallocate(tph_kai_solver *sv)
 	}
 	sv->job_in[sv->job] = 1;
 	int rc = 0;
-	for (int32_t j; left && (j = tph_kai_jobq_pop(sv, sv->job_in, false)) >= 0;) {
+	tph_kai_jobq_forget(sv, sv->re_best);
+	for (int32_t j; left && (j = tph_kai_jobq_pop(sv, sv->job_in, sv->re_best, false)) >= 0;) {
 		left -= (uint32_t)j == sv->job || sv->job_mark[j];
 		if ((uint32_t)j == sv->job) {
 			rc = allocate_job(sv, sv->job, sv->tasks, sv->k);
@@ -179,6 +184,8 @@ static void record_victims(tph_kai_solver *sv)
 int tph_kai_solver_try(tph_kai_solver *sv, const uint32_t *pot, uint32_t n)
 {
 	tph_kai_session *s = sv->s;
+	if (tph_kai_memo_failed_before(sv, pot, n))
+		return 0;
 	sv->n_victims = 0;
 	for (uint32_t i = 0; i < sv->n_rec + n; i++) {
 		uint32_t t = i < sv->n_rec ? sv->rec[i] : pot[i - sv->n_rec];
@@ -190,9 +197,7 @@ int tph_kai_solver_try(tph_kai_solver *sv, const uint32_t *pot, uint32_t n)
 		}
 	}
 	sv->scenarios++;
-	if (!sv->n_victims)
-		return 0;
-	int rc = reallocate(sv);
+	int rc = sv->n_victims ? reallocate(sv) : 0;
 	tph_kai_scenario sc;
 	if (rc > 0) {
 		group_victims(sv, &sc);
@@ -200,7 +205,7 @@ int tph_kai_solver_try(tph_kai_solver *sv, const uint32_t *pot, uint32_t n)
 	}
 	if (rc <= 0)
 		tph_kai_stmt_rollback(s, 0);
-	return rc;
+	return rc == 0 ? tph_kai_memo_add(sv, pot, n) : rc;
 }
 
 /* One probe with generator g: the first k tasks. */
@@ -293,6 +298,7 @@ int tph_kai_solve_job(tph_kai_solver *sv, uint32_t j)
 {
 	tph_kai_session *s = sv->s;
 	sv->job = j;
+	tph_kai_memo_reset(&sv->memo);
 	pending_jobs(sv);
 	sv->n_tasks = tph_kai_tasks_to_allocate(s, j, sv->tasks);
 	if (!sv->n_tasks)

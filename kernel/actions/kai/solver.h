@@ -10,12 +10,33 @@
 
 typedef struct tph_kai_solver tph_kai_solver;
 
+/* splitmix64's finaliser: the solver's hashes (signatures, the failed-scenario memo). */
+static inline uint64_t tph_kai_mix(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+/* The failed scenarios of the job being solved (solver_memo.c): 128-bit fingerprints in an
+ * open-addressed table; a slot is live when its stamp is the current job's. */
+typedef struct tph_kai_memo {
+	uint64_t *key; /* [2 * slot] */
+	uint32_t *gen; /* [slot] */
+	uint32_t mask, cur, n;
+} tph_kai_memo;
+
 /* What an action gives the solver: its victim filter (may `victim` give to `preemptor`?) and
  * its scenario validator (asked with the scenario applied in the statement). */
 typedef struct tph_kai_solver_rules {
 	bool (*candidate)(tph_kai_solver *sv, uint32_t preemptor, uint32_t victim);
 	bool (*valid)(tph_kai_solver *sv, const tph_kai_scenario *sc);
 	void *state; /* the action's, read by its callbacks through sv->rules.state */
+	/* Asked of a job before its signature (NULL: all): a job it refuses is not remembered as
+	 * failed (reclaim's CanReclaimResources). */
+	bool (*eligible)(tph_kai_solver *sv, uint32_t j);
+	bool per_queue; /* failed jobs' signatures are kept per queue (reclaim, preempt) */
 } tph_kai_solver_rules;
 
 struct tph_kai_solver {
@@ -42,8 +63,11 @@ struct tph_kai_solver {
 	 * per-node capacities, node lists. */
 	uint32_t *victims, n_victims, *vjob, *vfirst, n_vjobs, *order, *sub, *tmp;
 	uint8_t *job_in, *node_seen, *job_mark;
+	/* [queue] tph_kai_jobq_pop's caches: the victims queue's, re-placement's. */
+	int32_t *q_best, *re_best;
 	double *cap, *rf, *req;
 	uint64_t scenarios; /* scenarios simulated (the count a deterministic budget would cap) */
+	tph_kai_memo memo;
 };
 
 int tph_kai_solver_init(tph_kai_solver *sv, tph_kai_session *s, tph_kai_solver_rules rules);
@@ -58,7 +82,16 @@ int tph_kai_solve_job(tph_kai_solver *sv, uint32_t j);
  * first unsolved. The largest k solved (0: none), or the error. */
 int64_t tph_kai_search_k(uint32_t n, int (*try_k)(void *ctx, uint32_t k), void *ctx);
 
-/* Try one scenario: the recorded victims plus pot[0..n). 1 solved (statement open), 0 not. */
+/* The memo of failed scenarios (solver_memo.c): forget the last job's; whether the current
+ * probe's scenario with potential victims pot[0..n) failed before (never in naive mode);
+ * remember that it failed (TPH_ENOMEM when the table cannot grow). */
+void tph_kai_memo_reset(tph_kai_memo *m);
+bool tph_kai_memo_failed_before(const tph_kai_solver *sv, const uint32_t *pot, uint32_t n);
+int tph_kai_memo_add(tph_kai_solver *sv, const uint32_t *pot, uint32_t n);
+void tph_kai_memo_free(tph_kai_memo *m);
+
+/* Try one scenario: the recorded victims plus pot[0..n). 1 solved (statement open), 0 not
+ * (or failed before in this job's search). */
 int tph_kai_solver_try(tph_kai_solver *sv, const uint32_t *pot, uint32_t n);
 
 /* The victims queue (solver_victims.c): reset it for a generator run (candidates in, nothing
@@ -75,8 +108,11 @@ int tph_kai_gen_multi_node_gang(tph_kai_solver *sv);
 /* Hierarchical job order (solver_queue.c) over the jobs with in[j] set: the best job by
  * QueueOrder down the queue tree and JobOrder in the leaf, or, for a victims queue, the
  * reverse (the queue that should give back first, its lowest job first). Clears in[j] of the
- * job returned; -1 when none is left. */
-int32_t tph_kai_jobq_pop(const tph_kai_solver *sv, uint8_t *in, bool victims);
+ * job returned; -1 when none is left. `cache` (NULL: none; unused in naive mode) keeps each
+ * leaf queue's best job between pops: valid while in[] changes only for jobs just popped and
+ * no other job's state changes; tph_kai_jobq_forget empties it. */
+int32_t tph_kai_jobq_pop(const tph_kai_solver *sv, uint8_t *in, int32_t *cache, bool victims);
+void tph_kai_jobq_forget(const tph_kai_solver *sv, int32_t *cache);
 /* Fill q_first/q_jobs (jobs of schedulable leaf queues) and the pool, once per run. */
 void tph_kai_solver_index(tph_kai_solver *sv);
 
@@ -84,8 +120,22 @@ void tph_kai_solver_index(tph_kai_solver *sv);
  * GetSumOfIdleGPUs + GetSumOfReleasingGPUs). */
 double tph_kai_free_gpus(const tph_kai_session *s, uint32_t n);
 
+/* KAI's scheduling signatures (solver_sig.c). A job's signature hashes its pod sets' topology
+ * constraints and the constraints of their pods not active-allocated; computed once per
+ * session. The failed jobs of an action are kept per (scope, signature), scope the queue in
+ * reclaim and preempt, -1 in consolidation: the smallest footprint represents them. */
+typedef struct tph_kai_reps tph_kai_reps;
+uint64_t tph_kai_job_signature(tph_kai_session *s, uint32_t j);
+tph_kai_reps *tph_kai_reps_new(const tph_kai_session *s);
+void tph_kai_reps_free(tph_kai_reps *r);
+/* KAI's IsEasierToSchedule, negated: j is no easier than its signature's failed job. */
+bool tph_kai_reps_skip(tph_kai_reps *r, tph_kai_session *s, int32_t scope, uint32_t j);
+/* KAI's UpdateRepresentative: j failed. */
+void tph_kai_reps_failed(tph_kai_reps *r, tph_kai_session *s, int32_t scope, uint32_t j);
+
 /* The standard loop of the three actions: pending ready jobs outside their preemption delay in
- * queue order, each solved once, `admit` deciding whether to try it (NULL: all). */
+ * queue order, each solved once, `admit` deciding whether to try it (NULL: all; a job it
+ * refuses counts as failed for the signatures). */
 int tph_kai_solver_run(tph_kai_session *s, tph_kai_solver_rules rules, bool preemptible_only,
                        bool (*admit)(tph_kai_solver *sv, uint32_t j), tph_diag *d);
 

@@ -4,7 +4,8 @@
  * that should give back first, its lowest job first) and asks QueueOrder with no job but each
  * side's victims: those its best leaf popped so far plus its next (getVictimsForQueue), as
  * summed allocated requests (kai.h). Every pop re-evaluates the comparisons, as a heap kept
- * exact would. */
+ * exact would. A leaf's best job may be cached, as JobOrder compares two jobs by their own
+ * state and only the job popped changes between pops of the solver's queues. */
 #include "solver.h"
 
 #include <string.h>
@@ -21,14 +22,19 @@ static bool job_first(const tph_kai_session *s, uint32_t l, uint32_t r, bool vic
 	return victims ? c > 0 : c < 0;
 }
 
-static int32_t best_job(const tph_kai_solver *sv, const uint8_t *in, uint32_t q, bool victims)
+static int32_t best_job(const tph_kai_solver *sv, const uint8_t *in, int32_t *cache, uint32_t q,
+                        bool victims)
 {
+	if (cache && cache[q] != -2)
+		return cache[q];
 	int32_t best = -1;
 	for (uint32_t i = sv->q_first[q]; i < sv->q_first[q + 1]; i++) {
 		uint32_t j = sv->q_jobs[i];
 		if (in[j] && (best < 0 || job_first(sv->s, j, (uint32_t)best, victims)))
 			best = (int32_t)j;
 	}
+	if (cache)
+		cache[q] = best;
 	return best;
 }
 
@@ -61,7 +67,8 @@ static void victims_of(const tph_kai_solver *sv, uint32_t j, double out[TPH_KAI_
 	add_allocated(sv->s, j, out);
 }
 
-static int32_t pick(const tph_kai_solver *sv, const uint8_t *in, int32_t parent, bool victims)
+static int32_t pick(const tph_kai_solver *sv, const uint8_t *in, int32_t *cache, int32_t parent,
+                    bool victims)
 {
 	const tph_kai_view *v = sv->s->v;
 	int32_t best_q = -1, best_j = -1;
@@ -69,8 +76,8 @@ static int32_t pick(const tph_kai_solver *sv, const uint8_t *in, int32_t parent,
 	for (uint32_t q = 0; q < v->queues.n; q++) {
 		if (v->queues.parent[q] != parent || v->queues.dropped[q])
 			continue;
-		int32_t j = v->queues.has_kids[q] ? pick(sv, in, (int32_t)q, victims)
-		                                  : best_job(sv, in, q, victims);
+		int32_t j = v->queues.has_kids[q] ? pick(sv, in, cache, (int32_t)q, victims)
+		                                  : best_job(sv, in, cache, q, victims);
 		if (j < 0)
 			continue;
 		if (victims)
@@ -89,16 +96,26 @@ static int32_t pick(const tph_kai_solver *sv, const uint8_t *in, int32_t parent,
 	return best_j;
 }
 
-int32_t tph_kai_jobq_pop(const tph_kai_solver *sv, uint8_t *in, bool victims)
+int32_t tph_kai_jobq_pop(const tph_kai_solver *sv, uint8_t *in, int32_t *cache, bool victims)
 {
-	int32_t j = pick(sv, in, -1, victims);
+	if (sv->s->naive)
+		cache = NULL;
+	int32_t j = pick(sv, in, cache, -1, victims);
 	if (j < 0)
 		return j;
 	in[j] = 0;
+	if (cache)
+		cache[sv->s->v->jobs.queue[j]] = -2;
 	if (victims) /* KAI's poppedJobsByQueue keeps the job as popped */
 		add_allocated(sv->s, (uint32_t)j,
 		              sv->vq_popped + (size_t)sv->s->v->jobs.queue[j] * TPH_KAI_DIMS);
 	return j;
+}
+
+void tph_kai_jobq_forget(const tph_kai_solver *sv, int32_t *cache)
+{
+	for (uint32_t q = 0; q < sv->s->v->queues.n; q++)
+		cache[q] = -2;
 }
 
 void tph_kai_solver_index(tph_kai_solver *sv)

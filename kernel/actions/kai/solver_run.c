@@ -75,24 +75,48 @@ static bool victim_invariant_fails(tph_kai_solver *sv, uint32_t j)
 	return false;
 }
 
+/* Try job j: 1 solved and committed, 0 not tried or failed, < 0 error. `failed` tells a
+ * failure the signatures remember from a job not tried. */
+static int try_job(tph_kai_solver *sv, tph_kai_reps *reps, uint32_t j,
+                   bool (*admit)(tph_kai_solver *sv, uint32_t j), bool *failed)
+{
+	const tph_kai_solver_rules *r = &sv->rules;
+	*failed = false;
+	if (r->eligible && !r->eligible(sv, j))
+		return 0;
+	int32_t scope = r->per_queue ? sv->s->v->jobs.queue[j] : -1;
+	if ((reps && tph_kai_reps_skip(reps, sv->s, scope, j)) || victim_invariant_fails(sv, j))
+		return 0;
+	*failed = true;
+	if (admit && !admit(sv, j))
+		return 0;
+	candidates(sv, j);
+	int rc = tph_kai_solve_job(sv, j);
+	*failed = rc == 0;
+	return rc > 0 ? tph_kai_stmt_commit(sv->s) : rc;
+}
+
 int tph_kai_solver_run(tph_kai_session *s, tph_kai_solver_rules rules, bool preemptible_only,
                        bool (*admit)(tph_kai_solver *sv, uint32_t j), tph_diag *d)
 {
 	tph_kai_solver sv;
 	int rc = tph_kai_solver_init(&sv, s, rules);
 	uint8_t *in = rc == TPH_OK ? tph_calloc((size_t)s->v->jobs.n + 1, 1) : NULL;
-	if (rc == TPH_OK && !in)
+	tph_kai_reps *reps = NULL;
+	if (rc == TPH_OK && s->v->params.use_scheduling_signatures)
+		reps = tph_kai_reps_new(s);
+	if (rc == TPH_OK && (!in || (s->v->params.use_scheduling_signatures && !reps)))
 		rc = TPH_ENOMEM;
 	if (rc == TPH_OK)
 		queue_jobs(&sv, in, preemptible_only);
-	for (int32_t j; rc >= 0 && (j = tph_kai_jobq_pop(&sv, in, false)) >= 0;) {
-		if (victim_invariant_fails(&sv, (uint32_t)j) || (admit && !admit(&sv, (uint32_t)j)))
-			continue;
-		candidates(&sv, (uint32_t)j);
-		rc = tph_kai_solve_job(&sv, (uint32_t)j);
-		if (rc > 0)
-			rc = tph_kai_stmt_commit(s);
+	for (int32_t j; rc >= 0 && (j = tph_kai_jobq_pop(&sv, in, NULL, false)) >= 0;) {
+		bool failed;
+		rc = try_job(&sv, reps, (uint32_t)j, admit, &failed);
+		if (failed && reps)
+			tph_kai_reps_failed(reps, s, rules.per_queue ? s->v->jobs.queue[j] : -1,
+			                    (uint32_t)j);
 	}
+	tph_kai_reps_free(reps);
 	tph_free(in);
 	tph_kai_solver_free(&sv);
 	return rc < 0 ? tph_diag_set(d, rc, "%s: out of memory", s->action) : TPH_OK;

@@ -145,7 +145,7 @@ static int32_t pop(tph_kai_solver *sv)
 		sv->saved[i] = st[t];
 		st[t] = TPH_KAI_TS_RELEASING;
 	}
-	int32_t j = tph_kai_jobq_pop(sv, sv->vq_in, true);
+	int32_t j = tph_kai_jobq_pop(sv, sv->vq_in, sv->q_best, true);
 	for (uint32_t i = 0; i < sv->n_taken; i++)
 		st[sv->taken_list[i]] = sv->saved[i];
 	return j;
@@ -160,6 +160,7 @@ void tph_kai_victims_reset(tph_kai_solver *sv)
 	memset(sv->vq_popped, 0, (size_t)v->queues.n * TPH_KAI_DIMS * sizeof *sv->vq_popped);
 	for (uint32_t j = 0; j < v->jobs.n; j++)
 		sv->vq_in[j] = sv->cand[j];
+	tph_kai_jobq_forget(sv, sv->q_best);
 }
 
 int tph_kai_victims_next(tph_kai_solver *sv)

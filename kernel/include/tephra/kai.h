@@ -517,7 +517,9 @@ bool tph_kai_scenario_valid(const tph_kai_session *s, tph_kai_evict_action a,
  * non-zero answer of the registered functions wins, then KAI's fallback (creation time, then
  * name; for queues also creation, then name). A JobOrder compares two jobs by their own state
  * only (their pods, their podgroups): allocate keeps each queue's best job until one of that
- * queue's jobs changes, as KAI's per-queue heaps do. NodeOrder scores are pure (the same
+ * queue's jobs changes, as KAI's per-queue heaps do. A TaskOrder compares two tasks by what
+ * the snapshot says of them (labels, creation, roles), never by session state: the session
+ * ranks every task once after open and sorts by rank. NodeOrder scores are pure (the same
  * session, task and node give the same score, whatever was scored before) and never NaN:
  * allocate scores only the nodes a task fits. */
 typedef int (*tph_kai_job_order_fn)(void *state, const tph_kai_session *s, uint32_t l, uint32_t r);

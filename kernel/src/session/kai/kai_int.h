@@ -96,6 +96,11 @@ struct tph_kai_session {
 	/* Scenario generators (tph_kai_generator values, registration order, each once). */
 	uint8_t generators[TPH_KAI_N_GENERATORS];
 	uint32_t n_generators;
+	/* [job] KAI's scheduling signature, 0 until first asked, then kept for the session as KAI
+	 * caches it on the podgroup (kernel/actions/kai/solver_sig.c). */
+	uint64_t *job_sig;
+	uint32_t *task_rank;  /* [task] TaskOrder's rank, equal for equal tasks (kai_order.c) */
+	uint32_t *job_ranked; /* job_tasks with each job's slice stably sorted by task_rank */
 };
 
 /* The built plugins, NULL-terminated (plugins/kai/builtin.c). */
@@ -212,8 +217,12 @@ int tph_kai_record_eviction(tph_kai_session *s, uint32_t t);
 bool tph_kai_gang_satisfied(const tph_kai_session *s, uint32_t j, bool (*counts)(uint8_t));
 
 /* Sort tasks by TaskOrder (dir +1: first first; -1: last first), stable, in O(n log n)
- * comparisons: jobs of hundreds of pods are sorted per turn and per solver probe. */
+ * comparisons: jobs of hundreds of pods are sorted per turn and per solver probe. Outside
+ * naive mode it compares the ranks tph_kai_rank_tasks gave (TaskOrder is static, tephra/kai.h),
+ * equal tasks equal ranks, so the order is the same. */
 void tph_kai_sort_tasks(const tph_kai_session *s, uint32_t *t, uint32_t n, int dir);
+/* Rank every task by TaskOrder once the plugins are open (s->task_rank, s->job_ranked). */
+int tph_kai_rank_tasks(tph_kai_session *s);
 
 /* Task t (active on its node, else just marked) turns Releasing now, outside any statement:
  * the ledger and the event handlers follow (kai_stmt.c). */

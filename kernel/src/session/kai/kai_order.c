@@ -97,9 +97,18 @@ int tph_kai_task_order(const tph_kai_session *s, uint32_t l, uint32_t r)
 	return by_creation(t->creation[l], t->creation[r], t->name[l], t->name[r]);
 }
 
+/* Whether r goes strictly before l (dir -1: after). */
+static bool before(const tph_kai_session *s, const uint32_t *rank, uint32_t r, uint32_t l, int dir)
+{
+	if (rank)
+		return dir > 0 ? rank[r] < rank[l] : rank[r] > rank[l];
+	return dir * tph_kai_task_order(s, r, l) < 0;
+}
+
 void tph_kai_sort_tasks(const tph_kai_session *s, uint32_t *t, uint32_t n, int dir)
 {
 	uint32_t *tmp = s->order_tmp, *src = t, *dst = tmp;
+	const uint32_t *rank = s->naive ? NULL : s->task_rank;
 	for (uint64_t w = 1; w < n; w *= 2) {
 		for (uint64_t lo = 0; lo < n; lo += 2 * w) {
 			uint32_t mid = (uint32_t)(lo + w < n ? lo + w : n);
@@ -107,9 +116,8 @@ void tph_kai_sort_tasks(const tph_kai_session *s, uint32_t *t, uint32_t n, int d
 			uint32_t i = (uint32_t)lo, j = mid, k = (uint32_t)lo;
 			/* the right side goes first only when strictly before: stable */
 			while (i < mid && j < hi)
-				dst[k++] = dir * tph_kai_task_order(s, src[j], src[i]) < 0
-				               ? src[j++]
-				               : src[i++];
+				dst[k++] =
+				    before(s, rank, src[j], src[i], dir) ? src[j++] : src[i++];
 			while (i < mid)
 				dst[k++] = src[i++];
 			while (j < hi)
@@ -121,6 +129,36 @@ void tph_kai_sort_tasks(const tph_kai_session *s, uint32_t *t, uint32_t n, int d
 	}
 	if (src != t)
 		memcpy(t, src, (size_t)n * sizeof *t);
+}
+
+int tph_kai_rank_tasks(tph_kai_session *s)
+{
+	uint32_t nt = s->v->tasks.n, *all = tph_malloc(((size_t)nt + 1) * sizeof *all);
+	s->task_rank = tph_malloc(((size_t)nt + 1) * sizeof *s->task_rank);
+	if (!all || !s->task_rank) {
+		tph_free(all);
+		return TPH_ENOMEM;
+	}
+	uint32_t *rank = s->task_rank;
+	s->task_rank = NULL; /* the comparator sorts the first time */
+	for (uint32_t t = 0; t < nt; t++)
+		all[t] = t;
+	tph_kai_sort_tasks(s, all, nt, 1);
+	for (uint32_t i = 0, r = 0; i < nt; i++) {
+		r += i > 0 && tph_kai_task_order(s, all[i - 1], all[i]) != 0;
+		rank[all[i]] = r;
+	}
+	s->task_rank = rank;
+	tph_free(all);
+	uint32_t nj = s->v->jobs.n;
+	s->job_ranked = tph_malloc(((size_t)s->job_first[nj] + 1) * sizeof *s->job_ranked);
+	if (!s->job_ranked)
+		return TPH_ENOMEM;
+	memcpy(s->job_ranked, s->job_tasks, (size_t)s->job_first[nj] * sizeof *s->job_ranked);
+	for (uint32_t j = 0; j < nj; j++)
+		tph_kai_sort_tasks(s, s->job_ranked + s->job_first[j],
+		                   s->job_first[j + 1] - s->job_first[j], 1);
+	return TPH_OK;
 }
 
 int tph_kai_pod_set_order(const tph_kai_session *s, uint32_t l, uint32_t r)

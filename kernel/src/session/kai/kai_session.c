@@ -127,7 +127,8 @@ static int copy_state(tph_kai_session *s)
 	memcpy(s->stale_since, v->jobs.stale_since, (size_t)nj * sizeof *s->stale_since);
 	s->virt = tph_calloc((size_t)nt + 1, 1);
 	s->order_tmp = tph_calloc((size_t)nt + 1, sizeof *s->order_tmp);
-	if (!s->virt || !s->order_tmp)
+	s->job_sig = tph_calloc((size_t)nj + 1, sizeof *s->job_sig);
+	if (!s->virt || !s->order_tmp || !s->job_sig)
 		return TPH_ENOMEM;
 	s->sg_order = tph_calloc((size_t)v->subgroups.n + 1, sizeof *s->sg_order);
 	s->sg_alloc = tph_calloc((size_t)v->subgroups.n + 1, sizeof *s->sg_alloc);
@@ -155,6 +156,8 @@ int tph_kai_session_open(const tph_kai_snapshot *snap, const tph_conf *conf, tph
 	s->conf = conf;
 	int rc = copy_state(s) < 0 ? tph_diag_set(d, TPH_ENOMEM, "kai session: out of memory")
 	                           : tph_kai_open_plugins(s, d);
+	if (rc == TPH_OK && tph_kai_rank_tasks(s) < 0)
+		rc = tph_diag_set(d, TPH_ENOMEM, "kai session: out of memory");
 	if (rc < 0) {
 		tph_kai_session_free(s);
 		return rc;
@@ -232,6 +235,9 @@ void tph_kai_session_free(tph_kai_session *s)
 	tph_free(s->ops);
 	tph_free(s->virt);
 	tph_free(s->order_tmp);
+	tph_free(s->job_sig);
+	tph_free(s->task_rank);
+	tph_free(s->job_ranked);
 	tph_free(s->op_devs);
 	tph_free(s->sg_order);
 	tph_free(s->sg_alloc);

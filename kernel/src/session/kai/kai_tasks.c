@@ -94,10 +94,31 @@ static bool to_allocate(const tph_kai_session *s, uint32_t t)
 	       (s->status[t] == TPH_KAI_TS_RELEASING && s->virt[t]);
 }
 
+/* from_pod_set outside naive mode: the job's tasks in rank order (job_ranked) filtered are
+ * already in TaskOrder, so the walk stops at the tasks it takes. */
+static uint32_t from_pod_set_ranked(tph_kai_picker *a, uint32_t j, uint32_t ps)
+{
+	const tph_kai_session *s = a->s;
+	int64_t have = a->allocated[ps], min = s->v->subgroups.min_member[ps];
+	uint32_t want = have >= min ? 1 : (uint32_t)(min - have), n = 0;
+	uint32_t *out = a->tasks + a->n_tasks;
+	for (uint32_t i = s->job_first[j]; i < s->job_first[j + 1] && n < want; i++) {
+		uint32_t t = s->job_ranked[i];
+		if (s->v->tasks.pod_set[t] == (int32_t)ps && to_allocate(s, t))
+			out[n++] = t;
+	}
+	if (have < min && n < want)
+		return 0;
+	a->n_tasks += n;
+	return n;
+}
+
 /* Append pod set ps's tasks to take (see the top); returns how many. */
 static uint32_t from_pod_set(tph_kai_picker *a, uint32_t j, uint32_t ps)
 {
 	const tph_kai_session *s = a->s;
+	if (!s->naive && s->job_ranked)
+		return from_pod_set_ranked(a, j, ps);
 	uint32_t n = 0, *out = a->tasks + a->n_tasks;
 	for (uint32_t i = s->job_first[j]; i < s->job_first[j + 1]; i++) {
 		uint32_t t = s->job_tasks[i];
