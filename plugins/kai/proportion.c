@@ -41,8 +41,9 @@ static const tph_arg_spec prop_args[] = {
 /* tephra's dimension order (gpu, cpu, memory) to the arithmetic's (cpu, memory, gpu). */
 static const int res_of_dim[TPH_KAI_DIMS] = {KAI_GPU, KAI_CPU, KAI_MEM};
 
-/* A task's resources in the arithmetic's order; a GPU-memory request as a fraction of
- * device_mib (the smallest node GPU memory for requests, the largest for capacity checks). */
+/* A task's resources in the arithmetic's order (KAI's QuantifyVector: MIG instances count as
+ * GPUs); a GPU-memory request as a fraction of device_mib (the smallest node GPU memory for
+ * requests, the largest for capacity checks). */
 static void task_res(const tph_kai_session *s, uint32_t t, int64_t device_mib, double out[KAI_NRES])
 {
 	const tph_kai_tasks *k = &tph_kai_session_view(s)->tasks;
@@ -50,6 +51,7 @@ static void task_res(const tph_kai_session *s, uint32_t t, int64_t device_mib, d
 	tph_kai_task_request(s, t, req);
 	for (int d = 0; d < TPH_KAI_DIMS; d++)
 		out[res_of_dim[d]] = req[d];
+	out[KAI_GPU] += k->mig_gpus[t];
 	if (k->gpu_memory_mib[t] > 0)
 		out[KAI_GPU] +=
 		    kai_gpu_memory_fraction(k->gpu_devices[t], k->gpu_memory_mib[t], device_mib);
@@ -112,7 +114,7 @@ static void totals(prop_state *p, const tph_kai_view *v)
 		double alloc[KAI_NRES] = {0};
 		alloc[KAI_CPU] = (double)n->cpu_milli[i];
 		alloc[KAI_MEM] = (double)n->memory[i];
-		alloc[KAI_GPU] = n->gpus[i];
+		alloc[KAI_GPU] = n->gpus[i] + n->mig_gpus[i];
 		kai_total_add_node(p->total, alloc, none, n->ready[i], false);
 		if (n->gpus[i] > 0) {
 			int64_t m = n->gpu_memory_mib[i];

@@ -9,15 +9,16 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* A task's GPUs: a placed shared pod's accepted part of its device (a GPU-memory request over
- * its node's memory per device), else its request. */
+/* A task's GPUs (KAI's GetGpusQuota): a placed shared pod's accepted part of its device (a
+ * GPU-memory request over its node's memory per device), else its request, MIG instances
+ * counted as GPUs. */
 static double gpus_of(const tph_kai_session *s, uint32_t t)
 {
 	double req[TPH_KAI_DIMS];
 	if (s->node[t] >= 0 && tph_kai_gpu_shared(s, t))
 		return tph_kai_gpu_fraction(s, t, (uint32_t)s->node[t]);
 	tph_kai_task_request(s, t, req);
-	return req[TPH_KAI_GPU];
+	return req[TPH_KAI_GPU] + s->v->tasks.mig_gpus[t];
 }
 
 /* KAI's getGpuMemoryFractionalOnNode: a device's memory as a fraction, up to a hundredth. */
@@ -33,6 +34,11 @@ double tph_kai_free_gpus(const tph_kai_session *s, uint32_t n)
 {
 	size_t at = (size_t)n * TPH_KAI_DIMS + TPH_KAI_GPU;
 	double free = s->idle[at] + s->releasing[at];
+	uint32_t m = s->v->nodes.n_mig;
+	for (uint32_t p = 0; p < m; p++) {
+		size_t i = (size_t)n * m + p;
+		free += (double)(s->mig_idle[i] + s->mig_rel[i]) * s->v->nodes.mig_profile_gpus[p];
+	}
 	int64_t mem = s->v->nodes.gpu_memory_mib[n];
 	if (mem <= 0)
 		return free;

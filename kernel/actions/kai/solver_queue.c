@@ -45,7 +45,8 @@ static bool allocated_status(uint8_t st)
 	       st == TPH_KAI_TS_RUNNING;
 }
 
-/* Job j's AllocatedVector as the victims queue holds it (its popped tasks read Releasing). */
+/* Job j's AllocatedVector as the victims queue holds it (its popped tasks read Releasing),
+ * MIG instances counted as GPUs (QueueOrder quantifies it with TotalGPUs). */
 static void add_allocated(const tph_kai_session *s, uint32_t j, double out[TPH_KAI_DIMS])
 {
 	for (uint32_t i = s->job_first[j]; i < s->job_first[j + 1]; i++) {
@@ -54,6 +55,7 @@ static void add_allocated(const tph_kai_session *s, uint32_t j, double out[TPH_K
 		if (!allocated_status(s->status[t]))
 			continue;
 		tph_kai_task_request(s, t, req);
+		req[TPH_KAI_GPU] += s->v->tasks.mig_gpus[t];
 		for (int d = 0; d < TPH_KAI_DIMS; d++)
 			out[d] += req[d];
 	}

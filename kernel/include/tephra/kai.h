@@ -330,6 +330,11 @@ typedef struct tph_kai_tasks {
 	const tph_sid *ns;
 	/* ---- appended: MIG instances as node resources ---- */
 	const int64_t *mig_request; /* [task * nodes.n_mig + profile]: instances requested */
+	/* ---- appended: MIG instances as GPUs ---- */
+	/* The GPUs its MIG instances count as (mig_request by nodes.mig_profile_gpus): KAI's
+	 * GetGpusQuota, which its queue accounting and job solver add to the GPU request; the node
+	 * ledger does not (it fits the instances themselves). */
+	const double *mig_gpus;
 } tph_kai_tasks;
 
 typedef struct tph_kai_nodes {
@@ -361,6 +366,13 @@ typedef struct tph_kai_nodes {
 	uint32_t n_mig;
 	const char *const *mig_names;
 	const int64_t *mig_alloc;
+	/* ---- appended: MIG instances as GPUs ---- */
+	/* GPUs one instance of each profile counts as, [profile]: the g of
+	 * nvidia.com/mig-<g>g.<m>gb, 0 for a name of another form (KAI's
+	 * ExtractGpuAndMemoryFromMigResourceName); and each node's allocatable instances counted
+	 * so, [node] (KAI's ResourceVector.TotalGPUs). */
+	const double *mig_profile_gpus;
+	const double *mig_gpus;
 } tph_kai_nodes;
 
 /* A node's MIG mode (node-role.kubernetes.io/mig-enabled, else an allocatable MIG resource;
@@ -531,7 +543,8 @@ typedef int (*tph_kai_pod_set_order_fn)(void *state, const tph_kai_session *s, u
                                         uint32_t r);
 /* QueueOrder with each side's best pending job (-1: none). In a victims queue (reclaim's and
  * preempt's solver walk it reversed) the jobs are -1 and lvictims/rvictims, NULL elsewhere, are
- * KAI's lVictims/rVictims summed, [TPH_KAI_DIMS] in tph_kai_task_request's units: the requests
+ * KAI's lVictims/rVictims summed, [TPH_KAI_DIMS] in tph_kai_task_request's units (plus
+ * tph_kai_tasks.mig_gpus in the GPU dimension, as KAI's TotalGPUs counts): the requests
  * of the tasks in an allocated status (Allocated, Binding, Bound, Running) of every victim job
  * the queue gave so far, each as it was when popped (an elastic job popped twice counts twice,
  * the second time without the tasks taken the first), and of the one it would give next. */
