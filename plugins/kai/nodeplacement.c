@@ -49,6 +49,12 @@ static void pre_order(void *state, const tph_kai_session *s, uint32_t t, const u
 	np_state *p = state;
 	const tph_kai_view *v = tph_kai_session_view(s);
 	int dim = dim_of(v, t);
+	if (p->spread[dim == TPH_KAI_GPU]) /* spread scores need no range */
+		return;
+	if (tph_kai_session_free_range(s, dim, nodes, n, &p->min, &p->max)) {
+		p->max = p->max > 0 ? p->max : 0; /* the scan's start */
+		return;
+	}
 	p->min = 1e300;
 	p->max = 0;
 	for (uint32_t i = 0; i < n; i++) {

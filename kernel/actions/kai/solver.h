@@ -116,10 +116,6 @@ void tph_kai_jobq_forget(const tph_kai_solver *sv, int32_t *cache);
 /* Fill q_first/q_jobs (jobs of schedulable leaf queues) and the pool, once per run. */
 void tph_kai_solver_index(tph_kai_solver *sv);
 
-/* A node's idle plus releasing GPUs, shared devices' free parts and MIG instances (as
- * GPUs) included (KAI's GetSumOfIdleGPUs + GetSumOfReleasingGPUs). */
-double tph_kai_free_gpus(const tph_kai_session *s, uint32_t n);
-
 /* KAI's scheduling signatures (solver_sig.c). A job's signature hashes its pod sets' topology
  * constraints and the constraints of their pods not active-allocated; computed once per
  * session. The failed jobs of an action are kept per (scope, signature), scope the queue in

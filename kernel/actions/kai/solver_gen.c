@@ -6,7 +6,6 @@
  * victims sit on, smallest capacity first, starting at the fewest that could cover the demand. */
 #include "solver.h"
 
-#include <math.h>
 #include <stdlib.h>
 
 /* A task's GPUs (KAI's GetGpusQuota): a placed shared pod's accepted part of its device (a
@@ -19,37 +18,6 @@ static double gpus_of(const tph_kai_session *s, uint32_t t)
 		return tph_kai_gpu_fraction(s, t, (uint32_t)s->node[t]);
 	tph_kai_task_request(s, t, req);
 	return req[TPH_KAI_GPU] + s->v->tasks.mig_gpus[t];
-}
-
-/* KAI's getGpuMemoryFractionalOnNode: a device's memory as a fraction, up to a hundredth. */
-static double mem_fraction(int64_t m, int64_t mem)
-{
-	return ceil((double)m / (double)mem * 100) / 100;
-}
-
-/* KAI's GetSumOfIdleGPUs plus GetSumOfReleasingGPUs: whole GPUs, the free part of each device
- * shared pods hold, and the releasing part of each device not wholly releasing (a wholly
- * releasing one is counted whole by the ledger). */
-double tph_kai_free_gpus(const tph_kai_session *s, uint32_t n)
-{
-	size_t at = (size_t)n * TPH_KAI_DIMS + TPH_KAI_GPU;
-	double free = s->idle[at] + s->releasing[at];
-	uint32_t m = s->v->nodes.n_mig;
-	for (uint32_t p = 0; p < m; p++) {
-		size_t i = (size_t)n * m + p;
-		free += (double)(s->mig_idle[i] + s->mig_rel[i]) * s->v->nodes.mig_profile_gpus[p];
-	}
-	int64_t mem = s->v->nodes.gpu_memory_mib[n];
-	if (mem <= 0)
-		return free;
-	for (uint32_t g = s->dev_first[n]; g < s->dev_first[n + 1]; g++) {
-		if (s->dev_alloc[g] > 0)
-			free += 1 - mem_fraction(s->dev_alloc[g], mem);
-		bool all_releasing = s->dev_used[g] != 0 && s->dev_rel[g] == s->dev_used[g];
-		if (s->dev_rel[g] > 0 && !all_releasing)
-			free += mem_fraction(s->dev_rel[g], mem);
-	}
-	return free;
 }
 
 static int by_desc(const void *a, const void *b)

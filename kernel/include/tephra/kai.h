@@ -701,6 +701,15 @@ int tph_kai_add_scenario_generator(tph_kai_session *s, tph_kai_generator g);
  * GPUs are whole devices; cpu millicores; memory bytes. */
 const double *tph_kai_session_idle(const tph_kai_session *s);
 const double *tph_kai_session_releasing(const tph_kai_session *s);
+/* The least (*min) and the most (*max) idle plus releasing amount of dimension dim
+ * (TPH_KAI_GPU, _CPU or _MEMORY) over the in-pool nodes whose allocatable of it is not zero,
+ * kept as the ledger changes: O(1) amortized, for a NodePreOrder that takes a range. `nodes`,
+ * n: the set the plugin was handed, distinct in-pool nodes (a SubsetNodes answer is drawn from
+ * its input). Returns false, leaving *min and *max alone, unless the set is the whole pool (n
+ * is the pool's size), and in naive mode, where the plugin takes the range itself. When no
+ * pool node has the resource, *min = 1e300 and *max = 0. */
+bool tph_kai_session_free_range(const tph_kai_session *s, int dim, const uint32_t *nodes,
+                                uint32_t n, double *min, double *max);
 /* What node n's shared GPUs (devices that fractional pods hold part of, out of the idle whole
  * GPUs) still offer, in GPUs: per device 1 less its pods' fractions plus the Releasing ones'
  * (KAI's AvailableSharedGPUFractions, the topology plugin's room for fractional pods). */

@@ -101,6 +101,9 @@ struct tph_kai_session {
 	uint64_t *job_sig;
 	uint32_t *task_rank;  /* [task] TaskOrder's rank, equal for equal tasks (kai_order.c) */
 	uint32_t *job_ranked; /* job_tasks with each job's slice stably sorted by task_rank */
+	/* Each resource's free range over the pool (kai_range.c); a pointer, so a const session
+	 * can refresh a stale range when asked. */
+	struct tph_kai_ranges *ranges;
 };
 
 /* The built plugins, NULL-terminated (plugins/kai/builtin.c). */
@@ -154,6 +157,17 @@ typedef struct tph_kai_op {
 int tph_kai_ledger_build(tph_kai_session *s);
 /* Task t enters (sign +1) or leaves (-1) node n's ledger in status st. */
 void tph_kai_ledger_take(tph_kai_session *s, uint32_t t, uint32_t n, uint8_t st, int sign);
+/* The free ranges (kai_range.c): built after the ledger; every ledger change of node n is
+ * noted. */
+typedef struct tph_kai_ranges tph_kai_ranges;
+int tph_kai_ranges_build(tph_kai_session *s);
+void tph_kai_ranges_note(tph_kai_session *s, uint32_t n);
+void tph_kai_ranges_free(tph_kai_session *s);
+/* A node's idle plus releasing GPUs, shared devices' free parts and MIG instances (as GPUs)
+ * included (KAI's
+ * GetSumOfIdleGPUs + GetSumOfReleasingGPUs, the solver's idle-GPU filter): kept per node until
+ * the ledger changes the node (computed afresh in naive mode). */
+double tph_kai_free_gpus(const tph_kai_session *s, uint32_t n);
 /* Whether task t fits node n's idle resources, or idle plus releasing. */
 bool tph_kai_fits_idle(const tph_kai_session *s, uint32_t t, uint32_t n);
 bool tph_kai_fits_future(const tph_kai_session *s, uint32_t t, uint32_t n);

@@ -76,6 +76,7 @@ void tph_kai_ledger_take(tph_kai_session *s, uint32_t t, uint32_t n, uint8_t st,
 			idle[d] -= x;
 		}
 	}
+	tph_kai_ranges_note(s, n);
 }
 
 int tph_kai_ledger_build(tph_kai_session *s)

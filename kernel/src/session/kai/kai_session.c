@@ -137,7 +137,9 @@ static int copy_state(tph_kai_session *s)
 	for (uint32_t k = 0; k < v->subgroups.n; k++)
 		s->sg_order[k] = k;
 	int rc = group_tasks(s);
-	return rc < 0 ? rc : tph_kai_ledger_build(s);
+	if (rc == TPH_OK)
+		rc = tph_kai_ledger_build(s);
+	return rc < 0 ? rc : tph_kai_ranges_build(s);
 }
 
 int tph_kai_session_open(const tph_kai_snapshot *snap, const tph_conf *conf, tph_kai_session **out,
@@ -227,6 +229,7 @@ void tph_kai_session_free(tph_kai_session *s)
 	tph_free(s->stale_since);
 	tph_free(s->job_first);
 	tph_free(s->job_tasks);
+	tph_kai_ranges_free(s);
 	tph_free(s->idle);
 	tph_free(s->releasing);
 	tph_free(s->mig_idle);

@@ -1,0 +1,193 @@
+/* Figures the actions read off the ledger over and over, kept as it changes (kai_ledger.c notes
+ * every node it touches). The least and the most free amount (idle plus releasing) of each
+ * resource over the pool's nodes that have it, so nodeplacement's NodePreOrder reads its range
+ * in O(1) instead of a pass over the pool per placed task: each extreme carries how many nodes
+ * hold it; only when the last one moves inwards is the range stale, and the next ask rescans.
+ * And each node's free GPUs with its shared devices' parts (the solver's idle-GPU filter asks
+ * every node per accumulated victim), recomputed only for a node the ledger touched. */
+#include "kai_int.h"
+
+#include "base/mem.h"
+
+#include <assert.h>
+#include <math.h>
+
+typedef struct kai_range {
+	double min, max;
+	uint32_t n_min, n_max;
+	bool stale;
+} kai_range;
+
+struct tph_kai_ranges {
+	double *free_at; /* [node * TPH_KAI_DIMS + dim] as last noted */
+	uint32_t *pool;  /* the in-pool nodes, index order */
+	uint32_t n_pool;
+	kai_range r[TPH_KAI_DIMS];
+	double *free_gpus; /* [node] tph_kai_free_gpus, valid where gpus_ok[node] */
+	uint8_t *gpus_ok;
+};
+
+static double allocatable(const tph_kai_view *v, uint32_t n, int dim)
+{
+	if (dim == TPH_KAI_GPU)
+		return v->nodes.gpus[n];
+	return dim == TPH_KAI_CPU ? (double)v->nodes.cpu_milli[n] : (double)v->nodes.memory[n];
+}
+
+int tph_kai_ranges_build(tph_kai_session *s)
+{
+	const tph_kai_view *v = s->v;
+	size_t nn = (size_t)v->nodes.n;
+	tph_kai_ranges *g = tph_calloc(1, sizeof *g);
+	if (!g)
+		return TPH_ENOMEM;
+	s->ranges = g;
+	g->free_at = tph_malloc((nn * TPH_KAI_DIMS + 1) * sizeof *g->free_at);
+	g->pool = tph_malloc((nn + 1) * sizeof *g->pool);
+	g->free_gpus = tph_malloc((nn + 1) * sizeof *g->free_gpus);
+	g->gpus_ok = tph_calloc(nn + 1, 1);
+	if (!g->free_at || !g->pool || !g->free_gpus || !g->gpus_ok)
+		return TPH_ENOMEM;
+	for (size_t i = 0; i < nn * TPH_KAI_DIMS; i++)
+		g->free_at[i] = s->idle[i] + s->releasing[i];
+	for (uint32_t n = 0; n < v->nodes.n; n++)
+		if (v->nodes.in_pool[n])
+			g->pool[g->n_pool++] = n;
+	for (int d = 0; d < TPH_KAI_DIMS; d++)
+		g->r[d].stale = true;
+	return TPH_OK;
+}
+
+void tph_kai_ranges_free(tph_kai_session *s)
+{
+	if (!s->ranges)
+		return;
+	tph_free(s->ranges->free_at);
+	tph_free(s->ranges->pool);
+	tph_free(s->ranges->free_gpus);
+	tph_free(s->ranges->gpus_ok);
+	tph_free(s->ranges);
+	s->ranges = NULL;
+}
+
+/* One end of a range (least: the minimum) as a node's amount moves from old to now. */
+static void move_end(kai_range *r, double *end, uint32_t *count, bool least, double old, double now)
+{
+	if (least ? now < *end : now > *end) {
+		*end = now;
+		*count = 1;
+	} else if (now == *end) {
+		(*count)++;
+	} else if (old == *end && --*count == 0) {
+		r->stale = true;
+	}
+}
+
+static void move(kai_range *r, double old, double now)
+{
+	if (r->stale)
+		return;
+	move_end(r, &r->min, &r->n_min, true, old, now);
+	move_end(r, &r->max, &r->n_max, false, old, now);
+}
+
+void tph_kai_ranges_note(tph_kai_session *s, uint32_t n)
+{
+	tph_kai_ranges *g = s->ranges;
+	if (!g) /* not built yet: the build reads the ledger */
+		return;
+	g->gpus_ok[n] = 0;
+	if (!s->v->nodes.in_pool[n])
+		return;
+	size_t at = (size_t)n * TPH_KAI_DIMS;
+	for (int d = 0; d < TPH_KAI_DIMS; d++) {
+		double now = s->idle[at + d] + s->releasing[at + d], old = g->free_at[at + d];
+		if (now == old || allocatable(s->v, n, d) == 0)
+			continue;
+		g->free_at[at + d] = now;
+		move(&g->r[d], old, now);
+	}
+}
+
+static void rescan(const tph_kai_session *s, tph_kai_ranges *g, int d)
+{
+	kai_range *r = &g->r[d];
+	*r = (kai_range){0};
+	bool any = false;
+	for (uint32_t i = 0; i < g->n_pool; i++) {
+		uint32_t n = g->pool[i];
+		if (allocatable(s->v, n, d) == 0)
+			continue;
+		double f = g->free_at[(size_t)n * TPH_KAI_DIMS + (size_t)d];
+		if (!any || f < r->min)
+			r->min = f, r->n_min = 0;
+		if (!any || f > r->max)
+			r->max = f, r->n_max = 0;
+		r->n_min += f == r->min;
+		r->n_max += f == r->max;
+		any = true;
+	}
+}
+
+bool tph_kai_session_free_range(const tph_kai_session *s, int dim, const uint32_t *nodes,
+                                uint32_t n, double *min, double *max)
+{
+	tph_kai_ranges *g = s->ranges;
+#ifndef NDEBUG
+	for (uint32_t i = 0; i < n; i++)
+		assert(s->v->nodes.in_pool[nodes[i]]);
+#else
+	(void)nodes;
+#endif
+	if (s->naive || !g || dim < 0 || dim >= TPH_KAI_DIMS || n != g->n_pool)
+		return false;
+	if (g->r[dim].stale)
+		rescan(s, g, dim);
+	const kai_range *r = &g->r[dim];
+	*min = r->n_min ? r->min : 1e300;
+	*max = r->n_max ? r->max : 0;
+	return true;
+}
+
+/* KAI's getGpuMemoryFractionalOnNode: a device's memory as a fraction, up to a hundredth. */
+static double mem_fraction(int64_t m, int64_t mem)
+{
+	return ceil((double)m / (double)mem * 100) / 100;
+}
+
+/* KAI's GetSumOfIdleGPUs plus GetSumOfReleasingGPUs: whole GPUs, MIG instances as GPUs, the
+ * free part of each device shared pods hold, and the releasing part of each device not wholly
+ * releasing (a wholly releasing one is counted whole by the ledger). */
+static double free_gpus(const tph_kai_session *s, uint32_t n)
+{
+	size_t at = (size_t)n * TPH_KAI_DIMS + TPH_KAI_GPU;
+	double free = s->idle[at] + s->releasing[at];
+	uint32_t m = s->v->nodes.n_mig;
+	for (uint32_t p = 0; p < m; p++) {
+		size_t i = (size_t)n * m + p;
+		free += (double)(s->mig_idle[i] + s->mig_rel[i]) * s->v->nodes.mig_profile_gpus[p];
+	}
+	int64_t mem = s->v->nodes.gpu_memory_mib[n];
+	if (mem <= 0)
+		return free;
+	for (uint32_t g = s->dev_first[n]; g < s->dev_first[n + 1]; g++) {
+		if (s->dev_alloc[g] > 0)
+			free += 1 - mem_fraction(s->dev_alloc[g], mem);
+		bool all_releasing = s->dev_used[g] != 0 && s->dev_rel[g] == s->dev_used[g];
+		if (s->dev_rel[g] > 0 && !all_releasing)
+			free += mem_fraction(s->dev_rel[g], mem);
+	}
+	return free;
+}
+
+double tph_kai_free_gpus(const tph_kai_session *s, uint32_t n)
+{
+	tph_kai_ranges *g = s->ranges;
+	if (s->naive || !g)
+		return free_gpus(s, n);
+	if (!g->gpus_ok[n]) {
+		g->free_gpus[n] = free_gpus(s, n);
+		g->gpus_ok[n] = 1;
+	}
+	return g->free_gpus[n];
+}
