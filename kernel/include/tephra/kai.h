@@ -538,7 +538,9 @@ typedef int (*tph_kai_job_order_fn)(void *state, const tph_kai_session *s, uint3
 typedef int (*tph_kai_task_order_fn)(void *state, const tph_kai_session *s, uint32_t l, uint32_t r);
 /* SubGroupOrder over two members of one sub-group set (sub-group indices: sets and pod sets
  * alike, as KAI sorts a set's members together); fallback: name. The point keeps its first
- * name, PodSetOrder, from when it ordered pod sets only. */
+ * name, PodSetOrder, from when it ordered pod sets only. It compares by the state of the
+ * members' own job only: the session keeps each job's turn (tph_kai_tasks_to_allocate) until
+ * one of that job's tasks changes. */
 typedef int (*tph_kai_pod_set_order_fn)(void *state, const tph_kai_session *s, uint32_t l,
                                         uint32_t r);
 /* QueueOrder with each side's best pending job (-1: none). In a victims queue (reclaim's and
