@@ -735,6 +735,11 @@ void tph_kai_task_request(const tph_kai_session *s, uint32_t task, double req[TP
  * (tph_kai_session_status, _node, _last_start above); job j's tasks, in snapshot order. */
 const tph_kai_view *tph_kai_session_view(const tph_kai_session *s);
 uint32_t tph_kai_session_job_tasks(const tph_kai_session *s, uint32_t j, const uint32_t **out);
+/* A number that grows whenever one of job j's tasks changes status, node or virtual eviction
+ * (a statement operation, a rollback, a commit), never 0 outside naive mode: a plugin may keep
+ * what it derives from the job's own tasks (its turn's resources, its active pods) while the
+ * number stays the same. 0 in naive mode: keep nothing, compute afresh. */
+uint64_t tph_kai_session_job_version(const tph_kai_session *s, uint32_t j);
 
 /* ---- shared GPUs and GpuOrder (KAI-NOTES sections 1 and 3) ----
  * A fractional or gpu-memory pod takes `gpu_devices` devices of its node: devices shared pods

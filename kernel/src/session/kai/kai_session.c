@@ -263,6 +263,11 @@ void tph_kai_session_free(tph_kai_session *s)
 	tph_free(s);
 }
 
+uint64_t tph_kai_session_job_version(const tph_kai_session *s, uint32_t j)
+{
+	return s->naive ? 0 : s->job_gen[j];
+}
+
 const uint8_t *tph_kai_session_status(const tph_kai_session *s)
 {
 	return s->status;
