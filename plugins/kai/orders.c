@@ -1,8 +1,10 @@
 /* KAI's order plugins: priority (plugins/priority: the higher priority first) and elastic
  * (plugins/elastic: a job below its minimum before one at or above it, a job at its minimum
- * before one above it) order jobs; taskorder orders tasks; subgrouporder sub-groups. None keeps
- * state. */
+ * before one above it) order jobs; taskorder orders tasks; subgrouporder sub-groups. Only
+ * elastic keeps state: each job's active pods while the job's version stays. */
 #include "kai_plugins.h"
+
+#include "tephra/alloc.h"
 
 int64_t tph_kai_job_min(const tph_kai_view *v, uint32_t j)
 {
@@ -12,7 +14,7 @@ int64_t tph_kai_job_min(const tph_kai_view *v, uint32_t j)
 	return min;
 }
 
-static int64_t active_allocated(const tph_kai_session *s, uint32_t j)
+static int64_t count_active(const tph_kai_session *s, uint32_t j)
 {
 	const uint8_t *st = tph_kai_session_status(s);
 	const uint32_t *t;
@@ -23,11 +25,30 @@ static int64_t active_allocated(const tph_kai_session *s, uint32_t j)
 	return c;
 }
 
-static int elastic_rule(const tph_kai_session *s, uint32_t l, uint32_t r)
+/* [job] each job's active allocated pods, kept while its version stays (JobOrder runs per
+ * comparison of every pop of the solver's queues). */
+typedef struct elastic_state {
+	uint64_t *ver;
+	int64_t *active;
+} elastic_state;
+
+static int64_t active_allocated(elastic_state *e, const tph_kai_session *s, uint32_t j)
+{
+	uint64_t ver = tph_kai_session_job_version(s, j);
+	if (!ver) /* naive mode */
+		return count_active(s, j);
+	if (ver != e->ver[j]) {
+		e->active[j] = count_active(s, j);
+		e->ver[j] = ver;
+	}
+	return e->active[j];
+}
+
+static int elastic_rule(elastic_state *e, const tph_kai_session *s, uint32_t l, uint32_t r)
 {
 	const tph_kai_view *v = tph_kai_session_view(s);
-	int64_t la = active_allocated(s, l), lm = tph_kai_job_min(v, l);
-	int64_t ra = active_allocated(s, r), rm = tph_kai_job_min(v, r);
+	int64_t la = active_allocated(e, s, l), lm = tph_kai_job_min(v, l);
+	int64_t ra = active_allocated(e, s, r), rm = tph_kai_job_min(v, r);
 	if ((la < lm && ra >= rm) || (la == lm && ra > rm))
 		return -1;
 	if ((la >= lm && ra < rm) || (la > lm && ra == rm))
@@ -37,8 +58,7 @@ static int elastic_rule(const tph_kai_session *s, uint32_t l, uint32_t r)
 
 static int elastic_order(void *state, const tph_kai_session *s, uint32_t l, uint32_t r)
 {
-	(void)state;
-	return elastic_rule(s, l, r);
+	return elastic_rule(state, s, l, r);
 }
 
 static int priority_order(void *state, const tph_kai_session *s, uint32_t l, uint32_t r)
@@ -58,15 +78,35 @@ static int open_priority(tph_kai_session *s, const tph_args *args, void **state,
 
 static int open_elastic(tph_kai_session *s, const tph_args *args, void **state, tph_diag *d)
 {
+	size_t nj = (size_t)tph_kai_session_view(s)->jobs.n + 1;
+	elastic_state *e = tph_calloc(1, sizeof *e);
 	(void)args;
-	*state = NULL;
-	int rc = tph_kai_add_job_order(s, elastic_order, NULL);
+	*state = e;
+	if (e) {
+		e->ver = tph_calloc(nj, sizeof *e->ver);
+		e->active = tph_calloc(nj, sizeof *e->active);
+	}
+	if (!e || !e->ver || !e->active)
+		return tph_diag_set(d, TPH_ENOMEM, "elastic: out of memory");
+	int rc = tph_kai_add_job_order(s, elastic_order, e);
 	return rc < 0 ? tph_diag_set(d, rc, "elastic: cannot register") : TPH_OK;
+}
+
+static void close_elastic(tph_kai_session *s, void *state)
+{
+	elastic_state *e = state;
+	(void)s;
+	if (!e)
+		return;
+	tph_free(e->ver);
+	tph_free(e->active);
+	tph_free(e);
 }
 
 const tph_kai_plugin tph_kai_plugin_priority = {TPH_KAI_PLUGIN_ABI, "priority", open_priority,
                                                 NULL};
-const tph_kai_plugin tph_kai_plugin_elastic = {TPH_KAI_PLUGIN_ABI, "elastic", open_elastic, NULL};
+const tph_kai_plugin tph_kai_plugin_elastic = {TPH_KAI_PLUGIN_ABI, "elastic", open_elastic,
+                                               close_elastic};
 
 /* taskorder (plugins/taskorder): the higher kai.scheduler/task-priority label first. */
 static int task_priority_order(void *state, const tph_kai_session *s, uint32_t l, uint32_t r)

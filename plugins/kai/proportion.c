@@ -28,6 +28,10 @@ typedef struct prop_state {
 	/* [task * KAI_NRES] task_res at min_gpu_mib, once at open: QueueOrder sums a job's turn
 	 * per comparison, and the solver compares queues per pop. */
 	double *res_min;
+	/* [job] tph_kai_session_job_version when turn_res[job * KAI_NRES ..] was summed (turn_res)
+	 */
+	uint64_t *turn_ver;
+	double *turn_res;
 } prop_state;
 
 static const tph_arg_spec prop_args[] = {
@@ -147,6 +151,24 @@ static void job_res(const tph_kai_session *s, const uint32_t *tasks, uint32_t n,
 	}
 }
 
+/* job_res_min of job j's turn, kept while the job's version stays (tph_kai_session_job_version):
+ * QueueOrder asks for it on both sides of every comparison of every pop. */
+static void turn_res(prop_state *p, const tph_kai_session *s, uint32_t j, double out[KAI_NRES])
+{
+	uint64_t ver = tph_kai_session_job_version(s, j);
+	double *kept = p->turn_res + (size_t)j * KAI_NRES;
+	if (!ver) { /* naive mode */
+		job_res_min(p, p->tasks, tph_kai_tasks_to_allocate(s, j, p->tasks), out);
+		return;
+	}
+	if (ver != p->turn_ver[j]) {
+		uint32_t n = tph_kai_tasks_to_allocate(s, j, p->tasks);
+		job_res_min(p, p->tasks, n, kept);
+		p->turn_ver[j] = ver;
+	}
+	memcpy(out, kept, KAI_NRES * sizeof *out);
+}
+
 static void victims_res(const double *v, double out[KAI_NRES])
 {
 	for (int d = 0; v && d < TPH_KAI_DIMS; d++)
@@ -160,14 +182,10 @@ static int queue_order(void *state, const tph_kai_session *s, uint32_t lq, uint3
 	kai_qo_side l = {.queue = lq}, r = {.queue = rq};
 	victims_res(lvictims, l.victims);
 	victims_res(rvictims, r.victims);
-	if (ljob >= 0) {
-		uint32_t n = tph_kai_tasks_to_allocate(s, (uint32_t)ljob, p->tasks);
-		job_res_min(p, p->tasks, n, l.job);
-	}
-	if (rjob >= 0) {
-		uint32_t n = tph_kai_tasks_to_allocate(s, (uint32_t)rjob, p->tasks);
-		job_res_min(p, p->tasks, n, r.job);
-	}
+	if (ljob >= 0)
+		turn_res(p, s, (uint32_t)ljob, l.job);
+	if (rjob >= 0)
+		turn_res(p, s, (uint32_t)rjob, r.job);
 	return kai_queue_order(&p->q, p->total, &l, &r);
 }
 
@@ -322,8 +340,10 @@ static int open_prop(tph_kai_session *s, const tph_args *args, void **state, tph
 	p->min_avail = tph_calloc(nsg, sizeof *p->min_avail);
 	p->count = tph_calloc(nsg, sizeof *p->count);
 	p->res_min = tph_malloc(nt * KAI_NRES * sizeof *p->res_min);
+	p->turn_ver = tph_calloc((size_t)v->jobs.n + 1, sizeof *p->turn_ver);
+	p->turn_res = tph_calloc(((size_t)v->jobs.n + 1) * KAI_NRES, sizeof *p->turn_res);
 	if (!p->mem || !p->sim_mem || !p->scratch || !p->rscratch || !p->tasks || !p->vt ||
-	    !p->vic || !p->min_avail || !p->count || !p->res_min)
+	    !p->vic || !p->min_avail || !p->count || !p->res_min || !p->turn_ver || !p->turn_res)
 		return tph_diag_set(d, TPH_ENOMEM, "proportion: out of memory");
 	kai_queues_init(&p->q, v->queues.n, p->mem);
 	kai_queues_init(&p->sim, v->queues.n, p->sim_mem);
@@ -372,6 +392,8 @@ static void close_prop(tph_kai_session *s, void *state)
 	tph_free(p->min_avail);
 	tph_free(p->count);
 	tph_free(p->res_min);
+	tph_free(p->turn_ver);
+	tph_free(p->turn_res);
 	tph_free(p);
 }
 

@@ -71,6 +71,16 @@ static inline uint32_t task_of(const kf *f, const char *name)
 	return 0;
 }
 
+static inline uint32_t job_of(const kf *f, const char *name)
+{
+	const tph_kai_view *v = tph_kai_session_view(f->s);
+	for (uint32_t j = 0; j < v->jobs.n; j++)
+		if (strcmp(v->jobs.name[j], name) == 0)
+			return j;
+	fail_msg("no job %s", name);
+	return 0;
+}
+
 static inline const char *node_of(const kf *f, const char *task)
 {
 	int32_t n = tph_kai_session_node(f->s)[task_of(f, task)];

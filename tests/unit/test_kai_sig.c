@@ -16,16 +16,6 @@
 #include "kai/solver.h"
 #include "kai_fixture.h"
 
-static uint32_t job_of(const kf *f, const char *name)
-{
-	const tph_kai_view *v = tph_kai_session_view(f->s);
-	for (uint32_t j = 0; j < v->jobs.n; j++)
-		if (strcmp(v->jobs.name[j], name) == 0)
-			return j;
-	fail_msg("no job %s", name);
-	return 0;
-}
-
 #define POD(n, g, st, req) "  - {name: " n ", podGroup: " g ", status: " st ", requests: " req "}\n"
 #define GPU1               "{cpu: \"2\", nvidia.com/gpu: 1}"
 #define GPU2               "{cpu: \"2\", nvidia.com/gpu: 2}"

@@ -144,10 +144,13 @@ static int32_t pop(tph_kai_solver *sv)
 		uint32_t t = sv->taken_list[i];
 		sv->saved[i] = st[t];
 		st[t] = TPH_KAI_TS_RELEASING;
+		tph_kai_touch(sv->s, t);
 	}
 	int32_t j = tph_kai_jobq_pop(sv, sv->vq_in, sv->q_best, true);
-	for (uint32_t i = 0; i < sv->n_taken; i++)
+	for (uint32_t i = 0; i < sv->n_taken; i++) {
 		st[sv->taken_list[i]] = sv->saved[i];
+		tph_kai_touch(sv->s, sv->taken_list[i]);
+	}
 	return j;
 }
 

@@ -538,7 +538,9 @@ typedef int (*tph_kai_job_order_fn)(void *state, const tph_kai_session *s, uint3
 typedef int (*tph_kai_task_order_fn)(void *state, const tph_kai_session *s, uint32_t l, uint32_t r);
 /* SubGroupOrder over two members of one sub-group set (sub-group indices: sets and pod sets
  * alike, as KAI sorts a set's members together); fallback: name. The point keeps its first
- * name, PodSetOrder, from when it ordered pod sets only. */
+ * name, PodSetOrder, from when it ordered pod sets only. It compares by the state of the
+ * members' own job only: the session keeps each job's turn (tph_kai_tasks_to_allocate) until
+ * one of that job's tasks changes. */
 typedef int (*tph_kai_pod_set_order_fn)(void *state, const tph_kai_session *s, uint32_t l,
                                         uint32_t r);
 /* QueueOrder with each side's best pending job (-1: none). In a victims queue (reclaim's and
@@ -733,6 +735,11 @@ void tph_kai_task_request(const tph_kai_session *s, uint32_t task, double req[TP
  * (tph_kai_session_status, _node, _last_start above); job j's tasks, in snapshot order. */
 const tph_kai_view *tph_kai_session_view(const tph_kai_session *s);
 uint32_t tph_kai_session_job_tasks(const tph_kai_session *s, uint32_t j, const uint32_t **out);
+/* A number that grows whenever one of job j's tasks changes status, node or virtual eviction
+ * (a statement operation, a rollback, a commit), never 0 outside naive mode: a plugin may keep
+ * what it derives from the job's own tasks (its turn's resources, its active pods) while the
+ * number stays the same. 0 in naive mode: keep nothing, compute afresh. */
+uint64_t tph_kai_session_job_version(const tph_kai_session *s, uint32_t j);
 
 /* ---- shared GPUs and GpuOrder (KAI-NOTES sections 1 and 3) ----
  * A fractional or gpu-memory pod takes `gpu_devices` devices of its node: devices shared pods

@@ -104,7 +104,20 @@ struct tph_kai_session {
 	/* Each resource's free range over the pool (kai_range.c); a pointer, so a const session
 	 * can refresh a stale range when asked. */
 	struct tph_kai_ranges *ranges;
+	/* Each job's last turn (tph_kai_tasks_to_allocate outside naive mode): turn_n[j] tasks at
+	 * turn_tasks[job_first[j] ..], valid while turn_gen[j] == job_gen[j]; job_gen[j] grows
+	 * with every change of a task's status, node or virt (tph_kai_touch). */
+	uint64_t *job_gen, *turn_gen;
+	uint32_t *turn_n, *turn_tasks;
 };
+
+/* Task t's status, node or virt changed (or is about to): its job's kept turn is stale. */
+static inline void tph_kai_touch(const tph_kai_session *s, uint32_t t)
+{
+	int32_t j = s->v->tasks.job[t];
+	if (j >= 0)
+		s->job_gen[j]++;
+}
 
 /* The built plugins, NULL-terminated (plugins/kai/builtin.c). */
 extern const tph_kai_plugin *const tph_kai_builtin_plugins[];

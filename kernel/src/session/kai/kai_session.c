@@ -130,6 +130,14 @@ static int copy_state(tph_kai_session *s)
 	s->job_sig = tph_calloc((size_t)nj + 1, sizeof *s->job_sig);
 	if (!s->virt || !s->order_tmp || !s->job_sig)
 		return TPH_ENOMEM;
+	s->job_gen = tph_calloc((size_t)nj + 1, sizeof *s->job_gen);
+	s->turn_gen = tph_calloc((size_t)nj + 1, sizeof *s->turn_gen);
+	s->turn_n = tph_calloc((size_t)nj + 1, sizeof *s->turn_n);
+	s->turn_tasks = tph_calloc((size_t)nt + 1, sizeof *s->turn_tasks);
+	if (!s->job_gen || !s->turn_gen || !s->turn_n || !s->turn_tasks)
+		return TPH_ENOMEM;
+	for (uint32_t j = 0; j < nj; j++)
+		s->job_gen[j] = 1; /* no turn kept yet */
 	s->sg_order = tph_calloc((size_t)v->subgroups.n + 1, sizeof *s->sg_order);
 	s->sg_alloc = tph_calloc((size_t)v->subgroups.n + 1, sizeof *s->sg_alloc);
 	if (!s->sg_order || !s->sg_alloc)
@@ -239,6 +247,10 @@ void tph_kai_session_free(tph_kai_session *s)
 	tph_free(s->virt);
 	tph_free(s->order_tmp);
 	tph_free(s->job_sig);
+	tph_free(s->job_gen);
+	tph_free(s->turn_gen);
+	tph_free(s->turn_n);
+	tph_free(s->turn_tasks);
 	tph_free(s->task_rank);
 	tph_free(s->job_ranked);
 	tph_free(s->op_devs);
@@ -249,6 +261,11 @@ void tph_kai_session_free(tph_kai_session *s)
 	tph_free(s->pipelined.items);
 	tph_free(s->times);
 	tph_free(s);
+}
+
+uint64_t tph_kai_session_job_version(const tph_kai_session *s, uint32_t j)
+{
+	return s->naive ? 0 : s->job_gen[j];
 }
 
 const uint8_t *tph_kai_session_status(const tph_kai_session *s)

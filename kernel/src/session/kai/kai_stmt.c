@@ -42,6 +42,7 @@ static void swap_in_place(tph_kai_session *s, uint32_t t, uint8_t from_st, uint8
 	tph_kai_ledger_take(s, t, n, to_st, +1);
 	s->gpu_keep = false;
 	s->status[t] = to_st;
+	tph_kai_touch(s, t);
 }
 
 void tph_kai_release_now(tph_kai_session *s, uint32_t t)
@@ -51,6 +52,7 @@ void tph_kai_release_now(tph_kai_session *s, uint32_t t)
 		fire(s, t, s->node[t], -1);
 	}
 	s->status[t] = TPH_KAI_TS_RELEASING;
+	tph_kai_touch(s, t);
 }
 
 /* A victim evicted in this statement pipelined back onto its own node is unevicted. */
@@ -119,6 +121,7 @@ static int place(tph_kai_session *s, uint32_t t, uint32_t n, uint8_t st)
 		return rc;
 	s->status[t] = st;
 	s->node[t] = (int32_t)n;
+	tph_kai_touch(s, t);
 	tph_kai_ledger_take(s, t, n, st, +1);
 	fire(s, t, (int32_t)n, +1);
 	return TPH_OK;
@@ -161,6 +164,7 @@ void tph_kai_stmt_to_pipelined(tph_kai_session *s, uint32_t j)
 		s->gpu_keep = false;
 		o->now = TPH_KAI_TS_PIPELINED;
 		s->status[o->task] = TPH_KAI_TS_PIPELINED;
+		tph_kai_touch(s, o->task);
 	}
 }
 
@@ -173,6 +177,7 @@ void tph_kai_stmt_rollback(tph_kai_session *s, uint32_t checkpoint)
 			tph_kai_ledger_take(s, o.task, (uint32_t)o.node, o.now, -1);
 			s->status[o.task] = o.was;
 			s->node[o.task] = o.from;
+			tph_kai_touch(s, o.task);
 			/* a moved victim's old devices */
 			if (o.n_devs)
 				memcpy(s->task_devs + s->task_dev_first[o.task],
@@ -204,6 +209,7 @@ int tph_kai_stmt_commit(tph_kai_session *s)
 	for (uint32_t i = 0; rc == TPH_OK && i < s->n_ops; i++) {
 		tph_kai_op o = s->ops[i];
 		s->virt[o.task] = 0;
+		tph_kai_touch(s, o.task);
 		if (o.kind == TPH_KAI_OP_EVICT && evicted(s, i))
 			rc = tph_kai_record_eviction(s, o.task);
 		else if (o.kind != TPH_KAI_OP_PLACE)

@@ -167,7 +167,7 @@ static uint32_t from_set(tph_kai_picker *a, uint32_t j, int32_t set)
 	return got;
 }
 
-uint32_t tph_kai_tasks_to_allocate(const tph_kai_session *s, uint32_t j, uint32_t *out)
+static uint32_t afresh(const tph_kai_session *s, uint32_t j, uint32_t *out)
 {
 	tph_kai_order_subgroups(s, j);
 	tph_kai_picker pk = {s, s->sg_order, s->sg_alloc, out, 0}, *a = &pk;
@@ -182,4 +182,21 @@ uint32_t tph_kai_tasks_to_allocate(const tph_kai_session *s, uint32_t j, uint32_
 	}
 	a->n_tasks = 0;
 	return from_set(a, j, -1);
+}
+
+/* Outside naive mode a job's turn is kept until one of its tasks changes (tph_kai_touch): the
+ * walk reads only the job's own tasks, TaskOrder is static and SubGroupOrder compares the
+ * job's own sub-groups (tephra/kai.h). Re-sorting the job's sub-groups in the same state
+ * leaves them as they are, so skipping tph_kai_order_subgroups on a hit changes nothing. */
+uint32_t tph_kai_tasks_to_allocate(const tph_kai_session *s, uint32_t j, uint32_t *out)
+{
+	if (s->naive || !s->job_ranked)
+		return afresh(s, j, out);
+	uint32_t *kept = s->turn_tasks + s->job_first[j];
+	if (s->turn_gen[j] != s->job_gen[j]) {
+		s->turn_n[j] = afresh(s, j, kept);
+		s->turn_gen[j] = s->job_gen[j];
+	}
+	memcpy(out, kept, s->turn_n[j] * sizeof *out);
+	return s->turn_n[j];
 }
