@@ -52,10 +52,9 @@ static void task_res(const tph_kai_session *s, uint32_t t, int64_t device_mib, d
 {
 	const tph_kai_tasks *k = &tph_kai_session_view(s)->tasks;
 	double req[TPH_KAI_DIMS];
-	tph_kai_task_request(s, t, req);
+	tph_kai_task_quota(s, t, req);
 	for (int d = 0; d < TPH_KAI_DIMS; d++)
 		out[res_of_dim[d]] = req[d];
-	out[KAI_GPU] += k->mig_gpus[t];
 	if (k->gpu_memory_mib[t] > 0)
 		out[KAI_GPU] +=
 		    kai_gpu_memory_fraction(k->gpu_devices[t], k->gpu_memory_mib[t], device_mib);

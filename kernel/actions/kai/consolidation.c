@@ -39,8 +39,8 @@ static bool admit(tph_kai_solver *sv, uint32_t j)
 			have += tph_kai_free_gpus(s, n);
 	uint32_t nt = tph_kai_tasks_to_allocate(s, j, sv->tasks);
 	for (uint32_t i = 0; i < nt; i++) {
-		tph_kai_task_request(s, sv->tasks[i], req);
-		want += req[TPH_KAI_GPU] + s->v->tasks.mig_gpus[sv->tasks[i]];
+		tph_kai_task_quota(s, sv->tasks[i], req);
+		want += req[TPH_KAI_GPU];
 	}
 	c->counted = 0;
 	return have >= want;

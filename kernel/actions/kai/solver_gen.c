@@ -16,8 +16,8 @@ static double gpus_of(const tph_kai_session *s, uint32_t t)
 	double req[TPH_KAI_DIMS];
 	if (s->node[t] >= 0 && tph_kai_gpu_shared(s, t))
 		return tph_kai_gpu_fraction(s, t, (uint32_t)s->node[t]);
-	tph_kai_task_request(s, t, req);
-	return req[TPH_KAI_GPU] + s->v->tasks.mig_gpus[t];
+	tph_kai_task_quota(s, t, req);
+	return req[TPH_KAI_GPU];
 }
 
 static int by_desc(const void *a, const void *b)

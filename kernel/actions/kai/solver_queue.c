@@ -41,8 +41,7 @@ static int32_t best_job(const tph_kai_solver *sv, const uint8_t *in, int32_t *ca
 /* pod_status.AllocatedStatus: what a job's AllocatedVector sums (Releasing and Pipelined not). */
 static bool allocated_status(uint8_t st)
 {
-	return st == TPH_KAI_TS_ALLOCATED || st == TPH_KAI_TS_BINDING || st == TPH_KAI_TS_BOUND ||
-	       st == TPH_KAI_TS_RUNNING;
+	return tph_kai_active_allocated(st) && st != TPH_KAI_TS_PIPELINED;
 }
 
 /* Job j's AllocatedVector as the victims queue holds it (its popped tasks read Releasing),
@@ -54,8 +53,7 @@ static void add_allocated(const tph_kai_session *s, uint32_t j, double out[TPH_K
 		double req[TPH_KAI_DIMS];
 		if (!allocated_status(s->status[t]))
 			continue;
-		tph_kai_task_request(s, t, req);
-		req[TPH_KAI_GPU] += s->v->tasks.mig_gpus[t];
+		tph_kai_task_quota(s, t, req);
 		for (int d = 0; d < TPH_KAI_DIMS; d++)
 			out[d] += req[d];
 	}

@@ -545,8 +545,7 @@ typedef int (*tph_kai_pod_set_order_fn)(void *state, const tph_kai_session *s, u
                                         uint32_t r);
 /* QueueOrder with each side's best pending job (-1: none). In a victims queue (reclaim's and
  * preempt's solver walk it reversed) the jobs are -1 and lvictims/rvictims, NULL elsewhere, are
- * KAI's lVictims/rVictims summed, [TPH_KAI_DIMS] in tph_kai_task_request's units (plus
- * tph_kai_tasks.mig_gpus in the GPU dimension, as KAI's TotalGPUs counts): the requests
+ * KAI's lVictims/rVictims summed, [TPH_KAI_DIMS] as tph_kai_task_quota gives them: the requests
  * of the tasks in an allocated status (Allocated, Binding, Bound, Running) of every victim job
  * the queue gave so far, each as it was when popped (an elastic job popped twice counts twice,
  * the second time without the tasks taken the first), and of the one it would give next. */
@@ -725,11 +724,14 @@ bool tph_kai_active_allocated(uint8_t status);
 
 /* KAI's GetTasksToAllocate: the pending tasks job j tries in its next allocate turn, in order,
  * written to out (room for the job's tasks); returns how many. Walking the sub-group tree, a
- * set below its minimum takes the missing members from its unsatisfied children; a satisfied
- * set takes from its first child that has something (one pod more: elastic growth). */
+ * set below its minimum K takes from its K best members in sub-group order; a satisfied set
+ * takes from its first member that has something (one pod more: elastic growth). */
 uint32_t tph_kai_tasks_to_allocate(const tph_kai_session *s, uint32_t j, uint32_t *out);
-/* A task's request in the same units, [dim]. */
+/* A task's request in the same units, [dim]: what node fit compares (no MIG instances). */
 void tph_kai_task_request(const tph_kai_session *s, uint32_t task, double req[TPH_KAI_DIMS]);
+/* The request as KAI's queue accounting and solver quantify it (GetGpusQuota, TotalGPUs): MIG
+ * instances counted as GPUs, each as the g of its profile. */
+void tph_kai_task_quota(const tph_kai_session *s, uint32_t task, double req[TPH_KAI_DIMS]);
 
 /* What plugins read of a session: its snapshot's columns and the state the actions left
  * (tph_kai_session_status, _node, _last_start above); job j's tasks, in snapshot order. */

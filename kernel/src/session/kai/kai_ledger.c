@@ -17,6 +17,12 @@ void tph_kai_task_request(const tph_kai_session *s, uint32_t t, double req[TPH_K
 	req[TPH_KAI_MEMORY] = (double)k->memory[t];
 }
 
+void tph_kai_task_quota(const tph_kai_session *s, uint32_t t, double req[TPH_KAI_DIMS])
+{
+	tph_kai_task_request(s, t, req);
+	req[TPH_KAI_GPU] += s->v->tasks.mig_gpus[t];
+}
+
 /* What a task takes from the ledger's vectors: a shared pod's devices are counted by
  * kai_gpu.c. */
 static void ledger_request(const tph_kai_session *s, uint32_t t, double req[TPH_KAI_DIMS])
