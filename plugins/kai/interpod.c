@@ -127,48 +127,20 @@ static int rules(ip_index *ix, const tph_kai_tasks *k, unsigned want, const uint
 	return rc;
 }
 
-typedef struct dom_pair {
-	tph_sid value;
-	uint32_t node;
-} dom_pair;
-
-static int cmp_pair(const void *a, const void *b)
-{
-	const dom_pair *x = a, *y = b;
-	if (x->value != y->value)
-		return x->value < y->value ? -1 : 1;
-	return x->node < y->node ? -1 : x->node > y->node;
-}
-
 /* Per key, the nodes with one value of the label form one domain, numbered densely. */
 static int domains(ip_index *ix, const tph_kai_nodes *nd)
 {
 	uint32_t n = nd->n;
 	ix->dom = tph_calloc((size_t)ix->n_keys * n + 1, sizeof *ix->dom);
 	ix->n_dom = tph_calloc((size_t)ix->n_keys + 1, sizeof *ix->n_dom);
-	dom_pair *p = tph_calloc((size_t)n + 1, sizeof *p);
-	if (!ix->dom || !ix->n_dom || !p) {
-		tph_free(p);
+	if (!ix->dom || !ix->n_dom)
 		return TPH_ENOMEM;
-	}
 	for (uint32_t k = 0; k < ix->n_keys; k++) {
-		int32_t *dom = ix->dom + (size_t)k * n;
-		uint32_t m = 0;
-		for (uint32_t i = 0; i < n; i++) {
-			tph_sid v = tph_labels_get(nd->meta[i]->labels, ix->keys[k]);
-			dom[i] = -1;
-			if (v != TPH_SID_NONE)
-				p[m++] = (dom_pair){v, i};
-		}
-		qsort(p, m, sizeof *p, cmp_pair);
-		for (uint32_t i = 0; i < m; i++) {
-			if (i > 0 && p[i].value != p[i - 1].value)
-				ix->n_dom[k]++;
-			dom[p[i].node] = (int32_t)ix->n_dom[k];
-		}
-		ix->n_dom[k] += m > 0;
+		int rc = tph_k8s_domains(nd->meta, n, ix->keys[k], ix->dom + (size_t)k * n,
+		                         &ix->n_dom[k]);
+		if (rc < 0)
+			return rc;
 	}
-	tph_free(p);
 	for (uint32_t r = 0; r < ix->n_rules; r++) {
 		ix->rules[r].count =
 		    tph_calloc((size_t)ix->n_dom[ix->rules[r].key] + 1, sizeof(int64_t));
@@ -268,8 +240,8 @@ static void count(ip_index *ix, uint32_t t, uint32_t node, int sign)
 {
 	for (uint32_t i = ix->feed_first[t]; i < ix->feed_first[t + 1]; i++) {
 		ip_rule *r = &ix->rules[ix->feed[i]];
-		int32_t d = ix->dom[(size_t)r->key * ix->n_nodes + node];
-		if (d >= 0)
+		uint32_t d = ix->dom[(size_t)r->key * ix->n_nodes + node];
+		if (d != TPH_NOIDX)
 			r->count[d] += sign, r->total += sign;
 	}
 }

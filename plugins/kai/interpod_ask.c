@@ -3,15 +3,15 @@
  * and the topology score sum (scoring.go), with PreFilter's and PreScore's Skip. */
 #include "interpod_int.h"
 
-static int32_t dom_of(const ip_index *ix, const ip_rule *r, uint32_t node)
+static uint32_t dom_of(const ip_index *ix, const ip_rule *r, uint32_t node)
 {
 	return ix->dom[(size_t)r->key * ix->n_nodes + node];
 }
 
 static int64_t at_node(const ip_index *ix, const ip_rule *r, uint32_t node)
 {
-	int32_t d = dom_of(ix, r, node);
-	return d < 0 ? 0 : r->count[d];
+	uint32_t d = dom_of(ix, r, node);
+	return d == TPH_NOIDX ? 0 : r->count[d];
 }
 
 bool ip_filter_skips(const ip_index *ix, uint32_t t)
@@ -41,7 +41,7 @@ static bool affinity_ok(const ip_index *ix, uint32_t t, uint32_t node)
 		const ip_rule *x = &ix->rules[r];
 		if (x->kind != IP_AFF)
 			continue;
-		if (dom_of(ix, x, node) < 0)
+		if (dom_of(ix, x, node) == TPH_NOIDX)
 			return false;
 		exist = exist && at_node(ix, x, node) > 0;
 		any += x->total;

@@ -46,8 +46,9 @@ typedef struct ip_rule {
 typedef struct ip_index {
 	uint32_t n_tasks, n_nodes;
 	uint32_t n_keys;
-	tph_sid *keys;   /* the topology keys the terms name */
-	int32_t *dom;    /* [k * n_nodes + node]: domain of the node's value, -1 without the key */
+	tph_sid *keys; /* the topology keys the terms name */
+	uint32_t
+	    *dom; /* [k * n_nodes + node]: domain of the node's value, TPH_NOIDX without the key */
 	uint32_t *n_dom; /* [k] */
 	uint32_t n_rules;
 	ip_rule *rules; /* a class's own rules are contiguous: [own_first[c], own_first[c + 1]) */

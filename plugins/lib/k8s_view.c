@@ -102,38 +102,6 @@ static int collect_keys(tph_k8s_view *v, const tph_session *s, sidset *topo, sid
 
 /* ---- topology domains ---- */
 
-typedef struct vn {
-	tph_sid value;
-	uint32_t node;
-} vn;
-
-static int cmp_vn(const void *a, const void *b)
-{
-	const vn *x = a, *y = b;
-	if (x->value != y->value)
-		return x->value < y->value ? -1 : 1;
-	return (x->node > y->node) - (x->node < y->node);
-}
-
-/* Dense ids for the values of one key, in value-id order. */
-static uint32_t build_domains(const tph_session *s, tph_sid key, uint32_t *dom, vn *tmp)
-{
-	uint32_t n = tph_view_of(s)->nodes->n, m = 0, ids = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		dom[i] = TPH_NOIDX;
-		tph_sid v = tph_labels_get(tph_view_of(s)->nodes->meta[i]->labels, key);
-		if (v != TPH_SID_NONE)
-			tmp[m++] = (vn){v, i};
-	}
-	qsort(tmp, m, sizeof *tmp, cmp_vn);
-	for (uint32_t i = 0; i < m; i++) {
-		if (i && tmp[i].value != tmp[i - 1].value)
-			ids++;
-		dom[tmp[i].node] = ids;
-	}
-	return m ? ids + 1 : 0;
-}
-
 static int build_topo(tph_session *s, tph_k8s_topo *t, const sidset *keys)
 {
 	uint32_t n = tph_view_of(s)->nodes->n;
@@ -142,19 +110,18 @@ static int build_topo(tph_session *s, tph_k8s_topo *t, const sidset *keys)
 	t->dom = TPH_SESSION_NEW(s, uint32_t, (size_t)keys->n * n + 1);
 	t->n_dom = TPH_SESSION_NEW(s, uint32_t, keys->n + 1);
 	t->off = TPH_SESSION_NEW(s, uint32_t, keys->n + 1);
-	vn *tmp = tph_malloc((n + 1) * sizeof *tmp);
-	if (!t->keys || !t->dom || !t->n_dom || !t->off || !tmp) {
-		tph_free(tmp);
+	if (!t->keys || !t->dom || !t->n_dom || !t->off)
 		return TPH_ENOMEM;
-	}
 	t->total = 0;
 	for (uint32_t k = 0; k < keys->n; k++) {
 		t->keys[k] = keys->v[k];
-		t->n_dom[k] = build_domains(s, keys->v[k], t->dom + (size_t)k * n, tmp);
+		int rc = tph_k8s_domains(tph_view_of(s)->nodes->meta, n, keys->v[k],
+		                         t->dom + (size_t)k * n, &t->n_dom[k]);
+		if (rc < 0)
+			return rc;
 		t->off[k] = t->total;
 		t->total += t->n_dom[k];
 	}
-	tph_free(tmp);
 	return TPH_OK;
 }
 

@@ -54,6 +54,12 @@ bool tph_k8s_tolerated(const tph_tol_row *tols, uint32_t n, const tph_taint_row 
 bool tph_k8s_term_matches(const tph_podaff_row *term, tph_sid owner_ns, tph_sid pod_ns,
                           tph_labels pod_labels);
 
+/* Topology domains of label `key` over n nodes: dom[i] is the dense id of node i's value (ids in
+ * value-id order), TPH_NOIDX when the node lacks the label; *n_dom gets how many ids. Returns
+ * TPH_OK or TPH_ENOMEM (it takes n entries of scratch). */
+int tph_k8s_domains(const tph_node_meta *const *meta, uint32_t n, tph_sid key, uint32_t *dom,
+                    uint32_t *n_dom);
+
 #pragma GCC visibility pop
 #ifdef __cplusplus
 }

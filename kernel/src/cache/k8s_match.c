@@ -2,6 +2,11 @@
  * labels.Requirement.Matches, nodeaffinity's RequiredNodeAffinity and v1helper's tolerations. */
 #include "tephra/k8s.h"
 
+#include "tephra/alloc.h"
+#include "tephra/status.h"
+
+#include <stdlib.h>
+
 static bool in_values(const tph_expr_row *e, tph_sid v)
 {
 	for (uint32_t i = 0; i < e->n_values; i++)
@@ -116,4 +121,41 @@ bool tph_k8s_term_matches(const tph_podaff_row *term, tph_sid owner_ns, tph_sid 
 	for (uint32_t i = 0; i < term->n_namespaces && !ns_ok; i++)
 		ns_ok = term->namespaces[i] == pod_ns;
 	return ns_ok && tph_k8s_selector_match(&term->selector, pod_labels);
+}
+
+typedef struct value_node {
+	tph_sid value;
+	uint32_t node;
+} value_node;
+
+static int by_value_node(const void *a, const void *b)
+{
+	const value_node *x = a, *y = b;
+	if (x->value != y->value)
+		return x->value < y->value ? -1 : 1;
+	return (x->node > y->node) - (x->node < y->node);
+}
+
+int tph_k8s_domains(const tph_node_meta *const *meta, uint32_t n, tph_sid key, uint32_t *dom,
+                    uint32_t *n_dom)
+{
+	value_node *tmp = tph_malloc(((size_t)n + 1) * sizeof *tmp);
+	if (!tmp)
+		return TPH_ENOMEM;
+	uint32_t m = 0, ids = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		dom[i] = TPH_NOIDX;
+		tph_sid v = tph_labels_get(meta[i]->labels, key);
+		if (v != TPH_SID_NONE)
+			tmp[m++] = (value_node){v, i};
+	}
+	qsort(tmp, m, sizeof *tmp, by_value_node);
+	for (uint32_t i = 0; i < m; i++) {
+		if (i && tmp[i].value != tmp[i - 1].value)
+			ids++;
+		dom[tmp[i].node] = ids;
+	}
+	*n_dom = m ? ids + 1 : 0;
+	tph_free(tmp);
+	return TPH_OK;
 }
