@@ -53,15 +53,20 @@ static bool victim_invariant(void *state, const tph_kai_session *s, uint32_t t)
 	return over_every_node(state, s, t);
 }
 
-/* NodeInfo.PredicateByNodeResourcesType (legacy MIG pods and DRA aside). */
+/* NodeInfo.PredicateByNodeResourcesType (DRA aside): a legacy MIG pod is never placed, and no
+ * MIG pod joins one on its node. */
 static bool resource_type_fits(const tph_kai_view *v, uint32_t t, uint32_t n)
 {
 	const tph_kai_tasks *k = &v->tasks;
+	if (k->legacy_mig[t])
+		return false;
 	if (!any_gpu(k, t))
 		return true;
 	uint8_t mig = v->nodes.mig[n];
 	if (mig == TPH_KAI_MIG_OFF)
 		return !k->mig[t];
+	if (k->mig[t] && v->nodes.legacy_mig[n])
+		return false;
 	bool regular =
 	    k->gpus[t] > 0 && k->gpu_fraction[t] <= 0 && k->gpu_memory_mib[t] <= 0 && !k->mig[t];
 	if (mig == TPH_KAI_MIG_SINGLE)

@@ -184,6 +184,13 @@ typedef struct tph_kai_pod_desc {
 	const char *subgroup;       /* the kai.scheduler/subgroup-name label; NULL: "default" */
 	bool has_task_priority;     /* the kai.scheduler/task-priority label */
 	int32_t task_priority;
+	/* ---- appended: legacy MIG pods ---- */
+	/* A `nvidia.com/mig-<profile>: "<count>"` annotation (KAI's legacy MIG request): the
+	 * annotation's name (NULL: none) and count (>= 0). It replaces the pod's GPU request
+	 * (whole GPUs, fraction, memory) by `count` instances of the profile; such a pod is never
+	 * placed, and while it holds a node no other MIG pod is placed there. */
+	const char *legacy_mig;
+	int64_t legacy_mig_count;
 } tph_kai_pod_desc;
 
 #define TPH_KAI_POD_DESC_INIT                                      \
@@ -335,6 +342,8 @@ typedef struct tph_kai_tasks {
 	 * GetGpusQuota, which its queue accounting and job solver add to the GPU request; the node
 	 * ledger does not (it fits the instances themselves). */
 	const double *mig_gpus;
+	/* ---- appended: legacy MIG pods ---- */
+	const uint8_t *legacy_mig; /* a legacy MIG pod (tph_kai_pod_desc.legacy_mig) */
 } tph_kai_tasks;
 
 typedef struct tph_kai_nodes {
@@ -373,6 +382,14 @@ typedef struct tph_kai_nodes {
 	 * so, [node] (KAI's ResourceVector.TotalGPUs). */
 	const double *mig_profile_gpus;
 	const double *mig_gpus;
+	/* ---- appended: MIG memory and legacy MIG pods ---- */
+	/* GB of GPU memory one instance of each profile counts as, [profile]: the m of
+	 * nvidia.com/mig-<g>g.<m>gb, 0 for a name of another form (consolidation's admission
+	 * sums it, as KAI's GetTasksToAllocateRequestedGPUs does). */
+	const double *mig_profile_gb;
+	/* A legacy MIG pod of an active status holds the node at the snapshot (KAI's
+	 * NodeInfo.LegacyMIGTasks, which a session never empties). */
+	const uint8_t *legacy_mig;
 } tph_kai_nodes;
 
 /* A node's MIG mode (node-role.kubernetes.io/mig-enabled, else an allocatable MIG resource;

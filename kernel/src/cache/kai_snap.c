@@ -480,6 +480,12 @@ static int fill_task(kai_build *B, uint32_t i, task_cols *t)
 		                    "TPH_KAI_POD_DESC_INIT and give a name",
 		                    i);
 	const char *ns = p->namespace_ ? p->namespace_ : "";
+	if (k->legacy_mig && (strncmp(k->legacy_mig, "nvidia.com/mig-", 15) != 0 ||
+	                      k->legacy_mig_count < 0 || k->legacy_mig_count > INT32_MAX))
+		return tph_diag_set(B->d, TPH_EINVAL,
+		                    "kai snapshot: pod %s/%s: legacy MIG request %s of %lld: a "
+		                    "nvidia.com/mig-* name and a count in [0, 2^31)",
+		                    ns, p->name, k->legacy_mig, (long long)k->legacy_mig_count);
 	t->name[i] = dup(B, p->name);
 	t->ns[i] = dup(B, ns);
 	t->job[i] = find(B, 'g', ns, p->pod_group);
@@ -490,9 +496,11 @@ static int fill_task(kai_build *B, uint32_t i, task_cols *t)
 		                    p->name, p->node_name);
 	t->nominated[i] = find(B, 'n', NULL, p->nominated_node);
 	t->status[i] = derive_status(p, k);
-	t->gpus[i] = (double)res_of(&p->requests, "nvidia.com/gpu") / 1000.0;
-	t->fraction[i] = k->gpu_fraction;
-	t->gpu_mib[i] = k->gpu_memory_mib;
+	/* A legacy MIG annotation replaces the GPU request (kai_snap_mig.c adds the instances). */
+	bool legacy = k->legacy_mig != NULL;
+	t->gpus[i] = legacy ? 0 : (double)res_of(&p->requests, "nvidia.com/gpu") / 1000.0;
+	t->fraction[i] = legacy ? 0 : k->gpu_fraction;
+	t->gpu_mib[i] = legacy ? 0 : k->gpu_memory_mib;
 	t->devices[i] = k->gpu_devices;
 	t->prio[i] = k->has_task_priority ? k->task_priority : 0;
 	t->creation[i] = p->creation;

@@ -113,7 +113,8 @@ static int tasks_k8s(tph_cluster *cl, tph_arena *a, const tph_kai_cluster_desc *
 		ns[i] = tph_strtab_intern_cstr(&cl->strs, p->namespace_ ? p->namespace_ : "");
 		if (ns[i] == TPH_SID_NONE)
 			return tph_diag_set(d, TPH_ENOMEM, "kai snapshot: out of memory");
-		mig[i] = has_mig_resource(&p->requests);
+		mig[i] =
+		    has_mig_resource(&p->requests) || (c->kai_pods && c->kai_pods[i].legacy_mig);
 	}
 	t->spec = spec, t->mig = mig, t->meta = meta, t->ns = ns;
 	return TPH_OK;

@@ -131,13 +131,42 @@ static int read_known(yu_ctx *c, yu_node *v, const known_key *keys, size_t n, vo
 	return rc;
 }
 
+/* A legacy MIG pod: an annotation named after a MIG resource, with the instances it asks for
+ * (KAI's updateLegacyMigResourceRequestFromAnnotations). KAI skips a value that is no integer
+ * and, with two such annotations, keeps one in Go map order: both are errors here. */
+static int read_legacy_mig(yu_ctx *c, const yu_node *v, const tph_kv_list *kept,
+                           tph_kai_pod_desc *k)
+{
+	static const char prefix[] = "nvidia.com/mig-";
+	int rc = TPH_OK;
+	for (uint32_t i = 0; rc == TPH_OK && i < v->len; i++) {
+		const yu_node *key = yu_at(c, v->u.pairs[i].key);
+		if (strncmp(yu_sv(key), prefix, sizeof prefix - 1) != 0)
+			continue;
+		yu_push(c, yu_sv(key));
+		if (k->legacy_mig)
+			rc = yu_err(
+			    c, key, TPH_EINVAL,
+			    "a second legacy MIG annotation (the first is %s): KAI would keep "
+			    "one of them at random",
+			    k->legacy_mig);
+		else
+			rc = text_int(c, yu_at(c, v->u.pairs[i].value), 0, INT32_MAX,
+			              &k->legacy_mig_count);
+		k->legacy_mig = kept->items[i].key; /* the loader's copy outlives the document */
+		yu_pop(c);
+	}
+	return rc;
+}
+
 static int f_annotations(yu_ctx *c, yu_node *v, void *dst, const void *aux)
 {
 	kai_pod_rd *r = dst;
 	int rc = yu_kv_list(c, v, &r->d.annotations);
-	return rc < 0 ? rc
-	              : read_known(c, v, annotation_keys,
-	                           sizeof annotation_keys / sizeof annotation_keys[0], &r->k);
+	if (rc == TPH_OK)
+		rc = read_known(c, v, annotation_keys,
+		                sizeof annotation_keys / sizeof annotation_keys[0], &r->k);
+	return rc < 0 ? rc : read_legacy_mig(c, v, &r->d.annotations, &r->k);
 }
 
 static int f_labels(yu_ctx *c, yu_node *v, void *dst, const void *aux)

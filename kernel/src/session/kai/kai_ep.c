@@ -6,6 +6,7 @@
 #include "base/mem.h"
 #include "load/conf_int.h"
 
+#include <stdio.h>
 #include <string.h>
 
 int tph_kai_add_victim_filter(tph_kai_session *s, tph_kai_evict_action a,
@@ -60,6 +61,27 @@ static bool http_only(const char *name)
 	return strcmp(name, "snapshot") == 0 || strcmp(name, "reflectjoborder") == 0;
 }
 
+/* One warning naming the conf's plugins left out (a long list ends in "..."). */
+static void warn_unbuilt(const tph_kai_session *s, tph_diag *d)
+{
+	const tph_conf *c = s->conf;
+	char names[256] = "";
+	size_t at = 0;
+	for (uint32_t i = 0; i < c->tiers[0].n_plugins; i++) {
+		const char *name = c->tiers[0].plugins[i].name;
+		if (find_plugin(name) || http_only(name))
+			continue;
+		int w = snprintf(names + at, sizeof names - at, "%s%s", at ? ", " : "", name);
+		if (w < 0 || (size_t)w >= sizeof names - at) {
+			memcpy(names + sizeof names - 4, "...", 4);
+			break;
+		}
+		at += (size_t)w;
+	}
+	tph_diag_warn(d, "%s: %u KAI plugin(s) of the conf not built yet, left out: %s", c->file,
+	              (unsigned)s->n_unbuilt, names);
+}
+
 int tph_kai_open_plugins(tph_kai_session *s, tph_diag *d)
 {
 	const tph_conf *c = s->conf;
@@ -82,8 +104,7 @@ int tph_kai_open_plugins(tph_kai_session *s, tph_diag *d)
 	}
 	s->frozen = true;
 	if (s->n_unbuilt)
-		tph_diag_warn(d, "%s: %u KAI plugin(s) of the conf not built yet, left out",
-		              c->file, (unsigned)s->n_unbuilt);
+		warn_unbuilt(s, d);
 	return TPH_OK;
 }
 
