@@ -112,10 +112,17 @@ static int cache(nta_st *st, tph_session *s)
 	st->row = tph_session_alloc(s, (tph_view_of(s)->ndim + 1) * sizeof *st->row);
 	st->sj_req = tph_session_alloc(s, (tph_view_of(s)->ndim + 1) * sizeof *st->sj_req);
 	st->hb = tph_session_alloc(s, (t->n + 1) * sizeof *st->hb);
+	st->hb_req = tph_session_alloc(s, (tph_view_of(s)->ndim + 1) * sizeof *st->hb_req);
+	st->hb_stale = tph_session_alloc(s, t->n + 1);
+	st->hb_dirty = tph_session_alloc(s, (t->n + 1) * sizeof *st->hb_dirty);
 	st->sj_req_of = TPH_NOIDX;
 	if (!st->used || !st->idle || !st->future || !st->where || !st->eligible || !st->row ||
-	    !st->cnt || !st->mark || !st->sj_req || !st->hb)
+	    !st->cnt || !st->mark || !st->sj_req || !st->hb || !st->hb_req || !st->hb_stale ||
+	    !st->hb_dirty)
 		return TPH_ENOMEM;
+	memset(st->hb_stale, 0, t->n + 1);
+	st->hb_valid = false;
+	st->n_dirty = 0;
 	memcpy(st->used, t->used, cells * sizeof *st->used);
 	memcpy(st->idle, t->idle, cells * sizeof *st->idle);
 	for (size_t i = 0; i < cells; i++)
@@ -146,19 +153,30 @@ static tph_idx chain_of(const tph_hn_tree *t, tph_idx node)
 	return e - b == t->depth[d] + 1 ? d : TPH_NOIDX;
 }
 
+/* chain_at is kept for tiers up to this span (Volcano's trees have a handful). */
+#define MAX_CHAIN_TIERS 64u
+
 static int chains(nta_st *st, tph_session *s)
 {
 	const tph_hn_tree *t = &tph_view_of(s)->topo->t;
-	uint32_t n = tph_view_of(s)->nodes->n;
+	uint32_t n = tph_view_of(s)->nodes->n, tiers = (uint32_t)(st->max_tier - st->min_tier + 1);
+	bool at = st->normal_enable && tiers <= MAX_CHAIN_TIERS;
 	st->chain = tph_session_alloc(s, (n + 1) * sizeof *st->chain);
 	st->chain_score = tph_session_alloc(s, (t->n + 1) * sizeof *st->chain_score);
 	st->chain_mark = tph_session_alloc(s, (t->n + 1) * sizeof *st->chain_mark);
-	if (!st->chain || !st->chain_score || !st->chain_mark)
+	st->chain_at =
+	    at ? tph_session_alloc(s, ((size_t)t->n * tiers + 1) * sizeof *st->chain_at) : NULL;
+	if (!st->chain || !st->chain_score || !st->chain_mark || (at && !st->chain_at))
 		return TPH_ENOMEM;
 	memset(st->chain_mark, 0, (t->n + 1) * sizeof *st->chain_mark);
 	st->chain_gen = 0;
-	for (tph_idx i = 0; i < n; i++)
-		st->chain[i] = chain_of(t, i);
+	for (tph_idx i = 0; i < n; i++) {
+		tph_idx ch = st->chain[i] = chain_of(t, i);
+		for (uint32_t k = 0; at && ch != TPH_NOIDX && k < tiers;
+		     k++) /* alike for its nodes */
+			st->chain_at[(size_t)ch * tiers + k] =
+			    nta_at_tier(t, i, st->min_tier + (int32_t)k);
+	}
 	return TPH_OK;
 }
 
@@ -168,9 +186,15 @@ static void move_used(nta_st *st, const tph_session *s, tph_idx task, tph_idx no
 	const int64_t *req = tph_view_of(s)->tasks->req + (size_t)task * tph_view_of(s)->ndim;
 	if (node == TPH_NOIDX)
 		return;
-	for (uint32_t k = t->of_off[node]; k < t->of_off[node + 1]; k++)
+	for (uint32_t k = t->of_off[node]; k < t->of_off[node + 1]; k++) {
+		tph_idx h = t->of[k];
 		for (uint32_t d = 0; d < tph_view_of(s)->ndim; d++)
-			st->used[(size_t)d * st->nh + t->of[k]] += sign * req[d];
+			st->used[(size_t)d * st->nh + h] += sign * req[d];
+		if (!st->hb_stale[h]) { /* the binpack cache (hb_fill) */
+			st->hb_stale[h] = 1;
+			st->hb_dirty[st->n_dirty++] = h;
+		}
+	}
 }
 
 static int on_allocate(void *stv, tph_session *s, tph_idx task)

@@ -43,7 +43,27 @@ typedef struct nta_st {
 	tph_idx *chain;
 	double *chain_score;
 	uint32_t *chain_mark, chain_gen;
+	/* [h * tiers + tier - min_tier] for a chain's deepest hypernode h: the chain's hypernode
+	 * of each tier (what nta_at_tier gives its nodes), TPH_NOIDX where none; NULL when
+	 * normal pods score nothing or the tiers span too many. */
+	tph_idx *chain_at;
+	/* hb as a cache (session thread): valid for the request row hb_req when hb_valid, but for
+	 * the hypernodes listed in hb_dirty (hb_stale[h] set), whose used moved since. */
+	int64_t *hb_req;
+	bool hb_valid;
+	uint8_t *hb_stale;
+	tph_idx *hb_dirty;
+	uint32_t n_dirty;
 } nta_st;
+
+/* The first hypernode of `tier` holding `node` (HyperNodesSetByTier[tier] scanned in order). */
+static inline tph_idx nta_at_tier(const tph_hn_tree *t, tph_idx node, int32_t tier)
+{
+	for (uint32_t k = t->of_off[node]; k < t->of_off[node + 1]; k++)
+		if (t->tier[t->of[k]] == tier)
+			return t->of[k];
+	return TPH_NOIDX;
+}
 
 /* 100 * weight * score (scaleFinalScore). */
 static inline double nta_scale(const nta_st *st, double score)
@@ -56,7 +76,8 @@ void nta_batch_node_order(void *st, const tph_session *s, tph_idx task, const tp
                           uint32_t n, double *out);
 /* Score locality (plugin.h): LOCAL where the node scores are zero everywhere (no job; a
  * network-aware subjob not being placed yet; normal pods with hypernode binpacking off), LOCAL
- * with TPH_SCORE_HYPERNODE for the hypernode binpacking of normal pods, else GLOBAL. */
+ * with TPH_SCORE_HYPERNODE and TPH_SCORE_HN_SET for the hypernode binpacking of normal pods
+ * (normal_node reads only the hypernodes holding the node), else GLOBAL. */
 int nta_score_locality(void *st, const tph_session *s, tph_idx task);
 void nta_hypernode_order(void *st, const tph_session *s, tph_idx subjob, const tph_idx *hns,
                          uint32_t n, double *out);

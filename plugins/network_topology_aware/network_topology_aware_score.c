@@ -54,15 +54,6 @@ static uint32_t next_gen(nta_st *st)
 	return st->gen;
 }
 
-/* The first hypernode of `tier` holding `node` (HyperNodesSetByTier[tier] scanned in order). */
-static tph_idx at_tier(const tph_hn_tree *t, tph_idx node, int32_t tier)
-{
-	for (uint32_t k = t->of_off[node]; k < t->of_off[node + 1]; k++)
-		if (t->tier[t->of[k]] == tier)
-			return t->of[k];
-	return TPH_NOIDX;
-}
-
 /* One BatchNodeOrder call as its span functions see it. */
 typedef struct nta_call {
 	const nta_st *st;
@@ -81,7 +72,7 @@ static double normal_node(const nta_call *c, tph_idx node)
 	const uint32_t nd = tph_view_of(c->s)->ndim;
 	double total = 0;
 	for (int32_t tier = st->min_tier; tier <= st->max_tier; tier++) {
-		tph_idx h = at_tier(t, node, tier);
+		tph_idx h = nta_at_tier(t, node, tier);
 		double score = h == TPH_NOIDX ? 1.0 : c->hb ? c->hb[h] : binpack(st, nd, c->req, h);
 		total += st->tier_w[tier - st->min_tier] * score;
 	}
@@ -109,6 +100,19 @@ static void chain_span(void *cv, uint32_t k, uint32_t b, uint32_t e)
 	}
 }
 
+/* normal_node from the hb table for a node of chain ch, the same sums in the same order. */
+static double chain_node(const nta_call *c, tph_idx ch)
+{
+	const nta_st *st = c->st;
+	const tph_idx *at = st->chain_at + (size_t)ch * (uint32_t)(st->max_tier - st->min_tier + 1);
+	double total = 0;
+	for (int32_t tier = st->min_tier; tier <= st->max_tier; tier++) {
+		tph_idx h = at[tier - st->min_tier];
+		total += st->tier_w[tier - st->min_tier] * (h == TPH_NOIDX ? 1.0 : c->hb[h]);
+	}
+	return nta_scale(st, total / st->tier_w_sum);
+}
+
 static void chain_scores(nta_st *st, const nta_call *c, uint32_t n)
 {
 	if (++st->chain_gen == 0) { /* wrapped: old marks would look current */
@@ -119,9 +123,28 @@ static void chain_scores(nta_st *st, const nta_call *c, uint32_t n)
 		tph_idx ch = st->chain[c->nodes[i]];
 		if (ch != TPH_NOIDX && st->chain_mark[ch] != st->chain_gen) {
 			st->chain_mark[ch] = st->chain_gen;
-			st->chain_score[ch] = normal_node(c, c->nodes[i]);
+			st->chain_score[ch] =
+			    st->chain_at ? chain_node(c, ch) : normal_node(c, c->nodes[i]);
 		}
 	}
+}
+
+/* Every hypernode's binpack for req into st->hb: only those whose used moved since, when the
+ * table holds this request row (allocate asks row after row of one shape). */
+static void hb_fill(nta_st *st, uint32_t nd, const int64_t *req)
+{
+	bool same = st->hb_valid && !memcmp(st->hb_req, req, nd * sizeof *req);
+	if (same)
+		for (uint32_t i = 0; i < st->n_dirty; i++)
+			st->hb[st->hb_dirty[i]] = binpack(st, nd, req, st->hb_dirty[i]);
+	else
+		for (tph_idx h = 0; h < st->nh; h++)
+			st->hb[h] = binpack(st, nd, req, h);
+	for (uint32_t i = 0; i < st->n_dirty; i++)
+		st->hb_stale[st->hb_dirty[i]] = 0;
+	st->n_dirty = 0;
+	memcpy(st->hb_req, req, nd * sizeof *req);
+	st->hb_valid = true;
 }
 
 /* batchNodeOrderFnForNormalPods: a tier without a hypernode over the node scores full. Per
@@ -136,14 +159,15 @@ static void normal_pods(nta_st *st, const tph_session *s, tph_idx task, const tp
 	nta_call c = {st,        s,   tph_view_of(s)->tasks->req + (size_t)task * nd, nodes, out,
 	              TPH_NOIDX, NULL};
 	/* Nodes under one hypernode share its binpack, and nodes with the same hypernodes their
-	 * whole score: over more nodes than hypernodes, each is computed once (the same value as
-	 * per node) before the spans read them. */
-	if (n < st->nh) {
+	 * whole score: when the nodes' binpacks outnumber the hypernodes (allocate asks for one
+	 * node per set of hypernodes), each is computed once (the same value as per node) before
+	 * the spans read them. */
+	uint32_t tiers = (uint32_t)(st->max_tier - st->min_tier + 1);
+	if ((uint64_t)n * tiers < st->nh) {
 		tph_session_parallel(s, n, normal_span, &c);
 		return;
 	}
-	for (tph_idx h = 0; h < st->nh; h++)
-		st->hb[h] = binpack(st, nd, c.req, h);
+	hb_fill(st, nd, c.req);
 	c.hb = st->hb;
 	chain_scores(st, &c, n);
 	tph_session_parallel(s, n, chain_span, &c);
@@ -262,7 +286,7 @@ int nta_score_locality(void *stv, const tph_session *s, tph_idx task)
 		                                                            : TPH_SCORE_GLOBAL;
 	case NTA_NORMAL:
 		return st->normal_enable && st->tier_w_sum > 0
-		           ? TPH_SCORE_LOCAL | TPH_SCORE_HYPERNODE
+		           ? TPH_SCORE_LOCAL | TPH_SCORE_HYPERNODE | TPH_SCORE_HN_SET
 		           : TPH_SCORE_LOCAL;
 	default:
 		return TPH_SCORE_LOCAL;

@@ -1019,6 +1019,15 @@ static void test_score_locality(void **state)
 	assert_int_equal(tph_score_anchors(&f->s, 0, nodes, 3, out, 8), 0);
 	f->sp[1].locality = TPH_SCORE_HYPERNODE; /* alone it is no answer */
 	assert_int_equal(tph_score_locality(&f->s, 0), TPH_SCORE_GLOBAL);
+	/* ANCHORED beside a hypernode tail (the last batch plugin, with no other score) stays */
+	AS(f, 2, tph_on_batch_node_order(&f->s, cb_batch));
+	AS(f, 2, tph_on_score_locality(&f->s, cb_locality, NULL));
+	f->sp[1].locality = TPH_SCORE_ANCHORED;
+	f->sp[2].locality = TPH_SCORE_LOCAL | TPH_SCORE_HYPERNODE;
+	assert_int_equal(tph_score_locality(&f->s, 0), TPH_SCORE_ANCHORED | TPH_SCORE_HYPERNODE);
+	f->sp[0].locality = TPH_SCORE_LOCAL | TPH_SCORE_HYPERNODE; /* a NodeOrder: no tail */
+	assert_int_equal(tph_score_locality(&f->s, 0), TPH_SCORE_GLOBAL);
+	f->sp[2].locality = TPH_SCORE_LOCAL;
 	f->sp[0].locality = TPH_SCORE_LOCAL, f->sp[1].locality = TPH_SCORE_LOCAL;
 	AS(f, 2, tph_on_best_node(&f->s, cb_best));
 	assert_int_equal(tph_score_locality(&f->s, 0), TPH_SCORE_GLOBAL);
@@ -1188,6 +1197,21 @@ static void test_score_split(void **state)
 	assert_int_equal(tph_score_hn_tail(&f->s, 4), UINT32_MAX);
 	f->sp[5].locality = TPH_SCORE_LOCAL; /* and it is not the last batch plugin */
 	assert_int_equal(tph_score_hn_tail(&f->s, 4), UINT32_MAX);
+	/* TPH_SCORE_HN_SET: said by the one tail plugin, never part of the combined answer, and
+	 * nothing without TPH_SCORE_HYPERNODE */
+	for (int i = 0; i < 5; i++)
+		f->sp[i].locality = TPH_SCORE_LOCAL;
+	f->sp[5].locality = TPH_SCORE_LOCAL | TPH_SCORE_HYPERNODE;
+	assert_false(tph_score_hn_set(&f->s, 4, 1));
+	f->sp[5].locality = TPH_SCORE_LOCAL | TPH_SCORE_HYPERNODE | TPH_SCORE_HN_SET;
+	assert_int_equal(tph_score_locality(&f->s, 4), TPH_SCORE_LOCAL | TPH_SCORE_HYPERNODE);
+	assert_int_equal(tph_score_hn_tail(&f->s, 4), 1);
+	assert_true(tph_score_hn_set(&f->s, 4, 1));
+	assert_false(tph_score_hn_set(&f->s, 4, 0));          /* a tail of two plugins */
+	assert_false(tph_score_hn_set(&f->s, 4, UINT32_MAX)); /* no tail */
+	f->sp[5].locality = TPH_SCORE_LOCAL | TPH_SCORE_HN_SET;
+	assert_int_equal(tph_score_locality(&f->s, 4), TPH_SCORE_LOCAL);
+	assert_false(tph_score_hn_set(&f->s, 4, 1));
 	fx_free(f);
 }
 

@@ -111,6 +111,37 @@ static void test_normal_pods(void **state)
 	pts_free(&p);
 }
 
+/* Normal pods score by their node's hypernodes alone (TPH_SCORE_HN_SET): nodes held by the
+ * same hypernodes score the same bits over any set of nodes, one node per call included, so
+ * allocate may score one node per set; network-aware pods and disabled binpacking say nothing
+ * of it. */
+static void test_hn_set(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(&p, CONF("{}", "") TOPO);
+	tph_idx t = pts_task(&p, "c1/p");
+	assert_int_equal(tph_score_locality(p.s, t), TPH_SCORE_LOCAL | TPH_SCORE_HYPERNODE);
+	uint32_t tail = tph_score_hn_tail(p.s, t);
+	assert_int_equal(tail, 0);
+	assert_true(tph_score_hn_set(p.s, t, tail));
+	double all[6], one[2];
+	scores(&p, "c1/p", all);
+	tph_idx a2 = p.s->ready_nodes[1], a1 = p.s->ready_nodes[0];
+	tph_score_nodes(p.s, t, &a2, 1, &one[0]); /* fewer binpacks than hypernodes: per node */
+	tph_score_nodes(p.s, t, &a1, 1, &one[1]);
+	assert_memory_equal(&one[0], &all[1], sizeof one[0]);
+	assert_memory_equal(&one[1], &all[0], sizeof one[1]);
+	assert_memory_equal(&all[0], &all[1], sizeof all[0]); /* a1 and a2: A, S and the top */
+	assert_false(tph_score_hn_set(p.s, pts_task(&p, "c1/t"), tail)); /* network-aware */
+	pts_free(&p);
+	pts_open(&p, CONF("{hypernode.binpack.normal-pod.enable: false}", "") TOPO);
+	t = pts_task(&p, "c1/p");
+	assert_int_equal(tph_score_locality(p.s, t), TPH_SCORE_LOCAL);
+	assert_false(tph_score_hn_set(p.s, t, 0));
+	pts_free(&p);
+}
+
 static void test_normal_pod_arguments(void **state)
 {
 	(void)state;
@@ -310,10 +341,10 @@ static void test_binds_per_hypernode(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_normal_pods),         cmocka_unit_test(test_normal_pod_arguments),
-	    cmocka_unit_test(test_network_aware),       cmocka_unit_test(test_hypernode_order),
-	    cmocka_unit_test(test_gradients),           cmocka_unit_test(test_flags),
-	    cmocka_unit_test(test_binds_per_hypernode),
+	    cmocka_unit_test(test_normal_pods),     cmocka_unit_test(test_normal_pod_arguments),
+	    cmocka_unit_test(test_hn_set),          cmocka_unit_test(test_network_aware),
+	    cmocka_unit_test(test_hypernode_order), cmocka_unit_test(test_gradients),
+	    cmocka_unit_test(test_flags),           cmocka_unit_test(test_binds_per_hypernode),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

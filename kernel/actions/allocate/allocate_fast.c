@@ -2,6 +2,7 @@
  * shape table with its memory budget, and the choice itself, read from a shape's tournament
  * as prioritizeNodes and SelectBestNode would make it. */
 #include "allocate_fast.h"
+#include "allocate_hn_rank.h"
 
 #include "base/mem.h"
 
@@ -82,6 +83,7 @@ void alloc_fast_free(alloc_fast *f)
 		tph_free(f->shapes[i]);
 	}
 	af_track_free(f);
+	af_hn_sets_free(f);
 	tph_free(f->shapes);
 	tph_free(f->tab);
 	tph_free(f->pos);
@@ -229,7 +231,7 @@ static uint32_t mask(alloc_fast *f, af_shape *sh, const af_track *t)
 	uint32_t k = 0;
 	for (uint32_t i = 0; i < t->n_ovs; i++)
 		k += sh->cell[t->ovs[i]].grp < G_NONE;
-	if (!k || sh->loc == TPH_SCORE_ANCHORED)
+	if (!k || (sh->loc & ~TPH_SCORE_HYPERNODE) == TPH_SCORE_ANCHORED)
 		return k ? NOPOS : 0;
 	for (uint32_t i = 0; i < t->n_ovs; i++) {
 		uint32_t p = t->ovs[i];
@@ -363,6 +365,25 @@ typedef struct af_among {
 	double max[G_NONE];
 } af_among;
 
+/* A hypernode whose nodes are consecutive ready positions (racks and zones listed in node
+ * order) takes the tournament's first over its range, the role's failed nodes masked: the
+ * same node as the scan below when that is a feasible node with a score; false otherwise. */
+static bool among_range(alloc_fast *f, af_shape *sh, const af_track *t, const tph_idx *nodes,
+                        uint32_t n, tph_idx *node)
+{
+	uint32_t lo = f->pos[nodes[0]], hi = f->pos[nodes[n - 1]];
+	if (lo == NOPOS || hi == NOPOS || hi < lo || hi - lo != n - 1)
+		return false;
+	uint32_t masked = t ? mask(f, sh, t) : 0;
+	af_win w = af_tree_range(sh, lo, hi + 1);
+	if (masked)
+		unmask(f, sh, t);
+	if (w.pos == NOPOS || w.grp >= G_NONE || !(w.key > -(double)INFINITY))
+		return false; /* none feasible, or no score won the first group: the scan decides */
+	*node = f->s->ready_nodes[w.pos];
+	return true;
+}
+
 int alloc_fast_pick_among(alloc_fast *f, tph_idx task, const tph_idx *nodes, uint32_t n,
                           tph_idx *node, tph_reason_code *codes)
 {
@@ -373,6 +394,8 @@ int alloc_fast_pick_among(alloc_fast *f, tph_idx task, const tph_idx *nodes, uin
 	int rc = prepare(f, task, true, &sh, &t);
 	if (rc)
 		return rc;
+	if (among_range(f, sh, t, nodes, n, node))
+		return AF_NODE;
 	af_among a = {.cnt = {0}};
 	uint32_t feasible = 0;
 	for (uint32_t g = 0; g < G_NONE; g++)

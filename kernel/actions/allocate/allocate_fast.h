@@ -17,7 +17,9 @@
  *    TPH_SCORE_JOB keys the task's shape on its job; with TPH_SCORE_HYPERNODE a touched node
  *    that lies in a hypernode has every feasible node of the shape scored again (its
  *    verdicts stay; when the flagged plugins are the last BatchNodeOrder ones, only they run
- *    again, over the kept sums of the others),
+ *    again, over the kept sums of the others; when that is one plugin answering
+ *    TPH_SCORE_HN_SET, once per set of nodes held by the same hypernodes, and the shape's
+ *    root comes from each set's best, allocate_hn_rank.h),
  *  - there is no node sampling and no BestNode plugin.
  * A task that does not qualify takes the normal path (alloc_best_node over tph_ph_predicate).
  *
@@ -49,8 +51,8 @@ enum {
 int alloc_fast_pick(alloc_fast *f, tph_idx task, tph_idx *node, tph_reason_code *codes);
 /* The same choice among nodes[0..n) (ready nodes in ascending order: a hypernode's), for tasks
  * whose scores are TPH_SCORE_LOCAL and that have no nominated node, when n is at least a
- * quarter of the ready nodes; codes[i] is the verdict of nodes[i]. Each call is one evaluation
- * for the role's error cache, as the filter's would be. */
+ * quarter of the ready nodes; with AF_NONE, codes[i] is the verdict of nodes[i]. Each call is
+ * one evaluation for the role's error cache, as the filter's would be. */
 int alloc_fast_pick_among(alloc_fast *f, tph_idx task, const tph_idx *nodes, uint32_t n,
                           tph_idx *node, tph_reason_code *codes);
 
@@ -101,6 +103,7 @@ typedef struct af_shape {
 	double *part;
 	uint32_t n_anchor[G_COUNT];
 	uint32_t anchor[G_COUNT][AF_MAX_ANCHORS]; /* positions */
+	struct af_hn *hn; /* ranks per hypernode set (allocate_hn_rank.h), or NULL */
 } af_shape;
 
 /* What the tasks of one (job, role) saw in the current pass of the job: the follower of the
@@ -140,6 +143,7 @@ struct alloc_fast {
 	tph_idx *nodes, *feas;
 	tph_reason_code *codes, *vbuf;
 	double *scores, *pre, *bat;
+	struct af_hn_sets *hsets; /* allocate_hn_rank.c's sets of ready nodes, made on first use */
 };
 
 /* allocate_fast_shape.c: bring a shape up to date for `task` (built when needed);
@@ -158,6 +162,8 @@ void af_shape_release(af_shape *sh);
 uint32_t af_tree_leaves(uint32_t n);
 void af_tree_build(af_shape *sh, uint32_t n);
 void af_tree_update(af_shape *sh, uint32_t n, uint32_t p);
+/* The tournament's order over positions lo..hi-1 alone (lo < hi <= n): its first. */
+af_win af_tree_range(const af_shape *sh, uint32_t lo, uint32_t hi);
 
 /* allocate_fast_track.c: the tracker of the task's (job, role) in the current pass, made and
  * bound to `sh` on the role's first task; NULL with *decline set when the task must take the

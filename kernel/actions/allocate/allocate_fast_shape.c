@@ -2,6 +2,7 @@
  * one pod spec and request row, and their upkeep: a whole build, or only the nodes touched
  * since the shape was last current (the tournament over them is allocate_fast_tree.c's). */
 #include "allocate_fast.h"
+#include "allocate_hn_rank.h"
 
 #include "base/mem.h"
 #include "tephra/topology.h"
@@ -40,6 +41,7 @@ void af_shape_release(af_shape *sh)
 	tph_free(sh->cell);
 	tph_free(sh->win);
 	tph_free(sh->part);
+	af_hn_free(sh);
 	sh->cell = NULL;
 	sh->win = NULL;
 	sh->part = NULL;
@@ -131,7 +133,7 @@ static void score(alloc_fast *f, af_shape *sh, tph_idx task, const uint32_t *pli
 static void build(alloc_fast *f, af_shape *sh, tph_idx task)
 {
 	uint32_t n = f->n, m = 0;
-	bool anchored = sh->loc == TPH_SCORE_ANCHORED;
+	bool anchored = (sh->loc & ~TPH_SCORE_HYPERNODE) == TPH_SCORE_ANCHORED;
 	verdicts(f, task, NULL, n, f->codes);
 	store_codes(f, sh, NULL, n, f->codes);
 	memset(sh->cnt, 0, sizeof sh->cnt);
@@ -152,6 +154,7 @@ static void build(alloc_fast *f, af_shape *sh, tph_idx task)
 		score(f, sh, task, f->sub, m);
 	af_tree_build(sh, n);
 	sh->built = true;
+	af_hn_build(f, sh, task);
 }
 
 /* ---- touched nodes ---- */
@@ -176,7 +179,7 @@ static void regroup(alloc_fast *f, af_shape *sh, uint32_t p)
 		sh->cnt[og]--;
 		sh->cnt[ng]++;
 	}
-	if (sh->loc != TPH_SCORE_ANCHORED)
+	if ((sh->loc & ~TPH_SCORE_HYPERNODE) != TPH_SCORE_ANCHORED)
 		return;
 	if (og < G_NONE && (og != ng || sh->n_anchor[og] == AF_VOLATILE) && is_anchor(sh, og, p))
 		sh->dirty[og] = true;
@@ -220,12 +223,13 @@ static void rescore_anchored(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t
 }
 
 /* TPH_SCORE_HYPERNODE: every feasible position, the verdicts kept (with a split, the head's
- * sums too: the touched positions already have theirs). */
+ * sums too: the touched positions already have theirs), but in ANCHORED groups due to be
+ * scored again whole anyway. */
 static void rescore_all(alloc_fast *f, af_shape *sh, tph_idx task)
 {
 	uint32_t m = 0;
 	for (uint32_t p = 0; p < f->n; p++)
-		if (sh->cell[p].grp < G_NONE)
+		if (sh->cell[p].grp < G_NONE && !sh->dirty[sh->cell[p].grp])
 			f->sub[m++] = p;
 	if (m && sh->part)
 		score_tail(f, sh, task, f->sub, m);
@@ -242,11 +246,17 @@ static void update(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k, bool w
 	}
 	for (uint32_t i = 0; i < k; i++)
 		regroup(f, sh, f->plist[i]);
-	if (wide && sh->part)
+	wide = wide || sh->hn; /* ranked per hypernode set: scored whole if the ranks drop */
+	bool local = (sh->loc & ~TPH_SCORE_HYPERNODE) == TPH_SCORE_LOCAL;
+	if (wide && sh->part && local)
 		rescore_local(f, sh, task, k);
+	else if (wide && sh->part)
+		rescore_anchored(f, sh, task, k);
+	if (sh->hn && af_hn_update(f, sh, task, k) == TPH_OK)
+		return;
 	if (wide)
 		rescore_all(f, sh, task);
-	else if ((sh->loc & ~TPH_SCORE_HYPERNODE) == TPH_SCORE_LOCAL)
+	else if (local)
 		rescore_local(f, sh, task, k);
 	else
 		rescore_anchored(f, sh, task, k);

@@ -2,6 +2,7 @@
  * and per tree node above, ordered as prioritizeNodes and SelectBestNode choose: the lower
  * group, then the higher score, then the lower position (the first of equal scores). */
 #include "allocate_fast.h"
+#include "allocate_hn_rank.h"
 
 #define NOPOS UINT32_MAX
 
@@ -30,11 +31,11 @@ static af_win entry(const af_shape *sh, uint32_t p)
 	return (af_win){sh->cell[p].key, p, sh->cell[p].grp};
 }
 
-/* One pass with the best so far in registers; the start (group UINT8_MAX) loses to any cell,
- * so an empty block alone gives NOPOS. */
-static af_win block_winner(const af_shape *sh, uint32_t n, uint32_t b)
+/* Positions lo..hi-1 in one pass with the best so far in registers; the start (group
+ * UINT8_MAX) loses to any cell, so an empty range alone gives NOPOS. */
+static af_win range_winner(const af_shape *sh, uint32_t lo, uint32_t hi)
 {
-	uint32_t lo = b * AF_BLOCK, hi = n - lo < AF_BLOCK ? n : lo + AF_BLOCK, best = NOPOS;
+	uint32_t best = NOPOS;
 	uint8_t grp = UINT8_MAX;
 	double key = 0;
 	for (uint32_t p = lo; p < hi; p++) {
@@ -45,6 +46,12 @@ static af_win block_winner(const af_shape *sh, uint32_t n, uint32_t b)
 		grp = win ? c->grp : grp;
 	}
 	return best == NOPOS ? (af_win){0, NOPOS, 0} : entry(sh, best);
+}
+
+static af_win block_winner(const af_shape *sh, uint32_t n, uint32_t b)
+{
+	uint32_t lo = b * AF_BLOCK;
+	return range_winner(sh, lo, n - lo < AF_BLOCK ? n : lo + AF_BLOCK);
 }
 
 static af_win merge(const af_win *left, const af_win *right)
@@ -61,6 +68,24 @@ void af_tree_build(af_shape *sh, uint32_t n)
 		sh->win[i] = merge(&sh->win[2 * i], &sh->win[2 * i + 1]);
 }
 
+af_win af_tree_range(const af_shape *sh, uint32_t lo, uint32_t hi)
+{
+	uint32_t bl = lo / AF_BLOCK, bh = (hi - 1) / AF_BLOCK;
+	if (bl == bh)
+		return range_winner(sh, lo, hi);
+	af_win a = range_winner(sh, lo, (bl + 1) * AF_BLOCK);
+	af_win b = range_winner(sh, bh * AF_BLOCK, hi);
+	af_win best = merge(&a, &b);
+	/* the whole blocks between, bottom-up over the tree */
+	for (uint32_t l = sh->cap + bl + 1, r = sh->cap + bh; l < r; l >>= 1, r >>= 1) {
+		if (l & 1)
+			best = merge(&best, &sh->win[l++]);
+		if (r & 1)
+			best = merge(&best, &sh->win[--r]);
+	}
+	return best;
+}
+
 static bool same(const af_win *a, const af_win *b)
 {
 	return a->pos == b->pos && a->grp == b->grp && a->key == b->key;
@@ -71,6 +96,10 @@ static bool same(const af_win *a, const af_win *b)
  * and the walk up stops at the first node whose entry stays. */
 void af_tree_update(af_shape *sh, uint32_t n, uint32_t p)
 {
+	if (sh->hn) { /* ranked per hypernode set: the tournament is the sets' */
+		af_hn_moved(sh, p);
+		return;
+	}
 	uint32_t i = sh->cap + p / AF_BLOCK;
 	af_win now = entry(sh, p), *w = &sh->win[i];
 	if (w->pos == p)

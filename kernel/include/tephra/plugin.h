@@ -379,7 +379,20 @@ tph_idx tph_session_task_subjob(const tph_session *s, tph_idx task);
  * the plugin keeps with its own task events (network-topology-aware's hypernode binpacking).
  * A placement or removal on node X may then change the score of every node that shares a
  * hypernode with X; allocate keeps the task's predicate verdicts between tasks and scores its
- * candidates again after such a change. A node in no hypernode stays node-local.
+ * candidates again after such a change. A node in no hypernode stays node-local. Other
+ * plugins may answer ANCHORED beside it (the combined answer is then ANCHORED |
+ * TPH_SCORE_HYPERNODE) when the plugins answering TPH_SCORE_HYPERNODE are the last
+ * BatchNodeOrder plugins and register no other score: allocate keeps the others' sums per
+ * group as for ANCHORED and reruns only those last plugins; otherwise the answer is GLOBAL.
+ *
+ * TPH_SCORE_HN_SET, or'ed into LOCAL | TPH_SCORE_HYPERNODE, narrows the latter: the score of
+ * node i reads nothing of node i itself but which hypernodes hold it, so nodes held by the
+ * same hypernodes score the same bits, whatever other nodes the call holds. When such a plugin
+ * is the last BatchNodeOrder plugin and the only one answering TPH_SCORE_HYPERNODE, allocate
+ * scores it once per set of hypernodes (over one node of each) and keeps each set's best node
+ * by the other plugins' sums, so a placement ranks the sets again instead of every node
+ * (network-topology-aware's binpacking of normal pods). The flag means nothing without
+ * TPH_SCORE_HYPERNODE.
  *
  * The answer may differ per task (a plugin whose score is constant for some tasks says LOCAL
  * for those). Both callbacks run on the session's thread and must not
@@ -390,7 +403,8 @@ enum {
 	TPH_SCORE_LOCAL = 1,
 	TPH_SCORE_ANCHORED = 2,
 	TPH_SCORE_JOB = 4,
-	TPH_SCORE_HYPERNODE = 8
+	TPH_SCORE_HYPERNODE = 8,
+	TPH_SCORE_HN_SET = 16
 };
 #define TPH_SCORE_MAX_ANCHORS 4u
 typedef int (*tph_score_locality_fn)(void *st, const tph_session *s, tph_idx task);

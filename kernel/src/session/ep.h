@@ -212,6 +212,9 @@ bool tph_score_nodes_tail(tph_session *s, tph_idx task, const tph_idx *nodes, ui
  * the BatchNodeOrder plugins that answered with the flag when those are exactly the last ones
  * (and register no other score); else UINT32_MAX. */
 uint32_t tph_score_hn_tail(const tph_session *s, tph_idx task);
+/* Whether the tail at `tail` (tph_score_hn_tail's answer for the task) is one plugin whose
+ * answer carries TPH_SCORE_HN_SET: its score of a node is a function of the node's hypernodes. */
+bool tph_score_hn_set(const tph_session *s, tph_idx task, uint32_t tail);
 /* The locality of `task`'s scores over every scoring plugin (ep_locality.c; the meanings are
  * plugin.h's): TPH_SCORE_GLOBAL when a scoring plugin registered no locality callback or
  * answers GLOBAL, or when BestNode plugins decide; TPH_SCORE_ANCHORED when any answers so;

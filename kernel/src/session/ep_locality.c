@@ -44,13 +44,15 @@ static bool all_declared(const tph_session *s)
 	return true;
 }
 
-#define FLAGS (TPH_SCORE_JOB | TPH_SCORE_HYPERNODE)
+#define FLAGS (TPH_SCORE_JOB | TPH_SCORE_HYPERNODE | TPH_SCORE_HN_SET)
 
 /* One plugin's answer: LOCAL or ANCHORED, each perhaps with TPH_SCORE_JOB, LOCAL perhaps with
- * TPH_SCORE_HYPERNODE, else GLOBAL. */
+ * TPH_SCORE_HYPERNODE (and then perhaps TPH_SCORE_HN_SET), else GLOBAL. */
 static int answer(const tph_session *s, const tph_ep_entry *e, tph_idx task)
 {
 	int a = CALL(tph_score_locality_fn, e)(e->st, s, task);
+	if (!(a & TPH_SCORE_HYPERNODE))
+		a &= ~TPH_SCORE_HN_SET;
 	int kind = a & ~FLAGS;
 	if (kind == TPH_SCORE_ANCHORED && (a & TPH_SCORE_HYPERNODE))
 		return TPH_SCORE_GLOBAL;
@@ -68,12 +70,14 @@ int tph_score_locality(const tph_session *s, tph_idx task)
 	int kind = TPH_SCORE_LOCAL, flags = 0;
 	for (uint32_t i = 0; i < l->n && kind != TPH_SCORE_GLOBAL; i++) {
 		int a = answer(s, &l->e[i], task);
-		flags |= a & FLAGS;
+		flags |= a & (TPH_SCORE_JOB | TPH_SCORE_HYPERNODE); /* HN_SET: tph_score_hn_set */
 		a &= ~FLAGS;
 		kind = a == TPH_SCORE_LOCAL ? kind : a;
 	}
-	/* hypernode aggregates with anchored normalisation: nothing the fast path can keep */
-	if (kind == TPH_SCORE_ANCHORED && (flags & TPH_SCORE_HYPERNODE))
+	/* anchored normalisation in some plugins, hypernode aggregates in others: the fast path
+	 * keeps the anchored ones' sums and reruns the others when it can split between them */
+	if (kind == TPH_SCORE_ANCHORED && (flags & TPH_SCORE_HYPERNODE) &&
+	    tph_score_hn_tail(s, task) == UINT32_MAX)
 		return TPH_SCORE_GLOBAL;
 	return kind == TPH_SCORE_GLOBAL ? kind : kind | flags;
 }
@@ -100,6 +104,15 @@ uint32_t tph_score_hn_tail(const tph_session *s, tph_idx task)
 	while (tail && hn_answer(s, b->e[tail - 1].plugin, task))
 		tail--;
 	return hn && b->n - tail == hn ? tail : UINT32_MAX;
+}
+
+bool tph_score_hn_set(const tph_session *s, tph_idx task, uint32_t tail)
+{
+	const tph_ep_list *b = &s->ep[TPH_EP_BATCH_NODE_ORDER];
+	if (tail == UINT32_MAX || tail + 1 != b->n)
+		return false;
+	const tph_ep_entry *e = entry_of(s, TPH_EP_SCORE_LOCALITY, b->e[tail].plugin);
+	return e && (answer(s, e, task) & TPH_SCORE_HN_SET);
 }
 
 /* The plugin now opening, when it may declare `locality` (0..most); else NULL and *rc says

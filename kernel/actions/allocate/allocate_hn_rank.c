@@ -1,0 +1,363 @@
+/* Ranks per hypernode set (allocate_hn_rank.h): the sets of ready nodes held by the same
+ * hypernodes, each ranked shape's members per set in head-sum order, the tail scored once per
+ * set, and a tournament over the sets' best nodes whose winner is the shape's root. */
+#include "allocate_hn_rank.h"
+
+#include "base/mem.h"
+#include "tephra/topology.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#define NOPOS UINT32_MAX
+/* Sets rank with insertion sorts: larger sets, or more sets than a quarter of the positions
+ * (racks of fewer than 4 nodes), are left to the tournament over every position. */
+#define MAX_SET   256u
+#define SET_SHARE 4u
+
+typedef struct af_hn_sets {
+	bool usable;
+	uint32_t n;    /* sets */
+	uint32_t *off; /* [n + 1]: the members of set c are pos[off[c] .. off[c + 1]), ascending */
+	uint32_t *pos;
+	uint32_t *of; /* [positions] the set of each position */
+	tph_idx *rep; /* [n] the set's first node: the tail is scored over it */
+	uint32_t leaves;
+} af_hn_sets;
+
+typedef struct af_hn {
+	const af_hn_sets *hs;
+	uint32_t
+	    *ord;   /* [positions]: each set's members, ord[off[c] .. off[c + 1]) in rank order */
+	double *t;  /* [sets] the tail's score of the set for the shape's request */
+	af_win *tw; /* [2 * leaves] tournament over the sets' best nodes */
+	uint32_t *mark, gen; /* [sets] sets to rank again */
+	double mag;          /* at least |pre| + |bat| of every position scored while ranked */
+	size_t bytes;
+} af_hn;
+
+/* ---- the sets ---- */
+
+static bool same_list(const tph_hn_tree *t, tph_idx a, tph_idx b)
+{
+	uint32_t na = t->of_off[a + 1] - t->of_off[a], nb = t->of_off[b + 1] - t->of_off[b];
+	return na == nb && !memcmp(t->of + t->of_off[a], t->of + t->of_off[b], na * sizeof *t->of);
+}
+
+/* Each position's set, with each set's size in off[c + 1]: sets sharing the first hypernode
+ * of their list are chained from it. */
+static void assign(alloc_fast *f, af_hn_sets *hs, uint32_t *next, tph_idx *head)
+{
+	const tph_session *s = f->s;
+	const tph_hn_tree *t = &s->topo->t;
+	for (uint32_t p = 0; p < f->n; p++) {
+		tph_idx node = s->ready_nodes[p];
+		uint32_t c = NOPOS;
+		bool listed = t->of_off[node] != t->of_off[node + 1];
+		tph_idx first = listed ? t->of[t->of_off[node]] : TPH_NOIDX;
+		if (listed)
+			for (c = head[first]; c != NOPOS && !same_list(t, hs->rep[c], node);
+			     c = next[c])
+				;
+		if (c == NOPOS) {
+			c = hs->n++;
+			hs->rep[c] = node;
+			next[c] = listed ? head[first] : NOPOS;
+			if (listed)
+				head[first] = c;
+		}
+		hs->of[p] = c;
+		hs->off[c + 1]++;
+	}
+}
+
+/* Members per set in ascending positions (a counting sort over assign's counts, f->sub the
+ * sets' next slots); whether the sets are few and small enough to rank. */
+static bool members(alloc_fast *f, af_hn_sets *hs)
+{
+	uint32_t largest = 0, *next = f->sub;
+	for (uint32_t c = 0; c < hs->n; c++) {
+		uint32_t m = hs->off[c + 1];
+		largest = m > largest ? m : largest;
+		hs->off[c + 1] = hs->off[c] + m;
+		next[c] = hs->off[c];
+	}
+	for (uint32_t p = 0; p < f->n; p++)
+		hs->pos[next[hs->of[p]]++] = p;
+	hs->leaves = 1;
+	while (hs->leaves < hs->n)
+		hs->leaves <<= 1;
+	return largest <= MAX_SET && (uint64_t)hs->n * SET_SHARE <= f->n;
+}
+
+static af_hn_sets *sets_make(alloc_fast *f)
+{
+	uint32_t n = f->n, nh = f->s->topo->t.n;
+	af_hn_sets *hs = tph_calloc(1, sizeof *hs);
+	uint32_t *next = tph_malloc(((size_t)n + 1) * sizeof *next);
+	tph_idx *head = tph_malloc(((size_t)nh + 1) * sizeof *head);
+	if (hs) {
+		hs->off = tph_calloc((size_t)n + 2, sizeof *hs->off);
+		hs->pos = tph_malloc(((size_t)n + 1) * sizeof *hs->pos);
+		hs->of = tph_malloc(((size_t)n + 1) * sizeof *hs->of);
+		hs->rep = tph_malloc(((size_t)n + 1) * sizeof *hs->rep);
+	}
+	if (hs && next && head && hs->off && hs->pos && hs->of && hs->rep) {
+		memset(head, 0xff, ((size_t)nh + 1) * sizeof *head);
+		assign(f, hs, next, head);
+		hs->usable = members(f, hs);
+	}
+	tph_free(next);
+	tph_free(head);
+	return hs;
+}
+
+void af_hn_sets_free(alloc_fast *f)
+{
+	af_hn_sets *hs = f->hsets;
+	if (!hs)
+		return;
+	tph_free(hs->off);
+	tph_free(hs->pos);
+	tph_free(hs->of);
+	tph_free(hs->rep);
+	tph_free(hs);
+	f->hsets = NULL;
+}
+
+/* ---- ranks ---- */
+
+/* Rank order inside a set: the lower group, the higher head sum, then pre, then bat, then the
+ * lower position; positions of no group (infeasible, masked) by position after the others. */
+static bool before(const af_shape *sh, uint32_t a, uint32_t b)
+{
+	uint8_t ga = sh->cell[a].grp, gb = sh->cell[b].grp;
+	if (ga != gb)
+		return ga < gb;
+	if (ga >= G_NONE)
+		return a < b;
+	const double *pa = sh->part + 2 * (size_t)a, *pb = sh->part + 2 * (size_t)b;
+	double ka = pa[0] + pa[1], kb = pb[0] + pb[1];
+	if (ka != kb)
+		return ka > kb;
+	if (pa[0] != pb[0])
+		return pa[0] > pb[0];
+	if (pa[1] != pb[1])
+		return pa[1] > pb[1];
+	return a < b;
+}
+
+static void sort_set(const af_shape *sh, uint32_t *o, uint32_t m)
+{
+	for (uint32_t i = 1; i < m; i++) {
+		uint32_t p = o[i], j = i;
+		for (; j && before(sh, p, o[j - 1]); j--)
+			o[j] = o[j - 1];
+		o[j] = p;
+	}
+}
+
+/* Whether the head sums of position p are finite; folds them into the magnitude bound. */
+static bool fold(af_hn *hn, const af_shape *sh, uint32_t p)
+{
+	if (sh->cell[p].grp >= G_NONE)
+		return true;
+	double a = fabs(sh->part[2 * (size_t)p]) + fabs(sh->part[2 * (size_t)p + 1]);
+	hn->mag = a > hn->mag ? a : hn->mag;
+	return isfinite(a);
+}
+
+/* The tail of every set over its first node, with zero head sums: 0 + (0 + tail), which adds
+ * to any pre + bat as the tail does in tph_score_nodes (a zero's sign cannot reach a total). */
+static bool set_scores(alloc_fast *f, af_shape *sh, af_hn *hn, tph_idx task)
+{
+	const af_hn_sets *hs = hn->hs;
+	for (uint32_t c = 0; c < hs->n; c++) {
+		f->nodes[c] = hs->rep[c];
+		f->pre[c] = 0;
+		f->bat[c] = 0;
+	}
+	if (!tph_score_nodes_tail(f->s, task, f->nodes, hs->n, sh->tail, f->pre, f->bat, hn->t))
+		return false;
+	for (uint32_t c = 0; c < hs->n; c++)
+		if (!isfinite(hn->t[c]))
+			return false;
+	return true;
+}
+
+/* The set's best: in its first group, the members whose head sum is within the rounding of
+ * pre + (bat + tail) of the first (|error| <= 3u (mag + |tail|) per total, so 32u covers the
+ * gap of two and the threshold's own rounding), each summed; the highest total, then the
+ * lowest position. A member equal in pre and bat to the one before it (a lower position) never
+ * wins. */
+static af_win set_best(af_shape *sh, const af_hn *hn, uint32_t c)
+{
+	const uint32_t *o = hn->ord + hn->hs->off[c];
+	uint32_t m = hn->hs->off[c + 1] - hn->hs->off[c];
+	af_win best = {0, NOPOS, 0};
+	double t = hn->t[c], floor = 0;
+	const double *prev = NULL;
+	for (uint32_t i = 0; i < m; i++) {
+		uint32_t p = o[i];
+		const double *x = sh->part + 2 * (size_t)p;
+		uint8_t g = sh->cell[p].grp;
+		if (!i && g < G_NONE)
+			floor = (x[0] + x[1]) - 16 * DBL_EPSILON * (hn->mag + fabs(t));
+		if (g >= G_NONE || (i && (g != best.grp || x[0] + x[1] < floor)))
+			break;
+		if (prev && x[0] == prev[0] && x[1] == prev[1])
+			continue;
+		prev = x;
+		double total = x[0] + (x[1] + t);
+		sh->cell[p].key = total;
+		if (best.pos == NOPOS || total > best.key || (total == best.key && p < best.pos))
+			best = (af_win){total, p, g};
+	}
+	return best;
+}
+
+/* allocate_fast_tree.c's order: the lower group, the higher score, the lower position. */
+static af_win pick(af_win a, af_win b)
+{
+	if (a.pos == NOPOS || b.pos == NOPOS)
+		return a.pos == NOPOS ? b : a;
+	if (a.grp != b.grp)
+		return a.grp < b.grp ? a : b;
+	if (a.key != b.key)
+		return a.key > b.key ? a : b;
+	return a.pos < b.pos ? a : b;
+}
+
+static void rank_all(af_shape *sh, af_hn *hn)
+{
+	uint32_t leaves = hn->hs->leaves;
+	for (uint32_t c = 0; c < leaves; c++)
+		hn->tw[leaves + c] = c < hn->hs->n ? set_best(sh, hn, c) : (af_win){0, NOPOS, 0};
+	for (uint32_t i = leaves - 1; i >= 1; i--)
+		hn->tw[i] = pick(hn->tw[2 * i], hn->tw[2 * i + 1]);
+	sh->win[1] = hn->tw[1];
+}
+
+static void rank_one(af_shape *sh, af_hn *hn, uint32_t c)
+{
+	uint32_t i = hn->hs->leaves + c;
+	hn->tw[i] = set_best(sh, hn, c);
+	for (i >>= 1; i; i >>= 1)
+		hn->tw[i] = pick(hn->tw[2 * i], hn->tw[2 * i + 1]);
+	sh->win[1] = hn->tw[1];
+}
+
+/* ---- a shape's ranks ---- */
+
+static void drop(alloc_fast *f, af_shape *sh)
+{
+	size_t b = sh->hn ? sh->hn->bytes : 0;
+	af_hn_free(sh);
+	sh->bytes -= b;
+	f->bytes -= b;
+}
+
+void af_hn_free(af_shape *sh)
+{
+	af_hn *hn = sh->hn;
+	if (!hn)
+		return;
+	tph_free(hn->ord);
+	tph_free(hn->t);
+	tph_free(hn->tw);
+	tph_free(hn->mark);
+	tph_free(hn);
+	sh->hn = NULL;
+}
+
+static af_hn *ranks(alloc_fast *f, af_shape *sh)
+{
+	if (sh->hn)
+		return sh->hn;
+	const af_hn_sets *hs = f->hsets;
+	af_hn *hn = tph_calloc(1, sizeof *hn);
+	if (!hn)
+		return NULL;
+	sh->hn = hn;
+	hn->hs = hs;
+	hn->ord = tph_malloc(((size_t)f->n + 1) * sizeof *hn->ord);
+	hn->t = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->t);
+	hn->tw = tph_malloc(2 * (size_t)hs->leaves * sizeof *hn->tw);
+	hn->mark = tph_calloc((size_t)hs->n + 1, sizeof *hn->mark);
+	hn->bytes = sizeof *hn + ((size_t)f->n + 1) * sizeof *hn->ord +
+	            ((size_t)hs->n + 1) * (sizeof *hn->t + sizeof *hn->mark) +
+	            2 * (size_t)hs->leaves * sizeof *hn->tw;
+	sh->bytes += hn->bytes;
+	f->bytes += hn->bytes;
+	if (!hn->ord || !hn->t || !hn->tw || !hn->mark) {
+		drop(f, sh);
+		return NULL;
+	}
+	return hn;
+}
+
+static bool qualifies(alloc_fast *f, const af_shape *sh, tph_idx task)
+{
+	if (!sh->part || sh->loc != (TPH_SCORE_LOCAL | TPH_SCORE_HYPERNODE) || !f->s->topo ||
+	    !tph_score_hn_set(f->s, task, sh->tail))
+		return false;
+	if (!f->hsets)
+		f->hsets = sets_make(f);
+	return f->hsets && f->hsets->usable;
+}
+
+void af_hn_build(alloc_fast *f, af_shape *sh, tph_idx task)
+{
+	af_hn *hn = qualifies(f, sh, task) ? ranks(f, sh) : NULL;
+	if (!hn) {
+		drop(f, sh);
+		return;
+	}
+	const af_hn_sets *hs = hn->hs;
+	bool finite = true;
+	hn->mag = 0;
+	memcpy(hn->ord, hs->pos, f->n * sizeof *hn->ord);
+	for (uint32_t p = 0; p < f->n; p++)
+		finite &= fold(hn, sh, p);
+	for (uint32_t c = 0; c < hs->n; c++)
+		sort_set(sh, hn->ord + hs->off[c], hs->off[c + 1] - hs->off[c]);
+	if (!finite || !set_scores(f, sh, hn, task)) {
+		drop(f, sh);
+		return;
+	}
+	rank_all(sh, hn);
+}
+
+int af_hn_update(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k)
+{
+	af_hn *hn = sh->hn;
+	const af_hn_sets *hs = hn->hs;
+	bool finite = tph_score_hn_set(f->s, task, sh->tail);
+	if (++hn->gen == 0) { /* wrapped: old marks would look current */
+		memset(hn->mark, 0, hs->n * sizeof *hn->mark);
+		hn->gen = 1;
+	}
+	for (uint32_t i = 0; i < k && finite; i++) {
+		uint32_t p = f->plist[i], c = hs->of[p];
+		finite = fold(hn, sh, p);
+		hn->mark[c] = hn->gen;
+	}
+	if (!finite || !set_scores(f, sh, hn, task)) {
+		drop(f, sh);
+		return TPH_DECLINED;
+	}
+	for (uint32_t c = 0; c < hs->n; c++)
+		if (hn->mark[c] == hn->gen)
+			sort_set(sh, hn->ord + hs->off[c], hs->off[c + 1] - hs->off[c]);
+	rank_all(sh, hn);
+	return TPH_OK;
+}
+
+void af_hn_moved(af_shape *sh, uint32_t p)
+{
+	af_hn *hn = sh->hn;
+	uint32_t c = hn->hs->of[p];
+	sort_set(sh, hn->ord + hn->hs->off[c], hn->hs->off[c + 1] - hn->hs->off[c]);
+	rank_one(sh, hn, c);
+}
