@@ -196,6 +196,34 @@ static void test_range_moves(void **state)
 	close_kai(&f);
 }
 
+/* Placements and rollbacks over the pool, asked after each: more touches than a refresh waits
+ * for (32 plus one per 64 nodes), so the kept verdicts are merged with the touched nodes' many
+ * times, then asked again with the statement holding placements. */
+static void test_refreshes(void **state)
+{
+	(void)state;
+	kf f;
+	kai_open_tier(&f, "allocate", TIER "]", cluster);
+	tph_kai_session *s = f.s;
+	tph_kai_placer p;
+	assert_int_equal(tph_kai_placer_init(&p, s), 0);
+	uint32_t pool[16], n = kai_pool_of(&f, pool);
+	static const char *const movers[] = {"p-0", "p-1", "p-2", "p-5"};
+	for (uint32_t round = 0; round < 48; round++) {
+		uint32_t cp = tph_kai_stmt_checkpoint(s);
+		uint32_t t = task_of(&f, movers[round % 4]);
+		int64_t at = kept(&p, t, pool, n);
+		if (at >= 0 && tph_kai_session_status(s)[t] == TPH_KAI_TS_PENDING)
+			assert_int_equal(tph_kai_stmt_allocate(s, t, (uint32_t)at), 0);
+		check_all(&f, &p);
+		if (round != 21 && round != 42) /* two placements stay */
+			tph_kai_stmt_rollback(s, cp);
+		check_all(&f, &p);
+	}
+	tph_kai_placer_free(&p);
+	close_kai(&f);
+}
+
 /* Not kept: a subset of the pool, naive mode, a NodeOrder registered without locality
  * (podaffinity's). */
 static void test_declines(void **state)
@@ -223,9 +251,8 @@ static void test_declines(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_follows_statement),
-	    cmocka_unit_test(test_touched_twice),
-	    cmocka_unit_test(test_range_moves),
+	    cmocka_unit_test(test_follows_statement), cmocka_unit_test(test_touched_twice),
+	    cmocka_unit_test(test_range_moves),       cmocka_unit_test(test_refreshes),
 	    cmocka_unit_test(test_declines),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

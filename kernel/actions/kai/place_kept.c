@@ -34,6 +34,7 @@ typedef struct pick {
 struct tph_kai_kept {
 	kept_shape shape[KEPT_SHAPES];
 	uint64_t lookups;
+	ranked *spare, *touched; /* [pool] refresh's merge output and its touched nodes */
 };
 
 int tph_kai_kept_new(tph_kai_kept **out, const tph_kai_session *s)
@@ -48,7 +49,9 @@ int tph_kai_kept_new(tph_kai_kept **out, const tph_kai_session *s)
 		if (!(k->shape[i].ranked = tph_malloc(nn * sizeof *k->shape[i].ranked)))
 			return TPH_ENOMEM;
 	}
-	return TPH_OK;
+	k->spare = tph_malloc(nn * sizeof *k->spare);
+	k->touched = tph_malloc(nn * sizeof *k->touched);
+	return k->spare && k->touched ? TPH_OK : TPH_ENOMEM;
 }
 
 void tph_kai_kept_free(tph_kai_kept *k)
@@ -57,6 +60,8 @@ void tph_kai_kept_free(tph_kai_kept *k)
 		return;
 	for (int i = 0; i < KEPT_SHAPES; i++)
 		tph_free(k->shape[i].ranked);
+	tph_free(k->spare);
+	tph_free(k->touched);
 	tph_free(k);
 }
 
@@ -163,6 +168,45 @@ static pick best_touched(tph_kai_placer *a, const kept_shape *sh, uint32_t t,
 	return c;
 }
 
+/* The touched nodes evaluated afresh and merged into the sorted verdicts, the untouched ones
+ * kept as they are: no plugin call for them. 0, or -2 on a NaN score. */
+static int refresh(tph_kai_placer *a, kept_shape *sh, uint32_t t, const tph_kai_touches *tl)
+{
+	tph_kai_kept *k = a->kept;
+	double need[TPH_KAI_DIMS];
+	uint32_t nt = 0, n = 0, i = 0, j = 0;
+	tph_kai_place_need(a->s, t, need);
+	for (uint32_t e = sh->at; e < tl->n; e++) {
+		uint32_t node = tl->log[e];
+		double sc;
+		if (tl->last[node] != e + 1 || !a->s->v->nodes.in_pool[node])
+			continue;
+		int fit = tph_kai_place_eval(a->s, t, need, node, &sc);
+		if (fit < 0)
+			return fit;
+		if (fit)
+			k->touched[nt++] = (ranked){sc, a->name_rank[node], node};
+	}
+	qsort(k->touched, nt, sizeof *k->touched, by_rank);
+	while (i < sh->n || j < nt) {
+		const ranked *r = i < sh->n ? &sh->ranked[i] : NULL;
+		if (r && tl->last[r->node] > sh->at) {
+			i++;
+			continue;
+		}
+		bool mine =
+		    !r || (j < nt && tph_kai_ranked_before(k->touched[j].score, k->touched[j].rank,
+		                                           r->score, r->rank));
+		k->spare[n++] = mine ? k->touched[j++] : sh->ranked[i++];
+	}
+	ranked *old = sh->ranked;
+	sh->ranked = k->spare;
+	k->spare = old;
+	sh->n = n;
+	sh->at = tl->n;
+	return 0;
+}
+
 /* Whether NodePreOrder read the same free ranges of the pool as when the shape was filled (it
  * read them just now: no rescan); the ranges are noted for the next time. */
 static bool same_ranges(const tph_kai_session *s, kept_shape *sh, const uint32_t *set, uint32_t n)
@@ -192,7 +236,7 @@ int64_t tph_kai_kept_best(tph_kai_placer *a, uint32_t t, const uint32_t *set, ui
 	tph_kai_kept *k = a->kept;
 	kept_shape *sh = shape_of(k, s->v, t);
 	sh->used = ++k->lookups;
-	bool fresh = sh->task == EMPTY || sh->gen != tl.gen || tl.n - sh->at > n / 4 + 16;
+	bool fresh = sh->task == EMPTY || sh->gen != tl.gen;
 	if (!same_ranges(s, sh, set, n) || fresh) {
 		sh->task = EMPTY;
 		int rc = fill(a, sh, t, set, n);
@@ -206,6 +250,15 @@ int64_t tph_kai_kept_best(tph_kai_placer *a, uint32_t t, const uint32_t *set, ui
 	if (!sh->sorted) {
 		qsort(sh->ranked, sh->n, sizeof *sh->ranked, by_rank);
 		sh->sorted = true;
+	}
+	/* Each touch is evaluated at every ask until a refresh, which costs a pass over the kept
+	 * verdicts without plugin calls: refresh after a few touches per hundred nodes. */
+	if (tl.n - sh->at > 32 + n / 64) {
+		int rc = refresh(a, sh, t, &tl);
+		if (rc < 0) {
+			sh->task = EMPTY;
+			return rc;
+		}
 	}
 	pick c = best_touched(a, sh, t, &tl);
 	return c.node < -1 ? c.node : best_kept(a, sh, t, &tl, c);
