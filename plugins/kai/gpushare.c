@@ -59,7 +59,7 @@ static int open_sharing(tph_kai_session *s, const tph_args *args, void **state, 
 {
 	(void)args;
 	*state = NULL;
-	int rc = tph_kai_add_node_order(s, sharing, NULL);
+	int rc = tph_kai_add_local_node_order(s, sharing, NULL, NULL);
 	return rc < 0 ? tph_diag_set(d, rc, "gpusharingorder: cannot register") : TPH_OK;
 }
 

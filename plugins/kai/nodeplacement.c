@@ -92,9 +92,9 @@ static int open_np(tph_kai_session *s, const tph_args *args, void **state, tph_d
 	tph_args_apply(args, np_args, p, d, "nodeplacement");
 	p->spread[0] = p->cpu && strcmp(p->cpu, "spread") == 0;
 	p->spread[1] = p->gpu && strcmp(p->gpu, "spread") == 0;
-	int rc = tph_kai_add_node_pre_order(s, pre_order, p);
+	int rc = tph_kai_add_local_node_pre_order(s, pre_order, NULL, p);
 	if (rc == TPH_OK)
-		rc = tph_kai_add_node_order(s, score, p);
+		rc = tph_kai_add_local_node_order(s, score, NULL, p);
 	return rc < 0 ? tph_diag_set(d, rc, "nodeplacement: cannot register") : TPH_OK;
 }
 

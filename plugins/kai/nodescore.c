@@ -40,7 +40,7 @@ static int reg(tph_kai_session *s, tph_kai_node_order_fn fn, void **state, tph_d
                const char *name)
 {
 	*state = NULL;
-	int rc = tph_kai_add_node_order(s, fn, NULL);
+	int rc = tph_kai_add_local_node_order(s, fn, NULL, NULL);
 	return rc < 0 ? tph_diag_set(d, rc, "%s: cannot register", name) : TPH_OK;
 }
 

@@ -267,6 +267,15 @@ static int node_order(void *state, const tph_kai_session *s, uint32_t t, uint32_
 	return 0;
 }
 
+/* Score locality: the score is 0 on every node unless the task's sub-group holds scores. */
+static bool zero_for(void *state, const tph_kai_session *s, uint32_t t)
+{
+	const topo_state *p = state;
+	const tph_kai_view *v = tph_kai_session_view(s);
+	return !p->scored || v->tasks.job[t] != p->job || v->tasks.pod_set[t] < 0 ||
+	       !scores_for(p, v, (uint32_t)p->job, v->tasks.pod_set[t]);
+}
+
 static void pre_job(void *state, const tph_kai_session *s, uint32_t j)
 {
 	topo_state *p = state;
@@ -327,7 +336,7 @@ static int open_topology(tph_kai_session *s, const tph_args *args, void **state,
 		return tph_diag_set(d, rc, "topology: out of memory");
 	rc = tph_kai_add_subset_nodes(s, subset, p);
 	if (rc == TPH_OK)
-		rc = tph_kai_add_node_order(s, node_order, p);
+		rc = tph_kai_add_local_node_order(s, node_order, zero_for, p);
 	if (rc == TPH_OK)
 		rc = tph_kai_add_pre_job_allocation(s, pre_job, p);
 	return rc < 0 ? tph_diag_set(d, rc, "topology: cannot register") : TPH_OK;

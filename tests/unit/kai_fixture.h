@@ -71,6 +71,27 @@ static inline uint32_t task_of(const kf *f, const char *name)
 	return 0;
 }
 
+/* The pool's nodes (in_pool), in index order; how many. */
+static inline uint32_t kai_pool_of(const kf *f, uint32_t *pool)
+{
+	const tph_kai_view *v = tph_kai_session_view(f->s);
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < v->nodes.n; i++)
+		if (v->nodes.in_pool[i])
+			pool[n++] = i;
+	return n;
+}
+
+static inline uint32_t kai_node_named(const kf *f, const char *name)
+{
+	const tph_kai_view *v = tph_kai_session_view(f->s);
+	for (uint32_t n = 0; n < v->nodes.n; n++)
+		if (strcmp(v->nodes.name[n], name) == 0)
+			return n;
+	fail_msg("no node %s", name);
+	return 0;
+}
+
 static inline uint32_t job_of(const kf *f, const char *name)
 {
 	const tph_kai_view *v = tph_kai_session_view(f->s);

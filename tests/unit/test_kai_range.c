@@ -39,16 +39,6 @@ static const char cluster[] =
                     "p-3", "p", "1") "  - {name: p-4, podGroup: p, status: Pending, annotations: "
                                      "{gpu-fraction: \"0.5\"}}\n";
 
-static uint32_t pool_of(const kf *f, uint32_t *pool)
-{
-	const tph_kai_view *v = tph_kai_session_view(f->s);
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < v->nodes.n; i++)
-		if (v->nodes.in_pool[i])
-			pool[n++] = i;
-	return n;
-}
-
 /* The range as the pass over the pool takes it. */
 static void scan(const kf *f, int dim, double *min, double *max)
 {
@@ -72,7 +62,7 @@ static void scan(const kf *f, int dim, double *min, double *max)
 /* The ranges as a pass takes them, and each node's free GPUs as naive mode computes them. */
 static void check_ranges(const kf *f)
 {
-	uint32_t pool[8], n = pool_of(f, pool);
+	uint32_t pool[8], n = kai_pool_of(f, pool);
 	for (uint32_t i = 0; i < tph_kai_session_view(f->s)->nodes.n; i++) {
 		double kept = tph_kai_free_gpus(f->s, i);
 		tph_kai_session_set_naive(f->s, true);
@@ -88,16 +78,6 @@ static void check_ranges(const kf *f)
 	}
 }
 
-static uint32_t node_named(const kf *f, const char *name)
-{
-	const tph_kai_view *v = tph_kai_session_view(f->s);
-	for (uint32_t n = 0; n < v->nodes.n; n++)
-		if (strcmp(v->nodes.name[n], name) == 0)
-			return n;
-	fail_msg("no node %s", name);
-	return 0;
-}
-
 /* Placements that take the extremes away and give them back, an eviction, a pipeline onto
  * releasing GPUs, then rollbacks to each checkpoint: the range follows each step. */
 static void test_follows_statement(void **state)
@@ -108,20 +88,20 @@ static void test_follows_statement(void **state)
 	tph_kai_session *s = f.s;
 	check_ranges(&f);
 	uint32_t start = s->n_ops;
-	assert_int_equal(tph_kai_stmt_allocate(s, task_of(&f, "p-1"), node_named(&f, "n2")), 0);
+	assert_int_equal(tph_kai_stmt_allocate(s, task_of(&f, "p-1"), kai_node_named(&f, "n2")), 0);
 	check_ranges(&f); /* n2 was the least free: now 0 GPUs */
 	uint32_t mid = s->n_ops;
-	assert_int_equal(tph_kai_stmt_allocate(s, task_of(&f, "p-0"), node_named(&f, "n4")), 0);
+	assert_int_equal(tph_kai_stmt_allocate(s, task_of(&f, "p-0"), kai_node_named(&f, "n4")), 0);
 	check_ranges(&f); /* n4 held the most: it moves inwards */
 	assert_int_equal(tph_kai_stmt_evict(s, task_of(&f, "r-0")), 0);
 	check_ranges(&f);
-	assert_int_equal(tph_kai_stmt_pipeline(s, task_of(&f, "p-3"), node_named(&f, "n0")), 0);
+	assert_int_equal(tph_kai_stmt_pipeline(s, task_of(&f, "p-3"), kai_node_named(&f, "n0")), 0);
 	check_ranges(&f);
-	assert_int_equal(tph_kai_stmt_allocate(s, task_of(&f, "p-2"), node_named(&f, "n3")), 0);
+	assert_int_equal(tph_kai_stmt_allocate(s, task_of(&f, "p-2"), kai_node_named(&f, "n3")), 0);
 	check_ranges(&f);
-	assert_int_equal(tph_kai_stmt_allocate(s, task_of(&f, "p-4"), node_named(&f, "n1")), 0);
+	assert_int_equal(tph_kai_stmt_allocate(s, task_of(&f, "p-4"), kai_node_named(&f, "n1")), 0);
 	check_ranges(&f); /* a shared device: n1's free GPUs count its free half */
-	assert_true(tph_kai_free_gpus(s, node_named(&f, "n1")) == 3.5);
+	assert_true(tph_kai_free_gpus(s, kai_node_named(&f, "n1")) == 3.5);
 	tph_kai_stmt_rollback(s, mid);
 	check_ranges(&f);
 	tph_kai_stmt_rollback(s, start);
@@ -135,7 +115,7 @@ static void test_declines(void **state)
 	(void)state;
 	kf f;
 	kai_open_tier(&f, "allocate", "[{name: predicates}]", cluster);
-	uint32_t pool[8], n = pool_of(&f, pool);
+	uint32_t pool[8], n = kai_pool_of(&f, pool);
 	double lo = -1, hi = -1;
 	assert_int_equal(n, 5);
 	assert_false(tph_kai_session_free_range(f.s, TPH_KAI_GPU, pool, n - 1, &lo, &hi));

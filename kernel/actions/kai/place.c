@@ -34,10 +34,27 @@ static uint32_t ordered_nodes(tph_kai_placer *a, uint32_t t, const uint32_t *set
 	return kept;
 }
 
-/* Whether (score, rank) l comes before r in ordered_nodes' order. */
-static bool before(double ls, uint32_t lr, double rs, uint32_t rr)
+void tph_kai_place_need(const tph_kai_session *s, uint32_t t, double need[TPH_KAI_DIMS])
 {
-	return ls != rs ? ls > rs : lr < rr;
+	const tph_kai_tasks *k = &s->v->tasks;
+	need[TPH_KAI_GPU] = tph_kai_gpu_shared(s, t) ? -HUGE_VAL : k->gpus[t];
+	need[TPH_KAI_CPU] = (double)k->cpu_milli[t];
+	need[TPH_KAI_MEMORY] = (double)k->memory[t];
+}
+
+/* The bound first: a node it rules out fails tph_kai_fits_future too (it must mirror that test:
+ * no GPU bound for a shared pod), so most of a busy cluster is passed over with three loads. */
+int tph_kai_place_eval(const tph_kai_session *s, uint32_t t, const double need[TPH_KAI_DIMS],
+                       uint32_t node, double *sc)
+{
+	const double *idle = s->idle, *rel = s->releasing;
+	size_t at = (size_t)node * TPH_KAI_DIMS;
+	if (need[0] > idle[at] + rel[at] || need[1] > idle[at + 1] + rel[at + 1] ||
+	    need[2] > idle[at + 2] + rel[at + 2])
+		return 0;
+	if (!tph_kai_fits_future(s, t, node) || tph_kai_node_score(s, t, node, sc))
+		return 0;
+	return *sc != *sc ? -2 : 1;
 }
 
 /* The node place_task's walk over ordered_nodes would take, found in one pass without the
@@ -50,31 +67,27 @@ static bool before(double ls, uint32_t lr, double rs, uint32_t rr)
 static int64_t best_fitting(tph_kai_placer *a, uint32_t t, const uint32_t *set, uint32_t n)
 {
 	memcpy(a->nodes, set, n * sizeof *set);
+	tph_kai_ranges_read(a->s);
 	tph_kai_node_pre_order(a->s, t, a->nodes, n);
-	/* A lower bound of what the task takes from the ledger (whole GPUs; cpu and memory as
-	 * they are), compared as tph_kai_fits_future compares: a node it rules out fails that
-	 * test too, so most of a busy cluster is passed over with three loads. A shared pod's
-	 * GPUs are not compared with the vectors (its devices are), so it has no GPU bound. */
-	const tph_kai_tasks *k = &a->s->v->tasks;
-	const double need[TPH_KAI_DIMS] = {tph_kai_gpu_shared(a->s, t) ? -HUGE_VAL : k->gpus[t],
-	                                   (double)k->cpu_milli[t], (double)k->memory[t]};
-	const double *idle = a->s->idle, *rel = a->s->releasing;
-	int64_t best = -1;
-	double best_sc = 0;
+	int64_t best = tph_kai_kept_best(a, t, set, n);
+	if (best != -3)
+		return best;
+	double need[TPH_KAI_DIMS], best_sc = 0;
+	tph_kai_place_need(a->s, t, need);
+	best = -1;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t node = a->nodes[i];
-		size_t at = (size_t)node * TPH_KAI_DIMS;
 		double sc;
-		if (need[0] > idle[at] + rel[at] || need[1] > idle[at + 1] + rel[at + 1] ||
-		    need[2] > idle[at + 2] + rel[at + 2])
+		int fit = tph_kai_place_eval(a->s, t, need, node, &sc);
+		if (fit <= 0) {
+			if (fit < 0)
+				return fit;
 			continue;
-		if (!tph_kai_fits_future(a->s, t, node) || tph_kai_node_score(a->s, t, node, &sc))
-			continue;
-		if (sc != sc)
-			return -2;
+		}
 		/* Predicates are pure too: asked only of a node that would win, as the walk asks
 		 * them only of the nodes it reaches. */
-		if ((best < 0 || before(sc, a->name_rank[node], best_sc, a->name_rank[best])) &&
+		if ((best < 0 ||
+		     tph_kai_ranked_before(sc, a->name_rank[node], best_sc, a->name_rank[best])) &&
 		    tph_kai_predicate(a->s, t, node)) {
 			best = node;
 			best_sc = sc;
@@ -213,7 +226,8 @@ int tph_kai_placer_init(tph_kai_placer *p, tph_kai_session *s)
 	p->name_rank = tph_calloc(nn, sizeof *p->name_rank);
 	p->nodes = tph_calloc(nn, sizeof *p->nodes);
 	p->ranked = tph_calloc(nn, sizeof *p->ranked);
-	if (!names || !p->name_rank || !p->nodes || !p->ranked) {
+	int rc = tph_kai_kept_new(&p->kept, s);
+	if (!names || !p->name_rank || !p->nodes || !p->ranked || rc != TPH_OK) {
 		tph_free(names);
 		tph_kai_placer_free(p);
 		return TPH_ENOMEM;
@@ -232,6 +246,8 @@ void tph_kai_placer_free(tph_kai_placer *p)
 	tph_free(p->name_rank);
 	tph_free(p->nodes);
 	tph_free(p->ranked);
+	tph_kai_kept_free(p->kept);
 	p->name_rank = p->nodes = NULL;
 	p->ranked = NULL;
+	p->kept = NULL;
 }

@@ -594,6 +594,23 @@ int tph_kai_add_node_pre_order(tph_kai_session *s, tph_kai_node_pre_order_fn fn,
 int tph_kai_add_node_order(tph_kai_session *s, tph_kai_node_order_fn fn, void *state);
 int tph_kai_add_job_capacity(tph_kai_session *s, tph_kai_job_capacity_fn fn, void *state);
 int tph_kai_add_event_handler(tph_kai_session *s, tph_kai_event_fn fn, void *state);
+/* Score locality (optional): what lets the placement walk keep a task shape's fit verdicts and
+ * summed scores over the whole pool between tasks and scenarios, and evaluate again only the
+ * nodes the ledger touched since. A NodeOrder or NodePreOrder function registered with the two
+ * calls below promises, for every task its `local` callback answers true for (NULL: every
+ * task), that node i's score depends only on the task's request (GPUs, fraction, devices, GPU
+ * memory, CPU, memory, MIG instances, nominated node), node i's ledger row (idle, releasing, its
+ * shared devices and MIG instances), its static columns, and the free ranges of the pool its
+ * NodePreOrder read with tph_kai_session_free_range (read any other way, they would not be
+ * checked); a NodePreOrder so registered keeps no other state the scores read. Kept scores
+ * are used only while every registered NodeOrder and NodePreOrder function is local for the
+ * task; GpuOrder functions, which decide where a shared pod fits, are taken to read only the
+ * node's devices. The callback runs on the session's thread and writes nothing. */
+typedef bool (*tph_kai_score_local_fn)(void *state, const tph_kai_session *s, uint32_t task);
+int tph_kai_add_local_node_pre_order(tph_kai_session *s, tph_kai_node_pre_order_fn fn,
+                                     tph_kai_score_local_fn local, void *state);
+int tph_kai_add_local_node_order(tph_kai_session *s, tph_kai_node_order_fn fn,
+                                 tph_kai_score_local_fn local, void *state);
 
 /* A list of node sets (SubsetNodes' answer): set i is nodes[first[i] .. first[i + 1]), node
  * indices of the view. Zero-initialise; tph_kai_node_sets_free releases it. */

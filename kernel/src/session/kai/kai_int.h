@@ -17,6 +17,8 @@ typedef struct tph_kai_decisions {
 typedef struct tph_kai_hook {
 	void *fn;
 	void *state;
+	tph_kai_score_local_fn local; /* score locality (tephra/kai.h), when is_local */
+	bool is_local;
 } tph_kai_hook;
 
 typedef struct tph_kai_hooks {
@@ -129,6 +131,9 @@ void tph_kai_close_plugins(tph_kai_session *s);
 void tph_kai_free_hooks(tph_kai_session *s);
 /* Append a callback to a point's list (kai_order.c); TPH_EINVAL once frozen. */
 int tph_kai_hooks_add(tph_kai_session *s, tph_kai_hooks *h, void *fn, void *state);
+/* Whether every NodeOrder and NodePreOrder function is local for task t (tephra/kai.h, score
+ * locality). */
+bool tph_kai_scores_local(const tph_kai_session *s, uint32_t t);
 void tph_kai_free_order_hooks(tph_kai_session *s);
 void tph_kai_free_subset_hooks(tph_kai_session *s);
 void tph_kai_free_solver_hooks(tph_kai_session *s);
@@ -181,6 +186,22 @@ void tph_kai_ranges_free(tph_kai_session *s);
  * GetSumOfIdleGPUs + GetSumOfReleasingGPUs, the solver's idle-GPU filter): kept per node until
  * the ledger changes the node (computed afresh in naive mode). */
 double tph_kai_free_gpus(const tph_kai_session *s, uint32_t n);
+/* The ledger's touch log (kai_range.c): the nodes it touched since the log last restarted
+ * (`gen` grows at each restart), oldest first, a node again unless it is the latest entry and
+ * nobody read the log since;
+ * last[node] is 1 + the node's latest position, 0 when not touched since the restart. So node
+ * n is untouched since the log held `at` entries iff last[n] <= at (same gen). False before
+ * the ranges are built. */
+typedef struct tph_kai_touches {
+	const uint32_t *log, *last;
+	uint32_t n, gen;
+} tph_kai_touches;
+bool tph_kai_touch_log(const tph_kai_session *s, tph_kai_touches *out);
+/* The dims whose range tph_kai_session_free_range gave since the last call (bit d), so the
+ * placement walk knows which ranges a NodePreOrder read. */
+unsigned tph_kai_ranges_read(const tph_kai_session *s);
+/* How many nodes the pool holds (0 before the ranges are built). */
+uint32_t tph_kai_pool_size(const tph_kai_session *s);
 /* Whether task t fits node n's idle resources, or idle plus releasing. */
 bool tph_kai_fits_idle(const tph_kai_session *s, uint32_t t, uint32_t n);
 bool tph_kai_fits_future(const tph_kai_session *s, uint32_t t, uint32_t n);

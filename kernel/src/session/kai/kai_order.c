@@ -48,6 +48,44 @@ int tph_kai_add_node_order(tph_kai_session *s, tph_kai_node_order_fn fn, void *s
 	return tph_kai_hooks_add(s, &s->node_order, (void *)fn, state);
 }
 
+static int add_local(tph_kai_session *s, tph_kai_hooks *h, void *fn, tph_kai_score_local_fn local,
+                     void *state)
+{
+	int rc = tph_kai_hooks_add(s, h, fn, state);
+	if (rc == TPH_OK) {
+		h->items[h->n - 1].local = local;
+		h->items[h->n - 1].is_local = true;
+	}
+	return rc;
+}
+
+int tph_kai_add_local_node_pre_order(tph_kai_session *s, tph_kai_node_pre_order_fn fn,
+                                     tph_kai_score_local_fn local, void *state)
+{
+	return add_local(s, &s->node_pre_order, (void *)fn, local, state);
+}
+
+int tph_kai_add_local_node_order(tph_kai_session *s, tph_kai_node_order_fn fn,
+                                 tph_kai_score_local_fn local, void *state)
+{
+	return add_local(s, &s->node_order, (void *)fn, local, state);
+}
+
+static bool all_local(const tph_kai_session *s, const tph_kai_hooks *h, uint32_t t)
+{
+	for (uint32_t i = 0; i < h->n; i++) {
+		const tph_kai_hook *k = &h->items[i];
+		if (!k->is_local || (k->local && !k->local(k->state, s, t)))
+			return false;
+	}
+	return true;
+}
+
+bool tph_kai_scores_local(const tph_kai_session *s, uint32_t t)
+{
+	return all_local(s, &s->node_pre_order, t) && all_local(s, &s->node_order, t);
+}
+
 int tph_kai_add_job_capacity(tph_kai_session *s, tph_kai_job_capacity_fn fn, void *state)
 {
 	return tph_kai_hooks_add(s, &s->job_capacity, (void *)fn, state);

@@ -4,13 +4,15 @@
  * in O(1) instead of a pass over the pool per placed task: each extreme carries how many nodes
  * hold it; only when the last one moves inwards is the range stale, and the next ask rescans.
  * And each node's free GPUs with its shared devices' parts (the solver's idle-GPU filter asks
- * every node per accumulated victim), recomputed only for a node the ledger touched. */
+ * every node per accumulated victim), recomputed only for a node the ledger touched. And the
+ * touch log, by which the placement walk knows which of its kept verdicts are stale. */
 #include "kai_int.h"
 
 #include "base/mem.h"
 
 #include <assert.h>
 #include <math.h>
+#include <string.h>
 
 typedef struct kai_range {
 	double min, max;
@@ -25,6 +27,10 @@ struct tph_kai_ranges {
 	kai_range r[TPH_KAI_DIMS];
 	double *free_gpus; /* [node] tph_kai_free_gpus, valid where gpus_ok[node] */
 	uint8_t *gpus_ok;
+	uint32_t *log, *last; /* tph_kai_touches; the log restarts when full */
+	uint32_t n_log, cap_log, log_gen;
+	bool log_read;      /* its length was read: a touch of the latest node is news */
+	unsigned dims_read; /* bit d: tph_kai_session_free_range gave dim d (tph_kai_ranges_read) */
 };
 
 static double allocatable(const tph_kai_view *v, uint32_t n, int dim)
@@ -46,7 +52,10 @@ int tph_kai_ranges_build(tph_kai_session *s)
 	g->pool = tph_malloc((nn + 1) * sizeof *g->pool);
 	g->free_gpus = tph_malloc((nn + 1) * sizeof *g->free_gpus);
 	g->gpus_ok = tph_calloc(nn + 1, 1);
-	if (!g->free_at || !g->pool || !g->free_gpus || !g->gpus_ok)
+	g->cap_log = 16 * (uint32_t)nn + 1024;
+	g->log = tph_malloc(g->cap_log * sizeof *g->log);
+	g->last = tph_calloc(nn + 1, sizeof *g->last);
+	if (!g->free_at || !g->pool || !g->free_gpus || !g->gpus_ok || !g->log || !g->last)
 		return TPH_ENOMEM;
 	for (size_t i = 0; i < nn * TPH_KAI_DIMS; i++)
 		g->free_at[i] = s->idle[i] + s->releasing[i];
@@ -66,6 +75,8 @@ void tph_kai_ranges_free(tph_kai_session *s)
 	tph_free(s->ranges->pool);
 	tph_free(s->ranges->free_gpus);
 	tph_free(s->ranges->gpus_ok);
+	tph_free(s->ranges->log);
+	tph_free(s->ranges->last);
 	tph_free(s->ranges);
 	s->ranges = NULL;
 }
@@ -91,12 +102,27 @@ static void move(kai_range *r, double old, double now)
 	move_end(r, &r->max, &r->n_max, false, old, now);
 }
 
+static void log_touch(const tph_kai_session *s, tph_kai_ranges *g, uint32_t n)
+{
+	if (g->last[n] == g->n_log && g->n_log && !g->log_read) /* the latest entry already */
+		return;
+	g->log_read = false;
+	if (g->n_log == g->cap_log) {
+		memset(g->last, 0, (size_t)s->v->nodes.n * sizeof *g->last);
+		g->n_log = 0;
+		g->log_gen++;
+	}
+	g->log[g->n_log++] = n;
+	g->last[n] = g->n_log;
+}
+
 void tph_kai_ranges_note(tph_kai_session *s, uint32_t n)
 {
 	tph_kai_ranges *g = s->ranges;
 	if (!g) /* not built yet: the build reads the ledger */
 		return;
 	g->gpus_ok[n] = 0;
+	log_touch(s, g, n);
 	if (!s->v->nodes.in_pool[n])
 		return;
 	size_t at = (size_t)n * TPH_KAI_DIMS;
@@ -143,6 +169,7 @@ bool tph_kai_session_free_range(const tph_kai_session *s, int dim, const uint32_
 		return false;
 	if (g->r[dim].stale)
 		rescan(s, g, dim);
+	g->dims_read |= 1u << dim;
 	const kai_range *r = &g->r[dim];
 	*min = r->n_min ? r->min : 1e300;
 	*max = r->n_max ? r->max : 0;
@@ -190,4 +217,28 @@ double tph_kai_free_gpus(const tph_kai_session *s, uint32_t n)
 		g->gpus_ok[n] = 1;
 	}
 	return g->free_gpus[n];
+}
+
+bool tph_kai_touch_log(const tph_kai_session *s, tph_kai_touches *out)
+{
+	tph_kai_ranges *g = s->ranges;
+	if (!g)
+		return false;
+	g->log_read = true;
+	*out = (tph_kai_touches){g->log, g->last, g->n_log, g->log_gen};
+	return true;
+}
+
+uint32_t tph_kai_pool_size(const tph_kai_session *s)
+{
+	return s->ranges ? s->ranges->n_pool : 0;
+}
+
+unsigned tph_kai_ranges_read(const tph_kai_session *s)
+{
+	tph_kai_ranges *g = s->ranges;
+	unsigned m = g ? g->dims_read : 0;
+	if (g)
+		g->dims_read = 0;
+	return m;
 }
