@@ -49,8 +49,8 @@ enum {
 int alloc_fast_pick(alloc_fast *f, tph_idx task, tph_idx *node, tph_reason_code *codes);
 /* The same choice among nodes[0..n) (ready nodes in ascending order: a hypernode's), for tasks
  * whose scores are TPH_SCORE_LOCAL and that have no nominated node, when n is at least a
- * quarter of the ready nodes; codes[i] is the verdict of nodes[i]. Each call is one evaluation
- * for the role's error cache, as the filter's would be. */
+ * quarter of the ready nodes; with AF_NONE, codes[i] is the verdict of nodes[i]. Each call is
+ * one evaluation for the role's error cache, as the filter's would be. */
 int alloc_fast_pick_among(alloc_fast *f, tph_idx task, const tph_idx *nodes, uint32_t n,
                           tph_idx *node, tph_reason_code *codes);
 
