@@ -106,6 +106,9 @@ bool tph_refused_covers(const tph_preempt_ctx *c, const int64_t *rel);
  * call on the node found, so only for a node that call passed, unchanged since, for a
  * preemptor of the same class and scope. */
 bool tph_preempt_covered(const tph_preempt_ctx *c, tph_idx preemptor, tph_idx node);
+/* Whether tph_preempt_covered can answer true for the preemptor now (else it answers false
+ * for every node; then tph_refused_covers over the node's crel row is its answer). */
+bool tph_preempt_may_cover(const tph_preempt_ctx *c, tph_idx preemptor);
 void tph_refused_add(tph_preempt_ctx *c, const int64_t *rel);
 
 /* normalPreempt and topologyAwarePreempt over nodes[0..n): true when the preemptor was

@@ -182,13 +182,16 @@ bool tph_refused_covers(const tph_preempt_ctx *c, const int64_t *rel)
 	return false;
 }
 
+bool tph_preempt_may_cover(const tph_preempt_ctx *c, tph_idx preemptor)
+{
+	tph_idx q = tph_task_queue(c->ev.s, preemptor);
+	return c->fast && c->alloc_queue && c->n_refused && q != TPH_NOIDX && q == c->qrel_of;
+}
+
 bool tph_preempt_covered(const tph_preempt_ctx *c, tph_idx preemptor, tph_idx node)
 {
-	const tph_session *s = c->ev.s;
-	tph_idx q = tph_task_queue(s, preemptor);
-	if (!c->fast || !c->alloc_queue || !c->n_refused || q == TPH_NOIDX || q != c->qrel_of)
-		return false;
-	return tph_refused_covers(c, c->crel + (size_t)node * s->ndim);
+	return tph_preempt_may_cover(c, preemptor) &&
+	       tph_refused_covers(c, c->crel + (size_t)node * c->ev.s->ndim);
 }
 
 /* Rows the new one covers go; when all slots hold rows it does not cover, the oldest goes. */
