@@ -389,6 +389,12 @@ int alloc_fast_pick_among(alloc_fast *f, tph_idx task, const tph_idx *nodes, uin
 {
 	if (f->s->tasks.nominated[task] != TPH_NOIDX || (uint64_t)n * AMONG_SHARE < f->n)
 		return decline(f, task); /* the nominated node is tried alone first */
+	/* As many ascending ready nodes as there are ready nodes: all of them, where the flat
+	 * path chooses alike (unless the scores read the hypernode being placed in) */
+	const tph_session *s = f->s;
+	int loc = tph_eqc_spec_local(s->tasks.spec[task]) ? tph_score_locality(s, task) : 0;
+	if (n == f->n && loc && !(loc & TPH_SCORE_HYPERNODE))
+		return alloc_fast_pick(f, task, node, codes);
 	af_shape *sh;
 	af_track *t;
 	int rc = prepare(f, task, true, &sh, &t);

@@ -48,8 +48,9 @@ int tph_ecands_init(tph_ecands *k, tph_evict_ctx *c, tph_ecands_bound bound, voi
 	k->fi = TPH_ACT_NEW(s, int64_t, (size_t)nn * s->ndim);
 	k->fi_ver = TPH_ACT_NEW(s, uint32_t, nn);
 	k->live = TPH_ACT_NEW(s, uint64_t, nn / 64 + 1);
+	k->out = TPH_ACT_NEW(s, uint8_t, nn);
 	if (!k->state || !k->log || !k->todo || !k->mark || !k->score || !k->ver || !k->fi ||
-	    !k->fi_ver || !k->live)
+	    !k->fi_ver || !k->live || !k->out)
 		return TPH_ENOMEM;
 	memset(k->mark, 0, nn * sizeof *k->mark);
 	return TPH_OK;
@@ -77,9 +78,9 @@ void tph_ecands_touch_stmt(tph_ecands *k, const tph_statement *st)
 }
 
 /* The nodes todo[0..n) evaluated for p as tph_evict_nodes would (caching the failures) and,
- * those the scan keeps, bounded. */
+ * those the scan keeps, bounded. `fresh`: a build cleared the live bits already. */
 static void evaluate(tph_ecands *k, tph_evict_ctx *c, tph_idx p, tph_fit_role *r,
-                     const tph_idx *todo, uint32_t n)
+                     const tph_idx *todo, uint32_t n, bool fresh)
 {
 	tph_session *s = c->s;
 	bool hard = s->snap->shard_mode == TPH_SHARD_HARD;
@@ -88,22 +89,27 @@ static void evaluate(tph_ecands *k, tph_evict_ctx *c, tph_idx p, tph_fit_role *r
 	for (uint32_t i = 0; i < n; i++) {
 		tph_idx nd = todo[i];
 		k->state[nd] = 0;
-		k->live[nd >> 6] &= ~(UINT64_C(1) << (nd & 63));
+		if (!fresh)
+			k->live[nd >> 6] &= ~(UINT64_C(1) << (nd & 63));
 		if ((r && tph_fit_role_has(r, nd)) ||
 		    (hard && !(s->nodes.flags[nd] & TPH_NODE_IN_SHARD)))
 			continue;
 		run[m++] = nd;
 	}
 	tph_predicate_nodes(s, p, run, m, c->codes);
+	uint32_t np = 0;
 	for (uint32_t i = 0; i < m; i++) {
 		tph_idx nd = run[i];
-		if (tph_predicate_blocks_preempt(s, c->codes[i])) {
-			if (r)
-				tph_fit_role_put(r, nd, TPH_PASS);
-			continue;
-		}
-		bool live = k->bound(k->arg, p, k->key, nd);
-		k->state[nd] = EC_PASS | (live ? EC_LIVE : 0);
+		if (c->codes[i] == TPH_PASS || !tph_predicate_blocks_preempt(s, c->codes[i]))
+			run[np++] = nd;
+		else if (r)
+			tph_fit_role_put(r, nd, TPH_PASS);
+	}
+	k->bound(k->arg, p, k->key, run, np, k->out);
+	for (uint32_t i = 0; i < np; i++) {
+		tph_idx nd = run[i];
+		uint8_t live = k->out[i];
+		k->state[nd] = (uint8_t)(EC_PASS | (live ? EC_LIVE : 0));
 		k->live[nd >> 6] |= (uint64_t)live << (nd & 63);
 	}
 }
@@ -115,7 +121,7 @@ static void build(tph_ecands *k, tph_evict_ctx *c, tph_idx p, tph_fit_role *r)
 	memset(k->state, EC_OUT, k->cap);
 	memset(k->live, 0, (k->cap / 64 + 1) * sizeof *k->live);
 	k->rep = p;
-	evaluate(k, c, p, r, c->eval, nb);
+	evaluate(k, c, p, r, c->eval, nb, true);
 }
 
 /* The logged nodes the class looks at, each once, evaluated again. */
@@ -133,7 +139,7 @@ static void update(tph_ecands *k, tph_evict_ctx *c, tph_idx p, tph_fit_role *r)
 		k->mark[nd] = k->stamp;
 		k->todo[n++] = nd;
 	}
-	evaluate(k, c, p, r, k->todo, n);
+	evaluate(k, c, p, r, k->todo, n, false);
 }
 
 /* The live nodes in node order, which is the ready nodes' order. */
@@ -189,19 +195,4 @@ void tph_ecands_keep_score(tph_ecands *k, tph_idx node, double score)
 {
 	k->score[node] = score;
 	k->state[node] |= EC_SCORE;
-}
-
-const int64_t *tph_ecands_future_idle(tph_ecands *k, const tph_session *s, tph_idx node,
-                                      int64_t *buf)
-{
-	if (!k->on) {
-		tph_future_idle(s, node, buf);
-		return buf;
-	}
-	int64_t *row = k->fi + (size_t)node * s->ndim;
-	if (k->fi_ver[node] != k->ver[node] + 1) {
-		tph_future_idle(s, node, row);
-		k->fi_ver[node] = k->ver[node] + 1;
-	}
-	return row;
 }

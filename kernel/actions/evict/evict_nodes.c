@@ -55,6 +55,10 @@ uint32_t tph_evict_base_nodes(tph_evict_ctx *c, tph_idx task)
 	const tph_session *s = c->s;
 	const tph_idx *skip;
 	uint32_t ns = tph_fitlog_unresolvable(s, task, &skip);
+	if (!ns) {
+		memcpy(c->eval, s->ready_nodes, s->n_ready * sizeof *c->eval);
+		return s->n_ready;
+	}
 	if (++c->stamp == 0) {
 		memset(c->mark, 0, (s->nodes.n + 1) * sizeof *c->mark);
 		c->stamp = 1;

@@ -57,10 +57,12 @@ uint32_t tph_evict_split_shard(tph_evict_ctx *c, uint32_t n);
 
 /* ---- candidate nodes kept per class (evict_cands.c) ---- */
 
-/* The action's bound for a candidate node of `task` (key: what else the class is keyed on,
- * such as preempt's scope): false when trying the node cannot succeed. A function of the
- * node's state only, for tasks of one class. */
-typedef bool (*tph_ecands_bound)(void *arg, tph_idx task, uint32_t key, tph_idx node);
+/* The action's bound for the candidate nodes[0..n) of `task` (key: what else the class is
+ * keyed on, such as preempt's scope): live[i] = 0 when trying nodes[i] cannot succeed, else 1.
+ * A function of each node's state only, for tasks of one class; a batch, so that what depends
+ * on the task alone is worked out once per call. */
+typedef void (*tph_ecands_bound)(void *arg, tph_idx task, uint32_t key, const tph_idx *nodes,
+                                 uint32_t n, uint8_t *live);
 
 /* What tph_evict_nodes finds, and the bound of each node found, kept for the last class that
  * looked (not --naive, no sampling, node-local predicates): per node its state, the log of
@@ -80,6 +82,7 @@ typedef struct tph_ecands {
 	int64_t *fi;   /* per node, ndim each: FutureIdle when the node's ver was fi_ver - 1 */
 	uint32_t *fi_ver;
 	uint64_t *live; /* bit per node: the state's live flag, walked in node order */
+	uint8_t *out;   /* scratch: the bound's answers (n_ready) */
 } tph_ecands;
 
 int tph_ecands_init(tph_ecands *k, tph_evict_ctx *c, tph_ecands_bound bound, void *arg);
@@ -107,10 +110,24 @@ static inline uint32_t tph_ecands_ver(const tph_ecands *k, tph_idx node)
 {
 	return k->ver[node];
 }
+/* FutureIdle = idle + releasing - pipelined, per dimension. */
+void tph_future_idle(const tph_session *s, tph_idx node, int64_t *out);
 /* tph_future_idle: a row kept since the node was last touched (while on), else buf filled;
- * valid until the next call. */
-const int64_t *tph_ecands_future_idle(tph_ecands *k, const tph_session *s, tph_idx node,
-                                      int64_t *buf);
+ * valid until the next call. Inline: the bounds read it for every candidate node. */
+static inline const int64_t *tph_ecands_future_idle(tph_ecands *k, const tph_session *s,
+                                                    tph_idx node, int64_t *buf)
+{
+	if (!k->on) {
+		tph_future_idle(s, node, buf);
+		return buf;
+	}
+	int64_t *row = k->fi + (size_t)node * s->ndim;
+	if (k->fi_ver[node] != k->ver[node] + 1) {
+		tph_future_idle(s, node, row);
+		k->fi_ver[node] = k->ver[node] + 1;
+	}
+	return row;
+}
 void tph_ecands_touch_stmt(tph_ecands *k, const tph_statement *st);
 
 /* Whether a failed preemptor (or reclaimer) a tells how b fares, the session unchanged: one
@@ -120,7 +137,7 @@ bool tph_evict_same_class(const tph_session *s, tph_idx a, tph_idx b);
 
 /* ---- resources: FutureIdle = idle + releasing - pipelined, per dimension ---- */
 
-void tph_future_idle(const tph_session *s, tph_idx node, int64_t *out);
+/* tph_future_idle is declared with tph_ecands_future_idle above. */
 /* out += sign * request of task. */
 void tph_vec_add_task(const tph_session *s, tph_idx task, int sign, int64_t *out);
 /* request <= avail as Resource.LessEqual(.., Zero) compares them: cpu and memory always, every

@@ -55,10 +55,10 @@ uint32_t tph_preemptees(const tph_evict_ctx *c, tph_idx preemptor, tph_preempt_s
 }
 
 /* The bounds normal_fast applies (preempt_skip.c), for the kept candidates. */
-static bool cands_bound(void *arg, tph_idx p, uint32_t scope, tph_idx node)
+static void cands_bound(void *arg, tph_idx p, uint32_t scope, const tph_idx *nodes, uint32_t n,
+                        uint8_t *live)
 {
-	tph_preempt_ctx *c = arg;
-	return tph_preempt_bounds(c, p, (tph_preempt_scope)scope, node);
+	tph_preempt_bounds_many(arg, p, (tph_preempt_scope)scope, nodes, n, live);
 }
 
 int tph_preempt_scratch(tph_preempt_ctx *c)

@@ -91,6 +91,11 @@ uint32_t tph_preemptees(const tph_evict_ctx *c, tph_idx preemptor, tph_preempt_s
  * tph_refused_add remembers such a release. */
 bool tph_preempt_bounds(tph_preempt_ctx *c, tph_idx preemptor, tph_preempt_scope scope,
                         tph_idx node);
+/* tph_preempt_bounds over nodes[0..n) into live[] (1: passes), with the same effects; what
+ * depends on the preemptor alone (its queue's rows, own job's marks, counted dimensions) is
+ * worked out once. */
+void tph_preempt_bounds_many(tph_preempt_ctx *c, tph_idx preemptor, tph_preempt_scope scope,
+                             const tph_idx *nodes, uint32_t n, uint8_t *live);
 /* tph_preemptees, walking only the preemptable tasks of the preemptor's queue when they are
  * listed (fast mode, once tph_preempt_bounds ran for that queue). */
 uint32_t tph_preempt_cands_on(const tph_preempt_ctx *c, tph_idx preemptor, tph_preempt_scope scope,
@@ -101,6 +106,9 @@ bool tph_refused_covers(const tph_preempt_ctx *c, const int64_t *rel);
  * call on the node found, so only for a node that call passed, unchanged since, for a
  * preemptor of the same class and scope. */
 bool tph_preempt_covered(const tph_preempt_ctx *c, tph_idx preemptor, tph_idx node);
+/* Whether tph_preempt_covered can answer true for the preemptor now (else it answers false
+ * for every node; then tph_refused_covers over the node's crel row is its answer). */
+bool tph_preempt_may_cover(const tph_preempt_ctx *c, tph_idx preemptor);
 void tph_refused_add(tph_preempt_ctx *c, const int64_t *rel);
 
 /* normalPreempt and topologyAwarePreempt over nodes[0..n): true when the preemptor was

@@ -151,9 +151,11 @@ static uint32_t pop_first(tph_scored *h, uint32_t *n)
 static uint32_t drop_covered(const tph_preempt_ctx *c, tph_idx p, const tph_idx *nodes,
                              tph_scored *heap, uint32_t n)
 {
-	uint32_t k = 0;
+	if (!tph_preempt_may_cover(c, p))
+		return n;
+	uint32_t k = 0, nd = c->ev.s->ndim;
 	for (uint32_t i = 0; i < n; i++)
-		if (!tph_preempt_covered(c, p, nodes[heap[i].pos]))
+		if (!tph_refused_covers(c, c->crel + (size_t)nodes[heap[i].pos] * nd))
 			heap[k++] = heap[i];
 	return k;
 }

@@ -3,6 +3,8 @@
  * preemptor, which rule out, without evicting, every node whose victims release no more. */
 #include "preempt.h"
 
+#include "session/fit.h"
+
 #include <string.h>
 
 /* The filter passes only preemptable tasks of the preemptor's queue: once qtask lists them
@@ -120,6 +122,50 @@ bool tph_preempt_bounds(tph_preempt_ctx *c, tph_idx preemptor, tph_preempt_scope
 	return tph_req_fits(s, preemptor, up);
 }
 
+/* need[0..k) fits a[dims[]] + b[dims[]]. */
+static bool fits_dims(const int64_t *a, const int64_t *b, const uint32_t *dims, const int64_t *need,
+                      uint32_t k)
+{
+	bool ok = true;
+	for (uint32_t i = 0; i < k; i++)
+		ok &= need[i] <= a[dims[i]] + b[dims[i]];
+	return ok;
+}
+
+void tph_preempt_bounds_many(tph_preempt_ctx *c, tph_idx p, tph_preempt_scope scope,
+                             const tph_idx *nodes, uint32_t n, uint8_t *live)
+{
+	const tph_session *s = c->ev.s;
+	tph_idx q = tph_task_queue(s, p);
+	uint32_t nd = s->ndim, dims[TPH_RES_MAX], k = 0;
+	int64_t need[TPH_RES_MAX], buf[TPH_RES_MAX], zero[TPH_RES_MAX] = {0};
+	const int64_t *req = s->tasks.req + (size_t)p * nd;
+	bool kept = c->cands.on && !(s->tasks.flags[p] & TPH_TASK_BEST_EFFORT) && q != TPH_NOIDX;
+	if (kept) {
+		use_queue(c, q);
+		mark_own(c, s->tasks.job[p]);
+	}
+	for (uint32_t d = 0; d < nd; d++)
+		if (tph_fit_counts(d, req, true))
+			dims[k] = d, need[k++] = req[d];
+	for (uint32_t i = 0; i < n; i++) {
+		tph_idx node = nodes[i];
+		if (!kept || c->own[node] == c->own_stamp) {
+			live[i] = tph_preempt_bounds(c, p, scope, node);
+			continue;
+		}
+		const int64_t *fi = tph_ecands_future_idle(&c->cands, s, node, buf);
+		live[i] = fits_dims(fi, c->qrel + (size_t)node * nd, dims, need, k);
+		if (!live[i])
+			continue;
+		/* cands_sum's shortcut: every Bound or Running task of qtask, or none */
+		const int64_t *row = scope == TPH_PREEMPT_SAME_JOB ? zero : qrun_row(c, node);
+		live[i] = fits_dims(fi, row, dims, need, k);
+		if (live[i]) /* crel is read only for live nodes (tph_preempt_covered) */
+			memcpy(c->crel + (size_t)node * nd, row, nd * sizeof *row);
+	}
+}
+
 static bool le_row(const int64_t *a, const int64_t *b, uint32_t nd)
 {
 	for (uint32_t d = 0; d < nd; d++)
@@ -136,13 +182,16 @@ bool tph_refused_covers(const tph_preempt_ctx *c, const int64_t *rel)
 	return false;
 }
 
+bool tph_preempt_may_cover(const tph_preempt_ctx *c, tph_idx preemptor)
+{
+	tph_idx q = tph_task_queue(c->ev.s, preemptor);
+	return c->fast && c->alloc_queue && c->n_refused && q != TPH_NOIDX && q == c->qrel_of;
+}
+
 bool tph_preempt_covered(const tph_preempt_ctx *c, tph_idx preemptor, tph_idx node)
 {
-	const tph_session *s = c->ev.s;
-	tph_idx q = tph_task_queue(s, preemptor);
-	if (!c->fast || !c->alloc_queue || !c->n_refused || q == TPH_NOIDX || q != c->qrel_of)
-		return false;
-	return tph_refused_covers(c, c->crel + (size_t)node * s->ndim);
+	return tph_preempt_may_cover(c, preemptor) &&
+	       tph_refused_covers(c, c->crel + (size_t)node * c->ev.s->ndim);
 }
 
 /* Rows the new one covers go; when all slots hold rows it does not cover, the oldest goes. */

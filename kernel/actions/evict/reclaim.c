@@ -124,13 +124,11 @@ static const int64_t *rrun_row(reclaim_run *r, tph_idx node)
 
 /* may_take's answer. Where the reclaimer's queue has no task of rtask, the reclaimees are
  * rtask's Running tasks, whose sum and count rrun keeps. */
-static bool cands_bound(void *arg, tph_idx task, uint32_t key, tph_idx node)
+static bool bound_one(reclaim_run *r, tph_idx task, tph_idx node)
 {
-	reclaim_run *r = arg;
 	const tph_session *s = r->ev.s;
 	tph_idx q = tph_task_queue(s, task);
 	uint32_t nc;
-	(void)key;
 	if (!r->rrun || q == TPH_NOIDX || q >= 64 || (r->rqueues[node] >> q & 1))
 		return may_take(r, task, node, &nc);
 	int64_t buf[TPH_RES_MAX], sum[TPH_RES_MAX];
@@ -141,6 +139,14 @@ static bool cands_bound(void *arg, tph_idx task, uint32_t key, tph_idx node)
 	for (uint32_t d = 0; d < s->ndim; d++)
 		sum[d] = fi[d] + row[d];
 	return tph_req_fits(s, task, sum);
+}
+
+static void cands_bound(void *arg, tph_idx task, uint32_t key, const tph_idx *nodes, uint32_t n,
+                        uint8_t *live)
+{
+	(void)key;
+	for (uint32_t i = 0; i < n; i++)
+		live[i] = bound_one(arg, task, nodes[i]);
 }
 
 /* rrun and rqueues, with the kept candidates (whose touches rrun_ver follows). */
