@@ -32,4 +32,12 @@ void tph_kai_placer_free(tph_kai_placer *p);
 int tph_kai_place_job(tph_kai_placer *p, uint32_t j, const uint32_t *tasks, uint32_t n_tasks,
                       const uint32_t *nodes, uint32_t n_nodes);
 
+/* The running action's queueDepthPerAction, -1 when the conf gives none (job_depth.c). */
+int32_t tph_kai_queue_depth(const tph_kai_session *s);
+/* Clear in[j] of every flagged job past the depth of its leaf queue (queue q's jobs are
+ * q_jobs[q_first[q] .. q_first[q + 1])): the depth best by JobOrder stay. TPH_ENOMEM or
+ * TPH_OK. */
+int tph_kai_limit_depth(const tph_kai_session *s, uint8_t *in, const uint32_t *q_first,
+                        const uint32_t *q_jobs);
+
 #endif
