@@ -45,12 +45,21 @@ int tph_kai_solver_init(tph_kai_solver *sv, tph_kai_session *s, tph_kai_solver_r
 	sv->vq_popped = tph_calloc((size_t)v->queues.n * TPH_KAI_DIMS + 1, sizeof *sv->vq_popped);
 	sv->q_best = tph_calloc((size_t)v->queues.n + 1, sizeof *sv->q_best);
 	sv->re_best = tph_calloc((size_t)v->queues.n + 1, sizeof *sv->re_best);
+	sv->filter_levels = tph_calloc((size_t)v->subgroups.n + 1, sizeof *sv->filter_levels);
+	sv->filter_req = tph_calloc((size_t)v->subgroups.n + 1, sizeof *sv->filter_req);
+	sv->filter_cap = tph_calloc(nn, sizeof *sv->filter_cap);
+	sv->filter_used = tph_calloc(nn, sizeof *sv->filter_used);
+	sv->feasible = tph_calloc(nn, 1);
+	sv->nodes = tph_calloc(nn, sizeof *sv->nodes);
+	sv->node_stamp = tph_calloc(nn, sizeof *sv->node_stamp);
 	if (rc == TPH_OK &&
 	    !(sv->q_first && sv->q_jobs && sv->pend && sv->pool && sv->tasks && sv->rec &&
 	      sv->pot && sv->batch_end && sv->victims && sv->vjob && sv->vfirst && sv->order &&
 	      sv->sub && sv->tmp && sv->cand && sv->vq_in && sv->taken && sv->job_in &&
 	      sv->job_mark && sv->node_seen && sv->cap && sv->rf && sv->req && sv->in_rec &&
-	      sv->saved && sv->taken_list && sv->rem && sv->vq_popped && sv->q_best && sv->re_best))
+	      sv->saved && sv->taken_list && sv->rem && sv->vq_popped && sv->q_best &&
+	      sv->re_best && sv->filter_levels && sv->filter_req && sv->filter_cap &&
+	      sv->filter_used && sv->feasible && sv->nodes && sv->node_stamp))
 		rc = TPH_ENOMEM;
 	if (rc == TPH_OK)
 		tph_kai_solver_index(sv);
@@ -68,11 +77,19 @@ void tph_kai_solver_free(tph_kai_solver *sv)
 	for (size_t i = 0; i < sizeof all / sizeof *all; i++)
 		tph_free(all[i]);
 	tph_free(sv->vq_popped);
+	tph_free(sv->filter_levels);
+	tph_free(sv->filter_req);
+	tph_free(sv->filter_cap);
+	tph_free(sv->filter_used);
+	tph_free(sv->feasible);
+	tph_free(sv->nodes);
+	tph_free(sv->node_stamp);
 	tph_kai_placer_free(&sv->pl);
 	tph_kai_memo_free(&sv->memo);
 }
 
-/* KAI's AllocateJob pipeline-only: PreJobAllocation, IsJobOverQueueCapacity, the placement walk.
+/* KAI's AllocateJob pipeline-only on the scenario's nodes: PreJobAllocation,
+ * IsJobOverQueueCapacity, the placement walk.
  * What it placed is rolled back when not every task found a node. */
 static int allocate_job(tph_kai_solver *sv, uint32_t j, const uint32_t *tasks, uint32_t n)
 {
@@ -81,7 +98,7 @@ static int allocate_job(tph_kai_solver *sv, uint32_t j, const uint32_t *tasks, u
 	if (!n || !tph_kai_job_schedulable(s, j, tasks, n))
 		return 0;
 	uint32_t cp = tph_kai_stmt_checkpoint(s);
-	int rc = tph_kai_place_job(&sv->pl, j, tasks, n, sv->pool, sv->n_pool);
+	int rc = tph_kai_place_job(&sv->pl, j, tasks, n, sv->nodes, sv->n_nodes);
 	if (rc == 0)
 		tph_kai_stmt_rollback(s, cp);
 	return rc;
@@ -197,6 +214,7 @@ int tph_kai_solver_try(tph_kai_solver *sv, const uint32_t *pot, uint32_t n)
 		}
 	}
 	sv->scenarios++;
+	tph_kai_scenario_nodes(sv);
 	int rc = sv->n_victims ? reallocate(sv) : 0;
 	tph_kai_scenario sc;
 	if (rc > 0) {
@@ -300,6 +318,7 @@ int tph_kai_solve_job(tph_kai_solver *sv, uint32_t j)
 	sv->job = j;
 	tph_kai_memo_reset(&sv->memo);
 	pending_jobs(sv);
+	tph_kai_feasible_nodes(sv, j);
 	sv->n_tasks = tph_kai_tasks_to_allocate(s, j, sv->tasks);
 	if (!sv->n_tasks)
 		return 0;
