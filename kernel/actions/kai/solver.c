@@ -125,7 +125,7 @@ static void group_victims(tph_kai_solver *sv, tph_kai_scenario *sc)
 		sv->job_mark[sv->vjob[g]] = 0;
 	}
 	sv->vfirst[nv] = at;
-	*sc = (tph_kai_scenario){sv->job, nv, sv->vjob, sv->vfirst, out};
+	*sc = (tph_kai_scenario){sv->job, nv, sv->vjob, sv->vfirst, out, sv->k, sv->tasks};
 }
 
 /* KAI's GetJobsToAllocate + TryToVirtuallyAllocatePreemptorAndGetVictims: every job with a
@@ -146,9 +146,12 @@ static int reallocate(tph_kai_solver *sv)
 	sv->job_in[sv->job] = 1;
 	int rc = 0;
 	tph_kai_jobq_forget(sv, sv->re_best);
+	/* Until its pop the queue orders KAI's partial job, whose turn is the probe's k tasks. */
+	tph_kai_set_partial(s, sv->job, sv->tasks, sv->k);
 	for (int32_t j; left && (j = tph_kai_jobq_pop(sv, sv->job_in, sv->re_best, false)) >= 0;) {
 		left -= (uint32_t)j == sv->job || sv->job_mark[j];
 		if ((uint32_t)j == sv->job) {
+			tph_kai_set_partial(s, sv->job, NULL, 0);
 			rc = allocate_job(sv, sv->job, sv->tasks, sv->k);
 			if (rc <= 0)
 				break;
@@ -161,6 +164,8 @@ static int reallocate(tph_kai_solver *sv)
 			}
 		}
 	}
+	if (s->partial)
+		tph_kai_set_partial(s, sv->job, NULL, 0);
 	for (uint32_t i = 0; i < sv->n_pend; i++)
 		sv->job_in[sv->pend[i]] = 0;
 	for (uint32_t i = 0; i < sv->n_victims; i++) {
