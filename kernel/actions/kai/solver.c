@@ -52,6 +52,7 @@ int tph_kai_solver_init(tph_kai_solver *sv, tph_kai_session *s, tph_kai_solver_r
 	sv->feasible = tph_calloc(nn, 1);
 	sv->nodes = tph_calloc(nn, sizeof *sv->nodes);
 	sv->node_stamp = tph_calloc(nn, sizeof *sv->node_stamp);
+	sv->aff_ok = tph_calloc(nt, 1);
 	if (rc == TPH_OK &&
 	    !(sv->q_first && sv->q_jobs && sv->pend && sv->pool && sv->tasks && sv->rec &&
 	      sv->pot && sv->batch_end && sv->victims && sv->vjob && sv->vfirst && sv->order &&
@@ -59,7 +60,7 @@ int tph_kai_solver_init(tph_kai_solver *sv, tph_kai_session *s, tph_kai_solver_r
 	      sv->job_mark && sv->node_seen && sv->cap && sv->rf && sv->req && sv->in_rec &&
 	      sv->saved && sv->taken_list && sv->rem && sv->vq_popped && sv->q_best &&
 	      sv->re_best && sv->filter_levels && sv->filter_req && sv->filter_cap &&
-	      sv->filter_used && sv->feasible && sv->nodes && sv->node_stamp))
+	      sv->filter_used && sv->feasible && sv->nodes && sv->node_stamp && sv->aff_ok))
 		rc = TPH_ENOMEM;
 	if (rc == TPH_OK)
 		tph_kai_solver_index(sv);
@@ -84,6 +85,7 @@ void tph_kai_solver_free(tph_kai_solver *sv)
 	tph_free(sv->feasible);
 	tph_free(sv->nodes);
 	tph_free(sv->node_stamp);
+	tph_free(sv->aff_ok);
 	tph_kai_placer_free(&sv->pl);
 	tph_kai_memo_free(&sv->memo);
 }
@@ -323,10 +325,10 @@ int tph_kai_solve_job(tph_kai_solver *sv, uint32_t j)
 	sv->job = j;
 	tph_kai_memo_reset(&sv->memo);
 	pending_jobs(sv);
-	tph_kai_feasible_nodes(sv, j);
 	sv->n_tasks = tph_kai_tasks_to_allocate(s, j, sv->tasks);
 	if (!sv->n_tasks)
 		return 0;
+	tph_kai_feasible_nodes(sv, j);
 	uint32_t before = active_used(s, j);
 	for (uint32_t i = 0; i < s->n_generators; i++) {
 		uint8_t g = s->generators[i];

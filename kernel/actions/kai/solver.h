@@ -77,6 +77,7 @@ struct tph_kai_solver {
 	 * the scenario's nodes; [node] stamped when a victim of the scenario sits there. */
 	uint8_t *feasible;
 	uint32_t *nodes, n_nodes, *node_stamp, stamp;
+	uint8_t *aff_ok; /* [turn task]: no node asked for, or a feasible node matches */
 };
 
 int tph_kai_solver_init(tph_kai_solver *sv, tph_kai_session *s, tph_kai_solver_rules rules);
@@ -122,6 +123,10 @@ double tph_kai_accepted_gpus(const tph_kai_session *s, uint32_t t);
  * sv->nodes, pool order. */
 void tph_kai_feasible_nodes(tph_kai_solver *sv, uint32_t j);
 void tph_kai_scenario_nodes(tph_kai_solver *sv);
+/* KAI's AccumulatedNodeAffinities filter (solver_nodes.c): every one of the probe's k tasks
+ * with a node selector or required node affinity matches a feasible node or one of the
+ * accumulation's victims' nodes. tph_kai_feasible_nodes prepares it, after the turn is known. */
+bool tph_kai_affinity_room(const tph_kai_solver *sv);
 
 /* The generators (solver_gen.c): enumerate scenarios for the current probe and try each; 1 at
  * the first solved, 0 exhausted, < 0 error. */

@@ -1,7 +1,8 @@
 /* KAI's scenario generators (plugins/nodelocalgreedy, plugins/multinodegang over
  * solvers/pod_scenario_builder.go and sub_scenario_emitter.go): both accumulate victims from the
  * victims queue one pop at a time and drop an accumulation the idle-GPU filter says cannot
- * fit the probe's tasks, or the topology filter (solver_filter.c) says cannot fit a set.
+ * fit the probe's tasks, the topology filter (solver_filter.c) a set, or the node-affinity
+ * filter (solver_nodes.c) a pod.
  * NodeLocalGreedy then tries, per node of the latest victim job (by name), the victims that sit
  * with it there; MultiNodeGang tries growing sets of the nodes the victims sit on, smallest
  * capacity first, starting at the fewest that could cover the demand. */
@@ -86,7 +87,7 @@ static int accumulate(tph_kai_solver *sv, bool *first)
 				continue;
 		}
 		*first = false;
-		if (idle_gpus_fit(sv) && tph_kai_topology_room(sv))
+		if (idle_gpus_fit(sv) && tph_kai_topology_room(sv) && tph_kai_affinity_room(sv))
 			return 1;
 	}
 }

@@ -3,8 +3,13 @@
  * asks for a GPU, the pool nodes with idle or releasing GPUs as its search starts, else every
  * pool node; plus, per scenario, the nodes its recorded and evicted victims sit on. The
  * preemptor and the victim jobs are re-placed there only: a victim that asks for no GPU cannot
- * move to a node without GPU room that no victim frees. */
+ * move to a node without GPU room that no victim frees. The same nodes answer KAI's
+ * AccumulatedNodeAffinities filter: a scenario where a pod of the probe with a node selector or
+ * required node affinity matches none of them is dropped before it is tried, predicates plugin
+ * or not. */
 #include "solver.h"
+
+#include "tephra/k8s.h"
 
 static bool wants_gpu(const tph_kai_view *v, uint32_t t)
 {
@@ -18,6 +23,35 @@ static bool wants_gpu(const tph_kai_view *v, uint32_t t)
 	return false;
 }
 
+static bool required_affinity(const tph_pod_spec *sp)
+{
+	return sp && (sp->node_selector.n || sp->n_node_required);
+}
+
+static bool matches(const tph_kai_view *v, const tph_pod_spec *sp, uint32_t n)
+{
+	return tph_k8s_node_affinity(sp, v->nodes.meta[n], v->nodes.label_nums, n);
+}
+
+/* aff_ok[i]: turn task i asks for no node, or a feasible node matches it (specs are interned:
+ * a task with the previous one's spec has its answer). */
+static void feasible_affinity(tph_kai_solver *sv)
+{
+	const tph_kai_view *v = sv->s->v;
+	const tph_pod_spec *last = NULL;
+	bool ok = true;
+	for (uint32_t i = 0; i < sv->n_tasks; i++) {
+		const tph_pod_spec *sp = v->tasks.spec[sv->tasks[i]];
+		if (i == 0 || sp != last) {
+			ok = !required_affinity(sp);
+			for (uint32_t p = 0; p < sv->n_pool && !ok; p++)
+				ok = sv->feasible[sv->pool[p]] && matches(v, sp, sv->pool[p]);
+			last = sp;
+		}
+		sv->aff_ok[i] = ok;
+	}
+}
+
 void tph_kai_feasible_nodes(tph_kai_solver *sv, uint32_t j)
 {
 	const tph_kai_session *s = sv->s;
@@ -26,6 +60,28 @@ void tph_kai_feasible_nodes(tph_kai_solver *sv, uint32_t j)
 		all_gpu = wants_gpu(s->v, s->job_tasks[i]);
 	for (uint32_t i = 0; i < sv->n_pool; i++)
 		sv->feasible[sv->pool[i]] = !all_gpu || tph_kai_free_gpus(s, sv->pool[i]) > 0;
+	feasible_affinity(sv);
+}
+
+/* Whether a recorded or potential victim of the accumulation sits on a node matching sp. */
+static bool victim_node_matches(const tph_kai_solver *sv, const tph_pod_spec *sp)
+{
+	const tph_kai_session *s = sv->s;
+	for (uint32_t i = 0; i < sv->n_rec + sv->n_pot; i++) {
+		uint32_t t = i < sv->n_rec ? sv->rec[i] : sv->pot[i - sv->n_rec];
+		if (s->node[t] >= 0 && matches(s->v, sp, (uint32_t)s->node[t]))
+			return true;
+	}
+	return false;
+}
+
+bool tph_kai_affinity_room(const tph_kai_solver *sv)
+{
+	const tph_kai_view *v = sv->s->v;
+	for (uint32_t i = 0; i < sv->k; i++)
+		if (!sv->aff_ok[i] && !victim_node_matches(sv, v->tasks.spec[sv->tasks[i]]))
+			return false;
+	return true;
 }
 
 static void mark(tph_kai_solver *sv, uint32_t t)
