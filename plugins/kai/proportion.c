@@ -225,16 +225,22 @@ static bool task_capacity(void *state, const tph_kai_session *s, uint32_t t, uin
 	                                      v->jobs.preemptible[j], &verdict) == KAI_SCHEDULABLE;
 }
 
-/* buildReclaimerInfo: the queue, the init resources of the job's next turn, preemptibility. */
-static kai_reclaimer reclaimer(prop_state *p, const tph_kai_session *s, uint32_t j)
+/* buildReclaimerInfo: the queue, the init resources of tasks[0..n), preemptibility. */
+static kai_reclaimer reclaimer_of(prop_state *p, const tph_kai_session *s, uint32_t j,
+                                  const uint32_t *tasks, uint32_t n)
 {
 	const tph_kai_view *v = tph_kai_session_view(s);
 	kai_reclaimer r = {.queue = (uint32_t)v->jobs.queue[j],
 	                   .preemptible = v->jobs.preemptible[j]};
-	uint32_t n = tph_kai_tasks_to_allocate(s, j, p->tasks);
-	job_res(s, p->tasks, n, p->min_gpu_mib, r.req);
+	job_res(s, tasks, n, p->min_gpu_mib, r.req);
 	r.involved = kai_involved(r.req);
 	return r;
+}
+
+/* buildReclaimerInfo of job j's next turn. */
+static kai_reclaimer reclaimer(prop_state *p, const tph_kai_session *s, uint32_t j)
+{
+	return reclaimer_of(p, s, j, p->tasks, tph_kai_tasks_to_allocate(s, j, p->tasks));
 }
 
 static bool can_reclaim(void *state, const tph_kai_session *s, uint32_t j)
@@ -287,7 +293,9 @@ static uint32_t victim_res(prop_state *p, const tph_kai_session *s, uint32_t j,
 static bool reclaim_valid(void *state, const tph_kai_session *s, const tph_kai_scenario *sc)
 {
 	prop_state *p = state;
-	kai_reclaimer r = reclaimer(p, s, sc->preemptor);
+	/* KAI asks with the partial job, whose init resources were summed (and kept) while its
+	 * k tasks were pending: the re-placement queue's QueueOrder asked for them first. */
+	kai_reclaimer r = reclaimer_of(p, s, sc->preemptor, sc->partial, sc->n_partial);
 	uint32_t nv = 0;
 	for (uint32_t i = 0; i < sc->n_victims; i++) {
 		const uint32_t *t = sc->tasks + sc->task_first[i];

@@ -1,5 +1,6 @@
 /* KAI's allocate action (actions/allocate, actions/common/allocate.go; KAI-NOTES section 1):
- * ready jobs with pending pods, in hierarchical queue order; per job a statement: the tasks of
+ * ready jobs with pending pods (each leaf queue's queueDepthPerAction best, job_depth.c), in
+ * hierarchical queue order; per job a statement: the tasks of
  * this turn (PreJobAllocation, tph_kai_tasks_to_allocate), IsJobOverQueueCapacity, then the
  * sub-group tree — child sets, then pod sets, each in sub-group order, each on the node sets
  * SubsetNodes proposes for it (tried in order from a checkpoint) — placing each task on the
@@ -142,6 +143,8 @@ static int loop(tph_kai_alloc *a)
 	for (uint32_t j = 0; j < v->jobs.n; j++)
 		a->queued[j] = schedulable_queue(v, v->jobs.queue[j]) && has_pending(a->s, j) &&
 		               tph_kai_gang_satisfied(a->s, j, tph_kai_alive);
+	if (tph_kai_limit_depth(a->s, a->queued, a->q_first, a->q_jobs) < 0)
+		return TPH_ENOMEM;
 	for (uint32_t q = 0; q < v->queues.n; q++)
 		a->q_best[q] = -2;
 	for (int32_t j; (j = pick(a, -1)) >= 0;) {

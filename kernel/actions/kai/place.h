@@ -60,5 +60,12 @@ void tph_kai_kept_free(tph_kai_kept *k);
  * node, -1 none fits, -2 a NaN score (the sort decides), -3 not kept (not the whole pool,
  * not local, naive mode). */
 int64_t tph_kai_kept_best(tph_kai_placer *a, uint32_t t, const uint32_t *set, uint32_t n);
+/* The running action's queueDepthPerAction, -1 when the conf gives none (job_depth.c). */
+int32_t tph_kai_queue_depth(const tph_kai_session *s);
+/* Clear in[j] of every flagged job past the depth of its leaf queue (queue q's jobs are
+ * q_jobs[q_first[q] .. q_first[q + 1])): the depth best by JobOrder stay. TPH_ENOMEM or
+ * TPH_OK. */
+int tph_kai_limit_depth(const tph_kai_session *s, uint8_t *in, const uint32_t *q_first,
+                        const uint32_t *q_jobs);
 
 #endif

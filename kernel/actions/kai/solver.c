@@ -45,12 +45,22 @@ int tph_kai_solver_init(tph_kai_solver *sv, tph_kai_session *s, tph_kai_solver_r
 	sv->vq_popped = tph_calloc((size_t)v->queues.n * TPH_KAI_DIMS + 1, sizeof *sv->vq_popped);
 	sv->q_best = tph_calloc((size_t)v->queues.n + 1, sizeof *sv->q_best);
 	sv->re_best = tph_calloc((size_t)v->queues.n + 1, sizeof *sv->re_best);
+	sv->filter_levels = tph_calloc((size_t)v->subgroups.n + 1, sizeof *sv->filter_levels);
+	sv->filter_req = tph_calloc((size_t)v->subgroups.n + 1, sizeof *sv->filter_req);
+	sv->filter_cap = tph_calloc(nn, sizeof *sv->filter_cap);
+	sv->filter_used = tph_calloc(nn, sizeof *sv->filter_used);
+	sv->feasible = tph_calloc(nn, 1);
+	sv->nodes = tph_calloc(nn, sizeof *sv->nodes);
+	sv->node_stamp = tph_calloc(nn, sizeof *sv->node_stamp);
+	sv->aff_ok = tph_calloc(nt, 1);
 	if (rc == TPH_OK &&
 	    !(sv->q_first && sv->q_jobs && sv->pend && sv->pool && sv->tasks && sv->rec &&
 	      sv->pot && sv->batch_end && sv->victims && sv->vjob && sv->vfirst && sv->order &&
 	      sv->sub && sv->tmp && sv->cand && sv->vq_in && sv->taken && sv->job_in &&
 	      sv->job_mark && sv->node_seen && sv->cap && sv->rf && sv->req && sv->in_rec &&
-	      sv->saved && sv->taken_list && sv->rem && sv->vq_popped && sv->q_best && sv->re_best))
+	      sv->saved && sv->taken_list && sv->rem && sv->vq_popped && sv->q_best &&
+	      sv->re_best && sv->filter_levels && sv->filter_req && sv->filter_cap &&
+	      sv->filter_used && sv->feasible && sv->nodes && sv->node_stamp && sv->aff_ok))
 		rc = TPH_ENOMEM;
 	if (rc == TPH_OK)
 		tph_kai_solver_index(sv);
@@ -68,11 +78,20 @@ void tph_kai_solver_free(tph_kai_solver *sv)
 	for (size_t i = 0; i < sizeof all / sizeof *all; i++)
 		tph_free(all[i]);
 	tph_free(sv->vq_popped);
+	tph_free(sv->filter_levels);
+	tph_free(sv->filter_req);
+	tph_free(sv->filter_cap);
+	tph_free(sv->filter_used);
+	tph_free(sv->feasible);
+	tph_free(sv->nodes);
+	tph_free(sv->node_stamp);
+	tph_free(sv->aff_ok);
 	tph_kai_placer_free(&sv->pl);
 	tph_kai_memo_free(&sv->memo);
 }
 
-/* KAI's AllocateJob pipeline-only: PreJobAllocation, IsJobOverQueueCapacity, the placement walk.
+/* KAI's AllocateJob pipeline-only on the scenario's nodes: PreJobAllocation,
+ * IsJobOverQueueCapacity, the placement walk.
  * What it placed is rolled back when not every task found a node. */
 static int allocate_job(tph_kai_solver *sv, uint32_t j, const uint32_t *tasks, uint32_t n)
 {
@@ -81,7 +100,7 @@ static int allocate_job(tph_kai_solver *sv, uint32_t j, const uint32_t *tasks, u
 	if (!n || !tph_kai_job_schedulable(s, j, tasks, n))
 		return 0;
 	uint32_t cp = tph_kai_stmt_checkpoint(s);
-	int rc = tph_kai_place_job(&sv->pl, j, tasks, n, sv->pool, sv->n_pool);
+	int rc = tph_kai_place_job(&sv->pl, j, tasks, n, sv->nodes, sv->n_nodes);
 	if (rc == 0)
 		tph_kai_stmt_rollback(s, cp);
 	return rc;
@@ -108,7 +127,7 @@ static void group_victims(tph_kai_solver *sv, tph_kai_scenario *sc)
 		sv->job_mark[sv->vjob[g]] = 0;
 	}
 	sv->vfirst[nv] = at;
-	*sc = (tph_kai_scenario){sv->job, nv, sv->vjob, sv->vfirst, out};
+	*sc = (tph_kai_scenario){sv->job, nv, sv->vjob, sv->vfirst, out, sv->k, sv->tasks};
 }
 
 /* KAI's GetJobsToAllocate + TryToVirtuallyAllocatePreemptorAndGetVictims: every job with a
@@ -129,9 +148,12 @@ static int reallocate(tph_kai_solver *sv)
 	sv->job_in[sv->job] = 1;
 	int rc = 0;
 	tph_kai_jobq_forget(sv, sv->re_best);
+	/* Until its pop the queue orders KAI's partial job, whose turn is the probe's k tasks. */
+	tph_kai_set_partial(s, sv->job, sv->tasks, sv->k);
 	for (int32_t j; left && (j = tph_kai_jobq_pop(sv, sv->job_in, sv->re_best, false)) >= 0;) {
 		left -= (uint32_t)j == sv->job || sv->job_mark[j];
 		if ((uint32_t)j == sv->job) {
+			tph_kai_set_partial(s, sv->job, NULL, 0);
 			rc = allocate_job(sv, sv->job, sv->tasks, sv->k);
 			if (rc <= 0)
 				break;
@@ -144,6 +166,8 @@ static int reallocate(tph_kai_solver *sv)
 			}
 		}
 	}
+	if (s->partial)
+		tph_kai_set_partial(s, sv->job, NULL, 0);
 	for (uint32_t i = 0; i < sv->n_pend; i++)
 		sv->job_in[sv->pend[i]] = 0;
 	for (uint32_t i = 0; i < sv->n_victims; i++) {
@@ -197,6 +221,7 @@ int tph_kai_solver_try(tph_kai_solver *sv, const uint32_t *pot, uint32_t n)
 		}
 	}
 	sv->scenarios++;
+	tph_kai_scenario_nodes(sv);
 	int rc = sv->n_victims ? reallocate(sv) : 0;
 	tph_kai_scenario sc;
 	if (rc > 0) {
@@ -303,6 +328,7 @@ int tph_kai_solve_job(tph_kai_solver *sv, uint32_t j)
 	sv->n_tasks = tph_kai_tasks_to_allocate(s, j, sv->tasks);
 	if (!sv->n_tasks)
 		return 0;
+	tph_kai_feasible_nodes(sv, j);
 	uint32_t before = active_used(s, j);
 	for (uint32_t i = 0; i < s->n_generators; i++) {
 		uint8_t g = s->generators[i];

@@ -68,6 +68,16 @@ struct tph_kai_solver {
 	double *cap, *rf, *req;
 	uint64_t scenarios; /* scenarios simulated (the count a deterministic budget would cap) */
 	tph_kai_memo memo;
+	/* The topology filter's scratch: the levels the job's constraints name, the GPUs of the
+	 * sets at one level ([sub-group + 1]), each domain's room and what the match took
+	 * ([node + 1]: a level has at most one domain per node). */
+	uint32_t *filter_levels;
+	double *filter_req, *filter_cap, *filter_used;
+	/* Where a scenario re-places (solver_nodes.c): [node] feasible for the job being solved;
+	 * the scenario's nodes; [node] stamped when a victim of the scenario sits there. */
+	uint8_t *feasible;
+	uint32_t *nodes, n_nodes, *node_stamp, stamp;
+	uint8_t *aff_ok; /* [turn task]: no node asked for, or a feasible node matches */
 };
 
 int tph_kai_solver_init(tph_kai_solver *sv, tph_kai_session *s, tph_kai_solver_rules rules);
@@ -99,6 +109,24 @@ int tph_kai_solver_try(tph_kai_solver *sv, const uint32_t *pot, uint32_t n);
  * batch: 1 added, 0 nothing added (the job held recorded victims), -1 the queue is empty. */
 void tph_kai_victims_reset(tph_kai_solver *sv);
 int tph_kai_victims_next(tph_kai_solver *sv);
+
+/* KAI's TopologyAwareIdleGpus filter (solver_filter.c): whether every set of the job's tree
+ * with a required topology level could find its pods' GPUs in one domain of that level, given
+ * the accumulated scenario's victims (sv->rec, sv->pot) and the probe's k. */
+bool tph_kai_topology_room(tph_kai_solver *sv);
+/* Task t's GPUs as KAI's victims free them (AcceptedGpuRequirement.GetGpusQuota): a placed
+ * shared pod's accepted part of its device, else its request with MIG instances as GPUs. */
+double tph_kai_accepted_gpus(const tph_kai_session *s, uint32_t t);
+
+/* KAI's feasible nodes (solver_nodes.c): flag those of job j as its search starts; list the
+ * current scenario's (the feasible ones and those of its recorded and evicted victims) in
+ * sv->nodes, pool order. */
+void tph_kai_feasible_nodes(tph_kai_solver *sv, uint32_t j);
+void tph_kai_scenario_nodes(tph_kai_solver *sv);
+/* KAI's AccumulatedNodeAffinities filter (solver_nodes.c): every one of the probe's k tasks
+ * with a node selector or required node affinity matches a feasible node or one of the
+ * accumulation's victims' nodes. tph_kai_feasible_nodes prepares it, after the turn is known. */
+bool tph_kai_affinity_room(const tph_kai_solver *sv);
 
 /* The generators (solver_gen.c): enumerate scenarios for the current probe and try each; 1 at
  * the first solved, 0 exhausted, < 0 error. */

@@ -1,23 +1,19 @@
 /* KAI's scenario generators (plugins/nodelocalgreedy, plugins/multinodegang over
  * solvers/pod_scenario_builder.go and sub_scenario_emitter.go): both accumulate victims from the
  * victims queue one pop at a time and drop an accumulation the idle-GPU filter says cannot
- * fit the probe's tasks. NodeLocalGreedy then tries, per node of the latest victim job (by
- * name), the victims that sit with it there; MultiNodeGang tries growing sets of the nodes the
- * victims sit on, smallest capacity first, starting at the fewest that could cover the demand. */
+ * fit the probe's tasks, the topology filter (solver_filter.c) a set, or the node-affinity
+ * filter (solver_nodes.c) a pod.
+ * NodeLocalGreedy then tries, per node of the latest victim job (by name), the victims that sit
+ * with it there; MultiNodeGang tries growing sets of the nodes the victims sit on, smallest
+ * capacity first, starting at the fewest that could cover the demand. */
 #include "solver.h"
 
 #include <stdlib.h>
 
-/* A task's GPUs (KAI's GetGpusQuota): a placed shared pod's accepted part of its device (a
- * GPU-memory request over its node's memory per device), else its request, MIG instances
- * counted as GPUs. */
+/* A task's GPUs (KAI's GetGpusQuota; solver_filter.c). */
 static double gpus_of(const tph_kai_session *s, uint32_t t)
 {
-	double req[TPH_KAI_DIMS];
-	if (s->node[t] >= 0 && tph_kai_gpu_shared(s, t))
-		return tph_kai_gpu_fraction(s, t, (uint32_t)s->node[t]);
-	tph_kai_task_quota(s, t, req);
-	return req[TPH_KAI_GPU];
+	return tph_kai_accepted_gpus(s, t);
 }
 
 static int by_desc(const void *a, const void *b)
@@ -91,7 +87,7 @@ static int accumulate(tph_kai_solver *sv, bool *first)
 				continue;
 		}
 		*first = false;
-		if (idle_gpus_fit(sv))
+		if (idle_gpus_fit(sv) && tph_kai_topology_room(sv) && tph_kai_affinity_room(sv))
 			return 1;
 	}
 }

@@ -1,6 +1,7 @@
 /* The loop reclaim, preempt and consolidation share (actions/{reclaim,preempt,consolidation}):
  * jobs with a pending pod, ready (enough alive pods per gang) and outside their preemption
- * delay, in queue order, each once; per job, unless a task of its next turn fails
+ * delay (each leaf queue's queueDepthPerAction best, job_depth.c), in queue order, each once;
+ * per job, unless a task of its next turn fails
  * VictimInvariantPrePredicate, the action admits it, its victim candidates are
  * the jobs with an active pod the action's filter accepts, and the solver's statement is
  * committed when it solves. */
@@ -109,6 +110,8 @@ int tph_kai_solver_run(tph_kai_session *s, tph_kai_solver_rules rules, bool pree
 		rc = TPH_ENOMEM;
 	if (rc == TPH_OK)
 		queue_jobs(&sv, in, preemptible_only);
+	if (rc == TPH_OK)
+		rc = tph_kai_limit_depth(s, in, sv.q_first, sv.q_jobs);
 	for (int32_t j; rc >= 0 && (j = tph_kai_jobq_pop(&sv, in, NULL, false)) >= 0;) {
 		bool failed;
 		rc = try_job(&sv, reps, (uint32_t)j, admit, &failed);

@@ -520,6 +520,12 @@ typedef struct tph_kai_scenario {
 	const uint32_t *victim_job; /* [n_victims] */
 	const uint32_t *task_first; /* [n_victims + 1]: victim v's tasks are */
 	const uint32_t *tasks;      /*   tasks[task_first[v] .. task_first[v + 1]) */
+	/* ---- appended: the preemptor's partial job ---- */
+	/* The tasks of the preemptor's turn this probe places (the first k: KAI's partial job
+	 * representative's tasks to allocate), placed by now; a validator that asks what the
+	 * preemptor requires reads them, as KAI's reads the representative's init resources. */
+	uint32_t n_partial;
+	const uint32_t *partial;
 } tph_kai_scenario;
 
 /* ReclaimVictimFilter / PreemptVictimFilter: may `preemptor` take from job `victim`? */

@@ -111,7 +111,17 @@ struct tph_kai_session {
 	 * with every change of a task's status, node or virt (tph_kai_touch). */
 	uint64_t *job_gen, *turn_gen;
 	uint32_t *turn_n, *turn_tasks;
+	/* While set (partial != NULL), job partial_job's turn reads partial[0 .. partial_n): the
+	 * job solver's partial job while its scenario's re-placement queue holds it
+	 * (tph_kai_set_partial). */
+	const uint32_t *partial;
+	uint32_t partial_n, partial_job;
 };
+
+/* Job j's turn is tasks[0..n) until cleared (tasks NULL): every reader of
+ * tph_kai_tasks_to_allocate, plugins' QueueOrder included, sees KAI's partial job
+ * representative. Its kept turns go stale both ways (tph_kai_touch). */
+void tph_kai_set_partial(tph_kai_session *s, uint32_t j, const uint32_t *tasks, uint32_t n);
 
 /* Task t's status, node or virt changed (or is about to): its job's kept turn is stale. */
 static inline void tph_kai_touch(const tph_kai_session *s, uint32_t t)

@@ -188,8 +188,20 @@ static uint32_t afresh(const tph_kai_session *s, uint32_t j, uint32_t *out)
  * walk reads only the job's own tasks, TaskOrder is static and SubGroupOrder compares the
  * job's own sub-groups (tephra/kai.h). Re-sorting the job's sub-groups in the same state
  * leaves them as they are, so skipping tph_kai_order_subgroups on a hit changes nothing. */
+void tph_kai_set_partial(tph_kai_session *s, uint32_t j, const uint32_t *tasks, uint32_t n)
+{
+	s->job_gen[j]++;
+	s->partial = tasks;
+	s->partial_n = n;
+	s->partial_job = j;
+}
+
 uint32_t tph_kai_tasks_to_allocate(const tph_kai_session *s, uint32_t j, uint32_t *out)
 {
+	if (s->partial && j == s->partial_job) {
+		memmove(out, s->partial, s->partial_n * sizeof *out);
+		return s->partial_n;
+	}
 	if (s->naive || !s->job_ranked)
 		return afresh(s, j, out);
 	uint32_t *kept = s->turn_tasks + s->job_first[j];
