@@ -195,7 +195,7 @@ static void batch(void *st, const tph_session *s, tph_idx task, const tph_idx *n
 static int batch_locality(void *st, const tph_session *s, tph_idx task)
 {
 	(void)st, (void)s, (void)task;
-	return TPH_SCORE_LOCAL;
+	return TPH_SCORE_LOCAL | TPH_SCORE_ROW;
 }
 
 /* ---- open ---- */

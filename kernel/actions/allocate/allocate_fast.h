@@ -62,6 +62,29 @@ int alloc_fast_pick_among(alloc_fast *f, tph_idx task, const tph_idx *nodes, uin
 #define AF_MASKED      (G_NONE + 1) /* grp of a node a tracker holds failed for one query */
 #define AF_NOTAIL      UINT32_MAX   /* af_shape.tail: the scores do not split */
 
+/* One node for one request row (af_row). */
+typedef struct af_rcell {
+	double key;          /* when the row is scored and fit passes; NaN read as -inf */
+	tph_reason_code fit; /* the hard shard's reason outside the shard, else the fit's */
+	uint8_t grp;         /* G_*; G_NONE unless fit passes */
+} af_rcell;
+
+/* What every shape of one request row and non-zero request shares, whatever its pod spec:
+ * the fit verdict and gradient group of each ready node and, once a shape whose scores read
+ * only the row (TPH_SCORE_ROW) asked, the score of each node the row fits. Each part is kept
+ * current from the touch log like a shape, with its own place in the log: the scores move
+ * only when a TPH_SCORE_ROW task asks, so that no other task ever scores them. Rows are few
+ * (one per request row) and live outside the shape budget. */
+typedef struct af_row {
+	const int64_t *req;     /* the request row of the task that made it */
+	int64_t nz[2];          /* its non-zero cpu and memory request */
+	bool built, scored;     /* fit and grp / key hold a whole state */
+	uint32_t seen, lost;    /* touch log length and lost counter fit and grp reflect */
+	uint32_t kseen, klost;  /* the same for key */
+	tph_fit_req ffit, gfit; /* the filter's request (pods unit, reasons) and the group's */
+	af_rcell *cell;         /* [pos] */
+} af_row;
+
 /* One node for one shape; one cache line holds what a touched node needs. */
 typedef struct af_cell {
 	double key;           /* total score, NaN read as -inf */
@@ -82,6 +105,8 @@ typedef struct af_shape {
 	const tph_pod_spec *spec;
 	const int64_t *req; /* the request row of the task that made it */
 	tph_idx job;        /* TPH_NOIDX unless the shape keys on the job */
+	af_row *row;        /* its request row's fit, groups and perhaps scores */
+	bool keyrow;        /* TPH_SCORE_ROW: the keys are the row's */
 	uint64_t hash;
 	int loc;       /* TPH_SCORE_LOCAL (perhaps | TPH_SCORE_HYPERNODE) or TPH_SCORE_ANCHORED */
 	bool built;    /* the columns hold a whole state, current as of `seen` */
@@ -135,6 +160,8 @@ struct alloc_fast {
 	uint64_t clock;
 	af_track **tr;
 	uint32_t n_tr, cap_tr;
+	af_row **rows;
+	uint32_t n_rows, cap_rows;
 	/* scratch for n positions */
 	uint32_t *plist, *sub, *at, *mark, mark_gen;
 	tph_idx *nodes, *feas;
@@ -151,6 +178,18 @@ int af_rescore(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t g);
 size_t af_shape_bytes(const af_shape *sh, uint32_t n);
 int af_shape_alloc(af_shape *sh, uint32_t n);
 void af_shape_release(af_shape *sh);
+
+/* The distinct ready positions logged since `seen`, into f->plist (cells: the columns to
+ * prefetch, `size` bytes a position). */
+uint32_t af_touched(alloc_fast *f, uint32_t seen, const tph_idx *log, uint32_t n_log,
+                    const void *cells, size_t size);
+
+/* allocate_fast_row.c: the task's request row (made when new; NULL when out of memory),
+ * brought up to date for `task`; `keys`: its scores too (the task's scores are TPH_SCORE_ROW).
+ * Both use f->plist and f->sub. */
+af_row *af_row_of(alloc_fast *f, tph_idx task);
+int af_row_sync(alloc_fast *f, af_row *r, tph_idx task, bool keys);
+void af_row_free(alloc_fast *f);
 
 /* allocate_fast_tree.c: the tournament over n positions: leaves (blocks of AF_BLOCK) for n,
  * a whole build, and the upkeep after p's grp or key changed (positions that changed too get

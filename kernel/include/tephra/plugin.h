@@ -381,6 +381,12 @@ tph_idx tph_session_task_subjob(const tph_session *s, tph_idx task);
  * hypernode with X; allocate keeps the task's predicate verdicts between tasks and scores its
  * candidates again after such a change. A node in no hypernode stays node-local.
  *
+ * TPH_SCORE_ROW, or'ed into LOCAL, narrows it instead: the score of node i reads nothing of
+ * the task but its request row and its non-zero request (tph_task_store.nonzero), not its pod
+ * spec either. When every plugin's answer carries it (and none carries JOB or HYPERNODE),
+ * allocate keeps one score per (request row, non-zero request) and node for the tasks of every
+ * pod spec; an answer without it is read as plain LOCAL.
+ *
  * The answer may differ per task (a plugin whose score is constant for some tasks says LOCAL
  * for those). Both callbacks run on the session's thread and must not
  * write session state; the anchors callback may be NULL when the plugin never answers
@@ -390,7 +396,8 @@ enum {
 	TPH_SCORE_LOCAL = 1,
 	TPH_SCORE_ANCHORED = 2,
 	TPH_SCORE_JOB = 4,
-	TPH_SCORE_HYPERNODE = 8
+	TPH_SCORE_HYPERNODE = 8,
+	TPH_SCORE_ROW = 16
 };
 #define TPH_SCORE_MAX_ANCHORS 4u
 typedef int (*tph_score_locality_fn)(void *st, const tph_session *s, tph_idx task);

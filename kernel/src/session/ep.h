@@ -218,6 +218,10 @@ uint32_t tph_score_hn_tail(const tph_session *s, tph_idx task);
  * else TPH_SCORE_LOCAL. Either of the last two carries TPH_SCORE_JOB when any plugin's answer
  * does. */
 int tph_score_locality(const tph_session *s, tph_idx task);
+/* The same, with *row set when the answer is plain TPH_SCORE_LOCAL and every plugin's answer
+ * carries TPH_SCORE_ROW: the scores then read only the task's request row and non-zero
+ * request. */
+int tph_score_locality_row(const tph_session *s, tph_idx task, bool *row);
 /* The least locality declared by the plugins with a predicate registration (TPH_PRED_*,
  * tephra/plugin.h): SPEC when none registers a predicate. */
 int tph_predicate_locality(const tph_session *s);

@@ -47,27 +47,34 @@ static bool all_declared(const tph_session *s)
 #define FLAGS (TPH_SCORE_JOB | TPH_SCORE_HYPERNODE)
 
 /* One plugin's answer: LOCAL or ANCHORED, each perhaps with TPH_SCORE_JOB, LOCAL perhaps with
- * TPH_SCORE_HYPERNODE, else GLOBAL. */
-static int answer(const tph_session *s, const tph_ep_entry *e, tph_idx task)
+ * TPH_SCORE_HYPERNODE, else GLOBAL; *row (row may be NULL): whether it is LOCAL with
+ * TPH_SCORE_ROW. */
+static int answer(const tph_session *s, const tph_ep_entry *e, tph_idx task, bool *row)
 {
 	int a = CALL(tph_score_locality_fn, e)(e->st, s, task);
-	int kind = a & ~FLAGS;
+	int kind = a & ~(FLAGS | TPH_SCORE_ROW);
+	if (row)
+		*row = kind == TPH_SCORE_LOCAL && (a & TPH_SCORE_ROW);
 	if (kind == TPH_SCORE_ANCHORED && (a & TPH_SCORE_HYPERNODE))
 		return TPH_SCORE_GLOBAL;
 	return kind == TPH_SCORE_LOCAL || kind == TPH_SCORE_ANCHORED ? a & (kind | FLAGS)
 	                                                             : TPH_SCORE_GLOBAL;
 }
 
-int tph_score_locality(const tph_session *s, tph_idx task)
+int tph_score_locality_row(const tph_session *s, tph_idx task, bool *row_out)
 {
 	TPH_PROF(s, TPH_EP_SCORE_LOCALITY);
+	*row_out = false;
 	/* BestNode plugins choose from the whole scored list: nothing to keep. */
 	if (s->ep[TPH_EP_BEST_NODE].n || !all_declared(s))
 		return TPH_SCORE_GLOBAL;
 	const tph_ep_list *l = &s->ep[TPH_EP_SCORE_LOCALITY];
 	int kind = TPH_SCORE_LOCAL, flags = 0;
+	bool all_row = true;
 	for (uint32_t i = 0; i < l->n && kind != TPH_SCORE_GLOBAL; i++) {
-		int a = answer(s, &l->e[i], task);
+		bool row;
+		int a = answer(s, &l->e[i], task, &row);
+		all_row &= row;
 		flags |= a & FLAGS;
 		a &= ~FLAGS;
 		kind = a == TPH_SCORE_LOCAL ? kind : a;
@@ -75,13 +82,20 @@ int tph_score_locality(const tph_session *s, tph_idx task)
 	/* hypernode aggregates with anchored normalisation: nothing the fast path can keep */
 	if (kind == TPH_SCORE_ANCHORED && (flags & TPH_SCORE_HYPERNODE))
 		return TPH_SCORE_GLOBAL;
+	*row_out = all_row && kind == TPH_SCORE_LOCAL && !flags;
 	return kind == TPH_SCORE_GLOBAL ? kind : kind | flags;
+}
+
+int tph_score_locality(const tph_session *s, tph_idx task)
+{
+	bool row;
+	return tph_score_locality_row(s, task, &row);
 }
 
 static bool hn_answer(const tph_session *s, uint16_t plugin, tph_idx task)
 {
 	const tph_ep_entry *e = entry_of(s, TPH_EP_SCORE_LOCALITY, plugin);
-	return e && (answer(s, e, task) & TPH_SCORE_HYPERNODE);
+	return e && (answer(s, e, task, NULL) & TPH_SCORE_HYPERNODE);
 }
 
 uint32_t tph_score_hn_tail(const tph_session *s, tph_idx task)
@@ -90,7 +104,7 @@ uint32_t tph_score_hn_tail(const tph_session *s, tph_idx task)
 	const tph_ep_list *b = &s->ep[TPH_EP_BATCH_NODE_ORDER], *l = &s->ep[TPH_EP_SCORE_LOCALITY];
 	uint32_t hn = 0, tail = b->n;
 	for (uint32_t i = 0; i < l->n; i++) {
-		if (!(answer(s, &l->e[i], task) & TPH_SCORE_HYPERNODE))
+		if (!(answer(s, &l->e[i], task, NULL) & TPH_SCORE_HYPERNODE))
 			continue;
 		hn++;
 		for (size_t k = 0; k < sizeof others / sizeof *others; k++)
@@ -203,7 +217,7 @@ uint32_t tph_score_anchors(const tph_session *s, tph_idx task, const tph_idx *no
 	const tph_ep_list *l = &s->ep[TPH_EP_SCORE_LOCALITY];
 	uint32_t k = 0;
 	for (uint32_t i = 0; i < l->n; i++) {
-		if ((answer(s, &l->e[i], task) & ~FLAGS) != TPH_SCORE_ANCHORED)
+		if ((answer(s, &l->e[i], task, NULL) & ~FLAGS) != TPH_SCORE_ANCHORED)
 			continue;
 		const tph_ep_entry *a = entry_of(s, TPH_EP_SCORE_ANCHORS, l->e[i].plugin);
 		tph_idx mine[TPH_SCORE_MAX_ANCHORS];
