@@ -289,9 +289,9 @@ static void pred_close(tph_session *s, void *stv)
 
 static int register_all(tph_session *s)
 {
-	/* its filters read the pod spec and the node; pod-to-pod terms are the kernel's to judge
-	 * (a spec with them is never shared) */
-	int rc = tph_declare_predicate_locality(s, TPH_PRED_SPEC);
+	/* its filters read the pod spec and the node, never the request; pod-to-pod terms are the
+	 * kernel's to judge (a spec with them is never shared) */
+	int rc = tph_declare_predicate_locality(s, TPH_PRED_SPEC_ONLY);
 	if (!rc)
 		rc = tph_on_predicate(s, predicate);
 	if (!rc)

@@ -1064,14 +1064,16 @@ static void test_score_locality_row(void **state)
 }
 
 /* Predicate locality is declared per plugin; the session's is the least among the plugins that
- * register a predicate (none: SPEC); a plugin that declares nothing is GLOBAL; the last
+ * register a predicate (none: SPEC_ONLY); a plugin that declares nothing is GLOBAL; the last
  * declaration counts; a disabled predicate's declaration is dropped; only during open. */
 static void test_predicate_locality(void **state)
 {
 	fx *f = fx_new(3, NULL, 4, 1);
-	assert_int_equal(tph_predicate_locality(&f->s), TPH_PRED_SPEC); /* no predicate */
+	assert_int_equal(tph_predicate_locality(&f->s), TPH_PRED_SPEC_ONLY); /* no predicate */
 	AS(f, 0, tph_on_predicate(&f->s, cb_predicate));
 	assert_int_equal(tph_predicate_locality(&f->s), TPH_PRED_GLOBAL); /* undeclared */
+	AS(f, 0, tph_declare_predicate_locality(&f->s, TPH_PRED_SPEC_ONLY));
+	assert_int_equal(tph_predicate_locality(&f->s), TPH_PRED_SPEC_ONLY);
 	AS(f, 0, tph_declare_predicate_locality(&f->s, TPH_PRED_SPEC));
 	assert_int_equal(tph_predicate_locality(&f->s), TPH_PRED_SPEC);
 	AS(f, 1, tph_on_predicate(&f->s, cb_predicate));

@@ -63,6 +63,7 @@ alloc_fast *alloc_fast_new(tph_session *s, tph_eqc *eqc, tph_ph *ph)
 	f->ph = ph;
 	f->n = s->n_ready;
 	f->by_job = !spec_only_predicates(s);
+	f->spec_only = tph_predicate_locality(s) >= TPH_PRED_SPEC_ONLY;
 	f->soft = s->snap->shard_mode == TPH_SHARD_SOFT;
 	f->shard_code = ph->shard_code;
 	f->budget = s->opts.shape_cache_bytes ? s->opts.shape_cache_bytes : BUDGET;
@@ -139,7 +140,9 @@ static af_shape *shape_add(alloc_fast *f, tph_idx t, tph_idx job, uint64_t h, in
 	const tph_session *s = f->s;
 	af_shape *sh = tph_calloc(1, sizeof *sh);
 	af_row *row = sh ? af_row_of(f, t) : NULL;
-	if (!row || tph_grow(&f->shapes, &f->cap_shapes, f->n_shapes + 1, sizeof *f->shapes)) {
+	af_pred *pred = row && f->spec_only ? af_pred_of(f, t) : NULL;
+	if (!row || (f->spec_only && !pred) ||
+	    tph_grow(&f->shapes, &f->cap_shapes, f->n_shapes + 1, sizeof *f->shapes)) {
 		tph_free(sh);
 		return NULL;
 	}
@@ -147,6 +150,7 @@ static af_shape *shape_add(alloc_fast *f, tph_idx t, tph_idx job, uint64_t h, in
 	                 .req = s->tasks.req + (size_t)t * s->ndim,
 	                 .job = job,
 	                 .row = row,
+	                 .pred = pred,
 	                 .keyrow = keyrow,
 	                 .hash = h,
 	                 .loc = loc,

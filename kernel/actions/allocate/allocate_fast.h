@@ -85,6 +85,16 @@ typedef struct af_row {
 	af_rcell *cell;         /* [pos] */
 } af_row;
 
+/* What every shape of one pod spec shares when every predicate is TPH_PRED_SPEC_ONLY: the
+ * predicates' verdict on each ready node, whatever the request row (the fit is the row's),
+ * kept current from the touch log. Specs are few and live outside the shape budget. */
+typedef struct af_pred {
+	const tph_pod_spec *spec;
+	bool built;
+	uint32_t seen, lost;
+	tph_reason_code *code; /* [pos] */
+} af_pred;
+
 /* One node for one shape; one cache line holds what a touched node needs. */
 typedef struct af_cell {
 	double key;           /* total score, NaN read as -inf */
@@ -106,6 +116,7 @@ typedef struct af_shape {
 	const int64_t *req; /* the request row of the task that made it */
 	tph_idx job;        /* TPH_NOIDX unless the shape keys on the job */
 	af_row *row;        /* its request row's fit, groups and perhaps scores */
+	af_pred *pred;      /* its pod spec's predicate verdicts, or NULL: its own */
 	bool keyrow;        /* TPH_SCORE_ROW: the keys are the row's */
 	uint64_t hash;
 	int loc;       /* TPH_SCORE_LOCAL (perhaps | TPH_SCORE_HYPERNODE) or TPH_SCORE_ANCHORED */
@@ -162,6 +173,9 @@ struct alloc_fast {
 	uint32_t n_tr, cap_tr;
 	af_row **rows;
 	uint32_t n_rows, cap_rows;
+	bool spec_only; /* every predicate is TPH_PRED_SPEC_ONLY: verdicts per pod spec */
+	af_pred **preds;
+	uint32_t n_preds, cap_preds;
 	/* scratch for n positions */
 	uint32_t *plist, *sub, *at, *mark, mark_gen;
 	tph_idx *nodes, *feas;
@@ -190,6 +204,9 @@ uint32_t af_touched(alloc_fast *f, uint32_t seen, const tph_idx *log, uint32_t n
 af_row *af_row_of(alloc_fast *f, tph_idx task);
 int af_row_sync(alloc_fast *f, af_row *r, tph_idx task, bool keys);
 void af_row_free(alloc_fast *f);
+/* The same for the task's pod spec's predicate verdicts (f->spec_only). */
+af_pred *af_pred_of(alloc_fast *f, tph_idx task);
+void af_pred_sync(alloc_fast *f, af_pred *v, tph_idx task);
 
 /* allocate_fast_tree.c: the tournament over n positions: leaves (blocks of AF_BLOCK) for n,
  * a whole build, and the upkeep after p's grp or key changed (positions that changed too get

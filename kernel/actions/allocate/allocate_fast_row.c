@@ -1,9 +1,12 @@
-/* A request row's columns (allocate_fast.h): the fit verdict, gradient group and, for
- * TPH_SCORE_ROW tasks, the score of every ready node, which the shapes of every pod spec with
- * that row read instead of computing them each (on 10k-standard 13 pod specs share 31 rows). */
+/* The columns shapes share (allocate_fast.h): a request row's fit verdict, gradient group and,
+ * for TPH_SCORE_ROW tasks, score of every ready node, which the shapes of every pod spec with
+ * that row read instead of computing them each, and a pod spec's predicate verdicts, which the
+ * shapes of every request row read (on 10k-standard 195 shapes are 13 pod specs by 31 rows). */
 #include "allocate_fast.h"
 
 #include "base/mem.h"
+#include "session/ep_predicate.h"
+#include "session/prof.h"
 
 #include <math.h>
 #include <string.h>
@@ -51,6 +54,13 @@ void af_row_free(alloc_fast *f)
 	tph_free(f->rows);
 	f->rows = NULL;
 	f->n_rows = f->cap_rows = 0;
+	for (uint32_t i = 0; i < f->n_preds; i++) {
+		tph_free(f->preds[i]->code);
+		tph_free(f->preds[i]);
+	}
+	tph_free(f->preds);
+	f->preds = NULL;
+	f->n_preds = f->cap_preds = 0;
 }
 
 /* Fit and group of positions plist[0..k) (every position when plist is NULL), as
@@ -122,4 +132,48 @@ int af_row_sync(alloc_fast *f, af_row *r, tph_idx task, bool want_keys)
 	r->kseen = n_log;
 	r->klost = lost;
 	return TPH_OK;
+}
+
+/* ---- a pod spec's predicate verdicts ---- */
+
+af_pred *af_pred_of(alloc_fast *f, tph_idx task)
+{
+	const tph_pod_spec *sp = f->s->tasks.spec[task];
+	for (uint32_t i = 0; i < f->n_preds; i++)
+		if (f->preds[i]->spec == sp)
+			return f->preds[i];
+	af_pred *v = tph_calloc(1, sizeof *v);
+	if (v)
+		v->code = tph_malloc(((size_t)f->n + 1) * sizeof *v->code);
+	if (!v || !v->code ||
+	    tph_grow(&f->preds, &f->cap_preds, f->n_preds + 1, sizeof *f->preds)) {
+		if (v)
+			tph_free(v->code);
+		tph_free(v);
+		return NULL;
+	}
+	v->spec = sp;
+	f->preds[f->n_preds++] = v;
+	return v;
+}
+
+void af_pred_sync(alloc_fast *f, af_pred *v, tph_idx task)
+{
+	tph_session *s = f->s;
+	uint32_t n_log, lost;
+	const tph_idx *log = tph_eqc_log(f->eqc, &n_log, &lost);
+	bool whole = !v->built || v->lost != lost || n_log - v->seen > (uint64_t)f->n * 4;
+	uint32_t k = whole ? f->n : af_touched(f, v->seen, log, n_log, v->code, sizeof *v->code);
+	for (uint32_t i = 0; i < k; i++)
+		f->nodes[i] = s->ready_nodes[whole ? i : f->plist[i]];
+	double t0 = s->prof ? tph_now_ms() : 0;
+	if (k)
+		tph_predicate_nodes(s, task, f->nodes, k, f->vbuf);
+	if (s->prof)
+		tph_prof_add(s, TPH_EP_PREDICATE, k, tph_now_ms() - t0);
+	for (uint32_t i = 0; i < k; i++)
+		v->code[whole ? i : f->plist[i]] = f->vbuf[i];
+	v->built = true;
+	v->seen = n_log;
+	v->lost = lost;
 }

@@ -60,6 +60,14 @@ static void verdicts(alloc_fast *f, const af_shape *sh, tph_idx task, const uint
 	tph_session *s = f->s;
 	const af_rcell *rc = sh->row->cell;
 	uint32_t m = 0;
+	if (sh->pred) {
+		const tph_reason_code *pv = sh->pred->code;
+		for (uint32_t i = 0; i < k; i++) {
+			uint32_t p = plist ? plist[i] : i;
+			out[i] = rc[p].fit == TPH_PASS ? pv[p] : rc[p].fit;
+		}
+		return;
+	}
 	for (uint32_t i = 0; i < k; i++) {
 		uint32_t p = plist ? plist[i] : i;
 		out[i] = rc[p].fit;
@@ -317,6 +325,8 @@ int af_sync(alloc_fast *f, af_shape *sh, tph_idx task)
 	const tph_idx *log = tph_eqc_log(f->eqc, &n_log, &lost);
 	if (!sh->cell || af_row_sync(f, sh->row, task, sh->keyrow))
 		return TPH_ENOMEM;
+	if (sh->pred)
+		af_pred_sync(f, sh->pred, task);
 	if (sh->built && sh->lost == lost && n_log - sh->seen <= (uint64_t)f->n * 4)
 		k = af_touched(f, sh->seen, log, n_log, sh->cell, sizeof *sh->cell);
 	bool wide = k != NOPOS && hn_touched(f, sh, log, n_log);

@@ -418,6 +418,10 @@ int tph_on_score_locality(tph_session *s, tph_score_locality_fn locality,
  *                   taints), and per-node plugin state that only a placement on i changes.
  *  TPH_PRED_SPEC    as LOCAL, and not on the role or the job either (nor on anything else of
  *                   the task but its spec and request row): verdicts then serve every job.
+ *  TPH_PRED_SPEC_ONLY  as SPEC, and not on the request row either (the kernel checks the
+ *                   resource fit itself, before the predicates): allocate then keeps one
+ *                   verdict per pod spec and node for every request row, and may ask for it
+ *                   on nodes the task does not fit.
  *  TPH_PRED_GLOBAL  anything else; the default for a plugin that declares nothing. Every task
  *                   then filters every node (same decisions, more work).
  *
@@ -428,7 +432,8 @@ int tph_on_score_locality(tph_session *s, tph_score_locality_fn locality,
 enum {
 	TPH_PRED_GLOBAL = 0,
 	TPH_PRED_LOCAL = 1,
-	TPH_PRED_SPEC = 2
+	TPH_PRED_SPEC = 2,
+	TPH_PRED_SPEC_ONLY = 3
 };
 int tph_declare_predicate_locality(tph_session *s, int locality);
 

@@ -223,7 +223,7 @@ int tph_score_locality(const tph_session *s, tph_idx task);
  * request. */
 int tph_score_locality_row(const tph_session *s, tph_idx task, bool *row);
 /* The least locality declared by the plugins with a predicate registration (TPH_PRED_*,
- * tephra/plugin.h): SPEC when none registers a predicate. */
+ * tephra/plugin.h): SPEC_ONLY when none registers a predicate. */
 int tph_predicate_locality(const tph_session *s);
 /* TPH_ALLOC_QUEUE when every plugin with an Allocatable registration declared it
  * (tephra/plugin.h), else TPH_ALLOC_GLOBAL. */

@@ -132,7 +132,7 @@ static tph_plugin_inst *declaring(tph_session *s, int locality, int most, int *r
 int tph_declare_predicate_locality(tph_session *s, int locality)
 {
 	int rc;
-	tph_plugin_inst *pi = declaring(s, locality, TPH_PRED_SPEC, &rc);
+	tph_plugin_inst *pi = declaring(s, locality, TPH_PRED_SPEC_ONLY, &rc);
 	if (pi && tph_ep_enabled(pi, TPH_EP_PREDICATE))
 		pi->pred_locality = (int8_t)locality;
 	return rc;
@@ -141,7 +141,7 @@ int tph_declare_predicate_locality(tph_session *s, int locality)
 int tph_predicate_locality(const tph_session *s)
 {
 	const tph_ep_list *l = &s->ep[TPH_EP_PREDICATE];
-	int least = TPH_PRED_SPEC;
+	int least = TPH_PRED_SPEC_ONLY;
 	for (uint32_t i = 0; i < l->n; i++) {
 		int k = s->plugins[l->e[i].plugin].pred_locality;
 		least = k < least ? k : least;
