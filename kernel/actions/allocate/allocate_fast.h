@@ -5,7 +5,10 @@
  * Tasks with the same pod spec and request row form a shape. A shape keeps, per ready node
  * (its position in s->ready_nodes), the verdict of the fit and the predicates, the gradient
  * group and the total score, plus a tournament over the positions ordered as allocate chooses
- * (group, then score, then position), so a task takes the root. A placement on node X logs X
+ * (group, then score, then position), so a task takes the root. The parts that do not read the
+ * pod spec are kept once per request row (af_row: fit, group, and the scores when they read only
+ * the row, TPH_SCORE_ROW) and the predicates' verdicts once per pod spec (af_pred, when they do
+ * not read the request, TPH_PRED_SPEC_ONLY); a shape combines them. A placement on node X logs X
  * (tph_eqc_touch); a shape brought up to date computes X again, and only X, which is exact as
  * long as
  *  - every predicate is node-local and reads nothing of the task but its spec and request
