@@ -91,11 +91,11 @@ static void score(void *stv, const tph_session *s, tph_idx task, const tph_idx *
 	}
 }
 
-/* Node-local: the request against the node's own used and allocatable. */
+/* Node-local: the request row against the node's own used and allocatable. */
 static int locality(void *st, const tph_session *s, tph_idx task)
 {
 	(void)st, (void)s, (void)task;
-	return TPH_SCORE_LOCAL;
+	return TPH_SCORE_LOCAL | TPH_SCORE_ROW;
 }
 
 static int bp_open(tph_session *s, void *stv, const tph_args *args)

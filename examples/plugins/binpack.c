@@ -104,12 +104,13 @@ static void score(void *st, const tph_session *s, tph_idx task, const tph_idx *n
 }
 
 /* A node's score reads only the task's request row and that node's own columns, so allocate
- * may keep scores between tasks of one shape (its fast path); without this answer decisions
- * stay the same but every task scores every node. */
+ * may keep scores between tasks of one shape (its fast path), and, as it reads nothing of the
+ * pod spec (TPH_SCORE_ROW), between the shapes of one request row; without this answer
+ * decisions stay the same but every task scores every node. */
 static int locality(void *st, const tph_session *s, tph_idx task)
 {
 	(void)st, (void)s, (void)task;
-	return TPH_SCORE_LOCAL;
+	return TPH_SCORE_LOCAL | TPH_SCORE_ROW;
 }
 
 static int binpack_open(tph_session *s, void *st, const tph_args *args)

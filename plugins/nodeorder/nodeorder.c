@@ -377,7 +377,8 @@ static bool soft_spread(const tph_pod_spec *sp)
 /* Pod-to-pod scores count placements on other nodes (InterPodAffinity is skipped only when
  * the pod has no preferred terms and no node held pods with affinity at open). NodeAffinity
  * and TaintToleration normalise labels-only inputs over the candidates: anchored.
- * ImageLocality reads the pod's images and the node's own: local. */
+ * ImageLocality reads the pod's images and the node's own: local. Without those, the rest
+ * reads only the request row and the non-zero request: TPH_SCORE_ROW. */
 static int locality(void *stv, const tph_session *s, tph_idx task)
 {
 	const no_st *st = stv;
@@ -388,7 +389,9 @@ static int locality(void *stv, const tph_session *s, tph_idx task)
 		return TPH_SCORE_GLOBAL;
 	if ((st->w_node_aff && sp->n_node_preferred) || (st->w_taint && st->any_prefer))
 		return TPH_SCORE_ANCHORED;
-	return TPH_SCORE_LOCAL;
+	if (st->w_image && st->img_off && sp->n_images)
+		return TPH_SCORE_LOCAL;
+	return TPH_SCORE_LOCAL | TPH_SCORE_ROW;
 }
 
 /* The last node with the highest positive raw score: DefaultNormalizeScore divides by it. */

@@ -195,7 +195,7 @@ static void batch(void *st, const tph_session *s, tph_idx task, const tph_idx *n
 static int batch_locality(void *st, const tph_session *s, tph_idx task)
 {
 	(void)st, (void)s, (void)task;
-	return TPH_SCORE_LOCAL;
+	return TPH_SCORE_LOCAL | TPH_SCORE_ROW;
 }
 
 /* ---- open ---- */
@@ -289,9 +289,9 @@ static void pred_close(tph_session *s, void *stv)
 
 static int register_all(tph_session *s)
 {
-	/* its filters read the pod spec and the node; pod-to-pod terms are the kernel's to judge
-	 * (a spec with them is never shared) */
-	int rc = tph_declare_predicate_locality(s, TPH_PRED_SPEC);
+	/* its filters read the pod spec and the node, never the request; pod-to-pod terms are the
+	 * kernel's to judge (a spec with them is never shared) */
+	int rc = tph_declare_predicate_locality(s, TPH_PRED_SPEC_ONLY);
 	if (!rc)
 		rc = tph_on_predicate(s, predicate);
 	if (!rc)

@@ -1034,15 +1034,55 @@ static void test_score_locality(void **state)
 	fx_free(f);
 }
 
+/* TPH_SCORE_ROW holds only when every scoring plugin answers LOCAL with it and nothing else;
+ * tph_score_locality() reads it as plain LOCAL. */
+static void test_score_locality_row(void **state)
+{
+	fx *f = fx_new(3, NULL, 10, 1);
+	bool row = true;
+	assert_int_equal(tph_score_locality_row(&f->s, 0, &row), TPH_SCORE_LOCAL);
+	assert_true(row); /* nobody scores: nothing reads the spec */
+	AS(f, 0, tph_on_node_order(&f->s, cb_score));
+	AS(f, 1, tph_on_batch_node_order(&f->s, cb_batch));
+	AS(f, 0, tph_on_score_locality(&f->s, cb_locality, NULL));
+	f->sp[0].locality = f->sp[1].locality = TPH_SCORE_LOCAL | TPH_SCORE_ROW;
+	assert_int_equal(tph_score_locality_row(&f->s, 0, &row), TPH_SCORE_GLOBAL);
+	assert_false(row); /* plugin 1 is silent */
+	AS(f, 1, tph_on_score_locality(&f->s, cb_locality, cb_anchors));
+	assert_int_equal(tph_score_locality_row(&f->s, 0, &row), TPH_SCORE_LOCAL);
+	assert_true(row);
+	assert_int_equal(tph_score_locality(&f->s, 0), TPH_SCORE_LOCAL);
+	f->sp[1].locality = TPH_SCORE_LOCAL; /* one plugin reads the spec */
+	assert_int_equal(tph_score_locality_row(&f->s, 0, &row), TPH_SCORE_LOCAL);
+	assert_false(row);
+	f->sp[1].locality = TPH_SCORE_LOCAL | TPH_SCORE_ROW | TPH_SCORE_JOB;
+	assert_int_equal(tph_score_locality_row(&f->s, 0, &row), TPH_SCORE_LOCAL | TPH_SCORE_JOB);
+	assert_false(row);
+	f->sp[1].locality = TPH_SCORE_LOCAL | TPH_SCORE_ROW | TPH_SCORE_HYPERNODE;
+	assert_int_equal(tph_score_locality_row(&f->s, 0, &row),
+	                 TPH_SCORE_LOCAL | TPH_SCORE_HYPERNODE);
+	assert_false(row);
+	f->sp[1].locality = TPH_SCORE_ANCHORED | TPH_SCORE_ROW; /* ROW narrows LOCAL only */
+	f->sp[1].n_anchor = 0;
+	assert_int_equal(tph_score_locality_row(&f->s, 0, &row), TPH_SCORE_ANCHORED);
+	assert_false(row);
+	f->sp[1].locality = TPH_SCORE_ROW; /* alone it is no answer */
+	assert_int_equal(tph_score_locality_row(&f->s, 0, &row), TPH_SCORE_GLOBAL);
+	assert_false(row);
+	fx_free(f);
+}
+
 /* Predicate locality is declared per plugin; the session's is the least among the plugins that
- * register a predicate (none: SPEC); a plugin that declares nothing is GLOBAL; the last
+ * register a predicate (none: SPEC_ONLY); a plugin that declares nothing is GLOBAL; the last
  * declaration counts; a disabled predicate's declaration is dropped; only during open. */
 static void test_predicate_locality(void **state)
 {
 	fx *f = fx_new(3, NULL, 4, 1);
-	assert_int_equal(tph_predicate_locality(&f->s), TPH_PRED_SPEC); /* no predicate */
+	assert_int_equal(tph_predicate_locality(&f->s), TPH_PRED_SPEC_ONLY); /* no predicate */
 	AS(f, 0, tph_on_predicate(&f->s, cb_predicate));
 	assert_int_equal(tph_predicate_locality(&f->s), TPH_PRED_GLOBAL); /* undeclared */
+	AS(f, 0, tph_declare_predicate_locality(&f->s, TPH_PRED_SPEC_ONLY));
+	assert_int_equal(tph_predicate_locality(&f->s), TPH_PRED_SPEC_ONLY);
 	AS(f, 0, tph_declare_predicate_locality(&f->s, TPH_PRED_SPEC));
 	assert_int_equal(tph_predicate_locality(&f->s), TPH_PRED_SPEC);
 	AS(f, 1, tph_on_predicate(&f->s, cb_predicate));
@@ -1330,6 +1370,7 @@ int main(void)
 	    cmocka_unit_test(test_threads_deterministic),
 	    cmocka_unit_test(test_nested_scratch),
 	    cmocka_unit_test(test_score_locality),
+	    cmocka_unit_test(test_score_locality_row),
 	    cmocka_unit_test(test_predicate_locality),
 	    cmocka_unit_test(test_allocatable_locality),
 	    cmocka_unit_test(test_victim_locality),

@@ -165,6 +165,9 @@ static void test_locality_and_anchors(void **state)
 	pts_free(&p);
 	pts_open(&p, HEAD(W(1, 0, 1, 1, 2, 2, 2)) RESOURCES);
 	assert_int_equal(tph_score_locality(p.s, pts_task(&p, "ns/t")), TPH_SCORE_LOCAL);
+	bool row = false;
+	tph_score_locality_row(p.s, pts_task(&p, "ns/t"), &row);
+	assert_true(row);
 	pts_free(&p);
 }
 
@@ -324,8 +327,16 @@ static void test_image_locality(void **state)
 	expect(got, (double[]){10, 24, 0}, 3);
 	scores(&p, "ns/none", got);
 	expect(got, (double[]){0, 0, 0}, 3);
-	/* Node-local: the score of a node is the same over any candidates. */
+	/* Node-local: the score of a node is the same over any candidates. A pod with images
+	 * reads its spec; one without reads only its request row. */
 	assert_int_equal(tph_score_locality(p.s, pts_task(&p, "ns/one")), TPH_SCORE_LOCAL);
+	bool row = true;
+	assert_int_equal(tph_score_locality_row(p.s, pts_task(&p, "ns/one"), &row),
+	                 TPH_SCORE_LOCAL);
+	assert_false(row);
+	assert_int_equal(tph_score_locality_row(p.s, pts_task(&p, "ns/none"), &row),
+	                 TPH_SCORE_LOCAL);
+	assert_true(row);
 	pts_free(&p);
 }
 

@@ -64,6 +64,7 @@ alloc_fast *alloc_fast_new(tph_session *s, tph_eqc *eqc, tph_ph *ph)
 	f->ph = ph;
 	f->n = s->n_ready;
 	f->by_job = !spec_only_predicates(s);
+	f->spec_only = tph_predicate_locality(s) >= TPH_PRED_SPEC_ONLY;
 	f->soft = s->snap->shard_mode == TPH_SHARD_SOFT;
 	f->shard_code = ph->shard_code;
 	f->budget = s->opts.shape_cache_bytes ? s->opts.shape_cache_bytes : BUDGET;
@@ -84,6 +85,7 @@ void alloc_fast_free(alloc_fast *f)
 	}
 	af_track_free(f);
 	af_hn_sets_free(f);
+	af_row_free(f);
 	tph_free(f->shapes);
 	tph_free(f->tab);
 	tph_free(f->pos);
@@ -135,17 +137,23 @@ static int rehash(alloc_fast *f, uint32_t cap)
 }
 
 static af_shape *shape_add(alloc_fast *f, tph_idx t, tph_idx job, uint64_t h, int loc,
-                           uint32_t tail)
+                           uint32_t tail, bool keyrow)
 {
 	const tph_session *s = f->s;
 	af_shape *sh = tph_calloc(1, sizeof *sh);
-	if (!sh || tph_grow(&f->shapes, &f->cap_shapes, f->n_shapes + 1, sizeof *f->shapes)) {
+	af_row *row = sh ? af_row_of(f, t) : NULL;
+	af_pred *pred = row && f->spec_only ? af_pred_of(f, t) : NULL;
+	if (!row || (f->spec_only && !pred) ||
+	    tph_grow(&f->shapes, &f->cap_shapes, f->n_shapes + 1, sizeof *f->shapes)) {
 		tph_free(sh);
 		return NULL;
 	}
 	*sh = (af_shape){.spec = s->tasks.spec[t],
 	                 .req = s->tasks.req + (size_t)t * s->ndim,
 	                 .job = job,
+	                 .row = row,
+	                 .pred = pred,
+	                 .keyrow = keyrow,
 	                 .hash = h,
 	                 .loc = loc,
 	                 .tail = tail};
@@ -159,9 +167,10 @@ static af_shape *shape_add(alloc_fast *f, tph_idx t, tph_idx job, uint64_t h, in
 	return sh;
 }
 
-/* The task's shape (made with locality `loc` and split `tail` when new), keyed on its job too
- * when `by_job`; NULL when out of memory. */
-static af_shape *shape_of(alloc_fast *f, tph_idx t, int loc, uint32_t tail, bool by_job)
+/* The task's shape (made with locality `loc`, split `tail` and the row's keys or not when new),
+ * keyed on its job too when `by_job`; NULL when out of memory. */
+static af_shape *shape_of(alloc_fast *f, tph_idx t, int loc, uint32_t tail, bool by_job,
+                          bool keyrow)
 {
 	if (f->shape_of[t])
 		return f->shapes[f->shape_of[t] - 1];
@@ -179,7 +188,7 @@ static af_shape *shape_of(alloc_fast *f, tph_idx t, int loc, uint32_t tail, bool
 			return sh;
 		}
 	}
-	af_shape *sh = shape_add(f, t, job, h, loc, tail);
+	af_shape *sh = shape_add(f, t, job, h, loc, tail, keyrow);
 	if (sh)
 		f->shape_of[t] = f->n_shapes;
 	return sh;
@@ -319,15 +328,17 @@ static int decline(alloc_fast *f, tph_idx task)
 static int prepare(alloc_fast *f, tph_idx task, bool local, af_shape **shp, af_track **tp)
 {
 	const tph_session *s = f->s;
-	int loc = tph_eqc_spec_local(s->tasks.spec[task]) ? tph_score_locality(s, task)
+	bool keyrow = false;
+	int loc = tph_eqc_spec_local(s->tasks.spec[task]) ? tph_score_locality_row(s, task, &keyrow)
 	                                                  : TPH_SCORE_GLOBAL;
 	bool by_job = loc & TPH_SCORE_JOB;
 	loc &= ~TPH_SCORE_JOB;
 	if (local && loc != TPH_SCORE_LOCAL)
 		return decline(f, task);
 	uint32_t tail = loc & TPH_SCORE_HYPERNODE ? tph_score_hn_tail(s, task) : AF_NOTAIL;
-	af_shape *sh = loc == TPH_SCORE_GLOBAL ? NULL : shape_of(f, task, loc, tail, by_job);
-	bool refuse = !sh || sh->loc != loc || sh->tail != tail;
+	af_shape *sh =
+	    loc == TPH_SCORE_GLOBAL ? NULL : shape_of(f, task, loc, tail, by_job, keyrow);
+	bool refuse = !sh || sh->loc != loc || sh->tail != tail || sh->keyrow != keyrow;
 	af_track *t = refuse ? NULL : af_track_get(f, task, sh, &refuse);
 	alloc_group_req(s, task, &f->fit);
 	if (refuse || columns(f, sh) || af_sync(f, sh, task))

@@ -5,7 +5,10 @@
  * Tasks with the same pod spec and request row form a shape. A shape keeps, per ready node
  * (its position in s->ready_nodes), the verdict of the fit and the predicates, the gradient
  * group and the total score, plus a tournament over the positions ordered as allocate chooses
- * (group, then score, then position), so a task takes the root. A placement on node X logs X
+ * (group, then score, then position), so a task takes the root. The parts that do not read the
+ * pod spec are kept once per request row (af_row: fit, group, and the scores when they read only
+ * the row, TPH_SCORE_ROW) and the predicates' verdicts once per pod spec (af_pred, when they do
+ * not read the request, TPH_PRED_SPEC_ONLY); a shape combines them. A placement on node X logs X
  * (tph_eqc_touch); a shape brought up to date computes X again, and only X, which is exact as
  * long as
  *  - every predicate is node-local and reads nothing of the task but its spec and request
@@ -64,6 +67,39 @@ int alloc_fast_pick_among(alloc_fast *f, tph_idx task, const tph_idx *nodes, uin
 #define AF_MASKED      (G_NONE + 1) /* grp of a node a tracker holds failed for one query */
 #define AF_NOTAIL      UINT32_MAX   /* af_shape.tail: the scores do not split */
 
+/* One node for one request row (af_row). */
+typedef struct af_rcell {
+	double key;          /* when the row is scored and fit passes; NaN read as -inf */
+	tph_reason_code fit; /* the hard shard's reason outside the shard, else the fit's */
+	uint8_t grp;         /* G_*; G_NONE unless fit passes */
+} af_rcell;
+
+/* What every shape of one request row and non-zero request shares, whatever its pod spec:
+ * the fit verdict and gradient group of each ready node and, once a shape whose scores read
+ * only the row (TPH_SCORE_ROW) asked, the score of each node the row fits. Each part is kept
+ * current from the touch log like a shape, with its own place in the log: the scores move
+ * only when a TPH_SCORE_ROW task asks, so that no other task ever scores them. Rows are few
+ * (one per request row) and live outside the shape budget. */
+typedef struct af_row {
+	const int64_t *req;     /* the request row of the task that made it */
+	int64_t nz[2];          /* its non-zero cpu and memory request */
+	bool built, scored;     /* fit and grp / key hold a whole state */
+	uint32_t seen, lost;    /* touch log length and lost counter fit and grp reflect */
+	uint32_t kseen, klost;  /* the same for key */
+	tph_fit_req ffit, gfit; /* the filter's request (pods unit, reasons) and the group's */
+	af_rcell *cell;         /* [pos] */
+} af_row;
+
+/* What every shape of one pod spec shares when every predicate is TPH_PRED_SPEC_ONLY: the
+ * predicates' verdict on each ready node, whatever the request row (the fit is the row's),
+ * kept current from the touch log. Specs are few and live outside the shape budget. */
+typedef struct af_pred {
+	const tph_pod_spec *spec;
+	bool built;
+	uint32_t seen, lost;
+	tph_reason_code *code; /* [pos] */
+} af_pred;
+
 /* One node for one shape; one cache line holds what a touched node needs. */
 typedef struct af_cell {
 	double key;           /* total score, NaN read as -inf */
@@ -84,6 +120,9 @@ typedef struct af_shape {
 	const tph_pod_spec *spec;
 	const int64_t *req; /* the request row of the task that made it */
 	tph_idx job;        /* TPH_NOIDX unless the shape keys on the job */
+	af_row *row;        /* its request row's fit, groups and perhaps scores */
+	af_pred *pred;      /* its pod spec's predicate verdicts, or NULL: its own */
+	bool keyrow;        /* TPH_SCORE_ROW: the keys are the row's */
 	uint64_t hash;
 	int loc;       /* TPH_SCORE_LOCAL (perhaps | TPH_SCORE_HYPERNODE) or TPH_SCORE_ANCHORED */
 	bool built;    /* the columns hold a whole state, current as of `seen` */
@@ -138,6 +177,11 @@ struct alloc_fast {
 	uint64_t clock;
 	af_track **tr;
 	uint32_t n_tr, cap_tr;
+	af_row **rows;
+	uint32_t n_rows, cap_rows;
+	bool spec_only; /* every predicate is TPH_PRED_SPEC_ONLY: verdicts per pod spec */
+	af_pred **preds;
+	uint32_t n_preds, cap_preds;
 	/* scratch for n positions */
 	uint32_t *plist, *sub, *at, *mark, mark_gen;
 	tph_idx *nodes, *feas;
@@ -155,6 +199,21 @@ int af_rescore(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t g);
 size_t af_shape_bytes(const af_shape *sh, uint32_t n);
 int af_shape_alloc(af_shape *sh, uint32_t n);
 void af_shape_release(af_shape *sh);
+
+/* The distinct ready positions logged since `seen`, into f->plist (cells: the columns to
+ * prefetch, `size` bytes a position). */
+uint32_t af_touched(alloc_fast *f, uint32_t seen, const tph_idx *log, uint32_t n_log,
+                    const void *cells, size_t size);
+
+/* allocate_fast_row.c: the task's request row (made when new; NULL when out of memory),
+ * brought up to date for `task`; `keys`: its scores too (the task's scores are TPH_SCORE_ROW).
+ * Both use f->plist and f->sub. */
+af_row *af_row_of(alloc_fast *f, tph_idx task);
+int af_row_sync(alloc_fast *f, af_row *r, tph_idx task, bool keys);
+void af_row_free(alloc_fast *f);
+/* The same for the task's pod spec's predicate verdicts (f->spec_only). */
+af_pred *af_pred_of(alloc_fast *f, tph_idx task);
+void af_pred_sync(alloc_fast *f, af_pred *v, tph_idx task);
 
 /* allocate_fast_tree.c: the tournament over n positions: leaves (blocks of AF_BLOCK) for n,
  * a whole build, and the upkeep after p's grp or key changed (positions that changed too get

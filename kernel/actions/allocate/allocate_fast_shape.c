@@ -5,6 +5,8 @@
 #include "allocate_hn_rank.h"
 
 #include "base/mem.h"
+#include "session/ep_predicate.h"
+#include "session/prof.h"
 #include "tephra/topology.h"
 
 #include <math.h>
@@ -51,23 +53,36 @@ void af_shape_release(af_shape *sh)
 
 /* ---- verdicts, groups, scores ---- */
 
-/* Verdicts of the positions plist[0..k) (every position when plist is NULL): the hard shard's
- * reason outside the shard, else the fit and the predicates. */
-static void verdicts(alloc_fast *f, tph_idx task, const uint32_t *plist, uint32_t k,
-                     tph_reason_code *out)
+/* Verdicts of the positions plist[0..k) (every position when plist is NULL): the row's (the
+ * hard shard's reason outside the shard, else the fit's), then the predicates where it
+ * passes, as tph_filter_nodes() gives them. */
+static void verdicts(alloc_fast *f, const af_shape *sh, tph_idx task, const uint32_t *plist,
+                     uint32_t k, tph_reason_code *out)
 {
 	tph_session *s = f->s;
+	const af_rcell *rc = sh->row->cell;
 	uint32_t m = 0;
-	for (uint32_t i = 0; i < k; i++) {
-		tph_idx node = s->ready_nodes[plist ? plist[i] : i];
-		if (f->shard_code && !(s->nodes.flags[node] & TPH_NODE_IN_SHARD)) {
-			out[i] = f->shard_code;
-			continue;
+	if (sh->pred) {
+		const tph_reason_code *pv = sh->pred->code;
+		for (uint32_t i = 0; i < k; i++) {
+			uint32_t p = plist ? plist[i] : i;
+			out[i] = rc[p].fit == TPH_PASS ? pv[p] : rc[p].fit;
 		}
-		f->nodes[m] = node;
-		f->at[m++] = i;
+		return;
 	}
-	tph_filter_nodes(s, task, f->nodes, m, f->vbuf, f->feas);
+	for (uint32_t i = 0; i < k; i++) {
+		uint32_t p = plist ? plist[i] : i;
+		out[i] = rc[p].fit;
+		f->nodes[m] = s->ready_nodes[p];
+		f->at[m] = i;
+		m += rc[p].fit == TPH_PASS;
+	}
+	if (!m)
+		return;
+	double t0 = s->prof ? tph_now_ms() : 0;
+	tph_predicate_nodes(s, task, f->nodes, m, f->vbuf);
+	if (s->prof)
+		tph_prof_add(s, TPH_EP_PREDICATE, m, tph_now_ms() - t0);
 	for (uint32_t j = 0; j < m; j++)
 		out[f->at[j]] = f->vbuf[j];
 }
@@ -84,11 +99,10 @@ static void store_codes(alloc_fast *f, af_shape *sh, const uint32_t *plist, uint
 	}
 }
 
-/* The group of position p for the task being picked (its request in f->fit). */
-static uint8_t group(const alloc_fast *f, uint32_t p, tph_reason_code code)
+/* The group of position p given its verdict: the row's when it passes. */
+static uint8_t group(const af_shape *sh, uint32_t p, tph_reason_code code)
 {
-	return code == TPH_PASS ? alloc_group_of(f->s, &f->fit, f->s->ready_nodes[p], f->soft)
-	                        : G_NONE;
+	return code == TPH_PASS ? sh->row->cell[p].grp : G_NONE;
 }
 
 static void keys(af_shape *sh, const uint32_t *plist, uint32_t m, const double *total)
@@ -115,6 +129,11 @@ static void score(alloc_fast *f, af_shape *sh, tph_idx task, const uint32_t *pli
 {
 	for (uint32_t i = 0; i < m; i++)
 		f->nodes[i] = f->s->ready_nodes[plist[i]];
+	if (sh->keyrow) {
+		for (uint32_t i = 0; i < m; i++)
+			sh->cell[plist[i]].key = sh->row->cell[plist[i]].key;
+		return;
+	}
 	if (!sh->part) {
 		tph_score_nodes(f->s, task, f->nodes, m, f->scores);
 		keys(sh, plist, m, f->scores);
@@ -134,11 +153,11 @@ static void build(alloc_fast *f, af_shape *sh, tph_idx task)
 {
 	uint32_t n = f->n, m = 0;
 	bool anchored = (sh->loc & ~TPH_SCORE_HYPERNODE) == TPH_SCORE_ANCHORED;
-	verdicts(f, task, NULL, n, f->codes);
+	verdicts(f, sh, task, NULL, n, f->codes);
 	store_codes(f, sh, NULL, n, f->codes);
 	memset(sh->cnt, 0, sizeof sh->cnt);
 	for (uint32_t p = 0; p < n; p++) {
-		uint8_t g = group(f, p, sh->cell[p].code);
+		uint8_t g = group(sh, p, sh->cell[p].code);
 		sh->cell[p].grp = g;
 		sh->cnt[g]++;
 		sh->cell[p].key = 0;
@@ -173,7 +192,7 @@ static bool is_anchor(const af_shape *sh, uint32_t g, uint32_t p)
  * a node it was not scored with is scored again whole, before it is next used. */
 static void regroup(alloc_fast *f, af_shape *sh, uint32_t p)
 {
-	uint8_t og = sh->cell[p].grp, ng = group(f, p, sh->cell[p].code);
+	uint8_t og = sh->cell[p].grp, ng = group(sh, p, sh->cell[p].code);
 	sh->cell[p].grp = ng;
 	if (og != ng) {
 		sh->cnt[og]--;
@@ -241,7 +260,7 @@ static void rescore_all(alloc_fast *f, af_shape *sh, tph_idx task)
 static void update(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k, bool wide)
 {
 	if (k) {
-		verdicts(f, task, f->plist, k, f->codes);
+		verdicts(f, sh, task, f->plist, k, f->codes);
 		store_codes(f, sh, f->plist, k, f->codes);
 	}
 	for (uint32_t i = 0; i < k; i++)
@@ -267,22 +286,22 @@ static void update(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k, bool w
 			af_tree_update(sh, f->n, f->plist[i]);
 }
 
-/* The distinct ready positions logged since the shape was current, into f->plist. Even when
- * most nodes changed this beats a build, which evaluates every node; many positions are put
- * back in ascending order, so the evaluations walk the node columns forward. */
-static uint32_t touched(alloc_fast *f, const af_shape *sh, const tph_idx *log, uint32_t n_log)
+/* Even when most nodes changed this beats a build, which evaluates every node; many positions
+ * are put back in ascending order, so the evaluations walk the node columns forward. */
+uint32_t af_touched(alloc_fast *f, uint32_t seen, const tph_idx *log, uint32_t n_log,
+                    const void *cells, size_t size)
 {
 	uint32_t k = 0, gen = ++f->mark_gen, *mark = f->mark, *plist = f->plist;
 	const uint32_t *pos = f->pos;
 	/* No branch (repeats are common and unpredictable): every entry is written at plist[k]
 	 * and kept only when fresh; a node that is not ready marks the spare slot f->n. */
-	for (uint32_t i = sh->seen; i < n_log; i++) {
+	for (uint32_t i = seen; i < n_log; i++) {
 		uint32_t p = pos[log[i]], q = p == NOPOS ? f->n : p;
 		uint32_t fresh = (mark[q] != gen) & (p != NOPOS);
 		mark[q] = gen;
 		plist[k] = p;
 		k += fresh;
-		__builtin_prefetch(&sh->cell[q], 1); /* cold for a shape back after a while */
+		__builtin_prefetch((const char *)cells + q * size, 1); /* cold after a while */
 	}
 	if ((uint64_t)k * 8 > f->n) {
 		k = 0;
@@ -314,10 +333,12 @@ int af_sync(alloc_fast *f, af_shape *sh, tph_idx task)
 {
 	uint32_t n_log, lost, k = NOPOS;
 	const tph_idx *log = tph_eqc_log(f->eqc, &n_log, &lost);
-	if (!sh->cell)
+	if (!sh->cell || af_row_sync(f, sh->row, task, sh->keyrow))
 		return TPH_ENOMEM;
+	if (sh->pred)
+		af_pred_sync(f, sh->pred, task);
 	if (sh->built && sh->lost == lost && n_log - sh->seen <= (uint64_t)f->n * 4)
-		k = touched(f, sh, log, n_log);
+		k = af_touched(f, sh->seen, log, n_log, sh->cell, sizeof *sh->cell);
 	bool wide = k != NOPOS && hn_touched(f, sh, log, n_log);
 	if (k == NOPOS)
 		build(f, sh, task);

@@ -394,6 +394,12 @@ tph_idx tph_session_task_subjob(const tph_session *s, tph_idx task);
  * (network-topology-aware's binpacking of normal pods). The flag means nothing without
  * TPH_SCORE_HYPERNODE.
  *
+ * TPH_SCORE_ROW, or'ed into LOCAL, narrows it instead: the score of node i reads nothing of
+ * the task but its request row and its non-zero request (tph_task_store.nonzero), not its pod
+ * spec either. When every plugin's answer carries it (and none carries JOB or HYPERNODE),
+ * allocate keeps one score per (request row, non-zero request) and node for the tasks of every
+ * pod spec; an answer without it is read as plain LOCAL.
+ *
  * The answer may differ per task (a plugin whose score is constant for some tasks says LOCAL
  * for those). Both callbacks run on the session's thread and must not
  * write session state; the anchors callback may be NULL when the plugin never answers
@@ -404,7 +410,8 @@ enum {
 	TPH_SCORE_ANCHORED = 2,
 	TPH_SCORE_JOB = 4,
 	TPH_SCORE_HYPERNODE = 8,
-	TPH_SCORE_HN_SET = 16
+	TPH_SCORE_HN_SET = 16,
+	TPH_SCORE_ROW = 32
 };
 #define TPH_SCORE_MAX_ANCHORS 4u
 typedef int (*tph_score_locality_fn)(void *st, const tph_session *s, tph_idx task);
@@ -425,6 +432,10 @@ int tph_on_score_locality(tph_session *s, tph_score_locality_fn locality,
  *                   taints), and per-node plugin state that only a placement on i changes.
  *  TPH_PRED_SPEC    as LOCAL, and not on the role or the job either (nor on anything else of
  *                   the task but its spec and request row): verdicts then serve every job.
+ *  TPH_PRED_SPEC_ONLY  as SPEC, and not on the request row either (the kernel checks the
+ *                   resource fit itself, before the predicates): allocate then keeps one
+ *                   verdict per pod spec and node for every request row, and may ask for it
+ *                   on nodes the task does not fit.
  *  TPH_PRED_GLOBAL  anything else; the default for a plugin that declares nothing. Every task
  *                   then filters every node (same decisions, more work).
  *
@@ -435,7 +446,8 @@ int tph_on_score_locality(tph_session *s, tph_score_locality_fn locality,
 enum {
 	TPH_PRED_GLOBAL = 0,
 	TPH_PRED_LOCAL = 1,
-	TPH_PRED_SPEC = 2
+	TPH_PRED_SPEC = 2,
+	TPH_PRED_SPEC_ONLY = 3
 };
 int tph_declare_predicate_locality(tph_session *s, int locality);
 

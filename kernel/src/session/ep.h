@@ -221,8 +221,12 @@ bool tph_score_hn_set(const tph_session *s, tph_idx task, uint32_t tail);
  * else TPH_SCORE_LOCAL. Either of the last two carries TPH_SCORE_JOB when any plugin's answer
  * does. */
 int tph_score_locality(const tph_session *s, tph_idx task);
+/* The same, with *row set when the answer is plain TPH_SCORE_LOCAL and every plugin's answer
+ * carries TPH_SCORE_ROW: the scores then read only the task's request row and non-zero
+ * request. */
+int tph_score_locality_row(const tph_session *s, tph_idx task, bool *row);
 /* The least locality declared by the plugins with a predicate registration (TPH_PRED_*,
- * tephra/plugin.h): SPEC when none registers a predicate. */
+ * tephra/plugin.h): SPEC_ONLY when none registers a predicate. */
 int tph_predicate_locality(const tph_session *s);
 /* TPH_ALLOC_QUEUE when every plugin with an Allocatable registration declared it
  * (tephra/plugin.h), else TPH_ALLOC_GLOBAL. */

@@ -47,29 +47,36 @@ static bool all_declared(const tph_session *s)
 #define FLAGS (TPH_SCORE_JOB | TPH_SCORE_HYPERNODE | TPH_SCORE_HN_SET)
 
 /* One plugin's answer: LOCAL or ANCHORED, each perhaps with TPH_SCORE_JOB, LOCAL perhaps with
- * TPH_SCORE_HYPERNODE (and then perhaps TPH_SCORE_HN_SET), else GLOBAL. */
-static int answer(const tph_session *s, const tph_ep_entry *e, tph_idx task)
+ * TPH_SCORE_HYPERNODE (and then perhaps TPH_SCORE_HN_SET), else GLOBAL; *row (row may be
+ * NULL): whether it is LOCAL with TPH_SCORE_ROW. */
+static int answer(const tph_session *s, const tph_ep_entry *e, tph_idx task, bool *row)
 {
 	int a = CALL(tph_score_locality_fn, e)(e->st, s, task);
 	if (!(a & TPH_SCORE_HYPERNODE))
 		a &= ~TPH_SCORE_HN_SET;
-	int kind = a & ~FLAGS;
+	int kind = a & ~(FLAGS | TPH_SCORE_ROW);
+	if (row)
+		*row = kind == TPH_SCORE_LOCAL && (a & TPH_SCORE_ROW);
 	if (kind == TPH_SCORE_ANCHORED && (a & TPH_SCORE_HYPERNODE))
 		return TPH_SCORE_GLOBAL;
 	return kind == TPH_SCORE_LOCAL || kind == TPH_SCORE_ANCHORED ? a & (kind | FLAGS)
 	                                                             : TPH_SCORE_GLOBAL;
 }
 
-int tph_score_locality(const tph_session *s, tph_idx task)
+int tph_score_locality_row(const tph_session *s, tph_idx task, bool *row_out)
 {
 	TPH_PROF(s, TPH_EP_SCORE_LOCALITY);
+	*row_out = false;
 	/* BestNode plugins choose from the whole scored list: nothing to keep. */
 	if (s->ep[TPH_EP_BEST_NODE].n || !all_declared(s))
 		return TPH_SCORE_GLOBAL;
 	const tph_ep_list *l = &s->ep[TPH_EP_SCORE_LOCALITY];
 	int kind = TPH_SCORE_LOCAL, flags = 0;
+	bool all_row = true;
 	for (uint32_t i = 0; i < l->n && kind != TPH_SCORE_GLOBAL; i++) {
-		int a = answer(s, &l->e[i], task);
+		bool row;
+		int a = answer(s, &l->e[i], task, &row);
+		all_row &= row;
 		flags |= a & (TPH_SCORE_JOB | TPH_SCORE_HYPERNODE); /* HN_SET: tph_score_hn_set */
 		a &= ~FLAGS;
 		kind = a == TPH_SCORE_LOCAL ? kind : a;
@@ -79,13 +86,20 @@ int tph_score_locality(const tph_session *s, tph_idx task)
 	if (kind == TPH_SCORE_ANCHORED && (flags & TPH_SCORE_HYPERNODE) &&
 	    tph_score_hn_tail(s, task) == UINT32_MAX)
 		return TPH_SCORE_GLOBAL;
+	*row_out = all_row && kind == TPH_SCORE_LOCAL && !flags;
 	return kind == TPH_SCORE_GLOBAL ? kind : kind | flags;
+}
+
+int tph_score_locality(const tph_session *s, tph_idx task)
+{
+	bool row;
+	return tph_score_locality_row(s, task, &row);
 }
 
 static bool hn_answer(const tph_session *s, uint16_t plugin, tph_idx task)
 {
 	const tph_ep_entry *e = entry_of(s, TPH_EP_SCORE_LOCALITY, plugin);
-	return e && (answer(s, e, task) & TPH_SCORE_HYPERNODE);
+	return e && (answer(s, e, task, NULL) & TPH_SCORE_HYPERNODE);
 }
 
 uint32_t tph_score_hn_tail(const tph_session *s, tph_idx task)
@@ -94,7 +108,7 @@ uint32_t tph_score_hn_tail(const tph_session *s, tph_idx task)
 	const tph_ep_list *b = &s->ep[TPH_EP_BATCH_NODE_ORDER], *l = &s->ep[TPH_EP_SCORE_LOCALITY];
 	uint32_t hn = 0, tail = b->n;
 	for (uint32_t i = 0; i < l->n; i++) {
-		if (!(answer(s, &l->e[i], task) & TPH_SCORE_HYPERNODE))
+		if (!(answer(s, &l->e[i], task, NULL) & TPH_SCORE_HYPERNODE))
 			continue;
 		hn++;
 		for (size_t k = 0; k < sizeof others / sizeof *others; k++)
@@ -112,7 +126,7 @@ bool tph_score_hn_set(const tph_session *s, tph_idx task, uint32_t tail)
 	if (tail == UINT32_MAX || tail + 1 != b->n)
 		return false;
 	const tph_ep_entry *e = entry_of(s, TPH_EP_SCORE_LOCALITY, b->e[tail].plugin);
-	return e && (answer(s, e, task) & TPH_SCORE_HN_SET);
+	return e && (answer(s, e, task, NULL) & TPH_SCORE_HN_SET);
 }
 
 /* The plugin now opening, when it may declare `locality` (0..most); else NULL and *rc says
@@ -131,7 +145,7 @@ static tph_plugin_inst *declaring(tph_session *s, int locality, int most, int *r
 int tph_declare_predicate_locality(tph_session *s, int locality)
 {
 	int rc;
-	tph_plugin_inst *pi = declaring(s, locality, TPH_PRED_SPEC, &rc);
+	tph_plugin_inst *pi = declaring(s, locality, TPH_PRED_SPEC_ONLY, &rc);
 	if (pi && tph_ep_enabled(pi, TPH_EP_PREDICATE))
 		pi->pred_locality = (int8_t)locality;
 	return rc;
@@ -140,7 +154,7 @@ int tph_declare_predicate_locality(tph_session *s, int locality)
 int tph_predicate_locality(const tph_session *s)
 {
 	const tph_ep_list *l = &s->ep[TPH_EP_PREDICATE];
-	int least = TPH_PRED_SPEC;
+	int least = TPH_PRED_SPEC_ONLY;
 	for (uint32_t i = 0; i < l->n; i++) {
 		int k = s->plugins[l->e[i].plugin].pred_locality;
 		least = k < least ? k : least;
@@ -216,7 +230,7 @@ uint32_t tph_score_anchors(const tph_session *s, tph_idx task, const tph_idx *no
 	const tph_ep_list *l = &s->ep[TPH_EP_SCORE_LOCALITY];
 	uint32_t k = 0;
 	for (uint32_t i = 0; i < l->n; i++) {
-		if ((answer(s, &l->e[i], task) & ~FLAGS) != TPH_SCORE_ANCHORED)
+		if ((answer(s, &l->e[i], task, NULL) & ~FLAGS) != TPH_SCORE_ANCHORED)
 			continue;
 		const tph_ep_entry *a = entry_of(s, TPH_EP_SCORE_ANCHORS, l->e[i].plugin);
 		tph_idx mine[TPH_SCORE_MAX_ANCHORS];

@@ -1,0 +1,179 @@
+/* The columns shapes share (allocate_fast.h): a request row's fit verdict, gradient group and,
+ * for TPH_SCORE_ROW tasks, score of every ready node, which the shapes of every pod spec with
+ * that row read instead of computing them each, and a pod spec's predicate verdicts, which the
+ * shapes of every request row read (on 10k-standard 195 shapes are 13 pod specs by 31 rows). */
+#include "allocate_fast.h"
+
+#include "base/mem.h"
+#include "session/ep_predicate.h"
+#include "session/prof.h"
+
+#include <math.h>
+#include <string.h>
+
+#define NOPOS UINT32_MAX
+
+af_row *af_row_of(alloc_fast *f, tph_idx task)
+{
+	const tph_session *s = f->s;
+	const int64_t *req = s->tasks.req + (size_t)task * s->ndim,
+	              *nz = s->tasks.nonzero + (size_t)task * 2;
+	for (uint32_t i = 0; i < f->n_rows; i++) {
+		af_row *r = f->rows[i];
+		if (r->nz[0] == nz[0] && r->nz[1] == nz[1] &&
+		    !memcmp(r->req, req, s->ndim * sizeof *req))
+			return r;
+	}
+	af_row *r = tph_calloc(1, sizeof *r);
+	if (r)
+		r->cell = tph_malloc(((size_t)f->n + 1) * sizeof *r->cell);
+	if (!r || !r->cell || tph_grow(&f->rows, &f->cap_rows, f->n_rows + 1, sizeof *f->rows)) {
+		if (r)
+			tph_free(r->cell);
+		tph_free(r);
+		return NULL;
+	}
+	tph_reason_code insuff[TPH_RES_MAX];
+	for (uint32_t d = 0; d < TPH_RES_MAX; d++)
+		insuff[d] = tph_reason_insufficient(s, d);
+	r->req = req;
+	r->nz[0] = nz[0];
+	r->nz[1] = nz[1];
+	tph_fit_prepare(s, task, insuff, true, &r->ffit);
+	alloc_group_req(s, task, &r->gfit);
+	f->rows[f->n_rows++] = r;
+	return r;
+}
+
+void af_row_free(alloc_fast *f)
+{
+	for (uint32_t i = 0; i < f->n_rows; i++) {
+		tph_free(f->rows[i]->cell);
+		tph_free(f->rows[i]);
+	}
+	tph_free(f->rows);
+	f->rows = NULL;
+	f->n_rows = f->cap_rows = 0;
+	for (uint32_t i = 0; i < f->n_preds; i++) {
+		tph_free(f->preds[i]->code);
+		tph_free(f->preds[i]);
+	}
+	tph_free(f->preds);
+	f->preds = NULL;
+	f->n_preds = f->cap_preds = 0;
+}
+
+/* Fit and group of positions plist[0..k) (every position when plist is NULL), as
+ * tph_filter_nodes' fit and alloc_group_of() give them. */
+static void fits(alloc_fast *f, af_row *r, const uint32_t *plist, uint32_t k)
+{
+	const tph_session *s = f->s;
+	for (uint32_t i = 0; i < k; i++) {
+		uint32_t p = plist ? plist[i] : i;
+		tph_idx node = s->ready_nodes[p];
+		af_rcell *c = &r->cell[p];
+		c->fit = f->shard_code && !(s->nodes.flags[node] & TPH_NODE_IN_SHARD)
+		             ? f->shard_code
+		             : tph_fit_check(&s->nodes, &r->ffit, node, true);
+		c->grp = c->fit == TPH_PASS ? alloc_group_of(s, &r->gfit, node, f->soft) : G_NONE;
+	}
+}
+
+/* Scores of the positions plist[0..k) that the row fits, over themselves. */
+static void keys(alloc_fast *f, af_row *r, tph_idx task, const uint32_t *plist, uint32_t k)
+{
+	const tph_session *s = f->s;
+	uint32_t m = 0;
+	for (uint32_t i = 0; i < k; i++) {
+		uint32_t p = plist ? plist[i] : i;
+		f->sub[m] = p;
+		f->nodes[m] = s->ready_nodes[p];
+		m += r->cell[p].fit == TPH_PASS;
+	}
+	if (!m)
+		return;
+	tph_score_nodes(f->s, task, f->nodes, m, f->scores);
+	for (uint32_t j = 0; j < m; j++)
+		r->cell[f->sub[j]].key = isnan(f->scores[j]) ? -(double)INFINITY : f->scores[j];
+}
+
+/* How many logged positions since `seen` to evaluate again, into f->plist; NOPOS: every one. */
+static uint32_t stale(alloc_fast *f, af_row *r, bool whole, uint32_t seen, uint32_t lost,
+                      const tph_idx *log, uint32_t n_log, uint32_t log_lost)
+{
+	if (whole || lost != log_lost || n_log - seen > (uint64_t)f->n * 4)
+		return NOPOS;
+	return af_touched(f, seen, log, n_log, r->cell, sizeof *r->cell);
+}
+
+int af_row_sync(alloc_fast *f, af_row *r, tph_idx task, bool want_keys)
+{
+	uint32_t n_log, lost;
+	const tph_idx *log = tph_eqc_log(f->eqc, &n_log, &lost);
+	/* keys as current as fit (the usual case): the same positions, walked once */
+	bool even = r->scored && r->kseen == r->seen && r->klost == r->lost;
+	uint32_t k = stale(f, r, !r->built, r->seen, r->lost, log, n_log, lost);
+	if (k == NOPOS)
+		fits(f, r, NULL, f->n);
+	else
+		fits(f, r, f->plist, k);
+	r->built = true;
+	r->seen = n_log;
+	r->lost = lost;
+	if (!want_keys)
+		return TPH_OK;
+	if (!even || k == NOPOS)
+		k = stale(f, r, !r->scored, r->kseen, r->klost, log, n_log, lost);
+	if (k == NOPOS)
+		keys(f, r, task, NULL, f->n);
+	else
+		keys(f, r, task, f->plist, k);
+	r->scored = true;
+	r->kseen = n_log;
+	r->klost = lost;
+	return TPH_OK;
+}
+
+/* ---- a pod spec's predicate verdicts ---- */
+
+af_pred *af_pred_of(alloc_fast *f, tph_idx task)
+{
+	const tph_pod_spec *sp = f->s->tasks.spec[task];
+	for (uint32_t i = 0; i < f->n_preds; i++)
+		if (f->preds[i]->spec == sp)
+			return f->preds[i];
+	af_pred *v = tph_calloc(1, sizeof *v);
+	if (v)
+		v->code = tph_malloc(((size_t)f->n + 1) * sizeof *v->code);
+	if (!v || !v->code ||
+	    tph_grow(&f->preds, &f->cap_preds, f->n_preds + 1, sizeof *f->preds)) {
+		if (v)
+			tph_free(v->code);
+		tph_free(v);
+		return NULL;
+	}
+	v->spec = sp;
+	f->preds[f->n_preds++] = v;
+	return v;
+}
+
+void af_pred_sync(alloc_fast *f, af_pred *v, tph_idx task)
+{
+	tph_session *s = f->s;
+	uint32_t n_log, lost;
+	const tph_idx *log = tph_eqc_log(f->eqc, &n_log, &lost);
+	bool whole = !v->built || v->lost != lost || n_log - v->seen > (uint64_t)f->n * 4;
+	uint32_t k = whole ? f->n : af_touched(f, v->seen, log, n_log, v->code, sizeof *v->code);
+	for (uint32_t i = 0; i < k; i++)
+		f->nodes[i] = s->ready_nodes[whole ? i : f->plist[i]];
+	double t0 = s->prof ? tph_now_ms() : 0;
+	if (k)
+		tph_predicate_nodes(s, task, f->nodes, k, f->vbuf);
+	if (s->prof)
+		tph_prof_add(s, TPH_EP_PREDICATE, k, tph_now_ms() - t0);
+	for (uint32_t i = 0; i < k; i++)
+		v->code[whole ? i : f->plist[i]] = f->vbuf[i];
+	v->built = true;
+	v->seen = n_log;
+	v->lost = lost;
+}
