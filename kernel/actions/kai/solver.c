@@ -43,14 +43,18 @@ int tph_kai_solver_init(tph_kai_solver *sv, tph_kai_session *s, tph_kai_solver_r
 	sv->taken_list = tph_calloc(nt, sizeof *sv->taken_list);
 	sv->rem = tph_calloc((size_t)v->subgroups.n + 1, sizeof *sv->rem);
 	sv->vq_popped = tph_calloc((size_t)v->queues.n * TPH_KAI_DIMS + 1, sizeof *sv->vq_popped);
-	sv->q_best = tph_calloc((size_t)v->queues.n + 1, sizeof *sv->q_best);
-	sv->re_best = tph_calloc((size_t)v->queues.n + 1, sizeof *sv->re_best);
+	sv->kid_first = tph_calloc((size_t)v->queues.n + 3, sizeof *sv->kid_first);
+	sv->kids = tph_calloc((size_t)v->queues.n + 1, sizeof *sv->kids);
+	if (rc == TPH_OK)
+		rc = tph_kai_jobq_init(&sv->vq, v->queues.n);
+	if (rc == TPH_OK)
+		rc = tph_kai_jobq_init(&sv->rq, v->queues.n);
 	if (rc == TPH_OK &&
 	    !(sv->q_first && sv->q_jobs && sv->pend && sv->pool && sv->tasks && sv->rec &&
 	      sv->pot && sv->batch_end && sv->victims && sv->vjob && sv->vfirst && sv->order &&
 	      sv->sub && sv->tmp && sv->cand && sv->vq_in && sv->taken && sv->job_in &&
 	      sv->job_mark && sv->node_seen && sv->cap && sv->rf && sv->req && sv->in_rec &&
-	      sv->saved && sv->taken_list && sv->rem && sv->vq_popped && sv->q_best && sv->re_best))
+	      sv->saved && sv->taken_list && sv->rem && sv->vq_popped && sv->kid_first && sv->kids))
 		rc = TPH_ENOMEM;
 	if (rc == TPH_OK)
 		tph_kai_solver_index(sv);
@@ -64,10 +68,12 @@ void tph_kai_solver_free(tph_kai_solver *sv)
 	               sv->vfirst,     sv->order,  sv->sub,       sv->tmp,      sv->cand,
 	               sv->vq_in,      sv->taken,  sv->job_in,    sv->job_mark, sv->node_seen,
 	               sv->cap,        sv->rf,     sv->req,       sv->in_rec,   sv->saved,
-	               sv->taken_list, sv->rem,    sv->q_best,    sv->re_best};
+	               sv->taken_list, sv->rem,    sv->kid_first, sv->kids};
 	for (size_t i = 0; i < sizeof all / sizeof *all; i++)
 		tph_free(all[i]);
 	tph_free(sv->vq_popped);
+	tph_kai_jobq_free(&sv->vq);
+	tph_kai_jobq_free(&sv->rq);
 	tph_kai_placer_free(&sv->pl);
 	tph_kai_memo_free(&sv->memo);
 }
@@ -128,8 +134,8 @@ static int reallocate(tph_kai_solver *sv)
 	}
 	sv->job_in[sv->job] = 1;
 	int rc = 0;
-	tph_kai_jobq_forget(sv, sv->re_best);
-	for (int32_t j; left && (j = tph_kai_jobq_pop(sv, sv->job_in, sv->re_best, false)) >= 0;) {
+	tph_kai_jobq_forget(sv, &sv->rq, false);
+	for (int32_t j; left && (j = tph_kai_jobq_pop(sv, sv->job_in, &sv->rq, false)) >= 0;) {
 		left -= (uint32_t)j == sv->job || sv->job_mark[j];
 		if ((uint32_t)j == sv->job) {
 			rc = allocate_job(sv, sv->job, sv->tasks, sv->k);

@@ -109,6 +109,9 @@ struct tph_kai_session {
 	 * with every change of a task's status, node or virt (tph_kai_touch). */
 	uint64_t *job_gen, *turn_gen;
 	uint32_t *turn_n, *turn_tasks;
+	/* [queue] grows with every event (kai_stmt.c fire) of a task of the queue's subtree: what
+	 * QueueOrder reads of the plugins' state changes only then (tephra/kai.h). */
+	uint64_t *queue_gen;
 };
 
 /* Task t's status, node or virt changed (or is about to): its job's kept turn is stale. */
