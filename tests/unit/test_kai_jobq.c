@@ -1,8 +1,11 @@
-/* Unit tests for the solver's job queues (kernel/actions/kai/solver_queue.c): with a
- * tph_kai_jobq keeping each leaf's best job and QueueOrder's answers between pops, every pop of
+/* Unit tests for the solver's job queues (kernel/actions/kai/solver_queue.c, solver_leaf.c):
+ * with a tph_kai_jobq keeping each leaf's pop sequence and QueueOrder's answers, every pop of
  * the victims queue and of re-placement's queue returns the job a pop without it (the literal
  * walk, as naive mode) returns, across evictions, placements and rollbacks that change the
- * queues' allocations under jobs that stay the same. */
+ * queues' allocations under jobs that stay the same, masks that change jobs' states without an
+ * event, jobs put back after their pop, and forgets that replay a leaf's sequence. Each kept
+ * input (a side's job version, event version, popped count, rival's stamp; a leaf's starting
+ * jobs and versions, its put-back check) was dropped by hand once: the test failed each time. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -33,8 +36,9 @@ __attribute__((format(printf, 3, 4))) static void add(char **at, const char *end
 	"resources: {gpu: {quota: " gpus ", limit: -1, overQuotaWeight: 1}, " \
 	"cpu: {quota: -1, limit: -1}, memory: {quota: -1, limit: -1}}"
 
-/* Two departments of two leaf queues; per leaf three elastic jobs of 1-3 Running pods with
- * different priorities, and one of two Pending pods; one node with room for all. */
+/* Two departments of two leaf queues; per leaf three elastic jobs of 1-3 Running pods and one
+ * of two Pending pods, two by two of equal priority (so elastic's order, which follows their
+ * states, decides between them); one node with room for all. */
 static void open_tree(kf *f, char *text, size_t cap)
 {
 	char *at = text, *end = text + cap;
@@ -51,7 +55,7 @@ static void open_tree(kf *f, char *text, size_t cap)
 		for (int k = 0; k < JOBS_PER_LEAF; k++)
 			add(&at, end,
 			    "  - {name: j%d-%d, queue: l%d, minMember: 1, priority: %d}\n", l, k, l,
-			    40 + (l * 7 + k * 3) % 20);
+			    40 + 10 * (k / 2));
 	add(&at, end, "pods:\n");
 	for (int l = 0; l < N_LEAVES; l++)
 		for (int k = 0; k < JOBS_PER_LEAF; k++)

@@ -46,9 +46,9 @@ int tph_kai_solver_init(tph_kai_solver *sv, tph_kai_session *s, tph_kai_solver_r
 	sv->kid_first = tph_calloc((size_t)v->queues.n + 3, sizeof *sv->kid_first);
 	sv->kids = tph_calloc((size_t)v->queues.n + 1, sizeof *sv->kids);
 	if (rc == TPH_OK)
-		rc = tph_kai_jobq_init(&sv->vq, v->queues.n);
+		rc = tph_kai_jobq_init(&sv->vq, v->queues.n, v->jobs.n);
 	if (rc == TPH_OK)
-		rc = tph_kai_jobq_init(&sv->rq, v->queues.n);
+		rc = tph_kai_jobq_init(&sv->rq, v->queues.n, v->jobs.n);
 	if (rc == TPH_OK &&
 	    !(sv->q_first && sv->q_jobs && sv->pend && sv->pool && sv->tasks && sv->rec &&
 	      sv->pot && sv->batch_end && sv->victims && sv->vjob && sv->vfirst && sv->order &&

@@ -22,12 +22,23 @@ typedef struct tph_kai_qside {
 	int8_t answer;
 	int32_t best;    /* a leaf's best job, -2: unknown */
 	uint64_t popped; /* grows with each job popped from the leaf and at a victims reset */
+	/* A leaf's pop sequence (solver_leaf.c): seq[at] is next, n_seq scanned; the job popped
+	 * last (-1: none since a scan); whether a forget came since the last pick; whether a job
+	 * was put back since the sequence started (then it is not replayed). */
+	uint32_t at, n_seq;
+	int32_t last;
+	bool fresh, put_back;
 } tph_kai_qside;
 
-/* What a job queue keeps between pops: [queue] sides, and the last stamp given. */
+/* What a job queue keeps between pops: [queue] sides, the last stamp given, and per leaf, over
+ * its slice of q_jobs, its pop sequence and the jobs (in0) and their versions (gen0) it
+ * started from. */
 typedef struct tph_kai_jobq {
 	tph_kai_qside *side;
 	uint64_t stamps;
+	uint32_t *seq;
+	uint8_t *in0;
+	uint64_t *gen0;
 } tph_kai_jobq;
 
 /* splitmix64's finaliser: the solver's hashes (signatures, the failed-scenario memo). */
@@ -131,15 +142,22 @@ int tph_kai_gen_multi_node_gang(tph_kai_solver *sv);
  * QueueOrder down the queue tree and JobOrder in the leaf, or, for a victims queue, the
  * reverse (the queue that should give back first, its lowest job first; each pop adds the
  * job's allocated requests to vq_popped). Clears in[j] of the job returned; -1 when none is
- * left. `jq` (NULL: none; unused in naive mode) keeps each leaf queue's best job between pops,
- * valid while in[] changes only for jobs just popped and no other job's state changes
- * (tph_kai_jobq_forget empties it), and QueueOrder's answers, valid while their inputs stay:
+ * left. `jq` (NULL: none; unused in naive mode) keeps each leaf queue's pop sequence, valid
+ * while in[] changes only for jobs just popped (or put back) and no other job's state changes
+ * (after tph_kai_jobq_forget it is replayed only from the same jobs in the same versions), and
+ * QueueOrder's answers, valid while their inputs stay:
  * the sides' best jobs, those jobs' versions, the queues' event versions, the popped
  * victims. Forget with `victims` also empties vq_popped. One jobq serves one kind of queue. */
 int32_t tph_kai_jobq_pop(const tph_kai_solver *sv, uint8_t *in, tph_kai_jobq *jq, bool victims);
 void tph_kai_jobq_forget(const tph_kai_solver *sv, tph_kai_jobq *jq, bool victims);
-int tph_kai_jobq_init(tph_kai_jobq *jq, uint32_t n_queues);
+int tph_kai_jobq_init(tph_kai_jobq *jq, uint32_t n_queues, uint32_t n_jobs);
 void tph_kai_jobq_free(tph_kai_jobq *jq);
+/* A leaf's next job (solver_leaf.c): the literal scan of JobOrder over its jobs in in[]; the
+ * same from the jobq's kept sequence; note that job j of leaf q was popped. */
+int32_t tph_kai_leaf_scan(const tph_kai_solver *sv, const uint8_t *in, uint32_t q, bool victims);
+int32_t tph_kai_leaf_best(const tph_kai_solver *sv, const uint8_t *in, tph_kai_jobq *jq, uint32_t q,
+                          bool victims);
+void tph_kai_leaf_popped(tph_kai_jobq *jq, uint32_t q, uint32_t j);
 /* Fill q_first/q_jobs (jobs of schedulable leaf queues), the child queues and the pool, once
  * per run. */
 void tph_kai_solver_index(tph_kai_solver *sv);

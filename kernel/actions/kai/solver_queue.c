@@ -5,11 +5,10 @@
  * side's victims: those its best leaf popped so far plus its next (getVictimsForQueue), as
  * summed allocated requests (kai.h). Every pop walks each level's children in index order, the
  * first best winning, as a heap kept exact would answer. A tph_kai_jobq keeps what a pop may
- * reuse: each leaf's best job (JobOrder compares two jobs by their own state, and only the job
- * popped changes between pops), and each queue's last QueueOrder answer against the best before
- * it, given again while neither side's inputs changed: its best job, that job's version, the
- * queue's event version (what QueueOrder reads of the plugins' state, tephra/kai.h) and its
- * leaf's popped victims. */
+ * reuse: each leaf's jobs in pop order (solver_leaf.c), and each queue's last QueueOrder answer
+ * against the best before it, given again while neither side's inputs changed: its best job,
+ * that job's version, the queue's event version (what QueueOrder reads of the plugins' state,
+ * tephra/kai.h) and its leaf's popped victims. */
 #include "solver.h"
 
 #include "base/mem.h"
@@ -21,27 +20,11 @@ static bool schedulable(const tph_kai_view *v, int32_t q)
 	return q >= 0 && !v->queues.dropped[q] && !v->queues.has_kids[q];
 }
 
-/* Whether l goes before r in the leaf (a victims queue: the reverse of JobOrder). */
-static bool job_first(const tph_kai_session *s, uint32_t l, uint32_t r, bool victims)
-{
-	int c = tph_kai_job_order(s, l, r);
-	return victims ? c > 0 : c < 0;
-}
-
 static int32_t best_job(const tph_kai_solver *sv, const uint8_t *in, tph_kai_jobq *jq, uint32_t q,
                         bool victims)
 {
-	if (jq && jq->side[q].best != -2)
-		return jq->side[q].best;
-	int32_t best = -1;
-	for (uint32_t i = sv->q_first[q]; i < sv->q_first[q + 1]; i++) {
-		uint32_t j = sv->q_jobs[i];
-		if (in[j] && (best < 0 || job_first(sv->s, j, (uint32_t)best, victims)))
-			best = (int32_t)j;
-	}
-	if (jq)
-		jq->side[q].best = best;
-	return best;
+	return jq ? tph_kai_leaf_best(sv, in, jq, q, victims)
+	          : tph_kai_leaf_scan(sv, in, q, victims);
 }
 
 /* pod_status.AllocatedStatus: what a job's AllocatedVector sums (Releasing and Pipelined not). */
@@ -158,7 +141,7 @@ int32_t tph_kai_jobq_pop(const tph_kai_solver *sv, uint8_t *in, tph_kai_jobq *jq
 	in[j] = 0;
 	uint32_t leaf = (uint32_t)sv->s->v->jobs.queue[j];
 	if (jq) {
-		jq->side[leaf].best = -2;
+		tph_kai_leaf_popped(jq, leaf, (uint32_t)j);
 		jq->side[leaf].popped++;
 	}
 	if (victims) /* KAI's poppedJobsByQueue keeps the job as popped */
@@ -173,25 +156,33 @@ void tph_kai_jobq_forget(const tph_kai_solver *sv, tph_kai_jobq *jq, bool victim
 		memset(sv->vq_popped, 0, (size_t)nq * TPH_KAI_DIMS * sizeof *sv->vq_popped);
 	for (uint32_t q = 0; q < nq; q++) {
 		jq->side[q].best = -2;
+		jq->side[q].fresh = true;
 		jq->side[q].popped += victims;
 	}
 }
 
-int tph_kai_jobq_init(tph_kai_jobq *jq, uint32_t n_queues)
+int tph_kai_jobq_init(tph_kai_jobq *jq, uint32_t n_queues, uint32_t n_jobs)
 {
-	jq->stamps = 0;
+	*jq = (tph_kai_jobq){0};
 	jq->side = tph_calloc((size_t)n_queues + 1, sizeof *jq->side);
-	if (!jq->side)
+	jq->seq = tph_calloc((size_t)n_jobs + 1, sizeof *jq->seq);
+	jq->in0 = tph_calloc((size_t)n_jobs + 1, sizeof *jq->in0);
+	jq->gen0 = tph_calloc((size_t)n_jobs + 1, sizeof *jq->gen0);
+	if (!jq->side || !jq->seq || !jq->in0 || !jq->gen0)
 		return TPH_ENOMEM;
 	for (uint32_t q = 0; q < n_queues; q++)
-		jq->side[q] = (tph_kai_qside){.best = -2, .job = -1, .rival = -1};
+		jq->side[q] =
+		    (tph_kai_qside){.best = -2, .job = -1, .rival = -1, .last = -1, .fresh = true};
 	return TPH_OK;
 }
 
 void tph_kai_jobq_free(tph_kai_jobq *jq)
 {
 	tph_free(jq->side);
-	jq->side = NULL;
+	tph_free(jq->seq);
+	tph_free(jq->in0);
+	tph_free(jq->gen0);
+	*jq = (tph_kai_jobq){0};
 }
 
 /* Children by parent (slot n: the top level), the non-dropped queues in index order. */
