@@ -43,8 +43,6 @@ int tph_kai_solver_init(tph_kai_solver *sv, tph_kai_session *s, tph_kai_solver_r
 	sv->taken_list = tph_calloc(nt, sizeof *sv->taken_list);
 	sv->rem = tph_calloc((size_t)v->subgroups.n + 1, sizeof *sv->rem);
 	sv->vq_popped = tph_calloc((size_t)v->queues.n * TPH_KAI_DIMS + 1, sizeof *sv->vq_popped);
-	sv->q_best = tph_calloc((size_t)v->queues.n + 1, sizeof *sv->q_best);
-	sv->re_best = tph_calloc((size_t)v->queues.n + 1, sizeof *sv->re_best);
 	sv->filter_levels = tph_calloc((size_t)v->subgroups.n + 1, sizeof *sv->filter_levels);
 	sv->filter_req = tph_calloc((size_t)v->subgroups.n + 1, sizeof *sv->filter_req);
 	sv->filter_cap = tph_calloc(nn, sizeof *sv->filter_cap);
@@ -53,13 +51,19 @@ int tph_kai_solver_init(tph_kai_solver *sv, tph_kai_session *s, tph_kai_solver_r
 	sv->nodes = tph_calloc(nn, sizeof *sv->nodes);
 	sv->node_stamp = tph_calloc(nn, sizeof *sv->node_stamp);
 	sv->aff_ok = tph_calloc(nt, 1);
+	sv->kid_first = tph_calloc((size_t)v->queues.n + 3, sizeof *sv->kid_first);
+	sv->kids = tph_calloc((size_t)v->queues.n + 1, sizeof *sv->kids);
+	if (rc == TPH_OK)
+		rc = tph_kai_jobq_init(&sv->vq, v->queues.n, v->jobs.n);
+	if (rc == TPH_OK)
+		rc = tph_kai_jobq_init(&sv->rq, v->queues.n, v->jobs.n);
 	if (rc == TPH_OK &&
 	    !(sv->q_first && sv->q_jobs && sv->pend && sv->pool && sv->tasks && sv->rec &&
 	      sv->pot && sv->batch_end && sv->victims && sv->vjob && sv->vfirst && sv->order &&
 	      sv->sub && sv->tmp && sv->cand && sv->vq_in && sv->taken && sv->job_in &&
 	      sv->job_mark && sv->node_seen && sv->cap && sv->rf && sv->req && sv->in_rec &&
-	      sv->saved && sv->taken_list && sv->rem && sv->vq_popped && sv->q_best &&
-	      sv->re_best && sv->filter_levels && sv->filter_req && sv->filter_cap &&
+	      sv->saved && sv->taken_list && sv->rem && sv->vq_popped && sv->kid_first &&
+	      sv->kids && sv->filter_levels && sv->filter_req && sv->filter_cap &&
 	      sv->filter_used && sv->feasible && sv->nodes && sv->node_stamp && sv->aff_ok))
 		rc = TPH_ENOMEM;
 	if (rc == TPH_OK)
@@ -74,7 +78,7 @@ void tph_kai_solver_free(tph_kai_solver *sv)
 	               sv->vfirst,     sv->order,  sv->sub,       sv->tmp,      sv->cand,
 	               sv->vq_in,      sv->taken,  sv->job_in,    sv->job_mark, sv->node_seen,
 	               sv->cap,        sv->rf,     sv->req,       sv->in_rec,   sv->saved,
-	               sv->taken_list, sv->rem,    sv->q_best,    sv->re_best};
+	               sv->taken_list, sv->rem,    sv->kid_first, sv->kids};
 	for (size_t i = 0; i < sizeof all / sizeof *all; i++)
 		tph_free(all[i]);
 	tph_free(sv->vq_popped);
@@ -86,6 +90,8 @@ void tph_kai_solver_free(tph_kai_solver *sv)
 	tph_free(sv->nodes);
 	tph_free(sv->node_stamp);
 	tph_free(sv->aff_ok);
+	tph_kai_jobq_free(&sv->vq);
+	tph_kai_jobq_free(&sv->rq);
 	tph_kai_placer_free(&sv->pl);
 	tph_kai_memo_free(&sv->memo);
 }
@@ -147,10 +153,10 @@ static int reallocate(tph_kai_solver *sv)
 	}
 	sv->job_in[sv->job] = 1;
 	int rc = 0;
-	tph_kai_jobq_forget(sv, sv->re_best);
+	tph_kai_jobq_forget(sv, &sv->rq, false);
 	/* Until its pop the queue orders KAI's partial job, whose turn is the probe's k tasks. */
 	tph_kai_set_partial(s, sv->job, sv->tasks, sv->k);
-	for (int32_t j; left && (j = tph_kai_jobq_pop(sv, sv->job_in, sv->re_best, false)) >= 0;) {
+	for (int32_t j; left && (j = tph_kai_jobq_pop(sv, sv->job_in, &sv->rq, false)) >= 0;) {
 		left -= (uint32_t)j == sv->job || sv->job_mark[j];
 		if ((uint32_t)j == sv->job) {
 			tph_kai_set_partial(s, sv->job, NULL, 0);

@@ -10,6 +10,37 @@
 
 typedef struct tph_kai_solver tph_kai_solver;
 
+/* A queue as a side of tph_kai_jobq_pop's comparisons (solver_queue.c). */
+typedef struct tph_kai_qside {
+	/* Its inputs when it was last stamped: best job, the job's version, the queue's event
+	 * version, its leaf's popped count; and (a victims queue) its victims summed then. */
+	uint64_t jv, qv, pv, stamp;
+	double vic[TPH_KAI_DIMS];
+	/* Its last QueueOrder answer (sign) against `rival`, and both sides' stamps then. */
+	uint64_t own, other;
+	int32_t job, rival;
+	int8_t answer;
+	int32_t best;    /* a leaf's best job, -2: unknown */
+	uint64_t popped; /* grows with each job popped from the leaf and at a victims reset */
+	/* A leaf's pop sequence (solver_leaf.c): seq[at] is next, n_seq scanned; the job popped
+	 * last (-1: none since a scan); whether a forget came since the last pick; whether a job
+	 * was put back since the sequence started (then it is not replayed). */
+	uint32_t at, n_seq;
+	int32_t last;
+	bool fresh, put_back;
+} tph_kai_qside;
+
+/* What a job queue keeps between pops: [queue] sides, the last stamp given, and per leaf, over
+ * its slice of q_jobs, its pop sequence and the jobs (in0) and their versions (gen0) it
+ * started from. */
+typedef struct tph_kai_jobq {
+	tph_kai_qside *side;
+	uint64_t stamps;
+	uint32_t *seq;
+	uint8_t *in0;
+	uint64_t *gen0;
+} tph_kai_jobq;
+
 /* splitmix64's finaliser: the solver's hashes (signatures, the failed-scenario memo). */
 static inline uint64_t tph_kai_mix(uint64_t x)
 {
@@ -44,8 +75,10 @@ struct tph_kai_solver {
 	tph_kai_placer pl;
 	tph_kai_solver_rules rules;
 	uint32_t *q_first, *q_jobs; /* jobs by leaf queue: queue q's are q_jobs[q_first[q] ..) */
-	uint32_t *pool, n_pool;     /* the in-pool nodes: where tasks are re-placed */
-	uint32_t *pend, n_pend;     /* jobs with a Pending pod, found once per solved job */
+	/* child queues by parent (slot queues.n: the top level): kids[kid_first[p] ..) */
+	uint32_t *kid_first, *kids;
+	uint32_t *pool, n_pool; /* the in-pool nodes: where tasks are re-placed */
+	uint32_t *pend, n_pend; /* jobs with a Pending pod, found once per solved job */
 	/* The job being solved: its tasks of this turn; the probe places the first k. */
 	uint32_t job, *tasks, n_tasks, k;
 	/* Victims of the last solved probe (KAI's recorded victims), carried into later probes;
@@ -63,8 +96,8 @@ struct tph_kai_solver {
 	 * per-node capacities, node lists. */
 	uint32_t *victims, n_victims, *vjob, *vfirst, n_vjobs, *order, *sub, *tmp;
 	uint8_t *job_in, *node_seen, *job_mark;
-	/* [queue] tph_kai_jobq_pop's caches: the victims queue's, re-placement's. */
-	int32_t *q_best, *re_best;
+	/* tph_kai_jobq_pop's kept state: the victims queue's, re-placement's. */
+	tph_kai_jobq vq, rq;
 	double *cap, *rf, *req;
 	uint64_t scenarios; /* scenarios simulated (the count a deterministic budget would cap) */
 	tph_kai_memo memo;
@@ -135,13 +168,26 @@ int tph_kai_gen_multi_node_gang(tph_kai_solver *sv);
 
 /* Hierarchical job order (solver_queue.c) over the jobs with in[j] set: the best job by
  * QueueOrder down the queue tree and JobOrder in the leaf, or, for a victims queue, the
- * reverse (the queue that should give back first, its lowest job first). Clears in[j] of the
- * job returned; -1 when none is left. `cache` (NULL: none; unused in naive mode) keeps each
- * leaf queue's best job between pops: valid while in[] changes only for jobs just popped and
- * no other job's state changes; tph_kai_jobq_forget empties it. */
-int32_t tph_kai_jobq_pop(const tph_kai_solver *sv, uint8_t *in, int32_t *cache, bool victims);
-void tph_kai_jobq_forget(const tph_kai_solver *sv, int32_t *cache);
-/* Fill q_first/q_jobs (jobs of schedulable leaf queues) and the pool, once per run. */
+ * reverse (the queue that should give back first, its lowest job first; each pop adds the
+ * job's allocated requests to vq_popped). Clears in[j] of the job returned; -1 when none is
+ * left. `jq` (NULL: none; unused in naive mode) keeps each leaf queue's pop sequence, valid
+ * while in[] changes only for jobs just popped (or put back) and no other job's state changes
+ * (after tph_kai_jobq_forget it is replayed only from the same jobs in the same versions), and
+ * QueueOrder's answers, valid while their inputs stay:
+ * the sides' best jobs, those jobs' versions, the queues' event versions, the popped
+ * victims. Forget with `victims` also empties vq_popped. One jobq serves one kind of queue. */
+int32_t tph_kai_jobq_pop(const tph_kai_solver *sv, uint8_t *in, tph_kai_jobq *jq, bool victims);
+void tph_kai_jobq_forget(const tph_kai_solver *sv, tph_kai_jobq *jq, bool victims);
+int tph_kai_jobq_init(tph_kai_jobq *jq, uint32_t n_queues, uint32_t n_jobs);
+void tph_kai_jobq_free(tph_kai_jobq *jq);
+/* A leaf's next job (solver_leaf.c): the literal scan of JobOrder over its jobs in in[]; the
+ * same from the jobq's kept sequence; note that job j of leaf q was popped. */
+int32_t tph_kai_leaf_scan(const tph_kai_solver *sv, const uint8_t *in, uint32_t q, bool victims);
+int32_t tph_kai_leaf_best(const tph_kai_solver *sv, const uint8_t *in, tph_kai_jobq *jq, uint32_t q,
+                          bool victims);
+void tph_kai_leaf_popped(tph_kai_jobq *jq, uint32_t q, uint32_t j);
+/* Fill q_first/q_jobs (jobs of schedulable leaf queues), the child queues and the pool, once
+ * per run. */
 void tph_kai_solver_index(tph_kai_solver *sv);
 
 /* KAI's scheduling signatures (solver_sig.c). A job's signature hashes its pod sets' topology

@@ -5,8 +5,6 @@
  * of the job back. A job reads as KAI's clone of it with the popped tasks gone. */
 #include "solver.h"
 
-#include <string.h>
-
 static bool left(const tph_kai_solver *sv, uint32_t t)
 {
 	return !sv->taken[t] && tph_kai_active_allocated(sv->s->status[t]);
@@ -146,7 +144,7 @@ static int32_t pop(tph_kai_solver *sv)
 		st[t] = TPH_KAI_TS_RELEASING;
 		tph_kai_touch(sv->s, t);
 	}
-	int32_t j = tph_kai_jobq_pop(sv, sv->vq_in, sv->q_best, true);
+	int32_t j = tph_kai_jobq_pop(sv, sv->vq_in, &sv->vq, true);
 	for (uint32_t i = 0; i < sv->n_taken; i++) {
 		st[sv->taken_list[i]] = sv->saved[i];
 		tph_kai_touch(sv->s, sv->taken_list[i]);
@@ -160,10 +158,9 @@ void tph_kai_victims_reset(tph_kai_solver *sv)
 		sv->taken[sv->taken_list[i]] = 0;
 	sv->n_taken = sv->n_pot = sv->n_batch = 0;
 	const tph_kai_view *v = sv->s->v;
-	memset(sv->vq_popped, 0, (size_t)v->queues.n * TPH_KAI_DIMS * sizeof *sv->vq_popped);
 	for (uint32_t j = 0; j < v->jobs.n; j++)
 		sv->vq_in[j] = sv->cand[j];
-	tph_kai_jobq_forget(sv, sv->q_best);
+	tph_kai_jobq_forget(sv, &sv->vq, true);
 }
 
 int tph_kai_victims_next(tph_kai_solver *sv)

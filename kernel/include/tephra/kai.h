@@ -571,7 +571,11 @@ typedef int (*tph_kai_pod_set_order_fn)(void *state, const tph_kai_session *s, u
  * KAI's lVictims/rVictims summed, [TPH_KAI_DIMS] as tph_kai_task_quota gives them: the requests
  * of the tasks in an allocated status (Allocated, Binding, Bound, Running) of every victim job
  * the queue gave so far, each as it was when popped (an elastic job popped twice counts twice,
- * the second time without the tasks taken the first), and of the one it would give next. */
+ * the second time without the tasks taken the first), and of the one it would give next.
+ * Besides its arguments and the snapshot, QueueOrder reads only the jobs' own state and what
+ * events (tph_kai_event_fn) of tasks in the two queues' subtrees change: the solver keeps an
+ * answer while neither side's job, job version (tph_kai_session_job_version), victims nor
+ * subtree events changed. */
 typedef int (*tph_kai_queue_order_fn)(void *state, const tph_kai_session *s, uint32_t lq,
                                       uint32_t rq, int32_t ljob, int32_t rjob,
                                       const double *lvictims, const double *rvictims);

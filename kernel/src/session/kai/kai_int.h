@@ -116,6 +116,9 @@ struct tph_kai_session {
 	 * (tph_kai_set_partial). */
 	const uint32_t *partial;
 	uint32_t partial_n, partial_job;
+	/* [queue] grows with every event (kai_stmt.c fire) of a task of the queue's subtree: what
+	 * QueueOrder reads of the plugins' state changes only then (tephra/kai.h). */
+	uint64_t *queue_gen;
 };
 
 /* Job j's turn is tasks[0..n) until cleared (tasks NULL): every reader of

@@ -134,7 +134,8 @@ static int copy_state(tph_kai_session *s)
 	s->turn_gen = tph_calloc((size_t)nj + 1, sizeof *s->turn_gen);
 	s->turn_n = tph_calloc((size_t)nj + 1, sizeof *s->turn_n);
 	s->turn_tasks = tph_calloc((size_t)nt + 1, sizeof *s->turn_tasks);
-	if (!s->job_gen || !s->turn_gen || !s->turn_n || !s->turn_tasks)
+	s->queue_gen = tph_calloc((size_t)v->queues.n + 1, sizeof *s->queue_gen);
+	if (!s->job_gen || !s->turn_gen || !s->turn_n || !s->turn_tasks || !s->queue_gen)
 		return TPH_ENOMEM;
 	for (uint32_t j = 0; j < nj; j++)
 		s->job_gen[j] = 1; /* no turn kept yet */
@@ -251,6 +252,7 @@ void tph_kai_session_free(tph_kai_session *s)
 	tph_free(s->turn_gen);
 	tph_free(s->turn_n);
 	tph_free(s->turn_tasks);
+	tph_free(s->queue_gen);
 	tph_free(s->task_rank);
 	tph_free(s->job_ranked);
 	tph_free(s->op_devs);

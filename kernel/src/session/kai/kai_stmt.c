@@ -12,6 +12,9 @@
 static void fire(tph_kai_session *s, uint32_t t, int32_t node, int sign)
 {
 	const tph_kai_hooks *h = &s->events;
+	int32_t j = s->v->tasks.job[t];
+	for (int32_t q = j < 0 ? -1 : s->v->jobs.queue[j]; q >= 0; q = s->v->queues.parent[q])
+		s->queue_gen[q]++;
 	for (uint32_t i = 0; i < h->n; i++)
 		((tph_kai_event_fn)h->items[i].fn)(h->items[i].state, s, t, node, sign);
 }
