@@ -4,7 +4,8 @@
  * validator rejects rolled back whole, and victims moved (evicted and pipelined elsewhere) versus
  * killed (left Releasing) versus put back (unevicted: no eviction at all), a moved shared pod's
  * devices and the predicates' pod count through rollback, and a job failing
- * VictimInvariantPrePredicate skipped. Each scenario is small and written here. */
+ * VictimInvariantPrePredicate skipped, and the idle-GPU filter's kept figures against the literal
+ * pass. Each scenario is small and written here. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -542,6 +543,89 @@ static void test_victims_queue_counts_popped(void **state)
 	close_kai(&f);
 }
 
+/* ---- the idle-GPU filter kept over a generator run ---- */
+
+#define GPU_NODE(name, gpus)                                                                 \
+	"  - {name: " name ", allocatable: {cpu: \"8\", memory: 8G, nvidia.com/gpu: \"" gpus \
+	"\"}}\n"
+#define RUN_POD(job, node, gpus)                                                         \
+	"  - {name: " job "-0, podGroup: " job ", status: Running, nodeName: " node ", " \
+	"requests: {nvidia.com/gpu: " gpus "}}\n"
+
+/* The kept capacities equal free GPUs plus the victims' there summed afresh, and the kept
+ * roomiest nodes and verdict equal the literal pass's (naive mode), after each accumulated
+ * victim and after the ledger changed a node between two accumulations, up (an eviction) and
+ * down (its rollback, which asks for a new selection). */
+static void check_idle(kf *f, tph_kai_solver *sv)
+{
+	tph_kai_session *s = f->s;
+	bool kept = tph_kai_idle_gpus_fit(sv);
+	uint32_t nn = tph_kai_session_view(s)->nodes.n, n_top = sv->idle.n_top, top[8];
+	for (uint32_t n = 0; n < nn; n++) {
+		double want = tph_kai_free_gpus(s, n);
+		for (uint32_t i = 0; i < sv->n_pot; i++)
+			if (s->node[sv->pot[i]] == (int32_t)n)
+				want += tph_kai_accepted_gpus(s, sv->pot[i]);
+		assert_true(sv->idle.cap[n] == want);
+	}
+	assert_true(n_top <= 8);
+	memcpy(top, sv->idle.top, n_top * sizeof *top);
+	tph_kai_session_set_naive(s, true);
+	assert_int_equal(tph_kai_idle_gpus_fit(sv), kept);
+	tph_kai_session_set_naive(s, false);
+	for (uint32_t i = 0; i < n_top; i++)
+		assert_int_equal(top[i], sv->tmp[i]);
+}
+
+static void test_idle_gpus_kept(void **state)
+{
+	(void)state;
+	kf f;
+	open_kai(
+	    &f, "reclaim", SOLVER_PLUGINS,
+	    Q "nodes:\n" GPU_NODE("n0", "4") GPU_NODE("n1", "4") GPU_NODE("n2", "4") GPU_NODE(
+	        "n3", "2") "podGroups:\n"
+	                   "  - {name: v0, queue: q, priority: 10}\n"
+	                   "  - {name: v1, queue: q, priority: 11}\n"
+	                   "  - {name: v2, queue: q, priority: 12}\n"
+	                   "  - {name: v3, queue: q, priority: 13}\n"
+	                   "  - {name: r, queue: q, priority: 50, minMember: 2}\n"
+	                   "pods:\n" RUN_POD("v0", "n0", "2") RUN_POD("v1", "n1", "3")
+	                       RUN_POD("v2", "n2", "1") RUN_POD(
+	                           "v3", "n0", "2") "  - {name: r-0, podGroup: r, status: Pending, "
+	                                            "requests: {nvidia.com/gpu: 3}}\n"
+	                                            "  - {name: r-1, podGroup: r, status: Pending, "
+	                                            "requests: {nvidia.com/gpu: 3}}\n");
+	tph_kai_session *s = f.s;
+	tph_kai_solver sv;
+	assert_int_equal(tph_kai_solver_init(&sv, s, (tph_kai_solver_rules){0}), 0);
+	const tph_kai_view *v = tph_kai_session_view(s);
+	uint32_t r = job_of(&f, "r");
+	for (uint32_t j = 0; j < v->jobs.n; j++)
+		sv.cand[j] = j != r;
+	sv.job = r;
+	sv.tasks[0] = task_of(&f, "r-0");
+	sv.tasks[1] = task_of(&f, "r-1");
+	sv.k = 2;
+	tph_kai_victims_reset(&sv);
+	uint32_t cp = tph_kai_stmt_checkpoint(s), pops = 0;
+	check_idle(&f, &sv);
+	for (int rc; (rc = tph_kai_victims_next(&sv)) >= 0; pops++) {
+		check_idle(&f, &sv);
+		if (pops == 0) {
+			assert_int_equal(tph_kai_stmt_evict(s, task_of(&f, "v1-0")), 0);
+			check_idle(&f, &sv);
+		} else if (pops == 1) {
+			tph_kai_stmt_rollback(s, cp);
+			check_idle(&f, &sv);
+		}
+	}
+	assert_int_equal(pops, 4);
+	assert_true(tph_kai_idle_gpus_fit(&sv)); /* n0 with v0 and v3, n1 with v1 */
+	tph_kai_solver_free(&sv);
+	close_kai(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -558,6 +642,7 @@ int main(void)
 	    cmocka_unit_test(test_reclaim_under_share),
 	    cmocka_unit_test(test_reclaim_needs_proportion),
 	    cmocka_unit_test(test_victims_queue_counts_popped),
+	    cmocka_unit_test(test_idle_gpus_kept),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -54,6 +54,8 @@ int tph_kai_solver_init(tph_kai_solver *sv, tph_kai_session *s, tph_kai_solver_r
 	sv->kid_first = tph_calloc((size_t)v->queues.n + 3, sizeof *sv->kid_first);
 	sv->kids = tph_calloc((size_t)v->queues.n + 1, sizeof *sv->kids);
 	if (rc == TPH_OK)
+		rc = tph_kai_idle_init(&sv->idle, v->nodes.n, v->tasks.n);
+	if (rc == TPH_OK)
 		rc = tph_kai_jobq_init(&sv->vq, v->queues.n, v->jobs.n);
 	if (rc == TPH_OK)
 		rc = tph_kai_jobq_init(&sv->rq, v->queues.n, v->jobs.n);
@@ -94,6 +96,7 @@ void tph_kai_solver_free(tph_kai_solver *sv)
 	tph_kai_jobq_free(&sv->rq);
 	tph_kai_placer_free(&sv->pl);
 	tph_kai_memo_free(&sv->memo);
+	tph_kai_idle_free(&sv->idle);
 }
 
 /* KAI's AllocateJob pipeline-only on the scenario's nodes: PreJobAllocation,

@@ -10,6 +10,17 @@
 
 typedef struct tph_kai_solver tph_kai_solver;
 
+/* The idle-GPU filter's figures kept over one generator run (solver_idle.c): per node its free
+ * GPUs plus the victims' there (cap), the k roomiest nodes (top, pos[node] its place or -1),
+ * the probe's requests largest first; the pot victims counted and the touch log read so far. */
+typedef struct tph_kai_idle {
+	double *cap, *fresh, *req;
+	int32_t *pos;
+	uint32_t *top, n_top, *list, n_seen, log_at, log_gen;
+	uint8_t *mark;
+	bool valid;
+} tph_kai_idle;
+
 /* A queue as a side of tph_kai_jobq_pop's comparisons (solver_queue.c). */
 typedef struct tph_kai_qside {
 	/* Its inputs when it was last stamped: best job, the job's version, the queue's event
@@ -111,6 +122,7 @@ struct tph_kai_solver {
 	uint8_t *feasible;
 	uint32_t *nodes, n_nodes, *node_stamp, stamp;
 	uint8_t *aff_ok; /* [turn task]: no node asked for, or a feasible node matches */
+	tph_kai_idle idle;
 };
 
 int tph_kai_solver_init(tph_kai_solver *sv, tph_kai_session *s, tph_kai_solver_rules rules);
@@ -142,6 +154,14 @@ int tph_kai_solver_try(tph_kai_solver *sv, const uint32_t *pot, uint32_t n);
  * batch: 1 added, 0 nothing added (the job held recorded victims), -1 the queue is empty. */
 void tph_kai_victims_reset(tph_kai_solver *sv);
 int tph_kai_victims_next(tph_kai_solver *sv);
+
+/* KAI's AccumulatedIdleGpus filter (solver_idle.c): whether the probe's k tasks' GPUs could
+ * fit the k roomiest nodes given the accumulated scenario's victims; kept from one
+ * accumulation to the next until tph_kai_idle_reset (at each tph_kai_victims_reset). */
+int tph_kai_idle_init(tph_kai_idle *ig, uint32_t n_nodes, uint32_t n_tasks);
+void tph_kai_idle_free(tph_kai_idle *ig);
+void tph_kai_idle_reset(tph_kai_idle *ig);
+bool tph_kai_idle_gpus_fit(tph_kai_solver *sv);
 
 /* KAI's TopologyAwareIdleGpus filter (solver_filter.c): whether every set of the job's tree
  * with a required topology level could find its pods' GPUs in one domain of that level, given

@@ -1,77 +1,17 @@
 /* KAI's scenario generators (plugins/nodelocalgreedy, plugins/multinodegang over
  * solvers/pod_scenario_builder.go and sub_scenario_emitter.go): both accumulate victims from the
- * victims queue one pop at a time and drop an accumulation the idle-GPU filter says cannot
- * fit the probe's tasks, the topology filter (solver_filter.c) a set, or the node-affinity
- * filter (solver_nodes.c) a pod.
+ * victims queue one pop at a time and drop an accumulation the idle-GPU filter (solver_idle.c)
+ * says cannot fit the probe's tasks, the topology filter (solver_filter.c) a set, or the
+ * node-affinity filter (solver_nodes.c) a pod.
  * NodeLocalGreedy then tries, per node of the latest victim job (by name), the victims that sit
  * with it there; MultiNodeGang tries growing sets of the nodes the victims sit on, smallest
  * capacity first, starting at the fewest that could cover the demand. */
 #include "solver.h"
 
-#include <stdlib.h>
-
 /* A task's GPUs (KAI's GetGpusQuota; solver_filter.c). */
 static double gpus_of(const tph_kai_session *s, uint32_t t)
 {
 	return tph_kai_accepted_gpus(s, t);
-}
-
-static int by_desc(const void *a, const void *b)
-{
-	double l = *(const double *)a, r = *(const double *)b;
-	return l > r ? -1 : l < r;
-}
-
-/* KAI's AccumulatedIdleGpus: each node's idle and releasing GPUs plus what the scenario's
- * victims there hold; the probe's GPU requests, largest first, matched greedily onto the k
- * roomiest nodes. */
-static bool idle_gpus_fit(tph_kai_solver *sv)
-{
-	const tph_kai_session *s = sv->s;
-	uint32_t nn = s->v->nodes.n, k = sv->k, top = 0;
-	for (uint32_t n = 0; n < nn; n++)
-		sv->cap[n] = tph_kai_free_gpus(s, n);
-	for (uint32_t i = 0; i < sv->n_rec + sv->n_pot; i++) {
-		uint32_t t = i < sv->n_rec ? sv->rec[i] : sv->pot[i - sv->n_rec];
-		if (s->node[t] >= 0)
-			sv->cap[s->node[t]] += gpus_of(s, t);
-	}
-	for (uint32_t n = 0; n < nn; n++) { /* the k roomiest, by capacity then index */
-		uint32_t at;
-		if (top < k)
-			at = top++;
-		else if (k && sv->cap[n] > sv->cap[sv->tmp[k - 1]])
-			at = k - 1;
-		else
-			continue;
-		while (at > 0 && sv->cap[n] > sv->cap[sv->tmp[at - 1]]) {
-			sv->tmp[at] = sv->tmp[at - 1];
-			at--;
-		}
-		sv->tmp[at] = n;
-	}
-	for (uint32_t i = 0; i < k; i++)
-		sv->req[i] = gpus_of(s, sv->tasks[i]);
-	qsort(sv->req, k, sizeof *sv->req, by_desc);
-	for (uint32_t i = 0; i < top; i++)
-		sv->rf[sv->tmp[i]] = 0; /* virtually allocated */
-	for (uint32_t i = 0; i < k; i++) {
-		if (sv->req[i] <= 0)
-			return true;
-		bool matched = false;
-		for (uint32_t h = 0; h < top && !matched; h++) {
-			uint32_t n = sv->tmp[h];
-			if (sv->cap[n] < sv->req[i])
-				break;
-			if (sv->cap[n] - sv->rf[n] >= sv->req[i]) {
-				sv->rf[n] += sv->req[i];
-				matched = true;
-			}
-		}
-		if (!matched)
-			return false;
-	}
-	return true;
 }
 
 /* Next accumulation: the first call keeps the scenario as it is (recorded victims only).
@@ -87,7 +27,8 @@ static int accumulate(tph_kai_solver *sv, bool *first)
 				continue;
 		}
 		*first = false;
-		if (idle_gpus_fit(sv) && tph_kai_topology_room(sv) && tph_kai_affinity_room(sv))
+		if (tph_kai_idle_gpus_fit(sv) && tph_kai_topology_room(sv) &&
+		    tph_kai_affinity_room(sv))
 			return 1;
 	}
 }

@@ -161,6 +161,7 @@ void tph_kai_victims_reset(tph_kai_solver *sv)
 	for (uint32_t j = 0; j < v->jobs.n; j++)
 		sv->vq_in[j] = sv->cand[j];
 	tph_kai_jobq_forget(sv, &sv->vq, true);
+	tph_kai_idle_reset(&sv->idle);
 }
 
 int tph_kai_victims_next(tph_kai_solver *sv)
