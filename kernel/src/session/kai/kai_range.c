@@ -30,6 +30,7 @@ struct tph_kai_ranges {
 	const uint32_t *sub_at; /* the declared subset as its owner passes it (NULL: none) */
 	uint32_t *sub, n_sub;   /* its nodes */
 	uint8_t *in_sub;        /* [node] */
+	uint32_t sub_gen;       /* grows at each declaration (tph_kai_ranges_set) */
 	kai_range rs[TPH_KAI_DIMS];
 	double *free_gpus; /* [node] tph_kai_free_gpus, valid where gpus_ok[node] */
 	uint8_t *gpus_ok;
@@ -201,12 +202,29 @@ void tph_kai_ranges_subset(const tph_kai_session *s, const uint32_t *nodes, uint
 		g->in_sub[g->sub[i]] = 0;
 	g->sub_at = nodes;
 	g->n_sub = nodes ? n : 0;
+	g->sub_gen = g->sub_gen + 1 ? g->sub_gen + 1 : 1;
 	for (uint32_t i = 0; i < g->n_sub; i++) {
 		g->sub[i] = nodes[i];
 		g->in_sub[nodes[i]] = 1;
 	}
 	for (int d = 0; d < TPH_KAI_DIMS; d++)
 		g->rs[d].stale = true;
+}
+
+uint32_t tph_kai_ranges_set(const tph_kai_session *s, const uint32_t *nodes, uint32_t n,
+                            const uint8_t **member)
+{
+	tph_kai_ranges *g = s->ranges;
+	if (!g)
+		return UINT32_MAX;
+	if (n == g->n_pool) {
+		*member = s->v->nodes.in_pool;
+		return 0;
+	}
+	if (nodes != g->sub_at || n != g->n_sub || !nodes)
+		return UINT32_MAX;
+	*member = g->in_sub;
+	return g->sub_gen;
 }
 
 /* KAI's getGpuMemoryFractionalOnNode: a device's memory as a fraction, up to a hundredth. */
