@@ -1,7 +1,9 @@
 /* Unit tests for the placement walk's kept verdicts (kernel/actions/kai/place_kept.c): after every
  * statement operation and rollback, the node the kept verdicts give each pending task equals a
- * fresh pass over the pool (the fit test, the summed scores, the name tie-break, the predicates);
- * and they decline a subset of the pool, naive mode, and a NodeOrder not declared local. */
+ * fresh pass over the pool (the fit test, the summed scores, the name tie-break, the predicates),
+ * and over a declared subset (tph_kai_ranges_subset, the solver's scenario nodes) a fresh pass
+ * over it, the two kept side by side; and they decline an undeclared subset of the pool, naive
+ * mode, and a NodeOrder not declared local. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -97,17 +99,32 @@ static int64_t fresh(tph_kai_placer *p, uint32_t t, const uint32_t *pool, uint32
 	return best;
 }
 
-/* Every pending task, twice (the second ask reads the sorted verdicts): kept = fresh. */
+static uint32_t sub[16], n_sub; /* the declared subset (n_sub 0: none) */
+
+/* Declares every `step`th pool node from `from` the subset (at the same address each time). */
+static void declare(const kf *f, uint32_t from, uint32_t step)
+{
+	uint32_t pool[16], n = kai_pool_of(f, pool);
+	n_sub = 0;
+	for (uint32_t i = from; i < n; i += step)
+		sub[n_sub++] = pool[i];
+	tph_kai_ranges_subset(f->s, sub, n_sub);
+}
+
+/* Every pending task, twice (the second ask reads the sorted verdicts), over the pool and the
+ * declared subset in turn: kept = fresh. */
 static void check_all(const kf *f, tph_kai_placer *p)
 {
 	uint32_t pool[16], n = kai_pool_of(f, pool);
-	for (int round = 0; round < 2; round++)
+	for (int round = 0; round < 4; round++)
 		for (size_t i = 0; i < sizeof pending / sizeof *pending; i++) {
 			uint32_t t = task_of(f, pending[i]);
+			const uint32_t *set = round % 2 && n_sub ? sub : pool;
+			uint32_t count = set == sub ? n_sub : n;
 			if (tph_kai_session_status(f->s)[t] != TPH_KAI_TS_PENDING)
 				continue;
-			int64_t want = fresh(p, t, pool, n);
-			assert_int_equal(kept(p, t, pool, n), want);
+			int64_t want = fresh(p, t, set, count);
+			assert_int_equal(kept(p, t, set, count), want);
 		}
 }
 
@@ -123,6 +140,7 @@ static void test_follows_statement(void **state)
 	tph_kai_placer p;
 	assert_int_equal(tph_kai_placer_init(&p, s), 0);
 	uint32_t pool[16], n = kai_pool_of(&f, pool);
+	declare(&f, 0, 2);
 	check_all(&f, &p);
 	uint32_t start = s->n_ops;
 	int64_t at = kept(&p, task_of(&f, "p-0"), pool, n);
@@ -142,8 +160,12 @@ static void test_follows_statement(void **state)
 	check_all(&f, &p);
 	tph_kai_stmt_rollback(s, mid);
 	check_all(&f, &p);
+	declare(&f, 1, 2); /* new contents at the same address */
+	check_all(&f, &p);
 	tph_kai_stmt_rollback(s, start);
 	check_all(&f, &p);
+	tph_kai_ranges_subset(s, NULL, 0);
+	n_sub = 0;
 	tph_kai_placer_free(&p);
 	close_kai(&f);
 }
@@ -210,6 +232,8 @@ static void test_refreshes(void **state)
 	uint32_t pool[16], n = kai_pool_of(&f, pool);
 	static const char *const movers[] = {"p-0", "p-1", "p-2", "p-5"};
 	for (uint32_t round = 0; round < 48; round++) {
+		if (round % 16 == 0)
+			declare(&f, round / 16, 1 + round / 16);
 		uint32_t cp = tph_kai_stmt_checkpoint(s);
 		uint32_t t = task_of(&f, movers[round % 4]);
 		int64_t at = kept(&p, t, pool, n);
@@ -220,11 +244,13 @@ static void test_refreshes(void **state)
 			tph_kai_stmt_rollback(s, cp);
 		check_all(&f, &p);
 	}
+	tph_kai_ranges_subset(s, NULL, 0);
+	n_sub = 0;
 	tph_kai_placer_free(&p);
 	close_kai(&f);
 }
 
-/* Not kept: a subset of the pool, naive mode, a NodeOrder registered without locality
+/* Not kept: an undeclared subset of the pool, naive mode, a NodeOrder registered without locality
  * (podaffinity's). */
 static void test_declines(void **state)
 {
@@ -235,6 +261,11 @@ static void test_declines(void **state)
 	assert_int_equal(tph_kai_placer_init(&p, f.s), 0);
 	uint32_t pool[16], n = kai_pool_of(&f, pool), t = task_of(&f, "p-0");
 	assert_true(kept(&p, t, pool, n) >= 0);
+	assert_int_equal(kept(&p, t, pool, n - 1), -3);
+	tph_kai_ranges_subset(f.s, pool, n - 1);
+	assert_true(kept(&p, t, pool, n - 1) >= 0);
+	assert_int_equal(kept(&p, t, pool + 1, n - 1), -3);
+	tph_kai_ranges_subset(f.s, NULL, 0);
 	assert_int_equal(kept(&p, t, pool, n - 1), -3);
 	tph_kai_session_set_naive(f.s, true);
 	assert_int_equal(kept(&p, t, pool, n), -3);

@@ -1,8 +1,9 @@
 /* Unit tests for the free ranges (session/kai/kai_range.c): after every statement operation and
  * rollback, tph_kai_session_free_range equals a pass over the pool, which is what
  * nodeplacement's NodePreOrder took before the ranges, and the kept free GPUs equal naive
- * mode's; and it declines a subset of the pool and
- * naive mode, where the plugin takes the pass itself. */
+ * mode's; the same over a declared subset (tph_kai_ranges_subset, the solver's scenario nodes),
+ * declared afresh with new contents midway; and it declines an undeclared subset of the pool
+ * and naive mode, where the plugin takes the pass itself. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -39,14 +40,16 @@ static const char cluster[] =
                     "p-3", "p", "1") "  - {name: p-4, podGroup: p, status: Pending, annotations: "
                                      "{gpu-fraction: \"0.5\"}}\n";
 
-/* The range as the pass over the pool takes it. */
-static void scan(const kf *f, int dim, double *min, double *max)
+/* The range as the pass over the set takes it. */
+static void scan(const kf *f, const uint32_t *set, uint32_t count, int dim, double *min,
+                 double *max)
 {
 	const tph_kai_view *v = tph_kai_session_view(f->s);
 	const double *idle = tph_kai_session_idle(f->s), *rel = tph_kai_session_releasing(f->s);
 	*min = 1e300;
 	*max = 0;
-	for (uint32_t n = 0; n < v->nodes.n; n++) {
+	for (uint32_t i = 0; i < count; i++) {
+		uint32_t n = set[i];
 		double all = dim == TPH_KAI_GPU   ? v->nodes.gpus[n]
 		             : dim == TPH_KAI_CPU ? (double)v->nodes.cpu_milli[n]
 		                                  : (double)v->nodes.memory[n];
@@ -59,6 +62,20 @@ static void scan(const kf *f, int dim, double *min, double *max)
 	}
 }
 
+/* The ranges over the set as tph_kai_session_free_range gives them and as a pass takes them. */
+static void check_set(const kf *f, const uint32_t *set, uint32_t count)
+{
+	for (int d = 0; d < TPH_KAI_DIMS; d++) {
+		double lo, hi, got_lo, got_hi;
+		scan(f, set, count, d, &lo, &hi);
+		assert_true(tph_kai_session_free_range(f->s, d, set, count, &got_lo, &got_hi));
+		assert_true(got_lo == lo);
+		assert_true((got_hi > 0 ? got_hi : 0) == hi);
+	}
+}
+
+static uint32_t sub[3], n_sub;
+
 /* The ranges as a pass takes them, and each node's free GPUs as naive mode computes them. */
 static void check_ranges(const kf *f)
 {
@@ -69,13 +86,20 @@ static void check_ranges(const kf *f)
 		assert_true(kept == tph_kai_free_gpus(f->s, i));
 		tph_kai_session_set_naive(f->s, false);
 	}
-	for (int d = 0; d < TPH_KAI_DIMS; d++) {
-		double lo, hi, got_lo, got_hi;
-		scan(f, d, &lo, &hi);
-		assert_true(tph_kai_session_free_range(f->s, d, pool, n, &got_lo, &got_hi));
-		assert_true(got_lo == lo);
-		assert_true((got_hi > 0 ? got_hi : 0) == hi);
-	}
+	check_set(f, pool, n);
+	if (n_sub)
+		check_set(f, sub, n_sub);
+}
+
+/* Declares the named nodes as the subset (at the same address each time). */
+static void declare(const kf *f, const char *a, const char *b, const char *c)
+{
+	const char *names[] = {a, b, c};
+	n_sub = 0;
+	for (int i = 0; i < 3; i++)
+		if (names[i])
+			sub[n_sub++] = kai_node_named(f, names[i]);
+	tph_kai_ranges_subset(f->s, sub, n_sub);
 }
 
 /* Placements that take the extremes away and give them back, an eviction, a pipeline onto
@@ -86,6 +110,7 @@ static void test_follows_statement(void **state)
 	kf f;
 	kai_open_tier(&f, "allocate", "[{name: predicates}]", cluster);
 	tph_kai_session *s = f.s;
+	declare(&f, "n0", "n2", "n3"); /* the least free GPUs, a node without any */
 	check_ranges(&f);
 	uint32_t start = s->n_ops;
 	assert_int_equal(tph_kai_stmt_allocate(s, task_of(&f, "p-1"), kai_node_named(&f, "n2")), 0);
@@ -93,6 +118,8 @@ static void test_follows_statement(void **state)
 	uint32_t mid = s->n_ops;
 	assert_int_equal(tph_kai_stmt_allocate(s, task_of(&f, "p-0"), kai_node_named(&f, "n4")), 0);
 	check_ranges(&f); /* n4 held the most: it moves inwards */
+	declare(&f, "n4", "n1", NULL);
+	check_ranges(&f);
 	assert_int_equal(tph_kai_stmt_evict(s, task_of(&f, "r-0")), 0);
 	check_ranges(&f);
 	assert_int_equal(tph_kai_stmt_pipeline(s, task_of(&f, "p-3"), kai_node_named(&f, "n0")), 0);
@@ -104,12 +131,15 @@ static void test_follows_statement(void **state)
 	assert_true(tph_kai_free_gpus(s, kai_node_named(&f, "n1")) == 3.5);
 	tph_kai_stmt_rollback(s, mid);
 	check_ranges(&f);
+	declare(&f, "n2", "n4", "n0");
 	tph_kai_stmt_rollback(s, start);
 	check_ranges(&f);
+	tph_kai_ranges_subset(s, NULL, 0);
+	n_sub = 0;
 	close_kai(&f);
 }
 
-/* A subset of the pool and naive mode: the plugin takes the range itself. */
+/* An undeclared subset of the pool and naive mode: the plugin takes the range itself. */
 static void test_declines(void **state)
 {
 	(void)state;
@@ -120,6 +150,16 @@ static void test_declines(void **state)
 	assert_int_equal(n, 5);
 	assert_false(tph_kai_session_free_range(f.s, TPH_KAI_GPU, pool, n - 1, &lo, &hi));
 	assert_true(lo == -1 && hi == -1);
+	uint32_t copy[8];
+	memcpy(copy, pool, sizeof copy);
+	tph_kai_ranges_subset(f.s, pool, n - 1); /* declared: only at that address, of that size */
+	assert_false(tph_kai_session_free_range(f.s, TPH_KAI_GPU, copy, n - 1, &lo, &hi));
+	assert_false(tph_kai_session_free_range(f.s, TPH_KAI_GPU, pool, n - 2, &lo, &hi));
+	assert_true(lo == -1 && hi == -1);
+	assert_true(tph_kai_session_free_range(f.s, TPH_KAI_GPU, pool, n - 1, &lo, &hi));
+	assert_true(lo == 2 && hi == 4); /* n4 left out */
+	tph_kai_ranges_subset(f.s, NULL, 0);
+	assert_false(tph_kai_session_free_range(f.s, TPH_KAI_GPU, pool, n - 1, &lo, &hi));
 	tph_kai_session_set_naive(f.s, true);
 	assert_false(tph_kai_session_free_range(f.s, TPH_KAI_GPU, pool, n, &lo, &hi));
 	tph_kai_session_set_naive(f.s, false);

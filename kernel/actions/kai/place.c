@@ -66,9 +66,8 @@ int tph_kai_place_eval(const tph_kai_session *s, uint32_t t, const double need[T
  * gives one) would make the sort's order ill-defined: -2 then asks for the sort. -1: none fits. */
 static int64_t best_fitting(tph_kai_placer *a, uint32_t t, const uint32_t *set, uint32_t n)
 {
-	memcpy(a->nodes, set, n * sizeof *set);
 	tph_kai_ranges_read(a->s);
-	tph_kai_node_pre_order(a->s, t, a->nodes, n);
+	tph_kai_node_pre_order(a->s, t, set, n);
 	int64_t best = tph_kai_kept_best(a, t, set, n);
 	if (best != -3)
 		return best;
@@ -76,7 +75,7 @@ static int64_t best_fitting(tph_kai_placer *a, uint32_t t, const uint32_t *set, 
 	tph_kai_place_need(a->s, t, need);
 	best = -1;
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t node = a->nodes[i];
+		uint32_t node = set[i];
 		double sc;
 		int fit = tph_kai_place_eval(a->s, t, need, node, &sc);
 		if (fit <= 0) {
@@ -146,6 +145,13 @@ static bool under(const tph_kai_view *v, int32_t sg, int32_t set)
 	return set < 0;
 }
 
+/* Whether set is outer's set in its order: then outer's own array is handed on, at whose
+ * address the session may keep the set's free ranges (tph_kai_ranges_subset). */
+static bool same_set(const scope *outer, const uint32_t *set, uint32_t n)
+{
+	return n == outer->n_nodes && memcmp(set, outer->nodes, n * sizeof *set) == 0;
+}
+
 /* Sub-group `sg` (-1: the root) of job j, on the nodes of `outer`: its tasks of this turn (none:
  * done), then each node set SubsetNodes proposes, in order, from a checkpoint, until one takes
  * them all. 1 placed, 0 not, < 0 error. */
@@ -164,6 +170,7 @@ static int place_subgroup(tph_kai_placer *a, uint32_t j, int32_t sg, const scope
 	for (uint32_t i = 0; n && rc >= 0 && i < sets.n; i++) {
 		uint32_t cp = tph_kai_stmt_checkpoint(a->s);
 		scope sc = {sets.nodes + sets.first[i], sets.first[i + 1] - sets.first[i], mine, n};
+		sc.nodes = same_set(outer, sc.nodes, sc.n_nodes) ? outer->nodes : sc.nodes;
 		rc = sg >= 0 && v->subgroups.pod_set[sg] ? place_pod_set(a, &sc)
 		                                         : place_members(a, j, sg, &sc);
 		if (rc != 0)

@@ -3,7 +3,9 @@
  * of nodes and rolls back. Per shape, the nodes it fits are kept with their summed scores, best
  * first; a task then evaluates afresh only the nodes the ledger touched since (its touch log,
  * kai_range.c) and walks the kept order past them. Exact while the scores are local (tephra/kai.h)
- * and the pool's free ranges, which nodeplacement's scores read, are the ones kept with them. */
+ * and the pool's free ranges, which nodeplacement's scores read, are the ones kept with them.
+ * The same over the set the solver declares for a scenario (tph_kai_ranges_subset), kept apart
+ * from the pool's. */
 #include "place.h"
 
 #include "base/mem.h"
@@ -18,6 +20,7 @@ typedef struct kept_shape {
 	ranked *ranked; /* [pool] the fitting nodes as filled, best first */
 	uint32_t n;
 	uint32_t task;    /* a task of the shape (its request columns are the key); EMPTY: none */
+	uint32_t set;     /* which set it was filled over (tph_kai_ranges_set) */
 	uint32_t gen, at; /* the touch log's generation and length when filled */
 	double range[TPH_KAI_DIMS][2]; /* of the dims in `dims` */
 	unsigned dims;                 /* the ranges NodePreOrder read (tph_kai_ranges_read) */
@@ -34,6 +37,7 @@ typedef struct pick {
 struct tph_kai_kept {
 	kept_shape shape[KEPT_SHAPES];
 	uint64_t lookups;
+	const uint8_t *member;   /* [node] of the set asked now */
 	ranked *spare, *touched; /* [pool] refresh's merge output and its touched nodes */
 };
 
@@ -80,17 +84,21 @@ static bool same_shape(const tph_kai_view *v, uint32_t a, uint32_t b)
 	                     m * sizeof *k->mig_request) == 0);
 }
 
-/* The shape of task t: kept, or the least recently used slot (emptied). */
-static kept_shape *shape_of(tph_kai_kept *k, const tph_kai_view *v, uint32_t t)
+/* The shape of task t over set `set`: kept, or a slot emptied: one kept over an earlier
+ * declared subset (it cannot be asked again), else the least recently used. */
+static kept_shape *shape_of(tph_kai_kept *k, const tph_kai_view *v, uint32_t t, uint32_t set)
 {
 	kept_shape *old = &k->shape[0];
 	for (int i = 0; i < KEPT_SHAPES; i++) {
 		kept_shape *sh = &k->shape[i];
-		if (sh->task != EMPTY && same_shape(v, sh->task, t))
+		if (sh->task != EMPTY && sh->set == set && same_shape(v, sh->task, t))
 			return sh;
+		if (sh->task != EMPTY && sh->set != 0 && sh->set != set)
+			sh->used = 0;
 		old = sh->used < old->used ? sh : old;
 	}
 	old->task = EMPTY;
+	old->set = set;
 	return old;
 }
 
@@ -154,7 +162,7 @@ static pick best_touched(tph_kai_placer *a, const kept_shape *sh, uint32_t t,
 	for (uint32_t i = sh->at; i < tl->n; i++) {
 		uint32_t node = tl->log[i];
 		double sc;
-		if (tl->last[node] != i + 1 || !s->v->nodes.in_pool[node])
+		if (tl->last[node] != i + 1 || !a->kept->member[node])
 			continue;
 		int fit = tph_kai_place_eval(s, t, need, node, &sc);
 		if (fit < 0)
@@ -179,7 +187,7 @@ static int refresh(tph_kai_placer *a, kept_shape *sh, uint32_t t, const tph_kai_
 	for (uint32_t e = sh->at; e < tl->n; e++) {
 		uint32_t node = tl->log[e];
 		double sc;
-		if (tl->last[node] != e + 1 || !a->s->v->nodes.in_pool[node])
+		if (tl->last[node] != e + 1 || !k->member[node])
 			continue;
 		int fit = tph_kai_place_eval(a->s, t, need, node, &sc);
 		if (fit < 0)
@@ -230,11 +238,12 @@ int64_t tph_kai_kept_best(tph_kai_placer *a, uint32_t t, const uint32_t *set, ui
 {
 	const tph_kai_session *s = a->s;
 	tph_kai_touches tl;
-	if (s->naive || n != tph_kai_pool_size(s) || !tph_kai_touch_log(s, &tl) ||
+	tph_kai_kept *k = a->kept;
+	uint32_t key = tph_kai_ranges_set(s, set, n, &k->member);
+	if (s->naive || key == UINT32_MAX || !tph_kai_touch_log(s, &tl) ||
 	    !tph_kai_scores_local(s, t))
 		return -3;
-	tph_kai_kept *k = a->kept;
-	kept_shape *sh = shape_of(k, s->v, t);
+	kept_shape *sh = shape_of(k, s->v, t, key);
 	sh->used = ++k->lookups;
 	bool fresh = sh->task == EMPTY || sh->gen != tl.gen;
 	if (!same_ranges(s, sh, set, n) || fresh) {

@@ -89,6 +89,8 @@ void tph_kai_solver_free(tph_kai_solver *sv)
 	tph_free(sv->filter_cap);
 	tph_free(sv->filter_used);
 	tph_free(sv->feasible);
+	if (sv->s)
+		tph_kai_ranges_subset(sv->s, NULL, 0);
 	tph_free(sv->nodes);
 	tph_free(sv->node_stamp);
 	tph_free(sv->aff_ok);

@@ -108,4 +108,5 @@ void tph_kai_scenario_nodes(tph_kai_solver *sv)
 		if (sv->feasible[n] || sv->node_stamp[n] == sv->stamp)
 			sv->nodes[sv->n_nodes++] = n;
 	}
+	tph_kai_ranges_subset(sv->s, sv->nodes, sv->n_nodes);
 }

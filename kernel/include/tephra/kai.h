@@ -751,7 +751,8 @@ const double *tph_kai_session_releasing(const tph_kai_session *s);
  * kept as the ledger changes: O(1) amortized, for a NodePreOrder that takes a range. `nodes`,
  * n: the set the plugin was handed, distinct in-pool nodes (a SubsetNodes answer is drawn from
  * its input). Returns false, leaving *min and *max alone, unless the set is the whole pool (n
- * is the pool's size), and in naive mode, where the plugin takes the range itself. When no
+ * is the pool's size) or the set the solver re-places a scenario's pods on (kept the same way),
+ * and in naive mode, where the plugin takes the range itself. When no
  * pool node has the resource, *min = 1e300 and *max = 0. */
 bool tph_kai_session_free_range(const tph_kai_session *s, int dim, const uint32_t *nodes,
                                 uint32_t n, double *min, double *max);

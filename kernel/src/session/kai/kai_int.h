@@ -213,6 +213,14 @@ bool tph_kai_touch_log(const tph_kai_session *s, tph_kai_touches *out);
 /* The dims whose range tph_kai_session_free_range gave since the last call (bit d), so the
  * placement walk knows which ranges a NodePreOrder read. */
 unsigned tph_kai_ranges_read(const tph_kai_session *s);
+/* Declares the set `nodes`, n (distinct in-pool nodes; NULL: none) whose free ranges
+ * tph_kai_session_free_range keeps too, for a set handed at that same address with that size
+ * (the owner declares again whenever it changes the contents, and NULL before freeing it). */
+void tph_kai_ranges_subset(const tph_kai_session *s, const uint32_t *nodes, uint32_t n);
+/* Which set `nodes`, n is for the ranges: 0 the pool, the declared subset's declaration
+ * number (never 0, new at each declaration), UINT32_MAX neither; *member[node] tells its nodes. */
+uint32_t tph_kai_ranges_set(const tph_kai_session *s, const uint32_t *nodes, uint32_t n,
+                            const uint8_t **member);
 /* How many nodes the pool holds (0 before the ranges are built). */
 uint32_t tph_kai_pool_size(const tph_kai_session *s);
 /* Whether task t fits node n's idle resources, or idle plus releasing. */

@@ -5,7 +5,9 @@
  * hold it; only when the last one moves inwards is the range stale, and the next ask rescans.
  * And each node's free GPUs with its shared devices' parts (the solver's idle-GPU filter asks
  * every node per accumulated victim), recomputed only for a node the ledger touched. And the
- * touch log, by which the placement walk knows which of its kept verdicts are stale. */
+ * touch log, by which the placement walk knows which of its kept verdicts are stale. The same
+ * range is kept over the solver's scenario nodes (tph_kai_ranges_subset), which it re-places
+ * pods on task after task. */
 #include "kai_int.h"
 
 #include "base/mem.h"
@@ -25,6 +27,11 @@ struct tph_kai_ranges {
 	uint32_t *pool;  /* the in-pool nodes, index order */
 	uint32_t n_pool;
 	kai_range r[TPH_KAI_DIMS];
+	const uint32_t *sub_at; /* the declared subset as its owner passes it (NULL: none) */
+	uint32_t *sub, n_sub;   /* its nodes */
+	uint8_t *in_sub;        /* [node] */
+	uint32_t sub_gen;       /* grows at each declaration (tph_kai_ranges_set) */
+	kai_range rs[TPH_KAI_DIMS];
 	double *free_gpus; /* [node] tph_kai_free_gpus, valid where gpus_ok[node] */
 	uint8_t *gpus_ok;
 	uint32_t *log, *last; /* tph_kai_touches; the log restarts when full */
@@ -50,12 +57,15 @@ int tph_kai_ranges_build(tph_kai_session *s)
 	s->ranges = g;
 	g->free_at = tph_malloc((nn * TPH_KAI_DIMS + 1) * sizeof *g->free_at);
 	g->pool = tph_malloc((nn + 1) * sizeof *g->pool);
+	g->sub = tph_malloc((nn + 1) * sizeof *g->sub);
+	g->in_sub = tph_calloc(nn + 1, 1);
 	g->free_gpus = tph_malloc((nn + 1) * sizeof *g->free_gpus);
 	g->gpus_ok = tph_calloc(nn + 1, 1);
 	g->cap_log = 16 * (uint32_t)nn + 1024;
 	g->log = tph_malloc(g->cap_log * sizeof *g->log);
 	g->last = tph_calloc(nn + 1, sizeof *g->last);
-	if (!g->free_at || !g->pool || !g->free_gpus || !g->gpus_ok || !g->log || !g->last)
+	if (!g->free_at || !g->pool || !g->sub || !g->in_sub || !g->free_gpus || !g->gpus_ok ||
+	    !g->log || !g->last)
 		return TPH_ENOMEM;
 	for (size_t i = 0; i < nn * TPH_KAI_DIMS; i++)
 		g->free_at[i] = s->idle[i] + s->releasing[i];
@@ -63,7 +73,7 @@ int tph_kai_ranges_build(tph_kai_session *s)
 		if (v->nodes.in_pool[n])
 			g->pool[g->n_pool++] = n;
 	for (int d = 0; d < TPH_KAI_DIMS; d++)
-		g->r[d].stale = true;
+		g->r[d].stale = g->rs[d].stale = true;
 	return TPH_OK;
 }
 
@@ -73,6 +83,8 @@ void tph_kai_ranges_free(tph_kai_session *s)
 		return;
 	tph_free(s->ranges->free_at);
 	tph_free(s->ranges->pool);
+	tph_free(s->ranges->sub);
+	tph_free(s->ranges->in_sub);
 	tph_free(s->ranges->free_gpus);
 	tph_free(s->ranges->gpus_ok);
 	tph_free(s->ranges->log);
@@ -132,16 +144,18 @@ void tph_kai_ranges_note(tph_kai_session *s, uint32_t n)
 			continue;
 		g->free_at[at + d] = now;
 		move(&g->r[d], old, now);
+		if (g->in_sub[n])
+			move(&g->rs[d], old, now);
 	}
 }
 
-static void rescan(const tph_kai_session *s, tph_kai_ranges *g, int d)
+static void rescan(const tph_kai_session *s, const tph_kai_ranges *g, const uint32_t *nodes,
+                   uint32_t count, kai_range *r, int d)
 {
-	kai_range *r = &g->r[d];
 	*r = (kai_range){0};
 	bool any = false;
-	for (uint32_t i = 0; i < g->n_pool; i++) {
-		uint32_t n = g->pool[i];
+	for (uint32_t i = 0; i < count; i++) {
+		uint32_t n = nodes[i];
 		if (allocatable(s->v, n, d) == 0)
 			continue;
 		double f = g->free_at[(size_t)n * TPH_KAI_DIMS + (size_t)d];
@@ -165,15 +179,52 @@ bool tph_kai_session_free_range(const tph_kai_session *s, int dim, const uint32_
 #else
 	(void)nodes;
 #endif
-	if (s->naive || !g || dim < 0 || dim >= TPH_KAI_DIMS || n != g->n_pool)
+	if (s->naive || !g || dim < 0 || dim >= TPH_KAI_DIMS)
 		return false;
-	if (g->r[dim].stale)
-		rescan(s, g, dim);
+	bool pool = n == g->n_pool;
+	if (!pool && (nodes != g->sub_at || n != g->n_sub))
+		return false;
+	kai_range *r = pool ? &g->r[dim] : &g->rs[dim];
+	if (r->stale)
+		rescan(s, g, pool ? g->pool : g->sub, pool ? g->n_pool : g->n_sub, r, dim);
 	g->dims_read |= 1u << dim;
-	const kai_range *r = &g->r[dim];
 	*min = r->n_min ? r->min : 1e300;
 	*max = r->n_max ? r->max : 0;
 	return true;
+}
+
+void tph_kai_ranges_subset(const tph_kai_session *s, const uint32_t *nodes, uint32_t n)
+{
+	tph_kai_ranges *g = s->ranges;
+	if (!g)
+		return;
+	for (uint32_t i = 0; i < g->n_sub; i++)
+		g->in_sub[g->sub[i]] = 0;
+	g->sub_at = nodes;
+	g->n_sub = nodes ? n : 0;
+	g->sub_gen = g->sub_gen + 1 ? g->sub_gen + 1 : 1;
+	for (uint32_t i = 0; i < g->n_sub; i++) {
+		g->sub[i] = nodes[i];
+		g->in_sub[nodes[i]] = 1;
+	}
+	for (int d = 0; d < TPH_KAI_DIMS; d++)
+		g->rs[d].stale = true;
+}
+
+uint32_t tph_kai_ranges_set(const tph_kai_session *s, const uint32_t *nodes, uint32_t n,
+                            const uint8_t **member)
+{
+	tph_kai_ranges *g = s->ranges;
+	if (!g)
+		return UINT32_MAX;
+	if (n == g->n_pool) {
+		*member = s->v->nodes.in_pool;
+		return 0;
+	}
+	if (nodes != g->sub_at || n != g->n_sub || !nodes)
+		return UINT32_MAX;
+	*member = g->in_sub;
+	return g->sub_gen;
 }
 
 /* KAI's getGpuMemoryFractionalOnNode: a device's memory as a fraction, up to a hundredth. */
