@@ -150,6 +150,18 @@ static int64_t best_kept(tph_kai_placer *a, const kept_shape *sh, uint32_t t,
 	return c.node;
 }
 
+/* The next node of the kept set touched since log entry *e, each once (at its latest entry);
+ * UINT32_MAX when none is left. */
+static uint32_t next_touched(const tph_kai_kept *k, const tph_kai_touches *tl, uint32_t *e)
+{
+	while (*e < tl->n) {
+		uint32_t node = tl->log[(*e)++];
+		if (tl->last[node] == *e && k->member[node])
+			return node;
+	}
+	return UINT32_MAX;
+}
+
 /* The best node among those touched since the fill (each once: at its latest log entry) that t
  * fits and whose predicates pass (node -1: none; -2: a NaN score). */
 static pick best_touched(tph_kai_placer *a, const kept_shape *sh, uint32_t t,
@@ -159,11 +171,8 @@ static pick best_touched(tph_kai_placer *a, const kept_shape *sh, uint32_t t,
 	double need[TPH_KAI_DIMS];
 	pick c = {0, -1};
 	tph_kai_place_need(s, t, need);
-	for (uint32_t i = sh->at; i < tl->n; i++) {
-		uint32_t node = tl->log[i];
+	for (uint32_t e = sh->at, node; (node = next_touched(a->kept, tl, &e)) != UINT32_MAX;) {
 		double sc;
-		if (tl->last[node] != i + 1 || !a->kept->member[node])
-			continue;
 		int fit = tph_kai_place_eval(s, t, need, node, &sc);
 		if (fit < 0)
 			return (pick){0, fit};
@@ -184,11 +193,8 @@ static int refresh(tph_kai_placer *a, kept_shape *sh, uint32_t t, const tph_kai_
 	double need[TPH_KAI_DIMS];
 	uint32_t nt = 0, n = 0, i = 0, j = 0;
 	tph_kai_place_need(a->s, t, need);
-	for (uint32_t e = sh->at; e < tl->n; e++) {
-		uint32_t node = tl->log[e];
+	for (uint32_t e = sh->at, node; (node = next_touched(k, tl, &e)) != UINT32_MAX;) {
 		double sc;
-		if (tl->last[node] != e + 1 || !k->member[node])
-			continue;
 		int fit = tph_kai_place_eval(a->s, t, need, node, &sc);
 		if (fit < 0)
 			return fit;
