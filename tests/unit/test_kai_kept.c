@@ -111,6 +111,13 @@ static void declare(const kf *f, uint32_t from, uint32_t step)
 	tph_kai_ranges_subset(f->s, sub, n_sub);
 }
 
+/* No subset declared any more (before the placer and session that read it go). */
+static void undeclare(const kf *f)
+{
+	tph_kai_ranges_subset(f->s, NULL, 0);
+	n_sub = 0;
+}
+
 /* Every pending task, twice (the second ask reads the sorted verdicts), over the pool and the
  * declared subset in turn: kept = fresh. */
 static void check_all(const kf *f, tph_kai_placer *p)
@@ -164,8 +171,7 @@ static void test_follows_statement(void **state)
 	check_all(&f, &p);
 	tph_kai_stmt_rollback(s, start);
 	check_all(&f, &p);
-	tph_kai_ranges_subset(s, NULL, 0);
-	n_sub = 0;
+	undeclare(&f);
 	tph_kai_placer_free(&p);
 	close_kai(&f);
 }
@@ -244,8 +250,7 @@ static void test_refreshes(void **state)
 			tph_kai_stmt_rollback(s, cp);
 		check_all(&f, &p);
 	}
-	tph_kai_ranges_subset(s, NULL, 0);
-	n_sub = 0;
+	undeclare(&f);
 	tph_kai_placer_free(&p);
 	close_kai(&f);
 }
