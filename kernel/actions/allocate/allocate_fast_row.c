@@ -97,13 +97,14 @@ static void keys(alloc_fast *f, af_row *r, tph_idx task, const uint32_t *plist, 
 		r->cell[f->sub[j]].key = isnan(f->scores[j]) ? -(double)INFINITY : f->scores[j];
 }
 
-/* How many logged positions since `seen` to evaluate again, into f->plist; NOPOS: every one. */
-static uint32_t stale(alloc_fast *f, af_row *r, bool whole, uint32_t seen, uint32_t lost,
-                      const tph_idx *log, uint32_t n_log, uint32_t log_lost)
+/* How many logged positions since `seen` to evaluate again, into f->plist (cells of `size`
+ * bytes per position are af_touched's dedupe marks); NOPOS: every one. */
+static uint32_t stale(alloc_fast *f, void *cells, size_t size, bool whole, uint32_t seen,
+                      uint32_t lost, const tph_idx *log, uint32_t n_log, uint32_t log_lost)
 {
 	if (whole || lost != log_lost || n_log - seen > (uint64_t)f->n * 4)
 		return NOPOS;
-	return af_touched(f, seen, log, n_log, r->cell, sizeof *r->cell);
+	return af_touched(f, seen, log, n_log, cells, size);
 }
 
 int af_row_sync(alloc_fast *f, af_row *r, tph_idx task, bool want_keys)
@@ -112,7 +113,8 @@ int af_row_sync(alloc_fast *f, af_row *r, tph_idx task, bool want_keys)
 	const tph_idx *log = tph_eqc_log(f->eqc, &n_log, &lost);
 	/* keys as current as fit (the usual case): the same positions, walked once */
 	bool even = r->scored && r->kseen == r->seen && r->klost == r->lost;
-	uint32_t k = stale(f, r, !r->built, r->seen, r->lost, log, n_log, lost);
+	uint32_t k =
+	    stale(f, r->cell, sizeof *r->cell, !r->built, r->seen, r->lost, log, n_log, lost);
 	if (k == NOPOS)
 		fits(f, r, NULL, f->n);
 	else
@@ -123,7 +125,8 @@ int af_row_sync(alloc_fast *f, af_row *r, tph_idx task, bool want_keys)
 	if (!want_keys)
 		return TPH_OK;
 	if (!even || k == NOPOS)
-		k = stale(f, r, !r->scored, r->kseen, r->klost, log, n_log, lost);
+		k = stale(f, r->cell, sizeof *r->cell, !r->scored, r->kseen, r->klost, log, n_log,
+		          lost);
 	if (k == NOPOS)
 		keys(f, r, task, NULL, f->n);
 	else
@@ -162,8 +165,11 @@ void af_pred_sync(alloc_fast *f, af_pred *v, tph_idx task)
 	tph_session *s = f->s;
 	uint32_t n_log, lost;
 	const tph_idx *log = tph_eqc_log(f->eqc, &n_log, &lost);
-	bool whole = !v->built || v->lost != lost || n_log - v->seen > (uint64_t)f->n * 4;
-	uint32_t k = whole ? f->n : af_touched(f, v->seen, log, n_log, v->code, sizeof *v->code);
+	uint32_t k =
+	    stale(f, v->code, sizeof *v->code, !v->built, v->seen, v->lost, log, n_log, lost);
+	bool whole = k == NOPOS;
+	if (whole)
+		k = f->n;
 	for (uint32_t i = 0; i < k; i++)
 		f->nodes[i] = s->ready_nodes[whole ? i : f->plist[i]];
 	double t0 = s->prof ? tph_now_ms() : 0;
