@@ -154,7 +154,7 @@ static uint32_t filter_nodes(tph_session *s, tph_idx task, const tph_idx *nodes,
 	tph_fit_prepare(s, task, c->insuff, true, &r);
 	const long spans = (long)n_spans(n);
 	uint32_t *cnt = c->chunk_cnt, total = 0;
-	const int nt = tph_span_threads(s, n);
+	const int nt = tph_team_admit(tph_span_threads(s, n));
 	if (nt == 1) { /* no parallel region: most calls are a few touched nodes */
 		for (long k = 0; k < spans; k++)
 			cnt[k] = filter_span(s, &r, task, nodes + k * SPAN, span_len(n, k),
@@ -165,18 +165,25 @@ static uint32_t filter_nodes(tph_session *s, tph_idx task, const tph_idx *nodes,
 		return total;
 	}
 	int saved = tph_omp_enter();
-	OMP(omp parallel num_threads(nt))
+	uint64_t busy = 0, t0 = tph_mono_ns();
+	OMP(omp parallel num_threads(nt) reduction(+ : busy))
 	{
-		OMP(omp for schedule(static))
+		uint64_t b = tph_mono_ns();
+		OMP(omp for schedule(static) nowait)
 		for (long k = 0; k < spans; k++)
 			cnt[k] = filter_span(s, &r, task, nodes + k * SPAN, span_len(n, k),
 			                     reason_out + k * SPAN);
+		busy += tph_mono_ns() - b;
+		OMP(omp barrier)
 		OMP(omp single)
 		total = prefix(cnt, spans);
-		OMP(omp for schedule(static))
+		b = tph_mono_ns();
+		OMP(omp for schedule(static) nowait)
 		for (long k = 0; k < spans; k++)
 			compact(nodes, n, reason_out, cnt, k, feasible_out);
+		busy += tph_mono_ns() - b;
 	}
+	tph_team_judge(busy, tph_mono_ns() - t0);
 	tph_omp_leave(saved);
 	return total;
 }
@@ -234,7 +241,7 @@ void tph_session_parallel(const tph_session *s, uint32_t n, tph_span_fn fn, void
 	const long spans = (long)n_spans(n);
 	int nt = tph_span_threads(s, n);
 #ifdef TPH_HAVE_OPENMP
-	nt = omp_in_parallel() ? 1 : nt;
+	nt = omp_in_parallel() ? 1 : tph_team_admit(nt);
 #endif
 	if (nt == 1) {
 		for (long k = 0; k < spans; k++)
@@ -243,9 +250,17 @@ void tph_session_parallel(const tph_session *s, uint32_t n, tph_span_fn fn, void
 		return;
 	}
 	int saved = tph_omp_enter();
-	OMP(omp parallel for schedule(static) num_threads(nt))
-	for (long k = 0; k < spans; k++)
-		fn(ctx, (uint32_t)k, (uint32_t)k * SPAN, (uint32_t)k * SPAN + span_len(n, k));
+	uint64_t busy = 0, t0 = tph_mono_ns();
+	OMP(omp parallel num_threads(nt) reduction(+ : busy))
+	{
+		uint64_t b = tph_mono_ns();
+		OMP(omp for schedule(static) nowait)
+		for (long k = 0; k < spans; k++)
+			fn(ctx, (uint32_t)k, (uint32_t)k * SPAN,
+			   (uint32_t)k * SPAN + span_len(n, k));
+		busy += tph_mono_ns() - b;
+	}
+	tph_team_judge(busy, tph_mono_ns() - t0);
 	tph_omp_leave(saved);
 }
 
