@@ -122,6 +122,23 @@ uint32_t tph_ph_predicate(tph_ph *ph, tph_idx task, const tph_idx *nodes, uint32
 void tph_ph_touch_stmt(tph_ph *ph, const tph_statement *st);
 void tph_ph_touch(tph_ph *ph, tph_idx node);
 
+/* ---- scores in order (action_scored.c) ---- */
+
+/* A score as an order key (tph_order_key) with its candidate's position. */
+typedef struct tph_scored {
+	uint64_t key;
+	uint32_t pos;
+} tph_scored;
+
+/* An unsigned key that orders as the doubles do in Volcano's node order: NaN lowest, -0 as +0. */
+uint64_t tph_order_key(double d);
+/* The higher key first, then the lower position: a total order when positions differ. */
+int tph_scored_cmp(const void *a, const void *b);
+/* Make h[0..n) a heap in tph_scored_cmp's order (O(n)); take out the first entry, returning
+ * its position. Popping gives exactly the sorted order. */
+void tph_scored_heap(tph_scored *h, uint32_t n);
+uint32_t tph_scored_pop(tph_scored *h, uint32_t *n);
+
 /* ---- Session.dispatch ---- */
 
 /* The job is ready: its Allocated tasks bind, `first` (Allocated) before the others, which
