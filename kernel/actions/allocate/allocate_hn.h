@@ -104,6 +104,10 @@ typedef struct ahn_ctx {
 	/* Set by ahn_for_job for its search when no task of the job passes Allocatable: every
 	 * run is sure to fail (allocate_hn_job.c). */
 	bool shut;
+	/* Set while ahn_doomed is asked with another candidate's successful run still applied
+	 * (allocate_hn_job.c's group_full): tasks that run placed are pending again for the next.
+	 */
+	bool held;
 	uint32_t gen, *memo;
 	tph_scored *ranked;       /* [hypernodes] allocate_hn_job.c's group order: a heap */
 	tph_reason_code *verdict; /* [nodes] scratch of the class-verdict bound */

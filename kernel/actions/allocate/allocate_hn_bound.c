@@ -310,11 +310,15 @@ bool ahn_doomed(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need)
 	if (!h->prune || w->n_dim == UINT32_MAX)
 		return false;
 	tph_idx rep[AHN_CLASSES];
-	if (!class_reps(h, w, rep))
+	uint32_t found = class_reps(h, w, rep);
+	if (!found)
 		return false;
-	if (w->n_cls >
-	    1) /* only runs that would place nothing, so readouts keep what runs placed */
-		return need >= 1 && !some_pass(h, rep, w->n_cls, hn);
+	/* Several classes: only a run that would place nothing is skipped (what a discarded run
+	 * placed shows in the job's readout). A class with no pending task has none a run visits
+	 * (its queues hold pending tasks only), unless a held run placed them (ahn_ctx.held). */
+	if (w->n_cls > 1)
+		return (found == w->n_cls || !h->held) && need >= 1 &&
+		       !some_pass(h, rep, w->n_cls, hn);
 	if (w->n_cut != 1 || w->cut[0].below)
 		return false;
 	const tph_idx *nodes;

@@ -123,7 +123,10 @@ static int group_full(ahn_ctx *h, ahn_ws *w, const tph_idx *hns, uint32_t n, int
 		bool last = i + 1 == n;
 		tph_statement st;
 		job_res r;
-		if (!last && ahn_doomed(h, w, hns[i], need))
+		h->held = go->held; /* undone before the run, not before the bound */
+		bool doomed = !last && ahn_doomed(h, w, hns[i], need);
+		h->held = false;
+		if (doomed)
 			continue;
 		int rc = release_held(h, go);
 		if (rc || (rc = job_try(h, w, hns[i], last, &st, &r)))

@@ -3,36 +3,27 @@
  * that take only the first few: preempt's nodes, the hypernode search's candidates. */
 #include "action_util.h"
 
-#include <math.h>
-#include <string.h>
-
-/* IEEE bits, negatives flipped, -0 read as +0, NaN 0 so last. */
-uint64_t tph_order_key(double d)
+/* Static, so that the heap's loops inline it (an exported function of the shared library
+ * could be interposed, so is not inlined). */
+static int cmp(const tph_scored *x, const tph_scored *y)
 {
-	if (isnan(d))
-		return 0;
-	if (d == 0)
-		d = 0.0;
-	uint64_t u;
-	memcpy(&u, &d, sizeof u);
-	return u >> 63 ? ~u : u | (UINT64_C(1) << 63);
+	if (x->key != y->key)
+		return x->key > y->key ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
 int tph_scored_cmp(const void *a, const void *b)
 {
-	const tph_scored *x = a, *y = b;
-	if (x->key != y->key)
-		return x->key > y->key ? -1 : 1;
-	return x->pos < y->pos ? -1 : x->pos > y->pos;
+	return cmp(a, b);
 }
 
 static void sift_down(tph_scored *h, uint32_t n, uint32_t i)
 {
 	for (;;) {
 		uint32_t l = 2 * i + 1, m = i;
-		if (l < n && tph_scored_cmp(&h[l], &h[m]) < 0)
+		if (l < n && cmp(&h[l], &h[m]) < 0)
 			m = l;
-		if (l + 1 < n && tph_scored_cmp(&h[l + 1], &h[m]) < 0)
+		if (l + 1 < n && cmp(&h[l + 1], &h[m]) < 0)
 			m = l + 1;
 		if (m == i)
 			return;
