@@ -3,8 +3,8 @@
  * topology that does not fit, minMember below the replicas, the recorder, the nomination fast
  * path and its fallback, hypernodes that do not form a tree; then the exact shortcuts
  * (resource bound, best-score-first, first-step memo) against the naive search on random
- * clusters, and the one class's verdicts skipping dry runs, with verdict columns evaluated
- * only where asked. */
+ * clusters, the classes' verdicts skipping dry runs, with verdict columns evaluated only
+ * where asked, and a job its queue cannot take running one dry run per group. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -328,15 +328,18 @@ static void test_shortcuts_exact(void **state)
 }
 
 /* Racks of four 4-cpu nodes, `racks` of them; rack `gpu` has nodes labelled kind: gpu. One
- * job, hard at tier 1, of two 1-cpu pods that select kind: gpu. */
-static void gpu_racks(uint32_t racks, uint32_t gpu)
+ * job, hard at tier 1, of two pods with selector `sel` asking for `cpu0` and `cpu1` cpu (two
+ * classes when they differ); `plugin` ends the conf's plugins, `queue` the queue's fields. */
+static void racks_with(uint32_t racks, uint32_t gpu, const char *sel, const char *cpu0,
+                       const char *cpu1, const char *plugin, const char *queue)
 {
 	size_t at = (size_t)snprintf(yaml, sizeof yaml,
 	                             "name: g\nenableFlagsDefault: true\nconf: |\n"
 	                             "  actions: \"allocate\"\n  tiers:\n  - plugins:\n"
 	                             "    - name: gang\n    - name: predicates\n"
-	                             "    - name: network-topology-aware\n"
-	                             "queues: [{name: q1}]\nnodes:\n");
+	                             "    - name: network-topology-aware\n%s"
+	                             "queues: [{name: q1%s}]\nnodes:\n",
+	                             plugin, queue);
 	for (uint32_t i = 0; i < 4 * racks; i++)
 		at += (size_t)snprintf(yaml + at, sizeof yaml - at,
 		                       "  - {name: n%u, allocatable: {cpu: '4', memory: 8Gi, pods: "
@@ -352,38 +355,59 @@ static void gpu_racks(uint32_t racks, uint32_t gpu)
 	         "  - {name: j, namespace: ns, queue: q1, minMember: 2, phase: Inqueue,"
 	         " networkTopology: {mode: hard, highestTierAllowed: 1}}\n"
 	         "pods:\n"
-	         "  - {name: w-0, namespace: ns, podGroup: j, requests: {cpu: '1'},"
-	         " nodeSelector: {kind: gpu}}\n"
-	         "  - {name: w-1, namespace: ns, podGroup: j, requests: {cpu: '1'},"
-	         " nodeSelector: {kind: gpu}}\n");
+	         "  - {name: w-0, namespace: ns, podGroup: j, requests: {cpu: '%s'}%s}\n"
+	         "  - {name: w-1, namespace: ns, podGroup: j, requests: {cpu: '%s'}%s}\n",
+	         cpu0, sel, cpu1, sel);
 }
 
-/* Decide over `yaml` with the profile on: *pre and *nodes get PrePredicate calls (one per
- * task a dry run tries) and Predicate nodes (verdicts evaluated); every bind must land in rack
- * `rack`. Returns the binds. */
-static uint32_t profiled(bool naive, uint32_t rack, uint64_t *pre, uint64_t *nodes)
+static const char gpu_sel[] = ", nodeSelector: {kind: gpu}";
+
+/* Both pods select the gpu rack and are of one class. */
+static void gpu_racks(uint32_t racks, uint32_t gpu)
 {
-	pts p;
+	racks_with(racks, gpu, gpu_sel, "1", "1", "", "");
+}
+
+/* What a profiled run counted. */
+typedef struct counts {
+	uint32_t binds;
+	uint64_t pre;         /* PrePredicate calls: one per task a dry run tries */
+	uint64_t nodes;       /* Predicate nodes: verdicts evaluated */
+	uint64_t allocatable; /* Allocatable calls */
+} counts;
+
+/* Decide over `yaml` with the profile on, naive or not, with the same decisions and pending
+ * reasons in both modes; every bind must land in rack `rack`. */
+static counts profiled(bool naive, uint32_t rack)
+{
+	pts p, ref;
 	tph_session_opts o = {.threads = 1, .naive = naive, .profile = true};
+	tph_session_opts r = {.threads = 1, .naive = !naive};
 	pts_open_with(&p, yaml, &o);
 	pts_run(&p);
+	pts_open_with(&ref, yaml, &r);
+	pts_run(&ref);
+	same_log(p.log, ref.log);
+	pts_free(&ref);
 	const tph_profile_row *rows;
-	uint32_t n, binds = p.log->n_binds;
+	uint32_t n;
+	counts c = {.binds = p.log->n_binds};
 	assert_int_equal(tph_session_profile(p.s, &rows, &n), TPH_OK);
-	*pre = *nodes = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		if (!strcmp(rows[i].ep, "PrePredicate"))
-			*pre = rows[i].calls;
+			c.pre = rows[i].calls;
 		if (!strcmp(rows[i].ep, "Predicate"))
-			*nodes = rows[i].nodes;
+			c.nodes = rows[i].nodes;
+		if (!strcmp(rows[i].ep, "Allocatable"))
+			c.allocatable = rows[i].calls;
 	}
-	for (uint32_t i = 0; i < binds; i++) {
+	for (uint32_t i = 0; i < c.binds; i++) {
 		unsigned node = 0;
 		assert_int_equal(sscanf(p.log->binds[i].node, "n%u", &node), 1);
 		assert_int_equal(node / 4, rack);
 	}
 	pts_free(&p);
-	return binds;
+	return c;
 }
 
 /* Five racks whose nodes the job's selector refuses, then the one it fits: the resource
@@ -392,12 +416,24 @@ static uint32_t profiled(bool naive, uint32_t rack, uint64_t *pre, uint64_t *nod
 static void test_class_bound(void **state)
 {
 	(void)state;
-	uint64_t pre, nodes, npre, nnodes;
 	gpu_racks(6, 5);
-	assert_int_equal(profiled(false, 5, &pre, &nodes), 2);
-	assert_int_equal(profiled(true, 5, &npre, &nnodes), 2);
-	assert_int_equal(pre, 2);
-	assert_true(npre > pre);
+	counts fast = profiled(false, 5), naive = profiled(true, 5);
+	assert_int_equal(fast.binds, 2);
+	assert_int_equal(naive.binds, 2);
+	assert_int_equal(fast.pre, 2);
+	assert_true(naive.pre > fast.pre);
+}
+
+/* The same with the two pods of two classes (their requests differ): no rack's node passes
+ * either class but the last rack's, so only that rack's run is made. */
+static void test_classes_bound(void **state)
+{
+	(void)state;
+	racks_with(6, 5, gpu_sel, "1", "2", "", "");
+	counts fast = profiled(false, 5), naive = profiled(true, 5);
+	assert_int_equal(fast.binds, 2);
+	assert_int_equal(fast.pre, 2);
+	assert_true(naive.pre > fast.pre);
 }
 
 /* The rack that fits comes first among forty: its run succeeds at once, and the verdict
@@ -406,11 +442,25 @@ static void test_class_bound(void **state)
 static void test_class_columns_partial(void **state)
 {
 	(void)state;
-	uint64_t pre, nodes;
 	gpu_racks(40, 0);
-	assert_int_equal(profiled(false, 0, &pre, &nodes), 2);
-	assert_int_equal(pre, 2);
-	assert_int_equal(nodes, 5);
+	counts fast = profiled(false, 0);
+	assert_int_equal(fast.binds, 2);
+	assert_int_equal(fast.pre, 2);
+	assert_int_equal(fast.nodes, 5);
+}
+
+/* Six racks that fit, but the queue's capability (proportion's Allocatable) takes neither
+ * 2-cpu pod: every run fails without placing one. The literal search runs all six racks (two
+ * Allocatable calls each); the shortcut asks both pods once and runs only the group's last
+ * rack, whose fit errors stand. */
+static void test_queue_shut(void **state)
+{
+	(void)state;
+	racks_with(6, 0, "", "2", "2", "    - name: proportion\n", ", capability: {cpu: '1'}");
+	counts fast = profiled(false, 0), naive = profiled(true, 0);
+	assert_int_equal(fast.binds, 0);
+	assert_int_equal(naive.allocatable, 12);
+	assert_int_equal(fast.allocatable, 4);
 }
 
 int main(void)
@@ -425,7 +475,9 @@ int main(void)
 	    cmocka_unit_test(test_flat_nomination),
 	    cmocka_unit_test(test_shortcuts_exact),
 	    cmocka_unit_test(test_class_bound),
+	    cmocka_unit_test(test_classes_bound),
 	    cmocka_unit_test(test_class_columns_partial),
+	    cmocka_unit_test(test_queue_shut),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -49,7 +49,8 @@ typedef struct ahn_cut {
 	uint32_t below;
 } ahn_cut;
 
-#define AHN_CUTS 8 /* the first distinct request rows of the worksheet */
+#define AHN_CUTS    8 /* the first distinct request rows of the worksheet */
+#define AHN_CLASSES 4 /* the most classes of one worksheet whose verdicts bound a run */
 
 /* A job's JobWorksheet, built on its first visit (organizeJobWorksheet). Task queues hold
  * only popped-in-order tasks, so a queue is a suffix of a fixed array and its clone is a
@@ -70,16 +71,12 @@ typedef struct ahn_ws {
 	int64_t *prefix; /* [n_dim * (tasks + 1)] */
 	ahn_cut *cut;
 	uint32_t n_cut;
-	/* A task whose class (tph_eqc_same_class) every task of the worksheet shares, TPH_NOIDX
-	 * when they are of several; built with the prefix sums. */
-	tph_idx one_class;
+	/* The classes (tph_eqc_same_class) of the worksheet's tasks, when there are at most
+	 * AHN_CLASSES of them: cls[i] of task[i], n_cls classes (0: too many); built with the
+	 * prefix sums. */
+	uint8_t *cls;
+	uint32_t n_cls;
 } ahn_ws;
-
-/* A hypernode of a job-level group with its score known in advance (allocate_hn_job.c). */
-typedef struct ahn_rank {
-	double score;
-	uint32_t i; /* its position in the group */
-} ahn_rank;
 
 /* A successful subjob candidate of one gradient group. */
 typedef struct ahn_cand {
@@ -104,8 +101,15 @@ typedef struct ahn_ctx {
 	 * succeeds only once enough tasks are placed. memo[hn] == gen: the first subjob of this
 	 * allocateForJob call failed its first-step dry run at hn. */
 	bool prune, memo_on, gang_job, gang_sj;
+	/* Set by ahn_for_job for its search when no task of the job passes Allocatable: every
+	 * run is sure to fail (allocate_hn_job.c). */
+	bool shut;
+	/* Set while ahn_doomed is asked with another candidate's successful run still applied
+	 * (allocate_hn_job.c's group_full): tasks that run placed are pending again for the next.
+	 */
+	bool held;
 	uint32_t gen, *memo;
-	struct ahn_rank *ranked;  /* [hypernodes] allocate_hn_job.c's group order */
+	tph_scored *ranked;       /* [hypernodes] allocate_hn_job.c's group order: a heap */
 	tph_reason_code *verdict; /* [nodes] scratch of the class-verdict bound */
 	/* The job-level dry run under way: fidelity (its fit errors may survive: every candidate
 	 * that ends a gradient group runs for real), first_step, and what makes its score known
@@ -151,8 +155,10 @@ int64_t ahn_need(const ahn_ctx *h, const ahn_ws *w, tph_idx k);
 int64_t ahn_room(ahn_ctx *h, ahn_ws *w, tph_idx hn);
 /* Whether a dry run at hn needing `need` tasks is sure to fail, by resources alone. */
 bool ahn_hopeless(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need);
-/* The same, or by the worksheet's one class's verdicts of hn's nodes (which it evaluates, so
- * it is asked just before a run, which would evaluate them too). */
+/* The same, or the search is shut (ahn_ctx.shut), or by its classes' verdicts of hn's nodes
+ * (allocate_hn_bound.c): a node every class fails takes none
+ * (the verdicts are evaluated, so it is asked just before a run, which would evaluate them
+ * too). */
 bool ahn_doomed(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need);
 
 /* allocate_hn_tasks.c */

@@ -3,10 +3,12 @@
  * more placed tasks. A hypernode's nodes can take at most as many tasks as the smallest
  * requests add up to within its summed future idle, and at most, summed over its nodes, as
  * many as the smallest requests fit each node's future idle (upper bounds on what fits node
- * by node, valid while no node has a negative future idle). When every task of the worksheet
- * is of one equivalence class, a node its class's verdict fails takes none: the run places
- * only on passing nodes, so a failing node is never touched and its verdict stands (the
- * classes' own contract, action_eqc.c). A dry run whose need exceeds the bound fails for
+ * by node, valid while no node has a negative future idle). A node that the verdict of every
+ * equivalence class among the worksheet's tasks fails takes none: the run places a task only
+ * on a node its class passes, so such a node is never touched and its verdicts stand (the
+ * classes' own contract, action_eqc.c). With one class the bound counts only passing nodes;
+ * with several, only a run that would place nothing is skipped (the tasks a discarded run
+ * placed show in the job's readout). A dry run whose need exceeds the bound fails for
  * sure, so it is skipped; its fit errors are not needed when another run resets them (see
  * allocate_hn_job.c). */
 #include "allocate_hn.h"
@@ -55,7 +57,7 @@ int ahn_bound_init(ahn_ctx *h)
 {
 	tph_session *s = h->s;
 	h->memo = TPH_ACT_NEW(s, uint32_t, s->topo->t.n + 1);
-	h->ranked = TPH_ACT_NEW(s, ahn_rank, s->topo->t.n + 1);
+	h->ranked = TPH_ACT_NEW(s, tph_scored, s->topo->t.n + 1);
 	h->verdict = TPH_ACT_NEW(s, tph_reason_code, s->nodes.n + 1);
 	if (!h->memo || !h->ranked || !h->verdict)
 		return TPH_ENOMEM;
@@ -144,6 +146,31 @@ static int cuts_build(ahn_ctx *h, ahn_ws *w)
 	return TPH_OK;
 }
 
+/* The class of each task, found by comparing it with the first task of each class so far. */
+static int classes_build(ahn_ctx *h, ahn_ws *w)
+{
+	tph_session *s = h->s;
+	uint32_t n = w->off[w->n_sj];
+	tph_idx first[AHN_CLASSES];
+	w->cls = TPH_ACT_NEW(s, uint8_t, n + 1);
+	if (!w->cls)
+		return TPH_ENOMEM;
+	w->n_cls = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t c = 0;
+		while (c < w->n_cls && !tph_eqc_same_class(s, first[c], w->task[i]))
+			c++;
+		if (c == AHN_CLASSES) {
+			w->n_cls = 0;
+			return TPH_OK;
+		}
+		if (c == w->n_cls)
+			first[w->n_cls++] = w->task[i];
+		w->cls[i] = (uint8_t)c;
+	}
+	return TPH_OK;
+}
+
 /* Per dimension some task asks for (pods aside), the sorted requests' prefix sums. */
 static int prefix_build(ahn_ctx *h, ahn_ws *w)
 {
@@ -168,10 +195,8 @@ static int prefix_build(ahn_ctx *h, ahn_ws *w)
 		w->dim[nd++] = d;
 	}
 	w->n_dim = nd ? nd : UINT32_MAX;
-	w->one_class = n ? w->task[0] : TPH_NOIDX;
-	for (uint32_t i = 1; i < n && w->one_class != TPH_NOIDX; i++)
-		if (!tph_eqc_same_class(s, w->task[0], w->task[i]))
-			w->one_class = TPH_NOIDX;
+	if (classes_build(h, w))
+		return TPH_ENOMEM;
 	return nd ? cuts_build(h, w) : TPH_OK;
 }
 
@@ -234,22 +259,36 @@ static int64_t cut_room(const ahn_ctx *h, const ahn_ws *w, const ahn_cut *c, tph
 	return total;
 }
 
-/* The one class's verdicts of hn's nodes into h->verdict, asked for a pending task of it (as a
- * run asks), or NULL when the worksheet has several classes, none pending, or classes are
- * off. */
-static const tph_reason_code *class_verdicts(ahn_ctx *h, const ahn_ws *w, tph_idx hn)
+/* A pending task of each class of the worksheet into rep (TPH_NOIDX: none pending), as a
+ * run asks; how many were found (0 also when classes are off or too many). */
+static uint32_t class_reps(const ahn_ctx *h, const ahn_ws *w, tph_idx *rep)
 {
-	if (w->one_class == TPH_NOIDX || !h->c->eqc)
-		return NULL;
-	uint32_t i = 0, end = w->off[w->n_sj];
-	while (i < end && h->s->tasks.status[w->task[i]] != TPH_TS_PENDING)
-		i++;
-	if (i == end)
-		return NULL;
+	uint32_t found = 0, end = w->off[w->n_sj];
+	if (!w->n_cls || !h->c->eqc)
+		return 0;
+	for (uint32_t c = 0; c < w->n_cls; c++)
+		rep[c] = TPH_NOIDX;
+	for (uint32_t i = 0; i < end && found < w->n_cls; i++)
+		if (rep[w->cls[i]] == TPH_NOIDX && h->s->tasks.status[w->task[i]] == TPH_TS_PENDING)
+			rep[w->cls[i]] = w->task[i], found++;
+	return found;
+}
+
+/* Whether some class with a pending task passes some node of hn (its verdicts into
+ * h->verdict, one class after another until one passes). */
+static bool some_pass(ahn_ctx *h, const tph_idx *rep, uint32_t n_cls, tph_idx hn)
+{
 	const tph_idx *nodes;
 	uint32_t n = tph_hn_nodes(&h->s->topo->t, hn, &nodes);
-	tph_eqc_eval(h->c->eqc, w->task[i], nodes, n, h->verdict);
-	return h->verdict;
+	for (uint32_t c = 0; c < n_cls; c++) {
+		if (rep[c] == TPH_NOIDX)
+			continue;
+		tph_eqc_eval(h->c->eqc, rep[c], nodes, n, h->verdict);
+		for (uint32_t i = 0; i < n; i++)
+			if (h->verdict[i] == TPH_PASS)
+				return true;
+	}
+	return false;
 }
 
 bool ahn_hopeless(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need)
@@ -266,10 +305,24 @@ bool ahn_hopeless(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need)
 
 bool ahn_doomed(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need)
 {
-	if (ahn_hopeless(h, w, hn, need))
+	if (h->shut || ahn_hopeless(h, w, hn, need))
 		return true;
-	if (!h->prune || w->n_dim == UINT32_MAX || w->n_cut != 1 || w->cut[0].below)
+	if (!h->prune || w->n_dim == UINT32_MAX)
 		return false;
-	const tph_reason_code *v = class_verdicts(h, w, hn);
-	return v && cut_room(h, w, &w->cut[0], hn, need, v) < need;
+	tph_idx rep[AHN_CLASSES];
+	uint32_t found = class_reps(h, w, rep);
+	if (!found)
+		return false;
+	/* Several classes: only a run that would place nothing is skipped (what a discarded run
+	 * placed shows in the job's readout). A class with no pending task has none a run visits
+	 * (its queues hold pending tasks only), unless a held run placed them (ahn_ctx.held). */
+	if (w->n_cls > 1)
+		return (found == w->n_cls || !h->held) && need >= 1 &&
+		       !some_pass(h, rep, w->n_cls, hn);
+	if (w->n_cut != 1 || w->cut[0].below)
+		return false;
+	const tph_idx *nodes;
+	uint32_t n = tph_hn_nodes(&h->s->topo->t, hn, &nodes);
+	tph_eqc_eval(h->c->eqc, rep[0], nodes, n, h->verdict);
+	return cut_room(h, w, &w->cut[0], hn, need, h->verdict) < need;
 }

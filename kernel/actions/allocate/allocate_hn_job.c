@@ -8,13 +8,14 @@
  * before it (one subjob whose only candidate is the job's hypernode: its score is that
  * hypernode's own HyperNodeOrder), the group is tried best score first and stops at the first
  * success, the group's last run added only when its fit errors can still be seen. A run that
- * turns out not to have that shape sends the group back to the plain order. */
+ * turns out not to have that shape sends the group back to the plain order. When no task of
+ * the job passes Allocatable, every run fails without placing one: only each group's last
+ * runs (ahn_doomed says so of the others). */
 #include "allocate_hn.h"
 
 #include "base/mem.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 typedef struct job_res {
@@ -122,7 +123,10 @@ static int group_full(ahn_ctx *h, ahn_ws *w, const tph_idx *hns, uint32_t n, int
 		bool last = i + 1 == n;
 		tph_statement st;
 		job_res r;
-		if (!last && ahn_doomed(h, w, hns[i], need))
+		h->held = go->held; /* undone before the run, not before the bound */
+		bool doomed = !last && ahn_doomed(h, w, hns[i], need);
+		h->held = false;
+		if (doomed)
 			continue;
 		int rc = release_held(h, go);
 		if (rc || (rc = job_try(h, w, hns[i], last, &st, &r)))
@@ -140,22 +144,15 @@ static int group_full(ahn_ctx *h, ahn_ws *w, const tph_idx *hns, uint32_t n, int
 	return TPH_OK;
 }
 
-static int by_score(const void *a, const void *b)
-{
-	const ahn_rank *x = a, *y = b;
-	if (x->score != y->score)
-		return x->score > y->score ? -1 : 1;
-	return (x->i > y->i) - (x->i < y->i);
-}
-
-/* The group's candidates that can win, best score first: each hypernode's own score for the
+/* The group's candidates that can win, as a heap best score first (a group's first success
+ * ends its search, so most are never taken out): each hypernode's own score for the
  * single subjob k, those whose summed room is short left out (the node-by-node bounds are
  * asked only of the runs the order reaches, ahn_doomed). UINT32_MAX when the score of one
  * that may succeed is NaN or -inf (no score may beat it, and a success with it ends Volcano's
  * search: the plain order decides). */
 static uint32_t rank(ahn_ctx *h, ahn_ws *w, tph_idx k, const tph_idx *hns, uint32_t n, int64_t need)
 {
-	ahn_rank *o = h->ranked;
+	tph_scored *o = h->ranked;
 	uint32_t m = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		if (h->prune && ahn_room(h, w, hns[i]) < need)
@@ -166,9 +163,9 @@ static uint32_t rank(ahn_ctx *h, ahn_ws *w, tph_idx k, const tph_idx *hns, uint3
 			continue;
 		if (!(sc > -(double)INFINITY))
 			return UINT32_MAX;
-		o[m++] = (ahn_rank){sc, i};
+		o[m++] = (tph_scored){tph_order_key(sc), i};
 	}
-	qsort(o, m, sizeof *o, by_score);
+	tph_scored_heap(o, m);
 	return m;
 }
 
@@ -196,8 +193,8 @@ static int group_fast(ahn_ctx *h, ahn_ws *w, tph_idx k, const tph_idx *hns, uint
 		*abort = true;
 		return TPH_OK;
 	}
-	for (uint32_t x = 0; x < m && go->best == TPH_NOIDX; x++) {
-		uint32_t i = h->ranked[x].i;
+	while (m && go->best == TPH_NOIDX) {
+		uint32_t i = tph_scored_pop(h->ranked, &m);
 		if (i + 1 < n && ahn_doomed(h, w, hns[i], need))
 			continue;
 		int rc = job_try(h, w, hns[i], i + 1 == n, &st, &r);
@@ -235,7 +232,7 @@ static tph_idx single_subjob(const ahn_ctx *h, const ahn_ws *w)
 
 static int group(ahn_ctx *h, ahn_ws *w, const tph_idx *hns, uint32_t n, int64_t need, group_out *go)
 {
-	tph_idx k = single_subjob(h, w);
+	tph_idx k = h->shut ? TPH_NOIDX : single_subjob(h, w);
 	bool abort = false;
 	if (k != TPH_NOIDX) {
 		int rc = group_fast(h, w, k, hns, n, need, go, &abort);
@@ -263,13 +260,26 @@ static bool nominated(const tph_session *s, const ahn_ws *w)
 	return false;
 }
 
-int ahn_for_job(ahn_ctx *h, ahn_ws *w, tph_idx avail, tph_statement *out, bool *found)
+/* No task a run would visit passes Allocatable now (a nomination's check included): no run
+ * of this search places one, and each starts from this state, so every run fails. */
+static bool queue_shut(const ahn_ctx *h, const ahn_ws *w)
+{
+	const tph_session *s = h->s;
+	const ahn_state *ms = &w->st[AHN_MAIN];
+	tph_idx q = s->jobs->queue[w->job];
+	if (!h->memo_on)
+		return false;
+	for (uint32_t i = 0; i < w->n_sj; i++)
+		for (uint32_t p = ms->cur[i]; p < w->off[i + 1]; p++)
+			if (tph_allocatable(s, q, w->task[p]))
+				return false;
+	return true;
+}
+
+static int for_job(ahn_ctx *h, ahn_ws *w, tph_idx avail, tph_statement *out, bool *found)
 {
 	tph_session *s = h->s;
 	tph_hn_gradient *g = &h->gj;
-	*found = false;
-	if (!w->st[AHN_MAIN].q.n)
-		return TPH_OK;
 	hn_keep(w, s->topo->sj.hn, false);
 	next_gen(h);
 	tph_hn_gradient_for_job(s, w->job, avail, TPH_PURPOSE_ALLOCATE, g);
@@ -294,4 +304,15 @@ int ahn_for_job(ahn_ctx *h, ahn_ws *w, tph_idx avail, tph_statement *out, bool *
 		return rc;
 	}
 	return TPH_OK;
+}
+
+int ahn_for_job(ahn_ctx *h, ahn_ws *w, tph_idx avail, tph_statement *out, bool *found)
+{
+	*found = false;
+	if (!w->st[AHN_MAIN].q.n)
+		return TPH_OK;
+	h->shut = queue_shut(h, w);
+	int rc = for_job(h, w, avail, out, found);
+	h->shut = false;
+	return rc;
 }

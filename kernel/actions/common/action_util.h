@@ -6,9 +6,11 @@
 #ifndef TPH_ACTION_UTIL_H
 #define TPH_ACTION_UTIL_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "session/fitlog.h"
 #include "session/jobwhy.h"
@@ -121,6 +123,33 @@ uint32_t tph_ph_predicate(tph_ph *ph, tph_idx task, const tph_idx *nodes, uint32
 /* Report the nodes a statement's operations touched (call before discarding it). */
 void tph_ph_touch_stmt(tph_ph *ph, const tph_statement *st);
 void tph_ph_touch(tph_ph *ph, tph_idx node);
+
+/* ---- scores in order (action_scored.c) ---- */
+
+/* A score as an order key (tph_order_key) with its candidate's position. */
+typedef struct tph_scored {
+	uint64_t key;
+	uint32_t pos;
+} tph_scored;
+
+/* An unsigned key that orders as the doubles do in Volcano's node order: NaN lowest, -0 as +0
+ * (IEEE bits, negatives flipped). Inline: callers key every candidate node. */
+static inline uint64_t tph_order_key(double d)
+{
+	if (isnan(d))
+		return 0;
+	if (d == 0)
+		d = 0.0;
+	uint64_t u;
+	memcpy(&u, &d, sizeof u);
+	return u >> 63 ? ~u : u | (UINT64_C(1) << 63);
+}
+/* The higher key first, then the lower position: a total order when positions differ. */
+int tph_scored_cmp(const void *a, const void *b);
+/* Make h[0..n) a heap in tph_scored_cmp's order (O(n)); take out the first entry, returning
+ * its position. Popping gives exactly the sorted order. */
+void tph_scored_heap(tph_scored *h, uint32_t n);
+uint32_t tph_scored_pop(tph_scored *h, uint32_t *n);
 
 /* ---- Session.dispatch ---- */
 

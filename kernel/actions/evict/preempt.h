@@ -21,11 +21,6 @@ typedef struct tph_preempt_opts {
 	int64_t max_abs; /* maxCandidateNodesAbsolute: 100 */
 } tph_preempt_opts;
 
-typedef struct tph_scored {
-	uint64_t key; /* the score as an order key (preempt_normal.c) */
-	uint32_t pos;
-} tph_scored;
-
 /* Release rows after which Allocatable still refused the current preemptor (preempt_skip.c). */
 #define TPH_REFUSED_MAX 8u
 

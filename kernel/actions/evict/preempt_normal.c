@@ -8,31 +8,8 @@
 #include "session/ep.h"
 #include "session/ep_predicate.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* util.SortNodes: highest score first (NaN last, as Go sorts it), equal scores in candidate
- * order. The score becomes an unsigned key that orders as the doubles do (IEEE bits, negatives
- * flipped, -0 read as +0, NaN 0 so last), so the sort compares integers. */
-static uint64_t order_key(double d)
-{
-	if (isnan(d))
-		return 0;
-	if (d == 0)
-		d = 0.0;
-	uint64_t u;
-	memcpy(&u, &d, sizeof u);
-	return u >> 63 ? ~u : u | (UINT64_C(1) << 63);
-}
-
-static int cmp_scored(const void *a, const void *b)
-{
-	const tph_scored *x = a, *y = b;
-	if (x->key != y->key)
-		return x->key > y->key ? -1 : 1;
-	return x->pos < y->pos ? -1 : x->pos > y->pos;
-}
 
 /* preemptorFitsOnNode, with the reason when not. */
 enum {
@@ -117,34 +94,9 @@ static bool try_node(tph_preempt_ctx *c, tph_statement *stmt, tph_idx p, tph_pre
 /* The nodes in SortNodes order: the first HEAP_TRIES from a binary heap (a preemptor that
  * lands at all usually lands on one of its first nodes, and building the heap is O(n)), then,
  * for a preemptor still trying, the rest sorted at once (popping thousands would cost more than
- * a sort). cmp_scored is a total order (positions differ), so both give exactly the sorted
+ * a sort). tph_scored_cmp is a total order (positions differ), so both give exactly the sorted
  * order. */
 #define HEAP_TRIES 8u
-
-static void sift_down(tph_scored *h, uint32_t n, uint32_t i)
-{
-	for (;;) {
-		uint32_t l = 2 * i + 1, m = i;
-		if (l < n && cmp_scored(&h[l], &h[m]) < 0)
-			m = l;
-		if (l + 1 < n && cmp_scored(&h[l + 1], &h[m]) < 0)
-			m = l + 1;
-		if (m == i)
-			return;
-		tph_scored t = h[i];
-		h[i] = h[m];
-		h[m] = t;
-		i = m;
-	}
-}
-
-static uint32_t pop_first(tph_scored *h, uint32_t *n)
-{
-	uint32_t pos = h[0].pos;
-	h[0] = h[--*n];
-	sift_down(h, *n, 0);
-	return pos;
-}
 
 /* The entries whose tries a remembered refusal already fails go before the sort (their order
  * among the others does not matter: they fail without a trace). */
@@ -165,13 +117,12 @@ static bool try_in_order(tph_preempt_ctx *c, tph_statement *stmt, tph_idx p,
                          tph_preempt_scope scope, const tph_idx *nodes, tph_scored *heap,
                          uint32_t n)
 {
-	for (uint32_t i = n / 2; i-- > 0;)
-		sift_down(heap, n, i);
+	tph_scored_heap(heap, n);
 	for (uint32_t k = 0; k < HEAP_TRIES && n && !c->ev.err; k++)
-		if (try_node(c, stmt, p, scope, nodes[pop_first(heap, &n)]))
+		if (try_node(c, stmt, p, scope, nodes[tph_scored_pop(heap, &n)]))
 			return true;
 	n = drop_covered(c, p, nodes, heap, n);
-	qsort(heap, n, sizeof *heap, cmp_scored);
+	qsort(heap, n, sizeof *heap, tph_scored_cmp);
 	for (uint32_t i = 0; i < n && !c->ev.err; i++)
 		if (try_node(c, stmt, p, scope, nodes[heap[i].pos]))
 			return true;
@@ -187,7 +138,7 @@ static bool normal_naive(tph_preempt_ctx *c, tph_statement *stmt, tph_idx p,
 	if (!tph_score_nodes(c->ev.s, p, nodes, n, c->scores))
 		return false;
 	for (uint32_t i = 0; i < n; i++)
-		heap[i] = (tph_scored){order_key(c->scores[i]), i};
+		heap[i] = (tph_scored){tph_order_key(c->scores[i]), i};
 	return try_in_order(c, stmt, p, scope, nodes, heap, n);
 }
 
@@ -282,7 +233,7 @@ static bool normal_fast(tph_preempt_ctx *c, tph_statement *stmt, tph_idx p, tph_
 	}
 	tph_scored *heap = c->order;
 	for (uint32_t k = 0; k < m; k++)
-		heap[k] = (tph_scored){order_key(c->scores[k]), c->live[k]};
+		heap[k] = (tph_scored){tph_order_key(c->scores[k]), c->live[k]};
 	return try_in_order(c, stmt, p, scope, nodes, heap, m);
 }
 
