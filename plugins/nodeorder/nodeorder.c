@@ -423,6 +423,32 @@ static uint32_t anchors(void *stv, const tph_session *s, tph_idx task, const tph
 	return k;
 }
 
+/* DefaultNormalizeScore divides by the highest raw score, at least 0 (extremes_init). */
+static int64_t highest(const int64_t *raw, uint32_t n)
+{
+	int64_t max = 0;
+	for (uint32_t i = 0; i < n; i++)
+		max = raw[i] > max ? raw[i] : max;
+	return max;
+}
+
+static uint32_t norm(void *stv, const tph_session *s, tph_idx task, const tph_idx *nodes,
+                     uint32_t n, int64_t *out)
+{
+	no_st *st = stv;
+	const tph_pod_spec *sp = tph_view_of(s)->tasks->spec[task];
+	uint32_t k = 0;
+	if (st->w_node_aff && sp->n_node_preferred) {
+		node_affinity_raw(st, s, sp, nodes, n, st->raw);
+		out[k++] = highest(st->raw, n);
+	}
+	if (st->w_taint && st->any_prefer) {
+		taint_raw(st, s, sp, nodes, n, st->raw);
+		out[k++] = highest(st->raw, n);
+	}
+	return k;
+}
+
 static int init_prefer(no_st *st, tph_session *s)
 {
 	st->prefer = TPH_SESSION_NEW(s, uint32_t, tph_view_of(s)->nodes->n + 1);
@@ -467,6 +493,8 @@ static int no_open(tph_session *s, void *stv, const tph_args *args)
 		rc = tph_on_batch_node_order(s, batch);
 	if (!rc)
 		rc = tph_on_score_locality(s, locality, anchors);
+	if (!rc)
+		rc = tph_on_score_norm(s, norm);
 	return rc; /* the shared view is live exactly when predicates' handlers run */
 }
 

@@ -162,6 +162,19 @@ static void test_locality_and_anchors(void **state)
 	tph_score_nodes(s, t, all, 3, whole);
 	tph_score_nodes(s, t, some, 2, part);
 	assert_true(part[0] == whole[0] && part[1] == whole[2]);
+	/* normalisation values: the highest affinity and soft-taint raw scores, at least 0; those
+	 * over the anchors are those over the whole, and a union takes the maxima */
+	int64_t v[8], w[8];
+	assert_int_equal(tph_score_norm(s, t, all, 3, v, 8), 2);
+	assert_true(v[0] == 10 && v[1] == 2);
+	assert_int_equal(tph_score_norm(s, t, a, 2, w, 8), 2);
+	assert_true(w[0] == 10 && w[1] == 2);
+	assert_int_equal(tph_score_norm(s, t, all, 1, w, 8), 2);
+	assert_true(w[0] == 0 && w[1] == 2);
+	assert_int_equal(tph_score_norm(s, t, all + 1, 1, w, 8), 2);
+	assert_true(w[0] == 10 && w[1] == 1);
+	assert_int_equal(tph_score_norm(s, t, all, 0, w, 8), 2);
+	assert_true(w[0] == 0 && w[1] == 0);
 	pts_free(&p);
 	pts_open(&p, HEAD(W(1, 0, 1, 1, 2, 2, 2)) RESOURCES);
 	assert_int_equal(tph_score_locality(p.s, pts_task(&p, "ns/t")), TPH_SCORE_LOCAL);

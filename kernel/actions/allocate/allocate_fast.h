@@ -16,7 +16,9 @@
  *    job),
  *  - every scoring plugin answers TPH_SCORE_LOCAL or TPH_SCORE_ANCHORED for the task
  *    (plugin.h); for ANCHORED the group X leaves or joins is scored again whole when X was
- *    one of its anchors or was never in the set the group was scored over; an answer with
+ *    one of its anchors or was never in the set the group was scored over (with the
+ *    plugins' normalisation values, tph_score_norm_fn, only when X raises one of them or
+ *    the anchors of what remains give others); an answer with
  *    TPH_SCORE_JOB keys the task's shape on its job; with TPH_SCORE_HYPERNODE a touched node
  *    that lies in a hypernode has every feasible node of the shape scored again (its
  *    verdicts stay; when the flagged plugins are the last BatchNodeOrder ones, only they run
@@ -64,6 +66,7 @@ int alloc_fast_pick_among(alloc_fast *f, tph_idx task, const tph_idx *nodes, uin
 #define AF_BLOCK       64u          /* positions per tournament leaf */
 #define AF_MAX_ANCHORS 8u           /* anchors kept per group */
 #define AF_VOLATILE    UINT32_MAX   /* n_anchor: too many; any change rescores the group */
+#define AF_NONORM      UINT32_MAX   /* n_norm: no values; joins and leaves go by anchors */
 #define AF_MASKED      (G_NONE + 1) /* grp of a node a tracker holds failed for one query */
 #define AF_NOTAIL      UINT32_MAX   /* af_shape.tail: the scores do not split */
 
@@ -142,6 +145,11 @@ typedef struct af_shape {
 	double *part;
 	uint32_t n_anchor[G_COUNT];
 	uint32_t anchor[G_COUNT][AF_MAX_ANCHORS]; /* positions */
+	/* ANCHORED: each group's normalisation values (tph_score_norm) as of its last whole
+	 * scoring, n_norm AF_NONORM when unknown; recheck: an anchor left since */
+	uint32_t n_norm[G_COUNT];
+	int64_t norm[G_COUNT][AF_MAX_ANCHORS];
+	bool recheck[G_COUNT];
 	struct af_hn *hn; /* ranks per hypernode set (allocate_hn_rank.h), or NULL */
 } af_shape;
 

@@ -421,6 +421,23 @@ typedef uint32_t (*tph_score_anchors_fn)(void *st, const tph_session *s, tph_idx
 int tph_on_score_locality(tph_session *s, tph_score_locality_fn locality,
                           tph_score_anchors_fn anchors);
 
+/* ---- normalisation values (optional): what lets allocate keep an ANCHORED group's scores ----
+ * A plugin that answers TPH_SCORE_ANCHORED may also say what its normalisation reads of the
+ * call's nodes. For a call over S, norm writes the values v(S) (kube-scheduler's
+ * DefaultNormalizeScore: the highest raw score, or 0 when none is positive) and returns how
+ * many, at most TPH_SCORE_MAX_ANCHORS and the same count for every S of one task, such that
+ *  - a node of two sets with equal values scores the same bits over each,
+ *  - the values over a union are the element-wise maxima of the values over its parts (a
+ *    plugin that normalises by a minimum writes its negation), and
+ *  - the values over its anchors of S (tph_score_anchors_fn) are the values over S.
+ * Allocate then keeps a group's scores when an anchor leaves the group but the anchors of
+ * what remains still give the same values, and when a node joins without raising a value,
+ * instead of scoring the whole group again. Registered in on_session_open after the plugin's
+ * tph_on_score_locality, which gates it; the same rules as the anchors callback. */
+typedef uint32_t (*tph_score_norm_fn)(void *st, const tph_session *s, tph_idx task,
+                                      const tph_idx *nodes, uint32_t n, int64_t *norm);
+int tph_on_score_norm(tph_session *s, tph_score_norm_fn norm);
+
 /* ---- predicate locality: what lets filtering share verdicts between tasks ----
  * Filtering shares verdicts between the tasks of one class (same pod spec, request row, role
  * and job) and, after a placement on node X, evaluates X again and only X; allocate also shares

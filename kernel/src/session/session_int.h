@@ -47,6 +47,7 @@ typedef struct tph_plugin_inst {
 	int8_t pred_locality;         /* TPH_PRED_*, as declared at open (GLOBAL if not) */
 	int8_t alloc_locality;        /* TPH_ALLOC_*, as declared at open (GLOBAL if not) */
 	int8_t victim_locality;       /* TPH_VICTIM_*, as declared at open (GLOBAL if not) */
+	tph_score_norm_fn score_norm; /* tph_on_score_norm's, or NULL */
 } tph_plugin_inst;
 
 typedef struct tph_reason_row {
