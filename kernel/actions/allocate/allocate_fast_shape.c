@@ -265,25 +265,27 @@ static void rescore_local(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k)
 		score(f, sh, task, f->sub, m);
 }
 
-/* ANCHORED: over their group's anchors and themselves, in the groups not due to be scored
- * again whole anyway. */
+/* ANCHORED: over their group's anchors and themselves (split: themselves alone), in the
+ * groups not due to be scored again whole anyway. */
 static void rescore_anchored(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k)
 {
 	for (uint32_t g = 0; g < G_NONE; g++) {
 		if (sh->dirty[g] || sh->n_anchor[g] == AF_VOLATILE)
 			continue;
-		uint32_t m = sh->n_anchor[g];
-		bool any = false;
+		bool split = sh->split != AF_NOTAIL && sh->n_norm[g] != AF_NONORM, any = false;
+		uint32_t m = split ? 0 : sh->n_anchor[g];
 		memcpy(f->sub, sh->anchor[g], m * sizeof *f->sub);
 		for (uint32_t i = 0; i < k; i++) {
 			uint32_t p = f->plist[i];
 			if (sh->cell[p].grp != g)
 				continue;
 			any = true;
-			if (!is_anchor(sh, g, p))
+			if (split || !is_anchor(sh, g, p))
 				f->sub[m++] = p;
 		}
-		if (any)
+		if (any && split)
+			af_anchor_keys(f, sh, task, g, f->sub, m);
+		else if (any)
 			score(f, sh, task, f->sub, m);
 	}
 }
@@ -385,6 +387,8 @@ int af_sync(alloc_fast *f, af_shape *sh, tph_idx task)
 		return TPH_ENOMEM;
 	if (sh->pred)
 		af_pred_sync(f, sh->pred, task);
+	if (af_anchor_sync(f, sh, task))
+		return TPH_ENOMEM;
 	if (sh->built && sh->lost == lost && n_log - sh->seen <= (uint64_t)f->n * 4)
 		k = af_touched(f, sh->seen, log, n_log, sh->cell, sizeof *sh->cell);
 	bool wide = k != NOPOS && hn_touched(f, sh, log, n_log);
@@ -404,21 +408,22 @@ int af_rescore(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t g)
 		bool in = sh->cell[p].grp == g;
 		sh->cell[p].known =
 		    (uint8_t)(in ? sh->cell[p].known | bit : sh->cell[p].known & ~bit);
-		if (in)
-			f->sub[m++] = p;
+		f->sub[m] = p;
+		f->nodes[m] = f->s->ready_nodes[p];
+		m += in;
 	}
-	tph_idx a[AF_MAX_ANCHORS];
-	uint32_t k = 0;
-	if (m) {
-		score(f, sh, task, f->sub, m);
-		k = tph_score_anchors(f->s, task, f->nodes, m, a, AF_MAX_ANCHORS);
-	}
+	tph_idx a[AF_MAX_ANCHORS] = {0};
+	uint32_t k = m ? tph_score_anchors(f->s, task, f->nodes, m, a, AF_MAX_ANCHORS) : 0;
 	sh->n_anchor[g] = k == UINT32_MAX ? AF_VOLATILE : k;
 	for (uint32_t i = 0; k != UINT32_MAX && i < k; i++)
 		sh->anchor[g][i] = f->pos[a[i]];
 	sh->n_norm[g] = k == UINT32_MAX
 	                    ? AF_NONORM
 	                    : tph_score_norm(f->s, task, a, k, sh->norm[g], AF_MAX_ANCHORS);
+	if (m && sh->split != AF_NOTAIL && sh->n_norm[g] != AF_NONORM)
+		af_anchor_keys(f, sh, task, g, f->sub, m);
+	else if (m)
+		score(f, sh, task, f->sub, m);
 	sh->dirty[g] = false;
 	sh->recheck[g] = false;
 	af_tree_build(sh, f->n);

@@ -9,6 +9,7 @@
 #include "ep.h"
 #include "prof.h"
 
+#include <assert.h>
 #include <string.h>
 
 #define CALL(type, e) ((type)(e)->fn)
@@ -24,16 +25,32 @@ int tph_on_score_locality(tph_session *s, tph_score_locality_fn locality,
 	return rc;
 }
 
+/* The plugin now opening, when it may register (the registry is not frozen); else NULL and
+ * *rc says why. */
+static tph_plugin_inst *opening(tph_session *s, bool given, int *rc)
+{
+	*rc = !given ? TPH_EINVAL : s->frozen ? TPH_EFROZEN : TPH_OK;
+	if (!*rc && (s->cur_plugin < 0 || (uint32_t)s->cur_plugin >= s->n_plugins))
+		*rc = TPH_EINVAL;
+	return *rc ? NULL : &s->plugins[s->cur_plugin];
+}
+
 int tph_on_score_norm(tph_session *s, tph_score_norm_fn norm)
 {
-	if (!norm)
-		return TPH_EINVAL;
-	if (s->frozen)
-		return TPH_EFROZEN;
-	if (s->cur_plugin < 0 || (uint32_t)s->cur_plugin >= s->n_plugins)
-		return TPH_EINVAL;
-	s->plugins[s->cur_plugin].score_norm = norm;
-	return TPH_OK;
+	int rc;
+	tph_plugin_inst *pi = opening(s, norm != NULL, &rc);
+	if (pi)
+		pi->score_norm = norm;
+	return rc;
+}
+
+int tph_on_score_split(tph_session *s, tph_score_split_fn split)
+{
+	int rc;
+	tph_plugin_inst *pi = opening(s, split != NULL, &rc);
+	if (pi)
+		pi->score_split = split;
+	return rc;
 }
 
 static const tph_ep_entry *entry_of(const tph_session *s, tph_ep ep, uint16_t plugin)
@@ -279,4 +296,46 @@ uint32_t tph_score_norm(const tph_session *s, tph_idx task, const tph_idx *nodes
 		k += m;
 	}
 	return k;
+}
+
+/* The one plugin answering ANCHORED for the task when every other answers LOCAL | ROW and
+ * none carries a flag; else NULL. */
+static const tph_ep_entry *lone_anchored(const tph_session *s, tph_idx task)
+{
+	const tph_ep_list *l = &s->ep[TPH_EP_SCORE_LOCALITY];
+	const tph_ep_entry *one = NULL;
+	for (uint32_t i = 0; i < l->n; i++) {
+		bool row;
+		int a = answer(s, &l->e[i], task, &row);
+		if (a == TPH_SCORE_ANCHORED && !one)
+			one = &l->e[i];
+		else if (!row || a != TPH_SCORE_LOCAL)
+			return NULL;
+	}
+	return one;
+}
+
+uint32_t tph_score_split_at(const tph_session *s, tph_idx task)
+{
+	const tph_ep_list *b = &s->ep[TPH_EP_BATCH_NODE_ORDER];
+	if (s->ep[TPH_EP_BEST_NODE].n || !all_declared(s) || !b->n)
+		return UINT32_MAX;
+	const tph_ep_entry *e = lone_anchored(s, task);
+	tph_score_split_fn fn = e ? s->plugins[e->plugin].score_split : NULL;
+	if (!fn || b->e[b->n - 1].plugin != e->plugin ||
+	    !fn(e->st, s, task, NULL, 0, NULL, NULL, NULL))
+		return UINT32_MAX;
+	return b->n - 1;
+}
+
+void tph_score_split(const tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
+                     const int64_t *norm, double *row, double *spec)
+{
+	double t0 = s->prof ? tph_now_ms() : 0;
+	const tph_ep_entry *e = lone_anchored(s, task);
+	bool ok = e && s->plugins[e->plugin].score_split(e->st, s, task, nodes, n, norm, row, spec);
+	assert(ok);
+	(void)ok;
+	if (s->prof && spec) /* a shape's scores from the row parts: not whole scorings */
+		tph_prof_add(s, TPH_EP_SCORE_ANCHORS, n, tph_now_ms() - t0);
 }
