@@ -279,28 +279,32 @@ static void raw_cols(const no_call *c, const tph_idx *nodes, uint32_t b, uint32_
 			         &ext[NO_COLS + k]);
 }
 
-static void map_span(void *cv, uint32_t k, uint32_t b, uint32_t e)
+/* The unnormalised scores of at most TPH_PAR_SPAN nodes, weighted and summed into out from
+ * 0 (balanced: BalancedAllocation scores the pod, whose requests are pod). */
+static void row_span(const no_st *st, const tph_session *s, tph_idx task, bool balanced,
+                     const int64_t pod[3], const tph_idx *nodes, uint32_t n, double *out)
 {
-	const no_call *c = cv;
-	const no_st *st = c->st;
-	const tph_idx *nodes = c->nodes + b;
-	uint32_t n = e - b;
-	double *out = c->out + b;
 	int64_t raw[TPH_PAR_SPAN];
 	memset(out, 0, n * sizeof *out);
 	if (st->w_least) {
-		fit_scores(st, c->s, c->task, LEAST, nodes, n, raw);
+		fit_scores(st, s, task, LEAST, nodes, n, raw);
 		add_weighted(out, raw, n, st->w_least);
 	}
 	if (st->w_most) {
-		fit_scores(st, c->s, c->task, MOST, nodes, n, raw);
+		fit_scores(st, s, task, MOST, nodes, n, raw);
 		add_weighted(out, raw, n, st->w_most);
 	}
-	if (c->balanced) {
-		balanced_scores(st, c->s, c->pod, nodes, n, raw);
+	if (balanced) {
+		balanced_scores(st, s, pod, nodes, n, raw);
 		add_weighted(out, raw, n, st->w_balanced);
 	}
-	raw_cols(c, nodes, b, n, st->ext + (size_t)k * 2 * NO_COLS);
+}
+
+static void map_span(void *cv, uint32_t k, uint32_t b, uint32_t e)
+{
+	const no_call *c = cv;
+	row_span(c->st, c->s, c->task, c->balanced, c->pod, c->nodes + b, e - b, c->out + b);
+	raw_cols(c, c->nodes + b, b, e - b, c->st->ext + (size_t)k * 2 * NO_COLS);
 }
 
 static void add_span(void *cv, uint32_t k, uint32_t b, uint32_t e)
@@ -423,6 +427,88 @@ static uint32_t anchors(void *stv, const tph_session *s, tph_idx task, const tph
 	return k;
 }
 
+/* DefaultNormalizeScore divides by the highest raw score, at least 0 (extremes_init). */
+static int64_t highest(const int64_t *raw, uint32_t n)
+{
+	int64_t max = 0;
+	for (uint32_t i = 0; i < n; i++)
+		max = raw[i] > max ? raw[i] : max;
+	return max;
+}
+
+static uint32_t norm(void *stv, const tph_session *s, tph_idx task, const tph_idx *nodes,
+                     uint32_t n, int64_t *out)
+{
+	no_st *st = stv;
+	const tph_pod_spec *sp = tph_view_of(s)->tasks->spec[task];
+	uint32_t k = 0;
+	if (st->w_node_aff && sp->n_node_preferred) {
+		node_affinity_raw(st, s, sp, nodes, n, st->raw);
+		out[k++] = highest(st->raw, n);
+	}
+	if (st->w_taint && st->any_prefer) {
+		taint_raw(st, s, sp, nodes, n, st->raw);
+		out[k++] = highest(st->raw, n);
+	}
+	return k;
+}
+
+/* The split (plugin.h) of a pod without images: the unnormalised scores are the row part,
+ * NodeAffinity and TaintToleration normalised by norm the spec part. Every term is an integer
+ * far below 2^53 while the weights are, so both sums, and the batch score, are exact. */
+#define SPLIT_MAX_WEIGHT ((int64_t)1 << 40)
+
+static bool splits(const no_st *st, const tph_pod_spec *sp)
+{
+	const int64_t w[] = {st->w_least, st->w_most, st->w_balanced, st->w_node_aff, st->w_taint};
+	for (size_t i = 0; i < sizeof w / sizeof *w; i++)
+		if (w[i] > SPLIT_MAX_WEIGHT || w[i] < -SPLIT_MAX_WEIGHT)
+			return false;
+	return !(st->w_image && st->img_off && sp->n_images);
+}
+
+static void spec_span(no_st *st, const tph_session *s, const tph_pod_spec *sp, const tph_idx *nodes,
+                      uint32_t n, const int64_t *norm, double *out)
+{
+	int64_t raw[TPH_PAR_SPAN];
+	uint32_t k = 0;
+	memset(out, 0, n * sizeof *out);
+	if (st->w_node_aff && sp->n_node_preferred) {
+		node_affinity_raw(st, s, sp, nodes, n, raw);
+		for (uint32_t i = 0; i < n; i++)
+			out[i] +=
+			    (double)(default_normalize(raw[i], norm[k], false) * st->w_node_aff);
+		k++;
+	}
+	if (!st->w_taint)
+		return;
+	if (st->any_prefer)
+		taint_raw(st, s, sp, nodes, n, raw);
+	int64_t max = st->any_prefer ? norm[k] : 0;
+	for (uint32_t i = 0; i < n; i++)
+		out[i] += (double)(default_normalize(st->any_prefer ? raw[i] : 0, max, true) *
+		                   st->w_taint);
+}
+
+static bool split(void *stv, const tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
+                  const int64_t *norm, double *row, double *spec)
+{
+	no_st *st = stv;
+	const tph_pod_spec *sp = tph_view_of(s)->tasks->spec[task];
+	if (!splits(st, sp))
+		return false;
+	int64_t pod[3] = {0};
+	bool balanced = st->w_balanced && balanced_pod(st, s, task, pod);
+	for (uint32_t b = 0; b < n; b += TPH_PAR_SPAN) {
+		uint32_t m = n - b < TPH_PAR_SPAN ? n - b : TPH_PAR_SPAN;
+		if (row)
+			row_span(st, s, task, balanced, pod, nodes + b, m, row + b);
+		if (spec)
+			spec_span(st, s, sp, nodes + b, m, norm, spec + b);
+	}
+	return true;
+}
+
 static int init_prefer(no_st *st, tph_session *s)
 {
 	st->prefer = TPH_SESSION_NEW(s, uint32_t, tph_view_of(s)->nodes->n + 1);
@@ -467,6 +553,10 @@ static int no_open(tph_session *s, void *stv, const tph_args *args)
 		rc = tph_on_batch_node_order(s, batch);
 	if (!rc)
 		rc = tph_on_score_locality(s, locality, anchors);
+	if (!rc)
+		rc = tph_on_score_norm(s, norm);
+	if (!rc)
+		rc = tph_on_score_split(s, split);
 	return rc; /* the shared view is live exactly when predicates' handlers run */
 }
 

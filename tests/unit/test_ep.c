@@ -39,6 +39,9 @@ typedef struct spy {
 	int locality;  /* score locality answer */
 	uint32_t n_anchor;
 	tph_idx anchor[TPH_SCORE_MAX_ANCHORS + 1];
+	uint32_t n_norm; /* normalisation values */
+	int64_t norm[TPH_SCORE_MAX_ANCHORS + 1];
+	bool splits; /* split answer: row part = node, spec part = norm[0] */
 } spy;
 
 typedef struct fx {
@@ -968,6 +971,111 @@ static uint32_t cb_anchors(void *st, const tph_session *s, tph_idx task, const t
 	return p->n_anchor;
 }
 
+static uint32_t cb_norm(void *st, const tph_session *s, tph_idx task, const tph_idx *nodes,
+                        uint32_t n, int64_t *out)
+{
+	const spy *p = st;
+	memcpy(out, p->norm, sizeof *out * (p->n_norm <= TPH_SCORE_MAX_ANCHORS ? p->n_norm : 0));
+	return p->n_norm;
+}
+
+/* Normalisation values: those of the ANCHORED plugins, in registration order; none when an
+ * ANCHORED plugin registered no callback, or they are too many; registered only in open. */
+static void test_score_norm(void **state)
+{
+	fx *f = fx_new(3, NULL, 10, 1);
+	tph_idx nodes[] = {4, 7, 9};
+	int64_t out[8];
+	assert_int_equal(tph_on_score_norm(&f->s, cb_norm), TPH_EINVAL); /* outside open */
+	f->s.cur_plugin = 0;
+	assert_int_equal(tph_on_score_norm(&f->s, NULL), TPH_EINVAL);
+	f->s.frozen = true;
+	assert_int_equal(tph_on_score_norm(&f->s, cb_norm), TPH_EFROZEN);
+	f->s.frozen = false;
+	f->s.cur_plugin = -1;
+	for (int i = 0; i < 3; i++) {
+		AS(f, i, tph_on_batch_node_order(&f->s, cb_batch));
+		AS(f, i, tph_on_score_locality(&f->s, cb_locality, cb_anchors));
+		f->sp[i].locality = TPH_SCORE_LOCAL;
+	}
+	AS(f, 0, tph_on_score_norm(&f->s, cb_norm));
+	AS(f, 2, tph_on_score_norm(&f->s, cb_norm));
+	f->sp[0].n_norm = 1, f->sp[0].norm[0] = 5;
+	f->sp[2].n_norm = 2, f->sp[2].norm[0] = 7, f->sp[2].norm[1] = -3;
+	assert_int_equal(tph_score_norm(&f->s, 0, nodes, 3, out, 8), 0); /* none ANCHORED */
+	f->sp[2].locality = TPH_SCORE_ANCHORED | TPH_SCORE_JOB;
+	f->sp[0].locality = TPH_SCORE_ANCHORED;
+	assert_int_equal(tph_score_norm(&f->s, 0, nodes, 3, out, 8), 3);
+	assert_true(out[0] == 5 && out[1] == 7 && out[2] == -3);
+	assert_int_equal(tph_score_norm(&f->s, 0, nodes, 3, out, 2), UINT32_MAX); /* cap */
+	f->sp[2].n_norm = TPH_SCORE_MAX_ANCHORS + 1;
+	assert_int_equal(tph_score_norm(&f->s, 0, nodes, 3, out, 8), UINT32_MAX);
+	f->sp[2].n_norm = 0;
+	assert_int_equal(tph_score_norm(&f->s, 0, nodes, 3, out, 8), 1);
+	f->sp[1].locality = TPH_SCORE_ANCHORED; /* anchored without a norm callback */
+	assert_int_equal(tph_score_norm(&f->s, 0, nodes, 3, out, 8), UINT32_MAX);
+	fx_free(f);
+}
+
+static bool cb_split(void *st, const tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
+                     const int64_t *norm, double *row, double *spec)
+{
+	const spy *p = st;
+	for (uint32_t i = 0; p->splits && i < n; i++) {
+		if (row)
+			row[i] = nodes[i];
+		if (spec)
+			spec[i] = (double)norm[0];
+	}
+	return p->splits;
+}
+
+/* A split is offered only for a lone ANCHORED plugin that splits, whose BatchNodeOrder comes
+ * last, beside plugins answering LOCAL | ROW, with no BestNode; the parts come from it. */
+static void test_score_anchored_split(void **state)
+{
+	fx *f = fx_new(3, NULL, 10, 1);
+	tph_idx nodes[] = {4, 7};
+	double row[2], spec[2];
+	const int64_t norm[] = {6};
+	f->s.cur_plugin = 0;
+	assert_int_equal(tph_on_score_split(&f->s, NULL), TPH_EINVAL);
+	f->s.cur_plugin = -1;
+	assert_int_equal(tph_on_score_split(&f->s, cb_split), TPH_EINVAL); /* outside open */
+	for (int i = 0; i < 3; i++) {
+		AS(f, i, tph_on_batch_node_order(&f->s, cb_batch));
+		AS(f, i, tph_on_score_locality(&f->s, cb_locality, cb_anchors));
+		AS(f, i, tph_on_score_split(&f->s, cb_split));
+		f->sp[i].locality = TPH_SCORE_LOCAL | TPH_SCORE_ROW;
+		f->sp[i].splits = true;
+	}
+	assert_int_equal(tph_score_split_at(&f->s, 0), UINT32_MAX); /* nobody ANCHORED */
+	f->sp[2].locality = TPH_SCORE_ANCHORED;
+	assert_int_equal(tph_score_split_at(&f->s, 0), 2);
+	tph_score_split(&f->s, 0, nodes, 2, norm, row, spec);
+	assert_true(row[0] == 4 && row[1] == 7 && spec[0] == 6 && spec[1] == 6);
+	f->sp[2].splits = false;
+	assert_int_equal(tph_score_split_at(&f->s, 0), UINT32_MAX);
+	f->sp[2].splits = true;
+	f->sp[0].locality = TPH_SCORE_LOCAL; /* reads the spec */
+	assert_int_equal(tph_score_split_at(&f->s, 0), UINT32_MAX);
+	f->sp[0].locality = TPH_SCORE_LOCAL | TPH_SCORE_ROW | TPH_SCORE_JOB;
+	assert_int_equal(tph_score_split_at(&f->s, 0), UINT32_MAX);
+	f->sp[0].locality = TPH_SCORE_ANCHORED; /* two ANCHORED */
+	assert_int_equal(tph_score_split_at(&f->s, 0), UINT32_MAX);
+	f->sp[0].locality = TPH_SCORE_LOCAL | TPH_SCORE_ROW;
+	f->sp[2].locality = TPH_SCORE_ANCHORED | TPH_SCORE_JOB;
+	assert_int_equal(tph_score_split_at(&f->s, 0), UINT32_MAX);
+	f->sp[2].locality = TPH_SCORE_LOCAL | TPH_SCORE_ROW;
+	f->sp[1].locality = TPH_SCORE_ANCHORED; /* its BatchNodeOrder is not the last */
+	assert_int_equal(tph_score_split_at(&f->s, 0), UINT32_MAX);
+	f->sp[1].locality = TPH_SCORE_LOCAL | TPH_SCORE_ROW;
+	f->sp[2].locality = TPH_SCORE_ANCHORED;
+	AS(f, 0, tph_on_best_node(&f->s, cb_best));
+	assert_int_equal(tph_score_split_at(&f->s, 0), UINT32_MAX);
+	fx_free(f);
+}
+
 /* Scores are kept only when every scoring plugin vouches for them: the weakest answer wins,
  * anchors are a union without repeats, and BestNode plugins or a missing callback forbid. */
 static void test_score_locality(void **state)
@@ -1371,6 +1479,8 @@ int main(void)
 	    cmocka_unit_test(test_nested_scratch),
 	    cmocka_unit_test(test_score_locality),
 	    cmocka_unit_test(test_score_locality_row),
+	    cmocka_unit_test(test_score_norm),
+	    cmocka_unit_test(test_score_anchored_split),
 	    cmocka_unit_test(test_predicate_locality),
 	    cmocka_unit_test(test_allocatable_locality),
 	    cmocka_unit_test(test_victim_locality),

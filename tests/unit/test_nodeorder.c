@@ -162,6 +162,29 @@ static void test_locality_and_anchors(void **state)
 	tph_score_nodes(s, t, all, 3, whole);
 	tph_score_nodes(s, t, some, 2, part);
 	assert_true(part[0] == whole[0] && part[1] == whole[2]);
+	/* normalisation values: the highest affinity and soft-taint raw scores, at least 0; those
+	 * over the anchors are those over the whole, and a union takes the maxima */
+	int64_t v[8], w[8];
+	assert_int_equal(tph_score_norm(s, t, all, 3, v, 8), 2);
+	assert_true(v[0] == 10 && v[1] == 2);
+	assert_int_equal(tph_score_norm(s, t, a, 2, w, 8), 2);
+	assert_true(w[0] == 10 && w[1] == 2);
+	assert_int_equal(tph_score_norm(s, t, all, 1, w, 8), 2);
+	assert_true(w[0] == 0 && w[1] == 2);
+	assert_int_equal(tph_score_norm(s, t, all + 1, 1, w, 8), 2);
+	assert_true(w[0] == 10 && w[1] == 1);
+	assert_int_equal(tph_score_norm(s, t, all, 0, w, 8), 2);
+	assert_true(w[0] == 0 && w[1] == 0);
+	/* the split: row part + spec part of the values over a set is its score over that set */
+	double rowp[3], spec[3];
+	assert_int_equal(tph_score_split_at(s, t), 0);
+	tph_score_split(s, t, all, 3, v, rowp, spec);
+	for (int i = 0; i < 3; i++)
+		assert_true(rowp[i] + spec[i] == whole[i]);
+	tph_score_nodes(s, t, some, 2, part);
+	tph_score_norm(s, t, some, 2, w, 8);
+	tph_score_split(s, t, some, 2, w, rowp, spec);
+	assert_true(rowp[0] + spec[0] == part[0] && rowp[1] + spec[1] == part[1]);
 	pts_free(&p);
 	pts_open(&p, HEAD(W(1, 0, 1, 1, 2, 2, 2)) RESOURCES);
 	assert_int_equal(tph_score_locality(p.s, pts_task(&p, "ns/t")), TPH_SCORE_LOCAL);

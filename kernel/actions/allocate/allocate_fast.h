@@ -16,7 +16,9 @@
  *    job),
  *  - every scoring plugin answers TPH_SCORE_LOCAL or TPH_SCORE_ANCHORED for the task
  *    (plugin.h); for ANCHORED the group X leaves or joins is scored again whole when X was
- *    one of its anchors or was never in the set the group was scored over; an answer with
+ *    one of its anchors or was never in the set the group was scored over (with the
+ *    plugins' normalisation values, tph_score_norm_fn, only when X raises one of them or
+ *    the anchors of what remains give others); an answer with
  *    TPH_SCORE_JOB keys the task's shape on its job; with TPH_SCORE_HYPERNODE a touched node
  *    that lies in a hypernode has every feasible node of the shape scored again (its
  *    verdicts stay; when the flagged plugins are the last BatchNodeOrder ones, only they run
@@ -64,6 +66,7 @@ int alloc_fast_pick_among(alloc_fast *f, tph_idx task, const tph_idx *nodes, uin
 #define AF_BLOCK       64u          /* positions per tournament leaf */
 #define AF_MAX_ANCHORS 8u           /* anchors kept per group */
 #define AF_VOLATILE    UINT32_MAX   /* n_anchor: too many; any change rescores the group */
+#define AF_NONORM      UINT32_MAX   /* n_norm: no values; joins and leaves go by anchors */
 #define AF_MASKED      (G_NONE + 1) /* grp of a node a tracker holds failed for one query */
 #define AF_NOTAIL      UINT32_MAX   /* af_shape.tail: the scores do not split */
 
@@ -99,6 +102,18 @@ typedef struct af_pred {
 	uint32_t seen, lost;
 	tph_reason_code *code; /* [pos] */
 } af_pred;
+
+/* What every ANCHORED shape of one request row and non-zero request shares when its scores
+ * split (tph_score_split_at): per ready node the head's sums before the split plugin and that
+ * plugin's row part (tph_score_split_fn), kept current from the touch log where the row fits,
+ * so a shape's score of a node is one spec part and three additions
+ * (allocate_fast_anchor.c). Few, outside the shape budget. */
+typedef struct af_arow {
+	const af_row *row; /* its request row */
+	bool built;
+	uint32_t seen, lost;
+	double *col; /* [3 * pos]: pre, bat, row part */
+} af_arow;
 
 /* One node for one shape; one cache line holds what a touched node needs. */
 typedef struct af_cell {
@@ -142,6 +157,15 @@ typedef struct af_shape {
 	double *part;
 	uint32_t n_anchor[G_COUNT];
 	uint32_t anchor[G_COUNT][AF_MAX_ANCHORS]; /* positions */
+	/* ANCHORED: each group's normalisation values (tph_score_norm) as of its last whole
+	 * scoring, n_norm AF_NONORM when unknown; recheck: an anchor left since */
+	uint32_t n_norm[G_COUNT];
+	int64_t norm[G_COUNT][AF_MAX_ANCHORS];
+	bool recheck[G_COUNT];
+	/* ANCHORED, split: the batch position of the split for the task of this sync
+	 * (tph_score_split_at), AF_NOTAIL when its scores do not split; its row's parts */
+	uint32_t split;
+	af_arow *arow;
 	struct af_hn *hn; /* ranks per hypernode set (allocate_hn_rank.h), or NULL */
 } af_shape;
 
@@ -188,6 +212,8 @@ struct alloc_fast {
 	tph_reason_code *codes, *vbuf;
 	double *scores, *pre, *bat;
 	struct af_hn_sets *hsets; /* allocate_hn_rank.c's sets of ready nodes, made on first use */
+	af_arow **arows;          /* allocate_fast_anchor.c */
+	uint32_t n_arows, cap_arows;
 };
 
 /* allocate_fast_shape.c: bring a shape up to date for `task` (built when needed);
@@ -214,6 +240,15 @@ void af_row_free(alloc_fast *f);
 /* The same for the task's pod spec's predicate verdicts (f->spec_only). */
 af_pred *af_pred_of(alloc_fast *f, tph_idx task);
 void af_pred_sync(alloc_fast *f, af_pred *v, tph_idx task);
+
+/* allocate_fast_anchor.c: for an ANCHORED shape, whether the task's scores split and, when
+ * they do, its row's parts brought up to date (before the shape's own walk of the log: it
+ * uses f->plist); TPH_ENOMEM. Then the keys of positions plist[0..m) of group g, whose
+ * normalisation values are known, from those parts (f->nodes keeps the nodes). */
+int af_anchor_sync(alloc_fast *f, af_shape *sh, tph_idx task);
+void af_anchor_keys(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t g, const uint32_t *plist,
+                    uint32_t m);
+void af_anchor_free(alloc_fast *f);
 
 /* allocate_fast_tree.c: the tournament over n positions: leaves (blocks of AF_BLOCK) for n,
  * a whole build, and the upkeep after p's grp or key changed (positions that changed too get

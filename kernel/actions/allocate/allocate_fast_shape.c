@@ -168,6 +168,8 @@ static void build(alloc_fast *f, af_shape *sh, tph_idx task)
 	for (uint32_t g = 0; g < G_COUNT; g++) {
 		sh->dirty[g] = anchored; /* scored when first needed */
 		sh->n_anchor[g] = 0;
+		sh->n_norm[g] = AF_NONORM;
+		sh->recheck[g] = false;
 	}
 	if (!anchored && m)
 		score(f, sh, task, f->sub, m);
@@ -188,9 +190,23 @@ static bool is_anchor(const af_shape *sh, uint32_t g, uint32_t p)
 	return false;
 }
 
+/* Whether position p joining group g raises one of the group's normalisation values. */
+static bool raises(const alloc_fast *f, const af_shape *sh, tph_idx task, uint32_t g, uint32_t p)
+{
+	int64_t v[AF_MAX_ANCHORS];
+	tph_idx node = f->s->ready_nodes[p];
+	uint32_t k = tph_score_norm(f->s, task, &node, 1, v, AF_MAX_ANCHORS);
+	for (uint32_t i = 0; k == sh->n_norm[g] && i < k; i++)
+		if (v[i] > sh->norm[g][i])
+			return true;
+	return k != sh->n_norm[g];
+}
+
 /* A node's new group. For ANCHORED scores a group whose scored set lost an anchor or gained
- * a node it was not scored with is scored again whole, before it is next used. */
-static void regroup(alloc_fast *f, af_shape *sh, uint32_t p)
+ * a node it was not scored with is scored again whole, before it is next used; with
+ * normalisation values, only a join that raises one does so at once, and a lost anchor has
+ * the group checked (recheck). */
+static void regroup(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t p)
 {
 	uint8_t og = sh->cell[p].grp, ng = group(sh, p, sh->cell[p].code);
 	sh->cell[p].grp = ng;
@@ -200,11 +216,42 @@ static void regroup(alloc_fast *f, af_shape *sh, uint32_t p)
 	}
 	if ((sh->loc & ~TPH_SCORE_HYPERNODE) != TPH_SCORE_ANCHORED)
 		return;
-	if (og < G_NONE && (og != ng || sh->n_anchor[og] == AF_VOLATILE) && is_anchor(sh, og, p))
-		sh->dirty[og] = true;
-	if (ng < G_NONE && og != ng &&
+	if (og < G_NONE && !sh->dirty[og] && (og != ng || sh->n_anchor[og] == AF_VOLATILE) &&
+	    is_anchor(sh, og, p)) {
+		sh->recheck[og] = sh->n_norm[og] != AF_NONORM;
+		sh->dirty[og] = !sh->recheck[og];
+	}
+	if (ng < G_NONE && og != ng && !sh->dirty[ng] &&
 	    (sh->n_anchor[ng] == AF_VOLATILE || !(sh->cell[p].known & (1u << ng))))
-		sh->dirty[ng] = true;
+		sh->dirty[ng] = sh->n_norm[ng] == AF_NONORM || raises(f, sh, task, ng, p);
+}
+
+/* Groups an anchor left (regroup): their anchors found again over the members, the group
+ * scored again whole only when those give other values. */
+static void recheck(alloc_fast *f, af_shape *sh, tph_idx task)
+{
+	for (uint32_t g = 0; g < G_NONE; g++) {
+		if (!sh->recheck[g] || sh->dirty[g]) {
+			sh->recheck[g] = false;
+			continue;
+		}
+		uint32_t m = 0;
+		for (uint32_t p = 0; p < f->n; p++) {
+			f->nodes[m] = f->s->ready_nodes[p];
+			m += sh->cell[p].grp == g;
+		}
+		tph_idx a[AF_MAX_ANCHORS];
+		int64_t v[AF_MAX_ANCHORS];
+		uint32_t k = tph_score_anchors(f->s, task, f->nodes, m, a, AF_MAX_ANCHORS);
+		uint32_t nv = k == UINT32_MAX ? AF_NONORM
+		                              : tph_score_norm(f->s, task, a, k, v, AF_MAX_ANCHORS);
+		sh->recheck[g] = false;
+		sh->dirty[g] =
+		    nv != sh->n_norm[g] || (nv && memcmp(v, sh->norm[g], nv * sizeof *v));
+		sh->n_anchor[g] = sh->dirty[g] ? sh->n_anchor[g] : k;
+		for (uint32_t i = 0; !sh->dirty[g] && i < k; i++)
+			sh->anchor[g][i] = f->pos[a[i]];
+	}
 }
 
 /* Scores of the touched feasible positions, over themselves. */
@@ -218,25 +265,27 @@ static void rescore_local(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k)
 		score(f, sh, task, f->sub, m);
 }
 
-/* ANCHORED: over their group's anchors and themselves, in the groups not due to be scored
- * again whole anyway. */
+/* ANCHORED: over their group's anchors and themselves (split: themselves alone), in the
+ * groups not due to be scored again whole anyway. */
 static void rescore_anchored(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k)
 {
 	for (uint32_t g = 0; g < G_NONE; g++) {
 		if (sh->dirty[g] || sh->n_anchor[g] == AF_VOLATILE)
 			continue;
-		uint32_t m = sh->n_anchor[g];
-		bool any = false;
+		bool split = sh->split != AF_NOTAIL && sh->n_norm[g] != AF_NONORM, any = false;
+		uint32_t m = split ? 0 : sh->n_anchor[g];
 		memcpy(f->sub, sh->anchor[g], m * sizeof *f->sub);
 		for (uint32_t i = 0; i < k; i++) {
 			uint32_t p = f->plist[i];
 			if (sh->cell[p].grp != g)
 				continue;
 			any = true;
-			if (!is_anchor(sh, g, p))
+			if (split || !is_anchor(sh, g, p))
 				f->sub[m++] = p;
 		}
-		if (any)
+		if (any && split)
+			af_anchor_keys(f, sh, task, g, f->sub, m);
+		else if (any)
 			score(f, sh, task, f->sub, m);
 	}
 }
@@ -264,7 +313,8 @@ static void update(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k, bool w
 		store_codes(f, sh, f->plist, k, f->codes);
 	}
 	for (uint32_t i = 0; i < k; i++)
-		regroup(f, sh, f->plist[i]);
+		regroup(f, sh, task, f->plist[i]);
+	recheck(f, sh, task);
 	wide = wide || sh->hn; /* ranked per hypernode set: scored whole if the ranks drop */
 	bool local = (sh->loc & ~TPH_SCORE_HYPERNODE) == TPH_SCORE_LOCAL;
 	if (wide && sh->part && local)
@@ -337,6 +387,8 @@ int af_sync(alloc_fast *f, af_shape *sh, tph_idx task)
 		return TPH_ENOMEM;
 	if (sh->pred)
 		af_pred_sync(f, sh->pred, task);
+	if (af_anchor_sync(f, sh, task))
+		return TPH_ENOMEM;
 	if (sh->built && sh->lost == lost && n_log - sh->seen <= (uint64_t)f->n * 4)
 		k = af_touched(f, sh->seen, log, n_log, sh->cell, sizeof *sh->cell);
 	bool wide = k != NOPOS && hn_touched(f, sh, log, n_log);
@@ -356,19 +408,24 @@ int af_rescore(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t g)
 		bool in = sh->cell[p].grp == g;
 		sh->cell[p].known =
 		    (uint8_t)(in ? sh->cell[p].known | bit : sh->cell[p].known & ~bit);
-		if (in)
-			f->sub[m++] = p;
+		f->sub[m] = p;
+		f->nodes[m] = f->s->ready_nodes[p];
+		m += in;
 	}
-	tph_idx a[AF_MAX_ANCHORS];
-	uint32_t k = 0;
-	if (m) {
-		score(f, sh, task, f->sub, m);
-		k = tph_score_anchors(f->s, task, f->nodes, m, a, AF_MAX_ANCHORS);
-	}
+	tph_idx a[AF_MAX_ANCHORS] = {0};
+	uint32_t k = m ? tph_score_anchors(f->s, task, f->nodes, m, a, AF_MAX_ANCHORS) : 0;
 	sh->n_anchor[g] = k == UINT32_MAX ? AF_VOLATILE : k;
 	for (uint32_t i = 0; k != UINT32_MAX && i < k; i++)
 		sh->anchor[g][i] = f->pos[a[i]];
+	sh->n_norm[g] = k == UINT32_MAX
+	                    ? AF_NONORM
+	                    : tph_score_norm(f->s, task, a, k, sh->norm[g], AF_MAX_ANCHORS);
+	if (m && sh->split != AF_NOTAIL && sh->n_norm[g] != AF_NONORM)
+		af_anchor_keys(f, sh, task, g, f->sub, m);
+	else if (m)
+		score(f, sh, task, f->sub, m);
 	sh->dirty[g] = false;
+	sh->recheck[g] = false;
 	af_tree_build(sh, f->n);
 	return TPH_OK;
 }

@@ -421,6 +421,42 @@ typedef uint32_t (*tph_score_anchors_fn)(void *st, const tph_session *s, tph_idx
 int tph_on_score_locality(tph_session *s, tph_score_locality_fn locality,
                           tph_score_anchors_fn anchors);
 
+/* ---- normalisation values (optional): what lets allocate keep an ANCHORED group's scores ----
+ * A plugin that answers TPH_SCORE_ANCHORED may also say what its normalisation reads of the
+ * call's nodes. For a call over S, norm writes the values v(S) (kube-scheduler's
+ * DefaultNormalizeScore: the highest raw score, or 0 when none is positive) and returns how
+ * many, at most TPH_SCORE_MAX_ANCHORS and the same count for every S of one task, such that
+ *  - a node of two sets with equal values scores the same bits over each,
+ *  - the values over a union are the element-wise maxima of the values over its parts (a
+ *    plugin that normalises by a minimum writes its negation), and
+ *  - the values over its anchors of S (tph_score_anchors_fn) are the values over S.
+ * Allocate then keeps a group's scores when an anchor leaves the group but the anchors of
+ * what remains still give the same values, and when a node joins without raising a value,
+ * instead of scoring the whole group again. Registered in on_session_open after the plugin's
+ * tph_on_score_locality, which gates it; the same rules as the anchors callback. */
+typedef uint32_t (*tph_score_norm_fn)(void *st, const tph_session *s, tph_idx task,
+                                      const tph_idx *nodes, uint32_t n, int64_t *norm);
+int tph_on_score_norm(tph_session *s, tph_score_norm_fn norm);
+
+/* ---- split anchored scores (optional): what lets allocate share an ANCHORED score's row part ----
+ * A plugin with normalisation values may also split its scores for a task it answers
+ * TPH_SCORE_ANCHORED for: split writes, for nodes[0..n) and a call whose normalisation values
+ * are norm (the plugin's own, as its norm callback writes them), row[i] and spec[i] such that
+ *  - its BatchNodeOrder score of node i over any such call is row[i] + spec[i], bit for bit,
+ *  - row[i], and every other score registration of the plugin for the task, read nothing of
+ *    the task but what TPH_SCORE_ROW allows (its request row and non-zero request), and
+ *  - spec[i] reads nothing that a placement changes (the pod spec, node i's static data, norm).
+ * Either output may be NULL (not wanted); n may be 0. It returns false, writing nothing, when
+ * the task's scores do not split so. When the plugin is the only one answering ANCHORED, its
+ * BatchNodeOrder comes last and every other scoring plugin answers TPH_SCORE_LOCAL |
+ * TPH_SCORE_ROW, allocate keeps the row parts once per request row and a group's score of a
+ * node costs one spec part, instead of every plugin's score of it. Registered in
+ * on_session_open after tph_on_score_norm; the same rules as the anchors callback. */
+typedef bool (*tph_score_split_fn)(void *st, const tph_session *s, tph_idx task,
+                                   const tph_idx *nodes, uint32_t n, const int64_t *norm,
+                                   double *row, double *spec);
+int tph_on_score_split(tph_session *s, tph_score_split_fn split);
+
 /* ---- predicate locality: what lets filtering share verdicts between tasks ----
  * Filtering shares verdicts between the tasks of one class (same pod spec, request row, role
  * and job) and, after a placement on node X, evaluates X again and only X; allocate also shares

@@ -238,6 +238,19 @@ int tph_victims_locality(const tph_session *s, bool reclaim);
  * for a call over nodes[0..n), written to out; UINT32_MAX when more than `cap`. */
 uint32_t tph_score_anchors(const tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
                            tph_idx *out, uint32_t cap);
+/* For the same task: the normalisation values (tph_score_norm_fn) of every plugin that
+ * answered ANCHORED over nodes[0..n), in registration order, written to out; UINT32_MAX when
+ * such a plugin registered none or they are more than `cap`. */
+uint32_t tph_score_norm(const tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
+                        int64_t *out, uint32_t cap);
+/* For an ANCHORED task whose scores split (tph_score_split_fn: one plugin answers ANCHORED,
+ * its BatchNodeOrder comes last, every other scoring plugin answers LOCAL | ROW, no BestNode):
+ * that BatchNodeOrder's position, the `tail` for tph_score_nodes_head; else UINT32_MAX. */
+uint32_t tph_score_split_at(const tph_session *s, tph_idx task);
+/* For such a task: the plugin's parts over nodes[0..n) given its normalisation values; spec
+ * parts count as ScoreAnchors nodes in the profile (cheap, not whole scorings). */
+void tph_score_split(const tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
+                     const int64_t *norm, double *row, double *spec);
 
 /* BestNode plugins first (the first answer that is not TPH_NOIDX), else the highest total,
  * ties to the first in input order. TPH_NOIDX when n == 0 or no score beats -inf. */

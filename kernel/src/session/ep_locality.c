@@ -4,9 +4,13 @@
  * Predicate locality: a built-in's declaration that its predicate is not node-local
  * (action_eqc.c reads it). Allocatable locality: whether preempt may skip nodes whose
  * evictions could not make Allocatable say yes (preempt_normal.c reads it). Victim locality:
- * whether preempt and reclaim may fail a task as the last of its class failed. */
+ * whether preempt and reclaim may fail a task as the last of its class failed. Anchors and
+ * normalisation values: what an ANCHORED score's normalisation reads of the call's nodes. */
 #include "ep.h"
 #include "prof.h"
+
+#include <assert.h>
+#include <string.h>
 
 #define CALL(type, e) ((type)(e)->fn)
 
@@ -18,6 +22,34 @@ int tph_on_score_locality(tph_session *s, tph_score_locality_fn locality,
 	int rc = tph_ep_register(s, TPH_EP_SCORE_LOCALITY, (tph_any_fn)locality);
 	if (!rc && anchors)
 		rc = tph_ep_register(s, TPH_EP_SCORE_ANCHORS, (tph_any_fn)anchors);
+	return rc;
+}
+
+/* The plugin now opening, when it may register (the registry is not frozen); else NULL and
+ * *rc says why. */
+static tph_plugin_inst *opening(tph_session *s, bool given, int *rc)
+{
+	*rc = !given ? TPH_EINVAL : s->frozen ? TPH_EFROZEN : TPH_OK;
+	if (!*rc && (s->cur_plugin < 0 || (uint32_t)s->cur_plugin >= s->n_plugins))
+		*rc = TPH_EINVAL;
+	return *rc ? NULL : &s->plugins[s->cur_plugin];
+}
+
+int tph_on_score_norm(tph_session *s, tph_score_norm_fn norm)
+{
+	int rc;
+	tph_plugin_inst *pi = opening(s, norm != NULL, &rc);
+	if (pi)
+		pi->score_norm = norm;
+	return rc;
+}
+
+int tph_on_score_split(tph_session *s, tph_score_split_fn split)
+{
+	int rc;
+	tph_plugin_inst *pi = opening(s, split != NULL, &rc);
+	if (pi)
+		pi->score_split = split;
 	return rc;
 }
 
@@ -223,20 +255,87 @@ static bool merge(tph_idx *out, uint32_t *n, uint32_t cap, const tph_idx *add, u
 	return true;
 }
 
+/* The next locality registration from *i on whose answer for the task is ANCHORED (*i moves
+ * past it), or NULL. */
+static const tph_ep_entry *next_anchored(const tph_session *s, tph_idx task, uint32_t *i)
+{
+	const tph_ep_list *l = &s->ep[TPH_EP_SCORE_LOCALITY];
+	for (; *i < l->n; (*i)++)
+		if ((answer(s, &l->e[*i], task, NULL) & ~FLAGS) == TPH_SCORE_ANCHORED)
+			return &l->e[(*i)++];
+	return NULL;
+}
+
 uint32_t tph_score_anchors(const tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
                            tph_idx *out, uint32_t cap)
 {
 	TPH_PROF(s, TPH_EP_SCORE_ANCHORS);
-	const tph_ep_list *l = &s->ep[TPH_EP_SCORE_LOCALITY];
-	uint32_t k = 0;
-	for (uint32_t i = 0; i < l->n; i++) {
-		if ((answer(s, &l->e[i], task, NULL) & ~FLAGS) != TPH_SCORE_ANCHORED)
-			continue;
-		const tph_ep_entry *a = entry_of(s, TPH_EP_SCORE_ANCHORS, l->e[i].plugin);
+	uint32_t k = 0, i = 0;
+	for (const tph_ep_entry *e; (e = next_anchored(s, task, &i));) {
+		const tph_ep_entry *a = entry_of(s, TPH_EP_SCORE_ANCHORS, e->plugin);
 		tph_idx mine[TPH_SCORE_MAX_ANCHORS];
 		uint32_t m = a ? CALL(tph_score_anchors_fn, a)(a->st, s, task, nodes, n, mine) : 0;
 		if (!a || m > TPH_SCORE_MAX_ANCHORS || !merge(out, &k, cap, mine, m))
 			return UINT32_MAX;
 	}
 	return k;
+}
+
+uint32_t tph_score_norm(const tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
+                        int64_t *out, uint32_t cap)
+{
+	TPH_PROF(s, TPH_EP_SCORE_ANCHORS);
+	uint32_t k = 0, i = 0;
+	for (const tph_ep_entry *e; (e = next_anchored(s, task, &i));) {
+		tph_score_norm_fn fn = s->plugins[e->plugin].score_norm;
+		int64_t mine[TPH_SCORE_MAX_ANCHORS];
+		uint32_t m = fn ? fn(e->st, s, task, nodes, n, mine) : UINT32_MAX;
+		if (m > TPH_SCORE_MAX_ANCHORS || m > cap - k)
+			return UINT32_MAX;
+		memcpy(out + k, mine, m * sizeof *mine);
+		k += m;
+	}
+	return k;
+}
+
+/* The one plugin answering ANCHORED for the task when every other answers LOCAL | ROW and
+ * none carries a flag; else NULL. */
+static const tph_ep_entry *lone_anchored(const tph_session *s, tph_idx task)
+{
+	const tph_ep_list *l = &s->ep[TPH_EP_SCORE_LOCALITY];
+	const tph_ep_entry *one = NULL;
+	for (uint32_t i = 0; i < l->n; i++) {
+		bool row;
+		int a = answer(s, &l->e[i], task, &row);
+		if (a == TPH_SCORE_ANCHORED && !one)
+			one = &l->e[i];
+		else if (!row || a != TPH_SCORE_LOCAL)
+			return NULL;
+	}
+	return one;
+}
+
+uint32_t tph_score_split_at(const tph_session *s, tph_idx task)
+{
+	const tph_ep_list *b = &s->ep[TPH_EP_BATCH_NODE_ORDER];
+	if (s->ep[TPH_EP_BEST_NODE].n || !all_declared(s) || !b->n)
+		return UINT32_MAX;
+	const tph_ep_entry *e = lone_anchored(s, task);
+	tph_score_split_fn fn = e ? s->plugins[e->plugin].score_split : NULL;
+	if (!fn || b->e[b->n - 1].plugin != e->plugin ||
+	    !fn(e->st, s, task, NULL, 0, NULL, NULL, NULL))
+		return UINT32_MAX;
+	return b->n - 1;
+}
+
+void tph_score_split(const tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
+                     const int64_t *norm, double *row, double *spec)
+{
+	double t0 = s->prof ? tph_now_ms() : 0;
+	const tph_ep_entry *e = lone_anchored(s, task);
+	bool ok = e && s->plugins[e->plugin].score_split(e->st, s, task, nodes, n, norm, row, spec);
+	assert(ok);
+	(void)ok;
+	if (s->prof && spec) /* a shape's scores from the row parts: not whole scorings */
+		tph_prof_add(s, TPH_EP_SCORE_ANCHORS, n, tph_now_ms() - t0);
 }

@@ -43,10 +43,12 @@ typedef struct tph_plugin_inst {
 	void *st;
 	const tph_args *args;
 	uint16_t tier;
-	int8_t flags[TPH_FLAG_COUNT]; /* effective enable flags (0/1), by tph_conf_flag */
-	int8_t pred_locality;         /* TPH_PRED_*, as declared at open (GLOBAL if not) */
-	int8_t alloc_locality;        /* TPH_ALLOC_*, as declared at open (GLOBAL if not) */
-	int8_t victim_locality;       /* TPH_VICTIM_*, as declared at open (GLOBAL if not) */
+	int8_t flags[TPH_FLAG_COUNT];   /* effective enable flags (0/1), by tph_conf_flag */
+	int8_t pred_locality;           /* TPH_PRED_*, as declared at open (GLOBAL if not) */
+	int8_t alloc_locality;          /* TPH_ALLOC_*, as declared at open (GLOBAL if not) */
+	int8_t victim_locality;         /* TPH_VICTIM_*, as declared at open (GLOBAL if not) */
+	tph_score_norm_fn score_norm;   /* tph_on_score_norm's, or NULL */
+	tph_score_split_fn score_split; /* tph_on_score_split's, or NULL */
 } tph_plugin_inst;
 
 typedef struct tph_reason_row {

@@ -1,0 +1,107 @@
+/* ANCHORED shapes whose scores split (tph_score_split_fn): the row parts every shape of one
+ * request row shares (af_arow), kept current from the touch log, and a shape's keys from them
+ * plus the spec part of its group's normalisation values, the same bits as tph_score_nodes. */
+#include "allocate_fast.h"
+
+#include "base/mem.h"
+
+#include <math.h>
+#include <string.h>
+
+#define NOPOS UINT32_MAX
+
+/* The parts of a request row (its af_row: one per row and non-zero request), made when new. */
+static af_arow *arow_of(alloc_fast *f, const af_row *row)
+{
+	for (uint32_t i = 0; i < f->n_arows; i++)
+		if (f->arows[i]->row == row)
+			return f->arows[i];
+	af_arow *a = tph_calloc(1, sizeof *a);
+	if (a)
+		a->col = tph_malloc(3 * ((size_t)f->n + 1) * sizeof *a->col);
+	if (!a || !a->col || tph_grow(&f->arows, &f->cap_arows, f->n_arows + 1, sizeof *f->arows)) {
+		if (a)
+			tph_free(a->col);
+		tph_free(a);
+		return NULL;
+	}
+	a->row = row;
+	f->arows[f->n_arows++] = a;
+	return a;
+}
+
+void af_anchor_free(alloc_fast *f)
+{
+	for (uint32_t i = 0; i < f->n_arows; i++) {
+		tph_free(f->arows[i]->col);
+		tph_free(f->arows[i]);
+	}
+	tph_free(f->arows);
+	f->arows = NULL;
+	f->n_arows = f->cap_arows = 0;
+}
+
+/* The parts of positions plist[0..k) (every position when NULL) that the row fits. */
+static void parts(alloc_fast *f, af_arow *a, const af_row *row, tph_idx task, uint32_t tail,
+                  const uint32_t *plist, uint32_t k)
+{
+	tph_session *s = f->s;
+	uint32_t m = 0;
+	for (uint32_t i = 0; i < k; i++) {
+		uint32_t p = plist ? plist[i] : i;
+		f->sub[m] = p;
+		f->nodes[m] = s->ready_nodes[p];
+		m += row->cell[p].fit == TPH_PASS;
+	}
+	if (!m)
+		return;
+	tph_score_nodes_head(s, task, f->nodes, m, tail, f->pre, f->bat);
+	tph_score_split(s, task, f->nodes, m, NULL, f->scores, NULL);
+	for (uint32_t j = 0; j < m; j++) {
+		double *c = &a->col[3 * (size_t)f->sub[j]];
+		c[0] = f->pre[j];
+		c[1] = f->bat[j];
+		c[2] = f->scores[j];
+	}
+}
+
+int af_anchor_sync(alloc_fast *f, af_shape *sh, tph_idx task)
+{
+	sh->split = AF_NOTAIL;
+	if ((sh->loc & ~TPH_SCORE_HYPERNODE) != TPH_SCORE_ANCHORED)
+		return TPH_OK;
+	uint32_t tail = tph_score_split_at(f->s, task);
+	af_arow *a = tail == UINT32_MAX ? NULL : sh->arow ? sh->arow : arow_of(f, sh->row);
+	if (!a)
+		return tail == UINT32_MAX ? TPH_OK : TPH_ENOMEM;
+	uint32_t n_log, lost, k = NOPOS;
+	const tph_idx *log = tph_eqc_log(f->eqc, &n_log, &lost);
+	if (a->built && a->lost == lost && n_log - a->seen <= (uint64_t)f->n * 4)
+		k = af_touched(f, a->seen, log, n_log, a->col, 3 * sizeof *a->col);
+	if (k == NOPOS)
+		parts(f, a, sh->row, task, tail, NULL, f->n);
+	else
+		parts(f, a, sh->row, task, tail, f->plist, k);
+	a->built = true;
+	a->seen = n_log;
+	a->lost = lost;
+	sh->arow = a;
+	sh->split = tail;
+	return TPH_OK;
+}
+
+/* What score_tail adds up: pre + (bat + batch score), the split plugin being the last batch
+ * plugin; the first batch plugin's score is the sum itself. */
+void af_anchor_keys(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t g, const uint32_t *plist,
+                    uint32_t m)
+{
+	for (uint32_t i = 0; i < m; i++)
+		f->nodes[i] = f->s->ready_nodes[plist[i]];
+	tph_score_split(f->s, task, f->nodes, m, sh->norm[g], NULL, f->scores);
+	for (uint32_t i = 0; i < m; i++) {
+		const double *c = &sh->arow->col[3 * (size_t)plist[i]];
+		double b = c[2] + f->scores[i];
+		double total = c[0] + (sh->split ? c[1] + b : b);
+		sh->cell[plist[i]].key = isnan(total) ? -(double)INFINITY : total;
+	}
+}
