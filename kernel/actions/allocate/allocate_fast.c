@@ -35,7 +35,6 @@ static int scratch(alloc_fast *f)
 	f->plist = tph_malloc(n * sizeof *f->plist);
 	f->sub = tph_malloc(n * sizeof *f->sub);
 	f->at = tph_malloc(n * sizeof *f->at);
-	f->mark = tph_calloc(n, sizeof *f->mark);
 	f->nodes = tph_malloc(n * sizeof *f->nodes);
 	f->feas = tph_malloc(n * sizeof *f->feas);
 	f->codes = tph_malloc(n * sizeof *f->codes);
@@ -43,8 +42,8 @@ static int scratch(alloc_fast *f)
 	f->scores = tph_malloc(n * sizeof *f->scores);
 	f->pre = tph_malloc(n * sizeof *f->pre);
 	f->bat = tph_malloc(n * sizeof *f->bat);
-	if (!f->pos || !f->shape_of || !f->plist || !f->sub || !f->at || !f->mark || !f->nodes ||
-	    !f->feas || !f->codes || !f->vbuf || !f->scores || !f->pre || !f->bat)
+	if (!f->pos || !f->shape_of || !f->plist || !f->sub || !f->at || !f->nodes || !f->feas ||
+	    !f->codes || !f->vbuf || !f->scores || !f->pre || !f->bat || af_recent_init(f))
 		return TPH_ENOMEM;
 	memset(f->pos, 0xff, ((size_t)s->nodes.n + 1) * sizeof *f->pos);
 	for (uint32_t p = 0; p < f->n; p++)
@@ -94,7 +93,7 @@ void alloc_fast_free(alloc_fast *f)
 	tph_free(f->plist);
 	tph_free(f->sub);
 	tph_free(f->at);
-	tph_free(f->mark);
+	af_recent_free(f);
 	tph_free(f->nodes);
 	tph_free(f->feas);
 	tph_free(f->codes);

@@ -169,6 +169,15 @@ typedef struct af_shape {
 	struct af_hn *hn; /* ranks per hypernode set (allocate_hn_rank.h), or NULL */
 } af_shape;
 
+/* The touch log read as ready positions (allocate_fast_log.c): plog[i] is entry i's position
+ * (n for a node that is not ready), last[p] 1 + the index of p's last entry (0: never). */
+typedef struct af_recent {
+	uint32_t fed, cap; /* entries read; room in plog */
+	uint32_t *plog;
+	uint32_t *last; /* [pos], and [n] kept 0 */
+	uint64_t *bits; /* scratch, a bit a position, all clear between calls */
+} af_recent;
+
 /* What the tasks of one (job, role) saw in the current pass of the job: the follower of the
  * cache's entry for the role. */
 typedef struct af_track {
@@ -207,7 +216,8 @@ struct alloc_fast {
 	af_pred **preds;
 	uint32_t n_preds, cap_preds;
 	/* scratch for n positions */
-	uint32_t *plist, *sub, *at, *mark, mark_gen;
+	uint32_t *plist, *sub, *at;
+	af_recent rec;
 	tph_idx *nodes, *feas;
 	tph_reason_code *codes, *vbuf;
 	double *scores, *pre, *bat;
@@ -226,10 +236,13 @@ size_t af_shape_bytes(const af_shape *sh, uint32_t n);
 int af_shape_alloc(af_shape *sh, uint32_t n);
 void af_shape_release(af_shape *sh);
 
-/* The distinct ready positions logged since `seen`, into f->plist (cells: the columns to
- * prefetch, `size` bytes a position). */
+/* allocate_fast_log.c: the distinct ready positions logged since `seen`, into f->plist, in
+ * ascending order when they are many (cells: the columns to prefetch, `size` bytes a
+ * position); NOPOS when out of memory; making and freeing f->rec. */
 uint32_t af_touched(alloc_fast *f, uint32_t seen, const tph_idx *log, uint32_t n_log,
                     const void *cells, size_t size);
+int af_recent_init(alloc_fast *f);
+void af_recent_free(alloc_fast *f);
 
 /* allocate_fast_row.c: the task's request row (made when new; NULL when out of memory),
  * brought up to date for `task`; `keys`: its scores too (the task's scores are TPH_SCORE_ROW).

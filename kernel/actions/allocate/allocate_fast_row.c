@@ -98,7 +98,7 @@ static void keys(alloc_fast *f, af_row *r, tph_idx task, const uint32_t *plist, 
 }
 
 /* How many logged positions since `seen` to evaluate again, into f->plist (cells of `size`
- * bytes per position are af_touched's dedupe marks); NOPOS: every one. */
+ * bytes per position are the columns af_touched prefetches); NOPOS: every one. */
 static uint32_t stale(alloc_fast *f, void *cells, size_t size, bool whole, uint32_t seen,
                       uint32_t lost, const tph_idx *log, uint32_t n_log, uint32_t log_lost)
 {

@@ -124,16 +124,17 @@ static void score_tail(alloc_fast *f, af_shape *sh, tph_idx task, const uint32_t
 }
 
 /* Total scores of positions plist[0..m), as tph_score_nodes computes them over those nodes
- * (a split shape keeps the head's sums); f->nodes keeps the nodes for the caller. */
+ * (a split shape keeps the head's sums, a TPH_SCORE_ROW shape reads its row's); f->nodes
+ * keeps the nodes for the caller, but for the row's. */
 static void score(alloc_fast *f, af_shape *sh, tph_idx task, const uint32_t *plist, uint32_t m)
 {
-	for (uint32_t i = 0; i < m; i++)
-		f->nodes[i] = f->s->ready_nodes[plist[i]];
-	if (sh->keyrow) {
+	if (sh->keyrow) { /* LOCAL: no caller reads f->nodes */
 		for (uint32_t i = 0; i < m; i++)
 			sh->cell[plist[i]].key = sh->row->cell[plist[i]].key;
 		return;
 	}
+	for (uint32_t i = 0; i < m; i++)
+		f->nodes[i] = f->s->ready_nodes[plist[i]];
 	if (!sh->part) {
 		tph_score_nodes(f->s, task, f->nodes, m, f->scores);
 		keys(sh, plist, m, f->scores);
@@ -149,22 +150,39 @@ static void score(alloc_fast *f, af_shape *sh, tph_idx task, const uint32_t *pli
 
 /* ---- a whole build ---- */
 
-static void build(alloc_fast *f, af_shape *sh, tph_idx task)
+/* Every position's verdict and group, its score not yet known; the feasible positions into
+ * f->sub, their count. With sh->pred the verdicts come from the shared columns in the pass. */
+static uint32_t build_cells(alloc_fast *f, af_shape *sh, tph_idx task)
 {
 	uint32_t n = f->n, m = 0;
-	bool anchored = (sh->loc & ~TPH_SCORE_HYPERNODE) == TPH_SCORE_ANCHORED;
-	verdicts(f, sh, task, NULL, n, f->codes);
-	store_codes(f, sh, NULL, n, f->codes);
+	const af_rcell *rc = sh->row->cell;
+	const tph_reason_code *pv = sh->pred ? sh->pred->code : NULL;
+	if (!pv) {
+		verdicts(f, sh, task, NULL, n, f->codes);
+		store_codes(f, sh, NULL, n, f->codes);
+	}
 	memset(sh->cnt, 0, sizeof sh->cnt);
 	for (uint32_t p = 0; p < n; p++) {
-		uint8_t g = group(sh, p, sh->cell[p].code);
-		sh->cell[p].grp = g;
+		af_cell *c = &sh->cell[p];
+		if (pv) {
+			tph_reason_code code = rc[p].fit == TPH_PASS ? pv[p] : rc[p].fit;
+			if (sh->built && c->code != code)
+				af_track_notify(f, sh, p, c->code);
+			c->code = code;
+		}
+		uint8_t g = c->code == TPH_PASS ? rc[p].grp : G_NONE;
+		*c = (af_cell){.key = 0, .code = c->code, .grp = g, .known = 0};
 		sh->cnt[g]++;
-		sh->cell[p].key = 0;
-		sh->cell[p].known = 0;
-		if (g < G_NONE)
-			f->sub[m++] = p;
+		f->sub[m] = p;
+		m += g < G_NONE;
 	}
+	return m;
+}
+
+static void build(alloc_fast *f, af_shape *sh, tph_idx task)
+{
+	uint32_t n = f->n, m = build_cells(f, sh, task);
+	bool anchored = (sh->loc & ~TPH_SCORE_HYPERNODE) == TPH_SCORE_ANCHORED;
 	for (uint32_t g = 0; g < G_COUNT; g++) {
 		sh->dirty[g] = anchored; /* scored when first needed */
 		sh->n_anchor[g] = 0;
@@ -254,10 +272,51 @@ static void recheck(alloc_fast *f, af_shape *sh, tph_idx task)
 	}
 }
 
-/* Scores of the touched feasible positions, over themselves. */
+/* The touched positions' verdicts stored and their groups moved: one pass when the verdicts
+ * are the row's fit and the spec's predicates (sh->pred), with nothing to evaluate. */
+static void reverdict(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k)
+{
+	if (!sh->pred) {
+		verdicts(f, sh, task, f->plist, k, f->codes);
+		store_codes(f, sh, f->plist, k, f->codes);
+		for (uint32_t i = 0; i < k; i++)
+			regroup(f, sh, task, f->plist[i]);
+		return;
+	}
+	const af_rcell *rc = sh->row->cell;
+	const tph_reason_code *pv = sh->pred->code;
+	bool anchored = (sh->loc & ~TPH_SCORE_HYPERNODE) == TPH_SCORE_ANCHORED;
+	for (uint32_t i = 0; i < k; i++) {
+		uint32_t p = f->plist[i];
+		af_cell *c = &sh->cell[p];
+		tph_reason_code code = rc[p].fit == TPH_PASS ? pv[p] : rc[p].fit;
+		if (c->code != code)
+			af_track_notify(f, sh, p, c->code);
+		c->code = code;
+		if (anchored) {
+			regroup(f, sh, task, p);
+			continue;
+		}
+		uint8_t og = c->grp, ng = code == TPH_PASS ? rc[p].grp : G_NONE;
+		c->grp = ng; /* no branch: the counts move by zero when the group stays */
+		sh->cnt[og]--;
+		sh->cnt[ng]++;
+	}
+}
+
+/* Scores of the touched feasible positions, over themselves (the row's, when they are). */
 static void rescore_local(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k)
 {
 	uint32_t m = 0;
+	if (sh->keyrow) {
+		const af_rcell *rc = sh->row->cell;
+		for (uint32_t i = 0; i < k; i++) {
+			uint32_t p = f->plist[i];
+			if (sh->cell[p].grp < G_NONE)
+				sh->cell[p].key = rc[p].key;
+		}
+		return;
+	}
 	for (uint32_t i = 0; i < k; i++)
 		if (sh->cell[f->plist[i]].grp < G_NONE)
 			f->sub[m++] = f->plist[i];
@@ -308,12 +367,7 @@ static void rescore_all(alloc_fast *f, af_shape *sh, tph_idx task)
 /* The touched positions f->plist[0..k) evaluated again; `wide`: every score too. */
 static void update(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k, bool wide)
 {
-	if (k) {
-		verdicts(f, sh, task, f->plist, k, f->codes);
-		store_codes(f, sh, f->plist, k, f->codes);
-	}
-	for (uint32_t i = 0; i < k; i++)
-		regroup(f, sh, task, f->plist[i]);
+	reverdict(f, sh, task, k);
 	recheck(f, sh, task);
 	wide = wide || sh->hn; /* ranked per hypernode set: scored whole if the ranks drop */
 	bool local = (sh->loc & ~TPH_SCORE_HYPERNODE) == TPH_SCORE_LOCAL;
@@ -334,33 +388,6 @@ static void update(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k, bool w
 	else
 		for (uint32_t i = 0; i < k; i++)
 			af_tree_update(sh, f->n, f->plist[i]);
-}
-
-/* Even when most nodes changed this beats a build, which evaluates every node; many positions
- * are put back in ascending order, so the evaluations walk the node columns forward. */
-uint32_t af_touched(alloc_fast *f, uint32_t seen, const tph_idx *log, uint32_t n_log,
-                    const void *cells, size_t size)
-{
-	uint32_t k = 0, gen = ++f->mark_gen, *mark = f->mark, *plist = f->plist;
-	const uint32_t *pos = f->pos;
-	/* No branch (repeats are common and unpredictable): every entry is written at plist[k]
-	 * and kept only when fresh; a node that is not ready marks the spare slot f->n. */
-	for (uint32_t i = seen; i < n_log; i++) {
-		uint32_t p = pos[log[i]], q = p == NOPOS ? f->n : p;
-		uint32_t fresh = (mark[q] != gen) & (p != NOPOS);
-		mark[q] = gen;
-		plist[k] = p;
-		k += fresh;
-		__builtin_prefetch((const char *)cells + q * size, 1); /* cold after a while */
-	}
-	if ((uint64_t)k * 8 > f->n) {
-		k = 0;
-		for (uint32_t p = 0; p < f->n; p++) {
-			plist[k] = p;
-			k += mark[p] == gen;
-		}
-	}
-	return k;
 }
 
 /* TPH_SCORE_HYPERNODE: whether a node logged since the shape was current lies in a hypernode,

@@ -1,0 +1,92 @@
+/* The touch log's distinct positions since a point (allocate_fast.h, af_recent): each shape,
+ * request row and pod spec brought up to date asks for the nodes logged since it was last
+ * current. The log is read once into ready positions, each with the index of its last entry,
+ * so a walk keeps an entry when it is its position's last, with no marks to write. */
+#include "allocate_fast.h"
+
+#include "base/mem.h"
+
+#include <assert.h>
+
+#define NOPOS UINT32_MAX
+#define SCAN  4u /* more log entries than n / SCAN: the touched positions by a scan */
+
+int af_recent_init(alloc_fast *f)
+{
+	af_recent *r = &f->rec;
+	r->fed = r->cap = 0;
+	r->plog = NULL;
+	r->last = tph_calloc((size_t)f->n + 1, sizeof *r->last);
+	r->bits = tph_calloc((size_t)f->n / 64 + 1, sizeof *r->bits);
+	return r->last && r->bits ? TPH_OK : TPH_ENOMEM;
+}
+
+void af_recent_free(alloc_fast *f)
+{
+	tph_free(f->rec.last);
+	tph_free(f->rec.plog);
+	tph_free(f->rec.bits);
+}
+
+/* Log entries [fed, n_log) as positions; a node that is not ready is the spare position n,
+ * which no walk keeps. */
+static int feed(alloc_fast *f, const tph_idx *log, uint32_t n_log)
+{
+	af_recent *r = &f->rec;
+	if (n_log > r->cap && tph_grow(&r->plog, &r->cap, n_log, sizeof *r->plog))
+		return TPH_ENOMEM;
+	for (uint32_t i = r->fed; i < n_log; i++) {
+		uint32_t p = f->pos[log[i]];
+		p = p == NOPOS ? f->n : p;
+		r->plog[i] = p;
+		r->last[p] = i + 1;
+	}
+	r->last[f->n] = 0;
+	r->fed = n_log;
+	return TPH_OK;
+}
+
+/* plist[0..k) in ascending order, through a bitmap: for many positions, so that their
+ * evaluations walk the node columns forward. */
+static void ascending(alloc_fast *f, uint32_t k)
+{
+	uint64_t *bits = f->rec.bits;
+	uint32_t *plist = f->plist;
+	for (uint32_t i = 0; i < k; i++)
+		bits[plist[i] / 64] |= 1ull << (plist[i] % 64);
+	k = 0;
+	for (uint32_t w = 0; w <= f->n / 64; w++) {
+		for (uint64_t b = bits[w]; b; b &= b - 1)
+			plist[k++] = w * 64 + (uint32_t)__builtin_ctzll(b);
+		bits[w] = 0;
+	}
+}
+
+uint32_t af_touched(alloc_fast *f, uint32_t seen, const tph_idx *log, uint32_t n_log,
+                    const void *cells, size_t size)
+{
+	af_recent *r = &f->rec;
+	assert(n_log >= r->fed); /* the log only grows */
+	if (feed(f, log, n_log))
+		return NOPOS;
+	const uint32_t *plog = r->plog, *last = r->last;
+	uint32_t k = 0, n = f->n, *plist = f->plist;
+	if ((uint64_t)(n_log - seen) * SCAN > n) { /* a scan of the positions costs less */
+		for (uint32_t p = 0; p < n; p++) {
+			plist[k] = p;
+			k += last[p] > seen;
+		}
+		return k;
+	}
+	/* No branch (repeats are common and unpredictable): every entry is written at plist[k]
+	 * and kept only when no later entry has its position; its cells are cold after a while. */
+	for (uint32_t i = seen; i < n_log; i++) {
+		uint32_t p = plog[i];
+		plist[k] = p;
+		k += last[p] == i + 1;
+		__builtin_prefetch((const char *)cells + (size_t)p * size, 1);
+	}
+	if ((uint64_t)k * 8 > n)
+		ascending(f, k);
+	return k;
+}
