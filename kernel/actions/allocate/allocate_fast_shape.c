@@ -282,8 +282,7 @@ static void update(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k, bool w
 	if (wide || (uint64_t)k * 8 > f->n) /* a walk per node costs about 8 of a build's */
 		af_tree_build(sh, f->n);
 	else
-		for (uint32_t i = 0; i < k; i++)
-			af_tree_update(sh, f->n, f->plist[i]);
+		af_tree_update(sh, f->plist, k);
 }
 
 /* Even when most nodes changed this beats a build, which evaluates every node; many positions
