@@ -14,11 +14,12 @@ uint32_t af_tree_leaves(uint32_t n)
 	return cap;
 }
 
+/* No position: its group loses to every cell's. */
+#define NOWIN ((af_win){0, NOPOS, UINT8_MAX, 0})
+
 /* Whether a comes before b; equal group and score go to the lower position. */
 static inline bool before(const af_win *a, const af_win *b)
 {
-	if (a->pos == NOPOS || b->pos == NOPOS)
-		return b->pos == NOPOS && a->pos != NOPOS;
 	if (a->grp != b->grp)
 		return a->grp < b->grp;
 	if (a->key != b->key)
@@ -45,7 +46,7 @@ static af_win range_winner(const af_shape *sh, uint32_t lo, uint32_t hi)
 		key = win ? c->key : key;
 		grp = win ? c->grp : grp;
 	}
-	return best == NOPOS ? (af_win){0, NOPOS, 0} : entry(sh, best);
+	return best == NOPOS ? NOWIN : entry(sh, best);
 }
 
 static af_win block_winner(const af_shape *sh, uint32_t n, uint32_t b)
@@ -68,8 +69,7 @@ static void merge_all(af_shape *sh)
 void af_tree_build(af_shape *sh, uint32_t n)
 {
 	for (uint32_t b = 0; b < sh->cap; b++)
-		sh->win[sh->cap + b] =
-		    b * AF_BLOCK < n ? block_winner(sh, n, b) : (af_win){0, NOPOS, 0};
+		sh->win[sh->cap + b] = b * AF_BLOCK < n ? block_winner(sh, n, b) : NOWIN;
 	merge_all(sh);
 }
 
