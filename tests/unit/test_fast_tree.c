@@ -1,7 +1,9 @@
 /* Unit tests for kernel/actions/allocate/allocate_fast_tree.c: the tournament over a shape's
- * positions answers a range of positions (a hypernode's, alloc_fast_pick_among) as a scan of
- * that range would: the lower group, then the higher score, then the lower position; after
- * builds and after updates of single positions, with ties, -inf scores and empty groups. */
+ * positions answers the whole (af_tree_first) and a range of positions (a hypernode's,
+ * alloc_fast_pick_among) as a scan would: the lower group, then the higher score, then the
+ * lower position; after builds and after updates of lists of positions, small and large (past
+ * the walks up, every node merged again), with ties, -inf scores, empty groups, and winners that
+ * get worse one after another (a stale block's bound must never answer). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -33,18 +35,47 @@ static void fill(af_shape *sh, uint32_t p, unsigned *seed)
 	sh->cell[p].key = r % 11 == 0 ? -(double)INFINITY : keys[(r >> 4) % 6];
 }
 
-static void check_ranges(const af_shape *sh, uint32_t n, unsigned *seed, int tries)
+static void check_ranges(af_shape *sh, uint32_t n, unsigned *seed, int tries)
 {
 	for (int i = 0; i < tries; i++) {
 		uint32_t lo = (uint32_t)rand_r(seed) % n,
 		         hi = lo + 1 + (uint32_t)rand_r(seed) % (n - lo);
 		uint32_t want = scan(sh, lo, hi);
-		af_win got = af_tree_range(sh, lo, hi);
+		af_win got = af_tree_range(sh, n, lo, hi);
 		if (got.pos != want)
 			fail_msg("n %u range %u..%u: %u, the scan %u", n, lo, hi, got.pos, want);
 		assert_int_equal(got.grp, sh->cell[want].grp);
 	}
-	assert_int_equal(af_tree_range(sh, 0, n).pos, sh->win[1].pos); /* the whole: the root */
+	assert_int_equal(af_tree_range(sh, n, 0, n).pos, scan(sh, 0, n));
+	assert_int_equal(af_tree_first(sh, n).pos, scan(sh, 0, n));
+}
+
+/* m positions (repeats allowed) changed, then listed at once. */
+static void change(af_shape *sh, uint32_t n, uint32_t m, unsigned *seed)
+{
+	uint32_t *list = malloc(m * sizeof *list);
+	assert_non_null(list);
+	for (uint32_t i = 0; i < m; i++) {
+		list[i] = (uint32_t)rand_r(seed) % n;
+		fill(sh, list[i], seed);
+	}
+	af_tree_update(sh, list, m);
+	free(list);
+}
+
+/* As a placement does: the first gets worse, and the next first is asked for. */
+static void worsen_first(af_shape *sh, uint32_t n, int times)
+{
+	for (int i = 0; i < times; i++) {
+		uint32_t p = af_tree_first(sh, n).pos;
+		assert_int_equal(p, scan(sh, 0, n));
+		af_cell *c = &sh->cell[p];
+		if (c->key > -(double)INFINITY && i % 3)
+			c->key -= 1;
+		else
+			c->grp = c->grp < AF_MASKED ? (uint8_t)(c->grp + 1) : c->grp;
+		af_tree_update(sh, &p, 1);
+	}
 }
 
 static void test_ranges(void **state)
@@ -61,11 +92,18 @@ static void test_ranges(void **state)
 		af_tree_build(&sh, n);
 		check_ranges(&sh, n, &seed, 400);
 		for (int i = 0; i < 300; i++) { /* single changes kept by the walk up */
-			uint32_t p = (uint32_t)rand_r(&seed) % n;
-			fill(&sh, p, &seed);
-			af_tree_update(&sh, n, p);
+			change(&sh, n, 1, &seed);
+			if (i % 50 == 0)
+				check_ranges(&sh, n, &seed, 20);
 		}
 		check_ranges(&sh, n, &seed, 400);
+		static const uint32_t lists[] = {5, 40, 600};
+		for (size_t l = 0; l < sizeof lists / sizeof *lists; l++) {
+			change(&sh, n, lists[l], &seed);
+			check_ranges(&sh, n, &seed, 100);
+		}
+		worsen_first(&sh, n, 500);
+		check_ranges(&sh, n, &seed, 100);
 		af_shape_release(&sh);
 	}
 }

@@ -248,7 +248,7 @@ static uint32_t mask(alloc_fast *f, af_shape *sh, const af_track *t)
 			continue;
 		sh->cnt[sh->cell[p].grp]--;
 		sh->cell[p].grp = AF_MASKED;
-		af_tree_update(sh, f->n, p);
+		af_tree_update(sh, &p, 1);
 	}
 	return k;
 }
@@ -261,7 +261,7 @@ static void unmask(alloc_fast *f, af_shape *sh, const af_track *t)
 			continue;
 		sh->cell[p].grp = alloc_group_of(f->s, &f->fit, f->s->ready_nodes[p], f->soft);
 		sh->cnt[sh->cell[p].grp]++;
-		af_tree_update(sh, f->n, p);
+		af_tree_update(sh, &p, 1);
 	}
 }
 
@@ -305,10 +305,10 @@ static int decide(alloc_fast *f, af_shape *sh, const af_track *t, tph_idx task, 
 			codes[p] = verdict(sh, t, p);
 		return AF_NONE;
 	}
-	uint32_t w = sh->win[1].pos, g = sh->cell[w].grp;
+	uint32_t w = af_tree_first(sh, f->n).pos, g = sh->cell[w].grp;
 	if (sh->dirty[g] && af_rescore(f, sh, task, g))
 		return TPH_ENOMEM;
-	w = sh->win[1].pos;
+	w = af_tree_first(sh, f->n).pos;
 	*node = sh->cnt[g] == 1 || sh->cell[w].key > -(double)INFINITY
 	            ? s->ready_nodes[w]
 	            : scan_from(f, sh, task, g + 1);
@@ -386,7 +386,7 @@ static bool among_range(alloc_fast *f, af_shape *sh, const af_track *t, const tp
 	if (lo == NOPOS || hi == NOPOS || hi < lo || hi - lo != n - 1)
 		return false;
 	uint32_t masked = t ? mask(f, sh, t) : 0;
-	af_win w = af_tree_range(sh, lo, hi + 1);
+	af_win w = af_tree_range(sh, f->n, lo, hi + 1);
 	if (masked)
 		unmask(f, sh, t);
 	if (w.pos == NOPOS || w.grp >= G_NONE || !(w.key > -(double)INFINITY))

@@ -129,6 +129,7 @@ typedef struct af_win {
 	double key;
 	uint32_t pos; /* UINT32_MAX: none */
 	uint8_t grp;
+	uint8_t stale; /* at a leaf: the block's winner got worse, the entry is only a bound */
 } af_win;
 
 typedef struct af_shape {
@@ -264,13 +265,17 @@ void af_anchor_keys(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t g, const
 void af_anchor_free(alloc_fast *f);
 
 /* allocate_fast_tree.c: the tournament over n positions: leaves (blocks of AF_BLOCK) for n,
- * a whole build, and the upkeep after p's grp or key changed (positions that changed too get
- * their own call, in any order). */
+ * a whole build, and the upkeep after the grp or key of positions plist[0..k) changed (in any
+ * order; every changed position must be listed before the tournament is read again). A block
+ * whose winner got worse is scanned again only when a reader would take it, so sh->win[1] is
+ * read through af_tree_first. */
 uint32_t af_tree_leaves(uint32_t n);
 void af_tree_build(af_shape *sh, uint32_t n);
-void af_tree_update(af_shape *sh, uint32_t n, uint32_t p);
+void af_tree_update(af_shape *sh, const uint32_t *plist, uint32_t k);
+/* The tournament's first over all n positions (pos UINT32_MAX: none). */
+af_win af_tree_first(af_shape *sh, uint32_t n);
 /* The tournament's order over positions lo..hi-1 alone (lo < hi <= n): its first. */
-af_win af_tree_range(const af_shape *sh, uint32_t lo, uint32_t hi);
+af_win af_tree_range(af_shape *sh, uint32_t n, uint32_t lo, uint32_t hi);
 
 /* allocate_fast_track.c: the tracker of the task's (job, role) in the current pass, made and
  * bound to `sh` on the role's first task; NULL with *decline set when the task must take the

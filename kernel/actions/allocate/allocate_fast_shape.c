@@ -383,11 +383,12 @@ static void update(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k, bool w
 		rescore_local(f, sh, task, k);
 	else
 		rescore_anchored(f, sh, task, k);
-	if (wide || (uint64_t)k * 8 > f->n) /* a walk per node costs about 8 of a build's */
+	/* a listed node costs about two of a build's, and a block the build would have scanned
+	 * comes back as a rescan when it wins: from a quarter, the build (10k-standard) */
+	if (wide || (uint64_t)k * 4 > f->n)
 		af_tree_build(sh, f->n);
 	else
-		for (uint32_t i = 0; i < k; i++)
-			af_tree_update(sh, f->n, f->plist[i]);
+		af_tree_update(sh, f->plist, k);
 }
 
 /* TPH_SCORE_HYPERNODE: whether a node logged since the shape was current lies in a hypernode,

@@ -14,11 +14,12 @@ uint32_t af_tree_leaves(uint32_t n)
 	return cap;
 }
 
+/* No position: its group loses to every cell's. */
+#define NOWIN ((af_win){0, NOPOS, UINT8_MAX, 0})
+
 /* Whether a comes before b; equal group and score go to the lower position. */
 static inline bool before(const af_win *a, const af_win *b)
 {
-	if (a->pos == NOPOS || b->pos == NOPOS)
-		return b->pos == NOPOS && a->pos != NOPOS;
 	if (a->grp != b->grp)
 		return a->grp < b->grp;
 	if (a->key != b->key)
@@ -45,7 +46,7 @@ static af_win range_winner(const af_shape *sh, uint32_t lo, uint32_t hi)
 		key = win ? c->key : key;
 		grp = win ? c->grp : grp;
 	}
-	return best == NOPOS ? (af_win){0, NOPOS, 0} : entry(sh, best);
+	return best == NOPOS ? NOWIN : entry(sh, best);
 }
 
 static af_win block_winner(const af_shape *sh, uint32_t n, uint32_t b)
@@ -59,16 +60,57 @@ static af_win merge(const af_win *left, const af_win *right)
 	return before(right, left) ? *right : *left;
 }
 
-void af_tree_build(af_shape *sh, uint32_t n)
+static void merge_all(af_shape *sh)
 {
-	for (uint32_t b = 0; b < sh->cap; b++)
-		sh->win[sh->cap + b] =
-		    b * AF_BLOCK < n ? block_winner(sh, n, b) : (af_win){0, NOPOS, 0};
 	for (uint32_t i = sh->cap - 1; i >= 1; i--)
 		sh->win[i] = merge(&sh->win[2 * i], &sh->win[2 * i + 1]);
 }
 
-af_win af_tree_range(const af_shape *sh, uint32_t lo, uint32_t hi)
+void af_tree_build(af_shape *sh, uint32_t n)
+{
+	for (uint32_t b = 0; b < sh->cap; b++)
+		sh->win[sh->cap + b] = b * AF_BLOCK < n ? block_winner(sh, n, b) : NOWIN;
+	merge_all(sh);
+}
+
+static bool same(const af_win *a, const af_win *b)
+{
+	return a->pos == b->pos && a->grp == b->grp && a->key == b->key;
+}
+
+/* Tree node i and its ancestors merged again, up to the first whose entry stays. */
+static void fix_up(af_shape *sh, uint32_t i)
+{
+	for (i >>= 1; i; i >>= 1) {
+		af_win m = merge(&sh->win[2 * i], &sh->win[2 * i + 1]);
+		if (same(&m, &sh->win[i]))
+			return;
+		sh->win[i] = m;
+	}
+}
+
+/* A stale block's entry is a bound that loses to any exact entry before it, so a first whose
+ * block is not stale is the true first. */
+static bool settle(af_shape *sh, uint32_t n, const af_win *first)
+{
+	if (first->pos == NOPOS)
+		return true;
+	uint32_t i = sh->cap + first->pos / AF_BLOCK;
+	if (!sh->win[i].stale)
+		return true;
+	sh->win[i] = block_winner(sh, n, first->pos / AF_BLOCK);
+	fix_up(sh, i);
+	return false;
+}
+
+af_win af_tree_first(af_shape *sh, uint32_t n)
+{
+	while (!settle(sh, n, &sh->win[1]))
+		;
+	return sh->win[1];
+}
+
+static af_win range_first(const af_shape *sh, uint32_t lo, uint32_t hi)
 {
 	uint32_t bl = lo / AF_BLOCK, bh = (hi - 1) / AF_BLOCK;
 	if (bl == bh)
@@ -86,32 +128,44 @@ af_win af_tree_range(const af_shape *sh, uint32_t lo, uint32_t hi)
 	return best;
 }
 
-static bool same(const af_win *a, const af_win *b)
+af_win af_tree_range(af_shape *sh, uint32_t n, uint32_t lo, uint32_t hi)
 {
-	return a->pos == b->pos && a->grp == b->grp && a->key == b->key;
+	af_win w;
+	do
+		w = range_first(sh, lo, hi);
+	while (!settle(sh, n, &w));
+	return w;
 }
 
-/* Every other position of the block is, as it stands or as it stood at its last call, no
- * better than the block's entry; so only a winner that got worse makes the block be scanned,
- * and the walk up stops at the first node whose entry stays. */
-void af_tree_update(af_shape *sh, uint32_t n, uint32_t p)
+/* Every position of a block is, as it stands or as it stood at its last call, no better than
+ * the block's entry. A winner that got worse leaves its entry as that bound, marked stale, for
+ * the readers to scan again only when it would win (most never do); anything better replaces
+ * it, exact again. Whether the entry changed so. */
+static inline bool leaf_update(af_shape *sh, uint32_t p)
+{
+	const af_cell *c = &sh->cell[p];
+	af_win *w = &sh->win[sh->cap + p / AF_BLOCK];
+	bool worse = c->grp > w->grp || (c->grp == w->grp && c->key < w->key);
+	if (w->pos == p && worse)
+		w->stale = 1;
+	if (worse || (w->pos != p && c->grp == w->grp && c->key == w->key && p > w->pos))
+		return false;
+	*w = (af_win){c->key, p, c->grp};
+	return true;
+}
+
+void af_tree_update(af_shape *sh, const uint32_t *plist, uint32_t k)
 {
 	if (sh->hn) { /* ranked per hypernode set: the tournament is the sets' */
-		af_hn_moved(sh, p);
+		for (uint32_t i = 0; i < k; i++)
+			af_hn_moved(sh, plist[i]);
 		return;
 	}
-	uint32_t i = sh->cap + p / AF_BLOCK;
-	af_win now = entry(sh, p), *w = &sh->win[i];
-	if (w->pos == p)
-		*w = before(w, &now) ? block_winner(sh, n, p / AF_BLOCK) : now;
-	else if (before(&now, w))
-		*w = now;
-	else
-		return;
-	for (i >>= 1; i; i >>= 1) {
-		af_win m = merge(&sh->win[2 * i], &sh->win[2 * i + 1]);
-		if (same(&m, &sh->win[i]))
-			return;
-		sh->win[i] = m;
-	}
+	/* past cap / 8 walks up (of up to log2(cap) merges each), merging every node is cheaper */
+	uint32_t walks = 0, most = sh->cap / 8;
+	for (uint32_t i = 0; i < k; i++)
+		if (leaf_update(sh, plist[i]) && walks++ < most)
+			fix_up(sh, sh->cap + plist[i] / AF_BLOCK);
+	if (walks > most)
+		merge_all(sh);
 }
