@@ -406,7 +406,7 @@ static bool hn_touched(const alloc_fast *f, const af_shape *sh, const tph_idx *l
 
 int af_sync(alloc_fast *f, af_shape *sh, tph_idx task)
 {
-	uint32_t n_log, lost, k = NOPOS;
+	uint32_t n_log, lost;
 	const tph_idx *log = tph_eqc_log(f->eqc, &n_log, &lost);
 	if (!sh->cell || af_row_sync(f, sh->row, task, sh->keyrow))
 		return TPH_ENOMEM;
@@ -414,8 +414,8 @@ int af_sync(alloc_fast *f, af_shape *sh, tph_idx task)
 		af_pred_sync(f, sh->pred, task);
 	if (af_anchor_sync(f, sh, task))
 		return TPH_ENOMEM;
-	if (sh->built && sh->lost == lost && n_log - sh->seen <= (uint64_t)f->n * 4)
-		k = af_touched(f, sh->seen, log, n_log, sh->cell, sizeof *sh->cell);
+	uint32_t k = af_stale(f, sh->cell, sizeof *sh->cell, !sh->built, sh->seen, sh->lost, log,
+	                      n_log, lost);
 	bool wide = k != NOPOS && hn_touched(f, sh, log, n_log);
 	if (k == NOPOS)
 		build(f, sh, task);
