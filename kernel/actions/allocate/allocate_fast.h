@@ -68,7 +68,7 @@ int alloc_fast_pick_among(alloc_fast *f, tph_idx task, const tph_idx *nodes, uin
 #define AF_VOLATILE    UINT32_MAX   /* n_anchor: too many; any change rescores the group */
 #define AF_NONORM      UINT32_MAX   /* n_norm: no values; joins and leaves go by anchors */
 #define AF_MASKED      (G_NONE + 1) /* grp of a node a tracker holds failed for one query */
-#define AF_NOTAIL      UINT32_MAX   /* af_shape.tail: the scores do not split */
+#define AF_NOTAIL      UINT32_MAX   /* af_shape.tail, .split: the scores do not split */
 
 /* One node for one request row (af_row). */
 typedef struct af_rcell {
