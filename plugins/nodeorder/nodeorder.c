@@ -436,8 +436,8 @@ static int64_t highest(const int64_t *raw, uint32_t n)
 	return max;
 }
 
-static uint32_t norm(void *stv, const tph_session *s, tph_idx task, const tph_idx *nodes,
-                     uint32_t n, int64_t *out)
+static uint32_t norm_values(void *stv, const tph_session *s, tph_idx task, const tph_idx *nodes,
+                            uint32_t n, int64_t *out)
 {
 	no_st *st = stv;
 	const tph_pod_spec *sp = tph_view_of(s)->tasks->spec[task];
@@ -554,7 +554,7 @@ static int no_open(tph_session *s, void *stv, const tph_args *args)
 	if (!rc)
 		rc = tph_on_score_locality(s, locality, anchors);
 	if (!rc)
-		rc = tph_on_score_norm(s, norm);
+		rc = tph_on_score_norm(s, norm_values);
 	if (!rc)
 		rc = tph_on_score_split(s, split);
 	return rc; /* the shared view is live exactly when predicates' handlers run */

@@ -333,7 +333,7 @@ static void check(const mix *m, bool kept)
 	same(m, fast.log, tiny.log, "fast vs fast with a one-byte shape cache");
 	if (kept && tiny.scored + tiny.parts <= fast.scored + fast.parts)
 		fail_msg("%s: the shape cache cap evicted nothing (%llu nodes scored both ways)",
-		         m->name, (unsigned long long)fast.scored);
+		         m->name, (unsigned long long)(fast.scored + fast.parts));
 	free(tiny.log);
 	free(naive.log);
 	free(fast.log);

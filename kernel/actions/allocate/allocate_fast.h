@@ -68,7 +68,7 @@ int alloc_fast_pick_among(alloc_fast *f, tph_idx task, const tph_idx *nodes, uin
 #define AF_VOLATILE    UINT32_MAX   /* n_anchor: too many; any change rescores the group */
 #define AF_NONORM      UINT32_MAX   /* n_norm: no values; joins and leaves go by anchors */
 #define AF_MASKED      (G_NONE + 1) /* grp of a node a tracker holds failed for one query */
-#define AF_NOTAIL      UINT32_MAX   /* af_shape.tail: the scores do not split */
+#define AF_NOTAIL      UINT32_MAX   /* af_shape.tail, .split: the scores do not split */
 
 /* One node for one request row (af_row). */
 typedef struct af_rcell {
@@ -242,6 +242,11 @@ void af_shape_release(af_shape *sh);
  * position); NOPOS when out of memory; making and freeing f->rec. */
 uint32_t af_touched(alloc_fast *f, uint32_t seen, const tph_idx *log, uint32_t n_log,
                     const void *cells, size_t size);
+/* The positions to evaluate again for columns current as of log length `seen` and lost
+ * counter `lost` (the log's now: n_log, log_lost), the same way: NOPOS (every one) when
+ * `whole`, when entries were lost since or when there are more than 4 a position. */
+uint32_t af_stale(alloc_fast *f, const void *cells, size_t size, bool whole, uint32_t seen,
+                  uint32_t lost, const tph_idx *log, uint32_t n_log, uint32_t log_lost);
 int af_recent_init(alloc_fast *f);
 void af_recent_free(alloc_fast *f);
 

@@ -74,10 +74,10 @@ int af_anchor_sync(alloc_fast *f, af_shape *sh, tph_idx task)
 	af_arow *a = tail == UINT32_MAX ? NULL : sh->arow ? sh->arow : arow_of(f, sh->row);
 	if (!a)
 		return tail == UINT32_MAX ? TPH_OK : TPH_ENOMEM;
-	uint32_t n_log, lost, k = NOPOS;
+	uint32_t n_log, lost;
 	const tph_idx *log = tph_eqc_log(f->eqc, &n_log, &lost);
-	if (a->built && a->lost == lost && n_log - a->seen <= (uint64_t)f->n * 4)
-		k = af_touched(f, a->seen, log, n_log, a->col, 3 * sizeof *a->col);
+	uint32_t k =
+	    af_stale(f, a->col, 3 * sizeof *a->col, !a->built, a->seen, a->lost, log, n_log, lost);
 	if (k == NOPOS)
 		parts(f, a, sh->row, task, tail, NULL, f->n);
 	else

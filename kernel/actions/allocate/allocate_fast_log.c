@@ -62,6 +62,14 @@ static void ascending(alloc_fast *f, uint32_t k)
 	}
 }
 
+uint32_t af_stale(alloc_fast *f, const void *cells, size_t size, bool whole, uint32_t seen,
+                  uint32_t lost, const tph_idx *log, uint32_t n_log, uint32_t log_lost)
+{
+	if (whole || lost != log_lost || n_log - seen > (uint64_t)f->n * 4)
+		return NOPOS;
+	return af_touched(f, seen, log, n_log, cells, size);
+}
+
 uint32_t af_touched(alloc_fast *f, uint32_t seen, const tph_idx *log, uint32_t n_log,
                     const void *cells, size_t size)
 {

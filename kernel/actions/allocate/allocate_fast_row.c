@@ -97,16 +97,6 @@ static void keys(alloc_fast *f, af_row *r, tph_idx task, const uint32_t *plist, 
 		r->cell[f->sub[j]].key = isnan(f->scores[j]) ? -(double)INFINITY : f->scores[j];
 }
 
-/* How many logged positions since `seen` to evaluate again, into f->plist (cells of `size`
- * bytes per position are the columns af_touched prefetches); NOPOS: every one. */
-static uint32_t stale(alloc_fast *f, void *cells, size_t size, bool whole, uint32_t seen,
-                      uint32_t lost, const tph_idx *log, uint32_t n_log, uint32_t log_lost)
-{
-	if (whole || lost != log_lost || n_log - seen > (uint64_t)f->n * 4)
-		return NOPOS;
-	return af_touched(f, seen, log, n_log, cells, size);
-}
-
 int af_row_sync(alloc_fast *f, af_row *r, tph_idx task, bool want_keys)
 {
 	uint32_t n_log, lost;
@@ -114,7 +104,7 @@ int af_row_sync(alloc_fast *f, af_row *r, tph_idx task, bool want_keys)
 	/* keys as current as fit (the usual case): the same positions, walked once */
 	bool even = r->scored && r->kseen == r->seen && r->klost == r->lost;
 	uint32_t k =
-	    stale(f, r->cell, sizeof *r->cell, !r->built, r->seen, r->lost, log, n_log, lost);
+	    af_stale(f, r->cell, sizeof *r->cell, !r->built, r->seen, r->lost, log, n_log, lost);
 	if (k == NOPOS)
 		fits(f, r, NULL, f->n);
 	else
@@ -125,8 +115,8 @@ int af_row_sync(alloc_fast *f, af_row *r, tph_idx task, bool want_keys)
 	if (!want_keys)
 		return TPH_OK;
 	if (!even || k == NOPOS)
-		k = stale(f, r->cell, sizeof *r->cell, !r->scored, r->kseen, r->klost, log, n_log,
-		          lost);
+		k = af_stale(f, r->cell, sizeof *r->cell, !r->scored, r->kseen, r->klost, log,
+		             n_log, lost);
 	if (k == NOPOS)
 		keys(f, r, task, NULL, f->n);
 	else
@@ -166,7 +156,7 @@ void af_pred_sync(alloc_fast *f, af_pred *v, tph_idx task)
 	uint32_t n_log, lost;
 	const tph_idx *log = tph_eqc_log(f->eqc, &n_log, &lost);
 	uint32_t k =
-	    stale(f, v->code, sizeof *v->code, !v->built, v->seen, v->lost, log, n_log, lost);
+	    af_stale(f, v->code, sizeof *v->code, !v->built, v->seen, v->lost, log, n_log, lost);
 	bool whole = k == NOPOS;
 	if (whole)
 		k = f->n;

@@ -87,16 +87,19 @@ static void verdicts(alloc_fast *f, const af_shape *sh, tph_idx task, const uint
 		out[f->at[j]] = f->vbuf[j];
 }
 
-/* Store new verdicts, telling trackers of the shape what changed. */
+/* Store p's new verdict, telling trackers of the shape when it changed. */
+static inline void set_code(alloc_fast *f, af_shape *sh, uint32_t p, tph_reason_code code)
+{
+	if (sh->built && sh->cell[p].code != code)
+		af_track_notify(f, sh, p, sh->cell[p].code);
+	sh->cell[p].code = code;
+}
+
 static void store_codes(alloc_fast *f, af_shape *sh, const uint32_t *plist, uint32_t k,
                         const tph_reason_code *codes)
 {
-	for (uint32_t i = 0; i < k; i++) {
-		uint32_t p = plist ? plist[i] : i;
-		if (sh->built && sh->cell[p].code != codes[i])
-			af_track_notify(f, sh, p, sh->cell[p].code);
-		sh->cell[p].code = codes[i];
-	}
+	for (uint32_t i = 0; i < k; i++)
+		set_code(f, sh, plist ? plist[i] : i, codes[i]);
 }
 
 /* The group of position p given its verdict: the row's when it passes. */
@@ -164,12 +167,8 @@ static uint32_t build_cells(alloc_fast *f, af_shape *sh, tph_idx task)
 	memset(sh->cnt, 0, sizeof sh->cnt);
 	for (uint32_t p = 0; p < n; p++) {
 		af_cell *c = &sh->cell[p];
-		if (pv) {
-			tph_reason_code code = rc[p].fit == TPH_PASS ? pv[p] : rc[p].fit;
-			if (sh->built && c->code != code)
-				af_track_notify(f, sh, p, c->code);
-			c->code = code;
-		}
+		if (pv)
+			set_code(f, sh, p, rc[p].fit == TPH_PASS ? pv[p] : rc[p].fit);
 		uint8_t g = c->code == TPH_PASS ? rc[p].grp : G_NONE;
 		*c = (af_cell){.key = 0, .code = c->code, .grp = g, .known = 0};
 		sh->cnt[g]++;
@@ -290,9 +289,7 @@ static void reverdict(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k)
 		uint32_t p = f->plist[i];
 		af_cell *c = &sh->cell[p];
 		tph_reason_code code = rc[p].fit == TPH_PASS ? pv[p] : rc[p].fit;
-		if (c->code != code)
-			af_track_notify(f, sh, p, c->code);
-		c->code = code;
+		set_code(f, sh, p, code); /* the shape is built: update() follows a build */
 		if (anchored) {
 			regroup(f, sh, task, p);
 			continue;
@@ -409,7 +406,7 @@ static bool hn_touched(const alloc_fast *f, const af_shape *sh, const tph_idx *l
 
 int af_sync(alloc_fast *f, af_shape *sh, tph_idx task)
 {
-	uint32_t n_log, lost, k = NOPOS;
+	uint32_t n_log, lost;
 	const tph_idx *log = tph_eqc_log(f->eqc, &n_log, &lost);
 	if (!sh->cell || af_row_sync(f, sh->row, task, sh->keyrow))
 		return TPH_ENOMEM;
@@ -417,8 +414,8 @@ int af_sync(alloc_fast *f, af_shape *sh, tph_idx task)
 		af_pred_sync(f, sh->pred, task);
 	if (af_anchor_sync(f, sh, task))
 		return TPH_ENOMEM;
-	if (sh->built && sh->lost == lost && n_log - sh->seen <= (uint64_t)f->n * 4)
-		k = af_touched(f, sh->seen, log, n_log, sh->cell, sizeof *sh->cell);
+	uint32_t k = af_stale(f, sh->cell, sizeof *sh->cell, !sh->built, sh->seen, sh->lost, log,
+	                      n_log, lost);
 	bool wide = k != NOPOS && hn_touched(f, sh, log, n_log);
 	if (k == NOPOS)
 		build(f, sh, task);

@@ -24,6 +24,7 @@ void tph_omp_leave(int saved);
  * machine's load is the process's, so the state is too (relaxed atomics: a lost update between
  * sessions on two host threads costs one region's choice). Team sizes never change a result;
  * TPH_THREADS_EXACT=1 keeps the team asked for. */
+/* CLOCK_MONOTONIC in ns: what regions time their threads' work and their own wall with. */
 uint64_t tph_mono_ns(void);
 /* The team for a region sized for nt threads: nt, or 1 while paused. */
 int tph_team_admit(int nt);

@@ -25,14 +25,24 @@ int tph_on_score_locality(tph_session *s, tph_score_locality_fn locality,
 	return rc;
 }
 
-/* The plugin now opening, when it may register (the registry is not frozen); else NULL and
- * *rc says why. */
-static tph_plugin_inst *opening(tph_session *s, bool given, int *rc)
+/* The plugin now opening, when it may declare `locality` (0..most); else NULL and *rc says
+ * why. */
+static tph_plugin_inst *declaring(tph_session *s, int locality, int most, int *rc)
 {
-	*rc = !given ? TPH_EINVAL : s->frozen ? TPH_EFROZEN : TPH_OK;
-	if (!*rc && (s->cur_plugin < 0 || (uint32_t)s->cur_plugin >= s->n_plugins))
+	*rc = TPH_OK;
+	if (s->frozen)
+		*rc = TPH_EFROZEN;
+	else if (s->cur_plugin < 0 || (uint32_t)s->cur_plugin >= s->n_plugins || locality < 0 ||
+	         locality > most)
 		*rc = TPH_EINVAL;
 	return *rc ? NULL : &s->plugins[s->cur_plugin];
+}
+
+/* The same for a callback, which must be given. */
+static tph_plugin_inst *opening(tph_session *s, bool given, int *rc)
+{
+	*rc = TPH_EINVAL;
+	return given ? declaring(s, 0, 0, rc) : NULL;
 }
 
 int tph_on_score_norm(tph_session *s, tph_score_norm_fn norm)
@@ -159,19 +169,6 @@ bool tph_score_hn_set(const tph_session *s, tph_idx task, uint32_t tail)
 		return false;
 	const tph_ep_entry *e = entry_of(s, TPH_EP_SCORE_LOCALITY, b->e[tail].plugin);
 	return e && (answer(s, e, task, NULL) & TPH_SCORE_HN_SET);
-}
-
-/* The plugin now opening, when it may declare `locality` (0..most); else NULL and *rc says
- * why. */
-static tph_plugin_inst *declaring(tph_session *s, int locality, int most, int *rc)
-{
-	*rc = TPH_OK;
-	if (s->frozen)
-		*rc = TPH_EFROZEN;
-	else if (s->cur_plugin < 0 || (uint32_t)s->cur_plugin >= s->n_plugins || locality < 0 ||
-	         locality > most)
-		*rc = TPH_EINVAL;
-	return *rc ? NULL : &s->plugins[s->cur_plugin];
 }
 
 int tph_declare_predicate_locality(tph_session *s, int locality)
