@@ -432,8 +432,10 @@ int tph_on_score_locality(tph_session *s, tph_score_locality_fn locality,
  *  - the values over its anchors of S (tph_score_anchors_fn) are the values over S.
  * Allocate then keeps a group's scores when an anchor leaves the group but the anchors of
  * what remains still give the same values, and when a node joins without raising a value,
- * instead of scoring the whole group again. Registered in on_session_open after the plugin's
- * tph_on_score_locality, which gates it; the same rules as the anchors callback. */
+ * instead of scoring the whole group again. Registered in on_session_open, in either order
+ * with tph_on_score_locality, which gates it: norm is asked only about a task the plugin
+ * answers TPH_SCORE_ANCHORED for. Like the anchors callback it runs on the session's thread,
+ * one call at a time, and must not write session state. */
 typedef uint32_t (*tph_score_norm_fn)(void *st, const tph_session *s, tph_idx task,
                                       const tph_idx *nodes, uint32_t n, int64_t *norm);
 int tph_on_score_norm(tph_session *s, tph_score_norm_fn norm);
@@ -451,7 +453,9 @@ int tph_on_score_norm(tph_session *s, tph_score_norm_fn norm);
  * BatchNodeOrder comes last and every other scoring plugin answers TPH_SCORE_LOCAL |
  * TPH_SCORE_ROW, allocate keeps the row parts once per request row and a group's score of a
  * node costs one spec part, instead of every plugin's score of it. Registered in
- * on_session_open after tph_on_score_norm; the same rules as the anchors callback. */
+ * on_session_open, in any order with the two above; it is asked only about a task whose
+ * normalisation values the plugin gives. Like the anchors callback it runs on the session's
+ * thread, one call at a time, and must not write session state. */
 typedef bool (*tph_score_split_fn)(void *st, const tph_session *s, tph_idx task,
                                    const tph_idx *nodes, uint32_t n, const int64_t *norm,
                                    double *row, double *spec);
