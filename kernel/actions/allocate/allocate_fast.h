@@ -159,10 +159,11 @@ typedef struct af_shape {
 	uint32_t n_anchor[G_COUNT];
 	uint32_t anchor[G_COUNT][AF_MAX_ANCHORS]; /* positions */
 	/* ANCHORED: each group's normalisation values (tph_score_norm) as of its last whole
-	 * scoring, n_norm AF_NONORM when unknown; recheck: an anchor left since */
+	 * scoring, n_norm AF_NONORM when unknown; recheck: since then an anchor left
+	 * (AF_LEFT), nodes it was not scored with joined (AF_JOINED) */
 	uint32_t n_norm[G_COUNT];
 	int64_t norm[G_COUNT][AF_MAX_ANCHORS];
-	bool recheck[G_COUNT];
+	uint8_t recheck[G_COUNT];
 	/* ANCHORED, split: the batch position of the split for the task of this sync
 	 * (tph_score_split_at), AF_NOTAIL when its scores do not split; its row's parts */
 	uint32_t split;

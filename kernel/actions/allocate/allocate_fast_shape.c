@@ -186,7 +186,7 @@ static void build(alloc_fast *f, af_shape *sh, tph_idx task)
 		sh->dirty[g] = anchored; /* scored when first needed */
 		sh->n_anchor[g] = 0;
 		sh->n_norm[g] = AF_NONORM;
-		sh->recheck[g] = false;
+		sh->recheck[g] = 0;
 	}
 	if (!anchored && m)
 		score(f, sh, task, f->sub, m);
@@ -207,23 +207,15 @@ static bool is_anchor(const af_shape *sh, uint32_t g, uint32_t p)
 	return false;
 }
 
-/* Whether position p joining group g raises one of the group's normalisation values. */
-static bool raises(const alloc_fast *f, const af_shape *sh, tph_idx task, uint32_t g, uint32_t p)
-{
-	int64_t v[AF_MAX_ANCHORS];
-	tph_idx node = f->s->ready_nodes[p];
-	uint32_t k = tph_score_norm(f->s, task, &node, 1, v, AF_MAX_ANCHORS);
-	for (uint32_t i = 0; k == sh->n_norm[g] && i < k; i++)
-		if (v[i] > sh->norm[g][i])
-			return true;
-	return k != sh->n_norm[g];
-}
+enum {
+	AF_LEFT = 1,
+	AF_JOINED = 2
+};
 
 /* A node's new group. For ANCHORED scores a group whose scored set lost an anchor or gained
  * a node it was not scored with is scored again whole, before it is next used; with
- * normalisation values, only a join that raises one does so at once, and a lost anchor has
- * the group checked (recheck). */
-static void regroup(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t p)
+ * normalisation values, the group is checked first (recheck). */
+static void regroup(af_shape *sh, uint32_t p)
 {
 	uint8_t og = sh->cell[p].grp, ng = group(sh, p, sh->cell[p].code);
 	sh->cell[p].grp = ng;
@@ -235,39 +227,75 @@ static void regroup(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t p)
 		return;
 	if (og < G_NONE && !sh->dirty[og] && (og != ng || sh->n_anchor[og] == AF_VOLATILE) &&
 	    is_anchor(sh, og, p)) {
-		sh->recheck[og] = sh->n_norm[og] != AF_NONORM;
-		sh->dirty[og] = !sh->recheck[og];
+		sh->recheck[og] |= sh->n_norm[og] != AF_NONORM ? AF_LEFT : 0;
+		sh->dirty[og] = sh->n_norm[og] == AF_NONORM;
 	}
 	if (ng < G_NONE && og != ng && !sh->dirty[ng] &&
-	    (sh->n_anchor[ng] == AF_VOLATILE || !(sh->cell[p].known & (1u << ng))))
-		sh->dirty[ng] = sh->n_norm[ng] == AF_NONORM || raises(f, sh, task, ng, p);
+	    (sh->n_anchor[ng] == AF_VOLATILE || !(sh->cell[p].known & (1u << ng)))) {
+		sh->recheck[ng] |= sh->n_norm[ng] != AF_NONORM ? AF_JOINED : 0;
+		sh->dirty[ng] = sh->n_norm[ng] == AF_NONORM;
+	}
 }
 
-/* Groups an anchor left (regroup): their anchors found again over the members, the group
- * scored again whole only when those give other values. */
-static void recheck(alloc_fast *f, af_shape *sh, tph_idx task)
+/* Whether the normalisation values over nodes[0..m) are other than, or above, the group's. */
+static bool moved(const alloc_fast *f, const af_shape *sh, tph_idx task, uint32_t g,
+                  const tph_idx *nodes, uint32_t m, bool above)
+{
+	int64_t v[AF_MAX_ANCHORS];
+	uint32_t k = tph_score_norm(f->s, task, nodes, m, v, AF_MAX_ANCHORS);
+	if (k != sh->n_norm[g])
+		return true;
+	for (uint32_t i = 0; i < k; i++)
+		if (above ? v[i] > sh->norm[g][i] : v[i] != sh->norm[g][i])
+			return true;
+	return false;
+}
+
+/* A group an anchor left: its anchors found again over the members, the group scored again
+ * whole only when they give other values. */
+static void recheck_left(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t g)
+{
+	uint32_t m = 0;
+	for (uint32_t p = 0; p < f->n; p++) {
+		f->nodes[m] = f->s->ready_nodes[p];
+		m += sh->cell[p].grp == g;
+	}
+	tph_idx a[AF_MAX_ANCHORS];
+	uint32_t k = tph_score_anchors(f->s, task, f->nodes, m, a, AF_MAX_ANCHORS);
+	sh->dirty[g] = k == UINT32_MAX || moved(f, sh, task, g, a, k, false);
+	sh->n_anchor[g] = sh->dirty[g] ? sh->n_anchor[g] : k;
+	for (uint32_t i = 0; !sh->dirty[g] && i < k; i++)
+		sh->anchor[g][i] = f->pos[a[i]];
+}
+
+/* A group nodes joined: scored again whole only when their values (over them all at once,
+ * the element-wise maxima of each one's) raise one of the group's. Members of the touched
+ * positions it was not scored with are the joiners, and those that joined before without
+ * raising a value, which raise none now either. */
+static void recheck_joined(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t g, uint32_t k)
+{
+	uint32_t m = 0;
+	for (uint32_t i = 0; i < k; i++) {
+		const af_cell *c = &sh->cell[f->plist[i]];
+		if (c->grp == g && !(c->known & (1u << g)))
+			f->nodes[m++] = f->s->ready_nodes[f->plist[i]];
+	}
+	sh->dirty[g] = m && moved(f, sh, task, g, f->nodes, m, true);
+}
+
+/* The groups regroup marked, after the touched positions f->plist[0..k) moved. A lost
+ * anchor's check takes in the joiners too: values over every member. */
+static void recheck(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k)
 {
 	for (uint32_t g = 0; g < G_NONE; g++) {
-		if (!sh->recheck[g] || sh->dirty[g]) {
-			sh->recheck[g] = false;
+		uint8_t why = sh->recheck[g];
+		sh->recheck[g] = 0;
+		if (!why || sh->dirty[g])
 			continue;
-		}
-		uint32_t m = 0;
-		for (uint32_t p = 0; p < f->n; p++) {
-			f->nodes[m] = f->s->ready_nodes[p];
-			m += sh->cell[p].grp == g;
-		}
-		tph_idx a[AF_MAX_ANCHORS];
-		int64_t v[AF_MAX_ANCHORS];
-		uint32_t k = tph_score_anchors(f->s, task, f->nodes, m, a, AF_MAX_ANCHORS);
-		uint32_t nv = k == UINT32_MAX ? AF_NONORM
-		                              : tph_score_norm(f->s, task, a, k, v, AF_MAX_ANCHORS);
-		sh->recheck[g] = false;
-		sh->dirty[g] =
-		    nv != sh->n_norm[g] || (nv && memcmp(v, sh->norm[g], nv * sizeof *v));
-		sh->n_anchor[g] = sh->dirty[g] ? sh->n_anchor[g] : k;
-		for (uint32_t i = 0; !sh->dirty[g] && i < k; i++)
-			sh->anchor[g][i] = f->pos[a[i]];
+		if (why & AF_LEFT)
+			recheck_left(f, sh, task, g);
+		else
+			recheck_joined(f, sh, task, g, k);
 	}
 }
 
@@ -279,7 +307,7 @@ static void reverdict(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k)
 		verdicts(f, sh, task, f->plist, k, f->codes);
 		store_codes(f, sh, f->plist, k, f->codes);
 		for (uint32_t i = 0; i < k; i++)
-			regroup(f, sh, task, f->plist[i]);
+			regroup(sh, f->plist[i]);
 		return;
 	}
 	const af_rcell *rc = sh->row->cell;
@@ -291,7 +319,7 @@ static void reverdict(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k)
 		tph_reason_code code = rc[p].fit == TPH_PASS ? pv[p] : rc[p].fit;
 		set_code(f, sh, p, code); /* the shape is built: update() follows a build */
 		if (anchored) {
-			regroup(f, sh, task, p);
+			regroup(sh, p);
 			continue;
 		}
 		uint8_t og = c->grp, ng = code == TPH_PASS ? rc[p].grp : G_NONE;
@@ -365,7 +393,7 @@ static void rescore_all(alloc_fast *f, af_shape *sh, tph_idx task)
 static void update(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k, bool wide)
 {
 	reverdict(f, sh, task, k);
-	recheck(f, sh, task);
+	recheck(f, sh, task, k);
 	wide = wide || sh->hn; /* ranked per hypernode set: scored whole if the ranks drop */
 	bool local = (sh->loc & ~TPH_SCORE_HYPERNODE) == TPH_SCORE_LOCAL;
 	if (wide && sh->part && local)
@@ -450,7 +478,7 @@ int af_rescore(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t g)
 	else if (m)
 		score(f, sh, task, f->sub, m);
 	sh->dirty[g] = false;
-	sh->recheck[g] = false;
+	sh->recheck[g] = 0;
 	af_tree_build(sh, f->n);
 	return TPH_OK;
 }
