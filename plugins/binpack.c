@@ -55,14 +55,30 @@ static void extra_resource(void *ud, const char *name, size_t len)
 	set_weight(x->st, x->s, name, len, w < 0 ? 1 : w);
 }
 
-/* The weighted dimensions the task requests, found once per call. */
+/* What one call reads per dimension, found once per call: the dimensions the task requests
+ * with a non-zero weight (one of weight 0 adds nothing and never overflows). */
+typedef struct bp_dim {
+	double w;
+	int64_t req;
+	const int64_t *alloc, *used; /* the dimension's columns */
+} bp_dim;
+
+/* The task's weighted dimensions into dims, their count; *wsum: the sum of the weights of
+ * every requested dimension with one, in dimension order as Volcano adds them. */
 static uint32_t weighted_dims(const bp_st *st, const tph_session *s, const int64_t *req,
-                              uint32_t *dims)
+                              bp_dim *dims, double *wsum)
 {
+	const tph_node_store *ns = tph_view_of(s)->nodes;
 	uint32_t m = 0;
-	for (uint32_t d = 0; d < tph_view_of(s)->ndim && d < TPH_RES_MAX; d++)
-		if (req[d] && st->has[d])
-			dims[m++] = d;
+	*wsum = 0;
+	for (uint32_t d = 0; d < tph_view_of(s)->ndim && d < TPH_RES_MAX; d++) {
+		if (!req[d] || !st->has[d])
+			continue;
+		*wsum += st->w[d];
+		if (st->w[d] != 0)
+			dims[m++] = (bp_dim){st->w[d], req[d], ns->alloc + (size_t)d * ns->stride,
+			                     ns->used + (size_t)d * ns->stride};
+	}
 	return m;
 }
 
@@ -71,23 +87,22 @@ static void score(void *stv, const tph_session *s, tph_idx task, const tph_idx *
 {
 	const bp_st *st = stv;
 	const int64_t *req = tph_view_of(s)->tasks->req + (size_t)task * tph_view_of(s)->ndim;
-	const tph_node_store *ns = tph_view_of(s)->nodes;
-	uint32_t dims[TPH_RES_MAX], m = weighted_dims(st, s, req, dims);
+	bp_dim dims[TPH_RES_MAX];
+	double wsum, scale = (double)(100 * st->weight);
+	uint32_t m = weighted_dims(st, s, req, dims, &wsum);
 	for (uint32_t i = 0; i < n; i++) {
-		double sum = 0, wsum = 0;
+		double sum = 0;
 		bool over = false;
 		for (uint32_t k = 0; k < m && !over; k++) {
-			uint32_t d = dims[k];
-			size_t at = (size_t)d * ns->stride + nodes[i];
-			double cap = (double)ns->alloc[at], fin = (double)(req[d] + ns->used[at]);
-			if (cap != 0 && st->w[d] != 0) {
+			double cap = (double)dims[k].alloc[nodes[i]],
+			       fin = (double)(dims[k].req + dims[k].used[nodes[i]]);
+			if (cap != 0) {
 				over = fin > cap;
-				sum += fin * st->w[d] / cap;
+				sum += fin * dims[k].w / cap;
 			}
-			wsum += st->w[d];
 		}
 		double v = over ? 0 : (wsum > 0 ? sum / wsum : sum);
-		out[i] = v * (double)(100 * st->weight);
+		out[i] = v * scale;
 	}
 }
 

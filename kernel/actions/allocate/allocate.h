@@ -43,15 +43,20 @@ enum {
 	G_NONE,
 	G_COUNT
 };
+static inline uint8_t alloc_group_in(const tph_node_store *ns, const tph_fit_req *fit, tph_idx node,
+                                     bool soft)
+{
+	bool other = soft && !(ns->flags[node] & TPH_NODE_IN_SHARD);
+	if (tph_fit_check(ns, fit, node, false) == TPH_PASS)
+		return other ? G_IDLE_OTHER : G_IDLE;
+	if (tph_fit_check(ns, fit, node, true) == TPH_PASS)
+		return other ? G_FUTURE_OTHER : G_FUTURE;
+	return G_NONE;
+}
 static inline uint8_t alloc_group_of(const tph_session *s, const tph_fit_req *fit, tph_idx node,
                                      bool soft)
 {
-	bool other = soft && !(s->nodes.flags[node] & TPH_NODE_IN_SHARD);
-	if (tph_fit_check(&s->nodes, fit, node, false) == TPH_PASS)
-		return other ? G_IDLE_OTHER : G_IDLE;
-	if (tph_fit_check(&s->nodes, fit, node, true) == TPH_PASS)
-		return other ? G_FUTURE_OTHER : G_FUTURE;
-	return G_NONE;
+	return alloc_group_in(&s->nodes, fit, node, soft);
 }
 /* The request alloc_group_of() compares: Volcano's InitResreq, which has no pods unit. */
 static inline void alloc_group_req(const tph_session *s, tph_idx task, tph_fit_req *fit)

@@ -67,15 +67,21 @@ void af_row_free(alloc_fast *f)
  * tph_filter_nodes' fit and alloc_group_of() give them. */
 static void fits(alloc_fast *f, af_row *r, const uint32_t *plist, uint32_t k)
 {
-	const tph_session *s = f->s;
+	/* in locals: the byte stores to the cells could alias them otherwise */
+	const tph_node_store ns = f->s->nodes;
+	const tph_fit_req ffit = r->ffit, gfit = r->gfit;
+	const tph_idx *ready = f->s->ready_nodes;
+	const tph_reason_code shard = f->shard_code;
+	const bool soft = f->soft;
+	af_rcell *cell = r->cell;
 	for (uint32_t i = 0; i < k; i++) {
 		uint32_t p = plist ? plist[i] : i;
-		tph_idx node = s->ready_nodes[p];
-		af_rcell *c = &r->cell[p];
-		c->fit = f->shard_code && !(s->nodes.flags[node] & TPH_NODE_IN_SHARD)
-		             ? f->shard_code
-		             : tph_fit_check(&s->nodes, &r->ffit, node, true);
-		c->grp = c->fit == TPH_PASS ? alloc_group_of(s, &r->gfit, node, f->soft) : G_NONE;
+		tph_idx node = ready[p];
+		tph_reason_code fit = shard && !(ns.flags[node] & TPH_NODE_IN_SHARD)
+		                          ? shard
+		                          : tph_fit_check(&ns, &ffit, node, true);
+		cell[p].fit = fit;
+		cell[p].grp = fit == TPH_PASS ? alloc_group_in(&ns, &gfit, node, soft) : G_NONE;
 	}
 }
 

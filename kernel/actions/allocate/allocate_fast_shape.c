@@ -312,21 +312,33 @@ static void reverdict(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k)
 	}
 	const af_rcell *rc = sh->row->cell;
 	const tph_reason_code *pv = sh->pred->code;
-	bool anchored = (sh->loc & ~TPH_SCORE_HYPERNODE) == TPH_SCORE_ANCHORED;
-	for (uint32_t i = 0; i < k; i++) {
-		uint32_t p = f->plist[i];
-		af_cell *c = &sh->cell[p];
-		tph_reason_code code = rc[p].fit == TPH_PASS ? pv[p] : rc[p].fit;
-		set_code(f, sh, p, code); /* the shape is built: update() follows a build */
-		if (anchored) {
+	if ((sh->loc & ~TPH_SCORE_HYPERNODE) == TPH_SCORE_ANCHORED) {
+		for (uint32_t i = 0; i < k; i++) {
+			uint32_t p = f->plist[i];
+			set_code(f, sh, p, rc[p].fit == TPH_PASS ? pv[p] : rc[p].fit);
 			regroup(sh, p);
-			continue;
 		}
+		return;
+	}
+	/* The shape is built (update() follows a build). Its columns and counts in locals: the
+	 * byte stores to the cells could alias them otherwise. */
+	const uint32_t *plist = f->plist;
+	af_cell *cell = sh->cell;
+	uint32_t cnt[G_COUNT];
+	memcpy(cnt, sh->cnt, sizeof cnt);
+	for (uint32_t i = 0; i < k; i++) {
+		uint32_t p = plist[i];
+		af_cell *c = &cell[p];
+		tph_reason_code fit = rc[p].fit, code = fit == TPH_PASS ? pv[p] : fit;
+		if (c->code != code)
+			af_track_notify(f, sh, p, c->code);
+		c->code = code;
 		uint8_t og = c->grp, ng = code == TPH_PASS ? rc[p].grp : G_NONE;
 		c->grp = ng; /* no branch: the counts move by zero when the group stays */
-		sh->cnt[og]--;
-		sh->cnt[ng]++;
+		cnt[og]--;
+		cnt[ng]++;
 	}
+	memcpy(sh->cnt, cnt, sizeof cnt);
 }
 
 /* Scores of the touched feasible positions, over themselves (the row's, when they are). */
