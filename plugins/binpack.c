@@ -93,11 +93,11 @@ static void score(void *stv, const tph_session *s, tph_idx task, const tph_idx *
 	for (uint32_t i = 0; i < n; i++) {
 		double sum = 0;
 		bool over = false;
-		for (uint32_t k = 0; k < m && !over; k++) {
+		for (uint32_t k = 0; k < m; k++) { /* past an overflow the sum is not read */
 			double cap = (double)dims[k].alloc[nodes[i]],
 			       fin = (double)(dims[k].req + dims[k].used[nodes[i]]);
 			if (cap != 0) {
-				over = fin > cap;
+				over |= fin > cap;
 				sum += fin * dims[k].w / cap;
 			}
 		}

@@ -315,8 +315,13 @@ static void reverdict(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k)
 	if ((sh->loc & ~TPH_SCORE_HYPERNODE) == TPH_SCORE_ANCHORED) {
 		for (uint32_t i = 0; i < k; i++) {
 			uint32_t p = f->plist[i];
-			set_code(f, sh, p, rc[p].fit == TPH_PASS ? pv[p] : rc[p].fit);
-			regroup(sh, p);
+			tph_reason_code code = rc[p].fit == TPH_PASS ? pv[p] : rc[p].fit;
+			set_code(f, sh, p, code);
+			/* a node that stays in its group moves nothing unless the group's anchors
+			 * are too many to keep (regroup) */
+			uint8_t og = sh->cell[p].grp, ng = code == TPH_PASS ? rc[p].grp : G_NONE;
+			if (og != ng || (og < G_NONE && sh->n_anchor[og] == AF_VOLATILE))
+				regroup(sh, p);
 		}
 		return;
 	}
