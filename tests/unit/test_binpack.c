@@ -1,5 +1,6 @@
 /* Unit tests for plugins/binpack.c: the weighted fullness score, extra resources and their
- * weights, a weighted resource that would overflow, and the argument fallbacks. */
+ * weights, a weighted resource that would overflow, one of weight 0, and the argument
+ * fallbacks. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -57,11 +58,29 @@ static void test_argument_fallbacks(void **state)
 	pts_free(&p);
 }
 
+/* c asks for more cpu than n1 has left. */
+#define POD_C "  - {name: c, namespace: ns, requests: {cpu: '2', memory: 1Gi}}\n"
+
+static void test_zero_weight(void **state)
+{
+	(void)state;
+	pts p;
+	/* cpu of weight 0 adds nothing to the sum or the weights and never overflows. */
+	pts_open(&p, HEAD("{binpack.cpu: 0, binpack.memory: 1}") POD_C);
+	pts_expect_scores(&p, "ns/c", (1.0 + 1.0) / 4 * 100, 1.0 / 16 * 100);
+	pts_free(&p);
+	/* of weight 1, its overflow on n1 scores 0 */
+	pts_open(&p, HEAD("{binpack.cpu: 1, binpack.memory: 1}") POD_C);
+	pts_expect_scores(&p, "ns/c", 0, (2.0 / 4 + 1.0 / 16) / 2 * 100);
+	pts_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_weighted_fullness),
 	    cmocka_unit_test(test_argument_fallbacks),
+	    cmocka_unit_test(test_zero_weight),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
