@@ -103,14 +103,8 @@ static bool go_atoi(const char *p, int64_t *out)
 /* helpers.GetPodIndexUnderTask: strings.Split(name, "-") must give at least three parts. */
 bool tph_task_pod_index(const char *name, int64_t *out)
 {
-	const char *last = NULL;
-	unsigned dashes = 0;
-	for (const char *p = name; *p; p++)
-		if (*p == '-') {
-			dashes++;
-			last = p;
-		}
-	return dashes >= 2 && go_atoi(last + 1, out);
+	const char *last = strrchr(name, '-');
+	return last && memchr(name, '-', (size_t)(last - name)) && go_atoi(last + 1, out);
 }
 
 int tph_task_order_cmp_plugins(const tph_session *s, tph_idx a, tph_idx b)
@@ -120,24 +114,30 @@ int tph_task_order_cmp_plugins(const tph_session *s, tph_idx a, tph_idx b)
 
 /* helpers.CompareTask (pkg/controllers/job/helpers): pod index when both have one and they
  * differ, else CreationTimestamp, then UID. */
-/* A name whose index parses as INT64_MIN stays uncached: it is parsed again when asked. */
-static const int64_t *pod_indexes(const tph_session *s)
+/* Every task's pod index, parsed once per session: names without one are as frequent as names
+ * with one (bare pods, generated names), so none may be parsed again per comparison. */
+static const tph_ep_ctx *pod_indexes(const tph_session *s)
 {
-	tph_ep_ctx *c = tph_ep_ctx_of(s);
+	tph_ep_ctx *c = s->epx;
 	if (!c || c->pod_index)
-		return c ? c->pod_index : NULL;
-	int64_t *v = tph_malloc(((size_t)s->tasks.n + 1) * sizeof *v);
-	for (tph_idx t = 0; v && t < s->tasks.n; t++)
-		if (!tph_task_pod_index(str(s, s->tasks.name[t]), &v[t]))
-			v[t] = INT64_MIN;
-	return c->pod_index = v;
+		return c;
+	size_t n = (size_t)s->tasks.n + 1;
+	int64_t *v = tph_malloc(n * (sizeof *v + 1));
+	if (!v)
+		return NULL;
+	uint8_t *has = (uint8_t *)(v + n);
+	for (tph_idx t = 0; t < s->tasks.n; t++)
+		has[t] = tph_task_pod_index(str(s, s->tasks.name[t]), &v[t]);
+	c->pod_has = has;
+	c->pod_index = v;
+	return c;
 }
 
-static bool pod_index(const tph_session *s, const int64_t *cache, tph_idx t, int64_t *out)
+static bool pod_index(const tph_session *s, const tph_ep_ctx *c, tph_idx t, int64_t *out)
 {
-	if (cache && cache[t] != INT64_MIN) {
-		*out = cache[t];
-		return true;
+	if (c) {
+		*out = c->pod_index[t];
+		return c->pod_has[t];
 	}
 	return tph_task_pod_index(str(s, s->tasks.name[t]), out);
 }
@@ -145,9 +145,9 @@ static bool pod_index(const tph_session *s, const int64_t *cache, tph_idx t, int
 static int compare_task(const tph_session *s, tph_idx a, tph_idx b)
 {
 	const tph_task_store *t = &s->tasks;
-	const int64_t *cache = pod_indexes(s);
+	const tph_ep_ctx *c = pod_indexes(s);
 	int64_t ia, ib;
-	if (pod_index(s, cache, a, &ia) && pod_index(s, cache, b, &ib) && ia != ib)
+	if (pod_index(s, c, a, &ia) && pod_index(s, c, b, &ib) && ia != ib)
 		return ia < ib ? -1 : 1;
 	int r = cmp_i64(t->creation[a], t->creation[b]);
 	if (!r)
