@@ -592,7 +592,8 @@ typedef struct vote_case {
 } vote_case;
 
 /* The session's pod-index cache (tph_ep_init on) gives every comparison the answer a parse
- * of both names gives, for names with an index and names without one alike. */
+ * of both names gives, for names with an index and names without one alike, and parses only
+ * the tasks that were compared. */
 static void test_task_order_cached(void **state)
 {
 	enum {
@@ -600,8 +601,9 @@ static void test_task_order_cached(void **state)
 	};
 	const char *names[N] = {"j-w-10", "p-1", "j-w-9", "plain", "j-w-+9", "a-b-c-0", "x-y-z"};
 	tph_time created[N] = {300, 100, 200, 100, 50, 400, 0};
-	fx *f = fx_new(0, NULL, 0, N);
+	fx *f = fx_new(0, NULL, 0, N + 1); /* task N is never compared */
 	tph_task_store *t = &f->s.tasks;
+	t->name[N] = intern(f, "never-compared-1");
 	for (int i = 0; i < N; i++) {
 		t->name[i] = intern(f, names[i]);
 		t->creation[i] = created[i];
@@ -620,8 +622,9 @@ static void test_task_order_cached(void **state)
 	assert_non_null(c->pod_index);
 	for (int i = 0; i < N; i++) {
 		int64_t v;
-		assert_int_equal(c->pod_has[i], tph_task_pod_index(names[i], &v));
+		assert_int_equal(c->pod_has[i], 1 + tph_task_pod_index(names[i], &v));
 	}
+	assert_int_equal(c->pod_has[N], 0);
 	fx_free(f);
 }
 

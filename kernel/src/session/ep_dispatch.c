@@ -112,40 +112,52 @@ int tph_task_order_cmp_plugins(const tph_session *s, tph_idx a, tph_idx b)
 	return first_cmp(s, TPH_EP_TASK_ORDER, a, b);
 }
 
-/* helpers.CompareTask (pkg/controllers/job/helpers): pod index when both have one and they
- * differ, else CreationTimestamp, then UID. */
-/* Every task's pod index, parsed once per session: names without one are as frequent as names
- * with one (bare pods, generated names), so none may be parsed again per comparison. */
-static const tph_ep_ctx *pod_indexes(const tph_session *s)
+/* Each task's pod index, parsed on its first comparison (running tasks that no action orders
+ * are never parsed) and kept for the session. */
+static tph_ep_ctx *pod_indexes(const tph_session *s)
 {
 	tph_ep_ctx *c = s->epx;
 	if (!c || c->pod_index)
 		return c;
 	size_t n = (size_t)s->tasks.n + 1;
-	int64_t *v = tph_malloc(n * (sizeof *v + 1));
+	int64_t *v = tph_calloc(n, sizeof *v + 1);
 	if (!v)
 		return NULL;
-	uint8_t *has = (uint8_t *)(v + n);
-	for (tph_idx t = 0; t < s->tasks.n; t++)
-		has[t] = tph_task_pod_index(str(s, s->tasks.name[t]), &v[t]);
-	c->pod_has = has;
+	c->pod_has = (uint8_t *)(v + n);
 	c->pod_index = v;
 	return c;
 }
 
-static bool pod_index(const tph_session *s, const tph_ep_ctx *c, tph_idx t, int64_t *out)
+/* pod_index's first ask for task t (or every ask without a cache), out of line so that the
+ * comparisons that find t parsed stay short. */
+static __attribute__((noinline)) bool pod_parse(const tph_session *s, tph_ep_ctx *c, tph_idx t,
+                                                int64_t *out)
 {
+	int64_t *v = c ? &c->pod_index[t] : out;
+	bool has = tph_task_pod_index(str(s, s->tasks.name[t]), v);
 	if (c) {
-		*out = c->pod_index[t];
-		return c->pod_has[t];
+		c->pod_has[t] = (uint8_t)(1 + has);
+		*out = *v;
 	}
-	return tph_task_pod_index(str(s, s->tasks.name[t]), out);
+	return has;
 }
 
+/* Whether task t has a pod index (then in *out). */
+static inline bool pod_index(const tph_session *s, tph_ep_ctx *c, tph_idx t, int64_t *out)
+{
+	uint8_t has = c ? c->pod_has[t] : 0;
+	if (!has)
+		return pod_parse(s, c, t, out);
+	*out = c->pod_index[t];
+	return has == 2;
+}
+
+/* helpers.CompareTask (pkg/controllers/job/helpers): pod index when both have one and they
+ * differ, else CreationTimestamp, then UID. */
 static int compare_task(const tph_session *s, tph_idx a, tph_idx b)
 {
 	const tph_task_store *t = &s->tasks;
-	const tph_ep_ctx *c = pod_indexes(s);
+	tph_ep_ctx *c = pod_indexes(s);
 	int64_t ia, ib;
 	if (pod_index(s, c, a, &ia) && pod_index(s, c, b, &ib) && ia != ib)
 		return ia < ib ? -1 : 1;
