@@ -591,6 +591,43 @@ typedef struct vote_case {
 	int n_calls;
 } vote_case;
 
+/* The session's pod-index cache (tph_ep_init on) gives every comparison the answer a parse
+ * of both names gives, for names with an index and names without one alike, and parses only
+ * the tasks that were compared. */
+static void test_task_order_cached(void **state)
+{
+	enum {
+		N = 7
+	};
+	const char *names[N] = {"j-w-10", "p-1", "j-w-9", "plain", "j-w-+9", "a-b-c-0", "x-y-z"};
+	tph_time created[N] = {300, 100, 200, 100, 50, 400, 0};
+	fx *f = fx_new(0, NULL, 0, N + 1); /* task N is never compared */
+	tph_task_store *t = &f->s.tasks;
+	t->name[N] = intern(f, "never-compared-1");
+	for (int i = 0; i < N; i++) {
+		t->name[i] = intern(f, names[i]);
+		t->creation[i] = created[i];
+		t->uid[i] = intern(f, names[i]);
+	}
+	int parsed[N][N];
+	for (int a = 0; a < N; a++)
+		for (int b = 0; b < N; b++)
+			parsed[a][b] = tph_task_order(&f->s, (tph_idx)a, (tph_idx)b);
+	assert_int_equal(tph_ep_init(&f->s), TPH_OK);
+	for (int a = 0; a < N; a++)
+		for (int b = 0; b < N; b++)
+			if (tph_task_order(&f->s, (tph_idx)a, (tph_idx)b) != parsed[a][b])
+				fail_msg("%s vs %s", names[a], names[b]);
+	const tph_ep_ctx *c = tph_ep_ctx_of(&f->s);
+	assert_non_null(c->pod_index);
+	for (int i = 0; i < N; i++) {
+		int64_t v;
+		assert_int_equal(c->pod_has[i], 1 + tph_task_pod_index(names[i], &v));
+	}
+	assert_int_equal(c->pod_has[N], 0);
+	fx_free(f);
+}
+
 static void test_votes(void **state)
 {
 	static const vote_case cases[] = {
@@ -1463,6 +1500,7 @@ int main(void)
 	    cmocka_unit_test(test_victim_queue_order_plugins),
 	    cmocka_unit_test(test_pod_index),
 	    cmocka_unit_test(test_task_order_fallback),
+	    cmocka_unit_test(test_task_order_cached),
 	    cmocka_unit_test(test_votes),
 	    cmocka_unit_test(test_predicates),
 	    cmocka_unit_test(test_job_valid_and_events),

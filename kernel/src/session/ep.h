@@ -46,9 +46,11 @@ typedef struct tph_ep_ctx {
 	uint8_t *mask; /* malloc: victim masks; grown to the largest call */
 	uint32_t mask_cap;
 	bool mask_busy; /* a nested dispatcher call takes a temporary mask */
-	/* malloc: each task's pod index (tph_task_pod_index; INT64_MIN: none), parsed on the
-	 * first TaskOrder comparison instead of at every one */
+	/* malloc: each task's pod index (tph_task_pod_index), parsed on the task's first TaskOrder
+	 * comparison instead of at every one; pod_has (in the same block): 0 not parsed yet, 1 no
+	 * index, 2 pod_index holds it */
 	int64_t *pod_index;
+	uint8_t *pod_has;
 	/* A BatchNodeOrder callback of the current scoring call reported a failure
 	 * (tph_score_fail); session thread only, reset by every tph_score_nodes. */
 	bool batch_failed;

@@ -103,14 +103,8 @@ static bool go_atoi(const char *p, int64_t *out)
 /* helpers.GetPodIndexUnderTask: strings.Split(name, "-") must give at least three parts. */
 bool tph_task_pod_index(const char *name, int64_t *out)
 {
-	const char *last = NULL;
-	unsigned dashes = 0;
-	for (const char *p = name; *p; p++)
-		if (*p == '-') {
-			dashes++;
-			last = p;
-		}
-	return dashes >= 2 && go_atoi(last + 1, out);
+	const char *last = strrchr(name, '-');
+	return last && memchr(name, '-', (size_t)(last - name)) && go_atoi(last + 1, out);
 }
 
 int tph_task_order_cmp_plugins(const tph_session *s, tph_idx a, tph_idx b)
@@ -118,36 +112,54 @@ int tph_task_order_cmp_plugins(const tph_session *s, tph_idx a, tph_idx b)
 	return first_cmp(s, TPH_EP_TASK_ORDER, a, b);
 }
 
+/* Each task's pod index, parsed on its first comparison (running tasks that no action orders
+ * are never parsed) and kept for the session. */
+static tph_ep_ctx *pod_indexes(const tph_session *s)
+{
+	tph_ep_ctx *c = s->epx;
+	if (!c || c->pod_index)
+		return c;
+	size_t n = (size_t)s->tasks.n + 1;
+	int64_t *v = tph_calloc(n, sizeof *v + 1);
+	if (!v)
+		return NULL;
+	c->pod_has = (uint8_t *)(v + n);
+	c->pod_index = v;
+	return c;
+}
+
+/* pod_index's first ask for task t (or every ask without a cache), out of line so that the
+ * comparisons that find t parsed stay short. */
+static __attribute__((noinline)) bool pod_parse(const tph_session *s, tph_ep_ctx *c, tph_idx t,
+                                                int64_t *out)
+{
+	int64_t *v = c ? &c->pod_index[t] : out;
+	bool has = tph_task_pod_index(str(s, s->tasks.name[t]), v);
+	if (c) {
+		c->pod_has[t] = (uint8_t)(1 + has);
+		*out = *v;
+	}
+	return has;
+}
+
+/* Whether task t has a pod index (then in *out). */
+static inline bool pod_index(const tph_session *s, tph_ep_ctx *c, tph_idx t, int64_t *out)
+{
+	uint8_t has = c ? c->pod_has[t] : 0;
+	if (!has)
+		return pod_parse(s, c, t, out);
+	*out = c->pod_index[t];
+	return has == 2;
+}
+
 /* helpers.CompareTask (pkg/controllers/job/helpers): pod index when both have one and they
  * differ, else CreationTimestamp, then UID. */
-/* A name whose index parses as INT64_MIN stays uncached: it is parsed again when asked. */
-static const int64_t *pod_indexes(const tph_session *s)
-{
-	tph_ep_ctx *c = tph_ep_ctx_of(s);
-	if (!c || c->pod_index)
-		return c ? c->pod_index : NULL;
-	int64_t *v = tph_malloc(((size_t)s->tasks.n + 1) * sizeof *v);
-	for (tph_idx t = 0; v && t < s->tasks.n; t++)
-		if (!tph_task_pod_index(str(s, s->tasks.name[t]), &v[t]))
-			v[t] = INT64_MIN;
-	return c->pod_index = v;
-}
-
-static bool pod_index(const tph_session *s, const int64_t *cache, tph_idx t, int64_t *out)
-{
-	if (cache && cache[t] != INT64_MIN) {
-		*out = cache[t];
-		return true;
-	}
-	return tph_task_pod_index(str(s, s->tasks.name[t]), out);
-}
-
 static int compare_task(const tph_session *s, tph_idx a, tph_idx b)
 {
 	const tph_task_store *t = &s->tasks;
-	const int64_t *cache = pod_indexes(s);
+	tph_ep_ctx *c = pod_indexes(s);
 	int64_t ia, ib;
-	if (pod_index(s, cache, a, &ia) && pod_index(s, cache, b, &ib) && ia != ib)
+	if (pod_index(s, c, a, &ia) && pod_index(s, c, b, &ib) && ia != ib)
 		return ia < ib ? -1 : 1;
 	int r = cmp_i64(t->creation[a], t->creation[b]);
 	if (!r)

@@ -4,6 +4,7 @@
 #include "ep.h"
 #include "jobwhy.h"
 #include "session/topo/hypernode.h"
+#include "session/topo/subjob.h"
 #include "base/mem.h"
 
 /* Volcano's NodeInfo.AddTask (sign +1) and RemoveTask (sign -1) accounting for one status. */
@@ -31,29 +32,50 @@ static void node_account(tph_session *s, tph_idx t, tph_idx n, uint8_t status, i
 	s->nodes.ntasks[n] += (uint32_t)sign;
 }
 
-static void job_account(tph_session *s, tph_idx t, uint8_t status, int sign)
+/* The job's status counts and allocated sums for a task going from `old` to `now`. */
+static void job_account(tph_session *s, tph_idx t, uint8_t old, uint8_t now)
 {
 	tph_idx j = s->tasks.job[t];
 	if (j == TPH_NOIDX)
 		return;
-	s->js.count[(size_t)j * TPH_TS_COUNT + status] += (uint32_t)sign;
-	if (!tph_ts_allocated(status))
+	s->js.count[(size_t)j * TPH_TS_COUNT + old]--;
+	s->js.count[(size_t)j * TPH_TS_COUNT + now]++;
+	int sign = (int)tph_ts_allocated(now) - (int)tph_ts_allocated(old);
+	if (!sign)
 		return;
 	const int64_t *req = s->tasks.req + (size_t)t * s->ndim;
 	for (uint32_t d = 0; d < s->ndim; d++)
 		s->js.allocated[(size_t)j * s->ndim + d] += sign * req[d];
 }
 
+/* How NodeInfo counts a status: not at all, held, held and releasing, or pipelined. */
+static int node_class(uint8_t status)
+{
+	if (status == TPH_TS_RELEASING)
+		return 2;
+	if (tph_ts_allocated(status))
+		return 1;
+	return status == TPH_TS_PIPELINED ? 3 : 0;
+}
+
 void tph_task_move(tph_session *s, tph_idx task, uint8_t status, tph_idx node)
 {
 	uint8_t old = s->tasks.status[task];
 	tph_idx old_node = s->tasks.node[task];
-	node_account(s, task, old_node, old, -1);
-	job_account(s, task, old, -1);
+	/* Allocated to Binding on the same node (every commit) leaves the node and hypernode
+	 * sums as they were: removing and adding the same request would cancel out. */
+	bool same = node == old_node && node_class(old) == node_class(status);
+	if (!same)
+		node_account(s, task, old_node, old, -1);
+	job_account(s, task, old, status);
 	s->tasks.status[task] = status;
 	s->tasks.node[task] = node;
+	if (same) {
+		if (s->topo)
+			tph_subjobs_task_moved(s, task, old);
+		return;
+	}
 	node_account(s, task, node, status, +1);
-	job_account(s, task, status, +1);
 	tph_topo_task_moved(s, task, old, old_node);
 }
 
