@@ -148,7 +148,8 @@ static void score(alloc_fast *f, af_shape *sh, tph_idx task, const uint32_t *pli
 		sh->part[2 * (size_t)plist[i]] = f->pre[i];
 		sh->part[2 * (size_t)plist[i] + 1] = f->bat[i];
 	}
-	score_tail(f, sh, task, plist, m);
+	if (!af_head_only(sh)) /* a head shape's tail runs at each pick */
+		score_tail(f, sh, task, plist, m);
 }
 
 /* ---- a whole build ---- */
