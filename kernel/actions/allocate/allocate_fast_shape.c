@@ -191,7 +191,8 @@ static void build(alloc_fast *f, af_shape *sh, tph_idx task)
 	}
 	if (!anchored && m)
 		score(f, sh, task, f->sub, m);
-	af_tree_build(sh, n);
+	if (!af_head_only(sh))
+		af_tree_build(sh, n);
 	sh->built = true;
 	af_hn_build(f, sh, task);
 }
@@ -409,6 +410,8 @@ static void update(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k, bool w
 		rescore_local(f, sh, task, k);
 	else
 		rescore_anchored(f, sh, task, k);
+	if (af_head_only(sh))
+		return; /* no total to rank: its picks read the columns (allocate_hn_pick.c) */
 	/* a listed node costs about two of a build's, and a block the build would have scanned
 	 * comes back as a rescan when it wins: from a quarter, the build (10k-standard) */
 	if (wide || (uint64_t)k * 4 > f->n)
