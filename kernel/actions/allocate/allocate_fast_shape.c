@@ -136,6 +136,11 @@ static void score(alloc_fast *f, af_shape *sh, tph_idx task, const uint32_t *pli
 			sh->cell[plist[i]].key = sh->row->cell[plist[i]].key;
 		return;
 	}
+	if (af_head_only(sh)) { /* scored when a pick reads them (allocate_hn_pick.c) */
+		for (uint32_t i = 0; i < m; i++)
+			sh->part[2 * (size_t)plist[i]] = (double)NAN;
+		return;
+	}
 	for (uint32_t i = 0; i < m; i++)
 		f->nodes[i] = f->s->ready_nodes[plist[i]];
 	if (!sh->part) {
@@ -148,8 +153,7 @@ static void score(alloc_fast *f, af_shape *sh, tph_idx task, const uint32_t *pli
 		sh->part[2 * (size_t)plist[i]] = f->pre[i];
 		sh->part[2 * (size_t)plist[i] + 1] = f->bat[i];
 	}
-	if (!af_head_only(sh)) /* a head shape's tail runs at each pick */
-		score_tail(f, sh, task, plist, m);
+	score_tail(f, sh, task, plist, m);
 }
 
 /* ---- a whole build ---- */

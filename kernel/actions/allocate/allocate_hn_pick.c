@@ -5,28 +5,24 @@
  * the candidates, as tph_score_nodes would run it over them. */
 #include "allocate_fast.h"
 
+#include <math.h>
+
 static tph_reason_code code_of(const af_shape *sh, const af_track *t, uint32_t p)
 {
 	return t ? af_track_code(t, p) : sh->cell[p].code;
 }
 
-/* Member m of the candidates: node and head sums at position p. */
-static inline void take(alloc_fast *f, const af_shape *sh, uint32_t m, tph_idx node, uint32_t p)
-{
-	f->nodes[m] = node;
-	f->pre[m] = sh->part[2 * (size_t)p];
-	f->bat[m] = sh->part[2 * (size_t)p + 1];
-}
-
-/* The members of group g among the passing nodes, in their order, with their head sums. */
+/* The members of group g among the passing nodes, in their order, into f->nodes, with their
+ * positions in f->sub. */
 static uint32_t members(alloc_fast *f, const af_shape *sh, const tph_idx *nodes, uint32_t n,
                         const tph_reason_code *codes, uint8_t g)
 {
 	uint32_t m = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t p = f->pos[nodes[i]];
-		if (codes[i] == TPH_PASS && sh->cell[p].grp == g)
-			take(f, sh, m++, nodes[i], p);
+		f->nodes[m] = nodes[i];
+		f->sub[m] = p;
+		m += codes[i] == TPH_PASS && sh->cell[p].grp == g;
 	}
 	return m;
 }
@@ -44,11 +40,35 @@ static uint32_t verdicts(alloc_fast *f, const af_shape *sh, const af_track *t, c
 			continue;
 		feasible++;
 		uint8_t g = sh->cell[p].grp;
-		if (g == G_IDLE)
-			take(f, sh, cnt[G_IDLE], nodes[i], p);
+		f->nodes[cnt[G_IDLE]] = nodes[i];
+		f->sub[cnt[G_IDLE]] = p;
 		cnt[g]++;
 	}
 	return feasible;
+}
+
+/* The head sums of the m members: those a touch left unknown (NaN, score() in
+ * allocate_fast_shape.c) scored first, in one call over them in the members' order (the head's
+ * scores are node-local, so any set of nodes gives each the same sums). */
+static void head_sums(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t m)
+{
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < m; i++) {
+		f->feas[k] = f->nodes[i];
+		f->at[k] = f->sub[i];
+		k += isnan(sh->part[2 * (size_t)f->sub[i]]);
+	}
+	if (k) {
+		tph_score_nodes_head(f->s, task, f->feas, k, sh->tail, f->pre, f->bat);
+		for (uint32_t j = 0; j < k; j++) {
+			sh->part[2 * (size_t)f->at[j]] = f->pre[j];
+			sh->part[2 * (size_t)f->at[j] + 1] = f->bat[j];
+		}
+	}
+	for (uint32_t i = 0; i < m; i++) {
+		f->pre[i] = sh->part[2 * (size_t)f->sub[i]];
+		f->bat[i] = sh->part[2 * (size_t)f->sub[i] + 1];
+	}
 }
 
 int af_head_choose(alloc_fast *f, af_shape *sh, const af_track *t, tph_idx task,
@@ -66,6 +86,7 @@ int af_head_choose(alloc_fast *f, af_shape *sh, const af_track *t, tph_idx task,
 			*node = f->nodes[0];
 			return AF_NODE;
 		}
+		head_sums(f, sh, task, m);
 		if (!tph_score_nodes_tail(f->s, task, f->nodes, m, sh->tail, f->pre, f->bat,
 		                          f->scores))
 			continue; /* a failed BatchNodeOrder: no node of this group */
