@@ -19,17 +19,19 @@
 size_t af_shape_bytes(const af_shape *sh, uint32_t n)
 {
 	size_t part = sh->tail == AF_NOTAIL ? 0 : 2 * sizeof(double) * ((size_t)n + 1);
-	return sizeof(af_cell) * ((size_t)n + 1) + 2 * sizeof(af_win) * af_tree_leaves(n) + part;
+	size_t win = af_head_only(sh) ? 0 : 2 * sizeof(af_win) * af_tree_leaves(n);
+	return sizeof(af_cell) * ((size_t)n + 1) + win + part;
 }
 
 int af_shape_alloc(af_shape *sh, uint32_t n)
 {
 	sh->cap = af_tree_leaves(n);
 	sh->cell = tph_malloc(((size_t)n + 1) * sizeof *sh->cell);
-	sh->win = tph_malloc(2 * (size_t)sh->cap * sizeof *sh->win);
+	bool tree = !af_head_only(sh); /* a head shape ranks nothing */
+	sh->win = tree ? tph_malloc(2 * (size_t)sh->cap * sizeof *sh->win) : NULL;
 	if (sh->tail != AF_NOTAIL)
 		sh->part = tph_malloc(2 * ((size_t)n + 1) * sizeof *sh->part);
-	if (!sh->cell || !sh->win || (sh->tail != AF_NOTAIL && !sh->part)) {
+	if (!sh->cell || (tree && !sh->win) || (sh->tail != AF_NOTAIL && !sh->part)) {
 		af_shape_release(sh);
 		return TPH_ENOMEM;
 	}
