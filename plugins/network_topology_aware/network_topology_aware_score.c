@@ -61,7 +61,6 @@ typedef struct nta_call {
 	const int64_t *req;
 	const tph_idx *nodes;
 	double *out;
-	tph_idx placing;  /* network_aware: the hypernode the subjob is being placed in */
 	const double *hb; /* normal_pods: binpack of every hypernode for the task, or NULL */
 } nta_call;
 
@@ -113,12 +112,18 @@ static double chain_node(const nta_call *c, tph_idx ch)
 	return nta_scale(st, total / st->tier_w_sum);
 }
 
-static void chain_scores(nta_st *st, const nta_call *c, uint32_t n)
+/* A new call's chain scores: none valid. */
+static void chain_reset(nta_st *st)
 {
 	if (++st->chain_gen == 0) { /* wrapped: old marks would look current */
 		memset(st->chain_mark, 0, (st->nh + 1) * sizeof *st->chain_mark);
 		st->chain_gen = 1;
 	}
+}
+
+static void chain_scores(nta_st *st, const nta_call *c, uint32_t n)
+{
+	chain_reset(st);
 	for (uint32_t i = 0; i < n; i++) {
 		tph_idx ch = st->chain[c->nodes[i]];
 		if (ch != TPH_NOIDX && st->chain_mark[ch] != st->chain_gen) {
@@ -156,8 +161,7 @@ static void normal_pods(nta_st *st, const tph_session *s, tph_idx task, const tp
 	if (!st->normal_enable || !(st->tier_w_sum > 0))
 		return;
 	const uint32_t nd = tph_view_of(s)->ndim;
-	nta_call c = {st,        s,   tph_view_of(s)->tasks->req + (size_t)task * nd, nodes, out,
-	              TPH_NOIDX, NULL};
+	nta_call c = {st, s, tph_view_of(s)->tasks->req + (size_t)task * nd, nodes, out, NULL};
 	/* Nodes under one hypernode share its binpack, and nodes with the same hypernodes their
 	 * whole score: when the nodes' binpacks outnumber the hypernodes (allocate asks for one
 	 * node per set of hypernodes), each is computed once (the same value as per node) before
@@ -217,17 +221,23 @@ static void break_ties(nta_st *st, const tph_session *s, tph_idx sj, const tph_i
 	}
 }
 
-static void lca_span(void *cv, uint32_t k, uint32_t b, uint32_t e)
+/* The tier score of the LCA of each node's lowest hypernode and the placing one, computed
+ * once per lowest hypernode of the call (its nodes score alike; the chain scores hold them,
+ * on the session thread); a node without one keeps 0. */
+static void lca_scores(nta_st *st, const tph_hn_tree *t, tph_idx placing, const tph_idx *nodes,
+                       uint32_t n, double *out)
 {
-	const nta_call *c = cv;
-	const tph_hn_tree *t = &tph_view_of(c->s)->topo->t;
-	(void)k;
-	for (uint32_t i = b; i < e; i++) {
-		tph_idx h = t->lowest[c->nodes[i]];
-		if (h != TPH_NOIDX)
-			c->out[i] = h == c->placing
-			                ? 1
-			                : tier_score(c->st, t->tier[tph_hn_lca(t, h, c->placing)]);
+	chain_reset(st);
+	for (uint32_t i = 0; i < n; i++) {
+		tph_idx h = t->lowest[nodes[i]];
+		if (h == TPH_NOIDX)
+			continue;
+		if (st->chain_mark[h] != st->chain_gen) {
+			st->chain_mark[h] = st->chain_gen;
+			st->chain_score[h] =
+			    h == placing ? 1 : tier_score(st, t->tier[tph_hn_lca(t, h, placing)]);
+		}
+		out[i] = st->chain_score[h];
 	}
 }
 
@@ -240,8 +250,7 @@ static void network_aware(nta_st *st, const tph_session *s, tph_idx task, tph_id
 	memset(out, 0, n * sizeof *out);
 	if (placing == TPH_NOIDX)
 		return;
-	nta_call c = {st, s, NULL, nodes, out, placing};
-	tph_session_parallel(s, n, lca_span, &c);
+	lca_scores(st, t, placing, nodes, n, out);
 	break_ties(st, s, sj, t->lowest, nodes, n, out);
 	for (uint32_t i = 0; i < n; i++)
 		out[i] = nta_scale(st, out[i]);

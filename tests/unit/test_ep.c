@@ -1400,6 +1400,42 @@ static void test_score_split(void **state)
 	fx_free(f);
 }
 
+/* The free tail: the last BatchNodeOrder plugin, whatever it answers, when every other
+ * scoring plugin answers plain TPH_SCORE_LOCAL and it scores nowhere else. */
+static void test_score_free_tail(void **state)
+{
+	fx *f = fx_cluster(6);
+	register_scorers(f);
+	(void)state;
+	assert_int_equal(tph_score_free_tail(&f->s, 4), UINT32_MAX); /* no locality declared */
+	for (int i = 0; i < 6; i++)
+		AS(f, i, tph_on_score_locality(&f->s, cb_locality, NULL));
+	for (int i = 0; i < 6; i++)
+		f->sp[i].locality = TPH_SCORE_LOCAL | TPH_SCORE_ROW;
+	assert_int_equal(tph_score_free_tail(&f->s, 4), 1);
+	f->sp[5].locality = TPH_SCORE_GLOBAL; /* the tail's own answer does not count */
+	assert_int_equal(tph_score_free_tail(&f->s, 4), 1);
+	f->sp[0].locality = TPH_SCORE_LOCAL | TPH_SCORE_JOB; /* the head must be plain LOCAL */
+	assert_int_equal(tph_score_free_tail(&f->s, 4), UINT32_MAX);
+	f->sp[0].locality = TPH_SCORE_ANCHORED;
+	assert_int_equal(tph_score_free_tail(&f->s, 4), UINT32_MAX);
+	f->sp[0].locality = TPH_SCORE_LOCAL | TPH_SCORE_HYPERNODE;
+	assert_int_equal(tph_score_free_tail(&f->s, 4), UINT32_MAX);
+	f->sp[0].locality = TPH_SCORE_LOCAL;
+	assert_int_equal(tph_score_free_tail(&f->s, 4), 1);
+	fx_free(f);
+	/* a tail plugin with a NodeOrder too is no free tail */
+	f = fx_cluster(6);
+	AS(f, 0, tph_on_node_order(&f->s, cb_score));
+	AS(f, 1, tph_on_node_order(&f->s, cb_score));
+	AS(f, 1, tph_on_batch_node_order(&f->s, cb_batch));
+	for (int i = 0; i < 2; i++)
+		AS(f, i, tph_on_score_locality(&f->s, cb_locality, NULL));
+	f->sp[0].locality = f->sp[1].locality = TPH_SCORE_LOCAL;
+	assert_int_equal(tph_score_free_tail(&f->s, 4), UINT32_MAX);
+	fx_free(f);
+}
+
 static void test_best_node(void **state)
 {
 	uint16_t tiers[] = {0, 1};
@@ -1512,6 +1548,7 @@ int main(void)
 	    cmocka_unit_test(test_predicates_first_failure),
 	    cmocka_unit_test(test_score_matches_volcano),
 	    cmocka_unit_test(test_score_split),
+	    cmocka_unit_test(test_score_free_tail),
 	    cmocka_unit_test(test_best_node),
 	    cmocka_unit_test(test_threads_deterministic),
 	    cmocka_unit_test(test_nested_scratch),

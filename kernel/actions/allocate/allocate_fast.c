@@ -32,6 +32,7 @@ static int scratch(alloc_fast *f)
 	size_t n = (size_t)f->n + 1;
 	f->pos = tph_malloc(((size_t)s->nodes.n + 1) * sizeof *f->pos);
 	f->shape_of = tph_calloc((size_t)s->tasks.n + 1, sizeof *f->shape_of);
+	f->head_of = tph_calloc((size_t)s->tasks.n + 1, sizeof *f->head_of);
 	f->plist = tph_malloc(n * sizeof *f->plist);
 	f->sub = tph_malloc(n * sizeof *f->sub);
 	f->at = tph_malloc(n * sizeof *f->at);
@@ -42,8 +43,9 @@ static int scratch(alloc_fast *f)
 	f->scores = tph_malloc(n * sizeof *f->scores);
 	f->pre = tph_malloc(n * sizeof *f->pre);
 	f->bat = tph_malloc(n * sizeof *f->bat);
-	if (!f->pos || !f->shape_of || !f->plist || !f->sub || !f->at || !f->nodes || !f->feas ||
-	    !f->codes || !f->vbuf || !f->scores || !f->pre || !f->bat || af_recent_init(f))
+	if (!f->pos || !f->shape_of || !f->head_of || !f->plist || !f->sub || !f->at || !f->nodes ||
+	    !f->feas || !f->codes || !f->vbuf || !f->scores || !f->pre || !f->bat ||
+	    af_recent_init(f))
 		return TPH_ENOMEM;
 	memset(f->pos, 0xff, ((size_t)s->nodes.n + 1) * sizeof *f->pos);
 	for (uint32_t p = 0; p < f->n; p++)
@@ -90,6 +92,7 @@ void alloc_fast_free(alloc_fast *f)
 	tph_free(f->tab);
 	tph_free(f->pos);
 	tph_free(f->shape_of);
+	tph_free(f->head_of);
 	tph_free(f->plist);
 	tph_free(f->sub);
 	tph_free(f->at);
@@ -112,10 +115,10 @@ static uint64_t mix(uint64_t h, uint64_t v)
 	return h * 0x100000001b3ull;
 }
 
-static bool same_shape(const alloc_fast *f, const af_shape *sh, tph_idx t, tph_idx job)
+static bool same_shape(const alloc_fast *f, const af_shape *sh, tph_idx t, tph_idx job, bool head)
 {
 	const tph_session *s = f->s;
-	return sh->spec == s->tasks.spec[t] && sh->job == job &&
+	return sh->spec == s->tasks.spec[t] && sh->job == job && af_head_only(sh) == head &&
 	       !memcmp(sh->req, s->tasks.req + (size_t)t * s->ndim, s->ndim * sizeof *sh->req);
 }
 
@@ -168,29 +171,33 @@ static af_shape *shape_add(alloc_fast *f, tph_idx t, tph_idx job, uint64_t h, in
 }
 
 /* The task's shape (made with locality `loc`, split `tail` and the row's keys or not when new),
- * keyed on its job too when `by_job`; NULL when out of memory. */
+ * keyed on its job too when `by_job`; NULL when out of memory. Its head shape
+ * (allocate_hn_pick.c) is another, with `loc` plain LOCAL and the split of the free tail. */
 static af_shape *shape_of(alloc_fast *f, tph_idx t, int loc, uint32_t tail, bool by_job,
                           bool keyrow)
 {
-	if (f->shape_of[t])
-		return f->shapes[f->shape_of[t] - 1];
+	bool head = loc == TPH_SCORE_LOCAL && tail != AF_NOTAIL;
+	uint32_t *of = head ? f->head_of : f->shape_of;
+	if (of[t])
+		return f->shapes[of[t] - 1];
 	const tph_session *s = f->s;
 	const int64_t *req = s->tasks.req + (size_t)t * s->ndim;
 	tph_idx job = f->by_job || by_job ? s->tasks.job[t] : TPH_NOIDX;
 	uint64_t h = mix((uint64_t)(uintptr_t)s->tasks.spec[t], job == TPH_NOIDX ? 0 : job);
+	h = mix(h, head);
 	for (uint32_t d = 0; d < s->ndim; d++)
 		h = mix(h, (uint64_t)req[d]);
 	for (uint32_t at = f->tcap ? (uint32_t)h & (f->tcap - 1) : 0; f->tcap && f->tab[at];
 	     at = (at + 1) & (f->tcap - 1)) {
 		af_shape *sh = f->shapes[f->tab[at] - 1];
-		if (sh->hash == h && same_shape(f, sh, t, job)) {
-			f->shape_of[t] = f->tab[at];
+		if (sh->hash == h && same_shape(f, sh, t, job, head)) {
+			of[t] = f->tab[at];
 			return sh;
 		}
 	}
 	af_shape *sh = shape_add(f, t, job, h, loc, tail, keyrow);
 	if (sh)
-		f->shape_of[t] = f->n_shapes;
+		of[t] = f->n_shapes;
 	return sh;
 }
 
@@ -324,18 +331,21 @@ static int decline(alloc_fast *f, tph_idx task)
 
 /* The task's shape brought up to date, its tracker's evaluation folded in; TPH_DECLINED (the
  * role handed over) when the task must take the normal path. `local`: only plain
- * TPH_SCORE_LOCAL scores qualify (a subset's best is then read from the columns). */
-static int prepare(alloc_fast *f, tph_idx task, bool local, af_shape **shp, af_track **tp)
+ * TPH_SCORE_LOCAL scores qualify (a subset's best is then read from the columns); `head`
+ * (not AF_NOTAIL): the task's head shape split there (tph_score_free_tail) instead. */
+static int prepare(alloc_fast *f, tph_idx task, bool local, uint32_t head, af_shape **shp,
+                   af_track **tp)
 {
 	const tph_session *s = f->s;
 	bool keyrow = false;
-	int loc = tph_eqc_spec_local(s->tasks.spec[task]) ? tph_score_locality_row(s, task, &keyrow)
-	                                                  : TPH_SCORE_GLOBAL;
+	int loc = !tph_eqc_spec_local(s->tasks.spec[task]) ? TPH_SCORE_GLOBAL
+	          : head != AF_NOTAIL                      ? TPH_SCORE_LOCAL
+	                              : tph_score_locality_row(s, task, &keyrow);
 	bool by_job = loc & TPH_SCORE_JOB;
 	loc &= ~TPH_SCORE_JOB;
 	if (local && loc != TPH_SCORE_LOCAL)
 		return decline(f, task);
-	uint32_t tail = loc & TPH_SCORE_HYPERNODE ? tph_score_hn_tail(s, task) : AF_NOTAIL;
+	uint32_t tail = loc & TPH_SCORE_HYPERNODE ? tph_score_hn_tail(s, task) : head;
 	af_shape *sh =
 	    loc == TPH_SCORE_GLOBAL ? NULL : shape_of(f, task, loc, tail, by_job, keyrow);
 	bool refuse = !sh || sh->loc != loc || sh->tail != tail || sh->keyrow != keyrow;
@@ -355,7 +365,7 @@ int alloc_fast_pick(alloc_fast *f, tph_idx task, tph_idx *node, tph_reason_code 
 {
 	af_shape *sh;
 	af_track *t;
-	int rc = prepare(f, task, false, &sh, &t);
+	int rc = prepare(f, task, false, AF_NOTAIL, &sh, &t);
 	if (rc)
 		return rc;
 	uint32_t masked = t ? mask(f, sh, t) : 0;
@@ -395,11 +405,37 @@ static bool among_range(alloc_fast *f, af_shape *sh, const af_track *t, const tp
 	return true;
 }
 
+/* Whether every node of nodes[0..n) is ready (has a position). */
+static bool all_ready(const alloc_fast *f, const tph_idx *nodes, uint32_t n)
+{
+	if (f->n == f->s->nodes.n)
+		return true;
+	for (uint32_t i = 0; i < n; i++)
+		if (f->pos[nodes[i]] == NOPOS)
+			return false;
+	return true;
+}
+
+/* A task whose scores split at a free tail takes its head shape, whatever the subset. */
+static int among_head(alloc_fast *f, tph_idx task, uint32_t head, const tph_idx *nodes, uint32_t n,
+                      tph_idx *node, tph_reason_code *codes)
+{
+	af_shape *sh;
+	af_track *t;
+	int rc = prepare(f, task, false, head, &sh, &t);
+	return rc ? rc : af_head_choose(f, sh, t, task, nodes, n, node, codes);
+}
+
 int alloc_fast_pick_among(alloc_fast *f, tph_idx task, const tph_idx *nodes, uint32_t n,
                           tph_idx *node, tph_reason_code *codes)
 {
-	if (f->s->tasks.nominated[task] != TPH_NOIDX || (uint64_t)n * AMONG_SHARE < f->n)
+	if (f->s->tasks.nominated[task] != TPH_NOIDX)
 		return decline(f, task); /* the nominated node is tried alone first */
+	uint32_t head = tph_score_free_tail(f->s, task);
+	if (head != AF_NOTAIL && all_ready(f, nodes, n))
+		return among_head(f, task, head, nodes, n, node, codes);
+	if ((uint64_t)n * AMONG_SHARE < f->n)
+		return decline(f, task);
 	/* As many ascending ready nodes as there are ready nodes: all of them, where the flat
 	 * path chooses alike (unless the scores read the hypernode being placed in) */
 	const tph_session *s = f->s;
@@ -408,7 +444,7 @@ int alloc_fast_pick_among(alloc_fast *f, tph_idx task, const tph_idx *nodes, uin
 		return alloc_fast_pick(f, task, node, codes);
 	af_shape *sh;
 	af_track *t;
-	int rc = prepare(f, task, true, &sh, &t);
+	int rc = prepare(f, task, true, AF_NOTAIL, &sh, &t);
 	if (rc)
 		return rc;
 	if (among_range(f, sh, t, nodes, n, node))

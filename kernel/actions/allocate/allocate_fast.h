@@ -54,10 +54,12 @@ enum {
 /* What feasible() and alloc_best_node() would decide for `task`, or TPH_DECLINED when the
  * task must take that path; TPH_ENOMEM. codes has room for s->n_ready. */
 int alloc_fast_pick(alloc_fast *f, tph_idx task, tph_idx *node, tph_reason_code *codes);
-/* The same choice among nodes[0..n) (ready nodes in ascending order: a hypernode's), for tasks
- * whose scores are TPH_SCORE_LOCAL and that have no nominated node, when n is at least a
- * quarter of the ready nodes; with AF_NONE, codes[i] is the verdict of nodes[i]. Each call is
- * one evaluation for the role's error cache, as the filter's would be. */
+/* The same choice among nodes[0..n) (a hypernode's, in its order), for tasks that have no
+ * nominated node: from the task's head shape when its scores split at a free tail
+ * (tph_score_free_tail) and the nodes are ready, whatever n (allocate_hn_pick.c); else for
+ * tasks whose scores are TPH_SCORE_LOCAL, when n is at least a quarter of the ready nodes
+ * (ascending). With AF_NONE, codes[i] is the verdict of nodes[i]. Each call is one evaluation
+ * for the role's error cache, as the filter's would be. */
 int alloc_fast_pick_among(alloc_fast *f, tph_idx task, const tph_idx *nodes, uint32_t n,
                           tph_idx *node, tph_reason_code *codes);
 
@@ -226,7 +228,22 @@ struct alloc_fast {
 	struct af_hn_sets *hsets; /* allocate_hn_rank.c's sets of ready nodes, made on first use */
 	af_arow **arows;          /* allocate_fast_anchor.c */
 	uint32_t n_arows, cap_arows;
+	uint32_t *head_of; /* [task] head shape + 1 (allocate_hn_pick.c) */
 };
+
+/* A head shape (allocate_hn_pick.c): plain TPH_SCORE_LOCAL with a split at the last
+ * BatchNodeOrder plugin (tph_score_free_tail), whose columns keep the verdicts, groups and the
+ * head's sums (part) but no total: the tail runs over each pick's candidates. */
+static inline bool af_head_only(const af_shape *sh)
+{
+	return sh->tail != AF_NOTAIL && !(sh->loc & TPH_SCORE_HYPERNODE);
+}
+/* A head shape's choice among nodes[0..n) (ready nodes, in the order the normal path filters
+ * them), as feasible() and alloc_best_node() make it over them: the verdicts (the role's
+ * cache through t) and groups from the columns, the tail scored over the first group's
+ * members; AF_NODE or AF_NONE as alloc_fast_pick_among. */
+int af_head_choose(alloc_fast *f, af_shape *sh, const af_track *t, tph_idx task,
+                   const tph_idx *nodes, uint32_t n, tph_idx *node, tph_reason_code *codes);
 
 /* allocate_fast_shape.c: bring a shape up to date for `task` (built when needed);
  * TPH_ENOMEM leaves it unbuilt. */

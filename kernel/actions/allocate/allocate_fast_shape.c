@@ -19,17 +19,19 @@
 size_t af_shape_bytes(const af_shape *sh, uint32_t n)
 {
 	size_t part = sh->tail == AF_NOTAIL ? 0 : 2 * sizeof(double) * ((size_t)n + 1);
-	return sizeof(af_cell) * ((size_t)n + 1) + 2 * sizeof(af_win) * af_tree_leaves(n) + part;
+	size_t win = af_head_only(sh) ? 0 : 2 * sizeof(af_win) * af_tree_leaves(n);
+	return sizeof(af_cell) * ((size_t)n + 1) + win + part;
 }
 
 int af_shape_alloc(af_shape *sh, uint32_t n)
 {
 	sh->cap = af_tree_leaves(n);
 	sh->cell = tph_malloc(((size_t)n + 1) * sizeof *sh->cell);
-	sh->win = tph_malloc(2 * (size_t)sh->cap * sizeof *sh->win);
+	bool tree = !af_head_only(sh); /* a head shape ranks nothing */
+	sh->win = tree ? tph_malloc(2 * (size_t)sh->cap * sizeof *sh->win) : NULL;
 	if (sh->tail != AF_NOTAIL)
 		sh->part = tph_malloc(2 * ((size_t)n + 1) * sizeof *sh->part);
-	if (!sh->cell || !sh->win || (sh->tail != AF_NOTAIL && !sh->part)) {
+	if (!sh->cell || (tree && !sh->win) || (sh->tail != AF_NOTAIL && !sh->part)) {
 		af_shape_release(sh);
 		return TPH_ENOMEM;
 	}
@@ -136,6 +138,11 @@ static void score(alloc_fast *f, af_shape *sh, tph_idx task, const uint32_t *pli
 			sh->cell[plist[i]].key = sh->row->cell[plist[i]].key;
 		return;
 	}
+	if (af_head_only(sh)) { /* scored when a pick reads them (allocate_hn_pick.c) */
+		for (uint32_t i = 0; i < m; i++)
+			sh->part[2 * (size_t)plist[i]] = (double)NAN;
+		return;
+	}
 	for (uint32_t i = 0; i < m; i++)
 		f->nodes[i] = f->s->ready_nodes[plist[i]];
 	if (!sh->part) {
@@ -190,7 +197,8 @@ static void build(alloc_fast *f, af_shape *sh, tph_idx task)
 	}
 	if (!anchored && m)
 		score(f, sh, task, f->sub, m);
-	af_tree_build(sh, n);
+	if (!af_head_only(sh))
+		af_tree_build(sh, n);
 	sh->built = true;
 	af_hn_build(f, sh, task);
 }
@@ -425,6 +433,8 @@ static void update(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k, bool w
 		rescore_local(f, sh, task, k);
 	else
 		rescore_anchored(f, sh, task, k);
+	if (af_head_only(sh))
+		return; /* no total to rank: its picks read the columns (allocate_hn_pick.c) */
 	/* a listed node costs about two of a build's, and a block the build would have scanned
 	 * comes back as a rescan when it wins: from a quarter, the build (10k-standard) */
 	if (wide || (uint64_t)k * 4 > f->n)

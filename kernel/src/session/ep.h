@@ -217,6 +217,12 @@ uint32_t tph_score_hn_tail(const tph_session *s, tph_idx task);
 /* Whether the tail at `tail` (tph_score_hn_tail's answer for the task) is one plugin whose
  * answer carries TPH_SCORE_HN_SET: its score of a node is a function of the node's hypernodes. */
 bool tph_score_hn_set(const tph_session *s, tph_idx task, uint32_t tail);
+/* Where the task's scores split when only the last BatchNodeOrder plugin may read more than
+ * the node (every other scoring plugin answers plain TPH_SCORE_LOCAL, perhaps with
+ * TPH_SCORE_ROW, and that plugin registers no other score): its position, whatever its own
+ * answer; else UINT32_MAX. allocate keeps the head's sums of a hypernode's nodes and runs the
+ * tail over the candidates of each pick (allocate_hn_pick.c). */
+uint32_t tph_score_free_tail(const tph_session *s, tph_idx task);
 /* The locality of `task`'s scores over every scoring plugin (ep_locality.c; the meanings are
  * plugin.h's): TPH_SCORE_GLOBAL when a scoring plugin registered no locality callback or
  * answers GLOBAL, or when BestNode plugins decide; TPH_SCORE_ANCHORED when any answers so;

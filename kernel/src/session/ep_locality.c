@@ -162,6 +162,35 @@ uint32_t tph_score_hn_tail(const tph_session *s, tph_idx task)
 	return hn && b->n - tail == hn ? tail : UINT32_MAX;
 }
 
+/* Whether the plugin owning BatchNodeOrder entry `last` registers any other score. */
+static bool scores_elsewhere(const tph_session *s, uint16_t plugin, uint32_t last)
+{
+	static const tph_ep others[] = {TPH_EP_NODE_ORDER, TPH_EP_NODE_MAP, TPH_EP_NODE_REDUCE};
+	for (size_t k = 0; k < sizeof others / sizeof *others; k++)
+		if (entry_of(s, others[k], plugin))
+			return true;
+	const tph_ep_list *b = &s->ep[TPH_EP_BATCH_NODE_ORDER];
+	for (uint32_t i = 0; i < last; i++)
+		if (b->e[i].plugin == plugin)
+			return true;
+	return false;
+}
+
+uint32_t tph_score_free_tail(const tph_session *s, tph_idx task)
+{
+	const tph_ep_list *b = &s->ep[TPH_EP_BATCH_NODE_ORDER], *l = &s->ep[TPH_EP_SCORE_LOCALITY];
+	if (s->ep[TPH_EP_BEST_NODE].n || !b->n || !all_declared(s))
+		return UINT32_MAX;
+	uint32_t last = b->n - 1;
+	uint16_t tail = b->e[last].plugin;
+	if (scores_elsewhere(s, tail, last))
+		return UINT32_MAX;
+	for (uint32_t i = 0; i < l->n; i++)
+		if (l->e[i].plugin != tail && answer(s, &l->e[i], task, NULL) != TPH_SCORE_LOCAL)
+			return UINT32_MAX;
+	return last;
+}
+
 bool tph_score_hn_set(const tph_session *s, tph_idx task, uint32_t tail)
 {
 	const tph_ep_list *b = &s->ep[TPH_EP_BATCH_NODE_ORDER];

@@ -1,0 +1,98 @@
+/* A task's pick inside a hypernode from its head shape (allocate_fast.h): what feasible() and
+ * alloc_best_node() decide over the hypernode's nodes, with the verdicts, groups and head sums
+ * read from the columns and only the free tail (tph_score_free_tail: network-topology-aware,
+ * whose scores read where the subjob is being placed and tie over the call's nodes) run over
+ * the candidates, as tph_score_nodes would run it over them. */
+#include "allocate_fast.h"
+
+#include <math.h>
+
+static tph_reason_code code_of(const af_shape *sh, const af_track *t, uint32_t p)
+{
+	return t ? af_track_code(t, p) : sh->cell[p].code;
+}
+
+/* The members of group g among the passing nodes, in their order, into f->nodes, with their
+ * positions in f->sub. */
+static uint32_t members(alloc_fast *f, const af_shape *sh, const tph_idx *nodes, uint32_t n,
+                        const tph_reason_code *codes, uint8_t g)
+{
+	uint32_t m = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t p = f->pos[nodes[i]];
+		f->nodes[m] = nodes[i];
+		f->sub[m] = p;
+		m += codes[i] == TPH_PASS && sh->cell[p].grp == g;
+	}
+	return m;
+}
+
+/* The verdicts into codes, the count of each group, and the members of the first group
+ * (G_IDLE, nearly always the one chosen from) taken in the same pass; how many pass. */
+static uint32_t verdicts(alloc_fast *f, const af_shape *sh, const af_track *t, const tph_idx *nodes,
+                         uint32_t n, tph_reason_code *codes, uint32_t cnt[G_COUNT])
+{
+	uint32_t feasible = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t p = f->pos[nodes[i]];
+		codes[i] = code_of(sh, t, p);
+		if (codes[i] != TPH_PASS)
+			continue;
+		feasible++;
+		uint8_t g = sh->cell[p].grp;
+		f->nodes[cnt[G_IDLE]] = nodes[i];
+		f->sub[cnt[G_IDLE]] = p;
+		cnt[g]++;
+	}
+	return feasible;
+}
+
+/* The head sums of the m members: those a touch left unknown (NaN, score() in
+ * allocate_fast_shape.c) scored first, in one call over them in the members' order (the head's
+ * scores are node-local, so any set of nodes gives each the same sums). */
+static void head_sums(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t m)
+{
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < m; i++) {
+		f->feas[k] = f->nodes[i];
+		f->at[k] = f->sub[i];
+		k += isnan(sh->part[2 * (size_t)f->sub[i]]);
+	}
+	if (k) {
+		tph_score_nodes_head(f->s, task, f->feas, k, sh->tail, f->pre, f->bat);
+		for (uint32_t j = 0; j < k; j++) {
+			sh->part[2 * (size_t)f->at[j]] = f->pre[j];
+			sh->part[2 * (size_t)f->at[j] + 1] = f->bat[j];
+		}
+	}
+	for (uint32_t i = 0; i < m; i++) {
+		f->pre[i] = sh->part[2 * (size_t)f->sub[i]];
+		f->bat[i] = sh->part[2 * (size_t)f->sub[i] + 1];
+	}
+}
+
+int af_head_choose(alloc_fast *f, af_shape *sh, const af_track *t, tph_idx task,
+                   const tph_idx *nodes, uint32_t n, tph_idx *node, tph_reason_code *codes)
+{
+	uint32_t cnt[G_COUNT] = {0};
+	if (!verdicts(f, sh, t, nodes, n, codes, cnt))
+		return AF_NONE;
+	*node = TPH_NOIDX;
+	for (uint8_t g = 0; g < G_NONE; g++) {
+		if (!cnt[g])
+			continue;
+		uint32_t m = g == G_IDLE ? cnt[g] : members(f, sh, nodes, n, codes, g);
+		if (m == 1) { /* a single candidate is taken unscored */
+			*node = f->nodes[0];
+			return AF_NODE;
+		}
+		head_sums(f, sh, task, m);
+		if (!tph_score_nodes_tail(f->s, task, f->nodes, m, sh->tail, f->pre, f->bat,
+		                          f->scores))
+			continue; /* a failed BatchNodeOrder: no node of this group */
+		*node = tph_best_node(f->s, task, f->nodes, f->scores, m);
+		if (*node != TPH_NOIDX)
+			return AF_NODE;
+	}
+	return AF_NODE;
+}
