@@ -145,31 +145,21 @@ static const double *aspec_of(alloc_fast *f, const af_shape *sh, tph_idx task, u
 	return a->col;
 }
 
-/* The spec parts of positions plist[0..m) into f->scores: from the kept column when the call
- * covers a quarter of the positions, else over those alone. */
-static void spec_parts(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t g, const uint32_t *plist,
-                       uint32_t m)
-{
-	const double *col = (uint64_t)m * 4 >= f->n ? aspec_of(f, sh, task, g) : NULL;
-	if (col) {
-		for (uint32_t i = 0; i < m; i++)
-			f->scores[i] = col[plist[i]];
-		return;
-	}
-	for (uint32_t i = 0; i < m; i++)
-		f->nodes[i] = f->s->ready_nodes[plist[i]];
-	tph_score_split(f->s, task, f->nodes, m, sh->norm[g], NULL, f->scores);
-}
-
 /* What score_tail adds up: pre + (bat + batch score), the split plugin being the last batch
  * plugin; the first batch plugin's score is the sum itself. */
 void af_anchor_keys(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t g, const uint32_t *plist,
                     uint32_t m)
 {
-	spec_parts(f, sh, task, g, plist, m);
+	/* the kept spec parts when the call covers a quarter of the positions */
+	const double *col = (uint64_t)m * 4 >= f->n ? aspec_of(f, sh, task, g) : NULL;
+	if (!col) {
+		for (uint32_t i = 0; i < m; i++)
+			f->nodes[i] = f->s->ready_nodes[plist[i]];
+		tph_score_split(f->s, task, f->nodes, m, sh->norm[g], NULL, f->scores);
+	}
 	for (uint32_t i = 0; i < m; i++) {
 		const double *c = &sh->arow->col[3 * (size_t)plist[i]];
-		double b = c[2] + f->scores[i];
+		double b = c[2] + (col ? col[plist[i]] : f->scores[i]);
 		double total = c[0] + (sh->split ? c[1] + b : b);
 		sh->cell[plist[i]].key = isnan(total) ? -(double)INFINITY : total;
 	}
