@@ -175,6 +175,38 @@ static void test_unresolvable_nodes(void **state)
 	assert_false(tph_fitlog_has(s, b));
 }
 
+/* Among passes, soft failures and codes past the reason table, the unresolvable nodes are kept
+ * in recording order; the passes and unknown codes count for nothing. */
+static void test_unresolvable_among_others(void **state)
+{
+	pts *p = *state;
+	tph_session *s = p->s;
+	tph_reason_code un = fenced_off(s), soft = busy_nodes(s);
+	tph_reason_code unknown = (tph_reason_code)(s->n_reasons + 1);
+	tph_idx a = pts_task(p, "ns/a"), b = pts_task(p, "ns/b");
+	const tph_idx nodes[5] = {2, 0, 1, 2, 0};
+	const tph_reason_code codes[5] = {TPH_PASS, un, unknown, soft, un};
+	const tph_reason_code no_un[4] = {TPH_PASS, soft, unknown, soft};
+	const tph_idx *got;
+	assert_int_equal(tph_fitlog_nodes(s, a, nodes, codes, 5), TPH_OK);
+	assert_int_equal(tph_fitlog_unresolvable(s, a, &got), 2);
+	assert_int_equal(got[0], 0);
+	assert_int_equal(got[1], 0);
+	assert_int_equal(tph_fitlog_nodes(s, b, nodes, codes + 1, 4), TPH_OK);
+	assert_int_equal(tph_fitlog_unresolvable(s, b, &got), 2);
+	assert_int_equal(got[0], 2);
+	assert_int_equal(got[1], 2);
+	assert_int_equal(tph_fitlog_nodes(s, b, nodes, no_un, 4), TPH_OK);
+	assert_int_equal(tph_fitlog_unresolvable(s, b, &got), 0);
+	const tph_decision_log *l = close_log(p);
+	const tph_pending_row *ra = row_of(l, "ns/a"), *rb = row_of(l, "ns/b");
+	assert_int_equal(ra->n_reasons, 2);
+	assert_string_equal(ra->reasons[0], "2 node(s) were fenced off");
+	assert_string_equal(ra->reasons[1], "1 node(s) were busy");
+	assert_int_equal(rb->n_reasons, 1);
+	assert_string_equal(rb->reasons[0], "2 node(s) were busy");
+}
+
 /* ---- failed roles ---- */
 
 static bool role_in_job(pts *p, const char *job, const char *role)
@@ -295,6 +327,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_task_level_reasons, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_pending_rows, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_unresolvable_nodes, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_unresolvable_among_others, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_failed_roles_follow_records, setup, teardown),
 	    cmocka_unit_test(test_failed_roles_per_subjob),
 	    cmocka_unit_test_setup_teardown(test_cache_per_role_and_pass, setup, teardown),

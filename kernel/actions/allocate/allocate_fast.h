@@ -228,7 +228,9 @@ struct alloc_fast {
 	struct af_hn_sets *hsets; /* allocate_hn_rank.c's sets of ready nodes, made on first use */
 	af_arow **arows;          /* allocate_fast_anchor.c */
 	uint32_t n_arows, cap_arows;
-	uint32_t *head_of; /* [task] head shape + 1 (allocate_hn_pick.c) */
+	uint32_t *head_of;       /* [task] head shape + 1 (allocate_hn_pick.c) */
+	struct af_aspec *aspecs; /* allocate_fast_anchor.c: spec parts per (pod spec, norm) */
+	uint32_t n_aspecs, next_aspec;
 };
 
 /* A head shape (allocate_hn_pick.c): plain TPH_SCORE_LOCAL with a split at the last
@@ -281,7 +283,7 @@ void af_pred_sync(alloc_fast *f, af_pred *v, tph_idx task);
 /* allocate_fast_anchor.c: for an ANCHORED shape, whether the task's scores split and, when
  * they do, its row's parts brought up to date (before the shape's own walk of the log: it
  * uses f->plist); TPH_ENOMEM. Then the keys of positions plist[0..m) of group g, whose
- * normalisation values are known, from those parts (f->nodes keeps the nodes). */
+ * normalisation values are known, from those parts (f->nodes and f->scores are its scratch). */
 int af_anchor_sync(alloc_fast *f, af_shape *sh, tph_idx task);
 void af_anchor_keys(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t g, const uint32_t *plist,
                     uint32_t m);

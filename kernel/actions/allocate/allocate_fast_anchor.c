@@ -1,6 +1,7 @@
 /* ANCHORED shapes whose scores split (tph_score_split_fn): the row parts every shape of one
  * request row shares (af_arow), kept current from the touch log, and a shape's keys from them
- * plus the spec part of its group's normalisation values, the same bits as tph_score_nodes. */
+ * plus the spec part of its group's normalisation values, the same bits as tph_score_nodes; the
+ * spec parts of whole scorings kept per (pod spec, values), which never go stale. */
 #include "allocate_fast.h"
 
 #include "base/mem.h"
@@ -30,6 +31,26 @@ static af_arow *arow_of(alloc_fast *f, const af_row *row)
 	return a;
 }
 
+/* A pod spec's spec parts over every ready position under one set of normalisation values.
+ * They read nothing a placement changes (plugin.h), so the whole scorings of every group of
+ * the spec's shapes (one shape per request row) that find the same values share them. */
+struct af_aspec {
+	const tph_pod_spec *spec; /* NULL: free slot */
+	uint32_t n_norm;
+	int64_t norm[AF_MAX_ANCHORS];
+	double *col; /* [pos] */
+};
+
+/* Kept columns, replaced in turn beyond: a shape's first scorings come together. As many as a
+ * sixteenth of the shape budget holds, at least one (a tiny budget replaces them all the time). */
+#define AF_MAX_ASPECS 16u
+
+static uint32_t aspec_cap(const alloc_fast *f)
+{
+	size_t fit = f->budget / 16 / (((size_t)f->n + 1) * sizeof(double));
+	return fit < 1 ? 1 : fit > AF_MAX_ASPECS ? AF_MAX_ASPECS : (uint32_t)fit;
+}
+
 void af_anchor_free(alloc_fast *f)
 {
 	for (uint32_t i = 0; i < f->n_arows; i++) {
@@ -39,6 +60,11 @@ void af_anchor_free(alloc_fast *f)
 	tph_free(f->arows);
 	f->arows = NULL;
 	f->n_arows = f->cap_arows = 0;
+	for (uint32_t i = 0; i < f->n_aspecs; i++)
+		tph_free(f->aspecs[i].col);
+	tph_free(f->aspecs);
+	f->aspecs = NULL;
+	f->n_aspecs = f->next_aspec = 0;
 }
 
 /* The parts of positions plist[0..k) (every position when NULL) that the row fits. */
@@ -90,17 +116,50 @@ int af_anchor_sync(alloc_fast *f, af_shape *sh, tph_idx task)
 	return TPH_OK;
 }
 
+static bool aspec_is(const struct af_aspec *a, const af_shape *sh, uint32_t g)
+{
+	return a->spec == sh->spec && a->n_norm == sh->n_norm[g] &&
+	       !memcmp(a->norm, sh->norm[g], a->n_norm * sizeof *a->norm);
+}
+
+/* The spec parts of group g's values for the shape's pod spec, made when new; NULL when out of
+ * memory. */
+static const double *aspec_of(alloc_fast *f, const af_shape *sh, tph_idx task, uint32_t g)
+{
+	for (uint32_t i = 0; i < f->n_aspecs; i++)
+		if (aspec_is(&f->aspecs[i], sh, g))
+			return f->aspecs[i].col;
+	if (!f->aspecs && !(f->aspecs = tph_calloc(AF_MAX_ASPECS, sizeof *f->aspecs)))
+		return NULL;
+	uint32_t cap = aspec_cap(f);
+	struct af_aspec *a = &f->aspecs[f->n_aspecs < cap ? f->n_aspecs : f->next_aspec];
+	if (!a->col && !(a->col = tph_malloc(((size_t)f->n + 1) * sizeof *a->col)))
+		return NULL;
+	f->n_aspecs += f->n_aspecs < cap;
+	f->next_aspec = (uint32_t)(a - f->aspecs + 1) % cap;
+	a->spec = NULL; /* valid once filled */
+	tph_score_split(f->s, task, f->s->ready_nodes, f->n, sh->norm[g], NULL, a->col);
+	a->spec = sh->spec;
+	a->n_norm = sh->n_norm[g];
+	memcpy(a->norm, sh->norm[g], a->n_norm * sizeof *a->norm);
+	return a->col;
+}
+
 /* What score_tail adds up: pre + (bat + batch score), the split plugin being the last batch
  * plugin; the first batch plugin's score is the sum itself. */
 void af_anchor_keys(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t g, const uint32_t *plist,
                     uint32_t m)
 {
-	for (uint32_t i = 0; i < m; i++)
-		f->nodes[i] = f->s->ready_nodes[plist[i]];
-	tph_score_split(f->s, task, f->nodes, m, sh->norm[g], NULL, f->scores);
+	/* the kept spec parts when the call covers a quarter of the positions */
+	const double *col = (uint64_t)m * 4 >= f->n ? aspec_of(f, sh, task, g) : NULL;
+	if (!col) {
+		for (uint32_t i = 0; i < m; i++)
+			f->nodes[i] = f->s->ready_nodes[plist[i]];
+		tph_score_split(f->s, task, f->nodes, m, sh->norm[g], NULL, f->scores);
+	}
 	for (uint32_t i = 0; i < m; i++) {
 		const double *c = &sh->arow->col[3 * (size_t)plist[i]];
-		double b = c[2] + f->scores[i];
+		double b = c[2] + (col ? col[plist[i]] : f->scores[i]);
 		double total = c[0] + (sh->split ? c[1] + b : b);
 		sh->cell[plist[i]].key = isnan(total) ? -(double)INFINITY : total;
 	}

@@ -263,10 +263,13 @@ static bool moved(const alloc_fast *f, const af_shape *sh, tph_idx task, uint32_
  * whole only when they give other values. */
 static void recheck_left(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t g)
 {
-	uint32_t m = 0;
-	for (uint32_t p = 0; p < f->n; p++) {
-		f->nodes[m] = f->s->ready_nodes[p];
-		m += sh->cell[p].grp == g;
+	const af_cell *cell = sh->cell;
+	const tph_idx *ready = f->s->ready_nodes;
+	tph_idx *nodes = f->nodes;
+	uint32_t m = 0, n = f->n;
+	for (uint32_t p = 0; p < n; p++) {
+		nodes[m] = ready[p];
+		m += cell[p].grp == g;
 	}
 	tph_idx a[AF_MAX_ANCHORS];
 	uint32_t k = tph_score_anchors(f->s, task, f->nodes, m, a, AF_MAX_ANCHORS);
@@ -483,13 +486,16 @@ int af_sync(alloc_fast *f, af_shape *sh, tph_idx task)
 
 int af_rescore(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t g)
 {
-	uint32_t m = 0, bit = 1u << g;
-	for (uint32_t p = 0; p < f->n; p++) {
-		bool in = sh->cell[p].grp == g;
-		sh->cell[p].known =
-		    (uint8_t)(in ? sh->cell[p].known | bit : sh->cell[p].known & ~bit);
-		f->sub[m] = p;
-		f->nodes[m] = f->s->ready_nodes[p];
+	/* locals: the stores below may alias the pointers, which would be loaded again each time */
+	af_cell *cell = sh->cell;
+	uint32_t *sub = f->sub, m = 0, n = f->n, bit = 1u << g;
+	tph_idx *nodes = f->nodes;
+	const tph_idx *ready = f->s->ready_nodes;
+	for (uint32_t p = 0; p < n; p++) {
+		bool in = cell[p].grp == g;
+		cell[p].known = (uint8_t)(in ? cell[p].known | bit : cell[p].known & ~bit);
+		sub[m] = p;
+		nodes[m] = ready[p];
 		m += in;
 	}
 	tph_idx a[AF_MAX_ANCHORS] = {0};

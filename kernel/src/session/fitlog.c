@@ -226,55 +226,68 @@ int tph_fitlog_skip(tph_session *s, tph_idx task)
 	return record_literal(s, task, TPH_FITLOG_SKIP);
 }
 
-/* The reasons: (count, code) pairs in code order. */
-static int record_reasons(tph_session *s, tph_fitlog *fl, tph_idx task,
-                          const tph_reason_code *codes, uint32_t n)
+/* Each code's count among the verdicts into hist[0..m), m = max(nr, 1); codes past the
+ * table count as TPH_PASS, which counts for nothing. */
+static void histogram(uint32_t *hist, uint32_t nr, const tph_reason_code *codes, uint32_t n)
 {
-	uint32_t nr = s->n_reasons;
-	if (scratch(fl, 3 * nr))
-		return TPH_ENOMEM;
-	uint32_t *hist = fl->scratch, *pairs = fl->scratch + nr, k = 0;
-	memset(hist, 0, nr * sizeof *hist);
+	memset(hist, 0, (nr ? nr : 1) * sizeof *hist);
 	for (uint32_t i = 0; i < n; i++)
-		if (codes[i] != TPH_PASS && codes[i] < nr)
-			hist[codes[i]]++;
+		hist[codes[i] < nr ? codes[i] : TPH_PASS]++;
+}
+
+/* The reasons: (count, code) pairs in code order, from the histogram; then hist[c] says
+ * whether c is an unresolvable code that occurs. Returns whether any does, or an error. */
+static int record_reasons(tph_session *s, tph_fitlog *fl, tph_idx task, uint32_t *hist,
+                          uint32_t *pairs)
+{
+	uint32_t nr = s->n_reasons, k = 0, any = 0;
+	hist[TPH_PASS] = 0;
 	for (uint32_t c = 1; c < nr; c++)
 		if (hist[c]) {
 			pairs[k++] = hist[c];
 			pairs[k++] = c;
+			hist[c] = tph_reason_unresolvable(s, (tph_reason_code)c);
+			any |= hist[c];
 		}
-	return set_why(s, fl, task, pairs, k);
+	int rc = set_why(s, fl, task, pairs, k);
+	return rc ? rc : (int)any;
 }
 
-/* The unresolvable nodes; failures that are not unresolvable are not kept. */
+/* The unresolvable nodes, those whose code `unres` marks; the others are not kept. */
 static int record_unres(tph_session *s, tph_fitlog *fl, tph_idx task, const tph_idx *nodes,
-                        const tph_reason_code *codes, uint32_t n)
+                        const tph_reason_code *codes, uint32_t n, const uint32_t *unres,
+                        uint32_t *out)
 {
-	if (scratch(fl, n))
-		return TPH_ENOMEM;
-	uint32_t k = 0;
-	for (uint32_t i = 0; i < n; i++)
-		if (tph_reason_unresolvable(s, codes[i]))
-			fl->scratch[k++] = nodes[i];
+	uint32_t nr = s->n_reasons, k = 0;
+	for (uint32_t i = 0; unres && i < n; i++)
+		if (codes[i] < nr && unres[codes[i]])
+			out[k++] = nodes[i];
 	if (!k && !fl->unres)
 		return TPH_OK; /* nothing to skip, and no earlier record to replace */
 	if (!column(s, &fl->unres))
 		return TPH_ENOMEM;
-	uint32_t id = k ? tph_seq_intern(&fl->seqs, fl->scratch, k) : 0;
+	uint32_t id = k ? tph_seq_intern(&fl->seqs, out, k) : 0;
 	if (k && !id)
 		return TPH_ENOMEM;
 	fl->unres[task] = id;
 	return TPH_OK;
 }
 
+/* The histogram says which codes occur: the nodes are walked again only when one of them is
+ * unresolvable, most failures at scale (insufficient resources) are not. */
 int tph_fitlog_nodes(tph_session *s, tph_idx task, const tph_idx *nodes,
                      const tph_reason_code *codes, uint32_t n)
 {
 	tph_fitlog *fl = fitlog_of(s);
-	if (!fl)
+	uint32_t m = s->n_reasons ? s->n_reasons : 1;
+	if (!fl || scratch(fl, 3 * m + n))
 		return TPH_ENOMEM;
-	int rc = record_reasons(s, fl, task, codes, n);
-	return rc ? rc : record_unres(s, fl, task, nodes, codes, n);
+	uint32_t *hist = fl->scratch, *pairs = hist + m, *out = pairs + 2 * m;
+	histogram(hist, s->n_reasons, codes, n);
+	int any = record_reasons(s, fl, task, hist, pairs);
+	if (any < 0)
+		return any;
+	return record_unres(s, fl, task, nodes, codes, n, any ? hist : NULL, out);
 }
 
 bool tph_fitlog_has(const tph_session *s, tph_idx task)
