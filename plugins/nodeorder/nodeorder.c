@@ -482,12 +482,15 @@ static void spec_span(no_st *st, const tph_session *s, const tph_pod_spec *sp, c
 	}
 	if (!st->w_taint)
 		return;
-	if (st->any_prefer)
-		taint_raw(st, s, sp, nodes, n, raw);
-	int64_t max = st->any_prefer ? norm[k] : 0;
+	if (!st->any_prefer) { /* no soft taint: every node's raw score and the highest are 0 */
+		double t = (double)(default_normalize(0, 0, true) * st->w_taint);
+		for (uint32_t i = 0; i < n; i++)
+			out[i] += t;
+		return;
+	}
+	taint_raw(st, s, sp, nodes, n, raw);
 	for (uint32_t i = 0; i < n; i++)
-		out[i] += (double)(default_normalize(st->any_prefer ? raw[i] : 0, max, true) *
-		                   st->w_taint);
+		out[i] += (double)(default_normalize(raw[i], norm[k], true) * st->w_taint);
 }
 
 static bool split(void *stv, const tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,

@@ -198,6 +198,18 @@ static int batch_locality(void *st, const tph_session *s, tph_idx task)
 	return TPH_SCORE_LOCAL | TPH_SCORE_ROW;
 }
 
+/* The split (plugin.h) of those scores: all of the nothing is the row part. */
+static bool split(void *st, const tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
+                  const int64_t *norm, double *row, double *spec)
+{
+	(void)st, (void)s, (void)task, (void)nodes, (void)norm;
+	if (row)
+		memset(row, 0, n * sizeof *row);
+	if (spec)
+		memset(spec, 0, n * sizeof *spec);
+	return true;
+}
+
 /* ---- open ---- */
 
 static int init_reasons(pred_st *st, tph_session *s)
@@ -308,6 +320,8 @@ static int register_all(tph_session *s)
 		rc = tph_on_batch_node_order(s, batch);
 	if (!rc)
 		rc = tph_on_score_locality(s, batch_locality, NULL);
+	if (!rc)
+		rc = tph_on_score_split(s, split);
 	return rc;
 }
 

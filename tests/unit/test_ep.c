@@ -1436,6 +1436,94 @@ static void test_score_free_tail(void **state)
 	fx_free(f);
 }
 
+/* A batch score that splits (cb_split8) into its plugin's node score and 8. */
+static void cb_batch8(void *st, const tph_session *s, tph_idx task, const tph_idx *nodes,
+                      uint32_t n, double *out)
+{
+	batch_calls++;
+	for (uint32_t i = 0; i < n; i++)
+		out[i] = node_score(st, task, nodes[i]) + 8.0;
+}
+
+static bool cb_split8(void *st, const tph_session *s, tph_idx task, const tph_idx *nodes,
+                      uint32_t n, const int64_t *norm, double *row, double *spec)
+{
+	const spy *p = st;
+	assert_null(norm);
+	for (uint32_t i = 0; p->splits && i < n; i++) {
+		row[i] = node_score(p, task, nodes[i]);
+		spec[i] = 8.0;
+	}
+	return p->splits;
+}
+
+static uint32_t lcg(uint32_t *x)
+{
+	*x = *x * 1664525u + 1013904223u;
+	return *x >> 8;
+}
+
+/* tph_score_nodes_row over random node lists: tph_score_nodes' bits without a batch call. */
+static void row_matches(fx *f, uint32_t n, uint32_t seed, bool split)
+{
+	tph_idx *nodes = calloc(n, sizeof *nodes);
+	double *want = calloc(n, sizeof *want), *got = calloc(n, sizeof *got);
+	assert_true(nodes && want && got);
+	for (uint32_t i = 0; i < n; i++)
+		nodes[i] = lcg(&seed) % BIG;
+	tph_idx task = seed % 5;
+	assert_true(tph_score_nodes(&f->s, task, nodes, n, want));
+	batch_calls = 0;
+	assert_true(tph_score_nodes_row(&f->s, task, nodes, n, got));
+	assert_int_equal(batch_calls == 0, split);
+	assert_memory_equal(got, want, n * sizeof *got);
+	free(nodes), free(want), free(got);
+}
+
+/* The scores are sevenths of mixed weights, so adding them in another order changes bits: the
+ * check below proves the test would see it. Without a split, with a reduce or over a parallel
+ * call, the scores come from tph_score_nodes itself. */
+static void test_score_row(void **state)
+{
+	fx *f = fx_cluster(5);
+	for (int i = 0; i < 4; i++) {
+		f->sp[i].weight = 1.0 + i * 0.37;
+		f->sp[i].splits = true;
+	}
+	AS(f, 0, tph_on_node_order(&f->s, cb_score));
+	for (int i = 1; i < 4; i++) {
+		if (i != 3)
+			AS(f, i, tph_on_node_order(&f->s, cb_score));
+		AS(f, i, tph_on_batch_node_order(&f->s, cb_batch8));
+		AS(f, i, tph_on_score_split(&f->s, cb_split8));
+	}
+	uint32_t seed = 11, differ = 0;
+	for (int round = 0; round < 40; round++)
+		row_matches(f, 1 + lcg(&seed) % 700, seed, true);
+	for (tph_idx node = 0; node < 1000; node++) {
+		double o = 0.0 + node_score(&f->sp[0], 1, node), b[4];
+		o += node_score(&f->sp[1], 1, node);
+		o += node_score(&f->sp[2], 1, node);
+		for (int i = 1; i < 4; i++)
+			b[i] = node_score(&f->sp[i], 1, node) + 8.0;
+		differ +=
+		    ((0.0 + o) + ((b[1] + b[2]) + b[3])) != ((0.0 + o) + (b[1] + (b[2] + b[3])));
+	}
+	assert_true(differ > 0);
+	row_matches(f, 2100, 5, true); /* one thread: any length */
+	f->s.threads = 2;
+	row_matches(f, 2100, 6, false); /* parallel: tph_score_nodes */
+	row_matches(f, 300, 7, true);
+	f->s.threads = 1;
+	f->sp[2].splits = false;
+	row_matches(f, 300, 8, false);
+	f->sp[2].splits = true;
+	AS(f, 4, tph_on_node_map(&f->s, cb_score));
+	AS(f, 4, tph_on_node_reduce(&f->s, cb_reduce));
+	row_matches(f, 300, 9, false);
+	fx_free(f);
+}
+
 static void test_best_node(void **state)
 {
 	uint16_t tiers[] = {0, 1};
@@ -1549,6 +1637,7 @@ int main(void)
 	    cmocka_unit_test(test_score_matches_volcano),
 	    cmocka_unit_test(test_score_split),
 	    cmocka_unit_test(test_score_free_tail),
+	    cmocka_unit_test(test_score_row),
 	    cmocka_unit_test(test_best_node),
 	    cmocka_unit_test(test_threads_deterministic),
 	    cmocka_unit_test(test_nested_scratch),

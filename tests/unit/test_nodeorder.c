@@ -143,6 +143,23 @@ static void test_node_affinity_and_taints(void **state)
 	" [{weight: 1, podAffinityTerm: {labelSelector: {matchLabels: {x: y}},"            \
 	" topologyKey: zone}}]}}\n"
 
+/* A request row's scores from the batch plugins' split parts (norm NULL) are tph_score_nodes'
+ * bits, TaintToleration's constant spec part included. */
+static void row_from_split(pts *p)
+{
+	const char *names[] = {"ns/t", "ns/be"};
+	for (int k = 0; k < 2; k++) {
+		tph_idx t = pts_task(p, names[k]);
+		double want[2], got[2];
+		bool row = false;
+		tph_score_locality_row(p->s, t, &row);
+		assert_true(row);
+		assert_true(tph_score_nodes(p->s, t, p->s->ready_nodes, 2, want));
+		assert_true(tph_score_nodes_row(p->s, t, p->s->ready_nodes, 2, got));
+		assert_memory_equal(got, want, sizeof want);
+	}
+}
+
 static void test_locality_and_anchors(void **state)
 {
 	(void)state;
@@ -191,6 +208,11 @@ static void test_locality_and_anchors(void **state)
 	bool row = false;
 	tph_score_locality_row(p.s, pts_task(&p, "ns/t"), &row);
 	assert_true(row);
+	row_from_split(&p);
+	pts_free(&p);
+	pts_open(&p, HEAD("    - name: predicates\n" W(1, 0, 1, 1, 2, 2, 2) "    - name: binpack\n")
+	                 RESOURCES);
+	row_from_split(&p);
 	pts_free(&p);
 }
 

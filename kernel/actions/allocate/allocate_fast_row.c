@@ -98,7 +98,7 @@ static void keys(alloc_fast *f, af_row *r, tph_idx task, const uint32_t *plist, 
 	}
 	if (!m)
 		return;
-	tph_score_nodes(f->s, task, f->nodes, m, f->scores);
+	tph_score_nodes_row(f->s, task, f->nodes, m, f->scores);
 	for (uint32_t j = 0; j < m; j++)
 		r->cell[f->sub[j]].key = isnan(f->scores[j]) ? -(double)INFINITY : f->scores[j];
 }

@@ -78,14 +78,16 @@ static bool same(const af_win *a, const af_win *b)
 	return a->pos == b->pos && a->grp == b->grp && a->key == b->key;
 }
 
-/* Tree node i and its ancestors merged again, up to the first whose entry stays. */
+/* Tree node i and its ancestors merged again, up to the first whose entry stays. The winner
+ * is compared and copied through a pointer: a merged value would be packed into a register. */
 static void fix_up(af_shape *sh, uint32_t i)
 {
+	af_win *win = sh->win;
 	for (i >>= 1; i; i >>= 1) {
-		af_win m = merge(&sh->win[2 * i], &sh->win[2 * i + 1]);
-		if (same(&m, &sh->win[i]))
+		const af_win *l = &win[2 * i], *r = &win[2 * i + 1], *m = before(r, l) ? r : l;
+		if (same(m, &win[i]))
 			return;
-		sh->win[i] = m;
+		win[i] = *m;
 	}
 }
 

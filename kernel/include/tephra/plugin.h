@@ -454,8 +454,11 @@ int tph_on_score_norm(tph_session *s, tph_score_norm_fn norm);
  * TPH_SCORE_ROW, allocate keeps the row parts once per request row and a group's score of a
  * node costs one spec part, instead of every plugin's score of it. Registered in
  * on_session_open, in any order with the two above; it is asked only about a task whose
- * normalisation values the plugin gives. Like the anchors callback it runs on the session's
- * thread, one call at a time, and must not write session state. */
+ * normalisation values the plugin gives, or, with norm NULL, about a task it answers
+ * TPH_SCORE_LOCAL | TPH_SCORE_ROW for: then row[i] + spec[i] is its BatchNodeOrder score of
+ * node i, bit for bit (a score that may fail, tph_score_fail, must return false), and allocate
+ * scores a request row so when every BatchNodeOrder plugin splits. Like the anchors callback it
+ * runs on the session's thread, one call at a time, and must not write session state. */
 typedef bool (*tph_score_split_fn)(void *st, const tph_session *s, tph_idx task,
                                    const tph_idx *nodes, uint32_t n, const int64_t *norm,
                                    double *row, double *spec);

@@ -210,6 +210,13 @@ bool tph_score_nodes_head(tph_session *s, tph_idx task, const tph_idx *nodes, ui
                           uint32_t tail, double *pre, double *bat);
 bool tph_score_nodes_tail(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
                           uint32_t tail, const double *pre, const double *bat, double *total);
+/* tph_score_nodes for a task whose every scoring plugin answers TPH_SCORE_LOCAL | TPH_SCORE_ROW
+ * (tph_score_locality_row): the same bits and profile counts, with each BatchNodeOrder score
+ * taken from its plugin's split parts (tph_score_split_fn, norm NULL) on the session's thread,
+ * without the batch calls' per-call work. Falls back to tph_score_nodes when a batch plugin
+ * does not split, a plugin reduces, or the call would run in parallel. */
+bool tph_score_nodes_row(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
+                         double *total_out);
 /* For a task whose locality carries TPH_SCORE_HYPERNODE: where its scores split, the first of
  * the BatchNodeOrder plugins that answered with the flag when those are exactly the last ones
  * (and register no other score); else UINT32_MAX. */

@@ -434,6 +434,48 @@ static bool score_tail(tph_session *s, tph_idx task, const tph_idx *nodes, uint3
 	return ok;
 }
 
+/* ---- a TPH_SCORE_ROW task's scores from split parts ---- */
+
+static bool all_split(const tph_session *s)
+{
+	const tph_ep_list *l = &s->ep[TPH_EP_BATCH_NODE_ORDER];
+	for (uint32_t p = 0; p < l->n; p++)
+		if (!s->plugins[l->e[p].plugin].score_split)
+			return false;
+	return l->n > 0;
+}
+
+/* batch_range's sum with each plugin's score as row + spec (the split contract's bits). */
+static bool split_batch(tph_session *s, tph_ep_ctx *c, tph_idx task, const tph_idx *nodes,
+                        uint32_t n, double *acc)
+{
+	const tph_ep_list *l = &s->ep[TPH_EP_BATCH_NODE_ORDER];
+	double *row = c->map, *spec = c->reduce;
+	for (uint32_t p = 0; p < l->n; p++) {
+		if (!s->plugins[l->e[p].plugin].score_split(l->e[p].st, s, task, nodes, n, NULL,
+		                                            row, spec))
+			return false;
+		for (uint32_t i = 0; i < n; i++)
+			acc[i] = p ? acc[i] + (row[i] + spec[i]) : row[i] + spec[i];
+	}
+	return true;
+}
+
+/* score_nodes without reduce plugins, in one thread: order, then combine_span's sums. */
+static bool score_row(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n, double *out)
+{
+	tph_ep_ctx *c;
+	if (!n || s->ep[TPH_EP_NODE_REDUCE].n || tph_span_threads(s, n) > 1 || !all_split(s) ||
+	    !(c = ctx(s)) || ensure_cols(s, c, n) || !split_batch(s, c, task, nodes, n, c->batch))
+		return false;
+	for (long k = 0; k < (long)n_spans(n); k++)
+		order_span(s, task, nodes + k * SPAN, span_len(n, k), out + k * SPAN);
+	const double *bat = c->batch;
+	for (uint32_t i = 0; i < n; i++)
+		out[i] = (0.0 + out[i]) + bat[i];
+	return true;
+}
+
 /* ---- the profiled entry points (prof.h): one branch when not profiling ---- */
 
 uint32_t tph_filter_nodes(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
@@ -456,6 +498,17 @@ bool tph_score_nodes(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_
 	bool ok = score_nodes(s, task, nodes, n, total_out);
 	tph_prof_add(s, TPH_EP_NODE_ORDER, n, tph_now_ms() - t0);
 	return ok;
+}
+
+bool tph_score_nodes_row(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
+                         double *total_out)
+{
+	double t0 = s->prof ? tph_now_ms() : 0;
+	if (!score_row(s, task, nodes, n, total_out))
+		return tph_score_nodes(s, task, nodes, n, total_out);
+	if (s->prof)
+		tph_prof_add(s, TPH_EP_NODE_ORDER, n, tph_now_ms() - t0);
+	return true;
 }
 
 bool tph_score_nodes_head(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
