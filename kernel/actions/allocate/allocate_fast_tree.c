@@ -60,10 +60,14 @@ static af_win merge(const af_win *left, const af_win *right)
 	return before(right, left) ? *right : *left;
 }
 
+/* Copied through a pointer to the winning child, as in fix_up. */
 static void merge_all(af_shape *sh)
 {
-	for (uint32_t i = sh->cap - 1; i >= 1; i--)
-		sh->win[i] = merge(&sh->win[2 * i], &sh->win[2 * i + 1]);
+	af_win *win = sh->win;
+	for (uint32_t i = sh->cap - 1; i >= 1; i--) {
+		const af_win *l = &win[2 * i], *r = &win[2 * i + 1];
+		win[i] = before(r, l) ? *r : *l;
+	}
 }
 
 void af_tree_build(af_shape *sh, uint32_t n)
