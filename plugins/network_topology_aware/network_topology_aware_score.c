@@ -164,13 +164,15 @@ static void hb_fill(nta_st *st, uint32_t nd, const int64_t *req)
 }
 
 /* batchNodeOrderFnForNormalPods: a tier without a hypernode over the node scores full. Per
- * node, so spans of nodes go to the session's threads. */
+ * node, so spans of nodes go to the session's threads; they write every score, so out is
+ * zeroed only when they do not run. */
 static void normal_pods(nta_st *st, const tph_session *s, tph_idx task, const tph_idx *nodes,
                         uint32_t n, double *out)
 {
-	memset(out, 0, n * sizeof *out);
-	if (!st->normal_enable || !(st->tier_w_sum > 0))
+	if (!st->normal_enable || !(st->tier_w_sum > 0)) {
+		memset(out, 0, n * sizeof *out);
 		return;
+	}
 	const uint32_t nd = tph_view_of(s)->ndim;
 	nta_call c = {st, s, tph_view_of(s)->tasks->req + (size_t)task * nd, nodes, out, NULL};
 	/* Nodes under one hypernode share its binpack, and nodes with the same hypernodes their
