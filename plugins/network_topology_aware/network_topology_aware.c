@@ -108,7 +108,7 @@ static int cache(nta_st *st, tph_session *s)
 	st->where = tph_session_alloc(s, (tph_view_of(s)->tasks->n + 1) * sizeof *st->where);
 	st->eligible = tph_session_alloc(s, t->n + 1);
 	st->cnt = tph_session_alloc(s, (t->n + 1) * sizeof *st->cnt);
-	st->mark = tph_session_alloc(s, (t->n + 1) * sizeof *st->mark);
+	st->seen = tph_session_alloc(s, (tph_view_of(s)->tasks->n + 1) * sizeof *st->seen);
 	st->row = tph_session_alloc(s, (tph_view_of(s)->ndim + 1) * sizeof *st->row);
 	st->sj_req = tph_session_alloc(s, (tph_view_of(s)->ndim + 1) * sizeof *st->sj_req);
 	st->hb = tph_session_alloc(s, (t->n + 1) * sizeof *st->hb);
@@ -117,10 +117,12 @@ static int cache(nta_st *st, tph_session *s)
 	st->hb_dirty = tph_session_alloc(s, (t->n + 1) * sizeof *st->hb_dirty);
 	st->sj_req_of = TPH_NOIDX;
 	if (!st->used || !st->idle || !st->future || !st->where || !st->eligible || !st->row ||
-	    !st->cnt || !st->mark || !st->sj_req || !st->hb || !st->hb_req || !st->hb_stale ||
+	    !st->cnt || !st->seen || !st->sj_req || !st->hb || !st->hb_req || !st->hb_stale ||
 	    !st->hb_dirty)
 		return TPH_ENOMEM;
 	memset(st->hb_stale, 0, t->n + 1);
+	memset(st->cnt, 0, (t->n + 1) * sizeof *st->cnt);
+	st->cnt_sj = TPH_NOIDX;
 	st->hb_valid = false;
 	st->n_dirty = 0;
 	memcpy(st->used, t->used, cells * sizeof *st->used);

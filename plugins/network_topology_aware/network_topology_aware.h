@@ -30,9 +30,11 @@ typedef struct nta_st {
 	int64_t *used, *idle, *future;
 	tph_idx *where;    /* [tasks]: the node whose hypernodes count the task in `used` */
 	uint8_t *eligible; /* [nh] gradient scratch */
-	/* scoreWithTaskNum scratch (session thread: scores run there): subjob tasks per hypernode,
-	 * valid where mark == gen */
-	uint32_t *cnt, *mark, gen;
+	/* scoreWithTaskNum's counts, kept (session thread: scores run there): cnt[h] = the tasks
+	 * of subjob cnt_sj (TPH_NOIDX: none) counted on nodes of h, each task counted at its node
+	 * seen[task]; a call brings them to the tasks' current nodes, so no event can miss one. */
+	uint32_t *cnt;
+	tph_idx *seen, cnt_sj;
 	int64_t *sj_req;   /* [ndim] the summed requests of subjob sj_req_of (HyperNodeOrder) */
 	tph_idx sj_req_of; /* TPH_NOIDX: none yet */
 	int64_t *row;      /* [ndim] scratch */

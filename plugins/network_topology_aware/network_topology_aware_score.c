@@ -29,29 +29,40 @@ static double binpack(const nta_st *st, uint32_t nd, const int64_t *req, tph_idx
 	return wsum > 0 ? total / (double)wsum : 0;
 }
 
-/* scoreWithTaskNum for the hypernodes marked with st->gen: st->cnt[h] = the subjob's tasks on
- * nodes of h, one pass over the subjob's tasks instead of one per hypernode. */
+/* Count (by +1) or uncount (by -1) a task on node's hypernodes. */
+static void count_at(nta_st *st, const tph_hn_tree *t, tph_idx node, uint32_t by)
+{
+	if (node == TPH_NOIDX)
+		return;
+	for (uint32_t k = t->of_off[node]; k < t->of_off[node + 1]; k++)
+		st->cnt[t->of[k]] += by;
+}
+
+/* scoreWithTaskNum for every hypernode: st->cnt[h] = subjob sj's tasks on nodes of h. Kept
+ * from the last call: only the tasks whose node moved since are recounted (a call re-read
+ * every task's hypernodes before; a subjob's tasks move one at a time between calls). */
 static void task_counts(nta_st *st, const tph_session *s, tph_idx sj)
 {
 	const tph_subjobs *o = &tph_view_of(s)->topo->sj;
 	const tph_hn_tree *t = &tph_view_of(s)->topo->t;
+	const tph_idx *node = tph_view_of(s)->tasks->node;
+	if (st->cnt_sj != sj) {
+		if (st->cnt_sj != TPH_NOIDX)
+			for (uint32_t i = o->task_off[st->cnt_sj]; i < o->task_off[st->cnt_sj + 1];
+			     i++)
+				count_at(st, t, st->seen[o->task[i]], (uint32_t)-1);
+		for (uint32_t i = o->task_off[sj]; i < o->task_off[sj + 1]; i++)
+			st->seen[o->task[i]] = TPH_NOIDX;
+		st->cnt_sj = sj;
+	}
 	for (uint32_t i = o->task_off[sj]; i < o->task_off[sj + 1]; i++) {
-		tph_idx node = tph_view_of(s)->tasks->node[o->task[i]];
-		if (node == TPH_NOIDX)
-			continue;
-		for (uint32_t k = t->of_off[node]; k < t->of_off[node + 1]; k++)
-			if (st->mark[t->of[k]] == st->gen)
-				st->cnt[t->of[k]]++;
+		tph_idx k = o->task[i];
+		if (node[k] != st->seen[k]) {
+			count_at(st, t, st->seen[k], (uint32_t)-1);
+			count_at(st, t, node[k], 1);
+			st->seen[k] = node[k];
+		}
 	}
-}
-
-static uint32_t next_gen(nta_st *st)
-{
-	if (++st->gen == 0) { /* wrapped: old marks would look current */
-		memset(st->mark, 0, (st->nh + 1) * sizeof *st->mark);
-		st->gen = 1;
-	}
-	return st->gen;
 }
 
 /* One BatchNodeOrder call as its span functions see it. */
@@ -153,13 +164,15 @@ static void hb_fill(nta_st *st, uint32_t nd, const int64_t *req)
 }
 
 /* batchNodeOrderFnForNormalPods: a tier without a hypernode over the node scores full. Per
- * node, so spans of nodes go to the session's threads. */
+ * node, so spans of nodes go to the session's threads; they write every score, so out is
+ * zeroed only when they do not run. */
 static void normal_pods(nta_st *st, const tph_session *s, tph_idx task, const tph_idx *nodes,
                         uint32_t n, double *out)
 {
-	memset(out, 0, n * sizeof *out);
-	if (!st->normal_enable || !(st->tier_w_sum > 0))
+	if (!st->normal_enable || !(st->tier_w_sum > 0)) {
+		memset(out, 0, n * sizeof *out);
 		return;
+	}
 	const uint32_t nd = tph_view_of(s)->ndim;
 	nta_call c = {st, s, tph_view_of(s)->tasks->req + (size_t)task * nd, nodes, out, NULL};
 	/* Nodes under one hypernode share its binpack, and nodes with the same hypernodes their
@@ -205,14 +218,6 @@ static void break_ties(nta_st *st, const tph_session *s, tph_idx sj, const tph_i
 	uint32_t total = o->task_off[sj + 1] - o->task_off[sj];
 	if (at_max < 2 || !total)
 		return;
-	uint32_t gen = next_gen(st);
-	for (uint32_t i = 0; i < n; i++) {
-		tph_idx h = map ? map[idx[i]] : idx[i];
-		if (score[i] == max && h != TPH_NOIDX && st->mark[h] != gen) {
-			st->mark[h] = gen;
-			st->cnt[h] = 0;
-		}
-	}
 	task_counts(st, s, sj);
 	for (uint32_t i = 0; i < n; i++) {
 		tph_idx h = map ? map[idx[i]] : idx[i];

@@ -1480,6 +1480,70 @@ static void row_matches(fx *f, uint32_t n, uint32_t seed, bool split)
 	free(nodes), free(want), free(got);
 }
 
+/* tph_score_nodes_head_split over random node lists: tph_score_nodes_head's bits, without a
+ * batch call when the plugins split. */
+static void head_matches(fx *f, uint32_t n, uint32_t seed, uint32_t tail, bool split)
+{
+	tph_idx *nodes = calloc(n, sizeof *nodes);
+	double *want = calloc(2 * (size_t)n, sizeof *want),
+	       *got = calloc(2 * (size_t)n, sizeof *got);
+	assert_true(nodes && want && got);
+	for (uint32_t i = 0; i < n; i++)
+		nodes[i] = lcg(&seed) % BIG;
+	tph_idx task = seed % 5;
+	assert_true(tph_score_nodes_head(&f->s, task, nodes, n, tail, want, want + n));
+	batch_calls = 0;
+	assert_true(tph_score_nodes_head_split(&f->s, task, nodes, n, tail, got, got + n));
+	assert_int_equal(batch_calls == 0, split);
+	assert_memory_equal(got, want, 2 * (size_t)n * sizeof *got);
+	free(nodes), free(want), free(got);
+}
+
+/* A head before a tail plugin that neither splits nor answers LOCAL (network-topology-aware's
+ * place): its sums from split parts are tph_score_nodes_head's, bit for bit (the spies' scores
+ * are sevenths: test_score_row shows that another order of additions changes bits); a plugin
+ * that does not split, or a reduce, or a parallel call, gives tph_score_nodes_head itself. */
+static void test_score_head_split(void **state)
+{
+	fx *f = fx_cluster(6);
+	for (int i = 0; i < 5; i++) {
+		f->sp[i].weight = 1.0 + i * 0.37;
+		f->sp[i].splits = i < 4;
+		f->sp[i].locality = i < 4 ? TPH_SCORE_LOCAL | TPH_SCORE_ROW : TPH_SCORE_GLOBAL;
+		AS(f, i, tph_on_score_locality(&f->s, cb_locality, NULL));
+	}
+	AS(f, 0, tph_on_node_order(&f->s, cb_score));
+	for (int i = 1; i < 5; i++) {
+		if (i == 2)
+			AS(f, i, tph_on_node_order(&f->s, cb_score));
+		AS(f, i, tph_on_batch_node_order(&f->s, cb_batch8));
+		if (i < 4)
+			AS(f, i, tph_on_score_split(&f->s, cb_split8));
+	}
+	assert_int_equal(tph_score_free_tail(&f->s, 1), 3);
+	assert_true(tph_score_head_splits(&f->s, 1, 3));
+	assert_false(tph_score_head_splits(&f->s, 1, 4)); /* the tail's plugin does not split */
+	uint32_t seed = 23;
+	for (int round = 0; round < 30; round++)
+		head_matches(f, 1 + lcg(&seed) % 600, seed, 3, true);
+	head_matches(f, 2, 3, 3, true);
+	head_matches(f, 40, 4, 0, true); /* no plugin before the tail: bat all zeros */
+	head_matches(f, 2100, 5, 3, true);
+	f->s.threads = 2;
+	head_matches(f, 2100, 6, 3, false); /* parallel: tph_score_nodes_head */
+	f->s.threads = 1;
+	f->sp[2].locality = TPH_SCORE_LOCAL; /* no ROW: its split may not be asked */
+	assert_false(tph_score_head_splits(&f->s, 1, 3));
+	f->sp[2].locality = TPH_SCORE_LOCAL | TPH_SCORE_ROW;
+	f->sp[2].splits = false;
+	head_matches(f, 300, 8, 3, false);
+	f->sp[2].splits = true;
+	AS(f, 5, tph_on_node_map(&f->s, cb_score));
+	AS(f, 5, tph_on_node_reduce(&f->s, cb_reduce));
+	head_matches(f, 300, 9, 3, false);
+	fx_free(f);
+}
+
 /* The scores are sevenths of mixed weights, so adding them in another order changes bits: the
  * check below proves the test would see it. Without a split, with a reduce or over a parallel
  * call, the scores come from tph_score_nodes itself. */
@@ -1638,6 +1702,7 @@ int main(void)
 	    cmocka_unit_test(test_score_split),
 	    cmocka_unit_test(test_score_free_tail),
 	    cmocka_unit_test(test_score_row),
+	    cmocka_unit_test(test_score_head_split),
 	    cmocka_unit_test(test_best_node),
 	    cmocka_unit_test(test_threads_deterministic),
 	    cmocka_unit_test(test_nested_scratch),

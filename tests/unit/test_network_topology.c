@@ -188,6 +188,33 @@ static void test_network_aware(void **state)
 	pts_free(&p);
 }
 
+/* The tie break's counts are kept between calls: a task placed or taken off since, and another
+ * subjob's counts taken in between, must show in the next call. */
+static void test_tie_break_moves(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(&p, CONF("{}", "") TOPO);
+	tph_idx u = pts_task(&p, "c1/u");
+	p.s->topo->task_job_hn[u] = S;
+	double before[6] = {50, 50, 100, 0, 0, 0};
+	expect6(&p, "c1/u", before);
+	tph_idx cd[2] = {C, D};
+	double got[2];
+	tph_hn_order(p.s, tph_task_subjob(p.s, pts_task(&p, "c1/e2")), cd, 2, got);
+	assert_true(fabs(got[0] - 50) < 1e-9 && fabs(got[1]) < 1e-9);
+	tph_statement st;
+	tph_stmt_init(&st, p.s);
+	assert_int_equal(tph_stmt_allocate(&st, u, 0), TPH_OK); /* u on a1: A holds 1 of 2 */
+	double placed[6] = {100, 100, 100, 0, 0, 0};
+	expect6(&p, "c1/u", placed);
+	tph_stmt_discard(&st);
+	expect6(&p, "c1/u", before);
+	tph_hn_order(p.s, tph_task_subjob(p.s, pts_task(&p, "c1/e2")), cd, 2, got);
+	assert_true(fabs(got[0] - 50) < 1e-9 && fabs(got[1]) < 1e-9);
+	pts_free(&p);
+}
+
 static void test_hypernode_order(void **state)
 {
 	(void)state;
@@ -341,10 +368,15 @@ static void test_binds_per_hypernode(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_normal_pods),     cmocka_unit_test(test_normal_pod_arguments),
-	    cmocka_unit_test(test_hn_set),          cmocka_unit_test(test_network_aware),
-	    cmocka_unit_test(test_hypernode_order), cmocka_unit_test(test_gradients),
-	    cmocka_unit_test(test_flags),           cmocka_unit_test(test_binds_per_hypernode),
+	    cmocka_unit_test(test_normal_pods),
+	    cmocka_unit_test(test_normal_pod_arguments),
+	    cmocka_unit_test(test_hn_set),
+	    cmocka_unit_test(test_network_aware),
+	    cmocka_unit_test(test_tie_break_moves),
+	    cmocka_unit_test(test_hypernode_order),
+	    cmocka_unit_test(test_gradients),
+	    cmocka_unit_test(test_flags),
+	    cmocka_unit_test(test_binds_per_hypernode),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -59,7 +59,11 @@ static void head_sums(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t m)
 		k += isnan(sh->part[2 * (size_t)f->sub[i]]);
 	}
 	if (k) {
-		tph_score_nodes_head(f->s, task, f->feas, k, sh->tail, f->pre, f->bat);
+		if (tph_score_head_splits(f->s, task, sh->tail)) /* a call costs no batch spans */
+			tph_score_nodes_head_split(f->s, task, f->feas, k, sh->tail, f->pre,
+			                           f->bat);
+		else
+			tph_score_nodes_head(f->s, task, f->feas, k, sh->tail, f->pre, f->bat);
 		for (uint32_t j = 0; j < k; j++) {
 			sh->part[2 * (size_t)f->at[j]] = f->pre[j];
 			sh->part[2 * (size_t)f->at[j] + 1] = f->bat[j];

@@ -210,6 +210,13 @@ bool tph_score_nodes_head(tph_session *s, tph_idx task, const tph_idx *nodes, ui
                           uint32_t tail, double *pre, double *bat);
 bool tph_score_nodes_tail(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
                           uint32_t tail, const double *pre, const double *bat, double *total);
+/* tph_score_nodes_head for a task tph_score_head_splits allows: the same bits and profile
+ * counts, the batch sum taken from the plugins' split parts on the session's thread (no
+ * per-call batch spans, which cost more than the scores on the few nodes a hypernode pick
+ * leaves unknown); tph_score_nodes_head itself when a plugin reduces, the call would run in
+ * parallel or a split declines. */
+bool tph_score_nodes_head_split(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
+                                uint32_t tail, double *pre, double *bat);
 /* tph_score_nodes for a task whose every scoring plugin answers TPH_SCORE_LOCAL | TPH_SCORE_ROW
  * (tph_score_locality_row): the same bits and profile counts, with each BatchNodeOrder score
  * taken from its plugin's split parts (tph_score_split_fn, norm NULL) on the session's thread,
@@ -230,6 +237,10 @@ bool tph_score_hn_set(const tph_session *s, tph_idx task, uint32_t tail);
  * answer; else UINT32_MAX. allocate keeps the head's sums of a hypernode's nodes and runs the
  * tail over the candidates of each pick (allocate_hn_pick.c). */
 uint32_t tph_score_free_tail(const tph_session *s, tph_idx task);
+/* For such a task and tail: whether every BatchNodeOrder plugin before `tail` splits
+ * (tph_score_split_fn) and answers TPH_SCORE_LOCAL | TPH_SCORE_ROW for it, so that the head's
+ * batch sum may come from the split parts (tph_score_nodes_head_split). */
+bool tph_score_head_splits(const tph_session *s, tph_idx task, uint32_t tail);
 /* The locality of `task`'s scores over every scoring plugin (ep_locality.c; the meanings are
  * plugin.h's): TPH_SCORE_GLOBAL when a scoring plugin registered no locality callback or
  * answers GLOBAL, or when BestNode plugins decide; TPH_SCORE_ANCHORED when any answers so;

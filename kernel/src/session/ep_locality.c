@@ -191,6 +191,21 @@ uint32_t tph_score_free_tail(const tph_session *s, tph_idx task)
 	return last;
 }
 
+bool tph_score_head_splits(const tph_session *s, tph_idx task, uint32_t tail)
+{
+	const tph_ep_list *b = &s->ep[TPH_EP_BATCH_NODE_ORDER];
+	for (uint32_t p = 0; p < tail && p < b->n; p++) {
+		const tph_ep_entry *e = entry_of(s, TPH_EP_SCORE_LOCALITY, b->e[p].plugin);
+		bool row = false;
+		if (!s->plugins[b->e[p].plugin].score_split || !e)
+			return false;
+		answer(s, e, task, &row);
+		if (!row)
+			return false;
+	}
+	return true;
+}
+
 bool tph_score_hn_set(const tph_session *s, tph_idx task, uint32_t tail)
 {
 	const tph_ep_list *b = &s->ep[TPH_EP_BATCH_NODE_ORDER];

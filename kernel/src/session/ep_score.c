@@ -476,6 +476,32 @@ static bool score_row(tph_session *s, tph_idx task, const tph_idx *nodes, uint32
 	return true;
 }
 
+/* score_head with the batch sum of the plugins before `tail` from their split parts: order
+ * into pre, then score_head's sums (no reduce), in one thread. */
+static bool head_split(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
+                       uint32_t tail, double *pre, double *bat)
+{
+	tph_ep_ctx *c;
+	if (!n || s->ep[TPH_EP_NODE_REDUCE].n || tph_span_threads(s, n) > 1 || !(c = ctx(s)) ||
+	    ensure_cols(s, c, n))
+		return false;
+	const tph_ep_list *l = &s->ep[TPH_EP_BATCH_NODE_ORDER];
+	double *row = c->map, *spec = c->reduce;
+	memset(bat, 0, n * sizeof *bat);
+	for (uint32_t p = 0; p < tail && p < l->n; p++) {
+		if (!s->plugins[l->e[p].plugin].score_split(l->e[p].st, s, task, nodes, n, NULL,
+		                                            row, spec))
+			return false;
+		for (uint32_t i = 0; i < n; i++)
+			bat[i] = p ? bat[i] + (row[i] + spec[i]) : row[i] + spec[i];
+	}
+	for (long k = 0; k < (long)n_spans(n); k++)
+		order_span(s, task, nodes + k * SPAN, span_len(n, k), pre + k * SPAN);
+	for (uint32_t i = 0; i < n; i++)
+		pre[i] = 0.0 + 0.0 + pre[i];
+	return true;
+}
+
 /* ---- the profiled entry points (prof.h): one branch when not profiling ---- */
 
 uint32_t tph_filter_nodes(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
@@ -519,6 +545,17 @@ bool tph_score_nodes_head(tph_session *s, tph_idx task, const tph_idx *nodes, ui
 	if (s->prof)
 		tph_prof_add(s, TPH_EP_NODE_ORDER, n, tph_now_ms() - t0);
 	return ok;
+}
+
+bool tph_score_nodes_head_split(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
+                                uint32_t tail, double *pre, double *bat)
+{
+	double t0 = s->prof ? tph_now_ms() : 0;
+	if (!head_split(s, task, nodes, n, tail, pre, bat))
+		return tph_score_nodes_head(s, task, nodes, n, tail, pre, bat);
+	if (s->prof)
+		tph_prof_add(s, TPH_EP_NODE_ORDER, n, tph_now_ms() - t0);
+	return true;
 }
 
 bool tph_score_nodes_tail(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
