@@ -445,15 +445,17 @@ static bool all_split(const tph_session *s)
 	return l->n > 0;
 }
 
-/* batch_range's sum with each plugin's score as row + spec (the split contract's bits). */
+/* batch_range's sum of the BatchNodeOrder plugins before `upto`, each plugin's score as
+ * row + spec (the split contract's bits); acc is left as it is when there are none. False when
+ * one of them does not split. */
 static bool split_batch(tph_session *s, tph_ep_ctx *c, tph_idx task, const tph_idx *nodes,
-                        uint32_t n, double *acc)
+                        uint32_t n, uint32_t upto, double *acc)
 {
 	const tph_ep_list *l = &s->ep[TPH_EP_BATCH_NODE_ORDER];
 	double *row = c->map, *spec = c->reduce;
-	for (uint32_t p = 0; p < l->n; p++) {
-		if (!s->plugins[l->e[p].plugin].score_split(l->e[p].st, s, task, nodes, n, NULL,
-		                                            row, spec))
+	for (uint32_t p = 0; p < upto && p < l->n; p++) {
+		tph_score_split_fn split = s->plugins[l->e[p].plugin].score_split;
+		if (!split || !split(l->e[p].st, s, task, nodes, n, NULL, row, spec))
 			return false;
 		for (uint32_t i = 0; i < n; i++)
 			acc[i] = p ? acc[i] + (row[i] + spec[i]) : row[i] + spec[i];
@@ -466,7 +468,8 @@ static bool score_row(tph_session *s, tph_idx task, const tph_idx *nodes, uint32
 {
 	tph_ep_ctx *c;
 	if (!n || s->ep[TPH_EP_NODE_REDUCE].n || tph_span_threads(s, n) > 1 || !all_split(s) ||
-	    !(c = ctx(s)) || ensure_cols(s, c, n) || !split_batch(s, c, task, nodes, n, c->batch))
+	    !(c = ctx(s)) || ensure_cols(s, c, n) ||
+	    !split_batch(s, c, task, nodes, n, UINT32_MAX, c->batch))
 		return false;
 	for (long k = 0; k < (long)n_spans(n); k++)
 		order_span(s, task, nodes + k * SPAN, span_len(n, k), out + k * SPAN);
@@ -485,16 +488,9 @@ static bool head_split(tph_session *s, tph_idx task, const tph_idx *nodes, uint3
 	if (!n || s->ep[TPH_EP_NODE_REDUCE].n || tph_span_threads(s, n) > 1 || !(c = ctx(s)) ||
 	    ensure_cols(s, c, n))
 		return false;
-	const tph_ep_list *l = &s->ep[TPH_EP_BATCH_NODE_ORDER];
-	double *row = c->map, *spec = c->reduce;
 	memset(bat, 0, n * sizeof *bat);
-	for (uint32_t p = 0; p < tail && p < l->n; p++) {
-		if (!s->plugins[l->e[p].plugin].score_split(l->e[p].st, s, task, nodes, n, NULL,
-		                                            row, spec))
-			return false;
-		for (uint32_t i = 0; i < n; i++)
-			bat[i] = p ? bat[i] + (row[i] + spec[i]) : row[i] + spec[i];
-	}
+	if (!split_batch(s, c, task, nodes, n, tail, bat))
+		return false;
 	for (long k = 0; k < (long)n_spans(n); k++)
 		order_span(s, task, nodes + k * SPAN, span_len(n, k), pre + k * SPAN);
 	for (uint32_t i = 0; i < n; i++)
