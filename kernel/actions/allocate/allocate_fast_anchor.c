@@ -4,7 +4,6 @@
  * spec parts of whole scorings kept per (pod spec, values), which never go stale. */
 #include "allocate_fast.h"
 
-#include "base/colmem.h"
 #include "base/mem.h"
 
 #include <math.h>
@@ -20,10 +19,10 @@ static af_arow *arow_of(alloc_fast *f, const af_row *row)
 			return f->arows[i];
 	af_arow *a = tph_calloc(1, sizeof *a);
 	if (a)
-		a->col = tph_col_alloc(3 * ((size_t)f->n + 1) * sizeof *a->col, false);
+		a->col = tph_malloc(3 * ((size_t)f->n + 1) * sizeof *a->col);
 	if (!a || !a->col || tph_grow(&f->arows, &f->cap_arows, f->n_arows + 1, sizeof *f->arows)) {
 		if (a)
-			tph_col_free(a->col);
+			tph_free(a->col);
 		tph_free(a);
 		return NULL;
 	}
@@ -55,14 +54,14 @@ static uint32_t aspec_cap(const alloc_fast *f)
 void af_anchor_free(alloc_fast *f)
 {
 	for (uint32_t i = 0; i < f->n_arows; i++) {
-		tph_col_free(f->arows[i]->col);
+		tph_free(f->arows[i]->col);
 		tph_free(f->arows[i]);
 	}
 	tph_free(f->arows);
 	f->arows = NULL;
 	f->n_arows = f->cap_arows = 0;
 	for (uint32_t i = 0; i < f->n_aspecs; i++)
-		tph_col_free(f->aspecs[i].col);
+		tph_free(f->aspecs[i].col);
 	tph_free(f->aspecs);
 	f->aspecs = NULL;
 	f->n_aspecs = f->next_aspec = 0;
@@ -134,7 +133,7 @@ static const double *aspec_of(alloc_fast *f, const af_shape *sh, tph_idx task, u
 		return NULL;
 	uint32_t cap = aspec_cap(f);
 	struct af_aspec *a = &f->aspecs[f->n_aspecs < cap ? f->n_aspecs : f->next_aspec];
-	if (!a->col && !(a->col = tph_col_alloc(((size_t)f->n + 1) * sizeof *a->col, false)))
+	if (!a->col && !(a->col = tph_malloc(((size_t)f->n + 1) * sizeof *a->col)))
 		return NULL;
 	f->n_aspecs += f->n_aspecs < cap;
 	f->next_aspec = (uint32_t)(a - f->aspecs + 1) % cap;

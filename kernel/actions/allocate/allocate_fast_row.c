@@ -4,7 +4,6 @@
  * shapes of every request row read (on 10k-standard 195 shapes are 13 pod specs by 31 rows). */
 #include "allocate_fast.h"
 
-#include "base/colmem.h"
 #include "base/mem.h"
 #include "session/ep_predicate.h"
 #include "session/prof.h"
@@ -27,10 +26,10 @@ af_row *af_row_of(alloc_fast *f, tph_idx task)
 	}
 	af_row *r = tph_calloc(1, sizeof *r);
 	if (r)
-		r->cell = tph_col_alloc(((size_t)f->n + 1) * sizeof *r->cell, false);
+		r->cell = tph_malloc(((size_t)f->n + 1) * sizeof *r->cell);
 	if (!r || !r->cell || tph_grow(&f->rows, &f->cap_rows, f->n_rows + 1, sizeof *f->rows)) {
 		if (r)
-			tph_col_free(r->cell);
+			tph_free(r->cell);
 		tph_free(r);
 		return NULL;
 	}
@@ -49,14 +48,14 @@ af_row *af_row_of(alloc_fast *f, tph_idx task)
 void af_row_free(alloc_fast *f)
 {
 	for (uint32_t i = 0; i < f->n_rows; i++) {
-		tph_col_free(f->rows[i]->cell);
+		tph_free(f->rows[i]->cell);
 		tph_free(f->rows[i]);
 	}
 	tph_free(f->rows);
 	f->rows = NULL;
 	f->n_rows = f->cap_rows = 0;
 	for (uint32_t i = 0; i < f->n_preds; i++) {
-		tph_col_free(f->preds[i]->code);
+		tph_free(f->preds[i]->code);
 		tph_free(f->preds[i]);
 	}
 	tph_free(f->preds);
@@ -144,11 +143,11 @@ af_pred *af_pred_of(alloc_fast *f, tph_idx task)
 			return f->preds[i];
 	af_pred *v = tph_calloc(1, sizeof *v);
 	if (v)
-		v->code = tph_col_alloc(((size_t)f->n + 1) * sizeof *v->code, false);
+		v->code = tph_malloc(((size_t)f->n + 1) * sizeof *v->code);
 	if (!v || !v->code ||
 	    tph_grow(&f->preds, &f->cap_preds, f->n_preds + 1, sizeof *f->preds)) {
 		if (v)
-			tph_col_free(v->code);
+			tph_free(v->code);
 		tph_free(v);
 		return NULL;
 	}
