@@ -4,7 +4,7 @@
 #include "allocate_fast.h"
 #include "allocate_hn_rank.h"
 
-#include "base/colmem.h"
+#include "base/mem.h"
 #include "session/ep_predicate.h"
 #include "session/prof.h"
 #include "tephra/topology.h"
@@ -26,11 +26,11 @@ size_t af_shape_bytes(const af_shape *sh, uint32_t n)
 int af_shape_alloc(af_shape *sh, uint32_t n)
 {
 	sh->cap = af_tree_leaves(n);
-	sh->cell = tph_col_alloc(((size_t)n + 1) * sizeof *sh->cell, false);
+	sh->cell = tph_malloc(((size_t)n + 1) * sizeof *sh->cell);
 	bool tree = !af_head_only(sh); /* a head shape ranks nothing */
-	sh->win = tree ? tph_col_alloc(2 * (size_t)sh->cap * sizeof *sh->win, false) : NULL;
+	sh->win = tree ? tph_malloc(2 * (size_t)sh->cap * sizeof *sh->win) : NULL;
 	if (sh->tail != AF_NOTAIL)
-		sh->part = tph_col_alloc(2 * ((size_t)n + 1) * sizeof *sh->part, false);
+		sh->part = tph_malloc(2 * ((size_t)n + 1) * sizeof *sh->part);
 	if (!sh->cell || (tree && !sh->win) || (sh->tail != AF_NOTAIL && !sh->part)) {
 		af_shape_release(sh);
 		return TPH_ENOMEM;
@@ -42,9 +42,9 @@ int af_shape_alloc(af_shape *sh, uint32_t n)
 
 void af_shape_release(af_shape *sh)
 {
-	tph_col_free(sh->cell);
-	tph_col_free(sh->win);
-	tph_col_free(sh->part);
+	tph_free(sh->cell);
+	tph_free(sh->win);
+	tph_free(sh->part);
 	af_hn_free(sh);
 	sh->cell = NULL;
 	sh->win = NULL;

@@ -9,7 +9,6 @@
 
 #include "session/ep.h"
 #include "session/ep_predicate.h"
-#include "base/colmem.h"
 #include "base/mem.h"
 
 #include <string.h>
@@ -115,8 +114,8 @@ void tph_eqc_free(tph_eqc *e)
 	if (!e)
 		return;
 	for (uint32_t i = 0; i < e->n_slots; i++) {
-		tph_col_free(e->slots[i].verdict);
-		tph_col_free(e->slots[i].at);
+		tph_free(e->slots[i].verdict);
+		tph_free(e->slots[i].at);
 	}
 	tph_free(e->slots);
 	tph_free(e->cls);
@@ -260,11 +259,11 @@ static eq_slot *slot_new(tph_eqc *e)
 	if (e->n_slots >= e->max_slots)
 		return NULL;
 	uint32_t nn = e->s->nodes.n + 1;
-	tph_reason_code *v = tph_col_alloc(nn * sizeof *v, false);
-	uint32_t *at = tph_col_alloc(nn * sizeof *at, true);
+	tph_reason_code *v = tph_malloc(nn * sizeof *v);
+	uint32_t *at = tph_calloc(nn, sizeof *at);
 	if (!v || !at || tph_grow(&e->slots, &e->cap_slots, e->n_slots + 1, sizeof *e->slots)) {
-		tph_col_free(v);
-		tph_col_free(at);
+		tph_free(v);
+		tph_free(at);
 		return NULL;
 	}
 	eq_slot *sl = &e->slots[e->n_slots++];

@@ -1,8 +1,6 @@
 /* Allocation wrappers and the fault-injection hook behind every long-lived allocation. */
 #include "mem.h"
 
-#include "colmem.h"
-
 #include "tephra/alloc.h"
 #include "tephra/status.h"
 
@@ -88,11 +86,6 @@ void tph_heap_leave(tph_heap_acct *prev)
 	entered = prev;
 }
 
-tph_heap_acct *tph_heap_entered(void)
-{
-	return entered;
-}
-
 static void note_peak(tph_heap_acct *a)
 {
 	size_t now = a->live + (a->base ? *a->base : 0);
@@ -112,7 +105,6 @@ void tph_heap_release(tph_heap_acct *a)
 		current.free_fn(current.ud, a->slot);
 	a->slot = NULL;
 	a->cap = a->n = 0;
-	tph_colpool_release(a);
 }
 
 static uint32_t home(const tph_heap_acct *a, const void *p)
@@ -188,16 +180,6 @@ static void uncharge(const void *p)
 		}
 	}
 	a->slot[i].p = NULL;
-}
-
-void tph_heap_charge(const void *p, size_t n)
-{
-	charge((void *)p, n);
-}
-
-void tph_heap_uncharge(const void *p)
-{
-	uncharge(p);
 }
 
 /* ---- allocation ---- */

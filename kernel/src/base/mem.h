@@ -25,7 +25,6 @@ typedef struct tph_heap_acct {
 	size_t peak;         /* the largest live + *base seen */
 	const size_t *base; /* bytes the owner holds besides (its arena's), for the peak; or NULL */
 	int lost;           /* a block went uncharged because the slot table could not grow */
-	struct tph_colpool *pool; /* column blocks (colmem.h); NULL until the first */
 } tph_heap_acct;
 
 /* Charge this thread's allocations to `a` (NULL: to nothing) until tph_heap_leave; returns the
@@ -34,14 +33,7 @@ tph_heap_acct *tph_heap_enter(tph_heap_acct *a);
 void tph_heap_leave(tph_heap_acct *prev);
 /* The peak of live + *base, counting the present moment. */
 size_t tph_heap_peak(const tph_heap_acct *a);
-/* The account entered on this thread, or NULL. */
-tph_heap_acct *tph_heap_entered(void);
-/* Charge p's n bytes to the entered account, or forget p (as tph_malloc and tph_free do), for
- * blocks that do not come from tph_malloc (colmem.c). */
-void tph_heap_charge(const void *p, size_t n);
-void tph_heap_uncharge(const void *p);
-/* Release the account's own table and its column pool (the blocks it charged are the owner's to
- * free). */
+/* Release the account's own table (the blocks it charged are the owner's to free). */
 void tph_heap_release(tph_heap_acct *a);
 
 /* Fault injection (tests only): make the allocation `n` calls from now fail, and every later
