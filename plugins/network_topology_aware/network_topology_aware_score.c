@@ -132,17 +132,26 @@ static void chain_reset(nta_st *st)
 	}
 }
 
-static void chain_scores(nta_st *st, const nta_call *c, uint32_t n)
+/* Also the scores of the nodes with a chain: whether that was every node (then no span pass
+ * is needed; allocate's sets of hypernodes ask for one node of each chain). */
+static bool chain_scores(nta_st *st, const nta_call *c, uint32_t n)
 {
+	bool all = true;
 	chain_reset(st);
 	for (uint32_t i = 0; i < n; i++) {
 		tph_idx ch = st->chain[c->nodes[i]];
-		if (ch != TPH_NOIDX && st->chain_mark[ch] != st->chain_gen) {
+		if (ch == TPH_NOIDX) {
+			all = false;
+			continue;
+		}
+		if (st->chain_mark[ch] != st->chain_gen) {
 			st->chain_mark[ch] = st->chain_gen;
 			st->chain_score[ch] =
 			    st->chain_at ? chain_node(c, ch) : normal_node(c, c->nodes[i]);
 		}
+		c->out[i] = st->chain_score[ch];
 	}
+	return all;
 }
 
 /* Every hypernode's binpack for req into st->hb: only those whose used moved since, when the
@@ -186,8 +195,8 @@ static void normal_pods(nta_st *st, const tph_session *s, tph_idx task, const tp
 	}
 	hb_fill(st, nd, c.req);
 	c.hb = st->hb;
-	chain_scores(st, &c, n);
-	tph_session_parallel(s, n, chain_span, &c);
+	if (!chain_scores(st, &c, n))
+		tph_session_parallel(s, n, chain_span, &c);
 }
 
 /* scoreHyperNodeWithTier: (maxTier - tier) / (maxTier - minTier) inside the tiers. */

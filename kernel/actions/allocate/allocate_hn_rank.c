@@ -26,8 +26,21 @@ typedef struct af_hn_sets {
 	uint32_t leaves;
 } af_hn_sets;
 
+/* A set's first member in rank order, and the first member after it that set_best's walk
+ * does not skip (the walk passes over members equal to the first in group, pre and bat: they
+ * tie it from higher positions): whether the walk goes on past the first, from one compact row
+ * instead of the set's scattered cells. */
+typedef struct af_hn_lead {
+	double pre, bat; /* the first member's head sums */
+	double next;     /* open: the other member's pre + bat */
+	uint32_t pos;
+	uint8_t grp;
+	bool open; /* that member is in the first's group (G_NONE: no member ranks) */
+} af_hn_lead;
+
 typedef struct af_hn {
 	const af_hn_sets *hs;
+	af_hn_lead *lead; /* [sets], kept with ord */
 	uint32_t
 	    *ord;   /* [positions]: each set's members, ord[off[c] .. off[c + 1]) in rank order */
 	double *t;  /* [sets] the tail's score of the set for the shape's request */
@@ -158,6 +171,26 @@ static void sort_set(const af_shape *sh, uint32_t *o, uint32_t m)
 	}
 }
 
+/* Set c in rank order, and its lead row. */
+static void order_set(const af_shape *sh, af_hn *hn, uint32_t c)
+{
+	uint32_t *o = hn->ord + hn->hs->off[c], m = hn->hs->off[c + 1] - hn->hs->off[c], i = 1;
+	sort_set(sh, o, m);
+	af_hn_lead *l = &hn->lead[c];
+	const double *x = sh->part + 2 * (size_t)o[0], *y = x;
+	l->pos = o[0];
+	l->grp = sh->cell[o[0]].grp;
+	l->pre = x[0];
+	l->bat = x[1];
+	for (; i < m && l->grp < G_NONE && sh->cell[o[i]].grp == l->grp; i++) {
+		y = sh->part + 2 * (size_t)o[i];
+		if (y[0] != x[0] || y[1] != x[1])
+			break;
+	}
+	l->open = i < m && l->grp < G_NONE && sh->cell[o[i]].grp == l->grp;
+	l->next = l->open ? y[0] + y[1] : 0;
+}
+
 /* Whether the head sums of position p are finite; folds them into the magnitude bound. */
 static bool fold(af_hn *hn, const af_shape *sh, uint32_t p)
 {
@@ -173,12 +206,7 @@ static bool fold(af_hn *hn, const af_shape *sh, uint32_t p)
 static bool set_scores(alloc_fast *f, af_shape *sh, af_hn *hn, tph_idx task)
 {
 	const af_hn_sets *hs = hn->hs;
-	for (uint32_t c = 0; c < hs->n; c++) {
-		f->nodes[c] = hs->rep[c];
-		f->pre[c] = 0;
-		f->bat[c] = 0;
-	}
-	if (!tph_score_nodes_tail(f->s, task, f->nodes, hs->n, sh->tail, f->pre, f->bat, hn->t))
+	if (!tph_score_nodes_last(f->s, task, hs->rep, hs->n, sh->tail, hn->t))
 		return false;
 	for (uint32_t c = 0; c < hs->n; c++)
 		if (!isfinite(hn->t[c]))
@@ -186,12 +214,12 @@ static bool set_scores(alloc_fast *f, af_shape *sh, af_hn *hn, tph_idx task)
 	return true;
 }
 
-/* The set's best: in its first group, the members whose head sum is within the rounding of
+/* set_best's walk: in its first group, the members whose head sum is within the rounding of
  * pre + (bat + tail) of the first (|error| <= 3u (mag + |tail|) per total, so 32u covers the
  * gap of two and the threshold's own rounding), each summed; the highest total, then the
  * lowest position. A member equal in pre and bat to the one before it (a lower position) never
  * wins. */
-static af_win set_best(af_shape *sh, const af_hn *hn, uint32_t c)
+static af_win set_scan(af_shape *sh, const af_hn *hn, uint32_t c)
 {
 	const uint32_t *o = hn->ord + hn->hs->off[c];
 	uint32_t m = hn->hs->off[c + 1] - hn->hs->off[c];
@@ -215,6 +243,24 @@ static af_win set_best(af_shape *sh, const af_hn *hn, uint32_t c)
 			best = (af_win){total, p, g};
 	}
 	return best;
+}
+
+/* The set's best. The walk's first step from the lead row, and its end there when the next
+ * member it would not skip stops it (another group, or a head sum under the same floor,
+ * computed alike): the same winner, total and written key as the walk, without its reads of
+ * the set's cells. */
+static af_win set_best(af_shape *sh, const af_hn *hn, uint32_t c)
+{
+	const af_hn_lead *l = &hn->lead[c];
+	if (l->grp >= G_NONE)
+		return (af_win){0, NOPOS, 0};
+	double t = hn->t[c];
+	double floor = (l->pre + l->bat) - 16 * DBL_EPSILON * (hn->mag + fabs(t));
+	if (l->open && !(l->next < floor))
+		return set_scan(sh, hn, c);
+	double total = l->pre + (l->bat + t);
+	sh->cell[l->pos].key = total;
+	return (af_win){total, l->pos, l->grp};
 }
 
 /* allocate_fast_tree.c's order: the lower group, the higher score, the lower position. */
@@ -264,6 +310,7 @@ void af_hn_free(af_shape *sh)
 	if (!hn)
 		return;
 	tph_free(hn->ord);
+	tph_free(hn->lead);
 	tph_free(hn->t);
 	tph_free(hn->tw);
 	tph_free(hn->mark);
@@ -282,15 +329,16 @@ static af_hn *ranks(alloc_fast *f, af_shape *sh)
 	sh->hn = hn;
 	hn->hs = hs;
 	hn->ord = tph_malloc(((size_t)f->n + 1) * sizeof *hn->ord);
+	hn->lead = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->lead);
 	hn->t = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->t);
 	hn->tw = tph_malloc(2 * (size_t)hs->leaves * sizeof *hn->tw);
 	hn->mark = tph_calloc((size_t)hs->n + 1, sizeof *hn->mark);
 	hn->bytes = sizeof *hn + ((size_t)f->n + 1) * sizeof *hn->ord +
-	            ((size_t)hs->n + 1) * (sizeof *hn->t + sizeof *hn->mark) +
+	            ((size_t)hs->n + 1) * (sizeof *hn->lead + sizeof *hn->t + sizeof *hn->mark) +
 	            2 * (size_t)hs->leaves * sizeof *hn->tw;
 	sh->bytes += hn->bytes;
 	f->bytes += hn->bytes;
-	if (!hn->ord || !hn->t || !hn->tw || !hn->mark) {
+	if (!hn->ord || !hn->lead || !hn->t || !hn->tw || !hn->mark) {
 		drop(f, sh);
 		return NULL;
 	}
@@ -321,7 +369,7 @@ void af_hn_build(alloc_fast *f, af_shape *sh, tph_idx task)
 	for (uint32_t p = 0; p < f->n; p++)
 		finite &= fold(hn, sh, p);
 	for (uint32_t c = 0; c < hs->n; c++)
-		sort_set(sh, hn->ord + hs->off[c], hs->off[c + 1] - hs->off[c]);
+		order_set(sh, hn, c);
 	if (!finite || !set_scores(f, sh, hn, task)) {
 		drop(f, sh);
 		return;
@@ -349,7 +397,7 @@ int af_hn_update(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k)
 	}
 	for (uint32_t c = 0; c < hs->n; c++)
 		if (hn->mark[c] == hn->gen)
-			sort_set(sh, hn->ord + hs->off[c], hs->off[c + 1] - hs->off[c]);
+			order_set(sh, hn, c);
 	rank_all(sh, hn);
 	return TPH_OK;
 }
@@ -358,6 +406,6 @@ void af_hn_moved(af_shape *sh, uint32_t p)
 {
 	af_hn *hn = sh->hn;
 	uint32_t c = hn->hs->of[p];
-	sort_set(sh, hn->ord + hn->hs->off[c], hn->hs->off[c + 1] - hn->hs->off[c]);
+	order_set(sh, hn, c);
 	rank_one(sh, hn, c);
 }
