@@ -1,6 +1,6 @@
 /* Ranks per hypernode set (allocate_hn_rank.h): the sets of ready nodes held by the same
  * hypernodes, each ranked shape's members per set in head-sum order, the tail scored once per
- * set, and a tournament over the sets' best nodes whose winner is the shape's root. */
+ * set, and the best of the sets' best nodes as the shape's root. */
 #include "allocate_hn_rank.h"
 
 #include "base/mem.h"
@@ -23,7 +23,6 @@ typedef struct af_hn_sets {
 	uint32_t *pos;
 	uint32_t *of; /* [positions] the set of each position */
 	tph_idx *rep; /* [n] the set's first node: the tail is scored over it */
-	uint32_t leaves;
 } af_hn_sets;
 
 /* A set's first member in rank order, and the first member after it that set_best's walk
@@ -42,9 +41,9 @@ typedef struct af_hn {
 	const af_hn_sets *hs;
 	af_hn_lead *lead; /* [sets], kept with ord */
 	uint32_t
-	    *ord;   /* [positions]: each set's members, ord[off[c] .. off[c + 1]) in rank order */
-	double *t;  /* [sets] the tail's score of the set for the shape's request */
-	af_win *tw; /* [2 * leaves] tournament over the sets' best nodes */
+	    *ord;     /* [positions]: each set's members, ord[off[c] .. off[c + 1]) in rank order */
+	double *t;    /* [sets] the tail's score of the set for the shape's request */
+	af_win *best; /* [sets] each set's best node */
 	uint32_t *mark, gen; /* [sets] sets to rank again */
 	double mag;          /* at least |pre| + |bat| of every position scored while ranked */
 	size_t bytes;
@@ -98,9 +97,6 @@ static bool members(alloc_fast *f, af_hn_sets *hs)
 	}
 	for (uint32_t p = 0; p < f->n; p++)
 		hs->pos[next[hs->of[p]]++] = p;
-	hs->leaves = 1;
-	while (hs->leaves < hs->n)
-		hs->leaves <<= 1;
 	return largest <= MAX_SET && (uint64_t)hs->n * SET_SHARE <= f->n;
 }
 
@@ -275,23 +271,27 @@ static af_win pick(af_win a, af_win b)
 	return a.pos < b.pos ? a : b;
 }
 
+/* The shape's root: the best of the sets' best nodes, in one pass (pick is a total order on
+ * distinct positions, so any order of picks gives the same winner). */
+static void root(af_shape *sh, const af_hn *hn)
+{
+	af_win w = {0, NOPOS, 0};
+	for (uint32_t c = 0; c < hn->hs->n; c++)
+		w = pick(w, hn->best[c]);
+	sh->win[1] = w;
+}
+
 static void rank_all(af_shape *sh, af_hn *hn)
 {
-	uint32_t leaves = hn->hs->leaves;
-	for (uint32_t c = 0; c < leaves; c++)
-		hn->tw[leaves + c] = c < hn->hs->n ? set_best(sh, hn, c) : (af_win){0, NOPOS, 0};
-	for (uint32_t i = leaves - 1; i >= 1; i--)
-		hn->tw[i] = pick(hn->tw[2 * i], hn->tw[2 * i + 1]);
-	sh->win[1] = hn->tw[1];
+	for (uint32_t c = 0; c < hn->hs->n; c++)
+		hn->best[c] = set_best(sh, hn, c);
+	root(sh, hn);
 }
 
 static void rank_one(af_shape *sh, af_hn *hn, uint32_t c)
 {
-	uint32_t i = hn->hs->leaves + c;
-	hn->tw[i] = set_best(sh, hn, c);
-	for (i >>= 1; i; i >>= 1)
-		hn->tw[i] = pick(hn->tw[2 * i], hn->tw[2 * i + 1]);
-	sh->win[1] = hn->tw[1];
+	hn->best[c] = set_best(sh, hn, c);
+	root(sh, hn);
 }
 
 /* ---- a shape's ranks ---- */
@@ -312,7 +312,7 @@ void af_hn_free(af_shape *sh)
 	tph_free(hn->ord);
 	tph_free(hn->lead);
 	tph_free(hn->t);
-	tph_free(hn->tw);
+	tph_free(hn->best);
 	tph_free(hn->mark);
 	tph_free(hn);
 	sh->hn = NULL;
@@ -331,14 +331,14 @@ static af_hn *ranks(alloc_fast *f, af_shape *sh)
 	hn->ord = tph_malloc(((size_t)f->n + 1) * sizeof *hn->ord);
 	hn->lead = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->lead);
 	hn->t = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->t);
-	hn->tw = tph_malloc(2 * (size_t)hs->leaves * sizeof *hn->tw);
+	hn->best = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->best);
 	hn->mark = tph_calloc((size_t)hs->n + 1, sizeof *hn->mark);
 	hn->bytes = sizeof *hn + ((size_t)f->n + 1) * sizeof *hn->ord +
-	            ((size_t)hs->n + 1) * (sizeof *hn->lead + sizeof *hn->t + sizeof *hn->mark) +
-	            2 * (size_t)hs->leaves * sizeof *hn->tw;
+	            ((size_t)hs->n + 1) *
+	                (sizeof *hn->lead + sizeof *hn->t + sizeof *hn->best + sizeof *hn->mark);
 	sh->bytes += hn->bytes;
 	f->bytes += hn->bytes;
-	if (!hn->ord || !hn->lead || !hn->t || !hn->tw || !hn->mark) {
+	if (!hn->ord || !hn->lead || !hn->t || !hn->best || !hn->mark) {
 		drop(f, sh);
 		return NULL;
 	}
