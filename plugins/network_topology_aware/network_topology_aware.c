@@ -168,10 +168,16 @@ static int chains(nta_st *st, tph_session *s)
 	st->chain_mark = tph_session_alloc(s, (t->n + 1) * sizeof *st->chain_mark);
 	st->chain_at =
 	    at ? tph_session_alloc(s, ((size_t)t->n * tiers + 1) * sizeof *st->chain_at) : NULL;
-	if (!st->chain || !st->chain_score || !st->chain_mark || (at && !st->chain_at))
+	st->pre = at ? tph_session_alloc(s, (t->n + 1) * sizeof *st->pre) : NULL;
+	st->pre_mark = at ? tph_session_alloc(s, (t->n + 1) * sizeof *st->pre_mark) : NULL;
+	if (!st->chain || !st->chain_score || !st->chain_mark ||
+	    (at && (!st->chain_at || !st->pre || !st->pre_mark)))
 		return TPH_ENOMEM;
 	memset(st->chain_mark, 0, (t->n + 1) * sizeof *st->chain_mark);
 	st->chain_gen = 0;
+	if (at)
+		memset(st->pre_mark, 0, (t->n + 1) * sizeof *st->pre_mark);
+	st->pre_gen = 1;
 	for (tph_idx i = 0; i < n; i++) {
 		tph_idx ch = st->chain[i] = chain_of(t, i);
 		for (uint32_t k = 0; at && ch != TPH_NOIDX && k < tiers;

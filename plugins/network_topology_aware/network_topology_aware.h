@@ -49,6 +49,12 @@ typedef struct nta_st {
 	 * of each tier (what nta_at_tier gives its nodes), TPH_NOIDX where none; NULL when
 	 * normal pods score nothing or the tiers span too many. */
 	tph_idx *chain_at;
+	/* [nh] per chain, its chain_at sum over every tier but the last (whose hypernode, the
+	 * cluster top, every placement moves) from hb (session thread): valid where pre_mark ==
+	 * pre_gen. hb_fill drops the chains under each hypernode it recomputes (those that sum it),
+	 * and all of them for a new request row. NULL with chain_at. */
+	double *pre;
+	uint32_t *pre_mark, pre_gen;
 	/* hb as a cache (session thread): valid for the request row hb_req when hb_valid, but for
 	 * the hypernodes listed in hb_dirty (hb_stale[h] set), whose used moved since. */
 	int64_t *hb_req;

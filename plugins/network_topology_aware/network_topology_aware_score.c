@@ -110,16 +110,21 @@ static void chain_span(void *cv, uint32_t k, uint32_t b, uint32_t e)
 	}
 }
 
-/* normal_node from the hb table for a node of chain ch, the same sums in the same order. */
-static double chain_node(const nta_call *c, tph_idx ch)
+/* normal_node from the hb table for a node of chain ch, the same sums in the same order: the
+ * kept sum of the tiers but the last (pre), then the last's term. */
+static double chain_node(nta_st *st, const nta_call *c, tph_idx ch)
 {
-	const nta_st *st = c->st;
-	const tph_idx *at = st->chain_at + (size_t)ch * (uint32_t)(st->max_tier - st->min_tier + 1);
-	double total = 0;
-	for (int32_t tier = st->min_tier; tier <= st->max_tier; tier++) {
-		tph_idx h = at[tier - st->min_tier];
-		total += st->tier_w[tier - st->min_tier] * (h == TPH_NOIDX ? 1.0 : c->hb[h]);
+	uint32_t last = (uint32_t)(st->max_tier - st->min_tier);
+	const tph_idx *at = st->chain_at + (size_t)ch * (last + 1);
+	if (st->pre_mark[ch] != st->pre_gen) {
+		double total = 0;
+		for (uint32_t k = 0; k < last; k++)
+			total += st->tier_w[k] * (at[k] == TPH_NOIDX ? 1.0 : c->hb[at[k]]);
+		st->pre[ch] = total;
+		st->pre_mark[ch] = st->pre_gen;
 	}
+	double total =
+	    st->pre[ch] + st->tier_w[last] * (at[last] == TPH_NOIDX ? 1.0 : c->hb[at[last]]);
 	return nta_scale(st, total / st->tier_w_sum);
 }
 
@@ -132,30 +137,65 @@ static void chain_reset(nta_st *st)
 	}
 }
 
-static void chain_scores(nta_st *st, const nta_call *c, uint32_t n)
+/* Also the scores of the nodes with a chain: whether that was every node (then no span pass
+ * is needed; allocate's sets of hypernodes ask for one node of each chain). */
+static bool chain_scores(nta_st *st, const nta_call *c, uint32_t n)
 {
+	bool all = true;
 	chain_reset(st);
 	for (uint32_t i = 0; i < n; i++) {
 		tph_idx ch = st->chain[c->nodes[i]];
-		if (ch != TPH_NOIDX && st->chain_mark[ch] != st->chain_gen) {
+		if (ch == TPH_NOIDX) {
+			all = false;
+			continue;
+		}
+		if (st->chain_mark[ch] != st->chain_gen) {
 			st->chain_mark[ch] = st->chain_gen;
 			st->chain_score[ch] =
-			    st->chain_at ? chain_node(c, ch) : normal_node(c, c->nodes[i]);
+			    st->chain_at ? chain_node(st, c, ch) : normal_node(c, c->nodes[i]);
 		}
+		c->out[i] = st->chain_score[ch];
 	}
+	return all;
+}
+
+/* Every chain's kept sum dropped. */
+static void pre_all(nta_st *st)
+{
+	if (st->pre && ++st->pre_gen == 0) { /* wrapped: old marks would look current */
+		memset(st->pre_mark, 0, (st->nh + 1) * sizeof *st->pre_mark);
+		st->pre_gen = 1;
+	}
+}
+
+/* The chains' kept sums that read hb[h]: those of the chains under h (h holds their nodes),
+ * unless h is of the last tier (no kept sum reads it); all of them when the hypernodes do not
+ * form a tree (no pre-order to find them by). */
+static void pre_drop(nta_st *st, const tph_hn_tree *t, tph_idx h)
+{
+	if (!st->pre || t->tier[h] >= st->max_tier)
+		return;
+	if (!t->ready) {
+		pre_all(st);
+		return;
+	}
+	for (uint32_t i = t->pre[h]; i < t->pre[h] + t->size[h]; i++)
+		st->pre_mark[t->preorder[i]] = 0;
 }
 
 /* Every hypernode's binpack for req into st->hb: only those whose used moved since, when the
  * table holds this request row (allocate asks row after row of one shape). */
-static void hb_fill(nta_st *st, uint32_t nd, const int64_t *req)
+static void hb_fill(nta_st *st, const tph_hn_tree *t, uint32_t nd, const int64_t *req)
 {
 	bool same = st->hb_valid && !memcmp(st->hb_req, req, nd * sizeof *req);
-	if (same)
-		for (uint32_t i = 0; i < st->n_dirty; i++)
-			st->hb[st->hb_dirty[i]] = binpack(st, nd, req, st->hb_dirty[i]);
-	else
-		for (tph_idx h = 0; h < st->nh; h++)
-			st->hb[h] = binpack(st, nd, req, h);
+	for (uint32_t i = 0; same && i < st->n_dirty; i++) {
+		st->hb[st->hb_dirty[i]] = binpack(st, nd, req, st->hb_dirty[i]);
+		pre_drop(st, t, st->hb_dirty[i]);
+	}
+	for (tph_idx h = 0; !same && h < st->nh; h++)
+		st->hb[h] = binpack(st, nd, req, h);
+	if (!same)
+		pre_all(st);
 	for (uint32_t i = 0; i < st->n_dirty; i++)
 		st->hb_stale[st->hb_dirty[i]] = 0;
 	st->n_dirty = 0;
@@ -184,10 +224,10 @@ static void normal_pods(nta_st *st, const tph_session *s, tph_idx task, const tp
 		tph_session_parallel(s, n, normal_span, &c);
 		return;
 	}
-	hb_fill(st, nd, c.req);
+	hb_fill(st, &tph_view_of(s)->topo->t, nd, c.req);
 	c.hb = st->hb;
-	chain_scores(st, &c, n);
-	tph_session_parallel(s, n, chain_span, &c);
+	if (!chain_scores(st, &c, n))
+		tph_session_parallel(s, n, chain_span, &c);
 }
 
 /* scoreHyperNodeWithTier: (maxTier - tier) / (maxTier - minTier) inside the tiers. */

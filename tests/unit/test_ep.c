@@ -1400,6 +1400,55 @@ static void test_score_split(void **state)
 	fx_free(f);
 }
 
+/* A batch score with negative zeros (the sign a total never shows), or a failure. */
+static void cb_batch_neg(void *st, const tph_session *s, tph_idx task, const tph_idx *nodes,
+                         uint32_t n, double *out)
+{
+	const spy *p = st;
+	batch_calls++;
+	for (uint32_t i = 0; i < n; i++)
+		out[i] = nodes[i] % 3 ? -node_score(st, task, nodes[i]) : -0.0;
+	if (p->fail)
+		tph_score_fail(s);
+}
+
+/* tph_score_nodes_last is tph_score_nodes_tail over zero head sums, bit for bit (a -0.0 comes
+ * out +0.0), at every cut; only the plugins from the cut on are called, and a failure gives
+ * false and NaN as the tail's does. */
+static void test_score_last(void **state)
+{
+	fx *f = fx_cluster(6);
+	register_scorers(f);
+	AS(f, 3, tph_on_batch_node_order(&f->s, cb_batch_neg));
+	(void)state;
+	enum {
+		N = 200
+	};
+	tph_idx nodes[N];
+	double zero[N] = {0}, want[N], got[N];
+	for (uint32_t i = 0; i < N; i++)
+		nodes[i] = (i * 7) % BIG;
+	uint32_t nb = f->s.ep[TPH_EP_BATCH_NODE_ORDER].n;
+	assert_int_equal(nb, 3);
+	for (uint32_t tail = 0; tail <= nb; tail++) {
+		assert_true(tph_score_nodes_tail(&f->s, 4, nodes, N, tail, zero, zero, want));
+		batch_calls = 0;
+		assert_true(tph_score_nodes_last(&f->s, 4, nodes, N, tail, got));
+		assert_int_equal(batch_calls, nb - tail);
+		assert_memory_equal(got, want, sizeof want);
+		if (tail == nb - 1) /* node 0 scored -0.0 by the last plugin alone */
+			assert_true(got[0] == 0 && !signbit(got[0]));
+	}
+	f->sp[3].fail = 1;
+	assert_false(tph_score_nodes_tail(&f->s, 4, nodes, N, nb - 1, zero, zero, want));
+	assert_false(tph_score_nodes_last(&f->s, 4, nodes, N, nb - 1, got));
+	for (uint32_t i = 0; i < N; i++)
+		assert_true(isnan(got[i]) && isnan(want[i]));
+	f->sp[3].fail = 0; /* the failure does not outlive its call */
+	assert_true(tph_score_nodes_last(&f->s, 4, nodes, N, nb - 1, got));
+	fx_free(f);
+}
+
 /* The free tail: the last BatchNodeOrder plugin, whatever it answers, when every other
  * scoring plugin answers plain TPH_SCORE_LOCAL and it scores nowhere else. */
 static void test_score_free_tail(void **state)
@@ -1701,6 +1750,7 @@ int main(void)
 	    cmocka_unit_test(test_score_matches_volcano),
 	    cmocka_unit_test(test_score_split),
 	    cmocka_unit_test(test_score_free_tail),
+	    cmocka_unit_test(test_score_last),
 	    cmocka_unit_test(test_score_row),
 	    cmocka_unit_test(test_score_head_split),
 	    cmocka_unit_test(test_best_node),

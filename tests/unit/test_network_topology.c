@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <string.h>
 
 #include "session/check_core.h"
 #include "session/topo/hypernode.h"
@@ -215,6 +216,39 @@ static void test_tie_break_moves(void **state)
 	pts_free(&p);
 }
 
+/* The whole call's scores (the chain table, with each chain's kept sum of its lower tiers)
+ * equal each node scored alone (fewer binpacks than hypernodes: per node), bit for bit. */
+static void same_alone(pts *p, const char *task)
+{
+	double all[6], one;
+	scores(p, task, all);
+	for (uint32_t i = 0; i < 6; i++) {
+		tph_score_nodes(p->s, pts_task(p, task), &p->s->ready_nodes[i], 1, &one);
+		if (memcmp(&one, &all[i], sizeof one))
+			fail_msg("%s node %u: %.17g alone, %.17g in the call", task, i, one,
+			         all[i]);
+	}
+}
+
+/* The kept sums follow the placements: one on a1 moves A, S and the top, so chain B's sum
+ * (over S) must go as well as A's; a discard moves them back; another request row drops all. */
+static void test_kept_sums(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(&p, CONF("{}", "") TOPO);
+	same_alone(&p, "c1/p");
+	tph_statement st;
+	tph_stmt_init(&st, p.s);
+	assert_int_equal(tph_stmt_allocate(&st, pts_task(&p, "c1/p"), 0), TPH_OK);
+	same_alone(&p, "c1/p");
+	same_alone(&p, "c1/big");
+	same_alone(&p, "c1/p");
+	tph_stmt_discard(&st);
+	same_alone(&p, "c1/p");
+	pts_free(&p);
+}
+
 static void test_hypernode_order(void **state)
 {
 	(void)state;
@@ -368,15 +402,11 @@ static void test_binds_per_hypernode(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_normal_pods),
-	    cmocka_unit_test(test_normal_pod_arguments),
-	    cmocka_unit_test(test_hn_set),
-	    cmocka_unit_test(test_network_aware),
-	    cmocka_unit_test(test_tie_break_moves),
-	    cmocka_unit_test(test_hypernode_order),
-	    cmocka_unit_test(test_gradients),
-	    cmocka_unit_test(test_flags),
-	    cmocka_unit_test(test_binds_per_hypernode),
+	    cmocka_unit_test(test_normal_pods),     cmocka_unit_test(test_normal_pod_arguments),
+	    cmocka_unit_test(test_hn_set),          cmocka_unit_test(test_network_aware),
+	    cmocka_unit_test(test_tie_break_moves), cmocka_unit_test(test_kept_sums),
+	    cmocka_unit_test(test_hypernode_order), cmocka_unit_test(test_gradients),
+	    cmocka_unit_test(test_flags),           cmocka_unit_test(test_binds_per_hypernode),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

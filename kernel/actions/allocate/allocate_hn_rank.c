@@ -1,6 +1,6 @@
 /* Ranks per hypernode set (allocate_hn_rank.h): the sets of ready nodes held by the same
  * hypernodes, each ranked shape's members per set in head-sum order, the tail scored once per
- * set, and a tournament over the sets' best nodes whose winner is the shape's root. */
+ * set, and the best of the sets' best nodes as the shape's root. */
 #include "allocate_hn_rank.h"
 
 #include "base/mem.h"
@@ -23,15 +23,27 @@ typedef struct af_hn_sets {
 	uint32_t *pos;
 	uint32_t *of; /* [positions] the set of each position */
 	tph_idx *rep; /* [n] the set's first node: the tail is scored over it */
-	uint32_t leaves;
 } af_hn_sets;
+
+/* A set's first member in rank order, and the first member after it that set_best's walk
+ * does not skip (the walk passes over members equal to the first in group, pre and bat: they
+ * tie it from higher positions): whether the walk goes on past the first, from one compact row
+ * instead of the set's scattered cells. */
+typedef struct af_hn_lead {
+	double pre, bat; /* the first member's head sums */
+	double next;     /* open: the other member's pre + bat */
+	uint32_t pos;
+	uint8_t grp;
+	bool open; /* that member is in the first's group (G_NONE: no member ranks) */
+} af_hn_lead;
 
 typedef struct af_hn {
 	const af_hn_sets *hs;
+	af_hn_lead *lead; /* [sets], kept with ord */
 	uint32_t
-	    *ord;   /* [positions]: each set's members, ord[off[c] .. off[c + 1]) in rank order */
-	double *t;  /* [sets] the tail's score of the set for the shape's request */
-	af_win *tw; /* [2 * leaves] tournament over the sets' best nodes */
+	    *ord;     /* [positions]: each set's members, ord[off[c] .. off[c + 1]) in rank order */
+	double *t;    /* [sets] the tail's score of the set for the shape's request */
+	af_win *best; /* [sets] each set's best node */
 	uint32_t *mark, gen; /* [sets] sets to rank again */
 	double mag;          /* at least |pre| + |bat| of every position scored while ranked */
 	size_t bytes;
@@ -85,9 +97,6 @@ static bool members(alloc_fast *f, af_hn_sets *hs)
 	}
 	for (uint32_t p = 0; p < f->n; p++)
 		hs->pos[next[hs->of[p]]++] = p;
-	hs->leaves = 1;
-	while (hs->leaves < hs->n)
-		hs->leaves <<= 1;
 	return largest <= MAX_SET && (uint64_t)hs->n * SET_SHARE <= f->n;
 }
 
@@ -158,6 +167,26 @@ static void sort_set(const af_shape *sh, uint32_t *o, uint32_t m)
 	}
 }
 
+/* Set c in rank order, and its lead row. */
+static void order_set(const af_shape *sh, af_hn *hn, uint32_t c)
+{
+	uint32_t *o = hn->ord + hn->hs->off[c], m = hn->hs->off[c + 1] - hn->hs->off[c], i = 1;
+	sort_set(sh, o, m);
+	af_hn_lead *l = &hn->lead[c];
+	const double *x = sh->part + 2 * (size_t)o[0], *y = x;
+	l->pos = o[0];
+	l->grp = sh->cell[o[0]].grp;
+	l->pre = x[0];
+	l->bat = x[1];
+	for (; i < m && l->grp < G_NONE && sh->cell[o[i]].grp == l->grp; i++) {
+		y = sh->part + 2 * (size_t)o[i];
+		if (y[0] != x[0] || y[1] != x[1])
+			break;
+	}
+	l->open = i < m && l->grp < G_NONE && sh->cell[o[i]].grp == l->grp;
+	l->next = l->open ? y[0] + y[1] : 0;
+}
+
 /* Whether the head sums of position p are finite; folds them into the magnitude bound. */
 static bool fold(af_hn *hn, const af_shape *sh, uint32_t p)
 {
@@ -173,12 +202,7 @@ static bool fold(af_hn *hn, const af_shape *sh, uint32_t p)
 static bool set_scores(alloc_fast *f, af_shape *sh, af_hn *hn, tph_idx task)
 {
 	const af_hn_sets *hs = hn->hs;
-	for (uint32_t c = 0; c < hs->n; c++) {
-		f->nodes[c] = hs->rep[c];
-		f->pre[c] = 0;
-		f->bat[c] = 0;
-	}
-	if (!tph_score_nodes_tail(f->s, task, f->nodes, hs->n, sh->tail, f->pre, f->bat, hn->t))
+	if (!tph_score_nodes_last(f->s, task, hs->rep, hs->n, sh->tail, hn->t))
 		return false;
 	for (uint32_t c = 0; c < hs->n; c++)
 		if (!isfinite(hn->t[c]))
@@ -186,12 +210,12 @@ static bool set_scores(alloc_fast *f, af_shape *sh, af_hn *hn, tph_idx task)
 	return true;
 }
 
-/* The set's best: in its first group, the members whose head sum is within the rounding of
+/* set_best's walk: in its first group, the members whose head sum is within the rounding of
  * pre + (bat + tail) of the first (|error| <= 3u (mag + |tail|) per total, so 32u covers the
  * gap of two and the threshold's own rounding), each summed; the highest total, then the
  * lowest position. A member equal in pre and bat to the one before it (a lower position) never
  * wins. */
-static af_win set_best(af_shape *sh, const af_hn *hn, uint32_t c)
+static af_win set_scan(af_shape *sh, const af_hn *hn, uint32_t c)
 {
 	const uint32_t *o = hn->ord + hn->hs->off[c];
 	uint32_t m = hn->hs->off[c + 1] - hn->hs->off[c];
@@ -217,6 +241,24 @@ static af_win set_best(af_shape *sh, const af_hn *hn, uint32_t c)
 	return best;
 }
 
+/* The set's best. The walk's first step from the lead row, and its end there when the next
+ * member it would not skip stops it (another group, or a head sum under the same floor,
+ * computed alike): the same winner, total and written key as the walk, without its reads of
+ * the set's cells. */
+static af_win set_best(af_shape *sh, const af_hn *hn, uint32_t c)
+{
+	const af_hn_lead *l = &hn->lead[c];
+	if (l->grp >= G_NONE)
+		return (af_win){0, NOPOS, 0};
+	double t = hn->t[c];
+	double floor = (l->pre + l->bat) - 16 * DBL_EPSILON * (hn->mag + fabs(t));
+	if (l->open && !(l->next < floor))
+		return set_scan(sh, hn, c);
+	double total = l->pre + (l->bat + t);
+	sh->cell[l->pos].key = total;
+	return (af_win){total, l->pos, l->grp};
+}
+
 /* allocate_fast_tree.c's order: the lower group, the higher score, the lower position. */
 static af_win pick(af_win a, af_win b)
 {
@@ -229,23 +271,27 @@ static af_win pick(af_win a, af_win b)
 	return a.pos < b.pos ? a : b;
 }
 
+/* The shape's root: the best of the sets' best nodes, in one pass (pick is a total order on
+ * distinct positions, so any order of picks gives the same winner). */
+static void root(af_shape *sh, const af_hn *hn)
+{
+	af_win w = {0, NOPOS, 0};
+	for (uint32_t c = 0; c < hn->hs->n; c++)
+		w = pick(w, hn->best[c]);
+	sh->win[1] = w;
+}
+
 static void rank_all(af_shape *sh, af_hn *hn)
 {
-	uint32_t leaves = hn->hs->leaves;
-	for (uint32_t c = 0; c < leaves; c++)
-		hn->tw[leaves + c] = c < hn->hs->n ? set_best(sh, hn, c) : (af_win){0, NOPOS, 0};
-	for (uint32_t i = leaves - 1; i >= 1; i--)
-		hn->tw[i] = pick(hn->tw[2 * i], hn->tw[2 * i + 1]);
-	sh->win[1] = hn->tw[1];
+	for (uint32_t c = 0; c < hn->hs->n; c++)
+		hn->best[c] = set_best(sh, hn, c);
+	root(sh, hn);
 }
 
 static void rank_one(af_shape *sh, af_hn *hn, uint32_t c)
 {
-	uint32_t i = hn->hs->leaves + c;
-	hn->tw[i] = set_best(sh, hn, c);
-	for (i >>= 1; i; i >>= 1)
-		hn->tw[i] = pick(hn->tw[2 * i], hn->tw[2 * i + 1]);
-	sh->win[1] = hn->tw[1];
+	hn->best[c] = set_best(sh, hn, c);
+	root(sh, hn);
 }
 
 /* ---- a shape's ranks ---- */
@@ -264,8 +310,9 @@ void af_hn_free(af_shape *sh)
 	if (!hn)
 		return;
 	tph_free(hn->ord);
+	tph_free(hn->lead);
 	tph_free(hn->t);
-	tph_free(hn->tw);
+	tph_free(hn->best);
 	tph_free(hn->mark);
 	tph_free(hn);
 	sh->hn = NULL;
@@ -282,15 +329,16 @@ static af_hn *ranks(alloc_fast *f, af_shape *sh)
 	sh->hn = hn;
 	hn->hs = hs;
 	hn->ord = tph_malloc(((size_t)f->n + 1) * sizeof *hn->ord);
+	hn->lead = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->lead);
 	hn->t = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->t);
-	hn->tw = tph_malloc(2 * (size_t)hs->leaves * sizeof *hn->tw);
+	hn->best = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->best);
 	hn->mark = tph_calloc((size_t)hs->n + 1, sizeof *hn->mark);
 	hn->bytes = sizeof *hn + ((size_t)f->n + 1) * sizeof *hn->ord +
-	            ((size_t)hs->n + 1) * (sizeof *hn->t + sizeof *hn->mark) +
-	            2 * (size_t)hs->leaves * sizeof *hn->tw;
+	            ((size_t)hs->n + 1) *
+	                (sizeof *hn->lead + sizeof *hn->t + sizeof *hn->best + sizeof *hn->mark);
 	sh->bytes += hn->bytes;
 	f->bytes += hn->bytes;
-	if (!hn->ord || !hn->t || !hn->tw || !hn->mark) {
+	if (!hn->ord || !hn->lead || !hn->t || !hn->best || !hn->mark) {
 		drop(f, sh);
 		return NULL;
 	}
@@ -321,7 +369,7 @@ void af_hn_build(alloc_fast *f, af_shape *sh, tph_idx task)
 	for (uint32_t p = 0; p < f->n; p++)
 		finite &= fold(hn, sh, p);
 	for (uint32_t c = 0; c < hs->n; c++)
-		sort_set(sh, hn->ord + hs->off[c], hs->off[c + 1] - hs->off[c]);
+		order_set(sh, hn, c);
 	if (!finite || !set_scores(f, sh, hn, task)) {
 		drop(f, sh);
 		return;
@@ -349,7 +397,7 @@ int af_hn_update(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k)
 	}
 	for (uint32_t c = 0; c < hs->n; c++)
 		if (hn->mark[c] == hn->gen)
-			sort_set(sh, hn->ord + hs->off[c], hs->off[c + 1] - hs->off[c]);
+			order_set(sh, hn, c);
 	rank_all(sh, hn);
 	return TPH_OK;
 }
@@ -358,6 +406,6 @@ void af_hn_moved(af_shape *sh, uint32_t p)
 {
 	af_hn *hn = sh->hn;
 	uint32_t c = hn->hs->of[p];
-	sort_set(sh, hn->ord + hn->hs->off[c], hn->hs->off[c + 1] - hn->hs->off[c]);
+	order_set(sh, hn, c);
 	rank_one(sh, hn, c);
 }

@@ -210,6 +210,11 @@ bool tph_score_nodes_head(tph_session *s, tph_idx task, const tph_idx *nodes, ui
                           uint32_t tail, double *pre, double *bat);
 bool tph_score_nodes_tail(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
                           uint32_t tail, const double *pre, const double *bat, double *total);
+/* tph_score_nodes_tail with every pre and bat 0 (the tail's scores alone, for allocate's sets
+ * of nodes held by the same hypernodes): the same bits, failure and profile counts, without
+ * the pre and bat columns; the last plugin writes straight into total. */
+bool tph_score_nodes_last(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
+                          uint32_t tail, double *total);
 /* tph_score_nodes_head for a task tph_score_head_splits allows: the same bits and profile
  * counts, the batch sum taken from the plugins' split parts on the session's thread (no
  * per-call batch spans, which cost more than the scores on the few nodes a hypernode pick

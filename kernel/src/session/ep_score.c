@@ -434,6 +434,30 @@ static bool score_tail(tph_session *s, tph_idx task, const tph_idx *nodes, uint3
 	return ok;
 }
 
+/* score_tail with pre = bat = 0: total = 0.0 + (0.0 + x) = 0.0 + x. When `tail` is the last
+ * plugin it writes straight into total, without the framework's copies and sums. */
+static bool score_last(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
+                       uint32_t tail, double *total)
+{
+	const tph_ep_list *l = &s->ep[TPH_EP_BATCH_NODE_ORDER];
+	tph_ep_ctx *c = ctx(s);
+	memset(total, 0, n * sizeof *total);
+	if (!c || ensure_cols(s, c, n)) {
+		s->oom = true;
+		return true;
+	}
+	c->batch_failed = false;
+	if (tail + 1 == l->n)
+		CALL(tph_score_fn, &l->e[tail])(l->e[tail].st, s, task, nodes, n, total);
+	else
+		batch_range(s, c, task, nodes, n, tail, l->n, total);
+	bool ok = !c->batch_failed;
+	c->batch_failed = false;
+	for (uint32_t i = 0; i < n; i++)
+		total[i] = ok ? 0.0 + total[i] : (double)NAN;
+	return ok;
+}
+
 /* ---- a TPH_SCORE_ROW task's scores from split parts ---- */
 
 static bool all_split(const tph_session *s)
@@ -559,6 +583,16 @@ bool tph_score_nodes_tail(tph_session *s, tph_idx task, const tph_idx *nodes, ui
 {
 	double t0 = s->prof ? tph_now_ms() : 0;
 	bool ok = score_tail(s, task, nodes, n, tail, pre, bat, total);
+	if (s->prof)
+		tph_prof_add(s, TPH_EP_NODE_ORDER, n, tph_now_ms() - t0);
+	return ok;
+}
+
+bool tph_score_nodes_last(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
+                          uint32_t tail, double *total)
+{
+	double t0 = s->prof ? tph_now_ms() : 0;
+	bool ok = score_last(s, task, nodes, n, tail, total);
 	if (s->prof)
 		tph_prof_add(s, TPH_EP_NODE_ORDER, n, tph_now_ms() - t0);
 	return ok;
