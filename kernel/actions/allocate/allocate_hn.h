@@ -109,7 +109,9 @@ typedef struct ahn_ctx {
 	 */
 	bool held;
 	uint32_t gen, *memo;
-	tph_scored *ranked;       /* [hypernodes] allocate_hn_job.c's group order: a heap */
+	tph_scored *ranked; /* [hypernodes] allocate_hn_job.c's group order: a heap */
+	tph_idx *rank_hn;   /* [hypernodes] scratch of that order: candidates and scores */
+	double *rank_sc;
 	tph_reason_code *verdict; /* [nodes] scratch of the class-verdict bound */
 	/* The job-level dry run under way: fidelity (its fit errors may survive: every candidate
 	 * that ends a gradient group runs for real), first_step, and what makes its score known
@@ -151,8 +153,9 @@ int ahn_for_subjob(ahn_ctx *h, ahn_ws *w, ahn_state *ws, tph_idx k, tph_idx hn_f
 int ahn_bound_init(ahn_ctx *h);
 /* The fewest tasks a dry run of the job (k == TPH_NOIDX) or subjob k must place to succeed. */
 int64_t ahn_need(const ahn_ctx *h, const ahn_ws *w, tph_idx k);
-/* An upper bound on the worksheet's tasks hn's nodes can take now (INT64_MAX: no bound). */
-int64_t ahn_room(ahn_ctx *h, ahn_ws *w, tph_idx hn);
+/* Whether hn's summed future idle is short of the `need` smallest requests of the worksheet
+ * in some bounded dimension (so its nodes take fewer than `need` of its tasks now). */
+bool ahn_short(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need);
 /* Whether a dry run at hn needing `need` tasks is sure to fail, by resources alone. */
 bool ahn_hopeless(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need);
 /* The same, or the search is shut (ahn_ctx.shut), or by its classes' verdicts of hn's nodes

@@ -59,7 +59,9 @@ int ahn_bound_init(ahn_ctx *h)
 	h->memo = TPH_ACT_NEW(s, uint32_t, s->topo->t.n + 1);
 	h->ranked = TPH_ACT_NEW(s, tph_scored, s->topo->t.n + 1);
 	h->verdict = TPH_ACT_NEW(s, tph_reason_code, s->nodes.n + 1);
-	if (!h->memo || !h->ranked || !h->verdict)
+	h->rank_hn = TPH_ACT_NEW(s, tph_idx, s->topo->t.n + 1);
+	h->rank_sc = TPH_ACT_NEW(s, double, s->topo->t.n + 1);
+	if (!h->memo || !h->ranked || !h->verdict || !h->rank_hn || !h->rank_sc)
 		return TPH_ENOMEM;
 	/* node sampling rotates its start on every filter call: every run must happen, in order;
 	 * naive mode keeps the plain search as the reference */
@@ -200,35 +202,24 @@ static int prefix_build(ahn_ctx *h, ahn_ws *w)
 	return nd ? cuts_build(h, w) : TPH_OK;
 }
 
-/* The largest k with p[k] <= cap (p ascending, p[0] == 0). */
-static uint32_t fit_count(const int64_t *p, uint32_t n, int64_t cap)
-{
-	uint32_t lo = 0, hi = n;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo + 1) / 2;
-		if (p[mid] <= cap)
-			lo = mid;
-		else
-			hi = mid - 1;
-	}
-	return lo;
-}
-
-int64_t ahn_room(ahn_ctx *h, ahn_ws *w, tph_idx hn)
+bool ahn_short(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need)
 {
 	if (!w->n_dim && prefix_build(h, w))
-		return INT64_MAX;
-	if (w->n_dim == UINT32_MAX)
-		return INT64_MAX;
+		return false;
+	if (w->n_dim == UINT32_MAX || need < 1)
+		return false;
 	const tph_hn_tree *t = &h->s->topo->t;
-	uint32_t n = w->off[w->n_sj], most = n;
+	uint32_t n = w->off[w->n_sj];
+	if (need > n)
+		return true;
+	/* the `need` smallest requests are the cheapest `need` tasks: they fit, or none do */
 	for (uint32_t i = 0; i < w->n_dim; i++) {
 		size_t at = (size_t)w->dim[i] * t->n + hn;
 		int64_t cap = t->idle[at] + t->releasing[at] - t->pipelined[at];
-		uint32_t k = fit_count(w->prefix + (size_t)i * (n + 1), n, cap);
-		most = k < most ? k : most;
+		if (w->prefix[(size_t)i * (n + 1) + (size_t)need] > cap)
+			return true;
 	}
-	return most;
+	return false;
 }
 
 /* Node by node, for one cut (a request row v): tasks asking for at least v in every
@@ -295,7 +286,7 @@ bool ahn_hopeless(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need)
 {
 	if (!h->prune)
 		return false;
-	if (ahn_room(h, w, hn) < need)
+	if (ahn_short(h, w, hn, need))
 		return true;
 	for (uint32_t i = 0; w->n_dim != UINT32_MAX && i < w->n_cut; i++)
 		if (w->cut[i].below < need && cut_room(h, w, &w->cut[i], hn, need, NULL) < need)
