@@ -159,8 +159,8 @@ bool ahn_short(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need);
 /* Whether a dry run at hn needing `need` tasks is sure to fail, by resources alone. */
 bool ahn_hopeless(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need);
 /* The same, or the search is shut (ahn_ctx.shut), or by its classes' verdicts of hn's nodes
- * (allocate_hn_bound.c): a node every class fails takes none (the verdicts are evaluated, so
- * it is asked just before a run, which would evaluate them too). */
+ * (allocate_hn_bound.c): a node every class fails takes none (verdicts may need evaluating,
+ * so it is asked just before a run; the pod specs' kept verdicts serve it when they exist). */
 bool ahn_doomed(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need);
 
 /* allocate_hn_tasks.c */

@@ -11,10 +11,12 @@
  * placed show in the job's readout). A dry run whose need exceeds the bound fails for
  * sure, so it is skipped; its fit errors are not needed when another run resets them (see
  * allocate_hn_job.c). */
+#include "allocate_fast.h"
 #include "allocate_hn.h"
 
 #include "base/mem.h"
 #include "base/registry_int.h"
+#include "session/fit.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -265,6 +267,29 @@ static uint32_t class_reps(const ahn_ctx *h, const ahn_ws *w, tph_idx *rep)
 	return found;
 }
 
+/* The verdicts of rep's class on n nodes, as far as passing goes (a failure's code may differ
+ * from the filter's): where the pod specs' verdicts are kept (allocate_fast.h's af_pred, shared
+ * by every job of the spec), a node passes when they pass and the request fits its future idle,
+ * the two checks filtering makes; else the class's own columns. */
+static void class_verdicts(ahn_ctx *h, tph_idx rep, const tph_idx *nodes, uint32_t n,
+                           tph_reason_code *out)
+{
+	alloc_fast *f = h->c->fast;
+	af_pred *v = f && f->spec_only ? af_pred_of(f, rep) : NULL;
+	if (!v) {
+		tph_eqc_eval(h->c->eqc, rep, nodes, n, out);
+		return;
+	}
+	af_pred_sync(f, v, rep);
+	tph_fit_req r;
+	tph_fit_prepare(h->s, rep, NULL, true, &r);
+	for (uint32_t i = 0; i < n; i++) {
+		out[i] = v->code[f->pos[nodes[i]]];
+		if (out[i] == TPH_PASS)
+			out[i] = tph_fit_check(&h->s->nodes, &r, nodes[i], true);
+	}
+}
+
 /* Whether some class with a pending task passes some node of hn (its verdicts into
  * h->verdict, one class after another until one passes). */
 static bool some_pass(ahn_ctx *h, const tph_idx *rep, uint32_t n_cls, tph_idx hn)
@@ -274,7 +299,7 @@ static bool some_pass(ahn_ctx *h, const tph_idx *rep, uint32_t n_cls, tph_idx hn
 	for (uint32_t c = 0; c < n_cls; c++) {
 		if (rep[c] == TPH_NOIDX)
 			continue;
-		tph_eqc_eval(h->c->eqc, rep[c], nodes, n, h->verdict);
+		class_verdicts(h, rep[c], nodes, n, h->verdict);
 		for (uint32_t i = 0; i < n; i++)
 			if (h->verdict[i] == TPH_PASS)
 				return true;
@@ -314,6 +339,6 @@ bool ahn_doomed(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need)
 		return false;
 	const tph_idx *nodes;
 	uint32_t n = tph_hn_nodes(&h->s->topo->t, hn, &nodes);
-	tph_eqc_eval(h->c->eqc, rep[0], nodes, n, h->verdict);
+	class_verdicts(h, rep[0], nodes, n, h->verdict);
 	return cut_room(h, w, &w->cut[0], hn, need, h->verdict) < need;
 }
