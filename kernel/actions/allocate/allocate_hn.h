@@ -153,9 +153,18 @@ int ahn_for_subjob(ahn_ctx *h, ahn_ws *w, ahn_state *ws, tph_idx k, tph_idx hn_f
 int ahn_bound_init(ahn_ctx *h);
 /* The fewest tasks a dry run of the job (k == TPH_NOIDX) or subjob k must place to succeed. */
 int64_t ahn_need(const ahn_ctx *h, const ahn_ws *w, tph_idx k);
-/* Whether hn's summed future idle is short of the `need` smallest requests of the worksheet
- * in some bounded dimension (so its nodes take fewer than `need` of its tasks now). */
-bool ahn_short(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need);
+/* The summed-room bound for one need: the `need` smallest requests of the worksheet, summed
+ * per bounded dimension (all: more than it holds, so every hypernode is short). */
+typedef struct ahn_sum {
+	uint32_t n;
+	bool all;
+	uint32_t dim[TPH_RES_MAX];
+	int64_t v[TPH_RES_MAX];
+} ahn_sum;
+void ahn_sum_prep(ahn_ctx *h, ahn_ws *w, int64_t need, ahn_sum *out);
+/* Whether hn's summed future idle is short of it in some dimension (so its nodes take fewer
+ * than `need` of the worksheet's tasks now). */
+bool ahn_sum_short(const ahn_ctx *h, const ahn_sum *sum, tph_idx hn);
 /* Whether a dry run at hn needing `need` tasks is sure to fail, by resources alone. */
 bool ahn_hopeless(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need);
 /* The same, or the search is shut (ahn_ctx.shut), or by its classes' verdicts of hn's nodes

@@ -204,21 +204,35 @@ static int prefix_build(ahn_ctx *h, ahn_ws *w)
 	return nd ? cuts_build(h, w) : TPH_OK;
 }
 
-bool ahn_short(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need)
+void ahn_sum_prep(ahn_ctx *h, ahn_ws *w, int64_t need, ahn_sum *out)
 {
+	out->n = 0;
+	out->all = false;
 	if (!w->n_dim && prefix_build(h, w))
-		return false;
+		return;
 	if (w->n_dim == UINT32_MAX || need < 1)
-		return false;
-	const tph_hn_tree *t = &h->s->topo->t;
+		return;
 	uint32_t n = w->off[w->n_sj];
-	if (need > n)
-		return true;
+	if (need > n) {
+		out->all = true;
+		return;
+	}
 	/* the `need` smallest requests are the cheapest `need` tasks: they fit, or none do */
 	for (uint32_t i = 0; i < w->n_dim; i++) {
-		size_t at = (size_t)w->dim[i] * t->n + hn;
-		int64_t cap = t->idle[at] + t->releasing[at] - t->pipelined[at];
-		if (w->prefix[(size_t)i * (n + 1) + (size_t)need] > cap)
+		out->dim[i] = w->dim[i];
+		out->v[i] = w->prefix[(size_t)i * (n + 1) + (size_t)need];
+	}
+	out->n = w->n_dim;
+}
+
+bool ahn_sum_short(const ahn_ctx *h, const ahn_sum *sum, tph_idx hn)
+{
+	const tph_hn_tree *t = &h->s->topo->t;
+	if (sum->all)
+		return true;
+	for (uint32_t i = 0; i < sum->n; i++) {
+		size_t at = (size_t)sum->dim[i] * t->n + hn;
+		if (sum->v[i] > t->idle[at] + t->releasing[at] - t->pipelined[at])
 			return true;
 	}
 	return false;
@@ -311,7 +325,9 @@ bool ahn_hopeless(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need)
 {
 	if (!h->prune)
 		return false;
-	if (ahn_short(h, w, hn, need))
+	ahn_sum sum;
+	ahn_sum_prep(h, w, need, &sum);
+	if (ahn_sum_short(h, &sum, hn))
 		return true;
 	for (uint32_t i = 0; w->n_dim != UINT32_MAX && i < w->n_cut; i++)
 		if (w->cut[i].below < need && cut_room(h, w, &w->cut[i], hn, need, NULL) < need)

@@ -156,8 +156,11 @@ static uint32_t rank(ahn_ctx *h, ahn_ws *w, tph_idx k, const tph_idx *hns, uint3
 	tph_idx *at = h->rank_hn;
 	double *sc = h->rank_sc;
 	uint32_t m = 0, c = 0;
+	ahn_sum sum = {0};
+	if (h->prune)
+		ahn_sum_prep(h, w, need, &sum);
 	for (uint32_t i = 0; i < n; i++) {
-		if (h->prune && ahn_short(h, w, hns[i], need))
+		if (ahn_sum_short(h, &sum, hns[i]))
 			continue;
 		at[c] = hns[i];
 		o[c++].pos = i;
