@@ -109,10 +109,12 @@ typedef struct ahn_ctx {
 	 */
 	bool held;
 	uint32_t gen, *memo;
-	tph_scored *ranked; /* [hypernodes] allocate_hn_job.c's group order: a heap */
-	tph_idx *rank_hn;   /* [hypernodes] scratch of that order: candidates and scores */
-	double *rank_sc;
+	tph_scored *ranked;       /* [hypernodes] allocate_hn_job.c's group order: a heap */
 	tph_reason_code *verdict; /* [nodes] scratch of the class-verdict bound */
+
+	/* [hypernodes] scratch of the group order: its candidates and their scores */
+	tph_idx *rank_hn;
+	double *rank_sc;
 	/* The job-level dry run under way: fidelity (its fit errors may survive: every candidate
 	 * that ends a gradient group runs for real), first_step, and what makes its score known
 	 * in advance (simple: one subjob step, won by the job-level hypernode alone). */
