@@ -267,8 +267,23 @@ static void test_hypernode_order(void **state)
 	assert_true(fabs(best - got[1]) < 1e-9);
 	/* nothing to binpack: every hypernode ties at 0, e1 runs under C */
 	tph_idx cd[2] = {C, D};
-	tph_hn_order(p.s, tph_task_subjob(p.s, pts_task(&p, "c1/e2")), cd, 2, got);
+	tph_idx e2 = tph_task_subjob(p.s, pts_task(&p, "c1/e2"));
+	tph_hn_order(p.s, e2, cd, 2, got);
 	assert_true(fabs(got[0] - 50) < 1e-9 && fabs(got[1]) < 1e-9);
+	/* each alone: no tie, so no task share; the bits of one-candidate calls */
+	double each[3], one;
+	tph_hn_order_each(p.s, e2, cd, 2, each);
+	for (uint32_t i = 0; i < 2; i++) {
+		tph_hn_order(p.s, e2, &cd[i], 1, &one);
+		assert_memory_equal(&each[i], &one, sizeof one);
+	}
+	assert_true(fabs(each[0]) < 1e-9);
+	tph_hn_order_each(p.s, sj, cand, 3, each);
+	assert_true(fabs(each[1] - (4.0 / 4 + 3.0 / 8) / 2 * 100) < 1e-9);
+	for (uint32_t i = 0; i < 3; i++) {
+		tph_hn_order(p.s, sj, &cand[i], 1, &one);
+		assert_memory_equal(&each[i], &one, sizeof one);
+	}
 	/* allocations move the plugin's `used` */
 	tph_statement st;
 	tph_stmt_init(&st, p.s);

@@ -111,6 +111,10 @@ typedef struct ahn_ctx {
 	uint32_t gen, *memo;
 	tph_scored *ranked;       /* [hypernodes] allocate_hn_job.c's group order: a heap */
 	tph_reason_code *verdict; /* [nodes] scratch of the class-verdict bound */
+
+	/* [hypernodes] scratch of the group order: its candidates and their scores */
+	tph_idx *rank_hn;
+	double *rank_sc;
 	/* The job-level dry run under way: fidelity (its fit errors may survive: every candidate
 	 * that ends a gradient group runs for real), first_step, and what makes its score known
 	 * in advance (simple: one subjob step, won by the job-level hypernode alone). */
@@ -151,13 +155,23 @@ int ahn_for_subjob(ahn_ctx *h, ahn_ws *w, ahn_state *ws, tph_idx k, tph_idx hn_f
 int ahn_bound_init(ahn_ctx *h);
 /* The fewest tasks a dry run of the job (k == TPH_NOIDX) or subjob k must place to succeed. */
 int64_t ahn_need(const ahn_ctx *h, const ahn_ws *w, tph_idx k);
-/* An upper bound on the worksheet's tasks hn's nodes can take now (INT64_MAX: no bound). */
-int64_t ahn_room(ahn_ctx *h, ahn_ws *w, tph_idx hn);
+/* The summed-room bound for one need: the `need` smallest requests of the worksheet, summed
+ * per bounded dimension (all: more than it holds, so every hypernode is short). */
+typedef struct ahn_sum {
+	uint32_t n;
+	bool all;
+	uint32_t dim[TPH_RES_MAX];
+	int64_t v[TPH_RES_MAX];
+} ahn_sum;
+void ahn_sum_prep(ahn_ctx *h, ahn_ws *w, int64_t need, ahn_sum *out);
+/* Whether hn's summed future idle is short of it in some dimension (so its nodes take fewer
+ * than `need` of the worksheet's tasks now). */
+bool ahn_sum_short(const ahn_ctx *h, const ahn_sum *sum, tph_idx hn);
 /* Whether a dry run at hn needing `need` tasks is sure to fail, by resources alone. */
 bool ahn_hopeless(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need);
 /* The same, or the search is shut (ahn_ctx.shut), or by its classes' verdicts of hn's nodes
- * (allocate_hn_bound.c): a node every class fails takes none (the verdicts are evaluated, so
- * it is asked just before a run, which would evaluate them too). */
+ * (allocate_hn_bound.c): a node every class fails takes none (verdicts may need evaluating,
+ * so it is asked just before a run; the pod specs' kept verdicts serve it when they exist). */
 bool ahn_doomed(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need);
 
 /* allocate_hn_tasks.c */

@@ -11,10 +11,12 @@
  * placed show in the job's readout). A dry run whose need exceeds the bound fails for
  * sure, so it is skipped; its fit errors are not needed when another run resets them (see
  * allocate_hn_job.c). */
+#include "allocate_fast.h"
 #include "allocate_hn.h"
 
 #include "base/mem.h"
 #include "base/registry_int.h"
+#include "session/fit.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -59,7 +61,9 @@ int ahn_bound_init(ahn_ctx *h)
 	h->memo = TPH_ACT_NEW(s, uint32_t, s->topo->t.n + 1);
 	h->ranked = TPH_ACT_NEW(s, tph_scored, s->topo->t.n + 1);
 	h->verdict = TPH_ACT_NEW(s, tph_reason_code, s->nodes.n + 1);
-	if (!h->memo || !h->ranked || !h->verdict)
+	h->rank_hn = TPH_ACT_NEW(s, tph_idx, s->topo->t.n + 1);
+	h->rank_sc = TPH_ACT_NEW(s, double, s->topo->t.n + 1);
+	if (!h->memo || !h->ranked || !h->verdict || !h->rank_hn || !h->rank_sc)
 		return TPH_ENOMEM;
 	/* node sampling rotates its start on every filter call: every run must happen, in order;
 	 * naive mode keeps the plain search as the reference */
@@ -200,35 +204,38 @@ static int prefix_build(ahn_ctx *h, ahn_ws *w)
 	return nd ? cuts_build(h, w) : TPH_OK;
 }
 
-/* The largest k with p[k] <= cap (p ascending, p[0] == 0). */
-static uint32_t fit_count(const int64_t *p, uint32_t n, int64_t cap)
+void ahn_sum_prep(ahn_ctx *h, ahn_ws *w, int64_t need, ahn_sum *out)
 {
-	uint32_t lo = 0, hi = n;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo + 1) / 2;
-		if (p[mid] <= cap)
-			lo = mid;
-		else
-			hi = mid - 1;
+	out->n = 0;
+	out->all = false;
+	if (!w->n_dim && prefix_build(h, w))
+		return;
+	if (w->n_dim == UINT32_MAX || need < 1)
+		return;
+	uint32_t n = w->off[w->n_sj];
+	if (need > n) {
+		out->all = true;
+		return;
 	}
-	return lo;
+	/* the `need` smallest requests are the cheapest `need` tasks: they fit, or none do */
+	for (uint32_t i = 0; i < w->n_dim; i++) {
+		out->dim[i] = w->dim[i];
+		out->v[i] = w->prefix[(size_t)i * (n + 1) + (size_t)need];
+	}
+	out->n = w->n_dim;
 }
 
-int64_t ahn_room(ahn_ctx *h, ahn_ws *w, tph_idx hn)
+bool ahn_sum_short(const ahn_ctx *h, const ahn_sum *sum, tph_idx hn)
 {
-	if (!w->n_dim && prefix_build(h, w))
-		return INT64_MAX;
-	if (w->n_dim == UINT32_MAX)
-		return INT64_MAX;
 	const tph_hn_tree *t = &h->s->topo->t;
-	uint32_t n = w->off[w->n_sj], most = n;
-	for (uint32_t i = 0; i < w->n_dim; i++) {
-		size_t at = (size_t)w->dim[i] * t->n + hn;
-		int64_t cap = t->idle[at] + t->releasing[at] - t->pipelined[at];
-		uint32_t k = fit_count(w->prefix + (size_t)i * (n + 1), n, cap);
-		most = k < most ? k : most;
+	if (sum->all)
+		return true;
+	for (uint32_t i = 0; i < sum->n; i++) {
+		size_t at = (size_t)sum->dim[i] * t->n + hn;
+		if (sum->v[i] > t->idle[at] + t->releasing[at] - t->pipelined[at])
+			return true;
 	}
-	return most;
+	return false;
 }
 
 /* Node by node, for one cut (a request row v): tasks asking for at least v in every
@@ -274,6 +281,29 @@ static uint32_t class_reps(const ahn_ctx *h, const ahn_ws *w, tph_idx *rep)
 	return found;
 }
 
+/* The verdicts of rep's class on n nodes, as far as passing goes (a failure's code may differ
+ * from the filter's): where the pod specs' verdicts are kept (allocate_fast.h's af_pred, shared
+ * by every job of the spec), a node passes when they pass and the request fits its future idle,
+ * the two checks filtering makes; else the class's own columns. */
+static void class_verdicts(ahn_ctx *h, tph_idx rep, const tph_idx *nodes, uint32_t n,
+                           tph_reason_code *out)
+{
+	alloc_fast *f = h->c->fast;
+	af_pred *v = f && f->spec_only ? af_pred_of(f, rep) : NULL;
+	if (!v) {
+		tph_eqc_eval(h->c->eqc, rep, nodes, n, out);
+		return;
+	}
+	af_pred_sync(f, v, rep);
+	tph_fit_req r;
+	tph_fit_prepare(h->s, rep, NULL, true, &r);
+	for (uint32_t i = 0; i < n; i++) {
+		out[i] = v->code[f->pos[nodes[i]]];
+		if (out[i] == TPH_PASS)
+			out[i] = tph_fit_check(&h->s->nodes, &r, nodes[i], true);
+	}
+}
+
 /* Whether some class with a pending task passes some node of hn (its verdicts into
  * h->verdict, one class after another until one passes). */
 static bool some_pass(ahn_ctx *h, const tph_idx *rep, uint32_t n_cls, tph_idx hn)
@@ -283,7 +313,7 @@ static bool some_pass(ahn_ctx *h, const tph_idx *rep, uint32_t n_cls, tph_idx hn
 	for (uint32_t c = 0; c < n_cls; c++) {
 		if (rep[c] == TPH_NOIDX)
 			continue;
-		tph_eqc_eval(h->c->eqc, rep[c], nodes, n, h->verdict);
+		class_verdicts(h, rep[c], nodes, n, h->verdict);
 		for (uint32_t i = 0; i < n; i++)
 			if (h->verdict[i] == TPH_PASS)
 				return true;
@@ -295,7 +325,9 @@ bool ahn_hopeless(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need)
 {
 	if (!h->prune)
 		return false;
-	if (ahn_room(h, w, hn) < need)
+	ahn_sum sum;
+	ahn_sum_prep(h, w, need, &sum);
+	if (ahn_sum_short(h, &sum, hn))
 		return true;
 	for (uint32_t i = 0; w->n_dim != UINT32_MAX && i < w->n_cut; i++)
 		if (w->cut[i].below < need && cut_room(h, w, &w->cut[i], hn, need, NULL) < need)
@@ -323,6 +355,6 @@ bool ahn_doomed(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need)
 		return false;
 	const tph_idx *nodes;
 	uint32_t n = tph_hn_nodes(&h->s->topo->t, hn, &nodes);
-	tph_eqc_eval(h->c->eqc, rep[0], nodes, n, h->verdict);
+	class_verdicts(h, rep[0], nodes, n, h->verdict);
 	return cut_room(h, w, &w->cut[0], hn, need, h->verdict) < need;
 }

@@ -153,17 +153,26 @@ static int group_full(ahn_ctx *h, ahn_ws *w, const tph_idx *hns, uint32_t n, int
 static uint32_t rank(ahn_ctx *h, ahn_ws *w, tph_idx k, const tph_idx *hns, uint32_t n, int64_t need)
 {
 	tph_scored *o = h->ranked;
-	uint32_t m = 0;
+	tph_idx *at = h->rank_hn;
+	double *sc = h->rank_sc;
+	uint32_t m = 0, c = 0;
+	ahn_sum sum = {0};
+	if (h->prune)
+		ahn_sum_prep(h, w, need, &sum);
 	for (uint32_t i = 0; i < n; i++) {
-		if (h->prune && ahn_room(h, w, hns[i]) < need)
+		if (ahn_sum_short(h, &sum, hns[i]))
 			continue;
-		double sc;
-		tph_hn_order(h->s, k, &hns[i], 1, &sc);
-		if (!(sc > -(double)INFINITY) && ahn_hopeless(h, w, hns[i], need))
+		at[c] = hns[i];
+		o[c++].pos = i;
+	}
+	tph_hn_order_each(h->s, k, at, c, sc);
+	for (uint32_t j = 0; j < c; j++) {
+		uint32_t i = o[j].pos;
+		if (!(sc[j] > -(double)INFINITY) && ahn_hopeless(h, w, hns[i], need))
 			continue;
-		if (!(sc > -(double)INFINITY))
+		if (!(sc[j] > -(double)INFINITY))
 			return UINT32_MAX;
-		o[m++] = (tph_scored){tph_order_key(sc), i};
+		o[m++] = (tph_scored){tph_order_key(sc[j]), i};
 	}
 	tph_scored_heap(o, m);
 	return m;

@@ -58,6 +58,22 @@ void tph_hn_order(tph_session *s, tph_idx subjob, const tph_idx *hns, uint32_t n
 	}
 }
 
+void tph_hn_order_each(tph_session *s, tph_idx subjob, const tph_idx *hns, uint32_t n,
+                       double *total_out)
+{
+	TPH_PROF(s, TPH_EP_HYPERNODE_ORDER);
+	const tph_ep_list *l = &s->ep[TPH_EP_HYPERNODE_ORDER];
+	for (uint32_t k = 0; k < n; k++) {
+		double total = 0;
+		for (uint32_t i = 0; i < l->n; i++) {
+			double one = 0;
+			CALL(tph_hn_score_fn, &l->e[i])(l->e[i].st, s, subjob, &hns[k], 1, &one);
+			total += one;
+		}
+		total_out[k] = total;
+	}
+}
+
 tph_idx tph_hn_best(const tph_idx *hns, const double *totals, uint32_t n, double *score_out)
 {
 	tph_idx best = TPH_NOIDX;

@@ -83,6 +83,10 @@ void tph_hn_gradient_for_subjob(tph_session *s, tph_idx subjob, tph_idx hn, int 
  * order) of each plugin's score of hns[i] for `subjob`; 0 with none. */
 void tph_hn_order(tph_session *s, tph_idx subjob, const tph_idx *hns, uint32_t n,
                   double *total_out);
+/* total_out[i] = what tph_hn_order(s, subjob, &hns[i], 1, ...) gives, for each i in order: a
+ * score of each hypernode alone (no tie among candidates), without a call's set-up each. */
+void tph_hn_order_each(tph_session *s, tph_idx subjob, const tph_idx *hns, uint32_t n,
+                       double *total_out);
 /* SelectBestHyperNodeAndScore: the highest total, the first in `hns` on a tie (Volcano picks
  * at random); TPH_NOIDX when n == 0. *score_out (may be NULL) gets its total. */
 tph_idx tph_hn_best(const tph_idx *hns, const double *totals, uint32_t n, double *score_out);
