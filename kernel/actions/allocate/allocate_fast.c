@@ -312,10 +312,12 @@ static int decide(alloc_fast *f, af_shape *sh, const af_track *t, tph_idx task, 
 			codes[p] = verdict(sh, t, p);
 		return AF_NONE;
 	}
-	uint32_t w = af_tree_first(sh, f->n).pos, g = sh->cell[w].grp;
+	uint32_t g = 0; /* the first's group: the first with members (masked ones are not) */
+	while (!sh->cnt[g])
+		g++;
 	if (sh->dirty[g] && af_rescore(f, sh, task, g))
 		return TPH_ENOMEM;
-	w = af_tree_first(sh, f->n).pos;
+	uint32_t w = af_tree_first(sh, f->n).pos;
 	*node = sh->cnt[g] == 1 || sh->cell[w].key > -(double)INFINITY
 	            ? s->ready_nodes[w]
 	            : scan_from(f, sh, task, g + 1);
