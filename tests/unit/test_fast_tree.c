@@ -4,7 +4,7 @@
  * lower position; after builds and after updates of lists of positions, small and large (past
  * the walks up, every node merged again), with ties, -inf scores, empty groups, and winners that
  * get worse one after another (a stale block's bound must never answer); a build that waits
- * for its reader. */
+ * for its reader; the default shape budget (allocate_fast.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -139,11 +139,29 @@ static void test_build_when_read(void **state)
 	af_shape_release(&hn);
 }
 
+/* The default shape budget holds 256 plain shapes, never less than 256 MiB. */
+static void test_default_budget(void **state)
+{
+	(void)state;
+	static const uint32_t sizes[] = {1, 10000, 61000, 100000, 1000000};
+	const af_shape plain = {.tail = AF_NOTAIL};
+	for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+		size_t b = alloc_fast_default_budget(sizes[k]),
+		       shape = af_shape_bytes(&plain, sizes[k]);
+		assert_true(b >= (size_t)256 << 20);
+		assert_true(b >= 256 * shape);
+		assert_true(b == (size_t)256 << 20 || b == 256 * shape);
+	}
+	assert_int_equal(alloc_fast_default_budget(10000), (size_t)256 << 20);
+	assert_true(alloc_fast_default_budget(100000) > (size_t)256 << 20);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_ranges),
 	    cmocka_unit_test(test_build_when_read),
+	    cmocka_unit_test(test_default_budget),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

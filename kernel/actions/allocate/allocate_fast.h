@@ -46,6 +46,9 @@ typedef struct alloc_fast alloc_fast;
  * BestNode plugin) or out of memory. The helper `ph` must outlive it. */
 alloc_fast *alloc_fast_new(tph_session *s, tph_eqc *eqc, tph_ph *ph);
 void alloc_fast_free(alloc_fast *f);
+/* Bytes of shape columns kept at once when tph_session_opts.shape_cache_bytes is 0, for n
+ * ready nodes: room for 256 shapes (about 4.2 KiB a node), at least 256 MiB. */
+size_t alloc_fast_default_budget(uint32_t n);
 
 enum {
 	AF_NODE = 0, /* *node is the choice (TPH_NOIDX: feasible nodes but no score won) */
