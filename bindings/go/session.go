@@ -96,7 +96,7 @@ type SessionOptions struct {
 	Naive           bool   // no equivalence classes, no incremental updates
 	PluginDir       string // external plugins to load at open ("": none)
 	Profile         bool   // count calls and time per extension point
-	ShapeCacheBytes int    // 0: 256 MiB
+	ShapeCacheBytes int    // 0: room for 256 shapes (~4.2 KiB per ready node), at least 256 MiB
 	Warn            WarnFunc
 }
 

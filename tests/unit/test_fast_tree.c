@@ -3,7 +3,8 @@
  * alloc_fast_pick_among) as a scan would: the lower group, then the higher score, then the
  * lower position; after builds and after updates of lists of positions, small and large (past
  * the walks up, every node merged again), with ties, -inf scores, empty groups, and winners that
- * get worse one after another (a stale block's bound must never answer). */
+ * get worse one after another (a stale block's bound must never answer); a build that waits
+ * for its reader; the default shape budget (allocate_fast.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -108,10 +109,59 @@ static void test_ranges(void **state)
 	}
 }
 
+/* A build waits for its reader: cells changed after it, listed or not, are read by the build;
+ * a shape whose scores read hypernodes builds at once (its ranks then write win[1]). */
+static void test_build_when_read(void **state)
+{
+	(void)state;
+	unsigned seed = 11;
+	uint32_t n = 1000;
+	af_shape sh = {.tail = AF_NOTAIL}, hn = {.tail = AF_NOTAIL, .loc = TPH_SCORE_HYPERNODE};
+	assert_int_equal(af_shape_alloc(&sh, n), 0);
+	assert_int_equal(af_shape_alloc(&hn, n), 0);
+	for (int round = 0; round < 20; round++) {
+		for (uint32_t p = 0; p < n; p++)
+			fill(&sh, p, &seed);
+		af_tree_build(&sh, n);
+		for (uint32_t p = 0; p < n; p += 7) /* changed after the build, never listed */
+			fill(&sh, p, &seed);
+		change(&sh, n, 30, &seed);
+		if (round % 2)
+			check_ranges(&sh, n, &seed, 20);
+		else
+			worsen_first(&sh, n, 50);
+		for (uint32_t p = 0; p < n; p++)
+			hn.cell[p] = sh.cell[p];
+		af_tree_build(&hn, n);
+		assert_int_equal(hn.win[1].pos, scan(&sh, 0, n));
+	}
+	af_shape_release(&sh);
+	af_shape_release(&hn);
+}
+
+/* The default shape budget holds 256 plain shapes, never less than 256 MiB. */
+static void test_default_budget(void **state)
+{
+	(void)state;
+	static const uint32_t sizes[] = {1, 10000, 61000, 100000, 1000000};
+	const af_shape plain = {.tail = AF_NOTAIL};
+	for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+		size_t b = alloc_fast_default_budget(sizes[k]),
+		       shape = af_shape_bytes(&plain, sizes[k]);
+		assert_true(b >= (size_t)256 << 20);
+		assert_true(b >= 256 * shape);
+		assert_true(b == (size_t)256 << 20 || b == 256 * shape);
+	}
+	assert_int_equal(alloc_fast_default_budget(10000), (size_t)256 << 20);
+	assert_true(alloc_fast_default_budget(100000) > (size_t)256 << 20);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_ranges),
+	    cmocka_unit_test(test_build_when_read),
+	    cmocka_unit_test(test_default_budget),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,8 +9,13 @@
 #include <math.h>
 #include <string.h>
 
-#define NOPOS  UINT32_MAX
-#define BUDGET ((size_t)256 << 20) /* default bytes of shape columns kept at once */
+#define NOPOS UINT32_MAX
+/* The default budget of shape columns kept at once: room for BUDGET_SHAPES plain shapes, at
+ * least BUDGET bytes. A workload's shapes are its pod specs times request rows, whatever the
+ * node count, while a shape grows with the ready nodes: a fixed byte budget that holds every
+ * shape of a 10k cluster makes a 100k one evict and rebuild (197 shapes, ~1.66 MB each). */
+#define BUDGET        ((size_t)256 << 20)
+#define BUDGET_SHAPES 256u
 /* alloc_fast_pick_among serves subsets of at least 1/AMONG_SHARE of the ready nodes: the
  * shape's upkeep covers every node the action touched, which for a rack costs more than
  * filtering and scoring the rack itself (10k-topology and 10k-mixed, 1 thread, CPU s: 1.59 /
@@ -53,6 +58,13 @@ static int scratch(alloc_fast *f)
 	return TPH_OK;
 }
 
+size_t alloc_fast_default_budget(uint32_t n)
+{
+	const af_shape plain = {.tail = AF_NOTAIL};
+	size_t room = BUDGET_SHAPES * af_shape_bytes(&plain, n);
+	return room > BUDGET ? room : BUDGET;
+}
+
 alloc_fast *alloc_fast_new(tph_session *s, tph_eqc *eqc, tph_ph *ph)
 {
 	if (!eqc || s->opts.naive || ph->o.sampling || s->ep[TPH_EP_BEST_NODE].n || !s->n_ready)
@@ -68,7 +80,8 @@ alloc_fast *alloc_fast_new(tph_session *s, tph_eqc *eqc, tph_ph *ph)
 	f->spec_only = tph_predicate_locality(s) >= TPH_PRED_SPEC_ONLY;
 	f->soft = s->snap->shard_mode == TPH_SHARD_SOFT;
 	f->shard_code = ph->shard_code;
-	f->budget = s->opts.shape_cache_bytes ? s->opts.shape_cache_bytes : BUDGET;
+	f->budget =
+	    s->opts.shape_cache_bytes ? s->opts.shape_cache_bytes : alloc_fast_default_budget(f->n);
 	if (scratch(f)) {
 		alloc_fast_free(f);
 		return NULL;
@@ -312,10 +325,12 @@ static int decide(alloc_fast *f, af_shape *sh, const af_track *t, tph_idx task, 
 			codes[p] = verdict(sh, t, p);
 		return AF_NONE;
 	}
-	uint32_t w = af_tree_first(sh, f->n).pos, g = sh->cell[w].grp;
+	uint32_t g = 0; /* the first's group: the first with members (masked ones are not) */
+	while (!sh->cnt[g])
+		g++;
 	if (sh->dirty[g] && af_rescore(f, sh, task, g))
 		return TPH_ENOMEM;
-	w = af_tree_first(sh, f->n).pos;
+	uint32_t w = af_tree_first(sh, f->n).pos;
 	*node = sh->cnt[g] == 1 || sh->cell[w].key > -(double)INFINITY
 	            ? s->ready_nodes[w]
 	            : scan_from(f, sh, task, g + 1);

@@ -46,6 +46,9 @@ typedef struct alloc_fast alloc_fast;
  * BestNode plugin) or out of memory. The helper `ph` must outlive it. */
 alloc_fast *alloc_fast_new(tph_session *s, tph_eqc *eqc, tph_ph *ph);
 void alloc_fast_free(alloc_fast *f);
+/* Bytes of shape columns kept at once when tph_session_opts.shape_cache_bytes is 0, for n
+ * ready nodes: room for 256 shapes (about 4.2 KiB a node), at least 256 MiB. */
+size_t alloc_fast_default_budget(uint32_t n);
 
 enum {
 	AF_NODE = 0, /* *node is the choice (TPH_NOIDX: feasible nodes but no score won) */
@@ -144,6 +147,7 @@ typedef struct af_shape {
 	uint64_t hash;
 	int loc;       /* TPH_SCORE_LOCAL (perhaps | TPH_SCORE_HYPERNODE) or TPH_SCORE_ANCHORED */
 	bool built;    /* the columns hold a whole state, current as of `seen` */
+	bool tree_due; /* the tournament is rebuilt whole when next read (allocate_fast_tree.c) */
 	uint32_t seen; /* touch-log length the columns reflect */
 	uint32_t lost; /* the log's lost counter at `seen` */
 	uint64_t used; /* LRU clock */
@@ -293,7 +297,8 @@ void af_anchor_free(alloc_fast *f);
  * a whole build, and the upkeep after the grp or key of positions plist[0..k) changed (in any
  * order; every changed position must be listed before the tournament is read again). A block
  * whose winner got worse is scanned again only when a reader would take it, so sh->win[1] is
- * read through af_tree_first. */
+ * read through af_tree_first. A whole build waits for the next reader (updates until then cost
+ * nothing), but in a shape whose scores read hypernodes, whose ranks write sh->win[1]. */
 uint32_t af_tree_leaves(uint32_t n);
 void af_tree_build(af_shape *sh, uint32_t n);
 void af_tree_update(af_shape *sh, const uint32_t *plist, uint32_t k);

@@ -70,11 +70,22 @@ static void merge_all(af_shape *sh)
 	}
 }
 
-void af_tree_build(af_shape *sh, uint32_t n)
+static void build_now(af_shape *sh, uint32_t n)
 {
 	for (uint32_t b = 0; b < sh->cap; b++)
 		sh->win[sh->cap + b] = b * AF_BLOCK < n ? block_winner(sh, n, b) : NOWIN;
 	merge_all(sh);
+	sh->tree_due = false;
+}
+
+/* An ANCHORED shape's build is followed by its first group's scoring, which builds again, and
+ * catch-ups and scorings may follow each other before a read: one build serves them all. */
+void af_tree_build(af_shape *sh, uint32_t n)
+{
+	if (sh->loc & TPH_SCORE_HYPERNODE)
+		build_now(sh, n);
+	else
+		sh->tree_due = true;
 }
 
 static bool same(const af_win *a, const af_win *b)
@@ -111,6 +122,8 @@ static bool settle(af_shape *sh, uint32_t n, const af_win *first)
 
 af_win af_tree_first(af_shape *sh, uint32_t n)
 {
+	if (sh->tree_due)
+		build_now(sh, n);
 	while (!settle(sh, n, &sh->win[1]))
 		;
 	return sh->win[1];
@@ -137,6 +150,8 @@ static af_win range_first(const af_shape *sh, uint32_t lo, uint32_t hi)
 af_win af_tree_range(af_shape *sh, uint32_t n, uint32_t lo, uint32_t hi)
 {
 	af_win w;
+	if (sh->tree_due)
+		build_now(sh, n);
 	do
 		w = range_first(sh, lo, hi);
 	while (!settle(sh, n, &w));
@@ -162,7 +177,9 @@ static inline bool leaf_update(af_shape *sh, uint32_t p)
 
 void af_tree_update(af_shape *sh, const uint32_t *plist, uint32_t k)
 {
-	if (sh->hn) { /* ranked per hypernode set: the tournament is the sets' */
+	if (sh->tree_due)
+		return; /* the build will read the cells */
+	if (sh->hn) {   /* ranked per hypernode set: the tournament is the sets' */
 		for (uint32_t i = 0; i < k; i++)
 			af_hn_moved(sh, plist[i]);
 		return;

@@ -49,9 +49,11 @@ typedef struct tph_session_opts {
 	const char *plugin_dir;
 	bool profile; /* count calls and time per extension point */
 	/* Bytes allocate may keep of per-shape candidate state (a shape: tasks with one pod spec
-	 * and request; its state is about 16 bytes per ready node). 0: 256 MiB. A smaller cap
-	 * lowers the session's peak memory and costs evaluations, never decisions: a shape
-	 * evicted to make room is rebuilt from scratch when a task of it comes back. */
+	 * and request; its state is about 16.6 bytes per ready node). 0: room for 256 shapes
+	 * (about 4.2 KiB per ready node), at least 256 MiB: 256 MiB up to ~63k ready nodes,
+	 * ~405 MiB at 100k. A smaller cap lowers the session's peak memory and costs
+	 * evaluations, never decisions: a shape evicted to make room is rebuilt from scratch
+	 * when a task of it comes back. */
 	size_t shape_cache_bytes;
 	/* Node sampling (tephra/cluster.h): TPH_SAMPLING_CACHE (0) leaves it to the cache, whose
 	 * default is the full scan; TPH_SAMPLING_VOLCANO samples as Volcano does by default. */
