@@ -38,9 +38,20 @@ static void count_at(nta_st *st, const tph_hn_tree *t, tph_idx node, uint32_t by
 		st->cnt[t->of[k]] += by;
 }
 
+/* Task k of the current subjob counted at its node now. */
+static void recount(nta_st *st, const tph_hn_tree *t, const tph_idx *node, tph_idx k)
+{
+	if (node[k] != st->seen[k]) {
+		count_at(st, t, st->seen[k], (uint32_t)-1);
+		count_at(st, t, node[k], 1);
+		st->seen[k] = node[k];
+	}
+}
+
 /* scoreWithTaskNum for every hypernode: st->cnt[h] = subjob sj's tasks on nodes of h. Kept
- * from the last call: only the tasks whose node moved since are recounted (a call re-read
- * every task's hypernodes before; a subjob's tasks move one at a time between calls). */
+ * from the last call: the subjob's move counter (topology.h) says whether no task changed
+ * node since, or one (a pick's placement between two calls), and which; else every task whose
+ * node differs from the one it was counted at is recounted. */
 static void task_counts(nta_st *st, const tph_session *s, tph_idx sj)
 {
 	const tph_subjobs *o = &tph_view_of(s)->topo->sj;
@@ -54,15 +65,16 @@ static void task_counts(nta_st *st, const tph_session *s, tph_idx sj)
 		for (uint32_t i = o->task_off[sj]; i < o->task_off[sj + 1]; i++)
 			st->seen[o->task[i]] = TPH_NOIDX;
 		st->cnt_sj = sj;
+	} else if (o->moves[sj] == st->cnt_moves) {
+		return;
+	} else if (o->moves[sj] == st->cnt_moves + 1) {
+		recount(st, t, node, o->last_moved[sj]);
+		st->cnt_moves = o->moves[sj];
+		return;
 	}
-	for (uint32_t i = o->task_off[sj]; i < o->task_off[sj + 1]; i++) {
-		tph_idx k = o->task[i];
-		if (node[k] != st->seen[k]) {
-			count_at(st, t, st->seen[k], (uint32_t)-1);
-			count_at(st, t, node[k], 1);
-			st->seen[k] = node[k];
-		}
-	}
+	for (uint32_t i = o->task_off[sj]; i < o->task_off[sj + 1]; i++)
+		recount(st, t, node, o->task[i]);
+	st->cnt_moves = o->moves[sj];
 }
 
 /* One BatchNodeOrder call as its span functions see it. */
