@@ -32,8 +32,9 @@ typedef struct nta_st {
 	uint8_t *eligible; /* [nh] gradient scratch */
 	/* scoreWithTaskNum's counts, kept (session thread: scores run there): cnt[h] = the tasks
 	 * of subjob cnt_sj (TPH_NOIDX: none) counted on nodes of h, each task counted at its node
-	 * seen[task]; a call brings them to the tasks' current nodes, so no event can miss one. */
-	uint32_t *cnt;
+	 * seen[task], every one as it was when the subjob's move counter was cnt_moves; a call
+	 * brings them to the tasks' current nodes, so no event can miss one. */
+	uint32_t *cnt, cnt_moves;
 	tph_idx *seen, cnt_sj;
 	int64_t *sj_req;   /* [ndim] the summed requests of subjob sj_req_of (HyperNodeOrder) */
 	tph_idx sj_req_of; /* TPH_NOIDX: none yet */

@@ -38,9 +38,20 @@ static void count_at(nta_st *st, const tph_hn_tree *t, tph_idx node, uint32_t by
 		st->cnt[t->of[k]] += by;
 }
 
+/* Task k of the current subjob counted at its node now. */
+static void recount(nta_st *st, const tph_hn_tree *t, const tph_idx *node, tph_idx k)
+{
+	if (node[k] != st->seen[k]) {
+		count_at(st, t, st->seen[k], (uint32_t)-1);
+		count_at(st, t, node[k], 1);
+		st->seen[k] = node[k];
+	}
+}
+
 /* scoreWithTaskNum for every hypernode: st->cnt[h] = subjob sj's tasks on nodes of h. Kept
- * from the last call: only the tasks whose node moved since are recounted (a call re-read
- * every task's hypernodes before; a subjob's tasks move one at a time between calls). */
+ * from the last call: the subjob's move counter (topology.h) says whether no task changed
+ * node since, or one (a pick's placement between two calls), and which; else every task whose
+ * node differs from the one it was counted at is recounted. */
 static void task_counts(nta_st *st, const tph_session *s, tph_idx sj)
 {
 	const tph_subjobs *o = &tph_view_of(s)->topo->sj;
@@ -54,15 +65,16 @@ static void task_counts(nta_st *st, const tph_session *s, tph_idx sj)
 		for (uint32_t i = o->task_off[sj]; i < o->task_off[sj + 1]; i++)
 			st->seen[o->task[i]] = TPH_NOIDX;
 		st->cnt_sj = sj;
+	} else if (o->moves[sj] == st->cnt_moves) {
+		return;
+	} else if (o->moves[sj] == st->cnt_moves + 1) {
+		recount(st, t, node, o->last_moved[sj]);
+		st->cnt_moves = o->moves[sj];
+		return;
 	}
-	for (uint32_t i = o->task_off[sj]; i < o->task_off[sj + 1]; i++) {
-		tph_idx k = o->task[i];
-		if (node[k] != st->seen[k]) {
-			count_at(st, t, st->seen[k], (uint32_t)-1);
-			count_at(st, t, node[k], 1);
-			st->seen[k] = node[k];
-		}
-	}
+	for (uint32_t i = o->task_off[sj]; i < o->task_off[sj + 1]; i++)
+		recount(st, t, node, o->task[i]);
+	st->cnt_moves = o->moves[sj];
 }
 
 /* One BatchNodeOrder call as its span functions see it. */
@@ -268,37 +280,61 @@ static void break_ties(nta_st *st, const tph_session *s, tph_idx sj, const tph_i
 
 /* The tier score of the LCA of each node's lowest hypernode and the placing one, computed
  * once per lowest hypernode of the call (its nodes score alike; the chain scores hold them,
- * on the session thread); a node without one keeps 0. */
+ * on the session thread); a node without one scores 0. The top score and how many reach it
+ * (break_ties' first pass) into *max, *at_max. */
 static void lca_scores(nta_st *st, const tph_hn_tree *t, tph_idx placing, const tph_idx *nodes,
-                       uint32_t n, double *out)
+                       uint32_t n, double *out, double *max, uint32_t *at_max)
 {
+	double top = -1;
+	uint32_t at = 0;
 	chain_reset(st);
 	for (uint32_t i = 0; i < n; i++) {
 		tph_idx h = t->lowest[nodes[i]];
-		if (h == TPH_NOIDX)
-			continue;
-		if (st->chain_mark[h] != st->chain_gen) {
-			st->chain_mark[h] = st->chain_gen;
-			st->chain_score[h] =
-			    h == placing ? 1 : tier_score(st, t->tier[tph_hn_lca(t, h, placing)]);
+		double v = 0;
+		if (h != TPH_NOIDX) {
+			if (st->chain_mark[h] != st->chain_gen) {
+				st->chain_mark[h] = st->chain_gen;
+				st->chain_score[h] =
+				    h == placing
+				        ? 1
+				        : tier_score(st, t->tier[tph_hn_lca(t, h, placing)]);
+			}
+			v = st->chain_score[h];
 		}
-		out[i] = st->chain_score[h];
+		out[i] = v;
+		at = v > top ? 1 : at + (v == top);
+		top = v > top ? v : top;
 	}
+	*max = top, *at_max = at;
 }
 
-/* batchNodeOrderFnForNetworkAwarePods: nothing until the subjob is being placed somewhere. */
+/* batchNodeOrderFnForNetworkAwarePods: nothing until the subjob is being placed somewhere.
+ * break_ties and the scaling folded into one pass after the scores (a pick calls this over a
+ * few candidates, so the passes cost as much as the scores). */
 static void network_aware(nta_st *st, const tph_session *s, tph_idx task, tph_idx sj,
                           const tph_idx *nodes, uint32_t n, double *out)
 {
 	const tph_hn_tree *t = &tph_view_of(s)->topo->t;
 	tph_idx placing = tph_view_of(s)->topo->task_job_hn[task];
-	memset(out, 0, n * sizeof *out);
-	if (placing == TPH_NOIDX)
+	if (placing == TPH_NOIDX) {
+		memset(out, 0, n * sizeof *out);
 		return;
-	lca_scores(st, t, placing, nodes, n, out);
-	break_ties(st, s, sj, t->lowest, nodes, n, out);
-	for (uint32_t i = 0; i < n; i++)
-		out[i] = nta_scale(st, out[i]);
+	}
+	double max;
+	uint32_t at_max;
+	lca_scores(st, t, placing, nodes, n, out, &max, &at_max);
+	const tph_subjobs *o = &tph_view_of(s)->topo->sj;
+	uint32_t total = o->task_off[sj + 1] - o->task_off[sj];
+	bool ties = at_max >= 2 && total;
+	if (ties)
+		task_counts(st, s, sj);
+	for (uint32_t i = 0; i < n; i++) {
+		double v = out[i];
+		tph_idx h = ties && v == max ? t->lowest[nodes[i]] : TPH_NOIDX;
+		if (h != TPH_NOIDX)
+			v += (double)st->cnt[h] / (double)total;
+		out[i] = nta_scale(st, v);
+	}
 }
 
 /* Which of batchNodeOrderFn's branches scores the task. */

@@ -41,7 +41,8 @@ typedef struct spy {
 	tph_idx anchor[TPH_SCORE_MAX_ANCHORS + 1];
 	uint32_t n_norm; /* normalisation values */
 	int64_t norm[TPH_SCORE_MAX_ANCHORS + 1];
-	bool splits; /* split answer: row part = node, spec part = norm[0] */
+	bool splits;      /* split answer: row part = node, spec part = norm[0] */
+	bool batch_fails; /* cb_batch_fails: the call fails (tph_score_fail) */
 } spy;
 
 typedef struct fx {
@@ -1354,6 +1355,56 @@ static void test_score_matches_volcano(void **state)
 	fx_free(f);
 }
 
+static void cb_batch_fails(void *st, const tph_session *s, tph_idx task, const tph_idx *nodes,
+                           uint32_t n, double *out)
+{
+	cb_batch(st, s, task, nodes, n, out);
+	if (((const spy *)st)->batch_fails)
+		tph_score_fail(s);
+}
+
+/* The tail of one plugin, the last (tph_score_nodes_tail's lean call: the plugin writes into
+ * total): tph_score_nodes' bits with one batch call, a failure as NaN and false that the next
+ * call does not inherit, and a lone batch plugin (tail 0) as tph_score_nodes sums it. */
+static void test_score_tail_one(void **state)
+{
+	enum {
+		N = 40
+	};
+	tph_idx nodes[N];
+	double want[N], pre[N], bat[N], got[N];
+	for (uint32_t i = 0; i < N; i++)
+		nodes[i] = (i * 13 + 5) % BIG;
+	for (int lone = 0; lone < 2; lone++) {
+		fx *f = fx_cluster(6);
+		for (int i = 0; i < 6; i++)
+			f->sp[i].weight = 1.0 + i * 0.37;
+		AS(f, 0, tph_on_node_order(&f->s, cb_score));
+		if (!lone) {
+			AS(f, 1, tph_on_node_map(&f->s, cb_score));
+			AS(f, 1, tph_on_node_reduce(&f->s, cb_reduce));
+			AS(f, 2, tph_on_batch_node_order(&f->s, cb_batch));
+		}
+		AS(f, 5, tph_on_batch_node_order(&f->s, cb_batch_fails));
+		uint32_t tail = f->s.ep[TPH_EP_BATCH_NODE_ORDER].n - 1;
+		assert_int_equal(tail, lone ? 0 : 1);
+		assert_true(tph_score_nodes(&f->s, 4, nodes, N, want));
+		assert_true(tph_score_nodes_head(&f->s, 4, nodes, N, tail, pre, bat));
+		batch_calls = 0;
+		assert_true(tph_score_nodes_tail(&f->s, 4, nodes, N, tail, pre, bat, got));
+		assert_int_equal(batch_calls, 1);
+		assert_memory_equal(got, want, sizeof want);
+		f->sp[5].batch_fails = true;
+		assert_false(tph_score_nodes_tail(&f->s, 4, nodes, N, tail, pre, bat, got));
+		for (uint32_t i = 0; i < N; i++)
+			assert_true(isnan(got[i]));
+		f->sp[5].batch_fails = false;
+		assert_true(tph_score_nodes_tail(&f->s, 4, nodes, N, tail, pre, bat, got));
+		assert_memory_equal(got, want, sizeof want);
+		fx_free(f);
+	}
+}
+
 /* Scores cut at a BatchNodeOrder plugin add up to tph_score_nodes' bits at every cut, and
  * the cut is where the plugins answering TPH_SCORE_HYPERNODE are exactly the last batch ones. */
 static void test_score_split(void **state)
@@ -1749,6 +1800,7 @@ int main(void)
 	    cmocka_unit_test(test_predicates_first_failure),
 	    cmocka_unit_test(test_score_matches_volcano),
 	    cmocka_unit_test(test_score_split),
+	    cmocka_unit_test(test_score_tail_one),
 	    cmocka_unit_test(test_score_free_tail),
 	    cmocka_unit_test(test_score_last),
 	    cmocka_unit_test(test_score_row),

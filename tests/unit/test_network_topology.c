@@ -206,10 +206,18 @@ static void test_tie_break_moves(void **state)
 	assert_true(fabs(got[0] - 50) < 1e-9 && fabs(got[1]) < 1e-9);
 	tph_statement st;
 	tph_stmt_init(&st, p.s);
+	/* the subjob's move counter: one per node change, with the task (topology.h) */
+	const tph_subjobs *o = &p.s->topo->sj;
+	tph_idx k = tph_task_subjob(p.s, u);
+	uint32_t m0 = o->moves[k];
 	assert_int_equal(tph_stmt_allocate(&st, u, 0), TPH_OK); /* u on a1: A holds 1 of 2 */
+	assert_int_equal(o->moves[k], m0 + 1);
+	assert_int_equal(o->last_moved[k], u);
 	double placed[6] = {100, 100, 100, 0, 0, 0};
 	expect6(&p, "c1/u", placed);
+	expect6(&p, "c1/u", placed); /* no move since: the counts stay */
 	tph_stmt_discard(&st);
+	assert_int_equal(o->moves[k], m0 + 2);
 	expect6(&p, "c1/u", before);
 	tph_hn_order(p.s, tph_task_subjob(p.s, pts_task(&p, "c1/e2")), cd, 2, got);
 	assert_true(fabs(got[0] - 50) < 1e-9 && fabs(got[1]) < 1e-9);

@@ -57,9 +57,9 @@ enum {
 /* What feasible() and alloc_best_node() would decide for `task`, or TPH_DECLINED when the
  * task must take that path; TPH_ENOMEM. codes has room for s->n_ready. */
 int alloc_fast_pick(alloc_fast *f, tph_idx task, tph_idx *node, tph_reason_code *codes);
-/* The same choice among nodes[0..n) (a hypernode's, in its order), for tasks that have no
- * nominated node: from the task's head shape when its scores split at a free tail
- * (tph_score_free_tail) and the nodes are ready, whatever n (allocate_hn_pick.c); else for
+/* The same choice among nodes[0..n) (a hypernode's, in its order: ascending ready nodes,
+ * topology.h), for tasks that have no nominated node: from the task's head shape when its
+ * scores split at a free tail (tph_score_free_tail), whatever n (allocate_hn_pick.c); else for
  * tasks whose scores are TPH_SCORE_LOCAL, when n is at least a quarter of the ready nodes
  * (ascending). With AF_NONE, codes[i] is the verdict of nodes[i]. Each call is one evaluation
  * for the role's error cache, as the filter's would be. */

@@ -14,29 +14,45 @@ static tph_reason_code code_of(const af_shape *sh, const af_track *t, uint32_t p
 
 /* The members of group g among the passing nodes, in their order, into f->nodes, with their
  * positions in f->sub. */
-static uint32_t members(alloc_fast *f, const af_shape *sh, const tph_idx *nodes, uint32_t n,
-                        const tph_reason_code *codes, uint8_t g)
+static uint32_t members(alloc_fast *f, const af_shape *sh, const af_track *t, const tph_idx *nodes,
+                        uint32_t n, uint8_t g)
 {
 	uint32_t m = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t p = f->pos[nodes[i]];
 		f->nodes[m] = nodes[i];
 		f->sub[m] = p;
-		m += codes[i] == TPH_PASS && sh->cell[p].grp == g;
+		m += code_of(sh, t, p) == TPH_PASS && sh->cell[p].grp == g;
 	}
 	return m;
 }
 
-/* The verdicts into codes, the count of each group, and the members of the first group
- * (G_IDLE, nearly always the one chosen from) taken in the same pass; how many pass. */
-static uint32_t verdicts(alloc_fast *f, const af_shape *sh, const af_track *t, const tph_idx *nodes,
-                         uint32_t n, tph_reason_code *codes, uint32_t cnt[G_COUNT])
+#define NOPOS UINT32_MAX
+
+/* lo when nodes[0..n) are the ready positions lo, lo + 1, ..., lo + n - 1: a hypernode's nodes
+ * are ascending and distinct (topology.h), as the ready positions are, so its first and last
+ * decide it (racks and zones listed in node order, the cluster top); else NOPOS. */
+static uint32_t range_of(const alloc_fast *f, const tph_idx *nodes, uint32_t n)
+{
+	if (!n)
+		return NOPOS;
+	uint32_t lo = f->pos[nodes[0]], hi = f->pos[nodes[n - 1]];
+	return lo != NOPOS && hi != NOPOS && hi >= lo && hi - lo == n - 1 ? lo : NOPOS;
+}
+
+/* The count of each group among the passing nodes and the members of the first group (G_IDLE,
+ * nearly always the one chosen from) taken in the same pass; how many pass. Most nodes fail
+ * (full), so the pass reads only their verdict: positions from lo when the nodes are a range,
+ * and the verdicts into codes only when none passes (the caller's only use of them). Inlined
+ * with constant `range` and `track`, one loop per case with no test per node. */
+static inline uint32_t scan(alloc_fast *f, const af_shape *sh, const af_track *t,
+                            const tph_idx *nodes, uint32_t n, uint32_t lo, bool range, bool track,
+                            uint32_t cnt[G_COUNT])
 {
 	uint32_t feasible = 0;
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t p = f->pos[nodes[i]];
-		codes[i] = code_of(sh, t, p);
-		if (codes[i] != TPH_PASS)
+		uint32_t p = range ? lo + i : f->pos[nodes[i]];
+		if ((track ? af_track_code(t, p) : sh->cell[p].code) != TPH_PASS)
 			continue;
 		feasible++;
 		uint8_t g = sh->cell[p].grp;
@@ -44,6 +60,21 @@ static uint32_t verdicts(alloc_fast *f, const af_shape *sh, const af_track *t, c
 		f->sub[cnt[G_IDLE]] = p;
 		cnt[g]++;
 	}
+	return feasible;
+}
+
+static uint32_t verdicts(alloc_fast *f, const af_shape *sh, const af_track *t, const tph_idx *nodes,
+                         uint32_t n, tph_reason_code *codes, uint32_t cnt[G_COUNT])
+{
+	uint32_t lo = range_of(f, nodes, n), feasible;
+	if (lo != NOPOS)
+		feasible = t ? scan(f, sh, t, nodes, n, lo, true, true, cnt)
+		             : scan(f, sh, NULL, nodes, n, lo, true, false, cnt);
+	else
+		feasible = t ? scan(f, sh, t, nodes, n, 0, false, true, cnt)
+		             : scan(f, sh, NULL, nodes, n, 0, false, false, cnt);
+	for (uint32_t i = 0; !feasible && i < n; i++)
+		codes[i] = code_of(sh, t, f->pos[nodes[i]]);
 	return feasible;
 }
 
@@ -85,7 +116,7 @@ int af_head_choose(alloc_fast *f, af_shape *sh, const af_track *t, tph_idx task,
 	for (uint8_t g = 0; g < G_NONE; g++) {
 		if (!cnt[g])
 			continue;
-		uint32_t m = g == G_IDLE ? cnt[g] : members(f, sh, nodes, n, codes, g);
+		uint32_t m = g == G_IDLE ? cnt[g] : members(f, sh, t, nodes, n, g);
 		if (m == 1) { /* a single candidate is taken unscored */
 			*node = f->nodes[0];
 			return AF_NODE;

@@ -57,6 +57,12 @@ typedef struct tph_subjobs {
 	 * best-effort tasks. */
 	uint32_t *count;
 	uint32_t *be_pending;
+	/* Mutable (the task-move hook): how many times a task of subjob k changed node, and the
+	 * task of the last change (TPH_NOIDX before any). A reader that keeps something per task
+	 * of k, read when moves[k] was m, has only last_moved[k] to read again when moves[k] is
+	 * m + 1, and nothing when it is still m. */
+	uint32_t *moves;
+	tph_idx *last_moved;
 } tph_subjobs;
 
 /* The tree and its aggregates. Immutable after open except the aggregate columns. */

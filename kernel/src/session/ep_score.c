@@ -458,6 +458,31 @@ static bool score_last(tph_session *s, tph_idx task, const tph_idx *nodes, uint3
 	return ok;
 }
 
+/* score_tail for a tail of one plugin, the last (a free tail, tph_score_free_tail): its scores
+ * are written into total and summed there, pre + (bat + tail) as batch_range and score_tail sum
+ * them (bat taken as batch_range's first column when the tail is the first plugin), with no
+ * scratch column and no copy of bat: a pick calls it over a few candidates, where the per-call
+ * work is most of the cost. */
+static bool tail_one(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n, uint32_t tail,
+                     const double *pre, const double *bat, double *total)
+{
+	tph_ep_ctx *c = ctx(s);
+	if (!c) {
+		s->oom = true;
+		memset(total, 0, n * sizeof *total);
+		return true;
+	}
+	const tph_ep_entry *e = &s->ep[TPH_EP_BATCH_NODE_ORDER].e[tail];
+	memset(total, 0, n * sizeof *total);
+	if (!c->batch_failed)
+		CALL(tph_score_fn, e)(e->st, s, task, nodes, n, total);
+	bool ok = !c->batch_failed;
+	c->batch_failed = false;
+	for (uint32_t i = 0; i < n; i++)
+		total[i] = ok ? pre[i] + (tail ? bat[i] + total[i] : total[i]) : (double)NAN;
+	return ok;
+}
+
 /* ---- a TPH_SCORE_ROW task's scores from split parts ---- */
 
 static bool all_split(const tph_session *s)
@@ -582,7 +607,9 @@ bool tph_score_nodes_tail(tph_session *s, tph_idx task, const tph_idx *nodes, ui
                           uint32_t tail, const double *pre, const double *bat, double *total)
 {
 	double t0 = s->prof ? tph_now_ms() : 0;
-	bool ok = score_tail(s, task, nodes, n, tail, pre, bat, total);
+	bool ok = tail + 1 == s->ep[TPH_EP_BATCH_NODE_ORDER].n
+	              ? tail_one(s, task, nodes, n, tail, pre, bat, total)
+	              : score_tail(s, task, nodes, n, tail, pre, bat, total);
 	if (s->prof)
 		tph_prof_add(s, TPH_EP_NODE_ORDER, n, tph_now_ms() - t0);
 	return ok;

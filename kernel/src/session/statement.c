@@ -72,7 +72,7 @@ void tph_task_move(tph_session *s, tph_idx task, uint8_t status, tph_idx node)
 	s->tasks.node[task] = node;
 	if (same) {
 		if (s->topo)
-			tph_subjobs_task_moved(s, task, old);
+			tph_subjobs_task_moved(s, task, old, old_node);
 		return;
 	}
 	node_account(s, task, node, status, +1);

@@ -197,5 +197,5 @@ void tph_topo_task_moved(tph_session *s, tph_idx task, uint8_t old_status, tph_i
 		return;
 	hn_account(s, task, old_node, old_status, -1);
 	hn_account(s, task, s->tasks.node[task], s->tasks.status[task], +1);
-	tph_subjobs_task_moved(s, task, old_status);
+	tph_subjobs_task_moved(s, task, old_status, old_node);
 }

@@ -237,10 +237,13 @@ static int alloc_store(tph_session *s, tph_subjobs *o, uint32_t n)
 	o->task_off = TPH_ARENA_NEW(a, uint32_t, n + 2);
 	o->count = TPH_ARENA_NEW(a, uint32_t, (size_t)n * TPH_TS_COUNT + 1);
 	o->be_pending = TPH_ARENA_NEW(a, uint32_t, n + 1);
+	o->moves = TPH_ARENA_NEW(a, uint32_t, n + 1);
+	o->last_moved = TPH_ARENA_NEW(a, tph_idx, n + 1);
 	if (!o->job || !o->policy || !o->min_available || !o->match_index || !o->uid ||
 	    !o->priority || !o->topo_has || !o->topo_tier || !o->hn || !o->nominated ||
-	    !o->task_off || !o->count || !o->be_pending)
+	    !o->task_off || !o->count || !o->be_pending || !o->moves || !o->last_moved)
 		return TPH_ENOMEM;
+	memset(o->last_moved, 0xff, (n + 1) * sizeof *o->last_moved);
 	memset(o->hn, 0xff, (n + 1) * sizeof *o->hn);
 	memset(o->nominated, 0xff, (n + 1) * sizeof *o->nominated);
 	return TPH_OK;

@@ -26,7 +26,8 @@ typedef struct tph_session tph_session;
 
 /* Build the partition (subjob.c; tph_topo_open calls it). */
 int tph_subjobs_build(tph_session *s, tph_subjobs *out);
-/* The hook's part: a task moved from old_status to its current status. */
-void tph_subjobs_task_moved(tph_session *s, tph_idx task, uint8_t old_status);
+/* The hook's part: a task moved from old_status and old_node to its current status and node
+ * (the status counts, and the move counter when the node changed). */
+void tph_subjobs_task_moved(tph_session *s, tph_idx task, uint8_t old_status, tph_idx old_node);
 
 #endif

@@ -48,11 +48,15 @@ bool tph_job_has_subjob_policy(const tph_session *s, tph_idx job)
 	return m && m->n_subgroups > 0;
 }
 
-void tph_subjobs_task_moved(tph_session *s, tph_idx task, uint8_t old_status)
+void tph_subjobs_task_moved(tph_session *s, tph_idx task, uint8_t old_status, tph_idx old_node)
 {
 	tph_subjobs *sj = &s->topo->sj;
 	tph_idx k = tph_task_subjob(s, task);
 	uint8_t now = s->tasks.status[task];
+	if (k != TPH_NOIDX && s->tasks.node[task] != old_node) {
+		sj->moves[k]++;
+		sj->last_moved[k] = task;
+	}
 	if (k == TPH_NOIDX || now == old_status)
 		return;
 	sj->count[(size_t)k * TPH_TS_COUNT + old_status]--;
