@@ -182,12 +182,13 @@ typedef struct af_recent {
 	uint64_t *bits; /* scratch, a bit a position, all clear between calls */
 	/* Each position's FutureIdle then Idle by dimension, what the rows' fits compare (one
 	 * cache line a node for up to four dimensions, against three columns a dimension in the
-	 * node store): filled whole when first read or after a lost entry, then refreshed for
-	 * each entry fed, every change of a node's columns being logged before the next sync. */
+	 * node store): filled whole when first read or after a lost entry, then, when read, each
+	 * position logged since the last read once, every change of a node's columns being
+	 * logged before the next sync. */
 	int64_t *room, *room_mem; /* room: room_mem aligned to a cache line */
 	uint32_t rnd, rw;         /* dimensions; int64 a position (2 * rnd, rounded up to 8) */
-	uint32_t rlost;           /* the log's lost counter when room was filled whole */
-	bool room_ok;             /* room holds every position */
+	uint32_t rlost, rseen; /* the log's lost counter when filled whole; length at last read */
+	bool room_ok;          /* room holds every position */
 } af_recent;
 
 /* What the tasks of one (job, role) saw in the current pass of the job: the follower of the

@@ -56,8 +56,6 @@ static int feed(alloc_fast *f, const tph_idx *log, uint32_t n_log)
 		p = p == NOPOS ? f->n : p;
 		r->plog[i] = p;
 		r->last[p] = i + 1;
-		if (r->room_ok) /* the spare position n takes what no ready node reads */
-			room_fill(f, p, log[i]);
 	}
 	r->last[f->n] = 0;
 	r->fed = n_log;
@@ -135,6 +133,11 @@ const int64_t *af_room(alloc_fast *f, const tph_idx *log, uint32_t n_log, uint32
 			room_fill(f, p, f->s->ready_nodes[p]);
 		r->room_ok = true;
 		r->rlost = lost;
+	} else { /* each position logged since, once: at its last entry (never the spare n) */
+		for (uint32_t i = r->rseen; i < n_log; i++)
+			if (r->last[r->plog[i]] == i + 1)
+				room_fill(f, r->plog[i], log[i]);
 	}
+	r->rseen = n_log;
 	return r->room;
 }
