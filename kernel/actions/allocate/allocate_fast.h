@@ -184,6 +184,15 @@ typedef struct af_recent {
 	uint32_t *plog;
 	uint32_t *last; /* [pos], and [n] kept 0 */
 	uint64_t *bits; /* scratch, a bit a position, all clear between calls */
+	/* Each position's FutureIdle then Idle by dimension, what the rows' fits compare (one
+	 * cache line a node for up to four dimensions, against three columns a dimension in the
+	 * node store): filled whole when first read or after a lost entry, then, when read, each
+	 * position logged since the last read once, every change of a node's columns being
+	 * logged before the next sync. */
+	int64_t *room, *room_mem; /* room: room_mem aligned to a cache line */
+	uint32_t rnd, rw;         /* dimensions; int64 a position (2 * rnd, rounded up to 8) */
+	uint32_t rlost, rseen; /* the log's lost counter when filled whole; length at last read */
+	bool room_ok;          /* room holds every position */
 } af_recent;
 
 /* What the tasks of one (job, role) saw in the current pass of the job: the follower of the
@@ -273,6 +282,9 @@ uint32_t af_stale(alloc_fast *f, const void *cells, size_t size, bool whole, uin
                   uint32_t lost, const tph_idx *log, uint32_t n_log, uint32_t log_lost);
 int af_recent_init(alloc_fast *f);
 void af_recent_free(alloc_fast *f);
+/* f->rec.room current with the log (n_log entries, lost counter `lost`); NULL when out of
+ * memory. */
+const int64_t *af_room(alloc_fast *f, const tph_idx *log, uint32_t n_log, uint32_t lost);
 
 /* allocate_fast_row.c: the task's request row (made when new; NULL when out of memory),
  * brought up to date for `task`; `keys`: its scores too (the task's scores are TPH_SCORE_ROW).

@@ -5,6 +5,7 @@
 #include "allocate_fast.h"
 
 #include "base/mem.h"
+#include "session/fit.h"
 
 #include <assert.h>
 
@@ -18,6 +19,8 @@ int af_recent_init(alloc_fast *f)
 	r->plog = NULL;
 	r->last = tph_calloc((size_t)f->n + 1, sizeof *r->last);
 	r->bits = tph_calloc((size_t)f->n / 64 + 1, sizeof *r->bits);
+	r->room = r->room_mem = NULL;
+	r->room_ok = false;
 	return r->last && r->bits ? TPH_OK : TPH_ENOMEM;
 }
 
@@ -26,6 +29,19 @@ void af_recent_free(alloc_fast *f)
 	tph_free(f->rec.last);
 	tph_free(f->rec.plog);
 	tph_free(f->rec.bits);
+	tph_free(f->rec.room_mem);
+}
+
+/* Position p's row of room from node's columns. */
+static void room_fill(alloc_fast *f, uint32_t p, tph_idx node)
+{
+	const tph_node_store *ns = &f->s->nodes;
+	uint32_t nd = f->rec.rnd;
+	int64_t *r = f->rec.room + (size_t)p * f->rec.rw;
+	for (uint32_t d = 0; d < nd; d++) {
+		r[d] = tph_fit_room(ns, d, node, true);
+		r[nd + d] = tph_fit_room(ns, d, node, false);
+	}
 }
 
 /* Log entries [fed, n_log) as positions; a node that is not ready is the spare position n,
@@ -97,4 +113,31 @@ uint32_t af_touched(alloc_fast *f, uint32_t seen, const tph_idx *log, uint32_t n
 	if ((uint64_t)k * 8 > n)
 		ascending(f, k);
 	return k;
+}
+
+const int64_t *af_room(alloc_fast *f, const tph_idx *log, uint32_t n_log, uint32_t lost)
+{
+	af_recent *r = &f->rec;
+	if (!r->room_mem) {
+		r->rnd = f->s->ndim < TPH_RES_MAX ? f->s->ndim : TPH_RES_MAX;
+		r->rw = (2 * r->rnd + 7) / 8 * 8;
+		r->room_mem = tph_malloc((((size_t)f->n + 1) * r->rw + 8) * sizeof *r->room_mem);
+		if (!r->room_mem)
+			return NULL;
+		r->room = (int64_t *)(((uintptr_t)r->room_mem + 63) & ~(uintptr_t)63);
+	}
+	if (feed(f, log, n_log))
+		return NULL;
+	if (!r->room_ok || r->rlost != lost) {
+		for (uint32_t p = 0; p < f->n; p++)
+			room_fill(f, p, f->s->ready_nodes[p]);
+		r->room_ok = true;
+		r->rlost = lost;
+	} else { /* each position logged since, once: at its last entry (never the spare n) */
+		for (uint32_t i = r->rseen; i < n_log; i++)
+			if (r->last[r->plog[i]] == i + 1)
+				room_fill(f, r->plog[i], log[i]);
+	}
+	r->rseen = n_log;
+	return r->room;
 }

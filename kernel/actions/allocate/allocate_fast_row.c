@@ -63,25 +63,40 @@ void af_row_free(alloc_fast *f)
 	f->n_preds = f->cap_preds = 0;
 }
 
+/* tph_fit_check against one position's row of room (FutureIdle or Idle by dimension). */
+static inline tph_reason_code room_check(const tph_fit_req *r, const int64_t *room)
+{
+	for (uint32_t k = 0; k < r->n; k++)
+		if (r->req[k] > room[r->dim[k]])
+			return r->code[k];
+	return TPH_PASS;
+}
+
 /* Fit and group of positions plist[0..k) (every position when plist is NULL), as
- * tph_filter_nodes' fit and alloc_group_of() give them. */
-static void fits(alloc_fast *f, af_row *r, const uint32_t *plist, uint32_t k)
+ * tph_filter_nodes' fit and alloc_group_in() give them, from the same values kept by
+ * position (f->rec.room). */
+static void fits(alloc_fast *f, af_row *r, const int64_t *room, const uint32_t *plist, uint32_t k)
 {
 	/* in locals: the byte stores to the cells could alias them otherwise */
-	const tph_node_store ns = f->s->nodes;
+	const uint8_t *flags = f->s->nodes.flags;
 	const tph_fit_req ffit = r->ffit, gfit = r->gfit;
 	const tph_idx *ready = f->s->ready_nodes;
 	const tph_reason_code shard = f->shard_code;
 	const bool soft = f->soft;
+	const uint32_t w = f->rec.rw, nd = f->rec.rnd;
 	af_rcell *cell = r->cell;
 	for (uint32_t i = 0; i < k; i++) {
 		uint32_t p = plist ? plist[i] : i;
-		tph_idx node = ready[p];
-		tph_reason_code fit = shard && !(ns.flags[node] & TPH_NODE_IN_SHARD)
-		                          ? shard
-		                          : tph_fit_check(&ns, &ffit, node, true);
+		const int64_t *fut = room + (size_t)p * w, *idle = fut + nd;
+		bool out = (shard || soft) && !(flags[ready[p]] & TPH_NODE_IN_SHARD);
+		tph_reason_code fit = shard && out ? shard : room_check(&ffit, fut);
+		uint8_t g = G_NONE;
+		if (fit == TPH_PASS && room_check(&gfit, idle) == TPH_PASS)
+			g = soft && out ? G_IDLE_OTHER : G_IDLE;
+		else if (fit == TPH_PASS && room_check(&gfit, fut) == TPH_PASS)
+			g = soft && out ? G_FUTURE_OTHER : G_FUTURE;
 		cell[p].fit = fit;
-		cell[p].grp = fit == TPH_PASS ? alloc_group_in(&ns, &gfit, node, soft) : G_NONE;
+		cell[p].grp = g;
 	}
 }
 
@@ -107,14 +122,17 @@ int af_row_sync(alloc_fast *f, af_row *r, tph_idx task, bool want_keys)
 {
 	uint32_t n_log, lost;
 	const tph_idx *log = tph_eqc_log(f->eqc, &n_log, &lost);
+	const int64_t *room = af_room(f, log, n_log, lost);
+	if (!room)
+		return TPH_ENOMEM;
 	/* keys as current as fit (the usual case): the same positions, walked once */
 	bool even = r->scored && r->kseen == r->seen && r->klost == r->lost;
 	uint32_t k =
 	    af_stale(f, r->cell, sizeof *r->cell, !r->built, r->seen, r->lost, log, n_log, lost);
 	if (k == NOPOS)
-		fits(f, r, NULL, f->n);
+		fits(f, r, room, NULL, f->n);
 	else
-		fits(f, r, f->plist, k);
+		fits(f, r, room, f->plist, k);
 	r->built = true;
 	r->seen = n_log;
 	r->lost = lost;
