@@ -41,9 +41,12 @@ typedef struct af_hn {
 	const af_hn_sets *hs;
 	af_hn_lead *lead; /* [sets], kept with ord */
 	uint32_t
-	    *ord;     /* [positions]: each set's members, ord[off[c] .. off[c + 1]) in rank order */
-	double *t;    /* [sets] the tail's score of the set for the shape's request */
-	af_win *best; /* [sets] each set's best node */
+	    *ord;  /* [positions]: each set's members, ord[off[c] .. off[c + 1]) in rank order */
+	double *t; /* [sets] the tail's score of the set for the shape's request */
+	tph_idx *frep;       /* [sets] the feasible sets' first nodes, for the tail's call */
+	uint32_t *fset;      /* [sets] the feasible sets, in the order of frep */
+	double *ft;          /* [sets] the tail over frep */
+	af_win *best;        /* [sets] each set's best node */
 	uint32_t *mark, gen; /* [sets] sets to rank again */
 	double mag;          /* at least |pre| + |bat| of every position scored while ranked */
 	size_t bytes;
@@ -197,16 +200,30 @@ static bool fold(af_hn *hn, const af_shape *sh, uint32_t p)
 	return isfinite(a);
 }
 
-/* The tail of every set over its first node, with zero head sums: 0 + (0 + tail), which adds
- * to any pre + bat as the tail does in tph_score_nodes (a zero's sign cannot reach a total). */
+/* The tail of every set with a feasible member over its first node, with zero head sums:
+ * 0 + (0 + tail), which adds to any pre + bat as the tail does in tph_score_nodes (a zero's
+ * sign cannot reach a total). A set without one (its lead of no group: two in three on
+ * 10k-topology, the full racks) keeps a stale tail that nothing reads: set_best stops at its
+ * lead, and only the next update can give it a member (a tracker's mask between updates takes
+ * members away and gives back the same ones). Neither does the tournament over every position
+ * read an infeasible node's score, finite or not. The tail answers per node (TPH_SCORE_HN_SET),
+ * so a subset of the sets scores as the whole would. */
 static bool set_scores(alloc_fast *f, af_shape *sh, af_hn *hn, tph_idx task)
 {
 	const af_hn_sets *hs = hn->hs;
-	if (!tph_score_nodes_last(f->s, task, hs->rep, hs->n, sh->tail, hn->t))
-		return false;
+	uint32_t m = 0;
 	for (uint32_t c = 0; c < hs->n; c++)
-		if (!isfinite(hn->t[c]))
+		if (hn->lead[c].grp < G_NONE) {
+			hn->fset[m] = c;
+			hn->frep[m++] = hs->rep[c];
+		}
+	if (m && !tph_score_nodes_last(f->s, task, hn->frep, m, sh->tail, hn->ft))
+		return false;
+	for (uint32_t i = 0; i < m; i++) {
+		if (!isfinite(hn->ft[i]))
 			return false;
+		hn->t[hn->fset[i]] = hn->ft[i];
+	}
 	return true;
 }
 
@@ -312,6 +329,9 @@ void af_hn_free(af_shape *sh)
 	tph_free(hn->ord);
 	tph_free(hn->lead);
 	tph_free(hn->t);
+	tph_free(hn->frep);
+	tph_free(hn->fset);
+	tph_free(hn->ft);
 	tph_free(hn->best);
 	tph_free(hn->mark);
 	tph_free(hn);
@@ -331,14 +351,19 @@ static af_hn *ranks(alloc_fast *f, af_shape *sh)
 	hn->ord = tph_malloc(((size_t)f->n + 1) * sizeof *hn->ord);
 	hn->lead = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->lead);
 	hn->t = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->t);
+	hn->frep = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->frep);
+	hn->fset = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->fset);
+	hn->ft = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->ft);
 	hn->best = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->best);
 	hn->mark = tph_calloc((size_t)hs->n + 1, sizeof *hn->mark);
 	hn->bytes = sizeof *hn + ((size_t)f->n + 1) * sizeof *hn->ord +
 	            ((size_t)hs->n + 1) *
-	                (sizeof *hn->lead + sizeof *hn->t + sizeof *hn->best + sizeof *hn->mark);
+	                (sizeof *hn->lead + sizeof *hn->t + sizeof *hn->frep + sizeof *hn->fset +
+	                 sizeof *hn->ft + sizeof *hn->best + sizeof *hn->mark);
 	sh->bytes += hn->bytes;
 	f->bytes += hn->bytes;
-	if (!hn->ord || !hn->lead || !hn->t || !hn->best || !hn->mark) {
+	if (!hn->ord || !hn->lead || !hn->t || !hn->frep || !hn->fset || !hn->ft || !hn->best ||
+	    !hn->mark) {
 		drop(f, sh);
 		return NULL;
 	}
@@ -391,13 +416,13 @@ int af_hn_update(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k)
 		finite = fold(hn, sh, p);
 		hn->mark[c] = hn->gen;
 	}
+	for (uint32_t c = 0; c < hs->n && finite; c++)
+		if (hn->mark[c] == hn->gen)
+			order_set(sh, hn, c);
 	if (!finite || !set_scores(f, sh, hn, task)) {
 		drop(f, sh);
 		return TPH_DECLINED;
 	}
-	for (uint32_t c = 0; c < hs->n; c++)
-		if (hn->mark[c] == hn->gen)
-			order_set(sh, hn, c);
 	rank_all(sh, hn);
 	return TPH_OK;
 }
