@@ -229,10 +229,12 @@ static void normal_pods(nta_st *st, const tph_session *s, tph_idx task, const tp
 	nta_call c = {st, s, tph_view_of(s)->tasks->req + (size_t)task * nd, nodes, out, NULL};
 	/* Nodes under one hypernode share its binpack, and nodes with the same hypernodes their
 	 * whole score: when the nodes' binpacks outnumber the hypernodes (allocate asks for one
-	 * node per set of hypernodes), each is computed once (the same value as per node) before
-	 * the spans read them. */
+	 * node per set of hypernodes), or the table holds this request row (then only the
+	 * hypernodes whose used moved are computed again), each is computed once (the same value
+	 * as per node) before the spans read them. */
 	uint32_t tiers = (uint32_t)(st->max_tier - st->min_tier + 1);
-	if ((uint64_t)n * tiers < st->nh) {
+	bool kept = st->hb_valid && !memcmp(st->hb_req, c.req, nd * sizeof *c.req);
+	if ((uint64_t)n * tiers < st->nh && !kept) {
 		tph_session_parallel(s, n, normal_span, &c);
 		return;
 	}

@@ -225,11 +225,14 @@ static void test_tie_break_moves(void **state)
 }
 
 /* The whole call's scores (the chain table, with each chain's kept sum of its lower tiers)
- * equal each node scored alone (fewer binpacks than hypernodes: per node), bit for bit. */
-static void same_alone(pts *p, const char *task)
+ * equal each node scored alone, bit for bit. Alone is per node (fewer binpacks than
+ * hypernodes) only while the table holds another request row: `other`'s, whose call also
+ * leaves the next call of task's row nothing kept. */
+static void same_alone(pts *p, const char *task, const char *other)
 {
 	double all[6], one;
 	scores(p, task, all);
+	scores(p, other, (double[6]){0});
 	for (uint32_t i = 0; i < 6; i++) {
 		tph_score_nodes(p->s, pts_task(p, task), &p->s->ready_nodes[i], 1, &one);
 		if (memcmp(&one, &all[i], sizeof one))
@@ -239,21 +242,25 @@ static void same_alone(pts *p, const char *task)
 }
 
 /* The kept sums follow the placements: one on a1 moves A, S and the top, so chain B's sum
- * (over S) must go as well as A's; a discard moves them back; another request row drops all. */
+ * (over S) must go as well as A's; a discard moves them back; another request row drops all.
+ * A call of the row before each change keeps its sums for same_alone's call after it. */
 static void test_kept_sums(void **state)
 {
 	(void)state;
 	pts p;
 	pts_open(&p, CONF("{}", "") TOPO);
-	same_alone(&p, "c1/p");
+	double all[6];
+	same_alone(&p, "c1/p", "c1/big");
+	scores(&p, "c1/p", all);
 	tph_statement st;
 	tph_stmt_init(&st, p.s);
 	assert_int_equal(tph_stmt_allocate(&st, pts_task(&p, "c1/p"), 0), TPH_OK);
-	same_alone(&p, "c1/p");
-	same_alone(&p, "c1/big");
-	same_alone(&p, "c1/p");
+	same_alone(&p, "c1/p", "c1/big");
+	same_alone(&p, "c1/big", "c1/p");
+	same_alone(&p, "c1/p", "c1/big");
+	scores(&p, "c1/p", all);
 	tph_stmt_discard(&st);
-	same_alone(&p, "c1/p");
+	same_alone(&p, "c1/p", "c1/big");
 	pts_free(&p);
 }
 

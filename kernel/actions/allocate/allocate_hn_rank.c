@@ -41,9 +41,15 @@ typedef struct af_hn {
 	const af_hn_sets *hs;
 	af_hn_lead *lead; /* [sets], kept with ord */
 	uint32_t
-	    *ord;     /* [positions]: each set's members, ord[off[c] .. off[c + 1]) in rank order */
-	double *t;    /* [sets] the tail's score of the set for the shape's request */
-	af_win *best; /* [sets] each set's best node */
+	    *ord;  /* [positions]: each set's members, ord[off[c] .. off[c + 1]) in rank order */
+	double *t; /* [sets] the tail's score of the set for the shape's request */
+	/* The sets whose lead had a group when sorted at the last build or update (any order):
+	 * fset[0 .. nf), their first nodes in frep for the tail's call, its scores in ft, and
+	 * each set's index in fset (fat, NOPOS when not listed). */
+	uint32_t *fset, *fat, nf;
+	tph_idx *frep;
+	double *ft;
+	af_win *best;        /* [sets] each set's best node */
 	uint32_t *mark, gen; /* [sets] sets to rank again */
 	double mag;          /* at least |pre| + |bat| of every position scored while ranked */
 	size_t bytes;
@@ -197,17 +203,44 @@ static bool fold(af_hn *hn, const af_shape *sh, uint32_t p)
 	return isfinite(a);
 }
 
-/* The tail of every set over its first node, with zero head sums: 0 + (0 + tail), which adds
- * to any pre + bat as the tail does in tph_score_nodes (a zero's sign cannot reach a total). */
+/* The tail of every listed set (a feasible member) over its first node, with zero head sums:
+ * 0 + (0 + tail), which adds to any pre + bat as the tail does in tph_score_nodes (a zero's
+ * sign cannot reach a total). A set not listed (its lead of no group: two in three on
+ * 10k-topology, the full racks) keeps a stale tail that nothing reads: set_best stops at its
+ * lead, and only the next update can give it a member (a tracker's mask between updates takes
+ * members away and gives back the same ones). Neither does the tournament over every position
+ * read an infeasible node's score, finite or not. The tail answers per node (TPH_SCORE_HN_SET),
+ * so a subset of the sets scores as the whole would. */
 static bool set_scores(alloc_fast *f, af_shape *sh, af_hn *hn, tph_idx task)
 {
-	const af_hn_sets *hs = hn->hs;
-	if (!tph_score_nodes_last(f->s, task, hs->rep, hs->n, sh->tail, hn->t))
+	uint32_t m = hn->nf;
+	if (m && !tph_score_nodes_last(f->s, task, hn->frep, m, sh->tail, hn->ft))
 		return false;
-	for (uint32_t c = 0; c < hs->n; c++)
-		if (!isfinite(hn->t[c]))
+	for (uint32_t i = 0; i < m; i++) {
+		if (!isfinite(hn->ft[i]))
 			return false;
+		hn->t[hn->fset[i]] = hn->ft[i];
+	}
 	return true;
+}
+
+/* Set c listed or not by its lead's group after a sort; a set leaving has no best. */
+static void list_set(af_hn *hn, uint32_t c)
+{
+	bool in = hn->lead[c].grp < G_NONE;
+	uint32_t i = hn->fat[c];
+	if (in && i == NOPOS) {
+		hn->fat[c] = hn->nf;
+		hn->fset[hn->nf] = c;
+		hn->frep[hn->nf++] = hn->hs->rep[c];
+	} else if (!in && i != NOPOS) {
+		uint32_t last = hn->fset[--hn->nf];
+		hn->fset[i] = last;
+		hn->frep[i] = hn->frep[hn->nf];
+		hn->fat[last] = i;
+		hn->fat[c] = NOPOS;
+		hn->best[c] = (af_win){0, NOPOS, 0};
+	}
 }
 
 /* set_best's walk: in its first group, the members whose head sum is within the rounding of
@@ -271,20 +304,21 @@ static af_win pick(af_win a, af_win b)
 	return a.pos < b.pos ? a : b;
 }
 
-/* The shape's root: the best of the sets' best nodes, in one pass (pick is a total order on
- * distinct positions, so any order of picks gives the same winner). */
+/* The shape's root: the best of the listed sets' best nodes, in one pass (pick is a total
+ * order on distinct positions, so any order of picks gives the same winner). A set not listed
+ * has no feasible member until the next update. */
 static void root(af_shape *sh, const af_hn *hn)
 {
 	af_win w = {0, NOPOS, 0};
-	for (uint32_t c = 0; c < hn->hs->n; c++)
-		w = pick(w, hn->best[c]);
+	for (uint32_t i = 0; i < hn->nf; i++)
+		w = pick(w, hn->best[hn->fset[i]]);
 	sh->win[1] = w;
 }
 
 static void rank_all(af_shape *sh, af_hn *hn)
 {
-	for (uint32_t c = 0; c < hn->hs->n; c++)
-		hn->best[c] = set_best(sh, hn, c);
+	for (uint32_t i = 0; i < hn->nf; i++)
+		hn->best[hn->fset[i]] = set_best(sh, hn, hn->fset[i]);
 	root(sh, hn);
 }
 
@@ -312,6 +346,10 @@ void af_hn_free(af_shape *sh)
 	tph_free(hn->ord);
 	tph_free(hn->lead);
 	tph_free(hn->t);
+	tph_free(hn->frep);
+	tph_free(hn->fset);
+	tph_free(hn->fat);
+	tph_free(hn->ft);
 	tph_free(hn->best);
 	tph_free(hn->mark);
 	tph_free(hn);
@@ -331,14 +369,20 @@ static af_hn *ranks(alloc_fast *f, af_shape *sh)
 	hn->ord = tph_malloc(((size_t)f->n + 1) * sizeof *hn->ord);
 	hn->lead = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->lead);
 	hn->t = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->t);
+	hn->frep = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->frep);
+	hn->fset = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->fset);
+	hn->fat = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->fat);
+	hn->ft = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->ft);
 	hn->best = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->best);
 	hn->mark = tph_calloc((size_t)hs->n + 1, sizeof *hn->mark);
 	hn->bytes = sizeof *hn + ((size_t)f->n + 1) * sizeof *hn->ord +
 	            ((size_t)hs->n + 1) *
-	                (sizeof *hn->lead + sizeof *hn->t + sizeof *hn->best + sizeof *hn->mark);
+	                (sizeof *hn->lead + sizeof *hn->t + sizeof *hn->frep + sizeof *hn->fset +
+	                 sizeof *hn->fat + sizeof *hn->ft + sizeof *hn->best + sizeof *hn->mark);
 	sh->bytes += hn->bytes;
 	f->bytes += hn->bytes;
-	if (!hn->ord || !hn->lead || !hn->t || !hn->best || !hn->mark) {
+	if (!hn->ord || !hn->lead || !hn->t || !hn->frep || !hn->fset || !hn->fat || !hn->ft ||
+	    !hn->best || !hn->mark) {
 		drop(f, sh);
 		return NULL;
 	}
@@ -368,8 +412,13 @@ void af_hn_build(alloc_fast *f, af_shape *sh, tph_idx task)
 	memcpy(hn->ord, hs->pos, f->n * sizeof *hn->ord);
 	for (uint32_t p = 0; p < f->n; p++)
 		finite &= fold(hn, sh, p);
-	for (uint32_t c = 0; c < hs->n; c++)
+	hn->nf = 0;
+	memset(hn->fat, 0xff, hs->n * sizeof *hn->fat);
+	for (uint32_t c = 0; c < hs->n; c++) {
 		order_set(sh, hn, c);
+		hn->best[c] = (af_win){0, NOPOS, 0};
+		list_set(hn, c);
+	}
 	if (!finite || !set_scores(f, sh, hn, task)) {
 		drop(f, sh);
 		return;
@@ -391,13 +440,15 @@ int af_hn_update(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k)
 		finite = fold(hn, sh, p);
 		hn->mark[c] = hn->gen;
 	}
+	for (uint32_t c = 0; c < hs->n && finite; c++)
+		if (hn->mark[c] == hn->gen) {
+			order_set(sh, hn, c);
+			list_set(hn, c);
+		}
 	if (!finite || !set_scores(f, sh, hn, task)) {
 		drop(f, sh);
 		return TPH_DECLINED;
 	}
-	for (uint32_t c = 0; c < hs->n; c++)
-		if (hn->mark[c] == hn->gen)
-			order_set(sh, hn, c);
 	rank_all(sh, hn);
 	return TPH_OK;
 }
