@@ -210,14 +210,22 @@ static void test_tie_break_moves(void **state)
 	const tph_subjobs *o = &p.s->topo->sj;
 	tph_idx k = tph_task_subjob(p.s, u);
 	uint32_t m0 = o->moves[k];
+	/* and each hypernode's: one per task leaving or joining one of its nodes */
+	const uint32_t *hm = p.s->topo->t.moves;
+	uint32_t h0[TOP + 1];
+	memcpy(h0, hm, sizeof h0);
 	assert_int_equal(tph_stmt_allocate(&st, u, 0), TPH_OK); /* u on a1: A holds 1 of 2 */
 	assert_int_equal(o->moves[k], m0 + 1);
 	assert_int_equal(o->last_moved[k], u);
+	for (uint32_t h = 0; h <= TOP; h++)
+		assert_int_equal(hm[h], h0[h] + (h == A || h == S || h == TOP));
 	double placed[6] = {100, 100, 100, 0, 0, 0};
 	expect6(&p, "c1/u", placed);
 	expect6(&p, "c1/u", placed); /* no move since: the counts stay */
 	tph_stmt_discard(&st);
 	assert_int_equal(o->moves[k], m0 + 2);
+	for (uint32_t h = 0; h <= TOP; h++)
+		assert_int_equal(hm[h], h0[h] + 2 * (h == A || h == S || h == TOP));
 	expect6(&p, "c1/u", before);
 	tph_hn_order(p.s, tph_task_subjob(p.s, pts_task(&p, "c1/e2")), cd, 2, got);
 	assert_true(fabs(got[0] - 50) < 1e-9 && fabs(got[1]) < 1e-9);

@@ -47,7 +47,20 @@ enum {
 typedef struct ahn_cut {
 	int64_t *v;
 	uint32_t below;
+	uint32_t row; /* its row in ahn_ctx.row (AHN_ROWS: not kept) */
 } ahn_cut;
+
+/* A row's node-by-node room at one hypernode (what its nodes take of tasks asking for the row),
+ * kept while no task moves on its nodes: stamp is tph_hn_tree.moves[hn] + 1 when it was
+ * counted (0: never); room is at least that many tasks, exactly when `all` (else the count
+ * stopped early or passed AHN_ROOM_MAX). */
+typedef struct ahn_room {
+	uint32_t stamp;
+	uint32_t room : 31, all : 1;
+} ahn_room;
+
+#define AHN_ROOM_MAX 0x7fffffff
+#define AHN_ROWS     64 /* the most distinct cut rows (over every dimension) whose room is kept */
 
 #define AHN_CUTS    8 /* the first distinct request rows of the worksheet */
 #define AHN_CLASSES 4 /* the most classes of one worksheet whose verdicts bound a run */
@@ -109,6 +122,11 @@ typedef struct ahn_ctx {
 	 */
 	bool held;
 	uint32_t gen, *memo;
+	/* The cuts' rows over every dimension (row_v[r * ndim ..]) shared by every worksheet, and
+	 * each row's kept room per hypernode (row_room[r], [hypernodes], on first use). */
+	int64_t *row_v;
+	ahn_room *row_room[AHN_ROWS];
+	uint32_t n_rows;
 	tph_scored *ranked;       /* [hypernodes] allocate_hn_job.c's group order: a heap */
 	tph_reason_code *verdict; /* [nodes] scratch of the class-verdict bound */
 

@@ -63,7 +63,8 @@ int ahn_bound_init(ahn_ctx *h)
 	h->verdict = TPH_ACT_NEW(s, tph_reason_code, s->nodes.n + 1);
 	h->rank_hn = TPH_ACT_NEW(s, tph_idx, s->topo->t.n + 1);
 	h->rank_sc = TPH_ACT_NEW(s, double, s->topo->t.n + 1);
-	if (!h->memo || !h->ranked || !h->verdict || !h->rank_hn || !h->rank_sc)
+	h->row_v = TPH_ACT_NEW(s, int64_t, (size_t)AHN_ROWS * s->ndim + 1);
+	if (!h->memo || !h->ranked || !h->verdict || !h->rank_hn || !h->rank_sc || !h->row_v)
 		return TPH_ENOMEM;
 	/* node sampling rotates its start on every filter call: every run must happen, in order;
 	 * naive mode keeps the plain search as the reference */
@@ -122,6 +123,23 @@ static bool covers(const tph_session *s, const ahn_ws *w, tph_idx t, const int64
 	return true;
 }
 
+/* The shared row of cut c (over every dimension, zero where the cut asks for nothing):
+ * found or added; AHN_ROWS when the table is full. */
+static uint32_t cut_row(ahn_ctx *h, const ahn_ws *w, const ahn_cut *c)
+{
+	uint32_t nd = h->s->ndim;
+	int64_t row[TPH_RES_MAX] = {0};
+	for (uint32_t x = 0; x < w->n_dim; x++)
+		row[w->dim[x]] = c->v[x];
+	for (uint32_t r = 0; r < h->n_rows; r++)
+		if (!memcmp(h->row_v + (size_t)r * nd, row, nd * sizeof *row))
+			return r;
+	if (h->n_rows == AHN_ROWS)
+		return AHN_ROWS;
+	memcpy(h->row_v + (size_t)h->n_rows * nd, row, nd * sizeof *row);
+	return h->n_rows++;
+}
+
 /* The cuts: the distinct request rows of the worksheet's first tasks (at most AHN_CUTS rows),
  * each with the number of tasks that do not ask for that much. */
 static int cuts_build(ahn_ctx *h, ahn_ws *w)
@@ -145,6 +163,7 @@ static int cuts_build(ahn_ctx *h, ahn_ws *w)
 			continue;
 		for (uint32_t k = 0; k < n; k++)
 			c->below += !covers(s, w, w->task[k], c->v);
+		c->row = cut_row(h, w, c);
 		w->n_cut++;
 	}
 	return TPH_OK;
@@ -321,6 +340,29 @@ static bool some_pass(ahn_ctx *h, const tph_idx *rep, uint32_t n_cls, tph_idx hn
 	return false;
 }
 
+/* Whether cut i's node-by-node room at hn is below need. Past the tasks below the cut, the
+ * room is a function of the cut's row and hn's nodes' future idle alone, which changes only
+ * when a task moves on one of them (the topology's move counter), so an earlier count for any
+ * worksheet with the row answers while the counter stands: a full count always, a count
+ * stopped early when it reached this need. */
+static bool cut_short(ahn_ctx *h, ahn_ws *w, uint32_t i, tph_idx hn, int64_t need)
+{
+	const tph_hn_tree *t = &h->s->topo->t;
+	const ahn_cut *c = &w->cut[i];
+	if (c->row == AHN_ROWS ||
+	    (!h->row_room[c->row] && !(h->row_room[c->row] = TPH_ACT_NEW(h->s, ahn_room, t->n))))
+		return cut_room(h, w, c, hn, need, NULL) < need;
+	ahn_room *r = &h->row_room[c->row][hn];
+	int64_t want = need - c->below;
+	if (r->stamp == t->moves[hn] + 1 && (r->all || r->room >= want))
+		return r->room < want;
+	int64_t room = cut_room(h, w, c, hn, need, NULL) - c->below;
+	r->stamp = t->moves[hn] + 1;
+	r->room = room < AHN_ROOM_MAX ? (uint32_t)room : AHN_ROOM_MAX;
+	r->all = room < want && room < AHN_ROOM_MAX;
+	return room < want;
+}
+
 bool ahn_hopeless(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need)
 {
 	if (!h->prune)
@@ -330,7 +372,7 @@ bool ahn_hopeless(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need)
 	if (ahn_sum_short(h, &sum, hn))
 		return true;
 	for (uint32_t i = 0; w->n_dim != UINT32_MAX && i < w->n_cut; i++)
-		if (w->cut[i].below < need && cut_room(h, w, &w->cut[i], hn, need, NULL) < need)
+		if (w->cut[i].below < need && cut_short(h, w, i, hn, need))
 			return true;
 	return false;
 }

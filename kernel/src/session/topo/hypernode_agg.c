@@ -146,8 +146,10 @@ int tph_hn_agg_build(tph_session *s, tph_hn_tree *t)
 	t->used = TPH_ARENA_NEW(&s->arena, int64_t, cells);
 	t->releasing = TPH_ARENA_NEW(&s->arena, int64_t, cells);
 	t->pipelined = TPH_ARENA_NEW(&s->arena, int64_t, cells);
+	t->moves = TPH_ARENA_NEW(&s->arena, uint32_t, t->n + 1);
 	tph_idx *bottom = tph_malloc((s->nodes.n + 1) * sizeof *bottom);
-	if (!t->alloc || !t->idle || !t->used || !t->releasing || !t->pipelined || !bottom) {
+	if (!t->alloc || !t->idle || !t->used || !t->releasing || !t->pipelined || !t->moves ||
+	    !bottom) {
 		tph_free(bottom);
 		return TPH_ENOMEM;
 	}
@@ -191,11 +193,21 @@ static void hn_account(tph_session *s, tph_idx task, tph_idx node, uint8_t statu
 	}
 }
 
+static void hn_moved(tph_hn_tree *t, tph_idx node)
+{
+	if (node == TPH_NOIDX)
+		return;
+	for (uint32_t k = t->of_off[node]; k < t->of_off[node + 1]; k++)
+		t->moves[t->of[k]]++;
+}
+
 void tph_topo_task_moved(tph_session *s, tph_idx task, uint8_t old_status, tph_idx old_node)
 {
 	if (!s->topo)
 		return;
 	hn_account(s, task, old_node, old_status, -1);
 	hn_account(s, task, s->tasks.node[task], s->tasks.status[task], +1);
+	hn_moved(&s->topo->t, old_node);
+	hn_moved(&s->topo->t, s->tasks.node[task]);
 	tph_subjobs_task_moved(s, task, old_status, old_node);
 }
