@@ -110,9 +110,10 @@ typedef struct tph_hn_tree {
 	 * updated by tph_topo_task_moved() whenever a task changes status or node. */
 	uint32_t ndim;
 	int64_t *alloc, *idle, *used, *releasing, *pipelined;
-	/* Mutable (the task-move hook): how many times a task left or joined a node of h [n]. A
-	 * reader that keeps something computed from h's nodes' columns when moves[h] was m may
-	 * reuse it while moves[h] is still m. */
+	/* Mutable (the task-move hook): how many times a task's request was added to or taken
+	 * from a node of h (and so from h's aggregates) [n]. A reader that keeps something computed
+	 * from h's nodes' idle, used, releasing and pipelined when moves[h] was m may reuse it
+	 * while moves[h] is still m. */
 	uint32_t *moves;
 } tph_hn_tree;
 

@@ -168,7 +168,8 @@ int tph_hn_agg_build(tph_session *s, tph_hn_tree *t)
 }
 
 /* The statement's node accounting (NodeInfo.AddTask/RemoveTask), for every hypernode that
- * holds the node. */
+ * holds the node; each one's move counter counts the change (the node columns change with it,
+ * statement.c's node_account, under the same conditions). */
 static void hn_account(tph_session *s, tph_idx task, tph_idx node, uint8_t status, int sign)
 {
 	tph_hn_tree *t = &s->topo->t;
@@ -178,6 +179,7 @@ static void hn_account(tph_session *s, tph_idx task, tph_idx node, uint8_t statu
 	const int64_t *req = s->tasks.req + (size_t)task * s->ndim;
 	for (uint32_t k = t->of_off[node]; k < t->of_off[node + 1]; k++) {
 		tph_idx h = t->of[k];
+		t->moves[h]++;
 		for (uint32_t d = 0; d < t->ndim; d++) {
 			int64_t v = sign * req[d];
 			size_t at = (size_t)d * t->n + h;
@@ -193,21 +195,11 @@ static void hn_account(tph_session *s, tph_idx task, tph_idx node, uint8_t statu
 	}
 }
 
-static void hn_moved(tph_hn_tree *t, tph_idx node)
-{
-	if (node == TPH_NOIDX)
-		return;
-	for (uint32_t k = t->of_off[node]; k < t->of_off[node + 1]; k++)
-		t->moves[t->of[k]]++;
-}
-
 void tph_topo_task_moved(tph_session *s, tph_idx task, uint8_t old_status, tph_idx old_node)
 {
 	if (!s->topo)
 		return;
 	hn_account(s, task, old_node, old_status, -1);
 	hn_account(s, task, s->tasks.node[task], s->tasks.status[task], +1);
-	hn_moved(&s->topo->t, old_node);
-	hn_moved(&s->topo->t, s->tasks.node[task]);
 	tph_subjobs_task_moved(s, task, old_status, old_node);
 }
