@@ -43,15 +43,22 @@ enum {
 	G_NONE,
 	G_COUNT
 };
+/* The group of a node whose Idle fits (`idle`) or, failing that, FutureIdle (`future`);
+ * `other`: outside the shard in soft sharding. */
+static inline uint8_t alloc_group_rule(bool idle, bool future, bool other)
+{
+	if (idle)
+		return other ? G_IDLE_OTHER : G_IDLE;
+	if (future)
+		return other ? G_FUTURE_OTHER : G_FUTURE;
+	return G_NONE;
+}
 static inline uint8_t alloc_group_in(const tph_node_store *ns, const tph_fit_req *fit, tph_idx node,
                                      bool soft)
 {
-	bool other = soft && !(ns->flags[node] & TPH_NODE_IN_SHARD);
-	if (tph_fit_check(ns, fit, node, false) == TPH_PASS)
-		return other ? G_IDLE_OTHER : G_IDLE;
-	if (tph_fit_check(ns, fit, node, true) == TPH_PASS)
-		return other ? G_FUTURE_OTHER : G_FUTURE;
-	return G_NONE;
+	bool idle = tph_fit_check(ns, fit, node, false) == TPH_PASS;
+	return alloc_group_rule(idle, !idle && tph_fit_check(ns, fit, node, true) == TPH_PASS,
+	                        soft && !(ns->flags[node] & TPH_NODE_IN_SHARD));
 }
 static inline uint8_t alloc_group_of(const tph_session *s, const tph_fit_req *fit, tph_idx node,
                                      bool soft)

@@ -90,13 +90,10 @@ static void fits(alloc_fast *f, af_row *r, const int64_t *room, const uint32_t *
 		const int64_t *fut = room + (size_t)p * w, *idle = fut + nd;
 		bool out = (shard || soft) && !(flags[ready[p]] & TPH_NODE_IN_SHARD);
 		tph_reason_code fit = shard && out ? shard : room_check(&ffit, fut);
-		uint8_t g = G_NONE;
-		if (fit == TPH_PASS && room_check(&gfit, idle) == TPH_PASS)
-			g = soft && out ? G_IDLE_OTHER : G_IDLE;
-		else if (fit == TPH_PASS && room_check(&gfit, fut) == TPH_PASS)
-			g = soft && out ? G_FUTURE_OTHER : G_FUTURE;
+		bool in_idle = fit == TPH_PASS && room_check(&gfit, idle) == TPH_PASS;
+		bool in_fut = fit == TPH_PASS && !in_idle && room_check(&gfit, fut) == TPH_PASS;
 		cell[p].fit = fit;
-		cell[p].grp = g;
+		cell[p].grp = alloc_group_rule(in_idle, in_fut, soft && out);
 	}
 }
 

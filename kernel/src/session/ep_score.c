@@ -434,35 +434,50 @@ static bool score_tail(tph_session *s, tph_idx task, const tph_idx *nodes, uint3
 	return ok;
 }
 
-/* score_tail with pre = bat = 0: total = 0.0 + (0.0 + x) = 0.0 + x. When `tail` is the last
- * plugin it writes straight into total, without the framework's copies and sums. */
+/* The last BatchNodeOrder plugin alone (`tail`), its scores written straight into out: no
+ * scratch column, no copies. False when it failed. */
+static bool last_plugin(tph_session *s, tph_ep_ctx *c, tph_idx task, const tph_idx *nodes,
+                        uint32_t n, uint32_t tail, double *out)
+{
+	const tph_ep_entry *e = &s->ep[TPH_EP_BATCH_NODE_ORDER].e[tail];
+	memset(out, 0, n * sizeof *out);
+	c->batch_failed = false;
+	CALL(tph_score_fn, e)(e->st, s, task, nodes, n, out);
+	bool ok = !c->batch_failed;
+	c->batch_failed = false;
+	return ok;
+}
+
+/* score_tail with pre = bat = 0: total = 0.0 + (0.0 + x) = 0.0 + x. */
 static bool score_last(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
                        uint32_t tail, double *total)
 {
 	const tph_ep_list *l = &s->ep[TPH_EP_BATCH_NODE_ORDER];
 	tph_ep_ctx *c = ctx(s);
-	memset(total, 0, n * sizeof *total);
 	if (!c || ensure_cols(s, c, n)) {
 		s->oom = true;
+		memset(total, 0, n * sizeof *total);
 		return true;
 	}
-	c->batch_failed = false;
-	if (tail + 1 == l->n)
-		CALL(tph_score_fn, &l->e[tail])(l->e[tail].st, s, task, nodes, n, total);
-	else
+	bool ok;
+	if (tail + 1 == l->n) {
+		ok = last_plugin(s, c, task, nodes, n, tail, total);
+	} else {
+		memset(total, 0, n * sizeof *total);
+		c->batch_failed = false;
 		batch_range(s, c, task, nodes, n, tail, l->n, total);
-	bool ok = !c->batch_failed;
-	c->batch_failed = false;
+		ok = !c->batch_failed;
+		c->batch_failed = false;
+	}
 	for (uint32_t i = 0; i < n; i++)
 		total[i] = ok ? 0.0 + total[i] : (double)NAN;
 	return ok;
 }
 
-/* score_tail for a tail of one plugin, the last (a free tail, tph_score_free_tail): its scores
- * are written into total and summed there, pre + (bat + tail) as batch_range and score_tail sum
- * them (bat taken as batch_range's first column when the tail is the first plugin), with no
- * scratch column and no copy of bat: a pick calls it over a few candidates, where the per-call
- * work is most of the cost. */
+/* score_tail for a tail of one plugin, the last (a free tail, tph_score_free_tail), summed as
+ * batch_range and score_tail sum it, pre + (bat + tail) (bat taken as batch_range's first
+ * column when the tail is the first plugin), with no copy of bat: a pick calls it over a few
+ * candidates, where the per-call work is most of the cost. */
 static bool tail_one(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n, uint32_t tail,
                      const double *pre, const double *bat, double *total)
 {
@@ -472,12 +487,7 @@ static bool tail_one(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_
 		memset(total, 0, n * sizeof *total);
 		return true;
 	}
-	const tph_ep_entry *e = &s->ep[TPH_EP_BATCH_NODE_ORDER].e[tail];
-	memset(total, 0, n * sizeof *total);
-	if (!c->batch_failed)
-		CALL(tph_score_fn, e)(e->st, s, task, nodes, n, total);
-	bool ok = !c->batch_failed;
-	c->batch_failed = false;
+	bool ok = last_plugin(s, c, task, nodes, n, tail, total);
 	for (uint32_t i = 0; i < n; i++)
 		total[i] = ok ? pre[i] + (tail ? bat[i] + total[i] : total[i]) : (double)NAN;
 	return ok;
