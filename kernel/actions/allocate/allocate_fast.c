@@ -102,6 +102,7 @@ void alloc_fast_free(alloc_fast *f)
 	af_hn_sets_free(f);
 	af_row_free(f);
 	af_anchor_free(f);
+	af_head_free(f);
 	tph_free(f->shapes);
 	tph_free(f->tab);
 	tph_free(f->pos);

@@ -244,6 +244,7 @@ struct alloc_fast {
 	uint32_t *head_of;       /* [task] head shape + 1 (allocate_hn_pick.c) */
 	struct af_aspec *aspecs; /* allocate_fast_anchor.c: spec parts per (pod spec, norm) */
 	uint32_t n_aspecs, next_aspec;
+	struct af_hkeep *hkeep; /* allocate_hn_pick.c: the last pick's first group */
 };
 
 /* A head shape (allocate_hn_pick.c): plain TPH_SCORE_LOCAL with a split at the last
@@ -259,6 +260,7 @@ static inline bool af_head_only(const af_shape *sh)
  * members; AF_NODE or AF_NONE as alloc_fast_pick_among. */
 int af_head_choose(alloc_fast *f, af_shape *sh, const af_track *t, tph_idx task,
                    const tph_idx *nodes, uint32_t n, tph_idx *node, tph_reason_code *codes);
+void af_head_free(alloc_fast *f);
 
 /* allocate_fast_shape.c: bring a shape up to date for `task` (built when needed);
  * TPH_ENOMEM leaves it unbuilt. */

@@ -5,7 +5,10 @@
  * the candidates, as tph_score_nodes would run it over them. */
 #include "allocate_fast.h"
 
+#include "base/mem.h"
+
 #include <math.h>
+#include <string.h>
 
 static tph_reason_code code_of(const af_shape *sh, const af_track *t, uint32_t p)
 {
@@ -78,9 +81,19 @@ static uint32_t verdicts(alloc_fast *f, const af_shape *sh, const af_track *t, c
 	return feasible;
 }
 
+/* The head sums of f->feas[0..k) (nodes a touch left unknown, NaN) into f->pre and f->bat,
+ * in one call over them (the head's scores are node-local, so any set of nodes gives each the
+ * same sums). */
+static void score_unknown(alloc_fast *f, const af_shape *sh, tph_idx task, uint32_t k)
+{
+	if (tph_score_head_splits(f->s, task, sh->tail)) /* a call costs no batch spans */
+		tph_score_nodes_head_split(f->s, task, f->feas, k, sh->tail, f->pre, f->bat);
+	else
+		tph_score_nodes_head(f->s, task, f->feas, k, sh->tail, f->pre, f->bat);
+}
+
 /* The head sums of the m members: those a touch left unknown (NaN, score() in
- * allocate_fast_shape.c) scored first, in one call over them in the members' order (the head's
- * scores are node-local, so any set of nodes gives each the same sums). */
+ * allocate_fast_shape.c) scored first, in the members' order. */
 static void head_sums(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t m)
 {
 	uint32_t k = 0;
@@ -90,11 +103,7 @@ static void head_sums(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t m)
 		k += isnan(sh->part[2 * (size_t)f->sub[i]]);
 	}
 	if (k) {
-		if (tph_score_head_splits(f->s, task, sh->tail)) /* a call costs no batch spans */
-			tph_score_nodes_head_split(f->s, task, f->feas, k, sh->tail, f->pre,
-			                           f->bat);
-		else
-			tph_score_nodes_head(f->s, task, f->feas, k, sh->tail, f->pre, f->bat);
+		score_unknown(f, sh, task, k);
 		for (uint32_t j = 0; j < k; j++) {
 			sh->part[2 * (size_t)f->at[j]] = f->pre[j];
 			sh->part[2 * (size_t)f->at[j] + 1] = f->bat[j];
@@ -106,22 +115,203 @@ static void head_sums(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t m)
 	}
 }
 
+/* ---- the first group kept between picks ---- */
+
+/* Log entries a kept first group follows; past that the pick passes over the range again. */
+#define KEEP_LOG 16u
+
+/* The members of the first group (G_IDLE) of the last pick over a range of positions, with
+ * their head sums (NaN: to read again), as of the touch log's length `seen`. A head shape's
+ * cells are a function of each node's own state (node-local verdicts, groups and head
+ * scores), and a tracker's overlays move only where the shape's verdict moved, so a pick of
+ * the same shape, tracker and range sees the same first group but at the positions logged
+ * since: a subjob's tasks placed one by one in a hypernode (78% of the picks on 10k-topology,
+ * each one placement after the last) pass over the members and the touched nodes instead of
+ * the whole hypernode. */
+typedef struct af_hkeep {
+	const af_shape *sh;
+	const af_track *t;
+	uint32_t ov_gen; /* t's overlay stamp */
+	uint32_t lo, n;  /* positions lo..lo + n - 1 */
+	uint32_t seen, lost;
+	bool valid;
+	uint32_t m;
+	uint32_t *pos; /* [m] ascending */
+	tph_idx *node;
+	double *pre, *bat;
+} af_hkeep;
+
+static af_hkeep *keep_of(alloc_fast *f)
+{
+	af_hkeep *k = f->hkeep;
+	if (k || !(k = tph_calloc(1, sizeof *k)))
+		return k;
+	size_t n = (size_t)f->n + 1;
+	k->pos = tph_malloc(n * sizeof *k->pos);
+	k->node = tph_malloc(n * sizeof *k->node);
+	k->pre = tph_malloc(n * sizeof *k->pre);
+	k->bat = tph_malloc(n * sizeof *k->bat);
+	f->hkeep = k;
+	if (!k->pos || !k->node || !k->pre || !k->bat) {
+		af_head_free(f);
+		return NULL;
+	}
+	return k;
+}
+
+void af_head_free(alloc_fast *f)
+{
+	af_hkeep *k = f->hkeep;
+	if (!k)
+		return;
+	tph_free(k->pos);
+	tph_free(k->node);
+	tph_free(k->pre);
+	tph_free(k->bat);
+	tph_free(k);
+	f->hkeep = NULL;
+}
+
+/* Position p was logged: in or out of the first group as its cell says now. */
+static void keep_move(alloc_fast *f, af_hkeep *k, const af_shape *sh, const af_track *t, uint32_t p)
+{
+	uint32_t a = 0, b = k->m;
+	while (a < b) {
+		uint32_t c = a + (b - a) / 2;
+		if (k->pos[c] < p)
+			a = c + 1;
+		else
+			b = c;
+	}
+	bool was = a < k->m && k->pos[a] == p;
+	bool is = code_of(sh, t, p) == TPH_PASS && sh->cell[p].grp == G_IDLE;
+	size_t tail = k->m - a - was;
+	if (was != is) {
+		uint32_t from = a + was, to = a + is;
+		memmove(k->pos + to, k->pos + from, tail * sizeof *k->pos);
+		memmove(k->node + to, k->node + from, tail * sizeof *k->node);
+		memmove(k->pre + to, k->pre + from, tail * sizeof *k->pre);
+		memmove(k->bat + to, k->bat + from, tail * sizeof *k->bat);
+		k->m = k->m - was + is;
+	}
+	if (is) {
+		k->pos[a] = p;
+		k->node[a] = f->s->ready_nodes[p];
+		k->pre[a] = (double)NAN;
+	}
+}
+
+/* Whether the kept group serves this pick (then brought up to the log's end, and not empty). */
+static bool keep_hit(alloc_fast *f, af_hkeep *k, const af_shape *sh, const af_track *t, uint32_t lo,
+                     uint32_t n)
+{
+	uint32_t n_log, lost;
+	const tph_idx *log = tph_eqc_log(f->eqc, &n_log, &lost);
+	if (!k->valid || k->sh != sh || k->t != t || (t && k->ov_gen != t->ov_gen) || k->lo != lo ||
+	    k->n != n || k->lost != lost || n_log - k->seen > KEEP_LOG)
+		return false;
+	for (uint32_t i = k->seen; i < n_log; i++) {
+		uint32_t p = f->pos[log[i]];
+		if (p - lo < n)
+			keep_move(f, k, sh, t, p);
+	}
+	k->seen = n_log;
+	return k->m > 0;
+}
+
+/* The first group of a full pass (f->nodes, f->sub; sums in f->pre, f->bat when `sums`). */
+static void keep_save(alloc_fast *f, af_hkeep *k, const af_shape *sh, const af_track *t,
+                      uint32_t lo, uint32_t n, uint32_t m, bool sums)
+{
+	*k = (af_hkeep){.sh = sh,
+	                .t = t,
+	                .ov_gen = t ? t->ov_gen : 0,
+	                .lo = lo,
+	                .n = n,
+	                .valid = true,
+	                .m = m,
+	                .pos = k->pos,
+	                .node = k->node,
+	                .pre = k->pre,
+	                .bat = k->bat};
+	tph_eqc_log(f->eqc, &k->seen, &k->lost);
+	memcpy(k->pos, f->sub, m * sizeof *k->pos);
+	memcpy(k->node, f->nodes, m * sizeof *k->node);
+	for (uint32_t i = 0; i < m; i++) {
+		k->pre[i] = sums ? f->pre[i] : (double)NAN;
+		k->bat[i] = sums ? f->bat[i] : (double)NAN;
+	}
+}
+
+/* head_sums over the kept group: only members marked unknown are read, and those the shape
+ * holds unknown scored (the same nodes, in the same order, as head_sums would score). */
+static void keep_sums(alloc_fast *f, af_hkeep *k, af_shape *sh, tph_idx task)
+{
+	uint32_t q = 0;
+	for (uint32_t i = 0; i < k->m; i++) {
+		if (!isnan(k->pre[i]))
+			continue;
+		size_t p = k->pos[i];
+		f->feas[q] = k->node[i];
+		f->at[q] = i;
+		q += isnan(sh->part[2 * p]);
+		k->pre[i] = sh->part[2 * p];
+		k->bat[i] = sh->part[2 * p + 1];
+	}
+	if (!q)
+		return;
+	score_unknown(f, sh, task, q);
+	for (uint32_t j = 0; j < q; j++) {
+		size_t p = k->pos[f->at[j]];
+		sh->part[2 * p] = k->pre[f->at[j]] = f->pre[j];
+		sh->part[2 * p + 1] = k->bat[f->at[j]] = f->bat[j];
+	}
+}
+
+/* The first group's choice from the kept members: true when decided (*node set). */
+static bool keep_choose(alloc_fast *f, af_hkeep *k, af_shape *sh, tph_idx task, tph_idx *node)
+{
+	if (k->m == 1) {
+		*node = k->node[0];
+		return true;
+	}
+	keep_sums(f, k, sh, task);
+	if (!tph_score_nodes_tail(f->s, task, k->node, k->m, sh->tail, k->pre, k->bat, f->scores))
+		return false;
+	*node = tph_best_node(f->s, task, k->node, f->scores, k->m);
+	return *node != TPH_NOIDX;
+}
+
 int af_head_choose(alloc_fast *f, af_shape *sh, const af_track *t, tph_idx task,
                    const tph_idx *nodes, uint32_t n, tph_idx *node, tph_reason_code *codes)
 {
-	uint32_t cnt[G_COUNT] = {0};
-	if (!verdicts(f, sh, t, nodes, n, codes, cnt))
-		return AF_NONE;
+	uint32_t cnt[G_COUNT] = {0}, lo = range_of(f, nodes, n);
+	af_hkeep *k = lo != NOPOS ? keep_of(f) : NULL;
+	uint8_t first = 0;
 	*node = TPH_NOIDX;
-	for (uint8_t g = 0; g < G_NONE; g++) {
+	if (k && keep_hit(f, k, sh, t, lo, n)) {
+		if (keep_choose(f, k, sh, task, node))
+			return AF_NODE;
+		first = G_IDLE + 1; /* the other groups want the counts: one pass */
+		verdicts(f, sh, t, nodes, n, codes, cnt);
+	} else {
+		if (k)
+			k->valid = false;
+		if (!verdicts(f, sh, t, nodes, n, codes, cnt))
+			return AF_NONE;
+	}
+	for (uint8_t g = first; g < G_NONE; g++) {
 		if (!cnt[g])
 			continue;
 		uint32_t m = g == G_IDLE ? cnt[g] : members(f, sh, t, nodes, n, g);
+		if (m > 1)
+			head_sums(f, sh, task, m);
+		if (g == G_IDLE && k)
+			keep_save(f, k, sh, t, lo, n, m, m > 1);
 		if (m == 1) { /* a single candidate is taken unscored */
 			*node = f->nodes[0];
 			return AF_NODE;
 		}
-		head_sums(f, sh, task, m);
 		if (!tph_score_nodes_tail(f->s, task, f->nodes, m, sh->tail, f->pre, f->bat,
 		                          f->scores))
 			continue; /* a failed BatchNodeOrder: no node of this group */
