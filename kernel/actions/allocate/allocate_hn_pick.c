@@ -2,7 +2,8 @@
  * alloc_best_node() decide over the hypernode's nodes, with the verdicts, groups and head sums
  * read from the columns and only the free tail (tph_score_free_tail: network-topology-aware,
  * whose scores read where the subjob is being placed and tie over the call's nodes) run over
- * the candidates, as tph_score_nodes would run it over them. */
+ * the candidates, as tph_score_nodes would run it over them. The first group of the last pick
+ * over a range of positions is kept for the next pick of the same shape there (af_hkeep). */
 #include "allocate_fast.h"
 
 #include "base/mem.h"
@@ -120,21 +121,24 @@ static void head_sums(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t m)
 /* Log entries a kept first group follows; past that the pick passes over the range again. */
 #define KEEP_LOG 16u
 
-/* The members of the first group (G_IDLE) of the last pick over a range of positions, with
- * their head sums (NaN: to read again), as of the touch log's length `seen`. A head shape's
- * cells are a function of each node's own state (node-local verdicts, groups and head
- * scores), and a tracker's overlays move only where the shape's verdict moved, so a pick of
- * the same shape, tracker and range sees the same first group but at the positions logged
- * since: a subjob's tasks placed one by one in a hypernode (78% of the picks on 10k-topology,
- * each one placement after the last) pass over the members and the touched nodes instead of
- * the whole hypernode. */
+/* The members of a head shape's first group (G_IDLE) over a range of positions as of the
+ * last pick there, with their head sums (NaN: to read again), as of the touch log's length
+ * `seen`. The shape's cells are a function of each node's own state (node-local verdicts,
+ * groups and head scores), so a pick of the same shape over the same range sees the same
+ * members but at the positions logged since: a subjob's tasks placed one by one in a
+ * hypernode (45.6k of the 67k picks on 10k-topology, most one placement after the last) pass
+ * over the members and the touched nodes instead of the whole hypernode. A tracker's overlays
+ * only fail nodes the shape passes (allocate_fast_track.c), so a pick whose tracker holds
+ * none sees the shape's members; one that holds some takes the whole pass. */
 typedef struct af_hkeep {
 	const af_shape *sh;
-	const af_track *t;
-	uint32_t ov_gen; /* t's overlay stamp */
-	uint32_t lo, n;  /* positions lo..lo + n - 1 */
+	uint32_t lo, n; /* positions lo..lo + n - 1 */
 	uint32_t seen, lost;
 	bool valid;
+	/* members marked unknown since the last sums: at positions mark[0..n_mark), or any
+	 * when `all` */
+	bool all;
+	uint32_t n_mark, mark[KEEP_LOG];
 	uint32_t m;
 	uint32_t *pos; /* [m] ascending */
 	tph_idx *node;
@@ -172,8 +176,8 @@ void af_head_free(alloc_fast *f)
 	f->hkeep = NULL;
 }
 
-/* Position p was logged: in or out of the first group as its cell says now. */
-static void keep_move(alloc_fast *f, af_hkeep *k, const af_shape *sh, const af_track *t, uint32_t p)
+/* The index of the first member at or after position p. */
+static uint32_t keep_find(const af_hkeep *k, uint32_t p)
 {
 	uint32_t a = 0, b = k->m;
 	while (a < b) {
@@ -183,8 +187,15 @@ static void keep_move(alloc_fast *f, af_hkeep *k, const af_shape *sh, const af_t
 		else
 			b = c;
 	}
+	return a;
+}
+
+/* Position p was logged: in or out of the first group as its cell says now. */
+static void keep_move(alloc_fast *f, af_hkeep *k, const af_shape *sh, uint32_t p)
+{
+	uint32_t a = keep_find(k, p);
 	bool was = a < k->m && k->pos[a] == p;
-	bool is = code_of(sh, t, p) == TPH_PASS && sh->cell[p].grp == G_IDLE;
+	bool is = sh->cell[p].code == TPH_PASS && sh->cell[p].grp == G_IDLE;
 	size_t tail = k->m - a - was;
 	if (was != is) {
 		uint32_t from = a + was, to = a + is;
@@ -194,11 +205,15 @@ static void keep_move(alloc_fast *f, af_hkeep *k, const af_shape *sh, const af_t
 		memmove(k->bat + to, k->bat + from, tail * sizeof *k->bat);
 		k->m = k->m - was + is;
 	}
-	if (is) {
-		k->pos[a] = p;
-		k->node[a] = f->s->ready_nodes[p];
-		k->pre[a] = (double)NAN;
-	}
+	if (!is)
+		return;
+	k->pos[a] = p;
+	k->node[a] = f->s->ready_nodes[p];
+	k->pre[a] = (double)NAN;
+	if (k->n_mark < KEEP_LOG)
+		k->mark[k->n_mark++] = p;
+	else
+		k->all = true;
 }
 
 /* Whether the kept group serves this pick (then brought up to the log's end, and not empty). */
@@ -207,28 +222,30 @@ static bool keep_hit(alloc_fast *f, af_hkeep *k, const af_shape *sh, const af_tr
 {
 	uint32_t n_log, lost;
 	const tph_idx *log = tph_eqc_log(f->eqc, &n_log, &lost);
-	if (!k->valid || k->sh != sh || k->t != t || (t && k->ov_gen != t->ov_gen) || k->lo != lo ||
-	    k->n != n || k->lost != lost || n_log - k->seen > KEEP_LOG)
+	if (!k->valid || k->sh != sh || (t && t->n_ovs) || k->lo != lo || k->n != n ||
+	    k->lost != lost || n_log - k->seen > KEEP_LOG)
 		return false;
 	for (uint32_t i = k->seen; i < n_log; i++) {
 		uint32_t p = f->pos[log[i]];
 		if (p - lo < n)
-			keep_move(f, k, sh, t, p);
+			keep_move(f, k, sh, p);
 	}
 	k->seen = n_log;
 	return k->m > 0;
 }
 
-/* The first group of a full pass (f->nodes, f->sub; sums in f->pre, f->bat when `sums`). */
+/* The first group of a full pass (f->nodes, f->sub; sums in f->pre, f->bat when `sums`): the
+ * shape's own when the tracker holds no overlay. */
 static void keep_save(alloc_fast *f, af_hkeep *k, const af_shape *sh, const af_track *t,
                       uint32_t lo, uint32_t n, uint32_t m, bool sums)
 {
+	if (t && t->n_ovs)
+		return;
 	*k = (af_hkeep){.sh = sh,
-	                .t = t,
-	                .ov_gen = t ? t->ov_gen : 0,
 	                .lo = lo,
 	                .n = n,
 	                .valid = true,
+	                .all = !sums,
 	                .m = m,
 	                .pos = k->pos,
 	                .node = k->node,
@@ -243,21 +260,51 @@ static void keep_save(alloc_fast *f, af_hkeep *k, const af_shape *sh, const af_t
 	}
 }
 
-/* head_sums over the kept group: only members marked unknown are read, and those the shape
- * holds unknown scored (the same nodes, in the same order, as head_sums would score). */
+/* Kept member i, marked unknown: its sums as the shape holds them, listed for scoring at q
+ * when unknown there too; the next q. */
+static uint32_t keep_read(alloc_fast *f, af_hkeep *k, const af_shape *sh, uint32_t i, uint32_t q)
+{
+	size_t p = k->pos[i];
+	f->feas[q] = k->node[i];
+	f->at[q] = i;
+	k->pre[i] = sh->part[2 * p];
+	k->bat[i] = sh->part[2 * p + 1];
+	return q + isnan(k->pre[i]);
+}
+
+/* The marked members in the members' order (the marks sorted, each once). */
+static uint32_t keep_marked(alloc_fast *f, af_hkeep *k, const af_shape *sh)
+{
+	uint32_t q = 0, *mk = k->mark;
+	for (uint32_t j = 1; j < k->n_mark; j++)
+		for (uint32_t i = j; i && mk[i - 1] > mk[i]; i--) {
+			uint32_t x = mk[i];
+			mk[i] = mk[i - 1], mk[i - 1] = x;
+		}
+	for (uint32_t j = 0; j < k->n_mark; j++) {
+		uint32_t i = keep_find(k, mk[j]);
+		if ((!j || mk[j] != mk[j - 1]) && i < k->m && k->pos[i] == mk[j] &&
+		    isnan(k->pre[i]))
+			q = keep_read(f, k, sh, i, q);
+	}
+	return q;
+}
+
+/* head_sums over the kept group: only the members marked unknown are read, and those the
+ * shape holds unknown scored (the same nodes, in the same order, as head_sums would score).
+ * A sum that stays unknown (a failed head) is read again at every pick, as head_sums would. */
 static void keep_sums(alloc_fast *f, af_hkeep *k, af_shape *sh, tph_idx task)
 {
 	uint32_t q = 0;
-	for (uint32_t i = 0; i < k->m; i++) {
-		if (!isnan(k->pre[i]))
-			continue;
-		size_t p = k->pos[i];
-		f->feas[q] = k->node[i];
-		f->at[q] = i;
-		q += isnan(sh->part[2 * p]);
-		k->pre[i] = sh->part[2 * p];
-		k->bat[i] = sh->part[2 * p + 1];
+	if (k->all) {
+		for (uint32_t i = 0; i < k->m; i++)
+			if (isnan(k->pre[i]))
+				q = keep_read(f, k, sh, i, q);
+	} else {
+		q = keep_marked(f, k, sh);
 	}
+	k->n_mark = 0;
+	k->all = false;
 	if (!q)
 		return;
 	score_unknown(f, sh, task, q);
@@ -265,6 +312,7 @@ static void keep_sums(alloc_fast *f, af_hkeep *k, af_shape *sh, tph_idx task)
 		size_t p = k->pos[f->at[j]];
 		sh->part[2 * p] = k->pre[f->at[j]] = f->pre[j];
 		sh->part[2 * p + 1] = k->bat[f->at[j]] = f->bat[j];
+		k->all |= isnan(f->pre[j]);
 	}
 }
 
