@@ -226,18 +226,63 @@ static int on_deallocate(void *stv, tph_session *s, tph_idx task)
 
 /* ---- gradients (hyperNodeGradientFn) ---- */
 
+/* tph_hn_fits' comparisons for one row, prepared once for a subtree: pods against the
+ * allocatable (the same for every column asked), cpu and memory always, any other dimension
+ * when the row asks for it; off[k] = d * nh. */
+typedef struct nta_fit {
+	uint32_t n;
+	bool pods;
+	int64_t pods_v;
+	size_t pods_off, off[TPH_RES_MAX];
+	int64_t v[TPH_RES_MAX];
+} nta_fit;
+
+static void fit_prep(const nta_st *st, uint32_t nd, const int64_t *row, nta_fit *f)
+{
+	f->n = 0;
+	f->pods = false;
+	f->pods_v = 0;
+	f->pods_off = 0;
+	for (uint32_t d = 0; d < nd && d < TPH_RES_MAX; d++) {
+		if (d == TPH_RES_PODS) {
+			f->pods = true;
+			f->pods_v = row[d];
+			f->pods_off = (size_t)d * st->nh;
+		} else if (d <= TPH_RES_MEMORY || row[d] != 0) {
+			f->off[f->n] = (size_t)d * st->nh;
+			f->v[f->n++] = row[d];
+		}
+	}
+}
+
+/* tph_hn_fits(s, row, avail, h) but for the pods check, which fit_pods makes. */
+static bool fit_rest(const nta_fit *f, const int64_t *avail, tph_idx h)
+{
+	for (uint32_t k = 0; k < f->n; k++)
+		if (f->v[k] > avail[f->off[k] + h])
+			return false;
+	return true;
+}
+
+static bool fit_pods(const nta_st *st, const nta_fit *f, tph_idx h)
+{
+	return !f->pods || !(f->pods_v > st->alloc[f->pods_off + h]);
+}
+
 /* isEligibleHyperNode's resource pre-filter, from the cache (idle as at session open). */
 static void mark_eligible(nta_st *st, const tph_session *s, tph_idx root, const int64_t *min,
                           int purpose)
 {
 	const tph_idx *sub;
 	uint32_t n = tph_hn_subtree(&tph_view_of(s)->topo->t, root, &sub);
+	nta_fit f;
+	fit_prep(st, tph_view_of(s)->ndim, min, &f);
 	for (uint32_t i = 0; i < n; i++) {
 		tph_idx h = sub[i];
-		st->eligible[h] =
-		    purpose == TPH_PURPOSE_EVICT
-		        ? tph_hn_fits(s, min, st->alloc, h)
-		        : tph_hn_fits(s, min, st->idle, h) || tph_hn_fits(s, min, st->future, h);
+		st->eligible[h] = fit_pods(st, &f, h) &&
+		                  (purpose == TPH_PURPOSE_EVICT
+		                       ? fit_rest(&f, st->alloc, h)
+		                       : fit_rest(&f, st->idle, h) || fit_rest(&f, st->future, h));
 	}
 }
 

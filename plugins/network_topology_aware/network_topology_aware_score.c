@@ -7,26 +7,35 @@
 
 #include <string.h>
 
-/* getPodHyperNodeBinPackingScore / getSubJobHyperNodeBinPackingScore: the weighted average of
- * (used + request) / allocatable over the requested weighted resources, 0 when one overflows. */
-/* `nd` dimensions (hoisted by the callers: a hot loop over nodes and tiers). */
-static double binpack(const nta_st *st, uint32_t nd, const int64_t *req, tph_idx h)
+/* The dimensions of req that binpack reads (`nd` hoisted by the callers). */
+static void bp_prep(const nta_st *st, uint32_t nd, const int64_t *req, nta_bp *bp)
 {
-	double total = 0;
-	int64_t wsum = 0;
+	bp->n = 0;
+	bp->wsum = 0;
 	nd = nd < TPH_RES_MAX ? nd : TPH_RES_MAX;
 	for (uint32_t d = 0; d < nd; d++) {
 		if (req[d] <= 0 || !st->has[d])
 			continue;
-		size_t at = (size_t)d * st->nh + h;
-		double alloc = (double)st->alloc[at], used = (double)st->used[at];
-		double r = (double)req[d];
-		if (used + r > alloc)
-			return 0;
-		total += (double)st->w[d] * ((used + r) / alloc);
-		wsum += st->w[d];
+		bp->off[bp->n] = (size_t)d * st->nh;
+		bp->r[bp->n] = (double)req[d];
+		bp->w[bp->n++] = (double)st->w[d];
+		bp->wsum += st->w[d];
 	}
-	return wsum > 0 ? total / (double)wsum : 0;
+}
+
+/* getPodHyperNodeBinPackingScore / getSubJobHyperNodeBinPackingScore: the weighted average of
+ * (used + request) / allocatable over the requested weighted resources, 0 when one overflows. */
+static double binpack(const nta_st *st, const nta_bp *bp, tph_idx h)
+{
+	double total = 0;
+	for (uint32_t k = 0; k < bp->n; k++) {
+		double alloc = (double)st->alloc[bp->off[k] + h];
+		double used = (double)st->used[bp->off[k] + h];
+		if (used + bp->r[k] > alloc)
+			return 0;
+		total += bp->w[k] * ((used + bp->r[k]) / alloc);
+	}
+	return bp->wsum > 0 ? total / (double)bp->wsum : 0;
 }
 
 /* Count (by +1) or uncount (by -1) a task on node's hypernodes. */
@@ -82,6 +91,7 @@ typedef struct nta_call {
 	const nta_st *st;
 	const tph_session *s;
 	const int64_t *req;
+	nta_bp bp; /* req's */
 	const tph_idx *nodes;
 	double *out;
 	const double *hb; /* normal_pods: binpack of every hypernode for the task, or NULL */
@@ -91,11 +101,10 @@ static double normal_node(const nta_call *c, tph_idx node)
 {
 	const nta_st *st = c->st;
 	const tph_hn_tree *t = &tph_view_of(c->s)->topo->t;
-	const uint32_t nd = tph_view_of(c->s)->ndim;
 	double total = 0;
 	for (int32_t tier = st->min_tier; tier <= st->max_tier; tier++) {
 		tph_idx h = nta_at_tier(t, node, tier);
-		double score = h == TPH_NOIDX ? 1.0 : c->hb ? c->hb[h] : binpack(st, nd, c->req, h);
+		double score = h == TPH_NOIDX ? 1.0 : c->hb ? c->hb[h] : binpack(st, &c->bp, h);
 		total += st->tier_w[tier - st->min_tier] * score;
 	}
 	return nta_scale(st, total / st->tier_w_sum);
@@ -197,15 +206,16 @@ static void pre_drop(nta_st *st, const tph_hn_tree *t, tph_idx h)
 
 /* Every hypernode's binpack for req into st->hb: only those whose used moved since, when the
  * table holds this request row (allocate asks row after row of one shape). */
-static void hb_fill(nta_st *st, const tph_hn_tree *t, uint32_t nd, const int64_t *req)
+static void hb_fill(nta_st *st, const tph_hn_tree *t, uint32_t nd, const int64_t *req,
+                    const nta_bp *bp)
 {
 	bool same = st->hb_valid && !memcmp(st->hb_req, req, nd * sizeof *req);
 	for (uint32_t i = 0; same && i < st->n_dirty; i++) {
-		st->hb[st->hb_dirty[i]] = binpack(st, nd, req, st->hb_dirty[i]);
+		st->hb[st->hb_dirty[i]] = binpack(st, bp, st->hb_dirty[i]);
 		pre_drop(st, t, st->hb_dirty[i]);
 	}
 	for (tph_idx h = 0; !same && h < st->nh; h++)
-		st->hb[h] = binpack(st, nd, req, h);
+		st->hb[h] = binpack(st, bp, h);
 	if (!same)
 		pre_all(st);
 	for (uint32_t i = 0; i < st->n_dirty; i++)
@@ -226,7 +236,12 @@ static void normal_pods(nta_st *st, const tph_session *s, tph_idx task, const tp
 		return;
 	}
 	const uint32_t nd = tph_view_of(s)->ndim;
-	nta_call c = {st, s, tph_view_of(s)->tasks->req + (size_t)task * nd, nodes, out, NULL};
+	nta_call c = {.st = st,
+	              .s = s,
+	              .req = tph_view_of(s)->tasks->req + (size_t)task * nd,
+	              .nodes = nodes,
+	              .out = out};
+	bp_prep(st, nd, c.req, &c.bp);
 	/* Nodes under one hypernode share its binpack, and nodes with the same hypernodes their
 	 * whole score: when the nodes' binpacks outnumber the hypernodes (allocate asks for one
 	 * node per set of hypernodes), or the table holds this request row (then only the
@@ -238,7 +253,7 @@ static void normal_pods(nta_st *st, const tph_session *s, tph_idx task, const tp
 		tph_session_parallel(s, n, normal_span, &c);
 		return;
 	}
-	hb_fill(st, &tph_view_of(s)->topo->t, nd, c.req);
+	hb_fill(st, &tph_view_of(s)->topo->t, nd, c.req, &c.bp);
 	c.hb = st->hb;
 	if (!chain_scores(st, &c, n))
 		tph_session_parallel(s, n, chain_span, &c);
@@ -400,10 +415,12 @@ void nta_hypernode_order(void *stv, const tph_session *s, tph_idx sj, const tph_
 				req[d] += r[d];
 		}
 		st->sj_req_of = sj;
+		bp_prep(st, tph_view_of(s)->ndim, req, &st->sj_bp);
 	}
 	for (uint32_t i = 0; i < n; i++)
-		out[i] = binpack(st, tph_view_of(s)->ndim, req, hns[i]);
-	break_ties(st, s, sj, NULL, hns, n, out);
+		out[i] = binpack(st, &st->sj_bp, hns[i]);
+	if (n > 1) /* one score ties with none */
+		break_ties(st, s, sj, NULL, hns, n, out);
 	for (uint32_t i = 0; i < n; i++)
 		out[i] = nta_scale(st, out[i]);
 }
