@@ -166,11 +166,12 @@ static int chains(nta_st *st, tph_session *s)
 	st->chain = tph_session_alloc(s, (n + 1) * sizeof *st->chain);
 	st->chain_score = tph_session_alloc(s, (t->n + 1) * sizeof *st->chain_score);
 	st->chain_mark = tph_session_alloc(s, (t->n + 1) * sizeof *st->chain_mark);
+	st->listed = tph_session_alloc(s, (t->n + 1) * sizeof *st->listed);
 	st->chain_at =
 	    at ? tph_session_alloc(s, ((size_t)t->n * tiers + 1) * sizeof *st->chain_at) : NULL;
 	st->pre = at ? tph_session_alloc(s, (t->n + 1) * sizeof *st->pre) : NULL;
 	st->pre_mark = at ? tph_session_alloc(s, (t->n + 1) * sizeof *st->pre_mark) : NULL;
-	if (!st->chain || !st->chain_score || !st->chain_mark ||
+	if (!st->chain || !st->chain_score || !st->chain_mark || !st->listed ||
 	    (at && (!st->chain_at || !st->pre || !st->pre_mark)))
 		return TPH_ENOMEM;
 	memset(st->chain_mark, 0, (t->n + 1) * sizeof *st->chain_mark);

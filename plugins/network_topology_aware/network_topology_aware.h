@@ -57,6 +57,7 @@ typedef struct nta_st {
 	tph_idx *chain;
 	double *chain_score;
 	uint32_t *chain_mark, chain_gen;
+	tph_idx *listed; /* [nh] the lowest hypernodes one network-aware call scored */
 	/* [h * tiers + tier - min_tier] for a chain's deepest hypernode h: the chain's hypernode
 	 * of each tier (what nta_at_tier gives its nodes), TPH_NOIDX where none; NULL when
 	 * normal pods score nothing or the tiers span too many. */

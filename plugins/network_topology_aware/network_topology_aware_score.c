@@ -296,14 +296,14 @@ static void break_ties(nta_st *st, const tph_session *s, tph_idx sj, const tph_i
 }
 
 /* The tier score of the LCA of each node's lowest hypernode and the placing one, computed
- * once per lowest hypernode of the call (its nodes score alike; the chain scores hold them,
- * on the session thread); a node without one scores 0. The top score and how many reach it
- * (break_ties' first pass) into *max, *at_max. */
-static void lca_scores(nta_st *st, const tph_hn_tree *t, tph_idx placing, const tph_idx *nodes,
-                       uint32_t n, double *out, double *max, uint32_t *at_max)
+ * once per lowest hypernode of the call (its nodes score alike) into the chain scores, those
+ * hypernodes listed; a node without one scores 0. The top score and how many nodes reach it
+ * (break_ties' first pass) into *max, *at_max; returns how many are listed. */
+static uint32_t lca_scores(nta_st *st, const tph_hn_tree *t, tph_idx placing, const tph_idx *nodes,
+                           uint32_t n, double *max, uint32_t *at_max)
 {
 	double top = -1;
-	uint32_t at = 0;
+	uint32_t at = 0, nl = 0;
 	chain_reset(st);
 	for (uint32_t i = 0; i < n; i++) {
 		tph_idx h = t->lowest[nodes[i]];
@@ -311,6 +311,7 @@ static void lca_scores(nta_st *st, const tph_hn_tree *t, tph_idx placing, const 
 		if (h != TPH_NOIDX) {
 			if (st->chain_mark[h] != st->chain_gen) {
 				st->chain_mark[h] = st->chain_gen;
+				st->listed[nl++] = h;
 				st->chain_score[h] =
 				    h == placing
 				        ? 1
@@ -318,16 +319,17 @@ static void lca_scores(nta_st *st, const tph_hn_tree *t, tph_idx placing, const 
 			}
 			v = st->chain_score[h];
 		}
-		out[i] = v;
 		at = v > top ? 1 : at + (v == top);
 		top = v > top ? v : top;
 	}
 	*max = top, *at_max = at;
+	return nl;
 }
 
 /* batchNodeOrderFnForNetworkAwarePods: nothing until the subjob is being placed somewhere.
- * break_ties and the scaling folded into one pass after the scores (a pick calls this over a
- * few candidates, so the passes cost as much as the scores). */
+ * Nodes with the same lowest hypernode score alike, the tie break's share included, so
+ * break_ties and the scaling run once per listed hypernode (a pick calls this over a few
+ * candidates, mostly of one or two racks). */
 static void network_aware(nta_st *st, const tph_session *s, tph_idx task, tph_idx sj,
                           const tph_idx *nodes, uint32_t n, double *out)
 {
@@ -338,19 +340,23 @@ static void network_aware(nta_st *st, const tph_session *s, tph_idx task, tph_id
 		return;
 	}
 	double max;
-	uint32_t at_max;
-	lca_scores(st, t, placing, nodes, n, out, &max, &at_max);
+	uint32_t at_max, nl = lca_scores(st, t, placing, nodes, n, &max, &at_max);
 	const tph_subjobs *o = &tph_view_of(s)->topo->sj;
 	uint32_t total = o->task_off[sj + 1] - o->task_off[sj];
 	bool ties = at_max >= 2 && total;
 	if (ties)
 		task_counts(st, s, sj);
-	for (uint32_t i = 0; i < n; i++) {
-		double v = out[i];
-		tph_idx h = ties && v == max ? t->lowest[nodes[i]] : TPH_NOIDX;
-		if (h != TPH_NOIDX)
+	for (uint32_t k = 0; k < nl; k++) {
+		tph_idx h = st->listed[k];
+		double v = st->chain_score[h];
+		if (ties && v == max)
 			v += (double)st->cnt[h] / (double)total;
-		out[i] = nta_scale(st, v);
+		st->chain_score[h] = nta_scale(st, v);
+	}
+	double none = nta_scale(st, 0); /* no lowest hypernode: no share either */
+	for (uint32_t i = 0; i < n; i++) {
+		tph_idx h = t->lowest[nodes[i]];
+		out[i] = h == TPH_NOIDX ? none : st->chain_score[h];
 	}
 }
 
