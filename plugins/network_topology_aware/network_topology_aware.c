@@ -4,6 +4,7 @@
  * per hypernode that its own allocate/deallocate events keep. */
 #include "network_topology_aware.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -185,6 +186,9 @@ static int chains(nta_st *st, tph_session *s)
 		     k++) /* alike for its nodes */
 			st->chain_at[(size_t)ch * tiers + k] =
 			    nta_at_tier(t, i, st->min_tier + (int32_t)k);
+		/* the cluster top holds every ready node, alone at the highest tier (topology.h) */
+		assert(!at || ch == TPH_NOIDX ||
+		       st->chain_at[(size_t)ch * tiers + tiers - 1] == t->top);
 	}
 	return TPH_OK;
 }

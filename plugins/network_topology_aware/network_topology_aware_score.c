@@ -132,21 +132,20 @@ static void chain_span(void *cv, uint32_t k, uint32_t b, uint32_t e)
 }
 
 /* normal_node from the hb table for a node of chain ch, the same sums in the same order: the
- * kept sum of the tiers but the last (pre), then the last's term. */
-static double chain_node(nta_st *st, const nta_call *c, tph_idx ch)
+ * kept sum of the tiers but the last (pre), then the last's term, `top` (every chain's
+ * hypernode of the last tier is the cluster top, the only one of its tier: chains()). */
+static double chain_node(nta_st *st, const nta_call *c, tph_idx ch, double top)
 {
 	uint32_t last = (uint32_t)(st->max_tier - st->min_tier);
-	const tph_idx *at = st->chain_at + (size_t)ch * (last + 1);
 	if (st->pre_mark[ch] != st->pre_gen) {
+		const tph_idx *at = st->chain_at + (size_t)ch * (last + 1);
 		double total = 0;
 		for (uint32_t k = 0; k < last; k++)
 			total += st->tier_w[k] * (at[k] == TPH_NOIDX ? 1.0 : c->hb[at[k]]);
 		st->pre[ch] = total;
 		st->pre_mark[ch] = st->pre_gen;
 	}
-	double total =
-	    st->pre[ch] + st->tier_w[last] * (at[last] == TPH_NOIDX ? 1.0 : c->hb[at[last]]);
-	return nta_scale(st, total / st->tier_w_sum);
+	return nta_scale(st, (st->pre[ch] + top) / st->tier_w_sum);
 }
 
 /* A new call's chain scores: none valid. */
@@ -163,6 +162,11 @@ static void chain_reset(nta_st *st)
 static bool chain_scores(nta_st *st, const nta_call *c, uint32_t n)
 {
 	bool all = true;
+	tph_idx prev = TPH_NOIDX; /* a pick's nodes come rack by rack */
+	double score = 0, top = 0;
+	if (st->chain_at)
+		top =
+		    st->tier_w[st->max_tier - st->min_tier] * c->hb[tph_view_of(c->s)->topo->t.top];
 	chain_reset(st);
 	for (uint32_t i = 0; i < n; i++) {
 		tph_idx ch = st->chain[c->nodes[i]];
@@ -170,12 +174,14 @@ static bool chain_scores(nta_st *st, const nta_call *c, uint32_t n)
 			all = false;
 			continue;
 		}
-		if (st->chain_mark[ch] != st->chain_gen) {
+		if (ch != prev && st->chain_mark[ch] != st->chain_gen) {
 			st->chain_mark[ch] = st->chain_gen;
 			st->chain_score[ch] =
-			    st->chain_at ? chain_node(st, c, ch) : normal_node(c, c->nodes[i]);
+			    st->chain_at ? chain_node(st, c, ch, top) : normal_node(c, c->nodes[i]);
 		}
-		c->out[i] = st->chain_score[ch];
+		if (ch != prev)
+			score = st->chain_score[ch], prev = ch;
+		c->out[i] = score;
 	}
 	return all;
 }
@@ -302,13 +308,16 @@ static void break_ties(nta_st *st, const tph_session *s, tph_idx sj, const tph_i
 static uint32_t lca_scores(nta_st *st, const tph_hn_tree *t, tph_idx placing, const tph_idx *nodes,
                            uint32_t n, double *max, uint32_t *at_max)
 {
-	double top = -1;
+	double top = -1, v = 0;
 	uint32_t at = 0, nl = 0;
+	tph_idx prev = TPH_NOIDX; /* a pick's nodes come rack by rack */
 	chain_reset(st);
 	for (uint32_t i = 0; i < n; i++) {
 		tph_idx h = t->lowest[nodes[i]];
-		double v = 0;
-		if (h != TPH_NOIDX) {
+		if (h == TPH_NOIDX)
+			v = 0, prev = TPH_NOIDX;
+		else if (h != prev) {
+			prev = h;
 			if (st->chain_mark[h] != st->chain_gen) {
 				st->chain_mark[h] = st->chain_gen;
 				st->listed[nl++] = h;

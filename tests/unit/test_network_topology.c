@@ -406,6 +406,36 @@ static void test_gradients(void **state)
 	"  - {name: w, namespace: c1, podGroup: run,"                                              \
 	" requests: {cpu: '1', memory: 20Gi, nvidia.com/gpu: '2'}}\n"
 
+/* Scores over runs of nodes of one rack, broken by a node in no hypernode (z) and by other
+ * racks, equal the same nodes' scores in a call over every node, bit for bit: the calls carry
+ * a rack's score along its run. (For u the two calls tie at the same top, a1 a2 b1.) */
+static void test_rack_runs(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(&p, CONF("{}", "") TOPO);
+	tph_idx u = pts_task(&p, "c1/u");
+	p.s->topo->task_job_hn[u] = S;
+	const tph_idx *r = p.s->ready_nodes; /* a1 a2 b1 c1 d1 z */
+	/* the second ties (b1 twice: its share, u2 runs there) only if z does not hide B */
+	uint32_t at[2][9] = {{0, 5, 1, 2, 2, 0, 5, 5, 3}, {2, 5, 2}}, len[2] = {9, 3};
+	const char *tasks[2] = {"c1/u", "c1/p"};
+	for (int k = 0; k < 4; k++) {
+		tph_idx runs[9];
+		double all[9], full[6];
+		const uint32_t *a = at[k / 2];
+		for (uint32_t i = 0; i < len[k / 2]; i++)
+			runs[i] = r[a[i]];
+		scores(&p, tasks[k % 2], full);
+		tph_score_nodes(p.s, pts_task(&p, tasks[k % 2]), runs, len[k / 2], all);
+		for (uint32_t i = 0; i < len[k / 2]; i++)
+			if (memcmp(&full[a[i]], &all[i], sizeof *all))
+				fail_msg("%s entry %u: %.17g over every node, %.17g here",
+				         tasks[k % 2], i, full[a[i]], all[i]);
+	}
+	pts_free(&p);
+}
+
 /* Binpack's and the pre-filter's dimensions, prepared once per request row: a weighted
  * scalar counts, a zero-weight dimension (memory here) adds nothing but still scores 0 when
  * it overflows, a hypernode without the scalar overflows; the pre-filter compares a requested
@@ -511,7 +541,7 @@ int main(void)
 	    cmocka_unit_test(test_tie_break_moves), cmocka_unit_test(test_kept_sums),
 	    cmocka_unit_test(test_hypernode_order), cmocka_unit_test(test_gradients),
 	    cmocka_unit_test(test_flags),           cmocka_unit_test(test_binds_per_hypernode),
-	    cmocka_unit_test(test_prepared_rows),
+	    cmocka_unit_test(test_prepared_rows),   cmocka_unit_test(test_rack_runs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
