@@ -60,6 +60,10 @@ static void weights(nta_st *st, const tph_session *s, const tph_args *args)
 	st->w[TPH_RES_MEMORY] = st->memory < 0 ? 1 : st->memory;
 	st->has[TPH_RES_CPU] = st->has[TPH_RES_MEMORY] = 1;
 	st->has[TPH_RES_PODS] = 0; /* Volcano's task requests carry no pods */
+	st->n_wd = 0;
+	for (uint32_t d = 0; d < tph_view_of(s)->ndim && d < TPH_RES_MAX; d++)
+		if (st->has[d])
+			st->wd[st->n_wd++] = d;
 	if (st->weight < 0)
 		st->weight = 1;
 	if (st->fading < 0)
@@ -201,8 +205,8 @@ static void move_used(nta_st *st, const tph_session *s, tph_idx task, tph_idx no
 		return;
 	for (uint32_t k = t->of_off[node]; k < t->of_off[node + 1]; k++) {
 		tph_idx h = t->of[k];
-		for (uint32_t d = 0; d < tph_view_of(s)->ndim; d++)
-			st->used[(size_t)d * st->nh + h] += sign * req[d];
+		for (uint32_t j = 0; j < st->n_wd; j++) /* no other dimension is read */
+			st->used[(size_t)st->wd[j] * st->nh + h] += sign * req[st->wd[j]];
 		if (!st->hb_stale[h]) { /* the binpack cache (hb_fill) */
 			st->hb_stale[h] = 1;
 			st->hb_dirty[st->n_dirty++] = h;
@@ -263,6 +267,8 @@ static void fit_prep(const nta_st *st, uint32_t nd, const int64_t *row, nta_fit 
 /* tph_hn_fits(s, row, avail, h) but for the pods check, which fit_pods makes. */
 static bool fit_rest(const nta_fit *f, const int64_t *avail, tph_idx h)
 {
+	if (f->n == 2) /* cpu and memory alone, the common row */
+		return !(f->v[0] > avail[f->off[0] + h]) && !(f->v[1] > avail[f->off[1] + h]);
 	for (uint32_t k = 0; k < f->n; k++)
 		if (f->v[k] > avail[f->off[k] + h])
 			return false;

@@ -28,6 +28,8 @@ typedef struct nta_st {
 	/* Binpack weight of each dimension that has one (cpu, memory, the listed resources). */
 	int64_t w[TPH_RES_MAX];
 	uint8_t has[TPH_RES_MAX];
+	/* The dimensions with a weight (has), ascending: the only ones of `used` binpack reads. */
+	uint32_t wd[TPH_RES_MAX], n_wd;
 	/* HyperNodesTiers' lowest and highest (the cluster top's) tier, and the normal-pod tier
 	 * weights fading^(tier - 1) over min..max with their sum. */
 	int32_t min_tier, max_tier;

@@ -459,6 +459,17 @@ static void test_prepared_rows(void **state)
 	double want[3] = {100.0 * ((1.0 * (3.0 / 8) + 0.0 * (1.0 / 16) + 2.0 * (3.0 / 4)) / 3), 0,
 	                  100.0 * ((1.0 * (3.0 / 16) + 0.0 * (1.0 / 32) + 2.0 * (3.0 / 4)) / 3)};
 	assert_memory_equal(got, want, sizeof want);
+	/* x placed on g1: 5 gpus asked of G's and P's 4 (the scalar's used moves too), so every
+	 * binpack is 0 */
+	tph_statement st;
+	tph_stmt_init(&st, p.s);
+	assert_int_equal(tph_stmt_allocate(&st, pts_task(&p, "c1/x"), 0), TPH_OK);
+	tph_hn_order(p.s, tph_task_subjob(p.s, pts_task(&p, "c1/x")), cand, 3, got);
+	double placed[3] = {100, 0, 100}; /* all 0: the tie break's share of x, now on g1 */
+	assert_memory_equal(got, placed, sizeof placed);
+	tph_stmt_discard(&st);
+	tph_hn_order(p.s, tph_task_subjob(p.s, pts_task(&p, "c1/x")), cand, 3, got);
+	assert_memory_equal(got, want, sizeof want);
 	tph_hn_order(p.s, tph_task_subjob(p.s, pts_task(&p, "c1/y")), cand, 3, got);
 	double want_y[3] = {0, 0, 100.0 * ((1.0 * (3.0 / 16) + 0.0 * (20.0 / 32)) / 1)};
 	assert_memory_equal(got, want_y, sizeof want_y);
