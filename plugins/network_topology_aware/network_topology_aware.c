@@ -4,6 +4,7 @@
  * per hypernode that its own allocate/deallocate events keep. */
 #include "network_topology_aware.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -59,6 +60,10 @@ static void weights(nta_st *st, const tph_session *s, const tph_args *args)
 	st->w[TPH_RES_MEMORY] = st->memory < 0 ? 1 : st->memory;
 	st->has[TPH_RES_CPU] = st->has[TPH_RES_MEMORY] = 1;
 	st->has[TPH_RES_PODS] = 0; /* Volcano's task requests carry no pods */
+	st->n_wd = 0;
+	for (uint32_t d = 0; d < tph_view_of(s)->ndim && d < TPH_RES_MAX; d++)
+		if (st->has[d])
+			st->wd[st->n_wd++] = d;
 	if (st->weight < 0)
 		st->weight = 1;
 	if (st->fading < 0)
@@ -166,11 +171,12 @@ static int chains(nta_st *st, tph_session *s)
 	st->chain = tph_session_alloc(s, (n + 1) * sizeof *st->chain);
 	st->chain_score = tph_session_alloc(s, (t->n + 1) * sizeof *st->chain_score);
 	st->chain_mark = tph_session_alloc(s, (t->n + 1) * sizeof *st->chain_mark);
+	st->listed = tph_session_alloc(s, (t->n + 1) * sizeof *st->listed);
 	st->chain_at =
 	    at ? tph_session_alloc(s, ((size_t)t->n * tiers + 1) * sizeof *st->chain_at) : NULL;
 	st->pre = at ? tph_session_alloc(s, (t->n + 1) * sizeof *st->pre) : NULL;
 	st->pre_mark = at ? tph_session_alloc(s, (t->n + 1) * sizeof *st->pre_mark) : NULL;
-	if (!st->chain || !st->chain_score || !st->chain_mark ||
+	if (!st->chain || !st->chain_score || !st->chain_mark || !st->listed ||
 	    (at && (!st->chain_at || !st->pre || !st->pre_mark)))
 		return TPH_ENOMEM;
 	memset(st->chain_mark, 0, (t->n + 1) * sizeof *st->chain_mark);
@@ -184,6 +190,9 @@ static int chains(nta_st *st, tph_session *s)
 		     k++) /* alike for its nodes */
 			st->chain_at[(size_t)ch * tiers + k] =
 			    nta_at_tier(t, i, st->min_tier + (int32_t)k);
+		/* the cluster top holds every ready node, alone at the highest tier (topology.h) */
+		assert(!at || ch == TPH_NOIDX ||
+		       st->chain_at[(size_t)ch * tiers + tiers - 1] == t->top);
 	}
 	return TPH_OK;
 }
@@ -196,8 +205,8 @@ static void move_used(nta_st *st, const tph_session *s, tph_idx task, tph_idx no
 		return;
 	for (uint32_t k = t->of_off[node]; k < t->of_off[node + 1]; k++) {
 		tph_idx h = t->of[k];
-		for (uint32_t d = 0; d < tph_view_of(s)->ndim; d++)
-			st->used[(size_t)d * st->nh + h] += sign * req[d];
+		for (uint32_t j = 0; j < st->n_wd; j++) /* no other dimension is read */
+			st->used[(size_t)st->wd[j] * st->nh + h] += sign * req[st->wd[j]];
 		if (!st->hb_stale[h]) { /* the binpack cache (hb_fill) */
 			st->hb_stale[h] = 1;
 			st->hb_dirty[st->n_dirty++] = h;
@@ -226,18 +235,65 @@ static int on_deallocate(void *stv, tph_session *s, tph_idx task)
 
 /* ---- gradients (hyperNodeGradientFn) ---- */
 
+/* tph_hn_fits' comparisons for one row, prepared once for a subtree: pods against the
+ * allocatable (the same for every column asked), cpu and memory always, any other dimension
+ * when the row asks for it; off[k] = d * nh. */
+typedef struct nta_fit {
+	uint32_t n;
+	bool pods;
+	int64_t pods_v;
+	size_t pods_off, off[TPH_RES_MAX];
+	int64_t v[TPH_RES_MAX];
+} nta_fit;
+
+static void fit_prep(const nta_st *st, uint32_t nd, const int64_t *row, nta_fit *f)
+{
+	f->n = 0;
+	f->pods = false;
+	f->pods_v = 0;
+	f->pods_off = 0;
+	for (uint32_t d = 0; d < nd && d < TPH_RES_MAX; d++) {
+		if (d == TPH_RES_PODS) {
+			f->pods = true;
+			f->pods_v = row[d];
+			f->pods_off = (size_t)d * st->nh;
+		} else if (d <= TPH_RES_MEMORY || row[d] != 0) {
+			f->off[f->n] = (size_t)d * st->nh;
+			f->v[f->n++] = row[d];
+		}
+	}
+}
+
+/* tph_hn_fits(s, row, avail, h) but for the pods check, which fit_pods makes. */
+static bool fit_rest(const nta_fit *f, const int64_t *avail, tph_idx h)
+{
+	if (f->n == 2) /* cpu and memory alone, the common row */
+		return !(f->v[0] > avail[f->off[0] + h]) && !(f->v[1] > avail[f->off[1] + h]);
+	for (uint32_t k = 0; k < f->n; k++)
+		if (f->v[k] > avail[f->off[k] + h])
+			return false;
+	return true;
+}
+
+static bool fit_pods(const nta_st *st, const nta_fit *f, tph_idx h)
+{
+	return !f->pods || !(f->pods_v > st->alloc[f->pods_off + h]);
+}
+
 /* isEligibleHyperNode's resource pre-filter, from the cache (idle as at session open). */
 static void mark_eligible(nta_st *st, const tph_session *s, tph_idx root, const int64_t *min,
                           int purpose)
 {
 	const tph_idx *sub;
 	uint32_t n = tph_hn_subtree(&tph_view_of(s)->topo->t, root, &sub);
+	nta_fit f;
+	fit_prep(st, tph_view_of(s)->ndim, min, &f);
 	for (uint32_t i = 0; i < n; i++) {
 		tph_idx h = sub[i];
-		st->eligible[h] =
-		    purpose == TPH_PURPOSE_EVICT
-		        ? tph_hn_fits(s, min, st->alloc, h)
-		        : tph_hn_fits(s, min, st->idle, h) || tph_hn_fits(s, min, st->future, h);
+		st->eligible[h] = fit_pods(st, &f, h) &&
+		                  (purpose == TPH_PURPOSE_EVICT
+		                       ? fit_rest(&f, st->alloc, h)
+		                       : fit_rest(&f, st->idle, h) || fit_rest(&f, st->future, h));
 	}
 }
 

@@ -7,6 +7,16 @@
 
 #include "tephra/topology.h"
 
+/* getPodHyperNodeBinPackingScore's dimensions for one request row, prepared once for the many
+ * hypernodes it is computed for: those asked for (request > 0) with a weight, ascending, zero
+ * weights included (their overflow still scores 0). */
+typedef struct nta_bp {
+	uint32_t n;
+	size_t off[TPH_RES_MAX]; /* d * nh: the dimension's column in alloc and used */
+	double r[TPH_RES_MAX], w[TPH_RES_MAX];
+	int64_t wsum;
+} nta_bp;
+
 typedef struct nta_st {
 	/* Arguments, Volcano's keys and defaults (a negative weight means 1, a negative fading
 	 * 0.8, max-hypernodes <= 0 means 8). */
@@ -18,6 +28,8 @@ typedef struct nta_st {
 	/* Binpack weight of each dimension that has one (cpu, memory, the listed resources). */
 	int64_t w[TPH_RES_MAX];
 	uint8_t has[TPH_RES_MAX];
+	/* The dimensions with a weight (has), ascending: the only ones of `used` binpack reads. */
+	uint32_t wd[TPH_RES_MAX], n_wd;
 	/* HyperNodesTiers' lowest and highest (the cluster top's) tier, and the normal-pod tier
 	 * weights fading^(tier - 1) over min..max with their sum. */
 	int32_t min_tier, max_tier;
@@ -38,6 +50,7 @@ typedef struct nta_st {
 	tph_idx *seen, cnt_sj;
 	int64_t *sj_req;   /* [ndim] the summed requests of subjob sj_req_of (HyperNodeOrder) */
 	tph_idx sj_req_of; /* TPH_NOIDX: none yet */
+	nta_bp sj_bp;      /* sj_req's binpack dimensions */
 	int64_t *row;      /* [ndim] scratch */
 	double *hb; /* [nh] normal pods' binpack per hypernode, for one call (session thread) */
 	/* [nodes] the deepest hypernode holding the node when the node's hypernodes are exactly
@@ -46,6 +59,7 @@ typedef struct nta_st {
 	tph_idx *chain;
 	double *chain_score;
 	uint32_t *chain_mark, chain_gen;
+	tph_idx *listed; /* [nh] the lowest hypernodes one network-aware call scored */
 	/* [h * tiers + tier - min_tier] for a chain's deepest hypernode h: the chain's hypernode
 	 * of each tier (what nta_at_tier gives its nodes), TPH_NOIDX where none; NULL when
 	 * normal pods score nothing or the tiers span too many. */

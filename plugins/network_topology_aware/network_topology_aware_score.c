@@ -7,26 +7,35 @@
 
 #include <string.h>
 
-/* getPodHyperNodeBinPackingScore / getSubJobHyperNodeBinPackingScore: the weighted average of
- * (used + request) / allocatable over the requested weighted resources, 0 when one overflows. */
-/* `nd` dimensions (hoisted by the callers: a hot loop over nodes and tiers). */
-static double binpack(const nta_st *st, uint32_t nd, const int64_t *req, tph_idx h)
+/* The dimensions of req that binpack reads (`nd` hoisted by the callers). */
+static void bp_prep(const nta_st *st, uint32_t nd, const int64_t *req, nta_bp *bp)
 {
-	double total = 0;
-	int64_t wsum = 0;
+	bp->n = 0;
+	bp->wsum = 0;
 	nd = nd < TPH_RES_MAX ? nd : TPH_RES_MAX;
 	for (uint32_t d = 0; d < nd; d++) {
 		if (req[d] <= 0 || !st->has[d])
 			continue;
-		size_t at = (size_t)d * st->nh + h;
-		double alloc = (double)st->alloc[at], used = (double)st->used[at];
-		double r = (double)req[d];
-		if (used + r > alloc)
-			return 0;
-		total += (double)st->w[d] * ((used + r) / alloc);
-		wsum += st->w[d];
+		bp->off[bp->n] = (size_t)d * st->nh;
+		bp->r[bp->n] = (double)req[d];
+		bp->w[bp->n++] = (double)st->w[d];
+		bp->wsum += st->w[d];
 	}
-	return wsum > 0 ? total / (double)wsum : 0;
+}
+
+/* getPodHyperNodeBinPackingScore / getSubJobHyperNodeBinPackingScore: the weighted average of
+ * (used + request) / allocatable over the requested weighted resources, 0 when one overflows. */
+static double binpack(const nta_st *st, const nta_bp *bp, tph_idx h)
+{
+	double total = 0;
+	for (uint32_t k = 0; k < bp->n; k++) {
+		double alloc = (double)st->alloc[bp->off[k] + h];
+		double used = (double)st->used[bp->off[k] + h];
+		if (used + bp->r[k] > alloc)
+			return 0;
+		total += bp->w[k] * ((used + bp->r[k]) / alloc);
+	}
+	return bp->wsum > 0 ? total / (double)bp->wsum : 0;
 }
 
 /* Count (by +1) or uncount (by -1) a task on node's hypernodes. */
@@ -82,6 +91,7 @@ typedef struct nta_call {
 	const nta_st *st;
 	const tph_session *s;
 	const int64_t *req;
+	nta_bp bp; /* req's */
 	const tph_idx *nodes;
 	double *out;
 	const double *hb; /* normal_pods: binpack of every hypernode for the task, or NULL */
@@ -91,11 +101,10 @@ static double normal_node(const nta_call *c, tph_idx node)
 {
 	const nta_st *st = c->st;
 	const tph_hn_tree *t = &tph_view_of(c->s)->topo->t;
-	const uint32_t nd = tph_view_of(c->s)->ndim;
 	double total = 0;
 	for (int32_t tier = st->min_tier; tier <= st->max_tier; tier++) {
 		tph_idx h = nta_at_tier(t, node, tier);
-		double score = h == TPH_NOIDX ? 1.0 : c->hb ? c->hb[h] : binpack(st, nd, c->req, h);
+		double score = h == TPH_NOIDX ? 1.0 : c->hb ? c->hb[h] : binpack(st, &c->bp, h);
 		total += st->tier_w[tier - st->min_tier] * score;
 	}
 	return nta_scale(st, total / st->tier_w_sum);
@@ -123,21 +132,20 @@ static void chain_span(void *cv, uint32_t k, uint32_t b, uint32_t e)
 }
 
 /* normal_node from the hb table for a node of chain ch, the same sums in the same order: the
- * kept sum of the tiers but the last (pre), then the last's term. */
-static double chain_node(nta_st *st, const nta_call *c, tph_idx ch)
+ * kept sum of the tiers but the last (pre), then the last's term, `top` (every chain's
+ * hypernode of the last tier is the cluster top, the only one of its tier: chains()). */
+static double chain_node(nta_st *st, const nta_call *c, tph_idx ch, double top)
 {
 	uint32_t last = (uint32_t)(st->max_tier - st->min_tier);
-	const tph_idx *at = st->chain_at + (size_t)ch * (last + 1);
 	if (st->pre_mark[ch] != st->pre_gen) {
+		const tph_idx *at = st->chain_at + (size_t)ch * (last + 1);
 		double total = 0;
 		for (uint32_t k = 0; k < last; k++)
 			total += st->tier_w[k] * (at[k] == TPH_NOIDX ? 1.0 : c->hb[at[k]]);
 		st->pre[ch] = total;
 		st->pre_mark[ch] = st->pre_gen;
 	}
-	double total =
-	    st->pre[ch] + st->tier_w[last] * (at[last] == TPH_NOIDX ? 1.0 : c->hb[at[last]]);
-	return nta_scale(st, total / st->tier_w_sum);
+	return nta_scale(st, (st->pre[ch] + top) / st->tier_w_sum);
 }
 
 /* A new call's chain scores: none valid. */
@@ -154,6 +162,11 @@ static void chain_reset(nta_st *st)
 static bool chain_scores(nta_st *st, const nta_call *c, uint32_t n)
 {
 	bool all = true;
+	tph_idx prev = TPH_NOIDX; /* a pick's nodes come rack by rack */
+	double score = 0, top = 0;
+	if (st->chain_at)
+		top =
+		    st->tier_w[st->max_tier - st->min_tier] * c->hb[tph_view_of(c->s)->topo->t.top];
 	chain_reset(st);
 	for (uint32_t i = 0; i < n; i++) {
 		tph_idx ch = st->chain[c->nodes[i]];
@@ -161,12 +174,14 @@ static bool chain_scores(nta_st *st, const nta_call *c, uint32_t n)
 			all = false;
 			continue;
 		}
-		if (st->chain_mark[ch] != st->chain_gen) {
+		if (ch != prev && st->chain_mark[ch] != st->chain_gen) {
 			st->chain_mark[ch] = st->chain_gen;
 			st->chain_score[ch] =
-			    st->chain_at ? chain_node(st, c, ch) : normal_node(c, c->nodes[i]);
+			    st->chain_at ? chain_node(st, c, ch, top) : normal_node(c, c->nodes[i]);
 		}
-		c->out[i] = st->chain_score[ch];
+		if (ch != prev)
+			score = st->chain_score[ch], prev = ch;
+		c->out[i] = score;
 	}
 	return all;
 }
@@ -197,15 +212,16 @@ static void pre_drop(nta_st *st, const tph_hn_tree *t, tph_idx h)
 
 /* Every hypernode's binpack for req into st->hb: only those whose used moved since, when the
  * table holds this request row (allocate asks row after row of one shape). */
-static void hb_fill(nta_st *st, const tph_hn_tree *t, uint32_t nd, const int64_t *req)
+static void hb_fill(nta_st *st, const tph_hn_tree *t, uint32_t nd, const int64_t *req,
+                    const nta_bp *bp)
 {
 	bool same = st->hb_valid && !memcmp(st->hb_req, req, nd * sizeof *req);
 	for (uint32_t i = 0; same && i < st->n_dirty; i++) {
-		st->hb[st->hb_dirty[i]] = binpack(st, nd, req, st->hb_dirty[i]);
+		st->hb[st->hb_dirty[i]] = binpack(st, bp, st->hb_dirty[i]);
 		pre_drop(st, t, st->hb_dirty[i]);
 	}
 	for (tph_idx h = 0; !same && h < st->nh; h++)
-		st->hb[h] = binpack(st, nd, req, h);
+		st->hb[h] = binpack(st, bp, h);
 	if (!same)
 		pre_all(st);
 	for (uint32_t i = 0; i < st->n_dirty; i++)
@@ -226,7 +242,12 @@ static void normal_pods(nta_st *st, const tph_session *s, tph_idx task, const tp
 		return;
 	}
 	const uint32_t nd = tph_view_of(s)->ndim;
-	nta_call c = {st, s, tph_view_of(s)->tasks->req + (size_t)task * nd, nodes, out, NULL};
+	nta_call c = {.st = st,
+	              .s = s,
+	              .req = tph_view_of(s)->tasks->req + (size_t)task * nd,
+	              .nodes = nodes,
+	              .out = out};
+	bp_prep(st, nd, c.req, &c.bp);
 	/* Nodes under one hypernode share its binpack, and nodes with the same hypernodes their
 	 * whole score: when the nodes' binpacks outnumber the hypernodes (allocate asks for one
 	 * node per set of hypernodes), or the table holds this request row (then only the
@@ -238,7 +259,7 @@ static void normal_pods(nta_st *st, const tph_session *s, tph_idx task, const tp
 		tph_session_parallel(s, n, normal_span, &c);
 		return;
 	}
-	hb_fill(st, &tph_view_of(s)->topo->t, nd, c.req);
+	hb_fill(st, &tph_view_of(s)->topo->t, nd, c.req, &c.bp);
 	c.hb = st->hb;
 	if (!chain_scores(st, &c, n))
 		tph_session_parallel(s, n, chain_span, &c);
@@ -281,21 +302,25 @@ static void break_ties(nta_st *st, const tph_session *s, tph_idx sj, const tph_i
 }
 
 /* The tier score of the LCA of each node's lowest hypernode and the placing one, computed
- * once per lowest hypernode of the call (its nodes score alike; the chain scores hold them,
- * on the session thread); a node without one scores 0. The top score and how many reach it
- * (break_ties' first pass) into *max, *at_max. */
-static void lca_scores(nta_st *st, const tph_hn_tree *t, tph_idx placing, const tph_idx *nodes,
-                       uint32_t n, double *out, double *max, uint32_t *at_max)
+ * once per lowest hypernode of the call (its nodes score alike) into the chain scores, those
+ * hypernodes listed; a node without one scores 0. The top score and how many nodes reach it
+ * (break_ties' first pass) into *max, *at_max; returns how many are listed. */
+static uint32_t lca_scores(nta_st *st, const tph_hn_tree *t, tph_idx placing, const tph_idx *nodes,
+                           uint32_t n, double *max, uint32_t *at_max)
 {
-	double top = -1;
-	uint32_t at = 0;
+	double top = -1, v = 0;
+	uint32_t at = 0, nl = 0;
+	tph_idx prev = TPH_NOIDX; /* a pick's nodes come rack by rack */
 	chain_reset(st);
 	for (uint32_t i = 0; i < n; i++) {
 		tph_idx h = t->lowest[nodes[i]];
-		double v = 0;
-		if (h != TPH_NOIDX) {
+		if (h == TPH_NOIDX)
+			v = 0, prev = TPH_NOIDX;
+		else if (h != prev) {
+			prev = h;
 			if (st->chain_mark[h] != st->chain_gen) {
 				st->chain_mark[h] = st->chain_gen;
+				st->listed[nl++] = h;
 				st->chain_score[h] =
 				    h == placing
 				        ? 1
@@ -303,16 +328,17 @@ static void lca_scores(nta_st *st, const tph_hn_tree *t, tph_idx placing, const 
 			}
 			v = st->chain_score[h];
 		}
-		out[i] = v;
 		at = v > top ? 1 : at + (v == top);
 		top = v > top ? v : top;
 	}
 	*max = top, *at_max = at;
+	return nl;
 }
 
 /* batchNodeOrderFnForNetworkAwarePods: nothing until the subjob is being placed somewhere.
- * break_ties and the scaling folded into one pass after the scores (a pick calls this over a
- * few candidates, so the passes cost as much as the scores). */
+ * Nodes with the same lowest hypernode score alike, the tie break's share included, so
+ * break_ties and the scaling run once per listed hypernode (a pick calls this over a few
+ * candidates, mostly of one or two racks). */
 static void network_aware(nta_st *st, const tph_session *s, tph_idx task, tph_idx sj,
                           const tph_idx *nodes, uint32_t n, double *out)
 {
@@ -323,19 +349,23 @@ static void network_aware(nta_st *st, const tph_session *s, tph_idx task, tph_id
 		return;
 	}
 	double max;
-	uint32_t at_max;
-	lca_scores(st, t, placing, nodes, n, out, &max, &at_max);
+	uint32_t at_max, nl = lca_scores(st, t, placing, nodes, n, &max, &at_max);
 	const tph_subjobs *o = &tph_view_of(s)->topo->sj;
 	uint32_t total = o->task_off[sj + 1] - o->task_off[sj];
 	bool ties = at_max >= 2 && total;
 	if (ties)
 		task_counts(st, s, sj);
-	for (uint32_t i = 0; i < n; i++) {
-		double v = out[i];
-		tph_idx h = ties && v == max ? t->lowest[nodes[i]] : TPH_NOIDX;
-		if (h != TPH_NOIDX)
+	for (uint32_t k = 0; k < nl; k++) {
+		tph_idx h = st->listed[k];
+		double v = st->chain_score[h];
+		if (ties && v == max)
 			v += (double)st->cnt[h] / (double)total;
-		out[i] = nta_scale(st, v);
+		st->chain_score[h] = nta_scale(st, v);
+	}
+	double none = nta_scale(st, 0); /* no lowest hypernode: no share either */
+	for (uint32_t i = 0; i < n; i++) {
+		tph_idx h = t->lowest[nodes[i]];
+		out[i] = h == TPH_NOIDX ? none : st->chain_score[h];
 	}
 }
 
@@ -400,10 +430,12 @@ void nta_hypernode_order(void *stv, const tph_session *s, tph_idx sj, const tph_
 				req[d] += r[d];
 		}
 		st->sj_req_of = sj;
+		bp_prep(st, tph_view_of(s)->ndim, req, &st->sj_bp);
 	}
 	for (uint32_t i = 0; i < n; i++)
-		out[i] = binpack(st, tph_view_of(s)->ndim, req, hns[i]);
-	break_ties(st, s, sj, NULL, hns, n, out);
+		out[i] = binpack(st, &st->sj_bp, hns[i]);
+	if (n > 1) /* one score ties with none */
+		break_ties(st, s, sj, NULL, hns, n, out);
 	for (uint32_t i = 0; i < n; i++)
 		out[i] = nta_scale(st, out[i]);
 }

@@ -379,6 +379,113 @@ static void test_gradients(void **state)
 	pts_free(&p);
 }
 
+#define GPU_TOPO                                                                                   \
+	"queues: [{name: q1}]\n"                                                                   \
+	"nodes:\n"                                                                                 \
+	"  - {name: g1, allocatable: {cpu: '8', memory: 16Gi, nvidia.com/gpu: '4', pods: '10'}}\n" \
+	"  - {name: g2, allocatable: {cpu: '8', memory: 16Gi, pods: '10'}}\n"                      \
+	"hyperNodes:\n"                                                                            \
+	"  - {name: G, tier: 1, members: [g1]}\n"                                                  \
+	"  - {name: H, tier: 1, members: [g2]}\n"                                                  \
+	"  - {name: P, tier: 2, members: [G, H]}\n"                                                \
+	"podGroups:\n"                                                                             \
+	"  - {name: run, namespace: c1, queue: q1}\n"                                              \
+	"  - {name: gp, namespace: c1, queue: q1, minResources: {nvidia.com/gpu: '3'},"            \
+	" networkTopology: {mode: hard, highestTierAllowed: 2}}\n"                                 \
+	"  - {name: mem, namespace: c1, queue: q1, minResources: {memory: 20Gi},"                  \
+	" networkTopology: {mode: hard, highestTierAllowed: 2}}\n"                                 \
+	"  - {name: many, namespace: c1, queue: q1, minResources: {pods: '11'},"                   \
+	" networkTopology: {mode: hard, highestTierAllowed: 2}}\n"                                 \
+	"pods:\n"                                                                                  \
+	"  - {name: r, namespace: c1, podGroup: run, phase: Running, nodeName: g1,"                \
+	" requests: {cpu: '2', nvidia.com/gpu: '1'}}\n"                                            \
+	"  - {name: x, namespace: c1, podGroup: gp,"                                               \
+	" requests: {cpu: '1', memory: 1Gi, nvidia.com/gpu: '2'}}\n"                               \
+	"  - {name: y, namespace: c1, podGroup: mem, requests: {cpu: '1', memory: 20Gi}}\n"        \
+	"  - {name: z, namespace: c1, podGroup: many, requests: {cpu: '1'}}\n"                     \
+	"  - {name: w, namespace: c1, podGroup: run,"                                              \
+	" requests: {cpu: '1', memory: 20Gi, nvidia.com/gpu: '2'}}\n"
+
+/* Scores over runs of nodes of one rack, broken by a node in no hypernode (z) and by other
+ * racks, equal the same nodes' scores in a call over every node, bit for bit: the calls carry
+ * a rack's score along its run. (For u the two calls tie at the same top, a1 a2 b1.) */
+static void test_rack_runs(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(&p, CONF("{}", "") TOPO);
+	tph_idx u = pts_task(&p, "c1/u");
+	p.s->topo->task_job_hn[u] = S;
+	const tph_idx *r = p.s->ready_nodes; /* a1 a2 b1 c1 d1 z */
+	/* the second ties (b1 twice: its share, u2 runs there) only if z does not hide B */
+	uint32_t at[2][9] = {{0, 5, 1, 2, 2, 0, 5, 5, 3}, {2, 5, 2}}, len[2] = {9, 3};
+	const char *tasks[2] = {"c1/u", "c1/p"};
+	for (int k = 0; k < 4; k++) {
+		tph_idx runs[9];
+		double all[9], full[6];
+		const uint32_t *a = at[k / 2];
+		for (uint32_t i = 0; i < len[k / 2]; i++)
+			runs[i] = r[a[i]];
+		scores(&p, tasks[k % 2], full);
+		tph_score_nodes(p.s, pts_task(&p, tasks[k % 2]), runs, len[k / 2], all);
+		for (uint32_t i = 0; i < len[k / 2]; i++)
+			if (memcmp(&full[a[i]], &all[i], sizeof *all))
+				fail_msg("%s entry %u: %.17g over every node, %.17g here",
+				         tasks[k % 2], i, full[a[i]], all[i]);
+	}
+	pts_free(&p);
+}
+
+/* Binpack's and the pre-filter's dimensions, prepared once per request row: a weighted
+ * scalar counts, a zero-weight dimension (memory here) adds nothing but still scores 0 when
+ * it overflows, a hypernode without the scalar overflows; the pre-filter compares a requested
+ * scalar, memory and pods (against the allocatable). */
+static void test_prepared_rows(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(&p,
+	         CONF("{hypernode.binpack.memory: 0, hypernode.binpack.resources: nvidia.com/gpu,"
+	              " hypernode.binpack.resources.nvidia.com/gpu: 2}",
+	              "") "" GPU_TOPO);
+	enum {
+		G,
+		H,
+		P
+	};
+	tph_idx cand[3] = {G, H, P};
+	double got[3];
+	tph_hn_order(p.s, tph_task_subjob(p.s, pts_task(&p, "c1/x")), cand, 3, got);
+	double want[3] = {100.0 * ((1.0 * (3.0 / 8) + 0.0 * (1.0 / 16) + 2.0 * (3.0 / 4)) / 3), 0,
+	                  100.0 * ((1.0 * (3.0 / 16) + 0.0 * (1.0 / 32) + 2.0 * (3.0 / 4)) / 3)};
+	assert_memory_equal(got, want, sizeof want);
+	/* x placed on g1: 5 gpus asked of G's and P's 4 (the scalar's used moves too), so every
+	 * binpack is 0 */
+	tph_statement st;
+	tph_stmt_init(&st, p.s);
+	assert_int_equal(tph_stmt_allocate(&st, pts_task(&p, "c1/x"), 0), TPH_OK);
+	tph_hn_order(p.s, tph_task_subjob(p.s, pts_task(&p, "c1/x")), cand, 3, got);
+	double placed[3] = {100, 0, 100}; /* all 0: the tie break's share of x, now on g1 */
+	assert_memory_equal(got, placed, sizeof placed);
+	tph_stmt_discard(&st);
+	tph_hn_order(p.s, tph_task_subjob(p.s, pts_task(&p, "c1/x")), cand, 3, got);
+	assert_memory_equal(got, want, sizeof want);
+	tph_hn_order(p.s, tph_task_subjob(p.s, pts_task(&p, "c1/y")), cand, 3, got);
+	double want_y[3] = {0, 0, 100.0 * ((1.0 * (3.0 / 16) + 0.0 * (20.0 / 32)) / 1)};
+	assert_memory_equal(got, want_y, sizeof want_y);
+	/* w, a normal pod, per node: tier 1 overflows (memory on G, the gpu on H) */
+	double both = (1.0 * (3.0 / 16) + 0.0 * (20.0 / 32) + 2.0 * (3.0 / 4)) / 3;
+	double node[2];
+	tph_score_nodes(p.s, pts_task(&p, "c1/w"), p.s->ready_nodes, 2, node);
+	for (int i = 0; i < 2; i++)
+		assert_true(fabs(node[i] - (0.8 * both + 0.64 * both) / 2.44 * 100) < 1e-9);
+	job_gradient(&p, "c1/gp", TPH_PURPOSE_ALLOCATE, "[0][2]"); /* 3 gpus idle on G only */
+	job_gradient(&p, "c1/mem", TPH_PURPOSE_ALLOCATE, "[2]");   /* 20Gi: only P */
+	job_gradient(&p, "c1/many", TPH_PURPOSE_ALLOCATE, "[2]");  /* 11 pods: only P */
+	job_gradient(&p, "c1/gp", TPH_PURPOSE_EVICT, "[2][0]");    /* 4 gpus allocatable on G */
+	pts_free(&p);
+}
+
 static void test_flags(void **state)
 {
 	(void)state;
@@ -445,6 +552,7 @@ int main(void)
 	    cmocka_unit_test(test_tie_break_moves), cmocka_unit_test(test_kept_sums),
 	    cmocka_unit_test(test_hypernode_order), cmocka_unit_test(test_gradients),
 	    cmocka_unit_test(test_flags),           cmocka_unit_test(test_binds_per_hypernode),
+	    cmocka_unit_test(test_prepared_rows),   cmocka_unit_test(test_rack_runs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
