@@ -34,7 +34,8 @@ typedef struct af_hn_lead {
 	double next;     /* open: the other member's pre + bat */
 	uint32_t pos;
 	uint8_t grp;
-	bool open; /* that member is in the first's group (G_NONE: no member ranks) */
+	bool open;   /* that member is in the first's group (G_NONE: no member ranks) */
+	bool sorted; /* the set's members in ord are in rank order (a build leaves them not) */
 } af_hn_lead;
 
 typedef struct af_hn {
@@ -219,6 +220,41 @@ static void order_set(const af_shape *sh, af_hn *hn, uint32_t c)
 	}
 	l->open = i < m && l->grp < G_NONE && sh->cell[o[i]].grp == l->grp;
 	l->next = l->open ? y[0] + y[1] : 0;
+	l->sorted = true;
+}
+
+/* Whether key a ties the lead row's first member for the walk (order_set's skip). */
+static inline bool ties_first(const af_hn_key *a, const af_hn_lead *l)
+{
+	return a->grp == l->grp && a->pre == l->pre && a->bat == l->bat;
+}
+
+/* Set c's lead row without its sort, by two selections in the same rank order (a build: most
+ * sets are never walked or touched before the shape goes, and the sort from ascending
+ * positions costs a set's square). The first member is the least; the members tying it (same
+ * group, pre and bat) follow it in rank order, so the row's other member is the least of the
+ * rest: the row order_set would make. */
+static void lead_set(const af_shape *sh, af_hn *hn, uint32_t c)
+{
+	const uint32_t *o = hn->ord + hn->hs->off[c];
+	uint32_t m = hn->hs->off[c + 1] - hn->hs->off[c];
+	af_hn_key first = key_of(sh, o[0]), next = {0, 0, 0, NOPOS, G_NONE};
+	for (uint32_t i = 1; i < m; i++) {
+		af_hn_key x = key_of(sh, o[i]);
+		if (before(&x, &first))
+			first = x;
+	}
+	af_hn_lead *l = &hn->lead[c];
+	*l = (af_hn_lead){first.pre, first.bat, 0, first.pos, first.grp, false, false};
+	if (first.grp >= G_NONE)
+		return; /* no member ranks: the row is closed */
+	for (uint32_t i = 0; i < m; i++) {
+		af_hn_key x = key_of(sh, o[i]);
+		if (!ties_first(&x, l) && (next.pos == NOPOS || before(&x, &next)))
+			next = x;
+	}
+	l->open = next.pos != NOPOS && next.grp == l->grp;
+	l->next = l->open ? next.sum : 0;
 }
 
 /* Whether the head sums of position p are finite; folds them into the magnitude bound. */
@@ -273,8 +309,10 @@ static void list_set(af_hn *hn, uint32_t c)
  * gap of two and the threshold's own rounding), each summed; the highest total, then the
  * lowest position. A member equal in pre and bat to the one before it (a lower position) never
  * wins. */
-static af_win set_scan(af_shape *sh, const af_hn *hn, uint32_t c, double t)
+static af_win set_scan(af_shape *sh, af_hn *hn, uint32_t c, double t)
 {
+	if (!hn->lead[c].sorted)
+		order_set(sh, hn, c);
 	const uint32_t *o = hn->ord + hn->hs->off[c];
 	uint32_t m = hn->hs->off[c + 1] - hn->hs->off[c];
 	af_win best = {0, NOPOS, 0};
@@ -437,7 +475,7 @@ void af_hn_build(alloc_fast *f, af_shape *sh, tph_idx task)
 	hn->nf = 0;
 	memset(hn->fat, 0xff, hs->n * sizeof *hn->fat);
 	for (uint32_t c = 0; c < hs->n; c++) {
-		order_set(sh, hn, c);
+		lead_set(sh, hn, c);
 		list_set(hn, c);
 	}
 	if (!finite || !set_scores(f, sh, hn, task)) {
