@@ -41,9 +41,9 @@ typedef struct af_hn_lead {
 typedef struct af_hn {
 	const af_hn_sets *hs;
 	af_hn_lead *lead; /* [sets], kept with ord */
-	uint32_t
-	    *ord;  /* [positions]: each set's members, ord[off[c] .. off[c + 1]) in rank order */
-	double *t; /* [sets] the tail's score of the set for the shape's request */
+	uint32_t *ord; /* [positions]: each set's members, ord[off[c] .. off[c + 1]) in rank order
+	                * when lead[c].sorted, else in ascending positions */
+	double *t;     /* [sets] the tail's score of the set for the shape's request */
 	/* The sets whose lead had a group when sorted at the last build or update (any order):
 	 * fset[0 .. nf), their first nodes in frep for the tail's call, its scores in ft, and
 	 * each set's index in fset (fat, NOPOS when not listed). */
@@ -229,11 +229,11 @@ static inline bool ties_first(const af_hn_key *a, const af_hn_lead *l)
 	return a->grp == l->grp && a->pre == l->pre && a->bat == l->bat;
 }
 
-/* Set c's lead row without its sort, by two selections in the same rank order (a build: most
- * sets are never walked or touched before the shape goes, and the sort from ascending
- * positions costs a set's square). The first member is the least; the members tying it (same
- * group, pre and bat) follow it in rank order, so the row's other member is the least of the
- * rest: the row order_set would make. */
+/* Set c's lead row without its sort, by two selections in the same rank order (a build, or an
+ * update of a set never sorted: most sets are never walked before the shape goes, and a sort
+ * from ascending positions costs a set's square). The first member is the least; the members
+ * tying it (same group, pre and bat) follow it in rank order, so the row's other member is the
+ * least of the rest: the row order_set would make. */
 static void lead_set(const af_shape *sh, af_hn *hn, uint32_t c)
 {
 	const uint32_t *o = hn->ord + hn->hs->off[c];
@@ -255,6 +255,16 @@ static void lead_set(const af_shape *sh, af_hn *hn, uint32_t c)
 	}
 	l->open = next.pos != NOPOS && next.grp == l->grp;
 	l->next = l->open ? next.sum : 0;
+}
+
+/* Set c's lead row again after its members changed: a sorted set sorted again (nearly sorted,
+ * about one key a member), one never sorted by selection, left so. */
+static void relead(const af_shape *sh, af_hn *hn, uint32_t c)
+{
+	if (hn->lead[c].sorted)
+		order_set(sh, hn, c);
+	else
+		lead_set(sh, hn, c);
 }
 
 /* Whether the head sums of position p are finite; folds them into the magnitude bound. */
@@ -526,7 +536,7 @@ int af_hn_update(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k)
 	af_hn *hn = sh->hn;
 	bool finite = tph_score_hn_set(f->s, task, sh->tail) && touch(hn, sh, f->plist, k);
 	for (uint32_t i = 0; i < hn->nt && finite; i++) {
-		order_set(sh, hn, hn->touched[i]);
+		relead(sh, hn, hn->touched[i]);
 		list_set(hn, hn->touched[i]);
 	}
 	if (!finite || !set_scores(f, sh, hn, task)) {
@@ -541,7 +551,7 @@ void af_hn_moved(af_shape *sh, uint32_t p)
 {
 	af_hn *hn = sh->hn;
 	uint32_t c = hn->hs->of[p];
-	order_set(sh, hn, c);
+	relead(sh, hn, c);
 	/* every listed set ranked again from its kept tail: the others' bests and written keys
 	 * come out as they were (no profile reaches this; a mask is rare) */
 	for (uint32_t i = 0; i < hn->nf; i++)
