@@ -25,7 +25,7 @@ typedef struct af_hn_sets {
 	tph_idx *rep; /* [n] the set's first node: the tail is scored over it */
 } af_hn_sets;
 
-/* A set's first member in rank order, and the first member after it that set_best's walk
+/* A set's first member in rank order, and the first member after it that set_scan's walk
  * does not skip (the walk passes over members equal to the first in group, pre and bat: they
  * tie it from higher positions): whether the walk goes on past the first, from one compact row
  * instead of the set's scattered cells. */
@@ -34,24 +34,25 @@ typedef struct af_hn_lead {
 	double next;     /* open: the other member's pre + bat */
 	uint32_t pos;
 	uint8_t grp;
-	bool open; /* that member is in the first's group (G_NONE: no member ranks) */
+	bool open;   /* that member is in the first's group (G_NONE: no member ranks) */
+	bool sorted; /* the set's members in ord are in rank order (a build leaves them not) */
 } af_hn_lead;
 
 typedef struct af_hn {
 	const af_hn_sets *hs;
 	af_hn_lead *lead; /* [sets], kept with ord */
-	uint32_t
-	    *ord;  /* [positions]: each set's members, ord[off[c] .. off[c + 1]) in rank order */
-	double *t; /* [sets] the tail's score of the set for the shape's request */
+	uint32_t *ord; /* [positions]: each set's members, ord[off[c] .. off[c + 1]) in rank order
+	                * when lead[c].sorted, else in ascending positions */
+	double *t;     /* [sets] the tail's score of the set for the shape's request */
 	/* The sets whose lead had a group when sorted at the last build or update (any order):
 	 * fset[0 .. nf), their first nodes in frep for the tail's call, its scores in ft, and
 	 * each set's index in fset (fat, NOPOS when not listed). */
 	uint32_t *fset, *fat, nf;
 	tph_idx *frep;
 	double *ft;
-	af_win *best;        /* [sets] each set's best node */
-	uint32_t *mark, gen; /* [sets] sets to rank again */
-	double mag;          /* at least |pre| + |bat| of every position scored while ranked */
+	uint32_t *mark, gen; /* [sets] sets to rank again, listed in touched[0 .. nt) */
+	uint32_t *touched, nt;
+	double mag; /* at least |pre| + |bat| of every position scored while ranked */
 	size_t bytes;
 } af_hn;
 
@@ -143,33 +144,61 @@ void af_hn_sets_free(alloc_fast *f)
 
 /* ---- ranks ---- */
 
-/* Rank order inside a set: the lower group, the higher head sum, then pre, then bat, then the
- * lower position; positions of no group (infeasible, masked) by position after the others. */
-static bool before(const af_shape *sh, uint32_t a, uint32_t b)
+/* A member's rank key: its group and head sums (pre + bat summed as the cells' readers sum it). */
+typedef struct af_hn_key {
+	double sum, pre, bat;
+	uint32_t pos;
+	uint8_t grp;
+} af_hn_key;
+
+/* A position of no group ranks by position alone: its sums are not read (two sets in three
+ * on 10k-topology have no feasible member). */
+static inline af_hn_key key_of(const af_shape *sh, uint32_t p)
 {
-	uint8_t ga = sh->cell[a].grp, gb = sh->cell[b].grp;
-	if (ga != gb)
-		return ga < gb;
-	if (ga >= G_NONE)
-		return a < b;
-	const double *pa = sh->part + 2 * (size_t)a, *pb = sh->part + 2 * (size_t)b;
-	double ka = pa[0] + pa[1], kb = pb[0] + pb[1];
-	if (ka != kb)
-		return ka > kb;
-	if (pa[0] != pb[0])
-		return pa[0] > pb[0];
-	if (pa[1] != pb[1])
-		return pa[1] > pb[1];
-	return a < b;
+	uint8_t g = sh->cell[p].grp;
+	if (g >= G_NONE)
+		return (af_hn_key){0, 0, 0, p, g};
+	const double *x = sh->part + 2 * (size_t)p;
+	return (af_hn_key){x[0] + x[1], x[0], x[1], p, g};
 }
 
+/* Rank order inside a set: the lower group, the higher head sum, then pre, then bat, then the
+ * lower position; positions of no group (infeasible, masked) by position after the others. A
+ * total order on distinct positions, so every sort gives the same order. */
+static inline bool before(const af_hn_key *a, const af_hn_key *b)
+{
+	if (a->grp != b->grp)
+		return a->grp < b->grp;
+	if (a->grp >= G_NONE)
+		return a->pos < b->pos;
+	if (a->sum != b->sum)
+		return a->sum > b->sum;
+	if (a->pre != b->pre)
+		return a->pre > b->pre;
+	if (a->bat != b->bat)
+		return a->bat > b->bat;
+	return a->pos < b->pos;
+}
+
+/* Insertion sort of o[0..m), nearly sorted (the last sort's order, or ascending positions):
+ * the sorted prefix's last key is carried, so a member already in place costs one key. */
 static void sort_set(const af_shape *sh, uint32_t *o, uint32_t m)
 {
+	af_hn_key last = key_of(sh, o[0]);
 	for (uint32_t i = 1; i < m; i++) {
-		uint32_t p = o[i], j = i;
-		for (; j && before(sh, p, o[j - 1]); j--)
+		af_hn_key x = key_of(sh, o[i]);
+		if (!before(&x, &last)) {
+			last = x;
+			continue;
+		}
+		uint32_t j = i;
+		for (; j; j--) {
+			af_hn_key y = key_of(sh, o[j - 1]);
+			if (!before(&x, &y))
+				break;
 			o[j] = o[j - 1];
-		o[j] = p;
+		}
+		o[j] = x.pos;
 	}
 }
 
@@ -191,6 +220,51 @@ static void order_set(const af_shape *sh, af_hn *hn, uint32_t c)
 	}
 	l->open = i < m && l->grp < G_NONE && sh->cell[o[i]].grp == l->grp;
 	l->next = l->open ? y[0] + y[1] : 0;
+	l->sorted = true;
+}
+
+/* Whether key a ties the lead row's first member for the walk (order_set's skip). */
+static inline bool ties_first(const af_hn_key *a, const af_hn_lead *l)
+{
+	return a->grp == l->grp && a->pre == l->pre && a->bat == l->bat;
+}
+
+/* Set c's lead row without its sort, by two selections in the same rank order (a build, or an
+ * update of a set never sorted: most sets are never walked before the shape goes, and a sort
+ * from ascending positions costs a set's square). The first member is the least; the members
+ * tying it (same group, pre and bat) follow it in rank order, so the row's other member is the
+ * least of the rest: the row order_set would make. */
+static void lead_set(const af_shape *sh, af_hn *hn, uint32_t c)
+{
+	const uint32_t *o = hn->ord + hn->hs->off[c];
+	uint32_t m = hn->hs->off[c + 1] - hn->hs->off[c];
+	af_hn_key first = key_of(sh, o[0]), next = {0, 0, 0, NOPOS, G_NONE};
+	for (uint32_t i = 1; i < m; i++) {
+		af_hn_key x = key_of(sh, o[i]);
+		if (before(&x, &first))
+			first = x;
+	}
+	af_hn_lead *l = &hn->lead[c];
+	*l = (af_hn_lead){first.pre, first.bat, 0, first.pos, first.grp, false, false};
+	if (first.grp >= G_NONE)
+		return; /* no member ranks: the row is closed */
+	for (uint32_t i = 0; i < m; i++) {
+		af_hn_key x = key_of(sh, o[i]);
+		if (!ties_first(&x, l) && (next.pos == NOPOS || before(&x, &next)))
+			next = x;
+	}
+	l->open = next.pos != NOPOS && next.grp == l->grp;
+	l->next = l->open ? next.sum : 0;
+}
+
+/* Set c's lead row again after its members changed: a sorted set sorted again (nearly sorted,
+ * about one key a member), one never sorted by selection, left so. */
+static void relead(const af_shape *sh, af_hn *hn, uint32_t c)
+{
+	if (hn->lead[c].sorted)
+		order_set(sh, hn, c);
+	else
+		lead_set(sh, hn, c);
 }
 
 /* Whether the head sums of position p are finite; folds them into the magnitude bound. */
@@ -206,7 +280,7 @@ static bool fold(af_hn *hn, const af_shape *sh, uint32_t p)
 /* The tail of every listed set (a feasible member) over its first node, with zero head sums:
  * 0 + (0 + tail), which adds to any pre + bat as the tail does in tph_score_nodes (a zero's
  * sign cannot reach a total). A set not listed (its lead of no group: two in three on
- * 10k-topology, the full racks) keeps a stale tail that nothing reads: set_best stops at its
+ * 10k-topology, the full racks) keeps a stale tail that nothing reads: rank_all stops at its
  * lead, and only the next update can give it a member (a tracker's mask between updates takes
  * members away and gives back the same ones). Neither does the tournament over every position
  * read an infeasible node's score, finite or not. The tail answers per node (TPH_SCORE_HN_SET),
@@ -216,15 +290,13 @@ static bool set_scores(alloc_fast *f, af_shape *sh, af_hn *hn, tph_idx task)
 	uint32_t m = hn->nf;
 	if (m && !tph_score_nodes_last(f->s, task, hn->frep, m, sh->tail, hn->ft))
 		return false;
-	for (uint32_t i = 0; i < m; i++) {
-		if (!isfinite(hn->ft[i]))
-			return false;
-		hn->t[hn->fset[i]] = hn->ft[i];
-	}
-	return true;
+	bool finite = true;
+	for (uint32_t i = 0; i < m; i++)
+		finite &= isfinite(hn->ft[i]) != 0;
+	return finite;
 }
 
-/* Set c listed or not by its lead's group after a sort; a set leaving has no best. */
+/* Set c listed or not by its lead's group after a sort. */
 static void list_set(af_hn *hn, uint32_t c)
 {
 	bool in = hn->lead[c].grp < G_NONE;
@@ -239,21 +311,22 @@ static void list_set(af_hn *hn, uint32_t c)
 		hn->frep[i] = hn->frep[hn->nf];
 		hn->fat[last] = i;
 		hn->fat[c] = NOPOS;
-		hn->best[c] = (af_win){0, NOPOS, 0};
 	}
 }
 
-/* set_best's walk: in its first group, the members whose head sum is within the rounding of
+/* A set's walk: in its first group, the members whose head sum is within the rounding of
  * pre + (bat + tail) of the first (|error| <= 3u (mag + |tail|) per total, so 32u covers the
  * gap of two and the threshold's own rounding), each summed; the highest total, then the
  * lowest position. A member equal in pre and bat to the one before it (a lower position) never
  * wins. */
-static af_win set_scan(af_shape *sh, const af_hn *hn, uint32_t c)
+static af_win set_scan(af_shape *sh, af_hn *hn, uint32_t c, double t)
 {
+	if (!hn->lead[c].sorted)
+		order_set(sh, hn, c);
 	const uint32_t *o = hn->ord + hn->hs->off[c];
 	uint32_t m = hn->hs->off[c + 1] - hn->hs->off[c];
 	af_win best = {0, NOPOS, 0};
-	double t = hn->t[c], floor = 0;
+	double floor = 0;
 	const double *prev = NULL;
 	for (uint32_t i = 0; i < m; i++) {
 		uint32_t p = o[i];
@@ -274,58 +347,55 @@ static af_win set_scan(af_shape *sh, const af_hn *hn, uint32_t c)
 	return best;
 }
 
-/* The set's best. The walk's first step from the lead row, and its end there when the next
- * member it would not skip stops it (another group, or a head sum under the same floor,
- * computed alike): the same winner, total and written key as the walk, without its reads of
- * the set's cells. */
-static af_win set_best(af_shape *sh, const af_hn *hn, uint32_t c)
+/* Whether a set's best (key, pos, grp) replaces the running best w in allocate_fast_tree.c's
+ * order: the lower group, the higher score, the lower position (w none: it does). Scalars, not
+ * an af_win built per set: the root's pass runs over every listed set at each update. */
+static inline bool beats(double key, uint32_t pos, uint8_t grp, double wkey, uint32_t wpos,
+                         uint8_t wgrp)
 {
-	const af_hn_lead *l = &hn->lead[c];
-	if (l->grp >= G_NONE)
-		return (af_win){0, NOPOS, 0};
-	double t = hn->t[c];
-	double floor = (l->pre + l->bat) - 16 * DBL_EPSILON * (hn->mag + fabs(t));
-	if (l->open && !(l->next < floor))
-		return set_scan(sh, hn, c);
-	double total = l->pre + (l->bat + t);
-	sh->cell[l->pos].key = total;
-	return (af_win){total, l->pos, l->grp};
+	if (wpos == NOPOS)
+		return true;
+	if (grp != wgrp)
+		return grp < wgrp;
+	if (key != wkey)
+		return !(wkey > key);
+	return pos < wpos;
 }
 
-/* allocate_fast_tree.c's order: the lower group, the higher score, the lower position. */
-static af_win pick(af_win a, af_win b)
-{
-	if (a.pos == NOPOS || b.pos == NOPOS)
-		return a.pos == NOPOS ? b : a;
-	if (a.grp != b.grp)
-		return a.grp < b.grp ? a : b;
-	if (a.key != b.key)
-		return a.key > b.key ? a : b;
-	return a.pos < b.pos ? a : b;
-}
-
-/* The shape's root: the best of the listed sets' best nodes, in one pass (pick is a total
- * order on distinct positions, so any order of picks gives the same winner). A set not listed
- * has no feasible member until the next update. */
-static void root(af_shape *sh, const af_hn *hn)
-{
-	af_win w = {0, NOPOS, 0};
-	for (uint32_t i = 0; i < hn->nf; i++)
-		w = pick(w, hn->best[hn->fset[i]]);
-	sh->win[1] = w;
-}
-
+/* The shape's root: the best of the listed sets' best nodes, in one pass (the order above is
+ * total on distinct positions, so any order of the sets gives the same winner), each listed
+ * set's tail ft[i] kept in t. A set's best: the walk's first step from the lead row, and its
+ * end there when the next member it would not skip stops it (another group, or a head sum under
+ * the same floor, computed alike): the same winner, total and written key as set_scan, without
+ * its reads of the set's cells. A set not listed has no feasible member until the next
+ * update. */
 static void rank_all(af_shape *sh, af_hn *hn)
 {
-	for (uint32_t i = 0; i < hn->nf; i++)
-		hn->best[hn->fset[i]] = set_best(sh, hn, hn->fset[i]);
-	root(sh, hn);
-}
-
-static void rank_one(af_shape *sh, af_hn *hn, uint32_t c)
-{
-	hn->best[c] = set_best(sh, hn, c);
-	root(sh, hn);
+	double wkey = 0;
+	uint32_t wpos = NOPOS;
+	uint8_t wgrp = 0;
+	for (uint32_t i = 0; i < hn->nf; i++) {
+		uint32_t c = hn->fset[i];
+		double t = hn->ft[i];
+		hn->t[c] = t;
+		const af_hn_lead *l = &hn->lead[c];
+		if (l->grp >= G_NONE)
+			continue;
+		double floor = (l->pre + l->bat) - 16 * DBL_EPSILON * (hn->mag + fabs(t));
+		af_win b;
+		if (l->open && !(l->next < floor)) {
+			b = set_scan(sh, hn, c, t);
+		} else {
+			b = (af_win){l->pre + (l->bat + t), l->pos, l->grp, 0};
+			sh->cell[b.pos].key = b.key;
+		}
+		if (b.pos != NOPOS && beats(b.key, b.pos, b.grp, wkey, wpos, wgrp)) {
+			wkey = b.key;
+			wpos = b.pos;
+			wgrp = b.grp;
+		}
+	}
+	sh->win[1] = (af_win){wkey, wpos, wgrp, 0};
 }
 
 /* ---- a shape's ranks ---- */
@@ -350,8 +420,8 @@ void af_hn_free(af_shape *sh)
 	tph_free(hn->fset);
 	tph_free(hn->fat);
 	tph_free(hn->ft);
-	tph_free(hn->best);
 	tph_free(hn->mark);
+	tph_free(hn->touched);
 	tph_free(hn);
 	sh->hn = NULL;
 }
@@ -373,16 +443,16 @@ static af_hn *ranks(alloc_fast *f, af_shape *sh)
 	hn->fset = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->fset);
 	hn->fat = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->fat);
 	hn->ft = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->ft);
-	hn->best = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->best);
 	hn->mark = tph_calloc((size_t)hs->n + 1, sizeof *hn->mark);
+	hn->touched = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->touched);
 	hn->bytes = sizeof *hn + ((size_t)f->n + 1) * sizeof *hn->ord +
 	            ((size_t)hs->n + 1) *
 	                (sizeof *hn->lead + sizeof *hn->t + sizeof *hn->frep + sizeof *hn->fset +
-	                 sizeof *hn->fat + sizeof *hn->ft + sizeof *hn->best + sizeof *hn->mark);
+	                 sizeof *hn->fat + sizeof *hn->ft + sizeof *hn->mark + sizeof *hn->touched);
 	sh->bytes += hn->bytes;
 	f->bytes += hn->bytes;
 	if (!hn->ord || !hn->lead || !hn->t || !hn->frep || !hn->fset || !hn->fat || !hn->ft ||
-	    !hn->best || !hn->mark) {
+	    !hn->mark || !hn->touched) {
 		drop(f, sh);
 		return NULL;
 	}
@@ -415,8 +485,7 @@ void af_hn_build(alloc_fast *f, af_shape *sh, tph_idx task)
 	hn->nf = 0;
 	memset(hn->fat, 0xff, hs->n * sizeof *hn->fat);
 	for (uint32_t c = 0; c < hs->n; c++) {
-		order_set(sh, hn, c);
-		hn->best[c] = (af_win){0, NOPOS, 0};
+		lead_set(sh, hn, c);
 		list_set(hn, c);
 	}
 	if (!finite || !set_scores(f, sh, hn, task)) {
@@ -426,25 +495,50 @@ void af_hn_build(alloc_fast *f, af_shape *sh, tph_idx task)
 	rank_all(sh, hn);
 }
 
+/* The sets of the touched positions plist[0..k) in touched[0 .. nt), each once and ascending
+ * (the order of a pass over every set, so the list of feasible sets changes as it did), their
+ * head sums folded; false at a sum that is not finite. */
+static bool touch(af_hn *hn, const af_shape *sh, const uint32_t *plist, uint32_t k)
+{
+	const uint32_t *of = hn->hs->of;
+	if (++hn->gen == 0) { /* wrapped: old marks would look current */
+		memset(hn->mark, 0, hn->hs->n * sizeof *hn->mark);
+		hn->gen = 1;
+	}
+	hn->nt = 0;
+	for (uint32_t i = 0; i < k; i++) {
+		uint32_t p = plist[i], c = of[p];
+		if (!fold(hn, sh, p))
+			return false;
+		if (hn->mark[c] != hn->gen) {
+			hn->mark[c] = hn->gen;
+			hn->touched[hn->nt++] = c;
+		}
+	}
+	if ((uint64_t)hn->nt * hn->nt > hn->hs->n) { /* a pass over the marks is the cheaper sort */
+		hn->nt = 0;
+		for (uint32_t c = 0; c < hn->hs->n; c++)
+			if (hn->mark[c] == hn->gen)
+				hn->touched[hn->nt++] = c;
+		return true;
+	}
+	for (uint32_t i = 1; i < hn->nt; i++) {
+		uint32_t c = hn->touched[i], j = i;
+		for (; j && c < hn->touched[j - 1]; j--)
+			hn->touched[j] = hn->touched[j - 1];
+		hn->touched[j] = c;
+	}
+	return true;
+}
+
 int af_hn_update(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k)
 {
 	af_hn *hn = sh->hn;
-	const af_hn_sets *hs = hn->hs;
-	bool finite = tph_score_hn_set(f->s, task, sh->tail);
-	if (++hn->gen == 0) { /* wrapped: old marks would look current */
-		memset(hn->mark, 0, hs->n * sizeof *hn->mark);
-		hn->gen = 1;
+	bool finite = tph_score_hn_set(f->s, task, sh->tail) && touch(hn, sh, f->plist, k);
+	for (uint32_t i = 0; i < hn->nt && finite; i++) {
+		relead(sh, hn, hn->touched[i]);
+		list_set(hn, hn->touched[i]);
 	}
-	for (uint32_t i = 0; i < k && finite; i++) {
-		uint32_t p = f->plist[i], c = hs->of[p];
-		finite = fold(hn, sh, p);
-		hn->mark[c] = hn->gen;
-	}
-	for (uint32_t c = 0; c < hs->n && finite; c++)
-		if (hn->mark[c] == hn->gen) {
-			order_set(sh, hn, c);
-			list_set(hn, c);
-		}
 	if (!finite || !set_scores(f, sh, hn, task)) {
 		drop(f, sh);
 		return TPH_DECLINED;
@@ -457,6 +551,10 @@ void af_hn_moved(af_shape *sh, uint32_t p)
 {
 	af_hn *hn = sh->hn;
 	uint32_t c = hn->hs->of[p];
-	order_set(sh, hn, c);
-	rank_one(sh, hn, c);
+	relead(sh, hn, c);
+	/* every listed set ranked again from its kept tail: the others' bests and written keys
+	 * come out as they were (no profile reaches this; a mask is rare) */
+	for (uint32_t i = 0; i < hn->nf; i++)
+		hn->ft[i] = hn->t[hn->fset[i]];
+	rank_all(sh, hn);
 }
