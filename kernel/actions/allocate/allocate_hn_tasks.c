@@ -79,6 +79,7 @@ typedef struct hn_run {
 	uint32_t n;
 	tph_idx placing; /* the subjob's allocated hypernode as its tasks land */
 	tph_statement *st;
+	const int64_t *refused; /* the request row Allocatable last refused in this run */
 } hn_run;
 
 static int failed(ahn_ctx *h, hn_run *r, tph_idx t, tph_reason_code pre)
@@ -120,12 +121,29 @@ static int choose(ahn_ctx *h, hn_run *r, tph_idx t, tph_idx *best)
 	return AF_NODE;
 }
 
+/* Allocatable for t. A run only adds to its queue (every task it places is the job's), and
+ * under TPH_ALLOC_QUEUE a queue that refused a request row refuses it still with more
+ * allocated (a yes there would be a yes once the additions are taken away), so a task of the
+ * row last refused is refused without asking. */
+static bool allocatable(ahn_ctx *h, hn_run *r, tph_idx t)
+{
+	const tph_session *s = h->s;
+	const int64_t *row = s->tasks.req + (size_t)t * s->ndim;
+	if (r->refused && !memcmp(r->refused, row, s->ndim * sizeof *row))
+		return false;
+	if (tph_allocatable(s, s->jobs->queue[r->w->job], t))
+		return true;
+	if (h->refusal_stands)
+		r->refused = row;
+	return false;
+}
+
 static int one_task(ahn_ctx *h, hn_run *r, tph_idx t)
 {
 	tph_session *s = h->s;
 	tph_topo *tp = s->topo;
 	tph_idx j = r->w->job;
-	if (!tph_allocatable(s, s->jobs->queue[j], t)) {
+	if (!allocatable(h, r, t)) {
 		tph_jobwhy_note(s, j, TPH_NOTE_QUEUE);
 		return T_NEXT;
 	}
