@@ -528,6 +528,21 @@ static void test_refusal_stands(void **state)
 	assert_int_equal(fast.allocatable, 4);
 }
 
+/* Six racks that fit a gang of two 1-cpu pods, but the queue's capability takes one: each
+ * rack's run places the first pod, then Allocatable refuses the second. After the first run
+ * the shortcut knows that no run of the search places more than one (the queue's state is
+ * the start plus one row per placed pod), so it skips the others but the group's last, whose
+ * fit errors stand: two runs where the literal search makes six. */
+static void test_queue_capped(void **state)
+{
+	(void)state;
+	racks_with(6, 0, "", "1", "1", "    - name: proportion\n", ", capability: {cpu: '1'}");
+	counts fast = profiled(false, 0), naive = profiled(true, 0);
+	assert_int_equal(fast.binds, 0);
+	assert_int_equal(naive.pre, 6);
+	assert_int_equal(fast.pre, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -546,6 +561,7 @@ int main(void)
 	    cmocka_unit_test(test_class_columns_partial),
 	    cmocka_unit_test(test_queue_shut),
 	    cmocka_unit_test(test_refusal_stands),
+	    cmocka_unit_test(test_queue_capped),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -94,6 +94,7 @@ typedef struct ahn_ws {
 	/* [AHN_CLASSES] each class's key in ahn_ctx.ckey_pred (AHN_CKEYS: not kept), found on
 	 * first use (CKEY_UNSEEN before) */
 	uint16_t ckey[AHN_CLASSES];
+	uint8_t rows; /* 0: not looked at; 1: every task asks for the same row; 2: not */
 } ahn_ws;
 
 /* A successful subjob candidate of one gradient group. */
@@ -123,6 +124,11 @@ typedef struct ahn_ctx {
 	 * refusal stands for the rest of the run for tasks of the same request row
 	 * (allocate_hn_tasks.c). */
 	bool refusal_stands;
+	/* With refusal_stands, for the search under way (ahn_for_job): the job's counted tasks at
+	 * its start (ahn_job_have), and the fewest tasks a run of the search had placed when
+	 * Allocatable refused its next (INT64_MAX: none refused), set where the worksheet's
+	 * tasks ask for one row (allocate_hn_tasks.c). */
+	int64_t have0, q_cap;
 	/* Set by ahn_for_job for its search when no task of the job passes Allocatable: every
 	 * run is sure to fail (allocate_hn_job.c). */
 	bool shut;
@@ -188,6 +194,8 @@ int ahn_for_subjob(ahn_ctx *h, ahn_ws *w, ahn_state *ws, tph_idx k, tph_idx hn_f
 /* allocate_hn_bound.c */
 /* Set h->prune, gang_job, gang_sj and the memo at the action's first hypernode-path job. */
 int ahn_bound_init(ahn_ctx *h);
+/* The job's tasks that gang counts (placed, pipelined or pending best-effort). */
+int64_t ahn_job_have(const ahn_ctx *h, tph_idx job);
 /* The fewest tasks a dry run of the job (k == TPH_NOIDX) or subjob k must place to succeed. */
 int64_t ahn_need(const ahn_ctx *h, const ahn_ws *w, tph_idx k);
 /* The summed-room bound for one need: the `need` smallest requests of the worksheet, summed

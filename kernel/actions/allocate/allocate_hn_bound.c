@@ -75,6 +75,7 @@ int ahn_bound_init(ahn_ctx *h)
 	h->memo_on = !h->c->opts.sampling && !s->opts.naive;
 	h->prune = h->memo_on && no_negative_room(s);
 	h->refusal_stands = h->memo_on && tph_allocatable_locality(s) == TPH_ALLOC_QUEUE;
+	h->q_cap = INT64_MAX;
 	h->gang_job = gang_votes(s, TPH_EP_JOB_READY) && gang_votes(s, TPH_EP_JOB_PIPELINED);
 	h->gang_sj = gang_votes(s, TPH_EP_SUBJOB_READY) && gang_votes(s, TPH_EP_SUBJOB_PIPELINED);
 	return TPH_OK;
@@ -96,6 +97,11 @@ static uint32_t job_pending_be(const tph_session *s, tph_idx j)
 	return n;
 }
 
+int64_t ahn_job_have(const ahn_ctx *h, tph_idx job)
+{
+	return have(h->s->js.count + (size_t)job * TPH_TS_COUNT, job_pending_be(h->s, job));
+}
+
 int64_t ahn_need(const ahn_ctx *h, const ahn_ws *w, tph_idx k)
 {
 	const tph_session *s = h->s;
@@ -106,8 +112,7 @@ int64_t ahn_need(const ahn_ctx *h, const ahn_ws *w, tph_idx k)
 			need = o->min_available[k] -
 			       have(o->count + (size_t)k * TPH_TS_COUNT, o->be_pending[k]);
 	} else if (h->gang_job) {
-		need = s->jobs->min_member[w->job] -
-		       have(s->js.count + (size_t)w->job * TPH_TS_COUNT, job_pending_be(s, w->job));
+		need = s->jobs->min_member[w->job] - ahn_job_have(h, w->job);
 	}
 	return need < 1 ? 1 : need;
 }
