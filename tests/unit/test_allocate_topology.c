@@ -199,6 +199,7 @@ static void test_flat_nomination(void **state)
 /* ---- the shortcuts against the naive search ---- */
 
 static uint64_t rng;
+static bool kinds; /* random_cluster labels some nodes kind: gpu, and some jobs select them */
 
 static uint32_t rnd(uint32_t n)
 {
@@ -213,8 +214,8 @@ static size_t random_nodes(size_t at, uint32_t n)
 {
 	ADD("nodes:\n");
 	for (uint32_t i = 0; i < n; i++)
-		ADD("  - {name: n%u, allocatable: {cpu: '%u', memory: 64Gi, pods: '10'}}\n", i,
-		    2 + rnd(6));
+		ADD("  - {name: n%u, allocatable: {cpu: '%u', memory: 64Gi, pods: '10'}%s}\n", i,
+		    2 + rnd(6), kinds && !rnd(3) ? ", labels: {kind: gpu}" : "");
 	ADD("hyperNodes:\n");
 	uint32_t racks = 0, spines = 0;
 	for (uint32_t i = 0; i < n; racks++) {
@@ -281,8 +282,9 @@ static void random_cluster(uint64_t seed)
 		for (uint32_t i = 0; i < reps[j]; i++)
 			ADD("  - {name: j%u-w-%u, namespace: ns, podGroup: j%u, requests: {cpu: "
 			    "'%u'},"
-			    " labels: {grp: 'g%u'}}\n",
-			    j, i, j, cpu[j], i / 2);
+			    " labels: {grp: 'g%u'}%s}\n",
+			    j, i, j, cpu[j], i / 2,
+			    kinds && j % 2 ? ", nodeSelector: {kind: gpu}" : "");
 }
 
 static void same_rows(const tph_decision *a, uint32_t na, const tph_decision *b, uint32_t nb)
@@ -309,11 +311,10 @@ static void same_log(const tph_decision_log *a, const tph_decision_log *b)
 }
 
 /* Random clusters: the same decisions (binds, pipelines, pending reasons) with and without
- * the shortcuts. */
-static void test_shortcuts_exact(void **state)
+ * the shortcuts; with kinds, also where the classes' verdicts bound the runs. */
+static void shortcuts_exact(uint64_t seeds)
 {
-	(void)state;
-	for (uint64_t seed = 1; seed <= 150; seed++) {
+	for (uint64_t seed = 1; seed <= seeds; seed++) {
 		pts fast, naive;
 		tph_session_opts o = {.threads = 1, .naive = true};
 		random_cluster(seed);
@@ -325,6 +326,21 @@ static void test_shortcuts_exact(void **state)
 		pts_free(&fast);
 		pts_free(&naive);
 	}
+}
+
+static void test_shortcuts_exact(void **state)
+{
+	(void)state;
+	kinds = false;
+	shortcuts_exact(150);
+}
+
+static void test_shortcuts_exact_kinds(void **state)
+{
+	(void)state;
+	kinds = true;
+	shortcuts_exact(300);
+	kinds = false;
 }
 
 /* Racks of four 4-cpu nodes, `racks` of them; rack `gpu` has nodes labelled kind: gpu. One
@@ -479,7 +495,8 @@ static void test_class_columns_partial(void **state)
 /* Six racks that fit, but the queue's capability (proportion's Allocatable) takes neither
  * 2-cpu pod: every run fails without placing one. The literal search runs all six racks (two
  * Allocatable calls each); the shortcut asks both pods once and runs only the group's last
- * rack, whose fit errors stand. */
+ * rack, whose fit errors stand, asking its first pod (the second, of the same row, is refused
+ * as the first was: test_refusal_stands). */
 static void test_queue_shut(void **state)
 {
 	(void)state;
@@ -487,7 +504,43 @@ static void test_queue_shut(void **state)
 	counts fast = profiled(false, 0), naive = profiled(true, 0);
 	assert_int_equal(fast.binds, 0);
 	assert_int_equal(naive.allocatable, 12);
+	assert_int_equal(fast.allocatable, 3);
+}
+
+/* One rack of four 4-cpu nodes, a gang of five 1-cpu pods and a queue whose capability takes
+ * two: the rack's run places two, then proportion's Allocatable refuses the third pod, and the
+ * fourth and fifth, of the same request row, are refused without asking. The literal search
+ * asks five times; the shortcut asks one pod before the search (ahn_for_job's queue check) and
+ * three in the run. The same decisions and pending reasons either way. */
+static void test_refusal_stands(void **state)
+{
+	(void)state;
+	racks_with(1, 0, "", "1", "1", "    - name: proportion\n", ", capability: {cpu: '2'}");
+	memcpy(strstr(yaml, "minMember: 2"), "minMember: 5", 12);
+	for (uint32_t i = 2; i < 5; i++) {
+		size_t len = strlen(yaml);
+		snprintf(yaml + len, sizeof yaml - len,
+		         "  - {name: w-%u, namespace: ns, podGroup: j, requests: {cpu: '1'}}\n", i);
+	}
+	counts fast = profiled(false, 0), naive = profiled(true, 0);
+	assert_int_equal(fast.binds, 0);
+	assert_int_equal(naive.allocatable, 5);
 	assert_int_equal(fast.allocatable, 4);
+}
+
+/* Six racks that fit a gang of two 1-cpu pods, but the queue's capability takes one: each
+ * rack's run places the first pod, then Allocatable refuses the second. After the first run
+ * the shortcut knows that no run of the search places more than one (the queue's state is
+ * the start plus one row per placed pod), so it skips the others but the group's last, whose
+ * fit errors stand: two runs where the literal search makes six. */
+static void test_queue_capped(void **state)
+{
+	(void)state;
+	racks_with(6, 0, "", "1", "1", "    - name: proportion\n", ", capability: {cpu: '1'}");
+	counts fast = profiled(false, 0), naive = profiled(true, 0);
+	assert_int_equal(fast.binds, 0);
+	assert_int_equal(naive.pre, 6);
+	assert_int_equal(fast.pre, 2);
 }
 
 int main(void)
@@ -501,11 +554,14 @@ int main(void)
 	    cmocka_unit_test(test_nomination_invalidated),
 	    cmocka_unit_test(test_flat_nomination),
 	    cmocka_unit_test(test_shortcuts_exact),
+	    cmocka_unit_test(test_shortcuts_exact_kinds),
 	    cmocka_unit_test(test_class_bound),
 	    cmocka_unit_test(test_classes_bound),
 	    cmocka_unit_test(test_classes_bound_fit),
 	    cmocka_unit_test(test_class_columns_partial),
 	    cmocka_unit_test(test_queue_shut),
+	    cmocka_unit_test(test_refusal_stands),
+	    cmocka_unit_test(test_queue_capped),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -62,6 +62,8 @@ typedef struct ahn_room {
 #define AHN_ROOM_MAX 0x7fffffff
 #define AHN_ROWS     64 /* the most distinct cut rows (over every dimension) whose room is kept */
 
+#define AHN_CKEYS 256 /* the most class keys (pod spec's kept verdicts, request row) kept */
+
 #define AHN_CUTS    8 /* the first distinct request rows of the worksheet */
 #define AHN_CLASSES 4 /* the most classes of one worksheet whose verdicts bound a run */
 
@@ -89,6 +91,10 @@ typedef struct ahn_ws {
 	 * prefix sums. */
 	uint8_t *cls;
 	uint32_t n_cls;
+	/* [AHN_CLASSES] each class's key in ahn_ctx.ckey_pred (AHN_CKEYS: not kept), found on
+	 * first use (CKEY_UNSEEN before) */
+	uint16_t ckey[AHN_CLASSES];
+	uint8_t rows; /* 0: not looked at; 1: every task asks for the same row; 2: not */
 } ahn_ws;
 
 /* A successful subjob candidate of one gradient group. */
@@ -114,6 +120,15 @@ typedef struct ahn_ctx {
 	 * succeeds only once enough tasks are placed. memo[hn] == gen: the first subjob of this
 	 * allocateForJob call failed its first-step dry run at hn. */
 	bool prune, memo_on, gang_job, gang_sj;
+	/* Every Allocatable declared TPH_ALLOC_QUEUE (tephra/plugin.h) and memo_on: a run's
+	 * refusal stands for the rest of the run for tasks of the same request row
+	 * (allocate_hn_tasks.c). */
+	bool refusal_stands;
+	/* With refusal_stands, for the search under way (ahn_for_job): the job's counted tasks at
+	 * its start (ahn_job_have), and the fewest tasks a run of the search had placed when
+	 * Allocatable refused its next (INT64_MAX: none refused), set where the worksheet's
+	 * tasks ask for one row (allocate_hn_tasks.c). */
+	int64_t have0, q_cap;
 	/* Set by ahn_for_job for its search when no task of the job passes Allocatable: every
 	 * run is sure to fail (allocate_hn_job.c). */
 	bool shut;
@@ -127,6 +142,14 @@ typedef struct ahn_ctx {
 	int64_t *row_v;
 	ahn_room *row_room[AHN_ROWS];
 	uint32_t n_rows;
+	/* A class's room at a hypernode (allocate_hn_bound.c's class_short): keyed by the pod
+	 * spec's kept verdicts and the request row (a class is one job's tasks of one spec, role
+	 * and row, so jobs of a shape share a key); ckey_row[k * ndim ..], ckey_room[k]
+	 * [hypernodes] on first use. */
+	const struct af_pred *ckey_pred[AHN_CKEYS];
+	int64_t *ckey_row;
+	ahn_room *ckey_room[AHN_CKEYS];
+	uint32_t n_ckeys;
 	tph_scored *ranked;       /* [hypernodes] allocate_hn_job.c's group order: a heap */
 	tph_reason_code *verdict; /* [nodes] scratch of the class-verdict bound */
 
@@ -171,6 +194,8 @@ int ahn_for_subjob(ahn_ctx *h, ahn_ws *w, ahn_state *ws, tph_idx k, tph_idx hn_f
 /* allocate_hn_bound.c */
 /* Set h->prune, gang_job, gang_sj and the memo at the action's first hypernode-path job. */
 int ahn_bound_init(ahn_ctx *h);
+/* The job's tasks that gang counts (placed, pipelined or pending best-effort). */
+int64_t ahn_job_have(const ahn_ctx *h, tph_idx job);
 /* The fewest tasks a dry run of the job (k == TPH_NOIDX) or subjob k must place to succeed. */
 int64_t ahn_need(const ahn_ctx *h, const ahn_ws *w, tph_idx k);
 /* The summed-room bound for one need: the `need` smallest requests of the worksheet, summed

@@ -21,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define CKEY_UNSEEN 0xffff
+
 static bool builtin_gang(const tph_plugin *desc)
 {
 	for (const tph_plugin *const *b = tph_builtin_plugins; *b; b++)
@@ -64,12 +66,16 @@ int ahn_bound_init(ahn_ctx *h)
 	h->rank_hn = TPH_ACT_NEW(s, tph_idx, s->topo->t.n + 1);
 	h->rank_sc = TPH_ACT_NEW(s, double, s->topo->t.n + 1);
 	h->row_v = TPH_ACT_NEW(s, int64_t, (size_t)AHN_ROWS * s->ndim + 1);
-	if (!h->memo || !h->ranked || !h->verdict || !h->rank_hn || !h->rank_sc || !h->row_v)
+	h->ckey_row = TPH_ACT_NEW(s, int64_t, (size_t)AHN_CKEYS * s->ndim + 1);
+	if (!h->memo || !h->ranked || !h->verdict || !h->rank_hn || !h->rank_sc || !h->row_v ||
+	    !h->ckey_row)
 		return TPH_ENOMEM;
 	/* node sampling rotates its start on every filter call: every run must happen, in order;
 	 * naive mode keeps the plain search as the reference */
 	h->memo_on = !h->c->opts.sampling && !s->opts.naive;
 	h->prune = h->memo_on && no_negative_room(s);
+	h->refusal_stands = h->memo_on && tph_allocatable_locality(s) == TPH_ALLOC_QUEUE;
+	h->q_cap = INT64_MAX;
 	h->gang_job = gang_votes(s, TPH_EP_JOB_READY) && gang_votes(s, TPH_EP_JOB_PIPELINED);
 	h->gang_sj = gang_votes(s, TPH_EP_SUBJOB_READY) && gang_votes(s, TPH_EP_SUBJOB_PIPELINED);
 	return TPH_OK;
@@ -91,6 +97,11 @@ static uint32_t job_pending_be(const tph_session *s, tph_idx j)
 	return n;
 }
 
+int64_t ahn_job_have(const ahn_ctx *h, tph_idx job)
+{
+	return have(h->s->js.count + (size_t)job * TPH_TS_COUNT, job_pending_be(h->s, job));
+}
+
 int64_t ahn_need(const ahn_ctx *h, const ahn_ws *w, tph_idx k)
 {
 	const tph_session *s = h->s;
@@ -101,8 +112,7 @@ int64_t ahn_need(const ahn_ctx *h, const ahn_ws *w, tph_idx k)
 			need = o->min_available[k] -
 			       have(o->count + (size_t)k * TPH_TS_COUNT, o->be_pending[k]);
 	} else if (h->gang_job) {
-		need = s->jobs->min_member[w->job] -
-		       have(s->js.count + (size_t)w->job * TPH_TS_COUNT, job_pending_be(s, w->job));
+		need = s->jobs->min_member[w->job] - ahn_job_have(h, w->job);
 	}
 	return need < 1 ? 1 : need;
 }
@@ -179,6 +189,8 @@ static int classes_build(ahn_ctx *h, ahn_ws *w)
 	if (!w->cls)
 		return TPH_ENOMEM;
 	w->n_cls = 0;
+	for (uint32_t c = 0; c < AHN_CLASSES; c++)
+		w->ckey[c] = CKEY_UNSEEN;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t c = 0;
 		while (c < w->n_cls && !tph_eqc_same_class(s, first[c], w->task[i]))
@@ -257,31 +269,33 @@ bool ahn_sum_short(const ahn_ctx *h, const ahn_sum *sum, tph_idx hn)
 	return false;
 }
 
-/* Node by node, for one cut (a request row v): tasks asking for at least v in every
- * dimension are at most min over d of floor(future idle / v[d]) per node, the others at most
- * their number; with `verdict` (the one class's verdicts of hn's nodes), none on a node it
- * fails. Counts until `need` is reached. */
-static int64_t cut_room(const ahn_ctx *h, const ahn_ws *w, const ahn_cut *c, tph_idx hn,
-                        int64_t need, const tph_reason_code *verdict)
+/* How many tasks asking for v[x] in dimension dim[x] (x < n; none where v[x] is 0) node
+ * takes at most: min over them of floor(future idle / v[x]). */
+static int64_t node_takes(const tph_node_store *ns, tph_idx node, const uint32_t *dim,
+                          const int64_t *v, uint32_t n)
 {
-	const tph_node_store *ns = &h->s->nodes;
+	int64_t most = INT64_MAX;
+	for (uint32_t x = 0; x < n; x++) {
+		if (!v[x])
+			continue;
+		size_t at = (size_t)dim[x] * ns->stride + node;
+		int64_t k = (ns->idle[at] + ns->releasing[at] - ns->pipelined[at]) / v[x];
+		most = k < most ? k : most;
+	}
+	return most;
+}
+
+/* Node by node, for one cut (a request row v): tasks asking for at least v in every
+ * dimension are at most node_takes per node, the others at most their number. Counts until
+ * `need` is reached. */
+static int64_t cut_room(const ahn_ctx *h, const ahn_ws *w, const ahn_cut *c, tph_idx hn,
+                        int64_t need)
+{
 	const tph_idx *nodes;
 	uint32_t n = tph_hn_nodes(&h->s->topo->t, hn, &nodes);
 	int64_t total = c->below;
-	for (uint32_t i = 0; i < n && total < need; i++) {
-		if (verdict && verdict[i] != TPH_PASS)
-			continue;
-		int64_t most = INT64_MAX;
-		for (uint32_t x = 0; x < w->n_dim; x++) {
-			if (!c->v[x])
-				continue;
-			size_t at = (size_t)w->dim[x] * ns->stride + nodes[i];
-			int64_t k =
-			    (ns->idle[at] + ns->releasing[at] - ns->pipelined[at]) / c->v[x];
-			most = k < most ? k : most;
-		}
-		total += most;
-	}
+	for (uint32_t i = 0; i < n && total < need; i++)
+		total += node_takes(&h->s->nodes, nodes[i], w->dim, c->v, w->n_dim);
 	return total;
 }
 
@@ -300,44 +314,51 @@ static uint32_t class_reps(const ahn_ctx *h, const ahn_ws *w, tph_idx *rep)
 	return found;
 }
 
-/* The verdicts of rep's class on n nodes, as far as passing goes (a failure's code may differ
- * from the filter's): where the pod specs' verdicts are kept (allocate_fast.h's af_pred, shared
- * by every job of the spec), a node passes when they pass and the request fits its future idle,
- * the two checks filtering makes; else the class's own columns. */
-static void class_verdicts(ahn_ctx *h, tph_idx rep, const tph_idx *nodes, uint32_t n,
-                           tph_reason_code *out)
+/* Whether rep's class passes a node (a failure's code may differ from the filter's): where the
+ * pod specs' verdicts are kept (allocate_fast.h's af_pred, shared by every job of the spec), a
+ * node passes when they pass and the request fits its future idle, the two checks filtering
+ * makes, asked node by node; else by the class's own columns, evaluated at once. */
+typedef struct class_eval {
+	alloc_fast *f;
+	af_pred *v; /* NULL: the verdicts are in ahn_ctx.verdict */
+	tph_fit_req r;
+} class_eval;
+
+static void class_prep(ahn_ctx *h, tph_idx rep, const tph_idx *nodes, uint32_t n, class_eval *e)
 {
-	alloc_fast *f = h->c->fast;
-	af_pred *v = f && f->spec_only ? af_pred_of(f, rep) : NULL;
-	if (!v) {
-		tph_eqc_eval(h->c->eqc, rep, nodes, n, out);
+	e->f = h->c->fast;
+	e->v = e->f && e->f->spec_only ? af_pred_of(e->f, rep) : NULL;
+	if (!e->v) {
+		tph_eqc_eval(h->c->eqc, rep, nodes, n, h->verdict);
 		return;
 	}
-	af_pred_sync(f, v, rep);
-	tph_fit_req r;
-	tph_fit_prepare(h->s, rep, NULL, true, &r);
-	for (uint32_t i = 0; i < n; i++) {
-		out[i] = v->code[f->pos[nodes[i]]];
-		if (out[i] == TPH_PASS)
-			out[i] = tph_fit_check(&h->s->nodes, &r, nodes[i], true);
-	}
+	af_pred_sync(e->f, e->v, rep);
+	tph_fit_prepare(h->s, rep, NULL, true, &e->r);
 }
 
-/* Whether some class with a pending task passes some node of hn (its verdicts into
- * h->verdict, one class after another until one passes). */
-static bool some_pass(ahn_ctx *h, const tph_idx *rep, uint32_t n_cls, tph_idx hn)
+static bool class_passes(const ahn_ctx *h, const class_eval *e, const tph_idx *nodes, uint32_t i)
 {
-	const tph_idx *nodes;
-	uint32_t n = tph_hn_nodes(&h->s->topo->t, hn, &nodes);
-	for (uint32_t c = 0; c < n_cls; c++) {
-		if (rep[c] == TPH_NOIDX)
-			continue;
-		class_verdicts(h, rep[c], nodes, n, h->verdict);
-		for (uint32_t i = 0; i < n; i++)
-			if (h->verdict[i] == TPH_PASS)
-				return true;
-	}
-	return false;
+	if (!e->v)
+		return h->verdict[i] == TPH_PASS;
+	return e->v->code[e->f->pos[nodes[i]]] == TPH_PASS &&
+	       tph_fit_check(&h->s->nodes, &e->r, nodes[i], true) == TPH_PASS;
+}
+
+/* Whether a kept room answers "below want" now: counted while tph_hn_tree.moves[hn] stood
+ * at stamp - 1, and complete or already at want. */
+static bool room_known(const ahn_room *r, uint32_t stamp, int64_t want)
+{
+	return r && r->stamp == stamp && (r->all || r->room >= want);
+}
+
+/* Keep a room counted until want (complete when it stopped short of it). */
+static void room_keep(ahn_room *r, uint32_t stamp, int64_t room, int64_t want)
+{
+	if (!r)
+		return;
+	r->stamp = stamp;
+	r->room = room < AHN_ROOM_MAX ? (uint32_t)room : AHN_ROOM_MAX;
+	r->all = room < want && room < AHN_ROOM_MAX;
 }
 
 /* Whether cut i's node-by-node room at hn is below need. Past the tasks below the cut, the
@@ -351,16 +372,90 @@ static bool cut_short(ahn_ctx *h, ahn_ws *w, uint32_t i, tph_idx hn, int64_t nee
 	const ahn_cut *c = &w->cut[i];
 	if (c->row == AHN_ROWS ||
 	    (!h->row_room[c->row] && !(h->row_room[c->row] = TPH_ACT_NEW(h->s, ahn_room, t->n))))
-		return cut_room(h, w, c, hn, need, NULL) < need;
+		return cut_room(h, w, c, hn, need) < need;
 	ahn_room *r = &h->row_room[c->row][hn];
 	int64_t want = need - c->below;
-	if (r->stamp == t->moves[hn] + 1 && (r->all || r->room >= want))
+	if (room_known(r, t->moves[hn] + 1, want))
 		return r->room < want;
-	int64_t room = cut_room(h, w, c, hn, need, NULL) - c->below;
-	r->stamp = t->moves[hn] + 1;
-	r->room = room < AHN_ROOM_MAX ? (uint32_t)room : AHN_ROOM_MAX;
-	r->all = room < want && room < AHN_ROOM_MAX;
+	int64_t room = cut_room(h, w, c, hn, need) - c->below;
+	room_keep(r, t->moves[hn] + 1, room, want);
 	return room < want;
+}
+
+/* Class c's key (rep: one of its tasks): its pod spec's kept verdicts and its request row,
+ * found or added; AHN_CKEYS when there are no kept verdicts or no room for the key. */
+static uint32_t class_key(ahn_ctx *h, ahn_ws *w, uint32_t c, tph_idx rep)
+{
+	alloc_fast *f = h->c->fast;
+	uint32_t nd = h->s->ndim, k = 0;
+	const int64_t *row = h->s->tasks.req + (size_t)rep * nd;
+	if (w->ckey[c] != CKEY_UNSEEN)
+		return w->ckey[c];
+	const af_pred *v = f && f->spec_only ? af_pred_of(f, rep) : NULL;
+	while (k < h->n_ckeys && (h->ckey_pred[k] != v ||
+	                          memcmp(h->ckey_row + (size_t)k * nd, row, nd * sizeof *row)))
+		k++;
+	if (!v || (k == h->n_ckeys && k == AHN_CKEYS)) {
+		w->ckey[c] = AHN_CKEYS;
+		return AHN_CKEYS;
+	}
+	if (k == h->n_ckeys) {
+		h->ckey_pred[k] = v;
+		memcpy(h->ckey_row + (size_t)k * nd, row, nd * sizeof *row);
+		h->n_ckeys++;
+	}
+	w->ckey[c] = (uint16_t)k;
+	return k;
+}
+
+/* Node by node, the tasks of rep's class that hn's nodes its verdicts pass can take (each at
+ * most min over the requested dimensions but pods of floor(future idle / request); a node
+ * that passes takes one at least, its request fitting), counted until need. */
+static int64_t class_room(ahn_ctx *h, tph_idx rep, tph_idx hn, int64_t need)
+{
+	const tph_session *s = h->s;
+	const int64_t *req = s->tasks.req + (size_t)rep * s->ndim;
+	uint32_t dim[TPH_RES_MAX], nd = 0;
+	int64_t v[TPH_RES_MAX], total = 0;
+	for (uint32_t d = 0; d < s->ndim && d < TPH_RES_MAX; d++)
+		if (d != TPH_RES_PODS && req[d])
+			dim[nd] = d, v[nd++] = req[d];
+	const tph_idx *nodes;
+	uint32_t n = tph_hn_nodes(&s->topo->t, hn, &nodes);
+	class_eval e;
+	class_prep(h, rep, nodes, n, &e);
+	for (uint32_t i = 0; i < n && total < need; i++)
+		if (class_passes(h, &e, nodes, i))
+			total += node_takes(&s->nodes, nodes[i], dim, v, nd);
+	return total;
+}
+
+/* Whether class c's room at hn is below need. The verdicts of hn's nodes (the pod spec's,
+ * node-local, and the fit) and their future idle change only when a task moves on one of
+ * them, so a count for the class's key is kept with hn's move counter, as cut_short's. */
+static bool class_short(ahn_ctx *h, ahn_ws *w, uint32_t c, tph_idx rep, tph_idx hn, int64_t need)
+{
+	const tph_hn_tree *t = &h->s->topo->t;
+	uint32_t k = class_key(h, w, c, rep);
+	ahn_room *r = NULL;
+	if (k != AHN_CKEYS &&
+	    (h->ckey_room[k] || (h->ckey_room[k] = TPH_ACT_NEW(h->s, ahn_room, t->n))))
+		r = &h->ckey_room[k][hn];
+	if (room_known(r, t->moves[hn] + 1, need))
+		return r->room < need;
+	int64_t room = class_room(h, rep, hn, need);
+	room_keep(r, t->moves[hn] + 1, room, need);
+	return room < need;
+}
+
+/* Whether some class with a pending task passes some node of hn (a node that passes takes
+ * one task of the class at least). */
+static bool some_pass(ahn_ctx *h, ahn_ws *w, const tph_idx *rep, tph_idx hn)
+{
+	for (uint32_t c = 0; c < w->n_cls; c++)
+		if (rep[c] != TPH_NOIDX && !class_short(h, w, c, rep[c], hn, 1))
+			return true;
+	return false;
 }
 
 bool ahn_hopeless(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need)
@@ -391,12 +486,9 @@ bool ahn_doomed(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need)
 	 * placed shows in the job's readout). A class with no pending task has none a run visits
 	 * (its queues hold pending tasks only), unless a held run placed them (ahn_ctx.held). */
 	if (w->n_cls > 1)
-		return (found == w->n_cls || !h->held) && need >= 1 &&
-		       !some_pass(h, rep, w->n_cls, hn);
+		return (found == w->n_cls || !h->held) && need >= 1 && !some_pass(h, w, rep, hn);
+	/* one class: its tasks ask for the one row, the cut's */
 	if (w->n_cut != 1 || w->cut[0].below)
 		return false;
-	const tph_idx *nodes;
-	uint32_t n = tph_hn_nodes(&h->s->topo->t, hn, &nodes);
-	class_verdicts(h, rep[0], nodes, n, h->verdict);
-	return cut_room(h, w, &w->cut[0], hn, need, h->verdict) < need;
+	return class_short(h, w, 0, rep[0], hn, need);
 }

@@ -114,6 +114,13 @@ static void hold(ahn_ws *w, group_out *go, tph_idx hn, tph_statement *st)
 	take_best(w);
 }
 
+/* A run at hn needing `need` tasks is sure to fail: by the bounds, or because a run of this
+ * search was refused by its queue with fewer placed (ahn_ctx.q_cap). */
+static bool doomed(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need)
+{
+	return h->q_cap < need || ahn_doomed(h, w, hn, need);
+}
+
 /* Every hypernode in order, as Volcano runs them. */
 static int group_full(ahn_ctx *h, ahn_ws *w, const tph_idx *hns, uint32_t n, int64_t need,
                       group_out *go)
@@ -124,9 +131,9 @@ static int group_full(ahn_ctx *h, ahn_ws *w, const tph_idx *hns, uint32_t n, int
 		tph_statement st;
 		job_res r;
 		h->held = go->held; /* undone before the run, not before the bound */
-		bool doomed = !last && ahn_doomed(h, w, hns[i], need);
+		bool skip = !last && doomed(h, w, hns[i], need);
 		h->held = false;
-		if (doomed)
+		if (skip)
 			continue;
 		int rc = release_held(h, go);
 		if (rc || (rc = job_try(h, w, hns[i], last, &st, &r)))
@@ -204,7 +211,7 @@ static int group_fast(ahn_ctx *h, ahn_ws *w, tph_idx k, const tph_idx *hns, uint
 	}
 	while (m && go->best == TPH_NOIDX) {
 		uint32_t i = tph_scored_pop(h->ranked, &m);
-		if (i + 1 < n && ahn_doomed(h, w, hns[i], need))
+		if (i + 1 < n && doomed(h, w, hns[i], need))
 			continue;
 		int rc = job_try(h, w, hns[i], i + 1 == n, &st, &r);
 		if (rc)
@@ -321,7 +328,10 @@ int ahn_for_job(ahn_ctx *h, ahn_ws *w, tph_idx avail, tph_statement *out, bool *
 	if (!w->st[AHN_MAIN].q.n)
 		return TPH_OK;
 	h->shut = queue_shut(h, w);
+	h->have0 = ahn_job_have(h, w->job);
+	h->q_cap = INT64_MAX;
 	int rc = for_job(h, w, avail, out, found);
+	h->q_cap = INT64_MAX;
 	h->shut = false;
 	return rc;
 }

@@ -79,6 +79,7 @@ typedef struct hn_run {
 	uint32_t n;
 	tph_idx placing; /* the subjob's allocated hypernode as its tasks land */
 	tph_statement *st;
+	const int64_t *refused; /* the request row Allocatable last refused in this run */
 } hn_run;
 
 static int failed(ahn_ctx *h, hn_run *r, tph_idx t, tph_reason_code pre)
@@ -120,12 +121,59 @@ static int choose(ahn_ctx *h, hn_run *r, tph_idx t, tph_idx *best)
 	return AF_NODE;
 }
 
+static bool one_row(ahn_ws *w)
+{
+	const tph_session *s = w->s;
+	uint32_t n = w->off[w->n_sj];
+	if (!w->rows) {
+		const int64_t *first = s->tasks.req + (size_t)w->task[0] * s->ndim;
+		w->rows = 1;
+		for (uint32_t i = 1; i < n && w->rows == 1; i++)
+			if (memcmp(first, s->tasks.req + (size_t)w->task[i] * s->ndim,
+			           s->ndim * sizeof *first))
+				w->rows = 2;
+	}
+	return w->rows == 1;
+}
+
+/* A refusal under TPH_ALLOC_QUEUE, where every task of the worksheet asks for one row: the
+ * queue's state is then the search's start plus that row once per task the run placed, so
+ * any run of the search that places as many meets the same state and is refused its next
+ * task. No run places more (allocate_hn_job.c skips those that need more). */
+static void queue_capped(ahn_ctx *h, ahn_ws *w)
+{
+	if (!one_row(w))
+		return;
+	int64_t placed = ahn_job_have(h, w->job) - h->have0;
+	if (placed < h->q_cap)
+		h->q_cap = placed;
+}
+
+/* Allocatable for t. A run only adds to its queue (every task it places is the job's), and
+ * under TPH_ALLOC_QUEUE a queue that refused a request row refuses it still with more
+ * allocated (a yes there would be a yes once the additions are taken away), so a task of the
+ * row last refused is refused without asking. */
+static bool allocatable(ahn_ctx *h, hn_run *r, tph_idx t)
+{
+	const tph_session *s = h->s;
+	const int64_t *row = s->tasks.req + (size_t)t * s->ndim;
+	if (!r->refused || memcmp(r->refused, row, s->ndim * sizeof *row)) {
+		if (tph_allocatable(s, s->jobs->queue[r->w->job], t))
+			return true;
+		if (!h->refusal_stands)
+			return false;
+		r->refused = row;
+	}
+	queue_capped(h, r->w);
+	return false;
+}
+
 static int one_task(ahn_ctx *h, hn_run *r, tph_idx t)
 {
 	tph_session *s = h->s;
 	tph_topo *tp = s->topo;
 	tph_idx j = r->w->job;
-	if (!tph_allocatable(s, s->jobs->queue[j], t)) {
+	if (!allocatable(h, r, t)) {
 		tph_jobwhy_note(s, j, TPH_NOTE_QUEUE);
 		return T_NEXT;
 	}
