@@ -94,8 +94,8 @@ uint32_t af_stale(alloc_fast *f, const void *cells, size_t size, bool whole, uin
 }
 
 /* The distinct positions logged in [seen, n_log) into plist, the log fed. */
-static uint32_t walk(alloc_fast *f, uint32_t seen, uint32_t n_log, const void *cells, size_t size,
-                     uint32_t *plist)
+static uint32_t touched_into(alloc_fast *f, uint32_t seen, uint32_t n_log, const void *cells,
+                             size_t size, uint32_t *plist)
 {
 	const uint32_t *plog = f->rec.plog, *last = f->rec.last;
 	uint32_t k = 0, n = f->n;
@@ -123,7 +123,7 @@ uint32_t af_touched(alloc_fast *f, uint32_t seen, const tph_idx *log, uint32_t n
                     const void *cells, size_t size)
 {
 	assert(n_log >= f->rec.fed); /* the log only grows */
-	return feed(f, log, n_log) ? NOPOS : walk(f, seen, n_log, cells, size, f->plist);
+	return feed(f, log, n_log) ? NOPOS : touched_into(f, seen, n_log, cells, size, f->plist);
 }
 
 void af_walk_begin(alloc_fast *f, uint32_t k, uint32_t seen, uint32_t n_log)
@@ -167,7 +167,7 @@ uint32_t af_stale_list(alloc_fast *f, const void *cells, size_t size, bool whole
 	if (whole || lost != log_lost || n_log - seen > (uint64_t)f->n * 4 || feed(f, log, n_log))
 		return NOPOS;
 	if (!r->wok) { /* the first to walk: the shape builds whole and reads no list */
-		af_walk_begin(f, walk(f, seen, n_log, cells, size, f->plist), seen, n_log);
+		af_walk_begin(f, touched_into(f, seen, n_log, cells, size, f->plist), seen, n_log);
 		return r->wk;
 	}
 	assert(r->wlog == n_log);
@@ -177,7 +177,7 @@ uint32_t af_stale_list(alloc_fast *f, const void *cells, size_t size, bool whole
 	/* a position of the walk costs about an entry of a walk of one's own */
 	if (seen > r->wseen && r->wk <= n_log - seen)
 		return narrow(f, seen, cells, size);
-	return walk(f, seen, n_log, cells, size, r->alt);
+	return touched_into(f, seen, n_log, cells, size, r->alt);
 }
 
 bool af_hn_since(const alloc_fast *f, uint32_t seen, uint32_t n_log)
