@@ -2,8 +2,10 @@
  * ready positions logged since a point, as a dedupe of the log's entries would, whichever way
  * it takes (a walk of the entries, a scan of the positions for long ranges, a sort of many),
  * in ascending order when they are many, with nodes that are not ready left out and the log
- * growing between calls; af_room keeps each ready position's FutureIdle and Idle equal to the
- * node store's columns. */
+ * growing between calls; inside a sync, af_stale_list gives each consumer the same positions
+ * from the shape's walk (or its own) and leaves the shape's list in place, and af_hn_since tells
+ * whether a node in a hypernode was logged since a point; af_room keeps each ready position's
+ * FutureIdle and Idle equal to the node store's columns. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +18,7 @@
 #include "allocate/allocate_fast.h"
 #include "base/mem.h"
 #include "session/session_int.h"
+#include "tephra/topology.h"
 
 enum {
 	NODES = 1000,
@@ -44,8 +47,9 @@ static void teardown(alloc_fast *f)
 	free(f->plist);
 }
 
-/* The dedupe of log[seen..n_log) against f->plist[0..k). */
-static void check(alloc_fast *f, const tph_idx *log, uint32_t seen, uint32_t n_log, uint32_t k)
+/* The dedupe of log[seen..n_log) against list[0..k). */
+static void check_list(alloc_fast *f, const tph_idx *log, uint32_t seen, uint32_t n_log,
+                       const uint32_t *list, uint32_t k)
 {
 	static uint8_t want[READY], got[READY];
 	uint32_t n_want = 0;
@@ -59,41 +63,151 @@ static void check(alloc_fast *f, const tph_idx *log, uint32_t seen, uint32_t n_l
 	if (k != n_want)
 		fail_msg("log %u..%u: %u positions, want %u", seen, n_log, k, n_want);
 	for (uint32_t i = 0; i < k; i++) {
-		uint32_t p = f->plist[i];
+		uint32_t p = list[i];
 		assert_true(p < READY);
 		assert_true(want[p]);
 		assert_false(got[p]++); /* each once */
 		if ((uint64_t)k * 8 > READY && i)
-			assert_true(f->plist[i - 1] < p);
+			assert_true(list[i - 1] < p);
 	}
+}
+
+static void check(alloc_fast *f, const tph_idx *log, uint32_t seen, uint32_t n_log, uint32_t k)
+{
+	check_list(f, log, seen, n_log, f->plist, k);
+}
+
+/* A burst of touches onto log[*n_log..), often on a few hot nodes (repeats), sometimes
+ * spread. */
+static void burst(unsigned *seed, tph_idx *log, uint32_t *n_log)
+{
+	uint32_t b = 1 + (uint32_t)rand_r(seed) % (rand_r(seed) % 8 ? 40 : 900);
+	for (uint32_t i = 0; i < b && *n_log < LOG; i++)
+		log[(*n_log)++] =
+		    (tph_idx)(rand_r(seed) % 3 ? 100 + rand_r(seed) % 120 : rand_r(seed) % NODES);
+}
+
+/* The fast path's log state over room for LOG entries. */
+static tph_idx *log_open(alloc_fast *f)
+{
+	setup(f);
+	tph_idx *log = malloc(LOG * sizeof *log);
+	assert_non_null(log);
+	return log;
+}
+
+static void log_close(alloc_fast *f, tph_idx *log)
+{
+	free(log);
+	teardown(f);
+}
+
+/* A point at most `back` entries before n_log, or any. */
+static uint32_t point(unsigned *seed, uint32_t n_log, uint32_t back)
+{
+	uint32_t b = (uint32_t)rand_r(seed) % (back ? back : n_log + 1);
+	return b > n_log ? 0 : n_log - b;
 }
 
 static void test_touched(void **state)
 {
 	(void)state;
 	alloc_fast f;
-	setup(&f);
-	tph_idx *log = malloc(LOG * sizeof *log);
-	assert_non_null(log);
+	tph_idx *log = log_open(&f);
 	unsigned seed = 11;
 	uint32_t n_log = 0, cells[READY + 1];
 	while (n_log < LOG) {
-		/* a burst of touches, often on a few hot nodes (repeats), sometimes spread */
-		uint32_t burst = 1 + (uint32_t)rand_r(&seed) % (rand_r(&seed) % 8 ? 40 : 900);
-		for (uint32_t b = 0; b < burst && n_log < LOG; b++)
-			log[n_log++] = (tph_idx)(rand_r(&seed) % 3 ? 100 + rand_r(&seed) % 120
-			                                           : rand_r(&seed) % NODES);
+		burst(&seed, log, &n_log);
 		for (int q = 0; q < 4; q++) { /* recent points, and far ones for the scan */
-			uint32_t back =
-			    (uint32_t)rand_r(&seed) % (q == 3 ? n_log + 1 : 60u + q * 300);
-			uint32_t seen = back > n_log ? 0 : n_log - back;
+			uint32_t seen = point(&seed, n_log, q == 3 ? 0 : 60u + q * 300);
 			uint32_t k = af_touched(&f, seen, log, n_log, cells, sizeof *cells);
 			check(&f, log, seen, n_log, k);
 		}
 	}
 	assert_int_equal(af_touched(&f, n_log, log, n_log, cells, sizeof *cells), 0);
-	free(log);
-	teardown(&f);
+	log_close(&f, log);
+}
+
+/* One sync: the shape's walk from `sh` (or none, a whole build), then consumers at points
+ * before, at and after it, each given the positions af_touched gives for its point, or NOPOS
+ * where af_stale would; the shape's list stays. */
+static void sync_once(alloc_fast *f, unsigned *seed, const tph_idx *log, uint32_t n_log)
+{
+	static uint32_t shape[READY + 1];
+	uint32_t cells[READY + 1], sh = point(seed, n_log, rand_r(seed) % 4 ? 300 : 0);
+	bool whole = rand_r(seed) % 5 == 0;
+	uint32_t k = af_stale(f, cells, sizeof *cells, whole, sh, 0, log, n_log, 0);
+	memcpy(shape, f->plist, (k == UINT32_MAX ? 0 : k) * sizeof *shape);
+	af_walk_begin(f, k, sh, n_log);
+	for (int c = 0; c < 5; c++) {
+		uint32_t seen = c == 0 ? sh : point(seed, n_log, 400), lost = c == 4;
+		bool cwhole = rand_r(seed) % 9 == 0;
+		const uint32_t *list;
+		uint32_t m = af_stale_list(f, cells, sizeof *cells, cwhole, seen, lost, log, n_log,
+		                           0, &list);
+		if (cwhole || lost || n_log - seen > 4 * READY)
+			assert_int_equal(m, UINT32_MAX);
+		else
+			check_list(f, log, seen, n_log, list, m);
+		if (k != UINT32_MAX)
+			assert_memory_equal(f->plist, shape, k * sizeof *shape);
+	}
+	af_walk_end(f);
+	uint32_t seen = point(seed, n_log, 300);
+	const uint32_t *list;
+	uint32_t m = af_stale_list(f, cells, sizeof *cells, false, seen, 0, log, n_log, 0, &list);
+	assert_ptr_equal(list, f->plist); /* outside a sync: af_stale */
+	check(f, log, seen, n_log, m);
+}
+
+static void test_shared_walk(void **state)
+{
+	(void)state;
+	alloc_fast f;
+	tph_idx *log = log_open(&f);
+	unsigned seed = 5;
+	uint32_t n_log = 0;
+	while (n_log < LOG) {
+		burst(&seed, log, &n_log);
+		for (int q = 0; q < 3; q++)
+			sync_once(&f, &seed, log, n_log);
+	}
+	log_close(&f, log);
+}
+
+/* Nodes divisible by 7 lie in a hypernode: af_hn_since against the log's entries. */
+static void test_hn_since(void **state)
+{
+	(void)state;
+	alloc_fast f;
+	tph_idx *log = log_open(&f);
+	static uint32_t of_off[NODES + 1];
+	for (uint32_t i = 0; i <= NODES; i++)
+		of_off[i] = (i + 6) / 7; /* node i holds one hypernode when i % 7 == 0 */
+	static tph_topo tp;
+	static tph_session s;
+	tp.t.of_off = of_off;
+	s.topo = &tp;
+	f.s = &s;
+	unsigned seed = 3;
+	uint32_t n_log = 0, cells[READY + 1];
+	while (n_log < LOG) {
+		uint32_t b = 1 + (uint32_t)rand_r(&seed) % 30;
+		for (uint32_t i = 0; i < b && n_log < LOG; i++) /* in a hypernode: 1 in 100 */
+			log[n_log++] = (tph_idx)(rand_r(&seed) % 100 ? 7 * (rand_r(&seed) % 140) + 1
+			                                             : 7 * (rand_r(&seed) % 140));
+		af_touched(&f, n_log, log, n_log, cells, sizeof *cells); /* feeds the log */
+		for (int q = 0; q < 4; q++) {
+			uint32_t seen = point(&seed, n_log, q == 3 ? 0 : 200), want = 0;
+			for (uint32_t i = seen; i < n_log; i++)
+				want |= log[i] % 7 == 0;
+			assert_int_equal(af_hn_since(&f, seen, n_log), want);
+		}
+	}
+	s.topo = NULL; /* no topology: every node asks */
+	assert_true(af_hn_since(&f, n_log - 1, n_log));
+	assert_false(af_hn_since(&f, n_log, n_log));
+	log_close(&f, log);
 }
 
 /* ---- af_room: FutureIdle and Idle by position, kept from the log ---- */
@@ -183,6 +297,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_touched),
+	    cmocka_unit_test(test_shared_walk),
+	    cmocka_unit_test(test_hn_since),
 	    cmocka_unit_test(test_room),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -182,8 +182,15 @@ typedef struct af_shape {
 typedef struct af_recent {
 	uint32_t fed, cap; /* entries read; room in plog */
 	uint32_t *plog;
-	uint32_t *last; /* [pos], and [n] kept 0 */
-	uint64_t *bits; /* scratch, a bit a position, all clear between calls */
+	uint32_t *last;   /* [pos], and [n] kept 0 */
+	uint64_t *bits;   /* scratch, a bit a position, all clear between calls */
+	uint32_t hn_last; /* 1 + the index of the last entry whose node lies in a hypernode */
+	/* One sync's shared walk (af_walk_begin): while `wsync`, f->plist[0..wk) holds, when `wok`,
+	 * the positions logged in [wseen, wlog); the row, spec and anchored row of the sync take
+	 * theirs from it, into `alt` ([pos]) when they differ. */
+	bool wsync, wok;
+	uint32_t wseen, wlog, wk;
+	uint32_t *alt;
 	/* Each position's FutureIdle then Idle by dimension, what the rows' fits compare (one
 	 * cache line a node for up to four dimensions, against three columns a dimension in the
 	 * node store): filled whole when first read or after a lost entry, then, when read, each
@@ -282,6 +289,20 @@ uint32_t af_touched(alloc_fast *f, uint32_t seen, const tph_idx *log, uint32_t n
  * `whole`, when entries were lost since or when there are more than 4 a position. */
 uint32_t af_stale(alloc_fast *f, const void *cells, size_t size, bool whole, uint32_t seen,
                   uint32_t lost, const tph_idx *log, uint32_t n_log, uint32_t log_lost);
+/* af_stale for a consumer brought up to date inside a sync (the row, the spec, the anchored
+ * row), its positions at *list: the shape's walk (f->plist, which stays) when the consumer was
+ * current at the same point, else the positions of that walk logged after its own point, or
+ * its own walk, in f->rec.alt, valid until the next call. Outside a sync: af_stale. */
+uint32_t af_stale_list(alloc_fast *f, const void *cells, size_t size, bool whole, uint32_t seen,
+                       uint32_t lost, const tph_idx *log, uint32_t n_log, uint32_t log_lost,
+                       const uint32_t **list);
+/* A sync's consumers take their positions from the shape's (k, af_stale's answer for the
+ * shape's point `seen`, NOPOS when none) until af_walk_end. */
+void af_walk_begin(alloc_fast *f, uint32_t k, uint32_t seen, uint32_t n_log);
+void af_walk_end(alloc_fast *f);
+/* Whether a node logged in [seen, n_log) lies in a hypernode (every node without a topology);
+ * the log fed to n_log. */
+bool af_hn_since(const alloc_fast *f, uint32_t seen, uint32_t n_log);
 int af_recent_init(alloc_fast *f);
 void af_recent_free(alloc_fast *f);
 /* f->rec.room current with the log (n_log entries, lost counter `lost`); NULL when out of
@@ -290,7 +311,7 @@ const int64_t *af_room(alloc_fast *f, const tph_idx *log, uint32_t n_log, uint32
 
 /* allocate_fast_row.c: the task's request row (made when new; NULL when out of memory),
  * brought up to date for `task`; `keys`: its scores too (the task's scores are TPH_SCORE_ROW).
- * Both use f->plist and f->sub. */
+ * Both take their positions through af_stale_list and use f->sub. */
 af_row *af_row_of(alloc_fast *f, tph_idx task);
 int af_row_sync(alloc_fast *f, af_row *r, tph_idx task, bool keys);
 void af_row_free(alloc_fast *f);
@@ -299,8 +320,8 @@ af_pred *af_pred_of(alloc_fast *f, tph_idx task);
 void af_pred_sync(alloc_fast *f, af_pred *v, tph_idx task);
 
 /* allocate_fast_anchor.c: for an ANCHORED shape, whether the task's scores split and, when
- * they do, its row's parts brought up to date (before the shape's own walk of the log: it
- * uses f->plist); TPH_ENOMEM. Then the keys of positions plist[0..m) of group g, whose
+ * they do, its row's parts brought up to date (inside af_sync, from the shape's walk of the
+ * log, af_stale_list); TPH_ENOMEM. Then the keys of positions plist[0..m) of group g, whose
  * normalisation values are known, from those parts (f->nodes and f->scores are its scratch). */
 int af_anchor_sync(alloc_fast *f, af_shape *sh, tph_idx task);
 void af_anchor_keys(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t g, const uint32_t *plist,

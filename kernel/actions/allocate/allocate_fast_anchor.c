@@ -102,12 +102,13 @@ int af_anchor_sync(alloc_fast *f, af_shape *sh, tph_idx task)
 		return tail == UINT32_MAX ? TPH_OK : TPH_ENOMEM;
 	uint32_t n_log, lost;
 	const tph_idx *log = tph_eqc_log(f->eqc, &n_log, &lost);
-	uint32_t k =
-	    af_stale(f, a->col, 3 * sizeof *a->col, !a->built, a->seen, a->lost, log, n_log, lost);
+	const uint32_t *list;
+	uint32_t k = af_stale_list(f, a->col, 3 * sizeof *a->col, !a->built, a->seen, a->lost, log,
+	                           n_log, lost, &list);
 	if (k == NOPOS)
 		parts(f, a, sh->row, task, tail, NULL, f->n);
 	else
-		parts(f, a, sh->row, task, tail, f->plist, k);
+		parts(f, a, sh->row, task, tail, list, k);
 	a->built = true;
 	a->seen = n_log;
 	a->lost = lost;

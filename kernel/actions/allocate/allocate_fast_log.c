@@ -6,6 +6,7 @@
 
 #include "base/mem.h"
 #include "session/fit.h"
+#include "tephra/topology.h"
 
 #include <assert.h>
 
@@ -19,9 +20,12 @@ int af_recent_init(alloc_fast *f)
 	r->plog = NULL;
 	r->last = tph_calloc((size_t)f->n + 1, sizeof *r->last);
 	r->bits = tph_calloc((size_t)f->n / 64 + 1, sizeof *r->bits);
+	r->alt = tph_malloc(((size_t)f->n + 1) * sizeof *r->alt);
 	r->room = r->room_mem = NULL;
 	r->room_ok = false;
-	return r->last && r->bits ? TPH_OK : TPH_ENOMEM;
+	r->hn_last = 0;
+	r->wsync = r->wok = false;
+	return r->last && r->bits && r->alt ? TPH_OK : TPH_ENOMEM;
 }
 
 void af_recent_free(alloc_fast *f)
@@ -30,6 +34,7 @@ void af_recent_free(alloc_fast *f)
 	tph_free(f->rec.plog);
 	tph_free(f->rec.bits);
 	tph_free(f->rec.room_mem);
+	tph_free(f->rec.alt);
 }
 
 /* Position p's row of room from node's columns. */
@@ -49,13 +54,18 @@ static void room_fill(alloc_fast *f, uint32_t p, tph_idx node)
 static int feed(alloc_fast *f, const tph_idx *log, uint32_t n_log)
 {
 	af_recent *r = &f->rec;
+	if (r->fed == n_log) /* most calls: every consumer of a sync feeds */
+		return TPH_OK;
 	if (n_log > r->cap && tph_grow(&r->plog, &r->cap, n_log, sizeof *r->plog))
 		return TPH_ENOMEM;
+	const uint32_t *of_off = f->s && f->s->topo ? f->s->topo->t.of_off : NULL;
 	for (uint32_t i = r->fed; i < n_log; i++) {
 		uint32_t p = f->pos[log[i]];
 		p = p == NOPOS ? f->n : p;
 		r->plog[i] = p;
 		r->last[p] = i + 1;
+		if (of_off && of_off[log[i]] != of_off[log[i] + 1])
+			r->hn_last = i + 1;
 	}
 	r->last[f->n] = 0;
 	r->fed = n_log;
@@ -64,10 +74,9 @@ static int feed(alloc_fast *f, const tph_idx *log, uint32_t n_log)
 
 /* plist[0..k) in ascending order, through a bitmap: for many positions, so that their
  * evaluations walk the node columns forward. */
-static void ascending(alloc_fast *f, uint32_t k)
+static void ascending(alloc_fast *f, uint32_t *plist, uint32_t k)
 {
 	uint64_t *bits = f->rec.bits;
-	uint32_t *plist = f->plist;
 	for (uint32_t i = 0; i < k; i++)
 		bits[plist[i] / 64] |= 1ull << (plist[i] % 64);
 	k = 0;
@@ -86,15 +95,12 @@ uint32_t af_stale(alloc_fast *f, const void *cells, size_t size, bool whole, uin
 	return af_touched(f, seen, log, n_log, cells, size);
 }
 
-uint32_t af_touched(alloc_fast *f, uint32_t seen, const tph_idx *log, uint32_t n_log,
-                    const void *cells, size_t size)
+/* The distinct positions logged in [seen, n_log) into plist, the log fed. */
+static uint32_t touched_into(alloc_fast *f, uint32_t seen, uint32_t n_log, const void *cells,
+                             size_t size, uint32_t *plist)
 {
-	af_recent *r = &f->rec;
-	assert(n_log >= r->fed); /* the log only grows */
-	if (feed(f, log, n_log))
-		return NOPOS;
-	const uint32_t *plog = r->plog, *last = r->last;
-	uint32_t k = 0, n = f->n, *plist = f->plist;
+	const uint32_t *plog = f->rec.plog, *last = f->rec.last;
+	uint32_t k = 0, n = f->n;
 	if ((uint64_t)(n_log - seen) * SCAN > n) { /* a scan of the positions costs less */
 		for (uint32_t p = 0; p < n; p++) {
 			plist[k] = p;
@@ -111,8 +117,75 @@ uint32_t af_touched(alloc_fast *f, uint32_t seen, const tph_idx *log, uint32_t n
 		__builtin_prefetch((const char *)cells + (size_t)p * size, 1);
 	}
 	if ((uint64_t)k * 8 > n)
-		ascending(f, k);
+		ascending(f, plist, k);
 	return k;
+}
+
+uint32_t af_touched(alloc_fast *f, uint32_t seen, const tph_idx *log, uint32_t n_log,
+                    const void *cells, size_t size)
+{
+	assert(n_log >= f->rec.fed); /* the log only grows */
+	return feed(f, log, n_log) ? NOPOS : touched_into(f, seen, n_log, cells, size, f->plist);
+}
+
+void af_walk_begin(alloc_fast *f, uint32_t k, uint32_t seen, uint32_t n_log)
+{
+	af_recent *r = &f->rec;
+	r->wsync = true;
+	r->wok = k != NOPOS;
+	r->wseen = seen;
+	r->wlog = n_log;
+	r->wk = k;
+}
+
+void af_walk_end(alloc_fast *f)
+{
+	f->rec.wsync = f->rec.wok = false;
+}
+
+/* The walk's positions logged after `seen` (> wseen) into r->alt, in the walk's order. */
+static uint32_t narrow(alloc_fast *f, uint32_t seen, const void *cells, size_t size)
+{
+	const af_recent *r = &f->rec;
+	const uint32_t *plist = f->plist, *last = r->last;
+	uint32_t k = 0, *out = r->alt;
+	for (uint32_t i = 0; i < r->wk; i++) {
+		uint32_t p = plist[i];
+		out[k] = p;
+		k += last[p] > seen;
+		__builtin_prefetch((const char *)cells + (size_t)p * size, 1);
+	}
+	return k;
+}
+
+uint32_t af_stale_list(alloc_fast *f, const void *cells, size_t size, bool whole, uint32_t seen,
+                       uint32_t lost, const tph_idx *log, uint32_t n_log, uint32_t log_lost,
+                       const uint32_t **list)
+{
+	af_recent *r = &f->rec;
+	*list = f->plist;
+	if (!r->wsync)
+		return af_stale(f, cells, size, whole, seen, lost, log, n_log, log_lost);
+	if (whole || lost != log_lost || n_log - seen > (uint64_t)f->n * 4 || feed(f, log, n_log))
+		return NOPOS;
+	if (!r->wok) { /* the first to walk: the shape builds whole and reads no list */
+		af_walk_begin(f, touched_into(f, seen, n_log, cells, size, f->plist), seen, n_log);
+		return r->wk;
+	}
+	assert(r->wlog == n_log);
+	if (seen == r->wseen)
+		return r->wk;
+	*list = r->alt;
+	/* a position of the walk costs about an entry of a walk of one's own */
+	if (seen > r->wseen && r->wk <= n_log - seen)
+		return narrow(f, seen, cells, size);
+	return touched_into(f, seen, n_log, cells, size, r->alt);
+}
+
+bool af_hn_since(const alloc_fast *f, uint32_t seen, uint32_t n_log)
+{
+	assert(f->rec.fed == n_log);
+	return seen != n_log && (!f->s->topo || f->rec.hn_last > seen);
 }
 
 const int64_t *af_room(alloc_fast *f, const tph_idx *log, uint32_t n_log, uint32_t lost)

@@ -124,24 +124,25 @@ int af_row_sync(alloc_fast *f, af_row *r, tph_idx task, bool want_keys)
 		return TPH_ENOMEM;
 	/* keys as current as fit (the usual case): the same positions, walked once */
 	bool even = r->scored && r->kseen == r->seen && r->klost == r->lost;
-	uint32_t k =
-	    af_stale(f, r->cell, sizeof *r->cell, !r->built, r->seen, r->lost, log, n_log, lost);
+	const uint32_t *list;
+	uint32_t k = af_stale_list(f, r->cell, sizeof *r->cell, !r->built, r->seen, r->lost, log,
+	                           n_log, lost, &list);
 	if (k == NOPOS)
 		fits(f, r, room, NULL, f->n);
 	else
-		fits(f, r, room, f->plist, k);
+		fits(f, r, room, list, k);
 	r->built = true;
 	r->seen = n_log;
 	r->lost = lost;
 	if (!want_keys)
 		return TPH_OK;
 	if (!even || k == NOPOS)
-		k = af_stale(f, r->cell, sizeof *r->cell, !r->scored, r->kseen, r->klost, log,
-		             n_log, lost);
+		k = af_stale_list(f, r->cell, sizeof *r->cell, !r->scored, r->kseen, r->klost, log,
+		                  n_log, lost, &list);
 	if (k == NOPOS)
 		keys(f, r, task, NULL, f->n);
 	else
-		keys(f, r, task, f->plist, k);
+		keys(f, r, task, list, k);
 	r->scored = true;
 	r->kseen = n_log;
 	r->klost = lost;
@@ -176,20 +177,21 @@ void af_pred_sync(alloc_fast *f, af_pred *v, tph_idx task)
 	tph_session *s = f->s;
 	uint32_t n_log, lost;
 	const tph_idx *log = tph_eqc_log(f->eqc, &n_log, &lost);
-	uint32_t k =
-	    af_stale(f, v->code, sizeof *v->code, !v->built, v->seen, v->lost, log, n_log, lost);
+	const uint32_t *list;
+	uint32_t k = af_stale_list(f, v->code, sizeof *v->code, !v->built, v->seen, v->lost, log,
+	                           n_log, lost, &list);
 	bool whole = k == NOPOS;
 	if (whole)
 		k = f->n;
 	for (uint32_t i = 0; i < k; i++)
-		f->nodes[i] = s->ready_nodes[whole ? i : f->plist[i]];
+		f->nodes[i] = s->ready_nodes[whole ? i : list[i]];
 	double t0 = s->prof ? tph_now_ms() : 0;
 	if (k)
 		tph_predicate_nodes(s, task, f->nodes, k, f->vbuf);
 	if (s->prof)
 		tph_prof_add(s, TPH_EP_PREDICATE, k, tph_now_ms() - t0);
 	for (uint32_t i = 0; i < k; i++)
-		v->code[whole ? i : f->plist[i]] = f->vbuf[i];
+		v->code[whole ? i : list[i]] = f->vbuf[i];
 	v->built = true;
 	v->seen = n_log;
 	v->lost = lost;

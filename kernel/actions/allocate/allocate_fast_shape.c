@@ -449,32 +449,31 @@ static void update(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k, bool w
 /* TPH_SCORE_HYPERNODE: whether a node logged since the shape was current lies in a hypernode,
  * whose aggregates its change moved for every node under that hypernode. Every ready node
  * lies under the cluster top, so one such node asks for every score again. */
-static bool hn_touched(const alloc_fast *f, const af_shape *sh, const tph_idx *log, uint32_t n_log)
+static bool hn_touched(const alloc_fast *f, const af_shape *sh, uint32_t n_log)
 {
-	if (!(sh->loc & TPH_SCORE_HYPERNODE) || sh->seen == n_log)
-		return false;
-	if (!f->s->topo)
-		return true;
-	const uint32_t *of_off = f->s->topo->t.of_off;
-	for (uint32_t i = sh->seen; i < n_log; i++)
-		if (of_off[log[i]] != of_off[log[i] + 1])
-			return true;
-	return false;
+	return (sh->loc & TPH_SCORE_HYPERNODE) && af_hn_since(f, sh->seen, n_log);
 }
 
+/* The shape's touched positions walked first, once: its row, spec and anchored row, current
+ * as of the same point in most syncs, take theirs from that walk. */
 int af_sync(alloc_fast *f, af_shape *sh, tph_idx task)
 {
 	uint32_t n_log, lost;
 	const tph_idx *log = tph_eqc_log(f->eqc, &n_log, &lost);
-	if (!sh->cell || af_row_sync(f, sh->row, task, sh->keyrow))
-		return TPH_ENOMEM;
-	if (sh->pred)
-		af_pred_sync(f, sh->pred, task);
-	if (af_anchor_sync(f, sh, task))
+	if (!sh->cell)
 		return TPH_ENOMEM;
 	uint32_t k = af_stale(f, sh->cell, sizeof *sh->cell, !sh->built, sh->seen, sh->lost, log,
 	                      n_log, lost);
-	bool wide = k != NOPOS && hn_touched(f, sh, log, n_log);
+	af_walk_begin(f, k, sh->seen, n_log);
+	int rc = af_row_sync(f, sh->row, task, sh->keyrow);
+	if (!rc && sh->pred)
+		af_pred_sync(f, sh->pred, task);
+	if (!rc)
+		rc = af_anchor_sync(f, sh, task);
+	af_walk_end(f);
+	if (rc)
+		return TPH_ENOMEM;
+	bool wide = k != NOPOS && hn_touched(f, sh, n_log);
 	if (k == NOPOS)
 		build(f, sh, task);
 	else if (k || wide)
