@@ -2,6 +2,7 @@
  * shape table with its memory budget, and the choice itself, read from a shape's tournament
  * as prioritizeNodes and SelectBestNode would make it. */
 #include "allocate_fast.h"
+#include "allocate_fast_type.h"
 #include "allocate_hn_rank.h"
 
 #include "base/mem.h"
@@ -102,6 +103,7 @@ void alloc_fast_free(alloc_fast *f)
 	af_hn_sets_free(f);
 	af_row_free(f);
 	af_anchor_free(f);
+	af_type_free(f);
 	tph_free(f->shapes);
 	tph_free(f->tab);
 	tph_free(f->pos);
@@ -331,7 +333,9 @@ static int decide(alloc_fast *f, af_shape *sh, const af_track *t, tph_idx task, 
 		g++;
 	if (sh->dirty[g] && af_rescore(f, sh, task, g))
 		return TPH_ENOMEM;
-	uint32_t w = af_tree_first(sh, f->n).pos;
+	uint32_t w = sh->tree_due && af_type_serves(f, sh) ? af_type_first(f, sh) : NOPOS;
+	if (w == NOPOS)
+		w = af_tree_first(sh, f->n).pos;
 	*node = sh->cnt[g] == 1 || sh->cell[w].key > -(double)INFINITY
 	            ? s->ready_nodes[w]
 	            : scan_from(f, sh, task, g + 1);
@@ -367,6 +371,8 @@ static int prepare(alloc_fast *f, tph_idx task, bool local, uint32_t head, af_sh
 	bool refuse = !sh || sh->loc != loc || sh->tail != tail || sh->keyrow != keyrow;
 	af_track *t = refuse ? NULL : af_track_get(f, task, sh, &refuse);
 	alloc_group_req(s, task, &f->fit);
+	if (!refuse && !local && head == AF_NOTAIL && af_type_serves(f, sh))
+		sh->tree_due = true; /* its picks read its row's type winners, not its tournament */
 	if (refuse || columns(f, sh) || af_sync(f, sh, task))
 		return decline(f, task);
 	sh->used = ++f->clock;
