@@ -346,14 +346,22 @@ static af_types *types(alloc_fast *f, struct af_type_state *st, uint32_t b)
 	return t->n && t->chk[b] == t->gen ? t : NULL;
 }
 
-uint32_t af_type_first(alloc_fast *f, af_shape *sh)
+int af_type_sync(alloc_fast *f, af_shape *sh, tph_idx task)
+{
+	if (af_row_sync(f, sh->row, task, true))
+		return TPH_ENOMEM;
+	af_pred_sync(f, sh->pred, task);
+	return TPH_OK;
+}
+
+int af_type_first(alloc_fast *f, af_shape *sh, bool cells, af_win *first)
 {
 	struct af_type_state *st = state(f);
 	uint32_t b = st ? spec_bit(f, sh->pred) : NOPOS;
 	af_types *t = b == NOPOS ? NULL : types(f, st, b);
 	af_trow *r = t ? trow_of(st, sh->row) : NULL;
 	if (!r || trow_sync(f, t, r))
-		return NOPOS;
+		return TPH_DECLINED;
 	uint64_t bit = (uint64_t)1 << b;
 	af_win best = NOWIN;
 	for (uint32_t i = 0; i < t->n; i++) {
@@ -362,9 +370,10 @@ uint32_t af_type_first(alloc_fast *f, af_shape *sh)
 		af_win w = type_first(t, r, i);
 		if (w.pos == NOPOS || !before(&w, &best))
 			continue; /* a shape's first in the type is no better than the row's */
-		af_win e = sh->cell[w.pos].grp < G_NONE ? w : shape_scan(t, sh, i);
+		af_win e = !cells || sh->cell[w.pos].grp < G_NONE ? w : shape_scan(t, sh, i);
 		if (before(&e, &best))
 			best = e;
 	}
-	return best.pos;
+	*first = best;
+	return TPH_OK;
 }
