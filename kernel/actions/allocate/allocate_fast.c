@@ -336,7 +336,7 @@ static int decide(alloc_fast *f, af_shape *sh, const af_track *t, tph_idx task, 
 	if (sh->dirty[g] && af_rescore(f, sh, task, g))
 		return TPH_ENOMEM;
 	af_win first;
-	if (!sh->tree_due || !af_type_serves(f, sh) || af_type_first(f, sh, true, &first))
+	if (!sh->tree_due || !af_type_serves(sh) || af_type_first(f, sh, true, &first))
 		first = af_tree_first(sh, f->n);
 	uint32_t w = first.pos;
 	*node = sh->cnt[g] == 1 || sh->cell[w].key > -(double)INFINITY
@@ -402,7 +402,7 @@ static int prepare(alloc_fast *f, tph_idx task, bool local, uint32_t head, af_sh
 	bool refuse = !sh || sh->loc != loc || sh->tail != tail || sh->keyrow != keyrow;
 	af_track *t = refuse ? NULL : af_track_get(f, task, sh, &refuse);
 	alloc_group_req(s, task, &f->fit);
-	bool types = !refuse && !local && head == AF_NOTAIL && af_type_serves(f, sh);
+	bool types = !refuse && !local && head == AF_NOTAIL && af_type_serves(sh);
 	if (types)
 		sh->tree_due = true; /* its picks read its row's type winners, not its tournament */
 	*shp = sh;

@@ -245,7 +245,6 @@ struct alloc_fast {
 	struct af_aspec *aspecs; /* allocate_fast_anchor.c: spec parts per (pod spec, norm) */
 	uint32_t n_aspecs, next_aspec;
 	struct af_type_state *types; /* allocate_fast_type.c, made on first use */
-	bool no_types;               /* tests: every shape keeps its own tournament */
 };
 
 /* A head shape (allocate_hn_pick.c): plain TPH_SCORE_LOCAL with a split at the last

@@ -310,9 +310,9 @@ static int trow_sync(alloc_fast *f, const af_types *t, af_trow *r)
 
 /* ---- a shape's pick ---- */
 
-bool af_type_serves(const alloc_fast *f, const af_shape *sh)
+bool af_type_serves(const af_shape *sh)
 {
-	return sh->keyrow && sh->pred && !f->no_types;
+	return sh->keyrow && sh->pred;
 }
 
 /* Type i's first in the shape's order, by a scan (the row's first is masked for it). */

@@ -12,7 +12,7 @@
 
 /* Whether the shape's picks may read the type winners (af_type_first), so that its own
  * tournament need not be kept. */
-bool af_type_serves(const alloc_fast *f, const af_shape *sh);
+bool af_type_serves(const af_shape *sh);
 /* The shape's row and pod spec verdicts brought up to date, its own columns left as they are;
  * TPH_ENOMEM. */
 int af_type_sync(alloc_fast *f, af_shape *sh, tph_idx task);
