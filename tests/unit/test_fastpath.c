@@ -435,6 +435,28 @@ static void test_shards_and_no_error_cache(void **state)
 	check(&nocache, false);
 }
 
+/* Scores that read only the request row (no soft taints, no preferred terms): picks read the
+ * rows' winners per node type (allocate_fast_type.c), types made by the specs' selectors, the
+ * unschedulable nodes and the nodes out of pods; a node leaves its type when it fills up. */
+static void test_node_types(void **state)
+{
+	(void)state;
+	const mix m = {"types", DEFAULT_TIER, NULL, NULL, F_SELECT | F_RELEASE | F_NOMINATE,
+	               640,     120,          16,   29};
+	/* no role's error cache: every pick reads the types alone, the shapes' columns unread */
+	const mix light = {"types-no-cache",
+	                   DEFAULT_TIER,
+	                   "predicateErrorCacheEnable: false",
+	                   "hard",
+	                   F_SELECT | F_RELEASE | F_NOMINATE | F_IMAGES,
+	                   640,
+	                   120,
+	                   16,
+	                   31};
+	check(&m, false);
+	check(&light, false);
+}
+
 /* A small cluster filled up: anchors leave their groups, normalisations change, and roles
  * that alternate see nodes fail first for one reason and then for another. */
 static void test_filled_cluster(void **state)
@@ -649,6 +671,7 @@ int main(void)
 	    cmocka_unit_test(test_predicates_mixed),
 	    cmocka_unit_test(test_shards_and_no_error_cache),
 	    cmocka_unit_test(test_filled_cluster),
+	    cmocka_unit_test(test_node_types),
 	    cmocka_unit_test(test_task_topology_and_tdm),
 	    cmocka_unit_test(test_images_ports_and_sampling),
 	    cmocka_unit_test(test_error_cache_outlives_a_pass),

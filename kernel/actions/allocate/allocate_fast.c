@@ -2,6 +2,7 @@
  * shape table with its memory budget, and the choice itself, read from a shape's tournament
  * as prioritizeNodes and SelectBestNode would make it. */
 #include "allocate_fast.h"
+#include "allocate_fast_type.h"
 #include "allocate_hn_rank.h"
 
 #include "base/mem.h"
@@ -22,6 +23,8 @@
  * filtering and scoring the rack itself (10k-topology and 10k-mixed, 1 thread, CPU s: 1.59 /
  * 0.99 serving every subset, 1.01 / 0.78 from a quarter, 1.54 / 0.80 serving none). */
 #define AMONG_SHARE 4u
+/* prepare(): the shape's columns were left alone, its pick reads the types (light_decide). */
+#define AF_LIGHT 3 /* not TPH_OK, TPH_DECLINED or an error */
 
 /* ---- context ---- */
 
@@ -103,6 +106,7 @@ void alloc_fast_free(alloc_fast *f)
 	af_row_free(f);
 	af_anchor_free(f);
 	af_head_free(f);
+	af_type_free(f);
 	tph_free(f->shapes);
 	tph_free(f->tab);
 	tph_free(f->pos);
@@ -332,10 +336,41 @@ static int decide(alloc_fast *f, af_shape *sh, const af_track *t, tph_idx task, 
 		g++;
 	if (sh->dirty[g] && af_rescore(f, sh, task, g))
 		return TPH_ENOMEM;
-	uint32_t w = af_tree_first(sh, f->n).pos;
+	af_win first;
+	if (!sh->tree_due || !af_type_serves(sh) || af_type_first(f, sh, true, &first))
+		first = af_tree_first(sh, f->n);
+	uint32_t w = first.pos;
 	*node = sh->cnt[g] == 1 || sh->cell[w].key > -(double)INFINITY
 	            ? s->ready_nodes[w]
 	            : scan_from(f, sh, task, g + 1);
+	return AF_NODE;
+}
+
+/* decide() for a shape whose picks read the type winners and whose columns were left as they
+ * were (no tracker, so nothing masked): the verdicts from its row's fit and its spec's; its
+ * first from the types, which decline when a group's count would decide (decide). */
+static int light_decide(alloc_fast *f, af_shape *sh, tph_idx task, tph_idx *node,
+                        tph_reason_code *codes)
+{
+	const tph_session *s = f->s;
+	tph_idx nom = s->tasks.nominated[task];
+	uint32_t pn = nom == TPH_NOIDX ? NOPOS : f->pos[nom];
+	if (pn != NOPOS && tph_fit_check(&s->nodes, &f->fit, nom, true) == TPH_PASS &&
+	    af_type_verdict(sh, pn) == TPH_PASS) {
+		*node = nom;
+		return AF_NODE;
+	}
+	af_win first;
+	if (af_type_first(f, sh, false, &first))
+		return TPH_DECLINED;
+	if (first.pos == NOPOS) {
+		for (uint32_t p = 0; p < f->n; p++)
+			codes[p] = af_type_verdict(sh, p);
+		return AF_NONE;
+	}
+	if (!(first.key > -(double)INFINITY))
+		return TPH_DECLINED;
+	*node = s->ready_nodes[first.pos];
 	return AF_NODE;
 }
 
@@ -368,6 +403,15 @@ static int prepare(alloc_fast *f, tph_idx task, bool local, uint32_t head, af_sh
 	bool refuse = !sh || sh->loc != loc || sh->tail != tail || sh->keyrow != keyrow;
 	af_track *t = refuse ? NULL : af_track_get(f, task, sh, &refuse);
 	alloc_group_req(s, task, &f->fit);
+	bool types = !refuse && !local && head == AF_NOTAIL && af_type_serves(sh);
+	if (types)
+		sh->tree_due = true; /* its picks read its row's type winners, not its tournament */
+	*shp = sh;
+	*tp = NULL;
+	if (types && !t && !af_type_sync(f, sh, task)) {
+		sh->used = ++f->clock;
+		return AF_LIGHT; /* its columns stay as they are until a tracker reads them */
+	}
 	if (refuse || columns(f, sh) || af_sync(f, sh, task))
 		return decline(f, task);
 	sh->used = ++f->clock;
@@ -383,6 +427,14 @@ int alloc_fast_pick(alloc_fast *f, tph_idx task, tph_idx *node, tph_reason_code 
 	af_shape *sh;
 	af_track *t;
 	int rc = prepare(f, task, false, AF_NOTAIL, &sh, &t);
+	if (rc == AF_LIGHT) {
+		rc = light_decide(f, sh, task, node, codes);
+		if (rc != TPH_DECLINED)
+			return rc;
+		if (columns(f, sh) || af_sync(f, sh, task))
+			return decline(f, task);
+		rc = TPH_OK;
+	}
 	if (rc)
 		return rc;
 	uint32_t masked = t ? mask(f, sh, t) : 0;

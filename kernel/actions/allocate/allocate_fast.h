@@ -251,7 +251,8 @@ struct alloc_fast {
 	uint32_t *head_of;       /* [task] head shape + 1 (allocate_hn_pick.c) */
 	struct af_aspec *aspecs; /* allocate_fast_anchor.c: spec parts per (pod spec, norm) */
 	uint32_t n_aspecs, next_aspec;
-	struct af_hkeep *hkeep; /* allocate_hn_pick.c: the last pick's first group */
+	struct af_hkeep *hkeep;      /* allocate_hn_pick.c: the last pick's first group */
+	struct af_type_state *types; /* allocate_fast_type.c, made on first use */
 };
 
 /* A head shape (allocate_hn_pick.c): plain TPH_SCORE_LOCAL with a split at the last

@@ -1,0 +1,379 @@
+/* Node types and the request rows' tournaments per type (allocate_fast_type.h). */
+#include "allocate_fast_type.h"
+
+#include "base/mem.h"
+
+#include <string.h>
+
+#define NOPOS UINT32_MAX
+/* More types than this (or than a sixteenth of the positions) and a pick reading every
+ * type's first costs more than the shape's own tournament: the shapes keep theirs. */
+#define TYPE_MAX 256u
+/* Pod specs a signature holds, one bit each. */
+#define SPEC_MAX 64u
+/* List entries per tournament leaf. */
+#define TB 32u
+
+/* The partition: positions grouped by their specs' verdicts (a bit per pod spec, in the order
+ * of f->preds: the verdict passes), ascending within each type; each type's tournament lies
+ * at base[i] in a row's entries (2 * cap[i] of them, 1 the root). */
+typedef struct af_types {
+	uint32_t gen;   /* bumped at each partition; 0: none yet */
+	uint32_t specs; /* built verdict columns it was made from */
+	uint32_t n;     /* types; 0 when too many */
+	uint32_t *of;   /* [pos] type */
+	uint32_t *at;   /* [pos] entry in list */
+	uint32_t *list; /* [pos] positions by type */
+	uint32_t off[TYPE_MAX + 1], base[TYPE_MAX], cap[TYPE_MAX];
+	uint64_t sig[TYPE_MAX];
+	uint32_t entries; /* of a row's tournaments */
+	/* the partition holds for spec b (f->preds[b]) as of log length seen[b] (lost counter
+	 * lost[b]), checked in partition gen chk[b] */
+	uint32_t chk[SPEC_MAX], seen[SPEC_MAX], lost[SPEC_MAX];
+} af_types;
+
+/* A request row's tournaments, one per type, over the row's order; current as of the log
+ * length `seen`. */
+typedef struct af_trow {
+	const af_row *row;
+	uint32_t gen; /* of the partition its entries follow */
+	uint32_t seen, lost;
+	uint32_t room;
+	af_win *win;
+} af_trow;
+
+struct af_type_state {
+	af_types t;
+	af_trow **rows;
+	uint32_t n_rows, cap_rows;
+};
+
+static inline bool before(const af_win *a, const af_win *b)
+{
+	if (a->grp != b->grp)
+		return a->grp < b->grp;
+	if (a->key != b->key)
+		return a->key > b->key;
+	return a->pos < b->pos;
+}
+
+#define NOWIN ((af_win){0, NOPOS, UINT8_MAX, 0})
+
+/* ---- the partition ---- */
+
+static uint32_t built_specs(const alloc_fast *f)
+{
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < f->n_preds; i++)
+		k += f->preds[i]->built;
+	return k;
+}
+
+static uint64_t signature(const alloc_fast *f, uint32_t p)
+{
+	uint64_t h = 0;
+	for (uint32_t i = 0; i < f->n_preds; i++)
+		h |= (uint64_t)(f->preds[i]->built && f->preds[i]->code[p] == TPH_PASS) << i;
+	return h;
+}
+
+static uint32_t type_id(af_types *t, uint64_t sig)
+{
+	for (uint32_t i = 0; i < t->n; i++)
+		if (t->sig[i] == sig)
+			return i;
+	if (t->n == TYPE_MAX)
+		return NOPOS;
+	t->sig[t->n] = sig;
+	return t->n++;
+}
+
+/* Each type's tournament: leaves of TB entries, a power of two of them. */
+static void layout(af_types *t)
+{
+	t->entries = 0;
+	for (uint32_t i = 0; i < t->n; i++) {
+		uint32_t leaves = (t->off[i + 1] - t->off[i] + TB - 1) / TB, cap = 1;
+		while (cap < leaves)
+			cap <<= 1;
+		t->base[i] = t->entries;
+		t->cap[i] = cap;
+		t->entries += 2 * cap;
+	}
+}
+
+/* The positions grouped by their signature over the built verdict columns, each as current
+ * as its column (the log length it reflects). */
+static void partition(alloc_fast *f, af_types *t)
+{
+	uint32_t n = f->n;
+	t->gen++;
+	t->specs = built_specs(f);
+	t->n = 0;
+	if (f->n_preds > SPEC_MAX)
+		return;
+	memset(t->off, 0, sizeof t->off);
+	for (uint32_t p = 0; p < n; p++) {
+		uint32_t id = type_id(t, signature(f, p));
+		if (id == NOPOS || (uint64_t)t->n * 16 > n) {
+			t->n = 0;
+			return;
+		}
+		t->of[p] = id;
+		t->off[id + 1]++;
+	}
+	for (uint32_t i = 0; i < t->n; i++)
+		t->off[i + 1] += t->off[i];
+	uint32_t *next = f->sub;
+	memcpy(next, t->off, t->n * sizeof *next);
+	for (uint32_t p = 0; p < n; p++) {
+		t->at[p] = next[t->of[p]]++;
+		t->list[t->at[p]] = p;
+	}
+	for (uint32_t b = 0; b < f->n_preds; b++) {
+		t->chk[b] = f->preds[b]->built ? t->gen : 0;
+		t->seen[b] = f->preds[b]->seen;
+		t->lost[b] = f->preds[b]->lost;
+	}
+	layout(t);
+}
+
+/* Whether spec b's verdicts still agree with the partition: the positions logged since it
+ * was last checked are compared. */
+static bool holds(alloc_fast *f, af_types *t, uint32_t b)
+{
+	const af_pred *v = f->preds[b];
+	if (t->chk[b] != t->gen)
+		return false;
+	uint32_t n_log, lost;
+	const tph_idx *log = tph_eqc_log(f->eqc, &n_log, &lost);
+	uint32_t k = af_stale(f, v->code, sizeof *v->code, false, t->seen[b], t->lost[b], log,
+	                      v->seen, v->lost);
+	if (k == NOPOS)
+		return false;
+	uint64_t bit = (uint64_t)1 << b;
+	for (uint32_t i = 0; i < k; i++) {
+		uint32_t p = f->plist[i];
+		if (!(t->sig[t->of[p]] & bit) != (v->code[p] != TPH_PASS))
+			return false;
+	}
+	t->seen[b] = v->seen;
+	t->lost[b] = v->lost;
+	return true;
+}
+
+static struct af_type_state *state(alloc_fast *f)
+{
+	struct af_type_state *st = f->types;
+	if (st)
+		return st;
+	st = tph_calloc(1, sizeof *st);
+	if (!st)
+		return NULL;
+	st->t.of = tph_malloc(((size_t)f->n + 1) * sizeof *st->t.of);
+	st->t.at = tph_malloc(((size_t)f->n + 1) * sizeof *st->t.at);
+	st->t.list = tph_malloc(((size_t)f->n + 1) * sizeof *st->t.list);
+	f->types = st;
+	if (st->t.of && st->t.at && st->t.list)
+		return st;
+	af_type_free(f);
+	return NULL;
+}
+
+void af_type_free(alloc_fast *f)
+{
+	struct af_type_state *st = f->types;
+	if (!st)
+		return;
+	for (uint32_t i = 0; i < st->n_rows; i++) {
+		tph_free(st->rows[i]->win);
+		tph_free(st->rows[i]);
+	}
+	tph_free(st->rows);
+	tph_free(st->t.of);
+	tph_free(st->t.at);
+	tph_free(st->t.list);
+	tph_free(st);
+	f->types = NULL;
+}
+
+/* ---- a row's tournaments ---- */
+
+static af_trow *trow_of(struct af_type_state *st, const af_row *row)
+{
+	for (uint32_t i = 0; i < st->n_rows; i++)
+		if (st->rows[i]->row == row)
+			return st->rows[i];
+	af_trow *r = tph_calloc(1, sizeof *r);
+	if (!r || tph_grow(&st->rows, &st->cap_rows, st->n_rows + 1, sizeof *st->rows)) {
+		tph_free(r);
+		return NULL;
+	}
+	r->row = row;
+	st->rows[st->n_rows++] = r;
+	return r;
+}
+
+static af_win row_entry(const af_rcell *c, uint32_t p)
+{
+	return c->grp < G_NONE ? (af_win){c->key, p, c->grp, 0} : NOWIN;
+}
+
+/* Leaf j of type i: its entries' first in the row's order. */
+static af_win leaf_winner(const af_types *t, const af_rcell *cell, uint32_t i, uint32_t j)
+{
+	uint32_t lo = t->off[i] + j * TB, hi = lo + TB < t->off[i + 1] ? lo + TB : t->off[i + 1];
+	af_win best = NOWIN;
+	for (uint32_t e = lo; e < hi; e++) {
+		af_win x = row_entry(&cell[t->list[e]], t->list[e]);
+		if (before(&x, &best))
+			best = x;
+	}
+	return best;
+}
+
+static void build_type(const af_types *t, af_trow *r, uint32_t i)
+{
+	af_win *w = r->win + t->base[i];
+	uint32_t cap = t->cap[i], leaves = (t->off[i + 1] - t->off[i] + TB - 1) / TB;
+	for (uint32_t j = 0; j < cap; j++)
+		w[cap + j] = j < leaves ? leaf_winner(t, r->row->cell, i, j) : NOWIN;
+	for (uint32_t k = cap - 1; k >= 1; k--)
+		w[k] = before(&w[2 * k + 1], &w[2 * k]) ? w[2 * k + 1] : w[2 * k];
+}
+
+static void fix_up(af_win *w, uint32_t k)
+{
+	for (k >>= 1; k; k >>= 1) {
+		const af_win *l = &w[2 * k], *r = &w[2 * k + 1], *m = before(r, l) ? r : l;
+		if (m->pos == w[k].pos && m->grp == w[k].grp && m->key == w[k].key)
+			return;
+		w[k] = *m;
+	}
+}
+
+/* Position p's row cell changed. As in allocate_fast_tree.c, a leaf whose winner got worse
+ * keeps its entry as a bound, marked stale, scanned again only when it would be read. */
+static void moved(const af_types *t, af_trow *r, uint32_t p)
+{
+	uint32_t i = t->of[p], k = t->cap[i] + (t->at[p] - t->off[i]) / TB;
+	af_win *w = r->win + t->base[i];
+	af_win e = row_entry(&r->row->cell[p], p);
+	bool worse = e.grp > w[k].grp || (e.grp == w[k].grp && e.key < w[k].key);
+	if (w[k].pos == p && worse)
+		w[k].stale = 1;
+	if (worse || (w[k].pos != p && e.grp == w[k].grp && e.key == w[k].key && p > w[k].pos))
+		return;
+	w[k] = e;
+	fix_up(w, k);
+}
+
+/* Type i's first in the row's order. */
+static af_win type_first(const af_types *t, af_trow *r, uint32_t i)
+{
+	af_win *w = r->win + t->base[i];
+	uint32_t cap = t->cap[i];
+	while (w[1].pos != NOPOS) {
+		uint32_t j = (t->at[w[1].pos] - t->off[i]) / TB;
+		if (!w[cap + j].stale)
+			break;
+		w[cap + j] = leaf_winner(t, r->row->cell, i, j);
+		fix_up(w, cap + j);
+	}
+	return w[1];
+}
+
+static int trow_sync(alloc_fast *f, const af_types *t, af_trow *r)
+{
+	uint32_t n_log, lost;
+	const tph_idx *log = tph_eqc_log(f->eqc, &n_log, &lost);
+	if (r->room < t->entries) {
+		af_win *w = tph_realloc(r->win, t->entries * sizeof *w);
+		if (!w)
+			return TPH_ENOMEM;
+		r->win = w;
+		r->room = t->entries;
+	}
+	bool whole = r->gen != t->gen;
+	uint32_t k = af_stale(f, r->row->cell, sizeof *r->row->cell, whole, r->seen, r->lost, log,
+	                      n_log, lost);
+	if (k == NOPOS)
+		for (uint32_t i = 0; i < t->n; i++)
+			build_type(t, r, i);
+	for (uint32_t i = 0; k != NOPOS && i < k; i++)
+		moved(t, r, f->plist[i]);
+	r->gen = t->gen;
+	r->seen = n_log;
+	r->lost = lost;
+	return TPH_OK;
+}
+
+/* ---- a shape's pick ---- */
+
+bool af_type_serves(const af_shape *sh)
+{
+	return sh->keyrow && sh->pred;
+}
+
+/* Type i's first in the shape's order, by a scan (the row's first is masked for it). */
+static af_win shape_scan(const af_types *t, const af_shape *sh, uint32_t i)
+{
+	af_win best = NOWIN;
+	for (uint32_t j = t->off[i]; j < t->off[i + 1]; j++) {
+		uint32_t p = t->list[j];
+		const af_cell *c = &sh->cell[p];
+		af_win e = c->grp < G_NONE ? (af_win){c->key, p, c->grp, 0} : NOWIN;
+		if (before(&e, &best))
+			best = e;
+	}
+	return best;
+}
+
+static uint32_t spec_bit(const alloc_fast *f, const af_pred *v)
+{
+	for (uint32_t b = 0; b < f->n_preds && b < SPEC_MAX; b++)
+		if (f->preds[b] == v)
+			return b;
+	return NOPOS;
+}
+
+/* The partition, made again when a verdict column was built or moved against it. */
+static af_types *types(alloc_fast *f, struct af_type_state *st, uint32_t b)
+{
+	af_types *t = &st->t;
+	if (!t->gen || t->specs != built_specs(f) || (t->n && !holds(f, t, b)))
+		partition(f, t);
+	return t->n && t->chk[b] == t->gen ? t : NULL;
+}
+
+int af_type_sync(alloc_fast *f, af_shape *sh, tph_idx task)
+{
+	if (af_row_sync(f, sh->row, task, true))
+		return TPH_ENOMEM;
+	af_pred_sync(f, sh->pred, task);
+	return TPH_OK;
+}
+
+int af_type_first(alloc_fast *f, af_shape *sh, bool cells, af_win *first)
+{
+	struct af_type_state *st = state(f);
+	uint32_t b = st ? spec_bit(f, sh->pred) : NOPOS;
+	af_types *t = b == NOPOS ? NULL : types(f, st, b);
+	af_trow *r = t ? trow_of(st, sh->row) : NULL;
+	if (!r || trow_sync(f, t, r))
+		return TPH_DECLINED;
+	uint64_t bit = (uint64_t)1 << b;
+	af_win best = NOWIN;
+	for (uint32_t i = 0; i < t->n; i++) {
+		if (!(t->sig[i] & bit))
+			continue; /* the spec's predicates fail every node of the type */
+		af_win w = type_first(t, r, i);
+		if (w.pos == NOPOS || !before(&w, &best))
+			continue; /* a shape's first in the type is no better than the row's */
+		af_win e = !cells || sh->cell[w.pos].grp < G_NONE ? w : shape_scan(t, sh, i);
+		if (before(&e, &best))
+			best = e;
+	}
+	*first = best;
+	return TPH_OK;
+}
