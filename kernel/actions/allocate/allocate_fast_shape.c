@@ -112,17 +112,24 @@ static uint8_t group(const af_shape *sh, uint32_t p, tph_reason_code code)
 
 static void keys(af_shape *sh, const uint32_t *plist, uint32_t m, const double *total)
 {
+	af_cell *cell = sh->cell; /* a local: the stores could alias sh->cell otherwise */
 	for (uint32_t i = 0; i < m; i++)
-		sh->cell[plist[i]].key = isnan(total[i]) ? -(double)INFINITY : total[i];
+		cell[plist[i]].key = isnan(total[i]) ? -(double)INFINITY : total[i];
 }
 
 /* A split shape: the totals of plist[0..m) from the kept head sums, running only the tail. */
 static void score_tail(alloc_fast *f, af_shape *sh, tph_idx task, const uint32_t *plist, uint32_t m)
 {
+	/* locals: the stores could alias the pointers, which would be loaded again each time */
+	const tph_idx *ready = f->s->ready_nodes;
+	const double *part = sh->part;
+	tph_idx *nodes = f->nodes;
+	double *pre = f->pre, *bat = f->bat;
 	for (uint32_t i = 0; i < m; i++) {
-		f->nodes[i] = f->s->ready_nodes[plist[i]];
-		f->pre[i] = sh->part[2 * (size_t)plist[i]];
-		f->bat[i] = sh->part[2 * (size_t)plist[i] + 1];
+		size_t p = plist[i];
+		nodes[i] = ready[p];
+		pre[i] = part[2 * p];
+		bat[i] = part[2 * p + 1];
 	}
 	tph_score_nodes_tail(f->s, task, f->nodes, m, sh->tail, f->pre, f->bat, f->scores);
 	keys(sh, plist, m, f->scores);
@@ -407,10 +414,18 @@ static void rescore_anchored(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t
  * scored again whole anyway. */
 static void rescore_all(alloc_fast *f, af_shape *sh, tph_idx task)
 {
-	uint32_t m = 0;
-	for (uint32_t p = 0; p < f->n; p++)
-		if (sh->cell[p].grp < G_NONE && !sh->dirty[sh->cell[p].grp])
-			f->sub[m++] = p;
+	/* the groups taken by table, every position stored and counted in: one load a cell and
+	 * no branch (10k-topology runs this over every node at each hypernode move); locals, as
+	 * the stores to sub could alias the pointers */
+	uint8_t take[UINT8_MAX + 1] = {0};
+	for (uint32_t g = 0; g < G_NONE; g++)
+		take[g] = !sh->dirty[g];
+	const af_cell *cell = sh->cell;
+	uint32_t *sub = f->sub, m = 0, n = f->n;
+	for (uint32_t p = 0; p < n; p++) {
+		sub[m] = p;
+		m += take[cell[p].grp];
+	}
 	if (m && sh->part)
 		score_tail(f, sh, task, f->sub, m);
 	else if (m)
