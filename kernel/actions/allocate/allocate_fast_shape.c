@@ -433,7 +433,7 @@ static void rescore_all(alloc_fast *f, af_shape *sh, tph_idx task)
 }
 
 /* The touched positions f->plist[0..k) evaluated again; `wide`: every score too. */
-static void update(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k, bool wide)
+static inline void update(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k, bool wide)
 {
 	reverdict(f, sh, task, k);
 	recheck(f, sh, task, k);
