@@ -337,7 +337,7 @@ static int decide(alloc_fast *f, af_shape *sh, const af_track *t, tph_idx task, 
 	if (sh->dirty[g] && af_rescore(f, sh, task, g))
 		return TPH_ENOMEM;
 	af_win first;
-	if (!sh->tree_due || !af_type_serves(sh) || af_type_first(f, sh, true, &first))
+	if (!sh->tree_due || !af_type_serves(sh) || af_type_first(f, sh, true, NULL, &first))
 		first = af_tree_first(sh, f->n);
 	uint32_t w = first.pos;
 	*node = sh->cnt[g] == 1 || sh->cell[w].key > -(double)INFINITY
@@ -346,26 +346,33 @@ static int decide(alloc_fast *f, af_shape *sh, const af_track *t, tph_idx task, 
 	return AF_NODE;
 }
 
+/* The verdict a light pick reads at p: the role's cache's, else the row's and spec's. */
+static tph_reason_code light_verdict(const af_shape *sh, const af_track *t, uint32_t p)
+{
+	return t ? af_track_code(t, p) : af_type_verdict(sh, p);
+}
+
 /* decide() for a shape whose picks read the type winners and whose columns were left as they
- * were (no tracker, so nothing masked): the verdicts from its row's fit and its spec's; its
- * first from the types, which decline when a group's count would decide (decide). */
-static int light_decide(alloc_fast *f, af_shape *sh, tph_idx task, tph_idx *node,
+ * were: the verdicts from its row's fit and its spec's (the tracker's, if any, whose failed
+ * nodes leave the candidates as mask() has them); its first from the types, which decline
+ * when a group's count would decide (decide). */
+static int light_decide(alloc_fast *f, af_shape *sh, const af_track *t, tph_idx task, tph_idx *node,
                         tph_reason_code *codes)
 {
 	const tph_session *s = f->s;
 	tph_idx nom = s->tasks.nominated[task];
 	uint32_t pn = nom == TPH_NOIDX ? NOPOS : f->pos[nom];
 	if (pn != NOPOS && tph_fit_check(&s->nodes, &f->fit, nom, true) == TPH_PASS &&
-	    af_type_verdict(sh, pn) == TPH_PASS) {
+	    light_verdict(sh, t, pn) == TPH_PASS) {
 		*node = nom;
 		return AF_NODE;
 	}
 	af_win first;
-	if (af_type_first(f, sh, false, &first))
+	if (af_type_first(f, sh, false, t, &first))
 		return TPH_DECLINED;
 	if (first.pos == NOPOS) {
 		for (uint32_t p = 0; p < f->n; p++)
-			codes[p] = af_type_verdict(sh, p);
+			codes[p] = light_verdict(sh, t, p);
 		return AF_NONE;
 	}
 	if (!(first.key > -(double)INFINITY))
@@ -408,9 +415,15 @@ static int prepare(alloc_fast *f, tph_idx task, bool local, uint32_t head, af_sh
 		sh->tree_due = true; /* its picks read its row's type winners, not its tournament */
 	*shp = sh;
 	*tp = NULL;
-	if (types && !t && !af_type_sync(f, sh, task)) {
+	/* its trackers follow its row and spec, not its cells (af_track_moved); masking would
+	 * change an ANCHORED shape's candidates, which mask() declines */
+	bool light = types && (!t || (loc & ~TPH_SCORE_HYPERNODE) != TPH_SCORE_ANCHORED);
+	if (light && !af_type_sync(f, sh, task)) {
 		sh->used = ++f->clock;
-		return AF_LIGHT; /* its columns stay as they are until a tracker reads them */
+		if (t)
+			af_track_eval(t);
+		*tp = t;
+		return AF_LIGHT; /* its columns stay as they are until a pick must read them */
 	}
 	if (refuse || columns(f, sh) || af_sync(f, sh, task))
 		return decline(f, task);
@@ -428,7 +441,7 @@ int alloc_fast_pick(alloc_fast *f, tph_idx task, tph_idx *node, tph_reason_code 
 	af_track *t;
 	int rc = prepare(f, task, false, AF_NOTAIL, &sh, &t);
 	if (rc == AF_LIGHT) {
-		rc = light_decide(f, sh, task, node, codes);
+		rc = light_decide(f, sh, t, task, node, codes);
 		if (rc != TPH_DECLINED)
 			return rc;
 		if (columns(f, sh) || af_sync(f, sh, task))

@@ -347,15 +347,29 @@ af_win af_tree_range(af_shape *sh, uint32_t n, uint32_t lo, uint32_t hi);
  * bound to `sh` on the role's first task; NULL with *decline set when the task must take the
  * normal path. */
 af_track *af_track_get(alloc_fast *f, tph_idx task, af_shape *sh, bool *decline);
-/* The verdict of sh (a tracker's shape) at p changed from `old`. */
+/* The verdict of sh (a tracker's shape) at p changed from `old`; ignored for a shape whose
+ * picks read the types (its trackers hear af_track_moved). */
 void af_track_notify(alloc_fast *f, const af_shape *sh, uint32_t p, tph_reason_code old);
+/* Row r's fit (v NULL) or spec v's verdict (r NULL) at p changed from `old`: trackers of the
+ * shapes whose picks read the types follow their verdicts there, their cells being behind. */
+void af_track_moved(alloc_fast *f, const af_row *r, const af_pred *v, uint32_t p,
+                    tph_reason_code old);
+/* The verdict a tracker of sh follows at p: from the row and spec for a shape whose picks read
+ * the types (TPH_SCORE_ROW with a spec), else from its cells. */
+static inline tph_reason_code af_track_base(const af_shape *sh, uint32_t p)
+{
+	if (!sh->keyrow || !sh->pred)
+		return sh->cell[p].code;
+	tph_reason_code fit = sh->row->cell[p].fit;
+	return fit == TPH_PASS ? sh->pred->code[p] : fit;
+}
 /* An evaluation by a task of the tracker's role: fold the changes since the last one. */
 void af_track_eval(af_track *t);
 /* The verdict the role's cache gives position p (after af_track_eval); inline for the
  * loops over a hypernode's nodes. */
 static inline tph_reason_code af_track_code(const af_track *t, uint32_t p)
 {
-	return t->ov_at[p] == t->ov_gen ? t->ov_code[p] : t->sh->cell[p].code;
+	return t->ov_at[p] == t->ov_gen ? t->ov_code[p] : af_track_base(t->sh, p);
 }
 /* The tracker of the task's (job, role), if any, writes its entry's codes and ends. */
 void af_track_handover(alloc_fast *f, tph_idx task);

@@ -92,6 +92,8 @@ static void fits(alloc_fast *f, af_row *r, const int64_t *room, const uint32_t *
 		tph_reason_code fit = shard && out ? shard : room_check(&ffit, fut);
 		bool in_idle = fit == TPH_PASS && room_check(&gfit, idle) == TPH_PASS;
 		bool in_fut = fit == TPH_PASS && !in_idle && room_check(&gfit, fut) == TPH_PASS;
+		if (cell[p].fit != fit && r->built)
+			af_track_moved(f, r, NULL, p, cell[p].fit);
 		cell[p].fit = fit;
 		cell[p].grp = alloc_group_rule(in_idle, in_fut, soft && out);
 	}
@@ -190,8 +192,12 @@ void af_pred_sync(alloc_fast *f, af_pred *v, tph_idx task)
 		tph_predicate_nodes(s, task, f->nodes, k, f->vbuf);
 	if (s->prof)
 		tph_prof_add(s, TPH_EP_PREDICATE, k, tph_now_ms() - t0);
-	for (uint32_t i = 0; i < k; i++)
-		v->code[whole ? i : list[i]] = f->vbuf[i];
+	for (uint32_t i = 0; i < k; i++) {
+		uint32_t p = whole ? i : list[i];
+		if (v->code[p] != f->vbuf[i] && v->built)
+			af_track_moved(f, NULL, v, p, v->code[p]);
+		v->code[p] = f->vbuf[i];
+	}
 	v->built = true;
 	v->seen = n_log;
 	v->lost = lost;

@@ -85,15 +85,41 @@ af_track *af_track_get(alloc_fast *f, tph_idx task, af_shape *sh, bool *decline)
 	return t;
 }
 
+/* p's verdict at the role's last evaluation is `old`, unless one was kept since. */
+static void track_mod(af_track *t, uint32_t p, tph_reason_code old)
+{
+	if (t->mod_at[p] == t->mod_gen)
+		return;
+	t->mod_at[p] = t->mod_gen;
+	t->mod_old[p] = old;
+	t->mods[t->n_mods++] = p;
+}
+
 void af_track_notify(alloc_fast *f, const af_shape *sh, uint32_t p, tph_reason_code old)
+{
+	if (sh->keyrow && sh->pred)
+		return; /* its trackers follow the row and spec (af_track_moved) */
+	for (uint32_t i = 0; i < f->n_tr; i++) {
+		af_track *t = f->tr[i];
+		if (t->sh == sh && live(f, t) && t->evals)
+			track_mod(t, p, old);
+	}
+}
+
+/* Both columns were current at each evaluation (af_type_sync, af_sync), so at the first change
+ * of either since, the other still holds its value then: the old verdict is exact. A change
+ * that leaves the verdict as it was is kept too (its old verdict is the current one). */
+void af_track_moved(alloc_fast *f, const af_row *r, const af_pred *v, uint32_t p,
+                    tph_reason_code old)
 {
 	for (uint32_t i = 0; i < f->n_tr; i++) {
 		af_track *t = f->tr[i];
-		if (t->sh != sh || !live(f, t) || !t->evals || t->mod_at[p] == t->mod_gen)
+		const af_shape *sh = t->sh;
+		if (!sh || !sh->keyrow || !sh->pred || (r ? sh->row != r : sh->pred != v) ||
+		    !live(f, t) || !t->evals)
 			continue;
-		t->mod_at[p] = t->mod_gen;
-		t->mod_old[p] = old;
-		t->mods[t->n_mods++] = p;
+		tph_reason_code fit = r ? old : sh->row->cell[p].fit;
+		track_mod(t, p, fit == TPH_PASS ? (v ? old : sh->pred->code[p]) : fit);
 	}
 }
 
@@ -117,7 +143,7 @@ static tph_reason_code cached(const af_track *t, uint32_t p)
 {
 	if (t->ov_at[p] == t->ov_gen)
 		return t->ov_code[p];
-	return t->mod_at[p] == t->mod_gen ? t->mod_old[p] : t->sh->cell[p].code;
+	return t->mod_at[p] == t->mod_gen ? t->mod_old[p] : af_track_base(t->sh, p);
 }
 
 void af_track_handover(alloc_fast *f, tph_idx task)

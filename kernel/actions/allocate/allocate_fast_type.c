@@ -329,6 +329,26 @@ static af_win shape_scan(const af_types *t, const af_shape *sh, uint32_t i)
 	return best;
 }
 
+/* Whether p is a candidate of the tracked shape, its cells behind: feasible now and not held
+ * failed by the role's cache (mask() in allocate_fast.c, from the row and spec). */
+static bool open_for(const af_shape *sh, const af_track *tr, uint32_t p)
+{
+	return af_type_verdict(sh, p) == TPH_PASS && tr->ov_at[p] != tr->ov_gen;
+}
+
+/* Type i's first in the shape's order among its candidates, by a scan of the row's cells. */
+static af_win tracked_scan(const af_types *t, const af_shape *sh, const af_track *tr, uint32_t i)
+{
+	af_win best = NOWIN;
+	for (uint32_t j = t->off[i]; j < t->off[i + 1]; j++) {
+		uint32_t p = t->list[j];
+		af_win e = open_for(sh, tr, p) ? row_entry(&sh->row->cell[p], p) : NOWIN;
+		if (before(&e, &best))
+			best = e;
+	}
+	return best;
+}
+
 static uint32_t spec_bit(const alloc_fast *f, const af_pred *v)
 {
 	for (uint32_t b = 0; b < f->n_preds && b < SPEC_MAX; b++)
@@ -354,7 +374,7 @@ int af_type_sync(alloc_fast *f, af_shape *sh, tph_idx task)
 	return TPH_OK;
 }
 
-int af_type_first(alloc_fast *f, af_shape *sh, bool cells, af_win *first)
+int af_type_first(alloc_fast *f, af_shape *sh, bool cells, const af_track *tr, af_win *first)
 {
 	struct af_type_state *st = state(f);
 	uint32_t b = st ? spec_bit(f, sh->pred) : NOPOS;
@@ -370,7 +390,9 @@ int af_type_first(alloc_fast *f, af_shape *sh, bool cells, af_win *first)
 		af_win w = type_first(t, r, i);
 		if (w.pos == NOPOS || !before(&w, &best))
 			continue; /* a shape's first in the type is no better than the row's */
-		af_win e = !cells || sh->cell[w.pos].grp < G_NONE ? w : shape_scan(t, sh, i);
+		af_win e = cells && sh->cell[w.pos].grp >= G_NONE     ? shape_scan(t, sh, i)
+		           : !cells && tr && !open_for(sh, tr, w.pos) ? tracked_scan(t, sh, tr, i)
+		                                                      : w;
 		if (before(&e, &best))
 			best = e;
 	}

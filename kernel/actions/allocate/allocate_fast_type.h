@@ -24,9 +24,10 @@ static inline tph_reason_code af_type_verdict(const af_shape *sh, uint32_t p)
 }
 /* The shape's first as af_tree_first orders it (*first; pos UINT32_MAX when no node is
  * feasible), from the type winners of its row, the row and spec being current and, with
- * `cells`, the shape's columns too (then the nodes a tracker masks are left out; without, none
- * is); TPH_DECLINED (out of memory, too many types). */
-int af_type_first(alloc_fast *f, af_shape *sh, bool cells, af_win *first);
+ * `cells`, the shape's columns too (then the nodes a tracker masks are left out); without,
+ * the nodes tracker `tr` (if any) holds failed are left out; TPH_DECLINED (out of memory, too
+ * many types). */
+int af_type_first(alloc_fast *f, af_shape *sh, bool cells, const af_track *tr, af_win *first);
 void af_type_free(alloc_fast *f);
 
 #endif
