@@ -137,6 +137,33 @@ typedef struct af_win {
 	uint8_t stale; /* at a leaf: the block's winner got worse, the entry is only a bound */
 } af_win;
 
+/* No position: its group loses to every cell's. */
+#define AF_NOWIN ((af_win){0, UINT32_MAX, UINT8_MAX, 0})
+
+/* Whether a comes before b; equal group and score go to the lower position. */
+static inline bool af_win_before(const af_win *a, const af_win *b)
+{
+	if (a->grp != b->grp)
+		return a->grp < b->grp;
+	if (a->key != b->key)
+		return a->key > b->key;
+	return a->pos < b->pos;
+}
+
+/* Tournament node i's ancestors in win merged again, up to the first whose entry stays. The
+ * winner is compared and copied through a pointer: a merged value would be packed into a
+ * register. */
+static inline void af_win_fix_up(af_win *win, uint32_t i)
+{
+	for (i >>= 1; i; i >>= 1) {
+		const af_win *l = &win[2 * i], *r = &win[2 * i + 1];
+		const af_win *m = af_win_before(r, l) ? r : l;
+		if (m->pos == win[i].pos && m->grp == win[i].grp && m->key == win[i].key)
+			return;
+		win[i] = *m;
+	}
+}
+
 typedef struct af_shape {
 	const tph_pod_spec *spec;
 	const int64_t *req; /* the request row of the task that made it */

@@ -14,19 +14,6 @@ uint32_t af_tree_leaves(uint32_t n)
 	return cap;
 }
 
-/* No position: its group loses to every cell's. */
-#define NOWIN ((af_win){0, NOPOS, UINT8_MAX, 0})
-
-/* Whether a comes before b; equal group and score go to the lower position. */
-static inline bool before(const af_win *a, const af_win *b)
-{
-	if (a->grp != b->grp)
-		return a->grp < b->grp;
-	if (a->key != b->key)
-		return a->key > b->key;
-	return a->pos < b->pos;
-}
-
 static af_win entry(const af_shape *sh, uint32_t p)
 {
 	return (af_win){sh->cell[p].key, p, sh->cell[p].grp};
@@ -46,7 +33,7 @@ static af_win range_winner(const af_shape *sh, uint32_t lo, uint32_t hi)
 		key = win ? c->key : key;
 		grp = win ? c->grp : grp;
 	}
-	return best == NOPOS ? NOWIN : entry(sh, best);
+	return best == NOPOS ? AF_NOWIN : entry(sh, best);
 }
 
 static af_win block_winner(const af_shape *sh, uint32_t n, uint32_t b)
@@ -57,23 +44,23 @@ static af_win block_winner(const af_shape *sh, uint32_t n, uint32_t b)
 
 static af_win merge(const af_win *left, const af_win *right)
 {
-	return before(right, left) ? *right : *left;
+	return af_win_before(right, left) ? *right : *left;
 }
 
-/* Copied through a pointer to the winning child, as in fix_up. */
+/* Copied through a pointer to the winning child, as in af_win_fix_up. */
 static void merge_all(af_shape *sh)
 {
 	af_win *win = sh->win;
 	for (uint32_t i = sh->cap - 1; i >= 1; i--) {
 		const af_win *l = &win[2 * i], *r = &win[2 * i + 1];
-		win[i] = before(r, l) ? *r : *l;
+		win[i] = af_win_before(r, l) ? *r : *l;
 	}
 }
 
 static void build_now(af_shape *sh, uint32_t n)
 {
 	for (uint32_t b = 0; b < sh->cap; b++)
-		sh->win[sh->cap + b] = b * AF_BLOCK < n ? block_winner(sh, n, b) : NOWIN;
+		sh->win[sh->cap + b] = b * AF_BLOCK < n ? block_winner(sh, n, b) : AF_NOWIN;
 	merge_all(sh);
 	sh->tree_due = false;
 }
@@ -88,24 +75,6 @@ void af_tree_build(af_shape *sh, uint32_t n)
 		sh->tree_due = true;
 }
 
-static bool same(const af_win *a, const af_win *b)
-{
-	return a->pos == b->pos && a->grp == b->grp && a->key == b->key;
-}
-
-/* Tree node i and its ancestors merged again, up to the first whose entry stays. The winner
- * is compared and copied through a pointer: a merged value would be packed into a register. */
-static void fix_up(af_shape *sh, uint32_t i)
-{
-	af_win *win = sh->win;
-	for (i >>= 1; i; i >>= 1) {
-		const af_win *l = &win[2 * i], *r = &win[2 * i + 1], *m = before(r, l) ? r : l;
-		if (same(m, &win[i]))
-			return;
-		win[i] = *m;
-	}
-}
-
 /* A stale block's entry is a bound that loses to any exact entry before it, so a first whose
  * block is not stale is the true first. */
 static bool settle(af_shape *sh, uint32_t n, const af_win *first)
@@ -116,7 +85,7 @@ static bool settle(af_shape *sh, uint32_t n, const af_win *first)
 	if (!sh->win[i].stale)
 		return true;
 	sh->win[i] = block_winner(sh, n, first->pos / AF_BLOCK);
-	fix_up(sh, i);
+	af_win_fix_up(sh->win, i);
 	return false;
 }
 
@@ -188,7 +157,7 @@ void af_tree_update(af_shape *sh, const uint32_t *plist, uint32_t k)
 	uint32_t walks = 0, most = sh->cap / 8;
 	for (uint32_t i = 0; i < k; i++)
 		if (leaf_update(sh, plist[i]) && walks++ < most)
-			fix_up(sh, sh->cap + plist[i] / AF_BLOCK);
+			af_win_fix_up(sh->win, sh->cap + plist[i] / AF_BLOCK);
 	if (walks > most)
 		merge_all(sh);
 }

@@ -48,17 +48,6 @@ struct af_type_state {
 	uint32_t n_rows, cap_rows;
 };
 
-static inline bool before(const af_win *a, const af_win *b)
-{
-	if (a->grp != b->grp)
-		return a->grp < b->grp;
-	if (a->key != b->key)
-		return a->key > b->key;
-	return a->pos < b->pos;
-}
-
-#define NOWIN ((af_win){0, NOPOS, UINT8_MAX, 0})
-
 /* ---- the partition ---- */
 
 static uint32_t built_specs(const alloc_fast *f)
@@ -216,17 +205,17 @@ static af_trow *trow_of(struct af_type_state *st, const af_row *row)
 
 static af_win row_entry(const af_rcell *c, uint32_t p)
 {
-	return c->grp < G_NONE ? (af_win){c->key, p, c->grp, 0} : NOWIN;
+	return c->grp < G_NONE ? (af_win){c->key, p, c->grp, 0} : AF_NOWIN;
 }
 
 /* Leaf j of type i: its entries' first in the row's order. */
 static af_win leaf_winner(const af_types *t, const af_rcell *cell, uint32_t i, uint32_t j)
 {
 	uint32_t lo = t->off[i] + j * TB, hi = lo + TB < t->off[i + 1] ? lo + TB : t->off[i + 1];
-	af_win best = NOWIN;
+	af_win best = AF_NOWIN;
 	for (uint32_t e = lo; e < hi; e++) {
 		af_win x = row_entry(&cell[t->list[e]], t->list[e]);
-		if (before(&x, &best))
+		if (af_win_before(&x, &best))
 			best = x;
 	}
 	return best;
@@ -237,19 +226,9 @@ static void build_type(const af_types *t, af_trow *r, uint32_t i)
 	af_win *w = r->win + t->base[i];
 	uint32_t cap = t->cap[i], leaves = (t->off[i + 1] - t->off[i] + TB - 1) / TB;
 	for (uint32_t j = 0; j < cap; j++)
-		w[cap + j] = j < leaves ? leaf_winner(t, r->row->cell, i, j) : NOWIN;
+		w[cap + j] = j < leaves ? leaf_winner(t, r->row->cell, i, j) : AF_NOWIN;
 	for (uint32_t k = cap - 1; k >= 1; k--)
-		w[k] = before(&w[2 * k + 1], &w[2 * k]) ? w[2 * k + 1] : w[2 * k];
-}
-
-static void fix_up(af_win *w, uint32_t k)
-{
-	for (k >>= 1; k; k >>= 1) {
-		const af_win *l = &w[2 * k], *r = &w[2 * k + 1], *m = before(r, l) ? r : l;
-		if (m->pos == w[k].pos && m->grp == w[k].grp && m->key == w[k].key)
-			return;
-		w[k] = *m;
-	}
+		w[k] = af_win_before(&w[2 * k + 1], &w[2 * k]) ? w[2 * k + 1] : w[2 * k];
 }
 
 /* Position p's row cell changed. As in allocate_fast_tree.c, a leaf whose winner got worse
@@ -265,7 +244,7 @@ static void moved(const af_types *t, af_trow *r, uint32_t p)
 	if (worse || (w[k].pos != p && e.grp == w[k].grp && e.key == w[k].key && p > w[k].pos))
 		return;
 	w[k] = e;
-	fix_up(w, k);
+	af_win_fix_up(w, k);
 }
 
 /* Type i's first in the row's order. */
@@ -278,7 +257,7 @@ static af_win type_first(const af_types *t, af_trow *r, uint32_t i)
 		if (!w[cap + j].stale)
 			break;
 		w[cap + j] = leaf_winner(t, r->row->cell, i, j);
-		fix_up(w, cap + j);
+		af_win_fix_up(w, cap + j);
 	}
 	return w[1];
 }
@@ -318,12 +297,12 @@ bool af_type_serves(const af_shape *sh)
 /* Type i's first in the shape's order, by a scan (the row's first is masked for it). */
 static af_win shape_scan(const af_types *t, const af_shape *sh, uint32_t i)
 {
-	af_win best = NOWIN;
+	af_win best = AF_NOWIN;
 	for (uint32_t j = t->off[i]; j < t->off[i + 1]; j++) {
 		uint32_t p = t->list[j];
 		const af_cell *c = &sh->cell[p];
-		af_win e = c->grp < G_NONE ? (af_win){c->key, p, c->grp, 0} : NOWIN;
-		if (before(&e, &best))
+		af_win e = c->grp < G_NONE ? (af_win){c->key, p, c->grp, 0} : AF_NOWIN;
+		if (af_win_before(&e, &best))
 			best = e;
 	}
 	return best;
@@ -339,11 +318,11 @@ static bool open_for(const af_shape *sh, const af_track *tr, uint32_t p)
 /* Type i's first in the shape's order among its candidates, by a scan of the row's cells. */
 static af_win tracked_scan(const af_types *t, const af_shape *sh, const af_track *tr, uint32_t i)
 {
-	af_win best = NOWIN;
+	af_win best = AF_NOWIN;
 	for (uint32_t j = t->off[i]; j < t->off[i + 1]; j++) {
 		uint32_t p = t->list[j];
-		af_win e = open_for(sh, tr, p) ? row_entry(&sh->row->cell[p], p) : NOWIN;
-		if (before(&e, &best))
+		af_win e = open_for(sh, tr, p) ? row_entry(&sh->row->cell[p], p) : AF_NOWIN;
+		if (af_win_before(&e, &best))
 			best = e;
 	}
 	return best;
@@ -383,17 +362,17 @@ int af_type_first(alloc_fast *f, af_shape *sh, bool cells, const af_track *tr, a
 	if (!r || trow_sync(f, t, r))
 		return TPH_DECLINED;
 	uint64_t bit = (uint64_t)1 << b;
-	af_win best = NOWIN;
+	af_win best = AF_NOWIN;
 	for (uint32_t i = 0; i < t->n; i++) {
 		if (!(t->sig[i] & bit))
 			continue; /* the spec's predicates fail every node of the type */
 		af_win w = type_first(t, r, i);
-		if (w.pos == NOPOS || !before(&w, &best))
+		if (w.pos == NOPOS || !af_win_before(&w, &best))
 			continue; /* a shape's first in the type is no better than the row's */
 		af_win e = cells && sh->cell[w.pos].grp >= G_NONE     ? shape_scan(t, sh, i)
 		           : !cells && tr && !open_for(sh, tr, w.pos) ? tracked_scan(t, sh, tr, i)
 		                                                      : w;
-		if (before(&e, &best))
+		if (af_win_before(&e, &best))
 			best = e;
 	}
 	*first = best;
