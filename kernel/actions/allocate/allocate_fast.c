@@ -312,15 +312,23 @@ static tph_idx scan_from(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t g0)
 	return TPH_NOIDX;
 }
 
+/* The position of the task's nominated node when the resource fit passes it, else NOPOS: a
+ * pick takes it when the shape's verdict passes too, as the normal path would. */
+static uint32_t nominated_fit(const alloc_fast *f, tph_idx task)
+{
+	tph_idx nom = f->s->tasks.nominated[task];
+	uint32_t pn = nom == TPH_NOIDX ? NOPOS : f->pos[nom];
+	return pn != NOPOS && tph_fit_check(&f->s->nodes, &f->fit, nom, true) == TPH_PASS ? pn
+	                                                                                  : NOPOS;
+}
+
 static int decide(alloc_fast *f, af_shape *sh, const af_track *t, tph_idx task, tph_idx *node,
                   tph_reason_code *codes)
 {
 	const tph_session *s = f->s;
-	tph_idx nom = s->tasks.nominated[task];
-	uint32_t pn = nom == TPH_NOIDX ? NOPOS : f->pos[nom];
-	if (pn != NOPOS && tph_fit_check(&s->nodes, &f->fit, nom, true) == TPH_PASS &&
-	    verdict(sh, t, pn) == TPH_PASS) {
-		*node = nom;
+	uint32_t pn = nominated_fit(f, task);
+	if (pn != NOPOS && verdict(sh, t, pn) == TPH_PASS) {
+		*node = s->ready_nodes[pn];
 		return AF_NODE;
 	}
 	uint32_t total = 0;
@@ -360,11 +368,9 @@ static int light_decide(alloc_fast *f, af_shape *sh, const af_track *t, tph_idx 
                         tph_reason_code *codes)
 {
 	const tph_session *s = f->s;
-	tph_idx nom = s->tasks.nominated[task];
-	uint32_t pn = nom == TPH_NOIDX ? NOPOS : f->pos[nom];
-	if (pn != NOPOS && tph_fit_check(&s->nodes, &f->fit, nom, true) == TPH_PASS &&
-	    light_verdict(sh, t, pn) == TPH_PASS) {
-		*node = nom;
+	uint32_t pn = nominated_fit(f, task);
+	if (pn != NOPOS && light_verdict(sh, t, pn) == TPH_PASS) {
+		*node = s->ready_nodes[pn];
 		return AF_NODE;
 	}
 	af_win first;

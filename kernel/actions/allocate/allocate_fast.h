@@ -150,6 +150,22 @@ static inline bool af_win_before(const af_win *a, const af_win *b)
 	return a->pos < b->pos;
 }
 
+/* A tournament leaf's entry w offered position p's entry e (AF_NOWIN when p is infeasible).
+ * Every position of the leaf is, as it stands or as it stood when last offered, no better
+ * than w: a winner that got worse leaves its entry as that bound, marked stale, for the
+ * readers to scan again only when it would win (most never do); anything better replaces it,
+ * exact again. Whether the entry changed so. */
+static inline bool af_win_offer(af_win *w, af_win e, uint32_t p)
+{
+	bool worse = e.grp > w->grp || (e.grp == w->grp && e.key < w->key);
+	if (w->pos == p && worse)
+		w->stale = 1;
+	if (worse || (w->pos != p && e.grp == w->grp && e.key == w->key && p > w->pos))
+		return false;
+	*w = e;
+	return true;
+}
+
 /* Tournament node i's ancestors in win merged again, up to the first whose entry stays. The
  * winner is compared and copied through a pointer: a merged value would be packed into a
  * register. */
@@ -381,14 +397,24 @@ void af_track_notify(alloc_fast *f, const af_shape *sh, uint32_t p, tph_reason_c
  * shapes whose picks read the types follow their verdicts there, their cells being behind. */
 void af_track_moved(alloc_fast *f, const af_row *r, const af_pred *v, uint32_t p,
                     tph_reason_code old);
-/* The verdict a tracker of sh follows at p: from the row and spec for a shape whose picks read
- * the types (TPH_SCORE_ROW with a spec), else from its cells. */
-static inline tph_reason_code af_track_base(const af_shape *sh, uint32_t p)
+/* Whether the shape's picks may read its row's type winners (allocate_fast_type.c), so that
+ * its own tournament need not be kept, nor its cells for its trackers: its keys are its row's
+ * (TPH_SCORE_ROW) and its verdicts its row's fit and its pod spec's. */
+static inline bool af_type_serves(const af_shape *sh)
 {
-	if (!sh->keyrow || !sh->pred)
-		return sh->cell[p].code;
+	return sh->keyrow && sh->pred;
+}
+/* Such a shape's verdict at position p from its row and spec (its columns may be behind). */
+static inline tph_reason_code af_type_verdict(const af_shape *sh, uint32_t p)
+{
 	tph_reason_code fit = sh->row->cell[p].fit;
 	return fit == TPH_PASS ? sh->pred->code[p] : fit;
+}
+/* The verdict a tracker of sh follows at p: from the row and spec for a shape whose picks read
+ * the types, else from its cells. */
+static inline tph_reason_code af_track_base(const af_shape *sh, uint32_t p)
+{
+	return af_type_serves(sh) ? af_type_verdict(sh, p) : sh->cell[p].code;
 }
 /* An evaluation by a task of the tracker's role: fold the changes since the last one. */
 void af_track_eval(af_track *t);

@@ -127,21 +127,10 @@ af_win af_tree_range(af_shape *sh, uint32_t n, uint32_t lo, uint32_t hi)
 	return w;
 }
 
-/* Every position of a block is, as it stands or as it stood at its last call, no better than
- * the block's entry. A winner that got worse leaves its entry as that bound, marked stale, for
- * the readers to scan again only when it would win (most never do); anything better replaces
- * it, exact again. Whether the entry changed so. */
 static inline bool leaf_update(af_shape *sh, uint32_t p)
 {
 	const af_cell *c = &sh->cell[p];
-	af_win *w = &sh->win[sh->cap + p / AF_BLOCK];
-	bool worse = c->grp > w->grp || (c->grp == w->grp && c->key < w->key);
-	if (w->pos == p && worse)
-		w->stale = 1;
-	if (worse || (w->pos != p && c->grp == w->grp && c->key == w->key && p > w->pos))
-		return false;
-	*w = (af_win){c->key, p, c->grp};
-	return true;
+	return af_win_offer(&sh->win[sh->cap + p / AF_BLOCK], (af_win){c->key, p, c->grp}, p);
 }
 
 void af_tree_update(af_shape *sh, const uint32_t *plist, uint32_t k)

@@ -231,20 +231,13 @@ static void build_type(const af_types *t, af_trow *r, uint32_t i)
 		w[k] = af_win_before(&w[2 * k + 1], &w[2 * k]) ? w[2 * k + 1] : w[2 * k];
 }
 
-/* Position p's row cell changed. As in allocate_fast_tree.c, a leaf whose winner got worse
- * keeps its entry as a bound, marked stale, scanned again only when it would be read. */
+/* Position p's row cell changed (af_win_offer, as the shapes' tournaments). */
 static void moved(const af_types *t, af_trow *r, uint32_t p)
 {
 	uint32_t i = t->of[p], k = t->cap[i] + (t->at[p] - t->off[i]) / TB;
 	af_win *w = r->win + t->base[i];
-	af_win e = row_entry(&r->row->cell[p], p);
-	bool worse = e.grp > w[k].grp || (e.grp == w[k].grp && e.key < w[k].key);
-	if (w[k].pos == p && worse)
-		w[k].stale = 1;
-	if (worse || (w[k].pos != p && e.grp == w[k].grp && e.key == w[k].key && p > w[k].pos))
-		return;
-	w[k] = e;
-	af_win_fix_up(w, k);
+	if (af_win_offer(&w[k], row_entry(&r->row->cell[p], p), p))
+		af_win_fix_up(w, k);
 }
 
 /* Type i's first in the row's order. */
@@ -288,11 +281,6 @@ static int trow_sync(alloc_fast *f, const af_types *t, af_trow *r)
 }
 
 /* ---- a shape's pick ---- */
-
-bool af_type_serves(const af_shape *sh)
-{
-	return sh->keyrow && sh->pred;
-}
 
 /* Type i's first in the shape's order, by a scan (the row's first is masked for it). */
 static af_win shape_scan(const af_types *t, const af_shape *sh, uint32_t i)

@@ -10,18 +10,9 @@
 
 #include "allocate_fast.h"
 
-/* Whether the shape's picks may read the type winners (af_type_first), so that its own
- * tournament need not be kept. */
-bool af_type_serves(const af_shape *sh);
 /* The shape's row and pod spec verdicts brought up to date, its own columns left as they are;
  * TPH_ENOMEM. */
 int af_type_sync(alloc_fast *f, af_shape *sh, tph_idx task);
-/* The shape's verdict at position p from its row and spec (its columns may be behind). */
-static inline tph_reason_code af_type_verdict(const af_shape *sh, uint32_t p)
-{
-	tph_reason_code fit = sh->row->cell[p].fit;
-	return fit == TPH_PASS ? sh->pred->code[p] : fit;
-}
 /* The shape's first as af_tree_first orders it (*first; pos UINT32_MAX when no node is
  * feasible), from the type winners of its row, the row and spec being current and, with
  * `cells`, the shape's columns too (then the nodes a tracker masks are left out); without,
