@@ -543,6 +543,31 @@ static void test_queue_capped(void **state)
 	assert_int_equal(fast.pre, 2);
 }
 
+/* Six racks, a gang of three: a 1-cpu pod, then two 2-cpu pods (two request rows). With a
+ * capability of two cpus each rack's run places the first pod and is refused the second:
+ * no run places a 2-cpu pod once it has placed a pod (any pod asks for at least the cpu the
+ * refused run had placed), so none places more than two, short of the three the gang needs,
+ * and the shortcut runs the first rack and the group's last. With three cpus each run places
+ * two and is refused the third: a run could still place the 1-cpu pod after both others,
+ * so every rack runs, as in the literal search. */
+static void test_queue_capped_rows(void **state)
+{
+	(void)state;
+	const char *cap[] = {", capability: {cpu: '2'}", ", capability: {cpu: '3'}"};
+	const uint64_t pre[] = {2, 12};
+	for (uint32_t i = 0; i < 2; i++) {
+		racks_with(6, 0, "", "1", "2", "    - name: proportion\n", cap[i]);
+		memcpy(strstr(yaml, "minMember: 2"), "minMember: 3", 12);
+		size_t len = strlen(yaml);
+		snprintf(yaml + len, sizeof yaml - len,
+		         "  - {name: w-2, namespace: ns, podGroup: j, requests: {cpu: '2'}}\n");
+		counts fast = profiled(false, 0), naive = profiled(true, 0);
+		assert_int_equal(fast.binds, 0);
+		assert_int_equal(naive.pre, 6 * (i + 1));
+		assert_int_equal(fast.pre, pre[i]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -562,6 +587,7 @@ int main(void)
 	    cmocka_unit_test(test_queue_shut),
 	    cmocka_unit_test(test_refusal_stands),
 	    cmocka_unit_test(test_queue_capped),
+	    cmocka_unit_test(test_queue_capped_rows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -125,10 +125,11 @@ typedef struct ahn_ctx {
 	 * (allocate_hn_tasks.c). */
 	bool refusal_stands;
 	/* With refusal_stands, for the search under way (ahn_for_job): the job's counted tasks at
-	 * its start (ahn_job_have), and the fewest tasks a run of the search had placed when
-	 * Allocatable refused its next (INT64_MAX: none refused), set where the worksheet's
-	 * tasks ask for one row (allocate_hn_tasks.c). */
+	 * its start (ahn_job_have), the request rows of its worksheet's placed tasks then
+	 * (placed0, ndim; ahn_placed_sum), and the most tasks a run of the search can place by
+	 * its queue's refusals so far (INT64_MAX: none refused; allocate_hn_tasks.c). */
 	int64_t have0, q_cap;
+	int64_t *placed0;
 	/* Set by ahn_for_job for its search when no task of the job passes Allocatable: every
 	 * run is sure to fail (allocate_hn_job.c). */
 	bool shut;
@@ -210,6 +211,11 @@ void ahn_sum_prep(ahn_ctx *h, ahn_ws *w, int64_t need, ahn_sum *out);
 /* Whether hn's summed future idle is short of it in some dimension (so its nodes take fewer
  * than `need` of the worksheet's tasks now). */
 bool ahn_sum_short(const ahn_ctx *h, const ahn_sum *sum, tph_idx hn);
+/* The request rows of the worksheet's tasks that are not pending, summed into sum[ndim]. */
+void ahn_placed_sum(const ahn_ctx *h, const ahn_ws *w, int64_t *sum);
+/* The most tasks a run of the search under way can place, now that Allocatable refused a
+ * task asking for `row` (INT64_MAX: no bound); valid under ahn_ctx.refusal_stands. */
+int64_t ahn_refused_cap(ahn_ctx *h, ahn_ws *w, const int64_t *row);
 /* Whether a dry run at hn needing `need` tasks is sure to fail, by resources alone. */
 bool ahn_hopeless(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need);
 /* The same, or the search is shut (ahn_ctx.shut), or by its classes' verdicts of hn's nodes

@@ -67,8 +67,9 @@ int ahn_bound_init(ahn_ctx *h)
 	h->rank_sc = TPH_ACT_NEW(s, double, s->topo->t.n + 1);
 	h->row_v = TPH_ACT_NEW(s, int64_t, (size_t)AHN_ROWS * s->ndim + 1);
 	h->ckey_row = TPH_ACT_NEW(s, int64_t, (size_t)AHN_CKEYS * s->ndim + 1);
+	h->placed0 = TPH_ACT_NEW(s, int64_t, s->ndim + 1);
 	if (!h->memo || !h->ranked || !h->verdict || !h->rank_hn || !h->rank_sc || !h->row_v ||
-	    !h->ckey_row)
+	    !h->ckey_row || !h->placed0)
 		return TPH_ENOMEM;
 	/* node sampling rotates its start on every filter call: every run must happen, in order;
 	 * naive mode keeps the plain search as the reference */
@@ -267,6 +268,58 @@ bool ahn_sum_short(const ahn_ctx *h, const ahn_sum *sum, tph_idx hn)
 			return true;
 	}
 	return false;
+}
+
+void ahn_placed_sum(const ahn_ctx *h, const ahn_ws *w, int64_t *sum)
+{
+	const tph_session *s = h->s;
+	memset(sum, 0, s->ndim * sizeof *sum);
+	for (uint32_t i = 0; i < w->off[w->n_sj]; i++) {
+		tph_idx t = w->task[i];
+		if (s->tasks.status[t] == TPH_TS_PENDING)
+			continue;
+		for (uint32_t d = 0; d < s->ndim; d++)
+			sum[d] += s->tasks.req[(size_t)t * s->ndim + d];
+	}
+}
+
+/* Whether any j of the worksheet's tasks ask for at least a in every dimension: per bounded
+ * dimension its j smallest requests (the prefix sums), pods j times the fewest asked, the
+ * other dimensions no task asks for. */
+static bool j_reach(const ahn_ctx *h, const ahn_ws *w, uint32_t j, const int64_t *a, int64_t pods)
+{
+	uint32_t n = w->off[w->n_sj];
+	for (uint32_t x = 0; w->n_dim != UINT32_MAX && x < w->n_dim; x++)
+		if (w->prefix[(size_t)x * (n + 1) + j] < a[w->dim[x]])
+			return false;
+	return TPH_RES_PODS >= h->s->ndim || (int64_t)j * pods >= a[TPH_RES_PODS];
+}
+
+/* The search's runs all start from one state, and under TPH_ALLOC_QUEUE the queue's verdict
+ * there is a function of the row asked and of the sum a of the rows the run placed, a no
+ * standing for any larger sum. So a refusal of `row` at a refuses that row in every run
+ * once it has placed J tasks, J the fewest whose smallest requests reach a: a run places
+ * tasks of the row only while below J, and at most every task of another row besides. */
+int64_t ahn_refused_cap(ahn_ctx *h, ahn_ws *w, const int64_t *row)
+{
+	const tph_session *s = h->s;
+	uint32_t n = w->off[w->n_sj], other = 0, nd = s->ndim;
+	int64_t a[TPH_RES_MAX], pods = INT64_MAX;
+	if ((!w->n_dim && prefix_build(h, w)) || nd > TPH_RES_MAX)
+		return INT64_MAX;
+	ahn_placed_sum(h, w, a);
+	for (uint32_t d = 0; d < nd; d++)
+		a[d] -= h->placed0[d];
+	for (uint32_t i = 0; i < n; i++) {
+		const int64_t *req = s->tasks.req + (size_t)w->task[i] * nd;
+		other += memcmp(req, row, nd * sizeof *row) != 0;
+		if (TPH_RES_PODS < nd && req[TPH_RES_PODS] < pods)
+			pods = req[TPH_RES_PODS];
+	}
+	for (uint32_t j = 0; j <= n; j++)
+		if (j_reach(h, w, j, a, pods))
+			return (int64_t)j + other;
+	return INT64_MAX;
 }
 
 /* How many tasks asking for v[x] in dimension dim[x] (x < n; none where v[x] is 0) node

@@ -114,8 +114,8 @@ static void hold(ahn_ws *w, group_out *go, tph_idx hn, tph_statement *st)
 	take_best(w);
 }
 
-/* A run at hn needing `need` tasks is sure to fail: by the bounds, or because a run of this
- * search was refused by its queue with fewer placed (ahn_ctx.q_cap). */
+/* A run at hn needing `need` tasks is sure to fail: by the bounds, or because the queue's
+ * refusals in this search's runs let none place as many (ahn_ctx.q_cap). */
 static bool doomed(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need)
 {
 	return h->q_cap < need || ahn_doomed(h, w, hn, need);
@@ -329,6 +329,8 @@ int ahn_for_job(ahn_ctx *h, ahn_ws *w, tph_idx avail, tph_statement *out, bool *
 		return TPH_OK;
 	h->shut = queue_shut(h, w);
 	h->have0 = ahn_job_have(h, w->job);
+	if (h->refusal_stands)
+		ahn_placed_sum(h, w, h->placed0);
 	h->q_cap = INT64_MAX;
 	int rc = for_job(h, w, avail, out, found);
 	h->q_cap = INT64_MAX;

@@ -136,17 +136,16 @@ static bool one_row(ahn_ws *w)
 	return w->rows == 1;
 }
 
-/* A refusal under TPH_ALLOC_QUEUE, where every task of the worksheet asks for one row: the
- * queue's state is then the search's start plus that row once per task the run placed, so
- * any run of the search that places as many meets the same state and is refused its next
- * task. No run places more (allocate_hn_job.c skips those that need more). */
-static void queue_capped(ahn_ctx *h, ahn_ws *w)
+/* A refusal under TPH_ALLOC_QUEUE caps every run of the search (allocate_hn_job.c skips
+ * those that need more). Where every task of the worksheet asks for one row, the queue's
+ * state is the search's start plus that row once per task the run placed, so any run that
+ * places as many meets the same state and is refused its next task: the cap is the count;
+ * else it is bounded by the rows placed (ahn_refused_cap). */
+static void queue_capped(ahn_ctx *h, ahn_ws *w, const int64_t *row)
 {
-	if (!one_row(w))
-		return;
-	int64_t placed = ahn_job_have(h, w->job) - h->have0;
-	if (placed < h->q_cap)
-		h->q_cap = placed;
+	int64_t cap = one_row(w) ? ahn_job_have(h, w->job) - h->have0 : ahn_refused_cap(h, w, row);
+	if (cap < h->q_cap)
+		h->q_cap = cap;
 }
 
 /* Allocatable for t. A run only adds to its queue (every task it places is the job's), and
@@ -157,14 +156,14 @@ static bool allocatable(ahn_ctx *h, hn_run *r, tph_idx t)
 {
 	const tph_session *s = h->s;
 	const int64_t *row = s->tasks.req + (size_t)t * s->ndim;
-	if (!r->refused || memcmp(r->refused, row, s->ndim * sizeof *row)) {
-		if (tph_allocatable(s, s->jobs->queue[r->w->job], t))
-			return true;
-		if (!h->refusal_stands)
-			return false;
+	if (r->refused && !memcmp(r->refused, row, s->ndim * sizeof *row))
+		return false;
+	if (tph_allocatable(s, s->jobs->queue[r->w->job], t))
+		return true;
+	if (h->refusal_stands) {
 		r->refused = row;
+		queue_capped(h, r->w, row);
 	}
-	queue_capped(h, r->w);
 	return false;
 }
 
