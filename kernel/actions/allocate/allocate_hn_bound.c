@@ -292,7 +292,10 @@ static bool j_reach(const ahn_ctx *h, const ahn_ws *w, uint32_t j, const int64_t
 	for (uint32_t x = 0; w->n_dim != UINT32_MAX && x < w->n_dim; x++)
 		if (w->prefix[(size_t)x * (n + 1) + j] < a[w->dim[x]])
 			return false;
-	return TPH_RES_PODS >= h->s->ndim || (int64_t)j * pods >= a[TPH_RES_PODS];
+	if (TPH_RES_PODS >= h->s->ndim || a[TPH_RES_PODS] <= 0)
+		return true;
+	/* j * pods >= a without the product (a request may be huge) */
+	return pods > 0 && j >= a[TPH_RES_PODS] / pods + (a[TPH_RES_PODS] % pods != 0);
 }
 
 /* The search's runs all start from one state, and under TPH_ALLOC_QUEUE the queue's verdict
