@@ -106,6 +106,7 @@ typedef struct af_pred {
 	bool built;
 	uint32_t seen, lost;
 	tph_reason_code *code; /* [pos] */
+	uint32_t flips;        /* verdicts that moved between pass and fail once built */
 } af_pred;
 
 /* What every ANCHORED shape of one request row and non-zero request shares when its scores
