@@ -96,6 +96,7 @@ typedef struct af_row {
 	uint32_t kseen, klost;  /* the same for key */
 	tph_fit_req ffit, gfit; /* the filter's request (pods unit, reasons) and the group's */
 	af_rcell *cell;         /* [pos] */
+	uint32_t trow;          /* where allocate_fast_type.c last found its tournaments */
 } af_row;
 
 /* What every shape of one pod spec shares when every predicate is TPH_PRED_SPEC_ONLY: the
@@ -107,6 +108,7 @@ typedef struct af_pred {
 	uint32_t seen, lost;
 	tph_reason_code *code; /* [pos] */
 	uint32_t flips;        /* verdicts that moved between pass and fail once built */
+	uint32_t at;           /* in f->preds */
 } af_pred;
 
 /* What every ANCHORED shape of one request row and non-zero request shares when its scores
@@ -283,6 +285,7 @@ struct alloc_fast {
 	bool spec_only; /* every predicate is TPH_PRED_SPEC_ONLY: verdicts per pod spec */
 	af_pred **preds;
 	uint32_t n_preds, cap_preds;
+	uint32_t built_preds; /* of them built */
 	/* scratch for n positions */
 	uint32_t *plist, *sub, *at;
 	af_recent rec;

@@ -50,14 +50,6 @@ struct af_type_state {
 
 /* ---- the partition ---- */
 
-static uint32_t built_specs(const alloc_fast *f)
-{
-	uint32_t k = 0;
-	for (uint32_t i = 0; i < f->n_preds; i++)
-		k += f->preds[i]->built;
-	return k;
-}
-
 static uint64_t signature(const alloc_fast *f, uint32_t p)
 {
 	uint64_t h = 0;
@@ -97,7 +89,7 @@ static void partition(alloc_fast *f, af_types *t)
 {
 	uint32_t n = f->n;
 	t->gen++;
-	t->specs = built_specs(f);
+	t->specs = f->built_preds;
 	t->n = 0;
 	if (f->n_preds > SPEC_MAX)
 		return;
@@ -196,17 +188,20 @@ void af_type_free(alloc_fast *f)
 
 /* ---- a row's tournaments ---- */
 
-static af_trow *trow_of(struct af_type_state *st, const af_row *row)
+static af_trow *trow_of(struct af_type_state *st, af_row *row)
 {
+	if (row->trow < st->n_rows && st->rows[row->trow]->row == row)
+		return st->rows[row->trow];
 	for (uint32_t i = 0; i < st->n_rows; i++)
 		if (st->rows[i]->row == row)
-			return st->rows[i];
+			return st->rows[row->trow = i];
 	af_trow *r = tph_calloc(1, sizeof *r);
 	if (!r || tph_grow(&st->rows, &st->cap_rows, st->n_rows + 1, sizeof *st->rows)) {
 		tph_free(r);
 		return NULL;
 	}
 	r->row = row;
+	row->trow = st->n_rows;
 	st->rows[st->n_rows++] = r;
 	return r;
 }
@@ -325,19 +320,16 @@ static af_win tracked_scan(const af_types *t, const af_shape *sh, const af_track
 	return best;
 }
 
-static uint32_t spec_bit(const alloc_fast *f, const af_pred *v)
+static uint32_t spec_bit(const af_pred *v)
 {
-	for (uint32_t b = 0; b < f->n_preds && b < SPEC_MAX; b++)
-		if (f->preds[b] == v)
-			return b;
-	return NOPOS;
+	return v->at < SPEC_MAX ? v->at : NOPOS;
 }
 
 /* The partition, made again when a verdict column was built or moved against it. */
 static af_types *types(alloc_fast *f, struct af_type_state *st, uint32_t b)
 {
 	af_types *t = &st->t;
-	if (!t->gen || t->specs != built_specs(f) || (t->n && !holds(f, t, b)))
+	if (!t->gen || t->specs != f->built_preds || (t->n && !holds(f, t, b)))
 		partition(f, t);
 	return t->n && t->chk[b] == t->gen ? t : NULL;
 }
@@ -347,7 +339,7 @@ static af_types *types(alloc_fast *f, struct af_type_state *st, uint32_t b)
 static af_trow *current(alloc_fast *f, const af_shape *sh, uint32_t *b)
 {
 	struct af_type_state *st = state(f);
-	*b = st ? spec_bit(f, sh->pred) : NOPOS;
+	*b = st ? spec_bit(sh->pred) : NOPOS;
 	af_types *t = *b == NOPOS ? NULL : types(f, st, *b);
 	af_trow *r = t ? trow_of(st, sh->row) : NULL;
 	return r && !trow_sync(f, t, r) ? r : NULL;
