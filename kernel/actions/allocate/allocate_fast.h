@@ -285,7 +285,6 @@ struct alloc_fast {
 	bool spec_only; /* every predicate is TPH_PRED_SPEC_ONLY: verdicts per pod spec */
 	af_pred **preds;
 	uint32_t n_preds, cap_preds;
-	uint32_t built_preds; /* of them built */
 	/* scratch for n positions */
 	uint32_t *plist, *sub, *at;
 	af_recent rec;

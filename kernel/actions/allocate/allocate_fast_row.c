@@ -60,7 +60,7 @@ void af_row_free(alloc_fast *f)
 	}
 	tph_free(f->preds);
 	f->preds = NULL;
-	f->n_preds = f->cap_preds = f->built_preds = 0;
+	f->n_preds = f->cap_preds = 0;
 }
 
 /* tph_fit_check against one position's row of room (FutureIdle or Idle by dimension). */
@@ -201,7 +201,6 @@ void af_pred_sync(alloc_fast *f, af_pred *v, tph_idx task)
 		}
 		v->code[p] = f->vbuf[i];
 	}
-	f->built_preds += !v->built;
 	v->built = true;
 	v->seen = n_log;
 	v->lost = lost;

@@ -3,6 +3,7 @@
 
 #include "base/mem.h"
 
+#include <math.h>
 #include <string.h>
 
 #define NOPOS UINT32_MAX
@@ -19,7 +20,6 @@
  * at base[i] in a row's entries (2 * cap[i] of them, 1 the root). */
 typedef struct af_types {
 	uint32_t gen;   /* bumped at each partition; 0: none yet */
-	uint32_t specs; /* built verdict columns it was made from */
 	uint32_t n;     /* types; 0 when too many */
 	uint32_t *of;   /* [pos] type */
 	uint32_t *at;   /* [pos] entry in list */
@@ -89,7 +89,6 @@ static void partition(alloc_fast *f, af_types *t)
 {
 	uint32_t n = f->n;
 	t->gen++;
-	t->specs = f->built_preds;
 	t->n = 0;
 	if (f->n_preds > SPEC_MAX)
 		return;
@@ -211,17 +210,22 @@ static af_win row_entry(const af_rcell *c, uint32_t p)
 	return c->grp < G_NONE ? (af_win){c->key, p, c->grp, 0} : AF_NOWIN;
 }
 
-/* Leaf j of type i: its entries' first in the row's order. */
+/* Leaf j of type i: its entries' first in the row's order. Positions ascend within a type, so
+ * a tie stays with the first; the +inf bound keeps infeasible cells (G_NONE) out. */
 static af_win leaf_winner(const af_types *t, const af_rcell *cell, uint32_t i, uint32_t j)
 {
 	uint32_t lo = t->off[i] + j * TB, hi = lo + TB < t->off[i + 1] ? lo + TB : t->off[i + 1];
-	af_win best = AF_NOWIN;
+	uint32_t bp = NOPOS;
+	unsigned bg = G_NONE;
+	double bk = (double)INFINITY;
 	for (uint32_t e = lo; e < hi; e++) {
-		af_win x = row_entry(&cell[t->list[e]], t->list[e]);
-		if (af_win_before(&x, &best))
-			best = x;
+		uint32_t p = t->list[e];
+		unsigned g = cell[p].grp;
+		double k = cell[p].key;
+		if (g < bg || (g == bg && k > bk))
+			bp = p, bg = g, bk = k;
 	}
-	return best;
+	return bp == NOPOS ? AF_NOWIN : (af_win){bk, bp, (uint8_t)bg, 0};
 }
 
 static void build_type(const af_types *t, af_trow *r, uint32_t i)
@@ -325,11 +329,12 @@ static uint32_t spec_bit(const af_pred *v)
 	return v->at < SPEC_MAX ? v->at : NOPOS;
 }
 
-/* The partition, made again when a verdict column was built or moved against it. */
+/* The partition, made again when spec b is not in it (its column built since) or its verdicts
+ * moved against it. */
 static af_types *types(alloc_fast *f, struct af_type_state *st, uint32_t b)
 {
 	af_types *t = &st->t;
-	if (!t->gen || t->specs != f->built_preds || (t->n && !holds(f, t, b)))
+	if (!t->gen || (t->n && !holds(f, t, b)))
 		partition(f, t);
 	return t->n && t->chk[b] == t->gen ? t : NULL;
 }
