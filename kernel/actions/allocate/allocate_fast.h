@@ -96,6 +96,7 @@ typedef struct af_row {
 	uint32_t kseen, klost;  /* the same for key */
 	tph_fit_req ffit, gfit; /* the filter's request (pods unit, reasons) and the group's */
 	af_rcell *cell;         /* [pos] */
+	uint32_t trow;          /* where allocate_fast_type.c last found its tournaments */
 } af_row;
 
 /* What every shape of one pod spec shares when every predicate is TPH_PRED_SPEC_ONLY: the
@@ -106,6 +107,8 @@ typedef struct af_pred {
 	bool built;
 	uint32_t seen, lost;
 	tph_reason_code *code; /* [pos] */
+	uint32_t flips;        /* verdicts that moved between pass and fail once built */
+	uint32_t at;           /* in f->preds */
 } af_pred;
 
 /* What every ANCHORED shape of one request row and non-zero request shares when its scores

@@ -170,6 +170,7 @@ af_pred *af_pred_of(alloc_fast *f, tph_idx task)
 		return NULL;
 	}
 	v->spec = sp;
+	v->at = f->n_preds;
 	f->preds[f->n_preds++] = v;
 	return v;
 }
@@ -194,8 +195,10 @@ void af_pred_sync(alloc_fast *f, af_pred *v, tph_idx task)
 		tph_prof_add(s, TPH_EP_PREDICATE, k, tph_now_ms() - t0);
 	for (uint32_t i = 0; i < k; i++) {
 		uint32_t p = whole ? i : list[i];
-		if (v->code[p] != f->vbuf[i] && v->built)
+		if (v->code[p] != f->vbuf[i] && v->built) {
 			af_track_moved(f, NULL, v, p, v->code[p]);
+			v->flips += (v->code[p] == TPH_PASS) != (f->vbuf[i] == TPH_PASS);
+		}
 		v->code[p] = f->vbuf[i];
 	}
 	v->built = true;

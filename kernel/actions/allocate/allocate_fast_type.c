@@ -3,6 +3,7 @@
 
 #include "base/mem.h"
 
+#include <math.h>
 #include <string.h>
 
 #define NOPOS UINT32_MAX
@@ -19,7 +20,6 @@
  * at base[i] in a row's entries (2 * cap[i] of them, 1 the root). */
 typedef struct af_types {
 	uint32_t gen;   /* bumped at each partition; 0: none yet */
-	uint32_t specs; /* built verdict columns it was made from */
 	uint32_t n;     /* types; 0 when too many */
 	uint32_t *of;   /* [pos] type */
 	uint32_t *at;   /* [pos] entry in list */
@@ -28,8 +28,8 @@ typedef struct af_types {
 	uint64_t sig[TYPE_MAX];
 	uint32_t entries; /* of a row's tournaments */
 	/* the partition holds for spec b (f->preds[b]) as of log length seen[b] (lost counter
-	 * lost[b]), checked in partition gen chk[b] */
-	uint32_t chk[SPEC_MAX], seen[SPEC_MAX], lost[SPEC_MAX];
+	 * lost[b], flip counter flips[b]), checked in partition gen chk[b] */
+	uint32_t chk[SPEC_MAX], seen[SPEC_MAX], lost[SPEC_MAX], flips[SPEC_MAX];
 } af_types;
 
 /* A request row's tournaments, one per type, over the row's order; current as of the log
@@ -49,14 +49,6 @@ struct af_type_state {
 };
 
 /* ---- the partition ---- */
-
-static uint32_t built_specs(const alloc_fast *f)
-{
-	uint32_t k = 0;
-	for (uint32_t i = 0; i < f->n_preds; i++)
-		k += f->preds[i]->built;
-	return k;
-}
 
 static uint64_t signature(const alloc_fast *f, uint32_t p)
 {
@@ -97,7 +89,6 @@ static void partition(alloc_fast *f, af_types *t)
 {
 	uint32_t n = f->n;
 	t->gen++;
-	t->specs = built_specs(f);
 	t->n = 0;
 	if (f->n_preds > SPEC_MAX)
 		return;
@@ -123,31 +114,39 @@ static void partition(alloc_fast *f, af_types *t)
 		t->chk[b] = f->preds[b]->built ? t->gen : 0;
 		t->seen[b] = f->preds[b]->seen;
 		t->lost[b] = f->preds[b]->lost;
+		t->flips[b] = f->preds[b]->flips;
 	}
 	layout(t);
 }
 
-/* Whether spec b's verdicts still agree with the partition: the positions logged since it
- * was last checked are compared. */
+/* Whether spec b's verdicts still agree with the partition: when none moved between pass and
+ * fail since it was last checked, they do; else the positions logged since are compared. */
 static bool holds(alloc_fast *f, af_types *t, uint32_t b)
 {
 	const af_pred *v = f->preds[b];
 	if (t->chk[b] != t->gen)
 		return false;
+	if (v->flips == t->flips[b]) {
+		t->seen[b] = v->seen;
+		t->lost[b] = v->lost;
+		return true;
+	}
 	uint32_t n_log, lost;
 	const tph_idx *log = tph_eqc_log(f->eqc, &n_log, &lost);
-	uint32_t k = af_stale(f, v->code, sizeof *v->code, false, t->seen[b], t->lost[b], log,
-	                      v->seen, v->lost);
+	const uint32_t *list;
+	uint32_t k = af_stale_list(f, v->code, sizeof *v->code, false, t->seen[b], t->lost[b], log,
+	                           v->seen, v->lost, &list);
 	if (k == NOPOS)
 		return false;
 	uint64_t bit = (uint64_t)1 << b;
 	for (uint32_t i = 0; i < k; i++) {
-		uint32_t p = f->plist[i];
+		uint32_t p = list[i];
 		if (!(t->sig[t->of[p]] & bit) != (v->code[p] != TPH_PASS))
 			return false;
 	}
 	t->seen[b] = v->seen;
 	t->lost[b] = v->lost;
+	t->flips[b] = v->flips;
 	return true;
 }
 
@@ -188,17 +187,20 @@ void af_type_free(alloc_fast *f)
 
 /* ---- a row's tournaments ---- */
 
-static af_trow *trow_of(struct af_type_state *st, const af_row *row)
+static af_trow *trow_of(struct af_type_state *st, af_row *row)
 {
+	if (row->trow < st->n_rows && st->rows[row->trow]->row == row)
+		return st->rows[row->trow];
 	for (uint32_t i = 0; i < st->n_rows; i++)
 		if (st->rows[i]->row == row)
-			return st->rows[i];
+			return st->rows[row->trow = i];
 	af_trow *r = tph_calloc(1, sizeof *r);
 	if (!r || tph_grow(&st->rows, &st->cap_rows, st->n_rows + 1, sizeof *st->rows)) {
 		tph_free(r);
 		return NULL;
 	}
 	r->row = row;
+	row->trow = st->n_rows;
 	st->rows[st->n_rows++] = r;
 	return r;
 }
@@ -208,17 +210,22 @@ static af_win row_entry(const af_rcell *c, uint32_t p)
 	return c->grp < G_NONE ? (af_win){c->key, p, c->grp, 0} : AF_NOWIN;
 }
 
-/* Leaf j of type i: its entries' first in the row's order. */
+/* Leaf j of type i: its entries' first in the row's order. Positions ascend within a type, so
+ * a tie stays with the first; the +inf bound keeps infeasible cells (G_NONE) out. */
 static af_win leaf_winner(const af_types *t, const af_rcell *cell, uint32_t i, uint32_t j)
 {
 	uint32_t lo = t->off[i] + j * TB, hi = lo + TB < t->off[i + 1] ? lo + TB : t->off[i + 1];
-	af_win best = AF_NOWIN;
+	uint32_t bp = NOPOS;
+	unsigned bg = G_NONE;
+	double bk = (double)INFINITY;
 	for (uint32_t e = lo; e < hi; e++) {
-		af_win x = row_entry(&cell[t->list[e]], t->list[e]);
-		if (af_win_before(&x, &best))
-			best = x;
+		uint32_t p = t->list[e];
+		unsigned g = cell[p].grp;
+		double k = cell[p].key;
+		if (g < bg || (g == bg && k > bk))
+			bp = p, bg = g, bk = k;
 	}
-	return best;
+	return bp == NOPOS ? AF_NOWIN : (af_win){bk, bp, (uint8_t)bg, 0};
 }
 
 static void build_type(const af_types *t, af_trow *r, uint32_t i)
@@ -267,13 +274,14 @@ static int trow_sync(alloc_fast *f, const af_types *t, af_trow *r)
 		r->room = t->entries;
 	}
 	bool whole = r->gen != t->gen;
-	uint32_t k = af_stale(f, r->row->cell, sizeof *r->row->cell, whole, r->seen, r->lost, log,
-	                      n_log, lost);
+	const uint32_t *list;
+	uint32_t k = af_stale_list(f, r->row->cell, sizeof *r->row->cell, whole, r->seen, r->lost,
+	                           log, n_log, lost, &list);
 	if (k == NOPOS)
 		for (uint32_t i = 0; i < t->n; i++)
 			build_type(t, r, i);
 	for (uint32_t i = 0; k != NOPOS && i < k; i++)
-		moved(t, r, f->plist[i]);
+		moved(t, r, list[i]);
 	r->gen = t->gen;
 	r->seen = n_log;
 	r->lost = lost;
@@ -316,39 +324,59 @@ static af_win tracked_scan(const af_types *t, const af_shape *sh, const af_track
 	return best;
 }
 
-static uint32_t spec_bit(const alloc_fast *f, const af_pred *v)
+static uint32_t spec_bit(const af_pred *v)
 {
-	for (uint32_t b = 0; b < f->n_preds && b < SPEC_MAX; b++)
-		if (f->preds[b] == v)
-			return b;
-	return NOPOS;
+	return v->at < SPEC_MAX ? v->at : NOPOS;
 }
 
-/* The partition, made again when a verdict column was built or moved against it. */
+/* The partition, made again when spec b is not in it (its column built since) or its verdicts
+ * moved against it. */
 static af_types *types(alloc_fast *f, struct af_type_state *st, uint32_t b)
 {
 	af_types *t = &st->t;
-	if (!t->gen || t->specs != built_specs(f) || (t->n && !holds(f, t, b)))
+	if (!t->gen || (t->n && !holds(f, t, b)))
 		partition(f, t);
 	return t->n && t->chk[b] == t->gen ? t : NULL;
 }
 
+/* The shape's row's tournaments brought up to date (its spec at bit *b of the partition);
+ * NULL when they cannot serve it. */
+static af_trow *current(alloc_fast *f, const af_shape *sh, uint32_t *b)
+{
+	struct af_type_state *st = state(f);
+	*b = st ? spec_bit(sh->pred) : NOPOS;
+	af_types *t = *b == NOPOS ? NULL : types(f, st, *b);
+	af_trow *r = t ? trow_of(st, sh->row) : NULL;
+	return r && !trow_sync(f, t, r) ? r : NULL;
+}
+
+/* One walk of the log from the row's point: its row's tournaments, synced with it at the
+ * same point in most picks, and the spec take their positions from it. */
 int af_type_sync(alloc_fast *f, af_shape *sh, tph_idx task)
 {
-	if (af_row_sync(f, sh->row, task, true))
-		return TPH_ENOMEM;
-	af_pred_sync(f, sh->pred, task);
-	return TPH_OK;
+	uint32_t n_log, lost, b;
+	const tph_idx *log = tph_eqc_log(f->eqc, &n_log, &lost);
+	const af_row *row = sh->row;
+	af_walk_begin(f,
+	              af_stale(f, row->cell, sizeof *row->cell, !row->built, row->seen, row->lost,
+	                       log, n_log, lost),
+	              row->seen, n_log);
+	int rc = af_row_sync(f, sh->row, task, true);
+	if (!rc) {
+		af_pred_sync(f, sh->pred, task);
+		current(f, sh, &b); /* else af_type_first declines */
+	}
+	af_walk_end(f);
+	return rc ? TPH_ENOMEM : TPH_OK;
 }
 
 int af_type_first(alloc_fast *f, af_shape *sh, bool cells, const af_track *tr, af_win *first)
 {
-	struct af_type_state *st = state(f);
-	uint32_t b = st ? spec_bit(f, sh->pred) : NOPOS;
-	af_types *t = b == NOPOS ? NULL : types(f, st, b);
-	af_trow *r = t ? trow_of(st, sh->row) : NULL;
-	if (!r || trow_sync(f, t, r))
+	uint32_t b;
+	af_trow *r = current(f, sh, &b);
+	if (!r)
 		return TPH_DECLINED;
+	const af_types *t = &f->types->t;
 	uint64_t bit = (uint64_t)1 << b;
 	af_win best = AF_NOWIN;
 	for (uint32_t i = 0; i < t->n; i++) {

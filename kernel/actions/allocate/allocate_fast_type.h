@@ -10,8 +10,8 @@
 
 #include "allocate_fast.h"
 
-/* The shape's row and pod spec verdicts brought up to date, its own columns left as they are;
- * TPH_ENOMEM. */
+/* The shape's row and pod spec verdicts brought up to date, and its row's type winners with
+ * them (one walk of the log), its own columns left as they are; TPH_ENOMEM. */
 int af_type_sync(alloc_fast *f, af_shape *sh, tph_idx task);
 /* The shape's first as af_tree_first orders it (*first; pos UINT32_MAX when no node is
  * feasible), from the type winners of its row, the row and spec being current and, with
