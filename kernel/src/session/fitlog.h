@@ -110,6 +110,7 @@ typedef struct tph_fit_role {
 typedef struct tph_fit_cols {
 	uint64_t *bits;
 	tph_reason_code *code;
+	uint32_t owner; /* the entry that took it last + 1; 0: none */
 } tph_fit_cols;
 
 typedef struct tph_fit_cache {
