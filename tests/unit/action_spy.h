@@ -7,8 +7,9 @@
  * for podgroups whose name starts with it; overused (string) names an overused queue;
  * predicate (bool) rejects a node whose label "deny" equals the task's role and counts calls
  * per node; score (bool) scores a node by its label "score"; fair (bool) orders queues by their
- * Inqueue jobs, fewest first (an order that changes as enqueue admits). JobEnqueued calls are
- * recorded. */
+ * Inqueue jobs, fewest first (an order that changes as enqueue admits); prefail (string)
+ * names a role whose tasks PrePredicate refuses, UnschedulableAndUnresolvable. JobEnqueued
+ * calls are recorded. */
 #ifndef TPH_ACTION_SPY_H
 #define TPH_ACTION_SPY_H
 
@@ -20,9 +21,9 @@
 
 typedef struct spy_st {
 	bool ready, predicate, score, fair;
-	const char *deny, *overused;
-	tph_sid deny_key, score_key;
-	tph_reason_code code;
+	const char *deny, *overused, *prefail;
+	tph_sid deny_key, score_key, prefail_role;
+	tph_reason_code code, unres;
 } spy_st;
 
 static struct {
@@ -38,6 +39,7 @@ static const tph_arg_spec spy_args[] = {
     {"fair", TPH_ARG_BOOL, "false", 0, 0, offsetof(spy_st, fair), NULL},
     {"deny", TPH_ARG_STRING, NULL, 0, 0, offsetof(spy_st, deny), NULL},
     {"overused", TPH_ARG_STRING, NULL, 0, 0, offsetof(spy_st, overused), NULL},
+    {"prefail", TPH_ARG_STRING, NULL, 0, 0, offsetof(spy_st, prefail), NULL},
     {NULL, 0, NULL, 0, 0, 0, NULL},
 };
 
@@ -104,6 +106,12 @@ static inline void spy_score(void *stv, const tph_session *s, tph_idx task, cons
 	}
 }
 
+static inline tph_reason_code spy_prepredicate(void *stv, const tph_session *s, tph_idx task)
+{
+	const spy_st *st = stv;
+	return s->tasks.role[task] == st->prefail_role ? st->unres : TPH_PASS;
+}
+
 /* Queues with fewer Inqueue jobs first: an order that changes as enqueue admits. */
 static inline int spy_fair(void *st, const tph_session *s, tph_idx a, tph_idx b)
 {
@@ -138,6 +146,12 @@ static inline int spy_open(tph_session *s, void *stv, const tph_args *args)
 		rc = tph_on_node_order(s, spy_score);
 	if (!rc && st->fair)
 		rc = tph_on_queue_order(s, spy_fair);
+	if (!rc && st->prefail) {
+		st->prefail_role = tph_strtab_find(s->snap->strs, st->prefail, strlen(st->prefail));
+		st->unres = tph_reason(s, "spy refused the pod", true);
+		if (st->prefail_role != TPH_SID_NONE)
+			rc = tph_on_prepredicate(s, spy_prepredicate);
+	}
 	return rc;
 }
 

@@ -10,6 +10,7 @@
 
 #include "action_spy.h"
 #include "common/action_util.h"
+#include "session/fitlog.h"
 
 #define CONF(actions, spy_args)        \
 	"conf: |\n"                    \
@@ -448,10 +449,36 @@ static void test_nodes_to_find(void **state)
 	assert_int_equal(tph_ph_nodes_to_find(&o, 1000), 1000);
 }
 
+/* A task its PrePredicate refuses fails every ready node with that reason, counted once over
+ * them; the reason being unresolvable, preempt and reclaim would skip every ready node. */
+static void test_prepredicate_refusal(void **state)
+{
+	(void)state;
+	run r;
+	pts_open(&r, CONF("allocate", "{prefail: x}") Q1 "nodes:\n" NODE("n1", "4", "")
+	                 NODE("n2", "4", "") NODE("n3", "4", "") "podGroups:\n" PG(
+	                     "pg", "1", "") "pods:\n" POD("p-1", "pg", "1", ", taskSpec: x")
+	                     POD("p-2", "pg", "1", ", taskSpec: y"));
+	assert_int_equal(tph_session_run(r.s, &r.d), TPH_OK);
+	tph_idx t = pts_task(&r, "ns/p-1");
+	const tph_idx *x;
+	assert_int_equal(tph_fitlog_unresolvable(r.s, t, &x), 3);
+	assert_int_equal(x[0], pts_node(&r, "n1"));
+	assert_int_equal(x[2], pts_node(&r, "n3"));
+	assert_int_equal(tph_session_close(r.s, &r.d), TPH_OK);
+	r.log = tph_session_decisions(r.s);
+	char *log = pts_log_text(r.log);
+	assert_non_null(strstr(log, "pending ns/p-1 | 3 spy refused the pod\n"));
+	assert_non_null(strstr(log, "bind ns/p-2 n1\n"));
+	free(log);
+	pts_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_binds_skip_best_effort),
+	    cmocka_unit_test(test_prepredicate_refusal),
 	    cmocka_unit_test(test_pending_jobs),
 	    cmocka_unit_test(test_gang_discard),
 	    cmocka_unit_test(test_idle_before_future),

@@ -18,6 +18,7 @@
 
 #include "cache/cluster_int.h"
 #include "harness.h"
+#include "session/fitlog.h"
 #include "tephra/tephra.h"
 
 enum {
@@ -249,6 +250,7 @@ typedef struct run {
 	uint32_t binds;
 	uint64_t scored; /* nodes scored (profile) */
 	uint64_t parts;  /* nodes scored from split parts (ScoreAnchors' nodes) */
+	char *unres;     /* each failed task's UnschedulableAndUnresolvable nodes, as text */
 } run;
 
 static void world_load(world *w, const mix *m)
@@ -266,6 +268,24 @@ static void world_load(world *w, const mix *m)
 	assert_int_equal(rc, TPH_OK);
 }
 
+/* What preempt and reclaim would skip for each task, as the session ends: the fit log drops it
+ * at close, and no decision shows it when no eviction follows. */
+static char *unres_text(const tph_session *s)
+{
+	char *buf = NULL;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	for (tph_idx t = 0; t < s->tasks.n; t++) {
+		const tph_idx *x;
+		uint32_t n = tph_fitlog_unresolvable(s, t, &x);
+		for (uint32_t i = 0; i < n; i++)
+			fprintf(f, "%s%u", i ? " " : "\n", x[i]);
+	}
+	fclose(f);
+	return buf;
+}
+
 static run decide_capped(const world *w, int threads, bool naive, size_t cache)
 {
 	tph_diag d = {0};
@@ -280,12 +300,14 @@ static run decide_capped(const world *w, int threads, bool naive, size_t cache)
 	int rc = tph_session_open(w->snap, tph_scenario_conf(w->scn), &o, &s, &d);
 	if (!rc)
 		rc = tph_session_run(s, &d);
+	char *unres = rc ? NULL : unres_text(s);
 	if (!rc)
 		rc = tph_session_close(s, &d);
 	if (rc)
 		fprintf(stderr, "session: %s\n", d.msg);
 	assert_int_equal(rc, TPH_OK);
-	run r = {pts_log_text(tph_session_decisions(s)), tph_session_decisions(s)->n_binds, 0};
+	run r = {pts_log_text(tph_session_decisions(s)), tph_session_decisions(s)->n_binds, 0, 0,
+	         unres};
 	const tph_profile_row *rows;
 	uint32_t n;
 	assert_int_equal(tph_session_profile(s, &rows, &n), TPH_OK);
@@ -325,12 +347,15 @@ static void check(const mix *m, bool kept)
 	assert_true(naive.binds > m->jobs);
 	same(m, naive.log, fast.log, "naive vs fast");
 	same(m, fast.log, two.log, "fast threads=1 vs threads=2");
+	same(m, naive.unres, fast.unres, "unresolvable nodes, naive vs fast");
+	same(m, fast.unres, two.unres, "unresolvable nodes, fast threads=1 vs threads=2");
 	if (kept && fast.scored * 3 > naive.scored)
 		fail_msg("%s: fast scored %llu nodes, naive %llu", m->name,
 		         (unsigned long long)fast.scored, (unsigned long long)naive.scored);
 	/* A one-byte shape cache keeps one shape at a time: more evaluations, same decisions. */
 	run tiny = decide_capped(&w, 1, false, 1);
 	same(m, fast.log, tiny.log, "fast vs fast with a one-byte shape cache");
+	same(m, fast.unres, tiny.unres, "unresolvable nodes with a one-byte shape cache");
 	if (kept && tiny.scored + tiny.parts <= fast.scored + fast.parts)
 		fail_msg("%s: the shape cache cap evicted nothing (%llu nodes scored both ways)",
 		         m->name, (unsigned long long)(fast.scored + fast.parts));
@@ -338,6 +363,10 @@ static void check(const mix *m, bool kept)
 	free(naive.log);
 	free(fast.log);
 	free(two.log);
+	free(tiny.unres);
+	free(naive.unres);
+	free(fast.unres);
+	free(two.unres);
 	tph_snapshot_release(w.snap);
 	tph_scenario_free(w.scn);
 }
@@ -584,9 +613,12 @@ static void check_yaml(const char *name, const char *yaml, const char *pod, cons
 	run naive = decide(&w, 1, true), fast = decide(&w, 1, false);
 	const mix m = {.name = name};
 	same(&m, naive.log, fast.log, "naive vs fast");
+	same(&m, naive.unres, fast.unres, "unresolvable nodes, naive vs fast");
 	bound_to(naive.log, pod, node);
 	free(naive.log);
 	free(fast.log);
+	free(naive.unres);
+	free(fast.unres);
 	tph_snapshot_release(w.snap);
 	tph_scenario_free(w.scn);
 }

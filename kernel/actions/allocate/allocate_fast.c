@@ -107,6 +107,7 @@ void alloc_fast_free(alloc_fast *f)
 	af_anchor_free(f);
 	af_head_free(f);
 	af_type_free(f);
+	af_none_free(f);
 	tph_free(f->shapes);
 	tph_free(f->tab);
 	tph_free(f->pos);
@@ -334,11 +335,8 @@ static int decide(alloc_fast *f, af_shape *sh, const af_track *t, tph_idx task, 
 	uint32_t total = 0;
 	for (uint32_t g = 0; g < G_NONE; g++)
 		total += sh->cnt[g];
-	if (!total) {
-		for (uint32_t p = 0; p < f->n; p++)
-			codes[p] = verdict(sh, t, p);
-		return AF_NONE;
-	}
+	if (!total)
+		return af_none(f, sh, t, false, task, codes);
 	uint32_t g = 0; /* the first's group: the first with members (masked ones are not) */
 	while (!sh->cnt[g])
 		g++;
@@ -376,11 +374,8 @@ static int light_decide(alloc_fast *f, af_shape *sh, const af_track *t, tph_idx 
 	af_win first;
 	if (af_type_first(f, sh, false, t, &first))
 		return TPH_DECLINED;
-	if (first.pos == NOPOS) {
-		for (uint32_t p = 0; p < f->n; p++)
-			codes[p] = light_verdict(sh, t, p);
-		return AF_NONE;
-	}
+	if (first.pos == NOPOS)
+		return af_none(f, sh, t, true, task, codes);
 	if (!(first.key > -(double)INFINITY))
 		return TPH_DECLINED;
 	*node = s->ready_nodes[first.pos];
@@ -463,6 +458,14 @@ int alloc_fast_pick(alloc_fast *f, tph_idx task, tph_idx *node, tph_reason_code 
 	rc = decide(f, sh, t, task, node, codes);
 	if (masked)
 		unmask(f, sh, t);
+	return rc;
+}
+
+int alloc_fast_pick_logged(alloc_fast *f, tph_idx task, tph_idx *node, tph_reason_code *codes)
+{
+	f->log_none = true;
+	int rc = alloc_fast_pick(f, task, node, codes);
+	f->log_none = false;
 	return rc;
 }
 

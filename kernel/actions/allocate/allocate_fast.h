@@ -57,6 +57,10 @@ enum {
 /* What feasible() and alloc_best_node() would decide for `task`, or TPH_DECLINED when the
  * task must take that path; TPH_ENOMEM. codes has room for s->n_ready. */
 int alloc_fast_pick(alloc_fast *f, tph_idx task, tph_idx *node, tph_reason_code *codes);
+/* The same for allocate's flat path, whose failures go to the fit log: with AF_NONE the task's
+ * record is made (what tph_fitlog_nodes over the verdicts would make), counted from the
+ * columns that keep the verdicts, and codes is scratch. */
+int alloc_fast_pick_logged(alloc_fast *f, tph_idx task, tph_idx *node, tph_reason_code *codes);
 /* The same choice among nodes[0..n) (a hypernode's, in its order: ascending ready nodes,
  * topology.h), for tasks that have no nominated node: from the task's head shape when its
  * scores split at a free tail (tph_score_free_tail), whatever n (allocate_hn_pick.c); else for
@@ -299,6 +303,8 @@ struct alloc_fast {
 	uint32_t n_aspecs, next_aspec;
 	struct af_hkeep *hkeep;      /* allocate_hn_pick.c: the last pick's first group */
 	struct af_type_state *types; /* allocate_fast_type.c, made on first use */
+	bool log_none;               /* a failed pick records the task (alloc_fast_pick_logged) */
+	struct af_fails *fails;      /* allocate_fast_none.c's memos, made on first use */
 };
 
 /* A head shape (allocate_hn_pick.c): plain TPH_SCORE_LOCAL with a split at the last
@@ -312,6 +318,12 @@ static inline bool af_head_only(const af_shape *sh)
  * them), as feasible() and alloc_best_node() make it over them: the verdicts (the role's
  * cache through t) and groups from the columns, the tail scored over the first group's
  * members; AF_NODE or AF_NONE as alloc_fast_pick_among. */
+/* A pick found no node (allocate_fast_none.c): the verdicts of shape sh (its row's and spec's
+ * when `light`) and tracker t, if any, listed into codes[0..n) or, with f->log_none, recorded
+ * for the task; AF_NONE or an error. */
+int af_none(alloc_fast *f, const af_shape *sh, const af_track *t, bool light, tph_idx task,
+            tph_reason_code *codes);
+void af_none_free(alloc_fast *f);
 int af_head_choose(alloc_fast *f, af_shape *sh, const af_track *t, tph_idx task,
                    const tph_idx *nodes, uint32_t n, tph_idx *node, tph_reason_code *codes);
 void af_head_free(alloc_fast *f);

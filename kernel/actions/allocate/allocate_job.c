@@ -84,9 +84,16 @@ bool alloc_need_continue(alloc_ctx *c, tph_idx j)
 static int record_all(alloc_ctx *c, tph_idx task, tph_reason_code code)
 {
 	tph_session *s = c->s;
+	uint32_t *hist = tph_fitlog_hist(s);
+	if (!hist)
+		return TPH_ENOMEM;
+	hist[tph_fitlog_slot(s->n_reasons, code)] = s->n_ready;
+	int rc = tph_fitlog_counted(s, task);
+	if (rc != 1)
+		return rc;
 	for (uint32_t i = 0; i < s->n_ready; i++)
 		c->codes[i] = code;
-	return tph_fitlog_nodes(s, task, s->ready_nodes, c->codes, s->n_ready);
+	return tph_fitlog_unres(s, task, s->ready_nodes, c->codes, s->n_ready);
 }
 
 /* The nominated node first (where an earlier preemption made room), then every node. */
@@ -105,15 +112,20 @@ static uint32_t feasible(alloc_ctx *c, tph_idx task)
 
 /* The node for a task: from its shape (allocate_fast.c) when it qualifies, else by filtering
  * and prioritizeNodes. AF_NODE with *best (TPH_NOIDX when no score won), AF_NONE with the
- * verdicts in c->codes, or an error. */
+ * task's failure recorded, or an error. */
 static int choose(alloc_ctx *c, tph_idx task, tph_idx *best)
 {
-	int rc = c->fast ? alloc_fast_pick(c->fast, task, best, c->codes) : TPH_DECLINED;
+	tph_session *s = c->s;
+	int rc = c->fast ? alloc_fast_pick_logged(c->fast, task, best, c->codes) : TPH_DECLINED;
 	if (rc != TPH_DECLINED)
 		return rc;
 	uint32_t n = feasible(c, task);
-	*best = n ? alloc_best_node(c, task, c->feas, n) : TPH_NOIDX;
-	return n ? AF_NODE : AF_NONE;
+	if (!n) {
+		rc = tph_fitlog_nodes(s, task, s->ready_nodes, c->codes, s->n_ready);
+		return rc ? rc : AF_NONE;
+	}
+	*best = alloc_best_node(c, task, c->feas, n);
+	return AF_NODE;
 }
 
 enum {
@@ -141,11 +153,8 @@ static int one_task(alloc_ctx *c, tph_statement *st, tph_idx j, tph_idx t)
 	tph_idx best;
 	if ((rc = choose(c, t, &best)) < 0)
 		return rc;
-	if (rc == AF_NONE) {
-		if ((rc = tph_fitlog_nodes(s, t, s->ready_nodes, c->codes, s->n_ready)))
-			return rc;
+	if (rc == AF_NONE)
 		return alloc_need_continue(c, j) ? TASK_NEXT : TASK_STOP;
-	}
 	if (best == TPH_NOIDX)
 		return TASK_NEXT;
 	rc = alloc_place(c, st, t, best);

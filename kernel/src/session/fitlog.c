@@ -226,13 +226,11 @@ int tph_fitlog_skip(tph_session *s, tph_idx task)
 	return record_literal(s, task, TPH_FITLOG_SKIP);
 }
 
-/* Each code's count among the verdicts into hist[0..m), m = max(nr, 1); codes past the
- * table count as TPH_PASS, which counts for nothing. */
+/* Each code's count among the verdicts into hist (tph_fitlog_hist's). */
 static void histogram(uint32_t *hist, uint32_t nr, const tph_reason_code *codes, uint32_t n)
 {
-	memset(hist, 0, (nr ? nr : 1) * sizeof *hist);
 	for (uint32_t i = 0; i < n; i++)
-		hist[codes[i] < nr ? codes[i] : TPH_PASS]++;
+		hist[tph_fitlog_slot(nr, codes[i])]++;
 }
 
 /* The reasons: (count, code) pairs in code order, from the histogram; then hist[c] says
@@ -253,15 +251,10 @@ static int record_reasons(tph_session *s, tph_fitlog *fl, tph_idx task, uint32_t
 	return rc ? rc : (int)any;
 }
 
-/* The unresolvable nodes, those whose code `unres` marks; the others are not kept. */
-static int record_unres(tph_session *s, tph_fitlog *fl, tph_idx task, const tph_idx *nodes,
-                        const tph_reason_code *codes, uint32_t n, const uint32_t *unres,
-                        uint32_t *out)
+/* The unresolvable nodes out[0..k) replace the task's. */
+static int record_unres(tph_session *s, tph_fitlog *fl, tph_idx task, const uint32_t *out,
+                        uint32_t k)
 {
-	uint32_t nr = s->n_reasons, k = 0;
-	for (uint32_t i = 0; unres && i < n; i++)
-		if (codes[i] < nr && unres[codes[i]])
-			out[k++] = nodes[i];
 	if (!k && !fl->unres)
 		return TPH_OK; /* nothing to skip, and no earlier record to replace */
 	if (!column(s, &fl->unres))
@@ -273,21 +266,62 @@ static int record_unres(tph_session *s, tph_fitlog *fl, tph_idx task, const tph_
 	return TPH_OK;
 }
 
+/* The scratch holds the histogram, then its pairs, then a list of nodes. */
+static uint32_t slots(const tph_session *s)
+{
+	return s->n_reasons ? s->n_reasons : 1;
+}
+
+uint32_t *tph_fitlog_hist(tph_session *s)
+{
+	tph_fitlog *fl = fitlog_of(s);
+	if (!fl || scratch(fl, 3 * slots(s)))
+		return NULL;
+	memset(fl->scratch, 0, slots(s) * sizeof *fl->scratch);
+	return fl->scratch;
+}
+
+int tph_fitlog_counted(tph_session *s, tph_idx task)
+{
+	tph_fitlog *fl = s->fit;
+	uint32_t *hist = fl->scratch;
+	int any = record_reasons(s, fl, task, hist, hist + slots(s));
+	if (any)
+		return any;
+	return record_unres(s, fl, task, NULL, 0);
+}
+
+int tph_fitlog_unres(tph_session *s, tph_idx task, const tph_idx *nodes,
+                     const tph_reason_code *codes, uint32_t n)
+{
+	tph_fitlog *fl = s->fit;
+	uint32_t m = slots(s), nr = s->n_reasons, k = 0;
+	if (scratch(fl, 3 * m + n))
+		return TPH_ENOMEM;
+	const uint32_t *unres = fl->scratch; /* record_reasons' marks */
+	uint32_t *out = fl->scratch + 3 * m;
+	for (uint32_t i = 0; i < n; i++)
+		if (codes[i] < nr && unres[codes[i]])
+			out[k++] = nodes[i];
+	return record_unres(s, fl, task, out, k);
+}
+
+int tph_fitlog_unres_nodes(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t k)
+{
+	return record_unres(s, s->fit, task, nodes, k);
+}
+
 /* The histogram says which codes occur: the nodes are walked again only when one of them is
  * unresolvable, most failures at scale (insufficient resources) are not. */
 int tph_fitlog_nodes(tph_session *s, tph_idx task, const tph_idx *nodes,
                      const tph_reason_code *codes, uint32_t n)
 {
-	tph_fitlog *fl = fitlog_of(s);
-	uint32_t m = s->n_reasons ? s->n_reasons : 1;
-	if (!fl || scratch(fl, 3 * m + n))
+	uint32_t *hist = tph_fitlog_hist(s);
+	if (!hist)
 		return TPH_ENOMEM;
-	uint32_t *hist = fl->scratch, *pairs = hist + m, *out = pairs + 2 * m;
 	histogram(hist, s->n_reasons, codes, n);
-	int any = record_reasons(s, fl, task, hist, pairs);
-	if (any < 0)
-		return any;
-	return record_unres(s, fl, task, nodes, codes, n, any ? hist : NULL, out);
+	int rc = tph_fitlog_counted(s, task);
+	return rc == 1 ? tph_fitlog_unres(s, task, nodes, codes, n) : rc;
 }
 
 bool tph_fitlog_has(const tph_session *s, tph_idx task)

@@ -23,6 +23,24 @@
  * nodes with those whose code is UnschedulableAndUnresolvable. */
 int tph_fitlog_nodes(tph_session *s, tph_idx task, const tph_idx *nodes,
                      const tph_reason_code *codes, uint32_t n);
+/* The same in steps, for a caller that counts the verdicts where it keeps them instead of
+ * listing them: tph_fitlog_hist hands out a zeroed histogram (NULL when out of memory), where
+ * hist[tph_fitlog_slot(s->n_reasons, c)] counts code c over the nodes; tph_fitlog_counted
+ * records the reasons from it and returns 0 when no code that occurs is unresolvable (the
+ * record is then whole), 1 when the caller must list the verdicts to tph_fitlog_unres, which
+ * completes it, or an error. No other fit log call in between. */
+uint32_t *tph_fitlog_hist(tph_session *s);
+int tph_fitlog_counted(tph_session *s, tph_idx task);
+int tph_fitlog_unres(tph_session *s, tph_idx task, const tph_idx *nodes,
+                     const tph_reason_code *codes, uint32_t n);
+/* Or, instead of tph_fitlog_unres, the unresolvable nodes themselves, in the order the
+ * verdicts would list them (a caller that keeps them). */
+int tph_fitlog_unres_nodes(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t k);
+/* Codes past the reason table count as TPH_PASS, which counts for nothing. */
+static inline uint32_t tph_fitlog_slot(uint32_t n_reasons, tph_reason_code c)
+{
+	return c < n_reasons ? c : TPH_PASS;
+}
 /* One task-level reason replaces the task's reasons; `reason` must live as long as the
  * session (a literal, or a string in the session arena). */
 int tph_fitlog_text(tph_session *s, tph_idx task, const char *reason);
@@ -92,6 +110,7 @@ typedef struct tph_fit_role {
 typedef struct tph_fit_cols {
 	uint64_t *bits;
 	tph_reason_code *code;
+	uint32_t owner; /* the entry that took it last + 1; 0: none */
 } tph_fit_cols;
 
 typedef struct tph_fit_cache {

@@ -67,13 +67,22 @@ static tph_fit_role *add(tph_fit_cache *c, tph_idx task)
 	return &c->roles[c->n - 1];
 }
 
+/* Whether column set k may hold a bit: only an entry's failures set them, and an entry that
+ * took k and still holds it with none cached left it clear. */
+static bool maybe_set(const tph_fit_cache *c, const tph_fit_cols *k)
+{
+	const tph_fit_role *o = k->owner ? &c->roles[k->owner - 1] : NULL;
+	return !o || o->bits != k->bits || o->failed;
+}
+
 /* The next free column set, cleared. */
 static tph_fit_cols *take_cols(tph_fit_cache *c)
 {
 	size_t words = c->s->nodes.n / 64 + 1;
 	if (c->live_cols < c->n_cols) {
 		tph_fit_cols *k = &c->cols[c->live_cols++];
-		memset(k->bits, 0, words * sizeof *k->bits);
+		if (maybe_set(c, k))
+			memset(k->bits, 0, words * sizeof *k->bits);
 		return k;
 	}
 	if (tph_grow(&c->cols, &c->cap_cols, c->n_cols + 1, sizeof *c->cols))
@@ -81,6 +90,7 @@ static tph_fit_cols *take_cols(tph_fit_cache *c)
 	tph_fit_cols *k = &c->cols[c->n_cols];
 	k->bits = tph_calloc(words, sizeof *k->bits);
 	k->code = c->codes ? tph_malloc(((size_t)c->s->nodes.n + 1) * sizeof *k->code) : NULL;
+	k->owner = 0;
 	if (!k->bits || (c->codes && !k->code)) {
 		tph_free(k->bits);
 		tph_free(k->code);
@@ -100,6 +110,7 @@ tph_fit_role *tph_fit_cache_get(tph_fit_cache *c, tph_idx task)
 	tph_fit_cols *k = take_cols(c);
 	if (!k || (!r && !(r = add(c, task))))
 		return NULL;
+	k->owner = (uint32_t)(r - c->roles) + 1;
 	r->pass = c->pass;
 	r->failed = false;
 	r->bits = k->bits;
