@@ -43,13 +43,14 @@ typedef struct af_hn {
 	af_hn_lead *lead; /* [sets], kept with ord */
 	uint32_t *ord; /* [positions]: each set's members, ord[off[c] .. off[c + 1]) in rank order
 	                * when lead[c].sorted, else in ascending positions */
-	double *t;     /* [sets] the tail's score of the set for the shape's request */
 	/* The sets whose lead had a group when sorted at the last build or update (any order):
 	 * fset[0 .. nf), their first nodes in frep for the tail's call, its scores in ft, and
-	 * each set's index in fset (fat, NOPOS when not listed). */
-	uint32_t *fset, *fat, nf;
-	tph_idx *frep;
-	double *ft;
+	 * each set's index in fset (fat, NOPOS when not listed). With the tail's bound, low
+	 * holds the listed sets' lower parts and est their estimates, and the candidate sets'
+	 * indices in fset go to cand, their first nodes to crep, their tails to ft. */
+	uint32_t *fset, *fat, nf, *cand;
+	tph_idx *frep, *crep;
+	double *ft, *low, *est;
 	uint32_t *mark, gen; /* [sets] sets to rank again, listed in touched[0 .. nt) */
 	uint32_t *touched, nt;
 	double mag; /* at least |pre| + |bat| of every position scored while ranked */
@@ -369,15 +370,14 @@ static inline bool beats(double key, uint32_t pos, uint8_t grp, double wkey, uin
  * the same floor, computed alike): the same winner, total and written key as set_scan, without
  * its reads of the set's cells. A set not listed has no feasible member until the next
  * update. */
-static void rank_all(af_shape *sh, af_hn *hn)
+static void rank_all(af_shape *sh, af_hn *hn, const uint32_t *sets, uint32_t m)
 {
 	double wkey = 0;
 	uint32_t wpos = NOPOS;
 	uint8_t wgrp = 0;
-	for (uint32_t i = 0; i < hn->nf; i++) {
-		uint32_t c = hn->fset[i];
+	for (uint32_t i = 0; i < m; i++) {
+		uint32_t c = sets[i];
 		double t = hn->ft[i];
-		hn->t[c] = t;
 		const af_hn_lead *l = &hn->lead[c];
 		if (l->grp >= G_NONE)
 			continue;
@@ -398,6 +398,94 @@ static void rank_all(af_shape *sh, af_hn *hn)
 	sh->win[1] = (af_win){wkey, wpos, wgrp, 0};
 }
 
+/* The group every listed set's lead must have to win: the lowest (the root's order takes
+ * the lower group first). */
+static uint8_t first_group(const af_hn *hn)
+{
+	uint8_t g = G_NONE;
+	for (uint32_t i = 0; i < hn->nf; i++) {
+		uint8_t x = hn->lead[hn->fset[i]].grp;
+		g = x < g ? x : g;
+	}
+	return g;
+}
+
+/* The listed sets of group g whose estimate (lead's head sum plus the bound's tail) lies within
+ * the margin of the highest, into cand and crep; how many, or NOPOS when an estimate is not
+ * finite. A set's best total T (the walk's, from any member in its first group) lies within E
+ * = rel A + 8 DBL_EPSILON (mag + A) of its estimate, A >= scale (|lower| + |top|) >= |tail| /
+ * (1 + rel): the tail's bound, the walk's floor and the sums' roundings (DBL_EPSILON / 2
+ * each, at most five of them on mag + A). The root's set W has T_W >= T of the best estimate's
+ * set, so its estimate is within 2E of the highest; the margin is twice that. */
+static uint32_t candidates(af_hn *hn, const tph_score_bound *b, uint8_t g)
+{
+	double emax = -(double)INFINITY, amax = 0;
+	bool finite = true;
+	for (uint32_t i = 0; i < hn->nf; i++) {
+		const af_hn_lead *l = &hn->lead[hn->fset[i]];
+		double e = (l->pre + l->bat) + b->scale * (hn->low[i] + b->top);
+		double a = b->scale * (fabs(hn->low[i]) + fabs(b->top));
+		finite &= isfinite(e) && isfinite(a);
+		hn->est[i] = e;
+		if (l->grp == g) {
+			emax = e > emax ? e : emax;
+			amax = a > amax ? a : amax;
+		}
+	}
+	double margin = 4 * (b->rel * amax + 8 * DBL_EPSILON * (hn->mag + amax));
+	double floor = emax - margin;
+	if (!finite || !isfinite(floor))
+		return NOPOS;
+	uint32_t m = 0;
+	for (uint32_t i = 0; i < hn->nf; i++)
+		if (hn->lead[hn->fset[i]].grp == g && hn->est[i] >= floor) {
+			hn->cand[m] = hn->fset[i];
+			hn->crep[m++] = hn->frep[i];
+		}
+	return m;
+}
+
+/* The shape's root from the sets the tail's bound leaves as candidates, their tails scored
+ * exactly (the same call, over fewer nodes): AF_OK; AF_NONE when the plugin gives no bound
+ * (the caller scores every listed set); TPH_DECLINED at a score that is not finite. Only the
+ * candidates' best members get their keys written: a ranked shape's other cells are read by
+ * no pick (its root is win[1]; scan_from needs a winner of no finite key, and a tracker's mask
+ * declines on a ranked shape, allocate_fast.c). */
+enum {
+	RANK_OK,
+	RANK_NONE,
+	RANK_FAIL
+};
+static int rank_bound(alloc_fast *f, af_shape *sh, af_hn *hn, tph_idx task)
+{
+	tph_score_bound b;
+	if (!hn->nf || !tph_score_hn_bound(f->s, task, sh->tail, hn->frep, hn->nf, hn->low, &b))
+		return RANK_NONE;
+	uint32_t m = candidates(hn, &b, first_group(hn));
+	if (m == NOPOS)
+		return RANK_NONE;
+	if (!tph_score_nodes_last(f->s, task, hn->crep, m, sh->tail, hn->ft))
+		return RANK_FAIL;
+	for (uint32_t i = 0; i < m; i++)
+		if (!isfinite(hn->ft[i]))
+			return RANK_FAIL;
+	rank_all(sh, hn, hn->cand, m);
+	return RANK_OK;
+}
+
+/* The shape's root, from the tail's bound when its plugin gives one, else from every listed
+ * set's tail; false at a score that is not finite (the caller drops the ranks). */
+static bool rank(alloc_fast *f, af_shape *sh, af_hn *hn, tph_idx task)
+{
+	int rc = rank_bound(f, sh, hn, task);
+	if (rc != RANK_NONE)
+		return rc == RANK_OK;
+	if (!set_scores(f, sh, hn, task))
+		return false;
+	rank_all(sh, hn, hn->fset, hn->nf);
+	return true;
+}
+
 /* ---- a shape's ranks ---- */
 
 static void drop(alloc_fast *f, af_shape *sh)
@@ -415,11 +503,14 @@ void af_hn_free(af_shape *sh)
 		return;
 	tph_free(hn->ord);
 	tph_free(hn->lead);
-	tph_free(hn->t);
 	tph_free(hn->frep);
+	tph_free(hn->crep);
 	tph_free(hn->fset);
+	tph_free(hn->cand);
 	tph_free(hn->fat);
 	tph_free(hn->ft);
+	tph_free(hn->low);
+	tph_free(hn->est);
 	tph_free(hn->mark);
 	tph_free(hn->touched);
 	tph_free(hn);
@@ -438,21 +529,25 @@ static af_hn *ranks(alloc_fast *f, af_shape *sh)
 	hn->hs = hs;
 	hn->ord = tph_malloc(((size_t)f->n + 1) * sizeof *hn->ord);
 	hn->lead = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->lead);
-	hn->t = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->t);
 	hn->frep = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->frep);
+	hn->crep = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->crep);
 	hn->fset = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->fset);
+	hn->cand = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->cand);
 	hn->fat = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->fat);
 	hn->ft = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->ft);
+	hn->low = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->low);
+	hn->est = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->est);
 	hn->mark = tph_calloc((size_t)hs->n + 1, sizeof *hn->mark);
 	hn->touched = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->touched);
 	hn->bytes = sizeof *hn + ((size_t)f->n + 1) * sizeof *hn->ord +
 	            ((size_t)hs->n + 1) *
-	                (sizeof *hn->lead + sizeof *hn->t + sizeof *hn->frep + sizeof *hn->fset +
-	                 sizeof *hn->fat + sizeof *hn->ft + sizeof *hn->mark + sizeof *hn->touched);
+	                (sizeof *hn->lead + sizeof *hn->frep + sizeof *hn->crep + sizeof *hn->fset +
+	                 sizeof *hn->cand + sizeof *hn->fat + sizeof *hn->ft + sizeof *hn->low +
+	                 sizeof *hn->est + sizeof *hn->mark + sizeof *hn->touched);
 	sh->bytes += hn->bytes;
 	f->bytes += hn->bytes;
-	if (!hn->ord || !hn->lead || !hn->t || !hn->frep || !hn->fset || !hn->fat || !hn->ft ||
-	    !hn->mark || !hn->touched) {
+	if (!hn->ord || !hn->lead || !hn->frep || !hn->crep || !hn->fset || !hn->cand || !hn->fat ||
+	    !hn->ft || !hn->low || !hn->est || !hn->mark || !hn->touched) {
 		drop(f, sh);
 		return NULL;
 	}
@@ -488,11 +583,8 @@ void af_hn_build(alloc_fast *f, af_shape *sh, tph_idx task)
 		lead_set(sh, hn, c);
 		list_set(hn, c);
 	}
-	if (!finite || !set_scores(f, sh, hn, task)) {
+	if (!finite || !rank(f, sh, hn, task))
 		drop(f, sh);
-		return;
-	}
-	rank_all(sh, hn);
 }
 
 /* The sets of the touched positions plist[0..k) in touched[0 .. nt), each once and ascending
@@ -539,22 +631,9 @@ int af_hn_update(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k)
 		relead(sh, hn, hn->touched[i]);
 		list_set(hn, hn->touched[i]);
 	}
-	if (!finite || !set_scores(f, sh, hn, task)) {
+	if (!finite || !rank(f, sh, hn, task)) {
 		drop(f, sh);
 		return TPH_DECLINED;
 	}
-	rank_all(sh, hn);
 	return TPH_OK;
-}
-
-void af_hn_moved(af_shape *sh, uint32_t p)
-{
-	af_hn *hn = sh->hn;
-	uint32_t c = hn->hs->of[p];
-	relead(sh, hn, c);
-	/* every listed set ranked again from its kept tail: the others' bests and written keys
-	 * come out as they were (no profile reaches this; a mask is rare) */
-	for (uint32_t i = 0; i < hn->nf; i++)
-		hn->ft[i] = hn->t[hn->fset[i]];
-	rank_all(sh, hn);
 }
