@@ -23,6 +23,10 @@ typedef struct af_hn_sets {
 	uint32_t *pos;
 	uint32_t *of; /* [positions] the set of each position */
 	tph_idx *rep; /* [n] the set's first node: the tail is scored over it */
+	/* The sets under each hypernode but the cluster top: those of hypernode h are
+	 * under[under_off[h] .. under_off[h + 1]). */
+	uint32_t *under_off, *under;
+	uint32_t *hmark, hgen; /* [hypernodes] scratch: those seen in one pass, == hgen */
 } af_hn_sets;
 
 /* A set's first member in rank order, and the first member after it that set_scan's walk
@@ -45,12 +49,16 @@ typedef struct af_hn {
 	                * when lead[c].sorted, else in ascending positions */
 	/* The sets whose lead had a group when sorted at the last build or update (any order):
 	 * fset[0 .. nf), their first nodes in frep for the tail's call, its scores in ft, and
-	 * each set's index in fset (fat, NOPOS when not listed). With the tail's bound, low
-	 * holds the listed sets' lower parts and est their estimates, and the candidate sets'
-	 * indices in fset go to cand, their first nodes to crep, their tails to ft. */
+	 * each set's index in fset (fat, NOPOS when not listed). With the tail's bound, est
+	 * holds the listed sets' estimates, and the candidate sets go to cand, their first
+	 * nodes to crep, their tails to ft. */
 	uint32_t *fset, *fat, nf, *cand;
 	tph_idx *frep, *crep;
-	double *ft, *low, *est;
+	double *ft, *est;
+	/* Per listed set, in fset's order (compact, for the estimates' passes): its lead's head
+	 * sum pre + bat (lh) and group (lg), and its lower part (ll) where low_ok[set]. */
+	double *lh, *ll;
+	uint8_t *lg, *low_ok;
 	uint32_t *mark, gen; /* [sets] sets to rank again, listed in touched[0 .. nt) */
 	uint32_t *touched, nt;
 	double mag; /* at least |pre| + |bat| of every position scored while ranked */
@@ -108,6 +116,34 @@ static bool members(alloc_fast *f, af_hn_sets *hs)
 	return largest <= MAX_SET && (uint64_t)hs->n * SET_SHARE <= f->n;
 }
 
+/* The sets under each hypernode but the top, from each set's first node (its members are held
+ * by the same hypernodes): a counting sort. */
+static bool unders(alloc_fast *f, af_hn_sets *hs)
+{
+	const tph_hn_tree *t = &f->s->topo->t;
+	size_t total = 0;
+	hs->under_off = tph_calloc((size_t)t->n + 2, sizeof *hs->under_off);
+	if (!hs->under_off)
+		return false;
+	for (uint32_t c = 0; c < hs->n; c++)
+		for (uint32_t k = t->of_off[hs->rep[c]]; k < t->of_off[hs->rep[c] + 1]; k++)
+			if (t->of[k] != t->top) {
+				hs->under_off[t->of[k] + 2]++;
+				total++;
+			}
+	for (uint32_t h = 0; h < t->n; h++)
+		hs->under_off[h + 2] += hs->under_off[h + 1];
+	hs->under = tph_malloc((total + 1) * sizeof *hs->under);
+	hs->hmark = tph_calloc((size_t)t->n + 1, sizeof *hs->hmark);
+	if (!hs->under || !hs->hmark)
+		return false;
+	for (uint32_t c = 0; c < hs->n; c++)
+		for (uint32_t k = t->of_off[hs->rep[c]]; k < t->of_off[hs->rep[c] + 1]; k++)
+			if (t->of[k] != t->top)
+				hs->under[hs->under_off[t->of[k] + 1]++] = c;
+	return true;
+}
+
 static af_hn_sets *sets_make(alloc_fast *f)
 {
 	uint32_t n = f->n, nh = f->s->topo->t.n;
@@ -123,7 +159,7 @@ static af_hn_sets *sets_make(alloc_fast *f)
 	if (hs && next && head && hs->off && hs->pos && hs->of && hs->rep) {
 		memset(head, 0xff, ((size_t)nh + 1) * sizeof *head);
 		assign(f, hs, next, head);
-		hs->usable = members(f, hs);
+		hs->usable = members(f, hs) && unders(f, hs);
 	}
 	tph_free(next);
 	tph_free(head);
@@ -139,6 +175,9 @@ void af_hn_sets_free(alloc_fast *f)
 	tph_free(hs->pos);
 	tph_free(hs->of);
 	tph_free(hs->rep);
+	tph_free(hs->under_off);
+	tph_free(hs->under);
+	tph_free(hs->hmark);
 	tph_free(hs);
 	f->hsets = NULL;
 }
@@ -300,18 +339,28 @@ static bool set_scores(alloc_fast *f, af_shape *sh, af_hn *hn, tph_idx task)
 /* Set c listed or not by its lead's group after a sort. */
 static void list_set(af_hn *hn, uint32_t c)
 {
-	bool in = hn->lead[c].grp < G_NONE;
+	const af_hn_lead *l = &hn->lead[c];
+	bool in = l->grp < G_NONE;
 	uint32_t i = hn->fat[c];
 	if (in && i == NOPOS) {
-		hn->fat[c] = hn->nf;
+		i = hn->fat[c] = hn->nf;
 		hn->fset[hn->nf] = c;
 		hn->frep[hn->nf++] = hn->hs->rep[c];
+		hn->low_ok[c] = 0; /* its lower part was not kept while out */
 	} else if (!in && i != NOPOS) {
 		uint32_t last = hn->fset[--hn->nf];
 		hn->fset[i] = last;
 		hn->frep[i] = hn->frep[hn->nf];
+		hn->lh[i] = hn->lh[hn->nf];
+		hn->ll[i] = hn->ll[hn->nf];
+		hn->lg[i] = hn->lg[hn->nf];
 		hn->fat[last] = i;
 		hn->fat[c] = NOPOS;
+		return;
+	}
+	if (in) {
+		hn->lh[i] = l->pre + l->bat;
+		hn->lg[i] = l->grp;
 	}
 }
 
@@ -403,10 +452,8 @@ static void rank_all(af_shape *sh, af_hn *hn, const uint32_t *sets, uint32_t m)
 static uint8_t first_group(const af_hn *hn)
 {
 	uint8_t g = G_NONE;
-	for (uint32_t i = 0; i < hn->nf; i++) {
-		uint8_t x = hn->lead[hn->fset[i]].grp;
-		g = x < g ? x : g;
-	}
+	for (uint32_t i = 0; i < hn->nf; i++)
+		g = hn->lg[i] < g ? hn->lg[i] : g;
 	return g;
 }
 
@@ -419,26 +466,26 @@ static uint8_t first_group(const af_hn *hn)
  * set, so its estimate is within 2E of the highest; the margin is twice that. */
 static uint32_t candidates(af_hn *hn, const tph_score_bound *b, uint8_t g)
 {
-	double emax = -(double)INFINITY, amax = 0;
-	bool finite = true;
+	/* compact passes, no branch: e - e is 0 unless e is not finite (then NaN) */
+	double emax = -(double)INFINITY, lmax = 0, nan = 0;
+	const double *lh = hn->lh, *ll = hn->ll;
+	const uint8_t *lg = hn->lg;
+	double *est = hn->est;
 	for (uint32_t i = 0; i < hn->nf; i++) {
-		const af_hn_lead *l = &hn->lead[hn->fset[i]];
-		double e = (l->pre + l->bat) + b->scale * (hn->low[i] + b->top);
-		double a = b->scale * (fabs(hn->low[i]) + fabs(b->top));
-		finite &= isfinite(e) && isfinite(a);
-		hn->est[i] = e;
-		if (l->grp == g) {
-			emax = e > emax ? e : emax;
-			amax = a > amax ? a : amax;
-		}
+		double e = lh[i] + b->scale * (ll[i] + b->top);
+		est[i] = e;
+		nan += e - e;
+		lmax = fabs(ll[i]) > lmax ? fabs(ll[i]) : lmax;
+		emax = lg[i] == g && e > emax ? e : emax;
 	}
+	double amax = b->scale * (lmax + fabs(b->top));
 	double margin = 4 * (b->rel * amax + 8 * DBL_EPSILON * (hn->mag + amax));
 	double floor = emax - margin;
-	if (!finite || !isfinite(floor))
+	if (nan != 0 || !isfinite(floor))
 		return NOPOS;
 	uint32_t m = 0;
 	for (uint32_t i = 0; i < hn->nf; i++)
-		if (hn->lead[hn->fset[i]].grp == g && hn->est[i] >= floor) {
+		if (lg[i] == g && est[i] >= floor) {
 			hn->cand[m] = hn->fset[i];
 			hn->crep[m++] = hn->frep[i];
 		}
@@ -459,9 +506,21 @@ enum {
 static int rank_bound(alloc_fast *f, af_shape *sh, af_hn *hn, tph_idx task)
 {
 	tph_score_bound b;
-	if (!hn->nf || !tph_score_hn_bound(f->s, task, sh->tail, hn->frep, hn->nf, hn->low, &b))
+	uint32_t m = 0;
+	for (uint32_t i = 0; i < hn->nf; i++)
+		if (!hn->low_ok[hn->fset[i]]) {
+			hn->cand[m] = hn->fset[i];
+			hn->crep[m++] = hn->frep[i];
+		}
+	if (!hn->nf || !tph_score_hn_bound(f->s, task, sh->tail, hn->crep, m, hn->ft, &b)) {
+		memset(hn->low_ok, 0, hn->hs->n * sizeof *hn->low_ok);
 		return RANK_NONE;
-	uint32_t m = candidates(hn, &b, first_group(hn));
+	}
+	for (uint32_t i = 0; i < m; i++) {
+		hn->ll[hn->fat[hn->cand[i]]] = hn->ft[i];
+		hn->low_ok[hn->cand[i]] = 1;
+	}
+	m = candidates(hn, &b, first_group(hn));
 	if (m == NOPOS)
 		return RANK_NONE;
 	if (!tph_score_nodes_last(f->s, task, hn->crep, m, sh->tail, hn->ft))
@@ -509,7 +568,10 @@ void af_hn_free(af_shape *sh)
 	tph_free(hn->cand);
 	tph_free(hn->fat);
 	tph_free(hn->ft);
-	tph_free(hn->low);
+	tph_free(hn->lh);
+	tph_free(hn->ll);
+	tph_free(hn->lg);
+	tph_free(hn->low_ok);
 	tph_free(hn->est);
 	tph_free(hn->mark);
 	tph_free(hn->touched);
@@ -535,19 +597,24 @@ static af_hn *ranks(alloc_fast *f, af_shape *sh)
 	hn->cand = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->cand);
 	hn->fat = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->fat);
 	hn->ft = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->ft);
-	hn->low = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->low);
+	hn->lh = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->lh);
+	hn->ll = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->ll);
+	hn->lg = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->lg);
+	hn->low_ok = tph_calloc((size_t)hs->n + 1, sizeof *hn->low_ok);
 	hn->est = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->est);
 	hn->mark = tph_calloc((size_t)hs->n + 1, sizeof *hn->mark);
 	hn->touched = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->touched);
 	hn->bytes = sizeof *hn + ((size_t)f->n + 1) * sizeof *hn->ord +
 	            ((size_t)hs->n + 1) *
 	                (sizeof *hn->lead + sizeof *hn->frep + sizeof *hn->crep + sizeof *hn->fset +
-	                 sizeof *hn->cand + sizeof *hn->fat + sizeof *hn->ft + sizeof *hn->low +
-	                 sizeof *hn->est + sizeof *hn->mark + sizeof *hn->touched);
+	                 sizeof *hn->cand + sizeof *hn->fat + sizeof *hn->ft + sizeof *hn->lh +
+	                 sizeof *hn->ll + sizeof *hn->lg + sizeof *hn->low_ok + sizeof *hn->est +
+	                 sizeof *hn->mark + sizeof *hn->touched);
 	sh->bytes += hn->bytes;
 	f->bytes += hn->bytes;
 	if (!hn->ord || !hn->lead || !hn->frep || !hn->crep || !hn->fset || !hn->cand || !hn->fat ||
-	    !hn->ft || !hn->low || !hn->est || !hn->mark || !hn->touched) {
+	    !hn->ft || !hn->lh || !hn->ll || !hn->lg || !hn->low_ok || !hn->est || !hn->mark ||
+	    !hn->touched) {
 		drop(f, sh);
 		return NULL;
 	}
@@ -574,6 +641,7 @@ void af_hn_build(alloc_fast *f, af_shape *sh, tph_idx task)
 	const af_hn_sets *hs = hn->hs;
 	bool finite = true;
 	hn->mag = 0;
+	memset(hn->low_ok, 0, hs->n * sizeof *hn->low_ok);
 	memcpy(hn->ord, hs->pos, f->n * sizeof *hn->ord);
 	for (uint32_t p = 0; p < f->n; p++)
 		finite &= fold(hn, sh, p);
@@ -623,10 +691,35 @@ static bool touch(af_hn *hn, const af_shape *sh, const uint32_t *plist, uint32_t
 	return true;
 }
 
+/* The kept lower parts a task event on the touched positions plist[0..k) may have moved: those
+ * of the sets sharing a hypernode but the top with a touched node (tph_score_hn_bound_fn), each
+ * hypernode's sets once (the touched nodes share racks). */
+static void stale_lows(const alloc_fast *f, af_hn *hn, uint32_t k)
+{
+	const tph_hn_tree *t = &f->s->topo->t;
+	af_hn_sets *hs = f->hsets;
+	if (++hs->hgen == 0) { /* wrapped: old marks would look current */
+		memset(hs->hmark, 0, t->n * sizeof *hs->hmark);
+		hs->hgen = 1;
+	}
+	for (uint32_t i = 0; i < k; i++) {
+		tph_idx node = f->s->ready_nodes[f->plist[i]];
+		for (uint32_t j = t->of_off[node]; j < t->of_off[node + 1]; j++) {
+			tph_idx h = t->of[j];
+			if (h == t->top || hs->hmark[h] == hs->hgen)
+				continue;
+			hs->hmark[h] = hs->hgen;
+			for (uint32_t u = hs->under_off[h]; u < hs->under_off[h + 1]; u++)
+				hn->low_ok[hs->under[u]] = 0;
+		}
+	}
+}
+
 int af_hn_update(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k)
 {
 	af_hn *hn = sh->hn;
 	bool finite = tph_score_hn_set(f->s, task, sh->tail) && touch(hn, sh, f->plist, k);
+	stale_lows(f, hn, k);
 	for (uint32_t i = 0; i < hn->nt && finite; i++) {
 		relead(sh, hn, hn->touched[i]);
 		list_set(hn, hn->touched[i]);
