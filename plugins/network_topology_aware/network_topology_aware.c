@@ -359,6 +359,8 @@ static int nta_open(tph_session *s, void *stv, const tph_args *args)
 	if (!rc)
 		rc = tph_on_score_locality(s, nta_score_locality, NULL);
 	if (!rc)
+		rc = tph_on_score_hn_bound(s, nta_score_hn_bound);
+	if (!rc)
 		rc = tph_on_hypernode_gradient_job(s, gradient_job);
 	if (!rc)
 		rc = tph_on_hypernode_gradient_subjob(s, gradient_subjob);

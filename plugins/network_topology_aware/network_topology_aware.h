@@ -102,6 +102,11 @@ void nta_batch_node_order(void *st, const tph_session *s, tph_idx task, const tp
  * with TPH_SCORE_HYPERNODE and TPH_SCORE_HN_SET for the hypernode binpacking of normal pods
  * (normal_node reads only the hypernodes holding the node), else GLOBAL. */
 int nta_score_locality(void *st, const tph_session *s, tph_idx task);
+/* The bound of tph_score_hn_bound_fn for a task nta_score_locality answers TPH_SCORE_HN_SET for,
+ * its nodes each in a chain: lower[i] the chain's kept sum of the tiers below the cluster top's,
+ * top the top's term, scale 100 * weight / the tier weights' sum. */
+bool nta_score_hn_bound(void *st, const tph_session *s, tph_idx task, const tph_idx *nodes,
+                        uint32_t n, double *lower, tph_score_bound *b);
 void nta_hypernode_order(void *st, const tph_session *s, tph_idx subjob, const tph_idx *hns,
                          uint32_t n, double *out);
 

@@ -5,6 +5,7 @@
  * share of the subjob's tasks already under the candidate. */
 #include "network_topology_aware.h"
 
+#include <float.h>
 #include <string.h>
 
 /* The dimensions of req that binpack reads (`nd` hoisted by the callers). */
@@ -134,18 +135,29 @@ static void chain_span(void *cv, uint32_t k, uint32_t b, uint32_t e)
 /* normal_node from the hb table for a node of chain ch, the same sums in the same order: the
  * kept sum of the tiers but the last (pre), then the last's term, `top` (every chain's
  * hypernode of the last tier is the cluster top, the only one of its tier: chains()). */
-static double chain_node(nta_st *st, const nta_call *c, tph_idx ch, double top)
+static double chain_pre(nta_st *st, const double *hb, tph_idx ch)
 {
 	uint32_t last = (uint32_t)(st->max_tier - st->min_tier);
 	if (st->pre_mark[ch] != st->pre_gen) {
 		const tph_idx *at = st->chain_at + (size_t)ch * (last + 1);
 		double total = 0;
 		for (uint32_t k = 0; k < last; k++)
-			total += st->tier_w[k] * (at[k] == TPH_NOIDX ? 1.0 : c->hb[at[k]]);
+			total += st->tier_w[k] * (at[k] == TPH_NOIDX ? 1.0 : hb[at[k]]);
 		st->pre[ch] = total;
 		st->pre_mark[ch] = st->pre_gen;
 	}
-	return nta_scale(st, (st->pre[ch] + top) / st->tier_w_sum);
+	return st->pre[ch];
+}
+
+static double chain_node(nta_st *st, const nta_call *c, tph_idx ch, double top)
+{
+	return nta_scale(st, (chain_pre(st, c->hb, ch) + top) / st->tier_w_sum);
+}
+
+/* The cluster top's term of a chain's sum, from the table (chain_at only). */
+static double top_term(const nta_st *st, const tph_session *s)
+{
+	return st->tier_w[st->max_tier - st->min_tier] * st->hb[tph_view_of(s)->topo->t.top];
 }
 
 /* A new call's chain scores: none valid. */
@@ -165,8 +177,7 @@ static bool chain_scores(nta_st *st, const nta_call *c, uint32_t n)
 	tph_idx prev = TPH_NOIDX; /* a pick's nodes come rack by rack */
 	double score = 0, top = 0;
 	if (st->chain_at)
-		top =
-		    st->tier_w[st->max_tier - st->min_tier] * c->hb[tph_view_of(c->s)->topo->t.top];
+		top = top_term(st, c->s);
 	chain_reset(st);
 	for (uint32_t i = 0; i < n; i++) {
 		tph_idx ch = st->chain[c->nodes[i]];
@@ -397,6 +408,32 @@ void nta_batch_node_order(void *stv, const tph_session *s, tph_idx task, const t
 	default:
 		memset(out, 0, n * sizeof *out);
 	}
+}
+
+/* chain_node's score is scale((pre + top) / sum) = (100 w) * ((pre + top) / sum): against
+ * (100 w / sum) * (pre + top), four roundings of the score's and two of the bound's scale, each
+ * relative and at most DBL_EPSILON / 2, so 8 DBL_EPSILON covers |pre + top| <= |pre| + |top|. */
+bool nta_score_hn_bound(void *stv, const tph_session *s, tph_idx task, const tph_idx *nodes,
+                        uint32_t n, double *lower, tph_score_bound *b)
+{
+	nta_st *st = stv;
+	if (branch(s, task, tph_task_subjob(s, task)) != NTA_NORMAL || !st->normal_enable ||
+	    !(st->tier_w_sum > 0) || !st->chain_at)
+		return false;
+	for (uint32_t i = 0; i < n; i++)
+		if (st->chain[nodes[i]] == TPH_NOIDX)
+			return false;
+	const uint32_t nd = tph_view_of(s)->ndim;
+	const int64_t *req = tph_view_of(s)->tasks->req + (size_t)task * nd;
+	nta_bp bp;
+	bp_prep(st, nd, req, &bp);
+	hb_fill(st, &tph_view_of(s)->topo->t, nd, req, &bp);
+	for (uint32_t i = 0; i < n; i++)
+		lower[i] = chain_pre(st, st->hb, st->chain[nodes[i]]);
+	b->top = top_term(st, s);
+	b->scale = nta_scale(st, 1.0) / st->tier_w_sum;
+	b->rel = 8 * DBL_EPSILON;
+	return true;
 }
 
 int nta_score_locality(void *stv, const tph_session *s, tph_idx task)

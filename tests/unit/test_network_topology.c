@@ -272,6 +272,47 @@ static void test_kept_sums(void **state)
 	pts_free(&p);
 }
 
+/* The bound allocate ranks sets by (tph_score_hn_bound_fn): every node's score within rel of
+ * scale (lower + top), before and after a placement (the kept sums of chains A and B, and the
+ * top's term, move) and a discard, for two request rows in turn; nothing for network-aware
+ * pods. */
+static void bound_holds(pts *p, const char *task)
+{
+	tph_idx t = pts_task(p, task);
+	double x[6], lower[6];
+	tph_score_bound b;
+	assert_true(tph_score_hn_bound(p->s, t, 0, p->s->ready_nodes, 6, lower, &b));
+	scores(p, task, x);
+	assert_true(b.rel < 1e-12);
+	for (uint32_t i = 0; i < 6; i++) {
+		double est = b.scale * (lower[i] + b.top);
+		if (fabs(x[i] - est) > b.rel * b.scale * (fabs(lower[i]) + fabs(b.top)))
+			fail_msg("%s node %u: %.17g, bound %.17g", task, i, x[i], est);
+	}
+}
+
+static void test_score_bound(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(&p, CONF("{}", "") TOPO);
+	bound_holds(&p, "c1/p");
+	bound_holds(&p, "c1/big");
+	tph_statement st;
+	tph_stmt_init(&st, p.s);
+	assert_int_equal(tph_stmt_allocate(&st, pts_task(&p, "c1/p"), 0), TPH_OK);
+	bound_holds(&p, "c1/p");
+	bound_holds(&p, "c1/big");
+	bound_holds(&p, "c1/p");
+	tph_stmt_discard(&st);
+	bound_holds(&p, "c1/p");
+	double lower[6];
+	tph_score_bound b;
+	assert_false(tph_score_hn_bound(p.s, pts_task(&p, "c1/t"), 0, p.s->ready_nodes, 6, lower,
+	                                &b)); /* network-aware */
+	pts_free(&p);
+}
+
 static void test_hypernode_order(void **state)
 {
 	(void)state;
@@ -553,6 +594,7 @@ int main(void)
 	    cmocka_unit_test(test_hypernode_order), cmocka_unit_test(test_gradients),
 	    cmocka_unit_test(test_flags),           cmocka_unit_test(test_binds_per_hypernode),
 	    cmocka_unit_test(test_prepared_rows),   cmocka_unit_test(test_rack_runs),
+	    cmocka_unit_test(test_score_bound),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

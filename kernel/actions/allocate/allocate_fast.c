@@ -261,13 +261,14 @@ static tph_reason_code verdict(const af_shape *sh, const af_track *t, uint32_t p
 
 /* Nodes the role's cache holds failed that pass now leave the candidates for this task:
  * their count, or NOPOS (nothing masked) when scores are ANCHORED, whose set they would
- * change. */
+ * change, or the shape is ranked per hypernode set (whose ranks score only the candidate
+ * sets' tails: no profile masks one). */
 static uint32_t mask(alloc_fast *f, af_shape *sh, const af_track *t)
 {
 	uint32_t k = 0;
 	for (uint32_t i = 0; i < t->n_ovs; i++)
 		k += sh->cell[t->ovs[i]].grp < G_NONE;
-	if (!k || (sh->loc & ~TPH_SCORE_HYPERNODE) == TPH_SCORE_ANCHORED)
+	if (!k || sh->hn || (sh->loc & ~TPH_SCORE_HYPERNODE) == TPH_SCORE_ANCHORED)
 		return k ? NOPOS : 0;
 	for (uint32_t i = 0; i < t->n_ovs; i++) {
 		uint32_t p = t->ovs[i];

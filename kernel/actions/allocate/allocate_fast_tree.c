@@ -2,7 +2,6 @@
  * and per tree node above, ordered as prioritizeNodes and SelectBestNode choose: the lower
  * group, then the higher score, then the lower position (the first of equal scores). */
 #include "allocate_fast.h"
-#include "allocate_hn_rank.h"
 
 #define NOPOS UINT32_MAX
 
@@ -137,11 +136,6 @@ void af_tree_update(af_shape *sh, const uint32_t *plist, uint32_t k)
 {
 	if (sh->tree_due)
 		return; /* the build will read the cells */
-	if (sh->hn) {   /* ranked per hypernode set: the tournament is the sets' */
-		for (uint32_t i = 0; i < k; i++)
-			af_hn_moved(sh, plist[i]);
-		return;
-	}
 	/* past cap / 8 walks up (of up to log2(cap) merges each), merging every node is cheaper */
 	uint32_t walks = 0, most = sh->cap / 8;
 	for (uint32_t i = 0; i < k; i++)

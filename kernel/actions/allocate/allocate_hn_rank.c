@@ -23,6 +23,10 @@ typedef struct af_hn_sets {
 	uint32_t *pos;
 	uint32_t *of; /* [positions] the set of each position */
 	tph_idx *rep; /* [n] the set's first node: the tail is scored over it */
+	/* The sets under each hypernode but the cluster top: those of hypernode h are
+	 * under[under_off[h] .. under_off[h + 1]). */
+	uint32_t *under_off, *under;
+	uint32_t *hmark, hgen; /* [hypernodes] scratch: those seen in one pass, == hgen */
 } af_hn_sets;
 
 /* A set's first member in rank order, and the first member after it that set_scan's walk
@@ -43,13 +47,18 @@ typedef struct af_hn {
 	af_hn_lead *lead; /* [sets], kept with ord */
 	uint32_t *ord; /* [positions]: each set's members, ord[off[c] .. off[c + 1]) in rank order
 	                * when lead[c].sorted, else in ascending positions */
-	double *t;     /* [sets] the tail's score of the set for the shape's request */
 	/* The sets whose lead had a group when sorted at the last build or update (any order):
 	 * fset[0 .. nf), their first nodes in frep for the tail's call, its scores in ft, and
-	 * each set's index in fset (fat, NOPOS when not listed). */
-	uint32_t *fset, *fat, nf;
-	tph_idx *frep;
-	double *ft;
+	 * each set's index in fset (fat, NOPOS when not listed). With the tail's bound, est
+	 * holds the listed sets' estimates, and the candidate sets go to cand, their first
+	 * nodes to crep, their tails to ft. */
+	uint32_t *fset, *fat, nf, *cand;
+	tph_idx *frep, *crep;
+	double *ft, *est;
+	/* Per listed set, in fset's order (compact, for the estimates' passes): its lead's head
+	 * sum pre + bat (lh) and group (lg), and its lower part (ll) where low_ok[set]. */
+	double *lh, *ll;
+	uint8_t *lg, *low_ok;
 	uint32_t *mark, gen; /* [sets] sets to rank again, listed in touched[0 .. nt) */
 	uint32_t *touched, nt;
 	double mag; /* at least |pre| + |bat| of every position scored while ranked */
@@ -107,6 +116,34 @@ static bool members(alloc_fast *f, af_hn_sets *hs)
 	return largest <= MAX_SET && (uint64_t)hs->n * SET_SHARE <= f->n;
 }
 
+/* The sets under each hypernode but the top, from each set's first node (its members are held
+ * by the same hypernodes): a counting sort. */
+static bool unders(alloc_fast *f, af_hn_sets *hs)
+{
+	const tph_hn_tree *t = &f->s->topo->t;
+	size_t total = 0;
+	hs->under_off = tph_calloc((size_t)t->n + 2, sizeof *hs->under_off);
+	if (!hs->under_off)
+		return false;
+	for (uint32_t c = 0; c < hs->n; c++)
+		for (uint32_t k = t->of_off[hs->rep[c]]; k < t->of_off[hs->rep[c] + 1]; k++)
+			if (t->of[k] != t->top) {
+				hs->under_off[t->of[k] + 2]++;
+				total++;
+			}
+	for (uint32_t h = 0; h < t->n; h++)
+		hs->under_off[h + 2] += hs->under_off[h + 1];
+	hs->under = tph_malloc((total + 1) * sizeof *hs->under);
+	hs->hmark = tph_calloc((size_t)t->n + 1, sizeof *hs->hmark);
+	if (!hs->under || !hs->hmark)
+		return false;
+	for (uint32_t c = 0; c < hs->n; c++)
+		for (uint32_t k = t->of_off[hs->rep[c]]; k < t->of_off[hs->rep[c] + 1]; k++)
+			if (t->of[k] != t->top)
+				hs->under[hs->under_off[t->of[k] + 1]++] = c;
+	return true;
+}
+
 static af_hn_sets *sets_make(alloc_fast *f)
 {
 	uint32_t n = f->n, nh = f->s->topo->t.n;
@@ -122,7 +159,7 @@ static af_hn_sets *sets_make(alloc_fast *f)
 	if (hs && next && head && hs->off && hs->pos && hs->of && hs->rep) {
 		memset(head, 0xff, ((size_t)nh + 1) * sizeof *head);
 		assign(f, hs, next, head);
-		hs->usable = members(f, hs);
+		hs->usable = members(f, hs) && unders(f, hs);
 	}
 	tph_free(next);
 	tph_free(head);
@@ -138,6 +175,9 @@ void af_hn_sets_free(alloc_fast *f)
 	tph_free(hs->pos);
 	tph_free(hs->of);
 	tph_free(hs->rep);
+	tph_free(hs->under_off);
+	tph_free(hs->under);
+	tph_free(hs->hmark);
 	tph_free(hs);
 	f->hsets = NULL;
 }
@@ -299,18 +339,28 @@ static bool set_scores(alloc_fast *f, af_shape *sh, af_hn *hn, tph_idx task)
 /* Set c listed or not by its lead's group after a sort. */
 static void list_set(af_hn *hn, uint32_t c)
 {
-	bool in = hn->lead[c].grp < G_NONE;
+	const af_hn_lead *l = &hn->lead[c];
+	bool in = l->grp < G_NONE;
 	uint32_t i = hn->fat[c];
 	if (in && i == NOPOS) {
-		hn->fat[c] = hn->nf;
+		i = hn->fat[c] = hn->nf;
 		hn->fset[hn->nf] = c;
 		hn->frep[hn->nf++] = hn->hs->rep[c];
+		hn->low_ok[c] = 0; /* its lower part was not kept while out */
 	} else if (!in && i != NOPOS) {
 		uint32_t last = hn->fset[--hn->nf];
 		hn->fset[i] = last;
 		hn->frep[i] = hn->frep[hn->nf];
+		hn->lh[i] = hn->lh[hn->nf];
+		hn->ll[i] = hn->ll[hn->nf];
+		hn->lg[i] = hn->lg[hn->nf];
 		hn->fat[last] = i;
 		hn->fat[c] = NOPOS;
+		return;
+	}
+	if (in) {
+		hn->lh[i] = l->pre + l->bat;
+		hn->lg[i] = l->grp;
 	}
 }
 
@@ -369,15 +419,14 @@ static inline bool beats(double key, uint32_t pos, uint8_t grp, double wkey, uin
  * the same floor, computed alike): the same winner, total and written key as set_scan, without
  * its reads of the set's cells. A set not listed has no feasible member until the next
  * update. */
-static void rank_all(af_shape *sh, af_hn *hn)
+static void rank_all(af_shape *sh, af_hn *hn, const uint32_t *sets, uint32_t m)
 {
 	double wkey = 0;
 	uint32_t wpos = NOPOS;
 	uint8_t wgrp = 0;
-	for (uint32_t i = 0; i < hn->nf; i++) {
-		uint32_t c = hn->fset[i];
+	for (uint32_t i = 0; i < m; i++) {
+		uint32_t c = sets[i];
 		double t = hn->ft[i];
-		hn->t[c] = t;
 		const af_hn_lead *l = &hn->lead[c];
 		if (l->grp >= G_NONE)
 			continue;
@@ -398,6 +447,104 @@ static void rank_all(af_shape *sh, af_hn *hn)
 	sh->win[1] = (af_win){wkey, wpos, wgrp, 0};
 }
 
+/* The group every listed set's lead must have to win: the lowest (the root's order takes
+ * the lower group first). */
+static uint8_t first_group(const af_hn *hn)
+{
+	uint8_t g = G_NONE;
+	for (uint32_t i = 0; i < hn->nf; i++)
+		g = hn->lg[i] < g ? hn->lg[i] : g;
+	return g;
+}
+
+/* The listed sets of group g whose estimate (lead's head sum plus the bound's tail) lies within
+ * the margin of the highest, into cand and crep; how many, or NOPOS when an estimate is not
+ * finite. A set's best total T (the walk's, from any member in its first group) lies within E
+ * = rel A + 8 DBL_EPSILON (mag + A) of its estimate, A >= scale (|lower| + |top|) >= |tail| /
+ * (1 + rel): the tail's bound, the walk's floor and the sums' roundings (DBL_EPSILON / 2
+ * each, at most five of them on mag + A). The root's set W has T_W >= T of the best estimate's
+ * set, so its estimate is within 2E of the highest; the margin is twice that. */
+static uint32_t candidates(af_hn *hn, const tph_score_bound *b, uint8_t g)
+{
+	/* compact passes, no branch: e - e is 0 unless e is not finite (then NaN) */
+	double emax = -(double)INFINITY, lmax = 0, nan = 0;
+	const double *lh = hn->lh, *ll = hn->ll;
+	const uint8_t *lg = hn->lg;
+	double *est = hn->est;
+	for (uint32_t i = 0; i < hn->nf; i++) {
+		double e = lh[i] + b->scale * (ll[i] + b->top);
+		est[i] = e;
+		nan += e - e;
+		lmax = fabs(ll[i]) > lmax ? fabs(ll[i]) : lmax;
+		emax = lg[i] == g && e > emax ? e : emax;
+	}
+	double amax = b->scale * (lmax + fabs(b->top));
+	double margin = 4 * (b->rel * amax + 8 * DBL_EPSILON * (hn->mag + amax));
+	double floor = emax - margin;
+	if (nan != 0 || !isfinite(floor))
+		return NOPOS;
+	uint32_t m = 0;
+	for (uint32_t i = 0; i < hn->nf; i++)
+		if (lg[i] == g && est[i] >= floor) {
+			hn->cand[m] = hn->fset[i];
+			hn->crep[m++] = hn->frep[i];
+		}
+	return m;
+}
+
+/* The shape's root from the sets the tail's bound leaves as candidates, their tails scored
+ * exactly (the same call, over fewer nodes): AF_OK; AF_NONE when the plugin gives no bound
+ * (the caller scores every listed set); TPH_DECLINED at a score that is not finite. Only the
+ * candidates' best members get their keys written: a ranked shape's other cells are read by
+ * no pick (its root is win[1]; scan_from needs a winner of no finite key, and a tracker's mask
+ * declines on a ranked shape, allocate_fast.c). */
+enum {
+	RANK_OK,
+	RANK_NONE,
+	RANK_FAIL
+};
+static int rank_bound(alloc_fast *f, af_shape *sh, af_hn *hn, tph_idx task)
+{
+	tph_score_bound b;
+	uint32_t m = 0;
+	for (uint32_t i = 0; i < hn->nf; i++)
+		if (!hn->low_ok[hn->fset[i]]) {
+			hn->cand[m] = hn->fset[i];
+			hn->crep[m++] = hn->frep[i];
+		}
+	if (!hn->nf || !tph_score_hn_bound(f->s, task, sh->tail, hn->crep, m, hn->ft, &b)) {
+		memset(hn->low_ok, 0, hn->hs->n * sizeof *hn->low_ok);
+		return RANK_NONE;
+	}
+	for (uint32_t i = 0; i < m; i++) {
+		hn->ll[hn->fat[hn->cand[i]]] = hn->ft[i];
+		hn->low_ok[hn->cand[i]] = 1;
+	}
+	m = candidates(hn, &b, first_group(hn));
+	if (m == NOPOS)
+		return RANK_NONE;
+	if (!tph_score_nodes_last(f->s, task, hn->crep, m, sh->tail, hn->ft))
+		return RANK_FAIL;
+	for (uint32_t i = 0; i < m; i++)
+		if (!isfinite(hn->ft[i]))
+			return RANK_FAIL;
+	rank_all(sh, hn, hn->cand, m);
+	return RANK_OK;
+}
+
+/* The shape's root, from the tail's bound when its plugin gives one, else from every listed
+ * set's tail; false at a score that is not finite (the caller drops the ranks). */
+static bool rank(alloc_fast *f, af_shape *sh, af_hn *hn, tph_idx task)
+{
+	int rc = rank_bound(f, sh, hn, task);
+	if (rc != RANK_NONE)
+		return rc == RANK_OK;
+	if (!set_scores(f, sh, hn, task))
+		return false;
+	rank_all(sh, hn, hn->fset, hn->nf);
+	return true;
+}
+
 /* ---- a shape's ranks ---- */
 
 static void drop(alloc_fast *f, af_shape *sh)
@@ -415,11 +562,17 @@ void af_hn_free(af_shape *sh)
 		return;
 	tph_free(hn->ord);
 	tph_free(hn->lead);
-	tph_free(hn->t);
 	tph_free(hn->frep);
+	tph_free(hn->crep);
 	tph_free(hn->fset);
+	tph_free(hn->cand);
 	tph_free(hn->fat);
 	tph_free(hn->ft);
+	tph_free(hn->lh);
+	tph_free(hn->ll);
+	tph_free(hn->lg);
+	tph_free(hn->low_ok);
+	tph_free(hn->est);
 	tph_free(hn->mark);
 	tph_free(hn->touched);
 	tph_free(hn);
@@ -438,21 +591,30 @@ static af_hn *ranks(alloc_fast *f, af_shape *sh)
 	hn->hs = hs;
 	hn->ord = tph_malloc(((size_t)f->n + 1) * sizeof *hn->ord);
 	hn->lead = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->lead);
-	hn->t = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->t);
 	hn->frep = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->frep);
+	hn->crep = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->crep);
 	hn->fset = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->fset);
+	hn->cand = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->cand);
 	hn->fat = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->fat);
 	hn->ft = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->ft);
+	hn->lh = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->lh);
+	hn->ll = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->ll);
+	hn->lg = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->lg);
+	hn->low_ok = tph_calloc((size_t)hs->n + 1, sizeof *hn->low_ok);
+	hn->est = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->est);
 	hn->mark = tph_calloc((size_t)hs->n + 1, sizeof *hn->mark);
 	hn->touched = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->touched);
 	hn->bytes = sizeof *hn + ((size_t)f->n + 1) * sizeof *hn->ord +
 	            ((size_t)hs->n + 1) *
-	                (sizeof *hn->lead + sizeof *hn->t + sizeof *hn->frep + sizeof *hn->fset +
-	                 sizeof *hn->fat + sizeof *hn->ft + sizeof *hn->mark + sizeof *hn->touched);
+	                (sizeof *hn->lead + sizeof *hn->frep + sizeof *hn->crep + sizeof *hn->fset +
+	                 sizeof *hn->cand + sizeof *hn->fat + sizeof *hn->ft + sizeof *hn->lh +
+	                 sizeof *hn->ll + sizeof *hn->lg + sizeof *hn->low_ok + sizeof *hn->est +
+	                 sizeof *hn->mark + sizeof *hn->touched);
 	sh->bytes += hn->bytes;
 	f->bytes += hn->bytes;
-	if (!hn->ord || !hn->lead || !hn->t || !hn->frep || !hn->fset || !hn->fat || !hn->ft ||
-	    !hn->mark || !hn->touched) {
+	if (!hn->ord || !hn->lead || !hn->frep || !hn->crep || !hn->fset || !hn->cand || !hn->fat ||
+	    !hn->ft || !hn->lh || !hn->ll || !hn->lg || !hn->low_ok || !hn->est || !hn->mark ||
+	    !hn->touched) {
 		drop(f, sh);
 		return NULL;
 	}
@@ -479,6 +641,7 @@ void af_hn_build(alloc_fast *f, af_shape *sh, tph_idx task)
 	const af_hn_sets *hs = hn->hs;
 	bool finite = true;
 	hn->mag = 0;
+	memset(hn->low_ok, 0, hs->n * sizeof *hn->low_ok);
 	memcpy(hn->ord, hs->pos, f->n * sizeof *hn->ord);
 	for (uint32_t p = 0; p < f->n; p++)
 		finite &= fold(hn, sh, p);
@@ -488,11 +651,8 @@ void af_hn_build(alloc_fast *f, af_shape *sh, tph_idx task)
 		lead_set(sh, hn, c);
 		list_set(hn, c);
 	}
-	if (!finite || !set_scores(f, sh, hn, task)) {
+	if (!finite || !rank(f, sh, hn, task))
 		drop(f, sh);
-		return;
-	}
-	rank_all(sh, hn);
 }
 
 /* The sets of the touched positions plist[0..k) in touched[0 .. nt), each once and ascending
@@ -531,30 +691,42 @@ static bool touch(af_hn *hn, const af_shape *sh, const uint32_t *plist, uint32_t
 	return true;
 }
 
+/* The kept lower parts a task event on the touched positions plist[0..k) may have moved: those
+ * of the sets sharing a hypernode but the top with a touched node (tph_score_hn_bound_fn), each
+ * hypernode's sets once (the touched nodes share racks). */
+static void stale_lows(const alloc_fast *f, af_hn *hn, uint32_t k)
+{
+	const tph_hn_tree *t = &f->s->topo->t;
+	af_hn_sets *hs = f->hsets;
+	if (++hs->hgen == 0) { /* wrapped: old marks would look current */
+		memset(hs->hmark, 0, t->n * sizeof *hs->hmark);
+		hs->hgen = 1;
+	}
+	for (uint32_t i = 0; i < k; i++) {
+		tph_idx node = f->s->ready_nodes[f->plist[i]];
+		for (uint32_t j = t->of_off[node]; j < t->of_off[node + 1]; j++) {
+			tph_idx h = t->of[j];
+			if (h == t->top || hs->hmark[h] == hs->hgen)
+				continue;
+			hs->hmark[h] = hs->hgen;
+			for (uint32_t u = hs->under_off[h]; u < hs->under_off[h + 1]; u++)
+				hn->low_ok[hs->under[u]] = 0;
+		}
+	}
+}
+
 int af_hn_update(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k)
 {
 	af_hn *hn = sh->hn;
 	bool finite = tph_score_hn_set(f->s, task, sh->tail) && touch(hn, sh, f->plist, k);
+	stale_lows(f, hn, k);
 	for (uint32_t i = 0; i < hn->nt && finite; i++) {
 		relead(sh, hn, hn->touched[i]);
 		list_set(hn, hn->touched[i]);
 	}
-	if (!finite || !set_scores(f, sh, hn, task)) {
+	if (!finite || !rank(f, sh, hn, task)) {
 		drop(f, sh);
 		return TPH_DECLINED;
 	}
-	rank_all(sh, hn);
 	return TPH_OK;
-}
-
-void af_hn_moved(af_shape *sh, uint32_t p)
-{
-	af_hn *hn = sh->hn;
-	uint32_t c = hn->hs->of[p];
-	relead(sh, hn, c);
-	/* every listed set ranked again from its kept tail: the others' bests and written keys
-	 * come out as they were (no profile reaches this; a mask is rare) */
-	for (uint32_t i = 0; i < hn->nf; i++)
-		hn->ft[i] = hn->t[hn->fset[i]];
-	rank_all(sh, hn);
 }

@@ -8,7 +8,9 @@
  * root of the shape's tournament (win[1]) is then the best set's best node, the same choice
  * as the tournament over every position would make, bit for bit: a set's candidates are the
  * members whose head sum lies within the rounding error of the best, each summed exactly as
- * tph_score_nodes sums it. */
+ * tph_score_nodes sums it. When the tail's plugin bounds its scores by a part kept per node
+ * and a part common to the call (tph_score_hn_bound_fn), only the sets whose estimate lies
+ * within the rounding margin of the best are scored and ranked. */
 #ifndef TPH_ALLOCATE_HN_RANK_H
 #define TPH_ALLOCATE_HN_RANK_H
 
@@ -23,8 +25,6 @@ void af_hn_build(alloc_fast *f, af_shape *sh, tph_idx task);
  * ranked. TPH_OK, or TPH_DECLINED when the ranks were dropped (the task's tail no longer
  * answers so, or a score is not finite): the caller then scores every position. */
 int af_hn_update(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k);
-/* A ranked shape's position p changed group (a tracker's mask): its set ranked again. */
-void af_hn_moved(af_shape *sh, uint32_t p);
 /* The shape's ranks freed (af_shape_release: the caller accounts for sh->bytes). */
 void af_hn_free(af_shape *sh);
 /* The sets of the ready nodes, made on the first ranked shape; freed with the path. */

@@ -464,6 +464,34 @@ typedef bool (*tph_score_split_fn)(void *st, const tph_session *s, tph_idx task,
                                    double *row, double *spec);
 int tph_on_score_split(tph_session *s, tph_score_split_fn split);
 
+/* ---- hypernode-set bounds (optional): what lets allocate rank sets without scoring each ----
+ * A plugin that answers TPH_SCORE_HN_SET for a task may also bound its score of a node by a
+ * part kept per node and a part common to the call: bound writes lower[i] for nodes[0..n) and
+ * fills *b so that its BatchNodeOrder score x_i of node i, over any call for the task before
+ * the next task event, satisfies
+ *     |x_i - b->scale * (lower[i] + b->top)| <= b->rel * b->scale * (|lower[i]| + |b->top|),
+ * every value finite and b->scale, b->rel >= 0. lower[i] must read nothing of the task but its
+ * request row, and of the cluster nothing but the tasks on the nodes of the hypernodes holding
+ * node i other than the cluster top: a task event on node X leaves it unchanged unless X shares
+ * such a hypernode with i (network-topology-aware: lower[i] is the sum over the tiers below the
+ * top's; top the cluster top's term, which every placement moves; x_i their scaled sum). n may
+ * be 0 (b alone wanted). It returns false, writing nothing to b, when it gives no such bound
+ * for the task (or for one of the nodes), and must when the task's score may fail
+ * (tph_score_fail). Allocate then keeps each set of nodes' lower part until a placement under
+ * one of its hypernodes, orders the sets by their head sums plus the bound, and scores the tail
+ * only of the sets within the rounding margin of the best, instead of every set at every
+ * placement.
+ * Registered in on_session_open, in any order with tph_on_score_locality, which gates it; it
+ * runs on the session's thread, one call at a time, and may update the plugin's own caches
+ * but must not write session state. */
+typedef struct tph_score_bound {
+	double top, scale, rel;
+} tph_score_bound;
+typedef bool (*tph_score_hn_bound_fn)(void *st, const tph_session *s, tph_idx task,
+                                      const tph_idx *nodes, uint32_t n, double *lower,
+                                      tph_score_bound *b);
+int tph_on_score_hn_bound(tph_session *s, tph_score_hn_bound_fn bound);
+
 /* ---- predicate locality: what lets filtering share verdicts between tasks ----
  * Filtering shares verdicts between the tasks of one class (same pod spec, request row, role
  * and job) and, after a placement on node X, evaluates X again and only X; allocate also shares

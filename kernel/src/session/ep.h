@@ -236,6 +236,11 @@ uint32_t tph_score_hn_tail(const tph_session *s, tph_idx task);
 /* Whether the tail at `tail` (tph_score_hn_tail's answer for the task) is one plugin whose
  * answer carries TPH_SCORE_HN_SET: its score of a node is a function of the node's hypernodes. */
 bool tph_score_hn_set(const tph_session *s, tph_idx task, uint32_t tail);
+/* For such a tail: its plugin's bound of the nodes' scores (tph_score_hn_bound_fn), true
+ * with lower[0..n) and *b written when it gives one (b's values finite, scale and rel not
+ * negative); false when the plugin registers none or declines. */
+bool tph_score_hn_bound(const tph_session *s, tph_idx task, uint32_t tail, const tph_idx *nodes,
+                        uint32_t n, double *lower, tph_score_bound *b);
 /* Where the task's scores split when only the last BatchNodeOrder plugin may read more than
  * the node (every other scoring plugin answers plain TPH_SCORE_LOCAL, perhaps with
  * TPH_SCORE_ROW, and that plugin registers no other score): its position, whatever its own

@@ -10,6 +10,7 @@
 #include "prof.h"
 
 #include <assert.h>
+#include <math.h>
 #include <string.h>
 
 #define CALL(type, e) ((type)(e)->fn)
@@ -60,6 +61,15 @@ int tph_on_score_split(tph_session *s, tph_score_split_fn split)
 	tph_plugin_inst *pi = opening(s, split != NULL, &rc);
 	if (pi)
 		pi->score_split = split;
+	return rc;
+}
+
+int tph_on_score_hn_bound(tph_session *s, tph_score_hn_bound_fn bound)
+{
+	int rc;
+	tph_plugin_inst *pi = opening(s, bound != NULL, &rc);
+	if (pi)
+		pi->score_hn_bound = bound;
 	return rc;
 }
 
@@ -213,6 +223,18 @@ bool tph_score_hn_set(const tph_session *s, tph_idx task, uint32_t tail)
 		return false;
 	const tph_ep_entry *e = entry_of(s, TPH_EP_SCORE_LOCALITY, b->e[tail].plugin);
 	return e && (answer(s, e, task, NULL) & TPH_SCORE_HN_SET);
+}
+
+bool tph_score_hn_bound(const tph_session *s, tph_idx task, uint32_t tail, const tph_idx *nodes,
+                        uint32_t n, double *lower, tph_score_bound *b)
+{
+	const tph_ep_list *l = &s->ep[TPH_EP_BATCH_NODE_ORDER];
+	if (tail + 1 != l->n || !tph_score_hn_set(s, task, tail))
+		return false;
+	const tph_ep_entry *e = &l->e[tail];
+	tph_score_hn_bound_fn fn = s->plugins[e->plugin].score_hn_bound;
+	return fn && fn(e->st, s, task, nodes, n, lower, b) && isfinite(b->top) &&
+	       isfinite(b->scale) && isfinite(b->rel) && b->scale >= 0 && b->rel >= 0;
 }
 
 int tph_declare_predicate_locality(tph_session *s, int locality)
