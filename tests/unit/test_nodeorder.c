@@ -92,6 +92,50 @@ static void test_default_weights(void **state)
 	pts_free(&p);
 }
 
+/* The nodes off the default scorers' common case: an overcommitted cpu or memory
+ * (LeastAllocated 0, BalancedAllocation's fraction capped at 1), a node without cpu, one
+ * without memory, and a gpu pod (three fractions where the node has gpus). */
+#define EDGES                                                                                      \
+	"nodes:\n"                                                                                 \
+	"  - {name: n1, allocatable: {cpu: '2', memory: 8Gi, pods: '10'}}\n"                       \
+	"  - {name: n2, allocatable: {cpu: '0', memory: 8Gi, pods: '10'}}\n"                       \
+	"  - {name: n3, allocatable: {cpu: '8', memory: 8Gi, nvidia.com/gpu: '4', pods: '10'}}\n"  \
+	"  - {name: n4, allocatable: {cpu: '4', memory: '0', pods: '10'}}\n"                       \
+	"  - {name: n5, allocatable: {cpu: '8', memory: 4Gi, pods: '10'}}\n"                       \
+	"pods:\n"                                                                                  \
+	"  - {name: run, namespace: ns, phase: Running, nodeName: n1, requests: {cpu: '3',"        \
+	" memory: 2Gi}}\n"                                                                         \
+	"  - {name: full, namespace: ns, phase: Running, nodeName: n5, requests: {memory: 4Gi}}\n" \
+	"  - {name: t, namespace: ns, requests: {cpu: '1', memory: 1Gi}}\n"                        \
+	"  - {name: g, namespace: ns, requests: {cpu: '1', memory: 1Gi, nvidia.com/gpu: '1'}}\n"
+
+static void test_default_weights_edges(void **state)
+{
+	(void)state;
+	pts p;
+	double got[5];
+	pts_open(&p, HEAD("    - name: nodeorder\n") EDGES);
+	/* n1: least (0 * 50 + 62 * 50) / 100 = 31; balanced fractions 1 (4/2 capped) and .375 ->
+	 * 100 * (1 - .3125) = 68. n2: memory only, 87 and 100. n3: 87, 87 -> 87 and .125, .125
+	 * -> 100. n4 (not ready, scored all the same): cpu only, 75 and 100. n5: cpu 1.1 with
+	 * full's 100m, (86 * 50 + 0) / 100 = 43; fractions .125 and 1 (5/4 capped) -> 56. Plus
+	 * TaintToleration's 300. */
+	const tph_idx all[5] = {pts_node(&p, "n1"), pts_node(&p, "n2"), pts_node(&p, "n3"),
+	                        pts_node(&p, "n4"), pts_node(&p, "n5")};
+	tph_score_nodes(p.s, pts_task(&p, "ns/t"), all, 5, got);
+	expect(got,
+	       (double[]){31 + 68 + 300, 87 + 100 + 300, 87 + 100 + 300, 75 + 100 + 300,
+	                  43 + 56 + 300},
+	       5);
+	/* n3 with the gpu: fractions .125, .125, .25, standard deviation .0589 -> 94. */
+	tph_score_nodes(p.s, pts_task(&p, "ns/g"), all, 5, got);
+	expect(
+	    got,
+	    (double[]){31 + 68 + 300, 87 + 100 + 300, 87 + 94 + 300, 75 + 100 + 300, 43 + 56 + 300},
+	    5);
+	pts_free(&p);
+}
+
 static void test_node_affinity_and_taints(void **state)
 {
 	(void)state;
@@ -392,6 +436,7 @@ int main(void)
 	    cmocka_unit_test(test_least_allocated),
 	    cmocka_unit_test(test_most_allocated_and_balanced),
 	    cmocka_unit_test(test_default_weights),
+	    cmocka_unit_test(test_default_weights_edges),
 	    cmocka_unit_test(test_node_affinity_and_taints),
 	    cmocka_unit_test(test_locality_and_anchors),
 	    cmocka_unit_test(test_inter_pod_affinity),
