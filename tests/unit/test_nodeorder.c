@@ -260,6 +260,50 @@ static void test_locality_and_anchors(void **state)
 	pts_free(&p);
 }
 
+/* A request row's scores with the parts its ANCHORED tasks keep (tph_score_nodes_row_parts):
+ * the row task's total is tph_score_nodes', and pre, bat and the row part are what
+ * tph_score_nodes_head and tph_score_split give an anchored task of the same request row. */
+#define SAME_ROW                                                                                \
+	"nodes:\n"                                                                              \
+	"  - {name: n1, allocatable: {cpu: '4', memory: 8Gi, pods: '10'}, labels: {zone: a}}\n" \
+	"  - {name: n2, allocatable: {cpu: '8', memory: 8Gi, pods: '10'}, labels: {zone: b}}\n" \
+	"pods:\n"                                                                               \
+	"  - {name: run, namespace: ns, phase: Running, nodeName: n1, requests: {cpu: '1',"     \
+	" memory: 2Gi}}\n"                                                                      \
+	"  - {name: t, namespace: ns, requests: {cpu: '1', memory: 1Gi}}\n"                     \
+	"  - name: a\n    namespace: ns\n    requests: {cpu: '1', memory: 1Gi}\n"               \
+	"    affinity: {nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution:"        \
+	" [{weight: 10, preference: {matchExpressions: [{key: zone, operator: In, values:"      \
+	" [b]}]}}]}}\n"
+
+static void test_row_parts(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(&p, HEAD("    - name: predicates\n" W(1, 1, 1, 1, 2, 2, 2) "    - name: binpack\n")
+	                 SAME_ROW);
+	tph_idx t = pts_task(&p, "ns/t"), a = pts_task(&p, "ns/a"), all[2] = {0, 1};
+	bool row = false;
+	tph_score_locality_row(p.s, t, &row);
+	assert_true(row);
+	assert_int_equal(tph_score_locality(p.s, a), TPH_SCORE_ANCHORED);
+	uint32_t tail = tph_score_split_at(p.s, a);
+	assert_int_equal(tail, 1); /* predicates' batch comes first */
+	double total[2], pre[2], bat[2], rowp[2], want[2], wpre[2], wbat[2], wrow[2];
+	assert_true(tph_score_nodes_row_parts(p.s, t, all, 2, tail, total, pre, bat, rowp));
+	assert_true(tph_score_nodes(p.s, t, all, 2, want));
+	assert_memory_equal(total, want, sizeof want);
+	assert_true(tph_score_nodes_head(p.s, a, all, 2, tail, wpre, wbat));
+	tph_score_split(p.s, a, all, 2, NULL, wrow, NULL);
+	assert_memory_equal(pre, wpre, sizeof pre);
+	assert_memory_equal(bat, wbat, sizeof bat);
+	assert_memory_equal(rowp, wrow, sizeof rowp);
+	assert_true(pre[0] != 0 && rowp[0] != 0); /* binpack and the unnormalised scorers count */
+	/* a tail past the batch plugins: no parts */
+	assert_false(tph_score_nodes_row_parts(p.s, t, all, 2, 2, total, pre, bat, rowp));
+	pts_free(&p);
+}
+
 static void test_inter_pod_affinity(void **state)
 {
 	(void)state;
@@ -439,6 +483,7 @@ int main(void)
 	    cmocka_unit_test(test_default_weights_edges),
 	    cmocka_unit_test(test_node_affinity_and_taints),
 	    cmocka_unit_test(test_locality_and_anchors),
+	    cmocka_unit_test(test_row_parts),
 	    cmocka_unit_test(test_inter_pod_affinity),
 	    cmocka_unit_test(test_topology_spread),
 	    cmocka_unit_test(test_view_follows_predicates_only),

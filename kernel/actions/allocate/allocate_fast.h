@@ -114,7 +114,9 @@ typedef struct af_pred {
  * split (tph_score_split_at): per ready node the head's sums before the split plugin and that
  * plugin's row part (tph_score_split_fn), kept current from the touch log where the row fits,
  * so a shape's score of a node is one spec part and three additions
- * (allocate_fast_anchor.c). Few, outside the shape budget. */
+ * (allocate_fast_anchor.c). When the row also has keys, both are brought to the same point and
+ * then move together: each touched node scored once for both (tph_score_nodes_row_parts). Few,
+ * outside the shape budget. */
 typedef struct af_arow {
 	const af_row *row; /* its request row */
 	bool built;
