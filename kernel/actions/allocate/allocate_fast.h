@@ -98,6 +98,7 @@ typedef struct af_row {
 	af_rcell *cell;         /* [pos] */
 	tph_idx ktask;          /* the task key was last scored for (when scored) */
 	struct af_arow *arow;   /* its anchored parts, NULL until an ANCHORED shape asks */
+	bool kapart;            /* the last keys asked to move arow could not: score apart */
 } af_row;
 
 /* What every shape of one pod spec shares when every predicate is TPH_PRED_SPEC_ONLY: the

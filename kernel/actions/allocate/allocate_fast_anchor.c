@@ -131,7 +131,8 @@ static void own_parts(alloc_fast *f, af_arow *a, const af_row *row, tph_idx task
 }
 
 /* A row with keys moves its parts with them (af_row_sync, one scoring of each node for both):
- * once both are current as of the same point, the keys' syncs keep them so. */
+ * once both are current as of the same point, the keys' syncs keep them so. Where the keys
+ * cannot (a plugin reduces, a batch plugin does not split), each scores apart as before. */
 int af_anchor_sync(alloc_fast *f, af_shape *sh, tph_idx task)
 {
 	sh->split = AF_NOTAIL;
@@ -142,9 +143,10 @@ int af_anchor_sync(alloc_fast *f, af_shape *sh, tph_idx task)
 	if (!a)
 		return tail == UINT32_MAX ? TPH_OK : TPH_ENOMEM;
 	af_row *r = sh->row;
-	if (!r->scored || !af_arow_with_keys(r, false))
+	bool with = r->scored && !r->kapart;
+	if (!with || !af_arow_with_keys(r, false))
 		own_parts(f, a, r, task, tail);
-	if (r->scored && af_row_sync(f, r, r->ktask, true))
+	if (with && af_row_sync(f, r, r->ktask, true))
 		return TPH_ENOMEM;
 	sh->arow = a;
 	sh->split = tail;

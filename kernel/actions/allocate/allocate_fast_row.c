@@ -114,8 +114,11 @@ static bool keys(alloc_fast *f, af_row *r, tph_idx task, const uint32_t *plist, 
 	}
 	if (!m)
 		return a != NULL;
-	if (a && tph_score_nodes_row_parts(f->s, task, f->nodes, m, a->tail, f->scores, f->pre,
-	                                   f->bat, f->rpart))
+	bool both = a && tph_score_nodes_row_parts(f->s, task, f->nodes, m, a->tail, f->scores,
+	                                           f->pre, f->bat, f->rpart);
+	if (a)
+		r->kapart = !both;
+	if (both)
 		af_arow_put(f, a, m);
 	else
 		a = NULL, tph_score_nodes_row(f->s, task, f->nodes, m, f->scores);
