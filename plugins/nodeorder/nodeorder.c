@@ -40,43 +40,30 @@ typedef enum {
 	MOST
 } fit_kind;
 
-static int64_t fit_one(fit_kind k, int64_t req, int64_t cap)
+static inline int64_t fit_one(fit_kind k, int64_t req, int64_t cap)
 {
 	if (k == LEAST)
 		return req > cap ? 0 : (cap - req) * TPH_MAX_NODE_SCORE / cap;
 	return (req > cap ? cap : req) * TPH_MAX_NODE_SCORE / cap;
 }
 
-/* Least: cpu and memory weighted 50/50; Most: 1/1. Both count a container without a cpu or
- * memory request as 100m / 200Mi (NonZeroRequested), the pod being placed included. */
-static void fit_scores(const no_st *st, const tph_session *s, tph_idx task, fit_kind k,
-                       const tph_idx *nodes, uint32_t n, int64_t *raw)
+/* Least: cpu and memory weighted 50/50; Most: 1/1, over the resources the node has. Both
+ * count a container without a cpu or memory request as 100m / 200Mi (NonZeroRequested), the
+ * pod being placed included. Inlined with k a constant, the weighted mean divides by one. */
+static inline int64_t fit_score(fit_kind k, int64_t cpu, int64_t mem, int64_t cap_cpu,
+                                int64_t cap_mem)
 {
 	const int64_t w = k == LEAST ? 50 : 1;
-	const int64_t *pod = tph_k8s_nonzero(s, task);
-	const uint32_t dims[2] = {TPH_RES_CPU, TPH_RES_MEMORY},
-	               sums[2] = {TPH_KV_NZ_CPU, TPH_KV_NZ_MEM};
-	const int64_t *sum = st->v->sum;
-	size_t nn = st->v->n_nodes;
-	for (uint32_t i = 0; i < n; i++) {
-		int64_t score = 0, wsum = 0;
-		for (uint32_t r = 0; r < 2; r++) {
-			int64_t cap =
-			    tph_view_of(s)
-			        ->nodes
-			        ->alloc[(size_t)dims[r] * tph_view_of(s)->nodes->stride + nodes[i]];
-			if (!cap)
-				continue;
-			int64_t used = sum[sums[r] * nn + nodes[i]];
-			score += fit_one(k, used + pod[r], cap) * w;
-			wsum += w;
-		}
-		raw[i] = wsum ? score / wsum : 0;
-	}
+	int64_t score = 0, wsum = 0;
+	if (cap_cpu)
+		score += fit_one(k, cpu, cap_cpu) * w, wsum += w;
+	if (cap_mem)
+		score += fit_one(k, mem, cap_mem) * w, wsum += w;
+	return wsum == 2 * w ? score / (2 * w) : wsum ? score / w : 0;
 }
 
 /* balancedResourceScorer: 100 * (1 - the standard deviation of requested/allocatable). */
-static int64_t balanced_one(const double *f, uint32_t m)
+static inline int64_t balanced_one(const double *f, uint32_t m)
 {
 	double std = 0, total = 0;
 	for (uint32_t i = 0; i < m; i++)
@@ -103,30 +90,66 @@ static bool balanced_pod(const no_st *st, const tph_session *s, tph_idx task, in
 	return pod[0] || pod[1] || pod[2];
 }
 
-/* cpu, memory and nvidia.com/gpu by their real requests (balanced_pod). */
-static void balanced_scores(const no_st *st, const tph_session *s, const int64_t pod[3],
-                            const tph_idx *nodes, uint32_t n, int64_t *raw)
+/* What the unnormalised scorers read for one pod, found once per call: the node columns and
+ * the pod's requests, so the per-node loop loads each node's allocatable once for all three. */
+typedef struct no_row {
+	const int64_t *cap_cpu, *cap_mem, *cap_gpu; /* allocatable; cap_gpu NULL: not balanced
+	                                               over gpu (the pod requests none) */
+	const int64_t *nz_cpu, *nz_mem;             /* NonZeroRequested sums */
+	const int64_t *used[3];                     /* real requests: cpu, memory, gpu */
+	int64_t nz[2], pod[3];                      /* the pod's own (balanced_pod) */
+	int64_t w_least, w_most, w_balanced;        /* w_balanced 0: the pod is not scored */
+} no_row;
+
+static void row_prepare(const no_st *st, const tph_session *s, tph_idx task, bool balanced,
+                        const int64_t pod[3], no_row *r)
 {
-	uint32_t g = st->v->gpu_dim;
-	const uint32_t sums[3] = {TPH_KV_CPU, TPH_KV_MEM, TPH_KV_GPU};
 	const int64_t *alloc = tph_view_of(s)->nodes->alloc, *sum = st->v->sum;
 	size_t stride = tph_view_of(s)->nodes->stride, nn = st->v->n_nodes;
-	for (uint32_t i = 0; i < n; i++) {
-		tph_idx node = nodes[i];
-		int64_t cap[3] = {alloc[TPH_RES_CPU * stride + node],
-		                  alloc[TPH_RES_MEMORY * stride + node],
-		                  pod[2] ? tph_k8s_value(alloc[(size_t)g * stride + node]) : 0};
-		double f[3];
-		uint32_t m = 0;
-		for (uint32_t r = 0; r < 3; r++) {
-			if (!cap[r])
-				continue;
-			int64_t used = sum[sums[r] * nn + node] + pod[r];
-			double x = (double)used / (double)cap[r];
-			f[m++] = x > 1 ? 1 : x;
-		}
-		raw[i] = balanced_one(f, m);
+	const int64_t *nz = tph_k8s_nonzero(s, task);
+	*r =
+	    (no_row){.cap_cpu = alloc + TPH_RES_CPU * stride,
+	             .cap_mem = alloc + TPH_RES_MEMORY * stride,
+	             .cap_gpu = balanced && pod[2] ? alloc + (size_t)st->v->gpu_dim * stride : NULL,
+	             .nz_cpu = sum + TPH_KV_NZ_CPU * nn,
+	             .nz_mem = sum + TPH_KV_NZ_MEM * nn,
+	             .used = {sum + TPH_KV_CPU * nn, sum + TPH_KV_MEM * nn, sum + TPH_KV_GPU * nn},
+	             .nz = {nz[0], nz[1]},
+	             .pod = {pod[0], pod[1], pod[2]},
+	             .w_least = st->w_least,
+	             .w_most = st->w_most,
+	             .w_balanced = balanced ? st->w_balanced : 0};
+}
+
+/* cpu, memory and nvidia.com/gpu by their real requests (balanced_pod). */
+static inline int64_t balanced_node(const no_row *r, tph_idx node, int64_t cap_cpu, int64_t cap_mem)
+{
+	int64_t cap[3] = {cap_cpu, cap_mem, r->cap_gpu ? tph_k8s_value(r->cap_gpu[node]) : 0};
+	double f[3];
+	uint32_t m = 0;
+	for (uint32_t k = 0; k < 3; k++) {
+		if (!cap[k])
+			continue;
+		int64_t used = r->used[k][node] + r->pod[k];
+		double x = (double)used / (double)cap[k];
+		f[m++] = x > 1 ? 1 : x;
 	}
+	return balanced_one(f, m);
+}
+
+/* The unnormalised scores of one node, weighted and summed from 0 in kube-scheduler's order. */
+static inline double row_node(const no_row *r, tph_idx node)
+{
+	int64_t cap_cpu = r->cap_cpu[node], cap_mem = r->cap_mem[node];
+	int64_t cpu = r->nz_cpu[node] + r->nz[0], mem = r->nz_mem[node] + r->nz[1];
+	double v = 0;
+	if (r->w_least)
+		v += (double)(fit_score(LEAST, cpu, mem, cap_cpu, cap_mem) * r->w_least);
+	if (r->w_most)
+		v += (double)(fit_score(MOST, cpu, mem, cap_cpu, cap_mem) * r->w_most);
+	if (r->w_balanced)
+		v += (double)(balanced_node(r, node, cap_cpu, cap_mem) * r->w_balanced);
+	return v;
 }
 
 /* ---- NodeAffinity and TaintToleration ---- */
@@ -226,16 +249,10 @@ typedef struct no_call {
 	const tph_idx *nodes;
 	double *out;
 	const int64_t *aff_col; /* NodeAffinity's column of the spec, or NULL: evaluate */
-	bool balanced, run[NO_COLS];
-	int64_t pod[3];                   /* balanced_pod */
+	bool run[NO_COLS];
+	no_row row;                       /* NodeResourcesFit and BalancedAllocation */
 	int64_t lo[NO_COLS], hi[NO_COLS]; /* extremes over the candidates */
 } no_call;
-
-static void add_weighted(double *out, const int64_t *raw, uint32_t n, int64_t w)
-{
-	for (uint32_t i = 0; i < n; i++)
-		out[i] += (double)(raw[i] * w);
-}
 
 /* The highest score of each scorer starts at 0 (DefaultNormalizeScore, PodTopologySpread),
  * InterPodAffinity's at the lowest int64. */
@@ -279,31 +296,41 @@ static void raw_cols(const no_call *c, const tph_idx *nodes, uint32_t b, uint32_
 			         &ext[NO_COLS + k]);
 }
 
-/* The unnormalised scores of at most TPH_PAR_SPAN nodes, weighted and summed into out from
- * 0 (balanced: BalancedAllocation scores the pod, whose requests are pod). */
-static void row_span(const no_st *st, const tph_session *s, tph_idx task, bool balanced,
-                     const int64_t pod[3], const tph_idx *nodes, uint32_t n, double *out)
+/* row_node with the default scorers (LeastAllocated and BalancedAllocation, no gpu request) on a
+ * node with cpu and memory: the same operations, with the branches on the weights, the
+ * resources the node has and BalancedAllocation's count of them taken once per call. */
+static inline double row_node_least(const no_row *r, tph_idx node)
 {
-	int64_t raw[TPH_PAR_SPAN];
-	memset(out, 0, n * sizeof *out);
-	if (st->w_least) {
-		fit_scores(st, s, task, LEAST, nodes, n, raw);
-		add_weighted(out, raw, n, st->w_least);
-	}
-	if (st->w_most) {
-		fit_scores(st, s, task, MOST, nodes, n, raw);
-		add_weighted(out, raw, n, st->w_most);
-	}
-	if (balanced) {
-		balanced_scores(st, s, pod, nodes, n, raw);
-		add_weighted(out, raw, n, st->w_balanced);
-	}
+	int64_t cap_cpu = r->cap_cpu[node], cap_mem = r->cap_mem[node];
+	if (!cap_cpu || !cap_mem)
+		return row_node(r, node);
+	int64_t cpu = r->nz_cpu[node] + r->nz[0], mem = r->nz_mem[node] + r->nz[1];
+	int64_t least =
+	    (fit_one(LEAST, cpu, cap_cpu) * 50 + fit_one(LEAST, mem, cap_mem) * 50) / 100;
+	double x0 = (double)(r->used[0][node] + r->pod[0]) / (double)cap_cpu;
+	double x1 = (double)(r->used[1][node] + r->pod[1]) / (double)cap_mem;
+	const double f[2] = {x0 > 1 ? 1 : x0, x1 > 1 ? 1 : x1};
+	double v = 0;
+	v += (double)(least * r->w_least);
+	v += (double)(balanced_one(f, 2) * r->w_balanced);
+	return v;
+}
+
+/* The unnormalised scores of nodes[0..n), weighted and summed into out. */
+static void row_span(const no_row *r, const tph_idx *nodes, uint32_t n, double *out)
+{
+	if (r->w_least && !r->w_most && r->w_balanced && !r->cap_gpu)
+		for (uint32_t i = 0; i < n; i++)
+			out[i] = row_node_least(r, nodes[i]);
+	else
+		for (uint32_t i = 0; i < n; i++)
+			out[i] = row_node(r, nodes[i]);
 }
 
 static void map_span(void *cv, uint32_t k, uint32_t b, uint32_t e)
 {
 	const no_call *c = cv;
-	row_span(c->st, c->s, c->task, c->balanced, c->pod, c->nodes + b, e - b, c->out + b);
+	row_span(&c->row, c->nodes + b, e - b, c->out + b);
 	raw_cols(c, c->nodes + b, b, e - b, c->st->ext + (size_t)k * 2 * NO_COLS);
 }
 
@@ -334,7 +361,9 @@ static void prescore(no_call *c, uint32_t n)
 {
 	no_st *st = c->st;
 	const tph_session *s = c->s;
-	c->balanced = st->w_balanced && balanced_pod(st, s, c->task, c->pod);
+	int64_t pod[3] = {0};
+	bool balanced = st->w_balanced && balanced_pod(st, s, c->task, pod);
+	row_prepare(st, s, c->task, balanced, pod, &c->row);
 	c->run[NO_AFF] = st->w_node_aff && c->sp->n_node_preferred;
 	if (c->run[NO_AFF])
 		c->aff_col = aff_column(st, s, c->sp, n);
@@ -502,12 +531,13 @@ static bool split(void *stv, const tph_session *s, tph_idx task, const tph_idx *
 		return false;
 	int64_t pod[3] = {0};
 	bool balanced = st->w_balanced && balanced_pod(st, s, task, pod);
-	for (uint32_t b = 0; b < n; b += TPH_PAR_SPAN) {
+	no_row r;
+	row_prepare(st, s, task, balanced, pod, &r);
+	if (row)
+		row_span(&r, nodes, n, row);
+	for (uint32_t b = 0; spec && b < n; b += TPH_PAR_SPAN) {
 		uint32_t m = n - b < TPH_PAR_SPAN ? n - b : TPH_PAR_SPAN;
-		if (row)
-			row_span(st, s, task, balanced, pod, nodes + b, m, row + b);
-		if (spec)
-			spec_span(st, s, sp, nodes + b, m, norm, spec + b);
+		spec_span(st, s, sp, nodes + b, m, norm, spec + b);
 	}
 	return true;
 }

@@ -92,6 +92,50 @@ static void test_default_weights(void **state)
 	pts_free(&p);
 }
 
+/* The nodes off the default scorers' common case: an overcommitted cpu or memory
+ * (LeastAllocated 0, BalancedAllocation's fraction capped at 1), a node without cpu, one
+ * without memory, and a gpu pod (three fractions where the node has gpus). */
+#define EDGES                                                                                      \
+	"nodes:\n"                                                                                 \
+	"  - {name: n1, allocatable: {cpu: '2', memory: 8Gi, pods: '10'}}\n"                       \
+	"  - {name: n2, allocatable: {cpu: '0', memory: 8Gi, pods: '10'}}\n"                       \
+	"  - {name: n3, allocatable: {cpu: '8', memory: 8Gi, nvidia.com/gpu: '4', pods: '10'}}\n"  \
+	"  - {name: n4, allocatable: {cpu: '4', memory: '0', pods: '10'}}\n"                       \
+	"  - {name: n5, allocatable: {cpu: '8', memory: 4Gi, pods: '10'}}\n"                       \
+	"pods:\n"                                                                                  \
+	"  - {name: run, namespace: ns, phase: Running, nodeName: n1, requests: {cpu: '3',"        \
+	" memory: 2Gi}}\n"                                                                         \
+	"  - {name: full, namespace: ns, phase: Running, nodeName: n5, requests: {memory: 4Gi}}\n" \
+	"  - {name: t, namespace: ns, requests: {cpu: '1', memory: 1Gi}}\n"                        \
+	"  - {name: g, namespace: ns, requests: {cpu: '1', memory: 1Gi, nvidia.com/gpu: '1'}}\n"
+
+static void test_default_weights_edges(void **state)
+{
+	(void)state;
+	pts p;
+	double got[5];
+	pts_open(&p, HEAD("    - name: nodeorder\n") EDGES);
+	/* n1: least (0 * 50 + 62 * 50) / 100 = 31; balanced fractions 1 (4/2 capped) and .375 ->
+	 * 100 * (1 - .3125) = 68. n2: memory only, 87 and 100. n3: 87, 87 -> 87 and .125, .125
+	 * -> 100. n4 (not ready, scored all the same): cpu only, 75 and 100. n5: cpu 1.1 with
+	 * full's 100m, (86 * 50 + 0) / 100 = 43; fractions .125 and 1 (5/4 capped) -> 56. Plus
+	 * TaintToleration's 300. */
+	const tph_idx all[5] = {pts_node(&p, "n1"), pts_node(&p, "n2"), pts_node(&p, "n3"),
+	                        pts_node(&p, "n4"), pts_node(&p, "n5")};
+	tph_score_nodes(p.s, pts_task(&p, "ns/t"), all, 5, got);
+	expect(got,
+	       (double[]){31 + 68 + 300, 87 + 100 + 300, 87 + 100 + 300, 75 + 100 + 300,
+	                  43 + 56 + 300},
+	       5);
+	/* n3 with the gpu: fractions .125, .125, .25, standard deviation .0589 -> 94. */
+	tph_score_nodes(p.s, pts_task(&p, "ns/g"), all, 5, got);
+	expect(
+	    got,
+	    (double[]){31 + 68 + 300, 87 + 100 + 300, 87 + 94 + 300, 75 + 100 + 300, 43 + 56 + 300},
+	    5);
+	pts_free(&p);
+}
+
 static void test_node_affinity_and_taints(void **state)
 {
 	(void)state;
@@ -213,6 +257,50 @@ static void test_locality_and_anchors(void **state)
 	pts_open(&p, HEAD("    - name: predicates\n" W(1, 0, 1, 1, 2, 2, 2) "    - name: binpack\n")
 	                 RESOURCES);
 	row_from_split(&p);
+	pts_free(&p);
+}
+
+/* A request row's scores with the parts its ANCHORED tasks keep (tph_score_nodes_row_parts):
+ * the row task's total is tph_score_nodes', and pre, bat and the row part are what
+ * tph_score_nodes_head and tph_score_split give an anchored task of the same request row. */
+#define SAME_ROW                                                                                \
+	"nodes:\n"                                                                              \
+	"  - {name: n1, allocatable: {cpu: '4', memory: 8Gi, pods: '10'}, labels: {zone: a}}\n" \
+	"  - {name: n2, allocatable: {cpu: '8', memory: 8Gi, pods: '10'}, labels: {zone: b}}\n" \
+	"pods:\n"                                                                               \
+	"  - {name: run, namespace: ns, phase: Running, nodeName: n1, requests: {cpu: '1',"     \
+	" memory: 2Gi}}\n"                                                                      \
+	"  - {name: t, namespace: ns, requests: {cpu: '1', memory: 1Gi}}\n"                     \
+	"  - name: a\n    namespace: ns\n    requests: {cpu: '1', memory: 1Gi}\n"               \
+	"    affinity: {nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution:"        \
+	" [{weight: 10, preference: {matchExpressions: [{key: zone, operator: In, values:"      \
+	" [b]}]}}]}}\n"
+
+static void test_row_parts(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(&p, HEAD("    - name: predicates\n" W(1, 1, 1, 1, 2, 2, 2) "    - name: binpack\n")
+	                 SAME_ROW);
+	tph_idx t = pts_task(&p, "ns/t"), a = pts_task(&p, "ns/a"), all[2] = {0, 1};
+	bool row = false;
+	tph_score_locality_row(p.s, t, &row);
+	assert_true(row);
+	assert_int_equal(tph_score_locality(p.s, a), TPH_SCORE_ANCHORED);
+	uint32_t tail = tph_score_split_at(p.s, a);
+	assert_int_equal(tail, 1); /* predicates' batch comes first */
+	double total[2], pre[2], bat[2], rowp[2], want[2], wpre[2], wbat[2], wrow[2];
+	assert_true(tph_score_nodes_row_parts(p.s, t, all, 2, tail, total, pre, bat, rowp));
+	assert_true(tph_score_nodes(p.s, t, all, 2, want));
+	assert_memory_equal(total, want, sizeof want);
+	assert_true(tph_score_nodes_head(p.s, a, all, 2, tail, wpre, wbat));
+	tph_score_split(p.s, a, all, 2, NULL, wrow, NULL);
+	assert_memory_equal(pre, wpre, sizeof pre);
+	assert_memory_equal(bat, wbat, sizeof bat);
+	assert_memory_equal(rowp, wrow, sizeof rowp);
+	assert_true(pre[0] != 0 && rowp[0] != 0); /* binpack and the unnormalised scorers count */
+	/* a tail past the batch plugins: no parts */
+	assert_false(tph_score_nodes_row_parts(p.s, t, all, 2, 2, total, pre, bat, rowp));
 	pts_free(&p);
 }
 
@@ -392,8 +480,10 @@ int main(void)
 	    cmocka_unit_test(test_least_allocated),
 	    cmocka_unit_test(test_most_allocated_and_balanced),
 	    cmocka_unit_test(test_default_weights),
+	    cmocka_unit_test(test_default_weights_edges),
 	    cmocka_unit_test(test_node_affinity_and_taints),
 	    cmocka_unit_test(test_locality_and_anchors),
+	    cmocka_unit_test(test_row_parts),
 	    cmocka_unit_test(test_inter_pod_affinity),
 	    cmocka_unit_test(test_topology_spread),
 	    cmocka_unit_test(test_view_follows_predicates_only),

@@ -101,6 +101,9 @@ typedef struct af_row {
 	tph_fit_req ffit, gfit; /* the filter's request (pods unit, reasons) and the group's */
 	af_rcell *cell;         /* [pos] */
 	uint32_t trow;          /* where allocate_fast_type.c last found its tournaments */
+	tph_idx ktask;          /* the task key was last scored for (when scored) */
+	struct af_arow *arow;   /* its anchored parts, NULL until an ANCHORED shape asks */
+	bool kapart;            /* the last keys asked to move arow could not: score apart */
 } af_row;
 
 /* What every shape of one pod spec shares when every predicate is TPH_PRED_SPEC_ONLY: the
@@ -119,12 +122,15 @@ typedef struct af_pred {
  * split (tph_score_split_at): per ready node the head's sums before the split plugin and that
  * plugin's row part (tph_score_split_fn), kept current from the touch log where the row fits,
  * so a shape's score of a node is one spec part and three additions
- * (allocate_fast_anchor.c). Few, outside the shape budget. */
+ * (allocate_fast_anchor.c). When the row also has keys, both are brought to the same point and
+ * then move together: each touched node scored once for both (tph_score_nodes_row_parts). Few,
+ * outside the shape budget. */
 typedef struct af_arow {
 	const af_row *row; /* its request row */
 	bool built;
 	uint32_t seen, lost;
-	double *col; /* [3 * pos]: pre, bat, row part */
+	double *col;   /* [3 * pos]: pre, bat, row part */
+	uint32_t tail; /* where its tasks' scores split (tph_score_split_at) */
 } af_arow;
 
 /* One node for one shape; one cache line holds what a touched node needs. */
@@ -298,6 +304,7 @@ struct alloc_fast {
 	struct af_hn_sets *hsets; /* allocate_hn_rank.c's sets of ready nodes, made on first use */
 	af_arow **arows;          /* allocate_fast_anchor.c */
 	uint32_t n_arows, cap_arows;
+	double *rpart;           /* [n] scratch: row parts (with the first arow) */
 	uint32_t *head_of;       /* [task] head shape + 1 (allocate_hn_pick.c) */
 	struct af_aspec *aspecs; /* allocate_fast_anchor.c: spec parts per (pod spec, norm) */
 	uint32_t n_aspecs, next_aspec;
@@ -386,6 +393,11 @@ int af_anchor_sync(alloc_fast *f, af_shape *sh, tph_idx task);
 void af_anchor_keys(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t g, const uint32_t *plist,
                     uint32_t m);
 void af_anchor_free(alloc_fast *f);
+/* The row's anchored parts when they move with its keys: the row's keys and parts current as
+ * of the same point (`whole`: the keys are scored again everywhere), else NULL. Then the
+ * parts of f->sub[0..m) from f->pre, f->bat and f->rpart (tph_score_nodes_row_parts). */
+af_arow *af_arow_with_keys(const af_row *r, bool whole);
+void af_arow_put(alloc_fast *f, af_arow *a, uint32_t m);
 
 /* allocate_fast_tree.c: the tournament over n positions: leaves (blocks of AF_BLOCK) for n,
  * a whole build, and the upkeep after the grp or key of positions plist[0..k) changed (in any

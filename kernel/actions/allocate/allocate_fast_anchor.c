@@ -12,12 +12,13 @@
 #define NOPOS UINT32_MAX
 
 /* The parts of a request row (its af_row: one per row and non-zero request), made when new. */
-static af_arow *arow_of(alloc_fast *f, const af_row *row)
+static af_arow *arow_of(alloc_fast *f, af_row *row, uint32_t tail)
 {
-	for (uint32_t i = 0; i < f->n_arows; i++)
-		if (f->arows[i]->row == row)
-			return f->arows[i];
-	af_arow *a = tph_calloc(1, sizeof *a);
+	if (row->arow)
+		return row->arow;
+	if (!f->rpart)
+		f->rpart = tph_malloc(((size_t)f->n + 1) * sizeof *f->rpart);
+	af_arow *a = f->rpart ? tph_calloc(1, sizeof *a) : NULL;
 	if (a)
 		a->col = tph_malloc(3 * ((size_t)f->n + 1) * sizeof *a->col);
 	if (!a || !a->col || tph_grow(&f->arows, &f->cap_arows, f->n_arows + 1, sizeof *f->arows)) {
@@ -27,8 +28,27 @@ static af_arow *arow_of(alloc_fast *f, const af_row *row)
 		return NULL;
 	}
 	a->row = row;
+	a->tail = tail;
 	f->arows[f->n_arows++] = a;
-	return a;
+	return row->arow = a;
+}
+
+af_arow *af_arow_with_keys(const af_row *r, bool whole)
+{
+	af_arow *a = r->arow;
+	if (!a || whole)
+		return a;
+	return a->built && r->scored && a->seen == r->kseen && a->lost == r->klost ? a : NULL;
+}
+
+void af_arow_put(alloc_fast *f, af_arow *a, uint32_t m)
+{
+	for (uint32_t j = 0; j < m; j++) {
+		double *c = &a->col[3 * (size_t)f->sub[j]];
+		c[0] = f->pre[j];
+		c[1] = f->bat[j];
+		c[2] = f->rpart[j];
+	}
 }
 
 /* A pod spec's spec parts over every ready position under one set of normalisation values.
@@ -58,6 +78,8 @@ void af_anchor_free(alloc_fast *f)
 		tph_free(f->arows[i]);
 	}
 	tph_free(f->arows);
+	tph_free(f->rpart);
+	f->rpart = NULL;
 	f->arows = NULL;
 	f->n_arows = f->cap_arows = 0;
 	for (uint32_t i = 0; i < f->n_aspecs; i++)
@@ -91,27 +113,41 @@ static void parts(alloc_fast *f, af_arow *a, const af_row *row, tph_idx task, ui
 	}
 }
 
-int af_anchor_sync(alloc_fast *f, af_shape *sh, tph_idx task)
+/* The parts current on their own, from the task's scores. */
+static void own_parts(alloc_fast *f, af_arow *a, const af_row *row, tph_idx task, uint32_t tail)
 {
-	sh->split = AF_NOTAIL;
-	if ((sh->loc & ~TPH_SCORE_HYPERNODE) != TPH_SCORE_ANCHORED)
-		return TPH_OK;
-	uint32_t tail = tph_score_split_at(f->s, task);
-	af_arow *a = tail == UINT32_MAX ? NULL : sh->arow ? sh->arow : arow_of(f, sh->row);
-	if (!a)
-		return tail == UINT32_MAX ? TPH_OK : TPH_ENOMEM;
 	uint32_t n_log, lost;
 	const tph_idx *log = tph_eqc_log(f->eqc, &n_log, &lost);
 	const uint32_t *list;
 	uint32_t k = af_stale_list(f, a->col, 3 * sizeof *a->col, !a->built, a->seen, a->lost, log,
 	                           n_log, lost, &list);
 	if (k == NOPOS)
-		parts(f, a, sh->row, task, tail, NULL, f->n);
+		parts(f, a, row, task, tail, NULL, f->n);
 	else
-		parts(f, a, sh->row, task, tail, list, k);
+		parts(f, a, row, task, tail, list, k);
 	a->built = true;
 	a->seen = n_log;
 	a->lost = lost;
+}
+
+/* A row with keys moves its parts with them (af_row_sync, one scoring of each node for both):
+ * once both are current as of the same point, the keys' syncs keep them so. Where the keys
+ * cannot (a plugin reduces, a batch plugin does not split), each scores apart as before. */
+int af_anchor_sync(alloc_fast *f, af_shape *sh, tph_idx task)
+{
+	sh->split = AF_NOTAIL;
+	if ((sh->loc & ~TPH_SCORE_HYPERNODE) != TPH_SCORE_ANCHORED)
+		return TPH_OK;
+	uint32_t tail = tph_score_split_at(f->s, task);
+	af_arow *a = tail == UINT32_MAX ? NULL : sh->arow ? sh->arow : arow_of(f, sh->row, tail);
+	if (!a)
+		return tail == UINT32_MAX ? TPH_OK : TPH_ENOMEM;
+	af_row *r = sh->row;
+	bool with = r->scored && !r->kapart;
+	if (!with || !af_arow_with_keys(r, false))
+		own_parts(f, a, r, task, tail);
+	if (with && af_row_sync(f, r, r->ktask, true))
+		return TPH_ENOMEM;
 	sh->arow = a;
 	sh->split = tail;
 	return TPH_OK;

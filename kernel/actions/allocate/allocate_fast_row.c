@@ -99,8 +99,10 @@ static void fits(alloc_fast *f, af_row *r, const int64_t *room, const uint32_t *
 	}
 }
 
-/* Scores of the positions plist[0..k) that the row fits, over themselves. */
-static void keys(alloc_fast *f, af_row *r, tph_idx task, const uint32_t *plist, uint32_t k)
+/* Scores of the positions plist[0..k) that the row fits, over themselves, and the anchored
+ * parts `a` (NULL: none) of the same positions from the same scoring: true when a moved. */
+static bool keys(alloc_fast *f, af_row *r, tph_idx task, const uint32_t *plist, uint32_t k,
+                 af_arow *a)
 {
 	const tph_session *s = f->s;
 	uint32_t m = 0;
@@ -111,10 +113,18 @@ static void keys(alloc_fast *f, af_row *r, tph_idx task, const uint32_t *plist, 
 		m += r->cell[p].fit == TPH_PASS;
 	}
 	if (!m)
-		return;
-	tph_score_nodes_row(f->s, task, f->nodes, m, f->scores);
+		return a != NULL;
+	bool both = a && tph_score_nodes_row_parts(f->s, task, f->nodes, m, a->tail, f->scores,
+	                                           f->pre, f->bat, f->rpart);
+	if (a)
+		r->kapart = !both;
+	if (both)
+		af_arow_put(f, a, m);
+	else
+		a = NULL, tph_score_nodes_row(f->s, task, f->nodes, m, f->scores);
 	for (uint32_t j = 0; j < m; j++)
 		r->cell[f->sub[j]].key = isnan(f->scores[j]) ? -(double)INFINITY : f->scores[j];
+	return a != NULL;
 }
 
 int af_row_sync(alloc_fast *f, af_row *r, tph_idx task, bool want_keys)
@@ -141,13 +151,14 @@ int af_row_sync(alloc_fast *f, af_row *r, tph_idx task, bool want_keys)
 	if (!even || k == NOPOS)
 		k = af_stale_list(f, r->cell, sizeof *r->cell, !r->scored, r->kseen, r->klost, log,
 		                  n_log, lost, &list);
-	if (k == NOPOS)
-		keys(f, r, task, NULL, f->n);
-	else
-		keys(f, r, task, list, k);
+	af_arow *a = af_arow_with_keys(r, k == NOPOS);
+	bool moved = k == NOPOS ? keys(f, r, task, NULL, f->n, a) : keys(f, r, task, list, k, a);
 	r->scored = true;
 	r->kseen = n_log;
 	r->klost = lost;
+	r->ktask = task;
+	if (moved)
+		a->built = true, a->seen = n_log, a->lost = lost;
 	return TPH_OK;
 }
 

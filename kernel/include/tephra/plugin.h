@@ -446,7 +446,10 @@ int tph_on_score_norm(tph_session *s, tph_score_norm_fn norm);
  * are norm (the plugin's own, as its norm callback writes them), row[i] and spec[i] such that
  *  - its BatchNodeOrder score of node i over any such call is row[i] + spec[i], bit for bit,
  *  - row[i], and every other score registration of the plugin for the task, read nothing of
- *    the task but what TPH_SCORE_ROW allows (its request row and non-zero request), and
+ *    the task but what TPH_SCORE_ROW allows (its request row and non-zero request): row[i] is
+ *    the same for every task with that request row and non-zero request, including one the
+ *    plugin answers TPH_SCORE_LOCAL | TPH_SCORE_ROW for (allocate computes the row parts of
+ *    an ANCHORED task's request row in the same pass as a TPH_SCORE_ROW task's scores), and
  *  - spec[i] reads nothing that a placement changes (the pod spec, node i's static data, norm).
  * Either output may be NULL (not wanted); n may be 0. It returns false, writing nothing, when
  * the task's scores do not split so. When the plugin is the only one answering ANCHORED, its

@@ -229,6 +229,15 @@ bool tph_score_nodes_head_split(tph_session *s, tph_idx task, const tph_idx *nod
  * does not split, a plugin reduces, or the call would run in parallel. */
 bool tph_score_nodes_row(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
                          double *total_out);
+/* tph_score_nodes_row (taken its row path, without a fallback) that also writes the parts
+ * allocate keeps for the same request row's ANCHORED tasks whose scores split at `tail` (the
+ * last BatchNodeOrder plugin, tph_score_split_at): pre and bat as tph_score_nodes_head writes
+ * them and row, the tail plugin's row part (tph_score_split), the same bits by the split
+ * contract (plugin.h: the parts other than spec read only the request row and non-zero
+ * request). False, with the outputs unspecified, when the row path does not apply: then
+ * score apart. */
+bool tph_score_nodes_row_parts(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
+                               uint32_t tail, double *total, double *pre, double *bat, double *row);
 /* For a task whose locality carries TPH_SCORE_HYPERNODE: where its scores split, the first of
  * the BatchNodeOrder plugins that answered with the flag when those are exactly the last ones
  * (and register no other score); else UINT32_MAX. */

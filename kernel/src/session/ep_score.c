@@ -538,6 +538,38 @@ static bool score_row(tph_session *s, tph_idx task, const tph_idx *nodes, uint32
 	return true;
 }
 
+/* score_row keeping, on the way, the batch sum before `tail` (bat: head_split's, 0 when tail is
+ * the first) and the tail plugin's row part, then pre as head_split writes it. */
+static bool row_parts(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n, uint32_t tail,
+                      double *total, double *pre, double *bat, double *rowp)
+{
+	const tph_ep_list *l = &s->ep[TPH_EP_BATCH_NODE_ORDER];
+	tph_ep_ctx *c;
+	if (!n || tail >= l->n || s->ep[TPH_EP_NODE_REDUCE].n || tph_span_threads(s, n) > 1 ||
+	    !all_split(s) || !(c = ctx(s)) || ensure_cols(s, c, n))
+		return false;
+	double *row = c->map, *spec = c->reduce, *acc = c->batch;
+	for (uint32_t p = 0; p < l->n; p++) {
+		tph_score_split_fn split = s->plugins[l->e[p].plugin].score_split;
+		if (!split(l->e[p].st, s, task, nodes, n, NULL, row, spec))
+			return false;
+		if (p == tail) {
+			for (uint32_t i = 0; i < n; i++)
+				bat[i] = p ? acc[i] : 0.0;
+			memcpy(rowp, row, n * sizeof *rowp);
+		}
+		for (uint32_t i = 0; i < n; i++)
+			acc[i] = p ? acc[i] + (row[i] + spec[i]) : row[i] + spec[i];
+	}
+	for (long k = 0; k < (long)n_spans(n); k++)
+		order_span(s, task, nodes + k * SPAN, span_len(n, k), total + k * SPAN);
+	for (uint32_t i = 0; i < n; i++) {
+		pre[i] = 0.0 + 0.0 + total[i];
+		total[i] = (0.0 + total[i]) + acc[i];
+	}
+	return true;
+}
+
 /* score_head with the batch sum of the plugins before `tail` from their split parts: order
  * into pre, then score_head's sums (no reduce), in one thread. */
 static bool head_split(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
@@ -587,6 +619,17 @@ bool tph_score_nodes_row(tph_session *s, tph_idx task, const tph_idx *nodes, uin
 	double t0 = s->prof ? tph_now_ms() : 0;
 	if (!score_row(s, task, nodes, n, total_out))
 		return tph_score_nodes(s, task, nodes, n, total_out);
+	if (s->prof)
+		tph_prof_add(s, TPH_EP_NODE_ORDER, n, tph_now_ms() - t0);
+	return true;
+}
+
+bool tph_score_nodes_row_parts(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
+                               uint32_t tail, double *total, double *pre, double *bat, double *row)
+{
+	double t0 = s->prof ? tph_now_ms() : 0;
+	if (!row_parts(s, task, nodes, n, tail, total, pre, bat, row))
+		return false;
 	if (s->prof)
 		tph_prof_add(s, TPH_EP_NODE_ORDER, n, tph_now_ms() - t0);
 	return true;
