@@ -106,10 +106,9 @@ static const tph_plugin hb_plugin = {
     TPH_PLUGIN_ABI, "hnbound", hb_args, sizeof(hb_st), hb_open, NULL,
 };
 
-/* 4 racks of RACK nodes under the top (`own`: each node in a hypernode of its own instead,
- * too many sets to rank; the spy's racks stay node / RACK); 20 pods of one cpu, two a node: 8
- * fill R3, 8 go to R1 (tied with R2), 4 to R2. */
-static const char *scenario_in(const char *args, bool own)
+/* 4 racks of RACK nodes under the top; 20 pods of one cpu, two a node: 8 fill R3, 8 go to R1
+ * (tied with R2), 4 to R2. */
+static const char *scenario(const char *args)
 {
 	static char buf[8192];
 	size_t n = (size_t)snprintf(buf, sizeof buf,
@@ -124,13 +123,10 @@ static const char *scenario_in(const char *args, bool own)
 		                      "'10'}}\n",
 		                      i);
 	n += (size_t)snprintf(buf + n, sizeof buf - n, "hyperNodes:\n");
-	for (uint32_t r = 0; r < 4 && !own; r++)
+	for (uint32_t r = 0; r < 4; r++)
 		n += (size_t)snprintf(buf + n, sizeof buf - n,
 		                      "  - {name: R%u, tier: 1, members: [n%u, n%u, n%u, n%u]}\n",
 		                      r, r * RACK, r * RACK + 1, r * RACK + 2, r * RACK + 3);
-	for (uint32_t i = 0; i < 4 * RACK && own; i++)
-		n += (size_t)snprintf(buf + n, sizeof buf - n,
-		                      "  - {name: H%u, tier: 1, members: [n%u]}\n", i, i);
 	n += (size_t)snprintf(buf + n, sizeof buf - n,
 	                      "podGroups:\n  - {name: pg, namespace: ns, queue: q1, minMember: "
 	                      "1}\npods:\n");
@@ -142,11 +138,6 @@ static const char *scenario_in(const char *args, bool own)
 		                     i);
 	assert_true(n < sizeof buf);
 	return buf;
-}
-
-static const char *scenario(const char *args)
-{
-	return scenario_in(args, false);
 }
 
 static char *decisions(const char *yaml, bool naive, int threads)
@@ -175,12 +166,14 @@ static int setup(void **state)
 
 /* Fast with the misleading bound, at 1 and 2 threads, decides as naive: the first pod goes to
  * R3 (its one-ulp lead), the ninth to R1 (the tie with R2 by position), the last to R2. */
-static void check_exact(bool own)
+static void test_bound_exact(void **state)
 {
-	char *naive = decisions(scenario_in("{bound: true}", own), true, 1);
-	char *fast = decisions(scenario_in("{bound: true}", own), false, 1);
+	(void)state;
+	const char *yaml = scenario("{bound: true}");
+	char *naive = decisions(yaml, true, 1);
+	char *fast = decisions(yaml, false, 1);
 	uint32_t bounds = hb_log.bounds;
-	char *two = decisions(scenario_in("{bound: true}", own), false, 2);
+	char *two = decisions(yaml, false, 2);
 	assert_string_equal(naive, fast);
 	assert_string_equal(fast, two);
 	assert_non_null(strstr(naive, "bind ns/p10 n12\n"));
@@ -190,12 +183,6 @@ static void check_exact(bool own)
 	free(naive);
 	free(fast);
 	free(two);
-}
-
-static void test_bound_exact(void **state)
-{
-	(void)state;
-	check_exact(false);
 }
 
 /* A tight bound leaves out the sets that cannot win: fewer tails scored than without it (one
@@ -229,29 +216,12 @@ static void test_bound_declined(void **state)
 	free(fast);
 }
 
-/* A hypernode per node, too many sets to rank: after each placement the shape's root comes
- * from the candidates the misleading bound leaves, scored exactly, the other keys left stale
- * (allocate_fast_shape.c lazy_root). The same decisions as naive at 1 and 2 threads, and a
- * tight bound scores fewer tails than none. */
-static void test_lazy_root(void **state)
-{
-	(void)state;
-	check_exact(true);
-	free(decisions(scenario_in("{tight: true}", true), false, 1));
-	uint32_t scored = hb_log.scored;
-	free(decisions(scenario_in("{bound: false}", true), false, 1));
-	if (scored >= hb_log.scored)
-		fail_msg("the tails scored %u nodes with the bound, %u without", scored,
-		         hb_log.scored);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_bound_exact),
 	    cmocka_unit_test(test_bound_spares),
 	    cmocka_unit_test(test_bound_declined),
-	    cmocka_unit_test(test_lazy_root),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -259,28 +259,16 @@ static tph_reason_code verdict(const af_shape *sh, const af_track *t, uint32_t p
 	return t ? af_track_code(t, p) : sh->cell[p].code;
 }
 
-/* The feasible positions a tracker's mask would take out of the candidates. */
-static uint32_t mask_count(const af_shape *sh, const af_track *t)
-{
-	uint32_t k = 0;
-	for (uint32_t i = 0; i < t->n_ovs; i++)
-		k += sh->cell[t->ovs[i]].grp < G_NONE;
-	return k;
-}
-
-static bool mask_declines(const af_shape *sh)
-{
-	return sh->hn || (sh->loc & ~TPH_SCORE_HYPERNODE) == TPH_SCORE_ANCHORED;
-}
-
 /* Nodes the role's cache holds failed that pass now leave the candidates for this task:
  * their count, or NOPOS (nothing masked) when scores are ANCHORED, whose set they would
  * change, or the shape is ranked per hypernode set (whose ranks score only the candidate
  * sets' tails: no profile masks one). */
 static uint32_t mask(alloc_fast *f, af_shape *sh, const af_track *t)
 {
-	uint32_t k = mask_count(sh, t);
-	if (!k || mask_declines(sh))
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < t->n_ovs; i++)
+		k += sh->cell[t->ovs[i]].grp < G_NONE;
+	if (!k || sh->hn || (sh->loc & ~TPH_SCORE_HYPERNODE) == TPH_SCORE_ANCHORED)
 		return k ? NOPOS : 0;
 	for (uint32_t i = 0; i < t->n_ovs; i++) {
 		uint32_t p = t->ovs[i];
@@ -464,8 +452,6 @@ int alloc_fast_pick(alloc_fast *f, tph_idx task, tph_idx *node, tph_reason_code 
 	}
 	if (rc)
 		return rc;
-	if (t && sh->lazy && !mask_declines(sh) && mask_count(sh, t))
-		af_keys(f, sh, task); /* masking moves entries below the root */
 	uint32_t masked = t ? mask(f, sh, t) : 0;
 	if (masked == NOPOS)
 		return decline(f, task);

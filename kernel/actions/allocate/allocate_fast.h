@@ -204,7 +204,6 @@ typedef struct af_shape {
 	int loc;       /* TPH_SCORE_LOCAL (perhaps | TPH_SCORE_HYPERNODE) or TPH_SCORE_ANCHORED */
 	bool built;    /* the columns hold a whole state, current as of `seen` */
 	bool tree_due; /* the tournament is rebuilt whole when next read (allocate_fast_tree.c) */
-	bool lazy;     /* only the root is exact: the other keys and entries wait (af_keys) */
 	uint32_t seen; /* touch-log length the columns reflect */
 	uint32_t lost; /* the log's lost counter at `seen` */
 	uint64_t used; /* LRU clock */
@@ -339,9 +338,6 @@ void af_head_free(alloc_fast *f);
 /* allocate_fast_shape.c: bring a shape up to date for `task` (built when needed);
  * TPH_ENOMEM leaves it unbuilt. */
 int af_sync(alloc_fast *f, af_shape *sh, tph_idx task);
-/* Every key and tournament entry of a shape that af_sync left lazy scored and built, for a
- * reader past the root. */
-void af_keys(alloc_fast *f, af_shape *sh, tph_idx task);
 /* Score group g of an ANCHORED shape again, over its members. */
 int af_rescore(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t g);
 /* Bytes of a shape's columns for n positions; making and freeing them. */

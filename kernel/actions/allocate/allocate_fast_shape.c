@@ -9,7 +9,6 @@
 #include "session/prof.h"
 #include "tephra/topology.h"
 
-#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -208,7 +207,6 @@ static void build(alloc_fast *f, af_shape *sh, tph_idx task)
 	if (!af_head_only(sh))
 		af_tree_build(sh, n);
 	sh->built = true;
-	sh->lazy = false;
 	af_hn_build(f, sh, task);
 }
 
@@ -434,83 +432,12 @@ static void rescore_all(alloc_fast *f, af_shape *sh, tph_idx task)
 		score(f, sh, task, f->sub, m);
 }
 
-/* The candidates for the root of a split shape whose tail's plugin bounds it
- * (tph_score_hn_bound_fn), into f->sub: the positions of the first group g whose estimate (pre
- * + bat) + scale (lower + top) lies within the margin of the highest; how many, or NOPOS when
- * the plugin gives no bound or an estimate is not finite. A total T = pre + (bat + tail) lies
- * within E = rel A + 8 DBL_EPSILON (mag + A) of its estimate, A = scale (max |lower| + |top|),
- * mag = max |pre| + |bat| over g (the bound and at most five roundings of DBL_EPSILON / 2 on
- * mag + A, as allocate_hn_rank.c's candidates); the root's T is >= the best estimate's, so its
- * estimate is within 2E of the highest: the margin is twice that. */
-static uint32_t root_candidates(alloc_fast *f, af_shape *sh, tph_idx task, uint8_t g)
-{
-	const af_cell *cell = sh->cell;
-	const double *part = sh->part;
-	uint32_t *sub = f->sub, m = 0, n = f->n;
-	for (uint32_t p = 0; p < n; p++) {
-		sub[m] = p;
-		f->nodes[m] = f->s->ready_nodes[p];
-		m += cell[p].grp == g;
-	}
-	tph_score_bound b;
-	double *low = f->scores, *est = f->pre;
-	if (!tph_score_hn_bound(f->s, task, sh->tail, f->nodes, m, low, &b))
-		return NOPOS;
-	double emax = -(double)INFINITY, lmax = 0, mag = 0, nan = 0;
-	for (uint32_t i = 0; i < m; i++) {
-		const double *x = &part[2 * (size_t)sub[i]];
-		double e = (x[0] + x[1]) + b.scale * (low[i] + b.top), a = fabs(x[0]) + fabs(x[1]);
-		est[i] = e;
-		nan += e - e; /* 0 unless e is not finite */
-		lmax = fabs(low[i]) > lmax ? fabs(low[i]) : lmax;
-		mag = a > mag ? a : mag;
-		emax = e > emax ? e : emax;
-	}
-	double amax = b.scale * (lmax + fabs(b.top));
-	double floor = emax - 4 * (b.rel * amax + 8 * DBL_EPSILON * (mag + amax));
-	if (nan != 0 || !isfinite(floor) || !isfinite(mag))
-		return NOPOS;
-	uint32_t c = 0;
-	for (uint32_t i = 0; i < m; i++)
-		if (est[i] >= floor)
-			sub[c++] = sub[i]; /* c <= i: in place */
-	return c;
-}
-
-/* After a hypernode move, a split shape read only at its root (its one other reader, a
- * tracker's mask, calls af_keys first: allocate_fast.c) takes the root from the candidates'
- * exact totals and leaves the other keys and entries stale (sh->lazy); false when that cannot
- * be done (then every key is scored). The root is the first group's best, whatever the others'
- * keys; a first group due to be scored whole (ANCHORED, dirty) is left to that scoring. */
-static bool lazy_root(alloc_fast *f, af_shape *sh, tph_idx task)
-{
-	uint8_t g = 0;
-	while (g < G_NONE && !sh->cnt[g])
-		g++;
-	if (g == G_NONE || sh->dirty[g] || sh->hn || sh->keyrow || !sh->part || af_head_only(sh))
-		return false;
-	uint32_t c = root_candidates(f, sh, task, g);
-	if (c == NOPOS || !c)
-		return false;
-	score_tail(f, sh, task, f->sub, c);
-	uint32_t best = f->sub[0];
-	for (uint32_t i = 1; i < c; i++)
-		best = sh->cell[f->sub[i]].key > sh->cell[best].key ? f->sub[i] : best;
-	const af_cell *w = &sh->cell[best];
-	if (!(w->key > -(double)INFINITY))
-		return false; /* decide would scan past the group (scan_from), reading every key */
-	sh->win[1] = (af_win){w->key, best, w->grp, 0};
-	sh->lazy = true;
-	return true;
-}
-
 /* The touched positions f->plist[0..k) evaluated again; `wide`: every score too. */
 static inline void update(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k, bool wide)
 {
 	reverdict(f, sh, task, k);
 	recheck(f, sh, task, k);
-	/* ranked per hypernode set: scored whole if the ranks drop; lazy: the stale keys too */
-	wide = wide || sh->hn || sh->lazy;
+	wide = wide || sh->hn; /* ranked per hypernode set: scored whole if the ranks drop */
 	bool local = (sh->loc & ~TPH_SCORE_HYPERNODE) == TPH_SCORE_LOCAL;
 	if (wide && sh->part && local)
 		rescore_local(f, sh, task, k);
@@ -518,9 +445,6 @@ static inline void update(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k,
 		rescore_anchored(f, sh, task, k);
 	if (sh->hn && af_hn_update(f, sh, task, k) == TPH_OK)
 		return;
-	if (wide && lazy_root(f, sh, task))
-		return;
-	sh->lazy = false;
 	if (wide)
 		rescore_all(f, sh, task);
 	else if (local)
@@ -572,15 +496,6 @@ int af_sync(alloc_fast *f, af_shape *sh, tph_idx task)
 	sh->seen = n_log;
 	sh->lost = lost;
 	return TPH_OK;
-}
-
-void af_keys(alloc_fast *f, af_shape *sh, tph_idx task)
-{
-	if (!sh->lazy)
-		return;
-	rescore_all(f, sh, task);
-	af_tree_build(sh, f->n);
-	sh->lazy = false;
 }
 
 int af_rescore(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t g)

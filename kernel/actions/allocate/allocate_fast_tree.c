@@ -90,8 +90,6 @@ static bool settle(af_shape *sh, uint32_t n, const af_win *first)
 
 af_win af_tree_first(af_shape *sh, uint32_t n)
 {
-	if (sh->lazy)
-		return sh->win[1]; /* exact, unlike the entries below it (allocate_fast_shape.c) */
 	if (sh->tree_due)
 		build_now(sh, n);
 	while (!settle(sh, n, &sh->win[1]))
