@@ -159,13 +159,22 @@ static bool aspec_is(const struct af_aspec *a, const af_shape *sh, uint32_t g)
 	       !memcmp(a->norm, sh->norm[g], a->n_norm * sizeof *a->norm);
 }
 
-/* The spec parts of group g's values for the shape's pod spec, made when new; NULL when out of
- * memory. */
-static const double *aspec_of(alloc_fast *f, const af_shape *sh, tph_idx task, uint32_t g)
+/* The kept spec parts of group g's values for the shape's pod spec; NULL when not kept. */
+static const double *aspec_find(const alloc_fast *f, const af_shape *sh, uint32_t g)
 {
 	for (uint32_t i = 0; i < f->n_aspecs; i++)
 		if (aspec_is(&f->aspecs[i], sh, g))
 			return f->aspecs[i].col;
+	return NULL;
+}
+
+/* The spec parts of group g's values for the shape's pod spec, made when new; NULL when out of
+ * memory. */
+static const double *aspec_of(alloc_fast *f, const af_shape *sh, tph_idx task, uint32_t g)
+{
+	const double *kept = aspec_find(f, sh, g);
+	if (kept)
+		return kept;
 	if (!f->aspecs && !(f->aspecs = tph_calloc(AF_MAX_ASPECS, sizeof *f->aspecs)))
 		return NULL;
 	uint32_t cap = aspec_cap(f);
@@ -187,8 +196,10 @@ static const double *aspec_of(alloc_fast *f, const af_shape *sh, tph_idx task, u
 void af_anchor_keys(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t g, const uint32_t *plist,
                     uint32_t m)
 {
-	/* the kept spec parts when the call covers a quarter of the positions */
-	const double *col = (uint64_t)m * 4 >= f->n ? aspec_of(f, sh, task, g) : NULL;
+	/* the kept spec parts: made when the call covers a quarter of the positions, read whenever
+	 * kept (they never go stale, and a few positions' parts cost a whole scoring call) */
+	const double *col =
+	    (uint64_t)m * 4 >= f->n ? aspec_of(f, sh, task, g) : aspec_find(f, sh, g);
 	if (!col) {
 		for (uint32_t i = 0; i < m; i++)
 			f->nodes[i] = f->s->ready_nodes[plist[i]];
