@@ -314,25 +314,33 @@ static tph_idx scan_from(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t g0)
 	return TPH_NOIDX;
 }
 
-/* The position of the task's nominated node when the resource fit passes it, else NOPOS: a
- * pick takes it when the shape's verdict passes too, as the normal path would. */
-static uint32_t nominated_fit(const alloc_fast *f, tph_idx task)
+/* The verdict a light pick reads at p: the role's cache's, else the row's and spec's. */
+static tph_reason_code light_verdict(const af_shape *sh, const af_track *t, uint32_t p)
+{
+	return t ? af_track_code(t, p) : af_type_verdict(sh, p);
+}
+
+/* The task's nominated node when the resource fit and the pick's verdict (light: read as
+ * light_decide reads it, else the shape's cells) pass it: a pick takes it first, as the normal
+ * path would. */
+static bool nominated(const alloc_fast *f, const af_shape *sh, const af_track *t, bool light,
+                      tph_idx task, tph_idx *node)
 {
 	tph_idx nom = f->s->tasks.nominated[task];
 	uint32_t pn = nom == TPH_NOIDX ? NOPOS : f->pos[nom];
-	return pn != NOPOS && tph_fit_check(&f->s->nodes, &f->fit, nom, true) == TPH_PASS ? pn
-	                                                                                  : NOPOS;
+	if (pn == NOPOS || tph_fit_check(&f->s->nodes, &f->fit, nom, true) != TPH_PASS ||
+	    (light ? light_verdict(sh, t, pn) : verdict(sh, t, pn)) != TPH_PASS)
+		return false;
+	*node = nom;
+	return true;
 }
 
 static int decide(alloc_fast *f, af_shape *sh, const af_track *t, tph_idx task, tph_idx *node,
                   tph_reason_code *codes)
 {
 	const tph_session *s = f->s;
-	uint32_t pn = nominated_fit(f, task);
-	if (pn != NOPOS && verdict(sh, t, pn) == TPH_PASS) {
-		*node = s->ready_nodes[pn];
+	if (nominated(f, sh, t, false, task, node))
 		return AF_NODE;
-	}
 	uint32_t total = 0;
 	for (uint32_t g = 0; g < G_NONE; g++)
 		total += sh->cnt[g];
@@ -353,12 +361,6 @@ static int decide(alloc_fast *f, af_shape *sh, const af_track *t, tph_idx task, 
 	return AF_NODE;
 }
 
-/* The verdict a light pick reads at p: the role's cache's, else the row's and spec's. */
-static tph_reason_code light_verdict(const af_shape *sh, const af_track *t, uint32_t p)
-{
-	return t ? af_track_code(t, p) : af_type_verdict(sh, p);
-}
-
 /* decide() for a shape whose picks read the type winners and whose columns were left as they
  * were: the verdicts from its row's fit and its spec's (the tracker's, if any, whose failed
  * nodes leave the candidates as mask() has them); its first from the types, which decline
@@ -366,12 +368,8 @@ static tph_reason_code light_verdict(const af_shape *sh, const af_track *t, uint
 static int light_decide(alloc_fast *f, af_shape *sh, const af_track *t, tph_idx task, tph_idx *node,
                         tph_reason_code *codes)
 {
-	const tph_session *s = f->s;
-	uint32_t pn = nominated_fit(f, task);
-	if (pn != NOPOS && light_verdict(sh, t, pn) == TPH_PASS) {
-		*node = s->ready_nodes[pn];
+	if (nominated(f, sh, t, true, task, node))
 		return AF_NODE;
-	}
 	af_win first;
 	if (af_type_first(f, sh, false, t, &first))
 		return TPH_DECLINED;
@@ -379,7 +377,7 @@ static int light_decide(alloc_fast *f, af_shape *sh, const af_track *t, tph_idx 
 		return af_none(f, sh, t, true, task, codes);
 	if (!(first.key > -(double)INFINITY))
 		return TPH_DECLINED;
-	*node = s->ready_nodes[first.pos];
+	*node = f->s->ready_nodes[first.pos];
 	return AF_NODE;
 }
 

@@ -504,11 +504,19 @@ static bool all_split(const tph_session *s)
 	return l->n > 0;
 }
 
+/* What a row scoring keeps on the way for allocate's anchored parts: at plugin `at`, the batch
+ * sum before it (bat: head_split's, 0 when it is the first) and its row part; pre as head_split
+ * writes it. */
+typedef struct row_cut {
+	uint32_t at;
+	double *bat, *row, *pre;
+} row_cut;
+
 /* batch_range's sum of the BatchNodeOrder plugins before `upto`, each plugin's score as
  * row + spec (the split contract's bits); acc is left as it is when there are none. False when
- * one of them does not split. */
+ * one of them does not split. `cut` (NULL: none) is kept on the way. */
 static bool split_batch(tph_session *s, tph_ep_ctx *c, tph_idx task, const tph_idx *nodes,
-                        uint32_t n, uint32_t upto, double *acc)
+                        uint32_t n, uint32_t upto, double *acc, const row_cut *cut)
 {
 	const tph_ep_list *l = &s->ep[TPH_EP_BATCH_NODE_ORDER];
 	double *row = c->map, *spec = c->reduce;
@@ -516,56 +524,34 @@ static bool split_batch(tph_session *s, tph_ep_ctx *c, tph_idx task, const tph_i
 		tph_score_split_fn split = s->plugins[l->e[p].plugin].score_split;
 		if (!split || !split(l->e[p].st, s, task, nodes, n, NULL, row, spec))
 			return false;
-		for (uint32_t i = 0; i < n; i++)
-			acc[i] = p ? acc[i] + (row[i] + spec[i]) : row[i] + spec[i];
-	}
-	return true;
-}
-
-/* score_nodes without reduce plugins, in one thread: order, then combine_span's sums. */
-static bool score_row(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n, double *out)
-{
-	tph_ep_ctx *c;
-	if (!n || s->ep[TPH_EP_NODE_REDUCE].n || tph_span_threads(s, n) > 1 || !all_split(s) ||
-	    !(c = ctx(s)) || ensure_cols(s, c, n) ||
-	    !split_batch(s, c, task, nodes, n, UINT32_MAX, c->batch))
-		return false;
-	for (long k = 0; k < (long)n_spans(n); k++)
-		order_span(s, task, nodes + k * SPAN, span_len(n, k), out + k * SPAN);
-	const double *bat = c->batch;
-	for (uint32_t i = 0; i < n; i++)
-		out[i] = (0.0 + out[i]) + bat[i];
-	return true;
-}
-
-/* score_row keeping, on the way, the batch sum before `tail` (bat: head_split's, 0 when tail is
- * the first) and the tail plugin's row part, then pre as head_split writes it. */
-static bool row_parts(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n, uint32_t tail,
-                      double *total, double *pre, double *bat, double *rowp)
-{
-	const tph_ep_list *l = &s->ep[TPH_EP_BATCH_NODE_ORDER];
-	tph_ep_ctx *c;
-	if (!n || tail >= l->n || s->ep[TPH_EP_NODE_REDUCE].n || tph_span_threads(s, n) > 1 ||
-	    !all_split(s) || !(c = ctx(s)) || ensure_cols(s, c, n))
-		return false;
-	double *row = c->map, *spec = c->reduce, *acc = c->batch;
-	for (uint32_t p = 0; p < l->n; p++) {
-		tph_score_split_fn split = s->plugins[l->e[p].plugin].score_split;
-		if (!split(l->e[p].st, s, task, nodes, n, NULL, row, spec))
-			return false;
-		if (p == tail) {
+		if (cut && p == cut->at) {
 			for (uint32_t i = 0; i < n; i++)
-				bat[i] = p ? acc[i] : 0.0;
-			memcpy(rowp, row, n * sizeof *rowp);
+				cut->bat[i] = p ? acc[i] : 0.0;
+			memcpy(cut->row, row, n * sizeof *cut->row);
 		}
 		for (uint32_t i = 0; i < n; i++)
 			acc[i] = p ? acc[i] + (row[i] + spec[i]) : row[i] + spec[i];
 	}
+	return true;
+}
+
+/* score_nodes without reduce plugins, in one thread: order, then combine_span's sums; the
+ * cut's parts too (NULL: none). */
+static bool score_row(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n, double *out,
+                      const row_cut *cut)
+{
+	tph_ep_ctx *c;
+	if (!n || s->ep[TPH_EP_NODE_REDUCE].n || tph_span_threads(s, n) > 1 || !all_split(s) ||
+	    (cut && cut->at >= s->ep[TPH_EP_BATCH_NODE_ORDER].n) || !(c = ctx(s)) ||
+	    ensure_cols(s, c, n) || !split_batch(s, c, task, nodes, n, UINT32_MAX, c->batch, cut))
+		return false;
 	for (long k = 0; k < (long)n_spans(n); k++)
-		order_span(s, task, nodes + k * SPAN, span_len(n, k), total + k * SPAN);
+		order_span(s, task, nodes + k * SPAN, span_len(n, k), out + k * SPAN);
+	const double *bat = c->batch;
 	for (uint32_t i = 0; i < n; i++) {
-		pre[i] = 0.0 + 0.0 + total[i];
-		total[i] = (0.0 + total[i]) + acc[i];
+		if (cut)
+			cut->pre[i] = 0.0 + 0.0 + out[i];
+		out[i] = (0.0 + out[i]) + bat[i];
 	}
 	return true;
 }
@@ -580,7 +566,7 @@ static bool head_split(tph_session *s, tph_idx task, const tph_idx *nodes, uint3
 	    ensure_cols(s, c, n))
 		return false;
 	memset(bat, 0, n * sizeof *bat);
-	if (!split_batch(s, c, task, nodes, n, tail, bat))
+	if (!split_batch(s, c, task, nodes, n, tail, bat, NULL))
 		return false;
 	for (long k = 0; k < (long)n_spans(n); k++)
 		order_span(s, task, nodes + k * SPAN, span_len(n, k), pre + k * SPAN);
@@ -617,7 +603,7 @@ bool tph_score_nodes_row(tph_session *s, tph_idx task, const tph_idx *nodes, uin
                          double *total_out)
 {
 	double t0 = s->prof ? tph_now_ms() : 0;
-	if (!score_row(s, task, nodes, n, total_out))
+	if (!score_row(s, task, nodes, n, total_out, NULL))
 		return tph_score_nodes(s, task, nodes, n, total_out);
 	if (s->prof)
 		tph_prof_add(s, TPH_EP_NODE_ORDER, n, tph_now_ms() - t0);
@@ -628,7 +614,8 @@ bool tph_score_nodes_row_parts(tph_session *s, tph_idx task, const tph_idx *node
                                uint32_t tail, double *total, double *pre, double *bat, double *row)
 {
 	double t0 = s->prof ? tph_now_ms() : 0;
-	if (!row_parts(s, task, nodes, n, tail, total, pre, bat, row))
+	const row_cut cut = {tail, bat, row, pre};
+	if (!score_row(s, task, nodes, n, total, &cut))
 		return false;
 	if (s->prof)
 		tph_prof_add(s, TPH_EP_NODE_ORDER, n, tph_now_ms() - t0);
