@@ -529,7 +529,7 @@ int af_rescore(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t g)
 		score(f, sh, task, f->sub, m);
 	sh->dirty[g] = false;
 	sh->recheck[g] = 0;
-	if (sh->hn) /* ranked: the group's new sums ranked again, the keys left as they are */
+	if (sh->part) /* ranked (again): the group's new sums, the keys left as they are */
 		af_hn_build(f, sh, task);
 	if (sh->hn)
 		return TPH_OK;

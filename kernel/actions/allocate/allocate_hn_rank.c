@@ -638,9 +638,19 @@ static bool qualifies(alloc_fast *f, const af_shape *sh, tph_idx task)
 	return f->hsets && f->hsets->usable;
 }
 
+/* Whether a group with members has its sums: an ANCHORED shape's build leaves every group due
+ * (scored when first read, af_rescore, which ranks it then). */
+static bool summed(const af_shape *sh)
+{
+	for (uint32_t g = 0; g < G_NONE; g++)
+		if (sh->cnt[g] && !sh->dirty[g])
+			return true;
+	return false;
+}
+
 void af_hn_build(alloc_fast *f, af_shape *sh, tph_idx task)
 {
-	af_hn *hn = qualifies(f, sh, task) ? ranks(f, sh) : NULL;
+	af_hn *hn = qualifies(f, sh, task) && summed(sh) ? ranks(f, sh) : NULL;
 	if (!hn) {
 		drop(f, sh);
 		return;
@@ -676,7 +686,8 @@ static bool touch_one(af_hn *hn, const af_shape *sh, uint32_t p)
 /* The sets of the touched positions plist[0..k) in touched[0 .. nt), each once and ascending
  * (the order of a pass over every set, so the list of feasible sets changes as it did), their
  * head sums folded; false at a sum that is not finite. An ANCHORED shape's update scores its
- * groups' anchors with the touched nodes (rescore_anchored): their sets are listed too. */
+ * groups' anchors with the touched nodes (rescore_anchored), but an anchor not touched sums
+ * the same bits as before (plugin.h: over anchors <= T <= S each node scores as over S). */
 static bool touch(af_hn *hn, const af_shape *sh, const uint32_t *plist, uint32_t k)
 {
 	if (++hn->gen == 0) { /* wrapped: old marks would look current */
@@ -687,11 +698,6 @@ static bool touch(af_hn *hn, const af_shape *sh, const uint32_t *plist, uint32_t
 	for (uint32_t i = 0; i < k; i++)
 		if (!touch_one(hn, sh, plist[i]))
 			return false;
-	for (uint32_t g = 0; (sh->loc & TPH_SCORE_ANCHORED) && g < G_NONE; g++)
-		for (uint32_t i = 0;
-		     !sh->dirty[g] && sh->n_anchor[g] != AF_VOLATILE && i < sh->n_anchor[g]; i++)
-			if (!touch_one(hn, sh, sh->anchor[g][i]))
-				return false;
 	if ((uint64_t)hn->nt * hn->nt > hn->hs->n) { /* a pass over the marks is the cheaper sort */
 		hn->nt = 0;
 		for (uint32_t c = 0; c < hn->hs->n; c++)
