@@ -132,6 +132,20 @@ static const tph_plugin hb_plugin = {
     TPH_PLUGIN_ABI, "hnbound", hb_args, sizeof(hb_st), hb_open, NULL,
 };
 
+/* The racks (4 of RACK nodes, under the top) and the pods' group, appended at buf + n. */
+static size_t racks_and_group(char *buf, size_t size, size_t n)
+{
+	n += (size_t)snprintf(buf + n, size - n, "hyperNodes:\n");
+	for (uint32_t r = 0; r < 4; r++)
+		n += (size_t)snprintf(buf + n, size - n,
+		                      "  - {name: R%u, tier: 1, members: [n%u, n%u, n%u, n%u]}\n",
+		                      r, r * RACK, r * RACK + 1, r * RACK + 2, r * RACK + 3);
+	n += (size_t)snprintf(buf + n, size - n,
+	                      "podGroups:\n  - {name: pg, namespace: ns, queue: q1, minMember: "
+	                      "1}\npods:\n");
+	return n;
+}
+
 /* 4 racks of RACK nodes under the top; 20 pods of one cpu, two a node: 8 fill R3, 8 go to R1
  * (tied with R2), 4 to R2. */
 static const char *scenario(const char *args)
@@ -148,14 +162,7 @@ static const char *scenario(const char *args)
 		                      "  - {name: n%u, allocatable: {cpu: '2', memory: 4Gi, pods: "
 		                      "'10'}}\n",
 		                      i);
-	n += (size_t)snprintf(buf + n, sizeof buf - n, "hyperNodes:\n");
-	for (uint32_t r = 0; r < 4; r++)
-		n += (size_t)snprintf(buf + n, sizeof buf - n,
-		                      "  - {name: R%u, tier: 1, members: [n%u, n%u, n%u, n%u]}\n",
-		                      r, r * RACK, r * RACK + 1, r * RACK + 2, r * RACK + 3);
-	n += (size_t)snprintf(buf + n, sizeof buf - n,
-	                      "podGroups:\n  - {name: pg, namespace: ns, queue: q1, minMember: "
-	                      "1}\npods:\n");
+	n = racks_and_group(buf, sizeof buf, n);
 	for (uint32_t i = 10; i < 30; i++)
 		n +=
 		    (size_t)snprintf(buf + n, sizeof buf - n,
@@ -184,14 +191,7 @@ static const char *anchored_scenario(void)
 		                      "  - {name: n%u, allocatable: {cpu: '2', memory: 8Gi, pods: "
 		                      "'10'}, labels: {zone: %s}}\n",
 		                      i, i == 2 * RACK || i == 2 * RACK + 1 ? "a" : "b");
-	n += (size_t)snprintf(buf + n, sizeof buf - n, "hyperNodes:\n");
-	for (uint32_t r = 0; r < 4; r++)
-		n += (size_t)snprintf(buf + n, sizeof buf - n,
-		                      "  - {name: R%u, tier: 1, members: [n%u, n%u, n%u, n%u]}\n",
-		                      r, r * RACK, r * RACK + 1, r * RACK + 2, r * RACK + 3);
-	n += (size_t)snprintf(buf + n, sizeof buf - n,
-	                      "podGroups:\n  - {name: pg, namespace: ns, queue: q1, minMember: "
-	                      "1}\npods:\n");
+	n = racks_and_group(buf, sizeof buf, n);
 	for (uint32_t i = 10; i < 36; i++)
 		n += (size_t)snprintf(
 		    buf + n, sizeof buf - n,
