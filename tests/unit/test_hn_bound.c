@@ -23,6 +23,7 @@
 
 typedef struct hb_st {
 	bool bound, tight; /* tight: lower + top is the score itself, rel 0 */
+	bool load;         /* scores by the tasks on the rack and in the cluster, tight */
 } hb_st;
 
 static struct {
@@ -32,6 +33,7 @@ static struct {
 static const tph_arg_spec hb_args[] = {
     {"bound", TPH_ARG_BOOL, "true", 0, 0, offsetof(hb_st, bound), NULL},
     {"tight", TPH_ARG_BOOL, "false", 0, 0, offsetof(hb_st, tight), NULL},
+    {"load", TPH_ARG_BOOL, "false", 0, 0, offsetof(hb_st, load), NULL},
     {0},
 };
 
@@ -56,14 +58,35 @@ static uint32_t rack_of(const tph_session *s, tph_idx node)
 	return (node / RACK) % 4;
 }
 
-static void hb_batch(void *st, const tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
-                     double *out)
+/* With `load`: rack r's lower part falls with the tasks on its nodes (what a placement on
+ * another rack leaves as it is), the top's term grows with every task in the cluster. */
+static uint32_t tasks_on(const tph_session *s, uint32_t lo, uint32_t hi)
 {
-	(void)st;
+	uint32_t k = 0;
+	for (uint32_t i = lo; i < hi && i < tph_view_of(s)->nodes->n; i++)
+		k += tph_view_of(s)->nodes->ntasks[i];
+	return k;
+}
+
+static double load_lower(const tph_session *s, uint32_t r)
+{
+	return rack_score(r % 3) - 0.75 * tasks_on(s, r * RACK, (r + 1) * RACK);
+}
+
+static double load_top(const tph_session *s)
+{
+	return 0.125 * tasks_on(s, 0, UINT32_MAX);
+}
+
+static void hb_batch(void *stv, const tph_session *s, tph_idx task, const tph_idx *nodes,
+                     uint32_t n, double *out)
+{
+	const hb_st *st = stv;
 	(void)task;
 	hb_log.scored += n;
 	for (uint32_t i = 0; i < n; i++)
-		out[i] = rack_score(rack_of(s, nodes[i]));
+		out[i] = st->load ? load_lower(s, rack_of(s, nodes[i])) + load_top(s)
+		                  : rack_score(rack_of(s, nodes[i]));
 }
 
 static int hb_locality(void *st, const tph_session *s, tph_idx task)
@@ -84,9 +107,12 @@ static bool hb_bound(void *stv, const tph_session *s, tph_idx task, const tph_id
 	hb_log.bounds++;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t r = rack_of(s, nodes[i]);
-		lower[i] = st->tight ? rack_score(r) - 2.0 : rack_lower(r);
+		lower[i] = st->load    ? load_lower(s, r)
+		           : st->tight ? rack_score(r) - 2.0
+		                       : rack_lower(r);
 	}
-	*b = (tph_score_bound){.top = 2.0, .scale = 1.0, .rel = st->tight ? 0 : 0.5};
+	double top = st->load ? load_top(s) : 2.0;
+	*b = (tph_score_bound){.top = top, .scale = 1.0, .rel = st->tight || st->load ? 0 : 0.5};
 	return true;
 }
 
@@ -106,6 +132,20 @@ static const tph_plugin hb_plugin = {
     TPH_PLUGIN_ABI, "hnbound", hb_args, sizeof(hb_st), hb_open, NULL,
 };
 
+/* The racks (4 of RACK nodes, under the top) and the pods' group, appended at buf + n. */
+static size_t racks_and_group(char *buf, size_t size, size_t n)
+{
+	n += (size_t)snprintf(buf + n, size - n, "hyperNodes:\n");
+	for (uint32_t r = 0; r < 4; r++)
+		n += (size_t)snprintf(buf + n, size - n,
+		                      "  - {name: R%u, tier: 1, members: [n%u, n%u, n%u, n%u]}\n",
+		                      r, r * RACK, r * RACK + 1, r * RACK + 2, r * RACK + 3);
+	n += (size_t)snprintf(buf + n, size - n,
+	                      "podGroups:\n  - {name: pg, namespace: ns, queue: q1, minMember: "
+	                      "1}\npods:\n");
+	return n;
+}
+
 /* 4 racks of RACK nodes under the top; 20 pods of one cpu, two a node: 8 fill R3, 8 go to R1
  * (tied with R2), 4 to R2. */
 static const char *scenario(const char *args)
@@ -122,14 +162,7 @@ static const char *scenario(const char *args)
 		                      "  - {name: n%u, allocatable: {cpu: '2', memory: 4Gi, pods: "
 		                      "'10'}}\n",
 		                      i);
-	n += (size_t)snprintf(buf + n, sizeof buf - n, "hyperNodes:\n");
-	for (uint32_t r = 0; r < 4; r++)
-		n += (size_t)snprintf(buf + n, sizeof buf - n,
-		                      "  - {name: R%u, tier: 1, members: [n%u, n%u, n%u, n%u]}\n",
-		                      r, r * RACK, r * RACK + 1, r * RACK + 2, r * RACK + 3);
-	n += (size_t)snprintf(buf + n, sizeof buf - n,
-	                      "podGroups:\n  - {name: pg, namespace: ns, queue: q1, minMember: "
-	                      "1}\npods:\n");
+	n = racks_and_group(buf, sizeof buf, n);
 	for (uint32_t i = 10; i < 30; i++)
 		n +=
 		    (size_t)snprintf(buf + n, sizeof buf - n,
@@ -140,17 +173,55 @@ static const char *scenario(const char *args)
 	return buf;
 }
 
-static char *decisions(const char *yaml, bool naive, int threads)
+/* The same racks behind nodeorder, whose NodeAffinity scores are ANCHORED: every pod prefers
+ * zone a, the first two nodes of R2, whose normalisation moves when both are full and leave
+ * the group (the group scored whole again); the others score by their free room and the
+ * tail's load. 26 pods of one cpu for 32 slots. */
+static const char *anchored_scenario(void)
+{
+	static char buf[16384];
+	size_t n = (size_t)snprintf(buf, sizeof buf,
+	                            "name: hn-bound-anchored\n"
+	                            "conf: |\n  actions: \"allocate\"\n  tiers:\n  - plugins:\n"
+	                            "    - name: nodeorder\n"
+	                            "    - name: hnbound\n      arguments: {load: true}\n"
+	                            "queues: [{name: q1}]\nnodes:\n");
+	for (uint32_t i = 0; i < 4 * RACK; i++)
+		n += (size_t)snprintf(buf + n, sizeof buf - n,
+		                      "  - {name: n%u, allocatable: {cpu: '2', memory: 8Gi, pods: "
+		                      "'10'}, labels: {zone: %s}}\n",
+		                      i, i == 2 * RACK || i == 2 * RACK + 1 ? "a" : "b");
+	n = racks_and_group(buf, sizeof buf, n);
+	for (uint32_t i = 10; i < 36; i++)
+		n += (size_t)snprintf(
+		    buf + n, sizeof buf - n,
+		    "  - {name: p%u, namespace: ns, podGroup: pg, requests: {cpu: '1', memory: "
+		    "%uGi}, affinity: {nodeAffinity: "
+		    "{preferredDuringSchedulingIgnoredDuringExecution:"
+		    " [{weight: 10, preference: {matchExpressions: [{key: zone, operator: In, "
+		    "values:"
+		    " [a]}]}}]}}}\n",
+		    i, 1 + i % 3);
+	assert_true(n < sizeof buf);
+	return buf;
+}
+
+static char *decisions_of(const char *yaml, bool naive, int threads, uint32_t binds)
 {
 	pts p;
 	tph_session_opts o = {.threads = threads, .naive = naive};
 	memset(&hb_log, 0, sizeof hb_log);
 	pts_open_with(&p, yaml, &o);
 	pts_run(&p);
-	assert_int_equal(p.log->n_binds, 20);
+	assert_int_equal(p.log->n_binds, binds);
 	char *text = pts_log_text(p.log);
 	pts_free(&p);
 	return text;
+}
+
+static char *decisions(const char *yaml, bool naive, int threads)
+{
+	return decisions_of(yaml, naive, threads, 20);
 }
 
 static int setup(void **state)
@@ -216,12 +287,42 @@ static void test_bound_declined(void **state)
 	free(fast);
 }
 
+/* An ANCHORED shape ranked per rack: its groups' sums kept in its parts, the racks' lower
+ * parts kept between placements and refreshed under the racks placements touch, the ranks made
+ * again when the preferred nodes fill up and the group is scored whole under its new
+ * normalisation. Fast at 1 and 2 threads decides as naive, through the bound. */
+static void test_anchored_ranks(void **state)
+{
+	(void)state;
+	const char *yaml = anchored_scenario();
+	char *naive = decisions_of(yaml, true, 1, 26);
+	char *fast = decisions_of(yaml, false, 1, 26);
+	uint32_t bounds = hb_log.bounds;
+	char *two = decisions_of(yaml, false, 2, 26);
+	assert_string_equal(naive, fast);
+	assert_string_equal(fast, two);
+	assert_true(bounds > 0);
+	/* the preferred nodes first, both filled before any other */
+	uint32_t on_a = 0;
+	for (uint32_t i = 10; i < 14; i++) {
+		char n8[32], n9[32];
+		snprintf(n8, sizeof n8, "bind ns/p%u n8\n", i);
+		snprintf(n9, sizeof n9, "bind ns/p%u n9\n", i);
+		on_a += strstr(naive, n8) || strstr(naive, n9);
+	}
+	assert_int_equal(on_a, 4);
+	free(naive);
+	free(fast);
+	free(two);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_bound_exact),
 	    cmocka_unit_test(test_bound_spares),
 	    cmocka_unit_test(test_bound_declined),
+	    cmocka_unit_test(test_anchored_ranks),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -204,6 +204,8 @@ static void build(alloc_fast *f, af_shape *sh, tph_idx task)
 	}
 	if (!anchored && m)
 		score(f, sh, task, f->sub, m);
+	else if (sh->part) /* ranks read every feasible position's sums: finite until scored */
+		memset(sh->part, 0, 2 * (size_t)n * sizeof *sh->part);
 	if (!af_head_only(sh))
 		af_tree_build(sh, n);
 	sh->built = true;
@@ -505,6 +507,7 @@ int af_rescore(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t g)
 	uint32_t *sub = f->sub, m = 0, n = f->n, bit = 1u << g;
 	tph_idx *nodes = f->nodes;
 	const tph_idx *ready = f->s->ready_nodes;
+	bool ranked = sh->hn != NULL;
 	for (uint32_t p = 0; p < n; p++) {
 		bool in = cell[p].grp == g;
 		cell[p].known = (uint8_t)(in ? cell[p].known | bit : cell[p].known & ~bit);
@@ -526,6 +529,12 @@ int af_rescore(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t g)
 		score(f, sh, task, f->sub, m);
 	sh->dirty[g] = false;
 	sh->recheck[g] = 0;
+	if (sh->part) /* ranked (again): the group's new sums, the keys left as they are */
+		af_hn_build(f, sh, task);
+	if (sh->hn)
+		return TPH_OK;
+	if (ranked) /* the ranks dropped: every key the tournament reads, again */
+		rescore_all(f, sh, task);
 	af_tree_build(sh, f->n);
 	return TPH_OK;
 }

@@ -621,19 +621,36 @@ static af_hn *ranks(alloc_fast *f, af_shape *sh)
 	return hn;
 }
 
+/* Whether the shape's head sums are its parts: LOCAL, or ANCHORED scored whole through them
+ * (not from a split's row parts, which write the keys alone). */
+static bool parts_kept(const af_shape *sh)
+{
+	return sh->loc == (TPH_SCORE_LOCAL | TPH_SCORE_HYPERNODE) ||
+	       (sh->loc == (TPH_SCORE_ANCHORED | TPH_SCORE_HYPERNODE) && sh->split == AF_NOTAIL);
+}
+
 static bool qualifies(alloc_fast *f, const af_shape *sh, tph_idx task)
 {
-	if (!sh->part || sh->loc != (TPH_SCORE_LOCAL | TPH_SCORE_HYPERNODE) || !f->s->topo ||
-	    !tph_score_hn_set(f->s, task, sh->tail))
+	if (!sh->part || !parts_kept(sh) || !f->s->topo || !tph_score_hn_set(f->s, task, sh->tail))
 		return false;
 	if (!f->hsets)
 		f->hsets = sets_make(f);
 	return f->hsets && f->hsets->usable;
 }
 
+/* Whether a group with members has its sums: an ANCHORED shape's build leaves every group due
+ * (scored when first read, af_rescore, which ranks it then). */
+static bool summed(const af_shape *sh)
+{
+	for (uint32_t g = 0; g < G_NONE; g++)
+		if (sh->cnt[g] && !sh->dirty[g])
+			return true;
+	return false;
+}
+
 void af_hn_build(alloc_fast *f, af_shape *sh, tph_idx task)
 {
-	af_hn *hn = qualifies(f, sh, task) ? ranks(f, sh) : NULL;
+	af_hn *hn = qualifies(f, sh, task) && summed(sh) ? ranks(f, sh) : NULL;
 	if (!hn) {
 		drop(f, sh);
 		return;
@@ -655,26 +672,32 @@ void af_hn_build(alloc_fast *f, af_shape *sh, tph_idx task)
 		drop(f, sh);
 }
 
+/* Position p's set listed in touched once, its head sums folded; false when not finite. */
+static bool touch_one(af_hn *hn, const af_shape *sh, uint32_t p)
+{
+	uint32_t c = hn->hs->of[p];
+	if (hn->mark[c] != hn->gen) {
+		hn->mark[c] = hn->gen;
+		hn->touched[hn->nt++] = c;
+	}
+	return fold(hn, sh, p);
+}
+
 /* The sets of the touched positions plist[0..k) in touched[0 .. nt), each once and ascending
  * (the order of a pass over every set, so the list of feasible sets changes as it did), their
- * head sums folded; false at a sum that is not finite. */
+ * head sums folded; false at a sum that is not finite. An ANCHORED shape's update scores its
+ * groups' anchors with the touched nodes (rescore_anchored), but an anchor not touched sums
+ * the same bits as before (plugin.h: over anchors <= T <= S each node scores as over S). */
 static bool touch(af_hn *hn, const af_shape *sh, const uint32_t *plist, uint32_t k)
 {
-	const uint32_t *of = hn->hs->of;
 	if (++hn->gen == 0) { /* wrapped: old marks would look current */
 		memset(hn->mark, 0, hn->hs->n * sizeof *hn->mark);
 		hn->gen = 1;
 	}
 	hn->nt = 0;
-	for (uint32_t i = 0; i < k; i++) {
-		uint32_t p = plist[i], c = of[p];
-		if (!fold(hn, sh, p))
+	for (uint32_t i = 0; i < k; i++)
+		if (!touch_one(hn, sh, plist[i]))
 			return false;
-		if (hn->mark[c] != hn->gen) {
-			hn->mark[c] = hn->gen;
-			hn->touched[hn->nt++] = c;
-		}
-	}
 	if ((uint64_t)hn->nt * hn->nt > hn->hs->n) { /* a pass over the marks is the cheaper sort */
 		hn->nt = 0;
 		for (uint32_t c = 0; c < hn->hs->n; c++)
@@ -718,7 +741,8 @@ static void stale_lows(const alloc_fast *f, af_hn *hn, uint32_t k)
 int af_hn_update(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k)
 {
 	af_hn *hn = sh->hn;
-	bool finite = tph_score_hn_set(f->s, task, sh->tail) && touch(hn, sh, f->plist, k);
+	bool finite =
+	    parts_kept(sh) && tph_score_hn_set(f->s, task, sh->tail) && touch(hn, sh, f->plist, k);
 	stale_lows(f, hn, k);
 	for (uint32_t i = 0; i < hn->nt && finite; i++) {
 		relead(sh, hn, hn->touched[i]);

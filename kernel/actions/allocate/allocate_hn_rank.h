@@ -18,7 +18,10 @@
 
 /* After build() scored every feasible position and built the tournament: rank the shape per
  * hypernode set when it qualifies (its tail answers TPH_SCORE_HN_SET for the task, the sets
- * are few and small), overriding the tournament's root; else leave the shape as it is. */
+ * are few and small, its head sums are kept in its parts: LOCAL, or ANCHORED without a split),
+ * overriding the tournament's root; else leave the shape as it is. An ANCHORED shape is built
+ * with its groups due (their sums zero), so it is ranked first, and again whole, after each
+ * group's scoring (af_rescore): decide() reads the root only once its group is scored. */
 void af_hn_build(alloc_fast *f, af_shape *sh, tph_idx task);
 /* A ranked shape after the touched positions f->plist[0..k) were evaluated again (verdicts,
  * groups, and head and tail of the feasible ones): the sets' tails scored again and the sets
