@@ -388,22 +388,12 @@ static int decline(alloc_fast *f, tph_idx task)
 	return TPH_DECLINED;
 }
 
-/* A head pick over positions in->lo.. in->lo + in->n - 1 reads only their cells: without a
- * tracker following the shape (its notes of changed verdicts are taken at the syncs, one per
- * evaluation) and with those cells current, the sync waits for a pick that needs it. */
-static bool sync_waits(const alloc_fast *f, const af_shape *sh, const af_track *t,
-                       const af_range *in)
-{
-	return in && !t && af_head_current(f, sh, in->lo, in->n) && !af_track_pins(f, sh);
-}
-
 /* The task's shape brought up to date, its tracker's evaluation folded in; TPH_DECLINED (the
  * role handed over) when the task must take the normal path. `local`: only plain
  * TPH_SCORE_LOCAL scores qualify (a subset's best is then read from the columns); `head`
- * (not AF_NOTAIL): the task's head shape split there (tph_score_free_tail) instead, `in` (or
- * NULL) the range of positions its pick reads. */
-static int prepare(alloc_fast *f, tph_idx task, bool local, uint32_t head, const af_range *in,
-                   af_shape **shp, af_track **tp)
+ * (not AF_NOTAIL): the task's head shape split there (tph_score_free_tail) instead. */
+static int prepare(alloc_fast *f, tph_idx task, bool local, uint32_t head, af_shape **shp,
+                   af_track **tp)
 {
 	const tph_session *s = f->s;
 	bool keyrow = false;
@@ -435,7 +425,7 @@ static int prepare(alloc_fast *f, tph_idx task, bool local, uint32_t head, const
 		*tp = t;
 		return AF_LIGHT; /* its columns stay as they are until a pick must read them */
 	}
-	if (refuse || columns(f, sh) || (!sync_waits(f, sh, t, in) && af_sync(f, sh, task)))
+	if (refuse || columns(f, sh) || af_sync(f, sh, task))
 		return decline(f, task);
 	sh->used = ++f->clock;
 	if (t)
@@ -449,7 +439,7 @@ int alloc_fast_pick(alloc_fast *f, tph_idx task, tph_idx *node, tph_reason_code 
 {
 	af_shape *sh;
 	af_track *t;
-	int rc = prepare(f, task, false, AF_NOTAIL, NULL, &sh, &t);
+	int rc = prepare(f, task, false, AF_NOTAIL, &sh, &t);
 	if (rc == AF_LIGHT) {
 		rc = light_decide(f, sh, t, task, node, codes);
 		if (rc != TPH_DECLINED)
@@ -492,8 +482,8 @@ typedef struct af_among {
 static bool among_range(alloc_fast *f, af_shape *sh, const af_track *t, const tph_idx *nodes,
                         uint32_t n, tph_idx *node)
 {
-	uint32_t lo = af_range_of(f, nodes, n), hi = lo + n - 1;
-	if (lo == NOPOS)
+	uint32_t lo = f->pos[nodes[0]], hi = f->pos[nodes[n - 1]];
+	if (lo == NOPOS || hi == NOPOS || hi < lo || hi - lo != n - 1)
 		return false;
 	uint32_t masked = t ? mask(f, sh, t) : 0;
 	af_win w = af_tree_range(sh, f->n, lo, hi + 1);
@@ -526,8 +516,7 @@ static int among_head(alloc_fast *f, tph_idx task, uint32_t head, const tph_idx 
 {
 	af_shape *sh;
 	af_track *t;
-	af_range in = {af_range_of(f, nodes, n), n};
-	int rc = prepare(f, task, false, head, in.lo != NOPOS ? &in : NULL, &sh, &t);
+	int rc = prepare(f, task, false, head, &sh, &t);
 	return rc ? rc : af_head_choose(f, sh, t, task, nodes, n, node, codes);
 }
 
@@ -550,7 +539,7 @@ int alloc_fast_pick_among(alloc_fast *f, tph_idx task, const tph_idx *nodes, uin
 		return alloc_fast_pick(f, task, node, codes);
 	af_shape *sh;
 	af_track *t;
-	int rc = prepare(f, task, true, AF_NOTAIL, NULL, &sh, &t);
+	int rc = prepare(f, task, true, AF_NOTAIL, &sh, &t);
 	if (rc)
 		return rc;
 	if (among_range(f, sh, t, nodes, n, node))

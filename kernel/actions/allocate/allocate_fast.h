@@ -321,28 +321,19 @@ static inline bool af_head_only(const af_shape *sh)
 {
 	return sh->tail != AF_NOTAIL && !(sh->loc & TPH_SCORE_HYPERNODE);
 }
+/* A head shape's choice among nodes[0..n) (ready nodes, in the order the normal path filters
+ * them), as feasible() and alloc_best_node() make it over them: the verdicts (the role's
+ * cache through t) and groups from the columns, the tail scored over the first group's
+ * members; AF_NODE or AF_NONE as alloc_fast_pick_among. */
 /* A pick found no node (allocate_fast_none.c): the verdicts of shape sh (its row's and spec's
  * when `light`) and tracker t, if any, listed into codes[0..n) or, with f->log_none, recorded
  * for the task; AF_NONE or an error. */
 int af_none(alloc_fast *f, const af_shape *sh, const af_track *t, bool light, tph_idx task,
             tph_reason_code *codes);
 void af_none_free(alloc_fast *f);
-/* allocate_hn_pick.c: a head shape's choice among nodes[0..n) (ready nodes, in the order the
- * normal path filters them), as feasible() and alloc_best_node() make it over them: the
- * verdicts (the role's cache through t) and groups from the columns, the tail scored over the
- * first group's members; AF_NODE or AF_NONE as alloc_fast_pick_among. */
 int af_head_choose(alloc_fast *f, af_shape *sh, const af_track *t, tph_idx task,
                    const tph_idx *nodes, uint32_t n, tph_idx *node, tph_reason_code *codes);
 void af_head_free(alloc_fast *f);
-/* Positions lo..lo + n - 1. */
-typedef struct af_range {
-	uint32_t lo, n;
-} af_range;
-/* lo when nodes[0..n) are the ready positions lo, lo + 1, ..., lo + n - 1; else UINT32_MAX. */
-uint32_t af_range_of(const alloc_fast *f, const tph_idx *nodes, uint32_t n);
-/* Whether head shape sh's cells at positions lo..lo + n - 1 are current without a sync: it is
- * built and no entry logged since it was last current lies there. */
-bool af_head_current(const alloc_fast *f, const af_shape *sh, uint32_t lo, uint32_t n);
 
 /* allocate_fast_shape.c: bring a shape up to date for `task` (built when needed);
  * TPH_ENOMEM leaves it unbuilt. */

@@ -33,34 +33,15 @@ static uint32_t members(alloc_fast *f, const af_shape *sh, const af_track *t, co
 
 #define NOPOS UINT32_MAX
 
-/* A hypernode's nodes are ascending and distinct (topology.h), as the ready positions are, so
- * its first and last decide it (racks and zones listed in node order, the cluster top). */
-uint32_t af_range_of(const alloc_fast *f, const tph_idx *nodes, uint32_t n)
+/* lo when nodes[0..n) are the ready positions lo, lo + 1, ..., lo + n - 1: a hypernode's nodes
+ * are ascending and distinct (topology.h), as the ready positions are, so its first and last
+ * decide it (racks and zones listed in node order, the cluster top); else NOPOS. */
+static uint32_t range_of(const alloc_fast *f, const tph_idx *nodes, uint32_t n)
 {
 	if (!n)
 		return NOPOS;
 	uint32_t lo = f->pos[nodes[0]], hi = f->pos[nodes[n - 1]];
 	return lo != NOPOS && hi != NOPOS && hi >= lo && hi - lo == n - 1 ? lo : NOPOS;
-}
-
-/* Log entries af_head_current reads at most; past that the shape syncs. */
-#define CURRENT_LOG 512u
-
-/* A head shape's cells are a function of each node's own state (af_hkeep), and every change
- * of a node's state is logged, so positions not logged since the shape was current hold
- * their cells: a pick over them may read the columns without the sync. The entries since
- * are read newest first (within a subjob's run the last placement is nearly always in the
- * range being picked from). */
-bool af_head_current(const alloc_fast *f, const af_shape *sh, uint32_t lo, uint32_t n)
-{
-	uint32_t n_log, lost;
-	const tph_idx *log = tph_eqc_log(f->eqc, &n_log, &lost);
-	if (!sh->built || lost != sh->lost || n_log - sh->seen > CURRENT_LOG)
-		return false;
-	for (uint32_t i = n_log; i > sh->seen; i--)
-		if (f->pos[log[i - 1]] - lo < n) /* a node that is not ready: NOPOS, outside */
-			return false;
-	return true;
 }
 
 /* The count of each group among the passing nodes and the members of the first group (G_IDLE,
@@ -89,7 +70,7 @@ static inline uint32_t scan(alloc_fast *f, const af_shape *sh, const af_track *t
 static uint32_t verdicts(alloc_fast *f, const af_shape *sh, const af_track *t, const tph_idx *nodes,
                          uint32_t n, tph_reason_code *codes, uint32_t cnt[G_COUNT])
 {
-	uint32_t lo = af_range_of(f, nodes, n), feasible;
+	uint32_t lo = range_of(f, nodes, n), feasible;
 	if (lo != NOPOS)
 		feasible = t ? scan(f, sh, t, nodes, n, lo, true, true, cnt)
 		             : scan(f, sh, NULL, nodes, n, lo, true, false, cnt);
@@ -352,7 +333,7 @@ static bool keep_choose(alloc_fast *f, af_hkeep *k, af_shape *sh, tph_idx task, 
 int af_head_choose(alloc_fast *f, af_shape *sh, const af_track *t, tph_idx task,
                    const tph_idx *nodes, uint32_t n, tph_idx *node, tph_reason_code *codes)
 {
-	uint32_t cnt[G_COUNT] = {0}, lo = af_range_of(f, nodes, n);
+	uint32_t cnt[G_COUNT] = {0}, lo = range_of(f, nodes, n);
 	af_hkeep *k = lo != NOPOS ? keep_of(f) : NULL;
 	uint8_t first = 0;
 	*node = TPH_NOIDX;
