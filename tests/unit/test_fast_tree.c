@@ -3,8 +3,9 @@
  * alloc_fast_pick_among) as a scan would: the lower group, then the higher score, then the
  * lower position; after builds and after updates of lists of positions, small and large (past
  * the walks up, every node merged again), with ties, -inf scores, empty groups, and winners that
- * get worse one after another (a stale block's bound must never answer); a build that waits
- * for its reader; the default shape budget (allocate_fast.c). */
+ * get worse one after another (a stale block's bound must never answer), and positions offered
+ * one at a time as they change (af_tree_put); a build that waits for its reader; the default
+ * shape budget (allocate_fast.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -109,6 +110,45 @@ static void test_ranges(void **state)
 	}
 }
 
+/* m positions, each offered as soon as it changed (af_tree_put, as the verdicts' pass of an
+ * ANCHORED shape does), then af_tree_put_end. */
+static void change_put(af_shape *sh, uint32_t n, uint32_t m, unsigned *seed)
+{
+	uint32_t moved = 0;
+	for (uint32_t i = 0; i < m; i++) {
+		uint32_t p = (uint32_t)rand_r(seed) % n;
+		fill(sh, p, seed);
+		af_tree_put(sh->win, sh->cap, (af_win){sh->cell[p].key, p, sh->cell[p].grp},
+		            &moved);
+	}
+	af_tree_put_end(sh, moved);
+}
+
+/* Positions offered one at a time answer as listed ones: few (each walk up kept), past an
+ * eighth of the leaves (every node merged at the end), with winners getting worse between. */
+static void test_put_one_at_a_time(void **state)
+{
+	(void)state;
+	static const uint32_t sizes[] = {1, 64, 65, 1000, 4099, 20000};
+	unsigned seed = 13;
+	for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+		uint32_t n = sizes[k];
+		af_shape sh = {.tail = AF_NOTAIL};
+		assert_int_equal(af_shape_alloc(&sh, n), 0);
+		for (uint32_t p = 0; p < n; p++)
+			fill(&sh, p, &seed);
+		af_tree_build(&sh, n);
+		check_ranges(&sh, n, &seed, 50);
+		static const uint32_t lists[] = {1, 3, 40, 600, 5000};
+		for (size_t l = 0; l < sizeof lists / sizeof *lists; l++) {
+			change_put(&sh, n, lists[l], &seed);
+			check_ranges(&sh, n, &seed, 100);
+			worsen_first(&sh, n, 30);
+		}
+		af_shape_release(&sh);
+	}
+}
+
 /* A build waits for its reader: cells changed after it, listed or not, are read by the build;
  * a shape whose scores read hypernodes builds at once (its ranks then write win[1]). */
 static void test_build_when_read(void **state)
@@ -161,6 +201,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_ranges),
 	    cmocka_unit_test(test_build_when_read),
+	    cmocka_unit_test(test_put_one_at_a_time),
 	    cmocka_unit_test(test_default_budget),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

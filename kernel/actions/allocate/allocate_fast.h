@@ -40,6 +40,8 @@
 
 #include "allocate.h"
 
+#include <math.h>
+
 typedef struct alloc_fast alloc_fast;
 
 /* NULL when the path cannot be used (naive mode, no equivalence classes, node sampling, a
@@ -392,6 +394,18 @@ void af_pred_sync(alloc_fast *f, af_pred *v, tph_idx task);
 int af_anchor_sync(alloc_fast *f, af_shape *sh, tph_idx task);
 void af_anchor_keys(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t g, const uint32_t *plist,
                     uint32_t m);
+/* Group g's kept spec parts when its keys come from them (split, values known), else NULL;
+ * then the key of p from its row's parts (af_arow.col) and its spec part: what score_tail
+ * adds up, pre + (bat + batch score), the split plugin being the last batch plugin (the
+ * first's score is the sum itself). */
+const double *af_anchor_kept(const alloc_fast *f, const af_shape *sh, uint32_t g);
+static inline double af_anchor_key(const double *part, uint32_t split, uint32_t p, double spec)
+{
+	const double *c = &part[3 * (size_t)p];
+	double b = c[2] + spec;
+	double total = c[0] + (split ? c[1] + b : b);
+	return isnan(total) ? -(double)INFINITY : total;
+}
 void af_anchor_free(alloc_fast *f);
 /* The row's anchored parts when they move with its keys: the row's keys and parts current as
  * of the same point (`whole`: the keys are scored again everywhere), else NULL. Then the
@@ -408,6 +422,16 @@ void af_arow_put(alloc_fast *f, af_arow *a, uint32_t m);
 uint32_t af_tree_leaves(uint32_t n);
 void af_tree_build(af_shape *sh, uint32_t n);
 void af_tree_update(af_shape *sh, const uint32_t *plist, uint32_t k);
+/* The same one position at a time (win and cap: the shape's): its entry e offered, its leaf's
+ * ancestors merged again while at most cap / 8 leaves moved (*moved counts them); then
+ * af_tree_put_end, which merges every node past that. */
+static inline void af_tree_put(af_win *win, uint32_t cap, af_win e, uint32_t *moved)
+{
+	uint32_t i = cap + e.pos / AF_BLOCK;
+	if (af_win_offer(&win[i], e, e.pos) && (*moved)++ < cap / 8)
+		af_win_fix_up(win, i);
+}
+void af_tree_put_end(af_shape *sh, uint32_t moved);
 /* The tournament's first over all n positions (pos UINT32_MAX: none). */
 af_win af_tree_first(af_shape *sh, uint32_t n);
 /* The tournament's order over positions lo..hi-1 alone (lo < hi <= n): its first. */

@@ -6,7 +6,6 @@
 
 #include "base/mem.h"
 
-#include <math.h>
 #include <string.h>
 
 #define NOPOS UINT32_MAX
@@ -191,8 +190,11 @@ static const double *aspec_of(alloc_fast *f, const af_shape *sh, tph_idx task, u
 	return a->col;
 }
 
-/* What score_tail adds up: pre + (bat + batch score), the split plugin being the last batch
- * plugin; the first batch plugin's score is the sum itself. */
+const double *af_anchor_kept(const alloc_fast *f, const af_shape *sh, uint32_t g)
+{
+	return sh->split != AF_NOTAIL && sh->n_norm[g] != AF_NONORM ? aspec_find(f, sh, g) : NULL;
+}
+
 void af_anchor_keys(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t g, const uint32_t *plist,
                     uint32_t m)
 {
@@ -205,10 +207,11 @@ void af_anchor_keys(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t g, const
 			f->nodes[i] = f->s->ready_nodes[plist[i]];
 		tph_score_split(f->s, task, f->nodes, m, sh->norm[g], NULL, f->scores);
 	}
-	for (uint32_t i = 0; i < m; i++) {
-		const double *c = &sh->arow->col[3 * (size_t)plist[i]];
-		double b = c[2] + (col ? col[plist[i]] : f->scores[i]);
-		double total = c[0] + (sh->split ? c[1] + b : b);
-		sh->cell[plist[i]].key = isnan(total) ? -(double)INFINITY : total;
-	}
+	/* locals: the stores could alias the pointers, which would be loaded again each time */
+	const double *part = sh->arow->col, *scores = f->scores;
+	af_cell *cell = sh->cell;
+	uint32_t split = sh->split;
+	for (uint32_t i = 0; i < m; i++)
+		cell[plist[i]].key =
+		    af_anchor_key(part, split, plist[i], col ? col[plist[i]] : scores[i]);
 }

@@ -319,9 +319,61 @@ static void recheck(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k)
 	}
 }
 
+/* Groups whose touched members take their keys in the verdicts' pass (reverdict_anchored),
+ * with their kept spec parts, col[g] (NULL for the others, G_NONE included): in an ANCHORED
+ * split shape with sh->pred and no hypernode in its scores, those whose values are known and
+ * kept. Their keys read nothing the pass or recheck() changes, and a group recheck() finds due
+ * whole (dirty) is scored again before a pick reads it, whatever its keys. */
+static void keyed(const alloc_fast *f, const af_shape *sh, const double **col)
+{
+	bool split = sh->loc == TPH_SCORE_ANCHORED && sh->pred && sh->split != AF_NOTAIL;
+	for (uint32_t g = 0; g < G_COUNT; g++)
+		col[g] = split && g < G_NONE && !sh->dirty[g] && sh->n_anchor[g] != AF_VOLATILE
+		             ? af_anchor_kept(f, sh, g)
+		             : NULL;
+}
+
+/* An ANCHORED shape with sh->pred: the touched positions' verdicts and groups, the keys of
+ * members of a group of col and, with `put`, their entries offered to the tournament, in one
+ * read of each touched cell. A cell whose verdict or group stays (most) changes nothing else
+ * (regroup), unless its group's anchors are too many to keep. Columns in locals: the byte
+ * stores to the cells could alias them otherwise. */
+static void reverdict_anchored(alloc_fast *f, af_shape *sh, uint32_t k, const double *const *col,
+                               bool put)
+{
+	const af_rcell *rc = sh->row->cell;
+	const tph_reason_code *pv = sh->pred->code;
+	const double *part = sh->arow ? sh->arow->col : NULL;
+	const uint32_t *plist = f->plist;
+	af_cell *cell = sh->cell;
+	af_win *win = sh->win;
+	uint32_t split = sh->split, cap = sh->cap, moved = 0;
+	bool vol[G_NONE];
+	for (uint32_t g = 0; g < G_NONE; g++)
+		vol[g] = sh->n_anchor[g] == AF_VOLATILE;
+	for (uint32_t i = 0; i < k; i++) {
+		uint32_t p = plist[i];
+		af_cell *c = &cell[p];
+		tph_reason_code fit = rc[p].fit, code = fit == TPH_PASS ? pv[p] : fit;
+		uint8_t og = c->grp, ng = code == TPH_PASS ? rc[p].grp : G_NONE;
+		if (c->code != code)
+			set_code(f, sh, p, code);
+		if (og != ng || (og < G_NONE && vol[og]))
+			regroup(sh, p);
+		if (col[ng])
+			c->key = af_anchor_key(part, split, p, col[ng][p]);
+		if (put)
+			af_tree_put(win, cap, (af_win){c->key, p, ng}, &moved);
+	}
+	if (put)
+		af_tree_put_end(sh, moved);
+}
+
 /* The touched positions' verdicts stored and their groups moved: one pass when the verdicts
- * are the row's fit and the spec's predicates (sh->pred), with nothing to evaluate. */
-static void reverdict(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k)
+ * are the row's fit and the spec's predicates (sh->pred), with nothing to evaluate; ANCHORED,
+ * with the keys of col's groups and perhaps the tournament's entries (reverdict_anchored). */
+static void reverdict(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k,
+                      const double *const *col, bool put)
 {
 	if (!sh->pred) {
 		verdicts(f, sh, task, f->plist, k, f->codes);
@@ -330,23 +382,14 @@ static void reverdict(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k)
 			regroup(sh, f->plist[i]);
 		return;
 	}
-	const af_rcell *rc = sh->row->cell;
-	const tph_reason_code *pv = sh->pred->code;
 	if ((sh->loc & ~TPH_SCORE_HYPERNODE) == TPH_SCORE_ANCHORED) {
-		for (uint32_t i = 0; i < k; i++) {
-			uint32_t p = f->plist[i];
-			tph_reason_code code = rc[p].fit == TPH_PASS ? pv[p] : rc[p].fit;
-			set_code(f, sh, p, code);
-			/* a node that stays in its group moves nothing unless the group's anchors
-			 * are too many to keep (regroup) */
-			uint8_t og = sh->cell[p].grp, ng = code == TPH_PASS ? rc[p].grp : G_NONE;
-			if (og != ng || (og < G_NONE && sh->n_anchor[og] == AF_VOLATILE))
-				regroup(sh, p);
-		}
+		reverdict_anchored(f, sh, k, col, put);
 		return;
 	}
 	/* The shape is built (update() follows a build). Its columns and counts in locals: the
 	 * byte stores to the cells could alias them otherwise. */
+	const af_rcell *rc = sh->row->cell;
+	const tph_reason_code *pv = sh->pred->code;
 	const uint32_t *plist = f->plist;
 	af_cell *cell = sh->cell;
 	uint32_t cnt[G_COUNT];
@@ -387,11 +430,13 @@ static void rescore_local(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k)
 }
 
 /* ANCHORED: over their group's anchors and themselves (split: themselves alone), in the
- * groups not due to be scored again whole anyway. */
-static void rescore_anchored(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k)
+ * groups not due to be scored again whole anyway nor keyed already (col[g], reverdict_anchored). */
+static bool rescore_anchored(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k,
+                             const double *const *col)
 {
+	bool scored = false;
 	for (uint32_t g = 0; g < G_NONE; g++) {
-		if (sh->dirty[g] || sh->n_anchor[g] == AF_VOLATILE)
+		if (sh->dirty[g] || sh->n_anchor[g] == AF_VOLATILE || col[g])
 			continue;
 		bool split = sh->split != AF_NOTAIL && sh->n_norm[g] != AF_NONORM, any = false;
 		uint32_t m = split ? 0 : sh->n_anchor[g];
@@ -408,7 +453,9 @@ static void rescore_anchored(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t
 			af_anchor_keys(f, sh, task, g, f->sub, m);
 		else if (any)
 			score(f, sh, task, f->sub, m);
+		scored |= any;
 	}
+	return scored;
 }
 
 /* TPH_SCORE_HYPERNODE: every feasible position, the verdicts kept (with a split, the head's
@@ -437,29 +484,35 @@ static void rescore_all(alloc_fast *f, af_shape *sh, tph_idx task)
 /* The touched positions f->plist[0..k) evaluated again; `wide`: every score too. */
 static inline void update(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k, bool wide)
 {
-	reverdict(f, sh, task, k);
+	const double *col[G_COUNT] = {0};
+	if (!wide)
+		keyed(f, sh, col);
+	/* the tournament takes the touched entries in the pass unless it builds whole (below) */
+	bool put = !wide && sh->loc == TPH_SCORE_ANCHORED && sh->pred && !af_head_only(sh) &&
+	           !sh->tree_due && (uint64_t)k * 4 <= f->n;
+	reverdict(f, sh, task, k, col, put);
 	recheck(f, sh, task, k);
 	wide = wide || sh->hn; /* ranked per hypernode set: scored whole if the ranks drop */
 	bool local = (sh->loc & ~TPH_SCORE_HYPERNODE) == TPH_SCORE_LOCAL;
 	if (wide && sh->part && local)
 		rescore_local(f, sh, task, k);
 	else if (wide && sh->part)
-		rescore_anchored(f, sh, task, k);
+		rescore_anchored(f, sh, task, k, col);
 	if (sh->hn && af_hn_update(f, sh, task, k) == TPH_OK)
 		return;
 	if (wide)
 		rescore_all(f, sh, task);
 	else if (local)
 		rescore_local(f, sh, task, k);
-	else
-		rescore_anchored(f, sh, task, k);
+	else /* keys moved after the pass: offered again, below */
+		put = !rescore_anchored(f, sh, task, k, col) && put;
 	if (af_head_only(sh))
 		return; /* no total to rank: its picks read the columns (allocate_hn_pick.c) */
 	/* a listed node costs about two of a build's, and a block the build would have scanned
 	 * comes back as a rescan when it wins: from a quarter, the build (10k-standard) */
 	if (wide || (uint64_t)k * 4 > f->n)
 		af_tree_build(sh, f->n);
-	else
+	else if (!put)
 		af_tree_update(sh, f->plist, k);
 }
 

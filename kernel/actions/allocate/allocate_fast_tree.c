@@ -126,21 +126,22 @@ af_win af_tree_range(af_shape *sh, uint32_t n, uint32_t lo, uint32_t hi)
 	return w;
 }
 
-static inline bool leaf_update(af_shape *sh, uint32_t p)
-{
-	const af_cell *c = &sh->cell[p];
-	return af_win_offer(&sh->win[sh->cap + p / AF_BLOCK], (af_win){c->key, p, c->grp}, p);
-}
-
 void af_tree_update(af_shape *sh, const uint32_t *plist, uint32_t k)
 {
 	if (sh->tree_due)
 		return; /* the build will read the cells */
-	/* past cap / 8 walks up (of up to log2(cap) merges each), merging every node is cheaper */
-	uint32_t walks = 0, most = sh->cap / 8;
+	const af_cell *cell = sh->cell;
+	af_win *win = sh->win;
+	uint32_t moved = 0, cap = sh->cap;
 	for (uint32_t i = 0; i < k; i++)
-		if (leaf_update(sh, plist[i]) && walks++ < most)
-			af_win_fix_up(sh->win, sh->cap + plist[i] / AF_BLOCK);
-	if (walks > most)
+		af_tree_put(win, cap, (af_win){cell[plist[i]].key, plist[i], cell[plist[i]].grp},
+		            &moved);
+	af_tree_put_end(sh, moved);
+}
+
+/* past cap / 8 walks up (of up to log2(cap) merges each), merging every node is cheaper */
+void af_tree_put_end(af_shape *sh, uint32_t moved)
+{
+	if (moved > sh->cap / 8)
 		merge_all(sh);
 }
