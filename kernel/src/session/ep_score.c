@@ -540,9 +540,10 @@ static bool split_batch(tph_session *s, tph_ep_ctx *c, tph_idx task, const tph_i
  * few over thousands of nodes (a row's first keys) and many over a few; taking score_nodes'
  * spans for the first ones split them across a team (205 regions on 10k-standard at 2
  * threads) but left the row's anchored parts to be scored apart, and the session's thread did
- * more work than with one thread (bench/RESULTS.md, thirteenth session, pthr2). */
-static bool score_row(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n, double *out,
-                      const row_cut *cut)
+ * more work than with one thread (bench/RESULTS.md, thirteenth session, pthr2). Inline: GCC
+ * left it a call of its own once that refusal went, +3.8M instructions on 10k-standard. */
+static inline bool score_row(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
+                             double *out, const row_cut *cut)
 {
 	tph_ep_ctx *c;
 	if (!n || s->ep[TPH_EP_NODE_REDUCE].n || !all_split(s) ||
