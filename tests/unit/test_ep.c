@@ -1601,8 +1601,8 @@ static void head_matches(fx *f, uint32_t n, uint32_t seed, uint32_t tail, bool s
 
 /* A head before a tail plugin that neither splits nor answers LOCAL (network-topology-aware's
  * place): its sums from split parts are tph_score_nodes_head's, bit for bit (the spies' scores
- * are sevenths: test_score_row shows that another order of additions changes bits); a plugin
- * that does not split, or a reduce, or a parallel call, gives tph_score_nodes_head itself. */
+ * are sevenths: test_score_row shows that another order of additions changes bits), at any
+ * thread count; a plugin that does not split, or a reduce, gives tph_score_nodes_head itself. */
 static void test_score_head_split(void **state)
 {
 	fx *f = fx_cluster(6);
@@ -1629,8 +1629,11 @@ static void test_score_head_split(void **state)
 	head_matches(f, 2, 3, 3, true);
 	head_matches(f, 40, 4, 0, true); /* no plugin before the tail: bat all zeros */
 	head_matches(f, 2100, 5, 3, true);
+	/* with threads, the head's sums (parallel spans) against the split's, on one thread */
 	f->s.threads = 2;
-	head_matches(f, 2100, 6, 3, false); /* parallel: tph_score_nodes_head */
+	head_matches(f, 2100, 6, 3, true);
+	f->s.threads = 8;
+	head_matches(f, 8193, 7, 3, true);
 	f->s.threads = 1;
 	f->sp[2].locality = TPH_SCORE_LOCAL; /* no ROW: its split may not be asked */
 	assert_false(tph_score_head_splits(&f->s, 1, 3));
@@ -1645,8 +1648,9 @@ static void test_score_head_split(void **state)
 }
 
 /* The scores are sevenths of mixed weights, so adding them in another order changes bits: the
- * check below proves the test would see it. Without a split, with a reduce or over a parallel
- * call, the scores come from tph_score_nodes itself. */
+ * check below proves the test would see it. With threads the row's scores still come from the
+ * split, on one thread, the bits of tph_score_nodes' parallel spans; without a split or with a
+ * reduce, from tph_score_nodes itself. */
 static void test_score_row(void **state)
 {
 	fx *f = fx_cluster(5);
@@ -1676,8 +1680,11 @@ static void test_score_row(void **state)
 	assert_true(differ > 0);
 	row_matches(f, 2100, 5, true); /* one thread: any length */
 	f->s.threads = 2;
-	row_matches(f, 2100, 6, false); /* parallel: tph_score_nodes */
+	row_matches(f, 2100, 6, true); /* tph_score_nodes over 2 threads */
 	row_matches(f, 300, 7, true);
+	f->s.threads = 8;
+	row_matches(f, 8193, 10, true); /* 33 spans over 8 threads */
+	row_matches(f, 3, 11, true);
 	f->s.threads = 1;
 	f->sp[2].splits = false;
 	row_matches(f, 300, 8, false);

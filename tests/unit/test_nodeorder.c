@@ -276,12 +276,14 @@ static void test_locality_and_anchors(void **state)
 	" [{weight: 10, preference: {matchExpressions: [{key: zone, operator: In, values:"      \
 	" [b]}]}}]}}\n"
 
-static void test_row_parts(void **state)
+static void row_parts_at(int threads)
 {
-	(void)state;
+	static const char yaml[] =
+	    HEAD("    - name: predicates\n" W(1, 1, 1, 1, 2, 2, 2) "    - name: binpack\n")
+	        SAME_ROW;
 	pts p;
-	pts_open(&p, HEAD("    - name: predicates\n" W(1, 1, 1, 1, 2, 2, 2) "    - name: binpack\n")
-	                 SAME_ROW);
+	tph_session_opts o = {.threads = threads};
+	pts_open_with(&p, yaml, &o);
 	tph_idx t = pts_task(&p, "ns/t"), a = pts_task(&p, "ns/a"), all[2] = {0, 1};
 	bool row = false;
 	tph_score_locality_row(p.s, t, &row);
@@ -289,7 +291,8 @@ static void test_row_parts(void **state)
 	assert_int_equal(tph_score_locality(p.s, a), TPH_SCORE_ANCHORED);
 	uint32_t tail = tph_score_split_at(p.s, a);
 	assert_int_equal(tail, 1); /* predicates' batch comes first */
-	double total[2], pre[2], bat[2], rowp[2], want[2], wpre[2], wbat[2], wrow[2];
+	double total[2], pre[2] = {NAN, NAN}, bat[2] = {NAN, NAN}, rowp[2] = {NAN, NAN}, want[2],
+	                 wpre[2], wbat[2], wrow[2];
 	assert_true(tph_score_nodes_row_parts(p.s, t, all, 2, tail, total, pre, bat, rowp));
 	assert_true(tph_score_nodes(p.s, t, all, 2, want));
 	assert_memory_equal(total, want, sizeof want);
@@ -302,6 +305,14 @@ static void test_row_parts(void **state)
 	/* a tail past the batch plugins: no parts */
 	assert_false(tph_score_nodes_row_parts(p.s, t, all, 2, 2, total, pre, bat, rowp));
 	pts_free(&p);
+}
+
+/* With threads too: the parts come from the same one-thread pass (ep_score.c's score_row). */
+static void test_row_parts(void **state)
+{
+	(void)state;
+	row_parts_at(1);
+	row_parts_at(2);
 }
 
 static void test_inter_pod_affinity(void **state)

@@ -218,15 +218,15 @@ bool tph_score_nodes_last(tph_session *s, tph_idx task, const tph_idx *nodes, ui
 /* tph_score_nodes_head for a task tph_score_head_splits allows: the same bits and profile
  * counts, the batch sum taken from the plugins' split parts on the session's thread (no
  * per-call batch spans, which cost more than the scores on the few nodes a hypernode pick
- * leaves unknown); tph_score_nodes_head itself when a plugin reduces, the call would run in
- * parallel or a split declines. */
+ * leaves unknown), on that thread whatever the session's threads; tph_score_nodes_head itself
+ * when a plugin reduces or a split declines. */
 bool tph_score_nodes_head_split(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
                                 uint32_t tail, double *pre, double *bat);
 /* tph_score_nodes for a task whose every scoring plugin answers TPH_SCORE_LOCAL | TPH_SCORE_ROW
  * (tph_score_locality_row): the same bits and profile counts, with each BatchNodeOrder score
  * taken from its plugin's split parts (tph_score_split_fn, norm NULL) on the session's thread,
- * without the batch calls' per-call work. Falls back to tph_score_nodes when a batch plugin
- * does not split, a plugin reduces, or the call would run in parallel. */
+ * without the batch calls' per-call work, on that thread whatever the session's threads. Falls
+ * back to tph_score_nodes when a batch plugin does not split or a plugin reduces. */
 bool tph_score_nodes_row(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
                          double *total_out);
 /* tph_score_nodes_row (taken its row path, without a fallback) that also writes the parts

@@ -536,12 +536,17 @@ static bool split_batch(tph_session *s, tph_ep_ctx *c, tph_idx task, const tph_i
 }
 
 /* score_nodes without reduce plugins, in one thread: order, then combine_span's sums; the
- * cut's parts too (NULL: none). */
-static bool score_row(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n, double *out,
-                      const row_cut *cut)
+ * cut's parts too (NULL: none). Also when the session has threads: the calls this serves are
+ * few over thousands of nodes (a row's first keys) and many over a few; taking score_nodes'
+ * spans for the first ones split them across a team (205 regions on 10k-standard at 2
+ * threads) but left the row's anchored parts to be scored apart, and the session's thread did
+ * more work than with one thread (bench/RESULTS.md, thirteenth session, pthr2). Inline: GCC
+ * left it a call of its own once that refusal went, +3.8M instructions on 10k-standard. */
+static inline bool score_row(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
+                             double *out, const row_cut *cut)
 {
 	tph_ep_ctx *c;
-	if (!n || s->ep[TPH_EP_NODE_REDUCE].n || tph_span_threads(s, n) > 1 || !all_split(s) ||
+	if (!n || s->ep[TPH_EP_NODE_REDUCE].n || !all_split(s) ||
 	    (cut && cut->at >= s->ep[TPH_EP_BATCH_NODE_ORDER].n) || !(c = ctx(s)) ||
 	    ensure_cols(s, c, n) || !split_batch(s, c, task, nodes, n, UINT32_MAX, c->batch, cut))
 		return false;
@@ -557,13 +562,13 @@ static bool score_row(tph_session *s, tph_idx task, const tph_idx *nodes, uint32
 }
 
 /* score_head with the batch sum of the plugins before `tail` from their split parts: order
- * into pre, then score_head's sums (no reduce), in one thread. */
+ * into pre, then score_head's sums (no reduce), in one thread whatever the session's threads,
+ * as score_row. */
 static bool head_split(tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
                        uint32_t tail, double *pre, double *bat)
 {
 	tph_ep_ctx *c;
-	if (!n || s->ep[TPH_EP_NODE_REDUCE].n || tph_span_threads(s, n) > 1 || !(c = ctx(s)) ||
-	    ensure_cols(s, c, n))
+	if (!n || s->ep[TPH_EP_NODE_REDUCE].n || !(c = ctx(s)) || ensure_cols(s, c, n))
 		return false;
 	memset(bat, 0, n * sizeof *bat);
 	if (!split_batch(s, c, task, nodes, n, tail, bat, NULL))
