@@ -5,7 +5,8 @@
  * growing between calls; inside a sync, af_stale_list gives each consumer the same positions
  * from the shape's walk (or its own) and leaves the shape's list in place, and af_hn_since tells
  * whether a node in a hypernode was logged since a point; af_room keeps each ready position's
- * FutureIdle and Idle equal to the node store's columns. */
+ * FutureIdle and Idle equal to the node store's columns; a list walk that reads ahead stops
+ * asking before the list's end (af_ahead_end). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -293,13 +294,28 @@ static void test_room(void **state)
 	teardown(&f);
 }
 
+/* A list walk that reads ahead (fits() in allocate_fast_row.c) stops asking AF_AHEAD entries
+ * before the end: no list, an empty one and one of up to AF_AHEAD entries ask for nothing;
+ * the last entry asked for is list[k - 1]. */
+static void test_ahead_end(void **state)
+{
+	(void)state;
+	static const uint32_t list[3 * AF_AHEAD];
+	assert_int_equal(af_ahead_end(NULL, 3 * AF_AHEAD), 0);
+	for (uint32_t k = 0; k <= AF_AHEAD; k++)
+		assert_int_equal(af_ahead_end(list, k), 0);
+	for (uint32_t k = AF_AHEAD + 1; k <= 3 * AF_AHEAD; k++) {
+		uint32_t end = af_ahead_end(list, k);
+		assert_int_equal(end - 1 + AF_AHEAD, k - 1); /* the last asked for is the last */
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_touched),
-	    cmocka_unit_test(test_shared_walk),
-	    cmocka_unit_test(test_hn_since),
-	    cmocka_unit_test(test_room),
+	    cmocka_unit_test(test_touched),   cmocka_unit_test(test_shared_walk),
+	    cmocka_unit_test(test_hn_since),  cmocka_unit_test(test_room),
+	    cmocka_unit_test(test_ahead_end),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -76,6 +76,7 @@ int alloc_fast_pick_among(alloc_fast *f, tph_idx task, const tph_idx *nodes, uin
 
 #define AF_BLOCK       64u          /* positions per tournament leaf */
 #define AF_MAX_ANCHORS 8u           /* anchors kept per group */
+#define AF_AHEAD       8u           /* a list walk asks for entry i + AF_AHEAD's lines at i */
 #define AF_VOLATILE    UINT32_MAX   /* n_anchor: too many; any change rescores the group */
 #define AF_NONORM      UINT32_MAX   /* n_norm: no values; joins and leaves go by anchors */
 #define AF_MASKED      (G_NONE + 1) /* grp of a node a tracker holds failed for one query */
@@ -193,6 +194,13 @@ static inline void af_win_fix_up(af_win *win, uint32_t i)
 			return;
 		win[i] = *m;
 	}
+}
+
+/* A walk of list[0..k) (NULL: positions 0..k in order, which need no help) asks for the lines
+ * of entry i + AF_AHEAD while at i < this bound, so it never reads past list[k - 1]. */
+static inline uint32_t af_ahead_end(const uint32_t *list, uint32_t k)
+{
+	return list && k > AF_AHEAD ? k - AF_AHEAD : 0;
 }
 
 typedef struct af_shape {

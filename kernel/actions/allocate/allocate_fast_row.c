@@ -64,7 +64,8 @@ void af_row_free(alloc_fast *f)
 }
 
 /* tph_fit_check against one position's row of room (FutureIdle or Idle by dimension). */
-static inline tph_reason_code room_check(const tph_fit_req *r, const int64_t *room)
+static inline tph_reason_code room_check(const tph_fit_req *restrict r,
+                                         const int64_t *restrict room)
 {
 	for (uint32_t k = 0; k < r->n; k++)
 		if (r->req[k] > room[r->dim[k]])
@@ -77,21 +78,28 @@ static inline tph_reason_code room_check(const tph_fit_req *r, const int64_t *ro
  * position (f->rec.room). */
 static void fits(alloc_fast *f, af_row *r, const int64_t *room, const uint32_t *plist, uint32_t k)
 {
-	/* in locals: the byte stores to the cells could alias them otherwise */
+	/* in locals or restrict: the byte stores to the cells could alias them otherwise; the
+	 * requests are not copied (two 456-byte copies a call, most calls check one position) */
 	const uint8_t *flags = f->s->nodes.flags;
-	const tph_fit_req ffit = r->ffit, gfit = r->gfit;
+	const tph_fit_req *restrict ffit = &r->ffit, *restrict gfit = &r->gfit;
 	const tph_idx *ready = f->s->ready_nodes;
 	const tph_reason_code shard = f->shard_code;
 	const bool soft = f->soft;
 	const uint32_t w = f->rec.rw, nd = f->rec.rnd;
 	af_rcell *cell = r->cell;
+	/* a list's positions lie anywhere: their rows of room and cells are asked for ahead */
+	const uint32_t ahead = af_ahead_end(plist, k);
 	for (uint32_t i = 0; i < k; i++) {
+		if (i < ahead) {
+			__builtin_prefetch(room + (size_t)plist[i + AF_AHEAD] * w);
+			__builtin_prefetch(&cell[plist[i + AF_AHEAD]], 1);
+		}
 		uint32_t p = plist ? plist[i] : i;
 		const int64_t *fut = room + (size_t)p * w, *idle = fut + nd;
 		bool out = (shard || soft) && !(flags[ready[p]] & TPH_NODE_IN_SHARD);
-		tph_reason_code fit = shard && out ? shard : room_check(&ffit, fut);
-		bool in_idle = fit == TPH_PASS && room_check(&gfit, idle) == TPH_PASS;
-		bool in_fut = fit == TPH_PASS && !in_idle && room_check(&gfit, fut) == TPH_PASS;
+		tph_reason_code fit = shard && out ? shard : room_check(ffit, fut);
+		bool in_idle = fit == TPH_PASS && room_check(gfit, idle) == TPH_PASS;
+		bool in_fut = fit == TPH_PASS && !in_idle && room_check(gfit, fut) == TPH_PASS;
 		if (cell[p].fit != fit && r->built)
 			af_track_moved(f, r, NULL, p, cell[p].fit);
 		cell[p].fit = fit;
