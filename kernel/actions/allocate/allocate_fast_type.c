@@ -18,10 +18,10 @@
 /* Listed positions a row's catch-up fetches ahead (moved_all). */
 #define PF 16u
 
-/* Where a position lies: its type and its leaf in the type's tournament. One read of the
- * pair per touched position, not two of two arrays. */
+/* Where a position lies: its type and its leaf's entry in a row's tournaments (win). One read
+ * of the pair per touched position, not two of two arrays. */
 typedef struct af_tpos {
-	uint32_t type, leaf;
+	uint32_t type, ent;
 } af_tpos;
 
 /* The partition: positions grouped by their specs' verdicts (a bit per pod spec, in the order
@@ -115,11 +115,12 @@ static void partition(alloc_fast *f, af_types *t)
 	}
 	for (uint32_t i = 0; i < t->n; i++)
 		t->off[i + 1] += t->off[i];
+	layout(t);
 	uint32_t *next = f->sub;
 	memcpy(next, t->off, t->n * sizeof *next);
 	for (uint32_t p = 0; p < n; p++) {
 		uint32_t i = t->at[p].type, e = next[i]++;
-		t->at[p].leaf = (e - t->off[i]) / TB;
+		t->at[p].ent = t->base[i] + t->cap[i] + (e - t->off[i]) / TB;
 		t->list[e] = p;
 	}
 	for (uint32_t b = 0; b < f->n_preds; b++) {
@@ -128,7 +129,6 @@ static void partition(alloc_fast *f, af_types *t)
 		t->lost[b] = f->preds[b]->lost;
 		t->flips[b] = f->preds[b]->flips;
 	}
-	layout(t);
 }
 
 /* Whether spec b's verdicts still agree with the partition: when none moved between pass and
@@ -256,7 +256,7 @@ static void build_type(const af_types *t, af_trow *r, uint32_t i)
 static void moved(const af_types *t, af_trow *r, uint32_t p)
 {
 	af_tpos at = t->at[p];
-	uint32_t k = t->cap[at.type] + at.leaf;
+	uint32_t k = at.ent - t->base[at.type];
 	af_win *w = r->win + t->base[at.type], *root = &r->root[at.type];
 	if (af_win_offer(&w[k], row_entry(&r->row->cell[p], p), p)) {
 		af_win_fix_up(w, k);
@@ -276,7 +276,7 @@ static bool root_holds(const af_types *t, const af_trow *r, uint32_t i)
 	const af_win *w = r->win + t->base[i], *root = &r->root[i];
 	if (root->pos != w[1].pos || root->grp != w[1].grp || memcmp(&root->key, &w[1].key, 8))
 		return false;
-	return root->pos == NOPOS || root->stale == w[t->cap[i] + t->at[root->pos].leaf].stale;
+	return root->pos == NOPOS || root->stale == r->win[t->at[root->pos].ent].stale;
 }
 #endif
 
@@ -286,14 +286,15 @@ static bool root_holds(const af_types *t, const af_trow *r, uint32_t i)
  * read then is in cache). */
 static void moved_all(const af_types *t, af_trow *r, const uint32_t *list, uint32_t k)
 {
-	for (uint32_t i = 0; i < k; i++) {
-		if (i + PF < k)
-			__builtin_prefetch(&t->at[list[i + PF]]);
-		if (i + PF / 2 < k) {
-			af_tpos at = t->at[list[i + PF / 2]];
-			__builtin_prefetch(r->win + t->base[at.type] + t->cap[at.type] + at.leaf,
-			                   1);
-		}
+	uint32_t i = 0;
+	for (; i + PF < k; i++) {
+		__builtin_prefetch(&t->at[list[i + PF]]);
+		__builtin_prefetch(r->win + t->at[list[i + PF / 2]].ent, 1);
+		moved(t, r, list[i]);
+	}
+	for (; i < k; i++) {
+		if (i + PF / 2 < k)
+			__builtin_prefetch(r->win + t->at[list[i + PF / 2]].ent, 1);
 		moved(t, r, list[i]);
 	}
 }
@@ -308,7 +309,7 @@ static af_win type_first(const af_types *t, af_trow *r, uint32_t i)
 	af_win *w = r->win + t->base[i];
 	uint32_t cap = t->cap[i];
 	while (w[1].pos != NOPOS) {
-		uint32_t j = t->at[w[1].pos].leaf;
+		uint32_t j = t->at[w[1].pos].ent - t->base[i] - cap;
 		if (!w[cap + j].stale)
 			break;
 		w[cap + j] = leaf_winner(t, r->row->cell, i, j);
