@@ -283,18 +283,14 @@ static bool root_holds(const af_types *t, const af_trow *r, uint32_t i)
 /* moved() for each listed position. The positions are scattered and each offer's outcome is a
  * coin toss (a mispredicted branch stalls the loads behind it), so the entries they read are
  * fetched ahead: a position's place PF entries ahead, its leaf PF / 2 ahead (the place
- * read then is in cache). */
+ * read then is in cache; the last few go without). */
 static void moved_all(const af_types *t, af_trow *r, const uint32_t *list, uint32_t k)
 {
-	uint32_t i = 0;
-	for (; i + PF < k; i++) {
-		__builtin_prefetch(&t->at[list[i + PF]]);
-		__builtin_prefetch(r->win + t->at[list[i + PF / 2]].ent, 1);
-		moved(t, r, list[i]);
-	}
-	for (; i < k; i++) {
-		if (i + PF / 2 < k)
+	for (uint32_t i = 0; i < k; i++) {
+		if (i + PF < k) {
+			__builtin_prefetch(&t->at[list[i + PF]]);
 			__builtin_prefetch(r->win + t->at[list[i + PF / 2]].ent, 1);
+		}
 		moved(t, r, list[i]);
 	}
 }
