@@ -482,8 +482,22 @@ static void test_node_types(void **state)
 	                   120,
 	                   16,
 	                   31};
+	/* A small cluster filled up under least-requested scores alone: every placement makes its
+	 * node worse, so a type's root often stands on a stale leaf; nodes out of pods or ports
+	 * leave their types, which empty, and host ports flip verdicts (partitions made again). */
+	const mix filled = {"types-filled",
+	                    "    - name: drf\n    - name: predicates\n    - name: proportion\n"
+	                    "    - name: nodeorder\n",
+	                    "predicateErrorCacheEnable: false",
+	                    NULL,
+	                    F_SELECT | F_RELEASE | F_IMAGES,
+	                    160,
+	                    120,
+	                    16,
+	                    43};
 	check(&m, false);
 	check(&light, false);
+	check(&filled, false);
 }
 
 /* A small cluster filled up: anchors leave their groups, normalisations change, and roles

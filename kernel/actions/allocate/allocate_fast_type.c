@@ -3,6 +3,7 @@
 
 #include "base/mem.h"
 
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -14,6 +15,14 @@
 #define SPEC_MAX 64u
 /* List entries per tournament leaf. */
 #define TB 32u
+/* Listed positions a row's catch-up fetches ahead (moved_all). */
+#define PF 16u
+
+/* Where a position lies: its type and its leaf's entry in a row's tournaments (win). One read
+ * of the pair per touched position, not two of two arrays. */
+typedef struct af_tpos {
+	uint32_t type, ent;
+} af_tpos;
 
 /* The partition: positions grouped by their specs' verdicts (a bit per pod spec, in the order
  * of f->preds: the verdict passes), ascending within each type; each type's tournament lies
@@ -21,8 +30,7 @@
 typedef struct af_types {
 	uint32_t gen;   /* bumped at each partition; 0: none yet */
 	uint32_t n;     /* types; 0 when too many */
-	uint32_t *of;   /* [pos] type */
-	uint32_t *at;   /* [pos] entry in list */
+	af_tpos *at;    /* [pos] */
 	uint32_t *list; /* [pos] positions by type */
 	uint32_t off[TYPE_MAX + 1], base[TYPE_MAX], cap[TYPE_MAX];
 	uint64_t sig[TYPE_MAX];
@@ -33,13 +41,16 @@ typedef struct af_types {
 } af_types;
 
 /* A request row's tournaments, one per type, over the row's order; current as of the log
- * length `seen`. */
+ * length `seen`. A pick reads every type's root: they are kept side by side in `root` (each
+ * equal to its tree's win[1], its `stale` the flag of that winner's leaf), so a pick reads a
+ * few lines in a row and enters a tree only when its root's leaf is stale. */
 typedef struct af_trow {
 	const af_row *row;
 	uint32_t gen; /* of the partition its entries follow */
 	uint32_t seen, lost;
 	uint32_t room;
 	af_win *win;
+	af_win root[TYPE_MAX];
 } af_trow;
 
 struct af_type_state {
@@ -99,16 +110,18 @@ static void partition(alloc_fast *f, af_types *t)
 			t->n = 0;
 			return;
 		}
-		t->of[p] = id;
+		t->at[p].type = id;
 		t->off[id + 1]++;
 	}
 	for (uint32_t i = 0; i < t->n; i++)
 		t->off[i + 1] += t->off[i];
+	layout(t);
 	uint32_t *next = f->sub;
 	memcpy(next, t->off, t->n * sizeof *next);
 	for (uint32_t p = 0; p < n; p++) {
-		t->at[p] = next[t->of[p]]++;
-		t->list[t->at[p]] = p;
+		uint32_t i = t->at[p].type, e = next[i]++;
+		t->at[p].ent = t->base[i] + t->cap[i] + (e - t->off[i]) / TB;
+		t->list[e] = p;
 	}
 	for (uint32_t b = 0; b < f->n_preds; b++) {
 		t->chk[b] = f->preds[b]->built ? t->gen : 0;
@@ -116,7 +129,6 @@ static void partition(alloc_fast *f, af_types *t)
 		t->lost[b] = f->preds[b]->lost;
 		t->flips[b] = f->preds[b]->flips;
 	}
-	layout(t);
 }
 
 /* Whether spec b's verdicts still agree with the partition: when none moved between pass and
@@ -141,7 +153,7 @@ static bool holds(alloc_fast *f, af_types *t, uint32_t b)
 	uint64_t bit = (uint64_t)1 << b;
 	for (uint32_t i = 0; i < k; i++) {
 		uint32_t p = list[i];
-		if (!(t->sig[t->of[p]] & bit) != (v->code[p] != TPH_PASS))
+		if (!(t->sig[t->at[p].type] & bit) != (v->code[p] != TPH_PASS))
 			return false;
 	}
 	t->seen[b] = v->seen;
@@ -158,11 +170,10 @@ static struct af_type_state *state(alloc_fast *f)
 	st = tph_calloc(1, sizeof *st);
 	if (!st)
 		return NULL;
-	st->t.of = tph_malloc(((size_t)f->n + 1) * sizeof *st->t.of);
 	st->t.at = tph_malloc(((size_t)f->n + 1) * sizeof *st->t.at);
 	st->t.list = tph_malloc(((size_t)f->n + 1) * sizeof *st->t.list);
 	f->types = st;
-	if (st->t.of && st->t.at && st->t.list)
+	if (st->t.at && st->t.list)
 		return st;
 	af_type_free(f);
 	return NULL;
@@ -178,7 +189,6 @@ void af_type_free(alloc_fast *f)
 		tph_free(st->rows[i]);
 	}
 	tph_free(st->rows);
-	tph_free(st->t.of);
 	tph_free(st->t.at);
 	tph_free(st->t.list);
 	tph_free(st);
@@ -236,30 +246,74 @@ static void build_type(const af_types *t, af_trow *r, uint32_t i)
 		w[cap + j] = j < leaves ? leaf_winner(t, r->row->cell, i, j) : AF_NOWIN;
 	for (uint32_t k = cap - 1; k >= 1; k--)
 		w[k] = af_win_before(&w[2 * k + 1], &w[2 * k]) ? w[2 * k + 1] : w[2 * k];
+	r->root[i] = w[1];
+	r->root[i].stale = 0; /* every leaf just scanned */
 }
 
-/* Position p's row cell changed (af_win_offer, as the shapes' tournaments). */
+/* Position p's row cell changed (af_win_offer, as the shapes' tournaments). The root's copy
+ * follows: p only got better when its leaf takes it, so a root that changes becomes p, exact;
+ * when p's leaf keeps p as a bound, the root is p's (stale) leaf's if it is p. */
 static void moved(const af_types *t, af_trow *r, uint32_t p)
 {
-	uint32_t i = t->of[p], k = t->cap[i] + (t->at[p] - t->off[i]) / TB;
-	af_win *w = r->win + t->base[i];
-	if (af_win_offer(&w[k], row_entry(&r->row->cell[p], p), p))
+	af_tpos at = t->at[p];
+	uint32_t k = at.ent - t->base[at.type];
+	af_win *w = r->win + t->base[at.type], *root = &r->root[at.type];
+	if (af_win_offer(&w[k], row_entry(&r->row->cell[p], p), p)) {
 		af_win_fix_up(w, k);
+		if (w[1].pos == p) {
+			*root = w[1];
+			root->stale = 0;
+		}
+	} else if (root->pos == p) {
+		root->stale = w[k].stale;
+	}
 }
 
-/* Type i's first in the row's order. */
+#ifndef NDEBUG
+/* Whether type i's kept root is its tree's (the invariant moved() and the rescans keep). */
+static bool root_holds(const af_types *t, const af_trow *r, uint32_t i)
+{
+	const af_win *w = r->win + t->base[i], *root = &r->root[i];
+	if (root->pos != w[1].pos || root->grp != w[1].grp || memcmp(&root->key, &w[1].key, 8))
+		return false;
+	return root->pos == NOPOS || root->stale == r->win[t->at[root->pos].ent].stale;
+}
+#endif
+
+/* moved() for each listed position. The positions are scattered and each offer's outcome is a
+ * coin toss (a mispredicted branch stalls the loads behind it), so the entries they read are
+ * fetched ahead: a position's place PF entries ahead, its leaf PF / 2 ahead (the place
+ * read then is in cache; the last few go without). */
+static void moved_all(const af_types *t, af_trow *r, const uint32_t *list, uint32_t k)
+{
+	for (uint32_t i = 0; i < k; i++) {
+		if (i + PF < k) {
+			__builtin_prefetch(&t->at[list[i + PF]]);
+			__builtin_prefetch(r->win + t->at[list[i + PF / 2]].ent, 1);
+		}
+		moved(t, r, list[i]);
+	}
+}
+
+/* Type i's first in the row's order: its kept root unless the root's leaf is stale, then the
+ * stale leaves on the way rescanned. */
 static af_win type_first(const af_types *t, af_trow *r, uint32_t i)
 {
+	assert(root_holds(t, r, i));
+	if (!r->root[i].stale)
+		return r->root[i];
 	af_win *w = r->win + t->base[i];
 	uint32_t cap = t->cap[i];
 	while (w[1].pos != NOPOS) {
-		uint32_t j = (t->at[w[1].pos] - t->off[i]) / TB;
+		uint32_t j = t->at[w[1].pos].ent - t->base[i] - cap;
 		if (!w[cap + j].stale)
 			break;
 		w[cap + j] = leaf_winner(t, r->row->cell, i, j);
 		af_win_fix_up(w, cap + j);
 	}
-	return w[1];
+	r->root[i] = w[1];
+	r->root[i].stale = 0;
+	return r->root[i];
 }
 
 static int trow_sync(alloc_fast *f, const af_types *t, af_trow *r)
@@ -280,8 +334,8 @@ static int trow_sync(alloc_fast *f, const af_types *t, af_trow *r)
 	if (k == NOPOS)
 		for (uint32_t i = 0; i < t->n; i++)
 			build_type(t, r, i);
-	for (uint32_t i = 0; k != NOPOS && i < k; i++)
-		moved(t, r, list[i]);
+	if (k != NOPOS)
+		moved_all(t, r, list, k);
 	r->gen = t->gen;
 	r->seen = n_log;
 	r->lost = lost;
