@@ -80,6 +80,15 @@ static void worsen_first(af_shape *sh, uint32_t n, int times)
 	}
 }
 
+/* A shape of n positions with random cells and its tournament built over them. */
+static void filled(af_shape *sh, uint32_t n, unsigned *seed)
+{
+	assert_int_equal(af_shape_alloc(sh, n), 0);
+	for (uint32_t p = 0; p < n; p++)
+		fill(sh, p, seed);
+	af_tree_build(sh, n);
+}
+
 static void test_ranges(void **state)
 {
 	(void)state;
@@ -88,10 +97,7 @@ static void test_ranges(void **state)
 	for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
 		uint32_t n = sizes[k];
 		af_shape sh = {.tail = AF_NOTAIL};
-		assert_int_equal(af_shape_alloc(&sh, n), 0);
-		for (uint32_t p = 0; p < n; p++)
-			fill(&sh, p, &seed);
-		af_tree_build(&sh, n);
+		filled(&sh, n, &seed);
 		check_ranges(&sh, n, &seed, 400);
 		for (int i = 0; i < 300; i++) { /* single changes kept by the walk up */
 			change(&sh, n, 1, &seed);
@@ -134,10 +140,7 @@ static void test_put_one_at_a_time(void **state)
 	for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
 		uint32_t n = sizes[k];
 		af_shape sh = {.tail = AF_NOTAIL};
-		assert_int_equal(af_shape_alloc(&sh, n), 0);
-		for (uint32_t p = 0; p < n; p++)
-			fill(&sh, p, &seed);
-		af_tree_build(&sh, n);
+		filled(&sh, n, &seed);
 		check_ranges(&sh, n, &seed, 50);
 		static const uint32_t lists[] = {1, 3, 40, 600, 5000};
 		for (size_t l = 0; l < sizeof lists / sizeof *lists; l++) {
