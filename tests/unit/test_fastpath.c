@@ -251,6 +251,7 @@ typedef struct run {
 	uint64_t scored; /* nodes scored (profile) */
 	uint64_t parts;  /* nodes scored from split parts (ScoreAnchors' nodes) */
 	char *unres;     /* each failed task's UnschedulableAndUnresolvable nodes, as text */
+	char *reasons;   /* each failed task's reasons record (count, code pairs), as text */
 } run;
 
 static void world_load(world *w, const mix *m)
@@ -286,6 +287,25 @@ static char *unres_text(const tph_session *s)
 	return buf;
 }
 
+/* The reasons each failed task's record holds, which the readouts print: the fast path counts
+ * them from its kept columns and the roles' trackers (allocate_fast_none.c), not from a
+ * filter's verdicts. */
+static char *reasons_text(const tph_session *s)
+{
+	char *buf = NULL;
+	size_t len;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	for (tph_idx t = 0; t < s->tasks.n; t++) {
+		const uint32_t *x;
+		uint32_t n = tph_fitlog_pairs(s, t, &x);
+		for (uint32_t i = 0; i < n; i++)
+			fprintf(f, "%s%u:%u", i ? " " : "\n", x[2 * i], x[2 * i + 1]);
+	}
+	fclose(f);
+	return buf;
+}
+
 static run decide_capped(const world *w, int threads, bool naive, size_t cache)
 {
 	tph_diag d = {0};
@@ -300,14 +320,18 @@ static run decide_capped(const world *w, int threads, bool naive, size_t cache)
 	int rc = tph_session_open(w->snap, tph_scenario_conf(w->scn), &o, &s, &d);
 	if (!rc)
 		rc = tph_session_run(s, &d);
-	char *unres = rc ? NULL : unres_text(s);
+	char *unres = rc ? NULL : unres_text(s), *reasons = rc ? NULL : reasons_text(s);
 	if (!rc)
 		rc = tph_session_close(s, &d);
 	if (rc)
 		fprintf(stderr, "session: %s\n", d.msg);
 	assert_int_equal(rc, TPH_OK);
-	run r = {pts_log_text(tph_session_decisions(s)), tph_session_decisions(s)->n_binds, 0, 0,
-	         unres};
+	run r = {pts_log_text(tph_session_decisions(s)),
+	         tph_session_decisions(s)->n_binds,
+	         0,
+	         0,
+	         unres,
+	         reasons};
 	const tph_profile_row *rows;
 	uint32_t n;
 	assert_int_equal(tph_session_profile(s, &rows, &n), TPH_OK);
@@ -349,6 +373,8 @@ static void check(const mix *m, bool kept)
 	same(m, fast.log, two.log, "fast threads=1 vs threads=2");
 	same(m, naive.unres, fast.unres, "unresolvable nodes, naive vs fast");
 	same(m, fast.unres, two.unres, "unresolvable nodes, fast threads=1 vs threads=2");
+	same(m, naive.reasons, fast.reasons, "failed tasks' reasons, naive vs fast");
+	same(m, fast.reasons, two.reasons, "failed tasks' reasons, fast threads=1 vs threads=2");
 	if (kept && fast.scored * 3 > naive.scored)
 		fail_msg("%s: fast scored %llu nodes, naive %llu", m->name,
 		         (unsigned long long)fast.scored, (unsigned long long)naive.scored);
@@ -356,6 +382,7 @@ static void check(const mix *m, bool kept)
 	run tiny = decide_capped(&w, 1, false, 1);
 	same(m, fast.log, tiny.log, "fast vs fast with a one-byte shape cache");
 	same(m, fast.unres, tiny.unres, "unresolvable nodes with a one-byte shape cache");
+	same(m, fast.reasons, tiny.reasons, "failed tasks' reasons with a one-byte shape cache");
 	if (kept && tiny.scored + tiny.parts <= fast.scored + fast.parts)
 		fail_msg("%s: the shape cache cap evicted nothing (%llu nodes scored both ways)",
 		         m->name, (unsigned long long)(fast.scored + fast.parts));
@@ -367,6 +394,10 @@ static void check(const mix *m, bool kept)
 	free(naive.unres);
 	free(fast.unres);
 	free(two.unres);
+	free(tiny.reasons);
+	free(naive.reasons);
+	free(fast.reasons);
+	free(two.reasons);
 	tph_snapshot_release(w.snap);
 	tph_scenario_free(w.scn);
 }
@@ -495,9 +526,14 @@ static void test_node_types(void **state)
 	                    120,
 	                    16,
 	                    43};
+	/* The same with the roles' error cache: the trackers follow the rows and specs */
+	mix cached = filled;
+	cached.name = "types-filled-cache";
+	cached.alloc = NULL;
 	check(&m, false);
 	check(&light, false);
 	check(&filled, false);
+	check(&cached, false);
 }
 
 /* A small cluster filled up: anchors leave their groups, normalisations change, and roles
@@ -531,9 +567,22 @@ static void test_filled_cluster(void **state)
 	    60,
 	    24,
 	    37};
+	/* roles whose scores read only their row: their picks read the node types with the roles'
+	 * error cache on, so their trackers follow the rows' fits and the specs' verdicts */
+	const mix typed = {"roles-typed",
+	                   "    - name: drf\n    - name: predicates\n    - name: proportion\n"
+	                   "    - name: nodeorder\n",
+	                   NULL,
+	                   NULL,
+	                   F_ROLES | F_GPU,
+	                   320,
+	                   200,
+	                   24,
+	                   31};
 	check(&anchored, false);
 	check(&roles, true);
 	check(&gpu, true);
+	check(&typed, false);
 }
 
 /* task-topology's bucket scores read other placements (GLOBAL), its other tasks score 0
@@ -628,11 +677,14 @@ static void check_yaml(const char *name, const char *yaml, const char *pod, cons
 	const mix m = {.name = name};
 	same(&m, naive.log, fast.log, "naive vs fast");
 	same(&m, naive.unres, fast.unres, "unresolvable nodes, naive vs fast");
+	same(&m, naive.reasons, fast.reasons, "failed tasks' reasons, naive vs fast");
 	bound_to(naive.log, pod, node);
 	free(naive.log);
 	free(fast.log);
 	free(naive.unres);
 	free(fast.unres);
+	free(naive.reasons);
+	free(fast.reasons);
 	tph_snapshot_release(w.snap);
 	tph_scenario_free(w.scn);
 }
