@@ -269,41 +269,29 @@ static void world_load(world *w, const mix *m)
 	assert_int_equal(rc, TPH_OK);
 }
 
-/* What preempt and reclaim would skip for each task, as the session ends: the fit log drops it
- * at close, and no decision shows it when no eviction follows. */
-static char *unres_text(const tph_session *s)
+/* Two readings of the fit log as the session ends (it is dropped at close): each failed task's
+ * UnschedulableAndUnresolvable nodes, what preempt and reclaim would skip and no decision
+ * shows when no eviction follows, into *unres; and its reasons record (count, code pairs),
+ * which the readouts print and the fast path counts from its kept columns and the roles'
+ * trackers (allocate_fast_none.c), not from a filter's verdicts, into *reasons. */
+static void fitlog_texts(const tph_session *s, char **unres, char **reasons)
 {
-	char *buf = NULL;
-	size_t len;
-	FILE *f = open_memstream(&buf, &len);
-	assert_non_null(f);
+	size_t len[2];
+	FILE *fu = open_memstream(unres, &len[0]), *fr = open_memstream(reasons, &len[1]);
+	assert_non_null(fu);
+	assert_non_null(fr);
 	for (tph_idx t = 0; t < s->tasks.n; t++) {
 		const tph_idx *x;
 		uint32_t n = tph_fitlog_unresolvable(s, t, &x);
 		for (uint32_t i = 0; i < n; i++)
-			fprintf(f, "%s%u", i ? " " : "\n", x[i]);
-	}
-	fclose(f);
-	return buf;
-}
-
-/* The reasons each failed task's record holds, which the readouts print: the fast path counts
- * them from its kept columns and the roles' trackers (allocate_fast_none.c), not from a
- * filter's verdicts. */
-static char *reasons_text(const tph_session *s)
-{
-	char *buf = NULL;
-	size_t len;
-	FILE *f = open_memstream(&buf, &len);
-	assert_non_null(f);
-	for (tph_idx t = 0; t < s->tasks.n; t++) {
-		const uint32_t *x;
-		uint32_t n = tph_fitlog_pairs(s, t, &x);
+			fprintf(fu, "%s%u", i ? " " : "\n", x[i]);
+		const uint32_t *pr;
+		n = tph_fitlog_pairs(s, t, &pr);
 		for (uint32_t i = 0; i < n; i++)
-			fprintf(f, "%s%u:%u", i ? " " : "\n", x[2 * i], x[2 * i + 1]);
+			fprintf(fr, "%s%u:%u", i ? " " : "\n", pr[2 * i], pr[2 * i + 1]);
 	}
-	fclose(f);
-	return buf;
+	fclose(fu);
+	fclose(fr);
 }
 
 static run decide_capped(const world *w, int threads, bool naive, size_t cache)
@@ -320,7 +308,9 @@ static run decide_capped(const world *w, int threads, bool naive, size_t cache)
 	int rc = tph_session_open(w->snap, tph_scenario_conf(w->scn), &o, &s, &d);
 	if (!rc)
 		rc = tph_session_run(s, &d);
-	char *unres = rc ? NULL : unres_text(s), *reasons = rc ? NULL : reasons_text(s);
+	char *unres = NULL, *reasons = NULL;
+	if (!rc)
+		fitlog_texts(s, &unres, &reasons);
 	if (!rc)
 		rc = tph_session_close(s, &d);
 	if (rc)
