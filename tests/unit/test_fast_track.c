@@ -50,8 +50,9 @@ static const tph_plugin par_plugin = {
 
 /* n0 holds one task and is the roomiest. r1-0 finds n0 odd and takes another node; r2-0
  * tolerates anything and takes n0, which turns even. For r1-1, n0 passes now and would score
- * best, but the role's cache holds it failed: r1-1 must go elsewhere. */
-static const char *scenario(void)
+ * best, but the role's cache holds it failed: r1-1 must go elsewhere, even when an earlier
+ * preemption nominated n0 for it (`nominate`). */
+static const char *scenario(bool nominate)
 {
 	static char buf[8192];
 	size_t n = (size_t)snprintf(
@@ -79,16 +80,17 @@ static const char *scenario(void)
 	    "  - {name: r2-0, namespace: ns, podGroup: pg, taskSpec: r2, priorityClassName: p90,"
 	    " requests: {cpu: '1', memory: 1Gi}, tolerations: [{operator: Exists}]}\n"
 	    "  - {name: r1-1, namespace: ns, podGroup: pg, taskSpec: r1, priorityClassName: p80,"
-	    " requests: {cpu: '1', memory: 1Gi}}\n");
+	    " requests: {cpu: '1', memory: 1Gi}%s}\n",
+	    nominate ? ", nominatedNodeName: n0" : "");
 	assert_true(n < sizeof buf);
 	return buf;
 }
 
-static char *decisions(bool naive, int threads)
+static char *decisions(bool nominate, bool naive, int threads)
 {
 	pts p;
 	tph_session_opts o = {.threads = threads, .naive = naive};
-	pts_open_with(&p, scenario(), &o);
+	pts_open_with(&p, scenario(nominate), &o);
 	pts_run(&p);
 	assert_int_equal(p.log->n_binds, 3);
 	char *text = pts_log_text(p.log);
@@ -107,11 +109,11 @@ static int setup(void **state)
 	return 0;
 }
 
-/* The cached failure outlives the node's pass: naive, and fast at 1 and 2 threads. */
-static void test_cached_node_left_out(void **state)
+/* The cached failure outlives the node's move: naive, and fast at 1 and 2 threads. */
+static void cached_node_left_out(bool nominate)
 {
-	(void)state;
-	char *naive = decisions(true, 1), *fast = decisions(false, 1), *two = decisions(false, 2);
+	char *naive = decisions(nominate, true, 1), *fast = decisions(nominate, false, 1),
+	     *two = decisions(nominate, false, 2);
 	assert_non_null(strstr(naive, "bind ns/r2-0 n0\n"));
 	assert_null(strstr(naive, "bind ns/r1-1 n0\n"));
 	assert_string_equal(naive, fast);
@@ -121,10 +123,25 @@ static void test_cached_node_left_out(void **state)
 	free(two);
 }
 
+static void test_cached_node_left_out(void **state)
+{
+	(void)state;
+	cached_node_left_out(false);
+}
+
+/* The nominated node is taken first only when the role's cache does not hold it failed
+ * (allocate_fast.c's nominated, reading the tracker's code). */
+static void test_cached_nominated_node_left_out(void **state)
+{
+	(void)state;
+	cached_node_left_out(true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_cached_node_left_out),
+	    cmocka_unit_test(test_cached_nominated_node_left_out),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
