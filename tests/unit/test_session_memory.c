@@ -165,6 +165,11 @@ static void test_action_scratch_small_blocks(void **state)
 		blk[i] = tph_act_calloc(p.s, len[i], 1);
 		assert_non_null(blk[i]);
 		assert_int_equal((uintptr_t)blk[i] % 16, 0);
+		const tph_act_scratch *sc =
+		    &p.s->act_scratch; /* a cut block ends inside its chunk */
+		if (!TPH_ARENA_MALLOC && len[i] <= 2048)
+			assert_true(blk[i] + len[i] <= (unsigned char *)sc->end &&
+			            sc->ptr <= sc->end);
 		for (size_t j = 0; j < len[i]; j++)
 			assert_int_equal(blk[i][j], 0);
 		memset(blk[i], i % 251 + 1, len[i]);
