@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <string.h>
+
 #include "harness.h"
 
 #include "common/action_util.h"
@@ -143,6 +145,75 @@ static void test_action_scratch_freed_at_end(void **state)
 	pts_free(&p);
 }
 
+/* Small blocks cut from shared chunks (action_util.c) stay zeroed, aligned as malloc's and
+ * apart: blocks of every small size, across several chunks and next to large ones. */
+static void test_action_scratch_small_blocks(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(&p, idle);
+	tph_heap_acct *prev = tph_heap_enter(&p.s->heap);
+	size_t heap0 = p.s->heap.live;
+	enum {
+		N = 700
+	};
+	static const size_t sizes[] = {0, 1, 3, 8, 15, 16, 17, 100, 2047, 2048, 2049, 5000};
+	unsigned char *blk[N];
+	size_t len[N];
+	for (int i = 0; i < N; i++) {
+		len[i] = sizes[i % (sizeof sizes / sizeof *sizes)];
+		blk[i] = tph_act_calloc(p.s, len[i], 1);
+		assert_non_null(blk[i]);
+		assert_int_equal((uintptr_t)blk[i] % 16, 0);
+		const tph_act_scratch *sc =
+		    &p.s->act_scratch; /* a cut block ends inside its chunk */
+		if (!TPH_ARENA_MALLOC && len[i] <= 2048)
+			assert_true(blk[i] + len[i] <= (unsigned char *)sc->end &&
+			            sc->ptr <= sc->end);
+		for (size_t j = 0; j < len[i]; j++)
+			assert_int_equal(blk[i][j], 0);
+		memset(blk[i], i % 251 + 1, len[i]);
+	}
+	uint64_t *cols = TPH_ACT_NEW(p.s, uint64_t, 0); /* count 0: a block all the same */
+	assert_non_null(cols);
+	for (int i = 0; i < N; i++) /* no block wrote into another */
+		for (size_t j = 0; j < len[i]; j++)
+			assert_int_equal(blk[i][j], i % 251 + 1);
+	assert_true(p.s->heap.live > heap0);
+	tph_act_scratch_end(p.s);
+	assert_int_equal(p.s->heap.live, heap0);
+	assert_null(p.s->act_scratch.ptr);
+	tph_heap_leave(prev);
+	pts_free(&p);
+}
+
+/* A block whose chunk cannot be had is NULL, and the next one, with memory, is whole. */
+static void test_action_scratch_out_of_memory(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(&p, idle);
+	tph_mem_fail_after(1, 1);
+	assert_null(TPH_ACT_NEW(p.s, uint32_t, 10));
+	assert_null(TPH_ACT_NEW(p.s, uint32_t, 100000));
+	tph_mem_fail_after(0, 0);
+	uint32_t *a = TPH_ACT_NEW(p.s, uint32_t, 10);
+	assert_non_null(a);
+	assert_int_equal(a[9], 0);
+	tph_mem_fail_after(1, 1); /* a block that fits the chunk asks the heap for nothing */
+	uint32_t *b = TPH_ACT_NEW(p.s, uint32_t, 10);
+	tph_mem_fail_after(0, 0);
+	if (TPH_ARENA_MALLOC) {
+		assert_null(b);
+	} else {
+		assert_non_null(b);
+		assert_true(b >= a + 10);
+		assert_int_equal(b[9], 0);
+	}
+	tph_act_scratch_end(p.s);
+	pts_free(&p);
+}
+
 /* After a real run nothing of the actions' scratch is left. */
 static void test_run_leaves_no_scratch(void **state)
 {
@@ -228,6 +299,8 @@ int main(void)
 	    cmocka_unit_test(test_account_many_blocks),
 	    cmocka_unit_test(test_session_counts_heap),
 	    cmocka_unit_test(test_action_scratch_freed_at_end),
+	    cmocka_unit_test(test_action_scratch_small_blocks),
+	    cmocka_unit_test(test_action_scratch_out_of_memory),
 	    cmocka_unit_test(test_run_leaves_no_scratch),
 	    cmocka_unit_test(test_seqtab),
 	    cmocka_unit_test(test_alike_failures_share_one_record),

@@ -141,7 +141,8 @@ typedef struct af_cell {
 	double key;           /* total score, NaN read as -inf */
 	tph_reason_code code; /* fit and predicate verdict, hard shard included */
 	uint8_t grp;          /* G_*; G_NONE when infeasible */
-	uint8_t known;        /* ANCHORED: bit g, the set group g was scored over */
+	uint8_t known;        /* ANCHORED: bit g, the set group g was scored over; a head shape
+	                       * (af_head_only): 1 when part holds the position's head sums */
 } af_cell;
 
 /* A tournament entry: the winning position below it with the group and score it had when it
@@ -330,6 +331,19 @@ struct alloc_fast {
 static inline bool af_head_only(const af_shape *sh)
 {
 	return sh->tail != AF_NOTAIL && !(sh->loc & TPH_SCORE_HYPERNODE);
+}
+/* A head shape's kept head sums of position p: pre, NaN while unknown (a touch or the build
+ * marked it in the cell, so the part column is written only where a pick scored); bat is
+ * read only where pre is known. */
+static inline double af_head_pre(const af_shape *sh, uint32_t p)
+{
+	return sh->cell[p].known ? sh->part[2 * (size_t)p] : (double)NAN;
+}
+static inline void af_head_put(af_shape *sh, uint32_t p, double pre, double bat)
+{
+	sh->part[2 * (size_t)p] = pre;
+	sh->part[2 * (size_t)p + 1] = bat;
+	sh->cell[p].known = 1;
 }
 /* A head shape's choice among nodes[0..n) (ready nodes, in the order the normal path filters
  * them), as feasible() and alloc_best_node() make it over them: the verdicts (the role's

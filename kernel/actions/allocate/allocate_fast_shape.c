@@ -147,7 +147,7 @@ static void score(alloc_fast *f, af_shape *sh, tph_idx task, const uint32_t *pli
 	}
 	if (af_head_only(sh)) { /* scored when a pick reads them (allocate_hn_pick.c) */
 		for (uint32_t i = 0; i < m; i++)
-			sh->part[2 * (size_t)plist[i]] = (double)NAN;
+			sh->cell[plist[i]].known = 0;
 		return;
 	}
 	for (uint32_t i = 0; i < m; i++)
@@ -204,7 +204,7 @@ static void build(alloc_fast *f, af_shape *sh, tph_idx task)
 	}
 	if (!anchored && m)
 		score(f, sh, task, f->sub, m);
-	else if (sh->part) /* ranks read every feasible position's sums: finite until scored */
+	else if (sh->part && !af_head_only(sh)) /* ranks read every feasible position's sums */
 		memset(sh->part, 0, 2 * (size_t)n * sizeof *sh->part);
 	if (!af_head_only(sh))
 		af_tree_build(sh, n);

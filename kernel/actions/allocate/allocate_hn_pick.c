@@ -93,7 +93,7 @@ static void score_unknown(alloc_fast *f, const af_shape *sh, tph_idx task, uint3
 		tph_score_nodes_head(f->s, task, f->feas, k, sh->tail, f->pre, f->bat);
 }
 
-/* The head sums of the m members: those a touch left unknown (NaN, score() in
+/* The head sums of the m members: those a touch left unknown (af_head_pre NaN, score() in
  * allocate_fast_shape.c) scored first, in the members' order. */
 static void head_sums(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t m)
 {
@@ -101,14 +101,12 @@ static void head_sums(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t m)
 	for (uint32_t i = 0; i < m; i++) {
 		f->feas[k] = f->nodes[i];
 		f->at[k] = f->sub[i];
-		k += isnan(sh->part[2 * (size_t)f->sub[i]]);
+		k += isnan(af_head_pre(sh, f->sub[i]));
 	}
 	if (k) {
 		score_unknown(f, sh, task, k);
-		for (uint32_t j = 0; j < k; j++) {
-			sh->part[2 * (size_t)f->at[j]] = f->pre[j];
-			sh->part[2 * (size_t)f->at[j] + 1] = f->bat[j];
-		}
+		for (uint32_t j = 0; j < k; j++)
+			af_head_put(sh, f->at[j], f->pre[j], f->bat[j]);
 	}
 	for (uint32_t i = 0; i < m; i++) {
 		f->pre[i] = sh->part[2 * (size_t)f->sub[i]];
@@ -267,8 +265,8 @@ static uint32_t keep_read(alloc_fast *f, af_hkeep *k, const af_shape *sh, uint32
 	size_t p = k->pos[i];
 	f->feas[q] = k->node[i];
 	f->at[q] = i;
-	k->pre[i] = sh->part[2 * p];
-	k->bat[i] = sh->part[2 * p + 1];
+	k->pre[i] = af_head_pre(sh, (uint32_t)p);
+	k->bat[i] = isnan(k->pre[i]) ? (double)NAN : sh->part[2 * p + 1];
 	return q + isnan(k->pre[i]);
 }
 
@@ -309,9 +307,9 @@ static void keep_sums(alloc_fast *f, af_hkeep *k, af_shape *sh, tph_idx task)
 		return;
 	score_unknown(f, sh, task, q);
 	for (uint32_t j = 0; j < q; j++) {
-		size_t p = k->pos[f->at[j]];
-		sh->part[2 * p] = k->pre[f->at[j]] = f->pre[j];
-		sh->part[2 * p + 1] = k->bat[f->at[j]] = f->bat[j];
+		af_head_put(sh, k->pos[f->at[j]], f->pre[j], f->bat[j]);
+		k->pre[f->at[j]] = f->pre[j];
+		k->bat[f->at[j]] = f->bat[j];
 		k->all |= isnan(f->pre[j]);
 	}
 }

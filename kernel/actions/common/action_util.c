@@ -10,14 +10,41 @@
 
 /* ---- action scratch ---- */
 
+static void *act_block(tph_act_scratch *sc, size_t count, size_t size)
+{
+	if (tph_grow(&sc->blk, &sc->cap, sc->n + 1, sizeof *sc->blk))
+		return NULL;
+	void *p = tph_calloc(count, size);
+	if (p)
+		sc->blk[sc->n++] = p;
+	return p;
+}
+
+/* Most blocks are small (a topology job's worksheet takes about ten), so they are cut from
+ * zeroed chunks: a heap block, an entry in the session's heap account and a run of fresh pages
+ * per chunk, not per block. The sanitizer build (TPH_ARENA_MALLOC) keeps a heap block for each,
+ * so that ASan sees every block's bounds. */
+#define ACT_CHUNK ((size_t)64 << 10)
+#define ACT_SMALL ((size_t)2 << 10)
+#define ACT_ALIGN ((size_t)16) /* what malloc guarantees on the platforms we build for */
+
 void *tph_act_calloc(tph_session *s, size_t count, size_t size)
 {
 	tph_act_scratch *sc = &s->act_scratch;
-	if (tph_grow(&sc->blk, &sc->cap, sc->n + 1, sizeof *sc->blk))
-		return NULL;
-	void *p = tph_calloc(count ? count : 1, size ? size : 1);
-	if (p)
-		sc->blk[sc->n++] = p;
+	count = count ? count : 1;
+	size = size ? size : 1;
+	if (TPH_ARENA_MALLOC || count > ACT_SMALL / size)
+		return act_block(sc, count, size);
+	size_t bytes = (count * size + ACT_ALIGN - 1) & ~(ACT_ALIGN - 1);
+	if ((size_t)(sc->end - sc->ptr) < bytes) {
+		char *c = act_block(sc, 1, ACT_CHUNK);
+		if (!c)
+			return NULL;
+		sc->ptr = c;
+		sc->end = c + ACT_CHUNK;
+	}
+	void *p = sc->ptr;
+	sc->ptr += bytes;
 	return p;
 }
 

@@ -122,6 +122,7 @@ struct tph_session {
 	struct tph_act_scratch {
 		void **blk;
 		uint32_t n, cap;
+		char *ptr, *end; /* the free rest of the chunk small blocks are cut from */
 	} act_scratch;
 
 	tph_log log;
