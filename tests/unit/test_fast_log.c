@@ -6,7 +6,7 @@
  * from the shape's walk (or its own) and leaves the shape's list in place, and af_hn_since tells
  * whether a node in a hypernode was logged since a point; af_room keeps each ready position's
  * FutureIdle and Idle equal to the node store's columns; a list walk that reads ahead stops
- * asking before the list's end (af_ahead_end). */
+ * asking before the list's end (af_ahead_end, af_ahead_end_by). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -310,12 +310,31 @@ static void test_ahead_end(void **state)
 	}
 }
 
+/* The same at another distance (reverdict_anchored in allocate_fast_shape.c asks for the cells
+ * 2 * AF_AHEAD entries ahead): lists up to the distance ask for nothing, longer ones up to their
+ * last entry, and a distance of 0 asks for every entry of a list. */
+static void test_ahead_end_by(void **state)
+{
+	(void)state;
+	enum {
+		D = 2 * AF_AHEAD
+	};
+	static const uint32_t list[3 * D];
+	assert_int_equal(af_ahead_end_by(NULL, 3 * D, D), 0);
+	for (uint32_t k = 0; k <= D; k++)
+		assert_int_equal(af_ahead_end_by(list, k, D), 0);
+	for (uint32_t k = D + 1; k <= 3 * D; k++)
+		assert_int_equal(af_ahead_end_by(list, k, D) - 1 + D, k - 1);
+	assert_int_equal(af_ahead_end_by(list, 5, 0), 5);
+	assert_int_equal(af_ahead_end_by(list, 0, 0), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_touched),   cmocka_unit_test(test_shared_walk),
 	    cmocka_unit_test(test_hn_since),  cmocka_unit_test(test_room),
-	    cmocka_unit_test(test_ahead_end),
+	    cmocka_unit_test(test_ahead_end), cmocka_unit_test(test_ahead_end_by),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

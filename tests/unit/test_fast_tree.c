@@ -4,8 +4,9 @@
  * lower position; after builds and after updates of lists of positions, small and large (past
  * the walks up, every node merged again), with ties, -inf scores, empty groups, and winners that
  * get worse one after another (a stale block's bound must never answer), and positions offered
- * one at a time as they change (af_tree_put); a build that waits for its reader; the default
- * shape budget (allocate_fast.c). */
+ * one at a time as they change (af_tree_put); a leaf's offer, taken whole or kept as a bound
+ * (af_win_offer); a build that waits for its reader; the default shape budget
+ * (allocate_fast.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -199,6 +200,40 @@ static void test_default_budget(void **state)
 	assert_true(alloc_fast_default_budget(100000) > (size_t)256 << 20);
 }
 
+static void assert_win(af_win w, double key, uint32_t pos, uint8_t grp, uint8_t stale)
+{
+	assert_true(w.key == key);
+	assert_int_equal(w.pos, pos);
+	assert_int_equal(w.grp, grp);
+	assert_int_equal(w.stale, stale);
+}
+
+/* A leaf's entry offered one position's: a worse offer of its own position leaves it a stale
+ * bound, a worse one of another leaves it as it is; a better offer, or an equal one of a lower
+ * position, takes it whole: key, position, group, and a clear stale mark (a leaf left marked
+ * would be scanned again at every read that reaches it). */
+static void test_offer(void **state)
+{
+	(void)state;
+	af_win w = {5.0, 7, G_FUTURE, 0};
+	assert_false(af_win_offer(&w, (af_win){4.0, 9, G_FUTURE}, 9));
+	assert_win(w, 5.0, 7, G_FUTURE, 0);
+	assert_false(af_win_offer(&w, (af_win){3.0, 7, G_FUTURE}, 7));
+	assert_win(w, 5.0, 7, G_FUTURE, 1);
+	assert_true(af_win_offer(&w, (af_win){6.0, 7, G_FUTURE}, 7));
+	assert_win(w, 6.0, 7, G_FUTURE, 0);
+	w.stale = 1;
+	assert_true(af_win_offer(&w, (af_win){6.0, 3, G_FUTURE}, 3)); /* a tie: the lower */
+	assert_win(w, 6.0, 3, G_FUTURE, 0);
+	assert_false(af_win_offer(&w, (af_win){6.0, 4, G_FUTURE}, 4));
+	assert_win(w, 6.0, 3, G_FUTURE, 0);
+	w.stale = 1;
+	assert_true(af_win_offer(&w, (af_win){-1.0, 8, G_IDLE}, 8)); /* a lower group wins */
+	assert_win(w, -1.0, 8, G_IDLE, 0);
+	assert_false(af_win_offer(&w, AF_NOWIN, 8)); /* infeasible now: a bound */
+	assert_win(w, -1.0, 8, G_IDLE, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -206,6 +241,7 @@ int main(void)
 	    cmocka_unit_test(test_build_when_read),
 	    cmocka_unit_test(test_put_one_at_a_time),
 	    cmocka_unit_test(test_default_budget),
+	    cmocka_unit_test(test_offer),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

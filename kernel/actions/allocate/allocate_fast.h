@@ -179,7 +179,12 @@ static inline bool af_win_offer(af_win *w, af_win e, uint32_t p)
 		w->stale = 1;
 	if (worse || (w->pos != p && e.grp == w->grp && e.key == w->key && p > w->pos))
 		return false;
-	*w = e;
+	/* by field: a whole copy of a made entry had GCC read its padding back from a stack
+	 * slot written in two parts, a stalled store forwarding at every offer taken */
+	w->key = e.key;
+	w->pos = e.pos;
+	w->grp = e.grp;
+	w->stale = e.stale;
 	return true;
 }
 
@@ -198,10 +203,14 @@ static inline void af_win_fix_up(af_win *win, uint32_t i)
 }
 
 /* A walk of list[0..k) (NULL: positions 0..k in order, which need no help) asks for the lines
- * of entry i + AF_AHEAD while at i < this bound, so it never reads past list[k - 1]. */
+ * of entry i + d while at i < this bound, so it never reads past list[k - 1]. */
+static inline uint32_t af_ahead_end_by(const uint32_t *list, uint32_t k, uint32_t d)
+{
+	return list && k > d ? k - d : 0;
+}
 static inline uint32_t af_ahead_end(const uint32_t *list, uint32_t k)
 {
-	return list && k > AF_AHEAD ? k - AF_AHEAD : 0;
+	return af_ahead_end_by(list, k, AF_AHEAD);
 }
 
 typedef struct af_shape {
