@@ -57,7 +57,8 @@ static tph_reason_code untolerated(const pred_st *st, const tph_session *s, cons
 }
 
 /* NodeUnschedulable, NodeAffinity, TaintToleration: they read only the spec and the node's
- * flags, labels and taints, so their verdict never changes in a session. */
+ * flags, labels and taints, so their verdict never changes in a session; verdict() lets a
+ * failure here win over every other check, so its reasons are final (plugin.h). */
 static tph_reason_code stable(const pred_st *st, const tph_session *s, const tph_pod_spec *sp,
                               tph_idx node)
 {
@@ -89,6 +90,7 @@ static tph_reason_code verdict(const pred_st *st, const tph_session *s, tph_idx 
 }
 
 #define STABLE_BUDGET ((size_t)64 << 20)
+#define STABLE_SHARE  8u
 
 static tph_reason_code *stable_build(pred_st *st, const tph_session *s, const tph_pod_spec *sp)
 {
@@ -106,8 +108,10 @@ static tph_reason_code *stable_build(pred_st *st, const tph_session *s, const tp
 	return col;
 }
 
-/* The spec's stable column, made once the spec has been filtered over as many nodes as the
- * session has (so a spec seen on a few nodes costs no more than before); NULL until then. */
+/* The spec's stable column, made once the spec has been filtered over an eighth of the
+ * session's nodes (so a spec seen on a few nodes costs little more than before, and a spec
+ * filtered over every node, as allocate's kept verdicts are first, evaluates its stable
+ * filters about 1.1 times a node instead of twice); NULL until then. */
 static const tph_reason_code *stable_col(pred_st *st, const tph_session *s, const tph_pod_spec *sp,
                                          uint32_t n)
 {
@@ -118,7 +122,7 @@ static const tph_reason_code *stable_col(pred_st *st, const tph_session *s, cons
 		return col;
 	uint32_t seen =
 	    atomic_fetch_add_explicit(&st->stable_seen[sp->id], n, memory_order_relaxed);
-	return seen + n >= tph_view_of(s)->nodes->n ? stable_build(st, s, sp) : NULL;
+	return seen + n >= tph_view_of(s)->nodes->n / STABLE_SHARE ? stable_build(st, s, sp) : NULL;
 }
 
 static void predicate(void *stv, const tph_session *s, tph_idx task, const tph_idx *nodes,
@@ -230,6 +234,10 @@ static int init_reasons(pred_st *st, tph_session *s)
 	for (size_t i = 0; i < sizeof all / sizeof *all; i++)
 		if (all[i] == TPH_REASON_INVALID)
 			return TPH_ENOMEM;
+	/* verdict() returns a stable() failure before any other check counts; a code another
+	 * plugin registered first stays asked again (the kernel refuses it) */
+	(void)tph_declare_final_reason(s, st->r_unsched);
+	(void)tph_declare_final_reason(s, st->r_nodeaff);
 	return TPH_OK;
 }
 
@@ -261,6 +269,7 @@ static int init_taints(pred_st *st, tph_session *s)
 				         tph_session_str(s, t->key), tph_session_str(s, t->value));
 				if ((c = tph_reason(s, text, true)) == TPH_REASON_INVALID)
 					return TPH_ENOMEM;
+				(void)tph_declare_final_reason(s, c);
 				key = t->key, value = t->value;
 			}
 			st->taint_code[st->taint_off[n] + i] = c;

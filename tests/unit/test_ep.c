@@ -1250,6 +1250,61 @@ static void test_predicate_locality(void **state)
 	fx_free(f);
 }
 
+/* Final reasons: a plugin declares only a code it registered first; the kernel relies on them
+ * for the first plugin with a predicate registration only, and not on a code another plugin
+ * or a call outside open registered too; a disabled predicate's declaration is dropped; only
+ * during open. */
+static void test_final_reason(void **state)
+{
+	fx *f = fx_new(3, NULL, 4, 1);
+	tph_session *s = &f->s;
+	f->s.cur_plugin = 0;
+	tph_reason_code a = tph_reason(s, "a", true), b = tph_reason(s, "b", true),
+	                c = tph_reason(s, "shared", false), a2 = tph_reason(s, "a2", true);
+	f->s.cur_plugin = 1;
+	tph_reason_code d = tph_reason(s, "d", true);
+	f->s.cur_plugin = 2;
+	tph_reason_code e = tph_reason(s, "e", true);
+	f->s.cur_plugin = -1;
+	AS(f, 0, tph_on_predicate(s, cb_predicate));
+	assert_int_equal(tph_reason_final_plugin(s), -1); /* none declared */
+	AS(f, 0, tph_declare_final_reason(s, a));
+	AS(f, 0, tph_declare_final_reason(s, a2));
+	AS(f, 0, tph_declare_final_reason(s, c));
+	int first = tph_reason_final_plugin(s);
+	assert_int_equal(first, 0);
+	assert_true(tph_reason_final(s, first, a));
+	assert_true(tph_reason_final(s, first, c));
+	assert_false(tph_reason_final(s, first, b)); /* undeclared */
+	assert_false(tph_reason_final(s, first, TPH_PASS));
+	assert_false(tph_reason_final(s, -1, a));
+	f->s.cur_plugin = 1;
+	assert_int_equal(tph_reason(s, "shared", false), c);          /* plugin 1 reports it too */
+	assert_int_equal(tph_declare_final_reason(s, a), TPH_EINVAL); /* plugin 0's */
+	assert_int_equal(tph_declare_final_reason(s, c), TPH_EINVAL);
+	assert_int_equal(tph_declare_final_reason(s, TPH_PASS), TPH_EINVAL);
+	assert_int_equal(tph_declare_final_reason(s, (tph_reason_code)(e + 1)), TPH_EINVAL);
+	f->s.cur_plugin = -1;
+	assert_false(tph_reason_final(s, first, c));
+	/* a later plugin sees a node only while plugin 0 passes it, which may change */
+	AS(f, 1, tph_on_predicate(s, cb_predicate));
+	AS(f, 1, tph_declare_final_reason(s, d));
+	assert_false(tph_reason_final(s, tph_reason_final_plugin(s), d));
+	f->pl[2].flags[TPH_FLAG_PREDICATE] = 0; /* a disabled predicate says nothing */
+	AS(f, 2, tph_declare_final_reason(s, e));
+	assert_false(s->reasons[e].final);
+	assert_int_equal(tph_reason(s, "a2", true), a2); /* outside open: a per-node callback */
+	assert_false(tph_reason_final(s, first, a2));
+	assert_true(tph_reason_final(s, first, a));
+	assert_int_equal(tph_declare_final_reason(s, b), TPH_EINVAL); /* not opening */
+	f->s.frozen = true;
+	f->s.cur_plugin = 0;
+	assert_int_equal(tph_declare_final_reason(s, b), TPH_EFROZEN);
+	f->s.cur_plugin = -1;
+	assert_false(tph_reason_final(s, first, b));
+	fx_free(f);
+}
+
 /* Allocatable locality: QUEUE only when every plugin with an Allocatable registration
  * declared it (none registered: QUEUE); the last declaration counts; a disabled Allocatable's
  * declaration is dropped; only during open. */
@@ -1820,6 +1875,7 @@ int main(void)
 	    cmocka_unit_test(test_score_norm),
 	    cmocka_unit_test(test_score_anchored_split),
 	    cmocka_unit_test(test_predicate_locality),
+	    cmocka_unit_test(test_final_reason),
 	    cmocka_unit_test(test_allocatable_locality),
 	    cmocka_unit_test(test_victim_locality),
 	};

@@ -117,6 +117,7 @@ typedef struct af_pred {
 	bool built;
 	uint32_t seen, lost;
 	tph_reason_code *code; /* [pos] */
+	uint64_t *final;       /* [pos / 64] bit: code[pos] is final, never asked again */
 	uint32_t flips;        /* verdicts that moved between pass and fail once built */
 	uint32_t at;           /* in f->preds */
 } af_pred;

@@ -5,6 +5,7 @@
 #include "allocate_fast.h"
 
 #include "base/mem.h"
+#include "session/ep.h"
 #include "session/ep_predicate.h"
 #include "session/prof.h"
 
@@ -56,6 +57,7 @@ void af_row_free(alloc_fast *f)
 	f->n_rows = f->cap_rows = 0;
 	for (uint32_t i = 0; i < f->n_preds; i++) {
 		tph_free(f->preds[i]->code);
+		tph_free(f->preds[i]->final);
 		tph_free(f->preds[i]);
 	}
 	tph_free(f->preds);
@@ -179,12 +181,14 @@ af_pred *af_pred_of(alloc_fast *f, tph_idx task)
 		if (f->preds[i]->spec == sp)
 			return f->preds[i];
 	af_pred *v = tph_calloc(1, sizeof *v);
-	if (v)
+	if (v) {
 		v->code = tph_malloc(((size_t)f->n + 1) * sizeof *v->code);
-	if (!v || !v->code ||
+		v->final = tph_calloc((size_t)f->n / 64 + 1, sizeof *v->final);
+	}
+	if (!v || !v->code || !v->final ||
 	    tph_grow(&f->preds, &f->cap_preds, f->n_preds + 1, sizeof *f->preds)) {
 		if (v)
-			tph_free(v->code);
+			tph_free(v->code), tph_free(v->final);
 		tph_free(v);
 		return NULL;
 	}
@@ -192,6 +196,52 @@ af_pred *af_pred_of(alloc_fast *f, tph_idx task)
 	v->at = f->n_preds;
 	f->preds[f->n_preds++] = v;
 	return v;
+}
+
+/* The positions plist[0..k) (every one when NULL) whose kept verdicts are asked again, into
+ * f->at and their nodes into f->nodes: not those whose verdict is final. In locals and
+ * restrict, as the stores could alias them otherwise. */
+static uint32_t asked(alloc_fast *f, const af_pred *v, const uint32_t *plist, uint32_t k)
+{
+	const tph_idx *restrict ready = f->s->ready_nodes;
+	const uint64_t *restrict final = v->final;
+	uint32_t *restrict at = f->at;
+	tph_idx *restrict nodes = f->nodes;
+	uint32_t m = 0;
+	for (uint32_t i = 0; i < k; i++) {
+		uint32_t p = plist ? plist[i] : i;
+		at[m] = p;
+		nodes[m] = ready[p];
+		m += !(final[p / 64] >> p % 64 & 1);
+	}
+	return m;
+}
+
+/* Store the verdicts f->vbuf[0..m) of positions f->at[0..m) (0..m when `first_build`). A new
+ * verdict is final when its reason is (tph_reason_final) as it is reported: the code then
+ * came from the first predicate plugin alone, which promised it for the session, so the mark
+ * stays even if the code is shared later. */
+static void store(alloc_fast *f, af_pred *v, uint32_t m, bool first_build)
+{
+	const tph_session *s = f->s;
+	const tph_reason_row *restrict rows = s->reasons;
+	const uint32_t n_rows = s->n_reasons;
+	const int first = tph_reason_final_plugin(s);
+	const uint32_t *restrict at = f->at;
+	const tph_reason_code *restrict got = f->vbuf;
+	for (uint32_t j = 0; j < m; j++) {
+		uint32_t p = first_build ? j : at[j];
+		tph_reason_code c = got[j], old = v->code[p];
+		if (old == c && v->built)
+			continue;
+		if (v->built) {
+			af_track_moved(f, NULL, v, p, old);
+			v->flips += (old == TPH_PASS) != (c == TPH_PASS);
+		}
+		v->code[p] = c;
+		if (c != TPH_PASS && tph_reason_final_in(rows, n_rows, first, c))
+			v->final[p / 64] |= (uint64_t)1 << p % 64;
+	}
 }
 
 void af_pred_sync(alloc_fast *f, af_pred *v, tph_idx task)
@@ -202,24 +252,19 @@ void af_pred_sync(alloc_fast *f, af_pred *v, tph_idx task)
 	const uint32_t *list;
 	uint32_t k = af_stale_list(f, v->code, sizeof *v->code, !v->built, v->seen, v->lost, log,
 	                           n_log, lost, &list);
-	bool whole = k == NOPOS;
-	if (whole)
-		k = f->n;
-	for (uint32_t i = 0; i < k; i++)
-		f->nodes[i] = s->ready_nodes[whole ? i : list[i]];
+	/* a first build asks every position in order: none is final yet */
+	bool first_build = k == NOPOS && !v->built;
+	uint32_t m = first_build  ? f->n
+	             : k == NOPOS ? asked(f, v, NULL, f->n)
+	                          : asked(f, v, list, k);
+	if (first_build)
+		memcpy(f->nodes, s->ready_nodes, m * sizeof *f->nodes);
 	double t0 = s->prof ? tph_now_ms() : 0;
-	if (k)
-		tph_predicate_nodes(s, task, f->nodes, k, f->vbuf);
+	if (m)
+		tph_predicate_nodes(s, task, f->nodes, m, f->vbuf);
 	if (s->prof)
-		tph_prof_add(s, TPH_EP_PREDICATE, k, tph_now_ms() - t0);
-	for (uint32_t i = 0; i < k; i++) {
-		uint32_t p = whole ? i : list[i];
-		if (v->code[p] != f->vbuf[i] && v->built) {
-			af_track_moved(f, NULL, v, p, v->code[p]);
-			v->flips += (v->code[p] == TPH_PASS) != (f->vbuf[i] == TPH_PASS);
-		}
-		v->code[p] = f->vbuf[i];
-	}
+		tph_prof_add(s, TPH_EP_PREDICATE, m, tph_now_ms() - t0);
+	store(f, v, m, first_build);
 	v->built = true;
 	v->seen = n_log;
 	v->lost = lost;

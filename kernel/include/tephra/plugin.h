@@ -525,6 +525,27 @@ enum {
 };
 int tph_declare_predicate_locality(tph_session *s, int locality);
 
+/* ---- final reasons: what lets allocate keep a failing verdict without asking again ----
+ * After a placement on node X, allocate asks the predicates about X again for every pod spec
+ * it keeps verdicts of. Many failures cannot change within a session (a node's labels or
+ * taints against the pod spec), so a plugin may declare, in on_session_open, a reason code it
+ * registered with tph_reason() final, which promises:
+ *
+ *   once the plugin's predicate reports `code` on node X for a task, it reports `code` on X
+ *   for every task with the same pod spec for the rest of the session, whatever is placed,
+ *   evicted or changed in the plugin's state meanwhile: the verdict reads only the pod spec
+ *   and X's static data (labels, taints, flags, allocatable), and no check whose outcome can
+ *   change takes precedence over it (a pod count that fails first would change the reason).
+ *
+ * The kernel keeps such a verdict only for the first plugin with a predicate registration (a
+ * later one sees X only while every earlier one passes it, which may change) and only while
+ * the code is that plugin's alone (a text that another plugin or a call outside open
+ * registers too no longer tells whose verdict it is). Naive mode asks every time. TPH_EINVAL
+ * for a code this plugin did not register, or registered by another plugin first; gated by
+ * enablePredicate, like the predicate it describes. A plugin that declares nothing keeps
+ * every verdict asked again. */
+int tph_declare_final_reason(tph_session *s, tph_reason_code code);
+
 /* ---- allocatable locality: what lets preempt skip evictions it knows are in vain ----
  * Preempt evicts a node's victims (all of the preemptor's queue) one by one until the
  * preemptor fits; when Allocatable still refuses it once every victim is gone, the evictions

@@ -144,9 +144,15 @@ tph_reason_code tph_reason(tph_session *s, const char *text, bool unresolvable)
 
 static tph_reason_code reason_locked(tph_session *s, const char *text, bool unresolvable)
 {
+	int16_t owner = (int16_t)s->cur_plugin;
 	for (uint32_t i = 1; i < s->n_reasons; i++)
-		if (s->reasons[i].unresolvable == unresolvable && !strcmp(s->reasons[i].text, text))
+		if (s->reasons[i].unresolvable == unresolvable &&
+		    !strcmp(s->reasons[i].text, text)) {
+			/* a code two registrants share no longer tells whose verdict it is */
+			if (s->reasons[i].owner != owner)
+				s->reasons[i].owner = -1;
 			return (tph_reason_code)i;
+		}
 	uint32_t n = s->n_reasons ? s->n_reasons : 1; /* row 0 is TPH_PASS */
 	char *copy = NULL;
 	if (n >= TPH_REASON_INVALID ||
@@ -155,8 +161,8 @@ static tph_reason_code reason_locked(tph_session *s, const char *text, bool unre
 		tph_diag_warn(s->diag, "cannot register reason \"%s\"", text);
 		return TPH_REASON_INVALID;
 	}
-	s->reasons[0] = (tph_reason_row){"", false};
-	s->reasons[n] = (tph_reason_row){copy, unresolvable};
+	s->reasons[0] = (tph_reason_row){"", false, false, -1};
+	s->reasons[n] = (tph_reason_row){copy, unresolvable, false, owner};
 	s->n_reasons = n + 1;
 	return (tph_reason_code)n;
 }

@@ -71,6 +71,22 @@ void tph_ep_free(tph_session *s);
 /* The text of a reason code ("" for TPH_PASS) and whether it is UnschedulableAndUnresolvable. */
 const char *tph_reason_text(const tph_session *s, tph_reason_code code);
 bool tph_reason_unresolvable(const tph_session *s, tph_reason_code code);
+/* The plugin whose final reasons (tph_declare_final_reason) a kept verdict may rely on: the
+ * first with a predicate registration, since a later one sees a node only while every earlier
+ * one passes it, which may change; -1 when no reason was declared final. */
+int tph_reason_final_plugin(const tph_session *s);
+/* Whether a verdict `code` stays for the session: `first` (tph_reason_final_plugin) is its
+ * only registrant and declared it final. From the session's thread, outside filtering. The
+ * table's form is for loops that keep s->reasons and s->n_reasons in locals. */
+static inline bool tph_reason_final_in(const tph_reason_row *rows, uint32_t n, int first,
+                                       tph_reason_code code)
+{
+	return first >= 0 && code < n && rows[code].final && rows[code].owner == first;
+}
+static inline bool tph_reason_final(const tph_session *s, int first, tph_reason_code code)
+{
+	return tph_reason_final_in(s->reasons, s->n_reasons, first, code);
+}
 /* The code of "Insufficient <dimension name>" (needs tph_ep_init). */
 tph_reason_code tph_reason_insufficient(const tph_session *s, uint32_t dim);
 

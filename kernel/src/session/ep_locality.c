@@ -2,10 +2,11 @@
  * scores, on which allocate's class-level scores (allocate_fast.c) rely. A plugin's locality
  * callback speaks for all its score registrations; a scoring plugin without one is GLOBAL.
  * Predicate locality: a built-in's declaration that its predicate is not node-local
- * (action_eqc.c reads it). Allocatable locality: whether preempt may skip nodes whose
- * evictions could not make Allocatable say yes (preempt_normal.c reads it). Victim locality:
- * whether preempt and reclaim may fail a task as the last of its class failed. Anchors and
- * normalisation values: what an ANCHORED score's normalisation reads of the call's nodes. */
+ * (action_eqc.c reads it); final reasons: verdicts allocate keeps without asking again. Allocatable
+ * locality: whether preempt may skip nodes whose evictions could not make Allocatable say yes
+ * (preempt_normal.c reads it). Victim locality: whether preempt and reclaim may fail a task as the
+ * last of its class failed. Anchors and normalisation values: what an ANCHORED score's
+ * normalisation reads of the call's nodes. */
 #include "ep.h"
 #include "prof.h"
 
@@ -255,6 +256,27 @@ int tph_predicate_locality(const tph_session *s)
 		least = k < least ? k : least;
 	}
 	return least;
+}
+
+int tph_declare_final_reason(tph_session *s, tph_reason_code code)
+{
+	int rc;
+	tph_plugin_inst *pi = declaring(s, 0, 0, &rc);
+	if (!pi)
+		return rc;
+	if (code == TPH_PASS || code >= s->n_reasons || s->reasons[code].owner != s->cur_plugin)
+		return TPH_EINVAL;
+	if (tph_ep_enabled(pi, TPH_EP_PREDICATE) && !s->reasons[code].final) {
+		s->reasons[code].final = true;
+		s->n_final++;
+	}
+	return TPH_OK;
+}
+
+int tph_reason_final_plugin(const tph_session *s)
+{
+	const tph_ep_list *l = &s->ep[TPH_EP_PREDICATE];
+	return s->n_final && l->n ? l->e[0].plugin : -1;
 }
 
 int tph_declare_allocatable_locality(tph_session *s, int locality)

@@ -55,6 +55,9 @@ typedef struct tph_plugin_inst {
 typedef struct tph_reason_row {
 	const char *text;
 	bool unresolvable;
+	bool final;    /* its owner declared it final (tph_declare_final_reason) */
+	int16_t owner; /* the plugin that registered it at open; -1: the kernel, a registration
+	                * outside open, or more than one plugin */
 } tph_reason_row;
 
 typedef struct tph_log_row {
@@ -110,6 +113,7 @@ struct tph_session {
 	struct tph_ep_ctx *epx;  /* owned by ep.c: fit reasons and reusable scratch */
 	tph_reason_row *reasons; /* code 0 is TPH_PASS */
 	uint32_t n_reasons, cap_reasons;
+	uint32_t n_final; /* reasons declared final (tph_declare_final_reason) */
 
 	/* Why each task is still pending, and the nodes its last failed placement found
 	 * UnschedulableAndUnresolvable (Volcano's job.NodesFitErrors); set by actions, see
