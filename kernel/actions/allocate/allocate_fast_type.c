@@ -15,7 +15,7 @@
 #define SPEC_MAX 64u
 /* List entries per tournament leaf. */
 #define TB 32u
-/* Listed positions a row's catch-up fetches ahead (moved_all). */
+/* Listed positions a row's catch-up fetches ahead (moved_walk). */
 #define PF 16u
 
 /* Where a position lies: its type and its leaf's entry in a row's tournaments (win). One read
@@ -280,19 +280,56 @@ static bool root_holds(const af_types *t, const af_trow *r, uint32_t i)
 }
 #endif
 
-/* moved() for each listed position. The positions are scattered and each offer's outcome is a
- * coin toss (a mispredicted branch stalls the loads behind it), so the entries they read are
- * fetched ahead: a position's place PF entries ahead, its leaf PF / 2 ahead (the place
- * read then is in cache; the last few go without). */
-static void moved_all(const af_types *t, af_trow *r, const uint32_t *list, uint32_t k)
+/* moved() for each listed position of types [lo, hi) (`all`: every type). The positions are
+ * scattered and each offer's outcome is a coin toss (a mispredicted branch stalls the loads
+ * behind it), so the entries they read are fetched ahead: a position's place PF entries ahead,
+ * its leaf PF / 2 ahead (the place read then is in cache; the last few go without). A part
+ * asks only for its own types' leaves: another part's are written on another core. */
+static inline void moved_walk(const af_types *t, af_trow *r, const uint32_t *list, uint32_t k,
+                              uint32_t lo, uint32_t hi, bool all)
 {
 	for (uint32_t i = 0; i < k; i++) {
 		if (i + PF < k) {
 			__builtin_prefetch(&t->at[list[i + PF]]);
-			__builtin_prefetch(r->win + t->at[list[i + PF / 2]].ent, 1);
+			af_tpos at = t->at[list[i + PF / 2]];
+			if (all || at.type - lo < hi - lo)
+				__builtin_prefetch(r->win + at.ent, 1);
 		}
-		moved(t, r, list[i]);
+		if (all || t->at[list[i]].type - lo < hi - lo)
+			moved(t, r, list[i]);
 	}
+}
+
+/* A row's catch-up cut by types (each type's tournament is its own: parts never share a
+ * tree or a root): part j takes the types whose middle lies in the j-th share of the list. */
+typedef struct trow_job {
+	const af_types *t;
+	af_trow *r;
+	const uint32_t *list; /* NULL: every type built again */
+	uint32_t k, parts;
+} trow_job;
+
+static uint32_t type_lo(const trow_job *c, uint32_t j)
+{
+	const af_types *t = c->t;
+	uint32_t i = 0;
+	if (j >= c->parts)
+		return t->n;
+	while (i < t->n &&
+	       ((uint64_t)t->off[i] + t->off[i + 1]) * c->parts < (uint64_t)2 * t->off[t->n] * j)
+		i++;
+	return i;
+}
+
+static void trow_part(void *cv, uint32_t j)
+{
+	const trow_job *c = cv;
+	uint32_t lo = type_lo(c, j), hi = type_lo(c, j + 1);
+	if (!c->list)
+		for (uint32_t i = lo; i < hi; i++)
+			build_type(c->t, c->r, i);
+	else
+		moved_walk(c->t, c->r, c->list, c->k, lo, hi, false);
 }
 
 /* Type i's first in the row's order: its kept root unless the root's leaf is stale, then the
@@ -331,11 +368,16 @@ static int trow_sync(alloc_fast *f, const af_types *t, af_trow *r)
 	const uint32_t *list;
 	uint32_t k = af_stale_list(f, r->row->cell, sizeof *r->row->cell, whole, r->seen, r->lost,
 	                           log, n_log, lost, &list);
-	if (k == NOPOS)
+	trow_job c = {t, r, k == NOPOS ? NULL : list, k == NOPOS ? f->n : k, 1};
+	c.parts = f->mv_pos && t->n > 1 ? tph_session_team(f->s, c.k, f->split_min) : 1;
+	c.parts = c.parts < t->n ? c.parts : t->n;
+	if (c.parts > 1)
+		tph_session_parts(f->s, c.parts, trow_part, &c);
+	else if (k == NOPOS)
 		for (uint32_t i = 0; i < t->n; i++)
 			build_type(t, r, i);
-	if (k != NOPOS)
-		moved_all(t, r, list, k);
+	else
+		moved_walk(t, r, list, k, 0, t->n, true);
 	r->gen = t->gen;
 	r->seen = n_log;
 	r->lost = lost;
