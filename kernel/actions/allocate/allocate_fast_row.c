@@ -77,8 +77,8 @@ static inline tph_reason_code room_check(const tph_fit_req *restrict r,
  * tph_filter_nodes' fit and alloc_group_in() give them, from the same values kept by
  * position (f->rec.room). A moved verdict goes to the trackers, or with `keep` (a worker's
  * part: the trackers are the session thread's) to f->mv_pos/mv_old from lo on, counted. */
-static uint32_t fits_range(alloc_fast *f, af_row *r, const int64_t *room, const uint32_t *plist,
-                           uint32_t lo, uint32_t hi, bool keep)
+static inline uint32_t fits_range(alloc_fast *f, af_row *r, const int64_t *room,
+                                  const uint32_t *plist, uint32_t lo, uint32_t hi, bool keep)
 {
 	/* in locals or restrict: the byte stores to the cells could alias them otherwise; the
 	 * requests are not copied (two 456-byte copies a call, most calls check one position) */
@@ -138,19 +138,31 @@ static void fits_part(void *cv, uint32_t j)
 	    fits_range(c->f, c->r, c->room, c->plist, part_lo(c, j), part_lo(c, j + 1), j);
 }
 
-void af_fits(alloc_fast *f, af_row *r, const int64_t *room, const uint32_t *plist, uint32_t k)
+static void fits_split(alloc_fast *f, af_row *r, const int64_t *room, const uint32_t *plist,
+                       uint32_t k, uint32_t parts)
 {
-	uint32_t parts = f->mv_pos ? tph_session_team(f->s, k, f->split_min) : 1;
-	if (parts <= 1) {
-		fits_range(f, r, room, plist, 0, k, false);
-		return;
-	}
 	fits_job c = {f, r, room, plist, k, parts, {0}};
 	tph_session_parts(f->s, parts, fits_part, &c);
 	/* the other parts' moves after part 0's, each part's in its order: the list's order */
 	for (uint32_t j = 1; j < parts; j++)
 		for (uint32_t i = part_lo(&c, j); i < part_lo(&c, j) + c.moved[j]; i++)
 			af_track_moved(f, r, NULL, f->mv_pos[i], f->mv_old[i]);
+}
+
+/* Inline: most calls check one position, and a call of its own cost them ~110 instructions. */
+static inline void fits(alloc_fast *f, af_row *r, const int64_t *room, const uint32_t *plist,
+                        uint32_t k)
+{
+	uint32_t parts = f->mv_pos ? tph_session_team(f->s, k, f->split_min) : 1;
+	if (parts > 1)
+		fits_split(f, r, room, plist, k, parts);
+	else
+		fits_range(f, r, room, plist, 0, k, false);
+}
+
+void af_fits(alloc_fast *f, af_row *r, const int64_t *room, const uint32_t *plist, uint32_t k)
+{
+	fits(f, r, room, plist, k);
 }
 
 /* Scores of the positions plist[0..k) that the row fits, over themselves, and the anchored
@@ -194,9 +206,9 @@ int af_row_sync(alloc_fast *f, af_row *r, tph_idx task, bool want_keys)
 	uint32_t k = af_stale_list(f, r->cell, sizeof *r->cell, !r->built, r->seen, r->lost, log,
 	                           n_log, lost, &list);
 	if (k == NOPOS)
-		af_fits(f, r, room, NULL, f->n);
+		fits(f, r, room, NULL, f->n);
 	else
-		af_fits(f, r, room, list, k);
+		fits(f, r, room, list, k);
 	r->built = true;
 	r->seen = n_log;
 	r->lost = lost;

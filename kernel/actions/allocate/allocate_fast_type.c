@@ -301,30 +301,45 @@ static inline void moved_walk(const af_types *t, af_trow *r, const uint32_t *lis
 }
 
 /* A row's catch-up cut by types (each type's tournament is its own: parts never share a
- * tree or a root): part j takes the types whose middle lies in the j-th share of the list. */
+ * tree or a root): part j takes types [cut[j], cut[j + 1]). */
 typedef struct trow_job {
 	const af_types *t;
 	af_trow *r;
 	const uint32_t *list; /* NULL: every type built again */
 	uint32_t k, parts;
+	uint32_t cut[TPH_PARTS_MAX + 1];
 } trow_job;
 
-static uint32_t type_lo(const trow_job *c, uint32_t j)
+/* The cuts that give each part about its share of the work: the listed positions of its types
+ * (a whole build: their members). False when no cut leaves every part under 4/5 of the work
+ * (one type holds most of it): the team would wait for one part, and its governor would take
+ * that for a loaded machine (base/omp_team.h). */
+static bool trow_cuts(trow_job *c)
 {
 	const af_types *t = c->t;
+	uint32_t cnt[TYPE_MAX], most = 0;
+	for (uint32_t i = 0; i < t->n; i++)
+		cnt[i] = c->list ? 0 : t->off[i + 1] - t->off[i];
+	for (uint32_t i = 0; c->list && i < c->k; i++)
+		cnt[t->at[c->list[i]].type]++;
+	uint64_t sum = 0;
 	uint32_t i = 0;
-	if (j >= c->parts)
-		return t->n;
-	while (i < t->n &&
-	       ((uint64_t)t->off[i] + t->off[i + 1]) * c->parts < (uint64_t)2 * t->off[t->n] * j)
-		i++;
-	return i;
+	c->cut[0] = 0;
+	for (uint32_t j = 1; j <= c->parts; j++) {
+		uint64_t from = sum;
+		while (i < t->n &&
+		       (j == c->parts || (sum + cnt[i] / 2) * c->parts < (uint64_t)c->k * j))
+			sum += cnt[i++];
+		c->cut[j] = i;
+		most = sum - from > most ? (uint32_t)(sum - from) : most;
+	}
+	return (uint64_t)most * 5 < (uint64_t)c->k * 4;
 }
 
 static void trow_part(void *cv, uint32_t j)
 {
 	const trow_job *c = cv;
-	uint32_t lo = type_lo(c, j), hi = type_lo(c, j + 1);
+	uint32_t lo = c->cut[j], hi = c->cut[j + 1];
 	if (!c->list)
 		for (uint32_t i = lo; i < hi; i++)
 			build_type(c->t, c->r, i);
@@ -353,6 +368,19 @@ static af_win type_first(const af_types *t, af_trow *r, uint32_t i)
 	return r->root[i];
 }
 
+/* The catch-up over list[0..k) (NULL: whole, k NOPOS) by a team; false when it does not pay. */
+static bool trow_split(alloc_fast *f, const af_types *t, af_trow *r, const uint32_t *list,
+                       uint32_t k)
+{
+	trow_job c = {t, r, list, list ? k : f->n, 1, {0}};
+	c.parts = tph_session_team(f->s, c.k, f->split_min);
+	c.parts = c.parts < t->n ? c.parts : t->n;
+	if (c.parts <= 1 || !trow_cuts(&c))
+		return false;
+	tph_session_parts(f->s, c.parts, trow_part, &c);
+	return true;
+}
+
 static int trow_sync(alloc_fast *f, const af_types *t, af_trow *r)
 {
 	uint32_t n_log, lost;
@@ -368,15 +396,11 @@ static int trow_sync(alloc_fast *f, const af_types *t, af_trow *r)
 	const uint32_t *list;
 	uint32_t k = af_stale_list(f, r->row->cell, sizeof *r->row->cell, whole, r->seen, r->lost,
 	                           log, n_log, lost, &list);
-	trow_job c = {t, r, k == NOPOS ? NULL : list, k == NOPOS ? f->n : k, 1};
-	c.parts = f->mv_pos && t->n > 1 ? tph_session_team(f->s, c.k, f->split_min) : 1;
-	c.parts = c.parts < t->n ? c.parts : t->n;
-	if (c.parts > 1)
-		tph_session_parts(f->s, c.parts, trow_part, &c);
-	else if (k == NOPOS)
+	bool team = f->mv_pos && t->n > 1 && trow_split(f, t, r, k == NOPOS ? NULL : list, k);
+	if (!team && k == NOPOS)
 		for (uint32_t i = 0; i < t->n; i++)
 			build_type(t, r, i);
-	else
+	else if (!team)
 		moved_walk(t, r, list, k, 0, t->n, true);
 	r->gen = t->gen;
 	r->seen = n_log;
