@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "allocate/allocate_fast.h"
 #include "cache/cluster_int.h"
 #include "harness.h"
 #include "session/fitlog.h"
@@ -527,68 +526,6 @@ static void test_node_types(void **state)
 	check(&cached, false);
 }
 
-/* The rows' catch-ups cut into parts for a team (af_fits, the type tournaments by type) at
- * every list size: with parts of a few positions, fast at `threads` decides as naive, the
- * trackers hearing the parts' moves (roles with the error cache on). */
-static void split_check(const mix *m, int threads)
-{
-	world w;
-	world_load(&w, m);
-	run naive = decide(&w, 1, true);
-	af_split_min_set(3);
-	run fast = decide(&w, threads, false);
-	af_split_min_set(0);
-	same(m, naive.log, fast.log, "naive vs fast with split catch-ups");
-	same(m, naive.unres, fast.unres, "unresolvable nodes, naive vs fast with split catch-ups");
-	same(m, naive.reasons, fast.reasons, "failed tasks' reasons, naive vs split catch-ups");
-	free(naive.log);
-	free(naive.unres);
-	free(naive.reasons);
-	free(fast.log);
-	free(fast.unres);
-	free(fast.reasons);
-	tph_snapshot_release(w.snap);
-	tph_scenario_free(w.scn);
-}
-
-static void test_split_catch_ups(void **state)
-{
-	(void)state;
-	const mix typed = {"split-roles-typed",
-	                   "    - name: drf\n    - name: predicates\n    - name: proportion\n"
-	                   "    - name: nodeorder\n",
-	                   NULL,
-	                   NULL,
-	                   F_ROLES | F_GPU,
-	                   320,
-	                   200,
-	                   24,
-	                   31};
-	const mix filled = {"split-types-filled",
-	                    "    - name: drf\n    - name: predicates\n    - name: proportion\n"
-	                    "    - name: nodeorder\n",
-	                    NULL,
-	                    NULL,
-	                    F_SELECT | F_RELEASE | F_IMAGES,
-	                    160,
-	                    120,
-	                    16,
-	                    43};
-	const mix plain = {"split-default",
-	                   DEFAULT_TIER,
-	                   NULL,
-	                   NULL,
-	                   F_TAINTS | F_SELECT | F_RELEASE | F_NOMINATE,
-	                   500,
-	                   90,
-	                   24,
-	                   3};
-	split_check(&typed, 2);
-	split_check(&filled, 2);
-	split_check(&plain, 2);
-	split_check(&filled, 8); /* more parts than two cores: slow, so one small cluster */
-}
-
 /* A small cluster filled up: anchors leave their groups, normalisations change, and roles
  * that alternate see nodes fail first for one reason and then for another. */
 static void test_filled_cluster(void **state)
@@ -823,7 +760,6 @@ int main(void)
 	    cmocka_unit_test(test_shards_and_no_error_cache),
 	    cmocka_unit_test(test_filled_cluster),
 	    cmocka_unit_test(test_node_types),
-	    cmocka_unit_test(test_split_catch_ups),
 	    cmocka_unit_test(test_task_topology_and_tdm),
 	    cmocka_unit_test(test_images_ports_and_sampling),
 	    cmocka_unit_test(test_error_cache_outlives_a_pass),

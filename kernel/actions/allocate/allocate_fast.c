@@ -35,13 +35,6 @@ static bool spec_only_predicates(const tph_session *s)
 	return tph_predicate_locality(s) >= TPH_PRED_SPEC;
 }
 
-static uint32_t split_min = AF_SPLIT_MIN;
-
-void af_split_min_set(uint32_t each)
-{
-	split_min = each ? each : AF_SPLIT_MIN;
-}
-
 static int scratch(alloc_fast *f)
 {
 	tph_session *s = f->s;
@@ -59,14 +52,9 @@ static int scratch(alloc_fast *f)
 	f->scores = tph_malloc(n * sizeof *f->scores);
 	f->pre = tph_malloc(n * sizeof *f->pre);
 	f->bat = tph_malloc(n * sizeof *f->bat);
-	f->split_min = split_min;
-	if (s->threads > 1) { /* a large catch-up's workers keep their moves here (af_fits) */
-		f->mv_pos = tph_malloc(n * sizeof *f->mv_pos);
-		f->mv_old = tph_malloc(n * sizeof *f->mv_old);
-	}
 	if (!f->pos || !f->shape_of || !f->head_of || !f->plist || !f->sub || !f->at || !f->nodes ||
 	    !f->feas || !f->codes || !f->vbuf || !f->scores || !f->pre || !f->bat ||
-	    (s->threads > 1 && (!f->mv_pos || !f->mv_old)) || af_recent_init(f))
+	    af_recent_init(f))
 		return TPH_ENOMEM;
 	memset(f->pos, 0xff, ((size_t)s->nodes.n + 1) * sizeof *f->pos);
 	for (uint32_t p = 0; p < f->n; p++)
@@ -136,8 +124,6 @@ void alloc_fast_free(alloc_fast *f)
 	tph_free(f->scores);
 	tph_free(f->pre);
 	tph_free(f->bat);
-	tph_free(f->mv_pos);
-	tph_free(f->mv_old);
 	tph_free(f);
 }
 

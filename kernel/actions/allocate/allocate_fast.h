@@ -33,11 +33,8 @@
  * cache's entry of (job, role) in place of its codes: it keeps what the role's tasks saw (the
  * shape's verdicts at each of their evaluations) and the first failing reason of each node
  * whose verdict changed since; before a task of the role takes the normal path, the tracker
- * writes the entry's codes and lets go of it. Everything here runs on the session's thread,
- * but for a large catch-up of a row's fits or type tournaments, cut into parts for a team
- * (af_fits, allocate_fast_type.c; each part's positions or types are its own, the trackers hear
- * of moves in list order on the session's thread); filtering and scoring still split their
- * spans across threads. */
+ * writes the entry's codes and lets go of it. Everything here runs on the session's thread;
+ * filtering and scoring still split their spans across threads. */
 #ifndef TPH_ALLOCATE_FAST_H
 #define TPH_ALLOCATE_FAST_H
 
@@ -80,7 +77,6 @@ int alloc_fast_pick_among(alloc_fast *f, tph_idx task, const tph_idx *nodes, uin
 #define AF_BLOCK       64u          /* positions per tournament leaf */
 #define AF_MAX_ANCHORS 8u           /* anchors kept per group */
 #define AF_AHEAD       8u           /* a list walk asks for entry i + AF_AHEAD's lines at i */
-#define AF_SPLIT_MIN   128u         /* positions a part of a catch-up gets at least */
 #define AF_VOLATILE    UINT32_MAX   /* n_anchor: too many; any change rescores the group */
 #define AF_NONORM      UINT32_MAX   /* n_norm: no values; joins and leaves go by anchors */
 #define AF_MASKED      (G_NONE + 1) /* grp of a node a tracker holds failed for one query */
@@ -326,12 +322,6 @@ struct alloc_fast {
 	struct af_type_state *types; /* allocate_fast_type.c, made on first use */
 	bool log_none;               /* a failed pick records the task (alloc_fast_pick_logged) */
 	struct af_fails *fails;      /* allocate_fast_none.c's memos, made on first use */
-	/* a catch-up over at least 2 * split_min positions is cut into parts for a team (af_fits,
-	 * the type tournaments); [n] the moves its workers found, kept for the hooks (NULL at
-	 * one thread) */
-	uint32_t split_min;
-	uint32_t *mv_pos;
-	tph_reason_code *mv_old;
 };
 
 /* A head shape (allocate_hn_pick.c): plain TPH_SCORE_LOCAL with a split at the last
@@ -400,13 +390,6 @@ const int64_t *af_room(alloc_fast *f, const tph_idx *log, uint32_t n_log, uint32
  * Both take their positions through af_stale_list and use f->sub. */
 af_row *af_row_of(alloc_fast *f, tph_idx task);
 int af_row_sync(alloc_fast *f, af_row *r, tph_idx task, bool keys);
-/* The fit verdicts and groups of row r at positions plist[0..k) (NULL: every position, k = n)
- * against room (f->rec.room's layout), the trackers told of each verdict that moved in list
- * order (af_track_moved); a list of at least 2 * f->split_min positions is cut into parts for
- * the session's team (tph_session_team). */
-void af_fits(alloc_fast *f, af_row *r, const int64_t *room, const uint32_t *plist, uint32_t k);
-/* The split threshold alloc_fast_new gives (0: AF_SPLIT_MIN), for tests. */
-void af_split_min_set(uint32_t each);
 void af_row_free(alloc_fast *f);
 /* The same for the task's pod spec's predicate verdicts (f->spec_only). */
 af_pred *af_pred_of(alloc_fast *f, tph_idx task);

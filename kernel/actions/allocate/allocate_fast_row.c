@@ -73,12 +73,10 @@ static inline tph_reason_code room_check(const tph_fit_req *restrict r,
 	return TPH_PASS;
 }
 
-/* Fit and group of positions plist[lo..hi) (every position when plist is NULL), as
+/* Fit and group of positions plist[0..k) (every position when plist is NULL), as
  * tph_filter_nodes' fit and alloc_group_in() give them, from the same values kept by
- * position (f->rec.room). A moved verdict goes to the trackers, or with `keep` (a worker's
- * part: the trackers are the session thread's) to f->mv_pos/mv_old from lo on, counted. */
-static inline uint32_t fits_range(alloc_fast *f, af_row *r, const int64_t *room,
-                                  const uint32_t *plist, uint32_t lo, uint32_t hi, bool keep)
+ * position (f->rec.room). */
+static void fits(alloc_fast *f, af_row *r, const int64_t *room, const uint32_t *plist, uint32_t k)
 {
 	/* in locals or restrict: the byte stores to the cells could alias them otherwise; the
 	 * requests are not copied (two 456-byte copies a call, most calls check one position) */
@@ -89,10 +87,9 @@ static inline uint32_t fits_range(alloc_fast *f, af_row *r, const int64_t *room,
 	const bool soft = f->soft;
 	const uint32_t w = f->rec.rw, nd = f->rec.rnd;
 	af_rcell *cell = r->cell;
-	uint32_t moved = 0;
 	/* a list's positions lie anywhere: their rows of room and cells are asked for ahead */
-	const uint32_t ahead = af_ahead_end(plist, hi);
-	for (uint32_t i = lo; i < hi; i++) {
+	const uint32_t ahead = af_ahead_end(plist, k);
+	for (uint32_t i = 0; i < k; i++) {
 		if (i < ahead) {
 			__builtin_prefetch(room + (size_t)plist[i + AF_AHEAD] * w);
 			__builtin_prefetch(&cell[plist[i + AF_AHEAD]], 1);
@@ -103,66 +100,11 @@ static inline uint32_t fits_range(alloc_fast *f, af_row *r, const int64_t *room,
 		tph_reason_code fit = shard && out ? shard : room_check(ffit, fut);
 		bool in_idle = fit == TPH_PASS && room_check(gfit, idle) == TPH_PASS;
 		bool in_fut = fit == TPH_PASS && !in_idle && room_check(gfit, fut) == TPH_PASS;
-		if (cell[p].fit != fit && r->built) {
-			if (keep)
-				f->mv_pos[lo + moved] = p, f->mv_old[lo + moved++] = cell[p].fit;
-			else
-				af_track_moved(f, r, NULL, p, cell[p].fit);
-		}
+		if (cell[p].fit != fit && r->built)
+			af_track_moved(f, r, NULL, p, cell[p].fit);
 		cell[p].fit = fit;
 		cell[p].grp = alloc_group_rule(in_idle, in_fut, soft && out);
 	}
-	return moved;
-}
-
-/* One catch-up cut into parts: part j is list entries [k * j / parts, k * (j + 1) / parts). */
-typedef struct fits_job {
-	alloc_fast *f;
-	af_row *r;
-	const int64_t *room;
-	const uint32_t *plist;
-	uint32_t k, parts;
-	uint32_t moved[TPH_PARTS_MAX];
-} fits_job;
-
-static uint32_t part_lo(const fits_job *c, uint32_t j)
-{
-	return (uint32_t)((uint64_t)c->k * j / c->parts);
-}
-
-/* Part 0 runs on the session's thread and tells the trackers as it goes; the others keep. */
-static void fits_part(void *cv, uint32_t j)
-{
-	fits_job *c = cv;
-	c->moved[j] =
-	    fits_range(c->f, c->r, c->room, c->plist, part_lo(c, j), part_lo(c, j + 1), j);
-}
-
-static void fits_split(alloc_fast *f, af_row *r, const int64_t *room, const uint32_t *plist,
-                       uint32_t k, uint32_t parts)
-{
-	fits_job c = {f, r, room, plist, k, parts, {0}};
-	tph_session_parts(f->s, parts, fits_part, &c);
-	/* the other parts' moves after part 0's, each part's in its order: the list's order */
-	for (uint32_t j = 1; j < parts; j++)
-		for (uint32_t i = part_lo(&c, j); i < part_lo(&c, j) + c.moved[j]; i++)
-			af_track_moved(f, r, NULL, f->mv_pos[i], f->mv_old[i]);
-}
-
-/* Inline: most calls check one position, and a call of its own cost them ~110 instructions. */
-static inline void fits(alloc_fast *f, af_row *r, const int64_t *room, const uint32_t *plist,
-                        uint32_t k)
-{
-	uint32_t parts = f->mv_pos ? tph_session_team(f->s, k, f->split_min) : 1;
-	if (parts > 1)
-		fits_split(f, r, room, plist, k, parts);
-	else
-		fits_range(f, r, room, plist, 0, k, false);
-}
-
-void af_fits(alloc_fast *f, af_row *r, const int64_t *room, const uint32_t *plist, uint32_t k)
-{
-	fits(f, r, room, plist, k);
 }
 
 /* Scores of the positions plist[0..k) that the row fits, over themselves, and the anchored

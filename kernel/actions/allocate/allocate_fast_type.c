@@ -15,7 +15,7 @@
 #define SPEC_MAX 64u
 /* List entries per tournament leaf. */
 #define TB 32u
-/* Listed positions a row's catch-up fetches ahead (moved_walk). */
+/* Listed positions a row's catch-up fetches ahead (moved_all). */
 #define PF 16u
 
 /* Where a position lies: its type and its leaf's entry in a row's tournaments (win). One read
@@ -280,71 +280,19 @@ static bool root_holds(const af_types *t, const af_trow *r, uint32_t i)
 }
 #endif
 
-/* moved() for each listed position of types [lo, hi) (`all`: every type). The positions are
- * scattered and each offer's outcome is a coin toss (a mispredicted branch stalls the loads
- * behind it), so the entries they read are fetched ahead: a position's place PF entries ahead,
- * its leaf PF / 2 ahead (the place read then is in cache; the last few go without). A part
- * asks only for its own types' leaves: another part's are written on another core. */
-static inline void moved_walk(const af_types *t, af_trow *r, const uint32_t *list, uint32_t k,
-                              uint32_t lo, uint32_t hi, bool all)
+/* moved() for each listed position. The positions are scattered and each offer's outcome is a
+ * coin toss (a mispredicted branch stalls the loads behind it), so the entries they read are
+ * fetched ahead: a position's place PF entries ahead, its leaf PF / 2 ahead (the place
+ * read then is in cache; the last few go without). */
+static void moved_all(const af_types *t, af_trow *r, const uint32_t *list, uint32_t k)
 {
 	for (uint32_t i = 0; i < k; i++) {
 		if (i + PF < k) {
 			__builtin_prefetch(&t->at[list[i + PF]]);
-			af_tpos at = t->at[list[i + PF / 2]];
-			if (all || at.type - lo < hi - lo)
-				__builtin_prefetch(r->win + at.ent, 1);
+			__builtin_prefetch(r->win + t->at[list[i + PF / 2]].ent, 1);
 		}
-		if (all || t->at[list[i]].type - lo < hi - lo)
-			moved(t, r, list[i]);
+		moved(t, r, list[i]);
 	}
-}
-
-/* A row's catch-up cut by types (each type's tournament is its own: parts never share a
- * tree or a root): part j takes types [cut[j], cut[j + 1]). */
-typedef struct trow_job {
-	const af_types *t;
-	af_trow *r;
-	const uint32_t *list; /* NULL: every type built again */
-	uint32_t k, parts;
-	uint32_t cut[TPH_PARTS_MAX + 1];
-} trow_job;
-
-/* The cuts that give each part about its share of the work: the listed positions of its types
- * (a whole build: their members). False when no cut leaves every part under 4/5 of the work
- * (one type holds most of it): the team would wait for one part, and its governor would take
- * that for a loaded machine (base/omp_team.h). */
-static bool trow_cuts(trow_job *c)
-{
-	const af_types *t = c->t;
-	uint32_t cnt[TYPE_MAX], most = 0;
-	for (uint32_t i = 0; i < t->n; i++)
-		cnt[i] = c->list ? 0 : t->off[i + 1] - t->off[i];
-	for (uint32_t i = 0; c->list && i < c->k; i++)
-		cnt[t->at[c->list[i]].type]++;
-	uint64_t sum = 0;
-	uint32_t i = 0;
-	c->cut[0] = 0;
-	for (uint32_t j = 1; j <= c->parts; j++) {
-		uint64_t from = sum;
-		while (i < t->n &&
-		       (j == c->parts || (sum + cnt[i] / 2) * c->parts < (uint64_t)c->k * j))
-			sum += cnt[i++];
-		c->cut[j] = i;
-		most = sum - from > most ? (uint32_t)(sum - from) : most;
-	}
-	return (uint64_t)most * 5 < (uint64_t)c->k * 4;
-}
-
-static void trow_part(void *cv, uint32_t j)
-{
-	const trow_job *c = cv;
-	uint32_t lo = c->cut[j], hi = c->cut[j + 1];
-	if (!c->list)
-		for (uint32_t i = lo; i < hi; i++)
-			build_type(c->t, c->r, i);
-	else
-		moved_walk(c->t, c->r, c->list, c->k, lo, hi, false);
 }
 
 /* Type i's first in the row's order: its kept root unless the root's leaf is stale, then the
@@ -368,19 +316,6 @@ static af_win type_first(const af_types *t, af_trow *r, uint32_t i)
 	return r->root[i];
 }
 
-/* The catch-up over list[0..k) (NULL: whole, k NOPOS) by a team; false when it does not pay. */
-static bool trow_split(alloc_fast *f, const af_types *t, af_trow *r, const uint32_t *list,
-                       uint32_t k)
-{
-	trow_job c = {t, r, list, list ? k : f->n, 1, {0}};
-	c.parts = tph_session_team(f->s, c.k, f->split_min);
-	c.parts = c.parts < t->n ? c.parts : t->n;
-	if (c.parts <= 1 || !trow_cuts(&c))
-		return false;
-	tph_session_parts(f->s, c.parts, trow_part, &c);
-	return true;
-}
-
 static int trow_sync(alloc_fast *f, const af_types *t, af_trow *r)
 {
 	uint32_t n_log, lost;
@@ -396,12 +331,11 @@ static int trow_sync(alloc_fast *f, const af_types *t, af_trow *r)
 	const uint32_t *list;
 	uint32_t k = af_stale_list(f, r->row->cell, sizeof *r->row->cell, whole, r->seen, r->lost,
 	                           log, n_log, lost, &list);
-	bool team = f->mv_pos && t->n > 1 && trow_split(f, t, r, k == NOPOS ? NULL : list, k);
-	if (!team && k == NOPOS)
+	if (k == NOPOS)
 		for (uint32_t i = 0; i < t->n; i++)
 			build_type(t, r, i);
-	else if (!team)
-		moved_walk(t, r, list, k, 0, t->n, true);
+	if (k != NOPOS)
+		moved_all(t, r, list, k);
 	r->gen = t->gen;
 	r->seen = n_log;
 	r->lost = lost;

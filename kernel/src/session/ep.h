@@ -176,16 +176,6 @@ void tph_fire_allocate_all(tph_session *s, tph_idx task);
  * region. */
 #define TPH_SPAN TPH_PAR_SPAN
 int tph_span_threads(const tph_session *s, uint32_t n);
-/* Work the caller cuts into parts itself, for a team of its own (allocate's large
- * catch-ups): how many parts n items make when each part must get at least `each` (the session's
- * threads at most, and at most TPH_PARTS_MAX), 1 when no team is admitted (base/omp_team.h) or
- * inside a parallel region. tph_session_parts then calls fn(ctx, j) once for each part j <
- * parts, part 0 on the session's thread, concurrently when the runtime gives a team, and
- * returns when all are done; fn follows tph_session_parallel's rules. */
-#define TPH_PARTS_MAX 16u
-typedef void (*tph_part_fn)(void *ctx, uint32_t part);
-uint32_t tph_session_team(const tph_session *s, uint32_t n, uint32_t each);
-void tph_session_parts(const tph_session *s, uint32_t parts, tph_part_fn fn, void *ctx);
 /* TPH_PASS or the first failing pre-predicate's reason. */
 tph_reason_code tph_prepredicate(const tph_session *s, tph_idx task);
 

@@ -264,46 +264,6 @@ void tph_session_parallel(const tph_session *s, uint32_t n, tph_span_fn fn, void
 	tph_omp_leave(saved);
 }
 
-uint32_t tph_session_team(const tph_session *s, uint32_t n, uint32_t each)
-{
-	uint32_t nt = s->threads > 1 ? (uint32_t)s->threads : 1, most = each ? n / each : n;
-	nt = nt < most ? nt : most;
-	nt = nt < TPH_PARTS_MAX ? nt : TPH_PARTS_MAX;
-	if (nt <= 1)
-		return 1;
-#ifdef TPH_HAVE_OPENMP
-	return omp_in_parallel() ? 1 : (uint32_t)tph_team_admit((int)nt);
-#else
-	return 1;
-#endif
-}
-
-void tph_session_parts(const tph_session *s, uint32_t parts, tph_part_fn fn, void *ctx)
-{
-	(void)s;
-	if (parts <= 1) {
-		for (uint32_t j = 0; j < parts; j++)
-			fn(ctx, j);
-		return;
-	}
-	int saved = tph_omp_enter();
-	uint64_t busy = 0, t0 = tph_mono_ns();
-	/* thread 0 is the session's; a smaller team than asked (OMP_DYNAMIC) takes parts in turn */
-	OMP(omp parallel num_threads((int)parts) reduction(+ : busy))
-	{
-		uint64_t b = tph_mono_ns();
-		uint32_t me = 0, team = 1;
-#ifdef TPH_HAVE_OPENMP
-		me = (uint32_t)omp_get_thread_num(), team = (uint32_t)omp_get_num_threads();
-#endif
-		for (uint32_t j = me; j < parts; j += team)
-			fn(ctx, j);
-		busy += tph_mono_ns() - b;
-	}
-	tph_team_judge(busy, tph_mono_ns() - t0);
-	tph_omp_leave(saved);
-}
-
 /* One scoring call as the span functions below see it. */
 typedef struct score_call {
 	const tph_session *s;
