@@ -505,9 +505,12 @@ static inline void update(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k,
 	const double *col[G_COUNT] = {0};
 	if (!wide)
 		keyed(f, sh, col);
+	/* a listed node costs about two of a build's, and a block the build would have scanned
+	 * comes back as a rescan when it wins: from a quarter, the build (10k-standard) */
+	bool build = (uint64_t)k * 4 > f->n;
 	/* the tournament takes the touched entries in the pass unless it builds whole (below) */
-	bool put = !wide && sh->loc == TPH_SCORE_ANCHORED && sh->pred && !af_head_only(sh) &&
-	           !sh->tree_due && (uint64_t)k * 4 <= f->n;
+	bool put = !wide && !build && sh->loc == TPH_SCORE_ANCHORED && sh->pred &&
+	           !af_head_only(sh) && !sh->tree_due;
 	reverdict(f, sh, task, k, col, put);
 	recheck(f, sh, task, k);
 	wide = wide || sh->hn; /* ranked per hypernode set: scored whole if the ranks drop */
@@ -526,9 +529,7 @@ static inline void update(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k,
 		put = !rescore_anchored(f, sh, task, k, col) && put;
 	if (af_head_only(sh))
 		return; /* no total to rank: its picks read the columns (allocate_hn_pick.c) */
-	/* a listed node costs about two of a build's, and a block the build would have scanned
-	 * comes back as a rescan when it wins: from a quarter, the build (10k-standard) */
-	if (wide || (uint64_t)k * 4 > f->n)
+	if (wide || build)
 		af_tree_build(sh, f->n);
 	else if (!put)
 		af_tree_update(sh, f->plist, k);

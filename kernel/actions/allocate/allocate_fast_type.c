@@ -286,8 +286,9 @@ static bool root_holds(const af_types *t, const af_trow *r, uint32_t i)
  * read then is in cache; the last few go without). */
 static void moved_all(const af_types *t, af_trow *r, const uint32_t *list, uint32_t k)
 {
+	const uint32_t ahead = af_ahead_end_by(list, k, PF);
 	for (uint32_t i = 0; i < k; i++) {
-		if (i + PF < k) {
+		if (i < ahead) {
 			__builtin_prefetch(&t->at[list[i + PF]]);
 			__builtin_prefetch(r->win + t->at[list[i + PF / 2]].ent, 1);
 		}
