@@ -24,6 +24,17 @@ typedef struct pts {
 	const tph_decision_log *log; /* pts_run's decisions */
 } pts;
 
+/* A group setup's registration of an in-process test plugin: 0, or -1 with the refusal
+ * printed (cmocka then fails the group). */
+static inline int pts_register(const tph_plugin *plugin)
+{
+	tph_diag d = {0};
+	if (tph_plugins_register(plugin, &d) == TPH_OK)
+		return 0;
+	fprintf(stderr, "%s: %s\n", plugin->name, d.msg);
+	return -1;
+}
+
 /* Open with session options o (NULL: the defaults). */
 static inline void pts_open_with(pts *p, const char *yaml, const tph_session_opts *o)
 {

@@ -101,12 +101,7 @@ static char *decisions(bool nominate, bool naive, int threads)
 static int setup(void **state)
 {
 	(void)state;
-	tph_diag d = {0};
-	if (tph_plugins_register(&par_plugin, &d)) {
-		fprintf(stderr, "parity: %s\n", d.msg);
-		return -1;
-	}
-	return 0;
+	return pts_register(&par_plugin);
 }
 
 /* The cached failure outlives the node's move: naive, and fast at 1 and 2 threads. */

@@ -227,12 +227,7 @@ static char *decisions(const char *yaml, bool naive, int threads)
 static int setup(void **state)
 {
 	(void)state;
-	tph_diag d = {0};
-	if (tph_plugins_register(&hb_plugin, &d)) {
-		fprintf(stderr, "hnbound: %s\n", d.msg);
-		return -1;
-	}
-	return 0;
+	return pts_register(&hb_plugin);
 }
 
 /* Fast with the misleading bound, at 1 and 2 threads, decides as naive: the first pod goes to
