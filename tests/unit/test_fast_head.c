@@ -2,7 +2,9 @@
  * position's sums are unknown until a pick stores them, whatever the part column holds (it is
  * never initialised, so that a pick's stores are its only writes); a stored failed head (NaN)
  * reads as unknown, to be scored again as before; a touch marks a position unknown again
- * without touching the part column; and positions do not see each other's marks. */
+ * without touching the part column; and positions do not see each other's marks. A head shape
+ * with its spec's verdicts (af_head_bare) keeps no cells: its columns are the part column and
+ * the marks, and its verdicts, for its trackers too, are its row's fit and its spec's. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,9 +27,9 @@ static af_shape *head_new(void)
 	assert_non_null(sh);
 	sh->loc = TPH_SCORE_LOCAL;
 	sh->tail = 2;
-	sh->cell = calloc(N, sizeof *sh->cell);
+	sh->known = calloc(N, 1);
 	sh->part = malloc(2 * N * sizeof *sh->part);
-	assert_non_null(sh->cell);
+	assert_non_null(sh->known);
 	assert_non_null(sh->part);
 	for (uint32_t i = 0; i < 2 * N; i++)
 		sh->part[i] = 1000.0 + i;
@@ -37,7 +39,7 @@ static af_shape *head_new(void)
 
 static void head_free(af_shape *sh)
 {
-	free(sh->cell);
+	free(sh->known);
 	free(sh->part);
 	free(sh);
 }
@@ -88,12 +90,91 @@ static void touch_marks_unknown(void **state)
 	(void)state;
 	af_shape *sh = head_new();
 	af_head_put(sh, 17, 9.0, 8.0);
-	sh->cell[17].known = 0;
+	sh->known[17] = 0;
 	assert_true(isnan(af_head_pre(sh, 17)));
 	assert_true(sh->part[2 * 17] == 9.0);
 	af_head_put(sh, 17, 6.0, 5.0);
 	assert_true(af_head_pre(sh, 17) == 6.0);
 	head_free(sh);
+}
+
+/* A head shape over N positions with its row and spec (the columns a sync keeps current). */
+typedef struct bare_fx {
+	af_shape sh;
+	af_row row;
+	af_pred pred;
+	af_rcell rc[N];
+	tph_reason_code code[N];
+} bare_fx;
+
+static bare_fx *bare_new(void)
+{
+	bare_fx *x = calloc(1, sizeof *x);
+	assert_non_null(x);
+	x->row.cell = x->rc;
+	x->pred.code = x->code;
+	x->sh = (af_shape){.loc = TPH_SCORE_LOCAL, .tail = 1, .row = &x->row, .pred = &x->pred};
+	return x;
+}
+
+/* Its columns: the marks and the part column, no cells, no tournament; a head shape without a
+ * spec column keeps its cells, and a shape that is no head shape is never bare. */
+static void bare_shape_has_no_cells(void **state)
+{
+	(void)state;
+	bare_fx *x = bare_new();
+	af_shape *sh = &x->sh;
+	assert_true(af_head_bare(sh));
+	assert_int_equal(af_shape_alloc(sh, N), TPH_OK);
+	assert_null(sh->cell);
+	assert_null(sh->win);
+	assert_non_null(sh->known);
+	assert_non_null(sh->part);
+	size_t bare = af_shape_bytes(sh, N);
+	assert_int_equal(sh->bytes, bare);
+	assert_int_equal(bare, (N + 1) * (1 + 2 * sizeof(double)));
+	af_shape_release(sh);
+	assert_null(sh->known);
+	assert_int_equal(sh->bytes, 0);
+
+	sh->pred = NULL; /* its verdicts are its own: cells */
+	assert_false(af_head_bare(sh));
+	assert_true(af_head_only(sh));
+	assert_int_equal(af_shape_alloc(sh, N), TPH_OK);
+	assert_non_null(sh->cell);
+	assert_non_null(sh->known);
+	assert_int_equal(af_shape_bytes(sh, N), bare + (N + 1) * sizeof(af_cell));
+	af_shape_release(sh);
+
+	sh->pred = &x->pred;
+	sh->tail = AF_NOTAIL; /* no head shape */
+	assert_false(af_head_bare(sh));
+	assert_false(af_shared_verdicts(sh));
+	free(x);
+}
+
+/* Its verdict at p: the row's fit where it fails, else the spec's, as its sync would have
+ * stored them in cells; the same for a tracker's base. */
+static void bare_verdicts_from_row_and_spec(void **state)
+{
+	(void)state;
+	bare_fx *x = bare_new();
+	af_shape *sh = &x->sh;
+	for (uint32_t p = 0; p < N; p++) {
+		x->rc[p].fit = p % 3 ? TPH_PASS : (tph_reason_code)(1 + p % 5);
+		x->code[p] = p % 2 ? TPH_PASS : (tph_reason_code)(7 + p % 4);
+	}
+	assert_true(af_shared_verdicts(sh));
+	for (uint32_t p = 0; p < N; p++) {
+		tph_reason_code want = p % 3 ? x->code[p] : x->rc[p].fit;
+		assert_int_equal(af_type_verdict(sh, p), want);
+		assert_int_equal(af_track_base(sh, p), want);
+	}
+	x->code[4] = TPH_PASS; /* the spec moved: read at once */
+	assert_int_equal(af_track_base(sh, 4), TPH_PASS);
+	x->rc[4].fit = 3;
+	assert_int_equal(af_track_base(sh, 4), 3);
+	free(x);
 }
 
 int main(void)
@@ -103,6 +184,8 @@ int main(void)
 	    cmocka_unit_test(stored_sums_read_back),
 	    cmocka_unit_test(failed_head_reads_unknown),
 	    cmocka_unit_test(touch_marks_unknown),
+	    cmocka_unit_test(bare_shape_has_no_cells),
+	    cmocka_unit_test(bare_verdicts_from_row_and_spec),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,7 +6,9 @@
  * tasks, unless the pod tolerates anything. Role r1's picks read the node types (nodeorder
  * scores the request row only), so its tracker learns of the move from the spec's column
  * (af_track_moved in af_pred_sync) and its picks must leave the node out (open_for and
- * tracked_scan in allocate_fast_type.c), as Volcano's cache does. */
+ * tracked_scan in allocate_fast_type.c), as Volcano's cache does. With network-topology-aware
+ * scoring and the job held to one hypernode, the picks come from the roles' head shapes
+ * (allocate_hn_pick.c), whose verdicts are the row's and spec's too (af_head_bare). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -51,8 +53,9 @@ static const tph_plugin par_plugin = {
 /* n0 holds one task and is the roomiest. r1-0 finds n0 odd and takes another node; r2-0
  * tolerates anything and takes n0, which turns even. For r1-1, n0 passes now and would score
  * best, but the role's cache holds it failed: r1-1 must go elsewhere, even when an earlier
- * preemption nominated n0 for it (`nominate`). */
-static const char *scenario(bool nominate)
+ * preemption nominated n0 for it (`nominate`). With `topo`, every node lies in one hypernode
+ * to which the job is held, and network-topology-aware scores last (the head shapes' tail). */
+static const char *scenario(bool nominate, bool topo)
 {
 	static char buf[8192];
 	size_t n = (size_t)snprintf(
@@ -60,19 +63,27 @@ static const char *scenario(bool nominate)
 	    "name: parity\n"
 	    "conf: |\n  actions: \"enqueue, allocate\"\n  tiers:\n  - plugins:\n"
 	    "    - name: priority\n    - name: gang\n  - plugins:\n    - name: parity\n"
-	    "    - name: nodeorder\n"
+	    "    - name: nodeorder\n%s"
 	    "priorityClasses: [{name: p100, value: 100}, {name: p90, value: 90}, "
 	    "{name: p80, value: 80}]\n"
-	    "queues: [{name: default}]\nnodes:\n");
+	    "queues: [{name: default}]\nnodes:\n",
+	    topo ? "    - name: network-topology-aware\n      enableNodeOrder: true\n" : "");
 	for (uint32_t i = 0; i < NODES; i++)
 		n +=
 		    (size_t)snprintf(buf + n, sizeof buf - n,
 		                     "  - {name: n%u, allocatable: {cpu: '%u', memory: 32Gi, pods: "
 		                     "'110'}}\n",
 		                     i, i ? 4 : 16);
+	if (topo) {
+		n += (size_t)snprintf(buf + n, sizeof buf - n,
+		                      "hyperNodes:\n  - {name: h0, tier: 1, members: [");
+		for (uint32_t i = 0; i < NODES; i++)
+			n += (size_t)snprintf(buf + n, sizeof buf - n, "%sn%u", i ? ", " : "", i);
+		n += (size_t)snprintf(buf + n, sizeof buf - n, "]}\n");
+	}
 	n += (size_t)snprintf(
 	    buf + n, sizeof buf - n,
-	    "podGroups:\n  - {name: pg, namespace: ns, minMember: 3, phase: Inqueue}\n"
+	    "podGroups:\n  - {name: pg, namespace: ns, minMember: 3, phase: Inqueue%s}\n"
 	    "pods:\n"
 	    "  - {name: old, namespace: kube, phase: Running, nodeName: n0, requests: {cpu: '1'}}\n"
 	    "  - {name: r1-0, namespace: ns, podGroup: pg, taskSpec: r1, priorityClassName: p100,"
@@ -81,16 +92,17 @@ static const char *scenario(bool nominate)
 	    " requests: {cpu: '1', memory: 1Gi}, tolerations: [{operator: Exists}]}\n"
 	    "  - {name: r1-1, namespace: ns, podGroup: pg, taskSpec: r1, priorityClassName: p80,"
 	    " requests: {cpu: '1', memory: 1Gi}%s}\n",
+	    topo ? ", networkTopology: {mode: hard, highestTierAllowed: 1}" : "",
 	    nominate ? ", nominatedNodeName: n0" : "");
 	assert_true(n < sizeof buf);
 	return buf;
 }
 
-static char *decisions(bool nominate, bool naive, int threads)
+static char *decisions(bool nominate, bool topo, bool naive, int threads)
 {
 	pts p;
 	tph_session_opts o = {.threads = threads, .naive = naive};
-	pts_open_with(&p, scenario(nominate), &o);
+	pts_open_with(&p, scenario(nominate, topo), &o);
 	pts_run(&p);
 	assert_int_equal(p.log->n_binds, 3);
 	char *text = pts_log_text(p.log);
@@ -105,10 +117,11 @@ static int setup(void **state)
 }
 
 /* The cached failure outlives the node's move: naive, and fast at 1 and 2 threads. */
-static void cached_node_left_out(bool nominate)
+static void cached_node_left_out(bool nominate, bool topo)
 {
-	char *naive = decisions(nominate, true, 1), *fast = decisions(nominate, false, 1),
-	     *two = decisions(nominate, false, 2);
+	char *naive = decisions(nominate, topo, true, 1),
+	     *fast = decisions(nominate, topo, false, 1),
+	     *two = decisions(nominate, topo, false, 2);
 	assert_non_null(strstr(naive, "bind ns/r2-0 n0\n"));
 	assert_null(strstr(naive, "bind ns/r1-1 n0\n"));
 	assert_string_equal(naive, fast);
@@ -121,7 +134,7 @@ static void cached_node_left_out(bool nominate)
 static void test_cached_node_left_out(void **state)
 {
 	(void)state;
-	cached_node_left_out(false);
+	cached_node_left_out(false, false);
 }
 
 /* The nominated node is taken first only when the role's cache does not hold it failed
@@ -129,7 +142,15 @@ static void test_cached_node_left_out(void **state)
 static void test_cached_nominated_node_left_out(void **state)
 {
 	(void)state;
-	cached_node_left_out(true);
+	cached_node_left_out(true, false);
+}
+
+/* The same picks inside a hypernode, from the roles' head shapes: their trackers follow the
+ * spec's column as the type-serving shapes' do (af_track_moved). */
+static void test_cached_node_left_out_in_hypernode(void **state)
+{
+	(void)state;
+	cached_node_left_out(false, true);
 }
 
 int main(void)
@@ -137,6 +158,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_cached_node_left_out),
 	    cmocka_unit_test(test_cached_nominated_node_left_out),
+	    cmocka_unit_test(test_cached_node_left_out_in_hypernode),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -227,7 +227,7 @@ static bool evict_one(alloc_fast *f, const af_shape *keep)
 	af_shape *lru = NULL;
 	for (uint32_t i = 0; i < f->n_shapes; i++) {
 		af_shape *sh = f->shapes[i];
-		if (!sh->cell || sh == keep || af_track_pins(f, sh))
+		if (!sh->bytes || sh == keep || af_track_pins(f, sh))
 			continue;
 		if (!lru || sh->used < lru->used)
 			lru = sh;
@@ -241,7 +241,7 @@ static bool evict_one(alloc_fast *f, const af_shape *keep)
 
 static int columns(alloc_fast *f, af_shape *sh)
 {
-	if (sh->cell)
+	if (sh->bytes) /* a bare head shape has no cells (af_head_bare) */
 		return TPH_OK;
 	size_t need = af_shape_bytes(sh, f->n);
 	while (f->bytes + need > f->budget && evict_one(f, sh))

@@ -142,8 +142,7 @@ typedef struct af_cell {
 	double key;           /* total score, NaN read as -inf */
 	tph_reason_code code; /* fit and predicate verdict, hard shard included */
 	uint8_t grp;          /* G_*; G_NONE when infeasible */
-	uint8_t known;        /* ANCHORED: bit g, the set group g was scored over; a head shape
-	                       * (af_head_only): 1 when part holds the position's head sums */
+	uint8_t known;        /* ANCHORED: bit g, the set group g was scored over */
 } af_cell;
 
 /* A tournament entry: the winning position below it with the group and score it had when it
@@ -239,6 +238,8 @@ typedef struct af_shape {
 	 * of each feasible position, so a change of hypernode state runs only the tail. */
 	uint32_t tail;
 	double *part;
+	/* a head shape (af_head_only): [pos] 1 when part holds the position's head sums */
+	uint8_t *known;
 	uint32_t n_anchor[G_COUNT];
 	uint32_t anchor[G_COUNT][AF_MAX_ANCHORS]; /* positions */
 	/* ANCHORED: each group's normalisation values (tph_score_norm) as of its last whole
@@ -336,24 +337,33 @@ struct alloc_fast {
 };
 
 /* A head shape (allocate_hn_pick.c): plain TPH_SCORE_LOCAL with a split at the last
- * BatchNodeOrder plugin (tph_score_free_tail), whose columns keep the verdicts, groups and the
- * head's sums (part) but no total: the tail runs over each pick's candidates. */
+ * BatchNodeOrder plugin (tph_score_free_tail), whose columns keep the head's sums (part, known)
+ * and, unless bare, the verdicts and groups, but no total: the tail runs over each pick's
+ * candidates. */
 static inline bool af_head_only(const af_shape *sh)
 {
 	return sh->tail != AF_NOTAIL && !(sh->loc & TPH_SCORE_HYPERNODE);
 }
+/* A head shape whose verdicts and groups are its row's fit and its spec's predicates
+ * (sh->pred), both current after its sync: it keeps no cells, only the marks of known head
+ * sums, so a build writes a byte a position where the cells took 16 (10k-topology's 120 head
+ * shapes, ~4,700 pages faulted in). Its trackers follow the row and spec (af_track_moved). */
+static inline bool af_head_bare(const af_shape *sh)
+{
+	return af_head_only(sh) && sh->pred;
+}
 /* A head shape's kept head sums of position p: pre, NaN while unknown (a touch or the build
- * marked it in the cell, so the part column is written only where a pick scored); bat is
- * read only where pre is known. */
+ * marked it in `known`, so the part column is written only where a pick scored); bat is read
+ * only where pre is known. */
 static inline double af_head_pre(const af_shape *sh, uint32_t p)
 {
-	return sh->cell[p].known ? sh->part[2 * (size_t)p] : (double)NAN;
+	return sh->known[p] ? sh->part[2 * (size_t)p] : (double)NAN;
 }
 static inline void af_head_put(af_shape *sh, uint32_t p, double pre, double bat)
 {
 	sh->part[2 * (size_t)p] = pre;
 	sh->part[2 * (size_t)p + 1] = bat;
-	sh->cell[p].known = 1;
+	sh->known[p] = 1;
 }
 /* A head shape's choice among nodes[0..n) (ready nodes, in the order the normal path filters
  * them), as feasible() and alloc_best_node() make it over them: the verdicts (the role's
@@ -474,10 +484,10 @@ af_win af_tree_range(af_shape *sh, uint32_t n, uint32_t lo, uint32_t hi);
  * normal path. */
 af_track *af_track_get(alloc_fast *f, tph_idx task, af_shape *sh, bool *decline);
 /* The verdict of sh (a tracker's shape) at p changed from `old`; ignored for a shape whose
- * picks read the types (its trackers hear af_track_moved). */
+ * verdicts are its row's and spec's (af_shared_verdicts: its trackers hear af_track_moved). */
 void af_track_notify(alloc_fast *f, const af_shape *sh, uint32_t p, tph_reason_code old);
 /* Row r's fit (v NULL) or spec v's verdict (r NULL) at p changed from `old`: trackers of the
- * shapes whose picks read the types follow their verdicts there, their cells being behind. */
+ * shapes whose verdicts are read from them follow their verdicts there. */
 void af_track_moved(alloc_fast *f, const af_row *r, const af_pred *v, uint32_t p,
                     tph_reason_code old);
 /* Whether the shape's picks may read its row's type winners (allocate_fast_type.c), so that
@@ -487,17 +497,24 @@ static inline bool af_type_serves(const af_shape *sh)
 {
 	return sh->keyrow && sh->pred;
 }
-/* Such a shape's verdict at position p from its row and spec (its columns may be behind). */
+/* Such a shape's verdict at position p from its row and spec (its columns may be behind), or
+ * a bare head shape's (af_head_bare). */
 static inline tph_reason_code af_type_verdict(const af_shape *sh, uint32_t p)
 {
 	tph_reason_code fit = sh->row->cell[p].fit;
 	return fit == TPH_PASS ? sh->pred->code[p] : fit;
 }
-/* The verdict a tracker of sh follows at p: from the row and spec for a shape whose picks read
- * the types, else from its cells. */
+/* Whether the shape's verdicts are read from its row and spec, not its cells: those of a shape
+ * whose picks read the types are behind, a bare head shape has none. */
+static inline bool af_shared_verdicts(const af_shape *sh)
+{
+	return af_type_serves(sh) || af_head_bare(sh);
+}
+/* The verdict a tracker of sh follows at p: from the row and spec (af_shared_verdicts), else
+ * from its cells. */
 static inline tph_reason_code af_track_base(const af_shape *sh, uint32_t p)
 {
-	return af_type_serves(sh) ? af_type_verdict(sh, p) : sh->cell[p].code;
+	return af_shared_verdicts(sh) ? af_type_verdict(sh, p) : sh->cell[p].code;
 }
 /* An evaluation by a task of the tracker's role: fold the changes since the last one. */
 void af_track_eval(af_track *t);

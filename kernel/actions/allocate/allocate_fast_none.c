@@ -74,7 +74,7 @@ static struct af_fails *fails_of(alloc_fast *f)
  * and spec (af_type_verdict), else the shape's cells. */
 static bool by_types(const af_track *t, bool light)
 {
-	return t ? af_type_serves(t->sh) : light;
+	return t ? af_shared_verdicts(t->sh) : light;
 }
 
 static inline tph_reason_code base_at(const af_shape *sh, bool types, uint32_t p)

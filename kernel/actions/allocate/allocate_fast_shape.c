@@ -19,19 +19,23 @@
 size_t af_shape_bytes(const af_shape *sh, uint32_t n)
 {
 	size_t part = sh->tail == AF_NOTAIL ? 0 : 2 * sizeof(double) * ((size_t)n + 1);
-	size_t win = af_head_only(sh) ? 0 : 2 * sizeof(af_win) * af_tree_leaves(n);
-	return sizeof(af_cell) * ((size_t)n + 1) + win + part;
+	size_t head = af_head_only(sh) ? (size_t)n + 1 : 0;
+	size_t win = head ? 0 : 2 * sizeof(af_win) * af_tree_leaves(n);
+	size_t cell = af_head_bare(sh) ? 0 : sizeof(af_cell) * ((size_t)n + 1);
+	return cell + win + part + head;
 }
 
 int af_shape_alloc(af_shape *sh, uint32_t n)
 {
+	bool cells = !af_head_bare(sh), head = af_head_only(sh); /* a head shape ranks nothing */
 	sh->cap = af_tree_leaves(n);
-	sh->cell = tph_malloc(((size_t)n + 1) * sizeof *sh->cell);
-	bool tree = !af_head_only(sh); /* a head shape ranks nothing */
-	sh->win = tree ? tph_malloc(2 * (size_t)sh->cap * sizeof *sh->win) : NULL;
+	sh->cell = cells ? tph_malloc(((size_t)n + 1) * sizeof *sh->cell) : NULL;
+	sh->win = head ? NULL : tph_malloc(2 * (size_t)sh->cap * sizeof *sh->win);
+	sh->known = head ? tph_malloc((size_t)n + 1) : NULL;
 	if (sh->tail != AF_NOTAIL)
 		sh->part = tph_malloc(2 * ((size_t)n + 1) * sizeof *sh->part);
-	if (!sh->cell || (tree && !sh->win) || (sh->tail != AF_NOTAIL && !sh->part)) {
+	if ((cells && !sh->cell) || (!head && !sh->win) || (head && !sh->known) ||
+	    (sh->tail != AF_NOTAIL && !sh->part)) {
 		af_shape_release(sh);
 		return TPH_ENOMEM;
 	}
@@ -45,10 +49,12 @@ void af_shape_release(af_shape *sh)
 	tph_free(sh->cell);
 	tph_free(sh->win);
 	tph_free(sh->part);
+	tph_free(sh->known);
 	af_hn_free(sh);
 	sh->cell = NULL;
 	sh->win = NULL;
 	sh->part = NULL;
+	sh->known = NULL;
 	sh->bytes = 0;
 	sh->built = false;
 }
@@ -147,7 +153,7 @@ static void score(alloc_fast *f, af_shape *sh, tph_idx task, const uint32_t *pli
 	}
 	if (af_head_only(sh)) { /* scored when a pick reads them (allocate_hn_pick.c) */
 		for (uint32_t i = 0; i < m; i++)
-			sh->cell[plist[i]].known = 0;
+			sh->known[plist[i]] = 0;
 		return;
 	}
 	for (uint32_t i = 0; i < m; i++)
@@ -194,7 +200,14 @@ static uint32_t build_cells(alloc_fast *f, af_shape *sh, tph_idx task)
 
 static void build(alloc_fast *f, af_shape *sh, tph_idx task)
 {
-	uint32_t n = f->n, m = build_cells(f, sh, task);
+	uint32_t n = f->n;
+	if (af_head_only(sh)) /* every head sum unknown, the part column left as it is */
+		memset(sh->known, 0, n);
+	if (af_head_bare(sh)) { /* nothing else of its own */
+		sh->built = true;
+		return;
+	}
+	uint32_t m = build_cells(f, sh, task);
 	bool anchored = (sh->loc & ~TPH_SCORE_HYPERNODE) == TPH_SCORE_ANCHORED;
 	for (uint32_t g = 0; g < G_COUNT; g++) {
 		sh->dirty[g] = anchored; /* scored when first needed */
@@ -202,7 +215,7 @@ static void build(alloc_fast *f, af_shape *sh, tph_idx task)
 		sh->n_norm[g] = AF_NONORM;
 		sh->recheck[g] = 0;
 	}
-	if (!anchored && m)
+	if (!anchored && m && !af_head_only(sh))
 		score(f, sh, task, f->sub, m);
 	else if (sh->part && !af_head_only(sh)) /* ranks read every feasible position's sums */
 		memset(sh->part, 0, 2 * (size_t)n * sizeof *sh->part);
@@ -543,16 +556,27 @@ static bool hn_touched(const alloc_fast *f, const af_shape *sh, uint32_t n_log)
 	return (sh->loc & TPH_SCORE_HYPERNODE) && af_hn_since(f, sh->seen, n_log);
 }
 
+/* A bare head shape's touched positions: their head sums unknown, whatever their verdicts (a
+ * position that fails now passes again only after a touch of its own, which marks it then). */
+static void forget(alloc_fast *f, af_shape *sh, uint32_t k)
+{
+	uint8_t *known = sh->known;
+	for (uint32_t i = 0; i < k; i++)
+		known[f->plist[i]] = 0;
+}
+
 /* The shape's touched positions walked first, once: its row, spec and anchored row, current
  * as of the same point in most syncs, take theirs from that walk. */
 int af_sync(alloc_fast *f, af_shape *sh, tph_idx task)
 {
 	uint32_t n_log, lost;
 	const tph_idx *log = tph_eqc_log(f->eqc, &n_log, &lost);
-	if (!sh->cell)
+	if (!sh->bytes)
 		return TPH_ENOMEM;
-	uint32_t k = af_stale(f, sh->cell, sizeof *sh->cell, !sh->built, sh->seen, sh->lost, log,
-	                      n_log, lost);
+	bool bare = af_head_bare(sh);
+	uint32_t k =
+	    af_stale(f, bare ? (const void *)sh->known : sh->cell, bare ? 1 : sizeof *sh->cell,
+	             !sh->built, sh->seen, sh->lost, log, n_log, lost);
 	af_walk_begin(f, k, sh->seen, n_log);
 	int rc = af_row_sync(f, sh->row, task, sh->keyrow);
 	if (!rc && sh->pred)
@@ -565,6 +589,8 @@ int af_sync(alloc_fast *f, af_shape *sh, tph_idx task)
 	bool wide = k != NOPOS && hn_touched(f, sh, n_log);
 	if (k == NOPOS)
 		build(f, sh, task);
+	else if (bare)
+		forget(f, sh, k);
 	else if (k || wide)
 		update(f, sh, task, k, wide);
 	sh->seen = n_log;

@@ -97,7 +97,7 @@ static void track_mod(af_track *t, uint32_t p, tph_reason_code old)
 
 void af_track_notify(alloc_fast *f, const af_shape *sh, uint32_t p, tph_reason_code old)
 {
-	if (af_type_serves(sh))
+	if (af_shared_verdicts(sh))
 		return; /* its trackers follow the row and spec (af_track_moved) */
 	for (uint32_t i = 0; i < f->n_tr; i++) {
 		af_track *t = f->tr[i];
@@ -115,7 +115,7 @@ void af_track_moved(alloc_fast *f, const af_row *r, const af_pred *v, uint32_t p
 	for (uint32_t i = 0; i < f->n_tr; i++) {
 		af_track *t = f->tr[i];
 		const af_shape *sh = t->sh;
-		if (!sh || !af_type_serves(sh) || (r ? sh->row != r : sh->pred != v) ||
+		if (!sh || !af_shared_verdicts(sh) || (r ? sh->row != r : sh->pred != v) ||
 		    !live(f, t) || !t->evals)
 			continue;
 		tph_reason_code fit = r ? old : sh->row->cell[p].fit;

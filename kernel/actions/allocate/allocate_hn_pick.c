@@ -11,9 +11,20 @@
 #include <math.h>
 #include <string.h>
 
+/* The shape's verdict at p and, where it passes, its group: its row's and spec's when it is
+ * bare (af_head_bare), else its cells'. */
+static inline tph_reason_code own_code(const af_shape *sh, bool bare, uint32_t p)
+{
+	return bare ? af_type_verdict(sh, p) : sh->cell[p].code;
+}
+static inline uint8_t own_grp(const af_shape *sh, bool bare, uint32_t p)
+{
+	return bare ? sh->row->cell[p].grp : sh->cell[p].grp;
+}
+
 static tph_reason_code code_of(const af_shape *sh, const af_track *t, uint32_t p)
 {
-	return t ? af_track_code(t, p) : sh->cell[p].code;
+	return t ? af_track_code(t, p) : own_code(sh, af_head_bare(sh), p);
 }
 
 /* The members of group g among the passing nodes, in their order, into f->nodes, with their
@@ -22,11 +33,12 @@ static uint32_t members(alloc_fast *f, const af_shape *sh, const af_track *t, co
                         uint32_t n, uint8_t g)
 {
 	uint32_t m = 0;
+	bool bare = af_head_bare(sh);
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t p = f->pos[nodes[i]];
 		f->nodes[m] = nodes[i];
 		f->sub[m] = p;
-		m += code_of(sh, t, p) == TPH_PASS && sh->cell[p].grp == g;
+		m += code_of(sh, t, p) == TPH_PASS && own_grp(sh, bare, p) == g;
 	}
 	return m;
 }
@@ -48,18 +60,19 @@ static uint32_t range_of(const alloc_fast *f, const tph_idx *nodes, uint32_t n)
  * nearly always the one chosen from) taken in the same pass; how many pass. Most nodes fail
  * (full), so the pass reads only their verdict: positions from lo when the nodes are a range,
  * and the verdicts into codes only when none passes (the caller's only use of them). Inlined
- * with constant `range` and `track`, one loop per case with no test per node. */
+ * with constant `range`, `track` and (without a tracker) `bare`, one loop per case with no
+ * test per node. */
 static inline uint32_t scan(alloc_fast *f, const af_shape *sh, const af_track *t,
                             const tph_idx *nodes, uint32_t n, uint32_t lo, bool range, bool track,
-                            uint32_t cnt[G_COUNT])
+                            bool bare, uint32_t cnt[G_COUNT])
 {
 	uint32_t feasible = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t p = range ? lo + i : f->pos[nodes[i]];
-		if ((track ? af_track_code(t, p) : sh->cell[p].code) != TPH_PASS)
+		if ((track ? af_track_code(t, p) : own_code(sh, bare, p)) != TPH_PASS)
 			continue;
 		feasible++;
-		uint8_t g = sh->cell[p].grp;
+		uint8_t g = own_grp(sh, bare, p);
 		f->nodes[cnt[G_IDLE]] = nodes[i];
 		f->sub[cnt[G_IDLE]] = p;
 		cnt[g]++;
@@ -71,12 +84,16 @@ static uint32_t verdicts(alloc_fast *f, const af_shape *sh, const af_track *t, c
                          uint32_t n, tph_reason_code *codes, uint32_t cnt[G_COUNT])
 {
 	uint32_t lo = range_of(f, nodes, n), feasible;
-	if (lo != NOPOS)
-		feasible = t ? scan(f, sh, t, nodes, n, lo, true, true, cnt)
-		             : scan(f, sh, NULL, nodes, n, lo, true, false, cnt);
+	bool range = lo != NOPOS, bare = af_head_bare(sh);
+	if (t)
+		feasible = range ? scan(f, sh, t, nodes, n, lo, true, true, bare, cnt)
+		                 : scan(f, sh, t, nodes, n, 0, false, true, bare, cnt);
+	else if (bare)
+		feasible = range ? scan(f, sh, NULL, nodes, n, lo, true, false, true, cnt)
+		                 : scan(f, sh, NULL, nodes, n, 0, false, false, true, cnt);
 	else
-		feasible = t ? scan(f, sh, t, nodes, n, 0, false, true, cnt)
-		             : scan(f, sh, NULL, nodes, n, 0, false, false, cnt);
+		feasible = range ? scan(f, sh, NULL, nodes, n, lo, true, false, false, cnt)
+		                 : scan(f, sh, NULL, nodes, n, 0, false, false, false, cnt);
 	for (uint32_t i = 0; !feasible && i < n; i++)
 		codes[i] = code_of(sh, t, f->pos[nodes[i]]);
 	return feasible;
@@ -121,7 +138,7 @@ static void head_sums(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t m)
 
 /* The members of a head shape's first group (G_IDLE) over a range of positions as of the
  * last pick there, with their head sums (NaN: to read again), as of the touch log's length
- * `seen`. The shape's cells are a function of each node's own state (node-local verdicts,
+ * `seen`. The shape's columns are a function of each node's own state (node-local verdicts,
  * groups and head scores), so a pick of the same shape over the same range sees the same
  * members but at the positions logged since: a subjob's tasks placed one by one in a
  * hypernode (45.6k of the 67k picks on 10k-topology, most one placement after the last) pass
@@ -188,12 +205,12 @@ static uint32_t keep_find(const af_hkeep *k, uint32_t p)
 	return a;
 }
 
-/* Position p was logged: in or out of the first group as its cell says now. */
+/* Position p was logged: in or out of the first group as the shape says now. */
 static void keep_move(alloc_fast *f, af_hkeep *k, const af_shape *sh, uint32_t p)
 {
 	uint32_t a = keep_find(k, p);
-	bool was = a < k->m && k->pos[a] == p;
-	bool is = sh->cell[p].code == TPH_PASS && sh->cell[p].grp == G_IDLE;
+	bool was = a < k->m && k->pos[a] == p, bare = af_head_bare(sh);
+	bool is = own_code(sh, bare, p) == TPH_PASS && own_grp(sh, bare, p) == G_IDLE;
 	size_t tail = k->m - a - was;
 	if (was != is) {
 		uint32_t from = a + was, to = a + is;
