@@ -61,22 +61,33 @@ static uint32_t range_of(const alloc_fast *f, const tph_idx *nodes, uint32_t n)
  * (full), so the pass reads only their verdict: positions from lo when the nodes are a range,
  * and the verdicts into codes only when none passes (the caller's only use of them). Inlined
  * with constant `range`, `track` and (without a tracker) `bare`, one loop per case with no
- * test per node. */
+ * test per node; columns and counts in locals, as the stores could alias them otherwise. */
 static inline uint32_t scan(alloc_fast *f, const af_shape *sh, const af_track *t,
                             const tph_idx *nodes, uint32_t n, uint32_t lo, bool range, bool track,
                             bool bare, uint32_t cnt[G_COUNT])
 {
-	uint32_t feasible = 0;
+	const af_cell *cell = sh->cell;
+	const af_rcell *rc = sh->row->cell;
+	const tph_reason_code *pv = bare ? sh->pred->code : NULL;
+	const uint32_t *pos = f->pos;
+	tph_idx *in = f->nodes;
+	uint32_t *sub = f->sub, c[G_COUNT], feasible = 0;
+	memcpy(c, cnt, sizeof c);
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t p = range ? lo + i : f->pos[nodes[i]];
-		if ((track ? af_track_code(t, p) : own_code(sh, bare, p)) != TPH_PASS)
+		uint32_t p = range ? lo + i : pos[nodes[i]];
+		tph_reason_code fit = bare ? rc[p].fit : TPH_PASS;
+		tph_reason_code code = track  ? af_track_code(t, p)
+		                       : bare ? (fit == TPH_PASS ? pv[p] : fit)
+		                              : cell[p].code;
+		if (code != TPH_PASS)
 			continue;
 		feasible++;
-		uint8_t g = own_grp(sh, bare, p);
-		f->nodes[cnt[G_IDLE]] = nodes[i];
-		f->sub[cnt[G_IDLE]] = p;
-		cnt[g]++;
+		uint8_t g = bare ? rc[p].grp : cell[p].grp;
+		in[c[G_IDLE]] = nodes[i];
+		sub[c[G_IDLE]] = p;
+		c[g]++;
 	}
+	memcpy(cnt, c, sizeof c);
 	return feasible;
 }
 
