@@ -1,12 +1,15 @@
 /* Go's container/heap over tph_idx (see pq.h): up and down are Go's loops, so ties and stale
  * orders resolve exactly as Volcano's do. */
 #include "pq.h"
+#include "ep.h"
 
 #include <assert.h>
 
 static bool less_at(const tph_pq *q, uint32_t i, uint32_t j)
 {
 	tph_idx a = q->items[i], b = q->items[j];
+	if (q->rank)
+		return q->rank[a] < q->rank[b];
 	return q->cmp ? q->cmp(q->ctx, a, b) < 0 : q->less(q->ctx, a, b);
 }
 
@@ -49,6 +52,12 @@ static void down(tph_pq *q, uint32_t i, uint32_t n)
 void tph_pq_init(tph_pq *q, const tph_session *s, tph_pq_cmp cmp, tph_idx *storage, uint32_t cap)
 {
 	*q = (tph_pq){storage, 0, cap, cmp, NULL, s};
+}
+
+void tph_pq_init_tasks(tph_pq *q, const tph_session *s, tph_idx job, tph_idx *storage, uint32_t cap)
+{
+	tph_pq_init(q, s, tph_task_order, storage, cap);
+	q->rank = tph_task_ranks(s, job);
 }
 
 void tph_pq_init_less(tph_pq *q, const void *ctx, tph_pq_less less, tph_idx *storage, uint32_t cap)

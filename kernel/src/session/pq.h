@@ -23,10 +23,17 @@ typedef struct tph_pq {
 	tph_pq_cmp cmp;   /* the order when set (tph_pq_init), else `less` */
 	tph_pq_less less; /* tph_pq_init_less */
 	const void *ctx;  /* the session for cmp, less's context otherwise */
+	/* tph_pq_init_tasks: the job's task ranks, which answer as cmp would; NULL: ask cmp */
+	const uint32_t *rank;
 } tph_pq;
 
 /* A queue ordered by a session order (tph_queue_order, tph_job_order, tph_task_order...). */
 void tph_pq_init(tph_pq *q, const tph_session *s, tph_pq_cmp cmp, tph_idx *storage, uint32_t cap);
+/* A queue of job's tasks in tph_task_order, which compares the job's task ranks when the
+ * session has them (tph_task_ranks): every comparison answers as tph_task_order would, so the
+ * heap moves as it would with the callbacks. Only tasks of `job` may be pushed. */
+void tph_pq_init_tasks(tph_pq *q, const tph_session *s, tph_idx job, tph_idx *storage,
+                       uint32_t cap);
 /* A queue ordered by `less`; ctx must outlive the queue. */
 void tph_pq_init_less(tph_pq *q, const void *ctx, tph_pq_less less, tph_idx *storage, uint32_t cap);
 /* heap.Push. TPH_ERANGE when full (a caller sized it wrong; asserted in debug builds). */
