@@ -25,7 +25,18 @@ typedef struct tph_pq {
 	const void *ctx;  /* the session for cmp, less's context otherwise */
 	/* tph_pq_init_tasks: the job's task ranks, which answer as cmp would; NULL: ask cmp */
 	const uint32_t *rank;
+	/* Ranks are distinct and fixed, so any priority queue pops what the heap pops: a rank
+	 * queue keeps its items as a run while pushes allow, TPH_PQ_ASC (pushed in rising rank:
+	 * an ascending array is a heap) until the first pop turns it TPH_PQ_DESC (pops take the
+	 * last item; pushes below it append); any other push makes it the heap again. */
+	uint8_t run;
 } tph_pq;
+
+enum {
+	TPH_PQ_HEAP = 0,
+	TPH_PQ_ASC,
+	TPH_PQ_DESC
+};
 
 /* A queue ordered by a session order (tph_queue_order, tph_job_order, tph_task_order...). */
 void tph_pq_init(tph_pq *q, const tph_session *s, tph_pq_cmp cmp, tph_idx *storage, uint32_t cap);
