@@ -1,5 +1,5 @@
 /* Go's container/heap over tph_idx (see pq.h): up and down are Go's loops, so ties and stale
- * orders resolve exactly as Volcano's do. */
+ * orders resolve exactly as Volcano's do; a ranked task queue keeps a run while it can. */
 #include "pq.h"
 #include "ep.h"
 
