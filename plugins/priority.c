@@ -16,6 +16,13 @@ static int task_order(void *st, const tph_session *s, tph_idx a, tph_idx b)
 	return by_priority(tph_view_of(s)->tasks->priority[a], tph_view_of(s)->tasks->priority[b]);
 }
 
+/* task_order's key: its answer for any two tasks is the order of their keys. */
+static int64_t task_key(void *st, const tph_session *s, tph_idx t)
+{
+	(void)st;
+	return -(int64_t)tph_view_of(s)->tasks->priority[t];
+}
+
 static int job_order(void *st, const tph_session *s, tph_idx a, tph_idx b)
 {
 	(void)st;
@@ -88,6 +95,8 @@ static int priority_open(tph_session *s, void *st, const tph_args *args)
 	(void)st;
 	(void)args;
 	int rc = tph_on_task_order(s, task_order);
+	if (!rc)
+		rc = tph_declare_task_order_key(s, task_key);
 	if (!rc)
 		rc = tph_on_job_order(s, job_order);
 	if (!rc)

@@ -74,7 +74,7 @@ static int fill_heaps(bf_ctx *c, const uint32_t *per_queue, const uint32_t *per_
 	for (tph_idx j = 0; j < s->jobs->n; j++) {
 		if (!per_job[j])
 			continue;
-		tph_pq_init(&c->tasks[j], s, tph_task_order, tbuf, per_job[j]);
+		tph_pq_init_tasks(&c->tasks[j], s, j, tbuf, per_job[j]);
 		tbuf += per_job[j];
 		job_tasks(c, j); /* before the job's push: un-pipelining moves the orders */
 		tph_act_push_job(s, &c->queues, c->jobs, j);

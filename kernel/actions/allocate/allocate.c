@@ -48,7 +48,7 @@ static int fill_heaps(alloc_ctx *c, const uint32_t *per_queue, const uint32_t *p
 		if (!per_job[j])
 			continue;
 		tph_act_push_job(s, &c->queues, c->jobs, j);
-		tph_pq_init(&c->tasks[j], s, tph_task_order, tbuf, per_job[j]);
+		tph_pq_init_tasks(&c->tasks[j], s, j, tbuf, per_job[j]);
 		tbuf += per_job[j];
 		for (uint32_t i = js->task_off[j]; i < js->task_off[j + 1]; i++) {
 			tph_idx t = js->task_idx[i];

@@ -37,7 +37,7 @@ static int ws_tasks(tph_session *s, ahn_ws *w, tph_idx *order, uint32_t n)
 {
 	const tph_job_store *js = s->jobs;
 	tph_pq pq;
-	tph_pq_init(&pq, s, tph_task_order, w->task, n); /* the heap lives in w->task until ... */
+	tph_pq_init_tasks(&pq, s, w->job, w->task, n); /* the heap lives in w->task until ... */
 	for (uint32_t i = js->task_off[w->job]; i < js->task_off[w->job + 1]; i++)
 		if (in_worksheet(s, js->task_idx[i]))
 			tph_pq_push(&pq, js->task_idx[i]);

@@ -99,7 +99,7 @@ void tph_push_pending(const tph_session *s, tph_idx job, tph_pq *h, tph_idx *buf
 {
 	const tph_job_store *js = s->jobs;
 	uint32_t lo = js->task_off[job], hi = js->task_off[job + 1];
-	tph_pq_init(h, s, tph_task_order, buf, hi - lo);
+	tph_pq_init_tasks(h, s, job, buf, hi - lo);
 	for (uint32_t i = lo; i < hi; i++)
 		if (s->tasks.status[js->task_idx[i]] == TPH_TS_PENDING)
 			tph_pq_push(h, js->task_idx[i]);

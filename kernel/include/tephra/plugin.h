@@ -590,6 +590,19 @@ enum {
 };
 int tph_declare_victim_locality(tph_session *s, int locality);
 
+/* ---- task order keys: what lets a job's task queue compare integers ----
+ * A job's pending tasks wait in a queue ordered by TaskOrder (allocate, backfill, preempt,
+ * reclaim, the hypernode worksheet), which asks every registered TaskOrder callback at each
+ * step of the heap. A plugin may declare, in on_session_open, a key whose order is its
+ * TaskOrder's: for every two tasks a and b of one job and for the whole session, the callback
+ * answers <0 when key(a) < key(b), >0 when key(a) > key(b), 0 when they are equal. When every
+ * plugin with a TaskOrder registration declared a key, the kernel sorts each job's tasks once
+ * by the keys and Volcano's tie-breaks and its queues compare those ranks: the same pops,
+ * without the callbacks. Any plugin without a key, or naive mode, keeps the callbacks. The
+ * last declaration counts; gated by enableTaskOrder; TPH_EINVAL for a NULL key. */
+typedef int64_t (*tph_task_key_fn)(void *st, const tph_session *s, tph_idx task);
+int tph_declare_task_order_key(tph_session *s, tph_task_key_fn key);
+
 /* ---- parallel spans: the per-node work of a batch callback ----
  * Batch callbacks (BatchNodeOrder, NodeReduce) get every candidate at once on the session's
  * thread, because they normalise over the candidates (a maximum, a minimum). They may still

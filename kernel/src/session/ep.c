@@ -233,6 +233,7 @@ void tph_ep_free(tph_session *s)
 	if (c) {
 		tph_free(c->mask);
 		tph_free(c->pod_index);
+		tph_free(c->task_rank);
 	}
 	s->epx = NULL;
 	for (int i = 0; i < TPH_EP_COUNT; i++) {

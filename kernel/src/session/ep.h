@@ -51,6 +51,11 @@ typedef struct tph_ep_ctx {
 	 * index, 2 pod_index holds it */
 	int64_t *pod_index;
 	uint8_t *pod_has;
+	/* malloc (task_rank.c): task_rank[t] is t's place among its job's tasks in TaskOrder, for
+	 * the jobs whose job_ranked (in the same block) is 1; 0 not ranked yet, 2 left to the
+	 * callbacks. Valid for the session: the keys and tie-breaks never change while it runs. */
+	uint32_t *task_rank;
+	uint8_t *job_ranked;
 	/* A BatchNodeOrder callback of the current scoring call reported a failure
 	 * (tph_score_fail); session thread only, reset by every tph_score_nodes. */
 	bool batch_failed;
@@ -103,6 +108,11 @@ int tph_queue_order(const tph_session *s, tph_idx a, tph_idx b);
 int tph_task_order(const tph_session *s, tph_idx a, tph_idx b);
 /* The plugins' answer alone (Volcano's TaskCompareFns). */
 int tph_task_order_cmp_plugins(const tph_session *s, tph_idx a, tph_idx b);
+/* The ranks of job's tasks in tph_task_order (rank[a] < rank[b] exactly when a comes first,
+ * for any two tasks of the job), indexed by task; NULL when the callbacks must decide: some
+ * TaskOrder plugin declared no key, naive mode, no ep context, or a job where only some
+ * tasks have a pod index. Ranks each job once, on its first call. */
+const uint32_t *tph_task_ranks(const tph_session *s, tph_idx job);
 /* SubJobOrder over subjob indices; then the index itself (callers number subjobs in Volcano's
  * MatchIndex order, so a < b stands for MatchIndex, then uid). */
 int tph_subjob_order(const tph_session *s, tph_idx a, tph_idx b);

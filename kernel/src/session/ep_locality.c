@@ -5,8 +5,9 @@
  * (action_eqc.c reads it); final reasons: verdicts allocate keeps without asking again. Allocatable
  * locality: whether preempt may skip nodes whose evictions could not make Allocatable say yes
  * (preempt_normal.c reads it). Victim locality: whether preempt and reclaim may fail a task as the
- * last of its class failed. Anchors and normalisation values: what an ANCHORED score's
- * normalisation reads of the call's nodes. */
+ * last of its class failed. Task order keys: whether a job's task queues may compare ranks
+ * (task_rank.c). Anchors and normalisation values: what an ANCHORED score's normalisation reads
+ * of the call's nodes. */
 #include "ep.h"
 #include "prof.h"
 
@@ -295,6 +296,15 @@ int tph_declare_victim_locality(tph_session *s, int locality)
 	if (pi &&
 	    (tph_ep_enabled(pi, TPH_EP_PREEMPTABLE) || tph_ep_enabled(pi, TPH_EP_RECLAIMABLE)))
 		pi->victim_locality = (int8_t)locality;
+	return rc;
+}
+
+int tph_declare_task_order_key(tph_session *s, tph_task_key_fn key)
+{
+	int rc;
+	tph_plugin_inst *pi = opening(s, key != NULL, &rc);
+	if (pi && tph_ep_enabled(pi, TPH_EP_TASK_ORDER))
+		pi->task_key = key;
 	return rc;
 }
 
