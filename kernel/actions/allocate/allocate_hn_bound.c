@@ -124,6 +124,25 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* A job's tasks mostly ask for one row, or a few rows in runs: an insertion sort is about one
+ * comparison a task there; qsort takes over past SORT_SMALL tasks out of order. */
+#define SORT_SMALL 32u
+static void sort_i64(int64_t *v, uint32_t n)
+{
+	uint32_t moved = 0;
+	for (uint32_t i = 1; i < n; i++) {
+		int64_t x = v[i];
+		uint32_t j = i;
+		for (; j && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+		if (j != i && ++moved > SORT_SMALL) {
+			qsort(v, n, sizeof *v, cmp_i64);
+			return;
+		}
+	}
+}
+
 /* Whether task t asks for at least row v in every bounded dimension. */
 static bool covers(const tph_session *s, const ahn_ws *w, tph_idx t, const int64_t *v)
 {
@@ -225,7 +244,7 @@ static int prefix_build(ahn_ctx *h, ahn_ws *w)
 		}
 		if (d == TPH_RES_PODS || !any)
 			continue;
-		qsort(p + 1, n, sizeof *p, cmp_i64);
+		sort_i64(p + 1, n);
 		for (uint32_t i = 0; i < n; i++)
 			p[i + 1] += p[i];
 		w->dim[nd++] = d;
