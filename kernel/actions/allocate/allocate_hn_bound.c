@@ -289,6 +289,32 @@ bool ahn_sum_short(const ahn_ctx *h, const ahn_sum *sum, tph_idx hn)
 	return false;
 }
 
+uint32_t ahn_sum_keep(const ahn_ctx *h, const ahn_sum *sum, const tph_idx *hns, uint32_t n,
+                      tph_idx *at, tph_scored *o)
+{
+	const tph_hn_tree *t = &h->s->topo->t;
+	const int64_t *idle[TPH_RES_MAX], *rel[TPH_RES_MAX], *pip[TPH_RES_MAX];
+	uint32_t c = 0;
+	if (sum->all)
+		return 0;
+	for (uint32_t i = 0; i < sum->n; i++) {
+		size_t at0 = (size_t)sum->dim[i] * t->n;
+		idle[i] = t->idle + at0;
+		rel[i] = t->releasing + at0;
+		pip[i] = t->pipelined + at0;
+	}
+	for (uint32_t k = 0; k < n; k++) {
+		tph_idx hn = hns[k];
+		bool short_of = false;
+		for (uint32_t i = 0; i < sum->n; i++)
+			short_of |= sum->v[i] > idle[i][hn] + rel[i][hn] - pip[i][hn];
+		at[c] = hn;
+		o[c].pos = k;
+		c += !short_of;
+	}
+	return c;
+}
+
 void ahn_placed_sum(const ahn_ctx *h, const ahn_ws *w, int64_t *sum)
 {
 	const tph_session *s = h->s;
@@ -533,24 +559,27 @@ static bool some_pass(ahn_ctx *h, ahn_ws *w, const tph_idx *rep, tph_idx hn)
 	return false;
 }
 
-bool ahn_hopeless(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need)
+/* The node-by-node bound of every cut that still counts. */
+static bool cuts_short(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need)
 {
-	if (!h->prune)
-		return false;
-	ahn_sum sum;
-	ahn_sum_prep(h, w, need, &sum);
-	if (ahn_sum_short(h, &sum, hn))
-		return true;
 	for (uint32_t i = 0; w->n_dim != UINT32_MAX && i < w->n_cut; i++)
 		if (w->cut[i].below < need && cut_short(h, w, i, hn, need))
 			return true;
 	return false;
 }
 
-bool ahn_doomed(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need)
+bool ahn_hopeless(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need)
 {
-	if (h->shut || ahn_hopeless(h, w, hn, need))
-		return true;
+	if (!h->prune)
+		return false;
+	ahn_sum sum;
+	ahn_sum_prep(h, w, need, &sum);
+	return ahn_sum_short(h, &sum, hn) || cuts_short(h, w, hn, need);
+}
+
+/* The classes' part of ahn_doomed. */
+static bool classes_short(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need)
+{
 	if (!h->prune || w->n_dim == UINT32_MAX)
 		return false;
 	tph_idx rep[AHN_CLASSES];
@@ -566,4 +595,14 @@ bool ahn_doomed(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need)
 	if (w->n_cut != 1 || w->cut[0].below)
 		return false;
 	return class_short(h, w, 0, rep[0], hn, need);
+}
+
+bool ahn_doomed(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need)
+{
+	return h->shut || ahn_hopeless(h, w, hn, need) || classes_short(h, w, hn, need);
+}
+
+bool ahn_doomed_summed(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need)
+{
+	return h->shut || (h->prune && cuts_short(h, w, hn, need)) || classes_short(h, w, hn, need);
 }

@@ -46,20 +46,24 @@ static double *scratch(tph_session *s)
 	return tp->scores;
 }
 
-/* total_out[k] = the sum over the plugins, in order from 0, of fn(plugin)'s out[k]. */
+/* total_out[k] = the sum over the plugins, in order from 0, of fn(plugin)'s out[k]; an
+ * each-callback writes every out[k], the plain one from zeros. */
 static void order_sum(tph_session *s, const tph_ep_list *l, bool each, tph_idx subjob,
                       const tph_idx *hns, uint32_t n, double *total_out)
 {
 	double *one = scratch(s);
-	if (!one)
+	if (!one) {
+		memset(total_out, 0, n * sizeof *total_out);
 		return;
+	}
 	for (uint32_t i = 0; i < l->n; i++) {
 		tph_hn_score_fn fn = each ? s->plugins[l->e[i].plugin].hn_order_each
 		                          : CALL(tph_hn_score_fn, &l->e[i]);
-		memset(one, 0, n * sizeof *one);
+		if (!each)
+			memset(one, 0, n * sizeof *one);
 		fn(l->e[i].st, s, subjob, hns, n, one);
 		for (uint32_t k = 0; k < n; k++)
-			total_out[k] += one[k];
+			total_out[k] = (i ? total_out[k] : 0.0) + one[k];
 	}
 }
 
@@ -88,8 +92,7 @@ void tph_hn_order_each(tph_session *s, tph_idx subjob, const tph_idx *hns, uint3
 {
 	TPH_PROF(s, TPH_EP_HYPERNODE_ORDER);
 	const tph_ep_list *l = &s->ep[TPH_EP_HYPERNODE_ORDER];
-	if (n <= s->topo->t.n && each_registered(s, l)) {
-		memset(total_out, 0, n * sizeof *total_out);
+	if (l->n && n <= s->topo->t.n && each_registered(s, l)) {
 		order_sum(s, l, true, subjob, hns, n, total_out);
 		return;
 	}
