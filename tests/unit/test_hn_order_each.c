@@ -4,7 +4,8 @@
  * only when every HyperNodeOrder plugin registers one. Two spy plugins: "hoa" scores by the
  * call's size as well (a multi-candidate call differs from one-candidate calls, as a tie break
  * would), "hob" by the hypernode alone; each optionally registers its each-callback and logs
- * its calls. Also the heap the search ranks hypernodes with (action_scored.c). */
+ * its calls. Also the other pieces of the search's ranking (allocate_hn_job.c's rank): the
+ * scored heap (action_scored.c) and the summed-room filter (allocate_hn_bound.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "allocate/allocate_hn.h"
 #include "common/action_util.h"
 #include "harness.h"
 #include "session/topo/hypernode.h"
@@ -242,12 +244,51 @@ static void test_scored_heap(void **state)
 	}
 }
 
+/* ahn_sum_keep keeps exactly the hypernodes ahn_sum_short finds not short, in order, with
+ * their positions: rows short in the last dimension alone, in the first alone, at equality,
+ * hypernodes with pipelined or releasing room, and `all`. */
+static void test_sum_keep(void **state)
+{
+	(void)state;
+	pts p;
+	open_pair(&p, "true", NULL);
+	tph_hn_tree *t = &p.s->topo->t;
+	ahn_ctx h = {.s = p.s};
+	tph_idx hns[4] = {2, 0, 3, 1}, at[4];
+	tph_scored o[4];
+	/* R1 has a pipelined cpu, R2 a releasing one: future idle 3 and 5 cpus */
+	t->pipelined[(size_t)TPH_RES_CPU * t->n + 1] += 1000;
+	t->releasing[(size_t)TPH_RES_CPU * t->n + 2] += 1000;
+	const int64_t rows[5][2] = {
+	    {4000, 1}, {3500, 1}, {1, 8LL << 30}, {1, (8LL << 30) + 1}, {5000, 8LL << 30}};
+	/* by hand: R1 short of cpu in the first two rows, R0 to R2 of memory alone in the fourth,
+	 * R0 and R1 of cpu in the last; the top (12 cpus, 24Gi) never */
+	const uint32_t kept[5] = {3, 3, 4, 1, 2};
+	for (uint32_t r = 0; r < 5; r++) {
+		ahn_sum sum = {
+		    .n = 2, .dim = {TPH_RES_CPU, TPH_RES_MEMORY}, .v = {rows[r][0], rows[r][1]}};
+		uint32_t c = ahn_sum_keep(&h, &sum, hns, 4, at, o), want = 0;
+		for (uint32_t k = 0; k < 4; k++) {
+			if (ahn_sum_short(&h, &sum, hns[k]))
+				continue;
+			assert_true(want < c);
+			assert_int_equal(at[want], hns[k]);
+			assert_int_equal(o[want++].pos, k);
+		}
+		assert_int_equal(c, want);
+		assert_int_equal(c, kept[r]);
+	}
+	ahn_sum all = {.all = true};
+	assert_int_equal(ahn_sum_keep(&h, &all, hns, 4, at, o), 0);
+	pts_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_both_each),   cmocka_unit_test(test_single_sign),
 	    cmocka_unit_test(test_one_without), cmocka_unit_test(test_registration),
-	    cmocka_unit_test(test_scored_heap),
+	    cmocka_unit_test(test_scored_heap), cmocka_unit_test(test_sum_keep),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
