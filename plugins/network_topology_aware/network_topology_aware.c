@@ -355,6 +355,8 @@ static int nta_open(tph_session *s, void *stv, const tph_args *args)
 	if (!rc)
 		rc = tph_on_hypernode_order(s, nta_hypernode_order);
 	if (!rc)
+		rc = tph_on_hypernode_order_each(s, nta_hypernode_order_each);
+	if (!rc)
 		rc = tph_on_batch_node_order(s, nta_batch_node_order);
 	if (!rc)
 		rc = tph_on_score_locality(s, nta_score_locality, NULL);

@@ -109,5 +109,8 @@ bool nta_score_hn_bound(void *st, const tph_session *s, tph_idx task, const tph_
                         uint32_t n, double *lower, tph_score_bound *b);
 void nta_hypernode_order(void *st, const tph_session *s, tph_idx subjob, const tph_idx *hns,
                          uint32_t n, double *out);
+/* nta_hypernode_order for each hypernode alone (tph_on_hypernode_order_each). */
+void nta_hypernode_order_each(void *st, const tph_session *s, tph_idx subjob, const tph_idx *hns,
+                              uint32_t n, double *out);
 
 #endif

@@ -452,10 +452,10 @@ int nta_score_locality(void *stv, const tph_session *s, tph_idx task)
 	}
 }
 
-void nta_hypernode_order(void *stv, const tph_session *s, tph_idx sj, const tph_idx *hns,
-                         uint32_t n, double *out)
+/* Each hypernode's binpacking of the whole subjob, unscaled. */
+static void subjob_binpack(nta_st *st, const tph_session *s, tph_idx sj, const tph_idx *hns,
+                           uint32_t n, double *out)
 {
-	nta_st *st = stv;
 	const tph_subjobs *o = &tph_view_of(s)->topo->sj;
 	int64_t *req = st->sj_req; /* the requests of every task of the subjob: fixed */
 	if (st->sj_req_of != sj) {
@@ -471,8 +471,25 @@ void nta_hypernode_order(void *stv, const tph_session *s, tph_idx sj, const tph_
 	}
 	for (uint32_t i = 0; i < n; i++)
 		out[i] = binpack(st, &st->sj_bp, hns[i]);
+}
+
+void nta_hypernode_order(void *stv, const tph_session *s, tph_idx sj, const tph_idx *hns,
+                         uint32_t n, double *out)
+{
+	nta_st *st = stv;
+	subjob_binpack(st, s, sj, hns, n, out);
 	if (n > 1) /* one score ties with none */
 		break_ties(st, s, sj, NULL, hns, n, out);
+	for (uint32_t i = 0; i < n; i++)
+		out[i] = nta_scale(st, out[i]);
+}
+
+/* A call for one hypernode breaks no tie: its binpack, scaled. */
+void nta_hypernode_order_each(void *stv, const tph_session *s, tph_idx sj, const tph_idx *hns,
+                              uint32_t n, double *out)
+{
+	nta_st *st = stv;
+	subjob_binpack(st, s, sj, hns, n, out);
 	for (uint32_t i = 0; i < n; i++)
 		out[i] = nta_scale(st, out[i]);
 }

@@ -211,6 +211,10 @@ void ahn_sum_prep(ahn_ctx *h, ahn_ws *w, int64_t need, ahn_sum *out);
 /* Whether hn's summed future idle is short of it in some dimension (so its nodes take fewer
  * than `need` of the worksheet's tasks now). */
 bool ahn_sum_short(const ahn_ctx *h, const ahn_sum *sum, tph_idx hn);
+/* The positions k < n of the hypernodes hns[k] that ahn_sum_short finds not short, in order:
+ * the hypernode into at[], k into o[].pos; how many. */
+uint32_t ahn_sum_keep(const ahn_ctx *h, const ahn_sum *sum, const tph_idx *hns, uint32_t n,
+                      tph_idx *at, tph_scored *o);
 /* The request rows of the worksheet's tasks that are not pending, summed into sum[ndim]. */
 void ahn_placed_sum(const ahn_ctx *h, const ahn_ws *w, int64_t *sum);
 /* The most tasks a run of the search under way can place, now that Allocatable refused a
@@ -222,6 +226,10 @@ bool ahn_hopeless(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need);
  * (allocate_hn_bound.c): a node every class fails takes none (verdicts may need evaluating,
  * so it is asked just before a run; the pod specs' kept verdicts serve it when they exist). */
 bool ahn_doomed(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need);
+/* ahn_doomed of a hn whose summed room ahn_sum_short found enough for `need` in the state
+ * the search starts each run from (a run that failed was discarded since): the sums are not
+ * asked again. */
+bool ahn_doomed_summed(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need);
 
 /* allocate_hn_tasks.c */
 /* allocateResourcesForTasks of subjob `k` over the nodes of `hn`, its task queue at *cur.

@@ -124,6 +124,25 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* A job's tasks mostly ask for one row, or a few rows in runs: an insertion sort is about one
+ * comparison a task there; qsort takes over past SORT_SMALL tasks out of order. */
+#define SORT_SMALL 32u
+static void sort_i64(int64_t *v, uint32_t n)
+{
+	uint32_t moved = 0;
+	for (uint32_t i = 1; i < n; i++) {
+		int64_t x = v[i];
+		uint32_t j = i;
+		for (; j && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+		if (j != i && ++moved > SORT_SMALL) {
+			qsort(v, n, sizeof *v, cmp_i64);
+			return;
+		}
+	}
+}
+
 /* Whether task t asks for at least row v in every bounded dimension. */
 static bool covers(const tph_session *s, const ahn_ws *w, tph_idx t, const int64_t *v)
 {
@@ -225,7 +244,7 @@ static int prefix_build(ahn_ctx *h, ahn_ws *w)
 		}
 		if (d == TPH_RES_PODS || !any)
 			continue;
-		qsort(p + 1, n, sizeof *p, cmp_i64);
+		sort_i64(p + 1, n);
 		for (uint32_t i = 0; i < n; i++)
 			p[i + 1] += p[i];
 		w->dim[nd++] = d;
@@ -268,6 +287,32 @@ bool ahn_sum_short(const ahn_ctx *h, const ahn_sum *sum, tph_idx hn)
 			return true;
 	}
 	return false;
+}
+
+uint32_t ahn_sum_keep(const ahn_ctx *h, const ahn_sum *sum, const tph_idx *hns, uint32_t n,
+                      tph_idx *at, tph_scored *o)
+{
+	const tph_hn_tree *t = &h->s->topo->t;
+	const int64_t *idle[TPH_RES_MAX], *rel[TPH_RES_MAX], *pip[TPH_RES_MAX];
+	uint32_t c = 0;
+	if (sum->all)
+		return 0;
+	for (uint32_t i = 0; i < sum->n; i++) {
+		size_t at0 = (size_t)sum->dim[i] * t->n;
+		idle[i] = t->idle + at0;
+		rel[i] = t->releasing + at0;
+		pip[i] = t->pipelined + at0;
+	}
+	for (uint32_t k = 0; k < n; k++) {
+		tph_idx hn = hns[k];
+		bool short_of = false;
+		for (uint32_t i = 0; i < sum->n; i++)
+			short_of |= sum->v[i] > idle[i][hn] + rel[i][hn] - pip[i][hn];
+		at[c] = hn;
+		o[c].pos = k;
+		c += !short_of;
+	}
+	return c;
 }
 
 void ahn_placed_sum(const ahn_ctx *h, const ahn_ws *w, int64_t *sum)
@@ -514,24 +559,27 @@ static bool some_pass(ahn_ctx *h, ahn_ws *w, const tph_idx *rep, tph_idx hn)
 	return false;
 }
 
-bool ahn_hopeless(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need)
+/* The node-by-node bound of every cut that still counts. */
+static bool cuts_short(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need)
 {
-	if (!h->prune)
-		return false;
-	ahn_sum sum;
-	ahn_sum_prep(h, w, need, &sum);
-	if (ahn_sum_short(h, &sum, hn))
-		return true;
 	for (uint32_t i = 0; w->n_dim != UINT32_MAX && i < w->n_cut; i++)
 		if (w->cut[i].below < need && cut_short(h, w, i, hn, need))
 			return true;
 	return false;
 }
 
-bool ahn_doomed(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need)
+bool ahn_hopeless(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need)
 {
-	if (h->shut || ahn_hopeless(h, w, hn, need))
-		return true;
+	if (!h->prune)
+		return false;
+	ahn_sum sum;
+	ahn_sum_prep(h, w, need, &sum);
+	return ahn_sum_short(h, &sum, hn) || cuts_short(h, w, hn, need);
+}
+
+/* The classes' part of ahn_doomed. */
+static bool classes_short(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need)
+{
 	if (!h->prune || w->n_dim == UINT32_MAX)
 		return false;
 	tph_idx rep[AHN_CLASSES];
@@ -547,4 +595,14 @@ bool ahn_doomed(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need)
 	if (w->n_cut != 1 || w->cut[0].below)
 		return false;
 	return class_short(h, w, 0, rep[0], hn, need);
+}
+
+bool ahn_doomed(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need)
+{
+	return h->shut || ahn_hopeless(h, w, hn, need) || classes_short(h, w, hn, need);
+}
+
+bool ahn_doomed_summed(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need)
+{
+	return h->shut || (h->prune && cuts_short(h, w, hn, need)) || classes_short(h, w, hn, need);
 }

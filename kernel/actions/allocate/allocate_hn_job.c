@@ -154,7 +154,7 @@ static int group_full(ahn_ctx *h, ahn_ws *w, const tph_idx *hns, uint32_t n, int
 /* The group's candidates that can win, as a heap best score first (a group's first success
  * ends its search, so most are never taken out): each hypernode's own score for the
  * single subjob k, those whose summed room is short left out (the node-by-node bounds are
- * asked only of the runs the order reaches, ahn_doomed). UINT32_MAX when the score of one
+ * asked only of the runs the order reaches, ahn_doomed_summed). UINT32_MAX when the score of one
  * that may succeed is NaN or -inf (no score may beat it, and a success with it ends Volcano's
  * search: the plain order decides). */
 static uint32_t rank(ahn_ctx *h, ahn_ws *w, tph_idx k, const tph_idx *hns, uint32_t n, int64_t need)
@@ -162,16 +162,11 @@ static uint32_t rank(ahn_ctx *h, ahn_ws *w, tph_idx k, const tph_idx *hns, uint3
 	tph_scored *o = h->ranked;
 	tph_idx *at = h->rank_hn;
 	double *sc = h->rank_sc;
-	uint32_t m = 0, c = 0;
+	uint32_t m = 0;
 	ahn_sum sum = {0};
 	if (h->prune)
 		ahn_sum_prep(h, w, need, &sum);
-	for (uint32_t i = 0; i < n; i++) {
-		if (ahn_sum_short(h, &sum, hns[i]))
-			continue;
-		at[c] = hns[i];
-		o[c++].pos = i;
-	}
+	uint32_t c = ahn_sum_keep(h, &sum, hns, n, at, o);
 	tph_hn_order_each(h->s, k, at, c, sc);
 	for (uint32_t j = 0; j < c; j++) {
 		uint32_t i = o[j].pos;
@@ -211,7 +206,7 @@ static int group_fast(ahn_ctx *h, ahn_ws *w, tph_idx k, const tph_idx *hns, uint
 	}
 	while (m && go->best == TPH_NOIDX) {
 		uint32_t i = tph_scored_pop(h->ranked, &m);
-		if (i + 1 < n && doomed(h, w, hns[i], need))
+		if (i + 1 < n && (h->q_cap < need || ahn_doomed_summed(h, w, hns[i], need)))
 			continue;
 		int rc = job_try(h, w, hns[i], i + 1 == n, &st, &r);
 		if (rc)

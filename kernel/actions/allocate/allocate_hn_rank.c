@@ -263,17 +263,21 @@ static void order_set(const af_shape *sh, af_hn *hn, uint32_t c)
 	l->sorted = true;
 }
 
-/* Whether key a ties the lead row's first member for the walk (order_set's skip). */
-static inline bool ties_first(const af_hn_key *a, const af_hn_lead *l)
+/* Whether two keys tie for the walk (order_set's skip): the same group, pre and bat. Their
+ * sums are then equal, so the keys that tie one are next to each other in rank order. */
+static inline bool same_rank(const af_hn_key *a, const af_hn_key *b)
 {
-	return a->grp == l->grp && a->pre == l->pre && a->bat == l->bat;
+	return a->grp == b->grp && a->pre == b->pre && a->bat == b->bat;
 }
 
-/* Set c's lead row without its sort, by two selections in the same rank order (a build, or an
+/* Set c's lead row without its sort, by one selection in the same rank order (a build, or an
  * update of a set never sorted: most sets are never walked before the shape goes, and a sort
  * from ascending positions costs a set's square). The first member is the least; the members
- * tying it (same group, pre and bat) follow it in rank order, so the row's other member is the
- * least of the rest: the row order_set would make. */
+ * tying it follow it in rank order, so the row's other member is the least of the rest. Kept
+ * along the pass: a new least that does not tie the old one makes the old one that member
+ * (the old one comes before every other key seen but the new least, and the keys tying it are
+ * after it); one that ties it leaves the member as it was. The head sums are finite (fold),
+ * so rank order is total and tying an equivalence. */
 static void lead_set(const af_shape *sh, af_hn *hn, uint32_t c)
 {
 	const uint32_t *o = hn->ord + hn->hs->off[c];
@@ -281,18 +285,18 @@ static void lead_set(const af_shape *sh, af_hn *hn, uint32_t c)
 	af_hn_key first = key_of(sh, o[0]), next = {0, 0, 0, NOPOS, G_NONE};
 	for (uint32_t i = 1; i < m; i++) {
 		af_hn_key x = key_of(sh, o[i]);
-		if (before(&x, &first))
+		if (before(&x, &first)) {
+			if (!same_rank(&x, &first))
+				next = first;
 			first = x;
+		} else if (!same_rank(&x, &first) && (next.pos == NOPOS || before(&x, &next))) {
+			next = x;
+		}
 	}
 	af_hn_lead *l = &hn->lead[c];
 	*l = (af_hn_lead){first.pre, first.bat, 0, first.pos, first.grp, false, false};
 	if (first.grp >= G_NONE)
 		return; /* no member ranks: the row is closed */
-	for (uint32_t i = 0; i < m; i++) {
-		af_hn_key x = key_of(sh, o[i]);
-		if (!ties_first(&x, l) && (next.pos == NOPOS || before(&x, &next)))
-			next = x;
-	}
 	l->open = next.pos != NOPOS && next.grp == l->grp;
 	l->next = l->open ? next.sum : 0;
 }

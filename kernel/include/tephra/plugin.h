@@ -334,6 +334,12 @@ typedef void (*tph_hn_gradient_fn)(void *st, const tph_session *s, tph_idx who, 
                                    int purpose, tph_hn_gradient *out);
 
 int tph_on_hypernode_order(tph_session *s, tph_hn_score_fn fn); /* enabledHyperNodeOrder */
+/* Optional, beside a HyperNodeOrder registration: `each` writes every out[i] as the plugin's
+ * HyperNodeOrder would for a call with hypernodes[i] alone, bit for bit (a score that reads the
+ * other candidates, as a tie break among them, is left out). The search that ranks hypernodes
+ * one by one then makes one call per plugin instead of one per plugin and hypernode, when
+ * every HyperNodeOrder plugin registers one. Registered in on_session_open. */
+int tph_on_hypernode_order_each(tph_session *s, tph_hn_score_fn each);
 int tph_on_hypernode_gradient_job(tph_session *s, tph_hn_gradient_fn fn);    /* enabledHyper- */
 int tph_on_hypernode_gradient_subjob(tph_session *s, tph_hn_gradient_fn fn); /* NodeGradient */
 

@@ -75,6 +75,15 @@ int tph_on_score_hn_bound(tph_session *s, tph_score_hn_bound_fn bound)
 	return rc;
 }
 
+int tph_on_hypernode_order_each(tph_session *s, tph_hn_score_fn each)
+{
+	int rc;
+	tph_plugin_inst *pi = opening(s, each != NULL, &rc);
+	if (pi)
+		pi->hn_order_each = each;
+	return rc;
+}
+
 static const tph_ep_entry *entry_of(const tph_session *s, tph_ep ep, uint16_t plugin)
 {
 	const tph_ep_list *l = &s->ep[ep];

@@ -51,6 +51,7 @@ typedef struct tph_plugin_inst {
 	tph_score_split_fn score_split; /* tph_on_score_split's, or NULL */
 	tph_score_hn_bound_fn score_hn_bound; /* tph_on_score_hn_bound's, or NULL */
 	tph_task_key_fn task_key;             /* tph_declare_task_order_key's, or NULL */
+	tph_hn_score_fn hn_order_each;        /* tph_on_hypernode_order_each's, or NULL */
 } tph_plugin_inst;
 
 typedef struct tph_reason_row {
