@@ -50,6 +50,9 @@ typedef struct tph_plugin_inst {
 	tph_score_norm_fn score_norm;   /* tph_on_score_norm's, or NULL */
 	tph_score_split_fn score_split; /* tph_on_score_split's, or NULL */
 	tph_score_hn_bound_fn score_hn_bound; /* tph_on_score_hn_bound's, or NULL */
+	tph_pass_pods_fn pass_pods;           /* tph_declare_pass_pods's, or NULL */
+	const uint32_t *pass_count;           /* its columns, [node] */
+	const int64_t *pass_limit;
 } tph_plugin_inst;
 
 typedef struct tph_reason_row {
