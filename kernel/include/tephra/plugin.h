@@ -558,7 +558,7 @@ int tph_declare_final_reason(tph_session *s, tph_reason_code code);
  *   earlier in the session, it passes `task` now if count[X] < limit[X] (as int64_t).
  *
  * The callback is asked again at every use, so its answer may change with the session's state
- * (predicates answers false once a pod's required anti-affinity could reach the spec). The
+ * (predicates says no for a spec that binds a host port or needs its pod-to-pod filters). The
  * kernel then keeps such a pass, without asking, while count[X] < limit[X], and asks
  * otherwise. It relies on it only while the declaring plugin is the only one with a predicate
  * registration (a pass is every such plugin's pass). Naive mode asks every time. TPH_EINVAL
