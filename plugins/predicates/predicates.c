@@ -89,6 +89,16 @@ static tph_reason_code verdict(const pred_st *st, const tph_session *s, tph_idx 
 	return unres || !soft ? p : soft;
 }
 
+/* verdict() once stable() passed a node: the pod count, then NodePorts and the pod-to-pod
+ * filters, which pass a spec without host ports that needs no pod state. So a pass moves only
+ * with the node's pod count (plugin.h, tph_declare_pass_pods) while that holds. */
+static bool pass_pods(void *stv, const tph_session *s, tph_idx task)
+{
+	const pred_st *st = stv;
+	const tph_pod_spec *sp = tph_view_of(s)->tasks->spec[task];
+	return (!st->ports.node || !sp->n_host_ports) && !tph_pred_pod_needed(st, s, task);
+}
+
 #define STABLE_BUDGET ((size_t)64 << 20)
 #define STABLE_SHARE  8u
 
@@ -308,11 +318,13 @@ static void pred_close(tph_session *s, void *stv)
 	st->lock_init = false;
 }
 
-static int register_all(tph_session *s)
+static int register_all(pred_st *st, tph_session *s)
 {
 	/* its filters read the pod spec and the node, never the request; pod-to-pod terms are the
 	 * kernel's to judge (a spec with them is never shared) */
 	int rc = tph_declare_predicate_locality(s, TPH_PRED_SPEC_ONLY);
+	if (!rc)
+		rc = tph_declare_pass_pods(s, pass_pods, st->v->npods, st->max_pods);
 	if (!rc)
 		rc = tph_on_predicate(s, predicate);
 	if (!rc)
@@ -356,7 +368,7 @@ static int pred_open(tph_session *s, void *stv, const tph_args *args)
 	if (!rc)
 		rc = tph_pred_ports_init(st, s);
 	if (!rc)
-		rc = register_all(s);
+		rc = register_all(st, s);
 	if (rc)
 		pred_close(s, st);
 	return rc;

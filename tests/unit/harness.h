@@ -76,6 +76,45 @@ static inline void pts_free(pts *p)
 	tph_scenario_free(p->scn);
 }
 
+/* allocate alone over `body` (queues, nodes, groups, pods) with one tier of `plugins` (its
+ * list, YAML at four spaces), naive or not, at one thread: pts_open_with, then pts_run. */
+static inline void pts_run_tier(pts *p, const char *plugins, const char *body, bool naive)
+{
+	char yaml[8192];
+	int len =
+	    snprintf(yaml, sizeof yaml,
+	             "name: tier\nconf: |\n  actions: \"allocate\"\n  tiers:\n  - plugins:\n%s%s",
+	             plugins, body);
+	assert_true(len > 0 && (size_t)len < sizeof yaml);
+	tph_session_opts o = {0};
+	o.naive = naive;
+	o.threads = 1;
+	pts_open_with(p, yaml, &o);
+	pts_run(p);
+}
+
+/* A predicate that passes every node, TPH_PRED_SPEC_ONLY: the plugin "pts-pass", registered
+ * before a spy predicate, makes the spy a later predicate plugin. */
+static inline void pts_pass_predicate(void *st, const tph_session *s, tph_idx task,
+                                      const tph_idx *nodes, uint32_t n, tph_reason_code *out)
+{
+	(void)st, (void)s, (void)task, (void)nodes;
+	memset(out, 0, n * sizeof *out);
+}
+
+static inline int pts_pass_open(tph_session *s, void *st, const tph_args *args)
+{
+	(void)st, (void)args;
+	int rc = tph_declare_predicate_locality(s, TPH_PRED_SPEC_ONLY);
+	return rc ? rc : tph_on_predicate(s, pts_pass_predicate);
+}
+
+static inline const tph_plugin *pts_pass_plugin(void)
+{
+	static const tph_plugin pass = {TPH_PLUGIN_ABI, "pts-pass", NULL, 1, pts_pass_open, NULL};
+	return &pass;
+}
+
 /* A decision log as text, one decision per line (binds, pipelined, evictions, phases, pending
  * with their reasons), for byte comparisons of two runs; malloc'd. */
 static inline char *pts_log_text(const tph_decision_log *l)

@@ -1305,6 +1305,53 @@ static void test_final_reason(void **state)
 	fx_free(f);
 }
 
+static bool cb_pass_pods(void *st, const tph_session *s, tph_idx task)
+{
+	(void)st, (void)s, (void)task;
+	return true;
+}
+
+/* Pod-count passes: a callback and both columns or TPH_EINVAL; relied on only while the
+ * declaring plugin is the only one with a predicate registration; a disabled predicate's
+ * declaration is dropped; only during open. */
+static void test_pass_pods(void **state)
+{
+	fx *f = fx_new(3, NULL, 4, 1);
+	tph_session *s = &f->s;
+	static const uint32_t count[4] = {0, 1, 2, 3};
+	static const int64_t limit[4] = {1, 1, 3, 3};
+	assert_null(tph_pass_pods_plugin(s)); /* no predicate */
+	AS(f, 0, tph_on_predicate(s, cb_predicate));
+	assert_null(tph_pass_pods_plugin(s)); /* undeclared */
+	f->s.cur_plugin = 0;
+	assert_int_equal(tph_declare_pass_pods(s, NULL, count, limit), TPH_EINVAL);
+	assert_int_equal(tph_declare_pass_pods(s, cb_pass_pods, NULL, limit), TPH_EINVAL);
+	assert_int_equal(tph_declare_pass_pods(s, cb_pass_pods, count, NULL), TPH_EINVAL);
+	f->s.cur_plugin = -1;
+	assert_null(tph_pass_pods_plugin(s));
+	AS(f, 0, tph_declare_pass_pods(s, cb_pass_pods, count, limit));
+	const tph_plugin_inst *pi = tph_pass_pods_plugin(s);
+	assert_ptr_equal(pi, &f->pl[0]);
+	assert_true(tph_pass_pods_holds(pi, 0));
+	assert_false(tph_pass_pods_holds(pi, 1)); /* at the limit */
+	assert_true(tph_pass_pods_holds(pi, 2));
+	assert_false(tph_pass_pods_holds(pi, 3));
+	f->pl[2].flags[TPH_FLAG_PREDICATE] = 0; /* a disabled predicate says nothing */
+	AS(f, 2, tph_declare_pass_pods(s, cb_pass_pods, count, limit));
+	assert_null(f->pl[2].pass_pods);
+	/* a pass is every predicate plugin's: a second one, declaring or not, ends it */
+	AS(f, 1, tph_on_predicate(s, cb_predicate));
+	assert_null(tph_pass_pods_plugin(s));
+	AS(f, 1, tph_declare_pass_pods(s, cb_pass_pods, count, limit));
+	assert_null(tph_pass_pods_plugin(s));
+	assert_int_equal(tph_declare_pass_pods(s, cb_pass_pods, count, limit), TPH_EINVAL);
+	f->s.frozen = true;
+	f->s.cur_plugin = 0;
+	assert_int_equal(tph_declare_pass_pods(s, cb_pass_pods, count, limit), TPH_EFROZEN);
+	f->s.cur_plugin = -1;
+	fx_free(f);
+}
+
 /* Allocatable locality: QUEUE only when every plugin with an Allocatable registration
  * declared it (none registered: QUEUE); the last declaration counts; a disabled Allocatable's
  * declaration is dropped; only during open. */
@@ -1876,6 +1923,7 @@ int main(void)
 	    cmocka_unit_test(test_score_anchored_split),
 	    cmocka_unit_test(test_predicate_locality),
 	    cmocka_unit_test(test_final_reason),
+	    cmocka_unit_test(test_pass_pods),
 	    cmocka_unit_test(test_allocatable_locality),
 	    cmocka_unit_test(test_victim_locality),
 	};

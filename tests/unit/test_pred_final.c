@@ -54,22 +54,8 @@ static int fin_open(tph_session *s, void *stv, const tph_args *args)
 	return rc ? rc : tph_on_predicate(s, fin_predicate);
 }
 
-/* A predicate that passes every node, registered before fin in the second conf. */
-static void pass_predicate(void *st, const tph_session *s, tph_idx task, const tph_idx *nodes,
-                           uint32_t n, tph_reason_code *out)
-{
-	memset(out, 0, n * sizeof *out);
-}
-
-static int pass_open(tph_session *s, void *st, const tph_args *args)
-{
-	int rc = tph_declare_predicate_locality(s, TPH_PRED_SPEC_ONLY);
-	return rc ? rc : tph_on_predicate(s, pass_predicate);
-}
-
 static const tph_plugin fin_plugin = {TPH_PLUGIN_ABI,    "finspy", fin_args,
                                       sizeof(fin_state), fin_open, NULL};
-static const tph_plugin pass_plugin = {TPH_PLUGIN_ABI, "passspy", NULL, 1, pass_open, NULL};
 
 /* a1 fails both nodes and builds A's verdicts; b's two pods take a node each; a2 then finds
  * n2 passing (3 idle cpus), n1 still failing. */
@@ -101,20 +87,12 @@ static const char *run(const char *plugins, bool naive, char *where, size_t cap)
 	if (!registered) {
 		tph_diag d = {0};
 		assert_int_equal(tph_plugins_register(&fin_plugin, &d), TPH_OK);
-		assert_int_equal(tph_plugins_register(&pass_plugin, &d), TPH_OK);
+		assert_int_equal(tph_plugins_register(pts_pass_plugin(), &d), TPH_OK);
 		registered = true;
 	}
-	char yaml[4096];
-	snprintf(yaml, sizeof yaml,
-	         "name: fin\nconf: |\n  actions: \"allocate\"\n  tiers:\n  - plugins:\n%s%s",
-	         plugins, body);
-	tph_session_opts o = {0};
-	o.naive = naive;
-	o.threads = 1;
 	pts p;
 	memset(asked, 0, sizeof asked);
-	pts_open_with(&p, yaml, &o);
-	pts_run(&p);
+	pts_run_tier(&p, plugins, body, naive);
 	where[0] = '\0';
 	for (uint32_t i = 0; i < p.log->n_binds; i++)
 		if (!strcmp(p.log->binds[i].pod, "ns/a2-0"))
@@ -150,7 +128,7 @@ static void test_final_not_first(void **state)
 {
 	char fast[64];
 	char plugins[256];
-	snprintf(plugins, sizeof plugins, "    - name: passspy\n%s", fin_final);
+	snprintf(plugins, sizeof plugins, "    - name: pts-pass\n%s", fin_final);
 	run(plugins, false, fast, sizeof fast);
 	assert_string_equal(fast, "n2");
 	assert_int_equal(asked[0], 2);

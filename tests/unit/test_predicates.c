@@ -178,6 +178,58 @@ static void test_pod_number(void **state)
 	pts_free(&p);
 }
 
+/* predicates' pod-count promise (tph_declare_pass_pods) for a task: its columns are the view's
+ * pod counts against allocatable pods. */
+static bool promised(const pts *p, const char *task)
+{
+	const tph_plugin_inst *pi = tph_pass_pods_plugin(p->s);
+	assert_non_null(pi);
+	return pi->pass_pods(pi->st, p->s, pts_task(p, task));
+}
+
+/* The promise holds for a spec without host ports and without pod-to-pod filters, and not for
+ * a spec with a host port, required pod terms or a DoNotSchedule spread, nor for any spec once
+ * a pod with required anti-affinity runs somewhere (its terms may select the spec). */
+static void test_pass_pods_promise(void **state)
+{
+	(void)state;
+	static const char pods[] =
+	    "nodes:\n"
+	    "  - {name: n1, allocatable: {cpu: '4', pods: '3'}}\n"
+	    "pods:\n"
+	    "  - {name: r, namespace: ns, phase: Running, nodeName: n1}\n"
+	    "  - {name: plain, namespace: ns}\n"
+	    "  - {name: port, namespace: ns, hostPorts: [{hostPort: 80}]}\n"
+	    "  - {name: aff, namespace: ns, labels: {app: web},\n"
+	    "    affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution:"
+	    " [{labelSelector: {matchLabels: {app: web}}, topologyKey: zone}]}}}\n"
+	    "  - {name: spread, namespace: ns, labels: {app: w},\n"
+	    "    topologySpreadConstraints: [{maxSkew: 1, topologyKey: zone,"
+	    " whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: w}}}]}\n";
+	char yaml[2048];
+	pts p;
+	snprintf(yaml, sizeof yaml, CONF("") "%s", pods);
+	pts_open(&p, yaml);
+	const tph_plugin_inst *pi = tph_pass_pods_plugin(p.s);
+	tph_idx n1 = pts_node(&p, "n1");
+	assert_int_equal(pi->pass_count[n1], 1);
+	assert_int_equal(pi->pass_limit[n1], 3);
+	assert_true(promised(&p, "ns/plain"));
+	assert_false(promised(&p, "ns/port"));
+	assert_false(promised(&p, "ns/aff"));
+	assert_false(promised(&p, "ns/spread"));
+	pts_free(&p);
+	snprintf(yaml, sizeof yaml,
+	         CONF("") "%s  - {name: guard, namespace: ns, phase: Running, nodeName: n1,\n"
+	                  "    affinity: {podAntiAffinity: "
+	                  "{requiredDuringSchedulingIgnoredDuringExecution:"
+	                  " [{labelSelector: {matchLabels: {app: db}}, topologyKey: zone}]}}}\n",
+	         pods);
+	pts_open(&p, yaml);
+	assert_false(promised(&p, "ns/plain"));
+	pts_free(&p);
+}
+
 #define ANTI(key)                                                                          \
 	"    affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution:" \
 	" [{labelSelector: {matchLabels: {app: web}}, topologyKey: " key "}]}}\n"
@@ -474,6 +526,7 @@ int main(void)
 	    cmocka_unit_test(test_affinity_first_pod_and_follow),
 	    cmocka_unit_test(test_topology_spread),
 	    cmocka_unit_test(test_simulations),
+	    cmocka_unit_test(test_pass_pods_promise),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

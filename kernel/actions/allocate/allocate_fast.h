@@ -111,13 +111,16 @@ typedef struct af_row {
 
 /* What every shape of one pod spec shares when every predicate is TPH_PRED_SPEC_ONLY: the
  * predicates' verdict on each ready node, whatever the request row (the fit is the row's),
- * kept current from the touch log. Specs are few and live outside the shape budget. */
+ * kept current from the touch log: a catch-up asks again neither a final verdict nor, while
+ * the sole predicate plugin promises it for the task, a pass on a node below its pod limit
+ * (plugin.h, tph_declare_pass_pods). Specs are few and live outside the shape budget. */
 typedef struct af_pred {
 	const tph_pod_spec *spec;
 	bool built;
 	uint32_t seen, lost;
 	tph_reason_code *code; /* [pos] */
 	uint64_t *final;       /* [pos / 64] bit: code[pos] is final, never asked again */
+	uint32_t unsettled;    /* positions that hold a failure that is not final */
 	uint32_t flips;        /* verdicts that moved between pass and fail once built */
 	uint32_t at;           /* in f->preds */
 } af_pred;
@@ -317,6 +320,10 @@ struct alloc_fast {
 	bool spec_only; /* every predicate is TPH_PRED_SPEC_ONLY: verdicts per pod spec */
 	af_pred **preds;
 	uint32_t n_preds, cap_preds;
+	/* The touch log read for nodes at their pod limit (af_pred_sync's settled specs): up to
+	 * pods_fed; pods_full is one past the last entry read at the limit, or the log's length
+	 * when a touch went unlogged (pods_lost: the lost counter last read). */
+	uint32_t pods_fed, pods_full, pods_lost;
 	/* scratch for n positions */
 	uint32_t *plist, *sub, *at;
 	af_recent rec;

@@ -199,20 +199,28 @@ af_pred *af_pred_of(alloc_fast *f, tph_idx task)
 }
 
 /* The positions plist[0..k) (every one when NULL) whose kept verdicts are asked again, into
- * f->at and their nodes into f->nodes: not those whose verdict is final. In locals and
- * restrict, as the stores could alias them otherwise. */
-static uint32_t asked(alloc_fast *f, const af_pred *v, const uint32_t *plist, uint32_t k)
+ * f->at and their nodes into f->nodes: not those whose verdict is final, nor, when `pods` is
+ * the plugin whose pod-count promise holds for the task, passes on nodes below their pod
+ * limit (tph_declare_pass_pods). In locals and restrict, as the stores could alias them
+ * otherwise. */
+static uint32_t asked(alloc_fast *f, const af_pred *v, const uint32_t *plist, uint32_t k,
+                      const tph_plugin_inst *pods)
 {
 	const tph_idx *restrict ready = f->s->ready_nodes;
 	const uint64_t *restrict final = v->final;
+	const tph_reason_code *restrict code = v->code;
 	uint32_t *restrict at = f->at;
 	tph_idx *restrict nodes = f->nodes;
 	uint32_t m = 0;
 	for (uint32_t i = 0; i < k; i++) {
 		uint32_t p = plist ? plist[i] : i;
+		tph_idx x = ready[p];
 		at[m] = p;
-		nodes[m] = ready[p];
-		m += !(final[p / 64] >> p % 64 & 1);
+		nodes[m] = x;
+		bool kept = final[p / 64] >> p % 64 & 1;
+		if (pods && code[p] == TPH_PASS)
+			kept = tph_pass_pods_holds(pods, x);
+		m += !kept;
 	}
 	return m;
 }
@@ -237,11 +245,39 @@ static void store(alloc_fast *f, af_pred *v, uint32_t m, bool first_build)
 		if (v->built) {
 			af_track_moved(f, NULL, v, p, old);
 			v->flips += (old == TPH_PASS) != (c == TPH_PASS);
+			v->unsettled -= old != TPH_PASS; /* a final one is never asked */
 		}
 		v->code[p] = c;
 		if (c != TPH_PASS && tph_reason_final_in(rows, n_rows, first, c))
 			v->final[p / 64] |= (uint64_t)1 << p % 64;
+		else
+			v->unsettled += c != TPH_PASS;
 	}
+}
+
+/* The plugin whose pod-count promise holds for `task` now (tph_declare_pass_pods), or NULL. */
+static const tph_plugin_inst *promised(const tph_session *s, tph_idx task)
+{
+	const tph_plugin_inst *pods = tph_pass_pods_plugin(s);
+	return pods && pods->pass_pods(pods->st, s, task) ? pods : NULL;
+}
+
+/* Whether no position logged since v was current needs asking, under `pods`' promise: v holds
+ * no failure that is not final, and no node logged since was at its pod limit when read. The
+ * log is read once for every spec; a node read below its limit keeps its count until it is
+ * logged again, and a node not logged keeps its verdict. */
+static bool settled(alloc_fast *f, const af_pred *v, const tph_plugin_inst *pods,
+                    const tph_idx *log, uint32_t n_log, uint32_t lost)
+{
+	if (v->unsettled || v->lost != lost)
+		return false;
+	for (uint32_t i = f->pods_fed; i < n_log; i++)
+		if (!tph_pass_pods_holds(pods, log[i]))
+			f->pods_full = i + 1;
+	f->pods_fed = n_log;
+	if (f->pods_lost != lost)
+		f->pods_lost = lost, f->pods_full = n_log;
+	return f->pods_full <= v->seen;
 }
 
 void af_pred_sync(alloc_fast *f, af_pred *v, tph_idx task)
@@ -249,14 +285,19 @@ void af_pred_sync(alloc_fast *f, af_pred *v, tph_idx task)
 	tph_session *s = f->s;
 	uint32_t n_log, lost;
 	const tph_idx *log = tph_eqc_log(f->eqc, &n_log, &lost);
+	const tph_plugin_inst *pods = v->built ? promised(s, task) : NULL;
+	if (pods && settled(f, v, pods, log, n_log, lost)) {
+		v->seen = n_log;
+		return;
+	}
 	const uint32_t *list;
 	uint32_t k = af_stale_list(f, v->code, sizeof *v->code, !v->built, v->seen, v->lost, log,
 	                           n_log, lost, &list);
-	/* a first build asks every position in order: none is final yet */
+	/* a first build asks every position in order: none is final or passed yet */
 	bool first_build = k == NOPOS && !v->built;
 	uint32_t m = first_build  ? f->n
-	             : k == NOPOS ? asked(f, v, NULL, f->n)
-	                          : asked(f, v, list, k);
+	             : k == NOPOS ? asked(f, v, NULL, f->n, pods)
+	                          : asked(f, v, list, k, pods);
 	if (first_build)
 		memcpy(f->nodes, s->ready_nodes, m * sizeof *f->nodes);
 	double t0 = s->prof ? tph_now_ms() : 0;

@@ -552,6 +552,28 @@ int tph_declare_predicate_locality(tph_session *s, int locality);
  * every verdict asked again. */
 int tph_declare_final_reason(tph_session *s, tph_reason_code code);
 
+/* ---- pod-count passes: what lets allocate keep a passing verdict without asking again ----
+ * After a placement on node X, allocate also asks again about X for every pod spec X passed.
+ * Most such passes can only turn into a failure through X's pod count, so a plugin may
+ * declare, in on_session_open, a callback and two columns it keeps current for the session,
+ * count[node] and limit[node] (its own memory, read by the kernel from the session's thread
+ * outside filtering, after the plugin's task events ran). pods(task) returning true
+ * promises, for that moment:
+ *
+ *   on every node X on which the plugin's predicate passed a task with the same pod spec
+ *   earlier in the session, it passes `task` now if count[X] < limit[X] (as int64_t).
+ *
+ * The callback is asked again at every use, so its answer may change with the session's state
+ * (predicates says no for a spec that binds a host port or needs its pod-to-pod filters). The
+ * kernel then keeps such a pass, without asking, while count[X] < limit[X], and asks
+ * otherwise. It relies on it only while the declaring plugin is the only one with a predicate
+ * registration (a pass is every such plugin's pass). Naive mode asks every time. TPH_EINVAL
+ * without a callback or a column; gated by enablePredicate, like the predicate it describes;
+ * the last declaration counts. A plugin that declares nothing keeps every pass asked again. */
+typedef bool (*tph_pass_pods_fn)(void *st, const tph_session *s, tph_idx task);
+int tph_declare_pass_pods(tph_session *s, tph_pass_pods_fn pods, const uint32_t *count,
+                          const int64_t *limit);
+
 /* ---- allocatable locality: what lets preempt skip evictions it knows are in vain ----
  * Preempt evicts a node's victims (all of the preemptor's queue) one by one until the
  * preemptor fits; when Allocatable still refuses it once every victim is gone, the evictions

@@ -80,6 +80,15 @@ bool tph_reason_unresolvable(const tph_session *s, tph_reason_code code);
  * first with a predicate registration, since a later one sees a node only while every earlier
  * one passes it, which may change; -1 when no reason was declared final. */
 int tph_reason_final_plugin(const tph_session *s);
+/* The plugin whose pod-count passes (tph_declare_pass_pods) a kept pass may rely on: the
+ * only one with a predicate registration, when it declared them; else NULL. */
+const tph_plugin_inst *tph_pass_pods_plugin(const tph_session *s);
+/* Whether a kept pass on `node` stands without asking, once pi's callback said yes for the
+ * task: the node's count is below its limit. */
+static inline bool tph_pass_pods_holds(const tph_plugin_inst *pi, tph_idx node)
+{
+	return (int64_t)pi->pass_count[node] < pi->pass_limit[node];
+}
 /* Whether a verdict `code` stays for the session: `first` (tph_reason_final_plugin) is its
  * only registrant and declared it final. From the session's thread, outside filtering. The
  * table's form is for loops that keep s->reasons and s->n_reasons in locals. */

@@ -2,7 +2,8 @@
  * scores, on which allocate's class-level scores (allocate_fast.c) rely. A plugin's locality
  * callback speaks for all its score registrations; a scoring plugin without one is GLOBAL.
  * Predicate locality: a built-in's declaration that its predicate is not node-local
- * (action_eqc.c reads it); final reasons: verdicts allocate keeps without asking again. Allocatable
+ * (action_eqc.c reads it); final reasons: verdicts allocate keeps without asking again; pod-count
+ * passes: passes it keeps while the node's count stays below its limit. Allocatable
  * locality: whether preempt may skip nodes whose evictions could not make Allocatable say yes
  * (preempt_normal.c reads it). Victim locality: whether preempt and reclaim may fail a task as the
  * last of its class failed. Task order keys: whether a job's task queues may compare ranks
@@ -281,6 +282,26 @@ int tph_declare_final_reason(tph_session *s, tph_reason_code code)
 		s->n_final++;
 	}
 	return TPH_OK;
+}
+
+int tph_declare_pass_pods(tph_session *s, tph_pass_pods_fn pods, const uint32_t *count,
+                          const int64_t *limit)
+{
+	int rc;
+	tph_plugin_inst *pi = opening(s, pods && count && limit, &rc);
+	if (pi && tph_ep_enabled(pi, TPH_EP_PREDICATE)) {
+		pi->pass_pods = pods;
+		pi->pass_count = count;
+		pi->pass_limit = limit;
+	}
+	return rc;
+}
+
+const tph_plugin_inst *tph_pass_pods_plugin(const tph_session *s)
+{
+	const tph_ep_list *l = &s->ep[TPH_EP_PREDICATE];
+	const tph_plugin_inst *pi = l->n == 1 ? &s->plugins[l->e[0].plugin] : NULL;
+	return pi && pi->pass_pods ? pi : NULL;
 }
 
 int tph_reason_final_plugin(const tph_session *s)

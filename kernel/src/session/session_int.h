@@ -52,6 +52,9 @@ typedef struct tph_plugin_inst {
 	tph_score_hn_bound_fn score_hn_bound; /* tph_on_score_hn_bound's, or NULL */
 	tph_task_key_fn task_key;             /* tph_declare_task_order_key's, or NULL */
 	tph_hn_score_fn hn_order_each;        /* tph_on_hypernode_order_each's, or NULL */
+	tph_pass_pods_fn pass_pods;           /* tph_declare_pass_pods's, or NULL */
+	const uint32_t *pass_count;           /* its columns, [node] */
+	const int64_t *pass_limit;
 } tph_plugin_inst;
 
 typedef struct tph_reason_row {
