@@ -330,8 +330,12 @@ static int trow_sync(alloc_fast *f, const af_types *t, af_trow *r)
 	}
 	bool whole = r->gen != t->gen;
 	const uint32_t *list;
-	uint32_t k = af_stale_list(f, r->row->cell, sizeof *r->row->cell, whole, r->seen, r->lost,
-	                           log, n_log, lost, &list);
+	/* the row's own check, when from the same point, leaves out cells that did not move */
+	uint32_t k =
+	    whole ? NOPOS : af_row_checked(f, r->row, r->seen, r->lost, n_log, lost, &list);
+	if (k == NOPOS)
+		k = af_stale_list(f, r->row->cell, sizeof *r->row->cell, whole, r->seen, r->lost,
+		                  log, n_log, lost, &list);
 	if (k == NOPOS)
 		for (uint32_t i = 0; i < t->n; i++)
 			build_type(t, r, i);
