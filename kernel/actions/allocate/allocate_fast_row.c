@@ -27,8 +27,7 @@ af_row *af_row_of(alloc_fast *f, tph_idx task)
 	}
 	af_row *r = tph_calloc(1, sizeof *r);
 	if (r) {
-		/* fit 0 (TPH_PASS) everywhere: `fixed`, all clear, agrees with it */
-		r->cell = tph_calloc((size_t)f->n + 1, sizeof *r->cell);
+		r->cell = tph_malloc(((size_t)f->n + 1) * sizeof *r->cell);
 		r->fixed = tph_calloc((size_t)f->n / 64 + 1, sizeof *r->fixed);
 	}
 	if (!r || !r->cell || !r->fixed ||
@@ -97,6 +96,7 @@ static void fits(alloc_fast *f, af_row *r, const int64_t *room, const uint32_t *
 	const tph_reason_code settled = r->settled;
 	af_rcell *cell = r->cell;
 	uint64_t *restrict fixed = r->fixed;
+	const bool built = r->built; /* else the cells hold nothing; `fixed` is all clear */
 	/* a list's positions lie anywhere: their rows of room and cells are asked for ahead */
 	const uint32_t ahead = af_ahead_end(plist, k);
 	for (uint32_t i = 0; i < k; i++) {
@@ -110,9 +110,9 @@ static void fits(alloc_fast *f, af_row *r, const int64_t *room, const uint32_t *
 		tph_reason_code fit = shard && out ? shard : room_check(ffit, fut);
 		bool in_idle = fit == TPH_PASS && room_check(gfit, idle) == TPH_PASS;
 		bool in_fut = fit == TPH_PASS && !in_idle && room_check(gfit, fut) == TPH_PASS;
-		tph_reason_code old = cell[p].fit;
+		tph_reason_code old = built ? cell[p].fit : TPH_PASS;
 		if (old != fit) { /* the bit follows the code: set while it is `settled` */
-			if (r->built)
+			if (built)
 				af_track_moved(f, r, NULL, p, old);
 			fixed[p / 64] ^= (uint64_t)((old == settled) != (fit == settled)) << p % 64;
 		}
