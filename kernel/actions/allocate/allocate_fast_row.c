@@ -96,7 +96,6 @@ static void fits(alloc_fast *f, af_row *r, const int64_t *room, const uint32_t *
 	const tph_reason_code settled = r->settled;
 	af_rcell *cell = r->cell;
 	uint64_t *restrict fixed = r->fixed;
-	const bool built = r->built; /* else the cells hold nothing; `fixed` is all clear */
 	/* a list's positions lie anywhere: their rows of room and cells are asked for ahead */
 	const uint32_t ahead = af_ahead_end(plist, k);
 	for (uint32_t i = 0; i < k; i++) {
@@ -110,9 +109,9 @@ static void fits(alloc_fast *f, af_row *r, const int64_t *room, const uint32_t *
 		tph_reason_code fit = shard && out ? shard : room_check(ffit, fut);
 		bool in_idle = fit == TPH_PASS && room_check(gfit, idle) == TPH_PASS;
 		bool in_fut = fit == TPH_PASS && !in_idle && room_check(gfit, fut) == TPH_PASS;
-		tph_reason_code old = built ? cell[p].fit : TPH_PASS;
+		tph_reason_code old = cell[p].fit;
 		if (old != fit) { /* the bit follows the code: set while it is `settled` */
-			if (built)
+			if (r->built)
 				af_track_moved(f, r, NULL, p, old);
 			fixed[p / 64] ^= (uint64_t)((old == settled) != (fit == settled)) << p % 64;
 		}
@@ -149,6 +148,15 @@ static bool keys(alloc_fast *f, af_row *r, tph_idx task, const uint32_t *plist, 
 	return a != NULL;
 }
 
+/* The settled bits of a first build, whose cells held nothing before it: fits' flips of the
+ * bits followed what was there. */
+static void settle_all(af_row *r, uint32_t n)
+{
+	memset(r->fixed, 0, ((size_t)n / 64 + 1) * sizeof *r->fixed);
+	for (uint32_t p = 0; p < n; p++)
+		r->fixed[p / 64] |= (uint64_t)(r->cell[p].fit == r->settled) << p % 64;
+}
+
 /* Of the positions *list[0..k) logged since the row's point, those whose cells may move, at
  * *list: the settled failures stay as they are. Kept for the row's type tournaments. */
 static uint32_t unsettled(alloc_fast *f, const af_row *r, uint32_t n_log, uint32_t lost,
@@ -180,6 +188,8 @@ int af_row_sync(alloc_fast *f, af_row *r, tph_idx task, bool want_keys)
 		fits(f, r, room, NULL, f->n);
 	else
 		fits(f, r, room, list, k);
+	if (!r->built && r->settled != TPH_PASS)
+		settle_all(r, f->n);
 	r->built = true;
 	r->seen = n_log;
 	r->lost = lost;
