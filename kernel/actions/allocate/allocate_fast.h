@@ -113,6 +113,7 @@ typedef struct af_row {
 	 * (af_unsettled) */
 	tph_reason_code settled;
 	uint64_t *fixed; /* [pos / 64] */
+	bool bits_ok;    /* fixed follows the cells (set when first needed after a whole build) */
 } af_row;
 
 /* The fit code that stays while the node's room only shrinks, for a row checked by `r` with
@@ -305,6 +306,7 @@ typedef struct af_recent {
 	/* The positions the last row sync checked (af_unsettled's answer), for the row's type
 	 * tournaments: krow's positions logged in [kfrom, kto) at lost counter klost whose cells
 	 * may have moved, kept[0..kn); krow NULL when none. */
+	bool kwant; /* the row's type tournaments follow its sync: skip settled failures */
 	const struct af_row *krow;
 	uint32_t kfrom, kto, klost, kn;
 	uint32_t *kept;

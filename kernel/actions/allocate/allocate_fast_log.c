@@ -28,6 +28,7 @@ int af_recent_init(alloc_fast *f)
 	r->hn_last = 0;
 	r->wsync = r->wok = false;
 	r->krow = NULL;
+	r->kwant = false;
 	return r->last && r->bits && r->alt && r->grew && r->kept ? TPH_OK : TPH_ENOMEM;
 }
 

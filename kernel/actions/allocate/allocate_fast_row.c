@@ -182,14 +182,18 @@ int af_row_sync(alloc_fast *f, af_row *r, tph_idx task, bool want_keys)
 	uint32_t k = af_stale_list(f, r->cell, sizeof *r->cell, !r->built, r->seen, r->lost, log,
 	                           n_log, lost, &list);
 	f->rec.krow = NULL;
-	if (k != NOPOS && r->settled != TPH_PASS)
+	if (k != NOPOS && r->settled != TPH_PASS && f->rec.kwant) {
+		if (!r->bits_ok)
+			settle_all(r, f->n);
+		r->bits_ok = true;
 		k = unsettled(f, r, n_log, lost, &list, k);
+	}
 	if (k == NOPOS)
 		fits(f, r, room, NULL, f->n);
 	else
 		fits(f, r, room, list, k);
-	if (!r->built && r->settled != TPH_PASS)
-		settle_all(r, f->n);
+	if (k == NOPOS)
+		r->bits_ok = false;
 	r->built = true;
 	r->seen = n_log;
 	r->lost = lost;

@@ -420,7 +420,9 @@ int af_type_sync(alloc_fast *f, af_shape *sh, tph_idx task)
 	              af_stale(f, row->cell, sizeof *row->cell, !row->built, row->seen, row->lost,
 	                       log, n_log, lost),
 	              row->seen, n_log);
+	f->rec.kwant = true;
 	int rc = af_row_sync(f, sh->row, task, true);
+	f->rec.kwant = false;
 	if (!rc) {
 		af_pred_sync(f, sh->pred, task);
 		current(f, sh, &b); /* else af_type_first declines */
