@@ -6,8 +6,7 @@
  * from the shape's walk (or its own) and leaves the shape's list in place, and af_hn_since tells
  * whether a node in a hypernode was logged since a point; af_room keeps each ready position's
  * FutureIdle and Idle equal to the node store's columns; a list walk that reads ahead stops
- * asking before the list's end (af_ahead_end, af_ahead_end_by); a row's failures on cpu are
- * skipped until cpu grows (af_unsettled, af_fit_settled_code, af_row_checked). */
+ * asking before the list's end (af_ahead_end, af_ahead_end_by). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -295,139 +294,6 @@ static void test_room(void **state)
 	teardown(&f);
 }
 
-/* ---- settled failures: a row's fit failing on cpu stays while cpu only shrinks ---- */
-
-/* Position p's node's cpu FutureIdle set to `cpu` (the other columns stay). */
-static void set_cpu(const tph_session *s, uint32_t p, int64_t cpu)
-{
-	tph_idx node = s->ready_nodes[p]; /* dimension 0: index node */
-	col_idle[node] = cpu;
-	col_rel[node] = col_pipe[node] = 0;
-}
-
-/* af_unsettled over every position against the positions it must keep, want[p]. */
-static void check_unsettled(const alloc_fast *f, const uint64_t *fixed, uint32_t seen,
-                            const bool *want)
-{
-	static uint32_t all[READY], out[READY];
-	for (uint32_t p = 0; p < READY; p++)
-		all[p] = p;
-	uint32_t m = af_unsettled(f, fixed, seen, all, READY, out), i = 0;
-	for (uint32_t p = 0; p < READY; p++) {
-		if (!want[p])
-			continue;
-		if (i >= m || out[i] != p)
-			fail_msg("seen %u: position %u not kept", seen, p);
-		i++;
-	}
-	assert_int_equal(m, i);
-}
-
-/* Even positions hold a settled failure. Shrinking cpu, or growing another dimension, keeps
- * them out; cpu grown is seen by a row whose point is before the read that found it, not by
- * one at that read (it saw the room grown); a lost entry fills the room whole, which no row
- * from before skips. */
-static void test_unsettled(void **state)
-{
-	(void)state;
-	alloc_fast f;
-	tph_session s;
-	static tph_idx ready[READY], log[8];
-	static uint64_t fixed[READY / 64 + 1];
-	static bool want[READY];
-	setup(&f);
-	room_session(&f, &s, ready);
-	unsigned seed = 9;
-	for (tph_idx i = 0; i < NODES; i++)
-		move_node(&seed, i);
-	for (uint32_t p = 0; p < READY; p++) {
-		fixed[p / 64] |= (uint64_t)(p % 2 == 0) << p % 64;
-		want[p] = p % 2;
-	}
-	uint32_t n_log = 0;
-	assert_non_null(af_room(&f, log, n_log, 0));
-	check_unsettled(&f, fixed, 0, want); /* filled whole at 0: a row at 0 saw it */
-
-	set_cpu(&s, 2, col_idle[ready[2]] + col_rel[ready[2]] - col_pipe[ready[2]] - 1);
-	log[n_log++] = ready[2];
-	assert_non_null(af_room(&f, log, n_log, 0)); /* 1: cpu shrank */
-	check_unsettled(&f, fixed, 0, want);
-
-	set_cpu(&s, 4, 5000);
-	log[n_log++] = ready[4];
-	assert_non_null(af_room(&f, log, n_log, 0)); /* 2: cpu grew */
-	want[4] = true;
-	check_unsettled(&f, fixed, 1, want);
-	want[4] = false;
-	check_unsettled(&f, fixed, 2, want); /* the row's point is the read that found it */
-
-	col_idle[NODES + ready[6]] += 1000; /* dimension 1 grew, cpu stayed */
-	log[n_log++] = ready[6];
-	assert_non_null(af_room(&f, log, n_log, 0)); /* 3 */
-	check_unsettled(&f, fixed, 2, want);
-
-	set_cpu(&s, 8, 7000);
-	log[n_log++] = ready[8];
-	assert_non_null(af_room(&f, log, n_log, 0)); /* 4: grew; so did 4 at 2 */
-	want[4] = want[8] = true;
-	check_unsettled(&f, fixed, 1, want);
-	want[4] = false;
-	check_unsettled(&f, fixed, 3, want);
-	want[8] = false;
-	check_unsettled(&f, fixed, 4, want);
-
-	assert_non_null(af_room(&f, log, n_log, 1)); /* a lost entry: filled whole at 4 */
-	for (uint32_t p = 0; p < READY; p++)
-		want[p] = true;
-	check_unsettled(&f, fixed, 3, want);
-	for (uint32_t p = 0; p < READY; p++)
-		want[p] = p % 2;
-	check_unsettled(&f, fixed, 4, want);
-	teardown(&f);
-}
-
-/* The code a row's fit keeps: cpu's when cpu is the first dimension checked and its code is
- * its own (not a later dimension's, not the hard shard's); none for a later dimension. */
-static void test_settled_code(void **state)
-{
-	(void)state;
-	tph_fit_req r = {.n = 3, .dim = {0, 1, 2}, .req = {1, 1, 1}, .code = {7, 8, 9}};
-	assert_int_equal(af_fit_settled_code(&r, 0), 7);
-	assert_int_equal(af_fit_settled_code(&r, 8), 7);
-	assert_int_equal(af_fit_settled_code(&r, 7), TPH_PASS); /* the shard's code */
-	r.code[2] = 7;
-	assert_int_equal(af_fit_settled_code(&r, 0), TPH_PASS); /* pods would give it too */
-	r.code[2] = 9;
-	r.dim[0] = 1; /* memory first: not the dimension whose growth is followed */
-	assert_int_equal(af_fit_settled_code(&r, 0), TPH_PASS);
-	r.dim[0] = 0;
-	r.code[0] = TPH_PASS;
-	assert_int_equal(af_fit_settled_code(&r, 0), TPH_PASS);
-	r.n = 0;
-	assert_int_equal(af_fit_settled_code(&r, 0), TPH_PASS);
-}
-
-/* The row's checked positions serve its tournaments only from the same point to the log's
- * now, with no entry lost since. */
-static void test_row_checked(void **state)
-{
-	(void)state;
-	alloc_fast f;
-	setup(&f);
-	af_row a, b;
-	const uint32_t *list = NULL;
-	assert_int_equal(af_row_checked(&f, &a, 3, 0, 9, 0, &list), UINT32_MAX); /* none */
-	f.rec.krow = &a, f.rec.kfrom = 3, f.rec.kto = 9, f.rec.klost = 0, f.rec.kn = 5;
-	assert_int_equal(af_row_checked(&f, &a, 3, 0, 9, 0, &list), 5);
-	assert_ptr_equal(list, f.rec.kept);
-	assert_int_equal(af_row_checked(&f, &b, 3, 0, 9, 0, &list), UINT32_MAX);
-	assert_int_equal(af_row_checked(&f, &a, 2, 0, 9, 0, &list), UINT32_MAX);
-	assert_int_equal(af_row_checked(&f, &a, 3, 0, 10, 0, &list), UINT32_MAX);
-	assert_int_equal(af_row_checked(&f, &a, 3, 1, 9, 1, &list), UINT32_MAX);
-	assert_int_equal(af_row_checked(&f, &a, 3, 0, 9, 1, &list), UINT32_MAX); /* lost since */
-	teardown(&f);
-}
-
 /* A list walk that reads ahead (fits() in allocate_fast_row.c) stops asking AF_AHEAD entries
  * before the end: no list, an empty one and one of up to AF_AHEAD entries ask for nothing;
  * the last entry asked for is list[k - 1]. */
@@ -466,11 +332,9 @@ static void test_ahead_end_by(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_touched),     cmocka_unit_test(test_shared_walk),
-	    cmocka_unit_test(test_hn_since),    cmocka_unit_test(test_room),
-	    cmocka_unit_test(test_ahead_end),   cmocka_unit_test(test_ahead_end_by),
-	    cmocka_unit_test(test_unsettled),   cmocka_unit_test(test_settled_code),
-	    cmocka_unit_test(test_row_checked),
+	    cmocka_unit_test(test_touched),   cmocka_unit_test(test_shared_walk),
+	    cmocka_unit_test(test_hn_since),  cmocka_unit_test(test_room),
+	    cmocka_unit_test(test_ahead_end), cmocka_unit_test(test_ahead_end_by),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -107,29 +107,7 @@ typedef struct af_row {
 	tph_idx ktask;          /* the task key was last scored for (when scored) */
 	struct af_arow *arow;   /* its anchored parts, NULL until an ANCHORED shape asks */
 	bool kapart;            /* the last keys asked to move arow could not: score apart */
-	/* the code of a fit failing on cpu, the first dimension checked, when no other failure
-	 * gives it (af_fit_settled_code; TPH_PASS: none), and a bit a position whose fit is that
-	 * code (meaningless when none): it stays until the node's cpu FutureIdle grows
-	 * (af_unsettled) */
-	tph_reason_code settled;
-	uint64_t *fixed; /* [pos / 64] */
-	bool bits_ok;    /* fixed follows the cells (set when first needed after a whole build) */
 } af_row;
-
-/* The fit code that stays while the node's room only shrinks, for a row checked by `r` with
- * hard-shard code `shard` (0: none): the first dimension's when it is cpu (the room af_recent
- * follows the growth of) and no later dimension nor the shard gives the same code; a later
- * dimension's failure could turn into cpu's as cpu shrinks, so none of theirs stays. TPH_PASS
- * when no code qualifies. */
-static inline tph_reason_code af_fit_settled_code(const tph_fit_req *r, tph_reason_code shard)
-{
-	if (!r->n || r->dim[0] != TPH_RES_CPU || r->code[0] == TPH_PASS || r->code[0] == shard)
-		return TPH_PASS;
-	for (uint32_t k = 1; k < r->n; k++)
-		if (r->code[k] == r->code[0])
-			return TPH_PASS;
-	return r->code[0];
-}
 
 /* What every shape of one pod spec shares when every predicate is TPH_PRED_SPEC_ONLY: the
  * predicates' verdict on each ready node, whatever the request row (the fit is the row's),
@@ -299,17 +277,6 @@ typedef struct af_recent {
 	uint32_t rnd, rw;         /* dimensions; int64 a position (2 * rnd, rounded up to 8) */
 	uint32_t rlost, rseen; /* the log's lost counter when filled whole; length at last read */
 	bool room_ok;          /* room holds every position */
-	/* [pos] the log length at the last read of room that found the position's cpu FutureIdle
-	 * grown (every position at a whole fill), and the largest of them: a row current as of
-	 * `seen` may skip a settled failure when it is <= seen (af_unsettled) */
-	uint32_t *grew, grew_last;
-	/* The positions the last row sync checked (af_unsettled's answer), for the row's type
-	 * tournaments: krow's positions logged in [kfrom, kto) at lost counter klost whose cells
-	 * may have moved, kept[0..kn); krow NULL when none. */
-	bool kwant; /* the row's type tournaments follow its sync: skip settled failures */
-	const struct af_row *krow;
-	uint32_t kfrom, kto, klost, kn;
-	uint32_t *kept;
 } af_recent;
 
 /* What the tasks of one (job, role) saw in the current pass of the job: the follower of the
@@ -441,16 +408,6 @@ void af_recent_free(alloc_fast *f);
 /* f->rec.room current with the log (n_log entries, lost counter `lost`); NULL when out of
  * memory. */
 const int64_t *af_room(alloc_fast *f, const tph_idx *log, uint32_t n_log, uint32_t lost);
-/* Of positions list[0..k), into out (the count returned), those a row current as of `seen`
- * must check again: all but the ones whose bit in `fixed` is set (a settled failure) and whose
- * cpu FutureIdle did not grow since (f->rec.grew, after af_room). */
-uint32_t af_unsettled(const alloc_fast *f, const uint64_t *fixed, uint32_t seen,
-                      const uint32_t *list, uint32_t k, uint32_t *out);
-/* The positions row's last sync checked, at *list, when that sync went from the point (seen,
- * lost) of a consumer of the row's cells to the log's (n_log, log_lost): the positions logged
- * since whose cells may have moved. Else NOPOS. */
-uint32_t af_row_checked(const alloc_fast *f, const struct af_row *row, uint32_t seen, uint32_t lost,
-                        uint32_t n_log, uint32_t log_lost, const uint32_t **list);
 
 /* allocate_fast_row.c: the task's request row (made when new; NULL when out of memory),
  * brought up to date for `task`; `keys`: its scores too (the task's scores are TPH_SCORE_ROW).

@@ -21,15 +21,11 @@ int af_recent_init(alloc_fast *f)
 	r->last = tph_calloc((size_t)f->n + 1, sizeof *r->last);
 	r->bits = tph_calloc((size_t)f->n / 64 + 1, sizeof *r->bits);
 	r->alt = tph_malloc(((size_t)f->n + 1) * sizeof *r->alt);
-	r->grew = tph_malloc(((size_t)f->n + 1) * sizeof *r->grew);
-	r->kept = tph_malloc(((size_t)f->n + 1) * sizeof *r->kept);
 	r->room = r->room_mem = NULL;
 	r->room_ok = false;
 	r->hn_last = 0;
 	r->wsync = r->wok = false;
-	r->krow = NULL;
-	r->kwant = false;
-	return r->last && r->bits && r->alt && r->grew && r->kept ? TPH_OK : TPH_ENOMEM;
+	return r->last && r->bits && r->alt ? TPH_OK : TPH_ENOMEM;
 }
 
 void af_recent_free(alloc_fast *f)
@@ -39,8 +35,6 @@ void af_recent_free(alloc_fast *f)
 	tph_free(f->rec.bits);
 	tph_free(f->rec.room_mem);
 	tph_free(f->rec.alt);
-	tph_free(f->rec.grew);
-	tph_free(f->rec.kept);
 }
 
 /* Position p's row of room from node's columns. */
@@ -208,59 +202,15 @@ const int64_t *af_room(alloc_fast *f, const tph_idx *log, uint32_t n_log, uint32
 	if (feed(f, log, n_log))
 		return NULL;
 	if (!r->room_ok || r->rlost != lost) {
-		for (uint32_t p = 0; p < f->n; p++) {
+		for (uint32_t p = 0; p < f->n; p++)
 			room_fill(f, p, f->s->ready_nodes[p]);
-			r->grew[p] = n_log;
-		}
-		r->grew_last = n_log;
 		r->room_ok = true;
 		r->rlost = lost;
 	} else { /* each position logged since, once: at its last entry (never the spare n) */
-		uint32_t ahead = n_log > AF_AHEAD ? n_log - AF_AHEAD : 0;
-		for (uint32_t i = r->rseen; i < n_log; i++) {
-			uint32_t p = r->plog[i];
-			if (i < ahead) /* its cpu is read before the row is written */
-				__builtin_prefetch(r->room + (size_t)r->plog[i + AF_AHEAD] * r->rw,
-				                   1);
-			if (r->last[p] != i + 1)
-				continue;
-			int64_t *cpu = r->room + (size_t)p * r->rw + TPH_RES_CPU, was = *cpu;
-			room_fill(f, p, log[i]);
-			if (*cpu > was) /* rare: something given back */
-				r->grew[p] = r->grew_last = n_log;
-		}
+		for (uint32_t i = r->rseen; i < n_log; i++)
+			if (r->last[r->plog[i]] == i + 1)
+				room_fill(f, r->plog[i], log[i]);
 	}
 	r->rseen = n_log;
 	return r->room;
-}
-
-uint32_t af_unsettled(const alloc_fast *f, const uint64_t *fixed, uint32_t seen,
-                      const uint32_t *list, uint32_t k, uint32_t *out)
-{
-	const uint32_t *grew = f->rec.grew;
-	uint32_t m = 0;
-	if (f->rec.grew_last <= seen) { /* the usual case: no room grew anywhere since */
-		for (uint32_t i = 0; i < k; i++) {
-			out[m] = list[i];
-			m += !(fixed[list[i] / 64] >> list[i] % 64 & 1);
-		}
-		return m;
-	}
-	for (uint32_t i = 0; i < k; i++) {
-		uint32_t p = list[i];
-		out[m] = p;
-		m += !(fixed[p / 64] >> p % 64 & 1) || grew[p] > seen;
-	}
-	return m;
-}
-
-uint32_t af_row_checked(const alloc_fast *f, const af_row *row, uint32_t seen, uint32_t lost,
-                        uint32_t n_log, uint32_t log_lost, const uint32_t **list)
-{
-	const af_recent *r = &f->rec;
-	if (r->krow != row || r->kfrom != seen || r->klost != lost || r->kto != n_log ||
-	    lost != log_lost)
-		return NOPOS;
-	*list = r->kept;
-	return r->kn;
 }

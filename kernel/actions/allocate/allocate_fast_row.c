@@ -26,14 +26,11 @@ af_row *af_row_of(alloc_fast *f, tph_idx task)
 			return r;
 	}
 	af_row *r = tph_calloc(1, sizeof *r);
-	if (r) {
+	if (r)
 		r->cell = tph_malloc(((size_t)f->n + 1) * sizeof *r->cell);
-		r->fixed = tph_calloc((size_t)f->n / 64 + 1, sizeof *r->fixed);
-	}
-	if (!r || !r->cell || !r->fixed ||
-	    tph_grow(&f->rows, &f->cap_rows, f->n_rows + 1, sizeof *f->rows)) {
+	if (!r || !r->cell || tph_grow(&f->rows, &f->cap_rows, f->n_rows + 1, sizeof *f->rows)) {
 		if (r)
-			tph_free(r->cell), tph_free(r->fixed);
+			tph_free(r->cell);
 		tph_free(r);
 		return NULL;
 	}
@@ -45,7 +42,6 @@ af_row *af_row_of(alloc_fast *f, tph_idx task)
 	r->nz[1] = nz[1];
 	tph_fit_prepare(s, task, insuff, true, &r->ffit);
 	alloc_group_req(s, task, &r->gfit);
-	r->settled = af_fit_settled_code(&r->ffit, f->shard_code);
 	f->rows[f->n_rows++] = r;
 	return r;
 }
@@ -54,7 +50,6 @@ void af_row_free(alloc_fast *f)
 {
 	for (uint32_t i = 0; i < f->n_rows; i++) {
 		tph_free(f->rows[i]->cell);
-		tph_free(f->rows[i]->fixed);
 		tph_free(f->rows[i]);
 	}
 	tph_free(f->rows);
@@ -93,9 +88,7 @@ static void fits(alloc_fast *f, af_row *r, const int64_t *room, const uint32_t *
 	const tph_reason_code shard = f->shard_code;
 	const bool soft = f->soft;
 	const uint32_t w = f->rec.rw, nd = f->rec.rnd;
-	const tph_reason_code settled = r->settled;
 	af_rcell *cell = r->cell;
-	uint64_t *restrict fixed = r->fixed;
 	/* a list's positions lie anywhere: their rows of room and cells are asked for ahead */
 	const uint32_t ahead = af_ahead_end(plist, k);
 	for (uint32_t i = 0; i < k; i++) {
@@ -109,12 +102,8 @@ static void fits(alloc_fast *f, af_row *r, const int64_t *room, const uint32_t *
 		tph_reason_code fit = shard && out ? shard : room_check(ffit, fut);
 		bool in_idle = fit == TPH_PASS && room_check(gfit, idle) == TPH_PASS;
 		bool in_fut = fit == TPH_PASS && !in_idle && room_check(gfit, fut) == TPH_PASS;
-		tph_reason_code old = cell[p].fit;
-		if (old != fit) { /* the bit follows the code: set while it is `settled` */
-			if (r->built)
-				af_track_moved(f, r, NULL, p, old);
-			fixed[p / 64] ^= (uint64_t)((old == settled) != (fit == settled)) << p % 64;
-		}
+		if (cell[p].fit != fit && r->built)
+			af_track_moved(f, r, NULL, p, cell[p].fit);
 		cell[p].fit = fit;
 		cell[p].grp = alloc_group_rule(in_idle, in_fut, soft && out);
 	}
@@ -148,27 +137,6 @@ static bool keys(alloc_fast *f, af_row *r, tph_idx task, const uint32_t *plist, 
 	return a != NULL;
 }
 
-/* The settled bits of a first build, whose cells held nothing before it: fits' flips of the
- * bits followed what was there. */
-static void settle_all(af_row *r, uint32_t n)
-{
-	memset(r->fixed, 0, ((size_t)n / 64 + 1) * sizeof *r->fixed);
-	for (uint32_t p = 0; p < n; p++)
-		r->fixed[p / 64] |= (uint64_t)(r->cell[p].fit == r->settled) << p % 64;
-}
-
-/* Of the positions *list[0..k) logged since the row's point, those whose cells may move, at
- * *list: the settled failures stay as they are. Kept for the row's type tournaments. */
-static uint32_t unsettled(alloc_fast *f, const af_row *r, uint32_t n_log, uint32_t lost,
-                          const uint32_t **list, uint32_t k)
-{
-	af_recent *rec = &f->rec;
-	k = af_unsettled(f, r->fixed, r->seen, *list, k, rec->kept);
-	*list = rec->kept;
-	rec->krow = r, rec->kfrom = r->seen, rec->kto = n_log, rec->klost = lost, rec->kn = k;
-	return k;
-}
-
 int af_row_sync(alloc_fast *f, af_row *r, tph_idx task, bool want_keys)
 {
 	uint32_t n_log, lost;
@@ -181,19 +149,10 @@ int af_row_sync(alloc_fast *f, af_row *r, tph_idx task, bool want_keys)
 	const uint32_t *list;
 	uint32_t k = af_stale_list(f, r->cell, sizeof *r->cell, !r->built, r->seen, r->lost, log,
 	                           n_log, lost, &list);
-	f->rec.krow = NULL;
-	if (k != NOPOS && r->settled != TPH_PASS && f->rec.kwant) {
-		if (!r->bits_ok)
-			settle_all(r, f->n);
-		r->bits_ok = true;
-		k = unsettled(f, r, n_log, lost, &list, k);
-	}
 	if (k == NOPOS)
 		fits(f, r, room, NULL, f->n);
 	else
 		fits(f, r, room, list, k);
-	if (k == NOPOS)
-		r->bits_ok = false;
 	r->built = true;
 	r->seen = n_log;
 	r->lost = lost;

@@ -330,12 +330,8 @@ static int trow_sync(alloc_fast *f, const af_types *t, af_trow *r)
 	}
 	bool whole = r->gen != t->gen;
 	const uint32_t *list;
-	/* the row's own check, when from the same point, leaves out cells that did not move */
-	uint32_t k =
-	    whole ? NOPOS : af_row_checked(f, r->row, r->seen, r->lost, n_log, lost, &list);
-	if (k == NOPOS)
-		k = af_stale_list(f, r->row->cell, sizeof *r->row->cell, whole, r->seen, r->lost,
-		                  log, n_log, lost, &list);
+	uint32_t k = af_stale_list(f, r->row->cell, sizeof *r->row->cell, whole, r->seen, r->lost,
+	                           log, n_log, lost, &list);
 	if (k == NOPOS)
 		for (uint32_t i = 0; i < t->n; i++)
 			build_type(t, r, i);
@@ -420,9 +416,7 @@ int af_type_sync(alloc_fast *f, af_shape *sh, tph_idx task)
 	              af_stale(f, row->cell, sizeof *row->cell, !row->built, row->seen, row->lost,
 	                       log, n_log, lost),
 	              row->seen, n_log);
-	f->rec.kwant = true;
 	int rc = af_row_sync(f, sh->row, task, true);
-	f->rec.kwant = false;
 	if (!rc) {
 		af_pred_sync(f, sh->pred, task);
 		current(f, sh, &b); /* else af_type_first declines */
