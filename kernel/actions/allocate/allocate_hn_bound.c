@@ -276,41 +276,34 @@ void ahn_sum_prep(ahn_ctx *h, ahn_ws *w, int64_t need, ahn_sum *out)
 	out->n = w->n_dim;
 }
 
-bool ahn_sum_short(const ahn_ctx *h, const ahn_sum *sum, tph_idx hn)
+/* Whether hn's summed future idle is short of sum's dimensions (sum->all aside); without a
+ * branch per dimension, for ahn_sum_keep's pass over a group. */
+static inline bool dims_short(const tph_hn_tree *t, const ahn_sum *sum, tph_idx hn)
 {
-	const tph_hn_tree *t = &h->s->topo->t;
-	if (sum->all)
-		return true;
+	bool short_of = false;
 	for (uint32_t i = 0; i < sum->n; i++) {
 		size_t at = (size_t)sum->dim[i] * t->n + hn;
-		if (sum->v[i] > t->idle[at] + t->releasing[at] - t->pipelined[at])
-			return true;
+		short_of |= sum->v[i] > t->idle[at] + t->releasing[at] - t->pipelined[at];
 	}
-	return false;
+	return short_of;
+}
+
+bool ahn_sum_short(const ahn_ctx *h, const ahn_sum *sum, tph_idx hn)
+{
+	return sum->all || dims_short(&h->s->topo->t, sum, hn);
 }
 
 uint32_t ahn_sum_keep(const ahn_ctx *h, const ahn_sum *sum, const tph_idx *hns, uint32_t n,
                       tph_idx *at, tph_scored *o)
 {
 	const tph_hn_tree *t = &h->s->topo->t;
-	const int64_t *idle[TPH_RES_MAX], *rel[TPH_RES_MAX], *pip[TPH_RES_MAX];
 	uint32_t c = 0;
 	if (sum->all)
 		return 0;
-	for (uint32_t i = 0; i < sum->n; i++) {
-		size_t at0 = (size_t)sum->dim[i] * t->n;
-		idle[i] = t->idle + at0;
-		rel[i] = t->releasing + at0;
-		pip[i] = t->pipelined + at0;
-	}
 	for (uint32_t k = 0; k < n; k++) {
-		tph_idx hn = hns[k];
-		bool short_of = false;
-		for (uint32_t i = 0; i < sum->n; i++)
-			short_of |= sum->v[i] > idle[i][hn] + rel[i][hn] - pip[i][hn];
-		at[c] = hn;
+		at[c] = hns[k];
 		o[c].pos = k;
-		c += !short_of;
+		c += !dims_short(t, sum, hns[k]);
 	}
 	return c;
 }

@@ -114,11 +114,13 @@ static void hold(ahn_ws *w, group_out *go, tph_idx hn, tph_statement *st)
 	take_best(w);
 }
 
-/* A run at hn needing `need` tasks is sure to fail: by the bounds, or because the queue's
+/* A run at hn needing `need` tasks is sure to fail: by the bounds (summed: its summed room was
+ * found enough in the state runs start from, ahn_doomed_summed), or because the queue's
  * refusals in this search's runs let none place as many (ahn_ctx.q_cap). */
-static bool doomed(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need)
+static bool doomed(ahn_ctx *h, ahn_ws *w, tph_idx hn, int64_t need, bool summed)
 {
-	return h->q_cap < need || ahn_doomed(h, w, hn, need);
+	return h->q_cap < need ||
+	       (summed ? ahn_doomed_summed(h, w, hn, need) : ahn_doomed(h, w, hn, need));
 }
 
 /* Every hypernode in order, as Volcano runs them. */
@@ -131,7 +133,7 @@ static int group_full(ahn_ctx *h, ahn_ws *w, const tph_idx *hns, uint32_t n, int
 		tph_statement st;
 		job_res r;
 		h->held = go->held; /* undone before the run, not before the bound */
-		bool skip = !last && doomed(h, w, hns[i], need);
+		bool skip = !last && doomed(h, w, hns[i], need, false);
 		h->held = false;
 		if (skip)
 			continue;
@@ -206,7 +208,7 @@ static int group_fast(ahn_ctx *h, ahn_ws *w, tph_idx k, const tph_idx *hns, uint
 	}
 	while (m && go->best == TPH_NOIDX) {
 		uint32_t i = tph_scored_pop(h->ranked, &m);
-		if (i + 1 < n && (h->q_cap < need || ahn_doomed_summed(h, w, hns[i], need)))
+		if (i + 1 < n && doomed(h, w, hns[i], need, true))
 			continue;
 		int rc = job_try(h, w, hns[i], i + 1 == n, &st, &r);
 		if (rc)
