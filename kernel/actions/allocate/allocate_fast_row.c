@@ -226,7 +226,7 @@ static uint32_t asked(alloc_fast *f, const af_pred *v, const uint32_t *plist, ui
 }
 
 /* Store the verdicts f->vbuf[0..m) of positions f->at[0..m) (0..m when `first_build`). A new
- * verdict is final when its reason is (tph_reason_final) as it is reported: the code then
+ * verdict is final when its reason is (tph_reason_final_in) as it is reported: the code then
  * came from the first predicate plugin alone, which promised it for the session, so the mark
  * stays even if the code is shared later. */
 static void store(alloc_fast *f, af_pred *v, uint32_t m, bool first_build)

@@ -90,16 +90,12 @@ static inline bool tph_pass_pods_holds(const tph_plugin_inst *pi, tph_idx node)
 	return (int64_t)pi->pass_count[node] < pi->pass_limit[node];
 }
 /* Whether a verdict `code` stays for the session: `first` (tph_reason_final_plugin) is its
- * only registrant and declared it final. From the session's thread, outside filtering. The
- * table's form is for loops that keep s->reasons and s->n_reasons in locals. */
+ * only registrant and declared it final. From the session's thread, outside filtering; over
+ * the reason table (s->reasons, s->n_reasons), which loops keep in locals. */
 static inline bool tph_reason_final_in(const tph_reason_row *rows, uint32_t n, int first,
                                        tph_reason_code code)
 {
 	return first >= 0 && code < n && rows[code].final && rows[code].owner == first;
-}
-static inline bool tph_reason_final(const tph_session *s, int first, tph_reason_code code)
-{
-	return tph_reason_final_in(s->reasons, s->n_reasons, first, code);
 }
 /* The code of "Insufficient <dimension name>" (needs tph_ep_init). */
 tph_reason_code tph_reason_insufficient(const tph_session *s, uint32_t dim);
