@@ -750,6 +750,36 @@ static void test_unknown_node_joins(void **state)
 	check_yaml("joins", buf, "n/k-t-0", "a");
 }
 
+/* 32 equal nodes of 4 cpus: gang g's first 32 tasks (3 cpus each) fill them, so the request
+ * row fits no node of the one type when its 33rd task asks (the types' tournaments hold no
+ * entry), and g is discarded. b-t-0 has the same row: its catch-up must offer every node
+ * given back, although the type had no feasible node when last read, and it binds to n00. */
+static void test_type_room_returns(void **state)
+{
+	(void)state;
+	char buf[8192];
+	size_t at = (size_t)snprintf(buf, sizeof buf, "name: type-room\n" SMALL_CONF "nodes:\n",
+	                             "    - name: nodeorder\n");
+	for (int i = 0; i < 32; i++)
+		at += (size_t)snprintf(
+		    buf + at, sizeof buf - at,
+		    "  - {name: n%02d, allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}\n", i);
+	at += (size_t)snprintf(
+	    buf + at, sizeof buf - at,
+	    "podGroups:\n  - {name: g, namespace: n, queue: q, minMember: 33, phase: Inqueue,"
+	    " creationTimestamp: '2026-01-01T00:00:01Z'}\n"
+	    "  - {name: b, namespace: n, queue: q, minMember: 1, phase: Inqueue,"
+	    " creationTimestamp: '2026-01-01T00:00:02Z'}\npods:\n"
+	    "  - {name: b-t-0, namespace: n, podGroup: b, requests: {cpu: '3', memory: 1Gi}}\n");
+	for (int i = 0; i < 33; i++)
+		at += (size_t)snprintf(buf + at, sizeof buf - at,
+		                       "  - {name: g-t-%d, namespace: n, podGroup: g,"
+		                       " requests: {cpu: '3', memory: 1Gi}}\n",
+		                       i);
+	assert_true(at < sizeof buf);
+	check_yaml("type-room", buf, "n/b-t-0", "n00");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -764,6 +794,7 @@ int main(void)
 	    cmocka_unit_test(test_images_ports_and_sampling),
 	    cmocka_unit_test(test_error_cache_outlives_a_pass),
 	    cmocka_unit_test(test_unknown_node_joins),
+	    cmocka_unit_test(test_type_room_returns),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

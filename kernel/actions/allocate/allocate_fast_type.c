@@ -252,13 +252,18 @@ static void build_type(const af_types *t, af_trow *r, uint32_t i)
 
 /* Position p's row cell changed (af_win_offer, as the shapes' tournaments). The root's copy
  * follows: p only got better when its leaf takes it, so a root that changes becomes p, exact;
- * when p's leaf keeps p as a bound, the root is p's (stale) leaf's if it is p. */
+ * when p's leaf keeps p as a bound, the root is p's (stale) leaf's if it is p. A type the row
+ * fits nowhere has no entry but none, so p infeasible there changes nothing: its leaf and
+ * the leaf's parent (two scattered lines) are not read. */
 static void moved(const af_types *t, af_trow *r, uint32_t p)
 {
 	af_tpos at = t->at[p];
+	af_win e = row_entry(&r->row->cell[p], p), *root = &r->root[at.type];
+	if (e.pos == NOPOS && root->pos == NOPOS)
+		return;
 	uint32_t k = at.ent - t->base[at.type];
-	af_win *w = r->win + t->base[at.type], *root = &r->root[at.type];
-	if (af_win_offer(&w[k], row_entry(&r->row->cell[p], p), p)) {
+	af_win *w = r->win + t->base[at.type];
+	if (af_win_offer(&w[k], e, p)) {
 		af_win_fix_up(w, k);
 		if (w[1].pos == p) {
 			*root = w[1];
