@@ -55,38 +55,35 @@ static const char *scenario(const char *extra)
 	return buf;
 }
 
-/* The built-in scorers all answer for their locality: the frozen session says so, and a pod
- * whose scores read its request row only is plain LOCAL with the row flag. */
-static void test_declared_at_open(void **state)
+/* A session opened with `extra` in the tier is frozen with the registrations' answer kept,
+ * and p0's scores are `kind`, with the row flag `row`. */
+static void expect(const char *extra, bool declared, int kind, bool row)
 {
-	(void)state;
 	pts p;
-	pts_open(&p, scenario(""));
+	pts_open(&p, scenario(extra));
 	assert_true(p.s->frozen);
-	assert_true(p.s->scores_declared);
-	assert_true(tph_scores_declared(p.s));
-	bool row = false;
+	assert_int_equal(p.s->scores_declared, declared);
+	assert_int_equal(tph_scores_declared(p.s), declared);
+	bool got = !row;
 	tph_idx t = pts_task(&p, "ns/p0");
-	assert_int_equal(tph_score_locality_row(p.s, t, &row), TPH_SCORE_LOCAL);
-	assert_true(row);
+	assert_int_equal(tph_score_locality_row(p.s, t, &got), kind);
+	assert_int_equal(got, row);
 	pts_free(&p);
 }
 
-/* One scorer without a locality callback makes every answer GLOBAL, frozen or not. */
+/* The built-in scorers all answer for their locality: a pod whose scores read its request row
+ * only is plain LOCAL with the row flag. */
+static void test_declared_at_open(void **state)
+{
+	(void)state;
+	expect("", true, TPH_SCORE_LOCAL, true);
+}
+
+/* One scorer without a locality callback makes every answer GLOBAL. */
 static void test_undeclared_at_open(void **state)
 {
 	(void)state;
-	pts p;
-	pts_open(&p, scenario("    - name: silent-score\n"));
-	assert_true(p.s->frozen);
-	assert_false(p.s->scores_declared);
-	assert_false(tph_scores_declared(p.s));
-	bool row = true;
-	tph_idx t = pts_task(&p, "ns/p0");
-	assert_int_equal(tph_score_locality_row(p.s, t, &row), TPH_SCORE_GLOBAL);
-	assert_false(row);
-	assert_int_equal(tph_score_free_tail(p.s, t), UINT32_MAX);
-	pts_free(&p);
+	expect("    - name: silent-score\n", false, TPH_SCORE_GLOBAL, false);
 }
 
 int main(void)
