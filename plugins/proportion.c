@@ -36,6 +36,11 @@ static int64_t *qrow(const prop_st *st, int64_t *base, tph_idx q)
 	return base + (size_t)q * st->nd;
 }
 
+static const int64_t *task_req(const tph_session *s, tph_idx t)
+{
+	return tph_view_of(s)->tasks->req + (size_t)t * tph_view_of(s)->ndim;
+}
+
 static bool le_tol(double l, double r)
 {
 	return l < r || fabs(l - r) < 0.1;
@@ -58,7 +63,8 @@ static void update_share(prop_st *st, tph_idx q)
 	st->share[q] = res;
 }
 
-/* (alloc + req) fits deserved on every dimension the request asks for. */
+/* (alloc + req) fits deserved on every dimension the request asks for: req's dimensions
+ * outside v.cmp are not read, so a task's own request row serves as vr_req's would. */
 static bool fits_deserved(const prop_st *st, tph_idx q, const int64_t *alloc, const int64_t *req)
 {
 	const double *d = st->des + (size_t)q * st->nd;
@@ -319,10 +325,10 @@ static bool allocatable(void *stv, const tph_session *s, tph_idx q, tph_idx t)
 	const prop_st *st = stv;
 	if (tph_view_of(s)->queues->state[q] != TPH_QUEUE_OPEN || !st->has[q])
 		return false;
+	if (t != TPH_NOIDX) /* every task allocate tries: no copy of its row */
+		return fits_deserved(st, q, qrow(st, st->alloc, q), task_req(s, t));
 	int64_t req[TPH_RES_MAX] = {0};
-	if (t != TPH_NOIDX)
-		vr_req(&st->v, s, t, req);
-	for (uint32_t i = 0; t == TPH_NOIDX && i < tph_view_of(s)->eviction->n_tasks; i++)
+	for (uint32_t i = 0; i < tph_view_of(s)->eviction->n_tasks; i++)
 		vr_add_req(&st->v, s, tph_view_of(s)->eviction->tasks[i], req, 1);
 	return fits_deserved(st, q, qrow(st, st->alloc, q), req);
 }
@@ -391,9 +397,7 @@ static bool sim_allocatable(void *stv, const tph_session *s, tph_idx q, tph_idx 
 	prop_st *st = stv;
 	if (!st->sim_ready || !st->has[q])
 		return false;
-	int64_t req[TPH_RES_MAX];
-	vr_req(&st->v, s, t, req);
-	return fits_deserved(st, q, sim_row(st, q), req);
+	return fits_deserved(st, q, sim_row(st, q), task_req(s, t));
 }
 
 static int sim_move(prop_st *st, const tph_session *s, tph_idx t, int sign)

@@ -77,32 +77,12 @@ void vr_dims_init(vr_dims *v, const tph_session *s)
 	v->cmp = v->vis & ~((tph_dimmask)1 << TPH_RES_PODS);
 }
 
-double vr_vol(const vr_dims *v, uint32_t d, int64_t x)
-{
-	switch (v->kind[d]) {
-	case VR_COUNT: /* Quantity.Value() rounds milli-units up */
-		return (double)(x / 1000 + (x % 1000 > 0));
-	case VR_MILLIBYTES:
-		return (double)x * 1000.0;
-	default:
-		return (double)x;
-	}
-}
-
 int64_t vr_exact(const vr_dims *v, uint32_t d, double x)
 {
 	double e = v->kind[d] == VR_COUNT        ? x * 1000.0
 	           : v->kind[d] == VR_MILLIBYTES ? x / 1000.0
 	                                         : x;
 	return e >= 9.2e18 ? VR_INF : (int64_t)e;
-}
-
-void vr_add_req(const vr_dims *v, const tph_session *s, tph_idx t, int64_t *row, int sign)
-{
-	const int64_t *req = tph_view_of(s)->tasks->req + (size_t)t * tph_view_of(s)->ndim;
-	for (uint32_t d = 0; d < v->n; d++)
-		if (vr_has(v->cmp, d))
-			row[d] += sign * req[d];
 }
 
 void vr_req(const vr_dims *v, const tph_session *s, tph_idx t, int64_t *out)

@@ -59,14 +59,33 @@ static inline int64_t vr_sub(int64_t a, int64_t b)
 	return a == VR_INF ? (b == VR_INF ? 0 : VR_INF) : a - b;
 }
 
-/* A value in Volcano's float units (for the plugins that keep floats as Volcano does). */
-double vr_vol(const vr_dims *v, uint32_t d, int64_t x);
+/* A value in Volcano's float units (for the plugins that keep floats as Volcano does).
+ * Inline: drf's and proportion's shares read it on every placement. */
+static inline double vr_vol(const vr_dims *v, uint32_t d, int64_t x)
+{
+	switch (v->kind[d]) {
+	case VR_COUNT: /* Quantity.Value() rounds milli-units up */
+		return (double)(x / 1000 + (x % 1000 > 0));
+	case VR_MILLIBYTES:
+		return (double)x * 1000.0;
+	default:
+		return (double)x;
+	}
+}
 /* The inverse, for reports: a value in Volcano's units back in exact units (rounded down;
  * a value beyond int64 reads VR_INF). */
 int64_t vr_exact(const vr_dims *v, uint32_t d, double x);
 
-/* row += sign * (task t's request as Volcano's Resreq: visible dimensions, no pods). */
-void vr_add_req(const vr_dims *v, const tph_session *s, tph_idx t, int64_t *row, int sign);
+/* row += sign * (task t's request as Volcano's Resreq: visible dimensions, no pods). Inline
+ * for the same reason. */
+static inline void vr_add_req(const vr_dims *v, const tph_session *s, tph_idx t, int64_t *row,
+                              int sign)
+{
+	const int64_t *req = tph_view_of(s)->tasks->req + (size_t)t * tph_view_of(s)->ndim;
+	for (uint32_t d = 0; d < v->n; d++)
+		if (vr_has(v->cmp, d))
+			row[d] += sign * req[d];
+}
 /* Task t's request as Volcano's Resreq. */
 void vr_req(const vr_dims *v, const tph_session *s, tph_idx t, int64_t *out);
 /* ssn.TotalResource: the allocatable of every ready node. *keys gets the scalar dimensions

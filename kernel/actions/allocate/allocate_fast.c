@@ -80,6 +80,7 @@ alloc_fast *alloc_fast_new(tph_session *s, tph_eqc *eqc, tph_ph *ph)
 	f->eqc = eqc;
 	f->ph = ph;
 	f->n = s->n_ready;
+	f->fit_task = TPH_NOIDX;
 	f->by_job = !spec_only_predicates(s);
 	f->spec_only = tph_predicate_locality(s) >= TPH_PRED_SPEC_ONLY;
 	f->soft = s->snap->shard_mode == TPH_SHARD_SOFT;
@@ -203,6 +204,11 @@ static af_shape *shape_of(alloc_fast *f, tph_idx t, int loc, uint32_t tail, bool
 	const tph_session *s = f->s;
 	const int64_t *req = s->tasks.req + (size_t)t * s->ndim;
 	tph_idx job = f->by_job || by_job ? s->tasks.job[t] : TPH_NOIDX;
+	/* a job's tasks mostly share one shape: the last answer is tried before the hash (a
+	 * shape's identity is unique, so the table would find the same one) */
+	uint32_t last = f->last_of[head];
+	if (last && same_shape(f, f->shapes[last - 1], t, job, head))
+		return f->shapes[(of[t] = last) - 1];
 	uint64_t h = mix((uint64_t)(uintptr_t)s->tasks.spec[t], job == TPH_NOIDX ? 0 : job);
 	h = mix(h, head);
 	for (uint32_t d = 0; d < s->ndim; d++)
@@ -211,13 +217,13 @@ static af_shape *shape_of(alloc_fast *f, tph_idx t, int loc, uint32_t tail, bool
 	     at = (at + 1) & (f->tcap - 1)) {
 		af_shape *sh = f->shapes[f->tab[at] - 1];
 		if (sh->hash == h && same_shape(f, sh, t, job, head)) {
-			of[t] = f->tab[at];
+			of[t] = f->last_of[head] = f->tab[at];
 			return sh;
 		}
 	}
 	af_shape *sh = shape_add(f, t, job, h, loc, tail, keyrow);
 	if (sh)
-		of[t] = f->n_shapes;
+		of[t] = f->last_of[head] = f->n_shapes;
 	return sh;
 }
 
@@ -410,6 +416,7 @@ static int prepare(alloc_fast *f, tph_idx task, bool local, uint32_t head, af_sh
 	bool refuse = !sh || sh->loc != loc || sh->tail != tail || sh->keyrow != keyrow;
 	af_track *t = refuse ? NULL : af_track_get(f, task, sh, &refuse);
 	alloc_group_req(s, task, &f->fit);
+	f->fit_task = task;
 	bool types = !refuse && !local && head == AF_NOTAIL && af_type_serves(sh);
 	if (types)
 		sh->tree_due = true; /* its picks read its row's type winners, not its tournament */
@@ -458,6 +465,11 @@ int alloc_fast_pick(alloc_fast *f, tph_idx task, tph_idx *node, tph_reason_code 
 	if (masked)
 		unmask(f, sh, t);
 	return rc;
+}
+
+const tph_fit_req *alloc_fast_fit(const alloc_fast *f, tph_idx task)
+{
+	return f && f->fit_task == task ? &f->fit : NULL;
 }
 
 int alloc_fast_pick_logged(alloc_fast *f, tph_idx task, tph_idx *node, tph_reason_code *codes)

@@ -63,6 +63,9 @@ int alloc_fast_pick(alloc_fast *f, tph_idx task, tph_idx *node, tph_reason_code 
  * record is made (what tph_fitlog_nodes over the verdicts would make), counted from the
  * columns that keep the verdicts, and codes is scratch. */
 int alloc_fast_pick_logged(alloc_fast *f, tph_idx task, tph_idx *node, tph_reason_code *codes);
+/* The request alloc_group_req() gives `task` when it is the last task a pick prepared (the
+ * placement that follows reads it), else NULL; f may be NULL. */
+const tph_fit_req *alloc_fast_fit(const alloc_fast *f, tph_idx task);
 /* The same choice among nodes[0..n) (a hypernode's, in its order: ascending ready nodes,
  * topology.h), for tasks that have no nominated node: from the task's head shape when its
  * scores split at a free tail (tph_score_free_tail), whatever n (allocate_hn_pick.c); else for
@@ -306,8 +309,10 @@ struct alloc_fast {
 	tph_reason_code shard_code; /* hard sharding: the verdict outside the shard */
 	uint32_t n;                 /* ready nodes: positions */
 	tph_fit_req fit;            /* the request of the task being picked (alloc_group_req) */
+	tph_idx fit_task;           /* the task `fit` is for, TPH_NOIDX before the first */
 	uint32_t *pos;              /* [node] position, UINT32_MAX when not ready */
 	uint32_t *shape_of;         /* [task] shape + 1 */
+	uint32_t last_of[2];        /* shape_of's last answer + 1: [0] shapes, [1] head shapes */
 	af_shape **shapes;
 	uint32_t n_shapes, cap_shapes;
 	uint32_t *tab, tcap; /* open addressing over shape + 1 */

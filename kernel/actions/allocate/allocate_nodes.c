@@ -3,6 +3,7 @@
  * enough once releasing resources are freed, and in soft sharding this shard's nodes come
  * before the others within each kind. */
 #include "allocate.h"
+#include "allocate_fast.h"
 
 /* Stable partition of feas[0..n) into c->grouped by gradient; off[g] is where group g starts. */
 static void partition(alloc_ctx *c, tph_idx task, const tph_idx *feas, uint32_t n,
@@ -48,9 +49,11 @@ tph_idx alloc_best_node(alloc_ctx *c, tph_idx task, const tph_idx *feas, uint32_
 
 int alloc_place(alloc_ctx *c, tph_statement *st, tph_idx task, tph_idx node)
 {
-	tph_fit_req fit;
-	alloc_group_req(c->s, task, &fit);
-	uint8_t g = alloc_group_of(c->s, &fit, node, false);
+	tph_fit_req own;
+	const tph_fit_req *fit = alloc_fast_fit(c->fast, task); /* the pick's, when it made one */
+	if (!fit)
+		alloc_group_req(c->s, task, &own), fit = &own;
+	uint8_t g = alloc_group_of(c->s, fit, node, false);
 	if (g == G_NONE)
 		return TPH_DECLINED;
 	int rc =

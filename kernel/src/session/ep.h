@@ -291,6 +291,9 @@ uint32_t tph_score_free_tail(const tph_session *s, tph_idx task);
  * (tph_score_split_fn) and answers TPH_SCORE_LOCAL | TPH_SCORE_ROW for it, so that the head's
  * batch sum may come from the split parts (tph_score_nodes_head_split). */
 bool tph_score_head_splits(const tph_session *s, tph_idx task, uint32_t tail);
+/* Every plugin with a score registration also registered a locality callback; session.c
+ * keeps the answer in s->scores_declared when the registry freezes. */
+bool tph_scores_declared(const tph_session *s);
 /* The locality of `task`'s scores over every scoring plugin (ep_locality.c; the meanings are
  * plugin.h's): TPH_SCORE_GLOBAL when a scoring plugin registered no locality callback or
  * answers GLOBAL, or when BestNode plugins decide; TPH_SCORE_ANCHORED when any answers so;

@@ -94,8 +94,7 @@ static const tph_ep_entry *entry_of(const tph_session *s, tph_ep ep, uint16_t pl
 	return NULL;
 }
 
-/* Every plugin with a score registration also answers for its locality. */
-static bool all_declared(const tph_session *s)
+bool tph_scores_declared(const tph_session *s)
 {
 	static const tph_ep scoring[] = {TPH_EP_NODE_ORDER, TPH_EP_BATCH_NODE_ORDER,
 	                                 TPH_EP_NODE_MAP, TPH_EP_NODE_REDUCE};
@@ -106,6 +105,12 @@ static bool all_declared(const tph_session *s)
 				return false;
 	}
 	return true;
+}
+
+/* Asked on every pick; the registrations cannot change once frozen. */
+static bool all_declared(const tph_session *s)
+{
+	return s->frozen ? s->scores_declared : tph_scores_declared(s);
 }
 
 #define FLAGS (TPH_SCORE_JOB | TPH_SCORE_HYPERNODE | TPH_SCORE_HN_SET)

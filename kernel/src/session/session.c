@@ -267,6 +267,7 @@ static int open_inner(tph_session *s, tph_diag *d)
 		return rc;
 	if ((rc = open_plugins(s, d)))
 		return rc;
+	s->scores_declared = tph_scores_declared(s);
 	s->frozen = true;
 	return TPH_OK;
 }

@@ -109,6 +109,9 @@ struct tph_session {
 	bool plugins_closed;
 	uint16_t closing; /* index + 1 of the plugin whose on_session_close runs, else 0 */
 	bool frozen;
+	/* Every scoring plugin answers for its locality (tph_scores_declared), as the registry
+	 * stood when it froze: read on each pick, fixed from then on. */
+	bool scores_declared;
 	/* An extension point ran out of memory and answered as if it had nothing (no victims,
 	 * no feasible node, score 0): the action that saw it fails with TPH_ENOMEM, so a
 	 * degraded answer never passes for a decision. */
