@@ -346,49 +346,16 @@ static void keyed(const alloc_fast *f, const af_shape *sh, const double **col)
 		             : NULL;
 }
 
-/* A walk's part of at most this many positions: its verdicts are read first, then its cells. */
-#define CHUNK 32u
-
-/* The verdicts and groups of plist[0..m) (positions of a shape with sh->pred) into code and grp,
- * and the lines the second pass will read asked for: each cell, and for a member of a group of
- * col the spec part and the row's parts; the row cells and verdicts of the m positions after,
- * up to `end`, too. Loads of independent positions only, so that their misses overlap. */
-static void chunk_verdicts(const af_shape *sh, const double *const *col, const uint32_t *plist,
-                           uint32_t m, const uint32_t *end, tph_reason_code *code, uint8_t *grp)
-{
-	const af_rcell *rc = sh->row->cell;
-	const tph_reason_code *pv = sh->pred->code;
-	const double *part = sh->arow ? sh->arow->col : NULL;
-	const af_cell *cell = sh->cell;
-	for (uint32_t i = 0; i < m; i++) {
-		uint32_t p = plist[i];
-		tph_reason_code fit = rc[p].fit, v = fit == TPH_PASS ? pv[p] : fit;
-		uint8_t g = v == TPH_PASS ? rc[p].grp : G_NONE;
-		code[i] = v;
-		grp[i] = g;
-		/* in the loop, not a function: GCC finds a function of prefetches alone const and
-		 * drops its calls */
-		__builtin_prefetch(&cell[p], 1);
-		if (col[g]) { /* the shape splits: its row's parts are kept */
-			__builtin_prefetch(&col[g][p]);
-			__builtin_prefetch(&part[3 * (size_t)p]);
-			__builtin_prefetch(&part[3 * (size_t)p + 2]);
-		}
-		if (plist + m + i < end) {
-			__builtin_prefetch(&rc[plist[m + i]]);
-			__builtin_prefetch(&pv[plist[m + i]]);
-		}
-	}
-}
-
 /* An ANCHORED shape with sh->pred: the touched positions' verdicts and groups, the keys of
  * members of a group of col and, with `put`, their entries offered to the tournament, in one
- * read of each touched cell, CHUNK positions at a time (chunk_verdicts first). A cell whose
- * verdict or group stays (most) changes nothing else (regroup), unless its group's anchors are
- * too many to keep. Columns in locals: the byte stores to the cells could alias them otherwise. */
+ * read of each touched cell. A cell whose verdict or group stays (most) changes nothing else
+ * (regroup), unless its group's anchors are too many to keep. Columns in locals: the byte
+ * stores to the cells could alias them otherwise. */
 static void reverdict_anchored(alloc_fast *f, af_shape *sh, uint32_t k, const double *const *col,
                                bool put)
 {
+	const af_rcell *rc = sh->row->cell;
+	const tph_reason_code *pv = sh->pred->code;
 	const double *part = sh->arow ? sh->arow->col : NULL;
 	const uint32_t *plist = f->plist;
 	af_cell *cell = sh->cell;
@@ -397,25 +364,37 @@ static void reverdict_anchored(alloc_fast *f, af_shape *sh, uint32_t k, const do
 	bool vol[G_NONE];
 	for (uint32_t g = 0; g < G_NONE; g++)
 		vol[g] = sh->n_anchor[g] == AF_VOLATILE;
-	tph_reason_code codes[CHUNK];
-	uint8_t grps[CHUNK];
-	for (uint32_t b = 0; b < k; b += CHUNK) {
-		uint32_t m = k - b < CHUNK ? k - b : CHUNK;
-		chunk_verdicts(sh, col, plist + b, m, plist + k, codes, grps);
-		for (uint32_t i = 0; i < m; i++) {
-			uint32_t p = plist[b + i];
-			af_cell *c = &cell[p];
-			tph_reason_code code = codes[i];
-			uint8_t og = c->grp, ng = grps[i];
-			if (c->code != code)
-				set_code(f, sh, p, code);
-			if (og != ng || (og < G_NONE && vol[og]))
-				regroup(sh, p);
-			if (col[ng])
-				c->key = af_anchor_key(part, split, p, col[ng][p]);
-			if (put)
-				af_tree_put(win, cap, (af_win){c->key, p, ng}, &moved);
+	const uint32_t ahead = af_ahead_end_by(plist, k, 2 * AF_AHEAD);
+	for (uint32_t i = 0; i < k; i++) {
+		/* The lines of positions ahead (scattered, mostly misses, and the branches below
+		 * keep the loads from overlapping): the cells of one 2 * AF_AHEAD on; one AF_AHEAD
+		 * on, the spec part of the group its row cell (asked for then) gives it when it
+		 * passes, and its row's parts: a wrong guess changes no value. Not the verdicts nor
+		 * the leaves (a few hundred KB at 100k nodes: they stay in L2). In the loop, not a
+		 * function: GCC finds a function of prefetches alone const and drops its calls. */
+		if (i < ahead) {
+			uint32_t q = plist[i + 2 * AF_AHEAD], h = plist[i + AF_AHEAD];
+			__builtin_prefetch(&rc[q]);
+			__builtin_prefetch(&cell[q], 1);
+			const double *spec = col[rc[h].fit == TPH_PASS ? rc[h].grp : G_NONE];
+			if (spec) { /* the shape splits: its row's parts are kept */
+				__builtin_prefetch(&spec[h]);
+				__builtin_prefetch(&part[3 * (size_t)h]);
+				__builtin_prefetch(&part[3 * (size_t)h + 2]);
+			}
 		}
+		uint32_t p = plist[i];
+		af_cell *c = &cell[p];
+		tph_reason_code fit = rc[p].fit, code = fit == TPH_PASS ? pv[p] : fit;
+		uint8_t og = c->grp, ng = code == TPH_PASS ? rc[p].grp : G_NONE;
+		if (c->code != code)
+			set_code(f, sh, p, code);
+		if (og != ng || (og < G_NONE && vol[og]))
+			regroup(sh, p);
+		if (col[ng])
+			c->key = af_anchor_key(part, split, p, col[ng][p]);
+		if (put)
+			af_tree_put(win, cap, (af_win){c->key, p, ng}, &moved);
 	}
 	if (put)
 		af_tree_put_end(sh, moved);
