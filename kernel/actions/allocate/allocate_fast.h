@@ -104,7 +104,6 @@ typedef struct af_row {
 	tph_fit_req ffit, gfit; /* the filter's request (pods unit, reasons) and the group's */
 	af_rcell *cell;         /* [pos * stride]: in f->rcells, beside the other rows' */
 	uint32_t stride;        /* f->rstride */
-	uint32_t asked;         /* f->row_switch when last synced */
 	uint32_t trow;          /* where allocate_fast_type.c last found its tournaments */
 	tph_idx ktask;          /* the task key was last scored for (when scored) */
 	struct af_arow *arow;   /* its anchored parts, NULL until an ANCHORED shape asks */
@@ -330,9 +329,7 @@ struct alloc_fast {
 	 * a few cache lines. */
 	af_rcell *rcells;
 	uint32_t rstride;
-	const af_row *row_last; /* the row synced last */
-	uint32_t row_switch;    /* syncs of a row other than the last */
-	bool spec_only;         /* every predicate is TPH_PRED_SPEC_ONLY: verdicts per pod spec */
+	bool spec_only; /* every predicate is TPH_PRED_SPEC_ONLY: verdicts per pod spec */
 	af_pred **preds;
 	uint32_t n_preds, cap_preds;
 	/* The touch log read for nodes at their pod limit (af_pred_sync's settled specs): up to

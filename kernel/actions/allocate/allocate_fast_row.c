@@ -14,8 +14,6 @@
 
 #define NOPOS      UINT32_MAX
 #define ROWS_FIRST 16u /* rows f->rcells first has room for */
-#define ROWS_MATES 64u /* rows caught up together at most */
-#define ROWS_LIST  256u
 
 /* Room in f->rcells for one more row: the store regrown to twice the rows, each row's cells
  * copied to its place (rarely: 10k-standard makes 31 rows). */
@@ -99,82 +97,39 @@ static inline tph_reason_code room_check(const tph_fit_req *restrict r,
 	return TPH_PASS;
 }
 
-/* What a fit reads besides the row, in locals: the byte stores to the cells could alias the
- * session's columns otherwise. */
-typedef struct fit_env {
-	const int64_t *room; /* f->rec.room */
-	const uint8_t *flags;
-	const tph_idx *ready;
-	uint32_t w, nd;
-	tph_reason_code shard;
-	bool soft;
-} fit_env;
-
-static fit_env env_of(const alloc_fast *f, const int64_t *room)
+/* Fit and group of positions plist[0..k) (every position when plist is NULL), as
+ * tph_filter_nodes' fit and alloc_group_in() give them, from the same values kept by
+ * position (f->rec.room). */
+static void fits(alloc_fast *f, af_row *r, const int64_t *room, const uint32_t *plist, uint32_t k)
 {
-	return (fit_env){room,      f->s->nodes.flags, f->s->ready_nodes,
-	                 f->rec.rw, f->rec.rnd,        f->shard_code,
-	                 f->soft};
-}
-
-/* Row r's fit and group of position p, as tph_filter_nodes' fit and alloc_group_in() give
- * them, from the same values kept by position (its FutureIdle fut, then Idle). The requests
- * are read in place (two 456-byte copies a call, most calls check one position). */
-static inline void fit_one(alloc_fast *f, const fit_env e, af_row *r, uint32_t p,
-                           const int64_t *restrict fut, bool out)
-{
+	/* in locals or restrict: the byte stores to the cells could alias them otherwise; the
+	 * requests are not copied (two 456-byte copies a call, most calls check one position) */
+	const uint8_t *flags = f->s->nodes.flags;
 	const tph_fit_req *restrict ffit = &r->ffit, *restrict gfit = &r->gfit;
-	af_rcell *c = af_rc(r, p);
-	tph_reason_code fit = e.shard && out ? e.shard : room_check(ffit, fut);
-	bool in_idle = fit == TPH_PASS && room_check(gfit, fut + e.nd) == TPH_PASS;
-	bool in_fut = fit == TPH_PASS && !in_idle && room_check(gfit, fut) == TPH_PASS;
-	if (c->fit != fit && r->built)
-		af_track_moved(f, r, NULL, p, c->fit);
-	c->fit = fit;
-	c->grp = alloc_group_rule(in_idle, in_fut, e.soft && out);
-}
-
-static inline bool out_of_shard(const fit_env e, uint32_t p)
-{
-	return (e.shard || e.soft) && !(e.flags[e.ready[p]] & TPH_NODE_IN_SHARD);
-}
-
-/* Row r's fit and group of positions plist[0..k) (every position when plist is NULL). */
-static void fits(alloc_fast *f, af_row *r, const fit_env e, const uint32_t *plist, uint32_t k)
-{
+	const tph_idx *ready = f->s->ready_nodes;
+	const tph_reason_code shard = f->shard_code;
+	const bool soft = f->soft;
+	const uint32_t w = f->rec.rw, nd = f->rec.rnd;
+	af_rcell *cell = r->cell;
+	const size_t st = r->stride;
 	/* a list's positions lie anywhere: their rows of room and cells are asked for ahead */
 	const uint32_t ahead = af_ahead_end(plist, k);
 	for (uint32_t i = 0; i < k; i++) {
 		if (i < ahead) {
-			__builtin_prefetch(e.room + (size_t)plist[i + AF_AHEAD] * e.w);
-			__builtin_prefetch(af_rc(r, plist[i + AF_AHEAD]), 1);
+			__builtin_prefetch(room + (size_t)plist[i + AF_AHEAD] * w);
+			__builtin_prefetch(&cell[plist[i + AF_AHEAD] * st], 1);
 		}
 		uint32_t p = plist ? plist[i] : i;
-		fit_one(f, e, r, p, e.room + (size_t)p * e.w, out_of_shard(e, p));
-	}
-}
-
-/* The same, position by position, for rows[0..m), each at the positions of the list logged
- * after its own point (f->rec.last): a position's room and its cells of every row are read
- * together. */
-static void fits_rows(alloc_fast *f, af_row *const *rows, uint32_t m, const fit_env e,
-                      const uint32_t *plist, uint32_t k)
-{
-	const uint32_t *last = f->rec.last, ahead = af_ahead_end(plist, k);
-	for (uint32_t i = 0; i < k; i++) {
-		if (i < ahead) {
-			__builtin_prefetch(e.room + (size_t)plist[i + AF_AHEAD] * e.w);
-			const char *c =
-			    (const char *)(f->rcells + (size_t)plist[i + AF_AHEAD] * f->rstride);
-			for (uint32_t b = 0; b < f->n_rows * sizeof *f->rcells; b += 64)
-				__builtin_prefetch(c + b, 1);
-		}
-		uint32_t p = plist[i];
-		const int64_t *fut = e.room + (size_t)p * e.w;
-		bool out = out_of_shard(e, p);
-		for (uint32_t j = 0; j < m; j++)
-			if (last[p] > rows[j]->seen)
-				fit_one(f, e, rows[j], p, fut, out);
+		af_rcell *c = &cell[p * st];
+		const int64_t *fut = room + (size_t)p * w, *idle = fut + nd;
+		bool out = (shard || soft) && !(flags[ready[p]] & TPH_NODE_IN_SHARD);
+		tph_reason_code fit = shard && out ? shard : room_check(ffit, fut);
+		bool in_idle = fit == TPH_PASS && room_check(gfit, idle) == TPH_PASS;
+		bool in_fut = fit == TPH_PASS && !in_idle && room_check(gfit, fut) == TPH_PASS;
+		if (c->fit != fit && r->built)
+			af_track_moved(f, r, NULL, p, c->fit);
+		c->fit = fit;
+		c->grp = alloc_group_rule(in_idle, in_fut, soft && out);
 	}
 }
 
@@ -206,40 +161,8 @@ static bool keys(alloc_fast *f, af_row *r, tph_idx task, const uint32_t *plist, 
 	return a != NULL;
 }
 
-#include <stdio.h>
-#include <stdlib.h>
-static int mode = -1;
-static uint32_t live_win = 0;
-static unsigned long long n_pairs, n_syncs, n_eager;
-static void report(void)
-{
-	fprintf(stderr, "prows: mode %d win %u syncs %llu eager %llu pairs %llu\n", mode, live_win,
-	        n_syncs, n_eager, n_pairs);
-}
-
-/* The rows caught up with r over its list: each built row as current as r or more that is
- * still asked (in the last ROWS_LIVE switches of the asked row); the others catch up alone. */
-static uint32_t mates(alloc_fast *f, const af_row *r, uint32_t lost, af_row **out)
-{
-	uint32_t m = 0;
-	for (uint32_t i = 0; i < f->n_rows && m < ROWS_MATES; i++) {
-		af_row *q = f->rows[i];
-		if (q->built && q->lost == lost && q->seen >= r->seen &&
-		    (!live_win || f->row_switch - q->asked <= live_win))
-			out[m++] = q;
-	}
-	return m;
-}
-
 int af_row_sync(alloc_fast *f, af_row *r, tph_idx task, bool want_keys)
 {
-	if (mode < 0) {
-		const char *e = getenv("PROWS_MODE"), *w = getenv("PROWS_WIN");
-		mode = e ? atoi(e) : 1;
-		live_win = w ? (uint32_t)atoi(w) : 0;
-		if (getenv("PROWS_REPORT"))
-			atexit(report);
-	}
 	uint32_t n_log, lost;
 	const tph_idx *log = tph_eqc_log(f->eqc, &n_log, &lost);
 	const int64_t *room = af_room(f, log, n_log, lost);
@@ -250,31 +173,10 @@ int af_row_sync(alloc_fast *f, af_row *r, tph_idx task, bool want_keys)
 	const uint32_t *list;
 	uint32_t k = af_stale_list(f, r->cell, r->stride * sizeof *r->cell, !r->built, r->seen,
 	                           r->lost, log, n_log, lost, &list);
-	fit_env e = env_of(f, room);
-	bool together = mode == 2 || (mode == 1 && f->row_last != r);
-	if (r != f->row_last)
-		f->row_switch++;
-	f->row_last = r;
-	r->asked = f->row_switch;
-	n_syncs++;
-	if (k == NOPOS) {
-		fits(f, r, e, NULL, f->n);
-	} else if (together && k && k <= ROWS_LIST) {
-		af_row *set[ROWS_MATES];
-		uint32_t m = mates(f, r, lost, set);
-		fits_rows(f, set, m, e, list, k);
-		for (uint32_t j = 0; j < m; j++) {
-#ifdef PROWS_COUNT
-			for (uint32_t i = 0; i < k; i++)
-				n_pairs += f->rec.last[list[i]] > set[j]->seen;
-#endif
-			set[j]->seen = n_log;
-		}
-		n_eager++;
-	} else {
-		fits(f, r, e, list, k);
-		n_pairs += k;
-	}
+	if (k == NOPOS)
+		fits(f, r, room, NULL, f->n);
+	else
+		fits(f, r, room, list, k);
 	r->built = true;
 	r->seen = n_log;
 	r->lost = lost;
