@@ -103,7 +103,7 @@ typedef struct bare_fx {
 	af_shape sh;
 	af_row row;
 	af_pred pred;
-	af_rcell rc[3 * N + 3]; /* the row's cells beside two others' (stride 3) */
+	af_rcell rc[N];
 	tph_reason_code code[N];
 } bare_fx;
 
@@ -111,8 +111,7 @@ static bare_fx *bare_new(void)
 {
 	bare_fx *x = calloc(1, sizeof *x);
 	assert_non_null(x);
-	x->row.cell = x->rc + 1;
-	x->row.stride = 3;
+	x->row.cell = x->rc;
 	x->pred.code = x->code;
 	x->sh = (af_shape){.loc = TPH_SCORE_LOCAL, .tail = 1, .row = &x->row, .pred = &x->pred};
 	return x;
@@ -162,18 +161,18 @@ static void bare_verdicts_from_row_and_spec(void **state)
 	bare_fx *x = bare_new();
 	af_shape *sh = &x->sh;
 	for (uint32_t p = 0; p < N; p++) {
-		af_rc(&x->row, p)->fit = p % 3 ? TPH_PASS : (tph_reason_code)(1 + p % 5);
+		x->rc[p].fit = p % 3 ? TPH_PASS : (tph_reason_code)(1 + p % 5);
 		x->code[p] = p % 2 ? TPH_PASS : (tph_reason_code)(7 + p % 4);
 	}
 	assert_true(af_shared_verdicts(sh));
 	for (uint32_t p = 0; p < N; p++) {
-		tph_reason_code want = p % 3 ? x->code[p] : af_rc(&x->row, p)->fit;
+		tph_reason_code want = p % 3 ? x->code[p] : x->rc[p].fit;
 		assert_int_equal(af_type_verdict(sh, p), want);
 		assert_int_equal(af_track_base(sh, p), want);
 	}
 	x->code[4] = TPH_PASS; /* the spec moved: read at once */
 	assert_int_equal(af_track_base(sh, 4), TPH_PASS);
-	af_rc(&x->row, 4)->fit = 3;
+	x->rc[4].fit = 3;
 	assert_int_equal(af_track_base(sh, 4), 3);
 	free(x);
 }

@@ -102,19 +102,12 @@ typedef struct af_row {
 	uint32_t seen, lost;    /* touch log length and lost counter fit and grp reflect */
 	uint32_t kseen, klost;  /* the same for key */
 	tph_fit_req ffit, gfit; /* the filter's request (pods unit, reasons) and the group's */
-	af_rcell *cell;         /* [pos * stride]: in f->rcells, beside the other rows' */
-	uint32_t stride;        /* f->rstride */
+	af_rcell *cell;         /* [pos] */
 	uint32_t trow;          /* where allocate_fast_type.c last found its tournaments */
 	tph_idx ktask;          /* the task key was last scored for (when scored) */
 	struct af_arow *arow;   /* its anchored parts, NULL until an ANCHORED shape asks */
 	bool kapart;            /* the last keys asked to move arow could not: score apart */
 } af_row;
-
-/* Row r's cell of position p. */
-static inline af_rcell *af_rc(const af_row *r, uint32_t p)
-{
-	return &r->cell[(size_t)p * r->stride];
-}
 
 /* What every shape of one pod spec shares when every predicate is TPH_PRED_SPEC_ONLY: the
  * predicates' verdict on each ready node, whatever the request row (the fit is the row's),
@@ -324,11 +317,6 @@ struct alloc_fast {
 	uint32_t n_tr, cap_tr;
 	af_row **rows;
 	uint32_t n_rows, cap_rows;
-	/* The rows' cells side by side, row i's cell of p at [p * rstride + i] (rstride: the rows
-	 * it has room for, regrown by af_row_of): a touched position's cells of every row share
-	 * a few cache lines. */
-	af_rcell *rcells;
-	uint32_t rstride;
 	bool spec_only; /* every predicate is TPH_PRED_SPEC_ONLY: verdicts per pod spec */
 	af_pred **preds;
 	uint32_t n_preds, cap_preds;
@@ -520,7 +508,7 @@ static inline bool af_type_serves(const af_shape *sh)
  * a bare head shape's (af_head_bare). */
 static inline tph_reason_code af_type_verdict(const af_shape *sh, uint32_t p)
 {
-	tph_reason_code fit = af_rc(sh->row, p)->fit;
+	tph_reason_code fit = sh->row->cell[p].fit;
 	return fit == TPH_PASS ? sh->pred->code[p] : fit;
 }
 /* Whether the shape's verdicts are read from its row and spec, not its cells: those of a shape

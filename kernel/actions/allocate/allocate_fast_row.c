@@ -12,30 +12,7 @@
 #include <math.h>
 #include <string.h>
 
-#define NOPOS      UINT32_MAX
-#define ROWS_FIRST 16u /* rows f->rcells first has room for */
-
-/* Room in f->rcells for one more row: the store regrown to twice the rows, each row's cells
- * copied to its place (rarely: 10k-standard makes 31 rows). */
-static int rows_room(alloc_fast *f)
-{
-	if (f->n_rows < f->rstride)
-		return TPH_OK;
-	uint32_t st = f->rstride ? 2 * f->rstride : ROWS_FIRST, old = f->rstride;
-	af_rcell *c = tph_malloc(((size_t)f->n + 1) * st * sizeof *c);
-	if (!c)
-		return TPH_ENOMEM;
-	for (size_t p = 0; old && p <= f->n; p++)
-		memcpy(c + p * st, f->rcells + p * old, f->n_rows * sizeof *c);
-	tph_free(f->rcells);
-	f->rcells = c;
-	f->rstride = st;
-	for (uint32_t i = 0; i < f->n_rows; i++) {
-		f->rows[i]->cell = c + i;
-		f->rows[i]->stride = st;
-	}
-	return TPH_OK;
-}
+#define NOPOS UINT32_MAX
 
 af_row *af_row_of(alloc_fast *f, tph_idx task)
 {
@@ -49,8 +26,11 @@ af_row *af_row_of(alloc_fast *f, tph_idx task)
 			return r;
 	}
 	af_row *r = tph_calloc(1, sizeof *r);
-	if (!r || rows_room(f) ||
-	    tph_grow(&f->rows, &f->cap_rows, f->n_rows + 1, sizeof *f->rows)) {
+	if (r)
+		r->cell = tph_malloc(((size_t)f->n + 1) * sizeof *r->cell);
+	if (!r || !r->cell || tph_grow(&f->rows, &f->cap_rows, f->n_rows + 1, sizeof *f->rows)) {
+		if (r)
+			tph_free(r->cell);
 		tph_free(r);
 		return NULL;
 	}
@@ -60,8 +40,6 @@ af_row *af_row_of(alloc_fast *f, tph_idx task)
 	r->req = req;
 	r->nz[0] = nz[0];
 	r->nz[1] = nz[1];
-	r->cell = f->rcells + f->n_rows;
-	r->stride = f->rstride;
 	tph_fit_prepare(s, task, insuff, true, &r->ffit);
 	alloc_group_req(s, task, &r->gfit);
 	f->rows[f->n_rows++] = r;
@@ -70,13 +48,13 @@ af_row *af_row_of(alloc_fast *f, tph_idx task)
 
 void af_row_free(alloc_fast *f)
 {
-	for (uint32_t i = 0; i < f->n_rows; i++)
+	for (uint32_t i = 0; i < f->n_rows; i++) {
+		tph_free(f->rows[i]->cell);
 		tph_free(f->rows[i]);
+	}
 	tph_free(f->rows);
-	tph_free(f->rcells);
 	f->rows = NULL;
-	f->rcells = NULL;
-	f->n_rows = f->cap_rows = f->rstride = 0;
+	f->n_rows = f->cap_rows = 0;
 	for (uint32_t i = 0; i < f->n_preds; i++) {
 		tph_free(f->preds[i]->code);
 		tph_free(f->preds[i]->final);
@@ -111,25 +89,23 @@ static void fits(alloc_fast *f, af_row *r, const int64_t *room, const uint32_t *
 	const bool soft = f->soft;
 	const uint32_t w = f->rec.rw, nd = f->rec.rnd;
 	af_rcell *cell = r->cell;
-	const size_t st = r->stride;
 	/* a list's positions lie anywhere: their rows of room and cells are asked for ahead */
 	const uint32_t ahead = af_ahead_end(plist, k);
 	for (uint32_t i = 0; i < k; i++) {
 		if (i < ahead) {
 			__builtin_prefetch(room + (size_t)plist[i + AF_AHEAD] * w);
-			__builtin_prefetch(&cell[plist[i + AF_AHEAD] * st], 1);
+			__builtin_prefetch(&cell[plist[i + AF_AHEAD]], 1);
 		}
 		uint32_t p = plist ? plist[i] : i;
-		af_rcell *c = &cell[p * st];
 		const int64_t *fut = room + (size_t)p * w, *idle = fut + nd;
 		bool out = (shard || soft) && !(flags[ready[p]] & TPH_NODE_IN_SHARD);
 		tph_reason_code fit = shard && out ? shard : room_check(ffit, fut);
 		bool in_idle = fit == TPH_PASS && room_check(gfit, idle) == TPH_PASS;
 		bool in_fut = fit == TPH_PASS && !in_idle && room_check(gfit, fut) == TPH_PASS;
-		if (c->fit != fit && r->built)
-			af_track_moved(f, r, NULL, p, c->fit);
-		c->fit = fit;
-		c->grp = alloc_group_rule(in_idle, in_fut, soft && out);
+		if (cell[p].fit != fit && r->built)
+			af_track_moved(f, r, NULL, p, cell[p].fit);
+		cell[p].fit = fit;
+		cell[p].grp = alloc_group_rule(in_idle, in_fut, soft && out);
 	}
 }
 
@@ -144,7 +120,7 @@ static bool keys(alloc_fast *f, af_row *r, tph_idx task, const uint32_t *plist, 
 		uint32_t p = plist ? plist[i] : i;
 		f->sub[m] = p;
 		f->nodes[m] = s->ready_nodes[p];
-		m += af_rc(r, p)->fit == TPH_PASS;
+		m += r->cell[p].fit == TPH_PASS;
 	}
 	if (!m)
 		return a != NULL;
@@ -157,7 +133,7 @@ static bool keys(alloc_fast *f, af_row *r, tph_idx task, const uint32_t *plist, 
 	else
 		a = NULL, tph_score_nodes_row(f->s, task, f->nodes, m, f->scores);
 	for (uint32_t j = 0; j < m; j++)
-		af_rc(r, f->sub[j])->key = isnan(f->scores[j]) ? -(double)INFINITY : f->scores[j];
+		r->cell[f->sub[j]].key = isnan(f->scores[j]) ? -(double)INFINITY : f->scores[j];
 	return a != NULL;
 }
 
@@ -171,8 +147,8 @@ int af_row_sync(alloc_fast *f, af_row *r, tph_idx task, bool want_keys)
 	/* keys as current as fit (the usual case): the same positions, walked once */
 	bool even = r->scored && r->kseen == r->seen && r->klost == r->lost;
 	const uint32_t *list;
-	uint32_t k = af_stale_list(f, r->cell, r->stride * sizeof *r->cell, !r->built, r->seen,
-	                           r->lost, log, n_log, lost, &list);
+	uint32_t k = af_stale_list(f, r->cell, sizeof *r->cell, !r->built, r->seen, r->lost, log,
+	                           n_log, lost, &list);
 	if (k == NOPOS)
 		fits(f, r, room, NULL, f->n);
 	else
@@ -183,8 +159,8 @@ int af_row_sync(alloc_fast *f, af_row *r, tph_idx task, bool want_keys)
 	if (!want_keys)
 		return TPH_OK;
 	if (!even || k == NOPOS)
-		k = af_stale_list(f, r->cell, r->stride * sizeof *r->cell, !r->scored, r->kseen,
-		                  r->klost, log, n_log, lost, &list);
+		k = af_stale_list(f, r->cell, sizeof *r->cell, !r->scored, r->kseen, r->klost, log,
+		                  n_log, lost, &list);
 	af_arow *a = af_arow_with_keys(r, k == NOPOS);
 	bool moved = k == NOPOS ? keys(f, r, task, NULL, f->n, a) : keys(f, r, task, list, k, a);
 	r->scored = true;

@@ -68,22 +68,22 @@ static void verdicts(alloc_fast *f, const af_shape *sh, tph_idx task, const uint
                      uint32_t k, tph_reason_code *out)
 {
 	tph_session *s = f->s;
-	const af_row *rc = sh->row;
+	const af_rcell *rc = sh->row->cell;
 	uint32_t m = 0;
 	if (sh->pred) {
 		const tph_reason_code *pv = sh->pred->code;
 		for (uint32_t i = 0; i < k; i++) {
 			uint32_t p = plist ? plist[i] : i;
-			out[i] = af_rc(rc, p)->fit == TPH_PASS ? pv[p] : af_rc(rc, p)->fit;
+			out[i] = rc[p].fit == TPH_PASS ? pv[p] : rc[p].fit;
 		}
 		return;
 	}
 	for (uint32_t i = 0; i < k; i++) {
 		uint32_t p = plist ? plist[i] : i;
-		out[i] = af_rc(rc, p)->fit;
+		out[i] = rc[p].fit;
 		f->nodes[m] = s->ready_nodes[p];
 		f->at[m] = i;
-		m += af_rc(rc, p)->fit == TPH_PASS;
+		m += rc[p].fit == TPH_PASS;
 	}
 	if (!m)
 		return;
@@ -113,7 +113,7 @@ static void store_codes(alloc_fast *f, af_shape *sh, const uint32_t *plist, uint
 /* The group of position p given its verdict: the row's when it passes. */
 static uint8_t group(const af_shape *sh, uint32_t p, tph_reason_code code)
 {
-	return code == TPH_PASS ? af_rc(sh->row, p)->grp : G_NONE;
+	return code == TPH_PASS ? sh->row->cell[p].grp : G_NONE;
 }
 
 static void keys(af_shape *sh, const uint32_t *plist, uint32_t m, const double *total)
@@ -148,7 +148,7 @@ static void score(alloc_fast *f, af_shape *sh, tph_idx task, const uint32_t *pli
 {
 	if (sh->keyrow) { /* LOCAL: no caller reads f->nodes */
 		for (uint32_t i = 0; i < m; i++)
-			sh->cell[plist[i]].key = af_rc(sh->row, plist[i])->key;
+			sh->cell[plist[i]].key = sh->row->cell[plist[i]].key;
 		return;
 	}
 	if (af_head_only(sh)) { /* scored when a pick reads them (allocate_hn_pick.c) */
@@ -178,7 +178,7 @@ static void score(alloc_fast *f, af_shape *sh, tph_idx task, const uint32_t *pli
 static uint32_t build_cells(alloc_fast *f, af_shape *sh, tph_idx task)
 {
 	uint32_t n = f->n, m = 0;
-	const af_row *rc = sh->row;
+	const af_rcell *rc = sh->row->cell;
 	const tph_reason_code *pv = sh->pred ? sh->pred->code : NULL;
 	if (!pv) {
 		verdicts(f, sh, task, NULL, n, f->codes);
@@ -188,9 +188,8 @@ static uint32_t build_cells(alloc_fast *f, af_shape *sh, tph_idx task)
 	for (uint32_t p = 0; p < n; p++) {
 		af_cell *c = &sh->cell[p];
 		if (pv)
-			set_code(f, sh, p,
-			         af_rc(rc, p)->fit == TPH_PASS ? pv[p] : af_rc(rc, p)->fit);
-		uint8_t g = c->code == TPH_PASS ? af_rc(rc, p)->grp : G_NONE;
+			set_code(f, sh, p, rc[p].fit == TPH_PASS ? pv[p] : rc[p].fit);
+		uint8_t g = c->code == TPH_PASS ? rc[p].grp : G_NONE;
 		*c = (af_cell){.key = 0, .code = c->code, .grp = g, .known = 0};
 		sh->cnt[g]++;
 		f->sub[m] = p;
@@ -355,7 +354,7 @@ static void keyed(const alloc_fast *f, const af_shape *sh, const double **col)
 static void reverdict_anchored(alloc_fast *f, af_shape *sh, uint32_t k, const double *const *col,
                                bool put)
 {
-	const af_row *rc = sh->row;
+	const af_rcell *rc = sh->row->cell;
 	const tph_reason_code *pv = sh->pred->code;
 	const double *part = sh->arow ? sh->arow->col : NULL;
 	const uint32_t *plist = f->plist;
@@ -375,10 +374,9 @@ static void reverdict_anchored(alloc_fast *f, af_shape *sh, uint32_t k, const do
 		 * function: GCC finds a function of prefetches alone const and drops its calls. */
 		if (i < ahead) {
 			uint32_t q = plist[i + 2 * AF_AHEAD], h = plist[i + AF_AHEAD];
-			__builtin_prefetch(af_rc(rc, q));
+			__builtin_prefetch(&rc[q]);
 			__builtin_prefetch(&cell[q], 1);
-			const double *spec =
-			    col[af_rc(rc, h)->fit == TPH_PASS ? af_rc(rc, h)->grp : G_NONE];
+			const double *spec = col[rc[h].fit == TPH_PASS ? rc[h].grp : G_NONE];
 			if (spec) { /* the shape splits: its row's parts are kept */
 				__builtin_prefetch(&spec[h]);
 				__builtin_prefetch(&part[3 * (size_t)h]);
@@ -387,8 +385,8 @@ static void reverdict_anchored(alloc_fast *f, af_shape *sh, uint32_t k, const do
 		}
 		uint32_t p = plist[i];
 		af_cell *c = &cell[p];
-		tph_reason_code fit = af_rc(rc, p)->fit, code = fit == TPH_PASS ? pv[p] : fit;
-		uint8_t og = c->grp, ng = code == TPH_PASS ? af_rc(rc, p)->grp : G_NONE;
+		tph_reason_code fit = rc[p].fit, code = fit == TPH_PASS ? pv[p] : fit;
+		uint8_t og = c->grp, ng = code == TPH_PASS ? rc[p].grp : G_NONE;
 		if (c->code != code)
 			set_code(f, sh, p, code);
 		if (og != ng || (og < G_NONE && vol[og]))
@@ -421,7 +419,7 @@ static void reverdict(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k,
 	}
 	/* The shape is built (update() follows a build). Its columns and counts in locals: the
 	 * byte stores to the cells could alias them otherwise. */
-	const af_row *rc = sh->row;
+	const af_rcell *rc = sh->row->cell;
 	const tph_reason_code *pv = sh->pred->code;
 	const uint32_t *plist = f->plist;
 	af_cell *cell = sh->cell;
@@ -430,11 +428,11 @@ static void reverdict(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k,
 	for (uint32_t i = 0; i < k; i++) {
 		uint32_t p = plist[i];
 		af_cell *c = &cell[p];
-		tph_reason_code fit = af_rc(rc, p)->fit, code = fit == TPH_PASS ? pv[p] : fit;
+		tph_reason_code fit = rc[p].fit, code = fit == TPH_PASS ? pv[p] : fit;
 		if (c->code != code)
 			af_track_notify(f, sh, p, c->code);
 		c->code = code;
-		uint8_t og = c->grp, ng = code == TPH_PASS ? af_rc(rc, p)->grp : G_NONE;
+		uint8_t og = c->grp, ng = code == TPH_PASS ? rc[p].grp : G_NONE;
 		c->grp = ng; /* no branch: the counts move by zero when the group stays */
 		cnt[og]--;
 		cnt[ng]++;
@@ -447,11 +445,11 @@ static void rescore_local(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k)
 {
 	uint32_t m = 0;
 	if (sh->keyrow) {
-		const af_row *rc = sh->row;
+		const af_rcell *rc = sh->row->cell;
 		for (uint32_t i = 0; i < k; i++) {
 			uint32_t p = f->plist[i];
 			if (sh->cell[p].grp < G_NONE)
-				sh->cell[p].key = af_rc(rc, p)->key;
+				sh->cell[p].key = rc[p].key;
 		}
 		return;
 	}

@@ -222,7 +222,7 @@ static af_win row_entry(const af_rcell *c, uint32_t p)
 
 /* Leaf j of type i: its entries' first in the row's order. Positions ascend within a type, so
  * a tie stays with the first; the +inf bound keeps infeasible cells (G_NONE) out. */
-static af_win leaf_winner(const af_types *t, const af_row *row, uint32_t i, uint32_t j)
+static af_win leaf_winner(const af_types *t, const af_rcell *cell, uint32_t i, uint32_t j)
 {
 	uint32_t lo = t->off[i] + j * TB, hi = lo + TB < t->off[i + 1] ? lo + TB : t->off[i + 1];
 	uint32_t bp = NOPOS;
@@ -230,9 +230,8 @@ static af_win leaf_winner(const af_types *t, const af_row *row, uint32_t i, uint
 	double bk = (double)INFINITY;
 	for (uint32_t e = lo; e < hi; e++) {
 		uint32_t p = t->list[e];
-		const af_rcell *c = af_rc(row, p);
-		unsigned g = c->grp;
-		double k = c->key;
+		unsigned g = cell[p].grp;
+		double k = cell[p].key;
 		if (g < bg || (g == bg && k > bk))
 			bp = p, bg = g, bk = k;
 	}
@@ -244,7 +243,7 @@ static void build_type(const af_types *t, af_trow *r, uint32_t i)
 	af_win *w = r->win + t->base[i];
 	uint32_t cap = t->cap[i], leaves = (t->off[i + 1] - t->off[i] + TB - 1) / TB;
 	for (uint32_t j = 0; j < cap; j++)
-		w[cap + j] = j < leaves ? leaf_winner(t, r->row, i, j) : AF_NOWIN;
+		w[cap + j] = j < leaves ? leaf_winner(t, r->row->cell, i, j) : AF_NOWIN;
 	for (uint32_t k = cap - 1; k >= 1; k--)
 		w[k] = af_win_before(&w[2 * k + 1], &w[2 * k]) ? w[2 * k + 1] : w[2 * k];
 	r->root[i] = w[1];
@@ -259,7 +258,7 @@ static void moved(const af_types *t, af_trow *r, uint32_t p)
 	af_tpos at = t->at[p];
 	uint32_t k = at.ent - t->base[at.type];
 	af_win *w = r->win + t->base[at.type], *root = &r->root[at.type];
-	if (af_win_offer(&w[k], row_entry(af_rc(r->row, p), p), p)) {
+	if (af_win_offer(&w[k], row_entry(&r->row->cell[p], p), p)) {
 		af_win_fix_up(w, k);
 		if (w[1].pos == p) {
 			*root = w[1];
@@ -310,7 +309,7 @@ static af_win type_first(const af_types *t, af_trow *r, uint32_t i)
 		uint32_t j = t->at[w[1].pos].ent - t->base[i] - cap;
 		if (!w[cap + j].stale)
 			break;
-		w[cap + j] = leaf_winner(t, r->row, i, j);
+		w[cap + j] = leaf_winner(t, r->row->cell, i, j);
 		af_win_fix_up(w, cap + j);
 	}
 	r->root[i] = w[1];
@@ -331,8 +330,8 @@ static int trow_sync(alloc_fast *f, const af_types *t, af_trow *r)
 	}
 	bool whole = r->gen != t->gen;
 	const uint32_t *list;
-	uint32_t k = af_stale_list(f, r->row->cell, r->row->stride * sizeof *r->row->cell, whole,
-	                           r->seen, r->lost, log, n_log, lost, &list);
+	uint32_t k = af_stale_list(f, r->row->cell, sizeof *r->row->cell, whole, r->seen, r->lost,
+	                           log, n_log, lost, &list);
 	if (k == NOPOS)
 		for (uint32_t i = 0; i < t->n; i++)
 			build_type(t, r, i);
@@ -373,7 +372,7 @@ static af_win tracked_scan(const af_types *t, const af_shape *sh, const af_track
 	af_win best = AF_NOWIN;
 	for (uint32_t j = t->off[i]; j < t->off[i + 1]; j++) {
 		uint32_t p = t->list[j];
-		af_win e = open_for(sh, tr, p) ? row_entry(af_rc(sh->row, p), p) : AF_NOWIN;
+		af_win e = open_for(sh, tr, p) ? row_entry(&sh->row->cell[p], p) : AF_NOWIN;
 		if (af_win_before(&e, &best))
 			best = e;
 	}
@@ -414,8 +413,8 @@ int af_type_sync(alloc_fast *f, af_shape *sh, tph_idx task)
 	const tph_idx *log = tph_eqc_log(f->eqc, &n_log, &lost);
 	const af_row *row = sh->row;
 	af_walk_begin(f,
-	              af_stale(f, row->cell, row->stride * sizeof *row->cell, !row->built,
-	                       row->seen, row->lost, log, n_log, lost),
+	              af_stale(f, row->cell, sizeof *row->cell, !row->built, row->seen, row->lost,
+	                       log, n_log, lost),
 	              row->seen, n_log);
 	int rc = af_row_sync(f, sh->row, task, true);
 	if (!rc) {

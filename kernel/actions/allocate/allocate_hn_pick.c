@@ -19,7 +19,7 @@ static inline tph_reason_code own_code(const af_shape *sh, bool bare, uint32_t p
 }
 static inline uint8_t own_grp(const af_shape *sh, bool bare, uint32_t p)
 {
-	return bare ? af_rc(sh->row, p)->grp : sh->cell[p].grp;
+	return bare ? sh->row->cell[p].grp : sh->cell[p].grp;
 }
 
 static tph_reason_code code_of(const af_shape *sh, const af_track *t, uint32_t p)
@@ -67,7 +67,7 @@ static inline uint32_t scan(alloc_fast *f, const af_shape *sh, const af_track *t
                             bool bare, uint32_t cnt[G_COUNT])
 {
 	const af_cell *cell = sh->cell;
-	const af_row *rc = sh->row;
+	const af_rcell *rc = sh->row->cell;
 	const tph_reason_code *pv = bare ? sh->pred->code : NULL;
 	const uint32_t *pos = f->pos;
 	tph_idx *in = f->nodes;
@@ -75,14 +75,14 @@ static inline uint32_t scan(alloc_fast *f, const af_shape *sh, const af_track *t
 	memcpy(c, cnt, sizeof c);
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t p = range ? lo + i : pos[nodes[i]];
-		tph_reason_code fit = bare ? af_rc(rc, p)->fit : TPH_PASS;
+		tph_reason_code fit = bare ? rc[p].fit : TPH_PASS;
 		tph_reason_code code = track  ? af_track_code(t, p)
 		                       : bare ? (fit == TPH_PASS ? pv[p] : fit)
 		                              : cell[p].code;
 		if (code != TPH_PASS)
 			continue;
 		feasible++;
-		uint8_t g = bare ? af_rc(rc, p)->grp : cell[p].grp;
+		uint8_t g = bare ? rc[p].grp : cell[p].grp;
 		in[c[G_IDLE]] = nodes[i];
 		sub[c[G_IDLE]] = p;
 		c[g]++;
