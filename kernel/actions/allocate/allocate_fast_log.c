@@ -17,21 +17,28 @@ int af_recent_init(alloc_fast *f)
 {
 	af_recent *r = &f->rec;
 	r->fed = r->cap = 0;
-	r->plog = NULL;
+	r->plog = r->eprev = r->hprev = r->ub = r->ue = NULL;
+	r->hn_eff = r->n_undone = r->cap_undone = 0;
 	r->last = tph_calloc((size_t)f->n + 1, sizeof *r->last);
+	r->eff = tph_calloc((size_t)f->n + 1, sizeof *r->eff);
 	r->bits = tph_calloc((size_t)f->n / 64 + 1, sizeof *r->bits);
 	r->alt = tph_malloc(((size_t)f->n + 1) * sizeof *r->alt);
 	r->room = r->room_mem = NULL;
 	r->room_ok = false;
 	r->hn_last = 0;
 	r->wsync = r->wok = false;
-	return r->last && r->bits && r->alt ? TPH_OK : TPH_ENOMEM;
+	return r->last && r->eff && r->bits && r->alt ? TPH_OK : TPH_ENOMEM;
 }
 
 void af_recent_free(alloc_fast *f)
 {
 	tph_free(f->rec.last);
 	tph_free(f->rec.plog);
+	tph_free(f->rec.eff);
+	tph_free(f->rec.eprev);
+	tph_free(f->rec.hprev);
+	tph_free(f->rec.ub);
+	tph_free(f->rec.ue);
 	tph_free(f->rec.bits);
 	tph_free(f->rec.room_mem);
 	tph_free(f->rec.alt);
@@ -49,6 +56,17 @@ static void room_fill(alloc_fast *f, uint32_t p, tph_idx node)
 	}
 }
 
+/* Room for n_log entries in plog and the undo columns, grown alike. */
+static int grow(af_recent *r, uint32_t n_log)
+{
+	uint32_t c0 = r->cap, c1 = r->cap, c2 = r->cap;
+	int rc = tph_grow(&r->plog, &c0, n_log, sizeof *r->plog) ||
+	         tph_grow(&r->eprev, &c1, n_log, sizeof *r->eprev) ||
+	         tph_grow(&r->hprev, &c2, n_log, sizeof *r->hprev);
+	r->cap = c0 < c1 ? (c0 < c2 ? c0 : c2) : (c1 < c2 ? c1 : c2);
+	return rc ? TPH_ENOMEM : TPH_OK;
+}
+
 /* Log entries [fed, n_log) as positions; a node that is not ready is the spare position n,
  * which no walk keeps. */
 static int feed(alloc_fast *f, const tph_idx *log, uint32_t n_log)
@@ -56,7 +74,7 @@ static int feed(alloc_fast *f, const tph_idx *log, uint32_t n_log)
 	af_recent *r = &f->rec;
 	if (r->fed == n_log) /* most calls: every consumer of a sync feeds */
 		return TPH_OK;
-	if (n_log > r->cap && tph_grow(&r->plog, &r->cap, n_log, sizeof *r->plog))
+	if (n_log > r->cap && grow(r, n_log))
 		return TPH_ENOMEM;
 	const uint32_t *of_off = f->s && f->s->topo ? f->s->topo->t.of_off : NULL;
 	for (uint32_t i = r->fed; i < n_log; i++) {
@@ -64,12 +82,71 @@ static int feed(alloc_fast *f, const tph_idx *log, uint32_t n_log)
 		p = p == NOPOS ? f->n : p;
 		r->plog[i] = p;
 		r->last[p] = i + 1;
+		r->eprev[i] = r->eff[p];
+		r->hprev[i] = r->hn_eff;
+		r->eff[p] = i + 1;
 		if (of_off && of_off[log[i]] != of_off[log[i] + 1])
-			r->hn_last = i + 1;
+			r->hn_last = r->hn_eff = i + 1;
 	}
-	r->last[f->n] = 0;
+	r->last[f->n] = r->eff[f->n] = 0;
 	r->fed = n_log;
 	return TPH_OK;
+}
+
+/* Whether columns current as of `seen` read the entries not undone: unless `seen` lies inside
+ * an undone span (those columns saw the dry run, and its nodes changed back since). */
+static bool past_undone(const af_recent *r, uint32_t seen)
+{
+	uint32_t a = 0, b = r->n_undone;
+	if (!b || r->ue[b - 1] <= seen) /* most: current since the last span */
+		return true;
+	while (a < b) { /* the first span ending after seen */
+		uint32_t c = a + (b - a) / 2;
+		if (r->ue[c] <= seen)
+			a = c + 1;
+		else
+			b = c;
+	}
+	return a == r->n_undone || r->ub[a] >= seen;
+}
+
+/* The last entry of each position to read for columns current as of `seen`. */
+static const uint32_t *last_of(const af_recent *r, uint32_t seen)
+{
+	return past_undone(r, seen) ? r->eff : r->last;
+}
+
+void alloc_fast_undone(alloc_fast *f, uint32_t from, uint32_t lost)
+{
+	uint32_t n_log, now;
+	const tph_idx *log = tph_eqc_log(f->eqc, &n_log, &now);
+	if (now == lost)
+		af_undone(f, log, n_log, from);
+}
+
+void af_undone(alloc_fast *f, const tph_idx *log, uint32_t n_log, uint32_t from)
+{
+	af_recent *r = &f->rec;
+	if (from >= n_log || feed(f, log, n_log))
+		return;
+	uint32_t k = r->n_undone;
+	while (k && r->ub[k - 1] >= from) /* spans inside this one */
+		k--;
+	uint32_t c0 = r->cap_undone, c1 = r->cap_undone;
+	if (tph_grow(&r->ub, &c0, k + 1, sizeof *r->ub) ||
+	    tph_grow(&r->ue, &c1, k + 1, sizeof *r->ue)) {
+		r->cap_undone = c0 < c1 ? c0 : c1;
+		return;
+	}
+	r->cap_undone = c0;
+	/* backwards: each position ends at what it was before its first entry of the span */
+	for (uint32_t i = n_log; i-- > from;)
+		r->eff[r->plog[i]] = r->eprev[i];
+	r->eff[f->n] = 0;
+	r->hn_eff = r->hprev[from];
+	r->ub[k] = from;
+	r->ue[k] = n_log;
+	r->n_undone = k + 1;
 }
 
 /* plist[0..k) in ascending order, through a bitmap: for many positions, so that their
@@ -99,7 +176,7 @@ uint32_t af_stale(alloc_fast *f, const void *cells, size_t size, bool whole, uin
 static uint32_t touched_into(alloc_fast *f, uint32_t seen, uint32_t n_log, const void *cells,
                              size_t size, uint32_t *plist)
 {
-	const uint32_t *plog = f->rec.plog, *last = f->rec.last;
+	const uint32_t *plog = f->rec.plog, *last = last_of(&f->rec, seen);
 	uint32_t k = 0, n = f->n;
 	if ((uint64_t)(n_log - seen) * SCAN > n) { /* a scan of the positions costs less */
 		for (uint32_t p = 0; p < n; p++) {
@@ -147,7 +224,7 @@ void af_walk_end(alloc_fast *f)
 static uint32_t narrow(alloc_fast *f, uint32_t seen, const void *cells, size_t size)
 {
 	const af_recent *r = &f->rec;
-	const uint32_t *plist = f->plist, *last = r->last;
+	const uint32_t *plist = f->plist, *last = last_of(r, seen);
 	uint32_t k = 0, *out = r->alt;
 	for (uint32_t i = 0; i < r->wk; i++) {
 		uint32_t p = plist[i];
@@ -176,8 +253,10 @@ uint32_t af_stale_list(alloc_fast *f, const void *cells, size_t size, bool whole
 	if (seen == r->wseen)
 		return r->wk;
 	*list = r->alt;
-	/* a position of the walk costs about an entry of a walk of one's own */
-	if (seen > r->wseen && r->wk <= n_log - seen)
+	/* a position of the walk costs about an entry of a walk of one's own; the walk holds the
+	 * positions of the undone entries too when they were read for wseen */
+	if (seen > r->wseen && r->wk <= n_log - seen &&
+	    past_undone(r, seen) == past_undone(r, r->wseen))
 		return narrow(f, seen, cells, size);
 	return touched_into(f, seen, n_log, cells, size, r->alt);
 }
@@ -185,7 +264,8 @@ uint32_t af_stale_list(alloc_fast *f, const void *cells, size_t size, bool whole
 bool af_hn_since(const alloc_fast *f, uint32_t seen, uint32_t n_log)
 {
 	assert(f->rec.fed == n_log);
-	return seen != n_log && (!f->s->topo || f->rec.hn_last > seen);
+	uint32_t hn = past_undone(&f->rec, seen) ? f->rec.hn_eff : f->rec.hn_last;
+	return seen != n_log && (!f->s->topo || hn > seen);
 }
 
 const int64_t *af_room(alloc_fast *f, const tph_idx *log, uint32_t n_log, uint32_t lost)
