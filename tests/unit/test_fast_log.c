@@ -371,6 +371,84 @@ static void test_undone(void **state)
 	teardown(&f);
 }
 
+/* ---- a row's fit passes as bits (af_row_pass, af_bits_list) ---- */
+
+/* Ranges starting and ending on and off word boundaries, empty ones, full and empty words:
+ * the set bits inside the range, ascending, each once. */
+static void test_bits_list(void **state)
+{
+	(void)state;
+	static uint64_t bits[READY / 64 + 1];
+	static uint32_t out[READY + 1];
+	unsigned seed = 4;
+	for (uint32_t w = 0; w <= READY / 64; w++)
+		bits[w] = w % 5 == 0   ? ~0ull
+		          : w % 5 == 1 ? 0
+		                       : (uint64_t)rand_r(&seed) << 32 ^ rand_r(&seed);
+	for (uint32_t q = 0; q < 4000; q++) {
+		uint32_t lo = q < 64 ? q : (uint32_t)rand_r(&seed) % READY;
+		uint32_t n = q % 7 == 0   ? 0
+		             : q % 7 == 1 ? 64 - lo % 64
+		                          : (uint32_t)rand_r(&seed) % (READY - lo + 1);
+		uint32_t k = af_bits_list(bits, lo, n, out), want = 0;
+		for (uint32_t p = lo; p < lo + n; p++)
+			if (bits[p / 64] >> (p % 64) & 1) {
+				assert_true(want < k);
+				assert_int_equal(out[want++], p);
+			}
+		assert_int_equal(k, want);
+	}
+}
+
+/* The row's cells change at logged positions (a few hot ones, some spread), sometimes under an
+ * run that is undone; the bits, asked at random points with the row current, equal its passes.
+ * Refused while the row is behind the log. Fails when a logged position is not read again or
+ * a whole build misses a position. */
+static void test_row_pass(void **state)
+{
+	(void)state;
+	alloc_fast f;
+	static tph_idx log[LOG];
+	static af_rcell cell[READY + 1];
+	af_row r = {.cell = cell, .built = true};
+	uint32_t n_log = 0;
+	unsigned seed = 21;
+	setup(&f);
+	for (uint32_t p = 0; p < READY; p++)
+		cell[p].fit = rand_r(&seed) % 5 ? 7 : TPH_PASS;
+	while (n_log + 400 < LOG) {
+		static af_rcell before[READY + 1];
+		uint32_t from = n_log;
+		bool undo = rand_r(&seed) % 4 == 0;
+		memcpy(before, cell, sizeof cell);
+		for (uint32_t b = 1 + (uint32_t)rand_r(&seed) % 60; b; b--) {
+			tph_idx node = (tph_idx)(rand_r(&seed) % 3 ? 100 + rand_r(&seed) % 80
+			                                           : rand_r(&seed) % NODES);
+			if (f.pos[node] != UINT32_MAX)
+				cell[f.pos[node]].fit = rand_r(&seed) % 3 ? 7 : TPH_PASS;
+			log[n_log++] = node;
+		}
+		if (undo) { /* a run undone: its nodes logged again and put back as they were */
+			for (uint32_t i = from, end = n_log; i < end; i++)
+				log[n_log++] = log[i];
+			memcpy(cell, before, sizeof cell);
+			af_undone(&f, log, n_log, from);
+		}
+		r.seen = n_log;
+		if (rand_r(&seed) % 4 == 0) { /* the row behind: no bits */
+			r.seen = n_log - 1;
+			assert_null(af_row_pass(&f, &r, log, n_log, 0));
+			continue;
+		}
+		const uint64_t *bits = af_row_pass(&f, &r, log, n_log, 0);
+		assert_non_null(bits);
+		for (uint32_t p = 0; p < READY; p++)
+			assert_int_equal(bits[p / 64] >> (p % 64) & 1, cell[p].fit == TPH_PASS);
+	}
+	free(r.pass);
+	teardown(&f);
+}
+
 /* ---- af_room: FutureIdle and Idle by position, kept from the log ---- */
 
 enum {
@@ -494,6 +572,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_touched),      cmocka_unit_test(test_shared_walk),
 	    cmocka_unit_test(test_hn_since),     cmocka_unit_test(test_undone),
+	    cmocka_unit_test(test_bits_list),    cmocka_unit_test(test_row_pass),
 	    cmocka_unit_test(test_room),         cmocka_unit_test(test_ahead_end),
 	    cmocka_unit_test(test_ahead_end_by),
 	};

@@ -111,6 +111,10 @@ typedef struct af_row {
 	tph_idx ktask;          /* the task key was last scored for (when scored) */
 	struct af_arow *arow;   /* its anchored parts, NULL until an ANCHORED shape asks */
 	bool kapart;            /* the last keys asked to move arow could not: score apart */
+	/* allocate_hn_pick.c: bit p set when cell[p].fit passes, as of log length pseen and lost
+	 * counter plost; NULL until a head pick over a wide range asks */
+	uint64_t *pass;
+	uint32_t pseen, plost;
 } af_row;
 
 /* What every shape of one pod spec shares when every predicate is TPH_PRED_SPEC_ONLY: the
@@ -434,6 +438,13 @@ bool af_hn_since(const alloc_fast *f, uint32_t seen, uint32_t n_log);
  * no longer stale, nor is a hypernode's node logged in it alone (af_hn_since); for columns
  * current as of a point inside it, they still are. */
 void af_undone(alloc_fast *f, const tph_idx *log, uint32_t n_log, uint32_t from);
+/* allocate_hn_pick.c: r's fit passes as bits (af_row.pass), brought to the log's n_log entries
+ * as a consumer of the log, each position logged since read from r's cells; NULL when r is not
+ * current with the log or out of memory. */
+const uint64_t *af_row_pass(alloc_fast *f, af_row *r, const tph_idx *log, uint32_t n_log,
+                            uint32_t lost);
+/* The positions lo .. lo + n - 1 whose bit is set, ascending, into out; how many. */
+uint32_t af_bits_list(const uint64_t *bits, uint32_t lo, uint32_t n, uint32_t *out);
 int af_recent_init(alloc_fast *f);
 void af_recent_free(alloc_fast *f);
 /* f->rec.room current with the log (n_log entries, lost counter `lost`); NULL when out of
