@@ -277,6 +277,7 @@ typedef struct af_recent {
 	 * spans, disjoint and ascending: [ub[i], ue[i]) for i < n_undone. */
 	uint32_t *eff, *eprev, *hprev, hn_eff;
 	uint32_t *ub, *ue, n_undone, cap_undone;
+	uint32_t *ucum;   /* [i]: the entries of the spans 0..i */
 	uint64_t *bits;   /* scratch, a bit a position, all clear between calls */
 	uint32_t hn_last; /* 1 + the index of the last entry whose node lies in a hypernode */
 	/* One sync's shared walk (af_walk_begin): while `wsync`, f->plist[0..wk) holds, when `wok`,

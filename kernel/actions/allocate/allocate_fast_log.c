@@ -17,7 +17,7 @@ int af_recent_init(alloc_fast *f)
 {
 	af_recent *r = &f->rec;
 	r->fed = r->cap = 0;
-	r->plog = r->eprev = r->hprev = r->ub = r->ue = NULL;
+	r->plog = r->eprev = r->hprev = r->ub = r->ue = r->ucum = NULL;
 	r->hn_eff = r->n_undone = r->cap_undone = 0;
 	r->last = tph_calloc((size_t)f->n + 1, sizeof *r->last);
 	r->eff = tph_calloc((size_t)f->n + 1, sizeof *r->eff);
@@ -39,6 +39,7 @@ void af_recent_free(alloc_fast *f)
 	tph_free(f->rec.hprev);
 	tph_free(f->rec.ub);
 	tph_free(f->rec.ue);
+	tph_free(f->rec.ucum);
 	tph_free(f->rec.bits);
 	tph_free(f->rec.room_mem);
 	tph_free(f->rec.alt);
@@ -95,18 +96,25 @@ static int feed(alloc_fast *f, const tph_idx *log, uint32_t n_log)
 
 /* Whether columns current as of `seen` read the entries not undone: unless `seen` lies inside
  * an undone span (those columns saw the dry run, and its nodes changed back since). */
-static bool past_undone(const af_recent *r, uint32_t seen)
+/* The first undone span ending after `seen` (n_undone: none). */
+static uint32_t span_after(const af_recent *r, uint32_t seen)
 {
 	uint32_t a = 0, b = r->n_undone;
 	if (!b || r->ue[b - 1] <= seen) /* most: current since the last span */
-		return true;
-	while (a < b) { /* the first span ending after seen */
+		return b;
+	while (a < b) {
 		uint32_t c = a + (b - a) / 2;
 		if (r->ue[c] <= seen)
 			a = c + 1;
 		else
 			b = c;
 	}
+	return a;
+}
+
+static bool past_undone(const af_recent *r, uint32_t seen)
+{
+	uint32_t a = span_after(r, seen);
 	return a == r->n_undone || r->ub[a] >= seen;
 }
 
@@ -132,13 +140,13 @@ void af_undone(alloc_fast *f, const tph_idx *log, uint32_t n_log, uint32_t from)
 	uint32_t k = r->n_undone;
 	while (k && r->ub[k - 1] >= from) /* spans inside this one */
 		k--;
-	uint32_t c0 = r->cap_undone, c1 = r->cap_undone;
-	if (tph_grow(&r->ub, &c0, k + 1, sizeof *r->ub) ||
-	    tph_grow(&r->ue, &c1, k + 1, sizeof *r->ue)) {
-		r->cap_undone = c0 < c1 ? c0 : c1;
+	uint32_t c0 = r->cap_undone, c1 = r->cap_undone, c2 = r->cap_undone;
+	int rc = tph_grow(&r->ub, &c0, k + 1, sizeof *r->ub) ||
+	         tph_grow(&r->ue, &c1, k + 1, sizeof *r->ue) ||
+	         tph_grow(&r->ucum, &c2, k + 1, sizeof *r->ucum);
+	r->cap_undone = c0 < c1 ? (c0 < c2 ? c0 : c2) : (c1 < c2 ? c1 : c2);
+	if (rc)
 		return;
-	}
-	r->cap_undone = c0;
 	/* backwards: each position ends at what it was before its first entry of the span */
 	for (uint32_t i = n_log; i-- > from;)
 		r->eff[r->plog[i]] = r->eprev[i];
@@ -146,6 +154,7 @@ void af_undone(alloc_fast *f, const tph_idx *log, uint32_t n_log, uint32_t from)
 	r->hn_eff = r->hprev[from];
 	r->ub[k] = from;
 	r->ue[k] = n_log;
+	r->ucum[k] = (k ? r->ucum[k - 1] : 0) + (n_log - from);
 	r->n_undone = k + 1;
 }
 
@@ -176,9 +185,17 @@ uint32_t af_stale(alloc_fast *f, const void *cells, size_t size, bool whole, uin
 static uint32_t touched_into(alloc_fast *f, uint32_t seen, uint32_t n_log, const void *cells,
                              size_t size, uint32_t *plist)
 {
-	const uint32_t *plog = f->rec.plog, *last = last_of(&f->rec, seen);
-	uint32_t k = 0, n = f->n;
-	if ((uint64_t)(n_log - seen) * SCAN > n) { /* a scan of the positions costs less */
+	const af_recent *r = &f->rec;
+	const uint32_t *plog = r->plog, *last = r->last;
+	uint32_t k = 0, n = f->n, entries = n_log - seen, j = span_after(r, seen);
+	if (j == r->n_undone || r->ub[j] >= seen) { /* the undone spans after seen pass unread */
+		last = r->eff;
+		entries -=
+		    j < r->n_undone ? r->ucum[r->n_undone - 1] - (j ? r->ucum[j - 1] : 0) : 0;
+	} else {
+		j = r->n_undone;
+	}
+	if ((uint64_t)entries * SCAN > n) { /* a scan of the positions costs less */
 		for (uint32_t p = 0; p < n; p++) {
 			plist[k] = p;
 			k += last[p] > seen;
@@ -186,12 +203,18 @@ static uint32_t touched_into(alloc_fast *f, uint32_t seen, uint32_t n_log, const
 		return k;
 	}
 	/* No branch (repeats are common and unpredictable): every entry is written at plist[k]
-	 * and kept only when no later entry has its position; its cells are cold after a while. */
-	for (uint32_t i = seen; i < n_log; i++) {
-		uint32_t p = plog[i];
-		plist[k] = p;
-		k += last[p] == i + 1;
-		__builtin_prefetch((const char *)cells + (size_t)p * size, 1);
+	 * and kept only when no later entry has its position; its cells are cold after a while.
+	 * An undone span's entries would all be dropped: its span is stepped over. */
+	for (uint32_t i = seen; i < n_log;) {
+		uint32_t end = j < r->n_undone ? r->ub[j] : n_log;
+		for (; i < end; i++) {
+			uint32_t p = plog[i];
+			plist[k] = p;
+			k += last[p] == i + 1;
+			__builtin_prefetch((const char *)cells + (size_t)p * size, 1);
+		}
+		if (j < r->n_undone)
+			i = r->ue[j++];
 	}
 	if ((uint64_t)k * 8 > n)
 		ascending(f, plist, k);
