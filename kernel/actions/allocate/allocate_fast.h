@@ -273,9 +273,11 @@ typedef struct af_recent {
 	uint32_t *plog;
 	uint32_t *last; /* [pos], and [n] kept 0 */
 	/* The same over the entries not undone (alloc_fast_undone): eff[pos] ([n] kept 0), and
-	 * per entry what eff of its position and hn_eff were before it (eprev, hprev); the undone
-	 * spans, disjoint and ascending: [ub[i], ue[i]) for i < n_undone. */
-	uint32_t *eff, *eprev, *hprev, hn_eff;
+	 * per entry what eff of its position and hn_eff were before it (eprev, hprev: room for
+	 * ecap), kept from the first undone span on (undo_on); the undone spans, disjoint and
+	 * ascending: [ub[i], ue[i]) for i < n_undone. */
+	bool undo_on;
+	uint32_t *eff, *eprev, *hprev, hn_eff, ecap;
 	uint32_t *ub, *ue, n_undone, cap_undone;
 	uint32_t *ucum;   /* [i]: the entries of the spans 0..i */
 	uint64_t *bits;   /* scratch, a bit a position, all clear between calls */

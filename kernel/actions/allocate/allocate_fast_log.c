@@ -18,7 +18,8 @@ int af_recent_init(alloc_fast *f)
 	af_recent *r = &f->rec;
 	r->fed = r->cap = 0;
 	r->plog = r->eprev = r->hprev = r->ub = r->ue = r->ucum = NULL;
-	r->hn_eff = r->n_undone = r->cap_undone = 0;
+	r->hn_eff = r->n_undone = r->cap_undone = r->ecap = 0;
+	r->undo_on = false;
 	r->last = tph_calloc((size_t)f->n + 1, sizeof *r->last);
 	r->eff = tph_calloc((size_t)f->n + 1, sizeof *r->eff);
 	r->bits = tph_calloc((size_t)f->n / 64 + 1, sizeof *r->bits);
@@ -57,15 +58,27 @@ static void room_fill(alloc_fast *f, uint32_t p, tph_idx node)
 	}
 }
 
-/* Room for n_log entries in plog and the undo columns, grown alike. */
-static int grow(af_recent *r, uint32_t n_log)
+/* The undo columns of the fed entries [a, b): what eff and hn_eff were before each. */
+static int undo_feed(alloc_fast *f, const tph_idx *log, uint32_t a, uint32_t b)
 {
-	uint32_t c0 = r->cap, c1 = r->cap, c2 = r->cap;
-	int rc = tph_grow(&r->plog, &c0, n_log, sizeof *r->plog) ||
-	         tph_grow(&r->eprev, &c1, n_log, sizeof *r->eprev) ||
-	         tph_grow(&r->hprev, &c2, n_log, sizeof *r->hprev);
-	r->cap = c0 < c1 ? (c0 < c2 ? c0 : c2) : (c1 < c2 ? c1 : c2);
-	return rc ? TPH_ENOMEM : TPH_OK;
+	af_recent *r = &f->rec;
+	uint32_t c1 = r->ecap, c2 = r->ecap;
+	int rc = tph_grow(&r->eprev, &c1, b, sizeof *r->eprev) ||
+	         tph_grow(&r->hprev, &c2, b, sizeof *r->hprev);
+	r->ecap = c1 < c2 ? c1 : c2;
+	if (rc)
+		return TPH_ENOMEM;
+	const uint32_t *of_off = f->s && f->s->topo ? f->s->topo->t.of_off : NULL;
+	for (uint32_t i = a; i < b; i++) {
+		uint32_t p = r->plog[i];
+		r->eprev[i] = r->eff[p];
+		r->hprev[i] = r->hn_eff;
+		r->eff[p] = i + 1;
+		if (of_off && of_off[log[i]] != of_off[log[i] + 1])
+			r->hn_eff = i + 1;
+	}
+	r->eff[f->n] = 0;
+	return TPH_OK;
 }
 
 /* Log entries [fed, n_log) as positions; a node that is not ready is the spare position n,
@@ -75,7 +88,7 @@ static int feed(alloc_fast *f, const tph_idx *log, uint32_t n_log)
 	af_recent *r = &f->rec;
 	if (r->fed == n_log) /* most calls: every consumer of a sync feeds */
 		return TPH_OK;
-	if (n_log > r->cap && grow(r, n_log))
+	if (n_log > r->cap && tph_grow(&r->plog, &r->cap, n_log, sizeof *r->plog))
 		return TPH_ENOMEM;
 	const uint32_t *of_off = f->s && f->s->topo ? f->s->topo->t.of_off : NULL;
 	for (uint32_t i = r->fed; i < n_log; i++) {
@@ -83,13 +96,12 @@ static int feed(alloc_fast *f, const tph_idx *log, uint32_t n_log)
 		p = p == NOPOS ? f->n : p;
 		r->plog[i] = p;
 		r->last[p] = i + 1;
-		r->eprev[i] = r->eff[p];
-		r->hprev[i] = r->hn_eff;
-		r->eff[p] = i + 1;
 		if (of_off && of_off[log[i]] != of_off[log[i] + 1])
-			r->hn_last = r->hn_eff = i + 1;
+			r->hn_last = i + 1;
 	}
-	r->last[f->n] = r->eff[f->n] = 0;
+	if (r->undo_on && undo_feed(f, log, r->fed, n_log))
+		return TPH_ENOMEM;
+	r->last[f->n] = 0;
 	r->fed = n_log;
 	return TPH_OK;
 }
@@ -118,10 +130,16 @@ static bool past_undone(const af_recent *r, uint32_t seen)
 	return a == r->n_undone || r->ub[a] >= seen;
 }
 
+/* Whether columns current as of `seen` pass over the undone spans (there are some). */
+static bool read_eff(const af_recent *r, uint32_t seen)
+{
+	return r->n_undone && past_undone(r, seen);
+}
+
 /* The last entry of each position to read for columns current as of `seen`. */
 static const uint32_t *last_of(const af_recent *r, uint32_t seen)
 {
-	return past_undone(r, seen) ? r->eff : r->last;
+	return read_eff(r, seen) ? r->eff : r->last;
 }
 
 void alloc_fast_undone(alloc_fast *f, uint32_t from, uint32_t lost)
@@ -137,6 +155,9 @@ void af_undone(alloc_fast *f, const tph_idx *log, uint32_t n_log, uint32_t from)
 	af_recent *r = &f->rec;
 	if (from >= n_log || feed(f, log, n_log))
 		return;
+	if (!r->undo_on && undo_feed(f, log, 0, n_log)) /* the first span: the columns from 0 */
+		return;
+	r->undo_on = true;
 	uint32_t k = r->n_undone;
 	while (k && r->ub[k - 1] >= from) /* spans inside this one */
 		k--;
@@ -187,13 +208,12 @@ static uint32_t touched_into(alloc_fast *f, uint32_t seen, uint32_t n_log, const
 {
 	const af_recent *r = &f->rec;
 	const uint32_t *plog = r->plog, *last = r->last;
-	uint32_t k = 0, n = f->n, entries = n_log - seen, j = span_after(r, seen);
-	if (j == r->n_undone || r->ub[j] >= seen) { /* the undone spans after seen pass unread */
+	uint32_t k = 0, n = f->n, entries = n_log - seen, j = r->n_undone;
+	if (read_eff(r, seen)) { /* the undone spans after seen pass unread */
+		j = span_after(r, seen);
 		last = r->eff;
 		entries -=
 		    j < r->n_undone ? r->ucum[r->n_undone - 1] - (j ? r->ucum[j - 1] : 0) : 0;
-	} else {
-		j = r->n_undone;
 	}
 	if ((uint64_t)entries * SCAN > n) { /* a scan of the positions costs less */
 		for (uint32_t p = 0; p < n; p++) {
@@ -278,8 +298,7 @@ uint32_t af_stale_list(alloc_fast *f, const void *cells, size_t size, bool whole
 	*list = r->alt;
 	/* a position of the walk costs about an entry of a walk of one's own; the walk holds the
 	 * positions of the undone entries too when they were read for wseen */
-	if (seen > r->wseen && r->wk <= n_log - seen &&
-	    past_undone(r, seen) == past_undone(r, r->wseen))
+	if (seen > r->wseen && r->wk <= n_log - seen && read_eff(r, seen) == read_eff(r, r->wseen))
 		return narrow(f, seen, cells, size);
 	return touched_into(f, seen, n_log, cells, size, r->alt);
 }
@@ -287,7 +306,7 @@ uint32_t af_stale_list(alloc_fast *f, const void *cells, size_t size, bool whole
 bool af_hn_since(const alloc_fast *f, uint32_t seen, uint32_t n_log)
 {
 	assert(f->rec.fed == n_log);
-	uint32_t hn = past_undone(&f->rec, seen) ? f->rec.hn_eff : f->rec.hn_last;
+	uint32_t hn = read_eff(&f->rec, seen) ? f->rec.hn_eff : f->rec.hn_last;
 	return seen != n_log && (!f->s->topo || hn > seen);
 }
 
