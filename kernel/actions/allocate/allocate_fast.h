@@ -74,6 +74,10 @@ const tph_fit_req *alloc_fast_fit(const alloc_fast *f, tph_idx task);
  * for the role's error cache, as the filter's would be. */
 int alloc_fast_pick_among(alloc_fast *f, tph_idx task, const tph_idx *nodes, uint32_t n,
                           tph_idx *node, tph_reason_code *codes);
+/* The touch log's entries since length `from` (lost counter `lost` then) changed nothing:
+ * every node they name is as it was at `from` (a dry run undone, nothing else moved since).
+ * Columns current as of `from` or earlier then pass over them (allocate_fast_log.c). */
+void alloc_fast_undone(alloc_fast *f, uint32_t from, uint32_t lost);
 
 /* ---- private to allocate_fast*.c ---- */
 
@@ -110,6 +114,10 @@ typedef struct af_row {
 	tph_idx ktask;          /* the task key was last scored for (when scored) */
 	struct af_arow *arow;   /* its anchored parts, NULL until an ANCHORED shape asks */
 	bool kapart;            /* the last keys asked to move arow could not: score apart */
+	/* allocate_hn_pick.c: bit p set when cell[p].fit passes, as of log length pseen and lost
+	 * counter plost; NULL until a head pick over a wide range asks */
+	uint64_t *pass;
+	uint32_t pseen, plost;
 } af_row;
 
 /* What every shape of one pod spec shares when every predicate is TPH_PRED_SPEC_ONLY: the
@@ -266,7 +274,15 @@ typedef struct af_shape {
 typedef struct af_recent {
 	uint32_t fed, cap; /* entries read; room in plog */
 	uint32_t *plog;
-	uint32_t *last;   /* [pos], and [n] kept 0 */
+	uint32_t *last; /* [pos], and [n] kept 0 */
+	/* The same over the entries not undone (alloc_fast_undone): eff[pos] ([n] kept 0), and
+	 * per entry what eff of its position and hn_eff were before it (eprev, hprev: room for
+	 * ecap), kept from the first undone span on (undo_on); the undone spans, disjoint and
+	 * ascending: [ub[i], ue[i]) for i < n_undone. */
+	bool undo_on;
+	uint32_t *eff, *eprev, *hprev, hn_eff, ecap;
+	uint32_t *ub, *ue, n_undone, cap_undone;
+	uint32_t *ucum;   /* [i]: the entries of the spans 0..i */
 	uint64_t *bits;   /* scratch, a bit a position, all clear between calls */
 	uint32_t hn_last; /* 1 + the index of the last entry whose node lies in a hypernode */
 	/* One sync's shared walk (af_walk_begin): while `wsync`, f->plist[0..wk) holds, when `wok`,
@@ -425,6 +441,18 @@ void af_walk_end(alloc_fast *f);
 /* Whether a node logged in [seen, n_log) lies in a hypernode (every node without a topology);
  * the log fed to n_log. */
 bool af_hn_since(const alloc_fast *f, uint32_t seen, uint32_t n_log);
+/* alloc_fast_undone over the log's n_log entries, lost counter unchanged since `from`: for
+ * columns current as of a point outside [from, n_log), the positions logged in it alone are
+ * no longer stale, nor is a hypernode's node logged in it alone (af_hn_since); for columns
+ * current as of a point inside it, they still are. */
+void af_undone(alloc_fast *f, const tph_idx *log, uint32_t n_log, uint32_t from);
+/* allocate_hn_pick.c: r's fit passes as bits (af_row.pass), brought to the log's n_log entries
+ * as a consumer of the log, each position logged since read from r's cells; NULL when r is not
+ * current with the log or out of memory. */
+const uint64_t *af_row_pass(alloc_fast *f, af_row *r, const tph_idx *log, uint32_t n_log,
+                            uint32_t lost);
+/* The positions lo .. lo + n - 1 whose bit is set, ascending, into out; how many. */
+uint32_t af_bits_list(const uint64_t *bits, uint32_t lo, uint32_t n, uint32_t *out);
 int af_recent_init(alloc_fast *f);
 void af_recent_free(alloc_fast *f);
 /* f->rec.room current with the log (n_log entries, lost counter `lost`); NULL when out of

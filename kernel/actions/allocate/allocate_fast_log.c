@@ -17,21 +17,30 @@ int af_recent_init(alloc_fast *f)
 {
 	af_recent *r = &f->rec;
 	r->fed = r->cap = 0;
-	r->plog = NULL;
+	r->plog = r->eprev = r->hprev = r->ub = r->ue = r->ucum = NULL;
+	r->hn_eff = r->n_undone = r->cap_undone = r->ecap = 0;
+	r->undo_on = false;
 	r->last = tph_calloc((size_t)f->n + 1, sizeof *r->last);
+	r->eff = tph_calloc((size_t)f->n + 1, sizeof *r->eff);
 	r->bits = tph_calloc((size_t)f->n / 64 + 1, sizeof *r->bits);
 	r->alt = tph_malloc(((size_t)f->n + 1) * sizeof *r->alt);
 	r->room = r->room_mem = NULL;
 	r->room_ok = false;
 	r->hn_last = 0;
 	r->wsync = r->wok = false;
-	return r->last && r->bits && r->alt ? TPH_OK : TPH_ENOMEM;
+	return r->last && r->eff && r->bits && r->alt ? TPH_OK : TPH_ENOMEM;
 }
 
 void af_recent_free(alloc_fast *f)
 {
 	tph_free(f->rec.last);
 	tph_free(f->rec.plog);
+	tph_free(f->rec.eff);
+	tph_free(f->rec.eprev);
+	tph_free(f->rec.hprev);
+	tph_free(f->rec.ub);
+	tph_free(f->rec.ue);
+	tph_free(f->rec.ucum);
 	tph_free(f->rec.bits);
 	tph_free(f->rec.room_mem);
 	tph_free(f->rec.alt);
@@ -47,6 +56,29 @@ static void room_fill(alloc_fast *f, uint32_t p, tph_idx node)
 		r[d] = tph_fit_room(ns, d, node, true);
 		r[nd + d] = tph_fit_room(ns, d, node, false);
 	}
+}
+
+/* The undo columns of the fed entries [a, b): what eff and hn_eff were before each. */
+static int undo_feed(alloc_fast *f, const tph_idx *log, uint32_t a, uint32_t b)
+{
+	af_recent *r = &f->rec;
+	uint32_t c1 = r->ecap, c2 = r->ecap;
+	int rc = tph_grow(&r->eprev, &c1, b, sizeof *r->eprev) ||
+	         tph_grow(&r->hprev, &c2, b, sizeof *r->hprev);
+	r->ecap = c1 < c2 ? c1 : c2;
+	if (rc)
+		return TPH_ENOMEM;
+	const uint32_t *of_off = f->s && f->s->topo ? f->s->topo->t.of_off : NULL;
+	for (uint32_t i = a; i < b; i++) {
+		uint32_t p = r->plog[i];
+		r->eprev[i] = r->eff[p];
+		r->hprev[i] = r->hn_eff;
+		r->eff[p] = i + 1;
+		if (of_off && of_off[log[i]] != of_off[log[i] + 1])
+			r->hn_eff = i + 1;
+	}
+	r->eff[f->n] = 0;
+	return TPH_OK;
 }
 
 /* Log entries [fed, n_log) as positions; a node that is not ready is the spare position n,
@@ -67,9 +99,84 @@ static int feed(alloc_fast *f, const tph_idx *log, uint32_t n_log)
 		if (of_off && of_off[log[i]] != of_off[log[i] + 1])
 			r->hn_last = i + 1;
 	}
+	if (r->undo_on && undo_feed(f, log, r->fed, n_log))
+		return TPH_ENOMEM;
 	r->last[f->n] = 0;
 	r->fed = n_log;
 	return TPH_OK;
+}
+
+/* Whether columns current as of `seen` read the entries not undone: unless `seen` lies inside
+ * an undone span (those columns saw the dry run, and its nodes changed back since). */
+/* The first undone span ending after `seen` (n_undone: none). */
+static uint32_t span_after(const af_recent *r, uint32_t seen)
+{
+	uint32_t a = 0, b = r->n_undone;
+	if (!b || r->ue[b - 1] <= seen) /* most: current since the last span */
+		return b;
+	while (a < b) {
+		uint32_t c = a + (b - a) / 2;
+		if (r->ue[c] <= seen)
+			a = c + 1;
+		else
+			b = c;
+	}
+	return a;
+}
+
+static bool past_undone(const af_recent *r, uint32_t seen)
+{
+	uint32_t a = span_after(r, seen);
+	return a == r->n_undone || r->ub[a] >= seen;
+}
+
+/* Whether columns current as of `seen` pass over the undone spans (there are some). */
+static bool read_eff(const af_recent *r, uint32_t seen)
+{
+	return r->n_undone && past_undone(r, seen);
+}
+
+/* The last entry of each position to read for columns current as of `seen`. */
+static const uint32_t *last_of(const af_recent *r, uint32_t seen)
+{
+	return read_eff(r, seen) ? r->eff : r->last;
+}
+
+void alloc_fast_undone(alloc_fast *f, uint32_t from, uint32_t lost)
+{
+	uint32_t n_log, now;
+	const tph_idx *log = tph_eqc_log(f->eqc, &n_log, &now);
+	if (now == lost)
+		af_undone(f, log, n_log, from);
+}
+
+void af_undone(alloc_fast *f, const tph_idx *log, uint32_t n_log, uint32_t from)
+{
+	af_recent *r = &f->rec;
+	if (from >= n_log || feed(f, log, n_log))
+		return;
+	if (!r->undo_on && undo_feed(f, log, 0, n_log)) /* the first span: the columns from 0 */
+		return;
+	r->undo_on = true;
+	uint32_t k = r->n_undone;
+	while (k && r->ub[k - 1] >= from) /* spans inside this one */
+		k--;
+	uint32_t c0 = r->cap_undone, c1 = r->cap_undone, c2 = r->cap_undone;
+	int rc = tph_grow(&r->ub, &c0, k + 1, sizeof *r->ub) ||
+	         tph_grow(&r->ue, &c1, k + 1, sizeof *r->ue) ||
+	         tph_grow(&r->ucum, &c2, k + 1, sizeof *r->ucum);
+	r->cap_undone = c0 < c1 ? (c0 < c2 ? c0 : c2) : (c1 < c2 ? c1 : c2);
+	if (rc)
+		return;
+	/* backwards: each position ends at what it was before its first entry of the span */
+	for (uint32_t i = n_log; i-- > from;)
+		r->eff[r->plog[i]] = r->eprev[i];
+	r->eff[f->n] = 0;
+	r->hn_eff = r->hprev[from];
+	r->ub[k] = from;
+	r->ue[k] = n_log;
+	r->ucum[k] = (k ? r->ucum[k - 1] : 0) + (n_log - from);
+	r->n_undone = k + 1;
 }
 
 /* plist[0..k) in ascending order, through a bitmap: for many positions, so that their
@@ -99,9 +206,16 @@ uint32_t af_stale(alloc_fast *f, const void *cells, size_t size, bool whole, uin
 static uint32_t touched_into(alloc_fast *f, uint32_t seen, uint32_t n_log, const void *cells,
                              size_t size, uint32_t *plist)
 {
-	const uint32_t *plog = f->rec.plog, *last = f->rec.last;
-	uint32_t k = 0, n = f->n;
-	if ((uint64_t)(n_log - seen) * SCAN > n) { /* a scan of the positions costs less */
+	const af_recent *r = &f->rec;
+	const uint32_t *plog = r->plog, *last = r->last;
+	uint32_t k = 0, n = f->n, entries = n_log - seen, j = r->n_undone;
+	if (read_eff(r, seen)) { /* the undone spans after seen pass unread */
+		j = span_after(r, seen);
+		last = r->eff;
+		entries -=
+		    j < r->n_undone ? r->ucum[r->n_undone - 1] - (j ? r->ucum[j - 1] : 0) : 0;
+	}
+	if ((uint64_t)entries * SCAN > n) { /* a scan of the positions costs less */
 		for (uint32_t p = 0; p < n; p++) {
 			plist[k] = p;
 			k += last[p] > seen;
@@ -109,12 +223,18 @@ static uint32_t touched_into(alloc_fast *f, uint32_t seen, uint32_t n_log, const
 		return k;
 	}
 	/* No branch (repeats are common and unpredictable): every entry is written at plist[k]
-	 * and kept only when no later entry has its position; its cells are cold after a while. */
-	for (uint32_t i = seen; i < n_log; i++) {
-		uint32_t p = plog[i];
-		plist[k] = p;
-		k += last[p] == i + 1;
-		__builtin_prefetch((const char *)cells + (size_t)p * size, 1);
+	 * and kept only when no later entry has its position; its cells are cold after a while.
+	 * An undone span's entries would all be dropped: its span is stepped over. */
+	for (uint32_t i = seen; i < n_log;) {
+		uint32_t end = j < r->n_undone ? r->ub[j] : n_log;
+		for (; i < end; i++) {
+			uint32_t p = plog[i];
+			plist[k] = p;
+			k += last[p] == i + 1;
+			__builtin_prefetch((const char *)cells + (size_t)p * size, 1);
+		}
+		if (j < r->n_undone)
+			i = r->ue[j++];
 	}
 	if ((uint64_t)k * 8 > n)
 		ascending(f, plist, k);
@@ -147,7 +267,7 @@ void af_walk_end(alloc_fast *f)
 static uint32_t narrow(alloc_fast *f, uint32_t seen, const void *cells, size_t size)
 {
 	const af_recent *r = &f->rec;
-	const uint32_t *plist = f->plist, *last = r->last;
+	const uint32_t *plist = f->plist, *last = last_of(r, seen);
 	uint32_t k = 0, *out = r->alt;
 	for (uint32_t i = 0; i < r->wk; i++) {
 		uint32_t p = plist[i];
@@ -176,8 +296,9 @@ uint32_t af_stale_list(alloc_fast *f, const void *cells, size_t size, bool whole
 	if (seen == r->wseen)
 		return r->wk;
 	*list = r->alt;
-	/* a position of the walk costs about an entry of a walk of one's own */
-	if (seen > r->wseen && r->wk <= n_log - seen)
+	/* a position of the walk costs about an entry of a walk of one's own; the walk holds the
+	 * positions of the undone entries too when they were read for wseen */
+	if (seen > r->wseen && r->wk <= n_log - seen && read_eff(r, seen) == read_eff(r, r->wseen))
 		return narrow(f, seen, cells, size);
 	return touched_into(f, seen, n_log, cells, size, r->alt);
 }
@@ -185,7 +306,8 @@ uint32_t af_stale_list(alloc_fast *f, const void *cells, size_t size, bool whole
 bool af_hn_since(const alloc_fast *f, uint32_t seen, uint32_t n_log)
 {
 	assert(f->rec.fed == n_log);
-	return seen != n_log && (!f->s->topo || f->rec.hn_last > seen);
+	uint32_t hn = read_eff(&f->rec, seen) ? f->rec.hn_eff : f->rec.hn_last;
+	return seen != n_log && (!f->s->topo || hn > seen);
 }
 
 const int64_t *af_room(alloc_fast *f, const tph_idx *log, uint32_t n_log, uint32_t lost)

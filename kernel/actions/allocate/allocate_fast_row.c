@@ -50,6 +50,7 @@ void af_row_free(alloc_fast *f)
 {
 	for (uint32_t i = 0; i < f->n_rows; i++) {
 		tph_free(f->rows[i]->cell);
+		tph_free(f->rows[i]->pass);
 		tph_free(f->rows[i]);
 	}
 	tph_free(f->rows);

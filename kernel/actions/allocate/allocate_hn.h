@@ -181,7 +181,18 @@ void ahn_state_copy(const ahn_ws *w, ahn_state *dst, const ahn_state *src);
 /* allocate_hn_job.c: allocateForJob. *found: out holds the chosen hypernode's operations
  * and the worksheet continues from that run. */
 int ahn_for_job(ahn_ctx *h, ahn_ws *w, tph_idx avail, tph_statement *out, bool *found);
-/* allocate_hn_sub.c: replay recorded rows into st (RecoverOperations). */
+/* A dry run's start: the touch log's length and lost counter (allocate_fast.h). */
+typedef struct ahn_mark {
+	uint32_t at, lost;
+} ahn_mark;
+
+/* allocate_hn_sub.c: the mark of now. */
+ahn_mark ahn_mark_now(const ahn_ctx *h);
+/* ahn_discard of the dry run started at m, when st holds every task it moved that is not back
+ * where it was (its runs inside were undone or merged into st): its nodes are then as they were
+ * at m, which the flat path's columns need not read again (alloc_fast_undone). */
+void ahn_undo(ahn_ctx *h, tph_statement *st, const ahn_mark *m);
+/* Replay recorded rows into st (RecoverOperations). */
 int ahn_replay(ahn_ctx *h, const ahn_op *ops, uint32_t n, tph_statement *st);
 /* Append st's operations to ops (SaveOperations). */
 int ahn_save(ahn_ctx *h, const tph_statement *st, ahn_ops *ops);

@@ -21,6 +21,7 @@
 typedef struct job_res {
 	bool ok, simple;
 	double score;
+	ahn_mark mark; /* the run's start */
 } job_res;
 
 static void hn_keep(ahn_ws *w, tph_idx *hn, bool restore)
@@ -63,6 +64,7 @@ static int job_subjobs(ahn_ctx *h, ahn_ws *w, tph_idx hn, tph_statement *st, dou
 static int job_try(ahn_ctx *h, ahn_ws *w, tph_idx hn, bool fidelity, tph_statement *st, job_res *r)
 {
 	tph_session *s = h->s;
+	r->mark = ahn_mark_now(h);
 	tph_stmt_init(st, s);
 	ahn_reset_job_fit(h, w);
 	ahn_state_copy(w, &w->st[AHN_TRY], &w->st[AHN_MAIN]);
@@ -74,8 +76,10 @@ static int job_try(ahn_ctx *h, ahn_ws *w, tph_idx hn, bool fidelity, tph_stateme
 	hn_keep(w, s->topo->sj.hn, true);
 	r->ok = !rc && st->n && (tph_job_ready(s, w->job) || tph_job_pipelined(s, w->job));
 	r->simple = h->simple && h->steps == 1;
-	if (!r->ok)
+	if (!r->ok && rc)
 		ahn_discard(h, st);
+	else if (!r->ok)
+		ahn_undo(h, st, &r->mark);
 	return rc;
 }
 
@@ -92,6 +96,7 @@ typedef struct group_out {
 	tph_idx best;
 	bool held, any; /* any: some run succeeded (chosen or not) */
 	tph_statement st;
+	ahn_mark mark; /* the held run's start */
 } group_out;
 
 /* Another run is about to start from the group's state: record and undo the held one. */
@@ -102,15 +107,16 @@ static int release_held(ahn_ctx *h, group_out *go)
 	go->held = false;
 	h->job_best.n = 0;
 	int rc = ahn_save(h, &go->st, &h->job_best);
-	ahn_discard(h, &go->st);
+	ahn_undo(h, &go->st, &go->mark);
 	return rc;
 }
 
-static void hold(ahn_ws *w, group_out *go, tph_idx hn, tph_statement *st)
+static void hold(ahn_ws *w, group_out *go, tph_idx hn, tph_statement *st, const job_res *r)
 {
 	go->best = hn;
 	go->held = true;
 	go->st = *st;
+	go->mark = r->mark;
 	take_best(w);
 }
 
@@ -144,11 +150,11 @@ static int group_full(ahn_ctx *h, ahn_ws *w, const tph_idx *hns, uint32_t n, int
 			continue;
 		go->any = true;
 		if (!(r.score > top)) {
-			ahn_discard(h, &st);
+			ahn_undo(h, &st, &r.mark);
 			continue;
 		}
 		top = r.score;
-		hold(w, go, hns[i], &st);
+		hold(w, go, hns[i], &st, &r);
 	}
 	return TPH_OK;
 }
@@ -215,13 +221,13 @@ static int group_fast(ahn_ctx *h, ahn_ws *w, tph_idx k, const tph_idx *hns, uint
 			return rc;
 		last_run = i;
 		if (r.ok && !r.simple) {
-			ahn_discard(h, &st);
+			ahn_undo(h, &st, &r.mark);
 			*abort = true;
 			return TPH_OK;
 		}
 		if (r.ok) {
 			go->any = true;
-			hold(w, go, hns[i], &st);
+			hold(w, go, hns[i], &st, &r);
 		}
 	}
 	if (last_run + 1 == n || (go->best != TPH_NOIDX && drained(w)))
@@ -230,7 +236,7 @@ static int group_fast(ahn_ctx *h, ahn_ws *w, tph_idx k, const tph_idx *hns, uint
 	if (rc || (rc = job_try(h, w, hns[n - 1], true, &st, &r)))
 		return rc;
 	if (r.ok)
-		ahn_discard(h, &st);
+		ahn_undo(h, &st, &r.mark);
 	return TPH_OK;
 }
 

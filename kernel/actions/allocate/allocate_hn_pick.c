@@ -91,12 +91,83 @@ static inline uint32_t scan(alloc_fast *f, const af_shape *sh, const af_track *t
 	return feasible;
 }
 
+/* Ranges of at least 1 / WIDE_SHARE of the ready positions (the cluster top) are passed over
+ * through their row's fit passes (af_row_pass): most nodes there are full. */
+#define WIDE_SHARE 4u
+
+const uint64_t *af_row_pass(alloc_fast *f, af_row *r, const tph_idx *log, uint32_t n_log,
+                            uint32_t lost)
+{
+	bool whole = !r->pass;
+	if (!r->built || r->seen != n_log || r->lost != lost ||
+	    (whole && !(r->pass = tph_calloc((size_t)f->n / 64 + 1, sizeof *r->pass))))
+		return NULL;
+	uint32_t k =
+	    af_stale(f, r->cell, sizeof *r->cell, whole, r->pseen, r->plost, log, n_log, lost);
+	for (uint32_t i = 0; i < (k == NOPOS ? f->n : k); i++) {
+		uint32_t p = k == NOPOS ? i : f->plist[i];
+		uint64_t bit = 1ull << (p % 64);
+		r->pass[p / 64] =
+		    r->cell[p].fit == TPH_PASS ? r->pass[p / 64] | bit : r->pass[p / 64] & ~bit;
+	}
+	r->pseen = n_log;
+	r->plost = lost;
+	return r->pass;
+}
+
+uint32_t af_bits_list(const uint64_t *bits, uint32_t lo, uint32_t n, uint32_t *out)
+{
+	uint32_t k = 0, hi = lo + n;
+	for (uint32_t w = lo / 64; n && w <= (hi - 1) / 64; w++) {
+		uint64_t b = bits[w];
+		if (w == lo / 64)
+			b &= ~0ull << (lo % 64);
+		if (w == (hi - 1) / 64 && hi % 64)
+			b &= ~(~0ull << (hi % 64));
+		for (; b; b &= b - 1)
+			out[k++] = w * 64 + (uint32_t)__builtin_ctzll(b);
+	}
+	return k;
+}
+
+/* scan() over the range lo .. lo + n - 1 of a bare shape, at the positions its row fits alone
+ * (a tracker's overlays only fail positions the shape passes: none of the others passes). */
+static uint32_t scan_pass(alloc_fast *f, const af_shape *sh, const af_track *t,
+                          const uint64_t *pass, const tph_idx *nodes, uint32_t n, uint32_t lo,
+                          uint32_t cnt[G_COUNT])
+{
+	const af_rcell *rc = sh->row->cell;
+	const tph_reason_code *pv = sh->pred->code;
+	tph_idx *in = f->nodes;
+	uint32_t *sub = f->sub, *fit = f->at, c[G_COUNT], feasible = 0;
+	uint32_t m = af_bits_list(pass, lo, n, fit);
+	memcpy(c, cnt, sizeof c);
+	for (uint32_t i = 0; i < m; i++) {
+		uint32_t p = fit[i];
+		if ((t ? af_track_code(t, p) : pv[p]) != TPH_PASS)
+			continue;
+		feasible++;
+		in[c[G_IDLE]] = nodes[p - lo];
+		sub[c[G_IDLE]] = p;
+		c[rc[p].grp]++;
+	}
+	memcpy(cnt, c, sizeof c);
+	return feasible;
+}
+
 static uint32_t verdicts(alloc_fast *f, const af_shape *sh, const af_track *t, const tph_idx *nodes,
                          uint32_t n, tph_reason_code *codes, uint32_t cnt[G_COUNT])
 {
 	uint32_t lo = range_of(f, nodes, n), feasible;
 	bool range = lo != NOPOS, bare = af_head_bare(sh);
-	if (t)
+	uint32_t n_log, lost;
+	const tph_idx *log = tph_eqc_log(f->eqc, &n_log, &lost);
+	const uint64_t *pass = range && bare && (uint64_t)n * WIDE_SHARE >= f->n
+	                           ? af_row_pass(f, sh->row, log, n_log, lost)
+	                           : NULL;
+	if (pass)
+		feasible = scan_pass(f, sh, t, pass, nodes, n, lo, cnt);
+	else if (t)
 		feasible = range ? scan(f, sh, t, nodes, n, lo, true, true, bare, cnt)
 		                 : scan(f, sh, t, nodes, n, 0, false, true, bare, cnt);
 	else if (bare)

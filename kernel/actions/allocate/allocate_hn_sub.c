@@ -4,6 +4,7 @@
  * its run is kept instead of discarded and replayed. Dry runs sure to fail (the resource
  * bound, or a first-step failure already seen in this allocateForJob call) are skipped
  * unless their fit errors can survive. Also the recorded-operation helpers. */
+#include "allocate_fast.h"
 #include "allocate_hn.h"
 
 #include "base/mem.h"
@@ -27,6 +28,21 @@ void ahn_discard(ahn_ctx *h, tph_statement *st)
 	for (uint32_t i = 0; i < st->n; i++)
 		jhn[st->ops[i].task] = TPH_NOIDX; /* unallocate clears JobAllocatedHyperNode */
 	tph_stmt_discard(st);
+}
+
+ahn_mark ahn_mark_now(const ahn_ctx *h)
+{
+	ahn_mark m = {0, 0};
+	if (h->c->fast)
+		tph_eqc_log(h->c->eqc, &m.at, &m.lost);
+	return m;
+}
+
+void ahn_undo(ahn_ctx *h, tph_statement *st, const ahn_mark *m)
+{
+	ahn_discard(h, st);
+	if (h->c->fast)
+		alloc_fast_undone(h->c->fast, m->at, m->lost);
 }
 
 int ahn_save(ahn_ctx *h, const tph_statement *st, ahn_ops *ops)
@@ -115,13 +131,14 @@ static int group_many(ahn_ctx *h, ahn_ws *w, ahn_state *ws, tph_idx k, const tph
 		bool ok;
 		if (skip(h, w, hns[i], need, i + 1 == n))
 			continue;
+		ahn_mark m = ahn_mark_now(h);
 		int rc = run(h, w, k, &cur, hns[i], &st, &ok);
 		if (rc)
 			return rc;
 		if (!ok)
 			continue;
 		rc = ahn_save(h, &st, &h->cand_ops);
-		ahn_discard(h, &st);
+		ahn_undo(h, &st, &m);
 		if (rc || (rc = cand_push(h, hns[i], cur, op0)))
 			return rc;
 	}
@@ -150,11 +167,12 @@ static int group_one(ahn_ctx *h, ahn_ws *w, ahn_state *ws, tph_idx k, tph_idx hn
 	if (skip(h, w, hn, ahn_need(h, w, k), true))
 		return TPH_OK;
 	tph_hn_order(h->s, k, &hn, 1, score);
+	ahn_mark m = ahn_mark_now(h);
 	int rc = run(h, w, k, &cur, hn, &st, &ok);
 	if (rc || !ok)
 		return rc;
 	if (tph_hn_best(&hn, score, 1, NULL) == TPH_NOIDX) { /* no score beats -inf */
-		ahn_discard(h, &st);
+		ahn_undo(h, &st, &m);
 		return TPH_DECLINED;
 	}
 	*won = hn;

@@ -202,6 +202,7 @@ int ahn_tasks_in_hn(ahn_ctx *h, ahn_ws *w, tph_idx k, uint32_t *cur, tph_idx hn,
 {
 	tph_session *s = h->s;
 	hn_run r = {.w = w, .k = k, .hn = hn, .placing = s->topo->sj.hn[k], .st = st};
+	ahn_mark m = ahn_mark_now(h);
 	tph_stmt_init(st, s);
 	*ok = false;
 	r.n = tph_hn_nodes(&s->topo->t, hn, &r.nodes);
@@ -218,7 +219,7 @@ int ahn_tasks_in_hn(ahn_ctx *h, ahn_ws *w, tph_idx k, uint32_t *cur, tph_idx hn,
 	}
 	*ok = tph_subjob_ready(s, w->job, k) || tph_subjob_pipelined(s, w->job, k);
 	if (!*ok)
-		ahn_discard(h, st);
+		ahn_undo(h, st, &m);
 	return TPH_OK;
 }
 
