@@ -78,7 +78,8 @@ static inline tph_reason_code room_check(const tph_fit_req *restrict r,
 /* Fit and group of positions plist[0..k) (every position when plist is NULL), as
  * tph_filter_nodes' fit and alloc_group_in() give them, from the same values kept by
  * position (f->rec.room). */
-static void fits(alloc_fast *f, af_row *r, const int64_t *room, const uint32_t *plist, uint32_t k)
+static inline void fits_as(alloc_fast *f, af_row *r, const int64_t *room, const uint32_t *plist,
+                           uint32_t k, bool built)
 {
 	/* in locals or restrict: the byte stores to the cells could alias them otherwise; the
 	 * requests are not copied (two 456-byte copies a call, most calls check one position) */
@@ -102,13 +103,22 @@ static void fits(alloc_fast *f, af_row *r, const int64_t *room, const uint32_t *
 		tph_reason_code fit = shard && out ? shard : room_check(ffit, fut);
 		bool in_idle = fit == TPH_PASS && room_check(gfit, idle) == TPH_PASS;
 		bool in_fut = fit == TPH_PASS && !in_idle && room_check(gfit, fut) == TPH_PASS;
-		/* built first: a first build's read of a fresh column would map the zero page, and
-		 * the store then copy it, two faults a page (12,100 pairs on 100k-nodes) */
-		if (r->built && cell[p].fit != fit)
+		if (cell[p].fit != fit && built)
 			af_track_moved(f, r, NULL, p, cell[p].fit);
 		cell[p].fit = fit;
 		cell[p].grp = alloc_group_rule(in_idle, in_fut, soft && out);
 	}
+}
+
+/* A first build does not read the cells: a fresh column's page read first maps the zero page
+ * and the store then copies it, two faults (12,100 pairs on 100k-nodes). Two copies of the
+ * loop, so that neither tests `built` at each position. */
+static void fits(alloc_fast *f, af_row *r, const int64_t *room, const uint32_t *plist, uint32_t k)
+{
+	if (r->built)
+		fits_as(f, r, room, plist, k, true);
+	else
+		fits_as(f, r, room, plist, k, false);
 }
 
 /* Scores of the positions plist[0..k) that the row fits, over themselves, and the anchored
