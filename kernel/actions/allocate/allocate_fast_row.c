@@ -103,7 +103,7 @@ static inline void fits_as(alloc_fast *f, af_row *r, const int64_t *room, const 
 		tph_reason_code fit = shard && out ? shard : room_check(ffit, fut);
 		bool in_idle = fit == TPH_PASS && room_check(gfit, idle) == TPH_PASS;
 		bool in_fut = fit == TPH_PASS && !in_idle && room_check(gfit, fut) == TPH_PASS;
-		if (cell[p].fit != fit && built)
+		if (built && cell[p].fit != fit)
 			af_track_moved(f, r, NULL, p, cell[p].fit);
 		cell[p].fit = fit;
 		cell[p].grp = alloc_group_rule(in_idle, in_fut, soft && out);
@@ -112,7 +112,7 @@ static inline void fits_as(alloc_fast *f, af_row *r, const int64_t *room, const 
 
 /* A first build does not read the cells: a fresh column's page read first maps the zero page
  * and the store then copies it, two faults (12,100 pairs on 100k-nodes). Two copies of the
- * loop, so that neither tests `built` at each position. */
+ * loop, `built` a constant in each, so that neither tests it at each position. */
 static void fits(alloc_fast *f, af_row *r, const int64_t *room, const uint32_t *plist, uint32_t k)
 {
 	if (r->built)
