@@ -106,8 +106,6 @@ static int feed(alloc_fast *f, const tph_idx *log, uint32_t n_log)
 	return TPH_OK;
 }
 
-/* Whether columns current as of `seen` read the entries not undone: unless `seen` lies inside
- * an undone span (those columns saw the dry run, and its nodes changed back since). */
 /* The first undone span ending after `seen` (n_undone: none). */
 static uint32_t span_after(const af_recent *r, uint32_t seen)
 {
@@ -124,6 +122,8 @@ static uint32_t span_after(const af_recent *r, uint32_t seen)
 	return a;
 }
 
+/* Whether columns current as of `seen` read the entries not undone: unless `seen` lies inside
+ * an undone span (those columns saw the dry run, and its nodes changed back since). */
 static bool past_undone(const af_recent *r, uint32_t seen)
 {
 	uint32_t a = span_after(r, seen);
