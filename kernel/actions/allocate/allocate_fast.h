@@ -269,6 +269,16 @@ typedef struct af_shape {
 	struct af_hn *hn; /* ranks per hypernode set (allocate_hn_rank.h), or NULL */
 } af_shape;
 
+/* What an entry of the touch log changed in the columns over the entries not undone. */
+typedef struct af_prev {
+	uint32_t eff, hn; /* eff of its position and hn_eff before it */
+} af_prev;
+/* An undone span of the touch log (alloc_fast_undone). */
+typedef struct af_span {
+	uint32_t b, e; /* entries [b, e) */
+	uint32_t cum;  /* the entries of the spans up to this one */
+} af_span;
+
 /* The touch log read as ready positions (allocate_fast_log.c): plog[i] is entry i's position
  * (n for a node that is not ready), last[p] 1 + the index of p's last entry (0: never). */
 typedef struct af_recent {
@@ -276,13 +286,14 @@ typedef struct af_recent {
 	uint32_t *plog;
 	uint32_t *last; /* [pos], and [n] kept 0 */
 	/* The same over the entries not undone (alloc_fast_undone): eff[pos] ([n] kept 0), and
-	 * per entry what eff of its position and hn_eff were before it (eprev, hprev: room for
-	 * ecap), kept from the first undone span on (undo_on); the undone spans, disjoint and
-	 * ascending: [ub[i], ue[i]) for i < n_undone. */
+	 * per entry what eff of its position and hn_eff were before it (prev: room for ecap), kept
+	 * from the first undone span on (undo_on); the undone spans, disjoint and ascending:
+	 * span[i] for i < n_undone. */
 	bool undo_on;
-	uint32_t *eff, *eprev, *hprev, hn_eff, ecap;
-	uint32_t *ub, *ue, n_undone, cap_undone;
-	uint32_t *ucum;   /* [i]: the entries of the spans 0..i */
+	uint32_t *eff, hn_eff, ecap;
+	af_prev *prev;
+	af_span *span;
+	uint32_t n_undone, cap_undone;
 	uint64_t *bits;   /* scratch, a bit a position, all clear between calls */
 	uint32_t hn_last; /* 1 + the index of the last entry whose node lies in a hypernode */
 	/* One sync's shared walk (af_walk_begin): while `wsync`, f->plist[0..wk) holds, when `wok`,

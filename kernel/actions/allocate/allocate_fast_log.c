@@ -17,7 +17,9 @@ int af_recent_init(alloc_fast *f)
 {
 	af_recent *r = &f->rec;
 	r->fed = r->cap = 0;
-	r->plog = r->eprev = r->hprev = r->ub = r->ue = r->ucum = NULL;
+	r->plog = NULL;
+	r->prev = NULL;
+	r->span = NULL;
 	r->hn_eff = r->n_undone = r->cap_undone = r->ecap = 0;
 	r->undo_on = false;
 	r->last = tph_calloc((size_t)f->n + 1, sizeof *r->last);
@@ -36,11 +38,8 @@ void af_recent_free(alloc_fast *f)
 	tph_free(f->rec.last);
 	tph_free(f->rec.plog);
 	tph_free(f->rec.eff);
-	tph_free(f->rec.eprev);
-	tph_free(f->rec.hprev);
-	tph_free(f->rec.ub);
-	tph_free(f->rec.ue);
-	tph_free(f->rec.ucum);
+	tph_free(f->rec.prev);
+	tph_free(f->rec.span);
 	tph_free(f->rec.bits);
 	tph_free(f->rec.room_mem);
 	tph_free(f->rec.alt);
@@ -62,17 +61,12 @@ static void room_fill(alloc_fast *f, uint32_t p, tph_idx node)
 static int undo_feed(alloc_fast *f, const tph_idx *log, uint32_t a, uint32_t b)
 {
 	af_recent *r = &f->rec;
-	uint32_t c1 = r->ecap, c2 = r->ecap;
-	int rc = tph_grow(&r->eprev, &c1, b, sizeof *r->eprev) ||
-	         tph_grow(&r->hprev, &c2, b, sizeof *r->hprev);
-	r->ecap = c1 < c2 ? c1 : c2;
-	if (rc)
+	if (tph_grow(&r->prev, &r->ecap, b, sizeof *r->prev))
 		return TPH_ENOMEM;
 	const uint32_t *of_off = f->s && f->s->topo ? f->s->topo->t.of_off : NULL;
 	for (uint32_t i = a; i < b; i++) {
 		uint32_t p = r->plog[i];
-		r->eprev[i] = r->eff[p];
-		r->hprev[i] = r->hn_eff;
+		r->prev[i] = (af_prev){r->eff[p], r->hn_eff};
 		r->eff[p] = i + 1;
 		if (of_off && of_off[log[i]] != of_off[log[i] + 1])
 			r->hn_eff = i + 1;
@@ -110,11 +104,11 @@ static int feed(alloc_fast *f, const tph_idx *log, uint32_t n_log)
 static uint32_t span_after(const af_recent *r, uint32_t seen)
 {
 	uint32_t a = 0, b = r->n_undone;
-	if (!b || r->ue[b - 1] <= seen) /* most: current since the last span */
+	if (!b || r->span[b - 1].e <= seen) /* most: current since the last span */
 		return b;
 	while (a < b) {
 		uint32_t c = a + (b - a) / 2;
-		if (r->ue[c] <= seen)
+		if (r->span[c].e <= seen)
 			a = c + 1;
 		else
 			b = c;
@@ -127,7 +121,7 @@ static uint32_t span_after(const af_recent *r, uint32_t seen)
 static bool past_undone(const af_recent *r, uint32_t seen)
 {
 	uint32_t a = span_after(r, seen);
-	return a == r->n_undone || r->ub[a] >= seen;
+	return a == r->n_undone || r->span[a].b >= seen;
 }
 
 /* Whether columns current as of `seen` pass over the undone spans (there are some). */
@@ -159,23 +153,16 @@ void af_undone(alloc_fast *f, const tph_idx *log, uint32_t n_log, uint32_t from)
 		return;
 	r->undo_on = true;
 	uint32_t k = r->n_undone;
-	while (k && r->ub[k - 1] >= from) /* spans inside this one */
+	while (k && r->span[k - 1].b >= from) /* spans inside this one */
 		k--;
-	uint32_t c0 = r->cap_undone, c1 = r->cap_undone, c2 = r->cap_undone;
-	int rc = tph_grow(&r->ub, &c0, k + 1, sizeof *r->ub) ||
-	         tph_grow(&r->ue, &c1, k + 1, sizeof *r->ue) ||
-	         tph_grow(&r->ucum, &c2, k + 1, sizeof *r->ucum);
-	r->cap_undone = c0 < c1 ? (c0 < c2 ? c0 : c2) : (c1 < c2 ? c1 : c2);
-	if (rc)
+	if (tph_grow(&r->span, &r->cap_undone, k + 1, sizeof *r->span))
 		return;
 	/* backwards: each position ends at what it was before its first entry of the span */
 	for (uint32_t i = n_log; i-- > from;)
-		r->eff[r->plog[i]] = r->eprev[i];
+		r->eff[r->plog[i]] = r->prev[i].eff;
 	r->eff[f->n] = 0;
-	r->hn_eff = r->hprev[from];
-	r->ub[k] = from;
-	r->ue[k] = n_log;
-	r->ucum[k] = (k ? r->ucum[k - 1] : 0) + (n_log - from);
+	r->hn_eff = r->prev[from].hn;
+	r->span[k] = (af_span){from, n_log, (k ? r->span[k - 1].cum : 0) + (n_log - from)};
 	r->n_undone = k + 1;
 }
 
@@ -212,8 +199,9 @@ static uint32_t touched_into(alloc_fast *f, uint32_t seen, uint32_t n_log, const
 	if (read_eff(r, seen)) { /* the undone spans after seen pass unread */
 		j = span_after(r, seen);
 		last = r->eff;
-		entries -=
-		    j < r->n_undone ? r->ucum[r->n_undone - 1] - (j ? r->ucum[j - 1] : 0) : 0;
+		entries -= j < r->n_undone
+		               ? r->span[r->n_undone - 1].cum - (j ? r->span[j - 1].cum : 0)
+		               : 0;
 	}
 	if ((uint64_t)entries * SCAN > n) { /* a scan of the positions costs less */
 		for (uint32_t p = 0; p < n; p++) {
@@ -226,7 +214,7 @@ static uint32_t touched_into(alloc_fast *f, uint32_t seen, uint32_t n_log, const
 	 * and kept only when no later entry has its position; its cells are cold after a while.
 	 * An undone span's entries would all be dropped: its span is stepped over. */
 	for (uint32_t i = seen; i < n_log;) {
-		uint32_t end = j < r->n_undone ? r->ub[j] : n_log;
+		uint32_t end = j < r->n_undone ? r->span[j].b : n_log;
 		for (; i < end; i++) {
 			uint32_t p = plog[i];
 			plist[k] = p;
@@ -234,7 +222,7 @@ static uint32_t touched_into(alloc_fast *f, uint32_t seen, uint32_t n_log, const
 			__builtin_prefetch((const char *)cells + (size_t)p * size, 1);
 		}
 		if (j < r->n_undone)
-			i = r->ue[j++];
+			i = r->span[j++].e;
 	}
 	if ((uint64_t)k * 8 > n)
 		ascending(f, plist, k);
