@@ -475,10 +475,6 @@ const int64_t *af_room(alloc_fast *f, const tph_idx *log, uint32_t n_log, uint32
  * Both take their positions through af_stale_list and use f->sub. */
 af_row *af_row_of(alloc_fast *f, tph_idx task);
 int af_row_sync(alloc_fast *f, af_row *r, tph_idx task, bool keys);
-/* pthr4 simulation (allocate_fast_type.c) */
-void af_sim_hook(alloc_fast *f, const af_row *r, tph_idx task, bool want_keys);
-extern int af_sim_ctx;
-extern uint64_t af_sim_pairs[3], af_sim_calls[3], af_sim_tpairs[3];
 void af_row_free(alloc_fast *f);
 /* The same for the task's pod spec's predicate verdicts (f->spec_only). */
 af_pred *af_pred_of(alloc_fast *f, tph_idx task);

@@ -166,8 +166,6 @@ int af_row_sync(alloc_fast *f, af_row *r, tph_idx task, bool want_keys)
 		fits(f, r, room, NULL, f->n);
 	else
 		fits(f, r, room, list, k);
-	af_sim_calls[af_sim_ctx]++;
-	af_sim_pairs[af_sim_ctx] += k == NOPOS ? f->n : k;
 	r->built = true;
 	r->seen = n_log;
 	r->lost = lost;

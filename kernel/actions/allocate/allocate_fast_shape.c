@@ -574,7 +574,6 @@ int af_sync(alloc_fast *f, af_shape *sh, tph_idx task)
 	if (!sh->bytes)
 		return TPH_ENOMEM;
 	bool bare = af_head_bare(sh);
-	af_sim_hook(f, sh->row, task, sh->keyrow);
 	uint32_t k =
 	    af_stale(f, bare ? (const void *)sh->known : sh->cell, bare ? 1 : sizeof *sh->cell,
 	             !sh->built, sh->seen, sh->lost, log, n_log, lost);

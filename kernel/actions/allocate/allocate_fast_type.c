@@ -342,7 +342,6 @@ static int trow_sync(alloc_fast *f, const af_types *t, af_trow *r)
 			build_type(t, r, i);
 	if (k != NOPOS)
 		moved_all(t, r, list, k);
-	af_sim_tpairs[af_sim_ctx] += k == NOPOS ? f->n : k;
 	r->gen = t->gen;
 	r->seen = n_log;
 	r->lost = lost;
@@ -418,7 +417,6 @@ int af_type_sync(alloc_fast *f, af_shape *sh, tph_idx task)
 	uint32_t n_log, lost, b;
 	const tph_idx *log = tph_eqc_log(f->eqc, &n_log, &lost);
 	const af_row *row = sh->row;
-	af_sim_hook(f, row, task, true);
 	af_walk_begin(f,
 	              af_stale(f, row->cell, sizeof *row->cell, !row->built, row->seen, row->lost,
 	                       log, n_log, lost),
@@ -455,129 +453,4 @@ int af_type_first(alloc_fast *f, af_shape *sh, bool cells, const af_track *tr, a
 	}
 	*first = best;
 	return TPH_OK;
-}
-
-/* ---- pthr4: a one-thread simulation of a worker that brings the next row current ----
- * PTHR4_SIM=rec:FILE records each row switch's (task, keys); PTHR4_SIM=sw:FILE replays it,
- * syncing the next switch's row (fits, keys when asked, type tournaments) at each switch;
- * PTHR4_SIM=all:FILE at every hook (a worker one pick behind). Throwaway measurement code. */
-#include <stdio.h>
-#include <stdlib.h>
-
-static int sim_mode = -1; /* 0 off, 1 record, 2 at switches, 3 at every hook */
-static FILE *sim_fp;
-static uint32_t *sim_task;
-static uint8_t *sim_keys;
-static uint32_t sim_n, sim_i, sim_bad;
-static const af_row *sim_last;
-static const alloc_fast *sim_f;
-int af_sim_ctx; /* 0 main, 1 main at a switch, 2 the simulated worker */
-uint64_t af_sim_pairs[3], af_sim_calls[3], af_sim_tpairs[3];
-
-static void sim_report(void)
-{
-	if (sim_fp)
-		fclose(sim_fp);
-	static const char *nm[3] = {"main", "main-switch", "worker"};
-	for (int i = 0; i < 3; i++)
-		fprintf(stderr, "pthr4 %s: row syncs %llu fit pairs %llu type pairs %llu\n", nm[i],
-		        (unsigned long long)af_sim_calls[i], (unsigned long long)af_sim_pairs[i],
-		        (unsigned long long)af_sim_tpairs[i]);
-	fprintf(stderr, "pthr4 switches %u replay mismatches %u\n", sim_i, sim_bad);
-}
-
-static void sim_init(void)
-{
-	const char *e = getenv("PTHR4_SIM");
-	sim_mode = 0;
-	if (!e)
-		return;
-	atexit(sim_report);
-	if (!strncmp(e, "rec:", 4)) {
-		sim_mode = 1;
-		sim_fp = fopen(e + 4, "w");
-		return;
-	}
-	sim_mode = !strncmp(e, "sw:", 3) ? 2 : !strncmp(e, "all:", 4) ? 3 : 0;
-	if (!sim_mode)
-		return;
-	FILE *in = fopen(strchr(e, ':') + 1, "r");
-	unsigned t, k;
-	uint32_t cap = 0;
-	while (in && fscanf(in, "%u %u", &t, &k) == 2) {
-		if (sim_n == cap) {
-			cap = cap ? 2 * cap : 1024;
-			sim_task = realloc(sim_task, cap * sizeof *sim_task);
-			sim_keys = realloc(sim_keys, cap);
-		}
-		sim_task[sim_n] = t;
-		sim_keys[sim_n++] = (uint8_t)k;
-	}
-	if (in)
-		fclose(in);
-}
-
-static __attribute__((noinline)) void sim_presync(alloc_fast *f, tph_idx task, bool want_keys)
-{
-	af_sim_ctx = 2;
-	static int nok = -1;
-	if (nok < 0)
-		nok = getenv("PTHR4_NOKEYS") != NULL;
-	if (nok)
-		want_keys = false;
-	af_row *r = af_row_of(f, task);
-	if (r && !af_row_sync(f, r, task, want_keys && r->scored)) {
-		struct af_type_state *st = f->types;
-		if (st && st->t.gen && st->t.n && want_keys && r->scored &&
-		    !getenv("PTHR4_NOTYPES"))
-			for (uint32_t i = 0; i < st->n_rows; i++)
-				if (st->rows[i]->row == r && st->rows[i]->gen == st->t.gen)
-					trow_sync(f, &st->t, st->rows[i]);
-	}
-	af_sim_ctx = 0;
-}
-
-void af_sim_hook(alloc_fast *f, const af_row *r, tph_idx task, bool want_keys)
-{
-	if (sim_mode < 0)
-		sim_init();
-	af_sim_ctx = 0;
-	if (!sim_mode)
-		return;
-	if (f != sim_f)
-		sim_f = f, sim_last = NULL;
-	bool sw = r != sim_last;
-	sim_last = r;
-	static FILE *tl;
-	if (sim_mode == 1 && getenv("PTHR4_TL")) {
-		if (!tl)
-			tl = fopen(getenv("PTHR4_TL"), "w");
-		uint32_t n_log, lost, ri = 0;
-		tph_eqc_log(f->eqc, &n_log, &lost);
-		while (ri < f->n_rows && f->rows[ri] != r)
-			ri++;
-		fprintf(tl, "%d %u %u %u\n", sw, ri, n_log, lost);
-	}
-	static FILE *ivl;
-	static uint64_t w0, t0, hooks;
-	hooks++;
-	if (sw && sim_mode == 2 && getenv("PTHR4_IVL")) {
-		if (!ivl)
-			ivl = fopen(getenv("PTHR4_IVL"), "w");
-		if (sim_i)
-			fprintf(ivl, "%llu %llu %llu\n", (unsigned long long)(af_sim_pairs[2] - w0),
-			        (unsigned long long)(af_sim_tpairs[2] - t0),
-			        (unsigned long long)hooks - 1);
-		w0 = af_sim_pairs[2], t0 = af_sim_tpairs[2], hooks = 1;
-	}
-	if (sw) {
-		if (sim_mode == 1 && sim_fp)
-			fprintf(sim_fp, "%u %u\n", (unsigned)task, (unsigned)want_keys);
-		if (sim_mode > 1 && (sim_i >= sim_n || sim_task[sim_i] != task))
-			sim_bad++;
-		sim_i++;
-	}
-	if (sim_mode > 1 && sim_i < sim_n && (sw || sim_mode == 3))
-		sim_presync(f, sim_task[sim_i], sim_keys[sim_i]);
-	af_sim_ctx = sw;
 }
