@@ -267,7 +267,6 @@ typedef struct af_shape {
 	uint32_t split;
 	af_arow *arow;
 	struct af_hn *hn; /* ranks per hypernode set (allocate_hn_rank.h), or NULL */
-	tph_idx task;     /* of its last sync: its siblings' syncs run it again (af_sync) */
 } af_shape;
 
 /* What an entry of the touch log changed in the columns over the entries not undone. */

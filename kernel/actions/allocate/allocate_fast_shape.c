@@ -567,7 +567,7 @@ static void forget(alloc_fast *f, af_shape *sh, uint32_t k)
 
 /* The shape's touched positions walked first, once: its row, spec and anchored row, current
  * as of the same point in most syncs, take theirs from that walk. */
-static int sync_one(alloc_fast *f, af_shape *sh, tph_idx task)
+int af_sync(alloc_fast *f, af_shape *sh, tph_idx task)
 {
 	uint32_t n_log, lost;
 	const tph_idx *log = tph_eqc_log(f->eqc, &n_log, &lost);
@@ -595,36 +595,6 @@ static int sync_one(alloc_fast *f, af_shape *sh, tph_idx task)
 		update(f, sh, task, k, wide);
 	sh->seen = n_log;
 	sh->lost = lost;
-	sh->task = task;
-	return TPH_OK;
-}
-
-/* Whether a shape's sync walks its touched positions with reverdict_anchored alone, its keys
- * from its row's parts: ANCHORED, split, the spec's verdicts, no hypernode, not a head. */
-static bool sibling_kind(const af_shape *sh)
-{
-	return sh->loc == TPH_SCORE_ANCHORED && sh->pred && sh->split != AF_NOTAIL &&
-	       sh->tail == AF_NOTAIL && !sh->hn && sh->job == TPH_NOIDX;
-}
-
-/* The shape brought up to date and, when it is ANCHORED split, its row's other such shapes
- * with it, each for the task of its last sync: they read the row's cells and parts over the
- * same touched positions while those lines are still in cache, where each alone would read
- * them again later. A shape's columns are a function of the nodes' state at its sync point,
- * so one brought current sooner holds what it would hold then (its trackers hear each
- * verdict's change from the value at their last evaluation, af_track_notify). */
-int af_sync(alloc_fast *f, af_shape *sh, tph_idx task)
-{
-	uint32_t seen = sh->seen;
-	int rc = sync_one(f, sh, task);
-	if (rc || !sh->built || seen == sh->seen || !sibling_kind(sh))
-		return rc;
-	for (uint32_t i = 0; i < f->n_shapes; i++) {
-		af_shape *o = f->shapes[i];
-		if (o != sh && o->row == sh->row && o->built && o->bytes && sibling_kind(o) &&
-		    (o->seen != sh->seen || o->lost != sh->lost))
-			(void)sync_one(f, o, o->task);
-	}
 	return TPH_OK;
 }
 
