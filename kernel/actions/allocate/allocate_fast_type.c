@@ -17,8 +17,6 @@
 #define TB 32u
 /* Listed positions a row's catch-up fetches ahead (moved_all). */
 #define PF 16u
-/* Stale leaves a cascade of rescans asks for ahead (stale_ahead). */
-#define SK 8u
 
 /* Where a position lies: its type and its leaf's entry in a row's tournaments (win). One read
  * of the pair per touched position, not two of two arrays. */
@@ -52,7 +50,6 @@ typedef struct af_trow {
 	uint32_t seen, lost;
 	uint32_t room;
 	af_win *win;
-	uint64_t *went; /* a bit per entry of win: its leaf went stale since last asked (or not) */
 	af_win root[TYPE_MAX];
 } af_trow;
 
@@ -189,7 +186,6 @@ void af_type_free(alloc_fast *f)
 		return;
 	for (uint32_t i = 0; i < st->n_rows; i++) {
 		tph_free(st->rows[i]->win);
-		tph_free(st->rows[i]->went);
 		tph_free(st->rows[i]);
 	}
 	tph_free(st->rows);
@@ -242,21 +238,6 @@ static af_win leaf_winner(const af_types *t, const af_rcell *cell, uint32_t i, u
 	return bp == NOPOS ? AF_NOWIN : (af_win){bk, bp, (uint8_t)bg, 0};
 }
 
-/* Leaf j of type i's cells asked for, its list's lines first (ask_list) or the cells they
- * name: the rescan (leaf_winner) reads them next. */
-static void leaf_ahead(const af_types *t, const af_rcell *cell, uint32_t i, uint32_t j,
-                       bool ask_list)
-{
-	uint32_t lo = t->off[i] + j * TB, hi = lo + TB < t->off[i + 1] ? lo + TB : t->off[i + 1];
-	if (ask_list) {
-		__builtin_prefetch(&t->list[lo]);
-		__builtin_prefetch(&t->list[hi - 1]);
-		return;
-	}
-	for (uint32_t e = lo; e < hi; e++)
-		__builtin_prefetch(&cell[t->list[e]]);
-}
-
 static void build_type(const af_types *t, af_trow *r, uint32_t i)
 {
 	af_win *w = r->win + t->base[i];
@@ -288,11 +269,8 @@ static void moved(const af_types *t, af_trow *r, uint32_t p)
 			*root = w[1];
 			root->stale = 0;
 		}
-	} else {
-		if (w[k].stale)
-			r->went[at.ent / 64] |= (uint64_t)1 << (at.ent % 64);
-		if (root->pos == p)
-			root->stale = w[k].stale;
+	} else if (root->pos == p) {
+		root->stale = w[k].stale;
 	}
 }
 
@@ -323,92 +301,8 @@ static void moved_all(const af_types *t, af_trow *r, const uint32_t *list, uint3
 	}
 }
 
-#ifdef PSTALE_COUNT
-#include <stdio.h>
-#include <stdlib.h>
-static unsigned long pc_picks, pc_rescans, pc_sum_s, pc_sum_stale, pc_sum_cap;
-static unsigned long pc_hist[6][6]; /* [S bucket][L bucket] */
-static unsigned pc_resc, pc_s;
-static unsigned long pc_bad;
-static unsigned bucket(unsigned x)
-{
-	return x <= 1 ? x : x <= 2 ? 2 : x <= 3 ? 3 : x <= 8 ? 4 : 5;
-}
-static void pc_print(void)
-{
-	fprintf(stderr, "PSTALE bad %lu\n", pc_bad);
-	fprintf(stderr, "PSTALE picks %lu rescans %lu sumS %lu sumstale %lu sumcap %lu\n", pc_picks,
-	        pc_rescans, pc_sum_s, pc_sum_stale, pc_sum_cap);
-	for (int a = 0; a < 6; a++) {
-		fprintf(stderr, "PSTALE S%d:", a);
-		for (int b = 0; b < 6; b++)
-			fprintf(stderr, " %lu", pc_hist[a][b]);
-		fprintf(stderr, "\n");
-	}
-}
-static void pc_pick(const af_win *w, uint32_t cap)
-{
-	static int reg;
-	if (!reg++)
-		atexit(pc_print);
-	af_win best = AF_NOWIN;
-	unsigned stale = 0;
-	for (uint32_t j = 0; j < cap; j++)
-		if (!w[cap + j].stale && af_win_before(&w[cap + j], &best))
-			best = w[cap + j];
-	pc_s = 0;
-	for (uint32_t j = 0; j < cap; j++)
-		if (w[cap + j].stale) {
-			stale++;
-			if (af_win_before(&w[cap + j], &best))
-				pc_s++;
-		}
-	pc_picks++;
-	pc_sum_s += pc_s;
-	pc_sum_stale += stale;
-	pc_sum_cap += cap;
-	pc_resc = 0;
-}
-static void pc_done(void)
-{
-	pc_rescans += pc_resc;
-	pc_hist[bucket(pc_s)][bucket(pc_resc)]++;
-}
-#endif
-
-/* The cells of the SK stale leaves of type i with the best bounds asked for together: a
- * cascade of rescans reads them one after another, each waiting for the one before. The
- * leaves are found from the bits moved() set, not from the tree, so no load waits for another. */
-static void cascade_ahead(const af_types *t, const af_trow *r, uint32_t i)
-{
-	uint32_t lo = t->base[i] + t->cap[i], hi = lo + t->cap[i], leaf[SK], m = 0;
-	for (uint32_t x = lo / 64; x * 64 < hi; x++) {
-		uint64_t bits = r->went[x];
-		while (bits) {
-			uint32_t e = x * 64 + (uint32_t)__builtin_ctzll(bits);
-			bits &= bits - 1;
-			if (e < lo || e >= hi)
-				continue;
-			if (!r->win[e].stale) {
-				r->went[x] &= ~((uint64_t)1 << (e % 64));
-				continue;
-			}
-			uint32_t q = m < SK ? m++ : SK;
-			for (; q && af_win_before(&r->win[e], &r->win[leaf[q - 1]]); q--)
-				if (q < SK)
-					leaf[q] = leaf[q - 1];
-			if (q < SK)
-				leaf[q] = e;
-		}
-	}
-	for (uint32_t pass = 0; pass < 2; pass++)
-		for (uint32_t q = 0; q < m; q++)
-			leaf_ahead(t, r->row->cell, i, leaf[q] - lo, pass == 0);
-}
-
 /* Type i's first in the row's order: its kept root unless the root's leaf is stale, then the
- * stale leaves on the way rescanned. Most picks rescan one leaf; from the second on, a
- * cascade asks for its next leaves' cells at once (cascade_ahead), every SK leaves. */
+ * stale leaves on the way rescanned. */
 static af_win type_first(const af_types *t, af_trow *r, uint32_t i)
 {
 	assert(root_holds(t, r, i));
@@ -416,24 +310,13 @@ static af_win type_first(const af_types *t, af_trow *r, uint32_t i)
 		return r->root[i];
 	af_win *w = r->win + t->base[i];
 	uint32_t cap = t->cap[i];
-#ifdef PSTALE_COUNT
-	pc_pick(w, cap);
-#endif
-	for (uint32_t step = 0; w[1].pos != NOPOS; step++) {
+	while (w[1].pos != NOPOS) {
 		uint32_t j = t->at[w[1].pos].ent - t->base[i] - cap;
 		if (!w[cap + j].stale)
 			break;
-		if (step == 1)
-			cascade_ahead(t, r, i);
 		w[cap + j] = leaf_winner(t, r->row->cell, i, j);
 		af_win_fix_up(w, cap + j);
-#ifdef PSTALE_COUNT
-		pc_resc++;
-#endif
 	}
-#ifdef PSTALE_COUNT
-	pc_done();
-#endif
 	r->root[i] = w[1];
 	r->root[i].stale = 0;
 	return r->root[i];
@@ -448,11 +331,6 @@ static int trow_sync(alloc_fast *f, const af_types *t, af_trow *r)
 		if (!w)
 			return TPH_ENOMEM;
 		r->win = w;
-		uint64_t *b = tph_realloc(r->went, (t->entries / 64 + 1) * sizeof *b);
-		if (!b)
-			return TPH_ENOMEM;
-		memset(b, 0, (t->entries / 64 + 1) * sizeof *b);
-		r->went = b;
 		r->room = t->entries;
 	}
 	bool whole = r->gen != t->gen;
