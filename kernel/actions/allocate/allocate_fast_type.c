@@ -50,10 +50,6 @@ typedef struct af_trow {
 	uint32_t seen, lost;
 	uint32_t room;
 	af_win *win;
-	/* [entry] at a leaf: the best of its positions but its winner's, exact unless `stale`
-	 * (then unknown). A winner that gets worse is replaced by the better of its new entry
-	 * and this one, exact, where the leaf would otherwise wait stale for a rescan. */
-	af_win *second;
 	af_win root[TYPE_MAX];
 } af_trow;
 
@@ -190,7 +186,6 @@ void af_type_free(alloc_fast *f)
 		return;
 	for (uint32_t i = 0; i < st->n_rows; i++) {
 		tph_free(st->rows[i]->win);
-		tph_free(st->rows[i]->second);
 		tph_free(st->rows[i]);
 	}
 	tph_free(st->rows);
@@ -225,101 +220,34 @@ static af_win row_entry(const af_rcell *c, uint32_t p)
 	return c->grp < G_NONE ? (af_win){c->key, p, c->grp, 0} : AF_NOWIN;
 }
 
-static af_win leaf_entry(uint32_t p, unsigned g, double k)
-{
-	return p == NOPOS ? AF_NOWIN : (af_win){k, p, (uint8_t)g, 0};
-}
-
-/* Leaf j of type i: its entries' first in the row's order, and in *second the first of the
- * others (unknown when a key is NaN: the order is not total there). Positions ascend within
- * a type, so a tie stays with the first; the +inf bound keeps infeasible cells (G_NONE) out. */
-static af_win leaf_winner(const af_types *t, const af_rcell *cell, uint32_t i, uint32_t j,
-                          af_win *second)
+/* Leaf j of type i: its entries' first in the row's order. Positions ascend within a type, so
+ * a tie stays with the first; the +inf bound keeps infeasible cells (G_NONE) out. */
+static af_win leaf_winner(const af_types *t, const af_rcell *cell, uint32_t i, uint32_t j)
 {
 	uint32_t lo = t->off[i] + j * TB, hi = lo + TB < t->off[i + 1] ? lo + TB : t->off[i + 1];
-	uint32_t bp = NOPOS, sp = NOPOS;
-	unsigned bg = G_NONE, sg = G_NONE;
-	double bk = (double)INFINITY, sk = (double)INFINITY;
-	bool nan = false;
+	uint32_t bp = NOPOS;
+	unsigned bg = G_NONE;
+	double bk = (double)INFINITY;
 	for (uint32_t e = lo; e < hi; e++) {
 		uint32_t p = t->list[e];
 		unsigned g = cell[p].grp;
 		double k = cell[p].key;
-		if (g < bg || (g == bg && k > bk)) {
-			sp = bp, sg = bg, sk = bk;
+		if (g < bg || (g == bg && k > bk))
 			bp = p, bg = g, bk = k;
-		} else if (g < sg || (g == sg && k > sk)) {
-			sp = p, sg = g, sk = k;
-		}
-		nan |= g < G_NONE && k != k;
 	}
-	*second = leaf_entry(sp, sg, sk);
-	second->stale = nan;
-	return leaf_entry(bp, bg, bk);
+	return bp == NOPOS ? AF_NOWIN : (af_win){bk, bp, (uint8_t)bg, 0};
 }
 
 static void build_type(const af_types *t, af_trow *r, uint32_t i)
 {
 	af_win *w = r->win + t->base[i];
 	uint32_t cap = t->cap[i], leaves = (t->off[i + 1] - t->off[i] + TB - 1) / TB;
-	af_win *second = r->second + t->base[i];
 	for (uint32_t j = 0; j < cap; j++)
-		w[cap + j] =
-		    j < leaves ? leaf_winner(t, r->row->cell, i, j, &second[cap + j]) : AF_NOWIN;
-	for (uint32_t j = leaves; j < cap; j++)
-		second[cap + j] = AF_NOWIN;
+		w[cap + j] = j < leaves ? leaf_winner(t, r->row->cell, i, j) : AF_NOWIN;
 	for (uint32_t k = cap - 1; k >= 1; k--)
 		w[k] = af_win_before(&w[2 * k + 1], &w[2 * k]) ? w[2 * k + 1] : w[2 * k];
 	r->root[i] = w[1];
 	r->root[i].stale = 0; /* every leaf just scanned */
-}
-
-/* Leaf k's winner p got worse, its second known: the better of the two is the leaf's exact
- * winner (the second then unknown), so the leaf is not left stale. The root, if it was p,
- * is the tree's again, with its leaf's flag. */
-static void winner_worse(const af_types *t, af_trow *r, af_win *w, uint32_t k, af_win e)
-{
-	uint32_t p = w[k].pos;
-	af_win *second = &r->second[w - r->win + k], *root = &r->root[t->at[p].type];
-	bool kept = af_win_before(&e, second);
-	w[k] = kept ? e : *second;
-	w[k].stale = 0;
-	second->stale = !kept;
-	af_win_fix_up(w, k);
-	if (root->pos != p)
-		return; /* a root better than p's old entry stays */
-	*root = w[1];
-	root->stale = w[1].pos == NOPOS ? 0 : r->win[t->at[w[1].pos].ent].stale;
-}
-
-/* Leaf k's second kept exact through p's new entry e (or marked unknown); true when the
- * leaf's entry was settled here (its winner got worse and the second tells the new one). */
-static bool second_moved(const af_types *t, af_trow *r, af_win *w, uint32_t k, af_win e, uint32_t p)
-{
-	af_win *second = &r->second[w - r->win + k];
-	bool nan = e.key != e.key;
-	if (w[k].pos == p) {
-		if (!af_win_before(&w[k], &e))
-			return false; /* p stays first: the others did not move */
-		if (w[k].stale || second->stale || nan) {
-			second->stale = 1;
-			return false; /* left stale: a rescan finds both */
-		}
-		winner_worse(t, r, w, k, e);
-		return true;
-	}
-	if (af_win_before(&e, &w[k])) { /* p takes the leaf: its old winner is the others' first */
-		*second = w[k];
-		second->stale = w[k].stale || nan;
-		return false;
-	}
-	if (second->stale)
-		return false;
-	if (nan || (second->pos == p && af_win_before(second, &e)))
-		second->stale = 1;
-	else if (second->pos == p || af_win_before(&e, second))
-		*second = e;
-	return false;
 }
 
 /* Position p's row cell changed (af_win_offer, as the shapes' tournaments). The root's copy
@@ -335,8 +263,6 @@ static void moved(const af_types *t, af_trow *r, uint32_t p)
 		return;
 	uint32_t k = at.ent - t->base[at.type];
 	af_win *w = r->win + t->base[at.type];
-	if (second_moved(t, r, w, k, e, p))
-		return;
 	if (af_win_offer(&w[k], e, p)) {
 		af_win_fix_up(w, k);
 		if (w[1].pos == p) {
@@ -388,7 +314,7 @@ static af_win type_first(const af_types *t, af_trow *r, uint32_t i)
 		uint32_t j = t->at[w[1].pos].ent - t->base[i] - cap;
 		if (!w[cap + j].stale)
 			break;
-		w[cap + j] = leaf_winner(t, r->row->cell, i, j, &r->second[t->base[i] + cap + j]);
+		w[cap + j] = leaf_winner(t, r->row->cell, i, j);
 		af_win_fix_up(w, cap + j);
 	}
 	r->root[i] = w[1];
@@ -405,10 +331,6 @@ static int trow_sync(alloc_fast *f, const af_types *t, af_trow *r)
 		if (!w)
 			return TPH_ENOMEM;
 		r->win = w;
-		w = tph_realloc(r->second, t->entries * sizeof *w);
-		if (!w)
-			return TPH_ENOMEM;
-		r->second = w;
 		r->room = t->entries;
 	}
 	bool whole = r->gen != t->gen;
