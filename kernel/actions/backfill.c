@@ -89,7 +89,7 @@ static int pick_up(bf_ctx *c)
 	uint32_t nq = s->queues->n, nj = s->jobs->n;
 	uint32_t *per_queue = TPH_ACT_NEW(s, uint32_t, nq + 1);
 	uint32_t *per_job = TPH_ACT_NEW(s, uint32_t, nj + 1);
-	c->tasks = TPH_ACT_NEW(s, tph_pq, nj + 1);
+	c->tasks = TPH_ACT_ALLOC(s, tph_pq, nj + 1); /* set and read only for jobs with tasks */
 	if (!per_queue || !per_job || !c->tasks)
 		return TPH_ENOMEM;
 	int rc = fill_heaps(c, per_queue, per_job, select_jobs(c, per_queue, per_job));
