@@ -317,9 +317,9 @@ static void test_alike_failures_share_one_record(void **state)
 	assert_int_equal(tph_session_run(p.s, &p.d), TPH_OK);
 	tph_idx a = pts_task(&p, "ns/a"), b = pts_task(&p, "ns/b"), c = pts_task(&p, "ns/c");
 	assert_true(tph_fitlog_has(p.s, a));
-	assert_int_not_equal(tph_lazy32_get(&p.s->fit->why, a), 0);
-	assert_int_equal(tph_lazy32_get(&p.s->fit->why, a), tph_lazy32_get(&p.s->fit->why, b));
-	assert_int_equal(tph_lazy32_get(&p.s->fit->why, a), tph_lazy32_get(&p.s->fit->why, c));
+	assert_int_not_equal(p.s->fit->why[a], 0);
+	assert_int_equal(p.s->fit->why[a], p.s->fit->why[b]);
+	assert_int_equal(p.s->fit->why[a], p.s->fit->why[c]);
 	assert_int_equal(tph_session_close(p.s, &p.d), TPH_OK);
 	p.log = tph_session_decisions(p.s);
 	assert_int_equal(p.log->n_pending, 3);

@@ -1,10 +1,10 @@
 /* A column of uint32 values, all 0 until written, whose pages are written only for the blocks
  * of 1,024 values (a page) that a write reaches: the values are malloc'd, not zeroed, and a
  * block is zeroed on its first write; a read of a block never written gives 0 without touching
- * it. For columns indexed by task or node of which a run uses few: a calloc'd column faults in
- * every page (100k-nodes: ~2 MB a task column, ~500 pages, mostly never read), and the C
- * library's calloc is no help there (jemalloc zeroes reused memory by purging it, so the pages
- * fault again). */
+ * it. For columns indexed by task of which a run uses few: a zeroed column faults in every page
+ * (100k-nodes: ~2 MB a task column, ~500 pages, most never read). The C library's calloc is no
+ * substitute: memory the session reuses (already faulted in, free of faults for a memset)
+ * came back from it as fresh pages, +700 faults on 10k-standard. */
 #ifndef TPH_LAZYCOL_H
 #define TPH_LAZYCOL_H
 
@@ -27,10 +27,10 @@ void tph_lazy32_clear(tph_lazy32 *c);
 /* Zero block b of c and mark it. */
 void tph_lazy32_zero(tph_lazy32 *c, uint32_t b);
 
-/* Value i; 0 in a column not made (a zeroed tph_lazy32). */
+/* Value i of a made column. */
 static inline uint32_t tph_lazy32_get(const tph_lazy32 *c, uint32_t i)
 {
-	return c->zeroed && c->zeroed[i >> TPH_LAZY_SHIFT] ? c->v[i] : 0;
+	return c->zeroed[i >> TPH_LAZY_SHIFT] ? c->v[i] : 0;
 }
 
 static inline void tph_lazy32_set(tph_lazy32 *c, uint32_t i, uint32_t x)

@@ -43,8 +43,8 @@ static void fitlog_free(void *ud)
 {
 	tph_fitlog *fl = ud;
 	tph_seq_free(&fl->seqs);
-	tph_lazy32_free(&fl->why);
-	tph_lazy32_free(&fl->unres);
+	tph_free(fl->why);
+	tph_free(fl->unres);
 	tph_free(fl->scratch);
 	tph_free(fl->texts);
 	roles_drop(fl);
@@ -69,10 +69,12 @@ static tph_fitlog *fitlog_of(tph_session *s)
 	return s->fit = fl;
 }
 
-/* col, made for every task if it was not; false when out of memory. */
-static bool column(const tph_session *s, tph_lazy32 *col)
+/* *col, allocated zeroed for every task if it was NULL; NULL when out of memory. */
+static uint32_t *column(const tph_session *s, uint32_t **col)
 {
-	return col->v || !tph_lazy32_init(col, s->tasks.n + 1);
+	if (!*col)
+		*col = tph_calloc((size_t)s->tasks.n + 1, sizeof **col);
+	return *col;
 }
 
 static int scratch(tph_fitlog *fl, uint32_t n)
@@ -143,8 +145,8 @@ static int roles_build(const tph_session *s, const tph_fitlog *fl, tph_fit_roles
                        const tph_idx *tasks, uint32_t n)
 {
 	roles_empty(r);
-	for (uint32_t i = 0; fl->why.v && i < n; i++)
-		if (tph_lazy32_get(&fl->why, tasks[i]) && roles_add(r, s->tasks.role[tasks[i]]))
+	for (uint32_t i = 0; fl->why && i < n; i++)
+		if (fl->why[tasks[i]] && roles_add(r, s->tasks.role[tasks[i]]))
 			return TPH_ENOMEM;
 	return TPH_OK;
 }
@@ -195,7 +197,7 @@ static int set_why(tph_session *s, tph_fitlog *fl, tph_idx task, const uint32_t 
 	uint32_t id = tph_seq_intern(&fl->seqs, v, n);
 	if (!id)
 		return TPH_ENOMEM;
-	tph_lazy32_set(&fl->why, task, id);
+	fl->why[task] = id;
 	return note_role(s, fl, task);
 }
 
@@ -253,14 +255,14 @@ static int record_reasons(tph_session *s, tph_fitlog *fl, tph_idx task, uint32_t
 static int record_unres(tph_session *s, tph_fitlog *fl, tph_idx task, const uint32_t *out,
                         uint32_t k)
 {
-	if (!k && !fl->unres.v)
+	if (!k && !fl->unres)
 		return TPH_OK; /* nothing to skip, and no earlier record to replace */
 	if (!column(s, &fl->unres))
 		return TPH_ENOMEM;
 	uint32_t id = k ? tph_seq_intern(&fl->seqs, out, k) : 0;
 	if (k && !id)
 		return TPH_ENOMEM;
-	tph_lazy32_set(&fl->unres, task, id);
+	fl->unres[task] = id;
 	return TPH_OK;
 }
 
@@ -324,15 +326,13 @@ int tph_fitlog_nodes(tph_session *s, tph_idx task, const tph_idx *nodes,
 
 bool tph_fitlog_has(const tph_session *s, tph_idx task)
 {
-	return s->fit && tph_lazy32_get(&s->fit->why, task);
+	return s->fit && s->fit->why && s->fit->why[task];
 }
 
 uint32_t tph_fitlog_unresolvable(const tph_session *s, tph_idx task, const tph_idx **out)
 {
 	uint32_t n = 0;
-	*out = s->fit && s->fit->unres.v
-	           ? tph_seq_get(&s->fit->seqs, tph_lazy32_get(&s->fit->unres, task), &n)
-	           : NULL;
+	*out = s->fit && s->fit->unres ? tph_seq_get(&s->fit->seqs, s->fit->unres[task], &n) : NULL;
 	return n;
 }
 
@@ -343,12 +343,12 @@ void tph_fitlog_forget(tph_session *s, tph_idx task, unsigned parts)
 	tph_fitlog *fl = s->fit;
 	if (!fl)
 		return;
-	if ((parts & TPH_FIT_REASONS) && tph_lazy32_get(&fl->why, task)) {
-		tph_lazy32_set(&fl->why, task, 0);
+	if ((parts & TPH_FIT_REASONS) && fl->why && fl->why[task]) {
+		fl->why[task] = 0;
 		stale_roles(s, fl, task);
 	}
-	if ((parts & TPH_FIT_NODES) && tph_lazy32_get(&fl->unres, task))
-		tph_lazy32_set(&fl->unres, task, 0);
+	if ((parts & TPH_FIT_NODES) && fl->unres)
+		fl->unres[task] = 0;
 }
 
 static void forget_all(tph_session *s, const tph_idx *tasks, uint32_t n)

@@ -13,7 +13,6 @@
 #ifndef TPH_FITLOG_H
 #define TPH_FITLOG_H
 
-#include "base/lazycol.h"
 #include "base/seqtab.h"
 #include "session/session_int.h"
 
@@ -184,7 +183,7 @@ typedef struct tph_fitlog {
 	tph_seqtab seqs; /* values in the session arena, index on the heap */
 	/* Heap [task], 0: no record; each allocated at its first record. `why` sequences are
 	 * pairs (count, reason code) in code order; count 0 marks a literal (fitlog_rows.c). */
-	tph_lazy32 why, unres; /* few tasks fail: zeroed by block (base/lazycol.h) */
+	uint32_t *why, *unres;
 	uint32_t *scratch; /* heap: a record being built (reason histogram, then pairs or nodes) */
 	uint32_t cap_scratch;
 	const char **texts; /* heap: the task-level reasons, by literal index */

@@ -30,7 +30,7 @@ const char *tph_fitlog_pair_text(tph_session *s, tph_idx task, const uint32_t *p
 uint32_t tph_fitlog_pairs(const tph_session *s, tph_idx task, const uint32_t **out)
 {
 	const tph_fitlog *fl = s->fit;
-	uint32_t id = fl ? tph_lazy32_get(&fl->why, task) : 0, n = 0;
+	uint32_t id = fl && fl->why ? fl->why[task] : 0, n = 0;
 	if (!id)
 		return 0;
 	*out = tph_seq_get(&fl->seqs, id, &n);
@@ -86,7 +86,7 @@ int tph_fitlog_rows(tph_session *s, const tph_pending_row **out, uint32_t *n_out
 			continue;
 		tph_pending_row *r = &rows[k++];
 		*r = (tph_pending_row){tph_ssn_task_key(s, t), NULL, 0};
-		uint32_t id = fl ? tph_lazy32_get(&fl->why, t) : 0;
+		uint32_t id = fl && fl->why ? fl->why[t] : 0;
 		if (id && !(r->reasons = reasons_of(s, fl, made, t, id, &r->n_reasons)))
 			goto oom;
 	}
