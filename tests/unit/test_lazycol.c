@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
+
+#include "harness.h"
 
 #include "base/lazycol.h"
 #include "base/mem.h"
@@ -72,13 +73,6 @@ static void mapped_free(void *ud, void *p)
 
 static const tph_allocator mapped = {mapped_malloc, NULL, mapped_free, NULL};
 
-static long minor_faults(void)
-{
-	struct rusage u;
-	getrusage(RUSAGE_SELF, &u);
-	return u.ru_minflt;
-}
-
 /* ---- tests ---- */
 
 static void zero_until_written(void **state)
@@ -131,21 +125,21 @@ static void untouched_blocks_hold_no_pages(void **state)
 	tph_set_allocator(&mapped);
 	tph_lazy32 c;
 	assert_int_equal(tph_lazy32_init(&c, N), TPH_OK);
-	long f0 = minor_faults();
+	long f0 = pts_minor_faults();
 	uint32_t sum = 0;
 	for (uint32_t i = 0; i < N; i++)
 		sum += tph_lazy32_get(&c, i);
-	long reads = minor_faults() - f0;
+	long reads = pts_minor_faults() - f0;
 	assert_int_equal(sum, 0);
 	assert_in_range(reads, 0, 1); /* the marks' page, at most: no value read from memory */
-	f0 = minor_faults();
+	f0 = pts_minor_faults();
 	tph_lazy32_set(&c, 2 * BLOCK + 1, 1);
 	tph_lazy32_set(&c, 2 * BLOCK + 2, 2);
-	long one = minor_faults() - f0;
+	long one = pts_minor_faults() - f0;
 	assert_in_range(one, 1, 2); /* one block: one or two pages, not the column's six */
-	f0 = minor_faults();
+	f0 = pts_minor_faults();
 	tph_lazy32_set(&c, N - 1, 3);
-	long last = minor_faults() - f0;
+	long last = pts_minor_faults() - f0;
 	assert_in_range(last, 1, 2);
 	tph_lazy32_free(&c);
 	tph_set_allocator(NULL);

@@ -8,7 +8,6 @@
 #include <cmocka.h>
 
 #include <string.h>
-#include <sys/resource.h>
 
 #include "harness.h"
 
@@ -215,13 +214,6 @@ static void test_action_scratch_out_of_memory(void **state)
 	pts_free(&p);
 }
 
-static long minor_faults(void)
-{
-	struct rusage u;
-	getrusage(RUSAGE_SELF, &u);
-	return u.ru_minflt;
-}
-
 /* A block of its own from TPH_ACT_ALLOC is not zeroed, so its pages are not written until the
  * caller writes them (64 MiB of fresh memory: a few faults, where TPH_ACT_NEW's memset takes
  * one a page); a small one is still cut from a zeroed chunk. */
@@ -232,14 +224,14 @@ static void test_action_scratch_unzeroed_blocks(void **state)
 	pts_open(&p, idle);
 	size_t n = (size_t)64 << 20;
 	long pages = (long)(n / 4096);
-	long f0 = minor_faults();
+	long f0 = pts_minor_faults();
 	unsigned char *a = TPH_ACT_ALLOC(p.s, unsigned char, n);
-	long taken = minor_faults() - f0;
+	long taken = pts_minor_faults() - f0;
 	assert_non_null(a);
 	assert_in_range(taken, 0, pages / 64);
-	f0 = minor_faults();
+	f0 = pts_minor_faults();
 	unsigned char *z = TPH_ACT_NEW(p.s, unsigned char, n);
-	taken = minor_faults() - f0;
+	taken = pts_minor_faults() - f0;
 	assert_non_null(z);
 	assert_in_range(taken, pages / 2, 2 * pages);
 	uint32_t *small = TPH_ACT_ALLOC(p.s, uint32_t, 10);
