@@ -89,7 +89,7 @@ static int pick_up(bf_ctx *c)
 	uint32_t nq = s->queues->n, nj = s->jobs->n;
 	uint32_t *per_queue = TPH_ACT_NEW(s, uint32_t, nq + 1);
 	uint32_t *per_job = TPH_ACT_NEW(s, uint32_t, nj + 1);
-	c->tasks = TPH_ACT_NEW(s, tph_pq, nj + 1);
+	c->tasks = TPH_ACT_ALLOC(s, tph_pq, nj + 1); /* set and read only for jobs with tasks */
 	if (!per_queue || !per_job || !c->tasks)
 		return TPH_ENOMEM;
 	int rc = fill_heaps(c, per_queue, per_job, select_jobs(c, per_queue, per_job));
@@ -166,10 +166,11 @@ static int backfill_execute(tph_session *s, const tph_args *args)
 	tph_ph_opts o;
 	tph_ph_opts_read(s, args, "backfill", &o);
 	uint32_t nr = s->nodes.n + 1;
-	c.codes = TPH_ACT_NEW(s, tph_reason_code, nr);
-	c.feas = TPH_ACT_NEW(s, tph_idx, nr);
-	c.grouped = TPH_ACT_NEW(s, tph_idx, nr);
-	c.scores = TPH_ACT_NEW(s, double, nr);
+	/* outputs of the filter and the scoring, read only where written */
+	c.codes = TPH_ACT_ALLOC(s, tph_reason_code, nr);
+	c.feas = TPH_ACT_ALLOC(s, tph_idx, nr);
+	c.grouped = TPH_ACT_ALLOC(s, tph_idx, nr);
+	c.scores = TPH_ACT_ALLOC(s, double, nr);
 	tph_eqc *eqc = tph_eqc_new(s, false);
 	int rc = c.codes && c.feas && c.grouped && c.scores ? TPH_OK : TPH_ENOMEM;
 	if (!rc)

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "session/ep.h"
 #include "session/ep_predicate.h"
@@ -26,6 +27,14 @@ typedef struct pts {
 
 /* A group setup's registration of an in-process test plugin: 0, or -1 with the refusal
  * printed (cmocka then fails the group). */
+/* The process's minor page faults so far, for tests that count the pages a column takes. */
+static inline long pts_minor_faults(void)
+{
+	struct rusage u;
+	getrusage(RUSAGE_SELF, &u);
+	return u.ru_minflt;
+}
+
 static inline int pts_register(const tph_plugin *plugin)
 {
 	tph_diag d = {0};

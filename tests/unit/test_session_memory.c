@@ -214,6 +214,39 @@ static void test_action_scratch_out_of_memory(void **state)
 	pts_free(&p);
 }
 
+/* A block of its own from TPH_ACT_ALLOC is not zeroed, so its pages are not written until the
+ * caller writes them (64 MiB of fresh memory: a few faults, where TPH_ACT_NEW's memset takes
+ * one a page; not counted in the sanitizer build); a small one is still cut from a zeroed
+ * chunk. */
+static void test_action_scratch_unzeroed_blocks(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(&p, idle);
+	size_t n = (size_t)64 << 20;
+	long pages = (long)(n / 4096);
+	long f0 = pts_minor_faults();
+	unsigned char *a = TPH_ACT_ALLOC(p.s, unsigned char, n);
+	long taken = pts_minor_faults() - f0;
+	assert_non_null(a);
+	if (!TPH_ARENA_MALLOC) /* ASan's allocator writes the block's shadow, a page per 32 KiB */
+		assert_in_range(taken, 0, pages / 64);
+	f0 = pts_minor_faults();
+	unsigned char *z = TPH_ACT_NEW(p.s, unsigned char, n);
+	taken = pts_minor_faults() - f0;
+	assert_non_null(z);
+	assert_in_range(taken, pages / 2, 2 * pages);
+	uint32_t *small = TPH_ACT_ALLOC(p.s, uint32_t, 10);
+	assert_non_null(small);
+	for (uint32_t i = 0; !TPH_ARENA_MALLOC && i < 10; i++)
+		assert_int_equal(small[i], 0);
+	tph_mem_fail_after(1, 1);
+	assert_null(TPH_ACT_ALLOC(p.s, unsigned char, n));
+	tph_mem_fail_after(0, 0);
+	tph_act_scratch_end(p.s);
+	pts_free(&p);
+}
+
 /* After a real run nothing of the actions' scratch is left. */
 static void test_run_leaves_no_scratch(void **state)
 {
@@ -301,6 +334,7 @@ int main(void)
 	    cmocka_unit_test(test_action_scratch_freed_at_end),
 	    cmocka_unit_test(test_action_scratch_small_blocks),
 	    cmocka_unit_test(test_action_scratch_out_of_memory),
+	    cmocka_unit_test(test_action_scratch_unzeroed_blocks),
 	    cmocka_unit_test(test_run_leaves_no_scratch),
 	    cmocka_unit_test(test_seqtab),
 	    cmocka_unit_test(test_alike_failures_share_one_record),

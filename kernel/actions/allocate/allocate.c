@@ -67,13 +67,15 @@ static int build(alloc_ctx *c)
 	uint32_t nq = s->queues->n, nj = s->jobs->n, nr = s->nodes.n + 1;
 	uint32_t *per_queue = TPH_ACT_NEW(s, uint32_t, nq + 1);
 	uint32_t *per_job = TPH_ACT_NEW(s, uint32_t, nj + 1);
-	c->tasks = TPH_ACT_NEW(s, tph_pq, nj + 1);
-	c->topo = TPH_ACT_NEW(s, uint8_t, nj + 1);
-	c->codes = TPH_ACT_NEW(s, tph_reason_code, nr);
-	c->feas = TPH_ACT_NEW(s, tph_idx, nr);
-	c->grouped = TPH_ACT_NEW(s, tph_idx, nr);
-	c->grp = TPH_ACT_NEW(s, uint8_t, nr);
-	c->scores = TPH_ACT_NEW(s, double, nr);
+	/* set and read only for jobs with tasks to place (fill_heaps); the node columns are the
+	 * normal path's outputs, read only where written (unused while the flat path serves) */
+	c->tasks = TPH_ACT_ALLOC(s, tph_pq, nj + 1);
+	c->topo = TPH_ACT_ALLOC(s, uint8_t, nj + 1);
+	c->codes = TPH_ACT_ALLOC(s, tph_reason_code, nr);
+	c->feas = TPH_ACT_ALLOC(s, tph_idx, nr);
+	c->grouped = TPH_ACT_ALLOC(s, tph_idx, nr);
+	c->grp = TPH_ACT_ALLOC(s, uint8_t, nr);
+	c->scores = TPH_ACT_ALLOC(s, double, nr);
 	if (!per_queue || !per_job || !c->tasks || !c->topo || !c->codes || !c->feas ||
 	    !c->grouped || !c->grp || !c->scores)
 		return TPH_ENOMEM;

@@ -40,8 +40,6 @@ static int scratch(alloc_fast *f)
 	tph_session *s = f->s;
 	size_t n = (size_t)f->n + 1;
 	f->pos = tph_malloc(((size_t)s->nodes.n + 1) * sizeof *f->pos);
-	f->shape_of = tph_calloc((size_t)s->tasks.n + 1, sizeof *f->shape_of);
-	f->head_of = tph_calloc((size_t)s->tasks.n + 1, sizeof *f->head_of);
 	f->plist = tph_malloc(n * sizeof *f->plist);
 	f->sub = tph_malloc(n * sizeof *f->sub);
 	f->at = tph_malloc(n * sizeof *f->at);
@@ -52,8 +50,9 @@ static int scratch(alloc_fast *f)
 	f->scores = tph_malloc(n * sizeof *f->scores);
 	f->pre = tph_malloc(n * sizeof *f->pre);
 	f->bat = tph_malloc(n * sizeof *f->bat);
-	if (!f->pos || !f->shape_of || !f->head_of || !f->plist || !f->sub || !f->at || !f->nodes ||
-	    !f->feas || !f->codes || !f->vbuf || !f->scores || !f->pre || !f->bat ||
+	if (!f->pos || tph_lazy32_init(&f->shape_of, s->tasks.n + 1) ||
+	    tph_lazy32_init(&f->head_of, s->tasks.n + 1) || !f->plist || !f->sub || !f->at ||
+	    !f->nodes || !f->feas || !f->codes || !f->vbuf || !f->scores || !f->pre || !f->bat ||
 	    af_recent_init(f))
 		return TPH_ENOMEM;
 	memset(f->pos, 0xff, ((size_t)s->nodes.n + 1) * sizeof *f->pos);
@@ -112,8 +111,8 @@ void alloc_fast_free(alloc_fast *f)
 	tph_free(f->shapes);
 	tph_free(f->tab);
 	tph_free(f->pos);
-	tph_free(f->shape_of);
-	tph_free(f->head_of);
+	tph_lazy32_free(&f->shape_of);
+	tph_lazy32_free(&f->head_of);
 	tph_free(f->plist);
 	tph_free(f->sub);
 	tph_free(f->at);
@@ -198,17 +197,20 @@ static af_shape *shape_of(alloc_fast *f, tph_idx t, int loc, uint32_t tail, bool
                           bool keyrow)
 {
 	bool head = loc == TPH_SCORE_LOCAL && tail != AF_NOTAIL;
-	uint32_t *of = head ? f->head_of : f->shape_of;
-	if (of[t])
-		return f->shapes[of[t] - 1];
+	tph_lazy32 *of = head ? &f->head_of : &f->shape_of;
+	uint32_t known = tph_lazy32_get(of, t);
+	if (known)
+		return f->shapes[known - 1];
 	const tph_session *s = f->s;
 	const int64_t *req = s->tasks.req + (size_t)t * s->ndim;
 	tph_idx job = f->by_job || by_job ? s->tasks.job[t] : TPH_NOIDX;
 	/* a job's tasks mostly share one shape: the last answer is tried before the hash (a
 	 * shape's identity is unique, so the table would find the same one) */
 	uint32_t last = f->last_of[head];
-	if (last && same_shape(f, f->shapes[last - 1], t, job, head))
-		return f->shapes[(of[t] = last) - 1];
+	if (last && same_shape(f, f->shapes[last - 1], t, job, head)) {
+		tph_lazy32_set(of, t, last);
+		return f->shapes[last - 1];
+	}
 	uint64_t h = mix((uint64_t)(uintptr_t)s->tasks.spec[t], job == TPH_NOIDX ? 0 : job);
 	h = mix(h, head);
 	for (uint32_t d = 0; d < s->ndim; d++)
@@ -217,13 +219,13 @@ static af_shape *shape_of(alloc_fast *f, tph_idx t, int loc, uint32_t tail, bool
 	     at = (at + 1) & (f->tcap - 1)) {
 		af_shape *sh = f->shapes[f->tab[at] - 1];
 		if (sh->hash == h && same_shape(f, sh, t, job, head)) {
-			of[t] = f->last_of[head] = f->tab[at];
+			tph_lazy32_set(of, t, f->last_of[head] = f->tab[at]);
 			return sh;
 		}
 	}
 	af_shape *sh = shape_add(f, t, job, h, loc, tail, keyrow);
 	if (sh)
-		of[t] = f->last_of[head] = f->n_shapes;
+		tph_lazy32_set(of, t, f->last_of[head] = f->n_shapes);
 	return sh;
 }
 

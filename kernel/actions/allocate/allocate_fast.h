@@ -40,6 +40,8 @@
 
 #include "allocate.h"
 
+#include "base/lazycol.h"
+
 #include <math.h>
 
 typedef struct alloc_fast alloc_fast;
@@ -338,7 +340,7 @@ struct alloc_fast {
 	tph_fit_req fit;            /* the request of the task being picked (alloc_group_req) */
 	tph_idx fit_task;           /* the task `fit` is for, TPH_NOIDX before the first */
 	uint32_t *pos;              /* [node] position, UINT32_MAX when not ready */
-	uint32_t *shape_of;         /* [task] shape + 1 */
+	tph_lazy32 shape_of;        /* [task] shape + 1 (few tasks pending: zeroed by block) */
 	uint32_t last_of[2];        /* shape_of's last answer + 1: [0] shapes, [1] head shapes */
 	af_shape **shapes;
 	uint32_t n_shapes, cap_shapes;
@@ -366,7 +368,7 @@ struct alloc_fast {
 	af_arow **arows;          /* allocate_fast_anchor.c */
 	uint32_t n_arows, cap_arows;
 	double *rpart;           /* [n] scratch: row parts (with the first arow) */
-	uint32_t *head_of;       /* [task] head shape + 1 (allocate_hn_pick.c) */
+	tph_lazy32 head_of;      /* [task] head shape + 1 (allocate_hn_pick.c) */
 	struct af_aspec *aspecs; /* allocate_fast_anchor.c: spec parts per (pod spec, norm) */
 	uint32_t n_aspecs, next_aspec;
 	struct af_hkeep *hkeep;      /* allocate_hn_pick.c: the last pick's first group */

@@ -9,6 +9,7 @@
 
 #include "session/ep.h"
 #include "session/ep_predicate.h"
+#include "base/lazycol.h"
 #include "base/mem.h"
 
 #include <string.h>
@@ -37,7 +38,7 @@ typedef struct eq_slot {
 struct tph_eqc {
 	tph_session *s;
 	bool with_fit;
-	uint32_t *cls;     /* [task]: class + 1; 0 not yet known */
+	tph_lazy32 cls;    /* [task]: class + 1; 0 not yet known (few asked: zeroed by block) */
 	uint32_t *table;   /* open addressing over class ids + 1 */
 	uint32_t tcap;     /* power of two */
 	tph_idx *rep;      /* [class] its first task */
@@ -98,7 +99,6 @@ tph_eqc *tph_eqc_new(tph_session *s, bool with_fit)
 	uint32_t nn = s->nodes.n + 1;
 	e->s = s;
 	e->with_fit = with_fit;
-	e->cls = tph_calloc(s->tasks.n + 1, sizeof *e->cls);
 	e->touched = tph_calloc(nn, sizeof *e->touched);
 	e->sub = tph_malloc(nn * sizeof *e->sub);
 	e->sub_pos = tph_malloc(nn * sizeof *e->sub_pos);
@@ -107,7 +107,8 @@ tph_eqc *tph_eqc_new(tph_session *s, bool with_fit)
 	size_t per = (size_t)nn * (sizeof(tph_reason_code) + sizeof(uint32_t));
 	size_t max = SLOT_BUDGET / per;
 	e->max_slots = max < 4 ? 4 : max > MAX_SLOTS ? MAX_SLOTS : (uint32_t)max;
-	if (!e->cls || !e->touched || !e->sub || !e->sub_pos || !e->sub_feas || !e->sub_codes) {
+	if (tph_lazy32_init(&e->cls, s->tasks.n + 1) || !e->touched || !e->sub || !e->sub_pos ||
+	    !e->sub_feas || !e->sub_codes) {
 		tph_eqc_free(e);
 		return NULL;
 	}
@@ -124,7 +125,7 @@ void tph_eqc_free(tph_eqc *e)
 		tph_free(e->slots[i].zeroed);
 	}
 	tph_free(e->slots);
-	tph_free(e->cls);
+	tph_lazy32_free(&e->cls);
 	tph_free(e->table);
 	tph_free(e->rep);
 	tph_free(e->hash);
@@ -237,8 +238,9 @@ static uint32_t class_add(tph_eqc *e, tph_idx t, uint64_t h)
 
 static uint32_t class_of(tph_eqc *e, tph_idx t)
 {
-	if (e->cls[t])
-		return e->cls[t] - 1;
+	uint32_t known = tph_lazy32_get(&e->cls, t);
+	if (known)
+		return known - 1;
 	const tph_session *s = e->s;
 	uint32_t c = CLS_NONE;
 	if (tph_eqc_spec_local(s->tasks.spec[t])) {
@@ -254,7 +256,7 @@ static uint32_t class_of(tph_eqc *e, tph_idx t)
 		if (c == CLS_NONE)
 			c = class_add(e, t, h);
 	}
-	e->cls[t] = c == CLS_NONE ? CLS_NONE : c + 1;
+	tph_lazy32_set(&e->cls, t, c == CLS_NONE ? CLS_NONE : c + 1);
 	return c;
 }
 

@@ -6,15 +6,18 @@
 #include "base/mem.h"
 
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 /* ---- action scratch ---- */
 
-static void *act_block(tph_act_scratch *sc, size_t count, size_t size)
+static void *act_block(tph_act_scratch *sc, size_t count, size_t size, bool zero)
 {
 	if (tph_grow(&sc->blk, &sc->cap, sc->n + 1, sizeof *sc->blk))
 		return NULL;
-	void *p = tph_calloc(count, size);
+	void *p = zero                      ? tph_calloc(count, size)
+	          : count > SIZE_MAX / size ? NULL
+	                                    : tph_malloc(count * size);
 	if (p)
 		sc->blk[sc->n++] = p;
 	return p;
@@ -28,16 +31,16 @@ static void *act_block(tph_act_scratch *sc, size_t count, size_t size)
 #define ACT_SMALL ((size_t)2 << 10)
 #define ACT_ALIGN ((size_t)16) /* what malloc guarantees on the platforms we build for */
 
-void *tph_act_calloc(tph_session *s, size_t count, size_t size)
+static void *act_cut(tph_session *s, size_t count, size_t size, bool zero)
 {
 	tph_act_scratch *sc = &s->act_scratch;
 	count = count ? count : 1;
 	size = size ? size : 1;
 	if (TPH_ARENA_MALLOC || count > ACT_SMALL / size)
-		return act_block(sc, count, size);
+		return act_block(sc, count, size, zero);
 	size_t bytes = (count * size + ACT_ALIGN - 1) & ~(ACT_ALIGN - 1);
 	if ((size_t)(sc->end - sc->ptr) < bytes) {
-		char *c = act_block(sc, 1, ACT_CHUNK);
+		char *c = act_block(sc, 1, ACT_CHUNK, true);
 		if (!c)
 			return NULL;
 		sc->ptr = c;
@@ -46,6 +49,16 @@ void *tph_act_calloc(tph_session *s, size_t count, size_t size)
 	void *p = sc->ptr;
 	sc->ptr += bytes;
 	return p;
+}
+
+void *tph_act_calloc(tph_session *s, size_t count, size_t size)
+{
+	return act_cut(s, count, size, true);
+}
+
+void *tph_act_alloc(tph_session *s, size_t count, size_t size)
+{
+	return act_cut(s, count, size, false);
 }
 
 void tph_act_scratch_end(tph_session *s)
