@@ -84,6 +84,28 @@ static int teardown(void **state)
 	return 0;
 }
 
+/* Row r's keys, where it fits, are the scores the row path gives those nodes now. */
+static void keys_are_scores(tph_session *s, const af_row *r, tph_idx task)
+{
+	tph_idx nodes[N_NODES];
+	uint32_t at[N_NODES], m = 0;
+	double want[N_NODES];
+	for (uint32_t p = 0; p < N_NODES; p++) {
+		nodes[m] = s->ready_nodes[p];
+		at[m] = p;
+		m += af_row_fit(r, p) == TPH_PASS;
+	}
+	assert_true(m > 0);
+	tph_score_nodes_row(s, task, nodes, m, want);
+	bool differ = false;
+	for (uint32_t j = 0; j < m; j++) {
+		double w = isnan(want[j]) ? -(double)INFINITY : want[j];
+		assert_true(af_row_key(r, at[j]) == w);
+		differ |= w != want[0];
+	}
+	assert_true(differ); /* the test sees scores, not one value everywhere */
+}
+
 /* The accessors read what the fit gives each node: a's 3 cpu fit the nodes of 4 or more, the
  * same group for all of them (nothing runs), and no group where it fails. */
 static void accessors_read_the_fit(void **state)
@@ -132,27 +154,33 @@ static void key_column_made_at_first_scoring(void **state)
 	assert_true(ra->scored);
 	assert_null(rb->key); /* the other row stays unscored */
 
-	tph_idx nodes[N_NODES];
-	uint32_t at[N_NODES], m = 0;
-	double want[N_NODES];
-	for (uint32_t p = 0; p < N_NODES; p++) {
-		nodes[m] = s->ready_nodes[p];
-		at[m] = p;
-		m += af_row_fit(ra, p) == TPH_PASS;
-	}
-	assert_int_equal(m, N_NODES - N_NODES / 3);
-	tph_score_nodes_row(s, a, nodes, m, want);
-	bool differ = false;
-	for (uint32_t j = 0; j < m; j++) {
-		double w = isnan(want[j]) ? -(double)INFINITY : want[j];
-		assert_true(af_row_key(ra, at[j]) == w);
-		differ |= w != want[0];
-	}
-	assert_true(differ); /* the test sees scores, not one value everywhere */
-
+	keys_are_scores(s, ra, a);
 	const double *kept = ra->key; /* scored again: the same column */
 	assert_int_equal(af_row_sync(x->f, ra, a, true), TPH_OK);
 	assert_ptr_equal(ra->key, kept);
+}
+
+/* Nodes that move while the row is synced without keys, and back: the next keyed sync brings
+ * the keys of every node the row fits again up to date, with the fits and groups. */
+static void keys_follow_the_fits(void **state)
+{
+	fixture *x = *state;
+	tph_session *s = x->p.s;
+	tph_idx a = pts_task(&x->p, "ns/a");
+	af_row *r = af_row_of(x->f, a);
+	assert_non_null(r);
+	assert_int_equal(af_row_sync(x->f, r, a, true), TPH_OK);
+	for (int round = 0; round < 2; round++) {
+		for (uint32_t p = 1; p < N_NODES; p += 7) {
+			tph_idx node = s->ready_nodes[p];
+			s->nodes.idle[node] = round ? 6000 : 0; /* cpu, dimension 0 */
+			tph_eqc_touch(x->e, node);
+		}
+		assert_int_equal(af_row_sync(x->f, r, a, round == 1), TPH_OK);
+		for (uint32_t p = 1; p < N_NODES; p += 7) /* the test sees moves */
+			assert_int_equal(af_row_fit(r, p) == TPH_PASS, round == 1);
+	}
+	keys_are_scores(s, r, a);
 }
 
 int main(void)
@@ -160,6 +188,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(accessors_read_the_fit, setup, teardown),
 	    cmocka_unit_test_setup_teardown(key_column_made_at_first_scoring, setup, teardown),
+	    cmocka_unit_test_setup_teardown(keys_follow_the_fits, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
