@@ -116,6 +116,7 @@ static void accessors_read_the_fit(void **state)
 	af_row *r = af_row_of(x->f, a);
 	assert_non_null(r);
 	assert_int_equal(af_row_sync(x->f, r, a, false), TPH_OK);
+	assert_int_equal(sizeof(af_rfit), 3); /* packed: 21 positions a line */
 	uint8_t fit_grp = G_NONE;
 	for (uint32_t p = 0; p < N_NODES; p++) {
 		bool fits = s->ready_nodes[p] % 3 != 0;
