@@ -103,7 +103,7 @@ typedef struct bare_fx {
 	af_shape sh;
 	af_row row;
 	af_pred pred;
-	af_rcell rc[N];
+	af_rfit rc[N];
 	tph_reason_code code[N];
 } bare_fx;
 
@@ -111,7 +111,7 @@ static bare_fx *bare_new(void)
 {
 	bare_fx *x = calloc(1, sizeof *x);
 	assert_non_null(x);
-	x->row.cell = x->rc;
+	x->row.fg = x->rc;
 	x->pred.code = x->code;
 	x->sh = (af_shape){.loc = TPH_SCORE_LOCAL, .tail = 1, .row = &x->row, .pred = &x->pred};
 	return x;

@@ -409,15 +409,15 @@ static void test_row_pass(void **state)
 	(void)state;
 	alloc_fast f;
 	static tph_idx log[LOG];
-	static af_rcell cell[READY + 1];
-	af_row r = {.cell = cell, .built = true};
+	static af_rfit cell[READY + 1];
+	af_row r = {.fg = cell, .built = true};
 	uint32_t n_log = 0;
 	unsigned seed = 21;
 	setup(&f);
 	for (uint32_t p = 0; p < READY; p++)
 		cell[p].fit = rand_r(&seed) % 5 ? 7 : TPH_PASS;
 	while (n_log + 400 < LOG) {
-		static af_rcell before[READY + 1];
+		static af_rfit before[READY + 1];
 		uint32_t from = n_log;
 		bool undo = rand_r(&seed) % 4 == 0;
 		memcpy(before, cell, sizeof cell);

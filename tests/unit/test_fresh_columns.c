@@ -152,11 +152,11 @@ static void first_builds_fault_once_a_page(void **state)
 	assert_int_equal(af_row_sync(f, rb, b, false), TPH_OK);
 	long before = minor_faults();
 	assert_int_equal(af_row_sync(f, ra, a, false), TPH_OK);
-	long row = minor_faults() - before, pages = column_pages(sizeof *ra->cell);
+	long row = minor_faults() - before, pages = column_pages(sizeof *ra->fg);
 	assert_true(row >= pages - 1); /* the test sees the column's faults */
 	assert_true(row <= pages + pages / 4);
 	for (uint32_t q = 0; q < N_NODES; q++) /* a fit the build made */
-		assert_int_equal(ra->cell[q].fit == TPH_PASS, s->ready_nodes[q] % 3 != 0);
+		assert_int_equal(ra->fg[q].fit == TPH_PASS, s->ready_nodes[q] % 3 != 0);
 
 	af_pred *v = af_pred_of(f, a);
 	assert_non_null(v);

@@ -98,7 +98,7 @@ static void parts(alloc_fast *f, af_arow *a, const af_row *row, tph_idx task, ui
 		uint32_t p = plist ? plist[i] : i;
 		f->sub[m] = p;
 		f->nodes[m] = s->ready_nodes[p];
-		m += row->cell[p].fit == TPH_PASS;
+		m += af_row_fit(row, p) == TPH_PASS;
 	}
 	if (!m)
 		return;

@@ -27,10 +27,10 @@ af_row *af_row_of(alloc_fast *f, tph_idx task)
 	}
 	af_row *r = tph_calloc(1, sizeof *r);
 	if (r)
-		r->cell = tph_malloc(((size_t)f->n + 1) * sizeof *r->cell);
-	if (!r || !r->cell || tph_grow(&f->rows, &f->cap_rows, f->n_rows + 1, sizeof *f->rows)) {
+		r->fg = tph_malloc(((size_t)f->n + 1) * sizeof *r->fg);
+	if (!r || !r->fg || tph_grow(&f->rows, &f->cap_rows, f->n_rows + 1, sizeof *f->rows)) {
 		if (r)
-			tph_free(r->cell);
+			tph_free(r->fg);
 		tph_free(r);
 		return NULL;
 	}
@@ -49,7 +49,8 @@ af_row *af_row_of(alloc_fast *f, tph_idx task)
 void af_row_free(alloc_fast *f)
 {
 	for (uint32_t i = 0; i < f->n_rows; i++) {
-		tph_free(f->rows[i]->cell);
+		tph_free(f->rows[i]->fg);
+		tph_free(f->rows[i]->key);
 		tph_free(f->rows[i]->pass);
 		tph_free(f->rows[i]);
 	}
@@ -90,13 +91,13 @@ static inline void fits_as(alloc_fast *f, af_row *r, const int64_t *room, const 
 	const tph_reason_code shard = f->shard_code;
 	const bool soft = f->soft;
 	const uint32_t w = f->rec.rw, nd = f->rec.rnd;
-	af_rcell *cell = r->cell;
+	af_rfit *fg = r->fg;
 	/* a list's positions lie anywhere: their rows of room and cells are asked for ahead */
 	const uint32_t ahead = af_ahead_end(plist, k);
 	for (uint32_t i = 0; i < k; i++) {
 		if (i < ahead) {
 			__builtin_prefetch(room + (size_t)plist[i + AF_AHEAD] * w);
-			__builtin_prefetch(&cell[plist[i + AF_AHEAD]], 1);
+			__builtin_prefetch(&fg[plist[i + AF_AHEAD]], 1);
 		}
 		uint32_t p = plist ? plist[i] : i;
 		const int64_t *fut = room + (size_t)p * w, *idle = fut + nd;
@@ -104,10 +105,10 @@ static inline void fits_as(alloc_fast *f, af_row *r, const int64_t *room, const 
 		tph_reason_code fit = shard && out ? shard : room_check(ffit, fut);
 		bool in_idle = fit == TPH_PASS && room_check(gfit, idle) == TPH_PASS;
 		bool in_fut = fit == TPH_PASS && !in_idle && room_check(gfit, fut) == TPH_PASS;
-		if (built && cell[p].fit != fit)
-			af_track_moved(f, r, NULL, p, cell[p].fit);
-		cell[p].fit = fit;
-		cell[p].grp = alloc_group_rule(in_idle, in_fut, soft && out);
+		if (built && fg[p].fit != fit)
+			af_track_moved(f, r, NULL, p, fg[p].fit);
+		fg[p].fit = fit;
+		fg[p].grp = alloc_group_rule(in_idle, in_fut, soft && out);
 	}
 }
 
@@ -133,7 +134,7 @@ static bool keys(alloc_fast *f, af_row *r, tph_idx task, const uint32_t *plist, 
 		uint32_t p = plist ? plist[i] : i;
 		f->sub[m] = p;
 		f->nodes[m] = s->ready_nodes[p];
-		m += r->cell[p].fit == TPH_PASS;
+		m += r->fg[p].fit == TPH_PASS;
 	}
 	if (!m)
 		return a != NULL;
@@ -146,7 +147,7 @@ static bool keys(alloc_fast *f, af_row *r, tph_idx task, const uint32_t *plist, 
 	else
 		a = NULL, tph_score_nodes_row(f->s, task, f->nodes, m, f->scores);
 	for (uint32_t j = 0; j < m; j++)
-		r->cell[f->sub[j]].key = isnan(f->scores[j]) ? -(double)INFINITY : f->scores[j];
+		r->key[f->sub[j]] = isnan(f->scores[j]) ? -(double)INFINITY : f->scores[j];
 	return a != NULL;
 }
 
@@ -160,8 +161,8 @@ int af_row_sync(alloc_fast *f, af_row *r, tph_idx task, bool want_keys)
 	/* keys as current as fit (the usual case): the same positions, walked once */
 	bool even = r->scored && r->kseen == r->seen && r->klost == r->lost;
 	const uint32_t *list;
-	uint32_t k = af_stale_list(f, r->cell, sizeof *r->cell, !r->built, r->seen, r->lost, log,
-	                           n_log, lost, &list);
+	uint32_t k = af_stale_list(f, r->fg, sizeof *r->fg, !r->built, r->seen, r->lost, log, n_log,
+	                           lost, &list);
 	if (k == NOPOS)
 		fits(f, r, room, NULL, f->n);
 	else
@@ -171,8 +172,11 @@ int af_row_sync(alloc_fast *f, af_row *r, tph_idx task, bool want_keys)
 	r->lost = lost;
 	if (!want_keys)
 		return TPH_OK;
+	/* made at the first scoring and first written there, at the positions the row fits */
+	if (!r->key && !(r->key = tph_malloc(((size_t)f->n + 1) * sizeof *r->key)))
+		return TPH_ENOMEM;
 	if (!even || k == NOPOS)
-		k = af_stale_list(f, r->cell, sizeof *r->cell, !r->scored, r->kseen, r->klost, log,
+		k = af_stale_list(f, r->fg, sizeof *r->fg, !r->scored, r->kseen, r->klost, log,
 		                  n_log, lost, &list);
 	af_arow *a = af_arow_with_keys(r, k == NOPOS);
 	bool moved = k == NOPOS ? keys(f, r, task, NULL, f->n, a) : keys(f, r, task, list, k, a);

@@ -68,7 +68,7 @@ static void verdicts(alloc_fast *f, const af_shape *sh, tph_idx task, const uint
                      uint32_t k, tph_reason_code *out)
 {
 	tph_session *s = f->s;
-	const af_rcell *rc = sh->row->cell;
+	const af_rfit *rc = sh->row->fg;
 	uint32_t m = 0;
 	if (sh->pred) {
 		const tph_reason_code *pv = sh->pred->code;
@@ -113,7 +113,7 @@ static void store_codes(alloc_fast *f, af_shape *sh, const uint32_t *plist, uint
 /* The group of position p given its verdict: the row's when it passes. */
 static uint8_t group(const af_shape *sh, uint32_t p, tph_reason_code code)
 {
-	return code == TPH_PASS ? sh->row->cell[p].grp : G_NONE;
+	return code == TPH_PASS ? af_row_grp(sh->row, p) : G_NONE;
 }
 
 static void keys(af_shape *sh, const uint32_t *plist, uint32_t m, const double *total)
@@ -148,7 +148,7 @@ static void score(alloc_fast *f, af_shape *sh, tph_idx task, const uint32_t *pli
 {
 	if (sh->keyrow) { /* LOCAL: no caller reads f->nodes */
 		for (uint32_t i = 0; i < m; i++)
-			sh->cell[plist[i]].key = sh->row->cell[plist[i]].key;
+			sh->cell[plist[i]].key = af_row_key(sh->row, plist[i]);
 		return;
 	}
 	if (af_head_only(sh)) { /* scored when a pick reads them (allocate_hn_pick.c) */
@@ -178,7 +178,7 @@ static void score(alloc_fast *f, af_shape *sh, tph_idx task, const uint32_t *pli
 static uint32_t build_cells(alloc_fast *f, af_shape *sh, tph_idx task)
 {
 	uint32_t n = f->n, m = 0;
-	const af_rcell *rc = sh->row->cell;
+	const af_rfit *rc = sh->row->fg;
 	const tph_reason_code *pv = sh->pred ? sh->pred->code : NULL;
 	if (!pv) {
 		verdicts(f, sh, task, NULL, n, f->codes);
@@ -354,7 +354,7 @@ static void keyed(const alloc_fast *f, const af_shape *sh, const double **col)
 static void reverdict_anchored(alloc_fast *f, af_shape *sh, uint32_t k, const double *const *col,
                                bool put)
 {
-	const af_rcell *rc = sh->row->cell;
+	const af_rfit *rc = sh->row->fg;
 	const tph_reason_code *pv = sh->pred->code;
 	const double *part = sh->arow ? sh->arow->col : NULL;
 	const uint32_t *plist = f->plist;
@@ -419,7 +419,7 @@ static void reverdict(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k,
 	}
 	/* The shape is built (update() follows a build). Its columns and counts in locals: the
 	 * byte stores to the cells could alias them otherwise. */
-	const af_rcell *rc = sh->row->cell;
+	const af_rfit *rc = sh->row->fg;
 	const tph_reason_code *pv = sh->pred->code;
 	const uint32_t *plist = f->plist;
 	af_cell *cell = sh->cell;
@@ -445,11 +445,11 @@ static void rescore_local(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k)
 {
 	uint32_t m = 0;
 	if (sh->keyrow) {
-		const af_rcell *rc = sh->row->cell;
+		const double *key = sh->row->key;
 		for (uint32_t i = 0; i < k; i++) {
 			uint32_t p = f->plist[i];
 			if (sh->cell[p].grp < G_NONE)
-				sh->cell[p].key = rc[p].key;
+				sh->cell[p].key = key[p];
 		}
 		return;
 	}

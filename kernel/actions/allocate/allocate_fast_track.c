@@ -118,7 +118,7 @@ void af_track_moved(alloc_fast *f, const af_row *r, const af_pred *v, uint32_t p
 		if (!sh || !af_shared_verdicts(sh) || (r ? sh->row != r : sh->pred != v) ||
 		    !live(f, t) || !t->evals)
 			continue;
-		tph_reason_code fit = r ? old : sh->row->cell[p].fit;
+		tph_reason_code fit = r ? old : af_row_fit(sh->row, p);
 		track_mod(t, p, fit == TPH_PASS ? (v ? old : sh->pred->code[p]) : fit);
 	}
 }

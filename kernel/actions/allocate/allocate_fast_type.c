@@ -215,25 +215,28 @@ static af_trow *trow_of(struct af_type_state *st, af_row *row)
 	return r;
 }
 
-static af_win row_entry(const af_rcell *c, uint32_t p)
+static af_win row_entry(const af_row *row, uint32_t p)
 {
-	return c->grp < G_NONE ? (af_win){c->key, p, c->grp, 0} : AF_NOWIN;
+	uint8_t g = row->fg[p].grp;
+	return g < G_NONE ? (af_win){row->key[p], p, g, 0} : AF_NOWIN;
 }
 
 /* Leaf j of type i: its entries' first in the row's order. Positions ascend within a type, so
- * a tie stays with the first; the +inf bound keeps infeasible cells (G_NONE) out. */
-static af_win leaf_winner(const af_types *t, const af_rcell *cell, uint32_t i, uint32_t j)
+ * a tie stays with the first; the +inf bound keeps infeasible cells (G_NONE) out. A key is
+ * read only against an equal group: the key column's lines are not asked for the others. */
+static af_win leaf_winner(const af_types *t, const af_row *row, uint32_t i, uint32_t j)
 {
+	const af_rfit *fg = row->fg;
+	const double *key = row->key;
 	uint32_t lo = t->off[i] + j * TB, hi = lo + TB < t->off[i + 1] ? lo + TB : t->off[i + 1];
 	uint32_t bp = NOPOS;
 	unsigned bg = G_NONE;
 	double bk = (double)INFINITY;
 	for (uint32_t e = lo; e < hi; e++) {
 		uint32_t p = t->list[e];
-		unsigned g = cell[p].grp;
-		double k = cell[p].key;
-		if (g < bg || (g == bg && k > bk))
-			bp = p, bg = g, bk = k;
+		unsigned g = fg[p].grp;
+		if (g < bg || (g == bg && key[p] > bk))
+			bp = p, bg = g, bk = key[p];
 	}
 	return bp == NOPOS ? AF_NOWIN : (af_win){bk, bp, (uint8_t)bg, 0};
 }
@@ -243,7 +246,7 @@ static void build_type(const af_types *t, af_trow *r, uint32_t i)
 	af_win *w = r->win + t->base[i];
 	uint32_t cap = t->cap[i], leaves = (t->off[i + 1] - t->off[i] + TB - 1) / TB;
 	for (uint32_t j = 0; j < cap; j++)
-		w[cap + j] = j < leaves ? leaf_winner(t, r->row->cell, i, j) : AF_NOWIN;
+		w[cap + j] = j < leaves ? leaf_winner(t, r->row, i, j) : AF_NOWIN;
 	for (uint32_t k = cap - 1; k >= 1; k--)
 		w[k] = af_win_before(&w[2 * k + 1], &w[2 * k]) ? w[2 * k + 1] : w[2 * k];
 	r->root[i] = w[1];
@@ -258,7 +261,7 @@ static void build_type(const af_types *t, af_trow *r, uint32_t i)
 static void moved(const af_types *t, af_trow *r, uint32_t p)
 {
 	af_tpos at = t->at[p];
-	af_win e = row_entry(&r->row->cell[p], p), *root = &r->root[at.type];
+	af_win e = row_entry(r->row, p), *root = &r->root[at.type];
 	if (e.pos == NOPOS && root->pos == NOPOS)
 		return;
 	uint32_t k = at.ent - t->base[at.type];
@@ -314,7 +317,7 @@ static af_win type_first(const af_types *t, af_trow *r, uint32_t i)
 		uint32_t j = t->at[w[1].pos].ent - t->base[i] - cap;
 		if (!w[cap + j].stale)
 			break;
-		w[cap + j] = leaf_winner(t, r->row->cell, i, j);
+		w[cap + j] = leaf_winner(t, r->row, i, j);
 		af_win_fix_up(w, cap + j);
 	}
 	r->root[i] = w[1];
@@ -335,8 +338,8 @@ static int trow_sync(alloc_fast *f, const af_types *t, af_trow *r)
 	}
 	bool whole = r->gen != t->gen;
 	const uint32_t *list;
-	uint32_t k = af_stale_list(f, r->row->cell, sizeof *r->row->cell, whole, r->seen, r->lost,
-	                           log, n_log, lost, &list);
+	uint32_t k = af_stale_list(f, r->row->fg, sizeof *r->row->fg, whole, r->seen, r->lost, log,
+	                           n_log, lost, &list);
 	if (k == NOPOS)
 		for (uint32_t i = 0; i < t->n; i++)
 			build_type(t, r, i);
@@ -377,7 +380,7 @@ static af_win tracked_scan(const af_types *t, const af_shape *sh, const af_track
 	af_win best = AF_NOWIN;
 	for (uint32_t j = t->off[i]; j < t->off[i + 1]; j++) {
 		uint32_t p = t->list[j];
-		af_win e = open_for(sh, tr, p) ? row_entry(&sh->row->cell[p], p) : AF_NOWIN;
+		af_win e = open_for(sh, tr, p) ? row_entry(sh->row, p) : AF_NOWIN;
 		if (af_win_before(&e, &best))
 			best = e;
 	}
@@ -418,8 +421,8 @@ int af_type_sync(alloc_fast *f, af_shape *sh, tph_idx task)
 	const tph_idx *log = tph_eqc_log(f->eqc, &n_log, &lost);
 	const af_row *row = sh->row;
 	af_walk_begin(f,
-	              af_stale(f, row->cell, sizeof *row->cell, !row->built, row->seen, row->lost,
-	                       log, n_log, lost),
+	              af_stale(f, row->fg, sizeof *row->fg, !row->built, row->seen, row->lost, log,
+	                       n_log, lost),
 	              row->seen, n_log);
 	int rc = af_row_sync(f, sh->row, task, true);
 	if (!rc) {

@@ -19,7 +19,7 @@ static inline tph_reason_code own_code(const af_shape *sh, bool bare, uint32_t p
 }
 static inline uint8_t own_grp(const af_shape *sh, bool bare, uint32_t p)
 {
-	return bare ? sh->row->cell[p].grp : sh->cell[p].grp;
+	return bare ? af_row_grp(sh->row, p) : sh->cell[p].grp;
 }
 
 static tph_reason_code code_of(const af_shape *sh, const af_track *t, uint32_t p)
@@ -67,7 +67,7 @@ static inline uint32_t scan(alloc_fast *f, const af_shape *sh, const af_track *t
                             bool bare, uint32_t cnt[G_COUNT])
 {
 	const af_cell *cell = sh->cell;
-	const af_rcell *rc = sh->row->cell;
+	const af_rfit *rc = sh->row->fg;
 	const tph_reason_code *pv = bare ? sh->pred->code : NULL;
 	const uint32_t *pos = f->pos;
 	tph_idx *in = f->nodes;
@@ -102,13 +102,12 @@ const uint64_t *af_row_pass(alloc_fast *f, af_row *r, const tph_idx *log, uint32
 	if (!r->built || r->seen != n_log || r->lost != lost ||
 	    (whole && !(r->pass = tph_calloc((size_t)f->n / 64 + 1, sizeof *r->pass))))
 		return NULL;
-	uint32_t k =
-	    af_stale(f, r->cell, sizeof *r->cell, whole, r->pseen, r->plost, log, n_log, lost);
+	uint32_t k = af_stale(f, r->fg, sizeof *r->fg, whole, r->pseen, r->plost, log, n_log, lost);
 	for (uint32_t i = 0; i < (k == NOPOS ? f->n : k); i++) {
 		uint32_t p = k == NOPOS ? i : f->plist[i];
 		uint64_t bit = 1ull << (p % 64);
 		r->pass[p / 64] =
-		    r->cell[p].fit == TPH_PASS ? r->pass[p / 64] | bit : r->pass[p / 64] & ~bit;
+		    r->fg[p].fit == TPH_PASS ? r->pass[p / 64] | bit : r->pass[p / 64] & ~bit;
 	}
 	r->pseen = n_log;
 	r->plost = lost;
@@ -136,7 +135,7 @@ static uint32_t scan_pass(alloc_fast *f, const af_shape *sh, const af_track *t,
                           const uint64_t *pass, const tph_idx *nodes, uint32_t n, uint32_t lo,
                           uint32_t cnt[G_COUNT])
 {
-	const af_rcell *rc = sh->row->cell;
+	const af_rfit *rc = sh->row->fg;
 	const tph_reason_code *pv = sh->pred->code;
 	tph_idx *in = f->nodes;
 	uint32_t *sub = f->sub, *fit = f->at, c[G_COUNT], feasible = 0;
