@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 
@@ -25,8 +26,6 @@ typedef struct pts {
 	const tph_decision_log *log; /* pts_run's decisions */
 } pts;
 
-/* A group setup's registration of an in-process test plugin: 0, or -1 with the refusal
- * printed (cmocka then fails the group). */
 /* The process's minor page faults so far, for tests that count the pages a column takes. */
 static inline long pts_minor_faults(void)
 {
@@ -35,6 +34,38 @@ static inline long pts_minor_faults(void)
 	return u.ru_minflt;
 }
 
+/* A scenario of n nodes for the flat path's row tests, under one tier of `plugins` (YAML
+ * list items): one node in three has 2 cpu, too small for task a's 3; the others have 4, or
+ * 4 to 7 with `spread` (so that their scores differ). Task b asks another request row. The
+ * caller frees it. */
+static inline char *pts_rows_scenario(uint32_t n, const char *plugins, bool spread)
+{
+	size_t cap = 100u * n + 1024 + strlen(plugins), len = 0;
+	char *y = malloc(cap);
+	assert_non_null(y);
+	len += (size_t)snprintf(y + len, cap - len,
+	                        "conf: |\n"
+	                        "  actions: \"allocate\"\n"
+	                        "  tiers: [{plugins: [%s]}]\n"
+	                        "queues: [{name: q1}]\n"
+	                        "nodes:\n",
+	                        plugins);
+	for (uint32_t i = 0; i < n; i++)
+		len += (size_t)snprintf(y + len, cap - len,
+		                        "  - {name: n%u, allocatable: {cpu: '%u', memory: 8Gi, "
+		                        "pods: '110'}}\n",
+		                        i, i % 3 ? 4u + (spread ? i % 4 : 0) : 2u);
+	snprintf(y + len, cap - len,
+	         "podGroups:\n"
+	         "  - {name: pg, namespace: ns, queue: q1, minMember: 1, phase: Inqueue}\n"
+	         "pods:\n"
+	         "  - {name: a, namespace: ns, podGroup: pg, requests: {cpu: '3'}}\n"
+	         "  - {name: b, namespace: ns, podGroup: pg, requests: {cpu: '1'}}\n");
+	return y;
+}
+
+/* A group setup's registration of an in-process test plugin: 0, or -1 with the refusal
+ * printed (cmocka then fails the group). */
 static inline int pts_register(const tph_plugin *plugin)
 {
 	tph_diag d = {0};

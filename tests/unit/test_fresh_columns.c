@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 
 #include "harness.h"
 
@@ -89,38 +88,9 @@ static const tph_allocator fresh = {fresh_malloc, fresh_realloc, fresh_free, NUL
 
 /* ---- the session ---- */
 
-/* n nodes, one in three too small for a's 3 cpu; b asks another request row. */
 static char *scenario(uint32_t n)
 {
-	size_t cap = 100u * n + 1024, len = 0;
-	char *y = malloc(cap);
-	assert_non_null(y);
-	len += (size_t)snprintf(y + len, cap - len,
-	                        "conf: |\n"
-	                        "  actions: \"allocate\"\n"
-	                        "  tiers: [{plugins: [{name: predicates}]}]\n"
-	                        "queues: [{name: q1}]\n"
-	                        "nodes:\n");
-	for (uint32_t i = 0; i < n; i++)
-		len +=
-		    (size_t)snprintf(y + len, cap - len,
-		                     "  - {name: n%u, allocatable: {cpu: '%u', memory: 8Gi, pods: "
-		                     "'110'}}\n",
-		                     i, i % 3 ? 4u : 2u);
-	snprintf(y + len, cap - len,
-	         "podGroups:\n"
-	         "  - {name: pg, namespace: ns, queue: q1, minMember: 1, phase: Inqueue}\n"
-	         "pods:\n"
-	         "  - {name: a, namespace: ns, podGroup: pg, requests: {cpu: '3'}}\n"
-	         "  - {name: b, namespace: ns, podGroup: pg, requests: {cpu: '1'}}\n");
-	return y;
-}
-
-static long minor_faults(void)
-{
-	struct rusage u;
-	getrusage(RUSAGE_SELF, &u);
-	return u.ru_minflt;
+	return pts_rows_scenario(n, "{name: predicates}", false);
 }
 
 /* Pages a column of n + 1 elements of `size` bytes spans, its block's header included. */
@@ -150,9 +120,9 @@ static void first_builds_fault_once_a_page(void **state)
 	af_row *rb = af_row_of(f, b), *ra = af_row_of(f, a);
 	assert_true(rb && ra && rb != ra);
 	assert_int_equal(af_row_sync(f, rb, b, false), TPH_OK);
-	long before = minor_faults();
+	long before = pts_minor_faults();
 	assert_int_equal(af_row_sync(f, ra, a, false), TPH_OK);
-	long row = minor_faults() - before, pages = column_pages(sizeof *ra->fg);
+	long row = pts_minor_faults() - before, pages = column_pages(sizeof *ra->fg);
 	assert_true(row >= pages - 1); /* the test sees the column's faults */
 	assert_true(row <= pages + pages / 4);
 	for (uint32_t q = 0; q < N_NODES; q++) /* a fit the build made */
@@ -163,9 +133,9 @@ static void first_builds_fault_once_a_page(void **state)
 	/* the scratch and the plugins' first calls fault elsewhere: made before counting */
 	memcpy(f->nodes, s->ready_nodes, N_NODES * sizeof *f->nodes);
 	tph_predicate_nodes(s, a, f->nodes, N_NODES, f->vbuf);
-	before = minor_faults();
+	before = pts_minor_faults();
 	af_pred_sync(f, v, a);
-	long pred = minor_faults() - before;
+	long pred = pts_minor_faults() - before;
 	pages = column_pages(sizeof *v->code);
 	assert_true(pred >= pages - 1);
 	assert_true(pred <= pages + pages / 4);

@@ -19,32 +19,10 @@
 
 #define N_NODES 300u
 
-/* n nodes: one in three too small for a's 3 cpu, the others of 4 to 7 cpu (their scores
- * differ); b asks another request row. */
+/* The nodes' scores differ (4 to 7 cpu where a fits). */
 static char *scenario(uint32_t n)
 {
-	size_t cap = 100u * n + 1024, len = 0;
-	char *y = malloc(cap);
-	assert_non_null(y);
-	len += (size_t)snprintf(y + len, cap - len,
-	                        "conf: |\n"
-	                        "  actions: \"allocate\"\n"
-	                        "  tiers: [{plugins: [{name: predicates}, {name: nodeorder}, "
-	                        "{name: binpack}]}]\n"
-	                        "queues: [{name: q1}]\n"
-	                        "nodes:\n");
-	for (uint32_t i = 0; i < n; i++)
-		len += (size_t)snprintf(y + len, cap - len,
-		                        "  - {name: n%u, allocatable: {cpu: '%u', memory: 8Gi, "
-		                        "pods: '110'}}\n",
-		                        i, i % 3 ? 4u + i % 4 : 2u);
-	snprintf(y + len, cap - len,
-	         "podGroups:\n"
-	         "  - {name: pg, namespace: ns, queue: q1, minMember: 1, phase: Inqueue}\n"
-	         "pods:\n"
-	         "  - {name: a, namespace: ns, podGroup: pg, requests: {cpu: '3'}}\n"
-	         "  - {name: b, namespace: ns, podGroup: pg, requests: {cpu: '1'}}\n");
-	return y;
+	return pts_rows_scenario(n, "{name: predicates}, {name: nodeorder}, {name: binpack}", true);
 }
 
 typedef struct fixture {
