@@ -132,6 +132,53 @@ static const tph_plugin hb_plugin = {
     TPH_PLUGIN_ABI, "hnbound", hb_args, sizeof(hb_st), hb_open, NULL,
 };
 
+/* Head sums that tie inside a rack: node i's NodeOrder score is its place in the rack, its
+ * BatchNodeOrder score what is left of RACK, so every member sums RACK with another pre and
+ * bat, and a rack's ranks must walk (and sort) its members. */
+static void tie_node(void *st, const tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
+                     double *out)
+{
+	(void)st;
+	(void)s;
+	(void)task;
+	for (uint32_t i = 0; i < n; i++)
+		out[i] = (double)(nodes[i] % RACK);
+}
+
+static void tie_batch(void *st, const tph_session *s, tph_idx task, const tph_idx *nodes,
+                      uint32_t n, double *out)
+{
+	(void)st;
+	(void)s;
+	(void)task;
+	for (uint32_t i = 0; i < n; i++)
+		out[i] = (double)(RACK - nodes[i] % RACK);
+}
+
+static int tie_locality(void *st, const tph_session *s, tph_idx task)
+{
+	(void)st;
+	(void)s;
+	(void)task;
+	return TPH_SCORE_LOCAL;
+}
+
+static int tie_open(tph_session *s, void *st, const tph_args *args)
+{
+	(void)st;
+	(void)args;
+	int rc = tph_on_node_order(s, tie_node);
+	if (!rc)
+		rc = tph_on_batch_node_order(s, tie_batch);
+	if (!rc)
+		rc = tph_on_score_locality(s, tie_locality, NULL);
+	return rc;
+}
+
+static const tph_plugin tie_plugin = {
+    TPH_PLUGIN_ABI, "hntie", NULL, 0, tie_open, NULL,
+};
+
 /* The racks (4 of RACK nodes, under the top) and the pods' group, appended at buf + n. */
 static size_t racks_and_group(char *buf, size_t size, size_t n)
 {
@@ -146,31 +193,39 @@ static size_t racks_and_group(char *buf, size_t size, size_t n)
 	return n;
 }
 
-/* 4 racks of RACK nodes under the top; 20 pods of one cpu, two a node: 8 fill R3, 8 go to R1
- * (tied with R2), 4 to R2. */
-static const char *scenario(const char *args)
+/* 4 racks of RACK nodes (2 cpus each) under the top behind the plugins' lines, and `pods`
+ * pods of one cpu, or of 1 and 2 cpus in turn when `two_rows`. */
+static const char *racks_scenario(const char *plugins, uint32_t pods, bool two_rows)
 {
 	static char buf[8192];
 	size_t n = (size_t)snprintf(buf, sizeof buf,
 	                            "name: hn-bound\n"
 	                            "conf: |\n  actions: \"allocate\"\n  tiers:\n  - plugins:\n"
-	                            "    - name: hnbound\n      arguments: %s\n"
-	                            "queues: [{name: q1}]\nnodes:\n",
-	                            args);
+	                            "%squeues: [{name: q1}]\nnodes:\n",
+	                            plugins);
 	for (uint32_t i = 0; i < 4 * RACK; i++)
 		n += (size_t)snprintf(buf + n, sizeof buf - n,
 		                      "  - {name: n%u, allocatable: {cpu: '2', memory: 4Gi, pods: "
 		                      "'10'}}\n",
 		                      i);
 	n = racks_and_group(buf, sizeof buf, n);
-	for (uint32_t i = 10; i < 30; i++)
+	for (uint32_t i = 10; i < 10 + pods; i++)
 		n +=
 		    (size_t)snprintf(buf + n, sizeof buf - n,
 		                     "  - {name: p%u, namespace: ns, podGroup: pg, requests: {cpu: "
-		                     "'1'}}\n",
-		                     i);
+		                     "'%u'}}\n",
+		                     i, two_rows ? 1 + i % 2 : 1);
 	assert_true(n < sizeof buf);
 	return buf;
+}
+
+/* The bound's plugin alone; 20 pods of one cpu, two a node: 8 fill R3, 8 go to R1 (tied with
+ * R2), 4 to R2. */
+static const char *scenario(const char *args)
+{
+	static char plugins[256];
+	snprintf(plugins, sizeof plugins, "    - name: hnbound\n      arguments: %s\n", args);
+	return racks_scenario(plugins, 20, false);
 }
 
 /* The same racks behind nodeorder, whose NodeAffinity scores are ANCHORED: every pod prefers
@@ -206,6 +261,14 @@ static const char *anchored_scenario(void)
 	return buf;
 }
 
+/* The tying head before the bound's tail (load); 24 pods of 1 or 2 cpus in turn (two request
+ * rows: two ranked shapes, updated in turn) for 32 slots: 22 placed. */
+static const char *tie_scenario(void)
+{
+	return racks_scenario(
+	    "    - name: hntie\n    - name: hnbound\n      arguments: {load: true}\n", 24, true);
+}
+
 static char *decisions_of(const char *yaml, bool naive, int threads, uint32_t binds)
 {
 	pts p;
@@ -227,7 +290,8 @@ static char *decisions(const char *yaml, bool naive, int threads)
 static int setup(void **state)
 {
 	(void)state;
-	return pts_register(&hb_plugin);
+	int rc = pts_register(&hb_plugin);
+	return rc ? rc : pts_register(&tie_plugin);
 }
 
 /* Fast with the misleading bound, at 1 and 2 threads, decides as naive: the first pod goes to
@@ -282,6 +346,22 @@ static void test_bound_declined(void **state)
 	free(fast);
 }
 
+/* The naive decisions of yaml (`binds` placed), which fast makes at 1 and 2 threads, through
+ * the bound. */
+static char *agreeing(const char *yaml, uint32_t binds)
+{
+	char *naive = decisions_of(yaml, true, 1, binds);
+	char *fast = decisions_of(yaml, false, 1, binds);
+	uint32_t bounds = hb_log.bounds;
+	char *two = decisions_of(yaml, false, 2, binds);
+	assert_string_equal(naive, fast);
+	assert_string_equal(fast, two);
+	assert_true(bounds > 0);
+	free(fast);
+	free(two);
+	return naive;
+}
+
 /* An ANCHORED shape ranked per rack: its groups' sums kept in its parts, the racks' lower
  * parts kept between placements and refreshed under the racks placements touch, the ranks made
  * again when the preferred nodes fill up and the group is scored whole under its new
@@ -289,14 +369,7 @@ static void test_bound_declined(void **state)
 static void test_anchored_ranks(void **state)
 {
 	(void)state;
-	const char *yaml = anchored_scenario();
-	char *naive = decisions_of(yaml, true, 1, 26);
-	char *fast = decisions_of(yaml, false, 1, 26);
-	uint32_t bounds = hb_log.bounds;
-	char *two = decisions_of(yaml, false, 2, 26);
-	assert_string_equal(naive, fast);
-	assert_string_equal(fast, two);
-	assert_true(bounds > 0);
+	char *naive = agreeing(anchored_scenario(), 26);
 	/* the preferred nodes first, both filled before any other */
 	uint32_t on_a = 0;
 	for (uint32_t i = 10; i < 14; i++) {
@@ -307,17 +380,24 @@ static void test_anchored_ranks(void **state)
 	}
 	assert_int_equal(on_a, 4);
 	free(naive);
-	free(fast);
-	free(two);
+}
+
+/* Racks whose members tie in head sum with other pre and bat: the ranks walk and sort them
+ * (a set's order written when first sorted, kept across updates, from ascending positions
+ * again after a build), with two ranked shapes updated in turn through the scratch they share.
+ * Fast at 1 and 2 threads decides as naive. */
+static void test_tied_members(void **state)
+{
+	(void)state;
+	free(agreeing(tie_scenario(), 22));
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_bound_exact),
-	    cmocka_unit_test(test_bound_spares),
-	    cmocka_unit_test(test_bound_declined),
-	    cmocka_unit_test(test_anchored_ranks),
+	    cmocka_unit_test(test_bound_exact),    cmocka_unit_test(test_bound_spares),
+	    cmocka_unit_test(test_bound_declined), cmocka_unit_test(test_anchored_ranks),
+	    cmocka_unit_test(test_tied_members),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -246,7 +246,8 @@ static void test_scored_heap(void **state)
 
 /* ahn_sum_keep keeps exactly the hypernodes ahn_sum_short finds not short, in order, with
  * their positions: rows short in the last dimension alone, in the first alone, at equality,
- * hypernodes with pipelined or releasing room, and `all`. */
+ * hypernodes with pipelined or releasing room, a third dimension (pods) that only the racks
+ * kept by the first two lack, no dimension (every one kept) and `all`. */
 static void test_sum_keep(void **state)
 {
 	(void)state;
@@ -259,14 +260,27 @@ static void test_sum_keep(void **state)
 	/* R1 has a pipelined cpu, R2 a releasing one: future idle 3 and 5 cpus */
 	t->pipelined[(size_t)TPH_RES_CPU * t->n + 1] += 1000;
 	t->releasing[(size_t)TPH_RES_CPU * t->n + 2] += 1000;
-	const int64_t rows[5][2] = {
-	    {4000, 1}, {3500, 1}, {1, 8LL << 30}, {1, (8LL << 30) + 1}, {5000, 8LL << 30}};
+	/* a rack's pods, in the aggregates' unit */
+	int64_t pods = t->idle[(size_t)TPH_RES_PODS * t->n];
+	assert_true(pods > 0);
+	const int64_t rows[9][3] = {{4000, 1, 0},
+	                            {3500, 1, 0},
+	                            {1, 8LL << 30, 0},
+	                            {1, (8LL << 30) + 1, 0},
+	                            {5000, 8LL << 30, 0},
+	                            {1, 1, pods + 1},
+	                            {3500, 1, pods},
+	                            {3500, 1, pods + 1},
+	                            {0, 0, 0}};
 	/* by hand: R1 short of cpu in the first two rows, R0 to R2 of memory alone in the fourth,
-	 * R0 and R1 of cpu in the last; the top (12 cpus, 24Gi) never */
-	const uint32_t kept[5] = {3, 3, 4, 1, 2};
-	for (uint32_t r = 0; r < 5; r++) {
-		ahn_sum sum = {
-		    .n = 2, .dim = {TPH_RES_CPU, TPH_RES_MEMORY}, .v = {rows[r][0], rows[r][1]}};
+	 * R0 and R1 of cpu in the fifth; the racks (10 pods each) of pods alone in the sixth, R1
+	 * of cpu in the seventh (pods at equality), R1 of cpu and the others of pods in the
+	 * eighth; the top (12 cpus, 24Gi, 30 pods) never; the last row asks for no dimension */
+	const uint32_t kept[9] = {3, 3, 4, 1, 2, 1, 3, 1, 4}, dims[9] = {2, 2, 2, 2, 2, 3, 3, 3, 0};
+	for (uint32_t r = 0; r < 9; r++) {
+		ahn_sum sum = {.n = dims[r],
+		               .dim = {TPH_RES_CPU, TPH_RES_MEMORY, TPH_RES_PODS},
+		               .v = {rows[r][0], rows[r][1], rows[r][2]}};
 		uint32_t c = ahn_sum_keep(&h, &sum, hns, 4, at, o), want = 0;
 		for (uint32_t k = 0; k < 4; k++) {
 			if (ahn_sum_short(&h, &sum, hns[k]))

@@ -293,18 +293,43 @@ bool ahn_sum_short(const ahn_ctx *h, const ahn_sum *sum, tph_idx hn)
 	return sum->all || dims_short(&h->s->topo->t, sum, hn);
 }
 
+/* One pass of ahn_sum_keep over dimension dim (v asked): the hypernodes of hns[0..n) (`first`,
+ * positions 0..n-1), else of at[0..n) with their positions in o, kept in at and o when not
+ * short, in order; how many. Columns and values in locals: the stores could alias them. */
+static inline uint32_t keep_pass(const tph_hn_tree *t, uint32_t dim, int64_t v, const tph_idx *hns,
+                                 uint32_t n, tph_idx *at, tph_scored *o, bool first)
+{
+	size_t off = (size_t)dim * t->n;
+	const int64_t *idle = t->idle + off, *rel = t->releasing + off, *pip = t->pipelined + off;
+	uint32_t c = 0;
+	for (uint32_t j = 0; j < n; j++) {
+		tph_idx hn = first ? hns[j] : at[j];
+		uint32_t pos = first ? j : o[j].pos;
+		at[c] = hn;
+		o[c].pos = pos;
+		c += !(v > idle[hn] + rel[hn] - pip[hn]);
+	}
+	return c;
+}
+
+/* A dimension at a time, each pass over the hypernodes the last one kept, in their order: the
+ * same list as one pass asking every dimension of every hypernode, with fewer loads. */
 uint32_t ahn_sum_keep(const ahn_ctx *h, const ahn_sum *sum, const tph_idx *hns, uint32_t n,
                       tph_idx *at, tph_scored *o)
 {
 	const tph_hn_tree *t = &h->s->topo->t;
-	uint32_t c = 0;
 	if (sum->all)
 		return 0;
-	for (uint32_t k = 0; k < n; k++) {
-		at[c] = hns[k];
-		o[c].pos = k;
-		c += !dims_short(t, sum, hns[k]);
+	if (!sum->n) {
+		for (uint32_t k = 0; k < n; k++) {
+			at[k] = hns[k];
+			o[k].pos = k;
+		}
+		return n;
 	}
+	uint32_t c = keep_pass(t, sum->dim[0], sum->v[0], hns, n, at, o, true);
+	for (uint32_t i = 1; i < sum->n && c; i++)
+		c = keep_pass(t, sum->dim[i], sum->v[i], NULL, c, at, o, false);
 	return c;
 }
 

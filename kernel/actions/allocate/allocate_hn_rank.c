@@ -27,6 +27,13 @@ typedef struct af_hn_sets {
 	 * under[under_off[h] .. under_off[h + 1]). */
 	uint32_t *under_off, *under;
 	uint32_t *hmark, hgen; /* [hypernodes] scratch: those seen in one pass, == hgen */
+	/* [n] scratch of one ranked shape's build or update, shared by every shape (a shape's
+	 * own would fault in its pages; 83 shapes are ranked on 10k-topology): the candidate
+	 * sets (cand) and their first nodes (crep), the tails (ft), the estimates (est), and the
+	 * touched sets (touched, mark == gen) */
+	uint32_t *cand, *touched, *mark, gen;
+	tph_idx *crep;
+	double *ft, *est;
 } af_hn_sets;
 
 /* A set's first member in rank order, and the first member after it that set_scan's walk
@@ -43,25 +50,23 @@ typedef struct af_hn_lead {
 } af_hn_lead;
 
 typedef struct af_hn {
-	const af_hn_sets *hs;
+	af_hn_sets *hs;
 	af_hn_lead *lead; /* [sets], kept with ord */
-	uint32_t *ord; /* [positions]: each set's members, ord[off[c] .. off[c + 1]) in rank order
-	                * when lead[c].sorted, else in ascending positions */
+	/* [positions]: each set's members, ord[off[c] .. off[c + 1]) in rank order when
+	 * lead[c].sorted, else not written (they are then hs->pos's, ascending): most sets are
+	 * never sorted, and their part of ord is never faulted in */
+	uint32_t *ord;
 	/* The sets whose lead had a group when sorted at the last build or update (any order):
-	 * fset[0 .. nf), their first nodes in frep for the tail's call, its scores in ft, and
-	 * each set's index in fset (fat, NOPOS when not listed). With the tail's bound, est
-	 * holds the listed sets' estimates, and the candidate sets go to cand, their first
-	 * nodes to crep, their tails to ft. */
-	uint32_t *fset, *fat, nf, *cand;
-	tph_idx *frep, *crep;
-	double *ft, *est;
+	 * fset[0 .. nf), their first nodes in frep for the tail's call (its scores in hs->ft),
+	 * and each set's index in fset (fat, NOPOS when not listed). */
+	uint32_t *fset, *fat, nf;
+	tph_idx *frep;
 	/* Per listed set, in fset's order (compact, for the estimates' passes): its lead's head
 	 * sum pre + bat (lh) and group (lg), and its lower part (ll) where low_ok[set]. */
 	double *lh, *ll;
 	uint8_t *lg, *low_ok;
-	uint32_t *mark, gen; /* [sets] sets to rank again, listed in touched[0 .. nt) */
-	uint32_t *touched, nt;
-	double mag; /* at least |pre| + |bat| of every position scored while ranked */
+	uint32_t nt; /* sets to rank again, listed in hs->touched[0 .. nt) */
+	double mag;  /* at least |pre| + |bat| of every position scored while ranked */
 	size_t bytes;
 } af_hn;
 
@@ -144,6 +149,18 @@ static bool unders(alloc_fast *f, af_hn_sets *hs)
 	return true;
 }
 
+static bool scratch(af_hn_sets *hs)
+{
+	size_t n = (size_t)hs->n + 1;
+	hs->cand = tph_malloc(n * sizeof *hs->cand);
+	hs->touched = tph_malloc(n * sizeof *hs->touched);
+	hs->mark = tph_calloc(n, sizeof *hs->mark);
+	hs->crep = tph_malloc(n * sizeof *hs->crep);
+	hs->ft = tph_malloc(n * sizeof *hs->ft);
+	hs->est = tph_malloc(n * sizeof *hs->est);
+	return hs->cand && hs->touched && hs->mark && hs->crep && hs->ft && hs->est;
+}
+
 static af_hn_sets *sets_make(alloc_fast *f)
 {
 	uint32_t n = f->n, nh = f->s->topo->t.n;
@@ -159,7 +176,7 @@ static af_hn_sets *sets_make(alloc_fast *f)
 	if (hs && next && head && hs->off && hs->pos && hs->of && hs->rep) {
 		memset(head, 0xff, ((size_t)nh + 1) * sizeof *head);
 		assign(f, hs, next, head);
-		hs->usable = members(f, hs) && unders(f, hs);
+		hs->usable = members(f, hs) && unders(f, hs) && scratch(hs);
 	}
 	tph_free(next);
 	tph_free(head);
@@ -178,6 +195,12 @@ void af_hn_sets_free(alloc_fast *f)
 	tph_free(hs->under_off);
 	tph_free(hs->under);
 	tph_free(hs->hmark);
+	tph_free(hs->cand);
+	tph_free(hs->touched);
+	tph_free(hs->mark);
+	tph_free(hs->crep);
+	tph_free(hs->ft);
+	tph_free(hs->est);
 	tph_free(hs);
 	f->hsets = NULL;
 }
@@ -242,10 +265,12 @@ static void sort_set(const af_shape *sh, uint32_t *o, uint32_t m)
 	}
 }
 
-/* Set c in rank order, and its lead row. */
+/* Set c in rank order, and its lead row; a set never sorted starts from ascending positions. */
 static void order_set(const af_shape *sh, af_hn *hn, uint32_t c)
 {
 	uint32_t *o = hn->ord + hn->hs->off[c], m = hn->hs->off[c + 1] - hn->hs->off[c], i = 1;
+	if (!hn->lead[c].sorted)
+		memcpy(o, hn->hs->pos + hn->hs->off[c], m * sizeof *o);
 	sort_set(sh, o, m);
 	af_hn_lead *l = &hn->lead[c];
 	const double *x = sh->part + 2 * (size_t)o[0], *y = x;
@@ -270,17 +295,17 @@ static inline bool same_rank(const af_hn_key *a, const af_hn_key *b)
 	return a->grp == b->grp && a->pre == b->pre && a->bat == b->bat;
 }
 
-/* Set c's lead row without its sort, by one selection in the same rank order (a build, or an
- * update of a set never sorted: most sets are never walked before the shape goes, and a sort
- * from ascending positions costs a set's square). The first member is the least; the members
- * tying it follow it in rank order, so the row's other member is the least of the rest. Kept
- * along the pass: a new least that does not tie the old one makes the old one that member
- * (the old one comes before every other key seen but the new least, and the keys tying it are
- * after it); one that ties it leaves the member as it was. The head sums are finite (fold),
- * so rank order is total and tying an equivalence. */
+/* Set c's lead row without its sort, by one selection in the same rank order over its members
+ * in ascending positions (a build, or an update of a set never sorted: most sets are never walked
+ * before the shape goes, and a sort from ascending positions costs a set's square). The first
+ * member is the least; the members tying it follow it in rank order, so the row's other member is
+ * the least of the rest. Kept along the pass: a new least that does not tie the old one makes the
+ * old one that member (the old one comes before every other key seen but the new least, and the
+ * keys tying it are after it); one that ties it leaves the member as it was. The head sums are
+ * finite (fold), so rank order is total and tying an equivalence. */
 static void lead_set(const af_shape *sh, af_hn *hn, uint32_t c)
 {
-	const uint32_t *o = hn->ord + hn->hs->off[c];
+	const uint32_t *o = hn->hs->pos + hn->hs->off[c];
 	uint32_t m = hn->hs->off[c + 1] - hn->hs->off[c];
 	af_hn_key first = key_of(sh, o[0]), next = {0, 0, 0, NOPOS, G_NONE};
 	for (uint32_t i = 1; i < m; i++) {
@@ -332,11 +357,12 @@ static bool fold(af_hn *hn, const af_shape *sh, uint32_t p)
 static bool set_scores(alloc_fast *f, af_shape *sh, af_hn *hn, tph_idx task)
 {
 	uint32_t m = hn->nf;
-	if (m && !tph_score_nodes_last(f->s, task, hn->frep, m, sh->tail, hn->ft))
+	double *ft = hn->hs->ft;
+	if (m && !tph_score_nodes_last(f->s, task, hn->frep, m, sh->tail, ft))
 		return false;
 	bool finite = true;
 	for (uint32_t i = 0; i < m; i++)
-		finite &= isfinite(hn->ft[i]) != 0;
+		finite &= isfinite(ft[i]) != 0;
 	return finite;
 }
 
@@ -430,7 +456,7 @@ static void rank_all(af_shape *sh, af_hn *hn, const uint32_t *sets, uint32_t m)
 	uint8_t wgrp = 0;
 	for (uint32_t i = 0; i < m; i++) {
 		uint32_t c = sets[i];
-		double t = hn->ft[i];
+		double t = hn->hs->ft[i];
 		const af_hn_lead *l = &hn->lead[c];
 		if (l->grp >= G_NONE)
 			continue;
@@ -474,7 +500,7 @@ static uint32_t candidates(af_hn *hn, const tph_score_bound *b, uint8_t g)
 	double emax = -(double)INFINITY, lmax = 0, nan = 0;
 	const double *lh = hn->lh, *ll = hn->ll;
 	const uint8_t *lg = hn->lg;
-	double *est = hn->est;
+	double *est = hn->hs->est;
 	for (uint32_t i = 0; i < hn->nf; i++) {
 		double e = lh[i] + b->scale * (ll[i] + b->top);
 		est[i] = e;
@@ -490,8 +516,8 @@ static uint32_t candidates(af_hn *hn, const tph_score_bound *b, uint8_t g)
 	uint32_t m = 0;
 	for (uint32_t i = 0; i < hn->nf; i++)
 		if (lg[i] == g && est[i] >= floor) {
-			hn->cand[m] = hn->fset[i];
-			hn->crep[m++] = hn->frep[i];
+			hn->hs->cand[m] = hn->fset[i];
+			hn->hs->crep[m++] = hn->frep[i];
 		}
 	return m;
 }
@@ -510,29 +536,30 @@ enum {
 static int rank_bound(alloc_fast *f, af_shape *sh, af_hn *hn, tph_idx task)
 {
 	tph_score_bound b;
+	af_hn_sets *hs = hn->hs;
 	uint32_t m = 0;
 	for (uint32_t i = 0; i < hn->nf; i++)
 		if (!hn->low_ok[hn->fset[i]]) {
-			hn->cand[m] = hn->fset[i];
-			hn->crep[m++] = hn->frep[i];
+			hs->cand[m] = hn->fset[i];
+			hs->crep[m++] = hn->frep[i];
 		}
-	if (!hn->nf || !tph_score_hn_bound(f->s, task, sh->tail, hn->crep, m, hn->ft, &b)) {
-		memset(hn->low_ok, 0, hn->hs->n * sizeof *hn->low_ok);
+	if (!hn->nf || !tph_score_hn_bound(f->s, task, sh->tail, hs->crep, m, hs->ft, &b)) {
+		memset(hn->low_ok, 0, hs->n * sizeof *hn->low_ok);
 		return RANK_NONE;
 	}
 	for (uint32_t i = 0; i < m; i++) {
-		hn->ll[hn->fat[hn->cand[i]]] = hn->ft[i];
-		hn->low_ok[hn->cand[i]] = 1;
+		hn->ll[hn->fat[hs->cand[i]]] = hs->ft[i];
+		hn->low_ok[hs->cand[i]] = 1;
 	}
 	m = candidates(hn, &b, first_group(hn));
 	if (m == NOPOS)
 		return RANK_NONE;
-	if (!tph_score_nodes_last(f->s, task, hn->crep, m, sh->tail, hn->ft))
+	if (!tph_score_nodes_last(f->s, task, hs->crep, m, sh->tail, hs->ft))
 		return RANK_FAIL;
 	for (uint32_t i = 0; i < m; i++)
-		if (!isfinite(hn->ft[i]))
+		if (!isfinite(hs->ft[i]))
 			return RANK_FAIL;
-	rank_all(sh, hn, hn->cand, m);
+	rank_all(sh, hn, hs->cand, m);
 	return RANK_OK;
 }
 
@@ -567,18 +594,12 @@ void af_hn_free(af_shape *sh)
 	tph_free(hn->ord);
 	tph_free(hn->lead);
 	tph_free(hn->frep);
-	tph_free(hn->crep);
 	tph_free(hn->fset);
-	tph_free(hn->cand);
 	tph_free(hn->fat);
-	tph_free(hn->ft);
 	tph_free(hn->lh);
 	tph_free(hn->ll);
 	tph_free(hn->lg);
 	tph_free(hn->low_ok);
-	tph_free(hn->est);
-	tph_free(hn->mark);
-	tph_free(hn->touched);
 	tph_free(hn);
 	sh->hn = NULL;
 }
@@ -587,7 +608,7 @@ static af_hn *ranks(alloc_fast *f, af_shape *sh)
 {
 	if (sh->hn)
 		return sh->hn;
-	const af_hn_sets *hs = f->hsets;
+	af_hn_sets *hs = f->hsets;
 	af_hn *hn = tph_calloc(1, sizeof *hn);
 	if (!hn)
 		return NULL;
@@ -596,29 +617,20 @@ static af_hn *ranks(alloc_fast *f, af_shape *sh)
 	hn->ord = tph_malloc(((size_t)f->n + 1) * sizeof *hn->ord);
 	hn->lead = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->lead);
 	hn->frep = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->frep);
-	hn->crep = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->crep);
 	hn->fset = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->fset);
-	hn->cand = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->cand);
 	hn->fat = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->fat);
-	hn->ft = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->ft);
 	hn->lh = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->lh);
 	hn->ll = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->ll);
 	hn->lg = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->lg);
 	hn->low_ok = tph_calloc((size_t)hs->n + 1, sizeof *hn->low_ok);
-	hn->est = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->est);
-	hn->mark = tph_calloc((size_t)hs->n + 1, sizeof *hn->mark);
-	hn->touched = tph_malloc(((size_t)hs->n + 1) * sizeof *hn->touched);
 	hn->bytes = sizeof *hn + ((size_t)f->n + 1) * sizeof *hn->ord +
 	            ((size_t)hs->n + 1) *
-	                (sizeof *hn->lead + sizeof *hn->frep + sizeof *hn->crep + sizeof *hn->fset +
-	                 sizeof *hn->cand + sizeof *hn->fat + sizeof *hn->ft + sizeof *hn->lh +
-	                 sizeof *hn->ll + sizeof *hn->lg + sizeof *hn->low_ok + sizeof *hn->est +
-	                 sizeof *hn->mark + sizeof *hn->touched);
+	                (sizeof *hn->lead + sizeof *hn->frep + sizeof *hn->fset + sizeof *hn->fat +
+	                 sizeof *hn->lh + sizeof *hn->ll + sizeof *hn->lg + sizeof *hn->low_ok);
 	sh->bytes += hn->bytes;
 	f->bytes += hn->bytes;
-	if (!hn->ord || !hn->lead || !hn->frep || !hn->crep || !hn->fset || !hn->cand || !hn->fat ||
-	    !hn->ft || !hn->lh || !hn->ll || !hn->lg || !hn->low_ok || !hn->est || !hn->mark ||
-	    !hn->touched) {
+	if (!hn->ord || !hn->lead || !hn->frep || !hn->fset || !hn->fat || !hn->lh || !hn->ll ||
+	    !hn->lg || !hn->low_ok) {
 		drop(f, sh);
 		return NULL;
 	}
@@ -663,7 +675,6 @@ void af_hn_build(alloc_fast *f, af_shape *sh, tph_idx task)
 	bool finite = true;
 	hn->mag = 0;
 	memset(hn->low_ok, 0, hs->n * sizeof *hn->low_ok);
-	memcpy(hn->ord, hs->pos, f->n * sizeof *hn->ord);
 	for (uint32_t p = 0; p < f->n; p++)
 		finite &= fold(hn, sh, p);
 	hn->nf = 0;
@@ -679,10 +690,11 @@ void af_hn_build(alloc_fast *f, af_shape *sh, tph_idx task)
 /* Position p's set listed in touched once, its head sums folded; false when not finite. */
 static bool touch_one(af_hn *hn, const af_shape *sh, uint32_t p)
 {
-	uint32_t c = hn->hs->of[p];
-	if (hn->mark[c] != hn->gen) {
-		hn->mark[c] = hn->gen;
-		hn->touched[hn->nt++] = c;
+	af_hn_sets *hs = hn->hs;
+	uint32_t c = hs->of[p];
+	if (hs->mark[c] != hs->gen) {
+		hs->mark[c] = hs->gen;
+		hs->touched[hn->nt++] = c;
 	}
 	return fold(hn, sh, p);
 }
@@ -694,26 +706,28 @@ static bool touch_one(af_hn *hn, const af_shape *sh, uint32_t p)
  * the same bits as before (plugin.h: over anchors <= T <= S each node scores as over S). */
 static bool touch(af_hn *hn, const af_shape *sh, const uint32_t *plist, uint32_t k)
 {
-	if (++hn->gen == 0) { /* wrapped: old marks would look current */
-		memset(hn->mark, 0, hn->hs->n * sizeof *hn->mark);
-		hn->gen = 1;
+	af_hn_sets *hs = hn->hs;
+	if (++hs->gen == 0) { /* wrapped: old marks would look current */
+		memset(hs->mark, 0, hs->n * sizeof *hs->mark);
+		hs->gen = 1;
 	}
 	hn->nt = 0;
 	for (uint32_t i = 0; i < k; i++)
 		if (!touch_one(hn, sh, plist[i]))
 			return false;
-	if ((uint64_t)hn->nt * hn->nt > hn->hs->n) { /* a pass over the marks is the cheaper sort */
+	uint32_t *to = hs->touched;
+	if ((uint64_t)hn->nt * hn->nt > hs->n) { /* a pass over the marks is the cheaper sort */
 		hn->nt = 0;
-		for (uint32_t c = 0; c < hn->hs->n; c++)
-			if (hn->mark[c] == hn->gen)
-				hn->touched[hn->nt++] = c;
+		for (uint32_t c = 0; c < hs->n; c++)
+			if (hs->mark[c] == hs->gen)
+				to[hn->nt++] = c;
 		return true;
 	}
 	for (uint32_t i = 1; i < hn->nt; i++) {
-		uint32_t c = hn->touched[i], j = i;
-		for (; j && c < hn->touched[j - 1]; j--)
-			hn->touched[j] = hn->touched[j - 1];
-		hn->touched[j] = c;
+		uint32_t c = to[i], j = i;
+		for (; j && c < to[j - 1]; j--)
+			to[j] = to[j - 1];
+		to[j] = c;
 	}
 	return true;
 }
@@ -749,8 +763,8 @@ int af_hn_update(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k)
 	    parts_kept(sh) && tph_score_hn_set(f->s, task, sh->tail) && touch(hn, sh, f->plist, k);
 	stale_lows(f, hn, k);
 	for (uint32_t i = 0; i < hn->nt && finite; i++) {
-		relead(sh, hn, hn->touched[i]);
-		list_set(hn, hn->touched[i]);
+		relead(sh, hn, hn->hs->touched[i]);
+		list_set(hn, hn->hs->touched[i]);
 	}
 	if (!finite || !rank(f, sh, hn, task)) {
 		drop(f, sh);
