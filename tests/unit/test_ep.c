@@ -1888,6 +1888,25 @@ static void zero_cut(fx *f, uint32_t at)
 	}
 }
 
+/* PrioritizeNodes starts each score at +0.0, so NodeOrder scores of -0.0 sum to +0.0: the
+ * first plugin's scores, written into the sums themselves, still take that first add. */
+static void test_score_order_negz(void **state)
+{
+	(void)state;
+	fx *f = fx_cluster(2);
+	tph_idx nodes[ZN];
+	double out[ZN];
+	for (uint32_t i = 0; i < ZN; i++)
+		nodes[i] = (i * 41u) % BIG;
+	for (int i = 0; i < 2; i++) {
+		AS(f, i, tph_on_node_order(&f->s, cb_batch_negz));
+		assert_true(tph_score_nodes(&f->s, 1, nodes, ZN, out));
+		for (uint32_t k = 0; k < ZN; k++)
+			assert_true(out[k] == 0.0 && !signbit(out[k]));
+	}
+	fx_free(f);
+}
+
 /* tph_declare_score_zero: the zero plugin first or second among the batch plugins, its
  * scores never asked outside naive mode, the sums' bits those of the calls; the declaration
  * needs an opening plugin with a split and is gated by enableNodeOrder. */
@@ -2053,6 +2072,7 @@ int main(void)
 	    cmocka_unit_test(test_score_row),
 	    cmocka_unit_test(test_score_head_split),
 	    cmocka_unit_test(test_score_zero),
+	    cmocka_unit_test(test_score_order_negz),
 	    cmocka_unit_test(test_best_node),
 	    cmocka_unit_test(test_threads_deterministic),
 	    cmocka_unit_test(test_nested_scratch),
