@@ -343,6 +343,8 @@ static int register_all(pred_st *st, tph_session *s)
 		rc = tph_on_score_locality(s, batch_locality, NULL);
 	if (!rc)
 		rc = tph_on_score_split(s, split);
+	if (!rc)
+		rc = tph_declare_score_zero(s);
 	return rc;
 }
 

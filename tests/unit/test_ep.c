@@ -1803,6 +1803,157 @@ static void test_score_row(void **state)
 	fx_free(f);
 }
 
+/* A BatchNodeOrder of -0.0 everywhere, split into -0.0 and -0.0: the sign a zero plugin's
+ * +0.0 must still clear when added after it (-0.0 + 0.0 is +0.0), and keep clear before it
+ * (0.0 + -0.0 is +0.0). */
+static void cb_batch_negz(void *st, const tph_session *s, tph_idx task, const tph_idx *nodes,
+                          uint32_t n, double *out)
+{
+	batch_calls++;
+	for (uint32_t i = 0; i < n; i++)
+		out[i] = -0.0;
+}
+
+static bool cb_split_negz(void *st, const tph_session *s, tph_idx task, const tph_idx *nodes,
+                          uint32_t n, const int64_t *norm, double *row, double *spec)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		if (row)
+			row[i] = -0.0;
+		if (spec)
+			spec[i] = -0.0;
+	}
+	return true;
+}
+
+/* A plugin that declares its scores +0.0 (tph_declare_score_zero); its calls counted apart. */
+static int zero_calls;
+
+static void cb_batch_zero(void *st, const tph_session *s, tph_idx task, const tph_idx *nodes,
+                          uint32_t n, double *out)
+{
+	zero_calls++;
+	memset(out, 0, n * sizeof *out);
+}
+
+static bool cb_split_zero(void *st, const tph_session *s, tph_idx task, const tph_idx *nodes,
+                          uint32_t n, const int64_t *norm, double *row, double *spec)
+{
+	zero_calls++;
+	if (row)
+		memset(row, 0, n * sizeof *row);
+	if (spec)
+		memset(spec, 0, n * sizeof *spec);
+	return true;
+}
+
+enum {
+	ZN = 300
+};
+
+/* The head sums before the tail (batch plugin 2) by the batch calls and by the split parts:
+ * the same bits, every batch sum +0.0, and the zero plugin asked `asked` times in all. */
+static void zero_head(fx *f, int asked)
+{
+	tph_idx nodes[ZN];
+	double want[2 * ZN], got[2 * ZN];
+	for (uint32_t i = 0; i < ZN; i++)
+		nodes[i] = (i * 37u) % BIG;
+	zero_calls = 0;
+	assert_true(tph_score_nodes_head(&f->s, 1, nodes, ZN, 2, want, want + ZN));
+	assert_true(tph_score_nodes_head_split(&f->s, 1, nodes, ZN, 2, got, got + ZN));
+	assert_memory_equal(got, want, sizeof got);
+	for (uint32_t i = 0; i < ZN; i++)
+		assert_true(got[ZN + i] == 0.0 && !signbit(got[ZN + i]));
+	assert_int_equal(zero_calls, asked);
+}
+
+/* A row scoring's parts cut at the zero plugin (batch plugin `at`): its row part +0.0, the sum
+ * before it as the other plugins' parts give it (-0.0 when the -0.0 plugin is first), the
+ * totals tph_score_nodes'. */
+static void zero_cut(fx *f, uint32_t at)
+{
+	tph_idx nodes[ZN];
+	double want[ZN], total[ZN], pre[ZN], bat[ZN], row[ZN];
+	for (uint32_t i = 0; i < ZN; i++)
+		nodes[i] = (i * 53u + 1) % BIG, row[i] = bat[i] = 1.0;
+	assert_true(tph_score_nodes(&f->s, 2, nodes, ZN, want));
+	zero_calls = 0;
+	assert_true(tph_score_nodes_row_parts(&f->s, 2, nodes, ZN, at, total, pre, bat, row));
+	assert_int_equal(zero_calls, 0);
+	assert_memory_equal(total, want, sizeof total);
+	for (uint32_t i = 0; i < ZN; i++) {
+		assert_true(row[i] == 0.0 && !signbit(row[i]));
+		assert_true(bat[i] == 0.0 && !signbit(bat[i]) == !at);
+	}
+}
+
+/* PrioritizeNodes starts each score at +0.0, so NodeOrder scores of -0.0 sum to +0.0: the
+ * first plugin's scores, written into the sums themselves, still take that first add. */
+static void test_score_order_negz(void **state)
+{
+	(void)state;
+	fx *f = fx_cluster(2);
+	tph_idx nodes[ZN];
+	double out[ZN];
+	for (uint32_t i = 0; i < ZN; i++)
+		nodes[i] = (i * 41u) % BIG;
+	for (int i = 0; i < 2; i++) {
+		AS(f, i, tph_on_node_order(&f->s, cb_batch_negz));
+		assert_true(tph_score_nodes(&f->s, 1, nodes, ZN, out));
+		for (uint32_t k = 0; k < ZN; k++)
+			assert_true(out[k] == 0.0 && !signbit(out[k]));
+	}
+	fx_free(f);
+}
+
+/* tph_declare_score_zero: the zero plugin first or second among the batch plugins, its
+ * scores never asked outside naive mode, the sums' bits those of the calls; the declaration
+ * needs an opening plugin with a split and is gated by enableNodeOrder. */
+static void test_score_zero(void **state)
+{
+	(void)state;
+	for (uint32_t first = 0; first < 2; first++) {
+		fx *f = fx_cluster(4);
+		uint32_t z = first ? 1 : 2, neg = first ? 2 : 1;
+		f->sp[0].weight = 1.3, f->sp[3].weight = 0.7, f->sp[3].splits = true;
+		AS(f, 0, tph_on_node_order(&f->s, cb_score));
+		for (uint32_t i = 1; i < 3; i++) { /* batch plugin i - 1 */
+			if (i == neg) {
+				AS(f, neg, tph_on_batch_node_order(&f->s, cb_batch_negz));
+				AS(f, neg, tph_on_score_split(&f->s, cb_split_negz));
+				continue;
+			}
+			AS(f, z, tph_on_batch_node_order(&f->s, cb_batch_zero));
+			f->s.cur_plugin = (int)z;
+			assert_int_equal(tph_declare_score_zero(&f->s), TPH_EINVAL); /* no split */
+			f->s.cur_plugin = -1;
+			AS(f, z, tph_on_score_split(&f->s, cb_split_zero));
+			AS(f, z, tph_declare_score_zero(&f->s));
+		}
+		AS(f, 3, tph_on_batch_node_order(&f->s, cb_batch8));
+		AS(f, 3, tph_on_score_split(&f->s, cb_split8));
+		zero_head(f, 0);
+		zero_cut(f, z - 1);
+		zero_calls = 0;
+		row_matches(f, 500, 3 + first, true);
+		assert_int_equal(zero_calls, 0);
+		f->s.opts.naive = true; /* the promise is ignored: each scoring asks once */
+		zero_head(f, 2);
+		fx_free(f);
+	}
+	fx *f = fx_cluster(2);
+	assert_int_equal(tph_declare_score_zero(&f->s), TPH_EINVAL); /* outside open */
+	f->pl[1].flags[TPH_FLAG_NODE_ORDER] = 0;
+	for (int i = 0; i < 2; i++) {
+		AS(f, i, tph_on_score_split(&f->s, cb_split_zero));
+		AS(f, i, tph_declare_score_zero(&f->s));
+	}
+	assert_true(f->pl[0].score_zero);
+	assert_false(f->pl[1].score_zero);
+	fx_free(f);
+}
+
 static void test_best_node(void **state)
 {
 	uint16_t tiers[] = {0, 1};
@@ -1920,6 +2071,8 @@ int main(void)
 	    cmocka_unit_test(test_score_last),
 	    cmocka_unit_test(test_score_row),
 	    cmocka_unit_test(test_score_head_split),
+	    cmocka_unit_test(test_score_zero),
+	    cmocka_unit_test(test_score_order_negz),
 	    cmocka_unit_test(test_best_node),
 	    cmocka_unit_test(test_threads_deterministic),
 	    cmocka_unit_test(test_nested_scratch),

@@ -472,6 +472,12 @@ typedef bool (*tph_score_split_fn)(void *st, const tph_session *s, tph_idx task,
                                    const tph_idx *nodes, uint32_t n, const int64_t *norm,
                                    double *row, double *spec);
 int tph_on_score_split(tph_session *s, tph_score_split_fn split);
+/* A plugin whose BatchNodeOrder scores are +0.0 for every node of every call (it never fails
+ * one) may declare so in on_session_open, once its split is registered: its split must then
+ * write +0.0 to both parts and return true for every task. Scorings then add its zeros
+ * without calling it (a request row's keys from split parts, a batch sum). Gated by
+ * enableNodeOrder; ignored in naive mode; TPH_EINVAL without a split. */
+int tph_declare_score_zero(tph_session *s);
 
 /* ---- hypernode-set bounds (optional): what lets allocate rank sets without scoring each ----
  * A plugin that answers TPH_SCORE_HN_SET for a task may also bound its score of a node by a

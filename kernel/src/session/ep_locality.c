@@ -67,6 +67,17 @@ int tph_on_score_split(tph_session *s, tph_score_split_fn split)
 	return rc;
 }
 
+int tph_declare_score_zero(tph_session *s)
+{
+	int rc;
+	tph_plugin_inst *pi = declaring(s, 0, 0, &rc);
+	if (pi && !pi->score_split)
+		return TPH_EINVAL;
+	if (pi && tph_ep_enabled(pi, TPH_EP_BATCH_NODE_ORDER))
+		pi->score_zero = true;
+	return rc;
+}
+
 int tph_on_score_hn_bound(tph_session *s, tph_score_hn_bound_fn bound)
 {
 	int rc;

@@ -190,15 +190,20 @@ static uint32_t filter_nodes(tph_session *s, tph_idx task, const tph_idx *nodes,
 
 /* ---- scoring ---- */
 
-/* NodeOrder summed per node in registration order, written to out. */
+/* NodeOrder summed per node in registration order, written to out. The first plugin writes
+ * into out itself, zeroed as its scratch would be, and 0.0 + x is the sum's first add. */
 static void order_span(const tph_session *s, tph_idx task, const tph_idx *nodes, uint32_t n,
                        double *out)
 {
 	const tph_ep_list *l = &s->ep[TPH_EP_NODE_ORDER];
 	double tmp[SPAN];
+	memset(out, 0, n * sizeof *out);
+	if (!l->n)
+		return;
+	CALL(tph_score_fn, &l->e[0])(l->e[0].st, s, task, nodes, n, out);
 	for (uint32_t i = 0; i < n; i++)
-		out[i] = 0.0;
-	for (uint32_t p = 0; p < l->n; p++) {
+		out[i] = 0.0 + out[i];
+	for (uint32_t p = 1; p < l->n; p++) {
 		memset(tmp, 0, n * sizeof *tmp);
 		CALL(tph_score_fn, &l->e[p])(l->e[p].st, s, task, nodes, n, tmp);
 		for (uint32_t i = 0; i < n; i++)
@@ -311,6 +316,13 @@ static bool reduce_pass(tph_session *s, tph_ep_ctx *c, tph_idx task, const tph_i
 	return true;
 }
 
+/* A plugin whose BatchNodeOrder scores and split parts are +0.0 (tph_declare_score_zero),
+ * outside naive mode. */
+static bool zero_parts(const tph_session *s, const tph_plugin_inst *pi)
+{
+	return pi->score_zero && !s->opts.naive;
+}
+
 /* BatchNodeOrderFn: one call per plugin with every node, summed in registration order. The
  * first plugin that fails (tph_score_fail) ends the walk, as Volcano's BatchNodeOrderFn returns
  * its error at once. */
@@ -322,6 +334,13 @@ static void batch_range(tph_session *s, tph_ep_ctx *c, tph_idx task, const tph_i
 {
 	const tph_ep_list *l = &s->ep[TPH_EP_BATCH_NODE_ORDER];
 	for (uint32_t p = from; p < to && !c->batch_failed; p++) {
+		if (zero_parts(s, &s->plugins[l->e[p].plugin])) { /* +0.0 written, then added */
+			if (!p)
+				memset(acc, 0, n * sizeof *acc);
+			for (uint32_t i = 0; p && i < n; i++)
+				acc[i] += 0.0;
+			continue;
+		}
 		double *col = p ? c->map : acc;
 		memset(col, 0, n * sizeof *col);
 		CALL(tph_score_fn, &l->e[p])(l->e[p].st, s, task, nodes, n, col);
@@ -514,24 +533,41 @@ typedef struct row_cut {
 
 /* batch_range's sum of the BatchNodeOrder plugins before `upto`, each plugin's score as
  * row + spec (the split contract's bits); acc is left as it is when there are none. False when
- * one of them does not split. `cut` (NULL: none) is kept on the way. */
+ * one of them does not split. `cut` (NULL: none) is kept on the way. A plugin with zero parts
+ * is not asked: its row + spec is +0.0, so a first sum of +0.0 stays unwritten (`zero`) until
+ * a plugin adds to it, and a later one still adds the +0.0 (it turns -0.0 into +0.0). */
 static bool split_batch(tph_session *s, tph_ep_ctx *c, tph_idx task, const tph_idx *nodes,
                         uint32_t n, uint32_t upto, double *acc, const row_cut *cut)
 {
 	const tph_ep_list *l = &s->ep[TPH_EP_BATCH_NODE_ORDER];
 	double *row = c->map, *spec = c->reduce;
+	bool zero = false;
 	for (uint32_t p = 0; p < upto && p < l->n; p++) {
-		tph_score_split_fn split = s->plugins[l->e[p].plugin].score_split;
-		if (!split || !split(l->e[p].st, s, task, nodes, n, NULL, row, spec))
+		const tph_plugin_inst *pi = &s->plugins[l->e[p].plugin];
+		bool nil = zero_parts(s, pi);
+		if (!pi->score_split ||
+		    (!nil && !pi->score_split(l->e[p].st, s, task, nodes, n, NULL, row, spec)))
 			return false;
+		bool sum = p && !zero; /* acc holds the sum so far */
 		if (cut && p == cut->at) {
 			for (uint32_t i = 0; i < n; i++)
-				cut->bat[i] = p ? acc[i] : 0.0;
-			memcpy(cut->row, row, n * sizeof *cut->row);
+				cut->bat[i] = sum ? acc[i] : 0.0;
+			if (nil)
+				memset(cut->row, 0, n * sizeof *cut->row);
+			else
+				memcpy(cut->row, row, n * sizeof *cut->row);
 		}
-		for (uint32_t i = 0; i < n; i++)
-			acc[i] = p ? acc[i] + (row[i] + spec[i]) : row[i] + spec[i];
+		if (nil && sum)
+			for (uint32_t i = 0; i < n; i++)
+				acc[i] = acc[i] + 0.0;
+		else if (!nil)
+			for (uint32_t i = 0; i < n; i++)
+				acc[i] = sum ? acc[i] + (row[i] + spec[i])
+				             : (zero ? 0.0 + (row[i] + spec[i]) : row[i] + spec[i]);
+		zero = nil && !sum;
 	}
+	if (zero)
+		memset(acc, 0, n * sizeof *acc);
 	return true;
 }
 

@@ -49,6 +49,7 @@ typedef struct tph_plugin_inst {
 	int8_t victim_locality;         /* TPH_VICTIM_*, as declared at open (GLOBAL if not) */
 	tph_score_norm_fn score_norm;   /* tph_on_score_norm's, or NULL */
 	tph_score_split_fn score_split; /* tph_on_score_split's, or NULL */
+	bool score_zero;                /* tph_declare_score_zero: its split parts are +0.0 */
 	tph_score_hn_bound_fn score_hn_bound; /* tph_on_score_hn_bound's, or NULL */
 	tph_task_key_fn task_key;             /* tph_declare_task_order_key's, or NULL */
 	tph_hn_score_fn hn_order_each;        /* tph_on_hypernode_order_each's, or NULL */
