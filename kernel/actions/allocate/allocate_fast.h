@@ -174,12 +174,13 @@ typedef struct af_arow {
 	uint32_t tail; /* where its tasks' scores split (tph_score_split_at) */
 } af_arow;
 
-/* One node for one shape; one cache line holds what a touched node needs. */
-typedef struct af_cell {
-	double key;           /* total score, NaN read as -inf */
-	tph_reason_code code; /* fit and predicate verdict, hard shard included */
-	uint8_t grp;          /* G_*; G_NONE when infeasible */
-	uint8_t known;        /* ANCHORED: bit g, the set group g was scored over */
+/* One node for one shape. Packed, 10 bytes: its verdict is not kept here (af_shape.code, or
+ * its row's and spec's), and 16 bytes with the verdict made the ANCHORED shapes' cells
+ * 100k-nodes' largest share of page faults. */
+typedef struct __attribute__((packed)) af_cell {
+	double key;    /* total score, NaN read as -inf */
+	uint8_t grp;   /* G_*; G_NONE when infeasible */
+	uint8_t known; /* ANCHORED: bit g, the set group g was scored over */
 } af_cell;
 
 /* A tournament entry: the winning position below it with the group and score it had when it
@@ -266,8 +267,11 @@ typedef struct af_shape {
 	uint64_t used; /* LRU clock */
 	size_t bytes;  /* of the columns below, 0 when they are freed */
 	af_cell *cell; /* [pos] */
-	af_win *win;   /* [2 * cap] tournament: the winner of each tree node */
-	uint32_t cap;  /* tournament leaves, a power of two */
+	/* [pos] fit and predicate verdict, hard shard included; NULL when the verdicts are the
+	 * row's and spec's (af_shared_verdicts) */
+	tph_reason_code *code;
+	af_win *win;  /* [2 * cap] tournament: the winner of each tree node */
+	uint32_t cap; /* tournament leaves, a power of two */
 	uint32_t cnt[G_COUNT];
 	bool dirty[G_COUNT]; /* ANCHORED: the group's scores must be computed again */
 	/* TPH_SCORE_HYPERNODE (tph_score_hn_tail): the BatchNodeOrder plugin where the scores
@@ -578,17 +582,18 @@ static inline tph_reason_code af_type_verdict(const af_shape *sh, uint32_t p)
 	tph_reason_code fit = af_row_fit(sh->row, p);
 	return fit == TPH_PASS ? sh->pred->code[p] : fit;
 }
-/* Whether the shape's verdicts are read from its row and spec, not its cells: those of a shape
- * whose picks read the types are behind, a bare head shape has none. */
+/* Whether the shape's verdicts are read from its row and spec (sh->pred): it keeps no verdict
+ * column of its own (af_shape.code), as its sync would only copy them there; those of a shape
+ * whose picks read the types may be ahead of its cells. */
 static inline bool af_shared_verdicts(const af_shape *sh)
 {
-	return af_type_serves(sh) || af_head_bare(sh);
+	return sh->pred != NULL;
 }
-/* The verdict a tracker of sh follows at p: from the row and spec (af_shared_verdicts), else
- * from its cells. */
+/* The shape's verdict at p, which a tracker of sh follows: from the row and spec
+ * (af_shared_verdicts), else from its own column. */
 static inline tph_reason_code af_track_base(const af_shape *sh, uint32_t p)
 {
-	return af_shared_verdicts(sh) ? af_type_verdict(sh, p) : sh->cell[p].code;
+	return af_shared_verdicts(sh) ? af_type_verdict(sh, p) : sh->code[p];
 }
 /* An evaluation by a task of the tracker's role: fold the changes since the last one. */
 void af_track_eval(af_track *t);
