@@ -3,14 +3,14 @@
  * between tasks instead of being made from scratch.
  *
  * Tasks with the same pod spec and request row form a shape. A shape keeps, per ready node
- * (its position in s->ready_nodes), the verdict of the fit and the predicates, the gradient
- * group and the total score, plus a tournament over the positions ordered as allocate chooses
- * (group, then score, then position), so a task takes the root. The parts that do not read the
- * pod spec are kept once per request row (af_row: fit, group, and the scores when they read only
- * the row, TPH_SCORE_ROW) and the predicates' verdicts once per pod spec (af_pred, when they do
- * not read the request, TPH_PRED_SPEC_ONLY); a shape combines them. A placement on node X logs X
- * (tph_eqc_touch); a shape brought up to date computes X again, and only X, which is exact as
- * long as
+ * (its position in s->ready_nodes), the verdict of the fit and the predicates (unless its row
+ * and spec give it, below), the gradient group and the total score, plus a tournament over the
+ * positions ordered as allocate chooses (group, then score, then position), so a task takes
+ * the root. The parts that do not read the pod spec are kept once per request row (af_row:
+ * fit, group, and the scores when they read only the row, TPH_SCORE_ROW) and the predicates'
+ * verdicts once per pod spec (af_pred, when they do not read the request, TPH_PRED_SPEC_ONLY);
+ * a shape combines them. A placement on node X logs X (tph_eqc_touch); a shape brought up to
+ * date computes X again, and only X, which is exact as long as
  *  - every predicate is node-local and reads nothing of the task but its spec and request
  *    (the built-in predicates, resource-strategy-fit and usage; else shapes also key on the
  *    job),
@@ -51,7 +51,7 @@ typedef struct alloc_fast alloc_fast;
 alloc_fast *alloc_fast_new(tph_session *s, tph_eqc *eqc, tph_ph *ph);
 void alloc_fast_free(alloc_fast *f);
 /* Bytes of shape columns kept at once when tph_session_opts.shape_cache_bytes is 0, for n
- * ready nodes: room for 256 shapes (about 4.2 KiB a node), at least 256 MiB. */
+ * ready nodes: room for 256 shapes (about 3.2 KiB a node), at least 256 MiB. */
 size_t alloc_fast_default_budget(uint32_t n);
 
 enum {
