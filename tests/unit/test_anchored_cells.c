@@ -13,7 +13,7 @@
 
 #include "harness.h"
 
-#include "allocate/allocate_fast.h"
+#include "fast_harness.h"
 
 #define N_NODES 300u
 
@@ -47,51 +47,17 @@ static char *scenario(void)
 	return y;
 }
 
-typedef struct fixture {
-	pts p;
-	char *yaml;
-	tph_eqc *e;
-	tph_ph ph;
-	alloc_fast *f;
-	tph_idx a;
-	tph_reason_code codes[N_NODES];
-} fixture;
-
 static int setup(void **state)
 {
-	fixture *x = calloc(1, sizeof *x);
-	assert_non_null(x);
-	x->yaml = scenario();
-	pts_open(&x->p, x->yaml);
-	assert_int_equal(x->p.s->n_ready, N_NODES);
-	x->e = tph_eqc_new(x->p.s, true);
-	tph_ph_opts o = {.error_cache = true};
-	assert_int_equal(tph_ph_init(&x->ph, x->p.s, &o, true, x->e), TPH_OK);
-	x->f = alloc_fast_new(x->p.s, x->e, &x->ph);
-	assert_non_null(x->f);
-	x->a = pts_task(&x->p, "ns/a");
-	*state = x;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	fixture *x = *state;
-	alloc_fast_free(x->f);
-	tph_ph_free(&x->ph);
-	tph_eqc_free(x->e);
-	tph_act_scratch_end(x->p.s);
-	pts_free(&x->p);
-	free(x->yaml);
-	free(x);
-	return 0;
+	return pts_fast_new(state, scenario(), N_NODES);
 }
 
 /* Task a's pick (which brings its shape up to date); its shape, the only one. */
-static af_shape *pick(fixture *x)
+static af_shape *pick(pts_fast *x)
 {
 	tph_idx node = TPH_NOIDX;
-	assert_int_equal(alloc_fast_pick(x->f, x->a, &node, x->codes), AF_NODE);
+	tph_reason_code codes[N_NODES];
+	assert_int_equal(alloc_fast_pick(x->f, pts_task(&x->p, "ns/a"), &node, codes), AF_NODE);
 	assert_int_equal(x->f->n_shapes, 1);
 	af_shape *sh = x->f->shapes[0];
 	assert_int_equal(x->f->pos[node] == UINT32_MAX, false);
@@ -118,7 +84,7 @@ static uint32_t agree(const af_shape *sh)
 
 static void holds_no_verdict_column(void **state)
 {
-	fixture *x = *state;
+	pts_fast *x = *state;
 	af_shape *sh = pick(x);
 	assert_int_equal(sh->loc, TPH_SCORE_ANCHORED);
 	assert_non_null(sh->pred);
@@ -138,7 +104,7 @@ static void holds_no_verdict_column(void **state)
  * agree with the row's and spec's, and the moves are seen. */
 static void reads_follow_row_and_spec(void **state)
 {
-	fixture *x = *state;
+	pts_fast *x = *state;
 	tph_session *s = x->p.s;
 	uint32_t all = agree(pick(x)), moved = 0;
 	assert_true(all > N_NODES / 2);
@@ -166,8 +132,8 @@ static void reads_follow_row_and_spec(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test_setup_teardown(holds_no_verdict_column, setup, teardown),
-	    cmocka_unit_test_setup_teardown(reads_follow_row_and_spec, setup, teardown),
+	    cmocka_unit_test_setup_teardown(holds_no_verdict_column, setup, pts_fast_teardown),
+	    cmocka_unit_test_setup_teardown(reads_follow_row_and_spec, setup, pts_fast_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
