@@ -143,13 +143,17 @@ static void bare_shape_has_no_cells(void **state)
 	assert_int_equal(af_shape_alloc(sh, N), TPH_OK);
 	assert_non_null(sh->cell);
 	assert_non_null(sh->known);
-	assert_int_equal(af_shape_bytes(sh, N), bare + (N + 1) * sizeof(af_cell));
+	assert_non_null(sh->code);
+	assert_int_equal(af_shape_bytes(sh, N),
+	                 bare + (N + 1) * (sizeof(af_cell) + sizeof(tph_reason_code)));
 	af_shape_release(sh);
+	assert_null(sh->code);
 
 	sh->pred = &x->pred;
-	sh->tail = AF_NOTAIL; /* no head shape */
+	sh->tail =
+	    AF_NOTAIL; /* no head shape: cells, but its verdicts are still its row's and spec's */
 	assert_false(af_head_bare(sh));
-	assert_false(af_shared_verdicts(sh));
+	assert_true(af_shared_verdicts(sh));
 	free(x);
 }
 

@@ -8,7 +8,9 @@
  * (af_track_moved in af_pred_sync) and its picks must leave the node out (open_for and
  * tracked_scan in allocate_fast_type.c), as Volcano's cache does. With network-topology-aware
  * scoring and the job held to one hypernode, the picks come from the roles' head shapes
- * (allocate_hn_pick.c), whose verdicts are the row's and spec's too (af_head_bare). */
+ * (allocate_hn_pick.c), whose verdicts are the row's and spec's too (af_head_bare). With a
+ * preferred node affinity, r1's scores are ANCHORED and its shape keeps no verdicts either: its
+ * tracker follows the row and spec the same way (af_shared_verdicts). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -54,8 +56,9 @@ static const tph_plugin par_plugin = {
  * tolerates anything and takes n0, which turns even. For r1-1, n0 passes now and would score
  * best, but the role's cache holds it failed: r1-1 must go elsewhere, even when an earlier
  * preemption nominated n0 for it (`nominate`). With `topo`, every node lies in one hypernode
- * to which the job is held, and network-topology-aware scores last (the head shapes' tail). */
-static const char *scenario(bool nominate, bool topo)
+ * to which the job is held, and network-topology-aware scores last (the head shapes' tail).
+ * With `anch`, r1 prefers the nodes labelled zone a (n0 and every even node). */
+static const char *scenario(bool nominate, bool topo, bool anch)
 {
 	static char buf[8192];
 	size_t n = (size_t)snprintf(
@@ -71,9 +74,9 @@ static const char *scenario(bool nominate, bool topo)
 	for (uint32_t i = 0; i < NODES; i++)
 		n +=
 		    (size_t)snprintf(buf + n, sizeof buf - n,
-		                     "  - {name: n%u, allocatable: {cpu: '%u', memory: 32Gi, pods: "
-		                     "'110'}}\n",
-		                     i, i ? 4 : 16);
+		                     "  - {name: n%u, labels: {zone: %s}, allocatable: {cpu: '%u', "
+		                     "memory: 32Gi, pods: '110'}}\n",
+		                     i, i % 2 ? "b" : "a", i ? 4 : 16);
 	if (topo) {
 		n += (size_t)snprintf(buf + n, sizeof buf - n,
 		                      "hyperNodes:\n  - {name: h0, tier: 1, members: [");
@@ -81,28 +84,34 @@ static const char *scenario(bool nominate, bool topo)
 			n += (size_t)snprintf(buf + n, sizeof buf - n, "%sn%u", i ? ", " : "", i);
 		n += (size_t)snprintf(buf + n, sizeof buf - n, "]}\n");
 	}
+	const char *prefer =
+	    anch ? ", affinity: {nodeAffinity: "
+	           "{preferredDuringSchedulingIgnoredDuringExecution: [{weight: 10, "
+	           "preference: {matchExpressions: [{key: zone, operator: In, "
+	           "values: [a]}]}}]}}"
+	         : "";
 	n += (size_t)snprintf(
 	    buf + n, sizeof buf - n,
 	    "podGroups:\n  - {name: pg, namespace: ns, minMember: 3, phase: Inqueue%s}\n"
 	    "pods:\n"
 	    "  - {name: old, namespace: kube, phase: Running, nodeName: n0, requests: {cpu: '1'}}\n"
 	    "  - {name: r1-0, namespace: ns, podGroup: pg, taskSpec: r1, priorityClassName: p100,"
-	    " requests: {cpu: '1', memory: 1Gi}}\n"
+	    " requests: {cpu: '1', memory: 1Gi}%s}\n"
 	    "  - {name: r2-0, namespace: ns, podGroup: pg, taskSpec: r2, priorityClassName: p90,"
 	    " requests: {cpu: '1', memory: 1Gi}, tolerations: [{operator: Exists}]}\n"
 	    "  - {name: r1-1, namespace: ns, podGroup: pg, taskSpec: r1, priorityClassName: p80,"
-	    " requests: {cpu: '1', memory: 1Gi}%s}\n",
-	    topo ? ", networkTopology: {mode: hard, highestTierAllowed: 1}" : "",
+	    " requests: {cpu: '1', memory: 1Gi}%s%s}\n",
+	    topo ? ", networkTopology: {mode: hard, highestTierAllowed: 1}" : "", prefer, prefer,
 	    nominate ? ", nominatedNodeName: n0" : "");
 	assert_true(n < sizeof buf);
 	return buf;
 }
 
-static char *decisions(bool nominate, bool topo, bool naive, int threads)
+static char *decisions(bool nominate, bool topo, bool anch, bool naive, int threads)
 {
 	pts p;
 	tph_session_opts o = {.threads = threads, .naive = naive};
-	pts_open_with(&p, scenario(nominate, topo), &o);
+	pts_open_with(&p, scenario(nominate, topo, anch), &o);
 	pts_run(&p);
 	assert_int_equal(p.log->n_binds, 3);
 	char *text = pts_log_text(p.log);
@@ -117,11 +126,11 @@ static int setup(void **state)
 }
 
 /* The cached failure outlives the node's move: naive, and fast at 1 and 2 threads. */
-static void cached_node_left_out(bool nominate, bool topo)
+static void cached_node_left_out(bool nominate, bool topo, bool anch)
 {
-	char *naive = decisions(nominate, topo, true, 1),
-	     *fast = decisions(nominate, topo, false, 1),
-	     *two = decisions(nominate, topo, false, 2);
+	char *naive = decisions(nominate, topo, anch, true, 1),
+	     *fast = decisions(nominate, topo, anch, false, 1),
+	     *two = decisions(nominate, topo, anch, false, 2);
 	assert_non_null(strstr(naive, "bind ns/r2-0 n0\n"));
 	assert_null(strstr(naive, "bind ns/r1-1 n0\n"));
 	assert_string_equal(naive, fast);
@@ -134,7 +143,7 @@ static void cached_node_left_out(bool nominate, bool topo)
 static void test_cached_node_left_out(void **state)
 {
 	(void)state;
-	cached_node_left_out(false, false);
+	cached_node_left_out(false, false, false);
 }
 
 /* The nominated node is taken first only when the role's cache does not hold it failed
@@ -142,7 +151,7 @@ static void test_cached_node_left_out(void **state)
 static void test_cached_nominated_node_left_out(void **state)
 {
 	(void)state;
-	cached_node_left_out(true, false);
+	cached_node_left_out(true, false, false);
 }
 
 /* The same picks inside a hypernode, from the roles' head shapes: their trackers follow the
@@ -150,7 +159,16 @@ static void test_cached_nominated_node_left_out(void **state)
 static void test_cached_node_left_out_in_hypernode(void **state)
 {
 	(void)state;
-	cached_node_left_out(false, true);
+	cached_node_left_out(false, true, false);
+}
+
+/* The same with ANCHORED scores: the shape keeps no verdicts, its tracker follows the spec's
+ * column (af_track_moved) and holds n0 failed, so r1-1's pick declines (mask) and the normal
+ * path reads the role's cache. */
+static void test_cached_node_left_out_anchored(void **state)
+{
+	(void)state;
+	cached_node_left_out(false, false, true);
 }
 
 int main(void)
@@ -159,6 +177,7 @@ int main(void)
 	    cmocka_unit_test(test_cached_node_left_out),
 	    cmocka_unit_test(test_cached_nominated_node_left_out),
 	    cmocka_unit_test(test_cached_node_left_out_in_hypernode),
+	    cmocka_unit_test(test_cached_node_left_out_anchored),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -14,7 +14,7 @@
 
 #include "harness.h"
 
-#include "allocate/allocate_fast.h"
+#include "fast_harness.h"
 #include "session/ep.h"
 
 #define N_NODES 300u
@@ -25,41 +25,9 @@ static char *scenario(uint32_t n)
 	return pts_rows_scenario(n, "{name: predicates}, {name: nodeorder}, {name: binpack}", true);
 }
 
-typedef struct fixture {
-	pts p;
-	char *yaml;
-	tph_eqc *e;
-	tph_ph ph;
-	alloc_fast *f;
-} fixture;
-
 static int setup(void **state)
 {
-	fixture *x = calloc(1, sizeof *x);
-	assert_non_null(x);
-	x->yaml = scenario(N_NODES);
-	pts_open(&x->p, x->yaml);
-	assert_int_equal(x->p.s->n_ready, N_NODES);
-	x->e = tph_eqc_new(x->p.s, true);
-	tph_ph_opts o = {.error_cache = true};
-	assert_int_equal(tph_ph_init(&x->ph, x->p.s, &o, true, x->e), TPH_OK);
-	x->f = alloc_fast_new(x->p.s, x->e, &x->ph);
-	assert_non_null(x->f);
-	*state = x;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	fixture *x = *state;
-	alloc_fast_free(x->f);
-	tph_ph_free(&x->ph);
-	tph_eqc_free(x->e);
-	tph_act_scratch_end(x->p.s);
-	pts_free(&x->p);
-	free(x->yaml);
-	free(x);
-	return 0;
+	return pts_fast_new(state, scenario(N_NODES), N_NODES);
 }
 
 /* Row r's keys, where it fits, are the scores the row path gives those nodes now. */
@@ -88,7 +56,7 @@ static void keys_are_scores(tph_session *s, const af_row *r, tph_idx task)
  * same group for all of them (nothing runs), and no group where it fails. */
 static void accessors_read_the_fit(void **state)
 {
-	fixture *x = *state;
+	pts_fast *x = *state;
 	tph_session *s = x->p.s;
 	tph_idx a = pts_task(&x->p, "ns/a");
 	af_row *r = af_row_of(x->f, a);
@@ -116,7 +84,7 @@ static void accessors_read_the_fit(void **state)
  * keys makes it, with the scores the row path gives the nodes the row fits, over themselves. */
 static void key_column_made_at_first_scoring(void **state)
 {
-	fixture *x = *state;
+	pts_fast *x = *state;
 	tph_session *s = x->p.s;
 	tph_idx a = pts_task(&x->p, "ns/a"), b = pts_task(&x->p, "ns/b");
 	af_row *ra = af_row_of(x->f, a), *rb = af_row_of(x->f, b);
@@ -143,7 +111,7 @@ static void key_column_made_at_first_scoring(void **state)
  * the keys of every node the row fits again up to date, with the fits and groups. */
 static void keys_follow_the_fits(void **state)
 {
-	fixture *x = *state;
+	pts_fast *x = *state;
 	tph_session *s = x->p.s;
 	tph_idx a = pts_task(&x->p, "ns/a");
 	af_row *r = af_row_of(x->f, a);
@@ -165,9 +133,10 @@ static void keys_follow_the_fits(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test_setup_teardown(accessors_read_the_fit, setup, teardown),
-	    cmocka_unit_test_setup_teardown(key_column_made_at_first_scoring, setup, teardown),
-	    cmocka_unit_test_setup_teardown(keys_follow_the_fits, setup, teardown),
+	    cmocka_unit_test_setup_teardown(accessors_read_the_fit, setup, pts_fast_teardown),
+	    cmocka_unit_test_setup_teardown(key_column_made_at_first_scoring, setup,
+	                                    pts_fast_teardown),
+	    cmocka_unit_test_setup_teardown(keys_follow_the_fits, setup, pts_fast_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

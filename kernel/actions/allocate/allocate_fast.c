@@ -264,7 +264,7 @@ static int columns(alloc_fast *f, af_shape *sh)
 
 static tph_reason_code verdict(const af_shape *sh, const af_track *t, uint32_t p)
 {
-	return t ? af_track_code(t, p) : sh->cell[p].code;
+	return t ? af_track_code(t, p) : af_track_base(sh, p);
 }
 
 /* Nodes the role's cache holds failed that pass now leave the candidates for this task:

@@ -3,14 +3,14 @@
  * between tasks instead of being made from scratch.
  *
  * Tasks with the same pod spec and request row form a shape. A shape keeps, per ready node
- * (its position in s->ready_nodes), the verdict of the fit and the predicates, the gradient
- * group and the total score, plus a tournament over the positions ordered as allocate chooses
- * (group, then score, then position), so a task takes the root. The parts that do not read the
- * pod spec are kept once per request row (af_row: fit, group, and the scores when they read only
- * the row, TPH_SCORE_ROW) and the predicates' verdicts once per pod spec (af_pred, when they do
- * not read the request, TPH_PRED_SPEC_ONLY); a shape combines them. A placement on node X logs X
- * (tph_eqc_touch); a shape brought up to date computes X again, and only X, which is exact as
- * long as
+ * (its position in s->ready_nodes), the verdict of the fit and the predicates (unless its row
+ * and spec give it, below), the gradient group and the total score, plus a tournament over the
+ * positions ordered as allocate chooses (group, then score, then position), so a task takes
+ * the root. The parts that do not read the pod spec are kept once per request row (af_row:
+ * fit, group, and the scores when they read only the row, TPH_SCORE_ROW) and the predicates'
+ * verdicts once per pod spec (af_pred, when they do not read the request, TPH_PRED_SPEC_ONLY);
+ * a shape combines them. A placement on node X logs X (tph_eqc_touch); a shape brought up to
+ * date computes X again, and only X, which is exact as long as
  *  - every predicate is node-local and reads nothing of the task but its spec and request
  *    (the built-in predicates, resource-strategy-fit and usage; else shapes also key on the
  *    job),
@@ -51,7 +51,7 @@ typedef struct alloc_fast alloc_fast;
 alloc_fast *alloc_fast_new(tph_session *s, tph_eqc *eqc, tph_ph *ph);
 void alloc_fast_free(alloc_fast *f);
 /* Bytes of shape columns kept at once when tph_session_opts.shape_cache_bytes is 0, for n
- * ready nodes: room for 256 shapes (about 4.2 KiB a node), at least 256 MiB. */
+ * ready nodes: room for 256 shapes (about 3.2 KiB a node), at least 256 MiB. */
 size_t alloc_fast_default_budget(uint32_t n);
 
 enum {
@@ -174,12 +174,13 @@ typedef struct af_arow {
 	uint32_t tail; /* where its tasks' scores split (tph_score_split_at) */
 } af_arow;
 
-/* One node for one shape; one cache line holds what a touched node needs. */
-typedef struct af_cell {
-	double key;           /* total score, NaN read as -inf */
-	tph_reason_code code; /* fit and predicate verdict, hard shard included */
-	uint8_t grp;          /* G_*; G_NONE when infeasible */
-	uint8_t known;        /* ANCHORED: bit g, the set group g was scored over */
+/* One node for one shape. Packed, 10 bytes: its verdict is not kept here (af_shape.code, or
+ * its row's and spec's), and 16 bytes with the verdict made the ANCHORED shapes' cells
+ * 100k-nodes' largest share of page faults. */
+typedef struct __attribute__((packed)) af_cell {
+	double key;    /* total score, NaN read as -inf */
+	uint8_t grp;   /* G_*; G_NONE when infeasible */
+	uint8_t known; /* ANCHORED: bit g, the set group g was scored over */
 } af_cell;
 
 /* A tournament entry: the winning position below it with the group and score it had when it
@@ -266,8 +267,11 @@ typedef struct af_shape {
 	uint64_t used; /* LRU clock */
 	size_t bytes;  /* of the columns below, 0 when they are freed */
 	af_cell *cell; /* [pos] */
-	af_win *win;   /* [2 * cap] tournament: the winner of each tree node */
-	uint32_t cap;  /* tournament leaves, a power of two */
+	/* [pos] fit and predicate verdict, hard shard included; NULL when the verdicts are the
+	 * row's and spec's (af_shared_verdicts) */
+	tph_reason_code *code;
+	af_win *win;  /* [2 * cap] tournament: the winner of each tree node */
+	uint32_t cap; /* tournament leaves, a power of two */
 	uint32_t cnt[G_COUNT];
 	bool dirty[G_COUNT]; /* ANCHORED: the group's scores must be computed again */
 	/* TPH_SCORE_HYPERNODE (tph_score_hn_tail): the BatchNodeOrder plugin where the scores
@@ -578,17 +582,18 @@ static inline tph_reason_code af_type_verdict(const af_shape *sh, uint32_t p)
 	tph_reason_code fit = af_row_fit(sh->row, p);
 	return fit == TPH_PASS ? sh->pred->code[p] : fit;
 }
-/* Whether the shape's verdicts are read from its row and spec, not its cells: those of a shape
- * whose picks read the types are behind, a bare head shape has none. */
+/* Whether the shape's verdicts are read from its row and spec (sh->pred): it keeps no verdict
+ * column of its own (af_shape.code), as its sync would only copy them there; those of a shape
+ * whose picks read the types may be ahead of its cells. */
 static inline bool af_shared_verdicts(const af_shape *sh)
 {
-	return af_type_serves(sh) || af_head_bare(sh);
+	return sh->pred != NULL;
 }
-/* The verdict a tracker of sh follows at p: from the row and spec (af_shared_verdicts), else
- * from its cells. */
+/* The shape's verdict at p, which a tracker of sh follows: from the row and spec
+ * (af_shared_verdicts), else from its own column. */
 static inline tph_reason_code af_track_base(const af_shape *sh, uint32_t p)
 {
-	return af_shared_verdicts(sh) ? af_type_verdict(sh, p) : sh->cell[p].code;
+	return af_shared_verdicts(sh) ? af_type_verdict(sh, p) : sh->code[p];
 }
 /* An evaluation by a task of the tracker's role: fold the changes since the last one. */
 void af_track_eval(af_track *t);

@@ -79,7 +79,7 @@ static bool by_types(const af_track *t, bool light)
 
 static inline tph_reason_code base_at(const af_shape *sh, bool types, uint32_t p)
 {
-	return types ? af_type_verdict(sh, p) : sh->cell[p].code;
+	return types ? af_type_verdict(sh, p) : af_track_base(sh, p);
 }
 
 static void list(const af_shape *sh, const af_track *t, bool types, uint32_t n,

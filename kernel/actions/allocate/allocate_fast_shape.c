@@ -22,20 +22,23 @@ size_t af_shape_bytes(const af_shape *sh, uint32_t n)
 	size_t head = af_head_only(sh) ? (size_t)n + 1 : 0;
 	size_t win = head ? 0 : 2 * sizeof(af_win) * af_tree_leaves(n);
 	size_t cell = af_head_bare(sh) ? 0 : sizeof(af_cell) * ((size_t)n + 1);
-	return cell + win + part + head;
+	size_t code = af_shared_verdicts(sh) ? 0 : sizeof(tph_reason_code) * ((size_t)n + 1);
+	return cell + code + win + part + head;
 }
 
 int af_shape_alloc(af_shape *sh, uint32_t n)
 {
 	bool cells = !af_head_bare(sh), head = af_head_only(sh); /* a head shape ranks nothing */
+	bool codes = !af_shared_verdicts(sh);
 	sh->cap = af_tree_leaves(n);
 	sh->cell = cells ? tph_malloc(((size_t)n + 1) * sizeof *sh->cell) : NULL;
+	sh->code = codes ? tph_malloc(((size_t)n + 1) * sizeof *sh->code) : NULL;
 	sh->win = head ? NULL : tph_malloc(2 * (size_t)sh->cap * sizeof *sh->win);
 	sh->known = head ? tph_malloc((size_t)n + 1) : NULL;
 	if (sh->tail != AF_NOTAIL)
 		sh->part = tph_malloc(2 * ((size_t)n + 1) * sizeof *sh->part);
-	if ((cells && !sh->cell) || (!head && !sh->win) || (head && !sh->known) ||
-	    (sh->tail != AF_NOTAIL && !sh->part)) {
+	if ((cells && !sh->cell) || (codes && !sh->code) || (!head && !sh->win) ||
+	    (head && !sh->known) || (sh->tail != AF_NOTAIL && !sh->part)) {
 		af_shape_release(sh);
 		return TPH_ENOMEM;
 	}
@@ -47,11 +50,13 @@ int af_shape_alloc(af_shape *sh, uint32_t n)
 void af_shape_release(af_shape *sh)
 {
 	tph_free(sh->cell);
+	tph_free(sh->code);
 	tph_free(sh->win);
 	tph_free(sh->part);
 	tph_free(sh->known);
 	af_hn_free(sh);
 	sh->cell = NULL;
+	sh->code = NULL;
 	sh->win = NULL;
 	sh->part = NULL;
 	sh->known = NULL;
@@ -95,12 +100,12 @@ static void verdicts(alloc_fast *f, const af_shape *sh, tph_idx task, const uint
 		out[f->at[j]] = f->vbuf[j];
 }
 
-/* Store p's new verdict, telling trackers of the shape when it changed. */
+/* Store p's new verdict in a shape without sh->pred, telling its trackers when it changed. */
 static inline void set_code(alloc_fast *f, af_shape *sh, uint32_t p, tph_reason_code code)
 {
-	if (sh->built && sh->cell[p].code != code)
-		af_track_notify(f, sh, p, sh->cell[p].code);
-	sh->cell[p].code = code;
+	if (sh->built && sh->code[p] != code)
+		af_track_notify(f, sh, p, sh->code[p]);
+	sh->code[p] = code;
 }
 
 static void store_codes(alloc_fast *f, af_shape *sh, const uint32_t *plist, uint32_t k,
@@ -186,11 +191,11 @@ static uint32_t build_cells(alloc_fast *f, af_shape *sh, tph_idx task)
 	}
 	memset(sh->cnt, 0, sizeof sh->cnt);
 	for (uint32_t p = 0; p < n; p++) {
-		af_cell *c = &sh->cell[p];
-		if (pv)
-			set_code(f, sh, p, rc[p].fit == TPH_PASS ? pv[p] : rc[p].fit);
-		uint8_t g = c->code == TPH_PASS ? rc[p].grp : G_NONE;
-		*c = (af_cell){.key = 0, .code = c->code, .grp = g, .known = 0};
+		tph_reason_code code = !pv                     ? sh->code[p]
+		                       : rc[p].fit == TPH_PASS ? pv[p]
+		                                               : rc[p].fit;
+		uint8_t g = code == TPH_PASS ? rc[p].grp : G_NONE;
+		sh->cell[p] = (af_cell){.key = 0, .grp = g, .known = 0};
 		sh->cnt[g]++;
 		f->sub[m] = p;
 		m += g < G_NONE;
@@ -242,12 +247,12 @@ enum {
 	AF_JOINED = 2
 };
 
-/* A node's new group. For ANCHORED scores a group whose scored set lost an anchor or gained
+/* A node's new group ng. For ANCHORED scores a group whose scored set lost an anchor or gained
  * a node it was not scored with is scored again whole, before it is next used; with
  * normalisation values, the group is checked first (recheck). */
-static void regroup(af_shape *sh, uint32_t p)
+static void regroup(af_shape *sh, uint32_t p, uint8_t ng)
 {
-	uint8_t og = sh->cell[p].grp, ng = group(sh, p, sh->cell[p].code);
+	uint8_t og = sh->cell[p].grp;
 	sh->cell[p].grp = ng;
 	if (og != ng) {
 		sh->cnt[og]--;
@@ -387,10 +392,8 @@ static void reverdict_anchored(alloc_fast *f, af_shape *sh, uint32_t k, const do
 		af_cell *c = &cell[p];
 		tph_reason_code fit = rc[p].fit, code = fit == TPH_PASS ? pv[p] : fit;
 		uint8_t og = c->grp, ng = code == TPH_PASS ? rc[p].grp : G_NONE;
-		if (c->code != code)
-			set_code(f, sh, p, code);
 		if (og != ng || (og < G_NONE && vol[og]))
-			regroup(sh, p);
+			regroup(sh, p, ng);
 		if (col[ng])
 			c->key = af_anchor_key(part, split, p, col[ng][p]);
 		if (put)
@@ -410,7 +413,7 @@ static void reverdict(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k,
 		verdicts(f, sh, task, f->plist, k, f->codes);
 		store_codes(f, sh, f->plist, k, f->codes);
 		for (uint32_t i = 0; i < k; i++)
-			regroup(sh, f->plist[i]);
+			regroup(sh, f->plist[i], group(sh, f->plist[i], f->codes[i]));
 		return;
 	}
 	if ((sh->loc & ~TPH_SCORE_HYPERNODE) == TPH_SCORE_ANCHORED) {
@@ -429,9 +432,6 @@ static void reverdict(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k,
 		uint32_t p = plist[i];
 		af_cell *c = &cell[p];
 		tph_reason_code fit = rc[p].fit, code = fit == TPH_PASS ? pv[p] : fit;
-		if (c->code != code)
-			af_track_notify(f, sh, p, c->code);
-		c->code = code;
 		uint8_t og = c->grp, ng = code == TPH_PASS ? rc[p].grp : G_NONE;
 		c->grp = ng; /* no branch: the counts move by zero when the group stays */
 		cnt[og]--;

@@ -15,7 +15,7 @@
  * bare (af_head_bare), else its cells'. */
 static inline tph_reason_code own_code(const af_shape *sh, bool bare, uint32_t p)
 {
-	return bare ? af_type_verdict(sh, p) : sh->cell[p].code;
+	return bare ? af_type_verdict(sh, p) : sh->code[p];
 }
 static inline uint8_t own_grp(const af_shape *sh, bool bare, uint32_t p)
 {
@@ -67,6 +67,7 @@ static inline uint32_t scan(alloc_fast *f, const af_shape *sh, const af_track *t
                             bool bare, uint32_t cnt[G_COUNT])
 {
 	const af_cell *cell = sh->cell;
+	const tph_reason_code *own = sh->code;
 	const af_rfit *rc = sh->row->fg;
 	const tph_reason_code *pv = bare ? sh->pred->code : NULL;
 	const uint32_t *pos = f->pos;
@@ -78,7 +79,7 @@ static inline uint32_t scan(alloc_fast *f, const af_shape *sh, const af_track *t
 		tph_reason_code fit = bare ? rc[p].fit : TPH_PASS;
 		tph_reason_code code = track  ? af_track_code(t, p)
 		                       : bare ? (fit == TPH_PASS ? pv[p] : fit)
-		                              : cell[p].code;
+		                              : own[p];
 		if (code != TPH_PASS)
 			continue;
 		feasible++;
