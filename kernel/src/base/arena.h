@@ -49,6 +49,7 @@ typedef struct tph_arena {
 	tph_arena_cleanup *cleanups; /* run in reverse registration order */
 	unsigned je_arena;           /* jemalloc arena index; 0 when none could be created */
 	int has_je_arena;
+	int je_reused; /* the jemalloc arena had memory back: its chunks are not asked zeroed */
 	tph_arena_block *blocks; /* TPH_ARENA_MALLOC: every allocation, newest first */
 } tph_arena;
 
