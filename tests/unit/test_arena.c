@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 #include <pthread.h>
+#include <sys/resource.h>
 
 #include "base/arena.h"
 #include "base/mem.h"
@@ -278,6 +279,104 @@ static void test_arena_lifetimes_bounded(void **state)
 	assert_true(after < before + ((size_t)1 << 20));
 }
 
+/* ---- zeroed allocations: only bytes an earlier use may have written are cleared ---- */
+
+static long minor_faults(void)
+{
+	struct rusage u;
+	getrusage(RUSAGE_SELF, &u);
+	return u.ru_minflt;
+}
+
+static void assert_zero(const unsigned char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			fail_msg("byte %zu of %zu is %u", i, n, p[i]);
+}
+
+/* An arena on a jemalloc arena of its own that never had memory back (the other tests leave
+ * spare ones, which tph_arena_init takes first): the others taken meanwhile are destroyed. */
+static void fresh_arena(tph_arena *a, size_t chunk)
+{
+	static tph_arena spare[300];
+	int n = 0;
+	assert_int_equal(tph_arena_init(a, chunk), TPH_OK);
+	while (a->je_reused && n < 300) {
+		spare[n++] = *a;
+		assert_int_equal(tph_arena_init(a, chunk), TPH_OK);
+	}
+	while (n > 0)
+		tph_arena_destroy(&spare[--n]);
+}
+
+/* After a reset a zeroed allocation may start inside what the last use wrote and end past it,
+ * or end exactly where that use ended. */
+static void test_calloc_over_written_bytes(void **state)
+{
+	(void)state;
+	tph_arena a;
+	fresh_arena(&a, 4096);
+	unsigned char *p = tph_arena_alloc(&a, 1000, 8);
+	memset(p, 0xab, 1000);
+	tph_arena_reset(&a);
+	unsigned char *q = tph_arena_calloc(&a, 3000, 1, 8);
+	assert_non_null(q);
+	assert_zero(q, 3000);
+	memset(q, 0xcd, 3000);
+	tph_arena_reset(&a);
+	assert_non_null(tph_arena_alloc(&a, 504, 8));
+	unsigned char *r = tph_arena_calloc(&a, 2496, 1, 8); /* ends where q ended */
+	assert_non_null(r);
+	assert_zero(r, 2496);
+	int64_t *v = TPH_ARENA_NEW(&a, int64_t, 64); /* past q: never written */
+	assert_non_null(v);
+	assert_zero((const unsigned char *)v, 64 * sizeof *v);
+	tph_arena_destroy(&a);
+}
+
+/* A zeroed allocation from a fresh chunk writes none of its pages (the chunk came zeroed from
+ * a jemalloc arena that never had memory back); reading it gives zeros. */
+static void test_fresh_calloc_touches_no_page(void **state)
+{
+	(void)state;
+	size_t n = (size_t)32 << 20;
+	long pages = (long)(n / 4096);
+	tph_arena a;
+	fresh_arena(&a, (size_t)64 << 20);
+	long f0 = minor_faults();
+	unsigned char *p = tph_arena_calloc(&a, n, 1, TPH_CACHELINE);
+	long taken = minor_faults() - f0;
+	assert_non_null(p);
+	if (!TPH_ARENA_MALLOC && mallctl) /* otherwise memset clears it: a fault a page */
+		assert_in_range(taken, 0, pages / 64);
+	assert_zero(p, n);
+	tph_arena_destroy(&a);
+}
+
+/* A spare jemalloc arena keeps the extents it had, written: its chunks are cleared where
+ * handed out, not asked zeroed (jemalloc would drop their pages, to be faulted in again). */
+static void test_calloc_on_spare_arena(void **state)
+{
+	(void)state;
+	size_t n = (size_t)4 << 20;
+	tph_arena a;
+	assert_int_equal(tph_arena_init(&a, n), TPH_OK);
+	unsigned char *p = tph_arena_alloc(&a, n, TPH_CACHELINE);
+	assert_non_null(p);
+	memset(p, 0xee, n);
+	tph_arena_destroy(&a);
+	assert_int_equal(tph_arena_init(&a, n), TPH_OK);
+	long f0 = minor_faults();
+	unsigned char *q = tph_arena_calloc(&a, n, 1, TPH_CACHELINE);
+	assert_non_null(q);
+	assert_zero(q, n);
+	long taken = minor_faults() - f0;
+	if (!TPH_ARENA_MALLOC && mallctl)
+		assert_in_range(taken, 0, (long)(n / 4096) / 8);
+	tph_arena_destroy(&a);
+}
+
 /* ---- under AddressSanitizer: overflows inside the arena are reported ---- */
 
 #ifdef TPH_ARENA_ASAN
@@ -403,6 +502,9 @@ int main(void)
 		cmocka_unit_test(test_pool_limit),
 		cmocka_unit_test(test_pool_threads),
 		cmocka_unit_test(test_arena_lifetimes_bounded),
+		cmocka_unit_test(test_calloc_over_written_bytes),
+		cmocka_unit_test(test_fresh_calloc_touches_no_page),
+		cmocka_unit_test(test_calloc_on_spare_arena),
 #ifdef TPH_ARENA_ASAN
 		cmocka_unit_test(test_poisoned_beyond),
 		cmocka_unit_test(test_overflow_reported),

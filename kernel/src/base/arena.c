@@ -43,9 +43,19 @@ static bool have_jemalloc(void)
 
 struct tph_arena_chunk {
 	tph_arena_chunk *next;
-	size_t size; /* usable bytes after the header */
+	size_t size;  /* usable bytes after the header */
+	size_t dirty; /* bytes from data on that may be non-zero; the rest are zero */
 	_Alignas(TPH_CACHELINE) char data[];
 };
+
+/* A chunk is asked zeroed only from a jemalloc arena that never had memory back: its extents
+ * are then fresh mappings, which jemalloc knows are zero, so asking costs nothing and leaves
+ * their pages untouched. A reused extent would be purged (its pages faulted in again) or
+ * cleared whole: those chunks are taken as they come, and zeroed where handed out. */
+static bool zero_is_free(const tph_arena *a)
+{
+	return a->has_je_arena && !a->je_reused;
+}
 
 static tph_arena_chunk *chunk_mem(tph_arena *a, size_t size)
 {
@@ -60,10 +70,14 @@ static tph_arena_chunk *chunk_mem(tph_arena *a, size_t size)
 		int flags = MALLOCX_ALIGN(TPH_CACHELINE);
 		if (a->has_je_arena)
 			flags |= MALLOCX_ARENA(a->je_arena) | MALLOCX_TCACHE_NONE;
+		if (zero_is_free(a))
+			flags |= MALLOCX_ZERO;
 		c = mallocx(bytes, flags);
 	}
-	if (c)
+	if (c) {
+		c->dirty = zero_is_free(a) ? 0 : size;
 		POISON(c->data, size);
+	}
 	return c;
 }
 
@@ -71,6 +85,7 @@ static void chunk_free(tph_arena *a, tph_arena_chunk *c)
 {
 	/* jemalloc hands this memory out again, to callers that do not unpoison it. */
 	UNPOISON(c->data, c->size);
+	a->je_reused = 1;
 	if (!have_jemalloc()) {
 		free(c);
 		return;
@@ -163,10 +178,13 @@ int tph_arena_init(tph_arena *a, size_t chunk_size)
 	unsigned ind = 0;
 	size_t sz = sizeof ind;
 	/* Without a dedicated arena we still work, on jemalloc's default ones. */
-	if (!TPH_ARENA_MALLOC && have_jemalloc() &&
-	    (spare_pop(&ind) || mallctl("arenas.create", &ind, &sz, NULL, 0) == 0)) {
-		a->je_arena = ind;
-		a->has_je_arena = 1;
+	if (!TPH_ARENA_MALLOC && have_jemalloc()) {
+		bool kept = spare_pop(&ind);
+		if (kept || mallctl("arenas.create", &ind, &sz, NULL, 0) == 0) {
+			a->je_arena = ind;
+			a->has_je_arena = 1;
+			a->je_reused = kept; /* a reset arena keeps the extents it had */
+		}
 	}
 	return TPH_OK;
 }
@@ -232,10 +250,13 @@ static int next_chunk(tph_arena *a, size_t need)
 	return TPH_OK;
 }
 
-void *tph_arena_alloc(tph_arena *a, size_t size, size_t align)
+/* Hand out `size` bytes; *dirty gets how many of them, from the start, may be non-zero (all of
+ * them in a block of its own). */
+static void *bump(tph_arena *a, size_t size, size_t align, size_t *dirty)
 {
 	if (align < 8)
 		align = 8;
+	*dirty = size;
 	if (size > SIZE_MAX / 2)
 		return NULL;
 	if (TPH_ARENA_MALLOC)
@@ -246,19 +267,33 @@ void *tph_arena_alloc(tph_arena *a, size_t size, size_t align)
 			return NULL;
 		p = ((uintptr_t)a->ptr + (align - 1)) & ~(uintptr_t)(align - 1);
 	}
+	size_t off = p - (uintptr_t)a->cur->data;
+	if (off + size > a->cur->dirty) {
+		*dirty = a->cur->dirty > off ? a->cur->dirty - off : 0;
+		a->cur->dirty = off + size;
+	}
 	a->allocated += (p + size) - (uintptr_t)a->ptr;
 	a->ptr = (char *)(p + size);
 	UNPOISON((void *)p, size);
 	return (void *)p;
 }
 
+void *tph_arena_alloc(tph_arena *a, size_t size, size_t align)
+{
+	size_t dirty;
+	return bump(a, size, align, &dirty);
+}
+
+/* Only the bytes some earlier use may have written are cleared: a column past a fresh chunk's
+ * high mark is zero already, and stays unfaulted until its first use. */
 void *tph_arena_calloc(tph_arena *a, size_t count, size_t size, size_t align)
 {
 	if (size && count > SIZE_MAX / size)
 		return NULL;
-	void *p = tph_arena_alloc(a, count * size, align);
-	if (p)
-		memset(p, 0, count * size);
+	size_t dirty;
+	void *p = bump(a, count * size, align, &dirty);
+	if (p && dirty)
+		memset(p, 0, dirty);
 	return p;
 }
 

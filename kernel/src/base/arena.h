@@ -1,6 +1,10 @@
 /* The per-session arena: bump allocation from chunks taken from a jemalloc arena of its own,
  * no individual frees, O(1) reset, cleanups for anything that lives outside it.
  *
+ * A zeroed allocation clears only the bytes of its chunk that an earlier allocation may have
+ * written (below the chunk's high mark): a fresh chunk comes zeroed from jemalloc without its
+ * pages being touched, so a column that is never used costs no page fault.
+ *
  * For the sanitizers: under AddressSanitizer the bytes of a chunk not handed out are poisoned,
  * so an overflow past an allocation is reported; built with TPH_ARENA_MALLOC=1 (the sanitizer
  * build's default) every allocation is a malloc block of its own, freed at reset or destroy, so
@@ -49,6 +53,7 @@ typedef struct tph_arena {
 	tph_arena_cleanup *cleanups; /* run in reverse registration order */
 	unsigned je_arena;           /* jemalloc arena index; 0 when none could be created */
 	int has_je_arena;
+	int je_reused; /* the jemalloc arena had memory back: its chunks are not asked zeroed */
 	tph_arena_block *blocks; /* TPH_ARENA_MALLOC: every allocation, newest first */
 } tph_arena;
 
