@@ -148,18 +148,13 @@ typedef struct hstr {
 	char s[160];
 } hstr;
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-static void
-hstr_set(hstr *h, const char *fmt, ...)
+static void hstr_set(hstr *h, int64_t count, const char *name)
 {
 	tph_tw w;
-	va_list ap;
 	tph_tw_init(&w, h->s, sizeof h->s);
-	va_start(ap, fmt);
-	tph_tw_vfmt(&w, fmt, ap);
-	va_end(ap);
+	tph_tw_i64(&w, count);
+	tph_tw_mem(&w, " ", 1);
+	tph_tw_str(&w, name);
 }
 
 static int cmp_hstr(const void *a, const void *b)
@@ -197,8 +192,8 @@ static void put_statuses(const tph_session *s, line *l, const jfacts *f)
 	const uint32_t *c = s->js.count + (size_t)f->j * TPH_TS_COUNT;
 	for (uint32_t st = 0; st < TPH_TS_COUNT; st++)
 		if (c[st])
-			hstr_set(&h[n++], "%u %s", c[st], tph_task_status_names[st]);
-	hstr_set(&h[n++], "%d minAvailable", s->jobs->min_member[f->j]);
+			hstr_set(&h[n++], c[st], tph_task_status_names[st]);
+	hstr_set(&h[n++], s->jobs->min_member[f->j], "minAvailable");
 	put(l, "pod group is not ready, ");
 	put_sorted(l, h, n);
 	if (!f->pending)
@@ -212,7 +207,7 @@ static void put_statuses(const tph_session *s, line *l, const jfacts *f)
 	}
 	for (uint32_t x = 0; x < SR_OTHER + TPH_TS_COUNT; x++)
 		if (k[x])
-			hstr_set(&h[m++], "%u %s", k[x],
+			hstr_set(&h[m++], k[x],
 			         x == SR_SCHEDULABLE     ? "Schedulable"
 			         : x == SR_UNSCHEDULABLE ? "Unschedulable"
 			                                 : tph_task_status_names[x - SR_OTHER]);
@@ -235,7 +230,7 @@ static void put_fit_error(tph_session *s, line *l, tph_idx t)
 	for (uint32_t i = 0; i < n && m < 32; i++)
 		if (p[2 * i]) {
 			nodes += p[2 * i];
-			hstr_set(&h[m++], "%u %s", p[2 * i], s->reasons[p[2 * i + 1]].text);
+			hstr_set(&h[m++], p[2 * i], s->reasons[p[2 * i + 1]].text);
 		}
 	put(l, "0/%u nodes are unavailable: ", nodes);
 	put_sorted(l, h, m);
