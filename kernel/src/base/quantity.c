@@ -4,9 +4,9 @@
 #include "tephra/resource.h"
 #include "tephra/status.h"
 
-#include <inttypes.h>
+#include "textw.h"
+
 #include <stdbool.h>
-#include <stdio.h>
 #include <string.h>
 
 /* Past this magnitude an exponent can only overflow or round up to one unit, so clamping
@@ -308,8 +308,19 @@ size_t tph_quantity_format(int64_t v, tph_res_unit unit, char *buf, size_t cap)
 	} else {
 		suffix = "m";
 	}
-	int n = snprintf(buf, cap, "%s%" PRIu64 "%s", v < 0 ? "-" : "", mag, suffix);
-	return n < 0 ? 0 : (size_t)n;
+	char text[24]; /* "-", 20 digits, a 2-byte suffix */
+	tph_tw w;
+	tph_tw_init(&w, text, sizeof text);
+	if (v < 0)
+		tph_tw_mem(&w, "-", 1);
+	tph_tw_u64(&w, mag);
+	tph_tw_str(&w, suffix);
+	if (cap) {
+		size_t k = w.n < cap ? w.n : cap - 1;
+		memcpy(buf, text, k);
+		buf[k] = '\0';
+	}
+	return w.n;
 }
 
 static bool name_is(const char *name, size_t len, const char *want)

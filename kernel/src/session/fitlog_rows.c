@@ -6,18 +6,20 @@
 #include "fitlog.h"
 
 #include "base/mem.h"
+#include "base/textw.h"
 
-#include <stdio.h>
+#include <assert.h>
 
 static const char *skip_text(tph_session *s, tph_idx task)
 {
 	const tph_strtab *st = s->snap->strs;
 	char buf[512];
-	int len = snprintf(
-	    buf, sizeof buf, "Task %s with role spec %s has already predicated failed, skip",
-	    tph_strtab_str(st, s->tasks.name[task]), tph_strtab_str(st, s->tasks.role[task]));
-	return tph_arena_strndup(&s->arena, buf,
-	                         (size_t)len < sizeof buf ? (size_t)len : sizeof buf - 1);
+	tph_tw w;
+	tph_tw_init(&w, buf, sizeof buf);
+	tph_tw_fmt(&w, "Task %s with role spec %s has already predicated failed, skip",
+	           tph_strtab_str(st, s->tasks.name[task]),
+	           tph_strtab_str(st, s->tasks.role[task]));
+	return tph_arena_strndup(&s->arena, buf, w.n);
 }
 
 const char *tph_fitlog_pair_text(tph_session *s, tph_idx task, const uint32_t *p)
@@ -42,9 +44,10 @@ static const char *format(tph_session *s, tph_idx task, const uint32_t *p)
 	if (!p[0])
 		return tph_fitlog_pair_text(s, task, p);
 	char buf[512];
-	int len = snprintf(buf, sizeof buf, "%u %s", p[0], s->reasons[p[1]].text);
-	return tph_arena_strndup(&s->arena, buf,
-	                         (size_t)len < sizeof buf ? (size_t)len : sizeof buf - 1);
+	tph_tw w;
+	tph_tw_init(&w, buf, sizeof buf);
+	tph_tw_fmt(&w, "%u %s", p[0], s->reasons[p[1]].text);
+	return tph_arena_strndup(&s->arena, buf, w.n);
 }
 
 /* The strings of record `id` for `task`: made once per record and shared by every task with
@@ -72,9 +75,9 @@ static bool is_pending(const tph_session *s, tph_idx t)
 
 int tph_fitlog_rows(tph_session *s, const tph_pending_row **out, uint32_t *n_out)
 {
-	uint32_t n = 0;
-	for (uint32_t t = 0; t < s->tasks.n; t++)
-		n += is_pending(s, t);
+	uint32_t n = 0; /* the Pending tasks in a job: the jobs' counts (tph_check checks them) */
+	for (tph_idx j = 0; j < s->jobs->n; j++)
+		n += s->js.count[(size_t)j * TPH_TS_COUNT + TPH_TS_PENDING];
 	tph_pending_row *rows = TPH_ARENA_NEW(&s->arena, tph_pending_row, n + 1);
 	const tph_fitlog *fl = s->fit;
 	const char ***made = fl ? tph_calloc(fl->seqs.n, sizeof *made) : NULL;
@@ -84,6 +87,7 @@ int tph_fitlog_rows(tph_session *s, const tph_pending_row **out, uint32_t *n_out
 	for (uint32_t t = 0; t < s->tasks.n; t++) {
 		if (!is_pending(s, t))
 			continue;
+		assert(k < n);
 		tph_pending_row *r = &rows[k++];
 		*r = (tph_pending_row){tph_ssn_task_key(s, t), NULL, 0};
 		uint32_t id = fl && fl->why ? fl->why[t] : 0;

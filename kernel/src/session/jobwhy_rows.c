@@ -5,19 +5,24 @@
 #include "jobwhy.h"
 
 #include "cache/cluster_int.h"
+#include "base/textw.h"
 #include "fitlog.h"
 #include "tephra/topology.h"
 
 #include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* A growing line in a fixed buffer; overflow is cut, never overrun. */
 typedef struct line {
+	tph_tw w;
 	char b[1536];
-	size_t n;
 } line;
+
+static void line_init(line *l)
+{
+	tph_tw_init(&l->w, l->b, sizeof l->b);
+}
 
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
@@ -25,19 +30,15 @@ __attribute__((format(printf, 2, 3)))
 static void
 put(line *l, const char *fmt, ...)
 {
-	if (l->n >= sizeof l->b - 1)
-		return;
 	va_list ap;
 	va_start(ap, fmt);
-	int k = vsnprintf(l->b + l->n, sizeof l->b - l->n, fmt, ap);
+	tph_tw_vfmt(&l->w, fmt, ap);
 	va_end(ap);
-	if (k > 0)
-		l->n = l->n + (size_t)k < sizeof l->b ? l->n + (size_t)k : sizeof l->b - 1;
 }
 
 static const char *keep(tph_session *s, const line *l)
 {
-	return tph_arena_strndup(&s->arena, l->b, l->n);
+	return tph_arena_strndup(&s->arena, l->b, l->w.n);
 }
 
 /* The facts of one job at close. */
@@ -147,6 +148,15 @@ typedef struct hstr {
 	char s[160];
 } hstr;
 
+static void hstr_set(hstr *h, int64_t count, const char *name)
+{
+	tph_tw w;
+	tph_tw_init(&w, h->s, sizeof h->s);
+	tph_tw_i64(&w, count);
+	tph_tw_mem(&w, " ", 1);
+	tph_tw_str(&w, name);
+}
+
 static int cmp_hstr(const void *a, const void *b)
 {
 	return strcmp(((const hstr *)a)->s, ((const hstr *)b)->s);
@@ -182,9 +192,8 @@ static void put_statuses(const tph_session *s, line *l, const jfacts *f)
 	const uint32_t *c = s->js.count + (size_t)f->j * TPH_TS_COUNT;
 	for (uint32_t st = 0; st < TPH_TS_COUNT; st++)
 		if (c[st])
-			snprintf(h[n++].s, sizeof h[0].s, "%u %s", c[st],
-			         tph_task_status_names[st]);
-	snprintf(h[n++].s, sizeof h[0].s, "%d minAvailable", s->jobs->min_member[f->j]);
+			hstr_set(&h[n++], c[st], tph_task_status_names[st]);
+	hstr_set(&h[n++], s->jobs->min_member[f->j], "minAvailable");
 	put(l, "pod group is not ready, ");
 	put_sorted(l, h, n);
 	if (!f->pending)
@@ -198,7 +207,7 @@ static void put_statuses(const tph_session *s, line *l, const jfacts *f)
 	}
 	for (uint32_t x = 0; x < SR_OTHER + TPH_TS_COUNT; x++)
 		if (k[x])
-			snprintf(h[m++].s, sizeof h[0].s, "%u %s", k[x],
+			hstr_set(&h[m++], k[x],
 			         x == SR_SCHEDULABLE     ? "Schedulable"
 			         : x == SR_UNSCHEDULABLE ? "Unschedulable"
 			                                 : tph_task_status_names[x - SR_OTHER]);
@@ -221,8 +230,7 @@ static void put_fit_error(tph_session *s, line *l, tph_idx t)
 	for (uint32_t i = 0; i < n && m < 32; i++)
 		if (p[2 * i]) {
 			nodes += p[2 * i];
-			snprintf(h[m++].s, sizeof h[0].s, "%u %s", p[2 * i],
-			         s->reasons[p[2 * i + 1]].text);
+			hstr_set(&h[m++], p[2 * i], s->reasons[p[2 * i + 1]].text);
 		}
 	put(l, "0/%u nodes are unavailable: ", nodes);
 	put_sorted(l, h, m);
@@ -231,7 +239,8 @@ static void put_fit_error(tph_session *s, line *l, tph_idx t)
 
 static int condition(tph_session *s, const jfacts *f, tph_job_row *r)
 {
-	line l = {.n = 0};
+	line l;
+	line_init(&l);
 	int64_t unready = (int64_t)s->jobs->min_member[f->j] - (f->sched_pending + f->ready);
 	put(&l, "%lld/%u tasks in gang unschedulable: ", (long long)unready, f->tasks);
 	put_statuses(s, &l, f);
@@ -419,17 +428,16 @@ static int one_row(tph_session *s, const jfacts *f, tph_job_row *r)
 {
 	const tph_strtab *st = s->snap->strs;
 	tph_idx j = f->j;
-	line l = {.n = 0};
+	line l;
+	line_init(&l);
 	*r = (tph_job_row){.min_member = s->jobs->min_member[j],
 	                   .tasks = f->tasks,
 	                   .ready = f->ready,
 	                   .placeable = f->ready + f->sched_pending,
 	                   .pending = f->pending,
 	                   .unfit = f->unfit};
-	put(&l, "%s/%s", tph_strtab_str(st, s->jobs->ns[j]), tph_strtab_str(st, s->jobs->name[j]));
-	r->podgroup = keep(s, &l);
+	r->podgroup = tph_job_key(s, j, sizeof l.b);
 	r->queue = tph_strtab_str(st, s->queues->name[s->jobs->queue[j]]);
-	l.n = 0;
 	r->why = classify(s, f, r, &l);
 	r->message = keep(s, &l);
 	tph_queue_row *qr = (tph_queue_row *)&s->out.queues[s->jobs->queue[j]];

@@ -4,9 +4,9 @@
  * the job rows. */
 #include "jobwhy.h"
 
+#include "base/textw.h"
 #include "cache/cluster_int.h"
 
-#include <stdio.h>
 #include <string.h>
 
 enum {
@@ -79,11 +79,16 @@ static int64_t *queue_allocated(tph_session *s)
 	return a;
 }
 
-static size_t qty(const tph_session *s, uint32_t d, int64_t v, char *buf, size_t cap)
+/* A quantity as tph_quantity_format writes it, or "unlimited". */
+static void qty(const tph_session *s, tph_tw *w, uint32_t d, int64_t v)
 {
-	if (v == INT64_MAX)
-		return (size_t)snprintf(buf, cap, "unlimited");
-	return tph_quantity_format(v, (tph_res_unit)s->snap->dims.unit[d], buf, cap);
+	char buf[48];
+	if (v == INT64_MAX) {
+		tph_tw_str(w, "unlimited");
+		return;
+	}
+	size_t n = tph_quantity_format(v, (tph_res_unit)s->snap->dims.unit[d], buf, sizeof buf);
+	tph_tw_mem(w, buf, n < sizeof buf ? n : sizeof buf - 1);
 }
 
 static const char *dim_name(const tph_session *s, uint32_t d)
@@ -95,8 +100,8 @@ static const char *dim_name(const tph_session *s, uint32_t d)
  * job + 2 requested > deserved 8": the dimension that passes deserved by the largest ratio
  * (pods aside), cpu when none does. `tent` (may be NULL) is what the job held when its tasks
  * were refused: its allocations a discard has since undone. */
-static void put_over(const tph_session *s, char *buf, size_t cap, const int64_t *a,
-                     const int64_t *tent, const int64_t *req, const int64_t *des)
+static void put_over(const tph_session *s, tph_tw *w, const int64_t *a, const int64_t *tent,
+                     const int64_t *req, const int64_t *des)
 {
 	uint32_t best = TPH_RES_CPU;
 	double worst = 0;
@@ -110,22 +115,21 @@ static void put_over(const tph_session *s, char *buf, size_t cap, const int64_t 
 			worst = r;
 		}
 	}
-	char x[48], t[48], y[48], z[48];
-	qty(s, best, a[best], x, sizeof x);
-	qty(s, best, des[best], z, sizeof z);
-	if (!req) {
-		snprintf(buf, cap, "%s allocated %s of deserved %s", dim_name(s, best), x, z);
-		return;
+	tph_tw_fmt(w, "%s allocated ", dim_name(s, best));
+	qty(s, w, best, a[best]);
+	if (req && tent && tent[best]) {
+		tph_tw_str(w, " + ");
+		qty(s, w, best, tent[best]);
+		tph_tw_str(w, " placed for this job");
 	}
-	qty(s, best, req[best], y, sizeof y);
-	if (tent && tent[best]) {
-		qty(s, best, tent[best], t, sizeof t);
-		snprintf(buf, cap,
-		         "%s allocated %s + %s placed for this job + %s requested > deserved %s",
-		         dim_name(s, best), x, t, y, z);
+	if (req) {
+		tph_tw_str(w, " + ");
+		qty(s, w, best, req[best]);
+		tph_tw_str(w, " requested >");
 	} else
-		snprintf(buf, cap, "%s allocated %s + %s requested > deserved %s",
-		         dim_name(s, best), x, y, z);
+		tph_tw_str(w, " of");
+	tph_tw_str(w, " deserved ");
+	qty(s, w, best, des[best]);
 }
 
 static const char *const state_names[] = {"Open", "Closed", "Closing"};
@@ -135,21 +139,22 @@ void tph_queue_why(tph_session *s, tph_idx q, tph_idx task, const int64_t *tent,
 {
 	const char *name = tph_strtab_str(s->snap->strs, s->queues->name[q]);
 	uint8_t st = s->queues->state[q];
+	tph_tw w;
+	tph_tw_init(&w, buf, cap);
 	if (st != TPH_QUEUE_OPEN) {
-		snprintf(buf, cap, "queue %s is %s", name, st < 3 ? state_names[st] : "not Open");
+		tph_tw_fmt(&w, "queue %s is %s", name, st < 3 ? state_names[st] : "not Open");
 		return;
 	}
 	const int64_t *des = report_row(s, q, R_DESERVED);
 	const int64_t *a = s->out.queues ? s->out.queues[q].allocated : NULL;
 	bool over = s->why->overused[q];
-	int k =
-	    snprintf(buf, cap, over ? "queue %s overused" : "queue %s at its deserved share", name);
-	if (!des || !a || k < 0 || (size_t)k >= cap)
+	tph_tw_fmt(&w, over ? "queue %s overused" : "queue %s at its deserved share", name);
+	if (!des || !a)
 		return;
 	const int64_t *req =
 	    over || task == TPH_NOIDX ? NULL : s->tasks.req + (size_t)task * s->ndim;
-	snprintf(buf + k, cap - (size_t)k, ": ");
-	put_over(s, buf + k + 2, cap - (size_t)k - 2, a, tent, req, des);
+	tph_tw_str(&w, ": ");
+	put_over(s, &w, a, tent, req, des);
 }
 
 static const char *const kind_words[TPH_WHY_COUNT] = {
@@ -160,18 +165,18 @@ static const char *const kind_words[TPH_WHY_COUNT] = {
 static const char *summary(tph_session *s, const tph_queue_row *r)
 {
 	char buf[512];
-	int n = snprintf(buf, sizeof buf, "%s: ", r->name);
+	tph_tw w;
+	tph_tw_init(&w, buf, sizeof buf);
+	tph_tw_fmt(&w, "%s: ", r->name);
 	if (!r->jobs_pending)
-		n += snprintf(buf + n, sizeof buf - (size_t)n, "no job pending");
+		tph_tw_str(&w, "no job pending");
 	else
-		n += snprintf(buf + n, sizeof buf - (size_t)n, "%u job%s pending", r->jobs_pending,
-		              r->jobs_pending == 1 ? "" : "s");
-	for (uint32_t k = 0; k < TPH_WHY_COUNT && (size_t)n < sizeof buf; k++)
+		tph_tw_fmt(&w, "%u job%s pending", r->jobs_pending,
+		           r->jobs_pending == 1 ? "" : "s");
+	for (uint32_t k = 0; k < TPH_WHY_COUNT; k++)
 		if (r->by_why[k])
-			n += snprintf(buf + n, sizeof buf - (size_t)n, ", %u %s", r->by_why[k],
-			              kind_words[k]);
-	size_t len = (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1;
-	return tph_arena_strndup(&s->arena, buf, len);
+			tph_tw_fmt(&w, ", %u %s", r->by_why[k], kind_words[k]);
+	return tph_arena_strndup(&s->arena, buf, w.n);
 }
 
 /* The rows without the pending counts: the job rows' messages read them. */

@@ -8,8 +8,8 @@
 #include "fitlog.h"
 #include "jobwhy.h"
 #include "base/mem.h"
+#include "base/textw.h"
 
-#include <stdio.h>
 #include <string.h>
 
 static const char *const phase_names[] = {"Pending", "Inqueue", "Running", "Unknown", "Completed"};
@@ -78,7 +78,9 @@ enum rows {
 static int convert_rows(tph_session *s, const tph_log_row *in, const char *const *why, uint32_t n,
                         enum rows what, const tph_decision **out, uint32_t *n_out)
 {
-	tph_decision *d = TPH_ARENA_NEW(&s->arena, tph_decision, n + 1);
+	/* every row up to k is written below, so the rows are not zeroed first */
+	tph_decision *d =
+	    tph_arena_alloc(&s->arena, ((size_t)n + 1) * sizeof *d, _Alignof(tph_decision));
 	if (!d)
 		return TPH_ENOMEM;
 	uint32_t k = 0;
@@ -98,13 +100,26 @@ static int convert_rows(tph_session *s, const tph_log_row *in, const char *const
 	return TPH_OK;
 }
 
-static const char *job_key(tph_session *s, tph_idx j)
+/* A podgroup's "namespace/name" is interned already (the snapshot's job_pg): only a key that
+ * the cut shortens, or a bare pod's job, makes text. */
+const char *tph_job_key(tph_session *s, tph_idx j, size_t cap)
 {
 	const tph_strtab *st = s->snap->strs;
-	char buf[512];
-	snprintf(buf, sizeof buf, "%s/%s", tph_strtab_str(st, s->jobs->ns[j]),
-	         tph_strtab_str(st, s->jobs->name[j]));
-	return tph_arena_strndup(&s->arena, buf, strlen(buf));
+	tph_sid pg = s->snap->job_pg[j];
+	if (pg != TPH_SID_NONE) {
+		const char *key = tph_strtab_str(st, pg);
+		return strnlen(key, cap) < cap ? key : tph_arena_strndup(&s->arena, key, cap - 1);
+	}
+	const char *ns = tph_strtab_str(st, s->jobs->ns[j]);
+	const char *name = tph_strtab_str(st, s->jobs->name[j]);
+	size_t len = strlen(ns) + 1 + strlen(name);
+	char *buf = tph_arena_alloc(&s->arena, len < cap ? len + 1 : cap, 1);
+	if (!buf)
+		return NULL;
+	tph_tw w;
+	tph_tw_init(&w, buf, len < cap ? len + 1 : cap);
+	tph_tw_fmt(&w, "%s/%s", ns, name);
+	return buf;
 }
 
 static bool is_own_job(const tph_session *s, tph_idx j)
@@ -114,24 +129,34 @@ static bool is_own_job(const tph_session *s, tph_idx j)
 	       (s->tasks.flags[js->task_idx[js->task_off[j]]] & TPH_TASK_OWN_JOB);
 }
 
+/* Tasks of job j Releasing on a node: only a job that counts Releasing tasks has any. */
+static uint32_t releasing_on_node(const tph_session *s, tph_idx j)
+{
+	const tph_job_store *js = s->jobs;
+	uint32_t n = 0;
+	if (!s->js.count[(size_t)j * TPH_TS_COUNT + TPH_TS_RELEASING])
+		return 0;
+	for (uint32_t i = js->task_off[j]; i < js->task_off[j + 1]; i++) {
+		tph_idx t = js->task_idx[i];
+		n += s->tasks.status[t] == TPH_TS_RELEASING && s->tasks.node[t] != TPH_NOIDX;
+	}
+	return n;
+}
+
 static int build_phases(tph_session *s)
 {
 	uint32_t nj = s->jobs->n;
-	uint32_t *rel = TPH_ARENA_NEW(&s->arena, uint32_t, nj + 1);
-	tph_phase_row *rows = TPH_ARENA_NEW(&s->arena, tph_phase_row, nj + 1);
-	if (!rel || !rows)
+	tph_phase_row *rows =
+	    tph_arena_alloc(&s->arena, ((size_t)nj + 1) * sizeof *rows, _Alignof(tph_phase_row));
+	if (!rows)
 		return TPH_ENOMEM;
-	for (uint32_t t = 0; t < s->tasks.n; t++)
-		if (s->tasks.job[t] != TPH_NOIDX && s->tasks.status[t] == TPH_TS_RELEASING &&
-		    s->tasks.node[t] != TPH_NOIDX)
-			rel[s->tasks.job[t]]++;
 	uint32_t k = 0;
 	for (uint32_t j = 0; j < nj; j++) {
-		s->js.phase[j] = job_phase(s, j, rel[j]);
+		s->js.phase[j] = job_phase(s, j, releasing_on_node(s, j));
 		s->out.jobs_ready += job_ready_count(s, j) >= s->jobs->min_member[j];
 		if (is_own_job(s, j))
 			continue;
-		rows[k].podgroup = job_key(s, j);
+		rows[k].podgroup = tph_job_key(s, j, 512);
 		rows[k].phase = phase_names[s->js.phase[j]];
 		if (!rows[k++].podgroup)
 			return TPH_ENOMEM;

@@ -185,6 +185,10 @@ static inline tph_idx tph_task_queue(const tph_session *s, tph_idx t)
 /* "namespace/name" of a task: the cluster interned it as the pod's key, so the snapshot's
  * string table holds it for as long as the session lives. */
 const char *tph_ssn_task_key(const tph_session *s, tph_idx t);
+/* "namespace/name" of job j cut to its first cap - 1 bytes, as snprintf into cap bytes cuts
+ * it: the string table's when the job has a podgroup and no cut applies, else a copy in the
+ * session's arena (NULL when out of memory). */
+const char *tph_job_key(tph_session *s, tph_idx j, size_t cap);
 
 /* Wall clock in milliseconds (monotonic). */
 double tph_now_ms(void);
