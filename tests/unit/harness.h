@@ -34,6 +34,16 @@ static inline long pts_minor_faults(void)
 	return u.ru_minflt;
 }
 
+/* A block of n bytes filled with 0xff, for test allocators whose blocks must not read as
+ * zeroed memory (NULL when malloc fails). */
+static inline void *pts_filled_block(size_t n)
+{
+	void *p = malloc(n);
+	if (p)
+		memset(p, 0xff, n);
+	return p;
+}
+
 /* A scenario of n nodes for the flat path's row tests, under one tier of `plugins` (YAML
  * list items): one node in three has 2 cpu, too small for task a's 3; the others have 4, or
  * 4 to 7 with `spread` (so that their scores differ). Task b asks another request row. The

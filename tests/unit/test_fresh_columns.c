@@ -156,10 +156,7 @@ static void first_builds_fault_once_a_page(void **state)
 static void *dirty_malloc(void *ud, size_t n)
 {
 	(void)ud;
-	void *p = malloc(n);
-	if (p)
-		memset(p, 0xff, n);
-	return p;
+	return pts_filled_block(n);
 }
 
 /* The fresh allocator's blocks, left by a test that failed, are still freed as theirs. */

@@ -30,10 +30,7 @@
 static void *filled_malloc(void *ud, size_t n)
 {
 	(void)ud;
-	void *p = malloc(n);
-	if (p)
-		memset(p, 0xff, n);
-	return p;
+	return pts_filled_block(n);
 }
 
 static void *filled_realloc(void *ud, void *p, size_t n)

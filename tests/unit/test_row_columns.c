@@ -52,16 +52,24 @@ static void keys_are_scores(tph_session *s, const af_row *r, tph_idx task)
 	assert_true(differ); /* the test sees scores, not one value everywhere */
 }
 
+/* Task a's request row, synced once (with its keys when `keys`). */
+static af_row *synced_a(pts_fast *x, bool keys, tph_idx *a)
+{
+	*a = pts_task(&x->p, "ns/a");
+	af_row *r = af_row_of(x->f, *a);
+	assert_non_null(r);
+	assert_int_equal(af_row_sync(x->f, r, *a, keys), TPH_OK);
+	return r;
+}
+
 /* The accessors read what the fit gives each node: a's 3 cpu fit the nodes of 4 or more, the
  * same group for all of them (nothing runs), and no group where it fails. */
 static void accessors_read_the_fit(void **state)
 {
 	pts_fast *x = *state;
 	tph_session *s = x->p.s;
-	tph_idx a = pts_task(&x->p, "ns/a");
-	af_row *r = af_row_of(x->f, a);
-	assert_non_null(r);
-	assert_int_equal(af_row_sync(x->f, r, a, false), TPH_OK);
+	tph_idx a;
+	af_row *r = synced_a(x, false, &a);
 	assert_int_equal(sizeof(af_rfit), 3); /* packed: 21 positions a line */
 	uint8_t fit_grp = G_NONE;
 	for (uint32_t p = 0; p < N_NODES; p++) {
@@ -113,10 +121,8 @@ static void keys_follow_the_fits(void **state)
 {
 	pts_fast *x = *state;
 	tph_session *s = x->p.s;
-	tph_idx a = pts_task(&x->p, "ns/a");
-	af_row *r = af_row_of(x->f, a);
-	assert_non_null(r);
-	assert_int_equal(af_row_sync(x->f, r, a, true), TPH_OK);
+	tph_idx a;
+	af_row *r = synced_a(x, true, &a);
 	for (int round = 0; round < 2; round++) {
 		for (uint32_t p = 1; p < N_NODES; p += 7) {
 			tph_idx node = s->ready_nodes[p];
