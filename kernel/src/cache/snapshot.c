@@ -46,11 +46,11 @@ static void *col(sb *b, size_t count, size_t size, bool zero)
 		b->need += (bytes + 2 * TPH_CACHELINE - 1) & ~(size_t)(TPH_CACHELINE - 1);
 		return NULL;
 	}
-	void *p = tph_arena_alloc(b->a, bytes, TPH_CACHELINE);
+	/* A zeroed column past the chunk's high mark (a fresh snapshot's) is zero already. */
+	void *p = zero ? tph_arena_calloc(b->a, count, size, TPH_CACHELINE)
+	               : tph_arena_alloc(b->a, bytes, TPH_CACHELINE);
 	if (!p)
 		b->oom = true;
-	else if (zero)
-		memset(p, 0, bytes);
 	return p;
 }
 
@@ -61,8 +61,8 @@ static void lay_nodes(sb *b, tph_node_store *n, const sizes *z)
 	size_t cells = (size_t)z->nd * z->stride;
 	n->n = z->nodes;
 	n->stride = z->stride;
-	COLS(b, n->alloc, cells, false);
-	COLS(b, n->capacity, cells, false);
+	COLS(b, n->alloc, cells, true); /* the padding past n stays defined */
+	COLS(b, n->capacity, cells, true);
 	COLS(b, n->idle, cells, false);
 	COLS(b, n->used, cells, false);
 	COLS(b, n->releasing, cells, true);
@@ -280,9 +280,6 @@ static void fill_nodes(const tph_cluster *c, tph_snapshot *s, const tph_snap_map
 {
 	const tph_kind *k = &c->nodes;
 	tph_node_store *n = &s->nodes;
-	size_t cells = (size_t)z->nd * z->stride;
-	memset(n->alloc, 0, cells * sizeof *n->alloc); /* the padding past n stays defined */
-	memset(n->capacity, 0, cells * sizeof *n->capacity);
 	for (uint32_t slot = 0; slot < k->n; slot++) {
 		uint32_t i = m->node[slot];
 		if (i == TPH_NOIDX)
