@@ -42,6 +42,7 @@ static void pod(tph_cluster *c, const char *name, int64_t cpu, const char *at, c
 	p.requests = (tph_res_list){rq, 2};
 	p.node_name = at;
 	p.phase = at ? TPH_POD_RUNNING : TPH_POD_PENDING;
+	p.nominated_node = at ? NULL : "n0"; /* pending pods wait for n0 */
 	p.pod_group = pg;
 	assert_int_equal(tph_cluster_put_pod(c, &p, NULL), TPH_OK);
 }
@@ -224,6 +225,7 @@ static void expect_same_tasks(const tph_snapshot *a, const tph_snapshot *b)
 	EQ_COL(x, y, job, x->n);
 	EQ_COL(x, y, status, x->n);
 	EQ_COL(x, y, node, x->n);
+	EQ_COL(x, y, nominated, x->n);
 	EQ_COL(x, y, priority, x->n);
 	EQ_COL(x, y, flags, x->n);
 	EQ_COL(x, y, nonzero, 2 * (size_t)x->n);
@@ -264,6 +266,7 @@ static void test_snapshot_after_churn_equals_fresh(void **state)
 	expect_same_nodes(a, b);
 	expect_same_tasks(a, b);
 	expect_same_jobs(a, b);
+	assert_int_equal(a->tasks.nominated[0], 0); /* p0: pending, waiting for n0 */
 	tph_snapshot_release(a);
 	tph_snapshot_release(b);
 	tph_cluster_destroy(c);
@@ -360,6 +363,37 @@ static void test_overflow_names_kind_field_object(void **state)
 	tph_cluster_destroy(c);
 }
 
+/* A resource named after the rows exist is the last dimension, and is checked like the rest. */
+static void test_overflow_in_last_resource(void **state)
+{
+	(void)state;
+	tph_cluster *c = cache();
+	tph_diag d = {.warn = quiet};
+	char name[16];
+	for (int i = 0; i < 129; i++) {
+		snprintf(name, sizeof name, "n%d", i);
+		node(c, name, 2 * i, NULL);
+	}
+	for (int i = 0; i < 129; i++) {
+		snprintf(name, sizeof name, "n%d", i);
+		node(c, name, 2 * i, "example.com/last");
+	}
+	assert_int_equal(try_snapshot(c, &d), TPH_OK);
+	for (int i = 0; i < 128; i++) { /* 128 * 2^53 is the bound: the n nodes' 7s pass it */
+		snprintf(name, sizeof name, "m%d", i);
+		tph_res_item al[] = {{"example.com/last", BIG}};
+		tph_node_desc n = TPH_NODE_DESC_INIT;
+		n.name = name;
+		n.allocatable = (tph_res_list){al, 1};
+		assert_int_equal(tph_cluster_put_node(c, &n, NULL), TPH_OK);
+	}
+	assert_string_equal(tph_strtab_str(&c->strs, c->dims.name[c->dims.n - 1]),
+	                    "example.com/last");
+	assert_int_equal(try_snapshot(c, &d), TPH_ERANGE);
+	assert_non_null(strstr(d.msg, "node m127: allocatable: example.com/last summed"));
+	tph_cluster_destroy(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -367,6 +401,7 @@ int main(void)
 	    cmocka_unit_test(test_snapshot_after_churn_equals_fresh),
 	    cmocka_unit_test(test_totals_past_64_bits),
 	    cmocka_unit_test(test_overflow_names_kind_field_object),
+	    cmocka_unit_test(test_overflow_in_last_resource),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
