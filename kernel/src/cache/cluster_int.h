@@ -447,6 +447,11 @@ typedef struct tph_snap_maps {
 int32_t tph_snap_default_prio(const tph_cluster *c, int32_t fallback);
 /* The value of the class named `name`, or `dflt` when there is none. */
 int32_t tph_snap_class_prio(const tph_cluster *c, tph_sid name, int32_t dflt);
+/* each(ud, i) for every i < n: with `team`, on the team the governor admits (base/omp_team.h),
+ * which then hears whether the team beat one thread; else on the caller's thread. The
+ * snapshot's regions come before any session's, and a loaded machine makes a team wait on its
+ * slowest thread as much here as there. Results never depend on the team. */
+void tph_snap_parallel(int n, bool team, void (*each)(void *ud, int i), void *ud);
 /* Copy the task columns and run the derivation pass; jobs of podgroups are already filled. */
 void tph_snap_tasks(const tph_cluster *c, tph_snapshot *s, const tph_snap_maps *m, tph_diag *d);
 /* Free a snapshot and its arena (also the parked one, when the cache is freed). */

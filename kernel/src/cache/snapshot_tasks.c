@@ -2,7 +2,6 @@
  * threads), then in one pass resolve each task's job, node and priority by id, sum per job and
  * do Volcano's node accounting. */
 #include "cache/cluster_int.h"
-#include "base/omp_team.h"
 
 #include <string.h>
 
@@ -54,14 +53,32 @@ static void copy_range(void *dst, const void *src, size_t elem, const tph_snap_m
  * does not saturate: every column is cut into pieces that the threads share. */
 #define COPY_PIECES 8
 
+typedef struct copy_col {
+	void *dst;
+	const void *src;
+	size_t elem;
+} copy_col;
+
+typedef struct copy_job {
+	const copy_col *col;
+	const tph_snap_maps *m;
+	uint32_t n, piece;
+} copy_job;
+
+static void copy_piece(void *ud, int i)
+{
+	const copy_job *j = ud;
+	const copy_col *col = &j->col[i / COPY_PIECES];
+	uint32_t t0 = (uint32_t)(i % COPY_PIECES) * j->piece;
+	uint32_t t1 = t0 + j->piece < j->n ? t0 + j->piece : j->n;
+	if (t0 < t1)
+		copy_range(col->dst, col->src, col->elem, j->m, t0, t1);
+}
+
 static void copy_task_cols(const tph_cluster *c, tph_task_store *t, const tph_snap_maps *m)
 {
 	const tph_kind *k = &c->pods;
-	struct {
-		void *dst;
-		const void *src;
-		size_t elem;
-	} col[] = {
+	const copy_col col[] = {
 	    {t->status, k->col[P_STATUS], sizeof *t->status},
 	    {t->creation, k->col[P_CREATION], sizeof *t->creation},
 	    {t->name, k->col[P_NAME], sizeof *t->name},
@@ -75,20 +92,9 @@ static void copy_task_cols(const tph_cluster *c, tph_task_store *t, const tph_sn
 	    {t->group, k->col[P_PG], sizeof *t->group},
 	    {t->nonzero, k->col[P_NZ], 2 * sizeof *t->nonzero},
 	};
-	int ncol = (int)(sizeof col / sizeof *col), n = ncol * COPY_PIECES;
-	uint32_t piece = (t->n + COPY_PIECES - 1) / COPY_PIECES;
-	int saved = tph_omp_enter(); /* a team the machine's load allows, as filtering does */
-#ifdef TPH_HAVE_OPENMP
-#pragma omp parallel for schedule(dynamic, 1) if (t->n >= 65536)
-#endif
-	for (int i = 0; i < n; i++) {
-		uint32_t t0 = (uint32_t)(i % COPY_PIECES) * piece;
-		uint32_t t1 = t0 + piece < t->n ? t0 + piece : t->n;
-		if (t0 < t1)
-			copy_range(col[i / COPY_PIECES].dst, col[i / COPY_PIECES].src,
-			           col[i / COPY_PIECES].elem, m, t0, t1);
-	}
-	tph_omp_leave(saved);
+	copy_job j = {col, m, t->n, (t->n + COPY_PIECES - 1) / COPY_PIECES};
+	int n = (int)(sizeof col / sizeof *col) * COPY_PIECES;
+	tph_snap_parallel(n, t->n >= 65536, copy_piece, &j);
 }
 /* Volcano's pg controller gives a bare pod a podgroup of its own: minMember 1, the pod's
  * priority class, its requests as minResources, Pending (buildPodGroupFromPod). */
