@@ -455,9 +455,6 @@ void tph_snap_free(tph_snapshot *s)
 #define MADV_POPULATE_WRITE 23
 #endif
 
-/* Faulting in a fresh chunk page by page costs more than the copies that fill it; populating
- * it in slices on every thread is about three times faster. Best effort: an old kernel
- * refuses the advice and the copies fault the pages in as before. */
 typedef struct slices {
 	uintptr_t lo, hi, step;
 } slices;
@@ -471,6 +468,9 @@ static void populate(void *ud, int i)
 		madvise((void *)b, e - b, MADV_POPULATE_WRITE);
 }
 
+/* Faulting in a fresh chunk page by page costs more than the copies that fill it; populating
+ * it in slices on every thread is about three times faster. Best effort: an old kernel
+ * refuses the advice and the copies fault the pages in as before. */
 static void prefault(tph_arena *a, size_t need)
 {
 	const uintptr_t page = 4096, n = 16;
