@@ -75,7 +75,8 @@ typedef struct run_result {
 	struct ext_server *extender; /* serves the scenario's extenderResponses (ext_server.h) */
 	tph_kai_snapshot *kai_snap;  /* a kai scenario's snapshot and session (no snap, ssn) */
 	tph_kai_session *kai_ssn;
-	double kai_snap_ms, kai_open_ms; /* parts of session_ms */
+	double kai_open_ms; /* part of session_ms */
+	double snap_ms;     /* the snapshot's part of session_ms (either flavour) */
 } run_result;
 
 /* Load --plugins, if given, before any scenario or conf: loading a conf checks its plugin names

@@ -152,8 +152,8 @@ void write_yaml(FILE *f, const run_result *r)
 static void text_timing(FILE *f, const run_result *r)
 {
 	const tph_decision_log *l = r->log;
-	fprintf(f, "timing: load %.2f ms, session %.2f ms (open %.2f", r->load_ms, r->session_ms,
-	        l->open_ms);
+	fprintf(f, "timing: load %.2f ms, session %.2f ms (snapshot %.2f, open %.2f", r->load_ms,
+	        r->session_ms, r->snap_ms, l->open_ms);
 	for (uint32_t i = 0; i < l->n_actions; i++)
 		fprintf(f, ", %s %.2f", l->actions[i].action, l->actions[i].ms);
 	fprintf(f, ", close %.2f)\n", l->close_ms);

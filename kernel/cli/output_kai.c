@@ -92,7 +92,7 @@ static void write_kai_summary(FILE *f, const run_result *r, const kai_list *l)
 	        tph_scenario_name(r->scn), l[0].n, l[1].n, l[2].n, after, before,
 	        s > 0 ? l[0].n / s : 0.0);
 	fprintf(f, "timing: load %.2f ms, session %.2f ms (snapshot %.2f, open %.2f", r->load_ms,
-	        r->session_ms, r->kai_snap_ms, r->kai_open_ms);
+	        r->session_ms, r->snap_ms, r->kai_open_ms);
 	const tph_kai_action_time *t;
 	uint32_t n = tph_kai_session_action_times(r->kai_ssn, &t);
 	for (uint32_t i = 0; i < n; i++)

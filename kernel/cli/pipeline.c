@@ -47,8 +47,10 @@ static int open_session(run_result *r, const run_opts *o)
 	                       .naive = o->naive,
 	                       .profile = o->profile,
 	                       .shape_cache_bytes = (size_t)o->shape_cache_mb << 20};
+	double t0 = now_ms();
 	int rc = tph_cluster_snapshot(tph_scenario_cluster(r->scn), tph_scenario_now(r->scn),
 	                              &r->snap, &r->diag);
+	r->snap_ms = now_ms() - t0;
 	if (!rc)
 		rc = tph_session_open(r->snap, conf, &so, &r->ssn, &r->diag);
 	return rc;
@@ -166,12 +168,12 @@ static int run_kai(run_result *r, bool naive, int (*after_open)(run_result *r, v
 	double t0 = now_ms();
 	int rc = tph_kai_snapshot_build(tph_scenario_kai_cluster(r->scn), tph_scenario_now(r->scn),
 	                                &r->kai_snap, &r->diag);
-	r->kai_snap_ms = now_ms() - t0;
+	r->snap_ms = now_ms() - t0;
 	if (!rc)
 		rc = tph_kai_session_open(r->kai_snap, conf, &r->kai_ssn, &r->diag);
 	if (!rc)
 		tph_kai_session_set_naive(r->kai_ssn, naive);
-	r->kai_open_ms = now_ms() - t0 - r->kai_snap_ms;
+	r->kai_open_ms = now_ms() - t0 - r->snap_ms;
 	if (!rc && after_open)
 		rc = after_open(r, ud);
 	if (!rc)

@@ -39,6 +39,8 @@ static void timing(FILE *f, const run_result *r, bool json)
 	fprintf(f, "%.3f", r->load_ms);
 	key(f, json, false, "session_ms");
 	fprintf(f, "%.3f", r->session_ms);
+	key(f, json, false, "snapshot_ms");
+	fprintf(f, "%.3f", r->snap_ms);
 	key(f, json, false, "open_ms");
 	fprintf(f, "%.3f", l->open_ms);
 	key(f, json, false, "actions");

@@ -9,7 +9,13 @@
 
 #include <cmocka.h>
 
+#include "base/omp_team.h"
 #include "cache/cluster_int.h"
+
+#include <stdlib.h>
+#ifdef TPH_HAVE_OPENMP
+#include <omp.h>
+#endif
 
 static tph_cluster *cache(void)
 {
@@ -556,6 +562,51 @@ static void test_shard_flags_and_nodes(void **state)
 	tph_cluster_destroy(c);
 }
 
+typedef struct spy {
+	_Atomic int calls[40];
+	_Atomic int in_team; /* calls made inside a parallel region */
+} spy;
+
+static void count_call(void *ud, int i)
+{
+	spy *sp = ud;
+	sp->calls[i]++;
+#ifdef TPH_HAVE_OPENMP
+	sp->in_team += omp_in_parallel();
+#endif
+}
+
+static void expect_each_once(bool team, int want_in_team)
+{
+	spy sp = {0};
+	tph_snap_parallel(37, team, count_call, &sp);
+	for (int i = 0; i < 40; i++)
+		assert_int_equal(sp.calls[i], i < 37);
+	if (want_in_team >= 0)
+		assert_int_equal(sp.in_team, want_in_team);
+}
+
+/* The snapshot's regions (prefault, column copies): every index once, with a team or without;
+ * while the governor pauses teams (omp_team.h), on the caller's thread only. */
+static void test_parallel_regions(void **state)
+{
+	(void)state;
+	expect_each_once(false, 0);
+	expect_each_once(true, -1);
+	const char *exact = getenv("TPH_THREADS_EXACT");
+	char saved[8] = "";
+	if (exact)
+		snprintf(saved, sizeof saved, "%s", exact);
+	unsetenv("TPH_THREADS_EXACT");
+	tph_team_reset();
+	tph_team_judge(0, 1000000000ull); /* a team that did not pay: pause */
+	assert_true(tph_team_paused_until() > 0);
+	expect_each_once(true, 0);
+	tph_team_reset();
+	if (exact)
+		setenv("TPH_THREADS_EXACT", saved, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -572,6 +623,7 @@ int main(void)
 	    cmocka_unit_test(test_queue_parents),
 	    cmocka_unit_test(test_immutability),
 	    cmocka_unit_test(test_shard_flags_and_nodes),
+	    cmocka_unit_test(test_parallel_regions),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -163,8 +163,11 @@ int tph_cluster_put_node(tph_cluster *c, const tph_node_desc *n, tph_diag *d)
 		return rc;
 	tph_images_commit(c, old, meta); /* the put can no longer fail */
 	tph_kind *k = &c->nodes;
+	if (!fresh)
+		tph_cl_totals_move(c, k, s, -1);
 	tph_res_write(c, &alloc, tph_kind_at(c, k, N_ALLOC, s));
 	tph_res_write(c, n->capacity.n ? &cap : &alloc, tph_kind_at(c, k, N_CAPACITY, s));
+	tph_cl_totals_move(c, k, s, 1);
 	KCOL(k, N_FLAGS, uint8_t)
 	[s] = (uint8_t)((n->not_ready ? 0 : TPH_NODE_READY) |
 	                (n->unschedulable ? TPH_NODE_UNSCHEDULABLE : 0));
@@ -374,7 +377,10 @@ int tph_cluster_put_pod(tph_cluster *c, const tph_pod_desc *p, tph_diag *d)
 		return rc;
 	pod_derive(p, &r);
 	own_uid(c, s, fresh, &r);
+	if (!fresh)
+		tph_cl_totals_move(c, &c->pods, s, -1);
 	pod_write(c, s, &r, p->creation);
+	tph_cl_totals_move(c, &c->pods, s, 1);
 	tph_kind_commit(&c->pods, r.key, s, fresh);
 	return TPH_OK;
 }
@@ -406,6 +412,8 @@ static int remove_key(tph_cluster *c, tph_kind *k, const char *ns, const char *n
 	uint32_t slot = tph_kind_find(k, key);
 	if (k == &c->pods && slot != TPH_NOIDX)
 		c->uid_owner[KCOL(k, P_UID, tph_sid)[slot]] = 0;
+	if (slot != TPH_NOIDX)
+		tph_cl_totals_move(c, k, slot, -1);
 	if (key == TPH_SID_NONE || tph_kind_remove(k, key) != TPH_OK)
 		return tph_diag_set(d, TPH_ENOENT, "%s %s%s%s: not found", k->what, ns ? ns : "",
 		                    ns ? "/" : "", name);

@@ -160,6 +160,15 @@ typedef struct tph_image_states {
 	uint32_t n, cap;
 } tph_image_states;
 
+/* An exact sum of values in [0, 2^63): 2^32 rows of 2^53 units pass 64 bits. */
+typedef struct tph_cl_sum {
+	uint64_t lo, hi;
+} tph_cl_sum;
+
+/* Row columns whose sums are bounded: node allocatable and capacity, pod requests, podgroup
+ * minResources, queue capability, deserved and guarantee, quota hard and used. */
+#define TPH_CL_TOTAL_COLS 9
+
 /* Every field belongs to the host thread that updates the cache (the cache is not thread-safe),
  * except `parked`, which tph_snapshot_release may touch from any thread, and `sample_start`. */
 struct tph_cluster {
@@ -197,6 +206,9 @@ struct tph_cluster {
 	_Atomic(tph_snapshot *) parked;
 	tph_image_states images;
 	uint8_t sampling; /* tph_node_sampling; CACHE: full */
+	/* Per bounded row column (cluster_totals.c) and dimension, the sum over live objects,
+	 * kept by every put and remove so that a snapshot need not sum the cache again. */
+	tph_cl_sum totals[TPH_CL_TOTAL_COLS][TPH_RES_MAX];
 	/* Volcano's lastProcessedNodeIndex as the last VOLCANO-sampling session closed over a
 	 * snapshot of this cache left it; sessions close on any thread. */
 	_Atomic uint32_t sample_start;
@@ -296,6 +308,10 @@ typedef struct tph_cl_total_at {
  * used) sum to at most TPH_RES_TOTAL_MAX; else TPH_ERANGE naming the object and field at which
  * the sum passes it, and `at` (may be NULL) says where. */
 int tph_cl_check_totals(const tph_cluster *c, tph_cl_total_at *at, tph_diag *d);
+/* Add (sign 1) or take away (sign -1) the rows of `slot` of kind `k` in c->totals: a put takes
+ * away an object's old rows before writing its new ones and adds them after, a remove takes
+ * them away. Kinds without bounded rows are left alone. */
+void tph_cl_totals_move(tph_cluster *c, const tph_kind *k, uint32_t slot, int sign);
 
 /* ---- cold data: canonical blobs (cluster_intern.c) ---- */
 
@@ -431,6 +447,11 @@ typedef struct tph_snap_maps {
 int32_t tph_snap_default_prio(const tph_cluster *c, int32_t fallback);
 /* The value of the class named `name`, or `dflt` when there is none. */
 int32_t tph_snap_class_prio(const tph_cluster *c, tph_sid name, int32_t dflt);
+/* each(ud, i) for every i < n: with `team`, on the team the governor admits (base/omp_team.h),
+ * which then hears whether the team beat one thread; else on the caller's thread. The
+ * snapshot's regions come before any session's, and a loaded machine makes a team wait on its
+ * slowest thread as much here as there. Results never depend on the team. */
+void tph_snap_parallel(int n, bool team, void (*each)(void *ud, int i), void *ud);
 /* Copy the task columns and run the derivation pass; jobs of podgroups are already filled. */
 void tph_snap_tasks(const tph_cluster *c, tph_snapshot *s, const tph_snap_maps *m, tph_diag *d);
 /* Free a snapshot and its arena (also the parked one, when the cache is freed). */

@@ -85,7 +85,10 @@ int tph_cluster_put_podgroup(tph_cluster *c, const tph_podgroup_desc *g, tph_dia
 	    (rc = tph_intern_job_meta(c, g, obj, &r.meta, d)) ||
 	    (rc = tph_cl_reserve(c, &c->pgs, r.key, &plan, &s, &fresh, d, obj)))
 		return rc;
+	if (!fresh)
+		tph_cl_totals_move(c, &c->pgs, s, -1);
 	pg_write(c, s, &r, g);
+	tph_cl_totals_move(c, &c->pgs, s, 1);
 	tph_kind_commit(&c->pgs, r.key, s, fresh);
 	return TPH_OK;
 }
@@ -154,7 +157,10 @@ int tph_cluster_put_queue(tph_cluster *c, const tph_queue_desc *q, tph_diag *d)
 	if ((rc = queue_prepare(c, q, &r, &plan, d, obj)) ||
 	    (rc = tph_cl_reserve(c, &c->queues, r.key, &plan, &s, &fresh, d, obj)))
 		return rc;
+	if (!fresh)
+		tph_cl_totals_move(c, &c->queues, s, -1);
 	queue_write(c, s, &r, q);
+	tph_cl_totals_move(c, &c->queues, s, 1);
 	tph_kind_commit(&c->queues, r.key, s, fresh);
 	return TPH_OK;
 }
@@ -250,11 +256,14 @@ int tph_cluster_put_quota(tph_cluster *c, const tph_quota_desc *q, tph_diag *d)
 	    (rc = tph_cl_reserve(c, &c->quotas, key, &plan, &s, &fresh, d, obj)))
 		return rc;
 	tph_kind *k = &c->quotas;
+	if (!fresh)
+		tph_cl_totals_move(c, k, s, -1);
 	KCOL(k, R_NAME, tph_sid)[s] = name;
 	KCOL(k, R_NS, tph_sid)[s] = ns;
 	KCOL(k, R_HARD_MASK, tph_dimmask)
 	[s] = tph_res_write(c, &hard, tph_kind_at(c, k, R_HARD, s));
 	tph_res_write(c, &used, tph_kind_at(c, k, R_USED, s));
+	tph_cl_totals_move(c, k, s, 1);
 	tph_kind_commit(k, key, s, fresh);
 	return TPH_OK;
 }

@@ -5,9 +5,13 @@
 
 #include "base/diag.h"
 #include "base/mem.h"
+#include "base/omp_team.h"
 
 #include <string.h>
 #include <sys/mman.h>
+#ifdef TPH_HAVE_OPENMP
+#include <omp.h>
+#endif
 
 const char *const tph_task_status_names[TPH_TS_COUNT] = {
     "Pending", "Allocated", "Pipelined", "Binding", "Bound",
@@ -46,11 +50,11 @@ static void *col(sb *b, size_t count, size_t size, bool zero)
 		b->need += (bytes + 2 * TPH_CACHELINE - 1) & ~(size_t)(TPH_CACHELINE - 1);
 		return NULL;
 	}
-	void *p = tph_arena_alloc(b->a, bytes, TPH_CACHELINE);
+	/* A zeroed column past the chunk's high mark (a fresh snapshot's) is zero already. */
+	void *p = zero ? tph_arena_calloc(b->a, count, size, TPH_CACHELINE)
+	               : tph_arena_alloc(b->a, bytes, TPH_CACHELINE);
 	if (!p)
 		b->oom = true;
-	else if (zero)
-		memset(p, 0, bytes);
 	return p;
 }
 
@@ -61,8 +65,8 @@ static void lay_nodes(sb *b, tph_node_store *n, const sizes *z)
 	size_t cells = (size_t)z->nd * z->stride;
 	n->n = z->nodes;
 	n->stride = z->stride;
-	COLS(b, n->alloc, cells, false);
-	COLS(b, n->capacity, cells, false);
+	COLS(b, n->alloc, cells, true); /* the padding past n stays defined */
+	COLS(b, n->capacity, cells, true);
 	COLS(b, n->idle, cells, false);
 	COLS(b, n->used, cells, false);
 	COLS(b, n->releasing, cells, true);
@@ -280,9 +284,6 @@ static void fill_nodes(const tph_cluster *c, tph_snapshot *s, const tph_snap_map
 {
 	const tph_kind *k = &c->nodes;
 	tph_node_store *n = &s->nodes;
-	size_t cells = (size_t)z->nd * z->stride;
-	memset(n->alloc, 0, cells * sizeof *n->alloc); /* the padding past n stays defined */
-	memset(n->capacity, 0, cells * sizeof *n->capacity);
 	for (uint32_t slot = 0; slot < k->n; slot++) {
 		uint32_t i = m->node[slot];
 		if (i == TPH_NOIDX)
@@ -454,27 +455,61 @@ void tph_snap_free(tph_snapshot *s)
 #define MADV_POPULATE_WRITE 23
 #endif
 
+typedef struct slices {
+	uintptr_t lo, hi, step;
+} slices;
+
+static void populate(void *ud, int i)
+{
+	const slices *sl = ud;
+	uintptr_t b = sl->lo + (uintptr_t)i * sl->step,
+	          e = b + sl->step < sl->hi ? b + sl->step : sl->hi;
+	if (e > b)
+		madvise((void *)b, e - b, MADV_POPULATE_WRITE);
+}
+
 /* Faulting in a fresh chunk page by page costs more than the copies that fill it; populating
  * it in slices on every thread is about three times faster. Best effort: an old kernel
  * refuses the advice and the copies fault the pages in as before. */
 static void prefault(tph_arena *a, size_t need)
 {
-	const uintptr_t page = 4096, slices = 16;
+	const uintptr_t page = 4096, n = 16;
 	if (need < ((size_t)4 << 20) || !tph_arena_alloc(a, 1, 1)) /* maps the chunk */
 		return;
-	uintptr_t lo = ((uintptr_t)a->ptr + page - 1) & ~(page - 1);
-	uintptr_t hi = ((uintptr_t)a->ptr + need) & ~(page - 1);
-	if (hi > (uintptr_t)a->end)
-		hi = (uintptr_t)a->end & ~(page - 1);
-	uintptr_t step = ((hi - lo) / slices + page - 1) & ~(page - 1);
+	slices sl = {((uintptr_t)a->ptr + page - 1) & ~(page - 1),
+	             ((uintptr_t)a->ptr + need) & ~(page - 1), 0};
+	if (sl.hi > (uintptr_t)a->end)
+		sl.hi = (uintptr_t)a->end & ~(page - 1);
+	sl.step = ((sl.hi - sl.lo) / n + page - 1) & ~(page - 1);
+	tph_snap_parallel((int)n, true, populate, &sl);
+}
+
+void tph_snap_parallel(int n, bool team, void (*each)(void *ud, int i), void *ud)
+{
+	int nt = 1;
 #ifdef TPH_HAVE_OPENMP
-#pragma omp parallel for schedule(static)
+	if (team)
+		nt = tph_team_admit(omp_get_max_threads());
 #endif
-	for (int i = 0; i < (int)slices; i++) {
-		uintptr_t b = lo + (uintptr_t)i * step, e = b + step < hi ? b + step : hi;
-		if (e > b)
-			madvise((void *)b, e - b, MADV_POPULATE_WRITE);
+	if (nt <= 1) {
+		for (int i = 0; i < n; i++)
+			each(ud, i);
+		return;
 	}
+	int saved = tph_omp_enter();
+	uint64_t busy = 0, t0 = tph_mono_ns();
+#ifdef TPH_HAVE_OPENMP
+#pragma omp parallel num_threads(nt) reduction(+ : busy)
+	{
+		uint64_t b = tph_mono_ns();
+#pragma omp for schedule(dynamic, 1) nowait
+		for (int i = 0; i < n; i++)
+			each(ud, i);
+		busy += tph_mono_ns() - b;
+	}
+#endif
+	tph_team_judge(busy, tph_mono_ns() - t0);
+	tph_omp_leave(saved);
 }
 
 /* Reuse the parked snapshot when its arena already holds `need` bytes, else start afresh. */

@@ -2,15 +2,29 @@
  * threads), then in one pass resolve each task's job, node and priority by id, sum per job and
  * do Volcano's node accounting. */
 #include "cache/cluster_int.h"
-#include "base/omp_team.h"
 
 #include <string.h>
+
+/* The pod columns the pass reads. The pass holds them, and the stores it makes, in copies of
+ * its own: its byte stores could alias the cache's and the snapshot's column tables, and
+ * reading the columns through those would load them again after each store. */
+typedef struct pod_cols {
+	const tph_sid *pclass, *pg, *node, *nominated;
+	const uint8_t *flags;
+	const int32_t *prio;
+	const int64_t *req;
+} pod_cols;
 
 typedef struct tpass {
 	const tph_cluster *c;
 	tph_snapshot *s;
 	const tph_snap_maps *m;
 	tph_diag *d;
+	pod_cols p;
+	tph_task_store ts;
+	tph_job_store js;
+	tph_node_store ns;
+	uint32_t nd;
 	uint32_t next_own, dropped_own;
 	int32_t pod_default; /* priority of a pod without priority or class */
 	bool gdef;           /* a globalDefault class exists (the admission gives every pod one) */
@@ -39,14 +53,32 @@ static void copy_range(void *dst, const void *src, size_t elem, const tph_snap_m
  * does not saturate: every column is cut into pieces that the threads share. */
 #define COPY_PIECES 8
 
+typedef struct copy_col {
+	void *dst;
+	const void *src;
+	size_t elem;
+} copy_col;
+
+typedef struct copy_job {
+	const copy_col *col;
+	const tph_snap_maps *m;
+	uint32_t n, piece;
+} copy_job;
+
+static void copy_piece(void *ud, int i)
+{
+	const copy_job *j = ud;
+	const copy_col *col = &j->col[i / COPY_PIECES];
+	uint32_t t0 = (uint32_t)(i % COPY_PIECES) * j->piece;
+	uint32_t t1 = t0 + j->piece < j->n ? t0 + j->piece : j->n;
+	if (t0 < t1)
+		copy_range(col->dst, col->src, col->elem, j->m, t0, t1);
+}
+
 static void copy_task_cols(const tph_cluster *c, tph_task_store *t, const tph_snap_maps *m)
 {
 	const tph_kind *k = &c->pods;
-	struct {
-		void *dst;
-		const void *src;
-		size_t elem;
-	} col[] = {
+	const copy_col col[] = {
 	    {t->status, k->col[P_STATUS], sizeof *t->status},
 	    {t->creation, k->col[P_CREATION], sizeof *t->creation},
 	    {t->name, k->col[P_NAME], sizeof *t->name},
@@ -60,20 +92,9 @@ static void copy_task_cols(const tph_cluster *c, tph_task_store *t, const tph_sn
 	    {t->group, k->col[P_PG], sizeof *t->group},
 	    {t->nonzero, k->col[P_NZ], 2 * sizeof *t->nonzero},
 	};
-	int ncol = (int)(sizeof col / sizeof *col), n = ncol * COPY_PIECES;
-	uint32_t piece = (t->n + COPY_PIECES - 1) / COPY_PIECES;
-	int saved = tph_omp_enter(); /* a team the machine's load allows, as filtering does */
-#ifdef TPH_HAVE_OPENMP
-#pragma omp parallel for schedule(dynamic, 1) if (t->n >= 65536)
-#endif
-	for (int i = 0; i < n; i++) {
-		uint32_t t0 = (uint32_t)(i % COPY_PIECES) * piece;
-		uint32_t t1 = t0 + piece < t->n ? t0 + piece : t->n;
-		if (t0 < t1)
-			copy_range(col[i / COPY_PIECES].dst, col[i / COPY_PIECES].src,
-			           col[i / COPY_PIECES].elem, m, t0, t1);
-	}
-	tph_omp_leave(saved);
+	copy_job j = {col, m, t->n, (t->n + COPY_PIECES - 1) / COPY_PIECES};
+	int n = (int)(sizeof col / sizeof *col) * COPY_PIECES;
+	tph_snap_parallel(n, t->n >= 65536, copy_piece, &j);
 }
 /* Volcano's pg controller gives a bare pod a podgroup of its own: minMember 1, the pod's
  * priority class, its requests as minResources, Pending (buildPodGroupFromPod). */
@@ -127,8 +148,8 @@ static void build_csr(tph_snapshot *s)
  * finish_nodes turns the rows into the used and idle columns. */
 static void account(tpass *x, uint32_t i, uint8_t st, const int64_t *req)
 {
-	tph_node_store *n = &x->s->nodes;
-	uint32_t nd = x->c->dims.n;
+	tph_node_store *n = &x->ns;
+	uint32_t nd = x->nd;
 	if (st == TPH_TS_SUCCEEDED || st == TPH_TS_FAILED)
 		return;
 	n->ntasks[i]++;
@@ -170,22 +191,22 @@ static uint32_t node_of(const tpass *x, tph_sid name)
 /* Explicit priority or volcano.sh/task-priority; else the class's; else the default. */
 static uint8_t task_priority(tpass *x, uint32_t t, uint32_t slot, uint8_t f)
 {
-	const tph_kind *k = &x->c->pods, *pcs = &x->c->pclasses;
-	tph_sid name = KCOL(k, P_PCLASS, tph_sid)[slot];
+	const tph_kind *pcs = &x->c->pclasses;
+	tph_sid name = x->p.pclass[slot];
 	uint32_t pc = tph_kind_find(pcs, name);
 	int32_t prio = x->pod_default;
 	if (name != TPH_SID_NONE && pc == TPH_NOIDX) {
 		prio = 0;
 		tph_diag_warn(x->d, "pod %s/%s: priority class \"%s\" does not exist; priority 0",
-		              tph_strtab_str(&x->c->strs, x->s->tasks.ns[t]),
-		              tph_strtab_str(&x->c->strs, x->s->tasks.name[t]),
+		              tph_strtab_str(&x->c->strs, x->ts.ns[t]),
+		              tph_strtab_str(&x->c->strs, x->ts.name[t]),
 		              tph_strtab_str(&x->c->strs, name));
 	} else if (pc != TPH_NOIDX) {
 		prio = KCOL(pcs, C_VALUE, int32_t)[pc];
 		if (KCOL(pcs, C_NEVER, uint8_t)[pc])
 			f |= TPH_TASK_PREEMPT_NEVER;
 	}
-	x->s->tasks.priority[t] = f & P_PRIO_FIXED ? KCOL(k, P_PRIO, int32_t)[slot] : prio;
+	x->ts.priority[t] = f & P_PRIO_FIXED ? x->p.prio[slot] : prio;
 	if (!(f & P_PRIO_SPEC) && name == TPH_SID_NONE && !x->gdef)
 		f |= TPH_TASK_PRIORITY_NIL;
 	return f & (TPH_TASK_BEST_EFFORT | TPH_TASK_PREEMPTABLE | TPH_TASK_PREEMPT_NEVER |
@@ -193,23 +214,24 @@ static uint8_t task_priority(tpass *x, uint32_t t, uint32_t slot, uint8_t f)
 }
 
 /* The job store's per-job sums (snap.h) for one task of job j, whose request row is hot. */
-static void job_sums(tpass *x, uint32_t j, uint32_t t, const int64_t *req)
+static void job_sums(tpass *x, uint32_t j, uint32_t t, uint8_t f, const int64_t *req)
 {
-	tph_job_store *js = &x->s->jobs;
-	const tph_task_store *ts = &x->s->tasks;
-	uint8_t st = ts->status[t];
-	uint32_t nd = x->c->dims.n;
+	tph_job_store *js = &x->js;
+	uint8_t st = x->ts.status[t];
+	uint32_t nd = x->nd;
 	js->ts_count[(size_t)j * TPH_TS_COUNT + st]++;
-	if (ts->priority[t] > js->top_prio[j])
-		js->top_prio[j] = ts->priority[t];
-	int64_t *row = NULL;
+	if (x->ts.priority[t] > js->top_prio[j])
+		js->top_prio[j] = x->ts.priority[t];
+	int64_t *row;
 	if (st == TPH_TS_PENDING) {
-		js->be_pending[j] += (ts->flags[t] & TPH_TASK_BEST_EFFORT) != 0;
+		js->be_pending[j] += (f & TPH_TASK_BEST_EFFORT) != 0;
 		row = js->pending_req + (size_t)j * nd;
 	} else if (tph_ts_allocated(st)) {
 		row = js->alloc_req + (size_t)j * nd;
+	} else {
+		return;
 	}
-	for (uint32_t d = 0; row && d < nd; d++)
+	for (uint32_t d = 0; d < nd; d++)
 		row[d] += req[d];
 }
 
@@ -217,22 +239,21 @@ static void job_sums(tpass *x, uint32_t j, uint32_t t, const int64_t *req)
  * and the lookup misses cache), or for a bare pod one of its own. */
 static uint32_t task_job(tpass *x, uint32_t t, uint32_t slot, uint8_t *f)
 {
-	const tph_kind *k = &x->c->pods;
-	tph_sid pg = KCOL(k, P_PG, tph_sid)[slot];
+	tph_sid pg = x->p.pg[slot];
 	if (pg != x->last_pg) {
 		x->last_pg = pg;
 		x->last_g = tph_kind_find(&x->c->pgs, pg);
 	}
 	if (x->last_g != TPH_NOIDX)
 		return x->m->job[x->last_g];
-	if (KCOL(k, P_FLAGS, uint8_t)[slot] & P_FOREIGN)
+	if (x->p.flags[slot] & P_FOREIGN)
 		return TPH_NOIDX; /* another scheduler's: on its node, in no job */
 	*f |= TPH_TASK_OWN_JOB;
 	uint32_t j = x->m->qdef == TPH_NOIDX ? TPH_NOIDX : x->next_own++;
 	if (j == TPH_NOIDX)
 		x->dropped_own++;
 	else
-		fill_own_job(x->c, x->s, j, t, x->m->qdef, KCOL(k, P_PCLASS, tph_sid)[slot]);
+		fill_own_job(x->c, x->s, j, t, x->m->qdef, x->p.pclass[slot]);
 	return j;
 }
 
@@ -240,32 +261,42 @@ static uint32_t task_job(tpass *x, uint32_t t, uint32_t slot, uint8_t *f)
  * with the other columns, so the per-job sums and the node accounting read it in cache. */
 static void resolve_task(tpass *x, uint32_t t, uint32_t slot)
 {
-	const tph_kind *k = &x->c->pods;
-	tph_task_store *ts = &x->s->tasks;
-	uint32_t nd = x->c->dims.n;
-	int64_t *req = ts->req + (size_t)t * nd;
-	const int64_t *src = KCOL(k, P_REQ, int64_t) + (size_t)slot * nd;
-	for (uint32_t d = 0; d < nd; d++)
+	int64_t *req = x->ts.req + (size_t)t * x->nd;
+	const int64_t *src = x->p.req + (size_t)slot * x->nd;
+	for (uint32_t d = 0; d < x->nd; d++)
 		req[d] = src[d];
-	uint8_t f = task_priority(x, t, slot, KCOL(k, P_FLAGS, uint8_t)[slot]);
+	uint8_t f = task_priority(x, t, slot, x->p.flags[slot]);
 	uint32_t j = task_job(x, t, slot, &f);
-	ts->job[t] = j;
-	ts->flags[t] = f;
+	x->ts.job[t] = j;
+	x->ts.flags[t] = f;
 	if (j != TPH_NOIDX) {
-		x->s->jobs.task_off[j + 1]++;
-		job_sums(x, j, t, req);
+		x->js.task_off[j + 1]++;
+		job_sums(x, j, t, f, req);
 	}
-	ts->node[t] = node_of(x, KCOL(k, P_NODE, tph_sid)[slot]);
-	ts->nominated[t] = node_of(x, KCOL(k, P_NOMINATED, tph_sid)[slot]);
-	if (ts->node[t] != TPH_NOIDX)
-		account(x, ts->node[t], ts->status[t], req);
+	uint32_t node = node_of(x, x->p.node[slot]);
+	x->ts.node[t] = node;
+	x->ts.nominated[t] = node_of(x, x->p.nominated[slot]);
+	if (node != TPH_NOIDX)
+		account(x, node, x->ts.status[t], req);
 }
 
 void tph_snap_tasks(const tph_cluster *c, tph_snapshot *s, const tph_snap_maps *m, tph_diag *d)
 {
-	tpass x = {
-	    c, s, m, d, m->pg_jobs, 0, tph_snap_default_prio(c, 1), false, TPH_SID_NONE, TPH_NOIDX};
+	const tph_kind *k = &c->pods;
+	tpass x = {c, s, m, d};
+	x.p = (pod_cols){KCOL(k, P_PCLASS, tph_sid), KCOL(k, P_PG, tph_sid),
+	                 KCOL(k, P_NODE, tph_sid),   KCOL(k, P_NOMINATED, tph_sid),
+	                 KCOL(k, P_FLAGS, uint8_t),  KCOL(k, P_PRIO, int32_t),
+	                 KCOL(k, P_REQ, int64_t)};
+	x.ts = s->tasks;
+	x.js = s->jobs;
+	x.ns = s->nodes;
+	x.nd = c->dims.n;
+	x.next_own = m->pg_jobs;
+	x.pod_default = tph_snap_default_prio(c, 1);
 	x.gdef = tph_kind_find(&c->pclasses, c->gdef) != TPH_NOIDX;
+	x.last_pg = TPH_SID_NONE;
+	x.last_g = TPH_NOIDX;
 	copy_task_cols(c, &s->tasks, m);
 	uint32_t t = 0;
 	for (uint32_t r = 0; r < m->nruns; r++) {
