@@ -132,7 +132,9 @@ typedef struct tph_topo {
 	int32_t *job_tier;
 	/* Mutable, written by the allocate action (and read by plugins): JobInfo.AllocatedHyperNode
 	 * per job (recovered at open) and TaskInfo.JobAllocatedHyperNode per task (the hypernode
-	 * the task's subjob is being placed in, set before its nodes are scored). TPH_NOIDX: "". */
+	 * the task's subjob is being placed in, set before its nodes are scored). TPH_NOIDX: "".
+	 * task_job_hn is NULL until the hypernode path first places a task (TPH_NOIDX for every
+	 * task until then): read it through tph_task_job_hn. */
 	tph_idx *job_hn;
 	tph_idx *task_job_hn;
 	double *scores; /* ep_topology.c's per-call scratch (t.n), allocated on first use */
@@ -211,6 +213,12 @@ void tph_hn_gradient_single(tph_hn_gradient *g, tph_idx hn);
 
 /* ---- jobs ---- */
 
+/* TaskInfo.JobAllocatedHyperNode: TPH_NOIDX for "". */
+static inline tph_idx tph_task_job_hn(const tph_session *s, tph_idx task)
+{
+	const tph_idx *v = tph_view_of(s)->topo->task_job_hn;
+	return v ? v[task] : TPH_NOIDX;
+}
 /* JobInfo.IsHardTopologyMode: the highest allowed tier, or -1. */
 static inline int32_t tph_topo_job_tier(const tph_session *s, tph_idx job)
 {

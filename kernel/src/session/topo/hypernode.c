@@ -367,18 +367,22 @@ static int membership(hn_build *b)
 }
 
 /* No declared hypernode: the top alone holds every ready node, so its node list is the
- * session's ready nodes (snapshot order) and each ready node's list is the top, index 0,
- * which the fresh zeroed `of` already holds. */
+ * session's ready nodes (snapshot order), each ready node's list is the top, index 0, which
+ * the fresh zeroed `of` already holds, and so is its lowest-tier hypernode. */
 static int top_only(tph_session *s, tph_hn_tree *t)
 {
 	uint32_t nn = s->nodes.n;
 	t->of_off = TPH_ARENA_NEW(&s->arena, uint32_t, nn + 1);
 	t->of = TPH_ARENA_NEW(&s->arena, tph_idx, s->n_ready + 1);
 	t->node_off = TPH_ARENA_NEW(&s->arena, uint32_t, 2);
-	if (!t->of_off || !t->of || !t->node_off)
+	t->lowest = TPH_ARENA_NEW(&s->arena, tph_idx, nn + 1);
+	if (!t->of_off || !t->of || !t->node_off || !t->lowest)
 		return TPH_ENOMEM;
-	for (tph_idx i = 0; i < nn; i++)
-		t->of_off[i + 1] = t->of_off[i] + node_ready(s, i);
+	for (tph_idx i = 0; i < nn; i++) {
+		bool ready = node_ready(s, i);
+		t->of_off[i + 1] = t->of_off[i] + ready;
+		t->lowest[i] = ready ? 0 : TPH_NOIDX;
+	}
 	t->node_off[1] = s->n_ready;
 	t->node = s->ready_nodes;
 	return TPH_OK;

@@ -65,6 +65,10 @@ int tph_hn_agg_build(tph_session *s, tph_hn_tree *t);
  * aggregates (once made) and the subjob counters current. No-op before tph_topo_open(). */
 void tph_topo_task_moved(tph_session *s, tph_idx task, uint8_t old_status, tph_idx old_node);
 
+/* Make tph_topo.task_job_hn (every task TPH_NOIDX) if not yet made, before the first write:
+ * a session whose jobs take no hypernode path never writes it. TPH_OK or TPH_ENOMEM. */
+int tph_topo_task_hn_make(tph_session *s);
+
 /* The session's topology (NULL only if the session failed to open). */
 static inline tph_topo *tph_topo_of(const tph_session *s)
 {

@@ -80,7 +80,7 @@ int tph_hn_tiers_build(tph_session *s, tph_hn_tree *t)
 	int rc = distinct_tiers(s, t);
 	if (!rc)
 		rc = tier_names(s, t);
-	if (rc)
+	if (rc || t->lowest) /* the top alone: made with the node lists */
 		return rc;
 	t->lowest = TPH_ARENA_NEW(&s->arena, tph_idx, s->nodes.n + 1);
 	if (!t->lowest)
