@@ -104,6 +104,8 @@ static int tier_weights(nta_st *st, tph_session *s)
 static int cache(nta_st *st, tph_session *s)
 {
 	const tph_hn_tree *t = &tph_view_of(s)->topo->t;
+	if (tph_hn_aggregates(s))
+		return TPH_ENOMEM;
 	size_t cells = (size_t)tph_view_of(s)->ndim * t->n;
 	st->nh = t->n;
 	st->alloc = t->alloc;

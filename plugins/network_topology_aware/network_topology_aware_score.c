@@ -354,7 +354,7 @@ static void network_aware(nta_st *st, const tph_session *s, tph_idx task, tph_id
                           const tph_idx *nodes, uint32_t n, double *out)
 {
 	const tph_hn_tree *t = &tph_view_of(s)->topo->t;
-	tph_idx placing = tph_view_of(s)->topo->task_job_hn[task];
+	tph_idx placing = tph_task_job_hn(s, task);
 	if (placing == TPH_NOIDX) {
 		memset(out, 0, n * sizeof *out);
 		return;
@@ -441,8 +441,7 @@ int nta_score_locality(void *stv, const tph_session *s, tph_idx task)
 	const nta_st *st = stv;
 	switch (branch(s, task, tph_task_subjob(s, task))) {
 	case NTA_AWARE: /* the LCA tiers and the tie break read where the subjob is going */
-		return tph_view_of(s)->topo->task_job_hn[task] == TPH_NOIDX ? TPH_SCORE_LOCAL
-		                                                            : TPH_SCORE_GLOBAL;
+		return tph_task_job_hn(s, task) == TPH_NOIDX ? TPH_SCORE_LOCAL : TPH_SCORE_GLOBAL;
 	case NTA_NORMAL:
 		return st->normal_enable && st->tier_w_sum > 0
 		           ? TPH_SCORE_LOCAL | TPH_SCORE_HYPERNODE | TPH_SCORE_HN_SET

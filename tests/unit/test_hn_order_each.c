@@ -254,6 +254,7 @@ static void test_sum_keep(void **state)
 	pts p;
 	open_pair(&p, "true", NULL);
 	tph_hn_tree *t = &p.s->topo->t;
+	assert_int_equal(tph_hn_aggregates(p.s), TPH_OK);
 	ahn_ctx h = {.s = p.s};
 	tph_idx hns[4] = {2, 0, 3, 1}, at[4];
 	tph_scored o[4];

@@ -128,12 +128,39 @@ static void test_no_hypernodes(void **state)
 	(void)state;
 	pts p;
 	pts_open(&p, CONF_NONE "queues: [{name: q1}]\n"
-	                       "nodes: [{name: a, allocatable: {cpu: '1', pods: '1'}}]\n");
+	                       "nodes:\n"
+	                       "  - {name: a, allocatable: {cpu: '1', pods: '1'}}\n"
+	                       "  - {name: b, allocatable: {cpu: '2', pods: '1'}, ready: false}\n"
+	                       "  - {name: c, allocatable: {cpu: '4', pods: '1'}}\n"
+	                       "pods:\n"
+	                       "  - {name: r, namespace: c1, phase: Running, nodeName: c,"
+	                       " requests: {cpu: '1'}}\n");
 	const tph_hn_tree *t = &p.s->topo->t;
 	assert_int_equal(t->n, 1);
 	assert_int_equal(t->tier[0], 1); /* the top alone is tier 1 */
-	assert_int_equal(t->lowest[0], 0);
-	assert_int_equal(tph_hn_node_count(t, 0), 1);
+	/* the top holds the ready nodes, in snapshot order; each of them is in the top alone */
+	static const char *const ready[] = {"a", "c"};
+	expect_nodes(&p, 0, ready, 2);
+	for (tph_idx i = 0; i < 3; i++) {
+		bool on = i != node(&p, "b");
+		assert_int_equal(t->of_off[i + 1] - t->of_off[i], on);
+		if (on)
+			assert_int_equal(t->of[t->of_off[i]], 0);
+		assert_int_equal(t->lowest[i], on ? 0 : TPH_NOIDX);
+		assert_int_equal(tph_hn_has_node(t, 0, i), on);
+	}
+	/* aggregates made late: the ready nodes' sums as they stand */
+	assert_null(t->idle);
+	tph_statement st;
+	tph_stmt_init(&st, p.s);
+	assert_int_equal(tph_stmt_evict(&st, pts_task(&p, "c1/r"), "test"), TPH_OK);
+	assert_int_equal(tph_hn_aggregates(p.s), TPH_OK);
+	assert_int_equal(t->alloc[(size_t)TPH_RES_CPU * t->n], 5000);
+	assert_int_equal(t->idle[(size_t)TPH_RES_CPU * t->n], 4000);
+	assert_int_equal(t->releasing[(size_t)TPH_RES_CPU * t->n], 1000);
+	tph_stmt_discard(&st);
+	assert_int_equal(t->releasing[(size_t)TPH_RES_CPU * t->n], 0);
+	assert_int_equal(t->used[(size_t)TPH_RES_CPU * t->n], 1000);
 	pts_free(&p);
 }
 
@@ -178,6 +205,8 @@ static void test_aggregates_follow_statements(void **state)
 	    "  - {name: run, namespace: c1, phase: Running, nodeName: n3, requests: {cpu: '1'}}\n"
 	    "  - {name: new, namespace: c1, requests: {cpu: '1500m', memory: 1Gi}}\n");
 	const tph_hn_tree *t = &p.s->topo->t;
+	assert_null(t->idle); /* not made before a reader asks */
+	assert_int_equal(tph_hn_aggregates(p.s), TPH_OK);
 	assert_int_equal(cpu(t, t->alloc, SPINE0), 16000);
 	assert_int_equal(cpu(t, t->used, LEAF1), 1000);
 	assert_int_equal(cpu(t, t->idle, SPINE0), 15000);
@@ -205,6 +234,76 @@ static void test_aggregates_follow_statements(void **state)
 	pts_free(&p);
 }
 
+#define LATE                                                                                       \
+	CONF_NONE TREE                                                                             \
+	    "pods:\n"                                                                              \
+	    "  - {name: run, namespace: c1, phase: Running, nodeName: n3, requests: {cpu: '1'}}\n" \
+	    "  - {name: old, namespace: c1, phase: Running, nodeName: l1, requests: {cpu: '2'}}\n" \
+	    "  - {name: new, namespace: c1, requests: {cpu: '1500m', memory: 1Gi}}\n"              \
+	    "  - {name: two, namespace: c1, requests: {cpu: '1', memory: 2Gi}}\n"
+
+static void same_aggregates(const pts *a, const pts *b)
+{
+	const tph_hn_tree *x = &a->s->topo->t, *y = &b->s->topo->t;
+	size_t cells = (size_t)x->ndim * x->n;
+	assert_int_equal(cells, (size_t)y->ndim * y->n);
+	assert_memory_equal(x->alloc, y->alloc, cells * sizeof *x->alloc);
+	assert_memory_equal(x->idle, y->idle, cells * sizeof *x->idle);
+	assert_memory_equal(x->used, y->used, cells * sizeof *x->used);
+	assert_memory_equal(x->releasing, y->releasing, cells * sizeof *x->releasing);
+	assert_memory_equal(x->pipelined, y->pipelined, cells * sizeof *x->pipelined);
+}
+
+/* One session's moves: placements, an eviction, a pipeline, a commit and a discard. */
+static void late_moves(pts *p, int round)
+{
+	tph_statement st;
+	tph_stmt_init(&st, p->s);
+	if (round == 0) {
+		assert_int_equal(tph_stmt_allocate(&st, pts_task(p, "c1/new"), node(p, "n1")),
+		                 TPH_OK);
+		assert_int_equal(tph_stmt_evict(&st, pts_task(p, "c1/run"), "test"), TPH_OK);
+		assert_int_equal(tph_stmt_commit(&st), TPH_OK);
+		tph_stmt_init(&st, p->s);
+		assert_int_equal(tph_stmt_pipeline(&st, pts_task(p, "c1/two"), node(p, "l1")),
+		                 TPH_OK);
+		tph_stmt_discard(&st);
+		return;
+	}
+	assert_int_equal(tph_stmt_pipeline(&st, pts_task(p, "c1/two"), node(p, "n2")), TPH_OK);
+	assert_int_equal(tph_stmt_evict(&st, pts_task(p, "c1/old"), "test"), TPH_OK);
+	assert_int_equal(tph_stmt_commit(&st), TPH_OK);
+}
+
+/* Aggregates first asked for after tasks moved hold what aggregates kept since open hold, and
+ * are kept from then on, their move counters with them. */
+static void test_aggregates_made_late(void **state)
+{
+	(void)state;
+	pts a, b;
+	pts_open(&a, LATE);
+	pts_open(&b, LATE);
+	assert_int_equal(tph_hn_aggregates(a.s), TPH_OK);
+	late_moves(&a, 0);
+	late_moves(&b, 0);
+	assert_null(b.s->topo->t.idle);
+	assert_null(b.s->topo->t.moves);
+	assert_int_equal(tph_hn_aggregates(b.s), TPH_OK);
+	same_aggregates(&a, &b);
+	uint32_t ma[TOP + 1], mb[TOP + 1];
+	memcpy(ma, a.s->topo->t.moves, sizeof ma);
+	memcpy(mb, b.s->topo->t.moves, sizeof mb);
+	late_moves(&a, 1);
+	late_moves(&b, 1);
+	same_aggregates(&a, &b);
+	for (uint32_t h = 0; h <= TOP; h++)
+		assert_int_equal(a.s->topo->t.moves[h] - ma[h], b.s->topo->t.moves[h] - mb[h]);
+	assert_int_not_equal(b.s->topo->t.moves[LEAF0], mb[LEAF0]); /* two on n2 */
+	assert_int_equal(b.s->topo->t.moves[LEAF1], mb[LEAF1]);     /* no move there */
+	pts_free(&a);
+	pts_free(&b);
+}
+
 /* A node in two hypernodes counts once in their common ancestors, as a set union does. */
 static void test_overlapping_members(void **state)
 {
@@ -219,6 +318,7 @@ static void test_overlapping_members(void **state)
 	                       "  - {name: y, tier: 1, members: [{regex: '^b$'}]}\n"
 	                       "  - {name: z, tier: 2, members: [x, y]}\n");
 	const tph_hn_tree *t = &p.s->topo->t;
+	assert_int_equal(tph_hn_aggregates(p.s), TPH_OK);
 	assert_int_equal(cpu(t, t->alloc, 0), 3000);
 	assert_int_equal(cpu(t, t->alloc, 1), 2000);
 	assert_int_equal(cpu(t, t->alloc, 2), 3000);
@@ -460,6 +560,7 @@ int main(void)
 	    cmocka_unit_test(test_no_hypernodes),
 	    cmocka_unit_test(test_lca_and_holding),
 	    cmocka_unit_test(test_aggregates_follow_statements),
+	    cmocka_unit_test(test_aggregates_made_late),
 	    cmocka_unit_test(test_overlapping_members),
 	    cmocka_unit_test(test_gradient_build),
 	    cmocka_unit_test(test_search_root),

@@ -173,7 +173,11 @@ static void test_network_aware(void **state)
 	pts_open(&p, CONF("{}", "") TOPO);
 	tph_idx u = pts_task(&p, "c1/u");
 	double zero[6] = {0};
-	expect6(&p, "c1/u", zero); /* not being placed yet */
+	expect6(&p, "c1/u", zero);           /* not being placed yet */
+	assert_null(p.s->topo->task_job_hn); /* no task placed by the hypernode path */
+	assert_int_equal(tph_task_job_hn(p.s, u), TPH_NOIDX);
+	assert_int_equal(tph_topo_task_hn_make(p.s), TPH_OK);
+	expect6(&p, "c1/u", zero); /* made: still none */
 	p.s->topo->task_job_hn[u] = A;
 	/* A: 1; b1: LCA S, tier 2 of 1..3: 0.5; c1, d1: LCA top: 0; z: no hypernode */
 	double want[6] = {100, 100, 50, 0, 0, 0};
@@ -197,6 +201,7 @@ static void test_tie_break_moves(void **state)
 	pts p;
 	pts_open(&p, CONF("{}", "") TOPO);
 	tph_idx u = pts_task(&p, "c1/u");
+	assert_int_equal(tph_topo_task_hn_make(p.s), TPH_OK);
 	p.s->topo->task_job_hn[u] = S;
 	double before[6] = {50, 50, 100, 0, 0, 0};
 	expect6(&p, "c1/u", before);
@@ -456,6 +461,7 @@ static void test_rack_runs(void **state)
 	pts p;
 	pts_open(&p, CONF("{}", "") TOPO);
 	tph_idx u = pts_task(&p, "c1/u");
+	assert_int_equal(tph_topo_task_hn_make(p.s), TPH_OK);
 	p.s->topo->task_job_hn[u] = S;
 	const tph_idx *r = p.s->ready_nodes; /* a1 a2 b1 c1 d1 z */
 	/* the second ties (b1 twice: its share, u2 runs there) only if z does not hide B */

@@ -60,6 +60,8 @@ static bool no_negative_room(const tph_session *s)
 int ahn_bound_init(ahn_ctx *h)
 {
 	tph_session *s = h->s;
+	if (tph_hn_aggregates(s))
+		return TPH_ENOMEM;
 	h->memo = TPH_ACT_NEW(s, uint32_t, s->topo->t.n + 1);
 	h->ranked = TPH_ACT_NEW(s, tph_scored, s->topo->t.n + 1);
 	h->verdict = TPH_ACT_NEW(s, tph_reason_code, s->nodes.n + 1);
@@ -110,8 +112,8 @@ int64_t ahn_need(const ahn_ctx *h, const ahn_ws *w, tph_idx k)
 	int64_t need = 1;
 	if (k != TPH_NOIDX && ahn_policy_job(w)) {
 		if (h->gang_sj)
-			need = o->min_available[k] -
-			       have(o->count + (size_t)k * TPH_TS_COUNT, o->be_pending[k]);
+			need =
+			    o->min_available[k] - have(tph_subjob_counts(s, k), o->be_pending[k]);
 	} else if (h->gang_job) {
 		need = s->jobs->min_member[w->job] - ahn_job_have(h, w->job);
 	}

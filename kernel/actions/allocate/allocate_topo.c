@@ -113,7 +113,7 @@ static int ctx_get(alloc_ctx *c, ahn_ctx **out)
 	h->s = s;
 	h->ws = TPH_ACT_NEW(s, ahn_ws *, s->jobs->n + 1);
 	h->job_dec = TPH_ACT_NEW(s, tph_idx, s->jobs->n + 1);
-	if (!h->ws || !h->job_dec || tph_hn_gradient_init(s, &h->gj) ||
+	if (!h->ws || !h->job_dec || tph_topo_task_hn_make(s) || tph_hn_gradient_init(s, &h->gj) ||
 	    tph_hn_gradient_init(s, &h->gs))
 		return TPH_ENOMEM;
 	memset(h->job_dec, 0xff, (s->jobs->n + 1) * sizeof *h->job_dec);

@@ -54,7 +54,8 @@ typedef struct tph_subjobs {
 	tph_idx *of_task;   /* [tasks]: the subjob of each task; TPH_NOIDX when it has no job.
 	                       NULL when no job has policies: read it through tph_task_subjob */
 	/* Mutable (the task-move hook): tasks per status [k * TPH_TS_COUNT + status], and pending
-	 * best-effort tasks. */
+	 * best-effort tasks. count is NULL when no job has policies (each subjob's counts are then
+	 * its job's, which the session keeps): read it through tph_subjob_counts. */
 	uint32_t *count;
 	uint32_t *be_pending;
 	/* Mutable (the task-move hook): how many times a task of subjob k changed node, and the
@@ -107,13 +108,15 @@ typedef struct tph_hn_tree {
 	int32_t *tn_tier;
 	/* Aggregates, columns [d * n + h] over the hypernode's nodes: allocatable (constant) and
 	 * the live idle, used, releasing and pipelined (FutureIdle = idle + releasing - pipelined),
-	 * updated by tph_topo_task_moved() whenever a task changes status or node. */
+	 * updated by tph_topo_task_moved() whenever a task changes status or node. Made on first
+	 * ask: NULL, and not kept, until tph_hn_aggregates() is called (most sessions have no
+	 * reader of them); every reader calls it first. */
 	uint32_t ndim;
 	int64_t *alloc, *idle, *used, *releasing, *pipelined;
-	/* Mutable (the task-move hook): how many times a task's request was added to or taken
-	 * from a node of h (and so from h's aggregates) [n]. A reader that keeps something computed
-	 * from h's nodes' idle, used, releasing and pipelined when moves[h] was m may reuse it
-	 * while moves[h] is still m. */
+	/* Mutable (the task-move hook), made with the aggregates: how many times a task's request
+	 * was added to or taken from a node of h (and so from h's aggregates) since they were made
+	 * [n]. A reader that keeps something computed from h's nodes' idle, used, releasing and
+	 * pipelined when moves[h] was m may reuse it while moves[h] is still m. */
 	uint32_t *moves;
 } tph_hn_tree;
 
@@ -129,13 +132,22 @@ typedef struct tph_topo {
 	int32_t *job_tier;
 	/* Mutable, written by the allocate action (and read by plugins): JobInfo.AllocatedHyperNode
 	 * per job (recovered at open) and TaskInfo.JobAllocatedHyperNode per task (the hypernode
-	 * the task's subjob is being placed in, set before its nodes are scored). TPH_NOIDX: "". */
+	 * the task's subjob is being placed in, set before its nodes are scored). TPH_NOIDX: "".
+	 * task_job_hn is NULL until the hypernode path first places a task (TPH_NOIDX for every
+	 * task until then): read it through tph_task_job_hn. */
 	tph_idx *job_hn;
 	tph_idx *task_job_hn;
 	double *scores; /* ep_topology.c's per-call scratch (t.n), allocated on first use */
 } tph_topo;
 
 /* ---- tree queries (hypernode_query.c) ---- */
+
+/* Make the tree's aggregates and hypernode move counters (alloc, idle, used, releasing,
+ * pipelined, moves) on the first call, from the node columns as they stand, and keep them
+ * current from then on: they hold what they would had they been kept since session open. On
+ * the session's thread only (a plugin's open or handler, an action), before reading them.
+ * TPH_OK, or TPH_ENOMEM (they stay NULL). */
+int tph_hn_aggregates(tph_session *s);
 
 /* The hypernode's name ("<cluster-top-hypernode>" for the top). */
 const char *tph_hn_name(const tph_session *s, tph_idx hn);
@@ -201,6 +213,12 @@ void tph_hn_gradient_single(tph_hn_gradient *g, tph_idx hn);
 
 /* ---- jobs ---- */
 
+/* TaskInfo.JobAllocatedHyperNode: TPH_NOIDX for "". */
+static inline tph_idx tph_task_job_hn(const tph_session *s, tph_idx task)
+{
+	const tph_idx *v = tph_view_of(s)->topo->task_job_hn;
+	return v ? v[task] : TPH_NOIDX;
+}
 /* JobInfo.IsHardTopologyMode: the highest allowed tier, or -1. */
 static inline int32_t tph_topo_job_tier(const tph_session *s, tph_idx job)
 {
@@ -230,6 +248,9 @@ tph_idx tph_job_default_subjob(const tph_session *s, tph_idx job);
 /* JobInfo.ContainsSubJobPolicy: the podgroup declares at least one subGroupPolicy. */
 bool tph_job_has_subjob_policy(const tph_session *s, tph_idx job);
 
+/* The subjob's tasks per status, [TPH_TS_COUNT] (its job's own counts when no job has
+ * policies). */
+const uint32_t *tph_subjob_counts(const tph_session *s, tph_idx sj);
 /* SubJobInfo.UID. */
 const char *tph_subjob_uid(const tph_session *s, tph_idx sj);
 /* SubJobInfo.ReadyTaskNum (Allocated, Binding, Bound, Running, Succeeded). */

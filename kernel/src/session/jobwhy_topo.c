@@ -60,6 +60,10 @@ void tph_jobwhy_topology(tph_session *s, tph_idx j, char *buf, size_t cap)
 		return;
 	}
 	int64_t need[TPH_RES_MAX];
+	if (tph_hn_aggregates(s)) {
+		snprintf(buf, cap, "hard network topology: out of memory");
+		return;
+	}
 	pending_request(s, j, need);
 	uint32_t d = scarce_dim(s, t, need), within = 0;
 	tph_idx roomiest = TPH_NOIDX;

@@ -366,6 +366,28 @@ static int membership(hn_build *b)
 	return rc;
 }
 
+/* No declared hypernode: the top alone holds every ready node, so its node list is the
+ * session's ready nodes (snapshot order), each ready node's list is the top, index 0, which
+ * the fresh zeroed `of` already holds, and so is its lowest-tier hypernode. */
+static int top_only(tph_session *s, tph_hn_tree *t)
+{
+	uint32_t nn = s->nodes.n;
+	t->of_off = TPH_ARENA_NEW(&s->arena, uint32_t, nn + 1);
+	t->of = TPH_ARENA_NEW(&s->arena, tph_idx, s->n_ready + 1);
+	t->node_off = TPH_ARENA_NEW(&s->arena, uint32_t, 2);
+	t->lowest = TPH_ARENA_NEW(&s->arena, tph_idx, nn + 1);
+	if (!t->of_off || !t->of || !t->node_off || !t->lowest)
+		return TPH_ENOMEM;
+	for (tph_idx i = 0; i < nn; i++) {
+		bool ready = node_ready(s, i);
+		t->of_off[i + 1] = t->of_off[i] + ready;
+		t->lowest[i] = ready ? 0 : TPH_NOIDX;
+	}
+	t->node_off[1] = s->n_ready;
+	t->node = s->ready_nodes;
+	return TPH_OK;
+}
+
 /* ---- the tree ---- */
 
 static int alloc_base(tph_session *s, tph_hn_tree *t, uint32_t nreal)
@@ -401,18 +423,17 @@ int tph_hn_tree_build(tph_session *s, tph_hn_tree *t)
 {
 	hn_build b = {.s = s, .t = t, .nreal = s->snap->hypernodes.n};
 	int rc = alloc_base(s, t, b.nreal);
-	if (!rc)
+	t->ndim = s->ndim;
+	if (!rc && b.nreal)
 		rc = resolve_all(&b);
 	if (!rc)
 		rc = shape(s, t);
 	if (!rc)
 		rc = preorder(s, t);
 	if (!rc)
-		rc = membership(&b);
+		rc = b.nreal ? membership(&b) : top_only(s, t);
 	if (!rc)
 		rc = tph_hn_tiers_build(s, t);
-	if (!rc)
-		rc = tph_hn_agg_build(s, t);
 	map_free(&b.nodes);
 	map_free(&b.hns);
 	tph_free(b.pair_node);

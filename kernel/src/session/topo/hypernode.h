@@ -56,13 +56,18 @@
  * recovered allocated hypernodes. Called by session open before the plugins open. */
 int tph_topo_open(tph_session *s);
 /* The steps of tph_topo_open (hypernode.c, hypernode_agg.c): members, links and the node
- * lists; tiers, tier names and lowest-tier hypernodes; aggregates from the node columns. */
+ * lists; tiers, tier names and lowest-tier hypernodes. The aggregates from the node columns
+ * (tph_hn_agg_build) wait for tph_hn_aggregates(). */
 int tph_hn_tree_build(tph_session *s, tph_hn_tree *t);
 int tph_hn_tiers_build(tph_session *s, tph_hn_tree *t);
 int tph_hn_agg_build(tph_session *s, tph_hn_tree *t);
 /* The hook tph_task_move() calls after it changed a task's status and node: keeps the
- * aggregates and the subjob counters current. No-op before tph_topo_open(). */
+ * aggregates (once made) and the subjob counters current. No-op before tph_topo_open(). */
 void tph_topo_task_moved(tph_session *s, tph_idx task, uint8_t old_status, tph_idx old_node);
+
+/* Make tph_topo.task_job_hn (every task TPH_NOIDX) if not yet made, before the first write:
+ * a session whose jobs take no hypernode path never writes it. TPH_OK or TPH_ENOMEM. */
+int tph_topo_task_hn_make(tph_session *s);
 
 /* The session's topology (NULL only if the session failed to open). */
 static inline tph_topo *tph_topo_of(const tph_session *s)

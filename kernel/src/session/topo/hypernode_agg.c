@@ -80,7 +80,7 @@ int tph_hn_tiers_build(tph_session *s, tph_hn_tree *t)
 	int rc = distinct_tiers(s, t);
 	if (!rc)
 		rc = tier_names(s, t);
-	if (rc)
+	if (rc || t->lowest) /* the top alone: made with the node lists */
 		return rc;
 	t->lowest = TPH_ARENA_NEW(&s->arena, tph_idx, s->nodes.n + 1);
 	if (!t->lowest)
@@ -140,16 +140,14 @@ static void sum_column(const tph_hn_tree *t, const tph_session *s, const tph_idx
 int tph_hn_agg_build(tph_session *s, tph_hn_tree *t)
 {
 	size_t cells = (size_t)s->ndim * t->n + 1;
-	t->ndim = s->ndim;
-	t->alloc = TPH_ARENA_NEW(&s->arena, int64_t, cells);
-	t->idle = TPH_ARENA_NEW(&s->arena, int64_t, cells);
-	t->used = TPH_ARENA_NEW(&s->arena, int64_t, cells);
-	t->releasing = TPH_ARENA_NEW(&s->arena, int64_t, cells);
-	t->pipelined = TPH_ARENA_NEW(&s->arena, int64_t, cells);
-	t->moves = TPH_ARENA_NEW(&s->arena, uint32_t, t->n + 1);
+	int64_t *alloc = TPH_ARENA_NEW(&s->arena, int64_t, cells);
+	int64_t *idle = TPH_ARENA_NEW(&s->arena, int64_t, cells);
+	int64_t *used = TPH_ARENA_NEW(&s->arena, int64_t, cells);
+	int64_t *releasing = TPH_ARENA_NEW(&s->arena, int64_t, cells);
+	int64_t *pipelined = TPH_ARENA_NEW(&s->arena, int64_t, cells);
+	uint32_t *moves = TPH_ARENA_NEW(&s->arena, uint32_t, t->n + 1);
 	tph_idx *bottom = tph_malloc((s->nodes.n + 1) * sizeof *bottom);
-	if (!t->alloc || !t->idle || !t->used || !t->releasing || !t->pipelined || !t->moves ||
-	    !bottom) {
+	if (!alloc || !idle || !used || !releasing || !pipelined || !moves || !bottom) {
 		tph_free(bottom);
 		return TPH_ENOMEM;
 	}
@@ -157,14 +155,29 @@ int tph_hn_agg_build(tph_session *s, tph_hn_tree *t)
 	const tph_node_store *ns = &s->nodes;
 	for (uint32_t d = 0; d < s->ndim; d++) {
 		size_t nb = (size_t)d * ns->stride, hb = (size_t)d * t->n;
-		sum_column(t, s, b, ns->alloc + nb, t->alloc + hb);
-		sum_column(t, s, b, ns->idle + nb, t->idle + hb);
-		sum_column(t, s, b, ns->used + nb, t->used + hb);
-		sum_column(t, s, b, ns->releasing + nb, t->releasing + hb);
-		sum_column(t, s, b, ns->pipelined + nb, t->pipelined + hb);
+		sum_column(t, s, b, ns->alloc + nb, alloc + hb);
+		sum_column(t, s, b, ns->idle + nb, idle + hb);
+		sum_column(t, s, b, ns->used + nb, used + hb);
+		sum_column(t, s, b, ns->releasing + nb, releasing + hb);
+		sum_column(t, s, b, ns->pipelined + nb, pipelined + hb);
 	}
 	tph_free(bottom);
+	t->alloc = alloc;
+	t->used = used;
+	t->releasing = releasing;
+	t->pipelined = pipelined;
+	t->moves = moves;
+	t->idle = idle; /* last: the hook keeps them once idle is set */
 	return TPH_OK;
+}
+
+/* The node columns change only through the statement's accounting, which the hook repeats
+ * on the hypernodes, so sums of them made now are what sums kept since open hold. */
+int tph_hn_aggregates(tph_session *s)
+{
+	if (!s->topo)
+		return TPH_EINVAL;
+	return s->topo->t.idle ? TPH_OK : tph_hn_agg_build(s, &s->topo->t);
 }
 
 /* The statement's node accounting (NodeInfo.AddTask/RemoveTask), for every hypernode that
@@ -199,7 +212,9 @@ void tph_topo_task_moved(tph_session *s, tph_idx task, uint8_t old_status, tph_i
 {
 	if (!s->topo)
 		return;
-	hn_account(s, task, old_node, old_status, -1);
-	hn_account(s, task, s->tasks.node[task], s->tasks.status[task], +1);
+	if (s->topo->t.idle) { /* made: some reader asked for them */
+		hn_account(s, task, old_node, old_status, -1);
+		hn_account(s, task, s->tasks.node[task], s->tasks.status[task], +1);
+	}
 	tph_subjobs_task_moved(s, task, old_status, old_node);
 }

@@ -5,6 +5,8 @@
 
 #include "base/mem.h"
 
+#include <string.h>
+
 /* translateHighestTierNameToAllowed: a tier, or a tierName some hypernode carries, else -1. */
 static int32_t resolve_tier(const tph_hn_tree *t, int32_t tier, tph_sid name)
 {
@@ -103,17 +105,27 @@ static int recover_allocated(tph_session *s, tph_topo *tp)
 
 static int alloc_jobs(tph_session *s, tph_topo *tp)
 {
-	uint32_t nj = s->jobs->n, nt = s->tasks.n;
+	uint32_t nj = s->jobs->n;
 	tp->job_has = TPH_ARENA_NEW(&s->arena, uint8_t, nj + 1);
 	tp->job_tier = TPH_ARENA_NEW(&s->arena, int32_t, nj + 1);
 	tp->job_hn = TPH_ARENA_NEW(&s->arena, tph_idx, nj + 1);
-	tp->task_job_hn = TPH_ARENA_NEW(&s->arena, tph_idx, nt + 1);
-	if (!tp->job_has || !tp->job_tier || !tp->job_hn || !tp->task_job_hn)
+	if (!tp->job_has || !tp->job_tier || !tp->job_hn)
 		return TPH_ENOMEM;
 	for (uint32_t j = 0; j <= nj; j++)
 		tp->job_hn[j] = TPH_NOIDX;
-	for (uint32_t t = 0; t <= nt; t++)
-		tp->task_job_hn[t] = TPH_NOIDX;
+	return TPH_OK;
+}
+
+int tph_topo_task_hn_make(tph_session *s)
+{
+	tph_topo *tp = s->topo;
+	if (tp->task_job_hn)
+		return TPH_OK;
+	tph_idx *v = TPH_ARENA_NEW(&s->arena, tph_idx, s->tasks.n + 1);
+	if (!v)
+		return TPH_ENOMEM;
+	memset(v, 0xff, (s->tasks.n + 1) * sizeof *v);
+	tp->task_job_hn = v;
 	return TPH_OK;
 }
 

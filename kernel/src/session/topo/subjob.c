@@ -220,7 +220,8 @@ static int rank_job(sj_build *b, uint32_t first, uint32_t end)
 	return TPH_OK;
 }
 
-static int alloc_store(tph_session *s, tph_subjobs *o, uint32_t n)
+/* `count` only with policies: without, each subjob's counts are its job's (tph_subjob_counts). */
+static int alloc_store(tph_session *s, tph_subjobs *o, uint32_t n, bool policies)
 {
 	tph_arena *a = &s->arena;
 	o->n = n;
@@ -235,13 +236,14 @@ static int alloc_store(tph_session *s, tph_subjobs *o, uint32_t n)
 	o->hn = TPH_ARENA_NEW(a, tph_idx, n + 1);
 	o->nominated = TPH_ARENA_NEW(a, tph_idx, n + 1);
 	o->task_off = TPH_ARENA_NEW(a, uint32_t, n + 2);
-	o->count = TPH_ARENA_NEW(a, uint32_t, (size_t)n * TPH_TS_COUNT + 1);
+	o->count = policies ? TPH_ARENA_NEW(a, uint32_t, (size_t)n * TPH_TS_COUNT + 1) : NULL;
 	o->be_pending = TPH_ARENA_NEW(a, uint32_t, n + 1);
 	o->moves = TPH_ARENA_NEW(a, uint32_t, n + 1);
 	o->last_moved = TPH_ARENA_NEW(a, tph_idx, n + 1);
 	if (!o->job || !o->policy || !o->min_available || !o->match_index || !o->uid ||
 	    !o->priority || !o->topo_has || !o->topo_tier || !o->hn || !o->nominated ||
-	    !o->task_off || !o->count || !o->be_pending || !o->moves || !o->last_moved)
+	    !o->task_off || (policies && !o->count) || !o->be_pending || !o->moves ||
+	    !o->last_moved)
 		return TPH_ENOMEM;
 	memset(o->last_moved, 0xff, (n + 1) * sizeof *o->last_moved);
 	memset(o->hn, 0xff, (n + 1) * sizeof *o->hn);
@@ -301,7 +303,7 @@ static int fill_tasks(sj_build *b, tph_subjobs *o)
 static int build_store(sj_build *b, tph_subjobs *o, const uint32_t *first)
 {
 	const tph_job_store *js = b->s->jobs;
-	int rc = alloc_store(b->s, o, b->n_loc);
+	int rc = alloc_store(b->s, o, b->n_loc, true);
 	o->job_off = TPH_ARENA_NEW(&b->s->arena, uint32_t, js->n + 1);
 	if (rc || !o->job_off)
 		return TPH_ENOMEM;
@@ -322,8 +324,9 @@ static bool any_policy(const tph_job_store *js)
 
 /* No podgroup declares a subGroupPolicy (the common case): each job with tasks has just its
  * default subjob, holding the job's tasks in job order, so the job store's task lists and the
- * session's per-job sums (init_job_state) serve as they are, and of_task stays NULL (a task's
- * subjob is its job's only one, see tph_task_subjob): no per-task work. */
+ * session's per-job sums (init_job_state) serve as they are, of_task stays NULL (a task's
+ * subjob is its job's only one, see tph_task_subjob) and count too (the job's status counts,
+ * which the statement keeps, are the subjob's): no per-task work. */
 static int build_simple(tph_session *s, tph_subjobs *o)
 {
 	const tph_job_store *js = s->jobs;
@@ -336,7 +339,7 @@ static int build_simple(tph_session *s, tph_subjobs *o)
 		n += js->task_off[j + 1] > js->task_off[j];
 	}
 	o->job_off[js->n] = n;
-	if (alloc_store(s, o, n))
+	if (alloc_store(s, o, n, false))
 		return TPH_ENOMEM;
 	for (tph_idx j = 0; j < js->n; j++) {
 		if (js->task_off[j + 1] == js->task_off[j])
@@ -346,8 +349,6 @@ static int build_simple(tph_session *s, tph_subjobs *o)
 		o->policy[g] = TPH_NOIDX;
 		o->min_available[g] = js->min_member[j];
 		o->task_off[g] = js->task_off[j];
-		memcpy(o->count + (size_t)g * TPH_TS_COUNT, s->js.count + (size_t)j * TPH_TS_COUNT,
-		       TPH_TS_COUNT * sizeof *o->count);
 		o->priority[g] = s->js.open_top_prio[j];
 		o->be_pending[g] = s->js.open_be_pending[j];
 	}

@@ -59,21 +59,26 @@ void tph_subjobs_task_moved(tph_session *s, tph_idx task, uint8_t old_status, tp
 	}
 	if (k == TPH_NOIDX || now == old_status)
 		return;
-	sj->count[(size_t)k * TPH_TS_COUNT + old_status]--;
-	sj->count[(size_t)k * TPH_TS_COUNT + now]++;
+	if (sj->count) { /* else the job's counts, which the statement moved, are these */
+		sj->count[(size_t)k * TPH_TS_COUNT + old_status]--;
+		sj->count[(size_t)k * TPH_TS_COUNT + now]++;
+	}
 	if (s->tasks.flags[task] & TPH_TASK_BEST_EFFORT)
 		sj->be_pending[k] +=
 		    (uint32_t)(now == TPH_TS_PENDING) - (uint32_t)(old_status == TPH_TS_PENDING);
 }
 
-static const uint32_t *counts(const tph_session *s, tph_idx sj)
+const uint32_t *tph_subjob_counts(const tph_session *s, tph_idx sj)
 {
-	return s->topo->sj.count + (size_t)sj * TPH_TS_COUNT;
+	const tph_subjobs *o = &s->topo->sj;
+	if (o->count)
+		return o->count + (size_t)sj * TPH_TS_COUNT;
+	return s->js.count + (size_t)o->job[sj] * TPH_TS_COUNT; /* its job's only subjob */
 }
 
 uint32_t tph_subjob_ready_num(const tph_session *s, tph_idx sj)
 {
-	const uint32_t *c = counts(s, sj);
+	const uint32_t *c = tph_subjob_counts(s, sj);
 	return c[TPH_TS_BOUND] + c[TPH_TS_BINDING] + c[TPH_TS_RUNNING] + c[TPH_TS_ALLOCATED] +
 	       c[TPH_TS_SUCCEEDED];
 }
@@ -87,13 +92,13 @@ bool tph_subjob_is_ready(const tph_session *s, tph_idx sj)
 bool tph_subjob_is_pipelined(const tph_session *s, tph_idx sj)
 {
 	int64_t have = (int64_t)tph_subjob_ready_num(s, sj) + s->topo->sj.be_pending[sj] +
-	               counts(s, sj)[TPH_TS_PIPELINED];
+	               tph_subjob_counts(s, sj)[TPH_TS_PIPELINED];
 	return have >= s->topo->sj.min_available[sj];
 }
 
 uint32_t tph_subjob_allocated_num(const tph_session *s, tph_idx sj)
 {
-	const uint32_t *c = counts(s, sj);
+	const uint32_t *c = tph_subjob_counts(s, sj);
 	return c[TPH_TS_ALLOCATED] + c[TPH_TS_BINDING] + c[TPH_TS_BOUND] + c[TPH_TS_RUNNING];
 }
 
