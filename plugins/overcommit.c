@@ -1,6 +1,7 @@
 /* overcommit: Volcano's overcommit plugin, the enqueue gate. A job may enter the queue while
  * the minResources of every inqueue job, its own included, fit the cluster's allocatable
  * scaled by `overcommit-factor` minus what the nodes already use. */
+#include "lib/vres.h"
 #include "lib/why.h"
 #include "tephra/plugin.h"
 
@@ -38,18 +39,16 @@ static void set_scale(overcommit_st *o, const tph_dims *dims)
 		o->scale[d] = d != TPH_RES_MEMORY && dims->unit[d] == TPH_UNIT_BYTES ? 1000.0 : 1.0;
 }
 
-static void compute_idle(overcommit_st *o, const tph_session *s)
+/* From the ready nodes' sums every plugin shares. */
+static int compute_idle(overcommit_st *o, tph_session *s)
 {
-	const tph_node_store *ns = tph_view_of(s)->nodes;
-	for (uint32_t d = 0; d < tph_view_of(s)->ndim; d++) {
-		int64_t total = 0, used = 0;
-		for (uint32_t k = 0; k < tph_view_of(s)->n_ready; k++) {
-			size_t at = (size_t)d * ns->stride + tph_view_of(s)->ready_nodes[k];
-			total += ns->alloc[at];
-			used += ns->used[at];
-		}
-		o->idle[d] = (double)total * o->scale[d] * o->factor - (double)used * o->scale[d];
-	}
+	const vr_node_sums *ns = vr_node_sums_get(s);
+	if (!ns)
+		return TPH_ENOMEM;
+	for (uint32_t d = 0; d < tph_view_of(s)->ndim; d++)
+		o->idle[d] = (double)ns->alloc[d] * o->scale[d] * o->factor -
+		             (double)ns->used[d] * o->scale[d];
+	return TPH_OK;
 }
 
 /* Inqueue jobs reserve their minResources; Running jobs that reached minMember reserve what
@@ -133,9 +132,10 @@ static int overcommit_open(tph_session *s, void *st, const tph_args *args)
 		o->factor = DEFAULT_FACTOR;
 	}
 	set_scale(o, tph_view_of(s)->dims);
-	compute_idle(o, s);
+	int rc = compute_idle(o, s);
 	compute_inqueue(o, s);
-	int rc = tph_on_job_enqueueable(s, enqueueable);
+	if (!rc)
+		rc = tph_on_job_enqueueable(s, enqueueable);
 	if (!rc)
 		rc = tph_on_job_enqueued(s, enqueued);
 	return rc;

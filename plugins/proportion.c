@@ -26,8 +26,11 @@ typedef struct prop_st {
 	double *des;           /* [q * nd]: deserved, Volcano units */
 	tph_dimmask *des_keys; /* deserved's scalar keys */
 	double *share;         /* [q] */
-	vr_clone clones;       /* reclaimable's per-call queue rows */
-	vr_clone sim;          /* the PrePredicate snapshot, see sim_row() */
+	/* [q * TPH_RES_MAX]: the dimensions a queue's share looks at, share_n[q] of them; kept
+	 * with deserved (set_share_dims), which moves only while water-filling */
+	uint8_t *share_dim, *share_n;
+	vr_clone clones; /* reclaimable's per-call queue rows */
+	vr_clone sim;    /* the PrePredicate snapshot, see sim_row() */
 	bool sim_ready;
 } prop_st;
 
@@ -46,17 +49,28 @@ static bool le_tol(double l, double r)
 	return l < r || fabs(l - r) < 0.1;
 }
 
-/* updateQueueAttrShare: the largest allocated/deserved over deserved's resource names. */
+/* The dimensions updateQueueAttrShare looks at, kept for queue q whenever its deserved
+ * moves: deserved's resource names, skipping those whose deserved is below 0.1. */
+static void set_share_dims(prop_st *st, tph_idx q)
+{
+	const double *d = st->des + (size_t)q * st->nd;
+	tph_dimmask keys = (st->v.vis & ~st->v.scal) | st->des_keys[q];
+	uint8_t *dims = st->share_dim + (size_t)q * TPH_RES_MAX, n = 0;
+	for (uint32_t k = 0; k < st->nd; k++)
+		if (vr_has(keys, k) && d[k] >= 0.1)
+			dims[n++] = (uint8_t)k;
+	st->share_n[q] = n;
+}
+
+/* updateQueueAttrShare: the largest allocated/deserved over those dimensions. */
 static void update_share(prop_st *st, tph_idx q)
 {
 	const double *d = st->des + (size_t)q * st->nd;
 	const int64_t *a = qrow(st, st->alloc, q);
-	tph_dimmask keys = (st->v.vis & ~st->v.scal) | st->des_keys[q];
+	const uint8_t *dims = st->share_dim + (size_t)q * TPH_RES_MAX;
 	double res = 0;
-	for (uint32_t k = 0; k < st->nd; k++) {
-		if (!vr_has(keys, k) || d[k] < 0.1)
-			continue;
-		double sh = vr_vol(&st->v, k, a[k]) / d[k];
+	for (uint32_t i = 0; i < st->share_n[q]; i++) {
+		double sh = vr_vol(&st->v, dims[i], a[dims[i]]) / d[dims[i]];
 		if (sh > res)
 			res = sh;
 	}
@@ -68,10 +82,11 @@ static void update_share(prop_st *st, tph_idx q)
 static bool fits_deserved(const prop_st *st, tph_idx q, const int64_t *alloc, const int64_t *req)
 {
 	const double *d = st->des + (size_t)q * st->nd;
-	for (uint32_t k = 0; k < st->nd; k++)
-		if (vr_has(st->v.cmp, k) && req[k] > 0 &&
-		    vr_vol(&st->v, k, alloc[k] + req[k]) > d[k])
+	for (uint32_t i = 0; i < st->v.n_cmp; i++) {
+		uint32_t k = st->v.cmp_dim[i];
+		if (req[k] > 0 && vr_vol(&st->v, k, alloc[k] + req[k]) > d[k])
 			return false;
+	}
 	return true;
 }
 
@@ -144,6 +159,7 @@ static void fill_queue(prop_st *st, tph_idx q, const frow *rem, double ratio, do
 		if (vr_has(cm | st->des_keys[q], k) && g > d[k])
 			d[k] = g;
 	}
+	set_share_dims(st, q);
 	update_share(st, q);
 	if (exact_le_des(st, q, qrow(st, st->request, q), false) ||
 	    frow_equal(v, d, st->des_keys[q], old, old_keys))
@@ -256,7 +272,10 @@ static int alloc_rows(tph_session *s, prop_st *st)
 	st->des_keys = TPH_SESSION_NEW(s, tph_dimmask, st->nq + 1);
 	st->des = TPH_SESSION_NEW(s, double, rows);
 	st->share = TPH_SESSION_NEW(s, double, st->nq + 1);
-	if (!st->has || !st->guar_keys || !st->rc_keys || !st->des_keys || !st->des || !st->share)
+	st->share_dim = TPH_SESSION_NEW(s, uint8_t, (size_t)st->nq * TPH_RES_MAX + 1);
+	st->share_n = TPH_SESSION_NEW(s, uint8_t, st->nq + 1);
+	if (!st->has || !st->guar_keys || !st->rc_keys || !st->des_keys || !st->des || !st->share ||
+	    !st->share_dim || !st->share_n)
 		return TPH_ENOMEM;
 	int rc = vr_clone_init(s, &st->clones, st->nq, st->nd);
 	return rc ? rc : vr_clone_init(s, &st->sim, st->nq, st->nd);
@@ -266,7 +285,10 @@ static int build_queues(tph_session *s, prop_st *st)
 {
 	int64_t total[TPH_RES_MAX], tg[TPH_RES_MAX];
 	tph_dimmask total_keys;
-	vr_total(&st->v, s, total, &total_keys);
+	const vr_node_sums *ns = vr_node_sums_get(s);
+	if (!ns)
+		return TPH_ENOMEM;
+	vr_total_from(&st->v, ns->alloc, total, &total_keys);
 	vr_guarantee_total(&st->v, s, tg);
 	for (tph_idx j = 0; j < tph_view_of(s)->jobs->n; j++) {
 		tph_idx q = tph_view_of(s)->jobs->queue[j];
