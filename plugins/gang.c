@@ -76,32 +76,20 @@ static bool is_pipelined(const tph_session *s, const gang_st *g, tph_idx j)
 
 /* ---- per-role minimums (minTaskMember) ---- */
 
-/* Whether task t counts towards its role's minimum: its status is in `set`, or it is a
- * Pending best-effort task and `opt` asks for those. */
-static bool role_counts(const tph_session *s, tph_idx t, uint32_t set, unsigned opt)
-{
-	uint8_t st = tph_view_of(s)->tasks->status[t];
-	return (set & BIT(st)) || ((opt & WITH_PENDING_BE) && st == TPH_TS_PENDING &&
-	                           (tph_view_of(s)->tasks->flags[t] & TPH_TASK_BEST_EFFORT));
-}
-
-#define WALK_ROLES 16 /* roles counted in one walk of a job's tasks */
-
-/* The tasks that count of roles lo..hi-1 of m (hi - lo <= WALK_ROLES) into n[k - lo], in one
- * walk of the job's tasks; a role named twice is counted for both. */
-static void roles_count(const tph_session *s, tph_idx j, const tph_job_meta *m, uint32_t lo,
-                        uint32_t hi, uint32_t set, unsigned opt, int32_t *n)
+/* Tasks of `role` whose status is in `set`, plus Pending best-effort ones when asked. */
+static int32_t role_count(const tph_session *s, tph_idx j, tph_sid role, uint32_t set, unsigned opt)
 {
 	const tph_job_store *js = tph_view_of(s)->jobs;
-	for (uint32_t k = lo; k < hi; k++)
-		n[k - lo] = 0;
+	int32_t n = 0;
 	for (uint32_t i = js->task_off[j]; i < js->task_off[j + 1]; i++) {
 		tph_idx t = js->task_idx[i];
-		tph_sid role = tph_view_of(s)->tasks->role[t];
-		for (uint32_t k = lo; k < hi; k++)
-			if (m->min_tasks[k].key == role && role_counts(s, t, set, opt))
-				n[k - lo]++;
+		if (tph_view_of(s)->tasks->role[t] != role)
+			continue;
+		uint8_t st = tph_view_of(s)->tasks->status[t];
+		n += (set & BIT(st)) || ((opt & WITH_PENDING_BE) && st == TPH_TS_PENDING &&
+		                         (tph_view_of(s)->tasks->flags[t] & TPH_TASK_BEST_EFFORT));
 	}
+	return n;
 }
 
 /* Volcano's CheckTask{Valid,Ready,Pipelined}: every role reaches its minimum, counting the
@@ -116,13 +104,10 @@ static bool roles_reach(const tph_session *s, tph_idx j, uint32_t set, unsigned 
 		total += m->min_task_counts[k];
 	if (tph_view_of(s)->jobs->min_member[j] < total)
 		return true;
-	for (uint32_t lo = 0; lo < m->n_min_tasks; lo += WALK_ROLES) {
-		uint32_t hi = m->n_min_tasks - lo > WALK_ROLES ? lo + WALK_ROLES : m->n_min_tasks;
-		int32_t n[WALK_ROLES];
-		roles_count(s, j, m, lo, hi, set, opt, n);
-		for (uint32_t k = lo; k < hi; k++)
-			if (m->min_task_counts[k] > 0 && n[k - lo] < m->min_task_counts[k])
-				return false;
+	for (uint32_t k = 0; k < m->n_min_tasks; k++) {
+		int32_t min = m->min_task_counts[k];
+		if (min > 0 && role_count(s, j, m->min_tasks[k].key, set, opt) < min)
+			return false;
 	}
 	return true;
 }

@@ -18,6 +18,7 @@ typedef struct overcommit_st {
 	double idle[TPH_RES_MAX];  /* total * factor - used, at open */
 	int64_t
 	    inqueue[TPH_RES_MAX]; /* minResources reserved by inqueue jobs; grows on JobEnqueued */
+	char scope[64];           /* the refusals' scope, the factor's text made once at open */
 } overcommit_st;
 
 static const tph_arg_spec overcommit_args[] = {
@@ -86,11 +87,9 @@ static void refused(const overcommit_st *o, const tph_session *s, tph_idx j, con
 		idle[d] = o->idle[d] <= 0 ? 0 : (int64_t)(o->idle[d] / o->scale[d]);
 		req[d] = d == TPH_RES_PODS ? 0 : min[d];
 	}
-	char scope[64];
-	snprintf(scope, sizeof scope, "cluster, overcommit-factor %g", o->factor);
 	why_over(s, j,
-	         &(why_over_args){"resource in cluster is overused", "overused", scope, "inqueue",
-	                          "idle", o->inqueue, req, idle});
+	         &(why_over_args){"resource in cluster is overused", "overused", o->scope,
+	                          "inqueue", "idle", o->inqueue, req, idle});
 }
 
 /* Best-effort jobs (no minResources) always enter. Otherwise only the dimensions the job asks
@@ -131,6 +130,7 @@ static int overcommit_open(tph_session *s, void *st, const tph_args *args)
 		    o->factor, DEFAULT_FACTOR);
 		o->factor = DEFAULT_FACTOR;
 	}
+	snprintf(o->scope, sizeof o->scope, "cluster, overcommit-factor %g", o->factor);
 	set_scale(o, tph_view_of(s)->dims);
 	int rc = compute_idle(o, s);
 	compute_inqueue(o, s);

@@ -29,8 +29,9 @@ typedef struct prop_st {
 	/* [q * TPH_RES_MAX]: the dimensions a queue's share looks at, share_n[q] of them; kept
 	 * with deserved (set_share_dims), which moves only while water-filling */
 	uint8_t *share_dim, *share_n;
-	vr_clone clones; /* reclaimable's per-call queue rows */
-	vr_clone sim;    /* the PrePredicate snapshot, see sim_row() */
+	vr_clone clones;  /* reclaimable's per-call queue rows */
+	uint32_t *within; /* [q]: the clones' epoch when the queue's row fit its deserved */
+	vr_clone sim;     /* the PrePredicate snapshot, see sim_row() */
 	bool sim_ready;
 } prop_st;
 
@@ -275,7 +276,8 @@ static int alloc_rows(tph_session *s, prop_st *st)
 	st->share_dim = TPH_SESSION_NEW(s, uint8_t, (size_t)st->nq * TPH_RES_MAX + 1);
 	st->share_n = TPH_SESSION_NEW(s, uint8_t, st->nq + 1);
 	if (!st->has || !st->guar_keys || !st->rc_keys || !st->des_keys || !st->des || !st->share ||
-	    !st->share_dim || !st->share_n)
+	    !st->share_dim || !st->share_n ||
+	    !(st->within = TPH_SESSION_NEW(s, uint32_t, st->nq + 1)))
 		return TPH_ENOMEM;
 	int rc = vr_clone_init(s, &st->clones, st->nq, st->nd);
 	return rc ? rc : vr_clone_init(s, &st->sim, st->nq, st->nd);
@@ -313,20 +315,26 @@ static int queue_order(void *stv, const tph_session *s, tph_idx a, tph_idx b)
 }
 
 /* A reclaimee is a victim while its queue (net of the victims already chosen from it) holds
- * more than its deserved on some dimension. */
+ * more than its deserved on some dimension. A queue's row changes only when it gives a
+ * victim, so once it is within its deserved it stays so for the rest of the call: marked
+ * with the call's clone epoch (`within`), its later candidates are passed over unchecked. */
 static int reclaimable(void *stv, const tph_session *s, tph_idx reclaimer, const tph_idx *c,
                        uint32_t n, uint8_t *keep)
 {
 	prop_st *st = stv;
 	(void)reclaimer;
 	vr_clone_reset(&st->clones);
+	if (st->clones.epoch == 1) /* the first call, or the epochs wrapped */
+		memset(st->within, 0, st->nq * sizeof *st->within);
 	for (uint32_t i = 0; i < n; i++) {
 		tph_idx q = tph_task_queue_of(tph_view_of(s), c[i]);
-		if (q == TPH_NOIDX || !st->has[q])
+		if (q == TPH_NOIDX || !st->has[q] || st->within[q] == st->clones.epoch)
 			continue;
 		int64_t *a = vr_clone_row(&st->clones, q, qrow(st, st->alloc, q));
-		if (exact_le_des(st, q, a, false))
+		if (exact_le_des(st, q, a, false)) {
+			st->within[q] = st->clones.epoch;
 			continue;
+		}
 		vr_add_req(&st->v, s, c[i], a, -1);
 		keep[i] = 1;
 	}
