@@ -76,12 +76,14 @@ static bool is_pipelined(const tph_session *s, const gang_st *g, tph_idx j)
 
 /* ---- per-role minimums (minTaskMember) ---- */
 
-/* Tasks of `role` whose status is in `set`, plus Pending best-effort ones when asked. */
-static int32_t role_count(const tph_session *s, tph_idx j, tph_sid role, uint32_t set, unsigned opt)
+/* Whether `min` tasks of `role` have a status in `set` (or are Pending best-effort tasks,
+ * when asked): the walk stops at the min-th. */
+static bool role_reaches(const tph_session *s, tph_idx j, tph_sid role, uint32_t set, unsigned opt,
+                         int32_t min)
 {
 	const tph_job_store *js = tph_view_of(s)->jobs;
 	int32_t n = 0;
-	for (uint32_t i = js->task_off[j]; i < js->task_off[j + 1]; i++) {
+	for (uint32_t i = js->task_off[j]; i < js->task_off[j + 1] && n < min; i++) {
 		tph_idx t = js->task_idx[i];
 		if (tph_view_of(s)->tasks->role[t] != role)
 			continue;
@@ -89,7 +91,7 @@ static int32_t role_count(const tph_session *s, tph_idx j, tph_sid role, uint32_
 		n += (set & BIT(st)) || ((opt & WITH_PENDING_BE) && st == TPH_TS_PENDING &&
 		                         (tph_view_of(s)->tasks->flags[t] & TPH_TASK_BEST_EFFORT));
 	}
-	return n;
+	return n >= min;
 }
 
 /* Volcano's CheckTask{Valid,Ready,Pipelined}: every role reaches its minimum, counting the
@@ -106,7 +108,7 @@ static bool roles_reach(const tph_session *s, tph_idx j, uint32_t set, unsigned 
 		return true;
 	for (uint32_t k = 0; k < m->n_min_tasks; k++) {
 		int32_t min = m->min_task_counts[k];
-		if (min > 0 && role_count(s, j, m->min_tasks[k].key, set, opt) < min)
+		if (min > 0 && !role_reaches(s, j, m->min_tasks[k].key, set, opt, min))
 			return false;
 	}
 	return true;
