@@ -375,13 +375,3 @@ void vr_clone_reset(vr_clone *c)
 		c->epoch = 1;
 	}
 }
-
-int64_t *vr_clone_row(vr_clone *c, uint32_t i, const int64_t *live)
-{
-	int64_t *r = c->rows + (size_t)i * c->nd;
-	if (c->stamp[i] != c->epoch) {
-		memcpy(r, live, c->nd * sizeof *r);
-		c->stamp[i] = c->epoch;
-	}
-	return r;
-}

@@ -181,7 +181,17 @@ typedef struct vr_clone {
 int vr_clone_init(tph_session *s, vr_clone *c, uint32_t n, uint32_t nd);
 /* Forget every copy: the next touch of each row copies it again. */
 void vr_clone_reset(vr_clone *c);
-/* Row i of the clone; its first touch since the reset copies `live`, the table's row i. */
-int64_t *vr_clone_row(vr_clone *c, uint32_t i, const int64_t *live);
+/* Row i of the clone; its first touch since the reset copies `live`, the table's row i.
+ * Inline: proportion asks for it at every placement after a PrePredicate. */
+static inline int64_t *vr_clone_row(vr_clone *c, uint32_t i, const int64_t *live)
+{
+	int64_t *r = c->rows + (size_t)i * c->nd;
+	if (c->stamp[i] != c->epoch) {
+		for (uint32_t d = 0; d < c->nd; d++)
+			r[d] = live[d];
+		c->stamp[i] = c->epoch;
+	}
+	return r;
+}
 
 #endif
