@@ -18,8 +18,7 @@
 #define WITH_PENDING_BE 1u /* also count Pending best-effort tasks */
 
 typedef struct gang_st {
-	uint32_t *best_effort; /* per job: best-effort tasks (static), to skip the task walk */
-	int32_t *occupied;     /* per job: victim scratch, valid where stamp == call */
+	int32_t *occupied; /* per job: victim scratch, valid where stamp == call */
 	uint32_t *stamp;
 	uint32_t call;
 	char msg[96]; /* JobValid's message: valid until the next JobValid call */
@@ -45,10 +44,13 @@ static int32_t ready_num(const tph_session *s, tph_idx j)
 	return sum_status(counts(s, j), OCCUPIED);
 }
 
-/* PendingBestEffortTaskNum: best-effort tasks still Pending need no node to run. */
+/* PendingBestEffortTaskNum: best-effort tasks still Pending need no node to run. A task is
+ * Pending in a session only if it was at open (a statement's undo restores no other status),
+ * so a job with none then has none now and skips the task walk. */
 static int32_t pending_be(const tph_session *s, const gang_st *g, tph_idx j)
 {
-	if (!g->best_effort[j])
+	(void)g;
+	if (!tph_view_of(s)->js->open_be_pending[j])
 		return 0;
 	const tph_job_store *js = tph_view_of(s)->jobs;
 	int32_t n = 0;
@@ -74,12 +76,14 @@ static bool is_pipelined(const tph_session *s, const gang_st *g, tph_idx j)
 
 /* ---- per-role minimums (minTaskMember) ---- */
 
-/* Tasks of `role` whose status is in `set`, plus Pending best-effort ones when asked. */
-static int32_t role_count(const tph_session *s, tph_idx j, tph_sid role, uint32_t set, unsigned opt)
+/* Whether `min` tasks of `role` have a status in `set` (or are Pending best-effort tasks,
+ * when asked): the walk stops at the min-th. */
+static bool role_reaches(const tph_session *s, tph_idx j, tph_sid role, uint32_t set, unsigned opt,
+                         int32_t min)
 {
 	const tph_job_store *js = tph_view_of(s)->jobs;
 	int32_t n = 0;
-	for (uint32_t i = js->task_off[j]; i < js->task_off[j + 1]; i++) {
+	for (uint32_t i = js->task_off[j]; i < js->task_off[j + 1] && n < min; i++) {
 		tph_idx t = js->task_idx[i];
 		if (tph_view_of(s)->tasks->role[t] != role)
 			continue;
@@ -87,7 +91,7 @@ static int32_t role_count(const tph_session *s, tph_idx j, tph_sid role, uint32_
 		n += (set & BIT(st)) || ((opt & WITH_PENDING_BE) && st == TPH_TS_PENDING &&
 		                         (tph_view_of(s)->tasks->flags[t] & TPH_TASK_BEST_EFFORT));
 	}
-	return n;
+	return n >= min;
 }
 
 /* Volcano's CheckTask{Valid,Ready,Pipelined}: every role reaches its minimum, counting the
@@ -104,7 +108,7 @@ static bool roles_reach(const tph_session *s, tph_idx j, uint32_t set, unsigned 
 		return true;
 	for (uint32_t k = 0; k < m->n_min_tasks; k++) {
 		int32_t min = m->min_task_counts[k];
-		if (min > 0 && role_count(s, j, m->min_tasks[k].key, set, opt) < min)
+		if (min > 0 && !role_reaches(s, j, m->min_tasks[k].key, set, opt, min))
 			return false;
 	}
 	return true;
@@ -260,16 +264,9 @@ static void gang_close(tph_session *s, void *st)
 static int gang_state(tph_session *s, gang_st *g)
 {
 	uint32_t nj = tph_view_of(s)->jobs->n;
-	g->best_effort = tph_session_alloc(s, sizeof *g->best_effort * (nj + 1));
 	g->occupied = tph_session_alloc(s, sizeof *g->occupied * (nj + 1));
 	g->stamp = tph_session_alloc(s, sizeof *g->stamp * (nj + 1));
-	if (!g->best_effort || !g->occupied || !g->stamp)
-		return TPH_ENOMEM;
-	for (uint32_t t = 0; t < tph_view_of(s)->tasks->n; t++)
-		if (tph_view_of(s)->tasks->job[t] != TPH_NOIDX &&
-		    (tph_view_of(s)->tasks->flags[t] & TPH_TASK_BEST_EFFORT))
-			g->best_effort[tph_view_of(s)->tasks->job[t]]++;
-	return TPH_OK;
+	return g->occupied && g->stamp ? TPH_OK : TPH_ENOMEM;
 }
 
 static int gang_open(tph_session *s, void *st, const tph_args *args)

@@ -1,6 +1,7 @@
 /* overcommit: Volcano's overcommit plugin, the enqueue gate. A job may enter the queue while
  * the minResources of every inqueue job, its own included, fit the cluster's allocatable
  * scaled by `overcommit-factor` minus what the nodes already use. */
+#include "lib/vres.h"
 #include "lib/why.h"
 #include "tephra/plugin.h"
 
@@ -17,6 +18,7 @@ typedef struct overcommit_st {
 	double idle[TPH_RES_MAX];  /* total * factor - used, at open */
 	int64_t
 	    inqueue[TPH_RES_MAX]; /* minResources reserved by inqueue jobs; grows on JobEnqueued */
+	char scope[64];           /* the refusals' scope, the factor's text made once at open */
 } overcommit_st;
 
 static const tph_arg_spec overcommit_args[] = {
@@ -38,18 +40,16 @@ static void set_scale(overcommit_st *o, const tph_dims *dims)
 		o->scale[d] = d != TPH_RES_MEMORY && dims->unit[d] == TPH_UNIT_BYTES ? 1000.0 : 1.0;
 }
 
-static void compute_idle(overcommit_st *o, const tph_session *s)
+/* From the ready nodes' sums every plugin shares. */
+static int compute_idle(overcommit_st *o, tph_session *s)
 {
-	const tph_node_store *ns = tph_view_of(s)->nodes;
-	for (uint32_t d = 0; d < tph_view_of(s)->ndim; d++) {
-		int64_t total = 0, used = 0;
-		for (uint32_t k = 0; k < tph_view_of(s)->n_ready; k++) {
-			size_t at = (size_t)d * ns->stride + tph_view_of(s)->ready_nodes[k];
-			total += ns->alloc[at];
-			used += ns->used[at];
-		}
-		o->idle[d] = (double)total * o->scale[d] * o->factor - (double)used * o->scale[d];
-	}
+	const vr_node_sums *ns = vr_node_sums_get(s);
+	if (!ns)
+		return TPH_ENOMEM;
+	for (uint32_t d = 0; d < tph_view_of(s)->ndim; d++)
+		o->idle[d] = (double)ns->alloc[d] * o->scale[d] * o->factor -
+		             (double)ns->used[d] * o->scale[d];
+	return TPH_OK;
 }
 
 /* Inqueue jobs reserve their minResources; Running jobs that reached minMember reserve what
@@ -87,11 +87,9 @@ static void refused(const overcommit_st *o, const tph_session *s, tph_idx j, con
 		idle[d] = o->idle[d] <= 0 ? 0 : (int64_t)(o->idle[d] / o->scale[d]);
 		req[d] = d == TPH_RES_PODS ? 0 : min[d];
 	}
-	char scope[64];
-	snprintf(scope, sizeof scope, "cluster, overcommit-factor %g", o->factor);
 	why_over(s, j,
-	         &(why_over_args){"resource in cluster is overused", "overused", scope, "inqueue",
-	                          "idle", o->inqueue, req, idle});
+	         &(why_over_args){"resource in cluster is overused", "overused", o->scope,
+	                          "inqueue", "idle", o->inqueue, req, idle});
 }
 
 /* Best-effort jobs (no minResources) always enter. Otherwise only the dimensions the job asks
@@ -132,10 +130,12 @@ static int overcommit_open(tph_session *s, void *st, const tph_args *args)
 		    o->factor, DEFAULT_FACTOR);
 		o->factor = DEFAULT_FACTOR;
 	}
+	snprintf(o->scope, sizeof o->scope, "cluster, overcommit-factor %g", o->factor);
 	set_scale(o, tph_view_of(s)->dims);
-	compute_idle(o, s);
+	int rc = compute_idle(o, s);
 	compute_inqueue(o, s);
-	int rc = tph_on_job_enqueueable(s, enqueueable);
+	if (!rc)
+		rc = tph_on_job_enqueueable(s, enqueueable);
 	if (!rc)
 		rc = tph_on_job_enqueued(s, enqueued);
 	return rc;

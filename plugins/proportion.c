@@ -26,8 +26,12 @@ typedef struct prop_st {
 	double *des;           /* [q * nd]: deserved, Volcano units */
 	tph_dimmask *des_keys; /* deserved's scalar keys */
 	double *share;         /* [q] */
-	vr_clone clones;       /* reclaimable's per-call queue rows */
-	vr_clone sim;          /* the PrePredicate snapshot, see sim_row() */
+	/* [q * TPH_RES_MAX]: the dimensions a queue's share looks at, share_n[q] of them; kept
+	 * with deserved (set_share_dims), which moves only while water-filling */
+	uint8_t *share_dim, *share_n;
+	vr_clone clones;  /* reclaimable's per-call queue rows */
+	uint32_t *within; /* [q]: the clones' epoch when the queue's row fit its deserved */
+	vr_clone sim;     /* the PrePredicate snapshot, see sim_row() */
 	bool sim_ready;
 } prop_st;
 
@@ -46,17 +50,28 @@ static bool le_tol(double l, double r)
 	return l < r || fabs(l - r) < 0.1;
 }
 
-/* updateQueueAttrShare: the largest allocated/deserved over deserved's resource names. */
+/* The dimensions updateQueueAttrShare looks at, kept for queue q whenever its deserved
+ * moves: deserved's resource names, skipping those whose deserved is below 0.1. */
+static void set_share_dims(prop_st *st, tph_idx q)
+{
+	const double *d = st->des + (size_t)q * st->nd;
+	tph_dimmask keys = (st->v.vis & ~st->v.scal) | st->des_keys[q];
+	uint8_t *dims = st->share_dim + (size_t)q * TPH_RES_MAX, n = 0;
+	for (uint32_t k = 0; k < st->nd; k++)
+		if (vr_has(keys, k) && d[k] >= 0.1)
+			dims[n++] = (uint8_t)k;
+	st->share_n[q] = n;
+}
+
+/* updateQueueAttrShare: the largest allocated/deserved over those dimensions. */
 static void update_share(prop_st *st, tph_idx q)
 {
 	const double *d = st->des + (size_t)q * st->nd;
 	const int64_t *a = qrow(st, st->alloc, q);
-	tph_dimmask keys = (st->v.vis & ~st->v.scal) | st->des_keys[q];
+	const uint8_t *dims = st->share_dim + (size_t)q * TPH_RES_MAX;
 	double res = 0;
-	for (uint32_t k = 0; k < st->nd; k++) {
-		if (!vr_has(keys, k) || d[k] < 0.1)
-			continue;
-		double sh = vr_vol(&st->v, k, a[k]) / d[k];
+	for (uint32_t i = 0; i < st->share_n[q]; i++) {
+		double sh = vr_vol(&st->v, dims[i], a[dims[i]]) / d[dims[i]];
 		if (sh > res)
 			res = sh;
 	}
@@ -68,10 +83,11 @@ static void update_share(prop_st *st, tph_idx q)
 static bool fits_deserved(const prop_st *st, tph_idx q, const int64_t *alloc, const int64_t *req)
 {
 	const double *d = st->des + (size_t)q * st->nd;
-	for (uint32_t k = 0; k < st->nd; k++)
-		if (vr_has(st->v.cmp, k) && req[k] > 0 &&
-		    vr_vol(&st->v, k, alloc[k] + req[k]) > d[k])
+	for (uint32_t i = 0; i < st->v.n_cmp; i++) {
+		uint32_t k = st->v.cmp_dim[i];
+		if (req[k] > 0 && vr_vol(&st->v, k, alloc[k] + req[k]) > d[k])
 			return false;
+	}
 	return true;
 }
 
@@ -144,6 +160,7 @@ static void fill_queue(prop_st *st, tph_idx q, const frow *rem, double ratio, do
 		if (vr_has(cm | st->des_keys[q], k) && g > d[k])
 			d[k] = g;
 	}
+	set_share_dims(st, q);
 	update_share(st, q);
 	if (exact_le_des(st, q, qrow(st, st->request, q), false) ||
 	    frow_equal(v, d, st->des_keys[q], old, old_keys))
@@ -256,7 +273,11 @@ static int alloc_rows(tph_session *s, prop_st *st)
 	st->des_keys = TPH_SESSION_NEW(s, tph_dimmask, st->nq + 1);
 	st->des = TPH_SESSION_NEW(s, double, rows);
 	st->share = TPH_SESSION_NEW(s, double, st->nq + 1);
-	if (!st->has || !st->guar_keys || !st->rc_keys || !st->des_keys || !st->des || !st->share)
+	st->share_dim = TPH_SESSION_NEW(s, uint8_t, (size_t)st->nq * TPH_RES_MAX + 1);
+	st->share_n = TPH_SESSION_NEW(s, uint8_t, st->nq + 1);
+	if (!st->has || !st->guar_keys || !st->rc_keys || !st->des_keys || !st->des || !st->share ||
+	    !st->share_dim || !st->share_n ||
+	    !(st->within = TPH_SESSION_NEW(s, uint32_t, st->nq + 1)))
 		return TPH_ENOMEM;
 	int rc = vr_clone_init(s, &st->clones, st->nq, st->nd);
 	return rc ? rc : vr_clone_init(s, &st->sim, st->nq, st->nd);
@@ -266,7 +287,10 @@ static int build_queues(tph_session *s, prop_st *st)
 {
 	int64_t total[TPH_RES_MAX], tg[TPH_RES_MAX];
 	tph_dimmask total_keys;
-	vr_total(&st->v, s, total, &total_keys);
+	const vr_node_sums *ns = vr_node_sums_get(s);
+	if (!ns)
+		return TPH_ENOMEM;
+	vr_total_from(&st->v, ns->alloc, total, &total_keys);
 	vr_guarantee_total(&st->v, s, tg);
 	for (tph_idx j = 0; j < tph_view_of(s)->jobs->n; j++) {
 		tph_idx q = tph_view_of(s)->jobs->queue[j];
@@ -291,20 +315,26 @@ static int queue_order(void *stv, const tph_session *s, tph_idx a, tph_idx b)
 }
 
 /* A reclaimee is a victim while its queue (net of the victims already chosen from it) holds
- * more than its deserved on some dimension. */
+ * more than its deserved on some dimension. A queue's row changes only when it gives a
+ * victim, so once it is within its deserved it stays so for the rest of the call: marked
+ * with the call's clone epoch (`within`), its later candidates are passed over unchecked. */
 static int reclaimable(void *stv, const tph_session *s, tph_idx reclaimer, const tph_idx *c,
                        uint32_t n, uint8_t *keep)
 {
 	prop_st *st = stv;
 	(void)reclaimer;
 	vr_clone_reset(&st->clones);
+	if (st->clones.epoch == 1) /* the first call, or the epochs wrapped */
+		memset(st->within, 0, st->nq * sizeof *st->within);
 	for (uint32_t i = 0; i < n; i++) {
 		tph_idx q = tph_task_queue_of(tph_view_of(s), c[i]);
-		if (q == TPH_NOIDX || !st->has[q])
+		if (q == TPH_NOIDX || !st->has[q] || st->within[q] == st->clones.epoch)
 			continue;
 		int64_t *a = vr_clone_row(&st->clones, q, qrow(st, st->alloc, q));
-		if (exact_le_des(st, q, a, false))
+		if (exact_le_des(st, q, a, false)) {
+			st->within[q] = st->clones.epoch;
 			continue;
+		}
 		vr_add_req(&st->v, s, c[i], a, -1);
 		keep[i] = 1;
 	}

@@ -14,8 +14,11 @@ typedef struct drf_st {
 	vr_dims v;
 	int64_t total[TPH_RES_MAX];
 	tph_dimmask names; /* the total resource's names: the dimensions a share looks at */
-	int64_t *alloc;    /* [job * ndim] */
-	double *share;     /* [job] */
+	uint8_t name_dim[TPH_RES_MAX]; /* names' dimensions in order, and their totals as doubles */
+	double name_total[TPH_RES_MAX];
+	uint32_t n_names;
+	int64_t *alloc; /* [job * ndim] */
+	double *share;  /* [job] */
 	bool hierarchy;
 	hdrf tree;
 	int64_t total_alloc[TPH_RES_MAX]; /* hierarchy: every job's allocated */
@@ -27,10 +30,8 @@ typedef struct drf_st {
 static double share_of(const drf_st *st, const int64_t *a)
 {
 	double res = 0;
-	for (uint32_t d = 0; d < st->v.n; d++) {
-		if (!vr_has(st->names, d))
-			continue;
-		double sh = (double)a[d] / (double)st->total[d];
+	for (uint32_t i = 0; i < st->n_names; i++) {
+		double sh = (double)a[st->name_dim[i]] / st->name_total[i];
 		if (sh > res)
 			res = sh;
 	}
@@ -178,23 +179,50 @@ static int open_hierarchy(tph_session *s, drf_st *st)
 	return rc;
 }
 
+/* The total and its names, from the ready nodes' sums every plugin shares. */
+static int drf_total(tph_session *s, drf_st *st)
+{
+	const vr_node_sums *ns = vr_node_sums_get(s);
+	tph_dimmask keys;
+	if (!ns)
+		return TPH_ENOMEM;
+	vr_total_from(&st->v, ns->alloc, st->total, &keys);
+	st->names = vr_names(&st->v, st->total);
+	for (uint32_t d = 0; d < st->v.n; d++)
+		if (vr_has(st->names, d)) {
+			st->name_dim[st->n_names] = (uint8_t)d;
+			st->name_total[st->n_names++] = (double)st->total[d];
+		}
+	return TPH_OK;
+}
+
+/* Job.Allocated of every job: the session's per-job sums on the dimensions Volcano's Resreq
+ * holds (the others stay zero). */
+static void drf_rows(const tph_session *s, drf_st *st)
+{
+	const int64_t *ja = tph_view_of(s)->js->allocated;
+	for (tph_idx j = 0; j < tph_view_of(s)->jobs->n; j++) {
+		int64_t *r = row(st, st->alloc, j);
+		const int64_t *a = ja + (size_t)j * tph_view_of(s)->ndim;
+		for (uint32_t i = 0; i < st->v.n_cmp; i++)
+			r[st->v.cmp_dim[i]] = a[st->v.cmp_dim[i]];
+		st->share[j] = share_of(st, r);
+	}
+}
+
 static int drf_open(tph_session *s, void *stv, const tph_args *args)
 {
 	drf_st *st = stv;
 	uint32_t nj = tph_view_of(s)->jobs->n;
 	(void)args;
-	tph_dimmask keys;
 	vr_dims_init(&st->v, s);
-	vr_total(&st->v, s, st->total, &keys);
-	st->names = vr_names(&st->v, st->total);
+	if (drf_total(s, st))
+		return TPH_ENOMEM;
 	st->alloc = TPH_SESSION_NEW(s, int64_t, (size_t)nj * st->v.n + 1);
 	st->share = TPH_SESSION_NEW(s, double, nj + 1);
 	if (!st->alloc || !st->share || vr_clone_init(s, &st->clones, nj, st->v.n))
 		return TPH_ENOMEM;
-	for (tph_idx j = 0; j < nj; j++) {
-		vr_job_allocated(&st->v, s, j, row(st, st->alloc, j));
-		st->share[j] = share_of(st, row(st, st->alloc, j));
-	}
+	drf_rows(s, st);
 	st->hierarchy = tph_plugin_flag(s, TPH_FLAG_HIERARCHY);
 	int rc = st->hierarchy ? open_hierarchy(s, st) : TPH_OK;
 	if (!rc)

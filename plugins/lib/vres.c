@@ -75,6 +75,9 @@ void vr_dims_init(vr_dims *v, const tph_session *s)
 	tph_dimmask cm = ((tph_dimmask)1 << TPH_RES_CPU) | ((tph_dimmask)1 << TPH_RES_MEMORY);
 	v->scal = v->vis & ~cm;
 	v->cmp = v->vis & ~((tph_dimmask)1 << TPH_RES_PODS);
+	for (uint32_t d = 0; d < v->n; d++)
+		if (vr_has(v->cmp, d))
+			v->cmp_dim[v->n_cmp++] = (uint8_t)d;
 }
 
 int64_t vr_exact(const vr_dims *v, uint32_t d, double x)
@@ -91,28 +94,55 @@ void vr_req(const vr_dims *v, const tph_session *s, tph_idx t, int64_t *out)
 	vr_add_req(v, s, t, out, 1);
 }
 
-void vr_total(const vr_dims *v, const tph_session *s, int64_t *out, tph_dimmask *keys)
+/* Column `base` (a node column, rows d * stride) summed over the ready nodes per dimension.
+ * Integer sums do not depend on the order, so when every node is ready each row is summed
+ * whole, in a loop the compiler vectorises. */
+static void sum_ready(const tph_session *s, const int64_t *base, int64_t *out)
 {
-	memset(out, 0, v->n * sizeof *out);
-	for (uint32_t d = 0; d < v->n; d++) {
-		if (!vr_has(v->vis, d))
-			continue;
-		const int64_t *col =
-		    tph_view_of(s)->nodes->alloc + (size_t)d * tph_view_of(s)->nodes->stride;
-		for (uint32_t i = 0; i < tph_view_of(s)->n_ready; i++)
-			out[d] += col[tph_view_of(s)->ready_nodes[i]];
+	const tph_view *w = tph_view_of(s);
+	for (uint32_t d = 0; d < w->ndim; d++) {
+		const int64_t *col = base + (size_t)d * w->nodes->stride;
+		int64_t sum = 0;
+		if (w->n_ready == w->nodes->n)
+			for (uint32_t n = 0; n < w->nodes->n; n++)
+				sum += col[n];
+		else
+			for (uint32_t i = 0; i < w->n_ready; i++)
+				sum += col[w->ready_nodes[i]];
+		out[d] = sum;
 	}
-	*keys = 0;
-	for (uint32_t d = 0; d < v->n; d++)
-		if (vr_has(v->scal, d) && out[d] > 0)
-			*keys |= (tph_dimmask)1 << d;
 }
 
-void vr_job_allocated(const vr_dims *v, const tph_session *s, tph_idx j, int64_t *out)
+void vr_total_from(const vr_dims *v, const int64_t *alloc, int64_t *out, tph_dimmask *keys)
 {
-	const int64_t *a = tph_view_of(s)->js->allocated + (size_t)j * tph_view_of(s)->ndim;
-	for (uint32_t d = 0; d < v->n; d++)
-		out[d] = vr_has(v->cmp, d) ? a[d] : 0;
+	*keys = 0;
+	for (uint32_t d = 0; d < v->n; d++) {
+		out[d] = vr_has(v->vis, d) ? alloc[d] : 0;
+		if (vr_has(v->scal, d) && out[d] > 0)
+			*keys |= (tph_dimmask)1 << d;
+	}
+}
+
+void vr_total(const vr_dims *v, const tph_session *s, int64_t *out, tph_dimmask *keys)
+{
+	int64_t alloc[TPH_RES_MAX];
+	sum_ready(s, tph_view_of(s)->nodes->alloc, alloc);
+	vr_total_from(v, alloc, out, keys);
+}
+
+static int node_sums_init(void *obj, tph_session *s)
+{
+	vr_node_sums *ns = obj;
+	sum_ready(s, tph_view_of(s)->nodes->alloc, ns->alloc);
+	sum_ready(s, tph_view_of(s)->nodes->used, ns->used);
+	return TPH_OK;
+}
+
+const vr_node_sums *vr_node_sums_get(tph_session *s)
+{
+	void *ns = NULL;
+	int rc = tph_session_shared(s, "vres.node_sums", sizeof(vr_node_sums), node_sums_init, &ns);
+	return rc ? NULL : ns;
 }
 
 void vr_job_min(const vr_dims *v, const tph_session *s, tph_idx j, int64_t *out)
@@ -166,25 +196,29 @@ static uint32_t allocated_tasks(const tph_session *s, tph_idx j)
 
 /* The Running rule (allocated tasks >= minMember) keeps a finished driver's podgroup from
  * reserving its minResources again. Allocated is the session's per-job sum (init_job_state),
- * which at open is the sum over the job's AllocatedStatus tasks. */
+ * which at open is the sum over the job's AllocatedStatus tasks. One pass over the dimensions
+ * makes allocated (vr_job_allocated), request and elastic (vr_exceeded of allocated over
+ * vr_job_min); inqueue is zero unless the podgroup reserves. */
 static void rows_from(const vr_dims *v, const tph_session *s, const int64_t *pj, tph_idx j,
                       vr_jobrows *out)
 {
-	int64_t ja[TPH_RES_MAX], mn[TPH_RES_MAX];
-	vr_job_allocated(v, s, j, ja);
+	const tph_view *w = tph_view_of(s);
+	const int64_t *a = w->js->allocated + (size_t)j * w->ndim;
+	const int64_t *m = w->jobs->min_res + (size_t)j * w->ndim;
+	bool has_min = w->jobs->has_min_res[j];
 	for (uint32_t d = 0; d < v->n; d++) { /* the rows past n are never read: not cleared */
-		out->alloc[d] = ja[d];
-		out->request[d] = vr_has(v->cmp, d) ? ja[d] + pj[d] : 0;
+		bool cmp = vr_has(v->cmp, d), vis = vr_has(v->vis, d);
+		int64_t ja = cmp ? a[d] : 0, mn = has_min && vis ? m[d] : 0;
+		out->alloc[d] = ja;
+		out->request[d] = cmp ? ja + pj[d] : 0;
 		out->inqueue[d] = 0;
+		out->elastic[d] = vis && ja > mn ? vr_sub(ja, mn) : 0;
 	}
-	uint8_t ph = tph_view_of(s)->js->phase[j];
-	if (tph_view_of(s)->jobs->has_min_res[j] &&
+	uint8_t ph = w->js->phase[j];
+	if (has_min &&
 	    (ph == TPH_PG_INQUEUE ||
-	     (ph == TPH_PG_RUNNING &&
-	      allocated_tasks(s, j) >= (uint32_t)tph_view_of(s)->jobs->min_member[j])))
-		vr_job_inqueue(v, s, j, ja, out->inqueue);
-	vr_job_min(v, s, j, mn);
-	vr_exceeded(v, ja, mn, out->elastic, NULL);
+	     (ph == TPH_PG_RUNNING && allocated_tasks(s, j) >= (uint32_t)w->jobs->min_member[j])))
+		vr_job_inqueue(v, s, j, out->alloc, out->inqueue);
 }
 
 void vr_job_rows(const vr_dims *v, const tph_session *s, tph_idx j, vr_jobrows *out)
@@ -340,14 +374,4 @@ void vr_clone_reset(vr_clone *c)
 		memset(c->stamp, 0, c->n * sizeof *c->stamp);
 		c->epoch = 1;
 	}
-}
-
-int64_t *vr_clone_row(vr_clone *c, uint32_t i, const int64_t *live)
-{
-	int64_t *r = c->rows + (size_t)i * c->nd;
-	if (c->stamp[i] != c->epoch) {
-		memcpy(r, live, c->nd * sizeof *r);
-		c->stamp[i] = c->epoch;
-	}
-	return r;
 }

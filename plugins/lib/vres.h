@@ -37,6 +37,9 @@ typedef struct vr_dims {
 	tph_dimmask scal; /* vis without cpu and memory: Volcano's ScalarResources */
 	tph_dimmask cmp;  /* vis without pods: what ...WithDimension and IsEmpty look at */
 	uint8_t kind[TPH_RES_MAX];
+	/* cmp's dimensions in order: the per-placement loops visit only these */
+	uint8_t cmp_dim[TPH_RES_MAX];
+	uint32_t n_cmp;
 } vr_dims;
 
 /* The session's dimension table as Volcano sees it. */
@@ -82,17 +85,25 @@ static inline void vr_add_req(const vr_dims *v, const tph_session *s, tph_idx t,
                               int sign)
 {
 	const int64_t *req = tph_view_of(s)->tasks->req + (size_t)t * tph_view_of(s)->ndim;
-	for (uint32_t d = 0; d < v->n; d++)
-		if (vr_has(v->cmp, d))
-			row[d] += sign * req[d];
+	for (uint32_t i = 0; i < v->n_cmp; i++)
+		row[v->cmp_dim[i]] += sign * req[v->cmp_dim[i]];
 }
 /* Task t's request as Volcano's Resreq. */
 void vr_req(const vr_dims *v, const tph_session *s, tph_idx t, int64_t *out);
 /* ssn.TotalResource: the allocatable of every ready node. *keys gets the scalar dimensions
  * it holds (approximated by a positive total). */
 void vr_total(const vr_dims *v, const tph_session *s, int64_t *out, tph_dimmask *keys);
-/* Job j's allocated resources (AllocatedStatus tasks) as Volcano's job.Allocated. */
-void vr_job_allocated(const vr_dims *v, const tph_session *s, tph_idx j, int64_t *out);
+
+/* The ready nodes' allocatable and used, every dimension summed, made once per session (a
+ * session-shared object) for the plugins that read them at open: drf's and proportion's
+ * total, overcommit's total and used. Used as the nodes stood at the first call; NULL when
+ * the session is out of memory. */
+typedef struct vr_node_sums {
+	int64_t alloc[TPH_RES_MAX], used[TPH_RES_MAX];
+} vr_node_sums;
+const vr_node_sums *vr_node_sums_get(tph_session *s);
+/* vr_total from the ready nodes' allocatable summed (vr_node_sums.alloc). */
+void vr_total_from(const vr_dims *v, const int64_t *alloc, int64_t *out, tph_dimmask *keys);
 /* NewResource(podgroup.minResources), or zeros when the podgroup has none. */
 void vr_job_min(const vr_dims *v, const tph_session *s, tph_idx j, int64_t *out);
 /* util.GetInqueueResource(job, allocated): what minResources still reserves. */
@@ -170,7 +181,17 @@ typedef struct vr_clone {
 int vr_clone_init(tph_session *s, vr_clone *c, uint32_t n, uint32_t nd);
 /* Forget every copy: the next touch of each row copies it again. */
 void vr_clone_reset(vr_clone *c);
-/* Row i of the clone; its first touch since the reset copies `live`, the table's row i. */
-int64_t *vr_clone_row(vr_clone *c, uint32_t i, const int64_t *live);
+/* Row i of the clone; its first touch since the reset copies `live`, the table's row i.
+ * Inline: proportion asks for it at every placement after a PrePredicate. */
+static inline int64_t *vr_clone_row(vr_clone *c, uint32_t i, const int64_t *live)
+{
+	int64_t *r = c->rows + (size_t)i * c->nd;
+	if (c->stamp[i] != c->epoch) {
+		for (uint32_t d = 0; d < c->nd; d++)
+			r[d] = live[d];
+		c->stamp[i] = c->epoch;
+	}
+	return r;
+}
 
 #endif

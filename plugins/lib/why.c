@@ -2,6 +2,7 @@
 #include "why.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "tephra/columns.h"
 #include "tephra/resource.h"
@@ -19,6 +20,24 @@ static bool over(const why_over_args *a, uint32_t d)
 	return a->req[d] > 0 && a->limit[d] != INT64_MAX && a->base[d] + a->req[d] > a->limit[d];
 }
 
+/* What snprintf(buf + n, cap - n, "%s%s...", pieces...) writes when n < cap: the pieces
+ * copied while room is left, the text cut and ended where snprintf cuts it. Returns n plus
+ * the pieces' whole length, as n + snprintf's result. No format parsing: the reasons are
+ * written for every refused job. */
+static size_t put(char *buf, size_t cap, size_t n, const char *const *piece, size_t count)
+{
+	for (size_t i = 0; i < count; i++) {
+		size_t len = strlen(piece[i]);
+		if (n < cap) {
+			size_t k = len < cap - 1 - n ? len : cap - 1 - n;
+			memcpy(buf + n, piece[i], k);
+			buf[n + k] = '\0';
+		}
+		n += len;
+	}
+	return n;
+}
+
 void why_over(const tph_session *s, tph_idx job, const why_over_args *a)
 {
 	char names[256] = "", nums[512] = "", x[48], y[48], z[48];
@@ -31,13 +50,14 @@ void why_over(const tph_session *s, tph_idx job, const why_over_args *a)
 		why_qty(s, d, a->base[d], x, sizeof x);
 		why_qty(s, d, a->req[d], y, sizeof y);
 		why_qty(s, d, a->limit[d], z, sizeof z);
+		const char *np[] = {nn ? ", " : "", a->verb, " ", dn};
 		if (nn < sizeof names)
-			nn += (size_t)snprintf(names + nn, sizeof names - nn, "%s%s %s",
-			                       nn ? ", " : "", a->verb, dn);
+			nn = put(names, sizeof names, nn, np, sizeof np / sizeof *np);
+		const char *mp[] = {
+		    nm ? ", " : "", dn,  " ", x, " ", a->base_name, " + ", y, " requested > ",
+		    a->limit_name,  " ", z};
 		if (nm < sizeof nums)
-			nm += (size_t)snprintf(nums + nm, sizeof nums - nm,
-			                       "%s%s %s %s + %s requested > %s %s", nm ? ", " : "",
-			                       dn, x, a->base_name, y, a->limit_name, z);
+			nm = put(nums, sizeof nums, nm, mp, sizeof mp / sizeof *mp);
 	}
 	if (!nn)
 		tph_job_reason(s, job, "%s (%s)", a->prefix, a->scope);

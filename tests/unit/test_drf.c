@@ -84,6 +84,69 @@ static void test_events_move_share(void **state)
 	pts_free(&p);
 }
 
+/* Two dimensions, so a share's dominant one can change with an event. */
+static const char recount[] = FLAT_HEAD
+    "  - {name: c, namespace: ns, queue: q1}\n"
+    "pods:\n" RUN("a-x-0", "a", "2") RUN("b-x-0", "b", "2") PEND("c-x-0", "c", "1") PEND(
+        "c-x-1", "c",
+        "1") "  - {name: c-x-2, namespace: ns, podGroup: c, requests: {cpu: '1', memory: 6Gi}}\n"
+             "  - {name: a-x-1, namespace: ns, podGroup: a, requests: {cpu: 500m, memory: 3Gi}}\n";
+
+/* A job's share counted from its tasks as they stand: allocated or pipelined, over cpu and
+ * memory against n1's 10 cpu and 10Gi. */
+static double share_recount(const pts *p, tph_idx j)
+{
+	double cpu = 0, mem = 0;
+	for (uint32_t i = p->s->jobs->task_off[j]; i < p->s->jobs->task_off[j + 1]; i++) {
+		tph_idx t = p->s->jobs->task_idx[i];
+		uint8_t st = p->s->tasks.status[t];
+		if (!tph_ts_allocated(st) && st != TPH_TS_PIPELINED)
+			continue;
+		cpu += (double)p->s->tasks.req[(size_t)t * p->s->ndim + TPH_RES_CPU];
+		mem += (double)p->s->tasks.req[(size_t)t * p->s->ndim + TPH_RES_MEMORY];
+	}
+	cpu /= 10000.0;
+	mem /= (double)(10LL << 30);
+	return cpu > mem ? cpu : mem;
+}
+
+/* Every pair of jobs ordered as the recounted shares order them. */
+static void check_recount(const pts *p)
+{
+	tph_idx jobs[] = {pts_job(p, "ns/a"), pts_job(p, "ns/b"), pts_job(p, "ns/c")};
+	for (int x = 0; x < 3; x++)
+		for (int y = 0; y < 3; y++) {
+			double sx = share_recount(p, jobs[x]), sy = share_recount(p, jobs[y]);
+			int want = (sx > sy) - (sx < sy);
+			int got = tph_job_order_cmp_plugins(p->s, jobs[x], jobs[y]);
+			assert_int_equal((got > 0) - (got < 0), want);
+		}
+}
+
+/* The shares kept by the events equal a recount after allocations, a pipeline, a commit and
+ * a discarded statement (whose undo deallocates). */
+static void test_events_equal_recount(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(&p, recount);
+	check_recount(&p);
+	tph_statement st;
+	tph_stmt_init(&st, p.s);
+	assert_int_equal(tph_stmt_allocate(&st, pts_task(&p, "ns/c-x-2"), 0), TPH_OK);
+	check_recount(&p); /* c: memory 0.6 dominates */
+	assert_int_equal(tph_stmt_pipeline(&st, pts_task(&p, "ns/c-x-0"), 0), TPH_OK);
+	assert_int_equal(tph_stmt_commit(&st), TPH_OK);
+	check_recount(&p);
+	tph_stmt_init(&st, p.s);
+	assert_int_equal(tph_stmt_allocate(&st, pts_task(&p, "ns/a-x-1"), 0), TPH_OK);
+	assert_int_equal(tph_stmt_allocate(&st, pts_task(&p, "ns/c-x-1"), 0), TPH_OK);
+	check_recount(&p);
+	tph_stmt_discard(&st);
+	check_recount(&p);
+	pts_free(&p);
+}
+
 static void test_preemptable(void **state)
 {
 	(void)state;
@@ -198,6 +261,7 @@ int main(void)
 	    cmocka_unit_test(test_job_order_by_share),
 	    cmocka_unit_test(test_job_order_dominant_of_two),
 	    cmocka_unit_test(test_events_move_share),
+	    cmocka_unit_test(test_events_equal_recount),
 	    cmocka_unit_test(test_preemptable),
 	    cmocka_unit_test(test_hierarchy_refused_with_proportion),
 	    cmocka_unit_test(test_hdrf_queue_order_weights),

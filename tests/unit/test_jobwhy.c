@@ -9,6 +9,10 @@
 #include <cmocka.h>
 
 #include "harness.h"
+#include "lib/why.h"
+
+#include <stdio.h>
+#include <string.h>
 
 #define NODES2                                                               \
 	"nodes:\n"                                                           \
@@ -337,12 +341,85 @@ static void test_threads(void **state)
 	}
 }
 
+/* why_over's text, its names and figures cut where snprintf would cut them: a verb long
+ * enough that three dimensions pass the names' 256 bytes. The expectation is made with
+ * snprintf as why_over once made it. */
+#define LONG_VERB                                                                            \
+	"exceeds-its-limit-by-a-long-way-on-every-single-one-of-the-resources-it-asked-for-" \
+	"in-this-queue"
+static char over_want[512];
+
+static void over_text(const tph_session *s, const why_over_args *a, char *out, size_t cap)
+{
+	char names[256] = "", nums[512] = "", x[48], y[48], z[48];
+	size_t nn = 0, nm = 0;
+	for (uint32_t d = 0; d < tph_view_of(s)->ndim; d++) {
+		if (a->req[d] <= 0)
+			continue;
+		const char *dn = tph_session_dim_name(s, d);
+		why_qty(s, d, a->base[d], x, sizeof x);
+		why_qty(s, d, a->req[d], y, sizeof y);
+		why_qty(s, d, a->limit[d], z, sizeof z);
+		if (nn < sizeof names)
+			nn += (size_t)snprintf(names + nn, sizeof names - nn, "%s%s %s",
+			                       nn ? ", " : "", a->verb, dn);
+		if (nm < sizeof nums)
+			nm += (size_t)snprintf(nums + nm, sizeof nums - nm,
+			                       "%s%s %s %s + %s requested > %s %s", nm ? ", " : "",
+			                       dn, x, a->base_name, y, a->limit_name, z);
+	}
+	snprintf(out, cap, "%s: %s (%s: %s)", a->prefix, names, a->scope, nums);
+}
+
+static int over_vote(void *st, const tph_session *s, tph_idx j)
+{
+	(void)st;
+	int64_t base[TPH_RES_MAX] = {0}, req[TPH_RES_MAX] = {0}, lim[TPH_RES_MAX] = {0};
+	req[TPH_RES_CPU] = 1500, req[TPH_RES_MEMORY] = 1 << 20, req[TPH_RES_PODS] = 1000;
+	why_over_args a = {"over", LONG_VERB, "scope", "used", "limit", base, req, lim};
+	over_text(s, &a, over_want, sizeof over_want);
+	why_over(s, j, &a);
+	return TPH_REJECT;
+}
+
+static int over_open(tph_session *s, void *st, const tph_args *args)
+{
+	(void)st;
+	(void)args;
+	return tph_on_job_enqueueable(s, over_vote);
+}
+
+static const tph_plugin over_plugin = {
+    .abi = TPH_PLUGIN_ABI, .name = "jobwhy-over", .on_session_open = over_open};
+
+static void test_why_over_cut(void **state)
+{
+	(void)state;
+	tph_diag d = {0};
+	assert_int_equal(tph_plugins_register(&over_plugin, &d), TPH_OK);
+	pts p;
+	run_yaml(&p, "conf: |\n  actions: \"enqueue, allocate\"\n  tiers:\n  - plugins:\n"
+	             "    - name: jobwhy-over\n"
+	             "queues: [{name: q1}]\n" NODES2
+	             "podGroups:\n  - {name: pg, namespace: ns, queue: q1, minMember: 1,"
+	             " minResources: {cpu: '1'}}\n"
+	             "pods:\n" POD("a", "pg", "1"));
+	const tph_job_row r = row(&p, "ns/pg");
+	const char *lead = "not enqueued: jobwhy-over: ";
+	assert_true(strlen(over_want) > 300); /* the names were cut at 255 bytes */
+	assert_int_equal(strncmp(r.message, lead, strlen(lead)), 0);
+	size_t n = strlen(r.message + strlen(lead));
+	assert_true(n > 300);
+	assert_int_equal(strncmp(r.message + strlen(lead), over_want, n), 0);
+	pts_free(&p);
+}
+
 int main(void)
 {
 	enum {
 		N = sizeof cases / sizeof *cases
 	};
-	struct CMUnitTest tests[N + 6];
+	struct CMUnitTest tests[N + 7];
 	for (int i = 0; i < N; i++) {
 		tests[i] =
 		    (struct CMUnitTest)cmocka_unit_test_prestate(test_case, (void *)&cases[i]);
@@ -350,9 +427,10 @@ int main(void)
 	}
 	const struct CMUnitTest more[] = {
 	    cmocka_unit_test(test_gang_condition), cmocka_unit_test(test_no_condition_when_ready),
-	    cmocka_unit_test(test_plugin_reason),  cmocka_unit_test(test_queue_readout),
-	    cmocka_unit_test(test_why_names),      cmocka_unit_test(test_threads),
+	    cmocka_unit_test(test_plugin_reason),  cmocka_unit_test(test_why_over_cut),
+	    cmocka_unit_test(test_queue_readout),  cmocka_unit_test(test_why_names),
+	    cmocka_unit_test(test_threads),
 	};
 	memcpy(tests + N, more, sizeof more);
-	return _cmocka_run_group_tests("test_jobwhy", tests, N + 6, NULL, NULL);
+	return _cmocka_run_group_tests("test_jobwhy", tests, N + 7, NULL, NULL);
 }

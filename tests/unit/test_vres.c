@@ -1,5 +1,6 @@
 /* Unit tests for plugins/lib/vres.c's per-job open-time rows: the shared Pending sums
- * (the snapshot's task pass) give what a per-job walk over tasks gives. */
+ * (the snapshot's task pass) give what a per-job walk over tasks gives, and the one-pass rows
+ * what the row helpers give; the ready nodes' shared sums. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -70,10 +71,108 @@ static void test_shared_pending_rows(void **state)
 	pts_free(&p);
 }
 
+/* vr_job_rows' one pass against the helpers it stands for: allocated on cmp's dimensions,
+ * elastic the part of it above minResources, inqueue GetInqueueResource when the podgroup
+ * reserves (Inqueue, or Running with minMember allocated), else zero. */
+static void test_job_rows_one_pass(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(&p, scn);
+	vr_dims v;
+	vr_dims_init(&v, p.s);
+	uint32_t reserving = 0;
+	for (tph_idx j = 0; j < p.s->jobs->n; j++) {
+		vr_jobrows r;
+		int64_t ja[TPH_RES_MAX], mn[TPH_RES_MAX], el[TPH_RES_MAX], iq[TPH_RES_MAX] = {0};
+		vr_job_rows(&v, p.s, j, &r);
+		for (uint32_t d = 0; d < v.n; d++)
+			ja[d] = vr_has(v.cmp, d) ? p.s->js.allocated[(size_t)j * v.n + d] : 0;
+		vr_job_min(&v, p.s, j, mn);
+		vr_exceeded(&v, ja, mn, el, NULL);
+		const uint32_t *c = p.s->js.count + (size_t)j * TPH_TS_COUNT;
+		uint32_t held =
+		    c[TPH_TS_ALLOCATED] + c[TPH_TS_BINDING] + c[TPH_TS_BOUND] + c[TPH_TS_RUNNING];
+		uint8_t ph = p.s->js.phase[j];
+		bool reserves =
+		    p.s->jobs->has_min_res[j] &&
+		    (ph == TPH_PG_INQUEUE ||
+		     (ph == TPH_PG_RUNNING && held >= (uint32_t)p.s->jobs->min_member[j]));
+		if (reserves)
+			vr_job_inqueue(&v, p.s, j, ja, iq);
+		reserving += reserves;
+		assert_memory_equal(r.alloc, ja, v.n * sizeof *ja);
+		assert_memory_equal(r.elastic, el, v.n * sizeof *el);
+		assert_memory_equal(r.inqueue, iq, v.n * sizeof *iq);
+	}
+	assert_int_equal(reserving, 1); /* b; a is Running with 1 of its 2 tasks allocated */
+	/* a holds 2 cpu, 1Gi and a gpu against minResources of 3 cpu, 1Gi: the gpu is elastic */
+	vr_jobrows a, b;
+	vr_job_rows(&v, p.s, pts_job(&p, "c1/a"), &a);
+	assert_int_equal(a.elastic[TPH_RES_CPU], 0);
+	assert_int_equal(a.inqueue[TPH_RES_CPU], 0);
+	vr_job_rows(&v, p.s, pts_job(&p, "c1/b"), &b);
+	assert_int_equal(b.inqueue[TPH_RES_CPU], 8000);
+	pts_free(&p);
+}
+
+static void check_node_sums(const char *yaml, uint32_t n_ready)
+{
+	pts p;
+	pts_open(&p, yaml);
+	assert_int_equal(p.s->n_ready, n_ready);
+	const vr_node_sums *ns = vr_node_sums_get(p.s);
+	assert_non_null(ns);
+	assert_ptr_equal(vr_node_sums_get(p.s), ns); /* made once */
+	for (uint32_t d = 0; d < p.s->ndim; d++) {
+		int64_t alloc = 0, used = 0;
+		for (uint32_t n = 0; n < p.s->nodes.n; n++)
+			if (p.s->nodes.flags[n] & TPH_NODE_READY) {
+				alloc += p.s->nodes.alloc[(size_t)d * p.s->nodes.stride + n];
+				used += p.s->nodes.used[(size_t)d * p.s->nodes.stride + n];
+			}
+		assert_int_equal(ns->alloc[d], alloc);
+		assert_int_equal(ns->used[d], used);
+	}
+	vr_dims v;
+	vr_dims_init(&v, p.s);
+	int64_t t1[TPH_RES_MAX], t2[TPH_RES_MAX];
+	tph_dimmask k1, k2;
+	vr_total(&v, p.s, t1, &k1);
+	vr_total_from(&v, ns->alloc, t2, &k2);
+	assert_memory_equal(t1, t2, v.n * sizeof *t1);
+	assert_int_equal(k1, k2);
+	pts_free(&p);
+}
+
+#define SUMS_HEAD                                                                     \
+	"conf: |\n  actions: \"\"\n  tiers:\n  - plugins:\n    - name: drf\n"         \
+	"queues: [{name: q1}]\n"                                                      \
+	"podGroups: [{name: a, namespace: c1, queue: q1}]\n"                          \
+	"pods: [{name: a1, namespace: c1, podGroup: a, phase: Running, nodeName: n2," \
+	" requests: {cpu: '3', nvidia.com/gpu: '1'}}]\n"                              \
+	"nodes:\n"                                                                    \
+	"  - {name: n1, allocatable: {cpu: '8', memory: 8Gi, pods: '10'}}\n"          \
+	"  - {name: n2, allocatable: {cpu: '16', memory: 4Gi, pods: '10', nvidia.com/gpu: '2'}}\n"
+
+/* The ready nodes' sums: every node ready (rows summed whole), and one node not ready (the
+ * sums skip it: its allocatable and used count nowhere). */
+static void test_node_sums(void **state)
+{
+	(void)state;
+	check_node_sums(SUMS_HEAD, 2);
+	check_node_sums(SUMS_HEAD
+	                "  - {name: nr, allocatable: {cpu: '64', memory: 64Gi, pods: '10',"
+	                " nvidia.com/gpu: '8'}, ready: false}\n",
+	                2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_shared_pending_rows),
+	    cmocka_unit_test(test_job_rows_one_pass),
+	    cmocka_unit_test(test_node_sums),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
