@@ -163,7 +163,7 @@ static int build_nums(tph_session *s, tph_k8s_nums *m, const sidset *keys)
 
 /* NodeInfo.update: Requested from the pod's request, NonZeroRequested from its non-zero one
  * (calculateResource), the GPU count for BalancedAllocation. */
-static void account(tph_k8s_view *v, const tph_session *s, tph_idx t, tph_idx node, int sign)
+static inline void account(tph_k8s_view *v, const tph_session *s, tph_idx t, tph_idx node, int sign)
 {
 	const int64_t *req = tph_view_of(s)->tasks->req + (size_t)t * tph_view_of(s)->ndim;
 	const int64_t *nz = tph_k8s_nonzero(s, t);
