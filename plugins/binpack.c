@@ -60,15 +60,27 @@ static void extra_resource(void *ud, const char *name, size_t len)
 typedef struct bp_dim {
 	double w;
 	int64_t req;
-	const int64_t *alloc, *used; /* the dimension's columns */
+	const int64_t *alloc, *used; /* node i's values at [i * step] */
+	size_t step;
 } bp_dim;
+
+/* cpu and memory from the nodes' lines (tph_node_store.cm: one line a node for both), the
+ * other dimensions from their columns. */
+static bp_dim dim_of(const tph_session *s, uint32_t d, double w, int64_t req)
+{
+	const tph_node_store *ns = tph_view_of(s)->nodes;
+	if (d <= TPH_RES_MEMORY && TPH_VIEW_REV(tph_view_of(s), 2) && ns->cm)
+		return (bp_dim){w, req, ns->cm + TPH_CM_ALLOC_CPU + d, ns->cm + TPH_CM_USED_CPU + d,
+		                TPH_NODE_CM};
+	return (bp_dim){w, req, ns->alloc + (size_t)d * ns->stride,
+	                ns->used + (size_t)d * ns->stride, 1};
+}
 
 /* The task's weighted dimensions into dims, their count; *wsum: the sum of the weights of
  * every requested dimension with one, in dimension order as Volcano adds them. */
 static uint32_t weighted_dims(const bp_st *st, const tph_session *s, const int64_t *req,
                               bp_dim *dims, double *wsum)
 {
-	const tph_node_store *ns = tph_view_of(s)->nodes;
 	uint32_t m = 0;
 	*wsum = 0;
 	for (uint32_t d = 0; d < tph_view_of(s)->ndim && d < TPH_RES_MAX; d++) {
@@ -76,8 +88,7 @@ static uint32_t weighted_dims(const bp_st *st, const tph_session *s, const int64
 			continue;
 		*wsum += st->w[d];
 		if (st->w[d] != 0)
-			dims[m++] = (bp_dim){st->w[d], req[d], ns->alloc + (size_t)d * ns->stride,
-			                     ns->used + (size_t)d * ns->stride};
+			dims[m++] = dim_of(s, d, st->w[d], req[d]);
 	}
 	return m;
 }
@@ -88,8 +99,9 @@ static inline double node_score(const bp_dim *dims, uint32_t m, double wsum, tph
 	double sum = 0;
 	bool over = false;
 	for (uint32_t k = 0; k < m; k++) {
-		double cap = (double)dims[k].alloc[node],
-		       fin = (double)(dims[k].req + dims[k].used[node]);
+		size_t at = (size_t)node * dims[k].step;
+		double cap = (double)dims[k].alloc[at],
+		       fin = (double)(dims[k].req + dims[k].used[at]);
 		if (cap != 0) {
 			over |= fin > cap;
 			sum += fin * dims[k].w / cap;

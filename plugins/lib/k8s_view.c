@@ -8,6 +8,8 @@
 #include "tephra/columns.h"
 #include "tephra/alloc.h"
 
+_Static_assert(sizeof(tph_k8s_line) == 64, "a node's line is one cache line");
+
 /* ---- keys the session's specs use ---- */
 
 typedef struct sidset {
@@ -161,14 +163,14 @@ static int build_nums(tph_session *s, tph_k8s_nums *m, const sidset *keys)
 
 /* NodeInfo.update: Requested from the pod's request, NonZeroRequested from its non-zero one
  * (calculateResource), the GPU count for BalancedAllocation. */
-static void account(tph_k8s_view *v, const tph_session *s, tph_idx t, tph_idx node, int sign)
+static inline void account(tph_k8s_view *v, const tph_session *s, tph_idx t, tph_idx node, int sign)
 {
 	const int64_t *req = tph_view_of(s)->tasks->req + (size_t)t * tph_view_of(s)->ndim;
 	const int64_t *nz = tph_k8s_nonzero(s, t);
 	int64_t d[TPH_KV_COUNT] = {req[TPH_RES_CPU], req[TPH_RES_MEMORY], nz[0], nz[1],
 	                           v->gpu_dim == TPH_NOIDX ? 0 : tph_k8s_value(req[v->gpu_dim])};
 	for (uint32_t k = 0; k < TPH_KV_COUNT; k++)
-		v->sum[(size_t)k * v->n_nodes + node] += sign * d[k];
+		v->line[node].sum[k] += sign * d[k];
 	v->npods[node] += (uint32_t)sign;
 }
 
@@ -247,17 +249,30 @@ static int alloc_cols(tph_k8s_view *v, tph_session *s)
 	v->prev = TPH_SESSION_NEW(s, tph_idx, nt + 1);
 	v->head = TPH_SESSION_NEW(s, tph_idx, n + 1);
 	v->npods = TPH_SESSION_NEW(s, uint32_t, n + 1);
-	v->sum = TPH_SESSION_NEW(s, int64_t, (size_t)TPH_KV_COUNT * n + 1);
+	v->line = TPH_SESSION_NEW(s, tph_k8s_line, n + 1);
 	v->open_aff = TPH_SESSION_NEW(s, uint8_t, n + 1);
 	v->open_anti = TPH_SESSION_NEW(s, uint8_t, n + 1);
 	v->aff_nodes = TPH_SESSION_NEW(s, tph_idx, n + 1);
 	v->anti_nodes = TPH_SESSION_NEW(s, tph_idx, n + 1);
-	if (!v->at || !v->next || !v->prev || !v->head || !v->npods || !v->sum || !v->open_aff ||
+	if (!v->at || !v->next || !v->prev || !v->head || !v->npods || !v->line || !v->open_aff ||
 	    !v->open_anti || !v->aff_nodes || !v->anti_nodes)
 		return TPH_ENOMEM;
 	v->at[nt] = TPH_NOIDX;
 	memset(v->head, 0xff, (n + 1) * sizeof *v->head);
 	return TPH_OK;
+}
+
+/* Allocatable is constant in a session: copied once beside the sums it is scored against. */
+static void set_caps(tph_k8s_view *v, const tph_session *s)
+{
+	const int64_t *alloc = tph_view_of(s)->nodes->alloc;
+	size_t stride = tph_view_of(s)->nodes->stride;
+	for (tph_idx n = 0; n < v->n_nodes; n++) {
+		tph_k8s_line *l = &v->line[n];
+		l->cap_cpu = alloc[TPH_RES_CPU * stride + n];
+		l->cap_mem = alloc[TPH_RES_MEMORY * stride + n];
+		l->cap_gpu = v->gpu_dim == TPH_NOIDX ? 0 : alloc[(size_t)v->gpu_dim * stride + n];
+	}
 }
 
 static uint32_t find_dim(const tph_session *s, const char *name)
@@ -282,6 +297,7 @@ int tph_k8s_view_init(tph_k8s_view *v, tph_session *s)
 		return rc;
 	v->gpu_dim = find_dim(s, "nvidia.com/gpu");
 	v->hostname = tph_session_sid(s, "kubernetes.io/hostname", 22);
+	set_caps(v, s);
 	add_initial(v, s);
 	return TPH_OK;
 }

@@ -25,6 +25,15 @@ enum {
 	TPH_KV_COUNT
 };
 
+/* One node's sums beside its allocatable cpu, memory and nvidia.com/gpu (constant in a
+ * session), one 64-byte line: a score of one node (nodeorder's LeastAllocated and
+ * BalancedAllocation) reads one line, and an add or remove writes one, where columns of each
+ * cost a line apiece at every scattered node. */
+typedef struct tph_k8s_line {
+	int64_t sum[TPH_KV_COUNT];
+	int64_t cap_cpu, cap_mem, cap_gpu; /* cap_gpu 0 when there is no nvidia.com/gpu */
+} tph_k8s_line;
+
 /* Topology domains: for each key a pod term or spread constraint of any task uses, the dense
  * id of each node's value, so per-domain counts are flat arrays. */
 typedef struct tph_k8s_topo {
@@ -42,7 +51,7 @@ typedef struct tph_k8s_view {
 	tph_idx *next, *prev; /* [task] the node's pod list */
 	tph_idx *head;        /* [node] */
 	uint32_t *npods;      /* [node] len(NodeInfo.Pods) */
-	int64_t *sum;         /* [TPH_KV_* * n_nodes + node] */
+	tph_k8s_line *line;   /* [node], cache-line aligned */
 	/* Snapshot lists taken at open (never updated, as Volcano's k8s snapshot): nodes with a
 	 * pod that has any pod (anti-)affinity, and with one that has required anti-affinity. */
 	uint8_t *open_aff, *open_anti;
@@ -72,6 +81,12 @@ int tph_k8s_view_share(tph_session *s, tph_k8s_view **out);
  * it was not held). */
 void tph_k8s_view_add(tph_k8s_view *v, const tph_session *s, tph_idx task, tph_idx node);
 tph_idx tph_k8s_view_remove(tph_k8s_view *v, const tph_session *s, tph_idx task);
+
+/* NodeInfo.Requested (TPH_KV_CPU ...) of a node. */
+static inline int64_t tph_k8s_sum(const tph_k8s_view *v, tph_idx node, uint32_t k)
+{
+	return v->line[node].sum[k];
+}
 
 /* The index of a topology key, TPH_NOIDX when no spec uses it. */
 uint32_t tph_k8s_topo_key(const tph_k8s_topo *t, tph_sid key);

@@ -90,48 +90,40 @@ static bool balanced_pod(const no_st *st, const tph_session *s, tph_idx task, in
 	return pod[0] || pod[1] || pod[2];
 }
 
-/* What the unnormalised scorers read for one pod, found once per call: the node columns and
- * the pod's requests, so the per-node loop loads each node's allocatable once for all three. */
+/* What the unnormalised scorers read for one pod, found once per call: the view's node lines
+ * (a node's sums and allocatable in one line) and the pod's requests. */
 typedef struct no_row {
-	const int64_t *cap_cpu, *cap_mem, *cap_gpu; /* allocatable; cap_gpu NULL: not balanced
-	                                               over gpu (the pod requests none) */
-	const int64_t *nz_cpu, *nz_mem;             /* NonZeroRequested sums */
-	const int64_t *used[3];                     /* real requests: cpu, memory, gpu */
-	int64_t nz[2], pod[3];                      /* the pod's own (balanced_pod) */
-	int64_t w_least, w_most, w_balanced;        /* w_balanced 0: the pod is not scored */
+	const tph_k8s_line *line;
+	bool gpu;                            /* balanced over gpu (the pod requests some) */
+	int64_t nz[2], pod[3];               /* the pod's own (balanced_pod) */
+	int64_t w_least, w_most, w_balanced; /* w_balanced 0: the pod is not scored */
 } no_row;
 
 static void row_prepare(const no_st *st, const tph_session *s, tph_idx task, bool balanced,
                         const int64_t pod[3], no_row *r)
 {
-	const int64_t *alloc = tph_view_of(s)->nodes->alloc, *sum = st->v->sum;
-	size_t stride = tph_view_of(s)->nodes->stride, nn = st->v->n_nodes;
 	const int64_t *nz = tph_k8s_nonzero(s, task);
-	*r =
-	    (no_row){.cap_cpu = alloc + TPH_RES_CPU * stride,
-	             .cap_mem = alloc + TPH_RES_MEMORY * stride,
-	             .cap_gpu = balanced && pod[2] ? alloc + (size_t)st->v->gpu_dim * stride : NULL,
-	             .nz_cpu = sum + TPH_KV_NZ_CPU * nn,
-	             .nz_mem = sum + TPH_KV_NZ_MEM * nn,
-	             .used = {sum + TPH_KV_CPU * nn, sum + TPH_KV_MEM * nn, sum + TPH_KV_GPU * nn},
-	             .nz = {nz[0], nz[1]},
-	             .pod = {pod[0], pod[1], pod[2]},
-	             .w_least = st->w_least,
-	             .w_most = st->w_most,
-	             .w_balanced = balanced ? st->w_balanced : 0};
+	*r = (no_row){.line = st->v->line,
+	              .gpu = balanced && pod[2],
+	              .nz = {nz[0], nz[1]},
+	              .pod = {pod[0], pod[1], pod[2]},
+	              .w_least = st->w_least,
+	              .w_most = st->w_most,
+	              .w_balanced = balanced ? st->w_balanced : 0};
 }
 
 /* cpu, memory and nvidia.com/gpu by their real requests (balanced_pod). */
-static inline int64_t balanced_node(const no_row *r, tph_idx node, int64_t cap_cpu, int64_t cap_mem)
+static inline int64_t balanced_node(const no_row *r, const tph_k8s_line *l)
 {
-	int64_t cap[3] = {cap_cpu, cap_mem, r->cap_gpu ? tph_k8s_value(r->cap_gpu[node]) : 0};
+	int64_t cap[3] = {l->cap_cpu, l->cap_mem, r->gpu ? tph_k8s_value(l->cap_gpu) : 0};
+	static const uint32_t used[3] = {TPH_KV_CPU, TPH_KV_MEM, TPH_KV_GPU};
 	double f[3];
 	uint32_t m = 0;
 	for (uint32_t k = 0; k < 3; k++) {
 		if (!cap[k])
 			continue;
-		int64_t used = r->used[k][node] + r->pod[k];
-		double x = (double)used / (double)cap[k];
+		int64_t u = l->sum[used[k]] + r->pod[k];
+		double x = (double)u / (double)cap[k];
 		f[m++] = x > 1 ? 1 : x;
 	}
 	return balanced_one(f, m);
@@ -140,15 +132,16 @@ static inline int64_t balanced_node(const no_row *r, tph_idx node, int64_t cap_c
 /* The unnormalised scores of one node, weighted and summed from 0 in kube-scheduler's order. */
 static inline double row_node(const no_row *r, tph_idx node)
 {
-	int64_t cap_cpu = r->cap_cpu[node], cap_mem = r->cap_mem[node];
-	int64_t cpu = r->nz_cpu[node] + r->nz[0], mem = r->nz_mem[node] + r->nz[1];
+	const tph_k8s_line *l = &r->line[node];
+	int64_t cap_cpu = l->cap_cpu, cap_mem = l->cap_mem;
+	int64_t cpu = l->sum[TPH_KV_NZ_CPU] + r->nz[0], mem = l->sum[TPH_KV_NZ_MEM] + r->nz[1];
 	double v = 0;
 	if (r->w_least)
 		v += (double)(fit_score(LEAST, cpu, mem, cap_cpu, cap_mem) * r->w_least);
 	if (r->w_most)
 		v += (double)(fit_score(MOST, cpu, mem, cap_cpu, cap_mem) * r->w_most);
 	if (r->w_balanced)
-		v += (double)(balanced_node(r, node, cap_cpu, cap_mem) * r->w_balanced);
+		v += (double)(balanced_node(r, l) * r->w_balanced);
 	return v;
 }
 
@@ -301,14 +294,15 @@ static void raw_cols(const no_call *c, const tph_idx *nodes, uint32_t b, uint32_
  * resources the node has and BalancedAllocation's count of them taken once per call. */
 static inline double row_node_least(const no_row *r, tph_idx node)
 {
-	int64_t cap_cpu = r->cap_cpu[node], cap_mem = r->cap_mem[node];
+	const tph_k8s_line *l = &r->line[node];
+	int64_t cap_cpu = l->cap_cpu, cap_mem = l->cap_mem;
 	if (!cap_cpu || !cap_mem)
 		return row_node(r, node);
-	int64_t cpu = r->nz_cpu[node] + r->nz[0], mem = r->nz_mem[node] + r->nz[1];
+	int64_t cpu = l->sum[TPH_KV_NZ_CPU] + r->nz[0], mem = l->sum[TPH_KV_NZ_MEM] + r->nz[1];
 	int64_t least =
 	    (fit_one(LEAST, cpu, cap_cpu) * 50 + fit_one(LEAST, mem, cap_mem) * 50) / 100;
-	double x0 = (double)(r->used[0][node] + r->pod[0]) / (double)cap_cpu;
-	double x1 = (double)(r->used[1][node] + r->pod[1]) / (double)cap_mem;
+	double x0 = (double)(l->sum[TPH_KV_CPU] + r->pod[0]) / (double)cap_cpu;
+	double x1 = (double)(l->sum[TPH_KV_MEM] + r->pod[1]) / (double)cap_mem;
 	const double f[2] = {x0 > 1 ? 1 : x0, x1 > 1 ? 1 : x1};
 	double v = 0;
 	v += (double)(least * r->w_least);
@@ -319,7 +313,7 @@ static inline double row_node_least(const no_row *r, tph_idx node)
 /* The unnormalised scores of nodes[0..n), weighted and summed into out. */
 static void row_span(const no_row *r, const tph_idx *nodes, uint32_t n, double *out)
 {
-	if (r->w_least && !r->w_most && r->w_balanced && !r->cap_gpu)
+	if (r->w_least && !r->w_most && r->w_balanced && !r->gpu)
 		for (uint32_t i = 0; i < n; i++)
 			out[i] = row_node_least(r, nodes[i]);
 	else

@@ -102,10 +102,12 @@ static void test_default_weights(void **state)
 	"  - {name: n3, allocatable: {cpu: '8', memory: 8Gi, nvidia.com/gpu: '4', pods: '10'}}\n"  \
 	"  - {name: n4, allocatable: {cpu: '4', memory: '0', pods: '10'}}\n"                       \
 	"  - {name: n5, allocatable: {cpu: '8', memory: 4Gi, pods: '10'}}\n"                       \
+	"  - {name: n6, allocatable: {cpu: '8', memory: 4Gi, pods: '10'}}\n"                       \
 	"pods:\n"                                                                                  \
 	"  - {name: run, namespace: ns, phase: Running, nodeName: n1, requests: {cpu: '3',"        \
 	" memory: 2Gi}}\n"                                                                         \
 	"  - {name: full, namespace: ns, phase: Running, nodeName: n5, requests: {memory: 4Gi}}\n" \
+	"  - {name: nomem, namespace: ns, phase: Running, nodeName: n6, requests: {cpu: '2'}}\n"   \
 	"  - {name: t, namespace: ns, requests: {cpu: '1', memory: 1Gi}}\n"                        \
 	"  - {name: g, namespace: ns, requests: {cpu: '1', memory: 1Gi, nvidia.com/gpu: '1'}}\n"
 
@@ -113,26 +115,28 @@ static void test_default_weights_edges(void **state)
 {
 	(void)state;
 	pts p;
-	double got[5];
+	double got[6];
 	pts_open(&p, HEAD("    - name: nodeorder\n") EDGES);
 	/* n1: least (0 * 50 + 62 * 50) / 100 = 31; balanced fractions 1 (4/2 capped) and .375 ->
 	 * 100 * (1 - .3125) = 68. n2: memory only, 87 and 100. n3: 87, 87 -> 87 and .125, .125
 	 * -> 100. n4 (not ready, scored all the same): cpu only, 75 and 100. n5: cpu 1.1 with
-	 * full's 100m, (86 * 50 + 0) / 100 = 43; fractions .125 and 1 (5/4 capped) -> 56. Plus
+	 * full's 100m, (86 * 50 + 0) / 100 = 43; fractions .125 and 1 (5/4 capped) -> 56. n6:
+	 * memory 1Gi + nomem's 200Mi of 4Gi, (62 * 50 + 70 * 50) / 100 = 66; BalancedAllocation
+	 * reads the real requests, fractions .375 and .25 (not 1.2Gi/4Gi) -> 93. Plus
 	 * TaintToleration's 300. */
-	const tph_idx all[5] = {pts_node(&p, "n1"), pts_node(&p, "n2"), pts_node(&p, "n3"),
-	                        pts_node(&p, "n4"), pts_node(&p, "n5")};
-	tph_score_nodes(p.s, pts_task(&p, "ns/t"), all, 5, got);
+	const tph_idx all[6] = {pts_node(&p, "n1"), pts_node(&p, "n2"), pts_node(&p, "n3"),
+	                        pts_node(&p, "n4"), pts_node(&p, "n5"), pts_node(&p, "n6")};
+	tph_score_nodes(p.s, pts_task(&p, "ns/t"), all, 6, got);
 	expect(got,
 	       (double[]){31 + 68 + 300, 87 + 100 + 300, 87 + 100 + 300, 75 + 100 + 300,
-	                  43 + 56 + 300},
-	       5);
+	                  43 + 56 + 300, 66 + 93 + 300},
+	       6);
 	/* n3 with the gpu: fractions .125, .125, .25, standard deviation .0589 -> 94. */
-	tph_score_nodes(p.s, pts_task(&p, "ns/g"), all, 5, got);
-	expect(
-	    got,
-	    (double[]){31 + 68 + 300, 87 + 100 + 300, 87 + 94 + 300, 75 + 100 + 300, 43 + 56 + 300},
-	    5);
+	tph_score_nodes(p.s, pts_task(&p, "ns/g"), all, 6, got);
+	expect(got,
+	       (double[]){31 + 68 + 300, 87 + 100 + 300, 87 + 94 + 300, 75 + 100 + 300,
+	                  43 + 56 + 300, 66 + 93 + 300},
+	       6);
 	pts_free(&p);
 }
 

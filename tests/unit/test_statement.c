@@ -95,6 +95,19 @@ static size_t dump(const tph_session *s, unsigned char **out)
 	return total;
 }
 
+/* The nodes' cpu and memory lines hold the alloc and used columns' values. */
+static void expect_cm(const tph_session *s)
+{
+	const tph_node_store *ns = &s->nodes;
+	for (size_t i = 0; i < ns->n; i++) {
+		const int64_t *l = ns->cm + i * TPH_NODE_CM;
+		assert_int_equal(l[TPH_CM_ALLOC_CPU], ns->alloc[TPH_RES_CPU * ns->stride + i]);
+		assert_int_equal(l[TPH_CM_ALLOC_MEM], ns->alloc[TPH_RES_MEMORY * ns->stride + i]);
+		assert_int_equal(l[TPH_CM_USED_CPU], ns->used[TPH_RES_CPU * ns->stride + i]);
+		assert_int_equal(l[TPH_CM_USED_MEM], ns->used[TPH_RES_MEMORY * ns->stride + i]);
+	}
+}
+
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
 static uint32_t next(uint32_t bound)
@@ -128,9 +141,12 @@ static void test_discard_restores_every_column(void **state)
 		tph_statement st;
 		tph_stmt_init(&st, f->p.s);
 		uint32_t ops = 1 + next(40);
-		for (uint32_t i = 0; i < ops; i++)
+		for (uint32_t i = 0; i < ops; i++) {
 			random_op(&st);
+			expect_cm(f->p.s);
+		}
 		tph_stmt_discard(&st);
+		expect_cm(f->p.s);
 		assert_int_equal(dump(f->p.s, &after), n);
 		assert_memory_equal(before, after, n);
 		free(after);
@@ -172,6 +188,7 @@ static void test_commit_publishes_in_order(void **state)
 	assert_int_equal(tph_stmt_evict(&st, 0, "preempt"), TPH_OK); /* p0 running on n7 */
 	int64_t idle_before = s->nodes.idle[0 * s->nodes.stride + 2];
 	assert_int_equal(tph_stmt_commit(&st), TPH_OK);
+	expect_cm(s);
 	assert_int_equal(s->tasks.status[1], TPH_TS_BINDING);
 	assert_int_equal(s->tasks.status[2], TPH_TS_PIPELINED);
 	assert_int_equal(s->tasks.status[0], TPH_TS_RELEASING);

@@ -40,6 +40,23 @@ static void *dup_col(tph_session *s, const void *src, size_t bytes)
 	return d;
 }
 
+/* The nodes' cpu and memory lines (tph_node_store.cm) from the columns. */
+static int64_t *cm_lines(tph_session *s)
+{
+	const tph_node_store *ns = &s->nodes;
+	int64_t *cm = tph_arena_alloc(&s->arena, ((size_t)ns->n + 1) * TPH_NODE_CM * sizeof *cm,
+	                              TPH_CACHELINE);
+	const int64_t *a = ns->alloc, *u = ns->used;
+	for (size_t i = 0; cm && i < ns->n; i++) {
+		int64_t *l = cm + i * TPH_NODE_CM;
+		l[TPH_CM_ALLOC_CPU] = a[TPH_RES_CPU * ns->stride + i];
+		l[TPH_CM_ALLOC_MEM] = a[TPH_RES_MEMORY * ns->stride + i];
+		l[TPH_CM_USED_CPU] = u[TPH_RES_CPU * ns->stride + i];
+		l[TPH_CM_USED_MEM] = u[TPH_RES_MEMORY * ns->stride + i];
+	}
+	return cm;
+}
+
 /* Mutable node and task columns get session copies; the rest point at the snapshot. */
 static int copy_columns(tph_session *s)
 {
@@ -51,6 +68,7 @@ static int copy_columns(tph_session *s)
 	s->nodes.releasing = dup_col(s, sn->nodes.releasing, rows);
 	s->nodes.pipelined = dup_col(s, sn->nodes.pipelined, rows);
 	s->nodes.ntasks = dup_col(s, sn->nodes.ntasks, sn->nodes.n * sizeof(uint32_t));
+	s->nodes.cm = s->nodes.used ? cm_lines(s) : NULL;
 	s->tasks = sn->tasks;
 	s->tasks.status = dup_col(s, sn->tasks.status, sn->tasks.n);
 	s->tasks.node = dup_col(s, sn->tasks.node, sn->tasks.n * sizeof(tph_idx));
@@ -60,8 +78,8 @@ static int copy_columns(tph_session *s)
 	s->queues = &sn->queues;
 	s->ready_nodes = TPH_ARENA_NEW(&s->arena, tph_idx, sn->nodes.n + 1);
 	if (!s->nodes.used || !s->nodes.idle || !s->nodes.releasing || !s->nodes.pipelined ||
-	    !s->nodes.ntasks || !s->tasks.status || !s->tasks.node || !s->tasks.nominated ||
-	    !s->ready_nodes)
+	    !s->nodes.ntasks || !s->nodes.cm || !s->tasks.status || !s->tasks.node ||
+	    !s->tasks.nominated || !s->ready_nodes)
 		return TPH_ENOMEM;
 	/* Volcano leaves nodes that are not ready out of the session entirely. */
 	for (tph_idx n = 0; n < sn->nodes.n; n++)

@@ -29,6 +29,11 @@ static void node_account(tph_session *s, tph_idx t, tph_idx n, uint8_t status, i
 		if (status == TPH_TS_RELEASING)
 			s->nodes.releasing[i] += v;
 	}
+	if (status != TPH_TS_PIPELINED) {
+		int64_t *cm = s->nodes.cm + (size_t)n * TPH_NODE_CM;
+		cm[TPH_CM_USED_CPU] += sign * req[TPH_RES_CPU];
+		cm[TPH_CM_USED_MEM] += sign * req[TPH_RES_MEMORY];
+	}
 	s->nodes.ntasks[n] += (uint32_t)sign;
 }
 
