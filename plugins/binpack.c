@@ -64,6 +64,11 @@ typedef struct bp_dim {
 	size_t step;
 } bp_dim;
 
+_Static_assert(TPH_RES_CPU == 0 && TPH_RES_MEMORY == 1 &&
+                   TPH_CM_ALLOC_MEM == TPH_CM_ALLOC_CPU + 1 &&
+                   TPH_CM_USED_MEM == TPH_CM_USED_CPU + 1,
+               "dim_of indexes a node's line by the dimension");
+
 /* cpu and memory from the nodes' lines (tph_node_store.cm: one line a node for both), the
  * other dimensions from their columns. */
 static bp_dim dim_of(const tph_session *s, uint32_t d, double w, int64_t req)

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "base/textw.h"
+#include "tephra/textw.h"
 #include "tephra/resource.h"
 
 /* What snprintf(buf, cap, fmt, ...) leaves in buf, against the writer's bytes and length. */

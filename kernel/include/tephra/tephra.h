@@ -15,6 +15,7 @@
 #include "tephra/scenario.h"
 #include "tephra/session.h"
 #include "tephra/status.h"
+#include "tephra/textw.h"
 #include "tephra/version.h"
 
 #endif

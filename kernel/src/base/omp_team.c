@@ -99,3 +99,37 @@ void tph_team_reset(void)
 	atomic_store_explicit(&serial_until, 0, memory_order_relaxed);
 	atomic_store_explicit(&exact, -1, memory_order_relaxed);
 }
+
+void tph_team_for(int nt, int n, bool dynamic, void (*each)(void *ud, int i), void *ud)
+{
+#ifdef TPH_HAVE_OPENMP
+	nt = omp_in_parallel() ? 1 : tph_team_admit(nt);
+#else
+	nt = 1;
+#endif
+	if (nt <= 1) {
+		for (int i = 0; i < n; i++)
+			each(ud, i);
+		return;
+	}
+	int saved = tph_omp_enter();
+	uint64_t busy = 0, t0 = tph_mono_ns();
+#ifdef TPH_HAVE_OPENMP
+#pragma omp parallel num_threads(nt) reduction(+ : busy)
+	{
+		uint64_t b = tph_mono_ns();
+		if (dynamic) {
+#pragma omp for schedule(dynamic, 1) nowait
+			for (int i = 0; i < n; i++)
+				each(ud, i);
+		} else {
+#pragma omp for schedule(static) nowait
+			for (int i = 0; i < n; i++)
+				each(ud, i);
+		}
+		busy += tph_mono_ns() - b;
+	}
+#endif
+	tph_team_judge(busy, tph_mono_ns() - t0);
+	tph_omp_leave(saved);
+}

@@ -30,6 +30,12 @@ uint64_t tph_mono_ns(void);
 int tph_team_admit(int nt);
 /* After a region of more than one thread: busy_ns summed over its threads, wall_ns its own. */
 void tph_team_judge(uint64_t busy_ns, uint64_t wall_ns);
+/* One governed region: each(ud, i) for every i < n on a team of at most nt threads that
+ * tph_team_admit allows, judged by tph_team_judge; on the caller's thread alone when the team
+ * is one or an enclosing region is running. `dynamic`: iterations handed out one at a time (pieces
+ * of unequal size balance), else in equal blocks, one per thread (spans of equal size). Results
+ * must not depend on which thread runs an iteration. */
+void tph_team_for(int nt, int n, bool dynamic, void (*each)(void *ud, int i), void *ud);
 /* Until when regions stay on the caller's thread (0: they do not), and forgetting every
  * verdict: for tests. */
 uint64_t tph_team_paused_until(void);

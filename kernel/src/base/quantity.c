@@ -4,7 +4,7 @@
 #include "tephra/resource.h"
 #include "tephra/status.h"
 
-#include "textw.h"
+#include "tephra/textw.h"
 
 #include <stdbool.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* The text writer (textw.h): decimals written back to front into a local buffer, then copied
  * with the cut; the format subset walked once, literal runs copied whole. */
-#include "textw.h"
+#include "tephra/textw.h"
 
 #include <stdbool.h>
 

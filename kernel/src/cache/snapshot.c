@@ -489,27 +489,9 @@ void tph_snap_parallel(int n, bool team, void (*each)(void *ud, int i), void *ud
 	int nt = 1;
 #ifdef TPH_HAVE_OPENMP
 	if (team)
-		nt = tph_team_admit(omp_get_max_threads());
+		nt = omp_get_max_threads();
 #endif
-	if (nt <= 1) {
-		for (int i = 0; i < n; i++)
-			each(ud, i);
-		return;
-	}
-	int saved = tph_omp_enter();
-	uint64_t busy = 0, t0 = tph_mono_ns();
-#ifdef TPH_HAVE_OPENMP
-#pragma omp parallel num_threads(nt) reduction(+ : busy)
-	{
-		uint64_t b = tph_mono_ns();
-#pragma omp for schedule(dynamic, 1) nowait
-		for (int i = 0; i < n; i++)
-			each(ud, i);
-		busy += tph_mono_ns() - b;
-	}
-#endif
-	tph_team_judge(busy, tph_mono_ns() - t0);
-	tph_omp_leave(saved);
+	tph_team_for(nt, n, true, each, ud);
 }
 
 /* Reuse the parked snapshot when its arena already holds `need` bytes, else start afresh. */

@@ -241,32 +241,23 @@ static void one_span(const tph_session *s, const tph_ep_entry *map, tph_idx task
 
 /* ---- parallel spans (plugin.h) ---- */
 
+typedef struct span_call {
+	tph_span_fn fn;
+	void *ctx;
+	uint32_t n;
+} span_call;
+
+static void one_span_of(void *ud, int k)
+{
+	const span_call *c = ud;
+	uint32_t b = (uint32_t)k * SPAN;
+	c->fn(c->ctx, (uint32_t)k, b, b + span_len(c->n, k));
+}
+
 void tph_session_parallel(const tph_session *s, uint32_t n, tph_span_fn fn, void *ctx)
 {
-	const long spans = (long)n_spans(n);
-	int nt = tph_span_threads(s, n);
-#ifdef TPH_HAVE_OPENMP
-	nt = omp_in_parallel() ? 1 : tph_team_admit(nt);
-#endif
-	if (nt == 1) {
-		for (long k = 0; k < spans; k++)
-			fn(ctx, (uint32_t)k, (uint32_t)k * SPAN,
-			   (uint32_t)k * SPAN + span_len(n, k));
-		return;
-	}
-	int saved = tph_omp_enter();
-	uint64_t busy = 0, t0 = tph_mono_ns();
-	OMP(omp parallel num_threads(nt) reduction(+ : busy))
-	{
-		uint64_t b = tph_mono_ns();
-		OMP(omp for schedule(static) nowait)
-		for (long k = 0; k < spans; k++)
-			fn(ctx, (uint32_t)k, (uint32_t)k * SPAN,
-			   (uint32_t)k * SPAN + span_len(n, k));
-		busy += tph_mono_ns() - b;
-	}
-	tph_team_judge(busy, tph_mono_ns() - t0);
-	tph_omp_leave(saved);
+	span_call c = {fn, ctx, n};
+	tph_team_for(tph_span_threads(s, n), (int)n_spans(n), false, one_span_of, &c);
 }
 
 /* One scoring call as the span functions below see it. */

@@ -6,7 +6,7 @@
 #include "fitlog.h"
 
 #include "base/mem.h"
-#include "base/textw.h"
+#include "tephra/textw.h"
 
 #include <assert.h>
 

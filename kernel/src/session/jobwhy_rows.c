@@ -5,7 +5,7 @@
 #include "jobwhy.h"
 
 #include "cache/cluster_int.h"
-#include "base/textw.h"
+#include "tephra/textw.h"
 #include "fitlog.h"
 #include "tephra/topology.h"
 

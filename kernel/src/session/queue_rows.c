@@ -4,7 +4,7 @@
  * the job rows. */
 #include "jobwhy.h"
 
-#include "base/textw.h"
+#include "tephra/textw.h"
 #include "cache/cluster_int.h"
 
 #include <string.h>

@@ -8,7 +8,7 @@
 #include "fitlog.h"
 #include "jobwhy.h"
 #include "base/mem.h"
-#include "base/textw.h"
+#include "tephra/textw.h"
 
 #include <string.h>
 
