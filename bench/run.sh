@@ -6,7 +6,11 @@
 # Environment: TPH_BENCH_REPS (repetitions, default 5), TPH_BENCH_FILTER (a google-benchmark
 # regex, default all), TPH_BENCH_PROFILES (generated profiles to run; default all but
 # 100k-nodes), TPH_BENCH_OUT (the markdown file, default bench/RESULTS.md), TPH_BENCH_WERROR
-# (OFF to build while someone else's file has a warning; the code generated is the same).
+# (OFF to build while someone else's file has a warning; the code generated is the same),
+# TPH_BENCH_TARGETS (1, the default: append issue 15's targets measured by bench/targets.sh,
+# which takes a few minutes and loads every core for its last part; 0 skips it).
+# Everything from the marker line "<!-- by hand -->" to the end of the old file is kept: the
+# sections written by hand below it survive a rerun.
 # OMP_DYNAMIC, OMP_WAIT_POLICY and GOMP_SPINCOUNT pass through to the benchmarks and are
 # recorded. Unless OMP_DYNAMIC is set, the session lets libgomp drop threads when the load
 # average says the cores are busy, so "threads:2" can run on one; OMP_DYNAMIC=false measures two
@@ -61,7 +65,8 @@ omp="OMP_DYNAMIC=${OMP_DYNAMIC:-unset} OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-unset}
 omp="$omp GOMP_SPINCOUNT=${GOMP_SPINCOUNT:-unset}"
 
 # shellcheck disable=SC2086 # the JSON paths are split on purpose
-python3 - "$out" "$commit" "$cpu" "$(nproc)" "$load" "$cc" "$reps" "$omp" $jsons <<'EOF'
+gen="$out.gen"
+python3 - "$gen" "$commit" "$cpu" "$(nproc)" "$load" "$cc" "$reps" "$omp" $jsons <<'EOF'
 import json, sys, datetime
 
 out, commit, cpu, nproc, load, cc, reps, omp = sys.argv[1:9]
@@ -200,7 +205,6 @@ for name, msg in sorted(errors.items()):
     w("| %s | skipped | | | %s |" % (name, msg))
 w("")
 open(out, "w").write("\n".join(lines))
-print("wrote", out)
 EOF
 
 # What each plugin costs a session (bench/plugin_cost.sh), appended to the report.
@@ -209,5 +213,20 @@ if [ -f "$build/scenarios/10k-standard.yaml" ]; then
 		printf '\n## Plugin costs (10k-standard, session ms, medians of %s)\n\n' "$reps"
 		TPH_BENCH_REPS=$reps "$root/bench/plugin_cost.sh" "$build/bin/tephra" \
 			"$build/scenarios/10k-standard.yaml"
-	} >>"$out"
+	} >>"$gen"
 fi
+
+if [ "${TPH_BENCH_TARGETS:-1}" = 1 ]; then
+	printf '\n' >>"$gen"
+	"$root/bench/targets.sh" "$build/bin/tephra" >>"$gen"
+fi
+
+# The hand-written sections of the old file follow the generated ones.
+marker='<!-- by hand -->'
+if [ -f "$out" ] && grep -qxF "$marker" "$out"; then
+	sed -n "/^$marker\$/,\$p" "$out" >>"$gen"
+else
+	printf '\n%s\n' "$marker" >>"$gen"
+fi
+mv "$gen" "$out"
+echo "wrote $out"
