@@ -174,14 +174,16 @@ typedef struct af_arow {
 	uint32_t tail; /* where its tasks' scores split (tph_score_split_at) */
 } af_arow;
 
-/* One node for one shape. Packed, 10 bytes: its verdict is not kept here (af_shape.code, or
- * its row's and spec's), and 16 bytes with the verdict made the ANCHORED shapes' cells
- * 100k-nodes' largest share of page faults. */
+/* One node for one shape. Packed, 9 bytes: its verdict is not kept here (af_shape.code, or
+ * its row's and spec's), and the group and the known bits share a byte (both fit in four
+ * bits): the ANCHORED shapes' cells are 100k-nodes' largest share of page faults (16 bytes
+ * with the verdict, 10 with a byte each). */
 typedef struct __attribute__((packed)) af_cell {
-	double key;    /* total score, NaN read as -inf */
-	uint8_t grp;   /* G_*; G_NONE when infeasible */
-	uint8_t known; /* ANCHORED: bit g, the set group g was scored over */
+	double key;        /* total score, NaN read as -inf */
+	uint8_t grp : 4;   /* G_*; G_NONE when infeasible, AF_MASKED */
+	uint8_t known : 4; /* ANCHORED: bit g (g < G_NONE), the set group g was scored over */
 } af_cell;
+_Static_assert(AF_MASKED < 16 && G_NONE <= 4, "a cell's group and known bits share a byte");
 
 /* A tournament entry: the winning position below it with the group and score it had when it
  * won, so updates compare entries without reading the cells. */
@@ -335,7 +337,7 @@ typedef struct af_recent {
 	 * position logged since the last read once, every change of a node's columns being
 	 * logged before the next sync. */
 	int64_t *room, *room_mem; /* room: room_mem aligned to a cache line */
-	uint32_t rnd, rw;         /* dimensions; int64 a position (2 * rnd, rounded up to 8) */
+	uint32_t rnd, rw;         /* dimensions; int64 a position (af_room_width) */
 	uint32_t rlost, rseen; /* the log's lost counter when filled whole; length at last read */
 	bool room_ok;          /* room holds every position */
 } af_recent;
@@ -493,6 +495,14 @@ const uint64_t *af_row_pass(alloc_fast *f, af_row *r, const tph_idx *log, uint32
 uint32_t af_bits_list(const uint64_t *bits, uint32_t lo, uint32_t n, uint32_t *out);
 int af_recent_init(alloc_fast *f);
 void af_recent_free(alloc_fast *f);
+/* int64 a position of f->rec.room for rnd dimensions: 2 * rnd, and 2 more when a position
+ * of that width could span one cache line more than its size needs (a 48-byte tail); not a
+ * whole line: 100k-nodes' five dimensions took 128 bytes a position for 80 (1,200 pages). */
+static inline uint32_t af_room_width(uint32_t rnd)
+{
+	uint32_t w = 2 * rnd;
+	return w % 8 == 6 ? w + 2 : w;
+}
 /* f->rec.room current with the log (n_log entries, lost counter `lost`); NULL when out of
  * memory. */
 const int64_t *af_room(alloc_fast *f, const tph_idx *log, uint32_t n_log, uint32_t lost);
