@@ -1,8 +1,7 @@
 /* An ANCHORED shape whose verdicts are its row's fit and its spec's predicates (sh->pred) keeps
  * no verdict column (allocate_fast.h, af_shape.code): its cells hold the key, the group and the
- * known bits, 9 bytes a position (the group and the known bits share a byte, each field keeps
- * every value it takes), and its verdicts are read from the row and spec. Over placements that
- * move nodes out of the row's fit and back, its reads agree with them. */
+ * known bits, 10 bytes a position, and its verdicts are read from the row and spec. Over
+ * placements that move nodes out of the row's fit and back, its reads agree with them. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,7 +10,6 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "harness.h"
 
@@ -93,7 +91,7 @@ static void holds_no_verdict_column(void **state)
 	assert_true(af_shared_verdicts(sh));
 	assert_non_null(sh->cell);
 	assert_null(sh->code);
-	assert_int_equal(sizeof(af_cell), 9);
+	assert_int_equal(sizeof(af_cell), 10);
 	assert_int_equal(sh->bytes, af_shape_bytes(sh, N_NODES));
 	af_shape own = *sh; /* the same shape with verdicts of its own: a column more */
 	own.pred = NULL;
@@ -104,33 +102,6 @@ static void holds_no_verdict_column(void **state)
 
 /* Nodes leave the row's fit and come back, each move logged; after each pick the shape's reads
  * agree with the row's and spec's, and the moves are seen. */
-/* Every group a cell takes (G_* and AF_MASKED) beside every set of known bits (a bit a group
- * before G_NONE), in cells side by side: each field reads back what was written, a write of
- * one leaves the other, the key and the neighbours' bytes as they were. */
-static void group_and_known_share_a_byte(void **state)
-{
-	(void)state;
-	af_cell c[3];
-	memset(c, 0xa5, sizeof c);
-	const af_cell before = c[0], after = c[2];
-	for (uint32_t g = 0; g <= AF_MASKED; g++)
-		for (uint32_t k = 0; k < 1u << G_NONE; k++) {
-			c[1] = (af_cell){.key = g - 0.5 * k, .grp = g, .known = k};
-			assert_int_equal(c[1].grp, g);
-			assert_int_equal(c[1].known, k);
-			c[1].known =
-			    (uint8_t)(c[1].known ^ ((1u << G_NONE) - 1)); /* every bit flips */
-			assert_int_equal(c[1].grp, g);
-			assert_int_equal(c[1].known, k ^ ((1u << G_NONE) - 1));
-			c[1].grp = AF_MASKED - g;
-			assert_int_equal(c[1].grp, AF_MASKED - g);
-			assert_int_equal(c[1].known, k ^ ((1u << G_NONE) - 1));
-			assert_true(c[1].key == g - 0.5 * k);
-			assert_memory_equal(&c[0], &before, sizeof before);
-			assert_memory_equal(&c[2], &after, sizeof after);
-		}
-}
-
 static void reads_follow_row_and_spec(void **state)
 {
 	pts_fast *x = *state;
@@ -161,7 +132,6 @@ static void reads_follow_row_and_spec(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(group_and_known_share_a_byte),
 	    cmocka_unit_test_setup_teardown(holds_no_verdict_column, setup, pts_fast_teardown),
 	    cmocka_unit_test_setup_teardown(reads_follow_row_and_spec, setup, pts_fast_teardown),
 	};

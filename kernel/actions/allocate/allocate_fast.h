@@ -174,16 +174,14 @@ typedef struct af_arow {
 	uint32_t tail; /* where its tasks' scores split (tph_score_split_at) */
 } af_arow;
 
-/* One node for one shape. Packed, 9 bytes: its verdict is not kept here (af_shape.code, or
- * its row's and spec's), and the group and the known bits share a byte (both fit in four
- * bits): the ANCHORED shapes' cells are 100k-nodes' largest share of page faults (16 bytes
- * with the verdict, 10 with a byte each). */
+/* One node for one shape. Packed, 10 bytes: its verdict is not kept here (af_shape.code, or
+ * its row's and spec's), and 16 bytes with the verdict made the ANCHORED shapes' cells
+ * 100k-nodes' largest share of page faults. */
 typedef struct __attribute__((packed)) af_cell {
-	double key;        /* total score, NaN read as -inf */
-	uint8_t grp : 4;   /* G_*; G_NONE when infeasible, AF_MASKED */
-	uint8_t known : 4; /* ANCHORED: bit g (g < G_NONE), the set group g was scored over */
+	double key;    /* total score, NaN read as -inf */
+	uint8_t grp;   /* G_*; G_NONE when infeasible */
+	uint8_t known; /* ANCHORED: bit g, the set group g was scored over */
 } af_cell;
-_Static_assert(AF_MASKED < 16 && G_NONE <= 4, "a cell's group and known bits share a byte");
 
 /* A tournament entry: the winning position below it with the group and score it had when it
  * won, so updates compare entries without reading the cells. */
