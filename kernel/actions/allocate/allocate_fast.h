@@ -174,13 +174,12 @@ typedef struct af_arow {
 	uint32_t tail; /* where its tasks' scores split (tph_score_split_at) */
 } af_arow;
 
-/* One node for one shape. Packed, 10 bytes: its verdict is not kept here (af_shape.code, or
- * its row's and spec's), and 16 bytes with the verdict made the ANCHORED shapes' cells
- * 100k-nodes' largest share of page faults. */
+/* One node for one shape. Packed, 9 bytes: its verdict is not kept here (af_shape.code, or
+ * its row's and spec's), nor which set its group was scored over (af_shape.kset): 16 bytes
+ * with the verdict made the ANCHORED shapes' cells 100k-nodes' largest share of page faults. */
 typedef struct __attribute__((packed)) af_cell {
-	double key;    /* total score, NaN read as -inf */
-	uint8_t grp;   /* G_*; G_NONE when infeasible */
-	uint8_t known; /* ANCHORED: bit g, the set group g was scored over */
+	double key;  /* total score, NaN read as -inf */
+	uint8_t grp; /* G_*; G_NONE when infeasible */
 } af_cell;
 
 /* A tournament entry: the winning position below it with the group and score it had when it
@@ -283,6 +282,11 @@ typedef struct af_shape {
 	uint8_t *known;
 	uint32_t n_anchor[G_COUNT];
 	uint32_t anchor[G_COUNT][AF_MAX_ANCHORS]; /* positions */
+	/* ANCHORED: [g][pos / 64] bit, position pos was in group g when g was last scored whole
+	 * since the build, once kset_ok[g] (af_shape_known): written whole for the few groups
+	 * ever scored, where a byte a cell was (1,460 pages on 100k-nodes) */
+	uint64_t *kset[G_NONE];
+	bool kset_ok[G_NONE];
 	/* ANCHORED: each group's normalisation values (tph_score_norm) as of its last whole
 	 * scoring, n_norm AF_NONORM when unknown; recheck: since then an anchor left
 	 * (AF_LEFT), nodes it was not scored with joined (AF_JOINED) */
@@ -445,6 +449,12 @@ int af_head_choose(alloc_fast *f, af_shape *sh, const af_track *t, tph_idx task,
                    const tph_idx *nodes, uint32_t n, tph_idx *node, tph_reason_code *codes);
 void af_head_free(alloc_fast *f);
 
+/* Whether position p was in group g (< G_NONE) of an ANCHORED shape when g was last scored
+ * whole since the shape's build. */
+static inline bool af_shape_known(const af_shape *sh, uint32_t g, uint32_t p)
+{
+	return sh->kset_ok[g] && (sh->kset[g][p / 64] >> (p % 64) & 1);
+}
 /* allocate_fast_shape.c: bring a shape up to date for `task` (built when needed);
  * TPH_ENOMEM leaves it unbuilt. */
 int af_sync(alloc_fast *f, af_shape *sh, tph_idx task);
