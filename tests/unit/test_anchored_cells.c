@@ -1,7 +1,8 @@
 /* An ANCHORED shape whose verdicts are its row's fit and its spec's predicates (sh->pred) keeps
- * no verdict column (allocate_fast.h, af_shape.code): its cells hold the key, the group and the
- * known bits, 10 bytes a position, and its verdicts are read from the row and spec. Over
- * placements that move nodes out of the row's fit and back, its reads agree with them. */
+ * no verdict column (allocate_fast.h, af_shape.code): its cells hold the key and the group, 9
+ * bytes a position, which set each group was scored over is a bit a position in the groups
+ * scored since the build (af_shape_known), and its verdicts are read from the row and spec.
+ * Over placements that move nodes out of the row's fit and back, its reads agree with them. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +11,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "harness.h"
 
@@ -91,13 +93,60 @@ static void holds_no_verdict_column(void **state)
 	assert_true(af_shared_verdicts(sh));
 	assert_non_null(sh->cell);
 	assert_null(sh->code);
-	assert_int_equal(sizeof(af_cell), 10);
+	assert_int_equal(sizeof(af_cell), 9);
 	assert_int_equal(sh->bytes, af_shape_bytes(sh, N_NODES));
 	af_shape own = *sh; /* the same shape with verdicts of its own: a column more */
 	own.pred = NULL;
 	assert_false(af_shared_verdicts(&own));
 	assert_int_equal(af_shape_bytes(&own, N_NODES),
 	                 sh->bytes + (N_NODES + 1) * sizeof(tph_reason_code));
+}
+
+/* Group g's scored set is its members when it was scored; none when not scored since the
+ * build. Every position, the first and last of each 64 and the last word's included. */
+static void known_is(const af_shape *sh, uint32_t g, bool scored)
+{
+	for (uint32_t p = 0; p < N_NODES; p++)
+		if (af_shape_known(sh, g, p) != (scored && sh->cell[p].grp == g))
+			fail_msg("group %u, position %u: known %d, in the group %d", g, p,
+			         af_shape_known(sh, g, p), sh->cell[p].grp == g);
+}
+
+/* The first pick scores the first group alone (the others read none, whatever their words
+ * hold); positions moved to another group, each group scored again knows exactly its members,
+ * the first and last of each 64 among them; a whole build forgets every group's set until the
+ * group is scored again. */
+static void scored_sets_by_group(void **state)
+{
+	pts_fast *x = *state;
+	tph_idx task = pts_task(&x->p, "ns/a");
+	af_shape *sh = pick(x);
+	uint32_t first = 0, other = G_FUTURE;
+	while (!sh->cnt[first])
+		first++;
+	assert_true(first < other);
+	for (uint32_t g = 0; g < G_NONE; g++) {
+		if (g != first) /* stale words of a group not scored since the build */
+			memset(sh->kset[g], 0xff, (N_NODES / 64 + 1) * sizeof(uint64_t));
+		known_is(sh, g, g == first);
+	}
+	uint32_t moved = 0;
+	for (uint32_t p = 0; p < N_NODES; p++)
+		if (sh->cell[p].grp == first && (p % 7 == 0 || p % 64 == 63 || p == N_NODES - 1)) {
+			sh->cell[p].grp = (uint8_t)other;
+			sh->cnt[first]--;
+			sh->cnt[other]++;
+			moved++;
+		}
+	assert_true(moved > N_NODES / 16);
+	assert_int_equal(af_rescore(x->f, sh, task, other), TPH_OK);
+	assert_int_equal(af_rescore(x->f, sh, task, first), TPH_OK);
+	for (uint32_t g = 0; g < G_NONE; g++)
+		known_is(sh, g, g == first || g == other);
+	sh->built = false; /* the next sync builds whole: the moved positions are back */
+	sh = pick(x);
+	for (uint32_t g = 0; g < G_NONE; g++)
+		known_is(sh, g, g == first);
 }
 
 /* Nodes leave the row's fit and come back, each move logged; after each pick the shape's reads
@@ -134,6 +183,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(holds_no_verdict_column, setup, pts_fast_teardown),
 	    cmocka_unit_test_setup_teardown(reads_follow_row_and_spec, setup, pts_fast_teardown),
+	    cmocka_unit_test_setup_teardown(scored_sets_by_group, setup, pts_fast_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -532,6 +532,65 @@ static void test_room(void **state)
 	teardown(&f);
 }
 
+/* Cache lines position p of a line-aligned column spans, w int64 a position. */
+static uint32_t lines_of(uint32_t p, uint32_t w)
+{
+	uint64_t at = (uint64_t)p * w * 8;
+	return (uint32_t)((at + w * 8 - 1) / 64 - at / 64 + 1);
+}
+
+/* A position of the room is never more cache lines than its 2 * rnd values need, wherever it
+ * starts (a line-aligned column, positions side by side), and no narrower width would do:
+ * 2 * rnd unless a position could then span a line more. Every width keeps a position's
+ * int64s 16-byte aligned. */
+static void test_room_width(void **state)
+{
+	(void)state;
+	for (uint32_t rnd = 1; rnd <= TPH_RES_MAX; rnd++) {
+		uint32_t w = af_room_width(rnd), need = (2 * rnd * 8 + 63) / 64, most = 0, over = 0;
+		assert_true(w >= 2 * rnd);
+		assert_int_equal(w % 2, 0);
+		for (uint32_t p = 0; p < 64; p++) {
+			most = lines_of(p, w) > most ? lines_of(p, w) : most;
+			over += lines_of(p, 2 * rnd) > need;
+		}
+		if (most > need)
+			fail_msg("%u dimensions: %u int64 a position span %u lines, %u need", rnd,
+			         w, most, need);
+		if (w > 2 * rnd && !over)
+			fail_msg("%u dimensions: %u int64 a position where %u would do", rnd, w,
+			         2 * rnd);
+	}
+}
+
+/* The positions of the log are kept in room asked for once, as many as the session's tasks
+ * (a run that places each task once never grows it), and a longer log grows it as before. */
+static void test_plog_room(void **state)
+{
+	(void)state;
+	enum {
+		TASKS = 3000
+	};
+	alloc_fast f;
+	tph_session s;
+	memset(&s, 0, sizeof s);
+	s.tasks.n = TASKS;
+	tph_idx *log = log_open(&f);
+	f.s = &s;
+	unsigned seed = 3;
+	uint32_t n_log = 0, cells[READY + 1];
+	log[n_log++] = NODES - 1;
+	check(&f, log, 0, n_log, af_touched(&f, 0, log, n_log, cells, sizeof *cells));
+	assert_true(f.rec.cap >= TASKS);
+	while (n_log < LOG) {
+		burst(&seed, log, &n_log);
+		uint32_t seen = point(&seed, n_log, 500);
+		check(&f, log, seen, n_log, af_touched(&f, seen, log, n_log, cells, sizeof *cells));
+		assert_true(f.rec.cap >= n_log);
+	}
+	log_close(&f, log);
+}
+
 /* A list walk that reads ahead (fits() in allocate_fast_row.c) stops asking AF_AHEAD entries
  * before the end: no list, an empty one and one of up to AF_AHEAD entries ask for nothing;
  * the last entry asked for is list[k - 1]. */
@@ -574,7 +633,8 @@ int main(void)
 	    cmocka_unit_test(test_hn_since),     cmocka_unit_test(test_undone),
 	    cmocka_unit_test(test_bits_list),    cmocka_unit_test(test_row_pass),
 	    cmocka_unit_test(test_room),         cmocka_unit_test(test_ahead_end),
-	    cmocka_unit_test(test_ahead_end_by),
+	    cmocka_unit_test(test_ahead_end_by), cmocka_unit_test(test_room_width),
+	    cmocka_unit_test(test_plog_room),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -174,13 +174,12 @@ typedef struct af_arow {
 	uint32_t tail; /* where its tasks' scores split (tph_score_split_at) */
 } af_arow;
 
-/* One node for one shape. Packed, 10 bytes: its verdict is not kept here (af_shape.code, or
- * its row's and spec's), and 16 bytes with the verdict made the ANCHORED shapes' cells
- * 100k-nodes' largest share of page faults. */
+/* One node for one shape. Packed, 9 bytes: its verdict is not kept here (af_shape.code, or
+ * its row's and spec's), nor which set its group was scored over (af_shape.kset): 16 bytes
+ * with the verdict made the ANCHORED shapes' cells 100k-nodes' largest share of page faults. */
 typedef struct __attribute__((packed)) af_cell {
-	double key;    /* total score, NaN read as -inf */
-	uint8_t grp;   /* G_*; G_NONE when infeasible */
-	uint8_t known; /* ANCHORED: bit g, the set group g was scored over */
+	double key;  /* total score, NaN read as -inf */
+	uint8_t grp; /* G_*; G_NONE when infeasible */
 } af_cell;
 
 /* A tournament entry: the winning position below it with the group and score it had when it
@@ -283,6 +282,11 @@ typedef struct af_shape {
 	uint8_t *known;
 	uint32_t n_anchor[G_COUNT];
 	uint32_t anchor[G_COUNT][AF_MAX_ANCHORS]; /* positions */
+	/* ANCHORED: [g][pos / 64] bit, position pos was in group g when g was last scored whole
+	 * since the build, once kset_ok[g] (af_shape_known): written whole for the few groups
+	 * ever scored, where a byte a cell was (1,460 pages on 100k-nodes) */
+	uint64_t *kset[G_NONE];
+	bool kset_ok[G_NONE];
 	/* ANCHORED: each group's normalisation values (tph_score_norm) as of its last whole
 	 * scoring, n_norm AF_NONORM when unknown; recheck: since then an anchor left
 	 * (AF_LEFT), nodes it was not scored with joined (AF_JOINED) */
@@ -335,7 +339,7 @@ typedef struct af_recent {
 	 * position logged since the last read once, every change of a node's columns being
 	 * logged before the next sync. */
 	int64_t *room, *room_mem; /* room: room_mem aligned to a cache line */
-	uint32_t rnd, rw;         /* dimensions; int64 a position (2 * rnd, rounded up to 8) */
+	uint32_t rnd, rw;         /* dimensions; int64 a position (af_room_width) */
 	uint32_t rlost, rseen; /* the log's lost counter when filled whole; length at last read */
 	bool room_ok;          /* room holds every position */
 } af_recent;
@@ -445,6 +449,12 @@ int af_head_choose(alloc_fast *f, af_shape *sh, const af_track *t, tph_idx task,
                    const tph_idx *nodes, uint32_t n, tph_idx *node, tph_reason_code *codes);
 void af_head_free(alloc_fast *f);
 
+/* Whether position p was in group g (< G_NONE) of an ANCHORED shape when g was last scored
+ * whole since the shape's build. */
+static inline bool af_shape_known(const af_shape *sh, uint32_t g, uint32_t p)
+{
+	return sh->kset_ok[g] && (sh->kset[g][p / 64] >> (p % 64) & 1);
+}
 /* allocate_fast_shape.c: bring a shape up to date for `task` (built when needed);
  * TPH_ENOMEM leaves it unbuilt. */
 int af_sync(alloc_fast *f, af_shape *sh, tph_idx task);
@@ -493,6 +503,14 @@ const uint64_t *af_row_pass(alloc_fast *f, af_row *r, const tph_idx *log, uint32
 uint32_t af_bits_list(const uint64_t *bits, uint32_t lo, uint32_t n, uint32_t *out);
 int af_recent_init(alloc_fast *f);
 void af_recent_free(alloc_fast *f);
+/* int64 a position of f->rec.room for rnd dimensions: 2 * rnd, and 2 more when a position
+ * of that width could span one cache line more than its size needs (a 48-byte tail); not a
+ * whole line: 100k-nodes' five dimensions took 128 bytes a position for 80 (1,200 pages). */
+static inline uint32_t af_room_width(uint32_t rnd)
+{
+	uint32_t w = 2 * rnd;
+	return w % 8 == 6 ? w + 2 : w;
+}
 /* f->rec.room current with the log (n_log entries, lost counter `lost`); NULL when out of
  * memory. */
 const int64_t *af_room(alloc_fast *f, const tph_idx *log, uint32_t n_log, uint32_t lost);

@@ -75,6 +75,15 @@ static int undo_feed(alloc_fast *f, const tph_idx *log, uint32_t a, uint32_t b)
 	return TPH_OK;
 }
 
+/* Room for n_log entries of plog. The first asks for as many as the session has tasks, what
+ * a run logs when it places each once: pages never written cost nothing, and growing by
+ * copies faulted in as many again (100k-nodes: ~240 pages). */
+static uint32_t plog_need(const alloc_fast *f, uint32_t n_log)
+{
+	uint32_t tasks = f->s ? f->s->tasks.n : 0;
+	return f->rec.cap || n_log > tasks ? n_log : tasks;
+}
+
 /* Log entries [fed, n_log) as positions; a node that is not ready is the spare position n,
  * which no walk keeps. */
 static int feed(alloc_fast *f, const tph_idx *log, uint32_t n_log)
@@ -82,7 +91,7 @@ static int feed(alloc_fast *f, const tph_idx *log, uint32_t n_log)
 	af_recent *r = &f->rec;
 	if (r->fed == n_log) /* most calls: every consumer of a sync feeds */
 		return TPH_OK;
-	if (n_log > r->cap && tph_grow(&r->plog, &r->cap, n_log, sizeof *r->plog))
+	if (n_log > r->cap && tph_grow(&r->plog, &r->cap, plog_need(f, n_log), sizeof *r->plog))
 		return TPH_ENOMEM;
 	const uint32_t *of_off = f->s && f->s->topo ? f->s->topo->t.of_off : NULL;
 	for (uint32_t i = r->fed; i < n_log; i++) {
@@ -303,7 +312,7 @@ const int64_t *af_room(alloc_fast *f, const tph_idx *log, uint32_t n_log, uint32
 	af_recent *r = &f->rec;
 	if (!r->room_mem) {
 		r->rnd = f->s->ndim < TPH_RES_MAX ? f->s->ndim : TPH_RES_MAX;
-		r->rw = (2 * r->rnd + 7) / 8 * 8;
+		r->rw = af_room_width(r->rnd);
 		r->room_mem = tph_malloc((((size_t)f->n + 1) * r->rw + 8) * sizeof *r->room_mem);
 		if (!r->room_mem)
 			return NULL;

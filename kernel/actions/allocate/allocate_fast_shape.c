@@ -16,6 +16,16 @@
 
 /* ---- columns ---- */
 
+static bool af_anchored(const af_shape *sh)
+{
+	return (sh->loc & ~TPH_SCORE_HYPERNODE) == TPH_SCORE_ANCHORED;
+}
+
+static size_t af_kset_words(uint32_t n)
+{
+	return (size_t)n / 64 + 1;
+}
+
 size_t af_shape_bytes(const af_shape *sh, uint32_t n)
 {
 	size_t part = sh->tail == AF_NOTAIL ? 0 : 2 * sizeof(double) * ((size_t)n + 1);
@@ -23,7 +33,8 @@ size_t af_shape_bytes(const af_shape *sh, uint32_t n)
 	size_t win = head ? 0 : 2 * sizeof(af_win) * af_tree_leaves(n);
 	size_t cell = af_head_bare(sh) ? 0 : sizeof(af_cell) * ((size_t)n + 1);
 	size_t code = af_shared_verdicts(sh) ? 0 : sizeof(tph_reason_code) * ((size_t)n + 1);
-	return cell + code + win + part + head;
+	size_t kset = af_anchored(sh) ? G_NONE * sizeof(uint64_t) * af_kset_words(n) : 0;
+	return cell + code + win + part + head + kset;
 }
 
 int af_shape_alloc(af_shape *sh, uint32_t n)
@@ -35,10 +46,14 @@ int af_shape_alloc(af_shape *sh, uint32_t n)
 	sh->code = codes ? tph_malloc(((size_t)n + 1) * sizeof *sh->code) : NULL;
 	sh->win = head ? NULL : tph_malloc(2 * (size_t)sh->cap * sizeof *sh->win);
 	sh->known = head ? tph_malloc((size_t)n + 1) : NULL;
+	bool kset = af_anchored(sh);
+	for (uint32_t g = 0; kset && g < G_NONE; g++)
+		kset = (sh->kset[g] = tph_malloc(af_kset_words(n) * sizeof(uint64_t))) != NULL;
 	if (sh->tail != AF_NOTAIL)
 		sh->part = tph_malloc(2 * ((size_t)n + 1) * sizeof *sh->part);
 	if ((cells && !sh->cell) || (codes && !sh->code) || (!head && !sh->win) ||
-	    (head && !sh->known) || (sh->tail != AF_NOTAIL && !sh->part)) {
+	    (head && !sh->known) || (sh->tail != AF_NOTAIL && !sh->part) ||
+	    (af_anchored(sh) && !kset)) {
 		af_shape_release(sh);
 		return TPH_ENOMEM;
 	}
@@ -54,6 +69,10 @@ void af_shape_release(af_shape *sh)
 	tph_free(sh->win);
 	tph_free(sh->part);
 	tph_free(sh->known);
+	for (uint32_t g = 0; g < G_NONE; g++) {
+		tph_free(sh->kset[g]);
+		sh->kset[g] = NULL;
+	}
 	af_hn_free(sh);
 	sh->cell = NULL;
 	sh->code = NULL;
@@ -195,7 +214,7 @@ static uint32_t build_cells(alloc_fast *f, af_shape *sh, tph_idx task)
 		                       : rc[p].fit == TPH_PASS ? pv[p]
 		                                               : rc[p].fit;
 		uint8_t g = code == TPH_PASS ? rc[p].grp : G_NONE;
-		sh->cell[p] = (af_cell){.key = 0, .grp = g, .known = 0};
+		sh->cell[p] = (af_cell){.key = 0, .grp = g};
 		sh->cnt[g]++;
 		f->sub[m] = p;
 		m += g < G_NONE;
@@ -213,7 +232,8 @@ static void build(alloc_fast *f, af_shape *sh, tph_idx task)
 		return;
 	}
 	uint32_t m = build_cells(f, sh, task);
-	bool anchored = (sh->loc & ~TPH_SCORE_HYPERNODE) == TPH_SCORE_ANCHORED;
+	bool anchored = af_anchored(sh);
+	memset(sh->kset_ok, 0, sizeof sh->kset_ok); /* no group scored since */
 	for (uint32_t g = 0; g < G_COUNT; g++) {
 		sh->dirty[g] = anchored; /* scored when first needed */
 		sh->n_anchor[g] = 0;
@@ -266,7 +286,7 @@ static void regroup(af_shape *sh, uint32_t p, uint8_t ng)
 		sh->dirty[og] = sh->n_norm[og] == AF_NONORM;
 	}
 	if (ng < G_NONE && og != ng && !sh->dirty[ng] &&
-	    (sh->n_anchor[ng] == AF_VOLATILE || !(sh->cell[p].known & (1u << ng)))) {
+	    (sh->n_anchor[ng] == AF_VOLATILE || !af_shape_known(sh, ng, p))) {
 		sh->recheck[ng] |= sh->n_norm[ng] != AF_NONORM ? AF_JOINED : 0;
 		sh->dirty[ng] = sh->n_norm[ng] == AF_NONORM;
 	}
@@ -314,9 +334,9 @@ static void recheck_joined(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t g
 {
 	uint32_t m = 0;
 	for (uint32_t i = 0; i < k; i++) {
-		const af_cell *c = &sh->cell[f->plist[i]];
-		if (c->grp == g && !(c->known & (1u << g)))
-			f->nodes[m++] = f->s->ready_nodes[f->plist[i]];
+		uint32_t p = f->plist[i];
+		if (sh->cell[p].grp == g && !af_shape_known(sh, g, p))
+			f->nodes[m++] = f->s->ready_nodes[p];
 	}
 	sh->dirty[g] = m && moved(f, sh, task, g, f->nodes, m, true);
 }
@@ -598,21 +618,35 @@ int af_sync(alloc_fast *f, af_shape *sh, tph_idx task)
 	return TPH_OK;
 }
 
-int af_rescore(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t g)
+/* Group g's members into f->sub and f->nodes, and as the set it is scored over (kset[g], a
+ * word written whole for each 64 positions); their count. */
+static uint32_t members(alloc_fast *f, af_shape *sh, uint32_t g)
 {
 	/* locals: the stores below may alias the pointers, which would be loaded again each time */
-	af_cell *cell = sh->cell;
-	uint32_t *sub = f->sub, m = 0, n = f->n, bit = 1u << g;
+	const af_cell *cell = sh->cell;
+	uint32_t *sub = f->sub, m = 0, n = f->n;
 	tph_idx *nodes = f->nodes;
 	const tph_idx *ready = f->s->ready_nodes;
-	bool ranked = sh->hn != NULL;
-	for (uint32_t p = 0; p < n; p++) {
-		bool in = cell[p].grp == g;
-		cell[p].known = (uint8_t)(in ? cell[p].known | bit : cell[p].known & ~bit);
-		sub[m] = p;
-		nodes[m] = ready[p];
-		m += in;
+	uint64_t *kset = sh->kset[g];
+	for (uint32_t w = 0; w < af_kset_words(n); w++) {
+		uint64_t bits = 0;
+		for (uint32_t p = w * 64, end = p + 64 < n ? p + 64 : n; p < end; p++) {
+			bool in = cell[p].grp == g;
+			bits |= (uint64_t)in << (p % 64);
+			sub[m] = p;
+			nodes[m] = ready[p];
+			m += in;
+		}
+		kset[w] = bits;
 	}
+	sh->kset_ok[g] = true;
+	return m;
+}
+
+int af_rescore(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t g)
+{
+	bool ranked = sh->hn != NULL;
+	uint32_t m = members(f, sh, g);
 	tph_idx a[AF_MAX_ANCHORS] = {0};
 	uint32_t k = m ? tph_score_anchors(f->s, task, f->nodes, m, a, AF_MAX_ANCHORS) : 0;
 	sh->n_anchor[g] = k == UINT32_MAX ? AF_VOLATILE : k;
