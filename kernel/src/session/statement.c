@@ -17,17 +17,19 @@ static void node_account(tph_session *s, tph_idx t, tph_idx n, uint8_t status, i
 	bool holds = tph_ts_allocated(status) || status == TPH_TS_RELEASING;
 	if (!holds && status != TPH_TS_PIPELINED)
 		return;
+	int64_t *pip = status == TPH_TS_PIPELINED ? tph_ssn_pipelined(s) : NULL;
+	int64_t *rel = status == TPH_TS_RELEASING ? tph_ssn_releasing(s) : NULL;
 	for (uint32_t d = 0; d < s->ndim; d++) {
 		int64_t v = sign * req[d];
 		size_t i = d * stride + n;
-		if (status == TPH_TS_PIPELINED) {
-			s->nodes.pipelined[i] += v;
+		if (pip) {
+			pip[i] += v;
 			continue;
 		}
 		s->nodes.idle[i] -= v;
 		s->nodes.used[i] += v;
-		if (status == TPH_TS_RELEASING)
-			s->nodes.releasing[i] += v;
+		if (rel)
+			rel[i] += v;
 	}
 	if (status != TPH_TS_PIPELINED) {
 		int64_t *cm = s->nodes.cm + (size_t)n * TPH_NODE_CM;
