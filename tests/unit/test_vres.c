@@ -116,6 +116,34 @@ static void test_job_rows_one_pass(void **state)
 	pts_free(&p);
 }
 
+/* vr_job_rows_add adds every job's rows into a queue's, starting from what the queue holds,
+ * and writes nothing past the session's dimensions. */
+static void test_job_rows_add_sums(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(&p, scn);
+	vr_dims v;
+	vr_dims_init(&v, p.s);
+	int64_t q[4][TPH_RES_MAX], want[4][TPH_RES_MAX];
+	for (uint32_t k = 0; k < 4; k++)
+		for (uint32_t d = 0; d < TPH_RES_MAX; d++)
+			q[k][d] = want[k][d] = 5;
+	for (tph_idx j = 0; j < p.s->jobs->n; j++) {
+		vr_jobrows r;
+		vr_job_rows(&v, p.s, j, &r);
+		const int64_t *rows[4] = {r.alloc, r.request, r.inqueue, r.elastic};
+		for (uint32_t k = 0; k < 4; k++)
+			for (uint32_t d = 0; d < v.n; d++)
+				want[k][d] += rows[k][d];
+		vr_job_rows_add(&v, p.s, j, &(vr_qrows){q[0], q[1], q[2], q[3]});
+	}
+	assert_memory_equal(q, want, sizeof q);
+	assert_true(v.n < TPH_RES_MAX);
+	assert_int_equal(q[2][TPH_RES_CPU], 5 + 8000); /* b reserves 8 cpu */
+	pts_free(&p);
+}
+
 static void check_node_sums(const char *yaml, uint32_t n_ready)
 {
 	pts p;
@@ -172,6 +200,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_shared_pending_rows),
 	    cmocka_unit_test(test_job_rows_one_pass),
+	    cmocka_unit_test(test_job_rows_add_sums),
 	    cmocka_unit_test(test_node_sums),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
