@@ -20,6 +20,8 @@ static const char scn[] =
     " minResources: {cpu: '3', memory: 1Gi}}\n"
     "  - {name: b, namespace: c1, queue: q1, minMember: 1, phase: Inqueue,"
     " minResources: {cpu: '8'}}\n"
+    "  - {name: c, namespace: c1, queue: q1, minMember: 1, phase: Running,"
+    " minResources: {cpu: '6'}}\n"
     "  - {name: none, namespace: c1, queue: q1}\n"
     "pods:\n"
     "  - {name: a1, namespace: c1, podGroup: a, phase: Running, nodeName: n1,"
@@ -29,6 +31,8 @@ static const char scn[] =
     "  - {name: b1, namespace: c1, podGroup: b, requests: {cpu: '4', nvidia.com/gpu: '2'}}\n"
     "  - {name: b2, namespace: c1, podGroup: b, phase: Failed,"
     " requests: {cpu: '1'}}\n"
+    "  - {name: c1, namespace: c1, podGroup: c, phase: Running, nodeName: n1,"
+    " requests: {cpu: '2'}}\n"
     "  - {name: bare, namespace: c1, requests: {cpu: '1', memory: 1Gi}}\n";
 
 /* The Pending requests of job j, walked over its tasks. */
@@ -105,7 +109,9 @@ static void test_job_rows_one_pass(void **state)
 		assert_memory_equal(r.elastic, el, v.n * sizeof *el);
 		assert_memory_equal(r.inqueue, iq, v.n * sizeof *iq);
 	}
-	assert_int_equal(reserving, 1); /* b; a is Running with 1 of its 2 tasks allocated */
+	/* b, and c (Running with its 1 task of minMember 1 allocated); a is Running with 1 of its
+	 * 2 tasks allocated */
+	assert_int_equal(reserving, 2);
 	/* a holds 2 cpu, 1Gi and a gpu against minResources of 3 cpu, 1Gi: the gpu is elastic */
 	vr_jobrows a, b;
 	vr_job_rows(&v, p.s, pts_job(&p, "c1/a"), &a);
@@ -140,7 +146,7 @@ static void test_job_rows_add_sums(void **state)
 	}
 	assert_memory_equal(q, want, sizeof q);
 	assert_true(v.n < TPH_RES_MAX);
-	assert_int_equal(q[2][TPH_RES_CPU], 5 + 8000); /* b reserves 8 cpu */
+	assert_int_equal(q[2][TPH_RES_CPU], 5 + 8000 + 4000); /* b 8 cpu, c 6 less its 2 */
 	pts_free(&p);
 }
 
