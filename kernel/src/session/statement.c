@@ -7,6 +7,17 @@
 #include "session/topo/subjob.h"
 #include "base/mem.h"
 
+/* Pipelined or releasing at node n moved by sign times the request, in the session's own copy
+ * (tph_ssn_pipelined / tph_ssn_releasing). Out of line and tail-called: the copy's call inside
+ * node_account would cost its common path (held statuses) saved registers. */
+static __attribute__((noinline)) void future_add(tph_session *s, uint8_t status, const int64_t *req,
+                                                 tph_idx n, int sign)
+{
+	int64_t *col = status == TPH_TS_PIPELINED ? tph_ssn_pipelined(s) : tph_ssn_releasing(s);
+	for (uint32_t d = 0; d < s->ndim; d++)
+		col[d * s->nodes.stride + n] += sign * req[d];
+}
+
 /* Volcano's NodeInfo.AddTask (sign +1) and RemoveTask (sign -1) accounting for one status. */
 static void node_account(tph_session *s, tph_idx t, tph_idx n, uint8_t status, int sign)
 {
@@ -14,29 +25,25 @@ static void node_account(tph_session *s, tph_idx t, tph_idx n, uint8_t status, i
 		return;
 	const int64_t *req = s->tasks.req + (size_t)t * s->ndim;
 	size_t stride = s->nodes.stride;
-	bool holds = tph_ts_allocated(status) || status == TPH_TS_RELEASING;
-	if (!holds && status != TPH_TS_PIPELINED)
+	if (status == TPH_TS_PIPELINED) {
+		s->nodes.ntasks[n] += (uint32_t)sign;
+		future_add(s, status, req, n, sign);
 		return;
-	int64_t *pip = status == TPH_TS_PIPELINED ? tph_ssn_pipelined(s) : NULL;
-	int64_t *rel = status == TPH_TS_RELEASING ? tph_ssn_releasing(s) : NULL;
+	}
+	if (!tph_ts_allocated(status) && status != TPH_TS_RELEASING)
+		return;
 	for (uint32_t d = 0; d < s->ndim; d++) {
 		int64_t v = sign * req[d];
 		size_t i = d * stride + n;
-		if (pip) {
-			pip[i] += v;
-			continue;
-		}
 		s->nodes.idle[i] -= v;
 		s->nodes.used[i] += v;
-		if (rel)
-			rel[i] += v;
 	}
-	if (status != TPH_TS_PIPELINED) {
-		int64_t *cm = s->nodes.cm + (size_t)n * TPH_NODE_CM;
-		cm[TPH_CM_USED_CPU] += sign * req[TPH_RES_CPU];
-		cm[TPH_CM_USED_MEM] += sign * req[TPH_RES_MEMORY];
-	}
+	int64_t *cm = s->nodes.cm + (size_t)n * TPH_NODE_CM;
+	cm[TPH_CM_USED_CPU] += sign * req[TPH_RES_CPU];
+	cm[TPH_CM_USED_MEM] += sign * req[TPH_RES_MEMORY];
 	s->nodes.ntasks[n] += (uint32_t)sign;
+	if (status == TPH_TS_RELEASING) /* last: a tail call, nothing saved around it */
+		future_add(s, status, req, n, sign);
 }
 
 /* The job's status counts and allocated sums for a task going from `old` to `now`. */
