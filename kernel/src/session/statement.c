@@ -7,43 +7,46 @@
 #include "session/topo/subjob.h"
 #include "base/mem.h"
 
-/* Pipelined or releasing at node n moved by sign times the request, in the session's own copy
- * (tph_ssn_pipelined / tph_ssn_releasing). Out of line and tail-called: the copy's call inside
- * node_account would cost its common path (held statuses) saved registers. */
-static __attribute__((noinline)) void future_add(tph_session *s, uint8_t status, const int64_t *req,
-                                                 tph_idx n, int sign)
-{
-	int64_t *col = status == TPH_TS_PIPELINED ? tph_ssn_pipelined(s) : tph_ssn_releasing(s);
-	for (uint32_t d = 0; d < s->ndim; d++)
-		col[d * s->nodes.stride + n] += sign * req[d];
-}
-
-/* Volcano's NodeInfo.AddTask (sign +1) and RemoveTask (sign -1) accounting for one status. */
+/* Volcano's NodeInfo.AddTask (sign +1) and RemoveTask (sign -1) accounting for one status.
+ * Pipelined and releasing are the session's own copies here (own_future_cols). */
 static void node_account(tph_session *s, tph_idx t, tph_idx n, uint8_t status, int sign)
 {
 	if (n == TPH_NOIDX)
 		return;
 	const int64_t *req = s->tasks.req + (size_t)t * s->ndim;
 	size_t stride = s->nodes.stride;
-	if (status == TPH_TS_PIPELINED) {
-		s->nodes.ntasks[n] += (uint32_t)sign;
-		future_add(s, status, req, n, sign);
-		return;
-	}
-	if (!tph_ts_allocated(status) && status != TPH_TS_RELEASING)
+	bool holds = tph_ts_allocated(status) || status == TPH_TS_RELEASING;
+	if (!holds && status != TPH_TS_PIPELINED)
 		return;
 	for (uint32_t d = 0; d < s->ndim; d++) {
 		int64_t v = sign * req[d];
 		size_t i = d * stride + n;
+		if (status == TPH_TS_PIPELINED) {
+			s->nodes.pipelined[i] += v;
+			continue;
+		}
 		s->nodes.idle[i] -= v;
 		s->nodes.used[i] += v;
+		if (status == TPH_TS_RELEASING)
+			s->nodes.releasing[i] += v;
 	}
-	int64_t *cm = s->nodes.cm + (size_t)n * TPH_NODE_CM;
-	cm[TPH_CM_USED_CPU] += sign * req[TPH_RES_CPU];
-	cm[TPH_CM_USED_MEM] += sign * req[TPH_RES_MEMORY];
+	if (status != TPH_TS_PIPELINED) {
+		int64_t *cm = s->nodes.cm + (size_t)n * TPH_NODE_CM;
+		cm[TPH_CM_USED_CPU] += sign * req[TPH_RES_CPU];
+		cm[TPH_CM_USED_MEM] += sign * req[TPH_RES_MEMORY];
+	}
 	s->nodes.ntasks[n] += (uint32_t)sign;
-	if (status == TPH_TS_RELEASING) /* last: a tail call, nothing saved around it */
-		future_add(s, status, req, n, sign);
+}
+
+/* Before a move from or to Pipelined or Releasing is accounted: the column it writes made the
+ * session's own (tph_ssn_pipelined / tph_ssn_releasing; a no-op once it is). Out of line, once
+ * a session: node_account's path stays as it was. */
+static __attribute__((noinline)) void own_future_cols(tph_session *s, uint8_t a, uint8_t b)
+{
+	if (a == TPH_TS_PIPELINED || b == TPH_TS_PIPELINED)
+		tph_ssn_pipelined(s);
+	if (a == TPH_TS_RELEASING || b == TPH_TS_RELEASING)
+		tph_ssn_releasing(s);
 }
 
 /* The job's status counts and allocated sums for a task going from `old` to `now`. */
@@ -79,6 +82,9 @@ void tph_task_move(tph_session *s, tph_idx task, uint8_t status, tph_idx node)
 	/* Allocated to Binding on the same node (every commit) leaves the node and hypernode
 	 * sums as they were: removing and adding the same request would cancel out. */
 	bool same = node == old_node && node_class(old) == node_class(status);
+	if (!same && (s->lazy_pipelined.own || s->lazy_releasing.own) &&
+	    (node_class(old) >= 2 || node_class(status) >= 2)) /* releasing or pipelined */
+		own_future_cols(s, old, status);
 	if (!same)
 		node_account(s, task, old_node, old, -1);
 	job_account(s, task, old, status);
