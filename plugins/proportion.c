@@ -249,14 +249,9 @@ static void init_queue(prop_st *st, const tph_session *s, tph_idx q, const int64
 static void add_job(prop_st *st, const tph_session *s, tph_idx j)
 {
 	tph_idx q = tph_view_of(s)->jobs->queue[j];
-	vr_jobrows jr;
-	vr_job_rows(&st->v, s, j, &jr);
-	for (uint32_t d = 0; d < st->nd; d++) {
-		qrow(st, st->alloc, q)[d] += jr.alloc[d];
-		qrow(st, st->request, q)[d] += jr.request[d];
-		qrow(st, st->inqueue, q)[d] += jr.inqueue[d];
-		qrow(st, st->elastic, q)[d] += jr.elastic[d];
-	}
+	vr_job_rows_add(&st->v, s, j,
+	                &(vr_qrows){qrow(st, st->alloc, q), qrow(st, st->request, q),
+	                            qrow(st, st->inqueue, q), qrow(st, st->elastic, q)});
 }
 
 static int alloc_rows(tph_session *s, prop_st *st)

@@ -87,12 +87,15 @@ static int collect_keys(tph_k8s_view *v, const tph_session *s, sidset *topo, sid
 	if (!seen)
 		return TPH_ENOMEM;
 	int rc = TPH_OK;
-	const tph_pod_spec *last = NULL; /* a job's tasks share a spec: skip runs cheaply */
-	for (uint32_t t = 0; t < tph_view_of(s)->tasks->n && !rc; t++) {
-		const tph_pod_spec *sp = tph_view_of(s)->tasks->spec[t];
-		if (sp == last || (sp->id < ns && seen[sp->id]))
+	const tph_pod_spec **spec = tph_view_of(s)->tasks->spec, *last = NULL;
+	uint32_t nt = tph_view_of(s)->tasks->n;
+	for (uint32_t t = 0; t < nt && !rc; t++) {
+		const tph_pod_spec *sp = spec[t];
+		if (sp == last) /* a job's tasks share a spec: skip runs cheaply */
 			continue;
 		last = sp;
+		if (sp->id < ns && seen[sp->id])
+			continue;
 		if (sp->id < ns)
 			seen[sp->id] = 1;
 		spec_maxima(v, sp);
@@ -163,14 +166,19 @@ static int build_nums(tph_session *s, tph_k8s_nums *m, const sidset *keys)
 
 /* NodeInfo.update: Requested from the pod's request, NonZeroRequested from its non-zero one
  * (calculateResource), the GPU count for BalancedAllocation. */
+static inline void line_add(tph_k8s_line *l, const int64_t *req, const int64_t *nz, uint32_t gpu,
+                            int sign)
+{
+	int64_t d[TPH_KV_COUNT] = {req[TPH_RES_CPU], req[TPH_RES_MEMORY], nz[0], nz[1],
+	                           gpu == TPH_NOIDX ? 0 : tph_k8s_value(req[gpu])};
+	for (uint32_t k = 0; k < TPH_KV_COUNT; k++)
+		l->sum[k] += sign * d[k];
+}
+
 static inline void account(tph_k8s_view *v, const tph_session *s, tph_idx t, tph_idx node, int sign)
 {
 	const int64_t *req = tph_view_of(s)->tasks->req + (size_t)t * tph_view_of(s)->ndim;
-	const int64_t *nz = tph_k8s_nonzero(s, t);
-	int64_t d[TPH_KV_COUNT] = {req[TPH_RES_CPU], req[TPH_RES_MEMORY], nz[0], nz[1],
-	                           v->gpu_dim == TPH_NOIDX ? 0 : tph_k8s_value(req[v->gpu_dim])};
-	for (uint32_t k = 0; k < TPH_KV_COUNT; k++)
-		v->line[node].sum[k] += sign * d[k];
+	line_add(&v->line[node], req, tph_k8s_nonzero(s, t), v->gpu_dim, sign);
 	v->npods[node] += (uint32_t)sign;
 }
 
@@ -205,36 +213,57 @@ tph_idx tph_k8s_view_remove(tph_k8s_view *v, const tph_session *s, tph_idx task)
 	return node;
 }
 
+/* A spec's open-time affinity bits: bit 0 any pod (anti-)affinity, bit 1 required anti. */
+static unsigned aff_bits(const tph_pod_spec *sp)
+{
+	return (unsigned)tph_k8s_has_pod_affinity(sp) | (unsigned)(sp->n_anti_required > 0) << 1;
+}
+
 /* The tasks a session node holds at open (what tph_k8s_view_add does for each, with nothing
- * held yet); then the open-time affinity node lists. */
+ * held yet); then the open-time affinity node lists. One pass over ~all tasks on large
+ * clusters: the columns are locals (the line stores could alias the view's fields), gen is
+ * added once, and a job's run of tasks sharing a spec reads its affinity once. */
 static void add_initial(tph_k8s_view *v, const tph_session *s)
 {
-	const tph_idx *node = tph_view_of(s)->tasks->node;
-	const uint8_t *status = tph_view_of(s)->tasks->status,
-	              *flags = tph_view_of(s)->nodes->flags;
-	tph_idx *head = v->head;
-	for (tph_idx t = 0; t < tph_view_of(s)->tasks->n; t++) {
+	const tph_task_store *ts = tph_view_of(s)->tasks;
+	const tph_idx *node = ts->node;
+	const uint8_t *status = ts->status, *flags = tph_view_of(s)->nodes->flags;
+	const int64_t *req = ts->req, *nz = ts->nonzero;
+	size_t ndim = tph_view_of(s)->ndim;
+	tph_idx *at = v->at, *next = v->next, *prev = v->prev, *head = v->head;
+	uint32_t *npods = v->npods, gpu = v->gpu_dim;
+	tph_k8s_line *line = v->line;
+	uint8_t *open_aff = v->open_aff, *open_anti = v->open_anti;
+	const tph_pod_spec *last = NULL;
+	unsigned bits = 0;
+	uint64_t held = 0;
+	for (tph_idx t = 0; t < ts->n; t++) {
 		tph_idx n = node[t];
-		v->at[t] = TPH_NOIDX;
+		at[t] = TPH_NOIDX;
 		if (n == TPH_NOIDX || status[t] == TPH_TS_SUCCEEDED || status[t] == TPH_TS_FAILED ||
 		    !(flags[n] & TPH_NODE_READY))
 			continue;
-		v->at[t] = n;
-		v->prev[t] = TPH_NOIDX;
-		v->next[t] = head[n];
+		at[t] = n;
+		prev[t] = TPH_NOIDX;
+		next[t] = head[n];
 		if (head[n] != TPH_NOIDX)
-			v->prev[head[n]] = t;
+			prev[head[n]] = t;
 		head[n] = t;
-		account(v, s, t, n, +1);
-		v->gen++; /* counted as each add would */
-		const tph_pod_spec *sp = tph_view_of(s)->tasks->spec[t];
-		v->open_aff[n] |= tph_k8s_has_pod_affinity(sp);
-		v->open_anti[n] |= sp->n_anti_required > 0;
+		line_add(&line[n], req + (size_t)t * ndim, nz + (size_t)t * 2, gpu, +1);
+		npods[n]++;
+		held++;
+		if (ts->spec[t] != last) {
+			last = ts->spec[t];
+			bits = aff_bits(last);
+		}
+		open_aff[n] |= (uint8_t)(bits & 1);
+		open_anti[n] |= (uint8_t)(bits >> 1);
 	}
+	v->gen += held; /* counted as each add would */
 	for (tph_idx n = 0; n < v->n_nodes; n++) {
-		if (v->open_aff[n])
+		if (open_aff[n])
 			v->aff_nodes[v->n_aff_nodes++] = n;
-		if (v->open_anti[n])
+		if (open_anti[n])
 			v->anti_nodes[v->n_anti_nodes++] = n;
 	}
 }

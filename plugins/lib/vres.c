@@ -197,34 +197,47 @@ static uint32_t allocated_tasks(const tph_session *s, tph_idx j)
 /* The Running rule (allocated tasks >= minMember) keeps a finished driver's podgroup from
  * reserving its minResources again. Allocated is the session's per-job sum (init_job_state),
  * which at open is the sum over the job's AllocatedStatus tasks. One pass over the dimensions
- * makes allocated (vr_job_allocated), request and elastic (vr_exceeded of allocated over
- * vr_job_min); inqueue is zero unless the podgroup reserves. */
-static void rows_from(const vr_dims *v, const tph_session *s, const int64_t *pj, tph_idx j,
-                      vr_jobrows *out)
+ * adds allocated (vr_job_allocated), request and elastic (vr_exceeded of allocated over
+ * vr_job_min) into q's rows; inqueue is zero unless the podgroup reserves. */
+static void rows_add(const vr_dims *v, const tph_session *s, const int64_t *pj, tph_idx j,
+                     const vr_qrows *q)
 {
 	const tph_view *w = tph_view_of(s);
 	const int64_t *a = w->js->allocated + (size_t)j * w->ndim;
 	const int64_t *m = w->jobs->min_res + (size_t)j * w->ndim;
 	bool has_min = w->jobs->has_min_res[j];
-	for (uint32_t d = 0; d < v->n; d++) { /* the rows past n are never read: not cleared */
+	int64_t ja_row[TPH_RES_MAX], inq[TPH_RES_MAX];
+	for (uint32_t d = 0; d < v->n; d++) {
 		bool cmp = vr_has(v->cmp, d), vis = vr_has(v->vis, d);
 		int64_t ja = cmp ? a[d] : 0, mn = has_min && vis ? m[d] : 0;
-		out->alloc[d] = ja;
-		out->request[d] = cmp ? ja + pj[d] : 0;
-		out->inqueue[d] = 0;
-		out->elastic[d] = vis && ja > mn ? vr_sub(ja, mn) : 0;
+		ja_row[d] = ja;
+		q->alloc[d] += ja;
+		q->request[d] += cmp ? ja + pj[d] : 0;
+		q->elastic[d] += vis && ja > mn ? vr_sub(ja, mn) : 0;
 	}
 	uint8_t ph = w->js->phase[j];
-	if (has_min &&
-	    (ph == TPH_PG_INQUEUE ||
-	     (ph == TPH_PG_RUNNING && allocated_tasks(s, j) >= (uint32_t)w->jobs->min_member[j])))
-		vr_job_inqueue(v, s, j, out->alloc, out->inqueue);
+	if (!has_min ||
+	    (ph != TPH_PG_INQUEUE &&
+	     (ph != TPH_PG_RUNNING || allocated_tasks(s, j) < (uint32_t)w->jobs->min_member[j])))
+		return;
+	vr_job_inqueue(v, s, j, ja_row, inq);
+	for (uint32_t d = 0; d < v->n; d++)
+		q->inqueue[d] += inq[d];
 }
 
 void vr_job_rows(const vr_dims *v, const tph_session *s, tph_idx j, vr_jobrows *out)
 {
-	rows_from(v, s, tph_view_of(s)->jobs->pending_req + (size_t)j * tph_view_of(s)->ndim, j,
-	          out);
+	/* the rows past n are never read: not cleared */
+	memset(out->alloc, 0, v->n * sizeof *out->alloc);
+	memset(out->request, 0, v->n * sizeof *out->request);
+	memset(out->inqueue, 0, v->n * sizeof *out->inqueue);
+	memset(out->elastic, 0, v->n * sizeof *out->elastic);
+	vr_job_rows_add(v, s, j, &(vr_qrows){out->alloc, out->request, out->inqueue, out->elastic});
+}
+
+void vr_job_rows_add(const vr_dims *v, const tph_session *s, tph_idx j, const vr_qrows *q)
+{
+	rows_add(v, s, tph_view_of(s)->jobs->pending_req + (size_t)j * tph_view_of(s)->ndim, j, q);
 }
 
 bool vr_fits(const vr_dims *v, const int64_t *base, const int64_t *req, const int64_t *limit)

@@ -131,6 +131,13 @@ typedef struct vr_jobrows {
  * the job's Pending tasks, which the snapshot's task pass summed
  * (tph_view_of(s)->jobs->pending_req: the session's statuses at open). */
 void vr_job_rows(const vr_dims *v, const tph_session *s, tph_idx j, vr_jobrows *out);
+/* A queue's four rows (the same meaning as vr_jobrows'). */
+typedef struct vr_qrows {
+	int64_t *alloc, *request, *inqueue, *elastic;
+} vr_qrows;
+/* vr_job_rows' rows of job j added into q's first n entries, without the rows between: one
+ * pass for a caller that only sums jobs into queues. */
+void vr_job_rows_add(const vr_dims *v, const tph_session *s, tph_idx j, const vr_qrows *q);
 
 /* LessEqualWithDimensionAndResourcesName(limit, req) of (base + req): false when some
  * dimension the request asks for (req > 0, pods ignored) would exceed the limit. */

@@ -204,6 +204,47 @@ static void test_spec_maxima(void **state)
 	pts_free(&p);
 }
 
+/* The open-time lists: nodes holding a pod with any pod (anti-)affinity, and nodes holding one
+ * with required anti-affinity; a pod that is not held (pending) lists no node. */
+static void test_open_affinity_lists(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(
+	    &p,
+	    HEAD("    - name: predicates\n") ""
+	                                     "  - {name: a, namespace: c1, podGroup: pg, phase: "
+	                                     "Running, nodeName: n1,"
+	                                     " labels: {app: a}, affinity: {podAffinity:"
+	                                     " {preferredDuringSchedulingIgnoredDuringExecution: "
+	                                     "[{weight: 1,"
+	                                     " podAffinityTerm: {labelSelector: {matchLabels: "
+	                                     "{app: a}},"
+	                                     " topologyKey: zone}}]}}}\n"
+	                                     "  - {name: b, namespace: c1, podGroup: pg, phase: "
+	                                     "Running, nodeName: n2,"
+	                                     " labels: {app: b}, affinity: {podAntiAffinity:"
+	                                     " {requiredDuringSchedulingIgnoredDuringExecution: "
+	                                     "[{labelSelector:"
+	                                     " {matchLabels: {app: a}}, topologyKey: zone}]}}}\n"
+	                                     "  - {name: c, namespace: c1, podGroup: pg, labels: "
+	                                     "{app: c},"
+	                                     " affinity: {podAntiAffinity:"
+	                                     " {requiredDuringSchedulingIgnoredDuringExecution: "
+	                                     "[{labelSelector:"
+	                                     " {matchLabels: {app: a}}, topologyKey: zone}]}}}\n");
+	const tph_k8s_view *v = shared_view(&p);
+	tph_idx n1 = pts_node(&p, "n1"), n2 = pts_node(&p, "n2");
+	assert_int_equal(v->n_aff_nodes, 2);
+	assert_int_equal(v->aff_nodes[0], n1 < n2 ? n1 : n2);
+	assert_int_equal(v->aff_nodes[1], n1 < n2 ? n2 : n1);
+	assert_int_equal(v->n_anti_nodes, 1);
+	assert_int_equal(v->anti_nodes[0], n2);
+	assert_int_equal(v->npods[n1], 2); /* r and a */
+	assert_int_equal(v->npods[n2], 1);
+	pts_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -211,6 +252,7 @@ int main(void)
 	    cmocka_unit_test(test_static_without_predicates),
 	    cmocka_unit_test(test_lines_follow_the_tasks),
 	    cmocka_unit_test(test_spec_maxima),
+	    cmocka_unit_test(test_open_affinity_lists),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,6 +20,8 @@ static const char scn[] =
     " minResources: {cpu: '3', memory: 1Gi}}\n"
     "  - {name: b, namespace: c1, queue: q1, minMember: 1, phase: Inqueue,"
     " minResources: {cpu: '8'}}\n"
+    "  - {name: c, namespace: c1, queue: q1, minMember: 1, phase: Running,"
+    " minResources: {cpu: '6'}}\n"
     "  - {name: none, namespace: c1, queue: q1}\n"
     "pods:\n"
     "  - {name: a1, namespace: c1, podGroup: a, phase: Running, nodeName: n1,"
@@ -29,6 +31,8 @@ static const char scn[] =
     "  - {name: b1, namespace: c1, podGroup: b, requests: {cpu: '4', nvidia.com/gpu: '2'}}\n"
     "  - {name: b2, namespace: c1, podGroup: b, phase: Failed,"
     " requests: {cpu: '1'}}\n"
+    "  - {name: c1, namespace: c1, podGroup: c, phase: Running, nodeName: n1,"
+    " requests: {cpu: '2'}}\n"
     "  - {name: bare, namespace: c1, requests: {cpu: '1', memory: 1Gi}}\n";
 
 /* The Pending requests of job j, walked over its tasks. */
@@ -105,7 +109,9 @@ static void test_job_rows_one_pass(void **state)
 		assert_memory_equal(r.elastic, el, v.n * sizeof *el);
 		assert_memory_equal(r.inqueue, iq, v.n * sizeof *iq);
 	}
-	assert_int_equal(reserving, 1); /* b; a is Running with 1 of its 2 tasks allocated */
+	/* b, and c (Running with its 1 task of minMember 1 allocated); a is Running with 1 of its
+	 * 2 tasks allocated */
+	assert_int_equal(reserving, 2);
 	/* a holds 2 cpu, 1Gi and a gpu against minResources of 3 cpu, 1Gi: the gpu is elastic */
 	vr_jobrows a, b;
 	vr_job_rows(&v, p.s, pts_job(&p, "c1/a"), &a);
@@ -113,6 +119,34 @@ static void test_job_rows_one_pass(void **state)
 	assert_int_equal(a.inqueue[TPH_RES_CPU], 0);
 	vr_job_rows(&v, p.s, pts_job(&p, "c1/b"), &b);
 	assert_int_equal(b.inqueue[TPH_RES_CPU], 8000);
+	pts_free(&p);
+}
+
+/* vr_job_rows_add adds every job's rows into a queue's, starting from what the queue holds,
+ * and writes nothing past the session's dimensions. */
+static void test_job_rows_add_sums(void **state)
+{
+	(void)state;
+	pts p;
+	pts_open(&p, scn);
+	vr_dims v;
+	vr_dims_init(&v, p.s);
+	int64_t q[4][TPH_RES_MAX], want[4][TPH_RES_MAX];
+	for (uint32_t k = 0; k < 4; k++)
+		for (uint32_t d = 0; d < TPH_RES_MAX; d++)
+			q[k][d] = want[k][d] = 5;
+	for (tph_idx j = 0; j < p.s->jobs->n; j++) {
+		vr_jobrows r;
+		vr_job_rows(&v, p.s, j, &r);
+		const int64_t *rows[4] = {r.alloc, r.request, r.inqueue, r.elastic};
+		for (uint32_t k = 0; k < 4; k++)
+			for (uint32_t d = 0; d < v.n; d++)
+				want[k][d] += rows[k][d];
+		vr_job_rows_add(&v, p.s, j, &(vr_qrows){q[0], q[1], q[2], q[3]});
+	}
+	assert_memory_equal(q, want, sizeof q);
+	assert_true(v.n < TPH_RES_MAX);
+	assert_int_equal(q[2][TPH_RES_CPU], 5 + 8000 + 4000); /* b 8 cpu, c 6 less its 2 */
 	pts_free(&p);
 }
 
@@ -172,6 +206,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_shared_pending_rows),
 	    cmocka_unit_test(test_job_rows_one_pass),
+	    cmocka_unit_test(test_job_rows_add_sums),
 	    cmocka_unit_test(test_node_sums),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,8 +2,10 @@
  *
  * The kernel keeps the cluster in struct-of-arrays stores (one column per field, indices dense
  * 0..n-1 in snapshot order, which breaks ties); a session copies the mutable columns (node
- * used/idle/releasing/pipelined, task status and node, job counters) into its arena and keeps
- * them current as actions decide. tph_view_of() gives a plugin those stores. Per-node callbacks
+ * used/idle/releasing/pipelined, task status, node and nominated, job counters) into its arena
+ * and keeps them current as actions decide; node releasing and pipelined and task nominated are
+ * read in the snapshot until the session first writes them, when their copy is made.
+ * tph_view_of() gives a plugin those stores. Per-node callbacks
  * read the columns directly, so a task-node pair costs loads, never a function call.
  *
  * Contract:
@@ -11,7 +13,9 @@
  *   columns are plain pointers because the kernel writes them). A plugin changes the session
  *   only through the framework: statements, event handlers, registrations.
  * - Columns marked "mutable" change while actions run; read them when called, do not cache
- *   values across callbacks (pointers stay valid for the session's life).
+ *   values across callbacks. Read a column's pointer from its store when called too: node
+ *   releasing and pipelined and task nominated move to the session's copy at their first write
+ *   (the old pointer stays readable for the session's life, but holds the values at open).
  * - Strings are interned ids (tph_sid): compare ids, not text; tph_session_str() gives the text.
  * - The view grows only at its end; `size` is sizeof(tph_view) as the kernel was built, so a
  *   plugin built against a newer header can tell which fields it may read
@@ -287,9 +291,10 @@ enum {
 /* Node columns; per-dimension columns are laid out [d * stride + i]. */
 typedef struct tph_node_store {
 	uint32_t n, stride;
-	int64_t *alloc, *capacity;                    /* immutable */
-	int64_t *used, *idle, *releasing, *pipelined; /* mutable */
-	uint32_t *ntasks;                             /* mutable: tasks placed on the node */
+	int64_t *alloc, *capacity; /* immutable */
+	/* mutable; releasing and pipelined move at the session's first write of each */
+	int64_t *used, *idle, *releasing, *pipelined;
+	uint32_t *ntasks; /* mutable: tasks placed on the node */
 	uint8_t *flags;
 	tph_sid *name;
 	const tph_node_meta **meta;
@@ -326,7 +331,8 @@ typedef struct tph_task_store {
 	tph_idx *job;    /* TPH_NOIDX: its job was left out (queue missing) */
 	uint8_t *status; /* mutable: tph_task_status */
 	tph_idx *node;   /* mutable */
-	tph_idx *nominated;
+	tph_idx *
+	    nominated; /* mutable (allocate clears invalid nominations): moves at its first write */
 	int32_t *priority;
 	uint8_t *flags;
 	tph_time *creation;
