@@ -103,7 +103,7 @@ static tph_idx nominate(pts *p, const char *hn, const char *task, const char *no
 	tph_session *s = p->s;
 	tph_idx k = tph_job_default_subjob(s, pts_job(p, "ns/j"));
 	s->topo->sj.nominated[k] = tph_hn_find(s, hn);
-	tph_ssn_nominated(s)[pts_task(p, task)] = pts_node(p, node);
+	s->tasks.nominated[pts_task(p, task)] = pts_node(p, node);
 	return k;
 }
 
@@ -155,7 +155,7 @@ static void test_nomination(void **state)
 	pts_open(&p, yaml);
 	tph_session *s = p.s;
 	tph_idx k = nominate(&p, "r0", "ns/w-0", "n0");
-	tph_ssn_nominated(s)[pts_task(&p, "ns/w-1")] = pts_node(&p, "n0");
+	s->tasks.nominated[pts_task(&p, "ns/w-1")] = pts_node(&p, "n0");
 	pts_run(&p);
 	assert_string_equal(bound(&p, "ns/w-0"), "n0");
 	assert_string_equal(bound(&p, "ns/w-1"), "n0");

@@ -228,10 +228,9 @@ int ahn_tasks_in_hn(ahn_ctx *h, ahn_ws *w, tph_idx k, uint32_t *cur, tph_idx hn,
 static void invalidate(ahn_ctx *h, ahn_ws *w, const ahn_state *ws, tph_idx k)
 {
 	tph_session *s = h->s;
-	tph_idx *nominated = tph_ssn_nominated(s);
 	s->topo->sj.nominated[k] = TPH_NOIDX;
 	for (uint32_t p = ws->cur[k - w->first]; p < ahn_end(w, k); p++)
-		nominated[w->task[p]] = TPH_NOIDX;
+		s->tasks.nominated[w->task[p]] = TPH_NOIDX;
 }
 
 /* validateNomination: every pending task has a nominated node under the pinned hypernode

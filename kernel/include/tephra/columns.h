@@ -2,20 +2,16 @@
  *
  * The kernel keeps the cluster in struct-of-arrays stores (one column per field, indices dense
  * 0..n-1 in snapshot order, which breaks ties); a session copies the mutable columns (node
- * used/idle/releasing/pipelined, task status, node and nominated, job counters) into its arena
- * and keeps them current as actions decide; node releasing and pipelined and task nominated are
- * read in the snapshot until the session first writes them, when their copy is made.
- * tph_view_of() gives a plugin those stores. Per-node callbacks
- * read the columns directly, so a task-node pair costs loads, never a function call.
+ * used/idle/releasing/pipelined, task status, node and nominated, job counters) into its arena and
+ * keeps them current as actions decide. tph_view_of() gives a plugin those stores. Per-node
+ * callbacks read the columns directly, so a task-node pair costs loads, never a function call.
  *
  * Contract:
  * - Everything reached from a view is READ-ONLY for plugins (const where C allows it; the
  *   columns are plain pointers because the kernel writes them). A plugin changes the session
  *   only through the framework: statements, event handlers, registrations.
  * - Columns marked "mutable" change while actions run; read them when called, do not cache
- *   values across callbacks. Read a column's pointer from its store when called too: node
- *   releasing and pipelined and task nominated move to the session's copy at their first write
- *   (the old pointer stays readable for the session's life, but holds the values at open).
+ *   values across callbacks (pointers stay valid for the session's life).
  * - Strings are interned ids (tph_sid): compare ids, not text; tph_session_str() gives the text.
  * - The view grows only at its end; `size` is sizeof(tph_view) as the kernel was built, so a
  *   plugin built against a newer header can tell which fields it may read
@@ -291,10 +287,9 @@ enum {
 /* Node columns; per-dimension columns are laid out [d * stride + i]. */
 typedef struct tph_node_store {
 	uint32_t n, stride;
-	int64_t *alloc, *capacity; /* immutable */
-	/* mutable; releasing and pipelined move at the session's first write of each */
-	int64_t *used, *idle, *releasing, *pipelined;
-	uint32_t *ntasks; /* mutable: tasks placed on the node */
+	int64_t *alloc, *capacity;                    /* immutable */
+	int64_t *used, *idle, *releasing, *pipelined; /* mutable */
+	uint32_t *ntasks;                             /* mutable: tasks placed on the node */
 	uint8_t *flags;
 	tph_sid *name;
 	const tph_node_meta **meta;
@@ -327,12 +322,11 @@ enum {
 /* Task columns; requests are rows [t * ndim + d]. */
 typedef struct tph_task_store {
 	uint32_t n;
-	int64_t *req;    /* immutable */
-	tph_idx *job;    /* TPH_NOIDX: its job was left out (queue missing) */
-	uint8_t *status; /* mutable: tph_task_status */
-	tph_idx *node;   /* mutable */
-	tph_idx *
-	    nominated; /* mutable (allocate clears invalid nominations): moves at its first write */
+	int64_t *req;       /* immutable */
+	tph_idx *job;       /* TPH_NOIDX: its job was left out (queue missing) */
+	uint8_t *status;    /* mutable: tph_task_status */
+	tph_idx *node;      /* mutable */
+	tph_idx *nominated; /* mutable: allocate clears a nomination it finds invalid */
 	int32_t *priority;
 	uint8_t *flags;
 	tph_time *creation;

@@ -40,22 +40,17 @@ static void *dup_col(tph_session *s, const void *src, size_t bytes)
 	return d;
 }
 
-/* The snapshot's column, read in place until the first write copies it (tph_ssn_take_copy)
- * into a block reserved now: reserved, not written, so its pages stay unfaulted till then. */
-static void *lazy_col(tph_session *s, struct tph_lazy_copy *c, void *src, size_t bytes)
+/* A column that is all zero in the snapshot (no task releasing or pipelined, the usual case)
+ * comes from the arena zeroed, so its pages stay untouched until a write; others are copied.
+ * The read costs far less than the copy and the page faults it saves. */
+static void *zero_or_dup(tph_session *s, const int64_t *src, size_t bytes)
 {
-	c->bytes = bytes;
-	c->own = tph_arena_alloc(&s->arena, bytes ? bytes : 1, TPH_CACHELINE);
-	return c->own ? src : NULL;
-}
-
-void *tph_ssn_take_copy(struct tph_lazy_copy *c, const void *col)
-{
-	void *own = c->own;
-	if (c->bytes)
-		memcpy(own, col, c->bytes);
-	c->own = NULL;
-	return own;
+	size_t n = bytes / sizeof *src;
+	int64_t any = 0;
+	for (size_t i = 0; i < n; i++)
+		any |= src[i];
+	return any ? dup_col(s, src, bytes)
+	           : tph_arena_calloc(&s->arena, 1, bytes ? bytes : 1, TPH_CACHELINE);
 }
 
 /* The nodes' cpu and memory lines (tph_node_store.cm) from the columns. */
@@ -75,8 +70,7 @@ static int64_t *cm_lines(tph_session *s)
 	return cm;
 }
 
-/* Mutable node and task columns get session copies (releasing, pipelined and nominated at
- * their first write); the rest point at the snapshot. */
+/* Mutable node and task columns get session copies; the rest point at the snapshot. */
 static int copy_columns(tph_session *s)
 {
 	const tph_snapshot *sn = s->snap;
@@ -84,16 +78,15 @@ static int copy_columns(tph_session *s)
 	s->nodes = sn->nodes;
 	s->nodes.used = dup_col(s, sn->nodes.used, rows);
 	s->nodes.idle = dup_col(s, sn->nodes.idle, rows);
-	s->nodes.releasing = lazy_col(s, &s->lazy_releasing, sn->nodes.releasing, rows);
-	s->nodes.pipelined = lazy_col(s, &s->lazy_pipelined, sn->nodes.pipelined, rows);
+	s->nodes.releasing = zero_or_dup(s, sn->nodes.releasing, rows);
+	s->nodes.pipelined = zero_or_dup(s, sn->nodes.pipelined, rows);
 	s->nodes.ntasks = dup_col(s, sn->nodes.ntasks, sn->nodes.n * sizeof(uint32_t));
 	s->nodes.cm = s->nodes.used ? cm_lines(s) : NULL;
 	s->tasks = sn->tasks;
 	s->tasks.status = dup_col(s, sn->tasks.status, sn->tasks.n);
 	s->tasks.node = dup_col(s, sn->tasks.node, sn->tasks.n * sizeof(tph_idx));
 	/* allocate clears the nominated nodes of a nomination it invalidates */
-	s->tasks.nominated =
-	    lazy_col(s, &s->lazy_nominated, sn->tasks.nominated, sn->tasks.n * sizeof(tph_idx));
+	s->tasks.nominated = dup_col(s, sn->tasks.nominated, sn->tasks.n * sizeof(tph_idx));
 	s->jobs = &sn->jobs;
 	s->queues = &sn->queues;
 	s->ready_nodes = TPH_ARENA_NEW(&s->arena, tph_idx, sn->nodes.n + 1);

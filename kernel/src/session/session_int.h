@@ -95,13 +95,6 @@ struct tph_session {
 
 	tph_node_store nodes; /* mutable columns point into the arena */
 	tph_task_store tasks;
-	/* Columns read in the snapshot until the session first writes them (most sessions never
-	 * evict, pipeline or clear a nomination): the block each copy goes to is reserved at open
-	 * and left untouched, so open faults none of its pages. Session thread. */
-	struct tph_lazy_copy {
-		void *own;    /* the reserved block; NULL once the column is the session's own */
-		size_t bytes; /* the column's */
-	} lazy_releasing, lazy_pipelined, lazy_nominated;
 	const tph_job_store *jobs;
 	const tph_queue_store *queues;
 	tph_job_state js;
@@ -172,33 +165,6 @@ struct tph_session {
 typedef struct tph_act_scratch tph_act_scratch;
 /* Free the scratch blocks of the action that ran (action_util.h, tph_act_calloc). */
 void tph_act_scratch_end(tph_session *s);
-
-/* The column `col` (the snapshot's) copied into c's reserved block, which is returned and
- * is the column from then on. */
-void *tph_ssn_take_copy(struct tph_lazy_copy *c, const void *col);
-
-/* The writable releasing, pipelined and nominated columns: the session's own copies, made at
- * the first write. Writers take the column through these; readers read the store. */
-static inline int64_t *tph_ssn_releasing(tph_session *s)
-{
-	if (s->lazy_releasing.own)
-		s->nodes.releasing = tph_ssn_take_copy(&s->lazy_releasing, s->nodes.releasing);
-	return s->nodes.releasing;
-}
-
-static inline int64_t *tph_ssn_pipelined(tph_session *s)
-{
-	if (s->lazy_pipelined.own)
-		s->nodes.pipelined = tph_ssn_take_copy(&s->lazy_pipelined, s->nodes.pipelined);
-	return s->nodes.pipelined;
-}
-
-static inline tph_idx *tph_ssn_nominated(tph_session *s)
-{
-	if (s->lazy_nominated.own)
-		s->tasks.nominated = tph_ssn_take_copy(&s->lazy_nominated, s->tasks.nominated);
-	return s->tasks.nominated;
-}
 
 /* Arena allocation for framework code; NULL on OOM. */
 void *tph_ssn_alloc(tph_session *s, size_t size);

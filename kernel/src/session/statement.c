@@ -7,8 +7,7 @@
 #include "session/topo/subjob.h"
 #include "base/mem.h"
 
-/* Volcano's NodeInfo.AddTask (sign +1) and RemoveTask (sign -1) accounting for one status.
- * Pipelined and releasing are the session's own copies here (own_future_cols). */
+/* Volcano's NodeInfo.AddTask (sign +1) and RemoveTask (sign -1) accounting for one status. */
 static void node_account(tph_session *s, tph_idx t, tph_idx n, uint8_t status, int sign)
 {
 	if (n == TPH_NOIDX)
@@ -36,17 +35,6 @@ static void node_account(tph_session *s, tph_idx t, tph_idx n, uint8_t status, i
 		cm[TPH_CM_USED_MEM] += sign * req[TPH_RES_MEMORY];
 	}
 	s->nodes.ntasks[n] += (uint32_t)sign;
-}
-
-/* Before a move from or to Pipelined or Releasing is accounted: the column it writes made the
- * session's own (tph_ssn_pipelined / tph_ssn_releasing; a no-op once it is). Out of line, once
- * a session: node_account's path stays as it was. */
-static __attribute__((noinline)) void own_future_cols(tph_session *s, uint8_t a, uint8_t b)
-{
-	if (a == TPH_TS_PIPELINED || b == TPH_TS_PIPELINED)
-		tph_ssn_pipelined(s);
-	if (a == TPH_TS_RELEASING || b == TPH_TS_RELEASING)
-		tph_ssn_releasing(s);
 }
 
 /* The job's status counts and allocated sums for a task going from `old` to `now`. */
@@ -82,9 +70,6 @@ void tph_task_move(tph_session *s, tph_idx task, uint8_t status, tph_idx node)
 	/* Allocated to Binding on the same node (every commit) leaves the node and hypernode
 	 * sums as they were: removing and adding the same request would cancel out. */
 	bool same = node == old_node && node_class(old) == node_class(status);
-	if (!same && (s->lazy_pipelined.own || s->lazy_releasing.own) &&
-	    (node_class(old) >= 2 || node_class(status) >= 2)) /* releasing or pipelined */
-		own_future_cols(s, old, status);
 	if (!same)
 		node_account(s, task, old_node, old, -1);
 	job_account(s, task, old, status);
