@@ -1,8 +1,9 @@
 /* Pod columns a snapshot reads in place from the cache (cluster_share.c): every kind of cache
  * write after the snapshot (a put over a pod, a put into a slot freed by a trailing removal,
- * removal, compaction, growth, destroying the cache) leaves the snapshot's task columns as they
- * were taken; two snapshots share one set and are released in either order; a cache with
- * tombstones is copied, not shared; once no snapshot holds the set, a write copies nothing. */
+ * removal, compaction, growth, a new resource name, destroying the cache) leaves the snapshot's
+ * task columns as they were taken; two snapshots share one set and are released in either order; a
+ * cache with tombstones is copied, not shared; once no snapshot holds the set, a write copies
+ * nothing. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -175,6 +176,9 @@ static void expect_same_pod(const tph_snapshot *a, const tph_snapshot *b, const 
 	assert_ptr_equal(x->spec[i], y->spec[j]);
 	assert_ptr_equal(x->meta[i], y->meta[j]);
 	assert_memory_equal(x->nonzero + 2 * i, y->nonzero + 2 * j, 16);
+	for (uint32_t d = 0; d < b->dims.n; d++) /* b may have more dimensions, zero in a's rows */
+		assert_int_equal(d < a->dims.n ? x->req[(size_t)i * a->dims.n + d] : 0,
+		                 y->req[(size_t)j * b->dims.n + d]);
 }
 
 static bool reads_cache(const tph_snapshot *s, const tph_cluster *c)
@@ -245,6 +249,18 @@ static void grow(tph_cluster *c)
 	assert_true(c->pods.cap > cap);
 }
 
+/* A new pod naming a new resource: every row column is laid out again. */
+static void new_resource(tph_cluster *c)
+{
+	tph_res_item rq[] = {{"nvidia.com/gpu", 1000}};
+	tph_pod_desc p = TPH_POD_DESC_INIT;
+	p.name = "gpu";
+	p.namespace_ = "ns";
+	p.requests = (tph_res_list){rq, 1};
+	assert_int_equal(tph_cluster_put_pod(c, &p, NULL), TPH_OK);
+	assert_int_equal(c->dims.n, 5);
+}
+
 static void test_put_over_pod(void **state)
 {
 	(void)state;
@@ -268,6 +284,12 @@ static void test_growth(void **state)
 {
 	(void)state;
 	after_write(grow, "");
+}
+
+static void test_new_resource_name(void **state)
+{
+	(void)state;
+	after_write(new_resource, "");
 }
 
 /* Removals and puts of new pods past the snapshot's slots write nothing it reads. */
@@ -347,6 +369,8 @@ static void test_holes_are_copied(void **state)
 		assert_int_equal(s->tasks.creation[t], 1001);
 		assert_ptr_equal(s->tasks.spec[t], KCOL(&c->pods, P_SPEC, void *)[slot]);
 		assert_int_equal(s->tasks.nonzero[2 * t], 200);
+		assert_int_equal(s->tasks.req[(size_t)t * s->dims.n + TPH_RES_CPU], 200);
+		assert_int_equal(s->tasks.req[(size_t)t * s->dims.n + TPH_RES_MEMORY], 2000);
 	}
 	assert_int_equal(tph_snapshot_bytes(s), s->arena.allocated);
 	tph_snapshot_release(s);
@@ -410,6 +434,7 @@ int main(void)
 	    cmocka_unit_test(test_put_after_trailing_removal),
 	    cmocka_unit_test(test_compaction),
 	    cmocka_unit_test(test_growth),
+	    cmocka_unit_test(test_new_resource_name),
 	    cmocka_unit_test(test_writes_past_the_snapshot),
 	    cmocka_unit_test(test_cache_destroyed_first),
 	    cmocka_unit_test(test_two_snapshots_one_set),

@@ -1,10 +1,11 @@
 /* Pod columns shared between the cache and its snapshots, copy on write. A snapshot of a cache
  * without pod tombstones has task t in slot t, so the columns no session writes (names, keys,
- * specs, metas, creation, non-zero requests) can be read where the cache keeps them instead of
+ * specs, metas, creation, request rows) can be read where the cache keeps them instead of
  * copied and paged in afresh. The cache keeps the promise that a snapshot never changes by
  * detaching before any write a snapshot could see: a put over a slot some snapshot reads, a
- * fresh slot below that bound, compaction, growth (realloc) and free. A remove writes only the
- * live byte and the key map, which no snapshot reads. */
+ * fresh slot below that bound, compaction, growth (realloc), a new resource name (the rows are
+ * laid out again) and free. A remove writes only the live byte and the key map, which no
+ * snapshot reads. */
 #include "cache/cluster_int.h"
 
 #include "base/mem.h"
@@ -13,7 +14,7 @@
 
 /* The task columns (tph_task_store) a session never writes, read in place by snapshots. */
 static const uint8_t pod_shared[] = {K_KEY,    P_NAME,     P_NS,   P_UID,  P_ROLE, P_PG,
-                                     P_PCLASS, P_CREATION, P_SPEC, P_META, P_NZ};
+                                     P_PCLASS, P_CREATION, P_SPEC, P_META, P_NZ,   P_REQ};
 
 tph_colshare *tph_pods_share(tph_cluster *c)
 {

@@ -276,6 +276,8 @@ int tph_dims_commit(tph_cluster *c, const tph_dimplan *plan)
 	tph_kind *kinds[] = {&c->nodes, &c->pods, &c->pgs, &c->queues, &c->quotas};
 	uint32_t nk = sizeof kinds / sizeof kinds[0], nd = c->dims.n + plan->n, f = 0;
 	int64_t *fresh[TPH_KIND_MAXCOLS] = {0};
+	if (tph_kind_detach(c, &c->pods, c->pods.cap)) /* the old rows are freed below */
+		return TPH_ENOMEM;
 	if (relayout_prepare(c, kinds, nk, nd, fresh) != TPH_OK) {
 		for (uint32_t i = 0; i < TPH_KIND_MAXCOLS; i++)
 			tph_free(fresh[i]);

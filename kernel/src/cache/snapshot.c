@@ -85,7 +85,7 @@ static void lay_nodes(sb *b, tph_node_store *n, const sizes *z)
 static void lay_tasks(sb *b, tph_task_store *t, const sizes *z)
 {
 	t->n = z->tasks;
-	COLS(b, t->req, (size_t)z->tasks * z->nd, false);
+	TASK_COL(b, z, t->req, P_REQ, (size_t)z->tasks * z->nd);
 	COLS(b, t->job, z->tasks, false);
 	COLS(b, t->status, z->tasks, false);
 	COLS(b, t->node, z->tasks, false);

@@ -264,13 +264,17 @@ static uint32_t task_job(tpass *x, uint32_t t, uint32_t slot, uint8_t *f)
 }
 
 /* One pass per task that reads each source once: the request row is copied here rather than
- * with the other columns, so the per-job sums and the node accounting read it in cache. */
+ * with the other columns, so the per-job sums and the node accounting read it in cache (a
+ * shared row, t == slot, is read in place). */
 static void resolve_task(tpass *x, uint32_t t, uint32_t slot)
 {
-	int64_t *req = x->ts.req + (size_t)t * x->nd;
-	const int64_t *src = x->p.req + (size_t)slot * x->nd;
-	for (uint32_t d = 0; d < x->nd; d++)
-		req[d] = src[d];
+	const int64_t *req = x->p.req + (size_t)slot * x->nd;
+	if (x->ts.req != x->p.req) {
+		int64_t *row = x->ts.req + (size_t)t * x->nd;
+		for (uint32_t d = 0; d < x->nd; d++)
+			row[d] = req[d];
+		req = row;
+	}
 	uint8_t f = task_priority(x, t, slot, x->p.flags[slot]);
 	uint32_t j = task_job(x, t, slot, &f);
 	x->ts.job[t] = j;
