@@ -621,7 +621,9 @@ uint32_t tph_cluster_node_sampling_start(const tph_cluster *c);
 uint32_t tph_cluster_node_count(const tph_cluster *c);
 uint32_t tph_cluster_pod_count(const tph_cluster *c);
 
-/* Take an immutable snapshot (copies columns, not objects). `now` is the session clock. Fails
+/* Take an immutable snapshot (copies columns, not objects; the pod columns no session writes
+ * are read in place while the cache has no removed pods waiting for compaction, and the cache
+ * copies them before it next writes one the snapshot reads). `now` is the session clock. Fails
  * with TPH_ERANGE, naming the object and field, when a resource summed over the objects of one
  * kind passes TPH_RES_TOTAL_MAX (resource.h). */
 int tph_cluster_snapshot(tph_cluster *c, tph_time now, tph_snapshot **out, tph_diag *d);
@@ -632,7 +634,8 @@ void tph_snapshot_release(tph_snapshot *s);
 uint32_t tph_snapshot_node_count(const tph_snapshot *s);
 uint32_t tph_snapshot_task_count(const tph_snapshot *s);
 uint32_t tph_snapshot_job_count(const tph_snapshot *s);
-/* Bytes the snapshot holds (columns and indices; shared interned data excluded). */
+/* Bytes the snapshot holds (columns and indices, those it reads in the cache included; shared
+ * interned data excluded). */
 size_t tph_snapshot_bytes(const tph_snapshot *s);
 
 #pragma GCC visibility pop

@@ -18,6 +18,17 @@ typedef struct tph_coldef {
 	uint8_t rows;
 } tph_coldef;
 
+/* Columns of a kind that snapshots read in place instead of copying (cluster_share.c). The
+ * cache writes them only after it has its own copy: a write to a slot below `n`, compaction,
+ * growth and free first detach the kind from the set. */
+typedef struct tph_colshare {
+	/* Holders: the kind while its columns are these (host thread) and every snapshot over
+	 * them, released on any thread; the last frees the columns and the set. */
+	_Atomic uint32_t refs;
+	uint32_t n;                  /* slots some snapshot reads; host thread only */
+	void *col[TPH_KIND_MAXCOLS]; /* NULL: not shared */
+} tph_colshare;
+
 /* One kind of object (nodes, pods, ...). Slots are in insertion order; a removed object leaves
  * a tombstone (live == 0) until the store is compacted, which keeps order. Column 0 is the
  * live byte and column 1 the key sid of every kind. */
@@ -30,6 +41,7 @@ typedef struct tph_kind {
 	void *col[TPH_KIND_MAXCOLS];
 	uint32_t *map; /* [key sid] slot + 1; 0: absent */
 	uint32_t map_cap;
+	tph_colshare *share; /* the set some of col[] belong to, or NULL: all are the kind's */
 } tph_kind;
 
 #define KCOL(k, i, T) ((T *)(k)->col[i])
@@ -228,13 +240,36 @@ static inline uint32_t tph_kind_find(const tph_kind *k, tph_sid key)
 int tph_kind_reserve(tph_cluster *c, tph_kind *k, tph_sid key, uint32_t *slot, bool *fresh);
 /* Grow a map indexed by string id (zeroed entries) so that `key` fits. */
 int tph_cl_grow_map(uint32_t **map, uint32_t *cap, tph_sid key);
-/* Publish a reserved slot; cannot fail. */
+/* Publish a reserved slot; cannot fail (the reservation detached a shared slot). */
 void tph_kind_commit(tph_kind *k, tph_sid key, uint32_t slot, bool fresh);
 int tph_kind_remove(tph_kind *k, tph_sid key);
-/* Squeeze tombstones out, keeping order; cannot fail. */
-void tph_kind_compact(tph_cluster *c, tph_kind *k);
+/* Squeeze tombstones out, keeping order; ENOMEM only when the columns are shared with a
+ * snapshot and cannot be copied (then nothing changes). */
+int tph_kind_compact(tph_cluster *c, tph_kind *k);
+/* Bytes one slot takes in column `col` (rows are dims.n wide). */
+size_t tph_kind_col_size(const tph_cluster *c, const tph_kind *k, uint32_t col);
 /* A pointer to column `col` at `slot` (rows are dims.n wide). */
 void *tph_kind_at(const tph_cluster *c, const tph_kind *k, uint32_t col, uint32_t slot);
+
+/* ---- columns shared with snapshots (cluster_share.c) ---- */
+
+/* Whether a write to `slot` of k's columns would change what a snapshot reads. */
+static inline bool tph_kind_shared_at(const tph_kind *k, uint32_t slot)
+{
+	return k->share && slot < k->share->n;
+}
+/* Give the kind columns of its own before a write a snapshot could see, with room for `cap`
+ * slots (at least k->cap): a copy of the shared ones, unless no snapshot holds the set any
+ * more. ENOMEM leaves everything as it was. */
+int tph_kind_detach(tph_cluster *c, tph_kind *k, uint32_t cap);
+/* The set of the pod columns a session never writes, for a snapshot to read in place; NULL
+ * when out of memory (the snapshot copies them then). The snapshot holds it with
+ * tph_colshare_hold once it uses the columns. */
+tph_colshare *tph_pods_share(tph_cluster *c);
+/* One more holder of `sh`, which reads slots below `n`. */
+void tph_colshare_hold(tph_colshare *sh, uint32_t n);
+/* Let go of `sh` (NULL: nothing); the last holder frees its columns. Safe from any thread. */
+void tph_colshare_drop(tph_colshare *sh);
 
 /* ---- resource dimensions (cluster_store.c) ---- */
 

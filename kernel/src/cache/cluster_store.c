@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static size_t col_size(const tph_cluster *c, const tph_kind *k, uint32_t i)
+size_t tph_kind_col_size(const tph_cluster *c, const tph_kind *k, uint32_t i)
 {
 	return k->defs[i].rows ? (size_t)k->defs[i].elem * c->dims.n : k->defs[i].elem;
 }
@@ -24,6 +24,12 @@ void tph_kind_init(tph_kind *k, const char *what, const tph_coldef *defs, uint32
 
 void tph_kind_free(tph_kind *k)
 {
+	if (k->share) { /* the set frees its columns with its last holder */
+		for (uint32_t i = 0; i < k->ncols; i++)
+			if (k->share->col[i])
+				k->col[i] = NULL;
+		tph_colshare_drop(k->share);
+	}
 	for (uint32_t i = 0; i < k->ncols; i++)
 		tph_free(k->col[i]);
 	tph_free(k->map);
@@ -32,7 +38,7 @@ void tph_kind_free(tph_kind *k)
 
 void *tph_kind_at(const tph_cluster *c, const tph_kind *k, uint32_t col, uint32_t slot)
 {
-	return (char *)k->col[col] + (size_t)slot * col_size(c, k, col);
+	return (char *)k->col[col] + (size_t)slot * tph_kind_col_size(c, k, col);
 }
 
 int tph_cl_grow_map(uint32_t **map, uint32_t *cap, tph_sid key)
@@ -57,10 +63,10 @@ int tph_cl_grow_map(uint32_t **map, uint32_t *cap, tph_sid key)
 static int grow_slots(tph_cluster *c, tph_kind *k)
 {
 	uint64_t ncap = k->cap ? (uint64_t)k->cap * 2 : 16;
-	if (ncap >= TPH_NOIDX)
+	if (ncap >= TPH_NOIDX || tph_kind_detach(c, k, (uint32_t)ncap)) /* realloc frees */
 		return TPH_ENOMEM;
 	for (uint32_t i = 0; i < k->ncols; i++) {
-		size_t sz = col_size(c, k, i);
+		size_t sz = tph_kind_col_size(c, k, i);
 		void *p = tph_realloc(k->col[i], (size_t)ncap * sz);
 		if (!p)
 			return TPH_ENOMEM;
@@ -74,6 +80,8 @@ int tph_kind_reserve(tph_cluster *c, tph_kind *k, tph_sid key, uint32_t *slot, b
 {
 	uint32_t s = tph_kind_find(k, key);
 	if (s != TPH_NOIDX) {
+		if (tph_kind_shared_at(k, s) && tph_kind_detach(c, k, k->cap))
+			return TPH_ENOMEM; /* the put overwrites the slot */
 		*slot = s;
 		*fresh = false;
 		return TPH_OK;
@@ -82,11 +90,16 @@ int tph_kind_reserve(tph_cluster *c, tph_kind *k, tph_sid key, uint32_t *slot, b
 		return TPH_ENOMEM;
 	if (k->n == k->cap) {
 		/* Reclaim tombstones before growing, so churn does not grow the store forever. */
-		if (k->dead > 0 && k->dead >= k->n / 4)
-			tph_kind_compact(c, k);
-		else if (grow_slots(c, k) != TPH_OK)
+		if (k->dead > 0 && k->dead >= k->n / 4) {
+			if (tph_kind_compact(c, k) != TPH_OK)
+				return TPH_ENOMEM;
+		} else if (grow_slots(c, k) != TPH_OK) {
 			return TPH_ENOMEM;
+		}
 	}
+	/* After trailing removals the next slot may still be one a snapshot reads. */
+	if (tph_kind_shared_at(k, k->n) && tph_kind_detach(c, k, k->cap))
+		return TPH_ENOMEM;
 	*slot = k->n;
 	*fresh = true;
 	return TPH_OK;
@@ -129,7 +142,7 @@ int tph_kind_remove(tph_kind *k, tph_sid key)
 static void move_run(tph_cluster *c, tph_kind *k, uint32_t from, uint32_t to, uint32_t len)
 {
 	for (uint32_t i = 0; i < k->ncols; i++) {
-		size_t sz = col_size(c, k, i);
+		size_t sz = tph_kind_col_size(c, k, i);
 		char *base = k->col[i];
 		memmove(base + (size_t)to * sz, base + (size_t)from * sz, (size_t)len * sz);
 	}
@@ -138,8 +151,10 @@ static void move_run(tph_cluster *c, tph_kind *k, uint32_t from, uint32_t to, ui
 		k->map[key[j]] = j + 1;
 }
 
-void tph_kind_compact(tph_cluster *c, tph_kind *k)
+int tph_kind_compact(tph_cluster *c, tph_kind *k)
 {
+	if (k->dead && tph_kind_detach(c, k, k->cap)) /* runs move down over shared slots */
+		return TPH_ENOMEM;
 	const uint8_t *live = KCOL(k, K_LIVE, uint8_t);
 	uint32_t to = 0, i = 0;
 	while (i < k->n) {
@@ -157,6 +172,7 @@ void tph_kind_compact(tph_cluster *c, tph_kind *k)
 	}
 	k->n = to;
 	k->dead = 0;
+	return TPH_OK;
 }
 
 /* ---- resource dimensions ---- */
@@ -260,6 +276,8 @@ int tph_dims_commit(tph_cluster *c, const tph_dimplan *plan)
 	tph_kind *kinds[] = {&c->nodes, &c->pods, &c->pgs, &c->queues, &c->quotas};
 	uint32_t nk = sizeof kinds / sizeof kinds[0], nd = c->dims.n + plan->n, f = 0;
 	int64_t *fresh[TPH_KIND_MAXCOLS] = {0};
+	if (tph_kind_detach(c, &c->pods, c->pods.cap)) /* the old rows are freed below */
+		return TPH_ENOMEM;
 	if (relayout_prepare(c, kinds, nk, nd, fresh) != TPH_OK) {
 		for (uint32_t i = 0; i < TPH_KIND_MAXCOLS; i++)
 			tph_free(fresh[i]);

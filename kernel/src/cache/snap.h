@@ -42,6 +42,10 @@ struct tph_snapshot {
 	/* The cache it came from, held until the snapshot is let go of; a released snapshot is
 	 * parked there so that its arena is reused. */
 	tph_cluster *cache;
+	/* The cache's pod columns the task columns read in place (cluster_share.c), held until
+	 * the snapshot is let go of; NULL: every column is in the arena. */
+	struct tph_colshare *pod_share;
+	size_t shared_bytes; /* what the task columns read there */
 };
 
 /* One more holder of `s` (a session), let go of with tph_snapshot_release. */

@@ -35,6 +35,7 @@ tph_sid tph_labels_get(tph_labels l, tph_sid key)
 typedef struct sizes {
 	uint32_t nd, nodes, stride, tasks, pg_jobs, jobs, queues, pclasses, hypernodes, quotas,
 	    pdbs;
+	const tph_colshare *share; /* pod columns to read in place, or NULL */
 } sizes;
 
 typedef struct sb {
@@ -59,6 +60,10 @@ static void *col(sb *b, size_t count, size_t size, bool zero)
 }
 
 #define COLS(b, ptr, count, zero) ((ptr) = col((b), (count), sizeof *(ptr), (zero)))
+/* A task column the cache's pod column `pc` gives in place when shared, else one to copy. */
+#define TASK_COL(b, z, ptr, pc, count)                                   \
+	((ptr) = (z)->share && (z)->share->col[pc] ? (z)->share->col[pc] \
+	                                           : col((b), (count), sizeof *(ptr), false))
 
 static void lay_nodes(sb *b, tph_node_store *n, const sizes *z)
 {
@@ -80,24 +85,24 @@ static void lay_nodes(sb *b, tph_node_store *n, const sizes *z)
 static void lay_tasks(sb *b, tph_task_store *t, const sizes *z)
 {
 	t->n = z->tasks;
-	COLS(b, t->req, (size_t)z->tasks * z->nd, false);
+	TASK_COL(b, z, t->req, P_REQ, (size_t)z->tasks * z->nd);
 	COLS(b, t->job, z->tasks, false);
 	COLS(b, t->status, z->tasks, false);
 	COLS(b, t->node, z->tasks, false);
 	COLS(b, t->nominated, z->tasks, false);
 	COLS(b, t->priority, z->tasks, false);
 	COLS(b, t->flags, z->tasks, false);
-	COLS(b, t->creation, z->tasks, false);
-	COLS(b, t->name, z->tasks, false);
-	COLS(b, t->ns, z->tasks, false);
-	COLS(b, t->uid, z->tasks, false);
-	COLS(b, t->role, z->tasks, false);
-	COLS(b, t->key, z->tasks, false);
-	COLS(b, t->pclass, z->tasks, false);
-	COLS(b, t->spec, z->tasks, false);
-	COLS(b, t->meta, z->tasks, false);
-	COLS(b, t->group, z->tasks, false);
-	COLS(b, t->nonzero, (size_t)z->tasks * 2, false);
+	TASK_COL(b, z, t->creation, P_CREATION, z->tasks);
+	TASK_COL(b, z, t->name, P_NAME, z->tasks);
+	TASK_COL(b, z, t->ns, P_NS, z->tasks);
+	TASK_COL(b, z, t->uid, P_UID, z->tasks);
+	TASK_COL(b, z, t->role, P_ROLE, z->tasks);
+	TASK_COL(b, z, t->key, K_KEY, z->tasks);
+	TASK_COL(b, z, t->pclass, P_PCLASS, z->tasks);
+	TASK_COL(b, z, t->spec, P_SPEC, z->tasks);
+	TASK_COL(b, z, t->meta, P_META, z->tasks);
+	TASK_COL(b, z, t->group, P_PG, z->tasks);
+	TASK_COL(b, z, t->nonzero, P_NZ, (size_t)z->tasks * 2);
 }
 
 static void lay_jobs(sb *b, tph_job_store *j, const sizes *z)
@@ -246,8 +251,9 @@ static uint32_t count_own(const tph_cluster *c)
 
 static int build_maps(tph_cluster *c, tph_snap_maps *m, sizes *z)
 {
-	if (c->pods.dead > 1024) /* bounds the number of runs the copy walks */
-		tph_kind_compact(c, &c->pods);
+	if (c->pods.dead > 1024 && /* bounds the number of runs the copy walks */
+	    tph_kind_compact(c, &c->pods) != TPH_OK)
+		return TPH_ENOMEM;
 	uint64_t need = (uint64_t)c->nodes.n + c->queues.n + c->pgs.n + 2ull * (c->pods.dead + 1);
 	if (need >= UINT32_MAX || tph_grow(&c->dense, &c->dense_cap, (uint32_t)need, 4))
 		return TPH_ENOMEM;
@@ -274,6 +280,8 @@ static int build_maps(tph_cluster *c, tph_snap_maps *m, sizes *z)
 	z->hypernodes = c->hypernodes.n - c->hypernodes.dead;
 	z->quotas = c->quotas.n - c->quotas.dead;
 	z->pdbs = c->pdbs.n - c->pdbs.dead;
+	/* Task t is pod slot t only without tombstones; out of memory, the columns are copied. */
+	z->share = c->pods.dead == 0 && c->pods.n > 0 ? tph_pods_share(c) : NULL;
 	return TPH_OK;
 }
 
@@ -447,6 +455,7 @@ void tph_snap_free(tph_snapshot *s)
 {
 	if (!s)
 		return;
+	tph_colshare_drop(s->pod_share);
 	tph_arena_destroy(&s->arena);
 	tph_free(s);
 }
@@ -530,6 +539,14 @@ static tph_snapshot *snap_alloc(tph_cluster *c, const sizes *z)
 		return NULL;
 	}
 	s->cache = c;
+	if (z->share) {
+		tph_colshare *sh = c->pods.share;
+		tph_colshare_hold(sh, z->tasks);
+		s->pod_share = sh;
+		for (uint32_t i = 0; i < c->pods.ncols; i++)
+			if (sh->col[i])
+				s->shared_bytes += tph_kind_col_size(c, &c->pods, i) * z->tasks;
+	}
 	return s;
 }
 
@@ -578,6 +595,8 @@ void tph_snapshot_release(tph_snapshot *s)
 	if (!s || atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) > 1)
 		return;
 	tph_cluster *c = s->cache;
+	tph_colshare_drop(s->pod_share); /* the cache may write its columns again */
+	s->pod_share = NULL;
 	tph_snapshot *none = NULL;
 	if (!atomic_compare_exchange_strong(&c->parked, &none, s))
 		tph_snap_free(s);
@@ -601,5 +620,5 @@ uint32_t tph_snapshot_job_count(const tph_snapshot *s)
 
 size_t tph_snapshot_bytes(const tph_snapshot *s)
 {
-	return s ? s->arena.allocated : 0;
+	return s ? s->arena.allocated + s->shared_bytes : 0;
 }

@@ -75,10 +75,11 @@ static void copy_piece(void *ud, int i)
 		copy_range(col->dst, col->src, col->elem, j->m, t0, t1);
 }
 
-static void copy_task_cols(const tph_cluster *c, tph_task_store *t, const tph_snap_maps *m)
+/* A task column that is the pod column itself (read in place, cluster_share.c) is not copied. */
+static void copy_task_cols(const tph_cluster *c, const tph_task_store *t, const tph_snap_maps *m)
 {
 	const tph_kind *k = &c->pods;
-	const copy_col col[] = {
+	const copy_col all[] = {
 	    {t->status, k->col[P_STATUS], sizeof *t->status},
 	    {t->creation, k->col[P_CREATION], sizeof *t->creation},
 	    {t->name, k->col[P_NAME], sizeof *t->name},
@@ -92,8 +93,13 @@ static void copy_task_cols(const tph_cluster *c, tph_task_store *t, const tph_sn
 	    {t->group, k->col[P_PG], sizeof *t->group},
 	    {t->nonzero, k->col[P_NZ], 2 * sizeof *t->nonzero},
 	};
+	copy_col col[sizeof all / sizeof *all];
+	int nc = 0;
+	for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+		if (all[i].dst != all[i].src)
+			col[nc++] = all[i];
 	copy_job j = {col, m, t->n, (t->n + COPY_PIECES - 1) / COPY_PIECES};
-	int n = (int)(sizeof col / sizeof *col) * COPY_PIECES;
+	int n = nc * COPY_PIECES;
 	tph_snap_parallel(n, t->n >= 65536, copy_piece, &j);
 }
 /* Volcano's pg controller gives a bare pod a podgroup of its own: minMember 1, the pod's
@@ -258,13 +264,17 @@ static uint32_t task_job(tpass *x, uint32_t t, uint32_t slot, uint8_t *f)
 }
 
 /* One pass per task that reads each source once: the request row is copied here rather than
- * with the other columns, so the per-job sums and the node accounting read it in cache. */
+ * with the other columns, so the per-job sums and the node accounting read it in cache (a
+ * shared row, t == slot, is read in place). */
 static void resolve_task(tpass *x, uint32_t t, uint32_t slot)
 {
-	int64_t *req = x->ts.req + (size_t)t * x->nd;
-	const int64_t *src = x->p.req + (size_t)slot * x->nd;
-	for (uint32_t d = 0; d < x->nd; d++)
-		req[d] = src[d];
+	const int64_t *req = x->p.req + (size_t)slot * x->nd;
+	if (x->ts.req != x->p.req) {
+		int64_t *row = x->ts.req + (size_t)t * x->nd;
+		for (uint32_t d = 0; d < x->nd; d++)
+			row[d] = req[d];
+		req = row;
+	}
 	uint8_t f = task_priority(x, t, slot, x->p.flags[slot]);
 	uint32_t j = task_job(x, t, slot, &f);
 	x->ts.job[t] = j;
