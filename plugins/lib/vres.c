@@ -199,10 +199,10 @@ static uint32_t allocated_tasks(const tph_session *s, tph_idx j)
  * which at open is the sum over the job's AllocatedStatus tasks. One pass over the dimensions
  * adds allocated (vr_job_allocated), request and elastic (vr_exceeded of allocated over
  * vr_job_min) into q's rows; inqueue is zero unless the podgroup reserves. */
-static void rows_add(const vr_dims *v, const tph_session *s, const int64_t *pj, tph_idx j,
-                     const vr_qrows *q)
+void vr_job_rows_add(const vr_dims *v, const tph_session *s, tph_idx j, const vr_qrows *q)
 {
 	const tph_view *w = tph_view_of(s);
+	const int64_t *pj = w->jobs->pending_req + (size_t)j * w->ndim;
 	const int64_t *a = w->js->allocated + (size_t)j * w->ndim;
 	const int64_t *m = w->jobs->min_res + (size_t)j * w->ndim;
 	bool has_min = w->jobs->has_min_res[j];
@@ -233,11 +233,6 @@ void vr_job_rows(const vr_dims *v, const tph_session *s, tph_idx j, vr_jobrows *
 	memset(out->inqueue, 0, v->n * sizeof *out->inqueue);
 	memset(out->elastic, 0, v->n * sizeof *out->elastic);
 	vr_job_rows_add(v, s, j, &(vr_qrows){out->alloc, out->request, out->inqueue, out->elastic});
-}
-
-void vr_job_rows_add(const vr_dims *v, const tph_session *s, tph_idx j, const vr_qrows *q)
-{
-	rows_add(v, s, tph_view_of(s)->jobs->pending_req + (size_t)j * tph_view_of(s)->ndim, j, q);
 }
 
 bool vr_fits(const vr_dims *v, const int64_t *base, const int64_t *req, const int64_t *limit)

@@ -276,7 +276,7 @@ static uint32_t mask(alloc_fast *f, af_shape *sh, const af_track *t)
 	uint32_t k = 0;
 	for (uint32_t i = 0; i < t->n_ovs; i++)
 		k += sh->cell[t->ovs[i]].grp < G_NONE;
-	if (!k || sh->hn || (sh->loc & ~TPH_SCORE_HYPERNODE) == TPH_SCORE_ANCHORED)
+	if (!k || sh->hn || af_anchored(sh))
 		return k ? NOPOS : 0;
 	for (uint32_t i = 0; i < t->n_ovs; i++) {
 		uint32_t p = t->ovs[i];

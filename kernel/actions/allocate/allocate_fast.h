@@ -449,6 +449,12 @@ int af_head_choose(alloc_fast *f, af_shape *sh, const af_track *t, tph_idx task,
                    const tph_idx *nodes, uint32_t n, tph_idx *node, tph_reason_code *codes);
 void af_head_free(alloc_fast *f);
 
+/* Whether the shape's scores are normalised over its groups (ANCHORED, with or without the
+ * hypernode part). */
+static inline bool af_anchored(const af_shape *sh)
+{
+	return (sh->loc & ~TPH_SCORE_HYPERNODE) == TPH_SCORE_ANCHORED;
+}
 /* Whether position p was in group g (< G_NONE) of an ANCHORED shape when g was last scored
  * whole since the shape's build. */
 static inline bool af_shape_known(const af_shape *sh, uint32_t g, uint32_t p)

@@ -16,11 +16,6 @@
 
 /* ---- columns ---- */
 
-static bool af_anchored(const af_shape *sh)
-{
-	return (sh->loc & ~TPH_SCORE_HYPERNODE) == TPH_SCORE_ANCHORED;
-}
-
 static size_t af_kset_words(uint32_t n)
 {
 	return (size_t)n / 64 + 1;
@@ -436,7 +431,7 @@ static void reverdict(alloc_fast *f, af_shape *sh, tph_idx task, uint32_t k,
 			regroup(sh, f->plist[i], group(sh, f->plist[i], f->codes[i]));
 		return;
 	}
-	if ((sh->loc & ~TPH_SCORE_HYPERNODE) == TPH_SCORE_ANCHORED) {
+	if (af_anchored(sh)) {
 		reverdict_anchored(f, sh, k, col, put);
 		return;
 	}
